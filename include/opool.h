@@ -1,0 +1,411 @@
+/*
+ * opool.h -- object pools with generational handles (C11, single-threaded core)
+ *
+ * ============================================================================
+ * WHAT IT IS
+ * ============================================================================
+ * A pool hands out fixed-size objects in O(1) from storage reserved up front
+ * and names each one with a 64-bit handle: the slot index in the low 32 bits,
+ * the slot's generation in the high 32 bits. A slot's generation is odd while
+ * it is live and even while it is free; alloc and free each advance it by one,
+ * so a handle stops working the moment its object is freed and can never
+ * silently reach the object that later reuses the slot.
+ *
+ * ============================================================================
+ * STEP BY STEP
+ * ============================================================================
+ *     opool_desc d = {0};
+ *     d.object_size = sizeof(struct particle);
+ *     d.capacity    = 4096;
+ *     opool *pool;
+ *     if (opool_create(&pool, &d) != OPOOL_OK) ...;
+ *
+ *     opool_handle h;
+ *     struct particle *p = opool_alloc(pool, &h);   // NULL when full
+ *     ...
+ *     struct particle *q = opool_get(pool, h);      // NULL once h is stale
+ *     opool_free(pool, h);                          // OPOOL_ESTALE the 2nd time
+ *
+ *     // visit every live object; freeing the one at i is allowed
+ *     for (uint32_t i = opool_count(pool); i-- > 0;) {
+ *         struct particle *it = opool_live_object(pool, i);
+ *         if (dead(it)) opool_free(pool, opool_live_handle(pool, i));
+ *     }
+ *     opool_destroy(pool);
+ *
+ * ============================================================================
+ * HOW IT WORKS, AND WHAT IT COSTS
+ * ============================================================================
+ * Every slot has an 8-byte record {generation, roster position}. The roster is
+ * one uint32 per slot: its prefix [0, count) lists the live slots (the dense
+ * live list that iteration walks) and its suffix is the free stack, whose top
+ * sits at position count. alloc takes roster[count++]; free swaps the freed
+ * slot's roster entry with the last live one and decrements count. Reuse is
+ * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
+ *
+ * Memory per slot: the object rounded up to its alignment (the stride), plus
+ * 12 bytes of bookkeeping (8 for the slot record, 4 for the roster entry).
+ * The pool header itself is a few hundred bytes.
+ *
+ * A growable pool (OPOOL_FULL_GROW) reserves its first chunk with its capacity
+ * rounded up to a power of two, and each growth adds a chunk as large as all
+ * the storage before it (capped at max_capacity). Objects never move.
+ *
+ * ============================================================================
+ * ERRORS
+ * ============================================================================
+ * Expected outcomes are return values: NULL, OPOOL_NULL or an opool_status.
+ * Bad input never crashes the pool or changes it: a NULL pool, a NULL desc,
+ * a zero size or capacity, a bad alignment, an overflowing size, a forged,
+ * stale or foreign handle or pointer. Findings that point at a bug in the
+ * caller go to desc.report (see opool_desc).
+ *
+ * Handles given to any function are classified the same way:
+ *   - generation even (this includes OPOOL_NULL) or index out of range:
+ *     never issued by this pool -> OPOOL_EINVAL;
+ *   - odd generation, index in range, but not the slot's current one:
+ *     stale (freed, reused) or from another pool -> OPOOL_ESTALE.
+ *
+ * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
+ * Different pools may be used by different threads at the same time.
+ *
+ * ============================================================================
+ * LICENSE: zlib (see LICENSE)
+ * ============================================================================
+ */
+#ifndef OPOOL_H
+#define OPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define OPOOL_VERSION_MAJOR 0
+#define OPOOL_VERSION_MINOR 1
+#define OPOOL_VERSION_PATCH 0
+#define OPOOL_VERSION 100 /* major * 10000 + minor * 100 + patch */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL_NODISCARD __attribute__((warn_unused_result))
+#define OPOOL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define OPOOL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define OPOOL_NODISCARD
+#define OPOOL_LIKELY(x) (x)
+#define OPOOL_UNLIKELY(x) (x)
+#endif
+
+#ifndef OPOOL_API
+#define OPOOL_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- handles ------------------------------------------------------------ */
+
+typedef struct opool_handle {
+    uint64_t bits; /* low 32: slot index; high 32: generation (odd = live) */
+} opool_handle;
+
+#ifdef __cplusplus
+#define OPOOL_NULL (opool_handle{0})
+#else
+#define OPOOL_NULL ((opool_handle){0})
+#endif
+
+static inline uint32_t opool_handle_index(opool_handle h) { return (uint32_t)h.bits; }
+static inline uint32_t opool_handle_generation(opool_handle h) { return (uint32_t)(h.bits >> 32); }
+static inline bool opool_handle_is_null(opool_handle h) { return h.bits == 0; }
+static inline bool opool_handle_eq(opool_handle a, opool_handle b) { return a.bits == b.bits; }
+
+/* ---- status, policies, flags ------------------------------------------- */
+
+typedef enum opool_status {
+    OPOOL_OK = 0,
+    OPOOL_EINVAL,            /* bad argument: NULL, zero, overflow, never-issued handle */
+    OPOOL_ENOMEM,            /* the allocator failed */
+    OPOOL_EFULL,             /* no free slot (report: once per exhaustion episode) */
+    OPOOL_ESTALE,            /* handle was valid once, or belongs to another pool */
+    OPOOL_EBUSY,             /* the slot asked for is live */
+    OPOOL_ECORRUPT,          /* a saved image failed its checks */
+    OPOOL_EWRITE_AFTER_FREE, /* poison pattern of a free slot changed */
+    OPOOL_ETIMEDOUT          /* a wait gave up */
+} opool_status;
+
+typedef enum opool_full_policy {
+    OPOOL_FULL_FAIL = 0, /* alloc returns NULL */
+    OPOOL_FULL_GROW,     /* add storage, up to max_capacity; objects never move */
+    OPOOL_FULL_EVICT     /* desc.evict chooses a live victim; it is freed and its slot reused */
+} opool_full_policy;
+
+enum {
+    OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
+    OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
+    OPOOL_RETIRE_ON_WRAP = 1u << 2, /* a slot whose generation would wrap is retired for good */
+    OPOOL__FLAGS_ALL = (1u << 3) - 1
+};
+
+typedef struct opool opool;
+
+typedef struct opool_allocator { /* all zero = the C library */
+    void *(*alloc)(void *ctx, size_t size, size_t align);
+    void (*free)(void *ctx, void *ptr, size_t size);
+    void *ctx;
+} opool_allocator;
+
+/* Zero-initialise, then set what you need. */
+typedef struct opool_desc {
+    size_t object_size;         /* required, > 0 */
+    size_t object_align;        /* 0 = alignof(max_align_t); a power of two <= 4096 */
+    uint32_t capacity;          /* required, > 0: slots reserved at create */
+    uint32_t max_capacity;      /* 0 = capacity; only OPOOL_FULL_GROW grows toward it */
+    opool_full_policy on_full;  /* what alloc does when no slot is free */
+    uint32_t flags;             /* OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP */
+    uint32_t salt;              /* generation origin; 0 = derived from creation order */
+    void (*init)(void *obj, void *user); /* optional: after every alloc (after OPOOL_ZERO) */
+    void (*fini)(void *obj, void *user); /* optional: on free, clear, evict and destroy */
+    opool_handle (*evict)(opool *p, void *user); /* OPOOL_FULL_EVICT: return a live victim */
+    /* Findings, with the handle concerned (OPOOL_NULL if none):
+     *   OPOOL_EFULL              once per exhaustion episode (default: one line on stderr)
+     *   OPOOL_ESTALE/OPOOL_EINVAL a rejected free (default: silent; the status says it)
+     *   OPOOL_EWRITE_AFTER_FREE  poison changed (default: message on stderr, then abort) */
+    void (*report)(opool *p, opool_status what, opool_handle h, void *user);
+    void *user; /* passed to every callback */
+    opool_allocator allocator;
+} opool_desc;
+
+/* Versioned so it can grow: fields are only ever appended. */
+typedef struct opool_stats {
+    uint32_t version;          /* OPOOL_STATS_VERSION */
+    uint32_t capacity;         /* slots usable now (retired slots excluded) */
+    uint32_t max_capacity;     /* the growth limit */
+    uint32_t count;            /* live objects */
+    uint32_t high_water;       /* most objects ever live at once: size the pool with this */
+    uint32_t retired;          /* slots retired by OPOOL_RETIRE_ON_WRAP */
+    uint64_t allocs;           /* successful allocs (alloc, alloc_at) */
+    uint64_t frees;            /* objects freed (free, free_object, clear, evict) */
+    uint64_t failed_allocs;    /* allocs that returned NULL because the pool was full */
+    uint64_t rejected_handles; /* frees of stale or invalid handles or pointers */
+    uint64_t evictions;        /* victims freed by OPOOL_FULL_EVICT */
+    uint64_t grows;            /* chunks added by OPOOL_FULL_GROW */
+    size_t bytes;              /* memory the pool holds, bookkeeping included */
+} opool_stats;
+#define OPOOL_STATS_VERSION 1u
+
+/* ---- lifetime ----------------------------------------------------------- */
+
+/* Create a pool. OPOOL_EINVAL: out or desc NULL, object_size or capacity 0,
+ * object_align not a power of two or > 4096, max_capacity nonzero and below
+ * capacity, unknown flags or policy, OPOOL_FULL_EVICT without evict, or sizes
+ * that overflow. OPOOL_ENOMEM: the allocator failed. *out is set to NULL on
+ * any failure. Cost: one allocation; O(capacity) to initialise. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_desc *desc);
+
+/* Bytes opool_create_in needs for desc, alignment slack included; 0 if desc
+ * is invalid (same rules as opool_create). */
+OPOOL_API size_t opool_required_bytes(const opool_desc *desc);
+
+/* Create a pool inside buf (any alignment), making no allocation at all.
+ * OPOOL_EINVAL: as opool_create, or buf NULL, or size below
+ * opool_required_bytes(desc). A growable pool created this way allocates its
+ * later chunks with desc->allocator. buf must outlive the pool. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, size_t size,
+                                                       const opool_desc *desc);
+
+/* Run fini on every live object, then release the pool. NULL-safe. */
+OPOOL_API void opool_destroy(opool *p);
+
+/* ---- objects (the O(1) calls; the common cases are inline below) ------- */
+
+/* Allocate an object; its handle goes to *out (if out is not NULL). Returns
+ * NULL when p is NULL or the pool is full and its policy cannot make room
+ * (counted in failed_allocs, reported once per episode). The object holds
+ * whatever it held before unless OPOOL_ZERO or init is set. O(1); growth is
+ * O(new storage). */
+static inline void *opool_alloc(opool *p, opool_handle *out);
+
+/* Re-create an object at exactly h (loading a saved game). Returns NULL (and
+ * changes nothing) if p is NULL, h's generation is even, h's index is beyond
+ * what the pool can hold, the slot is retired, or the slot is live. A
+ * growable pool grows as needed to reach the index. The slot leaves the free
+ * stack and the slot that was on top of the stack takes its place. O(1). */
+OPOOL_API void *opool_alloc_at(opool *p, opool_handle h);
+
+/* Free h's object (runs fini). OPOOL_EINVAL: p NULL or h never issued (see
+ * ERRORS); OPOOL_ESTALE: h stale or foreign. Rejected frees are counted and
+ * reported and leave the pool unchanged. O(1). */
+static inline opool_status opool_free(opool *p, opool_handle h);
+
+/* Free by pointer. OPOOL_EINVAL unless obj is the start of a live object of
+ * this pool (counted and reported as a rejected handle). O(number of chunks),
+ * at most 33. */
+OPOOL_API opool_status opool_free_object(opool *p, void *obj);
+
+/* The object of h, or NULL unless h is live in p. O(1). */
+static inline void *opool_get(const opool *p, opool_handle h);
+
+/* opool_get(p, h) != NULL. O(1). */
+static inline bool opool_valid(const opool *p, opool_handle h);
+
+/* The handle of the live object starting at obj, OPOOL_NULL otherwise
+ * (interior pointer, free slot, foreign memory, NULL). O(number of chunks). */
+OPOOL_API opool_handle opool_handle_of(const opool *p, const void *obj);
+
+/* The live object in slot index, NULL if that slot is free or absent. O(1). */
+static inline void *opool_at(const opool *p, uint32_t index);
+
+/* Free every live object (fini on each): every old handle goes stale, and
+ * the free stack is reset so the next allocs take slots 0, 1, 2, ... in
+ * order, like a fresh pool. Retired slots stay retired. O(capacity). */
+OPOOL_API void opool_clear(opool *p);
+
+/* ---- iteration and introspection --------------------------------------- */
+
+/* Live objects; 0 for NULL. O(1). */
+static inline uint32_t opool_count(const opool *p);
+
+/* Slots usable now (retired ones excluded); 0 for NULL. O(1). */
+OPOOL_API uint32_t opool_capacity(const opool *p);
+
+/* The i-th entry of the live roster, i in [0, count); OPOOL_NULL/NULL
+ * otherwise. Iterate backwards to free while iterating. O(1). */
+static inline opool_handle opool_live_handle(const opool *p, uint32_t i);
+static inline void *opool_live_object(const opool *p, uint32_t i);
+
+/* Reorder the live roster by slot index (memory order) so the next iteration
+ * walks memory forward. Handles and the free stack are untouched.
+ * O(capacity), no allocation. */
+OPOOL_API void opool_sort(opool *p);
+
+/* Give back every grown chunk (not the first) that holds no live object.
+ * Generations of the released slots are kept, so no old stale handle ever
+ * becomes valid again; the slots come back (free) if the pool grows again.
+ * Returns the number of slots released. O(capacity). */
+OPOOL_API uint32_t opool_shrink(opool *p);
+
+/* Fill *out (NULL-safe: zeroed stats for a NULL pool). O(1). */
+OPOOL_API void opool_get_stats(const opool *p, opool_stats *out);
+
+/* A short constant English description, "unknown status" for others. */
+OPOOL_API const char *opool_status_str(opool_status s);
+
+/* ============================================================================
+ * PRIVATE: the layout the inline fast paths read. Not part of the API; it may
+ * change in any release. Only the library writes these fields.
+ * ========================================================================== */
+
+typedef struct opool__slot {
+    uint32_t gen; /* odd = live, even = free */
+    uint32_t pos; /* roster position; OPOOL__NOPOS when retired or without storage */
+} opool__slot;
+
+#define OPOOL__NOPOS UINT32_MAX
+#define OPOOL__MAX_CHUNKS 33
+
+typedef struct opool__hot {
+    opool__slot *slot;  /* [nslots] */
+    uint32_t *roster;   /* [0, count) live, [count, limit) free, top at count */
+    uint32_t count;     /* live objects */
+    uint32_t limit;     /* slots in the roster: usable capacity */
+    uint32_t nslots;    /* slot records: every index below is a slot */
+    uint32_t slow;      /* nonzero: alloc/free take the out-of-line path */
+    uint32_t high_water;
+    uint32_t shift;     /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
+    uint64_t allocs;
+    size_t stride;
+    /* base[c] + i * stride is the object at index i of chunk c */
+    uintptr_t base[OPOOL__MAX_CHUNKS];
+} opool__hot;
+
+OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
+OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
+
+static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
+    /* bit width of (i >> shift): 0 for chunk 0, then 1, 2, ... */
+    uint64_t q = ((uint64_t)i >> c->shift) * 2 + 1;
+#if defined(__GNUC__) || defined(__clang__)
+    return (uint32_t)(63 - __builtin_clzll(q));
+#else
+    uint32_t n = 0;
+    while (q >>= 1) n++;
+    return n;
+#endif
+}
+
+static inline void *opool__addr(const opool__hot *c, uint32_t i) {
+    return (void *)(c->base[opool__chunk_of(c, i)] + (uintptr_t)i * c->stride);
+}
+
+static inline void *opool_get(const opool *p, opool_handle h) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    if (OPOOL_UNLIKELY(c == NULL || i >= c->nslots)) return NULL;
+    if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
+    return opool__addr(c, i);
+}
+
+static inline bool opool_valid(const opool *p, opool_handle h) { return opool_get(p, h) != NULL; }
+
+static inline void *opool_at(const opool *p, uint32_t index) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    if (c == NULL || index >= c->nslots || !(c->slot[index].gen & 1)) return NULL;
+    return opool__addr(c, index);
+}
+
+static inline uint32_t opool_count(const opool *p) {
+    return p ? ((const opool__hot *)(const void *)p)->count : 0;
+}
+
+static inline opool_handle opool_live_handle(const opool *p, uint32_t i) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    opool_handle h = {0};
+    if (c != NULL && i < c->count) {
+        uint32_t s = c->roster[i];
+        h.bits = (uint64_t)c->slot[s].gen << 32 | s;
+    }
+    return h;
+}
+
+static inline void *opool_live_object(const opool *p, uint32_t i) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    if (c == NULL || i >= c->count) return NULL;
+    return opool__addr(c, c->roster[i]);
+}
+
+static inline void *opool_alloc(opool *p, opool_handle *out) {
+    opool__hot *c = (opool__hot *)(void *)p;
+    if (OPOOL_UNLIKELY(c == NULL || c->slow != 0 || c->count == c->limit))
+        return opool__alloc_slow(p, out);
+    uint32_t n = c->count++;
+    uint32_t i = c->roster[n];
+    uint32_t g = ++c->slot[i].gen;
+    c->high_water += n == c->high_water; /* count rises by one: this is max() */
+    c->allocs++;
+    if (out) out->bits = (uint64_t)g << 32 | i;
+    return opool__addr(c, i);
+}
+
+static inline opool_status opool_free(opool *p, opool_handle h) {
+    opool__hot *c = (opool__hot *)(void *)p;
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    if (OPOOL_UNLIKELY(c == NULL || c->slow != 0 || i >= c->nslots)) return opool__free_slow(p, h);
+    opool__slot *s = &c->slot[i];
+    if (OPOOL_UNLIKELY(s->gen != g || !(g & 1))) return opool__free_slow(p, h);
+    /* swap-delete: the last live roster entry takes the freed one's place */
+    uint32_t last = --c->count, pos = s->pos;
+    uint32_t j = c->roster[last];
+    c->roster[pos] = j;
+    c->slot[j].pos = pos;
+    c->roster[last] = i;
+    s->pos = last;
+    s->gen = g + 1;
+    return OPOOL_OK;
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL_H */

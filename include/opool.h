@@ -147,6 +147,9 @@ enum {
     OPOOL__FLAGS_ALL = (1u << 3) - 1
 };
 
+/* Largest capacity or max_capacity a pool accepts. */
+#define OPOOL_MAX_CAPACITY 0xFFFFFF00u
+
 typedef struct opool opool;
 
 typedef struct opool_allocator { /* all zero = the C library */
@@ -198,8 +201,9 @@ typedef struct opool_stats {
 
 /* Create a pool. OPOOL_EINVAL: out or desc NULL, object_size or capacity 0,
  * object_align not a power of two or > 4096, max_capacity nonzero and below
- * capacity, unknown flags or policy, OPOOL_FULL_EVICT without evict, or sizes
- * that overflow. OPOOL_ENOMEM: the allocator failed. *out is set to NULL on
+ * capacity, capacity or max_capacity above OPOOL_MAX_CAPACITY, unknown flags
+ * or policy, OPOOL_FULL_EVICT without evict, an allocator with only one of
+ * alloc/free, or sizes that overflow. OPOOL_ENOMEM: the allocator failed. *out is set to NULL on
  * any failure. Cost: one allocation; O(capacity) to initialise. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_desc *desc);
 
@@ -298,10 +302,9 @@ OPOOL_API const char *opool_status_str(opool_status s);
 
 typedef struct opool__slot {
     uint32_t gen; /* odd = live, even = free */
-    uint32_t pos; /* roster position; OPOOL__NOPOS when retired or without storage */
+    uint32_t pos; /* roster position, or a marker for retired slots and slots without storage */
 } opool__slot;
 
-#define OPOOL__NOPOS UINT32_MAX
 #define OPOOL__MAX_CHUNKS 33
 
 typedef struct opool__hot {

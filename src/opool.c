@@ -1,0 +1,644 @@
+/*
+ * opool.c -- the single-threaded generational pool (see include/opool.h).
+ *
+ * Sections (grep for "==== "):
+ *   ==== private layout      the pool struct behind the header's opool__hot
+ *   ==== geometry            desc validation and sizes, shared by create paths
+ *   ==== memory              allocator, chunks, slot arrays
+ *   ==== slots               the roster operations every path goes through
+ *   ==== public              the API
+ */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "opool.h"
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define OPOOL_NOINLINE __declspec(noinline)
+#include <malloc.h>
+#else
+#define OPOOL_NOINLINE
+#endif
+
+/* Internal consistency checks (cheap ones); compiled out with NDEBUG. */
+#ifndef NDEBUG
+#include <assert.h>
+#define opool__assert(x) assert(x)
+#else
+#define opool__assert(x) ((void)0)
+#endif
+
+/* ==== private layout ===================================================== */
+
+/* Roster-position markers for slots that are not in the roster. */
+#define OPOOL__RETIRED UINT32_MAX      /* generation used up: never comes back */
+#define OPOOL__UNBACKED (UINT32_MAX - 1) /* its chunk was given back by shrink */
+
+/* Bits of hot.slow: why alloc/free must take the out-of-line path. */
+#define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON or RETIRE_ON_WRAP */
+#define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: the next free ends it */
+
+#define OPOOL__POISON_WORD 0x1deadb0bu
+#define OPOOL__HEADER_ALIGN 64 /* the hot fields start a cache line */
+
+struct opool {
+    opool__hot hot; /* first: the header's inline functions cast opool * to it */
+    opool_desc desc;
+    opool_allocator mem;   /* desc.allocator with defaults filled in */
+    uint32_t gen0;         /* every slot's first generation (even) */
+    uint32_t max_capacity; /* no index reaches this */
+    uint32_t nchunks;      /* chunks the index space of max_capacity spans */
+    uint32_t slot_cap;     /* entries the slot and roster arrays hold */
+    uint32_t retired;
+    size_t align;          /* of objects */
+    bool episode;
+    bool arrays_owned;     /* slot/roster arrays came from the allocator */
+    uint64_t failed_allocs, rejected, evictions, grows;
+    void *block;           /* the creation block, when opool_create allocated it */
+    size_t block_size;     /* bytes of the creation block (or of the caller's buffer used) */
+    void *chunk_mem[OPOOL__MAX_CHUNKS]; /* storage of chunks >= 1 (chunk 0 lives in the block) */
+};
+
+_Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
+_Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
+
+/* ==== geometry =========================================================== */
+
+typedef struct opool__geometry {
+    size_t stride, align;
+    uint32_t first;        /* slots in chunk 0 */
+    uint32_t max_capacity; /* effective growth limit */
+    uint32_t shift;        /* see opool__hot.shift */
+    size_t objects_at;     /* offset of chunk 0's objects from an aligned header */
+    size_t required;       /* bytes opool_create_in needs from an arbitrary buffer */
+} opool__geometry;
+
+static bool opool__mul_ok(size_t a, size_t b, size_t *out) {
+    if (b != 0 && a > SIZE_MAX / b) return false;
+    *out = a * b;
+    return true;
+}
+
+static bool opool__add_ok(size_t a, size_t b, size_t *out) {
+    if (a > SIZE_MAX - b) return false;
+    *out = a + b;
+    return true;
+}
+
+static uint32_t opool__ceil_log2(uint32_t x) {
+    uint32_t s = 0;
+    while (s < 32 && ((uint64_t)1 << s) < x) s++;
+    return s;
+}
+
+/* Validate desc and work out sizes; false for every invalid desc. */
+static bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
+    if (d == NULL || d->object_size == 0 || d->capacity == 0) return false;
+    if (d->capacity > OPOOL_MAX_CAPACITY || d->max_capacity > OPOOL_MAX_CAPACITY) return false;
+    if (d->max_capacity != 0 && d->max_capacity < d->capacity) return false;
+    if ((d->flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0) return false;
+    if (d->on_full != OPOOL_FULL_FAIL && d->on_full != OPOOL_FULL_GROW &&
+        d->on_full != OPOOL_FULL_EVICT)
+        return false;
+    if (d->on_full == OPOOL_FULL_EVICT && d->evict == NULL) return false;
+    if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) return false;
+
+    size_t align = d->object_align ? d->object_align : alignof(max_align_t);
+    if ((align & (align - 1)) != 0 || align > 4096) return false;
+    size_t stride;
+    if (!opool__add_ok(d->object_size, align - 1, &stride)) return false;
+    stride &= ~(align - 1);
+
+    uint32_t maxcap = d->capacity;
+    g->shift = 32; /* fixed: one chunk, every index in it */
+    if (d->on_full == OPOOL_FULL_GROW && d->max_capacity > d->capacity) {
+        maxcap = d->max_capacity;
+        g->shift = opool__ceil_log2(d->capacity);
+    }
+    uint64_t first = g->shift == 32 ? d->capacity : (uint64_t)1 << g->shift;
+    g->first = (uint32_t)(first < maxcap ? first : maxcap);
+    g->max_capacity = maxcap;
+    g->stride = stride;
+    g->align = align;
+
+    /* every byte the pool could ever hold must be addressable */
+    size_t all_objects, first_objects, arrays, total;
+    if (!opool__mul_ok(stride, maxcap, &all_objects)) return false;
+    (void)all_objects;
+    first_objects = stride * g->first;
+    arrays = (size_t)g->first * (sizeof(opool__slot) + sizeof(uint32_t));
+    total = sizeof(struct opool) + arrays;
+    g->objects_at = total;
+    if (!opool__add_ok(total, align - 1, &total)) return false;
+    if (!opool__add_ok(total, first_objects, &total)) return false;
+    if (!opool__add_ok(total, OPOOL__HEADER_ALIGN - 1, &total)) return false;
+    g->required = total;
+    return true;
+}
+
+/* The index range [lo, hi) of chunk c (lo is 64-bit: chunks past the last
+ * one start at or beyond 2^32). */
+static uint64_t opool__chunk_lo(const opool *p, uint32_t c) {
+    return c == 0 ? 0 : (uint64_t)1 << (p->hot.shift + c - 1);
+}
+
+static uint32_t opool__chunk_hi(const opool *p, uint32_t c) {
+    uint64_t hi = c == 0 && p->hot.shift == 32 ? p->max_capacity : (uint64_t)1 << (p->hot.shift + c);
+    return (uint32_t)(hi < p->max_capacity ? hi : p->max_capacity);
+}
+
+static size_t opool__chunk_bytes(const opool *p, uint32_t c) {
+    return (size_t)(opool__chunk_hi(p, c) - opool__chunk_lo(p, c)) * p->hot.stride;
+}
+
+static bool opool__chunk_backed(const opool *p, uint32_t c) {
+    return c == 0 || p->chunk_mem[c] != NULL;
+}
+
+/* ==== memory ============================================================= */
+
+static void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
+    (void)ctx;
+    if (align < sizeof(void *)) align = sizeof(void *);
+#if defined(_WIN32)
+    return _aligned_malloc(size, align);
+#else
+    void *ptr = NULL;
+    return posix_memalign(&ptr, align, size) == 0 ? ptr : NULL;
+#endif
+}
+
+static void opool__sys_free(void *ctx, void *ptr, size_t size) {
+    (void)ctx;
+    (void)size;
+#if defined(_WIN32)
+    _aligned_free(ptr);
+#else
+    free(ptr);
+#endif
+}
+
+static void opool__poison_fill(void *obj, size_t n) {
+    unsigned char *b = (unsigned char *)obj;
+    for (size_t k = 0; k < n; k++) b[k] = (unsigned char)(OPOOL__POISON_WORD >> (8 * (k & 3)));
+}
+
+static bool opool__poison_intact(const void *obj, size_t n) {
+    const unsigned char *b = (const unsigned char *)obj;
+    for (size_t k = 0; k < n; k++)
+        if (b[k] != (unsigned char)(OPOOL__POISON_WORD >> (8 * (k & 3)))) return false;
+    return true;
+}
+
+static void opool__default_report(opool *p, opool_status what, opool_handle h, void *user) {
+    (void)user;
+    if (what == OPOOL_EFULL) {
+        fprintf(stderr,
+                "opool: pool %p is full (%u live): alloc failed; further failures are not "
+                "reported until an object is freed\n",
+                (void *)p, opool_count(p));
+    } else if (what == OPOOL_EWRITE_AFTER_FREE) {
+        fprintf(stderr,
+                "opool: write after free: slot %u of pool %p was changed while free "
+                "(last handle 0x%016llx)\n",
+                opool_handle_index(h), (void *)p, (unsigned long long)h.bits);
+        abort();
+    }
+}
+
+static void opool__report(opool *p, opool_status what, opool_handle h) {
+    if (p->desc.report)
+        p->desc.report(p, what, h, p->desc.user);
+    else
+        opool__default_report(p, what, h, p->desc.user);
+}
+
+static void opool__update_slow(opool *p) {
+    const opool_desc *d = &p->desc;
+    uint32_t s = 0;
+    if (d->init || d->fini || (d->flags & (OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP)))
+        s |= OPOOL__SLOW_HOOKS;
+    if (p->episode) s |= OPOOL__SLOW_EPISODE;
+    p->hot.slow = s;
+}
+
+/* Make the slot and roster arrays hold at least n entries, keeping contents. */
+static bool opool__reserve_slots(opool *p, uint32_t n) {
+    if (n <= p->slot_cap) return true;
+    size_t bytes = (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
+    opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, alignof(opool__slot));
+    if (slot == NULL) return false;
+    uint32_t *roster = (uint32_t *)(slot + n);
+    memcpy(slot, p->hot.slot, (size_t)p->hot.nslots * sizeof(opool__slot));
+    memcpy(roster, p->hot.roster, (size_t)p->hot.limit * sizeof(uint32_t));
+    if (p->arrays_owned)
+        p->mem.free(p->mem.ctx, p->hot.slot,
+                    (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)));
+    p->hot.slot = slot;
+    p->hot.roster = roster;
+    p->slot_cap = n;
+    p->arrays_owned = true;
+    return true;
+}
+
+/* Give storage to the lowest chunk that has none; its slots join the free
+ * stack in ascending order. False when no chunk is left or memory is not. */
+static OPOOL_NOINLINE bool opool__grow(opool *p) {
+    uint32_t c = 1;
+    while (c < p->nchunks && opool__chunk_backed(p, c)) c++;
+    if (c >= p->nchunks) return false;
+    uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
+    size_t bytes = (size_t)(hi - lo) * p->hot.stride;
+    void *mem = p->mem.alloc(p->mem.ctx, bytes, p->align);
+    if (mem == NULL) return false;
+    if (!opool__reserve_slots(p, hi)) {
+        p->mem.free(p->mem.ctx, mem, bytes);
+        return false;
+    }
+    opool__hot *h = &p->hot;
+    for (uint32_t i = h->nslots; i < hi; i++) {
+        h->slot[i].gen = p->gen0;
+        h->slot[i].pos = OPOOL__UNBACKED;
+    }
+    if (h->nslots < hi) h->nslots = hi;
+    for (uint32_t i = lo; i < hi; i++) {
+        /* a slot retired before shrink gave its chunk back stays retired */
+        if (h->slot[i].pos == OPOOL__RETIRED) continue;
+        h->slot[i].pos = h->limit;
+        h->roster[h->limit++] = i;
+    }
+    p->chunk_mem[c] = mem;
+    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
+    if (p->desc.flags & OPOOL_POISON) opool__poison_fill(mem, bytes);
+    p->grows++;
+    return true;
+}
+
+/* ==== slots ============================================================== */
+
+static opool_handle opool__handle(uint32_t i, uint32_t gen) {
+    opool_handle h;
+    h.bits = (uint64_t)gen << 32 | i;
+    return h;
+}
+
+/* OPOOL_OK if h is live in p, else the status every handle-taking call gives. */
+static opool_status opool__classify(const opool *p, opool_handle h) {
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (!(g & 1) || i >= p->hot.nslots) return OPOOL_EINVAL;
+    return p->hot.slot[i].gen == g ? OPOOL_OK : OPOOL_ESTALE;
+}
+
+/* The slot at roster position `count` (the top of the free stack) has just
+ * gone through its last generation: take it out of the roster for good. */
+static void opool__retire_top(opool *p, uint32_t i) {
+    opool__hot *h = &p->hot;
+    uint32_t at = h->slot[i].pos, last = h->limit - 1;
+    opool__assert(at == h->count);
+    if (at != last) {
+        uint32_t k = h->roster[last];
+        h->roster[at] = k;
+        h->slot[k].pos = at;
+    }
+    h->limit = last;
+    h->slot[i].pos = OPOOL__RETIRED;
+    p->retired++;
+}
+
+/* Free live slot i: fini, swap-delete, next generation, poison, retire. */
+static void opool__release(opool *p, uint32_t i) {
+    opool__hot *h = &p->hot;
+    uint32_t g = h->slot[i].gen;
+    void *obj = opool__addr(h, i);
+    if (p->desc.fini) {
+        p->desc.fini(obj, p->desc.user);
+        if (h->slot[i].gen != g) return; /* fini freed its own object */
+    }
+    uint32_t last = --h->count, pos = h->slot[i].pos;
+    uint32_t j = h->roster[last];
+    h->roster[pos] = j;
+    h->slot[j].pos = pos;
+    h->roster[last] = i;
+    h->slot[i].pos = last;
+    h->slot[i].gen = ++g;
+    if (p->desc.flags & OPOOL_POISON) opool__poison_fill(obj, h->stride);
+    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) opool__retire_top(p, i);
+    if (p->episode) {
+        p->episode = false;
+        opool__update_slow(p);
+    }
+}
+
+/* Slot i has just become live with generation g: the checks and hooks. */
+static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen) {
+    opool__hot *h = &p->hot;
+    void *obj = opool__addr(h, i);
+    h->high_water += h->count > h->high_water;
+    h->allocs++;
+    if ((p->desc.flags & OPOOL_POISON) && !opool__poison_intact(obj, h->stride))
+        opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
+    if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, p->desc.object_size);
+    if (p->desc.init) p->desc.init(obj, p->desc.user);
+    return obj;
+}
+
+/* Try to make a free slot by the pool's policy. */
+static OPOOL_NOINLINE bool opool__make_room(opool *p) {
+    if (p->desc.on_full == OPOOL_FULL_GROW) {
+        while (p->hot.count == p->hot.limit)
+            if (!opool__grow(p)) return false;
+        return true;
+    }
+    if (p->desc.on_full == OPOOL_FULL_EVICT) {
+        opool_handle victim = p->desc.evict(p, p->desc.user);
+        if (opool__classify(p, victim) == OPOOL_OK) {
+            opool__release(p, opool_handle_index(victim));
+            p->evictions++;
+        }
+        return p->hot.count < p->hot.limit;
+    }
+    return false;
+}
+
+/* ==== public ============================================================= */
+
+static _Atomic uint32_t opool__pools_created;
+
+static uint32_t opool__derive_salt(void) {
+    /* relaxed: only the count matters, nothing is published through it */
+    uint32_t x = atomic_fetch_add_explicit(&opool__pools_created, 1, memory_order_relaxed) + 1;
+    x *= 0x9E3779B9u;
+    x ^= x >> 16;
+    x *= 0x85EBCA6Bu;
+    x ^= x >> 13;
+    x *= 0xC2B2AE35u;
+    x ^= x >> 16;
+    return x;
+}
+
+size_t opool_required_bytes(const opool_desc *desc) {
+    opool__geometry g;
+    return opool__geometry_of(desc, &g) ? g.required : 0;
+}
+
+static opool_status opool__build(opool **out, void *buf, size_t size, const opool_desc *desc,
+                                 const opool__geometry *g) {
+    uintptr_t at = ((uintptr_t)buf + OPOOL__HEADER_ALIGN - 1) & ~(uintptr_t)(OPOOL__HEADER_ALIGN - 1);
+    opool *p = (opool *)at;
+    memset(p, 0, sizeof *p);
+    p->desc = *desc;
+    p->mem = desc->allocator;
+    if (p->mem.alloc == NULL) {
+        p->mem.alloc = opool__sys_alloc;
+        p->mem.free = opool__sys_free;
+        p->mem.ctx = NULL;
+    }
+    p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
+    p->max_capacity = g->max_capacity;
+    p->align = g->align;
+    p->block_size = size;
+
+    opool__hot *h = &p->hot;
+    h->shift = g->shift;
+    h->stride = g->stride;
+    h->slot = (opool__slot *)(p + 1);
+    h->roster = (uint32_t *)(h->slot + g->first);
+    uintptr_t objects = (at + g->objects_at + g->align - 1) & ~(uintptr_t)(g->align - 1);
+    h->base[0] = objects;
+    h->nslots = h->limit = p->slot_cap = g->first;
+    for (uint32_t i = 0; i < g->first; i++) {
+        h->slot[i].gen = p->gen0;
+        h->slot[i].pos = i;
+        h->roster[i] = i;
+    }
+    /* chunks the index space [0, max_capacity) spans */
+    p->nchunks = 1;
+    while (h->shift < 32 && opool__chunk_lo(p, p->nchunks) < p->max_capacity) p->nchunks++;
+    opool__assert(p->nchunks <= OPOOL__MAX_CHUNKS);
+    if (desc->flags & OPOOL_POISON) opool__poison_fill((void *)objects, (size_t)g->first * g->stride);
+    opool__update_slow(p);
+    *out = p;
+    return OPOOL_OK;
+}
+
+opool_status opool_create_in(opool **out, void *buf, size_t size, const opool_desc *desc) {
+    if (out == NULL) return OPOOL_EINVAL;
+    *out = NULL;
+    opool__geometry g;
+    if (buf == NULL || !opool__geometry_of(desc, &g) || size < g.required) return OPOOL_EINVAL;
+    return opool__build(out, buf, size, desc, &g);
+}
+
+opool_status opool_create(opool **out, const opool_desc *desc) {
+    if (out == NULL) return OPOOL_EINVAL;
+    *out = NULL;
+    opool__geometry g;
+    if (!opool__geometry_of(desc, &g)) return OPOOL_EINVAL;
+    opool_allocator a = desc->allocator;
+    if (a.alloc == NULL) a.alloc = opool__sys_alloc;
+    void *block = a.alloc(a.ctx, g.required, OPOOL__HEADER_ALIGN);
+    if (block == NULL) return OPOOL_ENOMEM;
+    opool_status s = opool__build(out, block, g.required, desc, &g);
+    (*out)->block = block;
+    return s;
+}
+
+void opool_destroy(opool *p) {
+    if (p == NULL) return;
+    if (p->desc.fini)
+        while (p->hot.count > 0) opool__release(p, p->hot.roster[p->hot.count - 1]);
+    opool_allocator m = p->mem;
+    for (uint32_t c = 1; c < p->nchunks; c++)
+        if (p->chunk_mem[c])
+            m.free(m.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
+    if (p->arrays_owned)
+        m.free(m.ctx, p->hot.slot, (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)));
+    if (p->block) m.free(m.ctx, p->block, p->block_size);
+}
+
+void *opool__alloc_slow(opool *p, opool_handle *out) {
+    if (out) *out = OPOOL_NULL;
+    if (p == NULL) return NULL;
+    opool__hot *h = &p->hot;
+    if (h->count == h->limit && !opool__make_room(p)) {
+        p->failed_allocs++;
+        if (!p->episode) {
+            p->episode = true;
+            opool__update_slow(p);
+            opool__report(p, OPOOL_EFULL, OPOOL_NULL);
+        }
+        return NULL;
+    }
+    uint32_t i = h->roster[h->count++];
+    uint32_t g = ++h->slot[i].gen;
+    if (out) *out = opool__handle(i, g);
+    return opool__prepare(p, i, g - 1);
+}
+
+opool_status opool__free_slow(opool *p, opool_handle h) {
+    if (p == NULL) return OPOOL_EINVAL;
+    opool_status s = opool__classify(p, h);
+    if (s != OPOOL_OK) {
+        p->rejected++;
+        opool__report(p, s, h);
+        return s;
+    }
+    opool__release(p, opool_handle_index(h));
+    return OPOOL_OK;
+}
+
+void *opool_alloc_at(opool *p, opool_handle want) {
+    uint32_t i = opool_handle_index(want), g = opool_handle_generation(want);
+    if (p == NULL || !(g & 1) || i >= p->max_capacity) return NULL;
+    opool__hot *h = &p->hot;
+    while (i >= h->nslots || h->slot[i].pos == OPOOL__UNBACKED)
+        if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return NULL;
+    uint32_t pos = h->slot[i].pos, prev = h->slot[i].gen;
+    if (pos == OPOOL__RETIRED || (prev & 1)) return NULL;
+    /* take slot i out of the free stack: the top of the stack fills its place */
+    uint32_t top = h->count++, k = h->roster[top];
+    h->roster[pos] = k;
+    h->slot[k].pos = pos;
+    h->roster[top] = i;
+    h->slot[i].pos = top;
+    h->slot[i].gen = g;
+    return opool__prepare(p, i, prev);
+}
+
+opool_handle opool_handle_of(const opool *p, const void *obj) {
+    if (p == NULL || obj == NULL) return OPOOL_NULL;
+    const opool__hot *h = &p->hot;
+    uintptr_t a = (uintptr_t)obj;
+    for (uint32_t c = 0; c < p->nchunks; c++) {
+        if (!opool__chunk_backed(p, c)) continue;
+        uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
+        uintptr_t start = h->base[c] + (uintptr_t)lo * h->stride;
+        if (a < start || a - start >= (uintptr_t)(hi - lo) * h->stride) continue;
+        uintptr_t off = a - start;
+        if (off % h->stride != 0) return OPOOL_NULL;
+        uint32_t i = lo + (uint32_t)(off / h->stride);
+        uint32_t g = h->slot[i].gen;
+        return (g & 1) ? opool__handle(i, g) : OPOOL_NULL;
+    }
+    return OPOOL_NULL;
+}
+
+opool_status opool_free_object(opool *p, void *obj) {
+    if (p == NULL) return OPOOL_EINVAL;
+    opool_handle h = opool_handle_of(p, obj);
+    if (opool_handle_is_null(h)) {
+        p->rejected++;
+        opool__report(p, OPOOL_EINVAL, OPOOL_NULL);
+        return OPOOL_EINVAL;
+    }
+    opool__release(p, opool_handle_index(h));
+    return OPOOL_OK;
+}
+
+void opool_clear(opool *p) {
+    if (p == NULL) return;
+    opool__hot *h = &p->hot;
+    while (h->count > 0) opool__release(p, h->roster[h->count - 1]);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < h->nslots; i++) {
+        uint32_t pos = h->slot[i].pos;
+        if (pos == OPOOL__RETIRED || pos == OPOOL__UNBACKED) continue;
+        h->slot[i].pos = k;
+        h->roster[k++] = i;
+    }
+    opool__assert(k == h->limit);
+}
+
+uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
+
+void opool_sort(opool *p) {
+    if (p == NULL) return;
+    opool__hot *h = &p->hot;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < h->nslots && k < h->count; i++) {
+        if (!(h->slot[i].gen & 1)) continue;
+        h->slot[i].pos = k;
+        h->roster[k++] = i;
+    }
+    opool__assert(k == h->count);
+}
+
+uint32_t opool_shrink(opool *p) {
+    if (p == NULL) return 0;
+    opool__hot *h = &p->hot;
+    uint32_t released = 0;
+    for (uint32_t c = 1; c < p->nchunks; c++) {
+        if (!p->chunk_mem[c]) continue;
+        uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
+        uint32_t i = lo;
+        while (i < hi && !(h->slot[i].gen & 1)) i++;
+        if (i < hi) continue; /* holds a live object */
+        for (i = lo; i < hi; i++) {
+            if (h->slot[i].pos == OPOOL__RETIRED) continue;
+            h->slot[i].pos = OPOOL__UNBACKED;
+            released++;
+        }
+        p->mem.free(p->mem.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
+        p->chunk_mem[c] = NULL;
+        h->base[c] = 0;
+    }
+    if (released == 0) return 0;
+    /* close the gaps in the free stack, keeping its order */
+    uint32_t k = h->count;
+    for (uint32_t at = h->count; at < h->limit; at++) {
+        uint32_t i = h->roster[at];
+        if (h->slot[i].pos == OPOOL__UNBACKED) continue;
+        h->slot[i].pos = k;
+        h->roster[k++] = i;
+    }
+    h->limit = k;
+    return released;
+}
+
+void opool_get_stats(const opool *p, opool_stats *out) {
+    if (out == NULL) return;
+    memset(out, 0, sizeof *out);
+    if (p == NULL) return;
+    const opool__hot *h = &p->hot;
+    out->version = OPOOL_STATS_VERSION;
+    out->capacity = h->limit;
+    out->max_capacity = p->max_capacity;
+    out->count = h->count;
+    out->high_water = h->high_water;
+    out->retired = p->retired;
+    out->allocs = h->allocs;
+    out->frees = h->allocs - h->count;
+    out->failed_allocs = p->failed_allocs;
+    out->rejected_handles = p->rejected;
+    out->evictions = p->evictions;
+    out->grows = p->grows;
+    size_t bytes = p->block_size;
+    if (p->arrays_owned) bytes += (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t));
+    for (uint32_t c = 1; c < p->nchunks; c++)
+        if (p->chunk_mem[c]) bytes += opool__chunk_bytes(p, c);
+    out->bytes = bytes;
+}
+
+const char *opool_status_str(opool_status s) {
+    switch (s) {
+    case OPOOL_OK: return "ok";
+    case OPOOL_EINVAL: return "invalid argument";
+    case OPOOL_ENOMEM: return "out of memory";
+    case OPOOL_EFULL: return "pool full";
+    case OPOOL_ESTALE: return "stale or foreign handle";
+    case OPOOL_EBUSY: return "slot busy";
+    case OPOOL_ECORRUPT: return "corrupt saved pool";
+    case OPOOL_EWRITE_AFTER_FREE: return "write after free";
+    case OPOOL_ETIMEDOUT: return "timed out";
+    }
+    return "unknown status";
+}

@@ -1,0 +1,204 @@
+# opool -- the commands of the README. Needs only a C compiler, cmake (>= 3.20) and make;
+# `make test` also wants clang (clang-14 on Debian 12) with its sanitizer runtime.
+#
+#   make test          every test, three ways, then an install check:
+#                        build/gcc    gcc, -O2 with assertions on (RelWithDebInfo minus NDEBUG)
+#                        build/clang  clang, Release (-O3 -DNDEBUG; tests keep their asserts)
+#                        build/asan   clang, Debug -O1, AddressSanitizer + UBSan
+#                      all with -Werror; stops at the first failure. With gcc alone (no
+#                      clang, or no libclang-rt-14-dev) build/clang is skipped and build/asan
+#                      uses gcc, and the summary says so.
+#   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS)
+#   make bench-quick   the same with --quick
+#   make build         one build in build/dev with $(CC) (make check: and its tests)
+#   make format        clang-format -i on every source (format-check: report only)
+#   make clean         remove build/
+#
+# Variables: GCC, CLANG (the compilers of make test), CC (make build / make bench), JOBS (2),
+# BENCH_ARGS, CMAKE, CTEST. Changing a compiler or an option reconfigures that build
+# directory from scratch.
+
+.NOTPARALLEL:
+.DEFAULT_GOAL := build
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+
+CMAKE ?= cmake
+CTEST ?= ctest
+JOBS ?= 2
+GCC ?= gcc
+CLANG ?= $(shell command -v clang-14 >/dev/null 2>&1 && echo clang-14 || echo clang)
+CLANG_FORMAT ?= $(shell command -v clang-format-14 || command -v clang-format || true)
+BENCH_ARGS ?=
+
+# The C++ compiler matching a C compiler (gcc-12 -> g++-12, clang-14 -> clang++-14), if installed.
+cxx_for = $(shell p='$(1)'; case "$$p" in (*clang*) p="$${p/clang/clang++}";; (*gcc*) p="$${p/gcc/g++}";; (cc|*/cc) p=c++;; (*) p=;; esac; \
+	[ -n "$$p" ] && command -v "$$p" >/dev/null 2>&1 && echo "$$p" || true)
+GXX := $(call cxx_for,$(GCC))
+CLANGXX := $(call cxx_for,$(CLANG))
+DEV_CXX := $(call cxx_for,$(CC))
+
+COMMON := -DOPOOL_WERROR=ON -DOPOOL_BUILD_TESTS=ON -DOPOOL_BUILD_EXAMPLES=ON
+GCC_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPOOL_ASSERTS=ON $(COMMON)
+CLANG_ARGS := -DCMAKE_BUILD_TYPE=Release $(COMMON)
+ASAN_ARGS := -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-O1 -g" "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" \
+             -DOPOOL_SANITIZE=address,undefined $(COMMON)
+BENCH_CMAKE_ARGS := -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
+             -DOPOOL_BUILD_BENCH=ON -DOPOOL_BUILD_TESTS=OFF -DOPOOL_BUILD_EXAMPLES=OFF
+DEV_ARGS := -DCMAKE_BUILD_TYPE=Debug $(COMMON)
+
+# $(call configure,DIR,CC,CXX-or-empty,CMAKE-ARGS): a shell fragment that configures DIR,
+# from scratch whenever the compiler or any argument differs from the last configure there.
+# CC and CXX may be shell variables ($$cc); CMAKE-ARGS may use "double quotes", not single ones.
+configure = cxx_=$(3); \
+	eval 'set -- -G "Unix Makefiles" -DCMAKE_C_COMPILER=$(2) $${cxx_:+-DCMAKE_CXX_COMPILER=$$cxx_} $(4)'; \
+	want=$$(printf '%s\n' "$$@"); \
+	if [ ! -f $(1)/CMakeCache.txt ] || [ "$$(cat $(1)/.opool-configure 2>/dev/null)" != "$$want" ]; then \
+		case "$(1)" in (build/?*) rm -rf "$(1)";; (*) echo "refusing to wipe $(1)"; exit 1;; esac; \
+		echo "+ $(CMAKE) -S . -B $(1) $$(printf '%q ' "$$@")"; \
+		$(CMAKE) -S . -B "$(1)" "$$@"; \
+		printf '%s\n' "$$want" > "$(1)/.opool-configure"; \
+	fi
+
+# $(call build_and_test,DIR,CC,CXX,ARGS)
+build_and_test = $(call configure,$(1),$(2),$(3),$(4)); \
+	echo "+ $(CMAKE) --build $(1) -j$(JOBS)"; \
+	$(CMAKE) --build $(1) -j$(JOBS); \
+	echo "+ $(CTEST) --test-dir $(1) --output-on-failure -j$(JOBS)"; \
+	$(CTEST) --test-dir $(1) --output-on-failure --no-tests=error -j$(JOBS) 2>&1 | tee $(1)/ctest.log
+
+have = command -v $(1) >/dev/null 2>&1
+need = $(call have,$(1)) || { echo "error: $(1) not found ($(2))" >&2; exit 1; }
+# Can compiler $(1) build and link a program with -fsanitize=address,undefined?
+can_sanitize = $(call have,$(1)) && printf 'int main(void) { return 0; }\n' | \
+	$(1) -x c -fsanitize=address,undefined -o build/.sanitize-probe - >/dev/null 2>&1
+
+.PHONY: test test-gcc test-clang test-asan test-install bench bench-quick bench-build \
+        build check format format-check clean help
+
+help:
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
+
+# ---- make test ----
+
+# Stages run one after the other and the first failure stops everything. Without clang
+# (a machine with only gcc) build/clang is skipped and build/asan uses gcc, with a notice.
+test:
+	@mkdir -p build; : > build/test-times.txt; : > build/test-notes.txt; \
+	rm -f build/*/ctest.log build/install-check.count; \
+	for stage in gcc clang asan install; do \
+		t0=$$(date +%s); \
+		$(MAKE) --no-print-directory test-$$stage; \
+		echo "$$stage $$(( $$(date +%s) - t0 ))" >> build/test-times.txt; \
+	done; \
+	total=0; \
+	for log in build/gcc/ctest.log build/clang/ctest.log build/asan/ctest.log; do \
+		[ -f "$$log" ] || continue; \
+		n=$$(sed -n 's/.* tests passed, 0 tests failed out of \([0-9][0-9]*\).*/\1/p' "$$log"); \
+		total=$$(( total + $${n:-0} )); \
+	done; \
+	total=$$(( total + $$(cat build/install-check.count) )); \
+	echo; echo "== make test: seconds per stage"; \
+	while read -r stage secs; do printf '   %-8s %4ss\n' "$$stage" "$$secs"; done < build/test-times.txt; \
+	if [ -s build/test-notes.txt ]; then echo "== notes"; sed 's/^/   /' build/test-notes.txt; fi; \
+	echo "opool: $$total passed, 0 failed"
+
+test-gcc:
+	@$(call need,$(GCC),apt-get install gcc); \
+	echo "== build/gcc: $(GCC), -O2 with assertions"; \
+	$(call build_and_test,build/gcc,$(GCC),$(GXX),$(GCC_ARGS))
+
+test-clang:
+	@mkdir -p build; \
+	if ! $(call have,$(CLANG)); then \
+		echo "build/clang skipped: $(CLANG) not found (apt-get install clang-14)" | tee -a build/test-notes.txt; \
+		exit 0; \
+	fi; \
+	echo "== build/clang: $(CLANG), Release"; \
+	$(call build_and_test,build/clang,$(CLANG),$(CLANGXX),$(CLANG_ARGS))
+
+test-asan:
+	@mkdir -p build; cc=$(CLANG); cxx=$(CLANGXX); \
+	if ! { $(call can_sanitize,$(CLANG)); }; then \
+		echo "build/asan uses $(GCC): $(CLANG) cannot link -fsanitize=address,undefined (apt-get install clang-14 libclang-rt-14-dev)" | tee -a build/test-notes.txt; \
+		cc=$(GCC); cxx=$(GXX); \
+	fi; \
+	rm -f build/.sanitize-probe; \
+	echo "== build/asan: $$cc, Debug -O1, address,undefined"; \
+	$(call build_and_test,build/asan,$$cc,$$cxx,$(ASAN_ARGS))
+
+# Install the gcc build into build/install, check the files, then build two consumers
+# against the installed tree only: one with find_package(opool), one with pkg-config.
+test-install:
+	@echo "== install check: build/install"; \
+	$(call configure,build/gcc,$(GCC),$(GXX),$(GCC_ARGS)); \
+	$(CMAKE) --build build/gcc -j$(JOBS) --target opool; \
+	rm -rf build/install build/consumer; \
+	$(CMAKE) --install build/gcc --prefix "$(CURDIR)/build/install" >/dev/null; \
+	checks=0; \
+	for f in $(wildcard include/*.h) 'lib*/libopool.a' 'lib*/cmake/opool/opoolConfig.cmake' \
+	         'lib*/cmake/opool/opoolConfigVersion.cmake' 'lib*/cmake/opool/opoolTargets.cmake' \
+	         'lib*/pkgconfig/opool.pc'; do \
+		found=$$(cd build/install && compgen -G "$$f" | head -n1 || true); \
+		if [ -z "$$found" ]; then echo "install check: missing $$f" >&2; exit 1; fi; \
+		echo "   installed $$found"; \
+	done; \
+	checks=$$((checks + 1)); \
+	$(CMAKE) -S cmake/consumer -B build/consumer/cmake -G "Unix Makefiles" \
+		-DCMAKE_C_COMPILER=$(GCC) -DCMAKE_PREFIX_PATH="$(CURDIR)/build/install" \
+		-DOPOOL_EXPECT_PREFIX="$(CURDIR)/build/install" >/dev/null; \
+	$(CMAKE) --build build/consumer/cmake >/dev/null; \
+	build/consumer/cmake/consumer; \
+	checks=$$((checks + 1)); \
+	if command -v pkg-config >/dev/null 2>&1; then \
+		pcdir=$$(dirname "$$(compgen -G 'build/install/lib*/pkgconfig/opool.pc' | head -n1)"); \
+		flags=$$(PKG_CONFIG_PATH="$(CURDIR)/$$pcdir" pkg-config --cflags --libs opool); \
+		echo "   pkg-config --cflags --libs opool: $$flags"; \
+		$(GCC) -std=c11 -Wall -Wextra -Wpedantic -Werror cmake/consumer/main.c $$flags \
+			-o build/consumer/pc_consumer; \
+		build/consumer/pc_consumer; \
+		checks=$$((checks + 1)); \
+	else \
+		echo "   pkg-config not installed: pkg-config consumer skipped"; \
+	fi; \
+	echo "$$checks" > build/install-check.count; \
+	echo "install check: $$checks passed, 0 failed"
+
+# ---- make bench ----
+
+bench-build:
+	@$(call need,$(CC),set CC to a C compiler); \
+	$(call configure,build/bench,$(CC),,$(BENCH_CMAKE_ARGS)); \
+	$(CMAKE) --build build/bench -j$(JOBS); \
+	test -x build/bench/opool_bench || { echo "error: no build/bench/opool_bench (is there a bench/bench_core.c?)" >&2; exit 1; }
+
+bench: bench-build
+	build/bench/opool_bench $(BENCH_ARGS)
+
+bench-quick: bench-build
+	build/bench/opool_bench --quick $(BENCH_ARGS)
+
+# ---- everyday ----
+
+build:
+	@$(call need,$(CC),set CC to a C compiler); \
+	$(call configure,build/dev,$(CC),$(DEV_CXX),$(DEV_ARGS)); \
+	$(CMAKE) --build build/dev -j$(JOBS)
+
+check: build
+	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
+
+FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h tests/*.c tests/*.h tests/*.cpp \
+                          bench/*.c bench/*.h examples/*.c examples/*.h fuzz/*.c fuzz/*.h \
+                          cmake/consumer/*.c)
+
+format:
+	@if [ -z "$(CLANG_FORMAT)" ]; then echo "clang-format not found: nothing formatted"; exit 0; fi; \
+	$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+format-check:
+	@if [ -z "$(CLANG_FORMAT)" ]; then echo "clang-format not found: nothing checked"; exit 0; fi; \
+	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES)
+
+clean:
+	rm -rf build

@@ -1,0 +1,412 @@
+/*
+ * model.h -- the reference model of the core pool: the oracle of the
+ * differential tests.
+ *
+ * It is written to be obviously right, not fast: plain arrays indexed by
+ * slot, each rule of the contract spelled out once, no shortcuts shared with
+ * src/opool.c. It holds no object memory; it predicts every handle, status,
+ * callback, roster entry and statistic a real pool built from the same desc
+ * must produce.
+ *
+ * The rules it encodes (SPEC.md sections 2-3 and the team's notes):
+ *   - handle = generation << 32 | index; a slot's generation is odd while
+ *     live; every slot starts at gen0 = salt & ~1;
+ *   - roster[0, count) is the live list, roster[count, limit) the free
+ *     stack with its top at position count; limit is the usable capacity;
+ *   - alloc takes roster[count++]; free swaps the last live entry into the
+ *     hole and puts the freed slot on top of the free stack (LIFO);
+ *   - growth adds chunks (first: capacity rounded up to a power of two,
+ *     then each as large as all before it, capped at max_capacity), their
+ *     slots appended to the free stack in ascending index order;
+ *   - RETIRE_ON_WRAP takes out of the roster for good a slot whose
+ *     generation comes back to gen0;
+ *   - shrink drops grown chunks without live objects, keeping generations.
+ */
+#ifndef OPOOL_MODEL_H
+#define OPOOL_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opool.h"
+
+#define MODEL_NOPOS UINT32_MAX
+#define MODEL_MAX_CHUNKS 40
+#define MODEL_MAX_REPORTS 16
+
+typedef struct model_report {
+    opool_status what;
+    uint64_t handle;
+} model_report;
+
+typedef struct model model;
+/* The model's twin of desc.evict: returns the victim's handle bits. */
+typedef uint64_t (*model_evict_fn)(const model *m, void *user);
+
+struct model {
+    /* configuration */
+    opool_full_policy policy;
+    uint32_t flags;
+    uint32_t gen0;
+    uint32_t capacity; /* desc.capacity */
+    uint32_t max;      /* slots the pool may ever hold: max_capacity for GROW, else capacity */
+    uint32_t nchunks;  /* chunks the pool may ever have */
+    uint32_t lo[MODEL_MAX_CHUNKS], hi[MODEL_MAX_CHUNKS]; /* chunk c holds [lo, hi) */
+    bool present[MODEL_MAX_CHUNKS];                      /* chunk c has storage now */
+    uint32_t nslots; /* slot records (up to the end of the highest chunk ever
+                        added): a handle with index >= nslots is EINVAL */
+
+    /* per slot, [max] */
+    uint32_t *gen;
+    uint32_t *pos; /* roster position, MODEL_NOPOS if retired or without storage */
+    uint32_t *roster;
+    bool *retired;
+
+    uint32_t count, limit;
+    bool in_episode; /* a failure was reported and nothing was freed since */
+
+    /* statistics */
+    uint32_t high_water, retired_count;
+    uint64_t allocs, frees, failed_allocs, rejected, evictions, grows;
+
+    /* callbacks the last operation made (cleared by model_begin) */
+    uint32_t *fini_log; /* slot indexes, in call order, [max] */
+    uint32_t nfini;
+    uint32_t ninit;
+    model_report reports[MODEL_MAX_REPORTS];
+    uint32_t nreports;
+    uint32_t evict_calls;
+
+    model_evict_fn evict;
+    void *evict_user;
+};
+
+/* ---- setup -------------------------------------------------------------- */
+
+static inline uint64_t model__next_pow2(uint64_t x) {
+    uint64_t p = 1;
+    while (p < x) p *= 2;
+    return p;
+}
+
+/* Builds the model of a pool created from desc (which must be valid) whose
+ * generations start at gen0 (= salt & ~1). Returns false if out of memory. */
+static inline bool model_init(model *m, const opool_desc *d, uint32_t gen0) {
+    memset(m, 0, sizeof *m);
+    m->policy = d->on_full;
+    m->flags = d->flags;
+    m->gen0 = gen0 & ~1u;
+    m->capacity = d->capacity;
+    m->max = d->capacity;
+    if (d->on_full == OPOOL_FULL_GROW && d->max_capacity > d->capacity) m->max = d->max_capacity;
+
+    if (m->max == m->capacity) {
+        m->nchunks = 1;
+        m->lo[0] = 0;
+        m->hi[0] = m->capacity;
+    } else {
+        uint64_t s = model__next_pow2(m->capacity);
+        if (s > m->max) s = m->max;
+        m->lo[0] = 0;
+        m->hi[0] = (uint32_t)s;
+        m->nchunks = 1;
+        while (m->hi[m->nchunks - 1] < m->max) {
+            uint32_t c = m->nchunks++;
+            uint64_t hi = s << c;
+            m->lo[c] = (uint32_t)(s << (c - 1));
+            m->hi[c] = hi < m->max ? (uint32_t)hi : m->max;
+        }
+    }
+
+    m->gen = calloc(m->max, sizeof *m->gen);
+    m->pos = calloc(m->max, sizeof *m->pos);
+    m->roster = calloc(m->max, sizeof *m->roster);
+    m->retired = calloc(m->max, sizeof *m->retired);
+    m->fini_log = calloc(m->max, sizeof *m->fini_log);
+    if (!m->gen || !m->pos || !m->roster || !m->retired || !m->fini_log) return false;
+
+    for (uint32_t i = 0; i < m->max; i++) {
+        m->gen[i] = m->gen0;
+        m->pos[i] = MODEL_NOPOS;
+    }
+    /* slot records exist for chunk 0 now; each chunk added later extends them */
+    m->nslots = m->hi[0];
+    m->present[0] = true;
+    for (uint32_t i = m->lo[0]; i < m->hi[0]; i++) {
+        m->roster[m->limit] = i;
+        m->pos[i] = m->limit++;
+    }
+    return true;
+}
+
+static inline void model_fini(model *m) {
+    free(m->gen);
+    free(m->pos);
+    free(m->roster);
+    free(m->retired);
+    free(m->fini_log);
+    memset(m, 0, sizeof *m);
+}
+
+/* Forget the callbacks of the previous operation. */
+static inline void model_begin(model *m) {
+    m->nfini = 0;
+    m->ninit = 0;
+    m->nreports = 0;
+    m->evict_calls = 0;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+static inline uint64_t model_bits(uint32_t gen, uint32_t index) {
+    return (uint64_t)gen << 32 | index;
+}
+
+static inline uint32_t model_chunk_of(const model *m, uint32_t i) {
+    for (uint32_t c = 0; c < m->nchunks; c++)
+        if (i >= m->lo[c] && i < m->hi[c]) return c;
+    return MODEL_NOPOS;
+}
+
+static inline bool model_has_storage(const model *m, uint32_t i) {
+    uint32_t c = model_chunk_of(m, i);
+    return c != MODEL_NOPOS && m->present[c];
+}
+
+static inline bool model_is_live(const model *m, uint32_t i) {
+    return i < m->nslots && (m->gen[i] & 1) != 0;
+}
+
+/* How every handle-taking function sees h. */
+static inline opool_status model_classify(const model *m, uint64_t h) {
+    uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);
+    if ((g & 1) == 0 || i >= m->nslots) return OPOOL_EINVAL;
+    if (m->gen[i] != g) return OPOOL_ESTALE;
+    return OPOOL_OK;
+}
+
+static inline bool model_get(const model *m, uint64_t h) {
+    return model_classify(m, h) == OPOOL_OK;
+}
+
+static inline bool model_at(const model *m, uint32_t i) { return model_is_live(m, i); }
+
+/* Handle bits of the i-th live roster entry, 0 out of range. */
+static inline uint64_t model_live_handle(const model *m, uint32_t k) {
+    if (k >= m->count) return 0;
+    return model_bits(m->gen[m->roster[k]], m->roster[k]);
+}
+
+static inline void model_stats(const model *m, opool_stats *s) {
+    memset(s, 0, sizeof *s);
+    s->version = OPOOL_STATS_VERSION;
+    s->capacity = m->limit;
+    s->max_capacity = m->max;
+    s->count = m->count;
+    s->high_water = m->high_water;
+    s->retired = m->retired_count;
+    s->allocs = m->allocs;
+    s->frees = m->frees;
+    s->failed_allocs = m->failed_allocs;
+    s->rejected_handles = m->rejected;
+    s->evictions = m->evictions;
+    s->grows = m->grows;
+}
+
+/* ---- internal steps ----------------------------------------------------- */
+
+static inline void model__report(model *m, opool_status what, uint64_t h) {
+    if (m->nreports < MODEL_MAX_REPORTS) m->reports[m->nreports] = (model_report){what, h};
+    m->nreports++;
+}
+
+static inline void model__set(model *m, uint32_t position, uint32_t slot) {
+    m->roster[position] = slot;
+    m->pos[slot] = position;
+}
+
+/* Slot i, just freed and sitting on top of the free stack, leaves the roster. */
+static inline void model__retire(model *m, uint32_t i) {
+    uint32_t at = m->pos[i], last = m->limit - 1;
+    if (at != last) model__set(m, at, m->roster[last]);
+    m->limit--;
+    m->pos[i] = MODEL_NOPOS;
+    m->retired[i] = true;
+    m->retired_count++;
+}
+
+/* Free live slot i: fini, swap-delete, generation +1, maybe retire. */
+static inline void model__free_live(model *m, uint32_t i) {
+    m->fini_log[m->nfini++] = i;
+    uint32_t at = m->pos[i], last = m->count - 1;
+    uint32_t j = m->roster[last];
+    model__set(m, at, j);
+    model__set(m, last, i);
+    m->count = last;
+    m->gen[i]++;
+    m->frees++;
+    m->in_episode = false;
+    if ((m->flags & OPOOL_RETIRE_ON_WRAP) && m->gen[i] == m->gen0) model__retire(m, i);
+}
+
+/* Add chunk c: its usable slots go to the bottom of the free stack, ascending. */
+static inline void model__add_chunk(model *m, uint32_t c) {
+    m->present[c] = true;
+    m->grows++;
+    if (m->hi[c] > m->nslots) m->nslots = m->hi[c];
+    for (uint32_t i = m->lo[c]; i < m->hi[c]; i++) {
+        if (m->retired[i]) continue;
+        model__set(m, m->limit++, i);
+    }
+}
+
+/* The lowest chunk without storage, MODEL_NOPOS if all have it. */
+static inline uint32_t model__missing_chunk(const model *m) {
+    for (uint32_t c = 0; c < m->nchunks; c++)
+        if (!m->present[c]) return c;
+    return MODEL_NOPOS;
+}
+
+/* Take the free slot at roster position count with generation g. */
+static inline void model__take(model *m, uint32_t g) {
+    uint32_t i = m->roster[m->count++];
+    m->gen[i] = g;
+    m->allocs++;
+    if (m->count > m->high_water) m->high_water = m->count;
+}
+
+/* ---- operations (each mirrors one public function) ------------------------ */
+
+/* opool_alloc: true and *out = the handle bits, or false (*out = 0). */
+static inline bool model_alloc(model *m, uint64_t *out) {
+    *out = 0;
+    if (m->count == m->limit) {
+        if (m->policy == OPOOL_FULL_GROW) {
+            uint32_t c;
+            while (m->count == m->limit && (c = model__missing_chunk(m)) != MODEL_NOPOS)
+                model__add_chunk(m, c);
+        } else if (m->policy == OPOOL_FULL_EVICT) {
+            m->evict_calls++;
+            uint64_t victim = m->evict ? m->evict(m, m->evict_user) : 0;
+            if (model_classify(m, victim) == OPOOL_OK) {
+                model__free_live(m, (uint32_t)victim);
+                m->evictions++;
+            }
+        }
+        if (m->count == m->limit) {
+            m->failed_allocs++;
+            if (!m->in_episode) model__report(m, OPOOL_EFULL, 0);
+            m->in_episode = true;
+            return false;
+        }
+    }
+    uint32_t i = m->roster[m->count];
+    model__take(m, m->gen[i] + 1);
+    m->ninit++;
+    *out = model_bits(m->gen[i], i);
+    return true;
+}
+
+/* opool_alloc_at: true when the object is re-created at exactly h. */
+static inline bool model_alloc_at(model *m, uint64_t h) {
+    uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);
+    if ((g & 1) == 0 || i >= m->max || m->retired[i] || (m->gen[i] & 1) != 0) return false;
+    if (m->policy == OPOOL_FULL_GROW) {
+        while (!model_has_storage(m, i)) model__add_chunk(m, model__missing_chunk(m));
+    }
+    uint32_t at = m->pos[i], j = m->roster[m->count];
+    model__set(m, at, j);
+    model__set(m, m->count, i);
+    model__take(m, g);
+    m->ninit++;
+    return true;
+}
+
+/* opool_free. */
+static inline opool_status model_free(model *m, uint64_t h) {
+    opool_status s = model_classify(m, h);
+    if (s != OPOOL_OK) {
+        m->rejected++;
+        model__report(m, s, h);
+        return s;
+    }
+    model__free_live(m, (uint32_t)h);
+    return OPOOL_OK;
+}
+
+/* opool_free_object, for a pointer that is the start of slot index's object
+ * (index = MODEL_NOPOS for a pointer that is no slot's start). */
+static inline opool_status model_free_object(model *m, uint32_t index) {
+    if (index == MODEL_NOPOS || !model_is_live(m, index)) {
+        m->rejected++;
+        model__report(m, OPOOL_EINVAL, 0);
+        return OPOOL_EINVAL;
+    }
+    model__free_live(m, index);
+    return OPOOL_OK;
+}
+
+/* opool_clear. */
+static inline void model_clear(model *m) {
+    for (uint32_t k = 0; k < m->count; k++) {
+        uint32_t i = m->roster[k];
+        m->fini_log[m->nfini++] = i;
+        m->gen[i]++;
+        if ((m->flags & OPOOL_RETIRE_ON_WRAP) && m->gen[i] == m->gen0) {
+            m->retired[i] = true;
+            m->retired_count++;
+        }
+    }
+    if (m->count > 0) m->in_episode = false;
+    m->frees += m->count;
+    m->count = 0;
+    m->limit = 0;
+    for (uint32_t i = 0; i < m->max; i++) {
+        if (!model_has_storage(m, i)) continue;
+        if (m->retired[i]) {
+            m->pos[i] = MODEL_NOPOS;
+            continue;
+        }
+        model__set(m, m->limit++, i);
+    }
+}
+
+static inline int model__cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* opool_sort. */
+static inline void model_sort(model *m) {
+    if (m->count > 1) qsort(m->roster, m->count, sizeof *m->roster, model__cmp_u32);
+    for (uint32_t k = 0; k < m->count; k++) m->pos[m->roster[k]] = k;
+}
+
+/* opool_shrink: the number of usable slots released. */
+static inline uint32_t model_shrink(model *m) {
+    uint32_t released = 0;
+    for (uint32_t c = 1; c < m->nchunks; c++) {
+        if (!m->present[c]) continue;
+        bool empty = true;
+        for (uint32_t i = m->lo[c]; i < m->hi[c]; i++)
+            if (model_is_live(m, i)) empty = false;
+        if (!empty) continue;
+        m->present[c] = false;
+        for (uint32_t i = m->lo[c]; i < m->hi[c]; i++) {
+            if (!m->retired[i]) released++;
+            m->pos[i] = MODEL_NOPOS;
+        }
+    }
+    /* compact the free stack, keeping the order of what stays */
+    uint32_t w = m->count;
+    for (uint32_t k = m->count; k < m->limit; k++) {
+        uint32_t i = m->roster[k];
+        if (model_has_storage(m, i)) model__set(m, w++, i);
+    }
+    m->limit = w;
+    return released;
+}
+
+#endif /* OPOOL_MODEL_H */

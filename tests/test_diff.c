@@ -1,0 +1,828 @@
+/*
+ * test_diff.c -- randomized differential test: the core pool against the
+ * reference model (tests/model.h).
+ *
+ * Each seed builds a random pool (policy, capacity, growth limit, flags,
+ * callbacks, object size and alignment, salt, allocator, create or
+ * create_in) and its model, then runs a long random sequence of operations
+ * on both: alloc, alloc_at, free (live, stale, forged), free_object (valid,
+ * interior, foreign), get/valid/at/handle_of, clear, sort, shrink, backward
+ * iteration that frees. After every operation the results are compared
+ * (handle bits, NULL-ness, status, callbacks made); every few operations the
+ * whole state is (count, capacity, roster, statistics, and - through the
+ * header's private layout - the free stack and every generation).
+ *
+ * Every live object holds a byte pattern derived from its handle, written at
+ * alloc and checked before it is freed and at every full check: overlapping
+ * or moved objects show up. A slot's address must not change while its
+ * chunk has storage.
+ *
+ *     test_diff                       default: the seed list, a few million ops
+ *     test_diff SEEDS [OPS [SEED]]    SEEDS seeds of OPS ops; or only SEED
+ */
+#include "opool.h"
+#include "model.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_SEEDS 400
+#define DEFAULT_OPS 15000
+#define FULL_CHECK_EVERY 50
+#define STALE_RING 64
+#define MAX_REPORTS 16
+
+/* ---- random numbers ----------------------------------------------------- */
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rng_next(rng *r) { return mix64(r->s += 0x9E3779B97F4A7C15u); }
+static uint32_t rng_below(rng *r, uint32_t n) { return n ? (uint32_t)(rng_next(r) % n) : 0; }
+static bool rng_chance(rng *r, uint32_t percent) { return rng_below(r, 100) < percent; }
+
+/* ---- allocator that accounts for every byte ------------------------------ */
+
+typedef struct counting {
+    long blocks;
+    size_t bytes;
+    uint64_t size_mismatches;
+} counting;
+
+typedef struct counting_header {
+    void *raw;
+    size_t size;
+} counting_header;
+
+static void *counting_alloc(void *ctx, size_t size, size_t align) {
+    counting *c = ctx;
+    if (align < _Alignof(counting_header)) align = _Alignof(counting_header);
+    unsigned char *raw = malloc(size + align + sizeof(counting_header));
+    if (raw == NULL) return NULL;
+    uintptr_t at = ((uintptr_t)raw + sizeof(counting_header) + align - 1) & ~(uintptr_t)(align - 1);
+    counting_header h = {raw, size};
+    memcpy((unsigned char *)at - sizeof h, &h, sizeof h);
+    c->blocks++;
+    c->bytes += size;
+    return (void *)at;
+}
+
+static void counting_free(void *ctx, void *ptr, size_t size) {
+    counting *c = ctx;
+    if (ptr == NULL) return;
+    counting_header h;
+    memcpy(&h, (unsigned char *)ptr - sizeof h, sizeof h);
+    if (h.size != size) c->size_mismatches++;
+    c->blocks--;
+    c->bytes -= h.size;
+    free(h.raw);
+}
+
+/* ---- the harness -------------------------------------------------------- */
+
+typedef struct harness {
+    uint64_t seed;
+    uint64_t ops; /* operations this seed runs */
+    uint64_t op;  /* operation number within the seed */
+    const char *op_name;
+    bool failed;
+    rng r;
+
+    opool *p;
+    model m;
+    opool_desc d;
+    size_t size, align;
+    counting mem;
+    unsigned char *buf; /* create_in's buffer */
+    char config[256];
+
+    unsigned char **addr; /* [m.max] object address of slot i, NULL while unknown */
+
+    /* callbacks seen during the current operation */
+    void **fini;
+    uint32_t nfini;
+    uint32_t ninit;
+    model_report reports[MAX_REPORTS];
+    uint32_t nreports;
+    uint32_t evict_calls;
+    uint64_t evict_choice; /* drawn before each alloc: the victim both sides pick */
+
+    uint64_t stale[STALE_RING];
+    uint32_t nstale, stale_next;
+
+    const char *recent[16]; /* the last operations, for the failure message */
+} harness;
+
+static uint64_t total_ops, total_checks;
+/* what the seeds exercised, summed from the models at destroy */
+static uint64_t sum_grows, sum_evictions, sum_retired, sum_failed, sum_rejected, sum_allocs,
+    sum_shrunk, sum_alloc_at;
+
+static void fail(harness *h, const char *fmt, ...) {
+    if (h->failed) return;
+    h->failed = true;
+    fprintf(stderr, "\nFAIL seed 0x%" PRIx64 " op %" PRIu64 " (%s): ", h->seed, h->op, h->op_name);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n  pool: %s\n  model: count %u limit %u nslots %u\n  last ops:", h->config,
+            h->m.count, h->m.limit, h->m.nslots);
+    for (uint64_t k = h->op > 16 ? h->op - 16 : 0; k <= h->op; k++)
+        fprintf(stderr, " %s", h->recent[k % 16] ? h->recent[k % 16] : "?");
+    fprintf(stderr, "\n  replay: TEST_DIFF_TRACE=1 test_diff 1 %" PRIu64 " 0x%" PRIx64 "\n", h->ops,
+            h->seed);
+}
+
+#define EXPECT_EQ(h, a, b)                                                                         \
+    do {                                                                                           \
+        uint64_t x_ = (uint64_t)(a), y_ = (uint64_t)(b);                                           \
+        total_checks++;                                                                            \
+        if (x_ != y_)                                                                              \
+            fail(h, "line %d: %s == %s: pool 0x%" PRIx64 ", model 0x%" PRIx64, __LINE__, #a, #b,   \
+                 x_, y_);                                                                          \
+    } while (0)
+
+/* The byte pattern of the object with handle bits. */
+static unsigned char pattern_byte(uint64_t x, size_t k) {
+    return (unsigned char)((x >> ((k & 7) * 8)) + k);
+}
+
+static void write_pattern(harness *h, void *obj, uint64_t bits) {
+    unsigned char *b = obj;
+    uint64_t x = mix64(bits);
+    for (size_t k = 0; k < h->size; k++) b[k] = pattern_byte(x, k);
+}
+
+static void check_pattern(harness *h, const void *obj, uint64_t bits, const char *where) {
+    const unsigned char *b = obj;
+    uint64_t x = mix64(bits);
+    total_checks++;
+    for (size_t k = 0; k < h->size; k++)
+        if (b[k] != pattern_byte(x, k)) {
+            fail(h, "%s: object of handle 0x%016" PRIx64 " at %p changed at byte %zu", where, bits,
+                 obj, k);
+            return;
+        }
+}
+
+static void stale_push(harness *h, uint64_t bits) {
+    h->stale[h->stale_next] = bits;
+    h->stale_next = (h->stale_next + 1) % STALE_RING;
+    if (h->nstale < STALE_RING) h->nstale++;
+}
+
+/* The victim both the pool's and the model's evict callback choose. */
+static uint64_t pick_victim(const harness *h, uint32_t count, uint64_t live_at_pos) {
+    uint64_t c = h->evict_choice;
+    switch (c & 15) {
+    case 0:
+        return 0;
+    case 1:
+        return h->nstale ? h->stale[(c >> 8) % h->nstale] : 0;
+    case 2:
+        return (c >> 8) | (uint64_t)1 << 32; /* forged */
+    default:
+        return count ? live_at_pos : 0;
+    }
+}
+
+static uint32_t victim_pos(const harness *h, uint32_t count) {
+    return count ? (uint32_t)((h->evict_choice >> 8) % count) : 0;
+}
+
+/* ---- callbacks ---------------------------------------------------------- */
+
+static void cb_init(void *obj, void *user) {
+    harness *h = user;
+    h->ninit++;
+    if (h->d.flags & OPOOL_ZERO) {
+        const unsigned char *b = obj;
+        for (size_t k = 0; k < h->size; k++)
+            if (b[k] != 0) {
+                fail(h, "init saw a non-zero byte %zu with OPOOL_ZERO", k);
+                break;
+            }
+    }
+    memset(obj, 0xC3, h->size);
+}
+
+static void cb_fini(void *obj, void *user) {
+    harness *h = user;
+    if (h->nfini < h->m.max) h->fini[h->nfini] = obj;
+    h->nfini++;
+}
+
+static void cb_report(opool *p, opool_status what, opool_handle handle, void *user) {
+    harness *h = user;
+    if (p != h->p) fail(h, "report for another pool");
+    if (h->nreports < MAX_REPORTS) h->reports[h->nreports] = (model_report){what, handle.bits};
+    h->nreports++;
+}
+
+static opool_handle cb_evict(opool *p, void *user) {
+    harness *h = user;
+    h->evict_calls++;
+    uint32_t count = opool_count(p);
+    opool_handle v;
+    v.bits = pick_victim(h, count, opool_live_handle(p, victim_pos(h, count)).bits);
+    void *obj = opool_get(p, v);
+    if (obj) check_pattern(h, obj, v.bits, "evict victim");
+    return v;
+}
+
+static uint64_t model_evict(const model *m, void *user) {
+    harness *h = user;
+    return pick_victim(h, m->count, model_live_handle(m, victim_pos(h, m->count)));
+}
+
+/* ---- comparing ---------------------------------------------------------- */
+
+static bool trace; /* TEST_DIFF_TRACE set: print every operation */
+
+static void begin(harness *h, const char *name) {
+    if (trace) fprintf(stderr, "op %" PRIu64 ": %s\n", h->op, name);
+    h->op_name = name;
+    h->recent[h->op % 16] = name;
+    h->nfini = h->ninit = h->nreports = h->evict_calls = 0;
+    model_begin(&h->m);
+    total_ops++;
+}
+
+static int cmp_ptr(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+    return (x > y) - (x < y);
+}
+
+/* The callbacks made by the operation are the model's. */
+static void check_callbacks(harness *h, bool fini_any_order) {
+    model *m = &h->m;
+    if (h->nreports != m->nreports) {
+        model_report got = h->nreports ? h->reports[0] : m->reports[0];
+        fail(h, "%u reports, model %u (first: %s, handle 0x%016" PRIx64 ")", h->nreports,
+             m->nreports, opool_status_str(got.what), got.handle);
+    }
+    for (uint32_t k = 0; k < h->nreports && k < m->nreports && k < MAX_REPORTS; k++) {
+        EXPECT_EQ(h, h->reports[k].what, m->reports[k].what);
+        EXPECT_EQ(h, h->reports[k].handle, m->reports[k].handle);
+    }
+    EXPECT_EQ(h, h->evict_calls, m->evict_calls);
+    if (h->d.init) EXPECT_EQ(h, h->ninit, m->ninit);
+    if (!h->d.fini) return;
+    EXPECT_EQ(h, h->nfini, m->nfini);
+    if (h->failed || h->nfini != m->nfini) return;
+    void **want = malloc((m->nfini + 1) * sizeof *want);
+    if (!want) return;
+    for (uint32_t k = 0; k < m->nfini; k++) want[k] = h->addr[m->fini_log[k]];
+    if (fini_any_order) {
+        qsort(want, m->nfini, sizeof *want, cmp_ptr);
+        qsort(h->fini, h->nfini, sizeof *h->fini, cmp_ptr);
+    }
+    for (uint32_t k = 0; k < m->nfini; k++)
+        if (want[k] != h->fini[k]) {
+            fail(h, "fini %u: object %p, model says slot %u at %p", k, h->fini[k], m->fini_log[k],
+                 want[k]);
+            break;
+        }
+    free(want);
+}
+
+/* Remember what the model freed: those handles are stale now. */
+static void note_freed(harness *h) {
+    for (uint32_t k = 0; k < h->m.nfini; k++) {
+        uint32_t i = h->m.fini_log[k];
+        stale_push(h, model_bits(h->m.gen[i] - 1, i));
+    }
+}
+
+/* A fresh object at slot index with handle bits: address, init/ZERO, pattern. */
+static void check_new_object(harness *h, unsigned char *obj, uint64_t bits) {
+    uint32_t i = (uint32_t)bits;
+    if ((uintptr_t)obj % h->align != 0)
+        fail(h, "object %p not aligned to %zu", (void *)obj, h->align);
+    if (h->addr[i] == NULL)
+        h->addr[i] = obj;
+    else if (h->addr[i] != obj)
+        fail(h, "slot %u moved from %p to %p", i, (void *)h->addr[i], (void *)obj);
+    opool_handle hh = {bits};
+    EXPECT_EQ(h, (uintptr_t)opool_get(h->p, hh), (uintptr_t)obj);
+    if (h->d.init) {
+        for (size_t k = 0; k < h->size; k++)
+            if (obj[k] != 0xC3) {
+                fail(h, "init's bytes not there after alloc");
+                break;
+            }
+    } else if (h->d.flags & OPOOL_ZERO) {
+        for (size_t k = 0; k < h->size; k++)
+            if (obj[k] != 0) {
+                fail(h, "OPOOL_ZERO object has a non-zero byte %zu", k);
+                break;
+            }
+    }
+    write_pattern(h, obj, bits);
+}
+
+static void full_check(harness *h) {
+    model *m = &h->m;
+    opool *p = h->p;
+    EXPECT_EQ(h, opool_count(p), m->count);
+    EXPECT_EQ(h, opool_capacity(p), m->limit);
+    for (uint32_t k = 0; k < m->count && !h->failed; k++) {
+        opool_handle lh = opool_live_handle(p, k);
+        EXPECT_EQ(h, lh.bits, model_live_handle(m, k));
+        unsigned char *obj = opool_live_object(p, k);
+        EXPECT_EQ(h, (uintptr_t)obj, (uintptr_t)h->addr[m->roster[k]]);
+        if (obj && !h->failed) check_pattern(h, obj, lh.bits, "full check");
+    }
+    EXPECT_EQ(h, opool_live_handle(p, m->count).bits, 0);
+    EXPECT_EQ(h, (uintptr_t)opool_live_object(p, m->count), 0);
+
+    opool_stats s, w;
+    opool_get_stats(p, &s);
+    model_stats(m, &w);
+    EXPECT_EQ(h, s.version, w.version);
+    EXPECT_EQ(h, s.capacity, w.capacity);
+    EXPECT_EQ(h, s.max_capacity, w.max_capacity);
+    EXPECT_EQ(h, s.count, w.count);
+    EXPECT_EQ(h, s.high_water, w.high_water);
+    EXPECT_EQ(h, s.retired, w.retired);
+    EXPECT_EQ(h, s.allocs, w.allocs);
+    EXPECT_EQ(h, s.frees, w.frees);
+    EXPECT_EQ(h, s.failed_allocs, w.failed_allocs);
+    EXPECT_EQ(h, s.rejected_handles, w.rejected_handles);
+    EXPECT_EQ(h, s.evictions, w.evictions);
+    EXPECT_EQ(h, s.grows, w.grows);
+    if (s.bytes == 0) fail(h, "stats.bytes is 0");
+
+#ifndef OPOOL_DIFF_NO_PRIVATE
+    /* The header's private layout: the free stack and every generation. */
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    EXPECT_EQ(h, c->nslots, m->nslots);
+    EXPECT_EQ(h, c->limit, m->limit);
+    for (uint32_t k = m->count; k < m->limit && !h->failed; k++)
+        EXPECT_EQ(h, c->roster[k], m->roster[k]);
+    for (uint32_t i = 0; i < m->nslots && i < c->nslots && !h->failed; i++) {
+        EXPECT_EQ(h, c->slot[i].gen, m->gen[i]);
+        if (m->pos[i] != MODEL_NOPOS) EXPECT_EQ(h, c->slot[i].pos, m->pos[i]);
+    }
+#endif
+}
+
+/* ---- operations --------------------------------------------------------- */
+
+static void op_alloc(harness *h) {
+    begin(h, "alloc");
+    h->evict_choice = rng_next(&h->r);
+    bool with_out = rng_below(&h->r, 10) != 0;
+    opool_handle out = {0x1234};
+    unsigned char *obj = opool_alloc(h->p, with_out ? &out : NULL);
+    uint64_t want;
+    bool ok = model_alloc(&h->m, &want);
+    if (trace) fprintf(stderr, "  alloc -> 0x%016" PRIx64 "\n", want);
+    EXPECT_EQ(h, obj != NULL, ok);
+    if (with_out) EXPECT_EQ(h, out.bits, want);
+    check_callbacks(h, false);
+    note_freed(h);
+    if (obj && ok && !h->failed) check_new_object(h, obj, want);
+}
+
+static uint64_t random_handle(harness *h) {
+    model *m = &h->m;
+    uint32_t gen = (uint32_t)rng_next(&h->r);
+    switch (rng_below(&h->r, 9)) {
+    case 0:
+        return model_live_handle(m, rng_below(&h->r, m->count + 1));
+    case 1:
+    case 2:
+        return h->nstale ? h->stale[rng_below(&h->r, h->nstale)] : 0;
+    case 3:
+        return model_bits(gen | 1, rng_below(&h->r, m->max + 2));
+    case 4:
+        return model_bits(gen & ~1u, rng_below(&h->r, m->max + 2));
+    case 5: {
+        uint32_t young = m->gen0 + 1 + 2 * rng_below(&h->r, 3); /* one call per statement: */
+        return model_bits(young, rng_below(&h->r, m->max + 2)); /* replays across compilers */
+    }
+    case 6:
+        return rng_chance(&h->r, 50) ? UINT64_MAX : model_bits(m->gen0 + 1, UINT32_MAX);
+    case 7:
+        return 0;
+    default: {
+        uint32_t i = rng_below(&h->r, m->max);
+        return model_bits(m->gen[i] | 1, i); /* right index, maybe right generation */
+    }
+    }
+}
+
+static void op_alloc_at(harness *h) {
+    begin(h, "alloc_at");
+    model *m = &h->m;
+    uint64_t want;
+    uint32_t i = rng_below(&h->r, m->max);
+    switch (rng_below(&h->r, 8)) {
+    case 0:
+        want = model_live_handle(m, rng_below(&h->r, m->count + 1));
+        break;
+    case 1:
+        want = model_bits(m->gen[i] + 1, i);
+        break; /* its next generation */
+    case 2:
+        want = model_bits(m->gen0 - 1, i);
+        break; /* the last one: retires */
+    case 3:
+        want = model_bits((uint32_t)rng_next(&h->r) | 1, i);
+        break;
+    case 4:
+        want = h->nstale ? h->stale[rng_below(&h->r, h->nstale)] : 0;
+        break;
+    case 5:
+        want = model_bits(m->gen0 + 1, m->max + rng_below(&h->r, 3));
+        break;
+    case 6:
+        want = model_bits(m->gen0 + 2, i);
+        break; /* even */
+    default:
+        want = random_handle(h);
+        break;
+    }
+    opool_handle hh = {want};
+    if (trace) fprintf(stderr, "  alloc_at 0x%016" PRIx64 "\n", want);
+    unsigned char *obj = opool_alloc_at(h->p, hh);
+    bool ok = model_alloc_at(m, want);
+    EXPECT_EQ(h, obj != NULL, ok);
+    sum_alloc_at += ok;
+    check_callbacks(h, false);
+    if (obj && ok && !h->failed) check_new_object(h, obj, want);
+}
+
+static void op_free_live(harness *h) {
+    model *m = &h->m;
+    if (m->count == 0) return;
+    begin(h, "free live");
+    uint64_t bits = model_live_handle(m, rng_below(&h->r, m->count));
+    opool_handle hh = {bits};
+    void *obj = opool_get(h->p, hh);
+    EXPECT_EQ(h, (uintptr_t)obj, (uintptr_t)h->addr[(uint32_t)bits]);
+    if (obj) check_pattern(h, obj, bits, "before free");
+    if (trace) fprintf(stderr, "  free 0x%016" PRIx64 "\n", bits);
+    opool_status s = opool_free(h->p, hh);
+    EXPECT_EQ(h, s, model_free(m, bits));
+    check_callbacks(h, false);
+    note_freed(h);
+}
+
+static void op_free_bad(harness *h) {
+    begin(h, "free bad");
+    uint64_t bits = random_handle(h);
+    opool_handle hh = {bits};
+    if (model_get(&h->m, bits)) {
+        void *obj = opool_get(h->p, hh);
+        if (obj) check_pattern(h, obj, bits, "before free");
+    }
+    opool_status s = opool_free(h->p, hh);
+    EXPECT_EQ(h, s, model_free(&h->m, bits));
+    check_callbacks(h, false);
+    note_freed(h);
+}
+
+/* A slot known to have had an object, or MODEL_NOPOS. */
+static uint32_t known_slot(harness *h) {
+    for (int tries = 0; tries < 8; tries++) {
+        uint32_t i = rng_below(&h->r, h->m.max);
+        if (h->addr[i]) return i;
+    }
+    return MODEL_NOPOS;
+}
+
+static void op_free_object(harness *h) {
+    model *m = &h->m;
+    begin(h, "free_object");
+    unsigned char local[8];
+    unsigned char *ptr;
+    uint32_t index = MODEL_NOPOS;
+    uint32_t kind = rng_below(&h->r, 6);
+    if (kind <= 2 && m->count > 0) { /* a live object */
+        uint32_t i = m->roster[rng_below(&h->r, m->count)];
+        ptr = h->addr[i];
+        index = i;
+        check_pattern(h, ptr, model_bits(m->gen[i], i), "before free_object");
+    } else if (kind == 3 && m->count > 0 && h->size > 1) { /* interior */
+        uint32_t i = m->roster[rng_below(&h->r, m->count)];
+        ptr = h->addr[i] + 1 + rng_below(&h->r, (uint32_t)h->size - 1);
+    } else if (kind == 4 && (index = known_slot(h)) != MODEL_NOPOS) { /* free or live */
+        ptr = h->addr[index];
+        if (model_is_live(m, index))
+            check_pattern(h, ptr, model_bits(m->gen[index], index), "before free_object");
+    } else { /* foreign */
+        index = MODEL_NOPOS;
+        ptr = rng_chance(&h->r, 50) ? local : NULL;
+    }
+    opool_status s = opool_free_object(h->p, ptr);
+    EXPECT_EQ(h, s, model_free_object(m, index));
+    check_callbacks(h, false);
+    note_freed(h);
+}
+
+static void op_lookup(harness *h) {
+    model *m = &h->m;
+    begin(h, "lookup");
+    uint64_t bits = random_handle(h);
+    opool_handle hh = {bits};
+    bool live = model_get(m, bits);
+    void *want = live ? h->addr[(uint32_t)bits] : NULL;
+    EXPECT_EQ(h, (uintptr_t)opool_get(h->p, hh), (uintptr_t)want);
+    EXPECT_EQ(h, opool_valid(h->p, hh), live);
+
+    uint32_t i = rng_below(&h->r, m->max + 2);
+    if (rng_chance(&h->r, 5)) i = UINT32_MAX - rng_below(&h->r, 2);
+    want = model_at(m, i) ? h->addr[i] : NULL;
+    EXPECT_EQ(h, (uintptr_t)opool_at(h->p, i), (uintptr_t)want);
+
+    uint32_t k = known_slot(h);
+    if (k != MODEL_NOPOS) {
+        uint64_t expect = model_is_live(m, k) ? model_bits(m->gen[k], k) : 0;
+        EXPECT_EQ(h, opool_handle_of(h->p, h->addr[k]).bits, expect);
+        if (h->size > 1) EXPECT_EQ(h, opool_handle_of(h->p, h->addr[k] + 1).bits, 0);
+    }
+    unsigned char local;
+    EXPECT_EQ(h, opool_handle_of(h->p, &local).bits, 0);
+    EXPECT_EQ(h, opool_handle_of(h->p, NULL).bits, 0);
+    check_callbacks(h, false);
+}
+
+static void verify_all_live(harness *h) {
+    for (uint32_t k = 0; k < h->m.count && !h->failed; k++) {
+        uint32_t i = h->m.roster[k];
+        check_pattern(h, h->addr[i], model_bits(h->m.gen[i], i), "live object");
+    }
+}
+
+static void op_clear(harness *h) {
+    begin(h, "clear");
+    verify_all_live(h);
+    opool_clear(h->p);
+    model_clear(&h->m);
+    check_callbacks(h, true);
+    for (uint32_t k = 0; k < h->m.nfini && k < 8; k++) {
+        uint32_t i = h->m.fini_log[k];
+        stale_push(h, model_bits(h->m.gen[i] - 1, i));
+    }
+}
+
+static void op_sort(harness *h) {
+    begin(h, "sort");
+    opool_sort(h->p);
+    model_sort(&h->m);
+    check_callbacks(h, false);
+    for (uint32_t k = 0; k < h->m.count && !h->failed; k++)
+        EXPECT_EQ(h, opool_live_handle(h->p, k).bits, model_live_handle(&h->m, k));
+}
+
+static void op_shrink(harness *h) {
+    model *m = &h->m;
+    begin(h, "shrink");
+    bool was[MODEL_MAX_CHUNKS];
+    memcpy(was, m->present, sizeof was);
+    uint32_t got = opool_shrink(h->p);
+    EXPECT_EQ(h, got, model_shrink(m));
+    sum_shrunk += got;
+    check_callbacks(h, false);
+    for (uint32_t c = 0; c < m->nchunks; c++)
+        if (was[c] && !m->present[c])
+            for (uint32_t i = m->lo[c]; i < m->hi[c]; i++) h->addr[i] = NULL; /* storage is gone */
+}
+
+/* The documented loop: backwards, freeing some entries, allocating a few. */
+static void op_iterate(harness *h) {
+    model *m = &h->m;
+    uint32_t free_pct = rng_below(&h->r, 101);
+    bool allocate = rng_chance(&h->r, 30);
+    for (uint32_t i = opool_count(h->p); i-- > 0 && !h->failed;) {
+        begin(h, "iterate");
+        EXPECT_EQ(h, opool_count(h->p), m->count);
+        if (i >= m->count) {
+            fail(h, "iteration index %u beyond the model's count %u", i, m->count);
+            break;
+        }
+        opool_handle lh = opool_live_handle(h->p, i);
+        unsigned char *obj = opool_live_object(h->p, i);
+        EXPECT_EQ(h, lh.bits, model_live_handle(m, i));
+        EXPECT_EQ(h, (uintptr_t)obj, (uintptr_t)h->addr[m->roster[i]]);
+        if (h->failed) break;
+        check_pattern(h, obj, lh.bits, "iteration");
+        if (rng_below(&h->r, 100) < free_pct) {
+            EXPECT_EQ(h, opool_free(h->p, lh), model_free(m, lh.bits));
+            check_callbacks(h, false);
+            note_freed(h);
+        }
+        if (allocate && rng_chance(&h->r, 20)) op_alloc(h);
+        h->op++;
+    }
+}
+
+/* ---- one seed ----------------------------------------------------------- */
+
+static void configure(harness *h) {
+    rng *r = &h->r;
+    opool_desc *d = &h->d;
+    memset(d, 0, sizeof *d);
+
+    uint32_t policy = rng_below(r, 100);
+    d->on_full = policy < 35 ? OPOOL_FULL_FAIL : policy < 70 ? OPOOL_FULL_GROW : OPOOL_FULL_EVICT;
+    d->capacity = rng_chance(r, 40) ? 1 + rng_below(r, 16) : 1 + rng_below(r, 300);
+    if (d->on_full == OPOOL_FULL_GROW) {
+        if (rng_chance(r, 10))
+            d->max_capacity = rng_chance(r, 50) ? 0 : d->capacity;
+        else
+            d->max_capacity = d->capacity + 1 + rng_below(r, d->capacity * 8 + 32);
+    } else if (rng_chance(r, 20)) {
+        d->max_capacity = d->capacity + rng_below(r, 100); /* ignored: only GROW grows */
+    }
+    uint32_t max = d->on_full == OPOOL_FULL_GROW && d->max_capacity > d->capacity ? d->max_capacity
+                                                                                  : d->capacity;
+
+    d->object_size = rng_chance(r, 80) ? 1 + rng_below(r, 64) : 1 + rng_below(r, 400);
+    uint32_t a = rng_below(r, 12);
+    d->object_align = a == 0 ? 0 : a <= 8 ? (size_t)1 << (a - 1) : (size_t)1 << rng_below(r, 8);
+    if (max <= 64 && rng_chance(r, 3)) d->object_align = 4096;
+
+    if (rng_chance(r, 70)) { /* else a plain pool: alloc and free take the inline paths */
+        if (rng_chance(r, 30)) d->flags |= OPOOL_ZERO;
+        if (rng_chance(r, 50)) d->flags |= OPOOL_RETIRE_ON_WRAP;
+        if (rng_chance(r, 15)) d->flags |= OPOOL_POISON;
+        if (rng_chance(r, 30)) d->init = cb_init;
+        if (rng_chance(r, 60)) d->fini = cb_fini;
+    }
+    if (d->on_full == OPOOL_FULL_EVICT) d->evict = cb_evict;
+    d->report = cb_report;
+    d->user = h;
+
+    static const uint32_t salts[] = {1, 2, 3, 0xFFFFFFFEu, 0xFFFFFFFFu, 0x80000000u, 0xFFFFFFF0u};
+    d->salt = rng_chance(r, 25) ? salts[rng_below(r, 7)] : (uint32_t)rng_next(r) | 1u << 31;
+
+    if (rng_chance(r, 60)) {
+        opool_allocator al = {counting_alloc, counting_free, &h->mem};
+        d->allocator = al;
+    }
+    h->size = d->object_size;
+    h->align = d->object_align ? d->object_align : _Alignof(max_align_t);
+    snprintf(h->config, sizeof h->config,
+             "policy %d capacity %u max_capacity %u size %zu align %zu flags 0x%x salt 0x%x "
+             "init %d fini %d allocator %d",
+             (int)d->on_full, d->capacity, d->max_capacity, d->object_size, d->object_align,
+             d->flags, d->salt, d->init != NULL, d->fini != NULL, d->allocator.alloc != NULL);
+}
+
+static bool run_seed(uint64_t seed, uint64_t ops) {
+    harness *h = calloc(1, sizeof *h);
+    if (!h) return false;
+    h->seed = seed;
+    h->ops = ops;
+    h->r.s = seed * 0x2545F4914F6CDD1Du + 0x1234567;
+    configure(h);
+    h->op_name = "create";
+
+    bool in_buffer = rng_chance(&h->r, 20);
+    opool_status s;
+    if (in_buffer) {
+        size_t n = opool_required_bytes(&h->d);
+        size_t off = 1 + rng_below(&h->r, 63);
+        h->buf = malloc(n + off);
+        s = h->buf ? opool_create_in(&h->p, h->buf + off, n, &h->d) : OPOOL_ENOMEM;
+        if (h->buf && n == 0) fail(h, "required_bytes is 0 for a valid desc");
+    } else {
+        s = opool_create(&h->p, &h->d);
+    }
+    if (s != OPOOL_OK || !h->p) {
+        fail(h, "create: %s", opool_status_str(s));
+        free(h->buf);
+        free(h);
+        return false;
+    }
+    if (!model_init(&h->m, &h->d, h->d.salt)) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    h->m.evict = model_evict;
+    h->m.evict_user = h;
+    h->addr = calloc(h->m.max, sizeof *h->addr);
+    h->fini = calloc(h->m.max + 1, sizeof *h->fini);
+    if (!h->addr || !h->fini) exit(2);
+    full_check(h);
+
+    uint32_t fill_bias = 50;
+    for (h->op = 1; h->op <= ops && !h->failed; h->op++) {
+        if (h->op % 256 == 0) fill_bias = rng_below(&h->r, 101);
+        uint32_t x = rng_below(&h->r, 1000);
+        uint32_t alloc_w = 150 + 3 * fill_bias, free_w = 150 + 3 * (100 - fill_bias);
+        if (x < alloc_w)
+            op_alloc(h);
+        else if ((x -= alloc_w) < free_w)
+            op_free_live(h);
+        else if ((x -= free_w) < 40)
+            op_free_bad(h);
+        else if ((x -= 40) < 40)
+            op_free_object(h);
+        else if ((x -= 40) < 50)
+            op_alloc_at(h);
+        else if ((x -= 50) < 60)
+            op_lookup(h);
+        else if ((x -= 60) < 8)
+            op_sort(h);
+        else if ((x -= 8) < 8)
+            op_shrink(h);
+        else if ((x -= 8) < 3)
+            op_clear(h);
+        else if ((x -= 3) < 3)
+            op_iterate(h);
+        else
+            op_lookup(h);
+        if (h->op % FULL_CHECK_EVERY == 0 && !h->failed) {
+            h->op_name = "full check";
+            full_check(h);
+        }
+    }
+    if (!h->failed) {
+        h->op_name = "final check";
+        full_check(h);
+    }
+
+    /* destroy: fini exactly on the live objects */
+    if (!h->failed) verify_all_live(h);
+    h->op_name = "destroy";
+    h->nfini = 0;
+    uint32_t live = h->m.count;
+    void **want = calloc(live + 1, sizeof *want);
+    for (uint32_t k = 0; want && k < live; k++) want[k] = h->addr[h->m.roster[k]];
+    opool_destroy(h->p);
+    h->p = NULL;
+    if (h->d.fini && want && !h->failed) {
+        EXPECT_EQ(h, h->nfini, live);
+        if (h->nfini == live) {
+            qsort(want, live, sizeof *want, cmp_ptr);
+            qsort(h->fini, live, sizeof *h->fini, cmp_ptr);
+            for (uint32_t k = 0; k < live; k++)
+                if (want[k] != h->fini[k]) {
+                    fail(h, "destroy ran fini on %p, not on a live object", h->fini[k]);
+                    break;
+                }
+        }
+    }
+    free(want);
+    EXPECT_EQ(h, h->mem.blocks, 0);
+    EXPECT_EQ(h, h->mem.bytes, 0);
+    EXPECT_EQ(h, h->mem.size_mismatches, 0);
+
+    bool ok = !h->failed;
+    sum_grows += h->m.grows;
+    sum_evictions += h->m.evictions;
+    sum_retired += h->m.retired_count;
+    sum_failed += h->m.failed_allocs;
+    sum_rejected += h->m.rejected;
+    sum_allocs += h->m.allocs;
+    model_fini(&h->m);
+    free(h->addr);
+    free(h->fini);
+    free(h->buf);
+    free(h);
+    return ok;
+}
+
+/* Seeds that once found something stay in the list. */
+static const uint64_t seed_list[] = {1, 2, 3, 42, 0xDEADBEEF, 0x5EED};
+
+int main(int argc, char **argv) {
+    uint64_t nseeds = DEFAULT_SEEDS, ops = DEFAULT_OPS;
+    if (argc > 1) nseeds = strtoull(argv[1], NULL, 0);
+    if (argc > 2) ops = strtoull(argv[2], NULL, 0);
+    uint64_t failures = 0, runs = 0;
+    trace = getenv("TEST_DIFF_TRACE") != NULL;
+    if (argc > 3) { /* replay one seed */
+        uint64_t seed = strtoull(argv[3], NULL, 0);
+        failures += !run_seed(seed, ops);
+        runs++;
+    } else {
+        for (size_t k = 0; k < sizeof seed_list / sizeof seed_list[0] && runs < nseeds; k++, runs++)
+            failures += !run_seed(seed_list[k], ops);
+        for (uint64_t k = 0; runs < nseeds; k++, runs++) failures += !run_seed(0x1000 + k, ops);
+    }
+    printf("test_diff: %" PRIu64 " seeds, %" PRIu64 " ops, %" PRIu64 " checks, %" PRIu64
+           " failed seeds\n",
+           runs, total_ops, total_checks, failures);
+    printf("  exercised: %" PRIu64 " allocs (%" PRIu64 " alloc_at), %" PRIu64
+           " failed allocs, %" PRIu64 " rejected handles, %" PRIu64 " grows, %" PRIu64
+           " slots shrunk, %" PRIu64 " evictions, %" PRIu64 " retired\n",
+           sum_allocs, sum_alloc_at, sum_failed, sum_rejected, sum_grows, sum_shrunk, sum_evictions,
+           sum_retired);
+    return failures != 0;
+}

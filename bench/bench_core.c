@@ -1,0 +1,1383 @@
+/*
+ * bench_core.c -- the core pool against an ideal pool, an ideal generational
+ * pool and malloc, on the workloads opool exists for.
+ *
+ * Usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]
+ *                    [--only churn,lookup,filldrain,iter] [--layouts]
+ *
+ * ============================================================================
+ * SUBJECTS
+ * ============================================================================
+ *   ideal      flat object array + LIFO stack of free uint32 indices; handle =
+ *              index; no checks at all. The floor for any index-based pool.
+ *   ideal_gen  the same plus a uint32 generation per slot (odd = live):
+ *              alloc pops and increments; free and get check index < cap,
+ *              generation equal and odd. 64-bit handle gen << 32 | index.
+ *              The floor for a pool that validates handles, as opool does.
+ *   opool      this library through its public header (inline fast paths),
+ *              capacity N, OPOOL_FULL_FAIL, no flags.
+ *   malloc     the C library's malloc/free; handle = pointer. It validates
+ *              nothing, so its "lookup" is a plain dereference.
+ * Every subject's loop is written out separately with its operations inlined
+ * (no function pointer inside a timed loop). ideal and ideal_gen are written
+ * like small libraries (a struct reached through a pointer, static inline
+ * functions), which is how a user would write them, and all subjects index
+ * objects with the same run-time stride.
+ *
+ * ============================================================================
+ * WORKLOADS (default object size 64 bytes)
+ * ============================================================================
+ *   churn       N = 1,000 and 1,000,000 live objects, handles in an array;
+ *               per iteration: k = random slot, free handles[k], allocate,
+ *               write a = k and b = iteration, handles[k] = new handle.
+ *               ns per free+alloc pair. (With LIFO reuse every subject gets
+ *               the slot it just freed back: this measures bookkeeping.)
+ *   lookup      on the state churn left: sum a + b of the object of
+ *               handles[random k]; ns per lookup. Lookups are independent,
+ *               so this is throughput with overlapping misses, not latency.
+ *   fill+drain  N = 1,000,000: N allocs (writing a and b), then N frees in a
+ *               pre-shuffled order; ns per alloc+free pair. Every repetition
+ *               starts from a fresh free order (ideal stacks reset,
+ *               opool_clear, malloc consolidated: see malloc_fresh), memory
+ *               already mapped. The untimed check between fill and drain
+ *               reads every object back through its handle.
+ *   iterate     1,000,000 slots, fill all, free a random 90% (50%, 0%); sum a
+ *               over live objects: opool in the roster order the frees left,
+ *               the same after opool_sort (forward, and backward as in the
+ *               header's idiom), and ideal_gen scanning every slot's
+ *               generation. ns per LIVE object; about 1M visits per sample
+ *               after one untimed pass. Also the cost of one opool_sort call.
+ *   --layouts   hand-written roster pools (see "layout experiment" below)
+ *               for churn and lookup at 1,000 and 1,000,000.
+ * --quick keeps every N and cuts operations and repetitions.
+ *
+ * ============================================================================
+ * METHOD
+ * ============================================================================
+ *   - One random sequence (splitmix64 from a seed fixed per workload, N and
+ *     repetition) drives every subject, so all do exactly the same logical
+ *     work. Its cost (~1 ns, no dependency on memory) is in every number.
+ *   - Objects carry two uint64 fields: a = the array slot k that owns the
+ *     object, b = a tag (iteration number). Checksums sum what is read back
+ *     (through each subject's own lookup), so they depend only on the random
+ *     sequence and the values written: each subject must match the first
+ *     subject's checksum in every repetition or the run fails.
+ *   - Repetition 0 is a discarded warm-up; repetitions 1..R are recorded.
+ *     Within a repetition the subjects run one after another, starting from a
+ *     different subject each time, so machine noise hits all of them alike.
+ *     Churn and lookup also run a short untimed warm-up loop right before
+ *     each timed loop (the other subjects have just evicted the caches).
+ *   - Reported: median, min and max of ns per operation over the recorded
+ *     repetitions, and each median divided by the medians of the reference
+ *     subjects (ideal_gen and ideal) measured in the same run.
+ */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "opool.h"
+
+#include "bench_util.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#include <malloc.h>
+#endif
+
+/* ==== options and results ================================================= */
+
+static struct {
+    bool quick;
+    bool layouts;
+    size_t size;     /* object size in bytes: 16, 64 or 256 */
+    int reps;        /* recorded repetitions (plus one warm-up) */
+    const char *csv; /* NULL = the mode's default path */
+    const char *only;
+} opt = {false, false, 64, 0, NULL, NULL};
+
+#define MAX_ROWS 128
+static bench_row g_rows[MAX_ROWS];
+static int g_nrows;
+static uint64_t g_t_start;
+static bool g_tty; /* stderr is a terminal: progress updates in place */
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 1, 2), noreturn))
+#endif
+static void
+fail(const char *fmt, ...);
+
+static void fail(const char *fmt, ...) {
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "\nopool_bench: FAIL: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    exit(1);
+}
+
+static bool wanted(const char *workload) {
+    if (opt.only == NULL) return true;
+    const char *s = opt.only;
+    size_t n = strlen(workload);
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        if (len == n && strncmp(s, workload, n) == 0) return true;
+        s += len + (s[len] == ',');
+    }
+    return false;
+}
+
+/* Object fields. Objects are at least 16 bytes, so both always fit. */
+#define FA(o) (((uint64_t *)(void *)(o))[0])
+#define FB(o) (((uint64_t *)(void *)(o))[1])
+
+/* Workload identifiers mixed into the seeds. */
+enum { W_CHURN = 1, W_LOOKUP, W_FILLDRAIN, W_ITER };
+
+/* ==== the ideal pools ===================================================== */
+
+typedef struct ideal_pool {
+    char *obj;
+    uint32_t *stack; /* free indices; top of stack at [top - 1] */
+    uint32_t top;
+    uint32_t cap;
+    size_t stride;
+} ideal_pool;
+
+static void ideal_reset(ideal_pool *p) {
+    /* pops hand out 0, 1, 2, ... like a fresh pool */
+    for (uint32_t j = 0; j < p->cap; j++) p->stack[j] = p->cap - 1 - j;
+    p->top = p->cap;
+}
+
+static void ideal_init(ideal_pool *p, uint32_t cap, size_t stride) {
+    p->obj = bench_xalloc((size_t)cap * stride);
+    p->stack = bench_xalloc((size_t)cap * sizeof(uint32_t));
+    p->cap = cap;
+    p->stride = stride;
+    ideal_reset(p);
+}
+
+static void ideal_fini(ideal_pool *p) {
+    free(p->obj);
+    free(p->stack);
+}
+
+static inline uint32_t ideal_alloc(ideal_pool *p) { return p->stack[--p->top]; }
+static inline void ideal_free(ideal_pool *p, uint32_t i) { p->stack[p->top++] = i; }
+static inline char *ideal_at(const ideal_pool *p, uint32_t i) {
+    return p->obj + (size_t)i * p->stride;
+}
+
+typedef struct igen_pool {
+    char *obj;
+    uint32_t *gen;   /* odd = live */
+    uint32_t *stack; /* free indices */
+    uint32_t top;
+    uint32_t cap;
+    size_t stride;
+} igen_pool;
+
+static void igen_reset(igen_pool *p) {
+    for (uint32_t j = 0; j < p->cap; j++) p->stack[j] = p->cap - 1 - j;
+    p->top = p->cap;
+}
+
+static void igen_init(igen_pool *p, uint32_t cap, size_t stride) {
+    p->obj = bench_xalloc((size_t)cap * stride);
+    p->gen = bench_xalloc((size_t)cap * sizeof(uint32_t));
+    p->stack = bench_xalloc((size_t)cap * sizeof(uint32_t));
+    memset(p->gen, 0, (size_t)cap * sizeof(uint32_t));
+    p->cap = cap;
+    p->stride = stride;
+    igen_reset(p);
+}
+
+static void igen_fini(igen_pool *p) {
+    free(p->obj);
+    free(p->gen);
+    free(p->stack);
+}
+
+static inline char *igen_alloc(igen_pool *p, uint64_t *h) {
+    if (p->top == 0) return NULL;
+    uint32_t i = p->stack[--p->top];
+    uint32_t g = ++p->gen[i];
+    *h = (uint64_t)g << 32 | i;
+    return p->obj + (size_t)i * p->stride;
+}
+
+static inline bool igen_free(igen_pool *p, uint64_t h) {
+    uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);
+    if (i >= p->cap || p->gen[i] != g || !(g & 1)) return false;
+    p->gen[i] = g + 1;
+    p->stack[p->top++] = i;
+    return true;
+}
+
+static inline char *igen_get(const igen_pool *p, uint64_t h) {
+    uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);
+    if (i >= p->cap || p->gen[i] != g || !(g & 1)) return NULL;
+    return p->obj + (size_t)i * p->stride;
+}
+
+static opool *make_opool(uint32_t cap) {
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = opt.size;
+    d.capacity = cap;
+    d.on_full = OPOOL_FULL_FAIL;
+    opool *p = NULL;
+    opool_status s = opool_create(&p, &d);
+    if (s != OPOOL_OK) fail("opool_create(capacity %u): %s", cap, opool_status_str(s));
+    return p;
+}
+
+/* ==== layout experiment: hand-written roster pools ========================
+ * Each mirrors opool's fast paths (header opool_alloc/opool_free/opool_get)
+ * without the statistics counters and the slow-path flag, varying one thing:
+ *   A  slot record {gen, pos} in one 8-byte struct (opool's layout)
+ *   B  separate uint32 gen[] and pos[] arrays
+ *   C  object address base + i * stride
+ *   D  opool's chunk formula base[bitwidth(i >> shift)] + i * stride, with
+ *      shift = 32 as for a fixed pool (always chunk 0, but the compiler cannot
+ *      know that: shift and base[] are loaded from the pool like opool's).
+ *   E  (an extra candidate) D behind a branch: if i >> shift == 0 use base[0],
+ *      else the formula -- predictable, and it takes the bit-width computation
+ *      off the path to the object's address. */
+
+typedef struct lay_rec {
+    uint32_t gen, pos;
+} lay_rec;
+
+typedef struct lay_pool {
+    lay_rec *rec;     /* A */
+    uint32_t *gen;    /* B */
+    uint32_t *pos;    /* B */
+    uint32_t *roster; /* [0, count) live, [count, limit) free */
+    uint32_t count, limit, nslots, shift;
+    size_t stride;
+    uintptr_t base[OPOOL__MAX_CHUNKS];
+} lay_pool;
+
+static void lay_init(lay_pool *p, uint32_t cap, size_t stride, bool split) {
+    memset(p, 0, sizeof *p);
+    if (split) {
+        p->gen = bench_xalloc((size_t)cap * sizeof(uint32_t));
+        p->pos = bench_xalloc((size_t)cap * sizeof(uint32_t));
+    } else {
+        p->rec = bench_xalloc((size_t)cap * sizeof(lay_rec));
+    }
+    p->roster = bench_xalloc((size_t)cap * sizeof(uint32_t));
+    p->base[0] = (uintptr_t)bench_xalloc((size_t)cap * stride);
+    for (uint32_t i = 0; i < cap; i++) {
+        if (split) {
+            p->gen[i] = 0;
+            p->pos[i] = i;
+        } else {
+            p->rec[i].gen = 0;
+            p->rec[i].pos = i;
+        }
+        p->roster[i] = i;
+    }
+    p->limit = p->nslots = cap;
+    p->shift = 32;
+    p->stride = stride;
+}
+
+static void lay_fini(lay_pool *p) {
+    free(p->rec);
+    free(p->gen);
+    free(p->pos);
+    free(p->roster);
+    free((void *)p->base[0]);
+}
+
+static inline uint32_t lay_chunk_of(const lay_pool *p, uint32_t i) {
+    uint64_t q = ((uint64_t)i >> p->shift) * 2 + 1;
+    return (uint32_t)(63 - __builtin_clzll(q));
+}
+
+static inline uintptr_t lay_base_e(const lay_pool *p, uint32_t i) {
+    if (OPOOL_LIKELY(((uint64_t)i >> p->shift) == 0)) return p->base[0];
+    return p->base[lay_chunk_of(p, i)];
+}
+
+#define LAY_A_GEN(p, i) ((p)->rec[i].gen)
+#define LAY_A_POS(p, i) ((p)->rec[i].pos)
+#define LAY_B_GEN(p, i) ((p)->gen[i])
+#define LAY_B_POS(p, i) ((p)->pos[i])
+#define LAY_C_ADDR(p, i) ((char *)((p)->base[0] + (uintptr_t)(i) * (p)->stride))
+#define LAY_D_ADDR(p, i) ((char *)((p)->base[lay_chunk_of(p, i)] + (uintptr_t)(i) * (p)->stride))
+#define LAY_E_ADDR(p, i) ((char *)(lay_base_e(p, i) + (uintptr_t)(i) * (p)->stride))
+
+#define LAY_DEFINE(V, GEN, POS, ADDR)                                                              \
+    static inline char *lay_alloc_##V(lay_pool *p, uint64_t *h) {                                  \
+        if (OPOOL_UNLIKELY(p->count == p->limit)) return NULL;                                     \
+        uint32_t n = p->count++;                                                                   \
+        uint32_t i = p->roster[n];                                                                 \
+        uint32_t g = ++GEN(p, i);                                                                  \
+        *h = (uint64_t)g << 32 | i;                                                                \
+        return ADDR(p, i);                                                                         \
+    }                                                                                              \
+    static inline bool lay_free_##V(lay_pool *p, uint64_t h) {                                     \
+        uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);                                         \
+        if (OPOOL_UNLIKELY(i >= p->nslots)) return false;                                          \
+        if (OPOOL_UNLIKELY(GEN(p, i) != g || !(g & 1))) return false;                              \
+        uint32_t last = --p->count, pos = POS(p, i);                                               \
+        uint32_t j = p->roster[last];                                                              \
+        p->roster[pos] = j;                                                                        \
+        POS(p, j) = pos;                                                                           \
+        p->roster[last] = i;                                                                       \
+        POS(p, i) = last;                                                                          \
+        GEN(p, i) = g + 1;                                                                         \
+        return true;                                                                               \
+    }                                                                                              \
+    static inline char *lay_get_##V(const lay_pool *p, uint64_t h) {                               \
+        uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);                                         \
+        if (OPOOL_UNLIKELY(i >= p->nslots)) return NULL;                                           \
+        if (OPOOL_UNLIKELY(GEN(p, i) != g || !(g & 1))) return NULL;                               \
+        return ADDR(p, i);                                                                         \
+    }                                                                                              \
+    static BENCH_NOINLINE uint64_t churn_lay_##V(lay_pool *p, uint64_t *H, uint32_t n,             \
+                                                 uint64_t seed, uint64_t iters, uint64_t tag) {    \
+        uint64_t bad = 0;                                                                          \
+        for (uint64_t it = 0; it < iters; it++) {                                                  \
+            uint32_t k = bench_below(&seed, n);                                                    \
+            bad += !lay_free_##V(p, H[k]);                                                         \
+            uint64_t h;                                                                            \
+            char *o = lay_alloc_##V(p, &h);                                                        \
+            if (o == NULL) return bad + 1;                                                         \
+            FA(o) = k;                                                                             \
+            FB(o) = tag + it;                                                                      \
+            H[k] = h;                                                                              \
+        }                                                                                          \
+        return bad;                                                                                \
+    }                                                                                              \
+    static BENCH_NOINLINE uint64_t lookup_lay_##V(const lay_pool *p, const uint64_t *H,            \
+                                                  uint32_t n, uint64_t seed, uint64_t iters,       \
+                                                  uint64_t *bad) {                                 \
+        uint64_t sum = 0;                                                                          \
+        for (uint64_t it = 0; it < iters; it++) {                                                  \
+            uint32_t k = bench_below(&seed, n);                                                    \
+            const char *o = lay_get_##V(p, H[k]);                                                  \
+            if (o == NULL) {                                                                       \
+                ++*bad;                                                                            \
+                continue;                                                                          \
+            }                                                                                      \
+            sum += FA(o) + FB(o);                                                                  \
+        }                                                                                          \
+        return sum;                                                                                \
+    }
+
+LAY_DEFINE(AC, LAY_A_GEN, LAY_A_POS, LAY_C_ADDR)
+LAY_DEFINE(AD, LAY_A_GEN, LAY_A_POS, LAY_D_ADDR)
+LAY_DEFINE(BC, LAY_B_GEN, LAY_B_POS, LAY_C_ADDR)
+LAY_DEFINE(BD, LAY_B_GEN, LAY_B_POS, LAY_D_ADDR)
+LAY_DEFINE(AE, LAY_A_GEN, LAY_A_POS, LAY_E_ADDR)
+
+/* ==== churn and lookup loops, one per subject =============================
+ * churn: k = random slot of the handle array; free handles[k]; allocate;
+ * write a = k and b = tag + iteration; handles[k] = the new handle. Returns
+ * the number of failed operations (must be 0).
+ * lookup: sum a + b of the object of handles[random k]; *bad counts lookups
+ * that failed (must be 0). */
+
+static BENCH_NOINLINE uint64_t churn_ideal(ideal_pool *p, uint32_t *H, uint32_t n, uint64_t seed,
+                                           uint64_t iters, uint64_t tag) {
+    for (uint64_t it = 0; it < iters; it++) {
+        uint32_t k = bench_below(&seed, n);
+        ideal_free(p, H[k]);
+        uint32_t i = ideal_alloc(p);
+        char *o = ideal_at(p, i);
+        FA(o) = k;
+        FB(o) = tag + it;
+        H[k] = i;
+    }
+    return 0;
+}
+
+static BENCH_NOINLINE uint64_t churn_igen(igen_pool *p, uint64_t *H, uint32_t n, uint64_t seed,
+                                          uint64_t iters, uint64_t tag) {
+    uint64_t bad = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        uint32_t k = bench_below(&seed, n);
+        bad += !igen_free(p, H[k]);
+        uint64_t h;
+        char *o = igen_alloc(p, &h);
+        if (o == NULL) return bad + 1;
+        FA(o) = k;
+        FB(o) = tag + it;
+        H[k] = h;
+    }
+    return bad;
+}
+
+static BENCH_NOINLINE uint64_t churn_opool(opool *p, opool_handle *H, uint32_t n, uint64_t seed,
+                                           uint64_t iters, uint64_t tag) {
+    uint64_t bad = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        uint32_t k = bench_below(&seed, n);
+        bad += opool_free(p, H[k]) != OPOOL_OK;
+        opool_handle h;
+        char *o = opool_alloc(p, &h);
+        if (o == NULL) return bad + 1;
+        FA(o) = k;
+        FB(o) = tag + it;
+        H[k] = h;
+    }
+    return bad;
+}
+
+static BENCH_NOINLINE uint64_t churn_malloc(char **H, uint32_t n, size_t size, uint64_t seed,
+                                            uint64_t iters, uint64_t tag) {
+    for (uint64_t it = 0; it < iters; it++) {
+        uint32_t k = bench_below(&seed, n);
+        free(H[k]);
+        char *o = malloc(size);
+        if (o == NULL) return 1;
+        FA(o) = k;
+        FB(o) = tag + it;
+        H[k] = o;
+    }
+    return 0;
+}
+
+static BENCH_NOINLINE uint64_t lookup_ideal(const ideal_pool *p, const uint32_t *H, uint32_t n,
+                                            uint64_t seed, uint64_t iters) {
+    uint64_t sum = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        uint32_t k = bench_below(&seed, n);
+        const char *o = ideal_at(p, H[k]);
+        sum += FA(o) + FB(o);
+    }
+    return sum;
+}
+
+static BENCH_NOINLINE uint64_t lookup_igen(const igen_pool *p, const uint64_t *H, uint32_t n,
+                                           uint64_t seed, uint64_t iters, uint64_t *bad) {
+    uint64_t sum = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        uint32_t k = bench_below(&seed, n);
+        const char *o = igen_get(p, H[k]);
+        if (o == NULL) {
+            ++*bad;
+            continue;
+        }
+        sum += FA(o) + FB(o);
+    }
+    return sum;
+}
+
+static BENCH_NOINLINE uint64_t lookup_opool(const opool *p, const opool_handle *H, uint32_t n,
+                                            uint64_t seed, uint64_t iters, uint64_t *bad) {
+    uint64_t sum = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        uint32_t k = bench_below(&seed, n);
+        const char *o = opool_get(p, H[k]);
+        if (o == NULL) {
+            ++*bad;
+            continue;
+        }
+        sum += FA(o) + FB(o);
+    }
+    return sum;
+}
+
+static BENCH_NOINLINE uint64_t lookup_malloc(char *const *H, uint32_t n, uint64_t seed,
+                                             uint64_t iters) {
+    uint64_t sum = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        uint32_t k = bench_below(&seed, n);
+        const char *o = H[k]; /* unvalidated: a stale pointer would be read all the same */
+        sum += FA(o) + FB(o);
+    }
+    return sum;
+}
+
+/* ==== the case driver ====================================================== */
+
+/* Runs one repetition of subject s; returns ns per op, sets *check. */
+typedef double (*rep_fn)(void *ctx, int s, int rep, uint64_t *check);
+
+typedef struct case_def {
+    const char *workload;
+    uint32_t n;
+    uint64_t ops; /* per timed repetition, for the CSV */
+    int nsubj;
+    const char *name[8];
+    const char *note[8];
+    int ref1, ref2; /* subject indices of the ratio references; -1 = none */
+} case_def;
+
+static void run_case(const case_def *c, rep_fn fn, void *ctx) {
+    if (g_nrows + c->nsubj > MAX_ROWS) fail("too many result rows");
+    bench_row *rows = &g_rows[g_nrows];
+    g_nrows += c->nsubj;
+    for (int s = 0; s < c->nsubj; s++) {
+        memset(&rows[s], 0, sizeof rows[s]);
+        snprintf(rows[s].workload, sizeof rows[s].workload, "%s", c->workload);
+        snprintf(rows[s].subject, sizeof rows[s].subject, "%s", c->name[s]);
+        snprintf(rows[s].note, sizeof rows[s].note, "%s", c->note[s] ? c->note[s] : "");
+        rows[s].n = c->n;
+        rows[s].ops = c->ops;
+        rows[s].reps = opt.reps;
+    }
+    uint64_t t0 = bench_now_ns();
+    for (int rep = 0; rep <= opt.reps; rep++) {
+        uint64_t check[8];
+        double ns[8];
+        for (int j = 0; j < c->nsubj; j++) {
+            int s = (j + rep) % c->nsubj;
+            ns[s] = fn(ctx, s, rep, &check[s]);
+        }
+        for (int s = 1; s < c->nsubj; s++)
+            if (check[s] != check[0])
+                fail("%s N=%u repetition %d: checksum of %s is %016" PRIx64 ", %s has %016" PRIx64
+                     ": the subjects did not do the same work",
+                     c->workload, c->n, rep, c->name[s], check[s], c->name[0], check[0]);
+        if (rep > 0)
+            for (int s = 0; s < c->nsubj; s++) {
+                rows[s].ns[rep - 1] = ns[s];
+                rows[s].checksum += check[s];
+            }
+        bench_sink += check[0];
+        if (g_tty)
+            fprintf(stderr, "\r  %-17s N=%-8u %s %d/%d  (%.1f s)   ", c->workload, c->n,
+                    rep == 0 ? "warm-up" : "rep", rep, opt.reps,
+                    (double)(bench_now_ns() - t0) / 1e9);
+    }
+    fprintf(stderr, "%s  %-17s N=%-8u %d reps done in %.1f s (total %.1f s)\n", g_tty ? "\r" : "",
+            c->workload, c->n, opt.reps, (double)(bench_now_ns() - t0) / 1e9,
+            (double)(bench_now_ns() - g_t_start) / 1e9);
+    for (int s = 0; s < c->nsubj; s++) bench_row_finish(&rows[s]);
+    for (int s = 0; s < c->nsubj; s++) {
+        rows[s].ratio_ref1 = c->ref1 >= 0 ? rows[s].median / rows[c->ref1].median : -1;
+        rows[s].ratio_ref2 = c->ref2 >= 0 ? rows[s].median / rows[c->ref2].median : -1;
+    }
+}
+
+/* ==== churn + lookup: state ================================================ */
+
+enum { S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC, S_LAY_AC, S_LAY_AD, S_LAY_BC, S_LAY_BD, S_LAY_AE };
+#define N_LAY 5
+
+typedef struct cl_state {
+    uint32_t n;
+    int nsubj;
+    int subj[8]; /* subject ids in case order */
+    uint64_t churn_iters, churn_warm, lookup_iters, lookup_warm;
+    ideal_pool ideal;
+    uint32_t *h_ideal;
+    igen_pool igen;
+    uint64_t *h_igen;
+    opool *op;
+    opool_handle *h_op;
+    char **h_mal;
+    lay_pool lay[N_LAY]; /* AC, AD, BC, BD, AE */
+    uint64_t *h_lay[N_LAY];
+} cl_state;
+
+static const char *subject_name(int id) {
+    static const char *const names[] = {"ideal",
+                                        "ideal_gen",
+                                        "opool",
+                                        "malloc",
+                                        "A rec8 + C flat",
+                                        "A rec8 + D chunk",
+                                        "B split + C flat",
+                                        "B split + D chunk",
+                                        "A rec8 + E br-chunk"};
+    return names[id];
+}
+
+static void cl_setup(cl_state *st) {
+    uint32_t n = st->n;
+    for (int j = 0; j < st->nsubj; j++) {
+        int id = st->subj[j];
+        switch (id) {
+        case S_IDEAL:
+            ideal_init(&st->ideal, n, opt.size);
+            st->h_ideal = bench_xalloc((size_t)n * sizeof(uint32_t));
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t i = ideal_alloc(&st->ideal);
+                char *o = ideal_at(&st->ideal, i);
+                FA(o) = k;
+                FB(o) = 0;
+                st->h_ideal[k] = i;
+            }
+            break;
+        case S_IGEN:
+            igen_init(&st->igen, n, opt.size);
+            st->h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
+            for (uint32_t k = 0; k < n; k++) {
+                char *o = igen_alloc(&st->igen, &st->h_igen[k]);
+                FA(o) = k;
+                FB(o) = 0;
+            }
+            break;
+        case S_OPOOL:
+            st->op = make_opool(n);
+            st->h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
+            for (uint32_t k = 0; k < n; k++) {
+                char *o = opool_alloc(st->op, &st->h_op[k]);
+                if (o == NULL) fail("opool_alloc failed while pre-filling %u objects", n);
+                FA(o) = k;
+                FB(o) = 0;
+            }
+            break;
+        case S_MALLOC:
+            st->h_mal = bench_xalloc((size_t)n * sizeof(char *));
+            for (uint32_t k = 0; k < n; k++) {
+                char *o = malloc(opt.size);
+                if (o == NULL) fail("malloc failed while pre-filling");
+                FA(o) = k;
+                FB(o) = 0;
+                st->h_mal[k] = o;
+            }
+            break;
+        default: {
+            unsigned v = (unsigned)(id - S_LAY_AC) % N_LAY;
+            lay_pool *p = &st->lay[v];
+            lay_init(p, n, opt.size, v == 2 || v == 3);
+            st->h_lay[v] = bench_xalloc((size_t)n * sizeof(uint64_t));
+            for (uint32_t k = 0; k < n; k++) {
+                uint64_t *h = &st->h_lay[v][k];
+                char *o = v == 0   ? lay_alloc_AC(p, h)
+                          : v == 1 ? lay_alloc_AD(p, h)
+                          : v == 2 ? lay_alloc_BC(p, h)
+                          : v == 3 ? lay_alloc_BD(p, h)
+                                   : lay_alloc_AE(p, h);
+                FA(o) = k;
+                FB(o) = 0;
+            }
+        }
+        }
+    }
+}
+
+static void cl_teardown(cl_state *st) {
+    for (int j = 0; j < st->nsubj; j++) {
+        int id = st->subj[j];
+        switch (id) {
+        case S_IDEAL:
+            ideal_fini(&st->ideal);
+            free(st->h_ideal);
+            break;
+        case S_IGEN:
+            igen_fini(&st->igen);
+            free(st->h_igen);
+            break;
+        case S_OPOOL:
+            opool_destroy(st->op);
+            free(st->h_op);
+            break;
+        case S_MALLOC:
+            for (uint32_t k = 0; k < st->n; k++) free(st->h_mal[k]);
+            free(st->h_mal);
+            break;
+        default:
+            lay_fini(&st->lay[(unsigned)(id - S_LAY_AC) % N_LAY]);
+            free(st->h_lay[(unsigned)(id - S_LAY_AC) % N_LAY]);
+        }
+    }
+}
+
+/* The object of handles[k] of subject id, through that subject's own lookup. */
+static const char *cl_object(const cl_state *st, int id, uint32_t k) {
+    switch (id) {
+    case S_IDEAL:
+        return ideal_at(&st->ideal, st->h_ideal[k]);
+    case S_IGEN:
+        return igen_get(&st->igen, st->h_igen[k]);
+    case S_OPOOL:
+        return opool_get(st->op, st->h_op[k]);
+    case S_MALLOC:
+        return st->h_mal[k];
+    case S_LAY_AC:
+        return lay_get_AC(&st->lay[0], st->h_lay[0][k]);
+    case S_LAY_AD:
+        return lay_get_AD(&st->lay[1], st->h_lay[1][k]);
+    case S_LAY_BC:
+        return lay_get_BC(&st->lay[2], st->h_lay[2][k]);
+    case S_LAY_BD:
+        return lay_get_BD(&st->lay[3], st->h_lay[3][k]);
+    default:
+        return lay_get_AE(&st->lay[4], st->h_lay[4][k]);
+    }
+}
+
+/* Untimed: every handle must reach the object written for its slot. */
+static uint64_t cl_verify(const cl_state *st, int id) {
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < st->n; k++) {
+        const char *o = cl_object(st, id, k);
+        if (o == NULL || FA(o) != k)
+            fail("%s N=%u: handles[%u] does not reach its object after churn", subject_name(id),
+                 st->n, k);
+        sum += bench_mix(FA(o), FB(o));
+    }
+    return sum;
+}
+
+static uint64_t churn_subject(cl_state *st, int id, uint64_t seed, uint64_t iters, uint64_t tag) {
+    uint32_t n = st->n;
+    switch (id) {
+    case S_IDEAL:
+        return churn_ideal(&st->ideal, st->h_ideal, n, seed, iters, tag);
+    case S_IGEN:
+        return churn_igen(&st->igen, st->h_igen, n, seed, iters, tag);
+    case S_OPOOL:
+        return churn_opool(st->op, st->h_op, n, seed, iters, tag);
+    case S_MALLOC:
+        return churn_malloc(st->h_mal, n, opt.size, seed, iters, tag);
+    case S_LAY_AC:
+        return churn_lay_AC(&st->lay[0], st->h_lay[0], n, seed, iters, tag);
+    case S_LAY_AD:
+        return churn_lay_AD(&st->lay[1], st->h_lay[1], n, seed, iters, tag);
+    case S_LAY_BC:
+        return churn_lay_BC(&st->lay[2], st->h_lay[2], n, seed, iters, tag);
+    case S_LAY_BD:
+        return churn_lay_BD(&st->lay[3], st->h_lay[3], n, seed, iters, tag);
+    default:
+        return churn_lay_AE(&st->lay[4], st->h_lay[4], n, seed, iters, tag);
+    }
+}
+
+static uint64_t lookup_subject(const cl_state *st, int id, uint64_t seed, uint64_t iters,
+                               uint64_t *bad) {
+    uint32_t n = st->n;
+    switch (id) {
+    case S_IDEAL:
+        return lookup_ideal(&st->ideal, st->h_ideal, n, seed, iters);
+    case S_IGEN:
+        return lookup_igen(&st->igen, st->h_igen, n, seed, iters, bad);
+    case S_OPOOL:
+        return lookup_opool(st->op, st->h_op, n, seed, iters, bad);
+    case S_MALLOC:
+        return lookup_malloc(st->h_mal, n, seed, iters);
+    case S_LAY_AC:
+        return lookup_lay_AC(&st->lay[0], st->h_lay[0], n, seed, iters, bad);
+    case S_LAY_AD:
+        return lookup_lay_AD(&st->lay[1], st->h_lay[1], n, seed, iters, bad);
+    case S_LAY_BC:
+        return lookup_lay_BC(&st->lay[2], st->h_lay[2], n, seed, iters, bad);
+    case S_LAY_BD:
+        return lookup_lay_BD(&st->lay[3], st->h_lay[3], n, seed, iters, bad);
+    default:
+        return lookup_lay_AE(&st->lay[4], st->h_lay[4], n, seed, iters, bad);
+    }
+}
+
+static double churn_rep(void *ctx, int s, int rep, uint64_t *check) {
+    cl_state *st = ctx;
+    int id = st->subj[s];
+    /* b values: distinct per repetition and phase, identical across subjects */
+    uint64_t tag = (uint64_t)(rep + 1) << 40;
+    uint64_t bad = churn_subject(st, id, bench_seed(W_CHURN, st->n, rep, 0), st->churn_warm, tag);
+    uint64_t t0 = bench_now_ns();
+    bad += churn_subject(st, id, bench_seed(W_CHURN, st->n, rep, 1), st->churn_iters,
+                         tag | (uint64_t)1 << 39);
+    uint64_t t1 = bench_now_ns();
+    if (bad) fail("churn %s N=%u: %" PRIu64 " failed alloc/free", subject_name(id), st->n, bad);
+    *check = cl_verify(st, id);
+    return (double)(t1 - t0) / (double)st->churn_iters;
+}
+
+static double lookup_rep(void *ctx, int s, int rep, uint64_t *check) {
+    cl_state *st = ctx;
+    int id = st->subj[s];
+    uint64_t bad = 0;
+    bench_sink +=
+        lookup_subject(st, id, bench_seed(W_LOOKUP, st->n, rep, 0), st->lookup_warm, &bad);
+    uint64_t t0 = bench_now_ns();
+    *check = lookup_subject(st, id, bench_seed(W_LOOKUP, st->n, rep, 1), st->lookup_iters, &bad);
+    uint64_t t1 = bench_now_ns();
+    if (bad)
+        fail("lookup %s N=%u: %" PRIu64 " live handles rejected", subject_name(id), st->n, bad);
+    return (double)(t1 - t0) / (double)st->lookup_iters;
+}
+
+static const char *churn_note(int id) {
+    switch (id) {
+    case S_MALLOC:
+        return "glibc; handles not validated";
+    case S_OPOOL:
+        return "FULL_FAIL, no flags";
+    default:
+        return NULL;
+    }
+}
+
+static const char *lookup_note(int id) {
+    switch (id) {
+    case S_IDEAL:
+        return "unvalidated (no generation)";
+    case S_MALLOC:
+        return "UNVALIDATED: plain pointer deref";
+    default:
+        return "validated";
+    }
+}
+
+/* Churn at n, then lookup on the state churn leaves. */
+static void run_churn_lookup(uint32_t n, const int *ids, int nids, int ref1, int ref2,
+                             const char *suffix, bool do_churn, bool do_lookup) {
+    cl_state st;
+    memset(&st, 0, sizeof st);
+    st.n = n;
+    st.nsubj = nids;
+    memcpy(st.subj, ids, sizeof(int) * (size_t)nids);
+    bool big = n > 100000;
+    /* many short repetitions rather than a few long ones: the median then
+     * shrugs off the other tenants of a shared machine */
+    st.churn_iters = opt.quick ? (big ? 500000 : 1000000) : (big ? 1500000 : 5000000);
+    st.churn_warm = big ? st.churn_iters / 8 : 100000;
+    st.lookup_iters = opt.quick ? (big ? 1000000 : 2000000) : (big ? 2500000 : 8000000);
+    st.lookup_warm = big ? st.lookup_iters / 8 : 100000;
+    fprintf(stderr, "  setting up %d subjects at N=%u...\n", nids, n);
+    cl_setup(&st);
+
+    case_def c;
+    memset(&c, 0, sizeof c);
+    c.n = n;
+    c.nsubj = nids;
+    c.ref1 = ref1;
+    c.ref2 = ref2;
+    char wname[40];
+    /* lookup needs churn's scrambled state: churn always runs first */
+    snprintf(wname, sizeof wname, "churn%s", suffix);
+    c.workload = wname;
+    c.ops = st.churn_iters;
+    for (int j = 0; j < nids; j++) {
+        c.name[j] = subject_name(ids[j]);
+        c.note[j] = churn_note(ids[j]);
+    }
+    if (do_churn) {
+        run_case(&c, churn_rep, &st);
+    } else {
+        uint64_t dummy;
+        for (int j = 0; j < nids; j++) churn_rep(&st, j, 0, &dummy);
+    }
+    if (do_lookup) {
+        char lname[40];
+        snprintf(lname, sizeof lname, "lookup%s", suffix);
+        c.workload = lname;
+        c.ops = st.lookup_iters;
+        for (int j = 0; j < nids; j++) c.note[j] = lookup_note(ids[j]);
+        run_case(&c, lookup_rep, &st);
+    }
+    cl_teardown(&st);
+}
+
+/* ==== fill then drain ======================================================= */
+
+typedef struct fd_state {
+    uint32_t n;
+    ideal_pool ideal;
+    uint32_t *h_ideal;
+    igen_pool igen;
+    uint64_t *h_igen;
+    opool *op;
+    opool_handle *h_op;
+    char **h_mal;
+    uint32_t *perm;
+    int perm_rep;
+} fd_state;
+
+static const int fd_subj[4] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
+
+static BENCH_NOINLINE uint64_t fill_ideal(ideal_pool *p, uint32_t *H, uint32_t n, uint64_t tag) {
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = ideal_alloc(p);
+        char *o = ideal_at(p, i);
+        FA(o) = k;
+        FB(o) = tag;
+        H[k] = i;
+    }
+    return 0;
+}
+
+static BENCH_NOINLINE uint64_t drain_ideal(ideal_pool *p, const uint32_t *H, const uint32_t *perm,
+                                           uint32_t n) {
+    for (uint32_t j = 0; j < n; j++) ideal_free(p, H[perm[j]]);
+    return 0;
+}
+
+static BENCH_NOINLINE uint64_t fill_igen(igen_pool *p, uint64_t *H, uint32_t n, uint64_t tag) {
+    for (uint32_t k = 0; k < n; k++) {
+        char *o = igen_alloc(p, &H[k]);
+        if (o == NULL) return 1;
+        FA(o) = k;
+        FB(o) = tag;
+    }
+    return 0;
+}
+
+static BENCH_NOINLINE uint64_t drain_igen(igen_pool *p, const uint64_t *H, const uint32_t *perm,
+                                          uint32_t n) {
+    uint64_t bad = 0;
+    for (uint32_t j = 0; j < n; j++) bad += !igen_free(p, H[perm[j]]);
+    return bad;
+}
+
+static BENCH_NOINLINE uint64_t fill_opool(opool *p, opool_handle *H, uint32_t n, uint64_t tag) {
+    for (uint32_t k = 0; k < n; k++) {
+        char *o = opool_alloc(p, &H[k]);
+        if (o == NULL) return 1;
+        FA(o) = k;
+        FB(o) = tag;
+    }
+    return 0;
+}
+
+static BENCH_NOINLINE uint64_t drain_opool(opool *p, const opool_handle *H, const uint32_t *perm,
+                                           uint32_t n) {
+    uint64_t bad = 0;
+    for (uint32_t j = 0; j < n; j++) bad += opool_free(p, H[perm[j]]) != OPOOL_OK;
+    return bad;
+}
+
+static BENCH_NOINLINE uint64_t fill_malloc(char **H, uint32_t n, size_t size, uint64_t tag) {
+    for (uint32_t k = 0; k < n; k++) {
+        char *o = malloc(size);
+        if (o == NULL) return 1;
+        FA(o) = k;
+        FB(o) = tag;
+        H[k] = o;
+    }
+    return 0;
+}
+
+static BENCH_NOINLINE uint64_t drain_malloc(char *const *H, const uint32_t *perm, uint32_t n) {
+    for (uint32_t j = 0; j < n; j++) free(H[perm[j]]);
+    return 0;
+}
+
+/* Untimed: put malloc in the state a fresh pool is in -- memory mapped and
+ * handed out in address order. After a random-order drain glibc's fast bins
+ * are a random linked list, and the next fill would chase it miss by miss
+ * (150+ ns per malloc here): a real cost of malloc, but the pools are reset
+ * to a fresh order before each repetition, so malloc is too. malloc_trim
+ * consolidates the bins (and unmaps pages, so they are faulted back in here,
+ * untimed); freeing in reverse order leaves the free lists in address order. */
+static void malloc_fresh(char **H, uint32_t n) {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    for (uint32_t k = 0; k < n; k++) {
+        H[k] = malloc(opt.size);
+        if (H[k] == NULL) fail("malloc failed");
+        FA(H[k]) = 0;
+    }
+    for (uint32_t k = n; k-- > 0;) free(H[k]);
+}
+
+static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
+    fd_state *st = ctx;
+    uint32_t n = st->n;
+    int id = fd_subj[s];
+    if (st->perm_rep != rep) {
+        bench_shuffle(st->perm, n, bench_seed(W_FILLDRAIN, n, rep, 0));
+        st->perm_rep = rep;
+    }
+    uint64_t tag = (uint64_t)rep + 7, bad = 0, sum = 0;
+    /* every repetition starts from a fresh free order: slots 0, 1, 2, ... */
+    if (id == S_IDEAL) ideal_reset(&st->ideal);
+    if (id == S_IGEN) igen_reset(&st->igen);
+    if (id == S_OPOOL) opool_clear(st->op);
+    if (id == S_MALLOC) malloc_fresh(st->h_mal, n);
+
+    uint64_t t0 = bench_now_ns();
+    switch (id) {
+    case S_IDEAL:
+        bad = fill_ideal(&st->ideal, st->h_ideal, n, tag);
+        break;
+    case S_IGEN:
+        bad = fill_igen(&st->igen, st->h_igen, n, tag);
+        break;
+    case S_OPOOL:
+        bad = fill_opool(st->op, st->h_op, n, tag);
+        break;
+    default:
+        bad = fill_malloc(st->h_mal, n, opt.size, tag);
+    }
+    uint64_t t1 = bench_now_ns();
+    if (bad) fail("fill %s N=%u: allocation failed", subject_name(id), n);
+
+    /* untimed: every object is reachable through its handle and holds what was written */
+    for (uint32_t k = 0; k < n; k++) {
+        const char *o = id == S_IDEAL   ? ideal_at(&st->ideal, st->h_ideal[k])
+                        : id == S_IGEN  ? igen_get(&st->igen, st->h_igen[k])
+                        : id == S_OPOOL ? opool_get(st->op, st->h_op[k])
+                                        : st->h_mal[k];
+        if (o == NULL || FA(o) != k || FB(o) != tag)
+            fail("fill %s N=%u: handle %u does not reach its object", subject_name(id), n, k);
+        sum += bench_mix(FA(o), FB(o));
+    }
+
+    uint64_t t2 = bench_now_ns();
+    switch (id) {
+    case S_IDEAL:
+        bad = drain_ideal(&st->ideal, st->h_ideal, st->perm, n);
+        break;
+    case S_IGEN:
+        bad = drain_igen(&st->igen, st->h_igen, st->perm, n);
+        break;
+    case S_OPOOL:
+        bad = drain_opool(st->op, st->h_op, st->perm, n);
+        break;
+    default:
+        bad = drain_malloc(st->h_mal, st->perm, n);
+    }
+    uint64_t t3 = bench_now_ns();
+    if (bad) fail("drain %s N=%u: %" PRIu64 " frees rejected", subject_name(id), n, bad);
+    uint32_t left = id == S_IDEAL   ? n - st->ideal.top
+                    : id == S_IGEN  ? n - st->igen.top
+                    : id == S_OPOOL ? opool_count(st->op)
+                                    : 0;
+    if (left != 0) fail("drain %s N=%u: %u objects still live", subject_name(id), n, left);
+    *check = sum;
+    return (double)((t1 - t0) + (t3 - t2)) / (double)n;
+}
+
+static void run_filldrain(uint32_t n) {
+    fd_state st;
+    memset(&st, 0, sizeof st);
+    st.n = n;
+    st.perm_rep = -1;
+    ideal_init(&st.ideal, n, opt.size);
+    st.h_ideal = bench_xalloc((size_t)n * sizeof(uint32_t));
+    igen_init(&st.igen, n, opt.size);
+    st.h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
+    st.op = make_opool(n);
+    st.h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
+    st.h_mal = bench_xalloc((size_t)n * sizeof(char *));
+    st.perm = bench_xalloc((size_t)n * sizeof(uint32_t));
+
+    case_def c;
+    memset(&c, 0, sizeof c);
+    c.workload = "fill+drain";
+    c.n = n;
+    c.ops = n;
+    c.nsubj = 4;
+    c.ref1 = 1;
+    c.ref2 = 0;
+    for (int j = 0; j < 4; j++) c.name[j] = subject_name(fd_subj[j]);
+    c.note[0] = "per alloc+free pair";
+    c.note[1] = "per alloc+free pair";
+    c.note[2] = "per pair; FULL_FAIL, no flags";
+    c.note[3] = "per pair; glibc, reset to address order";
+    run_case(&c, filldrain_rep, &st);
+
+    ideal_fini(&st.ideal);
+    igen_fini(&st.igen);
+    opool_destroy(st.op);
+    free(st.h_ideal);
+    free(st.h_igen);
+    free(st.h_op);
+    free(st.h_mal);
+    free(st.perm);
+}
+
+/* ==== iteration over live objects ========================================== */
+
+typedef struct it_state {
+    uint32_t n, live, passes;
+    igen_pool igen;
+    opool *op_roster; /* roster order as the frees left it */
+    opool *op_sorted; /* the same live set after opool_sort */
+} it_state;
+
+enum { IT_ROSTER, IT_SORTED, IT_SORTED_BWD, IT_SCAN, IT_SORT_CALL, IT_COUNT };
+
+static BENCH_NOINLINE uint64_t iter_opool_fwd(const opool *p, uint32_t passes) {
+    uint64_t sum = 0;
+    for (uint32_t r = 0; r < passes; r++) {
+        uint32_t cnt = opool_count(p);
+        for (uint32_t i = 0; i < cnt; i++) sum += FA(opool_live_object(p, i));
+    }
+    return sum;
+}
+
+static BENCH_NOINLINE uint64_t iter_opool_bwd(const opool *p, uint32_t passes) {
+    uint64_t sum = 0;
+    for (uint32_t r = 0; r < passes; r++)
+        for (uint32_t i = opool_count(p); i-- > 0;) sum += FA(opool_live_object(p, i));
+    return sum;
+}
+
+static BENCH_NOINLINE uint64_t iter_gen_scan(const igen_pool *p, uint32_t passes) {
+    uint64_t sum = 0;
+    for (uint32_t r = 0; r < passes; r++)
+        for (uint32_t s = 0; s < p->cap; s++)
+            if (p->gen[s] & 1) sum += FA(p->obj + (size_t)s * p->stride);
+    return sum;
+}
+
+static double iter_rep(void *ctx, int s, int rep, uint64_t *check) {
+    it_state *st = ctx;
+    (void)rep;
+    uint64_t t0, t1, sum;
+    switch (s) {
+    case IT_ROSTER:
+        bench_sink += iter_opool_fwd(st->op_roster, 1); /* warm-up pass */
+        t0 = bench_now_ns();
+        sum = iter_opool_fwd(st->op_roster, st->passes);
+        t1 = bench_now_ns();
+        break;
+    case IT_SORTED:
+        bench_sink += iter_opool_fwd(st->op_sorted, 1);
+        t0 = bench_now_ns();
+        sum = iter_opool_fwd(st->op_sorted, st->passes);
+        t1 = bench_now_ns();
+        break;
+    case IT_SORTED_BWD:
+        bench_sink += iter_opool_bwd(st->op_sorted, 1);
+        t0 = bench_now_ns();
+        sum = iter_opool_bwd(st->op_sorted, st->passes);
+        t1 = bench_now_ns();
+        break;
+    case IT_SCAN:
+        bench_sink += iter_gen_scan(&st->igen, 1);
+        t0 = bench_now_ns();
+        sum = iter_gen_scan(&st->igen, st->passes);
+        t1 = bench_now_ns();
+        break;
+    default: /* the cost of opool_sort itself, per live object (pool already sorted) */
+        t0 = bench_now_ns();
+        opool_sort(st->op_sorted);
+        t1 = bench_now_ns();
+        *check = iter_opool_fwd(st->op_sorted, st->passes); /* still the same live set */
+        return (double)(t1 - t0) / (double)st->live;
+    }
+    *check = sum;
+    return (double)(t1 - t0) / ((double)st->live * st->passes);
+}
+
+static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
+    it_state st;
+    memset(&st, 0, sizeof st);
+    st.n = n;
+    st.live = (uint32_t)((uint64_t)n * pct / 100);
+    /* about a million live-object visits per timed sample */
+    st.passes = st.live >= 1000000 ? 1 : (1000000 + st.live - 1) / st.live;
+    igen_init(&st.igen, n, opt.size);
+    st.op_roster = make_opool(n);
+    st.op_sorted = make_opool(n);
+    uint64_t *hg = bench_xalloc((size_t)n * sizeof(uint64_t));
+    opool_handle *h1 = bench_xalloc((size_t)n * sizeof(opool_handle));
+    opool_handle *h2 = bench_xalloc((size_t)n * sizeof(opool_handle));
+    for (uint32_t k = 0; k < n; k++) {
+        char *a = igen_alloc(&st.igen, &hg[k]);
+        char *b = opool_alloc(st.op_roster, &h1[k]);
+        char *c = opool_alloc(st.op_sorted, &h2[k]);
+        if (a == NULL || b == NULL || c == NULL) fail("iteration setup: allocation failed");
+        FA(a) = FA(b) = FA(c) = k;
+        FB(a) = FB(b) = FB(c) = 0;
+    }
+    bench_shuffle(perm, n, bench_seed(W_ITER, n, (int)pct, 0));
+    for (uint32_t j = 0; j < n - st.live; j++) {
+        if (!igen_free(&st.igen, hg[perm[j]]) ||
+            opool_free(st.op_roster, h1[perm[j]]) != OPOOL_OK ||
+            opool_free(st.op_sorted, h2[perm[j]]) != OPOOL_OK)
+            fail("iteration setup: free failed");
+    }
+    opool_sort(st.op_sorted);
+    if (opool_count(st.op_roster) != st.live || opool_count(st.op_sorted) != st.live)
+        fail("iteration setup: opool_count is not %u", st.live);
+
+    char wname[40];
+    snprintf(wname, sizeof wname, "iterate %u%% live", pct);
+    case_def c;
+    memset(&c, 0, sizeof c);
+    c.workload = wname;
+    c.n = n;
+    c.ops = (uint64_t)st.live * st.passes;
+    c.nsubj = IT_COUNT;
+    c.ref1 = IT_SCAN;
+    c.ref2 = -1;
+    c.name[IT_ROSTER] = "opool roster";
+    c.note[IT_ROSTER] = "per live obj; roster order left by frees";
+    c.name[IT_SORTED] = "opool sorted";
+    c.note[IT_SORTED] = "per live obj; after opool_sort, i = 0..count";
+    c.name[IT_SORTED_BWD] = "opool sorted, bwd";
+    c.note[IT_SORTED_BWD] = "per live obj; documented idiom i = count..0";
+    c.name[IT_SCAN] = "ideal_gen gen scan";
+    c.note[IT_SCAN] = "per live obj; every slot's gen, odd -> read";
+    c.name[IT_SORT_CALL] = "opool_sort() call";
+    c.note[IT_SORT_CALL] = "cost of one sort, per live obj (not a pass)";
+    run_case(&c, iter_rep, &st);
+
+    igen_fini(&st.igen);
+    opool_destroy(st.op_roster);
+    opool_destroy(st.op_sorted);
+    free(hg);
+    free(h1);
+    free(h2);
+}
+
+/* ==== main ==================================================================== */
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]\n"
+               "                   [--only churn,lookup,filldrain,iter] [--layouts]\n"
+               "  --quick    fewer operations and repetitions (about 15 s)\n"
+               "  --layouts  the layout experiment instead of the core comparison\n"
+               "  --csv      CSV output (default bench/out/core.csv, or\n"
+               "             bench/out/layouts.csv with --layouts)\n");
+}
+
+static void parse_args(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--quick") == 0) {
+            opt.quick = true;
+        } else if (strcmp(a, "--layouts") == 0) {
+            opt.layouts = true;
+        } else if (strcmp(a, "--size") == 0 && v) {
+            opt.size = (size_t)strtoul(v, NULL, 10);
+            i++;
+            if (opt.size != 16 && opt.size != 64 && opt.size != 256) {
+                fprintf(stderr, "opool_bench: --size must be 16, 64 or 256\n");
+                exit(2);
+            }
+        } else if (strcmp(a, "--reps") == 0 && v) {
+            opt.reps = atoi(v);
+            i++;
+            if (opt.reps < 1 || opt.reps > BENCH_MAX_REPS) {
+                fprintf(stderr, "opool_bench: --reps must be 1..%d\n", BENCH_MAX_REPS);
+                exit(2);
+            }
+        } else if (strcmp(a, "--csv") == 0 && v) {
+            opt.csv = v;
+            i++;
+        } else if (strcmp(a, "--only") == 0 && v) {
+            opt.only = v;
+            i++;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else {
+            fprintf(stderr, "opool_bench: unknown or incomplete argument '%s'\n", a);
+            usage(stderr);
+            exit(2);
+        }
+    }
+    if (opt.reps == 0) opt.reps = opt.quick ? 5 : 15;
+}
+
+static char g_load_start[64];
+
+/* The 1, 5 and 15 minute load averages. */
+static void read_load(char *out, size_t cap) {
+    snprintf(out, cap, "n/a");
+    bench_read_first_line("/proc/loadavg", NULL, out, cap);
+    char *p = out;
+    for (int fields = 0; *p; p++)
+        if (*p == ' ' && ++fields == 3) break;
+    *p = '\0';
+}
+
+static void print_header(const bench_machine *m, const char *mode) {
+    char load_end[64];
+    read_load(load_end, sizeof load_end);
+    /* reads the header's private layout: a diagnostic only */
+    opool *probe = make_opool(1024);
+    uintptr_t base = ((const opool__hot *)(const void *)probe)->base[0];
+    size_t stride = ((const opool__hot *)(const void *)probe)->stride;
+    opool_destroy(probe);
+    printf("opool_bench -- %s\n", mode);
+    printf("  cpu:       %s (%ld online)\n", m->cpu, m->nproc);
+    printf("  compiler:  %s\n", m->compiler);
+    printf("  flags:     %s\n", m->flags);
+    printf("  THP:       %s\n", m->thp);
+    printf("  loadavg:   %s at start, %s at end (other tenants skew memory-bound results)\n",
+           g_load_start, load_end);
+    printf("  objects:   %zu bytes; opool stride %zu, object base %% 64 = %u "
+           "(ideal arrays are 64-byte aligned)\n",
+           opt.size, stride, (unsigned)(base % 64));
+#ifdef __GLIBC__
+    printf("  malloc:    glibc %s, M_TRIM_THRESHOLD raised so freed memory stays mapped\n",
+           gnu_get_libc_version());
+#endif
+    printf("  method:    %d recorded repetitions after 1 warm-up, subjects interleaved;\n"
+           "             median/min/max of ns per op; ratios are medians over the reference's\n"
+           "             median in this run\n",
+           opt.reps);
+    printf("\n");
+}
+
+int main(int argc, char **argv) {
+    parse_args(argc, argv);
+    bench_machine m;
+    bench_machine_get(&m);
+    g_tty = isatty(2);
+    read_load(g_load_start, sizeof g_load_start);
+    g_t_start = bench_now_ns();
+#ifdef __GLIBC__
+    /* Keep freed memory mapped, as a pool keeps its storage: otherwise
+     * glibc returns it to the kernel between repetitions and malloc's next
+     * repetition pays page faults the pools do not. */
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+    const uint32_t big = 1000000, small = 1000;
+    char mode[160];
+    snprintf(mode, sizeof mode, "%s%s, object size %zu", opt.layouts ? "layout experiment" : "core",
+             opt.quick ? " (--quick)" : "", opt.size);
+    fprintf(stderr, "opool_bench: %s\n", mode);
+
+    if (opt.layouts) {
+        static const int ids[7] = {S_IGEN,   S_OPOOL,  S_LAY_AC, S_LAY_AD,
+                                   S_LAY_BC, S_LAY_BD, S_LAY_AE};
+        run_churn_lookup(small, ids, 7, 0, 2, "", true, true);
+        run_churn_lookup(big, ids, 7, 0, 2, "", true, true);
+    } else {
+        static const int ids[4] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
+        bool ch = wanted("churn"), lk = wanted("lookup");
+        if (ch || lk) {
+            run_churn_lookup(small, ids, 4, 1, 0, "", ch, lk);
+            run_churn_lookup(big, ids, 4, 1, 0, "", ch, lk);
+        }
+        if (wanted("filldrain")) run_filldrain(big);
+        if (wanted("iter")) {
+            uint32_t *perm = bench_xalloc((size_t)big * sizeof(uint32_t));
+            run_iter(big, 10, perm);
+            run_iter(big, 50, perm);
+            run_iter(big, 100, perm);
+            free(perm);
+        }
+    }
+
+    print_header(&m, mode);
+    if (opt.layouts) {
+        printf("Layouts: A = 8-byte slot record {gen, pos} (opool), B = split gen[]/pos[];\n"
+               "C = base + i*stride, D = opool's chunk formula (shift 32), E = D behind a\n"
+               "predicted chunk-0 branch. Roster pools like opool's fast paths minus its\n"
+               "counters. Ratios: to ideal_gen and to A+C.\n\n");
+        bench_print_table(stdout, g_rows, g_nrows, "xideal_gen", "xA+C");
+    } else {
+        bench_print_table(stdout, g_rows, g_nrows, "xideal_gen", "xideal");
+        printf(
+            "\nchurn: free handles[k] + alloc + write 2 fields, k random (ns per pair).\n"
+            "lookup: get(handles[random k]) + read 2 fields, after churn (ns per lookup;\n"
+            "  independent lookups, so this is throughput, not latency).\n"
+            "fill+drain: N allocs (fresh free order) then N frees in random order (ns per pair).\n"
+            "iterate: N slots, the given share live (random); ns per LIVE object; the ratio\n"
+            "  column compares to the ideal_gen generation scan.\n");
+    }
+    const char *csv = opt.csv       ? opt.csv
+                      : opt.layouts ? "bench/out/layouts.csv"
+                                    : "bench/out/core.csv";
+    if (bench_write_csv(csv, g_rows, g_nrows, "ideal_gen", opt.layouts ? "A+C" : "ideal", opt.size,
+                        mode, &m) == 0)
+        printf("\nCSV: %s\n", csv);
+    fprintf(stderr, "opool_bench: done in %.1f s\n", (double)(bench_now_ns() - g_t_start) / 1e9);
+    return 0;
+}

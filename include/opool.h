@@ -162,7 +162,8 @@ typedef struct opool_allocator { /* all zero = the C library */
 typedef struct opool_desc {
     size_t object_size;         /* required, > 0 */
     size_t object_align;        /* 0 = alignof(max_align_t); a power of two <= 4096 */
-    uint32_t capacity;          /* required, > 0: slots reserved at create */
+    uint32_t capacity;          /* required, > 0: slots reserved at create (a growable pool
+                                   rounds it up to a power of two, capped at max_capacity) */
     uint32_t max_capacity;      /* 0 = capacity; only OPOOL_FULL_GROW grows toward it */
     opool_full_policy on_full;  /* what alloc does when no slot is free */
     uint32_t flags;             /* OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP */
@@ -230,10 +231,11 @@ OPOOL_API void opool_destroy(opool *p);
  * O(new storage). */
 static inline void *opool_alloc(opool *p, opool_handle *out);
 
-/* Re-create an object at exactly h (loading a saved game). Returns NULL (and
- * changes nothing) if p is NULL, h's generation is even, h's index is beyond
- * what the pool can hold, the slot is retired, or the slot is live. A
- * growable pool grows as needed to reach the index. The slot leaves the free
+/* Re-create an object at exactly h (loading a saved game). Returns NULL if p
+ * is NULL, h's generation is even, h's index is beyond what the pool can hold,
+ * the slot is retired, or the slot is live; no object changes then. A growable
+ * pool grows as needed to reach the index (storage it added stays, free, even
+ * if the call then fails). The slot leaves the free
  * stack and the slot that was on top of the stack takes its place. O(1). */
 OPOOL_API void *opool_alloc_at(opool *p, opool_handle h);
 

@@ -309,38 +309,32 @@ typedef struct opool__slot {
 
 #define OPOOL__MAX_CHUNKS 33
 
+/* Every field the common inline paths touch sits in the first 64 bytes. */
 typedef struct opool__hot {
-    opool__slot *slot;  /* [nslots] */
-    uint32_t *roster;   /* [0, count) live, [count, limit) free, top at count */
-    uint32_t count;     /* live objects */
-    uint32_t limit;     /* slots in the roster: usable capacity */
-    uint32_t nslots;    /* slot records: every index below is a slot */
-    uint32_t slow;      /* nonzero: alloc/free take the out-of-line path */
-    uint32_t high_water;
-    uint32_t shift;     /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
+    opool__slot *slot;   /* [nslots] */
+    uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count */
+    uint32_t count;      /* live objects */
+    uint32_t fast_limit; /* inline alloc while count < this: min(limit, high_water), 0 if slow */
+    uint32_t nslots;     /* slot records: every index below is a slot */
+    uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
+    uint32_t slow;       /* nonzero: alloc/free take the out-of-line path */
+    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint64_t allocs;
     size_t stride;
     /* base[c] + i * stride is the object at index i of chunk c */
     uintptr_t base[OPOOL__MAX_CHUNKS];
+    uint32_t limit;      /* slots in the roster: usable capacity */
+    uint32_t high_water;
 } opool__hot;
 
 OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
 OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
+OPOOL_API void *opool__far(const opool *p, uint32_t i); /* object of slot i beyond chunk 0 */
 
-static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
-    /* bit width of (i >> shift): 0 for chunk 0, then 1, 2, ... */
-    uint64_t q = ((uint64_t)i >> c->shift) * 2 + 1;
-#if defined(__GNUC__) || defined(__clang__)
-    return (uint32_t)(63 - __builtin_clzll(q));
-#else
-    uint32_t n = 0;
-    while (q >>= 1) n++;
-    return n;
-#endif
-}
-
-static inline void *opool__addr(const opool__hot *c, uint32_t i) {
-    return (void *)(c->base[opool__chunk_of(c, i)] + (uintptr_t)i * c->stride);
+/* The object of a slot known to exist: chunk 0 inline, the rest out of line. */
+static inline void *opool__object(const opool__hot *c, uint32_t i) {
+    if (OPOOL_LIKELY(i < c->first)) return (void *)(c->base[0] + (uintptr_t)i * c->stride);
+    return opool__far((const opool *)(const void *)c, i);
 }
 
 static inline void *opool_get(const opool *p, opool_handle h) {
@@ -348,7 +342,7 @@ static inline void *opool_get(const opool *p, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || i >= c->nslots)) return NULL;
     if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
-    return opool__addr(c, i);
+    return opool__object(c, i);
 }
 
 static inline bool opool_valid(const opool *p, opool_handle h) { return opool_get(p, h) != NULL; }
@@ -356,7 +350,7 @@ static inline bool opool_valid(const opool *p, opool_handle h) { return opool_ge
 static inline void *opool_at(const opool *p, uint32_t index) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL || index >= c->nslots || !(c->slot[index].gen & 1)) return NULL;
-    return opool__addr(c, index);
+    return opool__object(c, index);
 }
 
 static inline uint32_t opool_count(const opool *p) {
@@ -376,20 +370,25 @@ static inline opool_handle opool_live_handle(const opool *p, uint32_t i) {
 static inline void *opool_live_object(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL || i >= c->count) return NULL;
-    return opool__addr(c, c->roster[i]);
+    return opool__object(c, c->roster[i]);
 }
 
 static inline void *opool_alloc(opool *p, opool_handle *out) {
     opool__hot *c = (opool__hot *)(void *)p;
-    if (OPOOL_UNLIKELY(c == NULL || c->slow != 0 || c->count == c->limit))
-        return opool__alloc_slow(p, out);
-    uint32_t n = c->count++;
+    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out);
+    uint32_t n = c->count;
+    if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
+        /* the pool is full, has hooks, or count is about to pass the high
+         * water mark (n == high_water then: raise it here, still inline) */
+        if (n >= c->limit || c->slow != 0) return opool__alloc_slow(p, out);
+        c->high_water = c->fast_limit = n + 1;
+    }
+    c->count = n + 1;
     uint32_t i = c->roster[n];
     uint32_t g = ++c->slot[i].gen;
-    c->high_water += n == c->high_water; /* count rises by one: this is max() */
     c->allocs++;
     if (out) out->bits = (uint64_t)g << 32 | i;
-    return opool__addr(c, i);
+    return opool__object(c, i);
 }
 
 static inline opool_status opool_free(opool *p, opool_handle h) {

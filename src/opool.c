@@ -37,6 +37,34 @@
 #define opool__assert(x) ((void)0)
 #endif
 
+/* Memory checkers: free slots are made inaccessible to them, fresh objects
+ * accessible (and, under Valgrind, undefined). */
+#if defined(__SANITIZE_ADDRESS__)
+#define OPOOL__ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OPOOL__ASAN 1
+#endif
+#endif
+#if defined(OPOOL__ASAN)
+#include <sanitizer/asan_interface.h>
+#define opool__mem_noaccess(ptr, n) ASAN_POISON_MEMORY_REGION(ptr, n)
+#define opool__mem_undefined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
+#define opool__mem_defined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
+#define opool__checker_active() true
+#elif defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
+#include <valgrind/memcheck.h>
+#define opool__mem_noaccess(ptr, n) ((void)VALGRIND_MAKE_MEM_NOACCESS(ptr, n))
+#define opool__mem_undefined(ptr, n) ((void)VALGRIND_MAKE_MEM_UNDEFINED(ptr, n))
+#define opool__mem_defined(ptr, n) ((void)VALGRIND_MAKE_MEM_DEFINED(ptr, n))
+#define opool__checker_active() (RUNNING_ON_VALGRIND != 0)
+#else
+#define opool__mem_noaccess(ptr, n) ((void)(ptr), (void)(n))
+#define opool__mem_undefined(ptr, n) ((void)(ptr), (void)(n))
+#define opool__mem_defined(ptr, n) ((void)(ptr), (void)(n))
+#define opool__checker_active() false
+#endif
+
 /* ==== private layout ===================================================== */
 
 /* Roster-position markers for slots that are not in the roster. */
@@ -44,11 +72,11 @@
 #define OPOOL__UNBACKED (UINT32_MAX - 1) /* its chunk was given back by shrink */
 
 /* Bits of hot.slow: why alloc/free must take the out-of-line path. */
-#define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON or RETIRE_ON_WRAP */
+#define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
 #define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: the next free ends it */
 
 #define OPOOL__POISON_WORD 0x1deadb0bu
-#define OPOOL__HEADER_ALIGN 64 /* the hot fields start a cache line */
+#define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
 struct opool {
     opool__hot hot; /* first: the header's inline functions cast opool * to it */
@@ -62,6 +90,7 @@ struct opool {
     size_t align;          /* of objects */
     bool episode;
     bool arrays_owned;     /* slot/roster arrays came from the allocator */
+    bool checker;          /* ASan or Valgrind watches the objects */
     uint64_t failed_allocs, rejected, evictions, grows;
     void *block;           /* the creation block, when opool_create allocated it */
     size_t block_size;     /* bytes of the creation block (or of the caller's buffer used) */
@@ -70,11 +99,13 @@ struct opool {
 
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
 _Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
+_Static_assert(offsetof(opool__hot, base) + sizeof(uintptr_t) <= OPOOL__LINE || sizeof(void *) > 8,
+               "the common inline paths read one cache line");
 
 /* ==== geometry =========================================================== */
 
 typedef struct opool__geometry {
-    size_t stride, align;
+    size_t stride, align; /* align: of chunks of objects, at least a cache line */
     uint32_t first;        /* slots in chunk 0 */
     uint32_t max_capacity; /* effective growth limit */
     uint32_t shift;        /* see opool__hot.shift */
@@ -128,7 +159,7 @@ static bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     g->first = (uint32_t)(first < maxcap ? first : maxcap);
     g->max_capacity = maxcap;
     g->stride = stride;
-    g->align = align;
+    g->align = align > OPOOL__LINE ? align : OPOOL__LINE;
 
     /* every byte the pool could ever hold must be addressable */
     size_t all_objects, first_objects, arrays, total;
@@ -138,9 +169,9 @@ static bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     arrays = (size_t)g->first * (sizeof(opool__slot) + sizeof(uint32_t));
     total = sizeof(struct opool) + arrays;
     g->objects_at = total;
-    if (!opool__add_ok(total, align - 1, &total)) return false;
+    if (!opool__add_ok(total, g->align - 1, &total)) return false;
     if (!opool__add_ok(total, first_objects, &total)) return false;
-    if (!opool__add_ok(total, OPOOL__HEADER_ALIGN - 1, &total)) return false;
+    if (!opool__add_ok(total, OPOOL__LINE - 1, &total)) return false;
     g->required = total;
     return true;
 }
@@ -158,6 +189,21 @@ static uint32_t opool__chunk_hi(const opool *p, uint32_t c) {
 
 static size_t opool__chunk_bytes(const opool *p, uint32_t c) {
     return (size_t)(opool__chunk_hi(p, c) - opool__chunk_lo(p, c)) * p->hot.stride;
+}
+
+/* The object of slot i in a chunk after the first (the header's inline path
+ * handles chunk 0): chunk c holds the indices whose bit width beyond the
+ * shift is c. */
+void *opool__far(const opool *p, uint32_t i) {
+    const opool__hot *h = &p->hot;
+    uint64_t q = (uint64_t)i >> h->shift;
+#if defined(__GNUC__) || defined(__clang__)
+    uint32_t c = (uint32_t)(63 - __builtin_clzll(q * 2 + 1));
+#else
+    uint32_t c = 0;
+    for (; q; q >>= 1) c++;
+#endif
+    return (void *)(h->base[c] + (uintptr_t)i * h->stride);
 }
 
 static bool opool__chunk_backed(const opool *p, uint32_t c) {
@@ -199,6 +245,17 @@ static bool opool__poison_intact(const void *obj, size_t n) {
     return true;
 }
 
+/* Slot i has just become free (or was born free): poison it, hide it. */
+static void opool__slot_freed(opool *p, void *obj) {
+    if (p->desc.flags & OPOOL_POISON) opool__poison_fill(obj, p->hot.stride);
+    opool__mem_noaccess(obj, p->hot.stride);
+}
+
+static void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n) {
+    if (!(p->desc.flags & OPOOL_POISON) && !p->checker) return;
+    for (uint32_t k = 0; k < n; k++) opool__slot_freed(p, (void *)(first_obj + k * p->hot.stride));
+}
+
 static void opool__default_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)user;
     if (what == OPOOL_EFULL) {
@@ -222,13 +279,18 @@ static void opool__report(opool *p, opool_status what, opool_handle h) {
         opool__default_report(p, what, h, p->desc.user);
 }
 
-static void opool__update_slow(opool *p) {
+/* Recompute what decides whether the inline alloc/free may run. Called
+ * whenever the hooks, the episode, the limit or the high water change. */
+static void opool__update_fast(opool *p) {
     const opool_desc *d = &p->desc;
+    opool__hot *h = &p->hot;
     uint32_t s = 0;
-    if (d->init || d->fini || (d->flags & (OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP)))
+    if (d->init || d->fini || (d->flags & (OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP)) ||
+        p->checker)
         s |= OPOOL__SLOW_HOOKS;
     if (p->episode) s |= OPOOL__SLOW_EPISODE;
-    p->hot.slow = s;
+    h->slow = s;
+    h->fast_limit = s ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
 }
 
 /* Make the slot and roster arrays hold at least n entries, keeping contents. */
@@ -278,8 +340,9 @@ static OPOOL_NOINLINE bool opool__grow(opool *p) {
     }
     p->chunk_mem[c] = mem;
     h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    if (p->desc.flags & OPOOL_POISON) opool__poison_fill(mem, bytes);
+    opool__range_freed(p, (uintptr_t)mem, hi - lo);
     p->grows++;
+    opool__update_fast(p);
     return true;
 }
 
@@ -312,13 +375,14 @@ static void opool__retire_top(opool *p, uint32_t i) {
     h->limit = last;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
+    opool__update_fast(p);
 }
 
 /* Free live slot i: fini, swap-delete, next generation, poison, retire. */
 static void opool__release(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
     uint32_t g = h->slot[i].gen;
-    void *obj = opool__addr(h, i);
+    void *obj = opool__object(h, i);
     if (p->desc.fini) {
         p->desc.fini(obj, p->desc.user);
         if (h->slot[i].gen != g) return; /* fini freed its own object */
@@ -330,22 +394,30 @@ static void opool__release(opool *p, uint32_t i) {
     h->roster[last] = i;
     h->slot[i].pos = last;
     h->slot[i].gen = ++g;
-    if (p->desc.flags & OPOOL_POISON) opool__poison_fill(obj, h->stride);
+    opool__slot_freed(p, obj);
     if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) opool__retire_top(p, i);
     if (p->episode) {
         p->episode = false;
-        opool__update_slow(p);
+        opool__update_fast(p);
     }
 }
 
 /* Slot i has just become live with generation g: the checks and hooks. */
 static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen) {
     opool__hot *h = &p->hot;
-    void *obj = opool__addr(h, i);
-    h->high_water += h->count > h->high_water;
+    void *obj = opool__object(h, i);
+    if (h->count > h->high_water) {
+        h->high_water = h->count;
+        opool__update_fast(p);
+    }
     h->allocs++;
-    if ((p->desc.flags & OPOOL_POISON) && !opool__poison_intact(obj, h->stride))
-        opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
+    if (p->desc.flags & OPOOL_POISON) {
+        opool__mem_defined(obj, h->stride);
+        if (!opool__poison_intact(obj, h->stride))
+            opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
+    }
+    /* the object's bytes are whatever they were: undefined to a checker */
+    opool__mem_undefined(obj, p->desc.object_size);
     if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, p->desc.object_size);
     if (p->desc.init) p->desc.init(obj, p->desc.user);
     return obj;
@@ -392,7 +464,7 @@ size_t opool_required_bytes(const opool_desc *desc) {
 
 static opool_status opool__build(opool **out, void *buf, size_t size, const opool_desc *desc,
                                  const opool__geometry *g) {
-    uintptr_t at = ((uintptr_t)buf + OPOOL__HEADER_ALIGN - 1) & ~(uintptr_t)(OPOOL__HEADER_ALIGN - 1);
+    uintptr_t at = ((uintptr_t)buf + OPOOL__LINE - 1) & ~(uintptr_t)(OPOOL__LINE - 1);
     opool *p = (opool *)at;
     memset(p, 0, sizeof *p);
     p->desc = *desc;
@@ -414,7 +486,8 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     h->roster = (uint32_t *)(h->slot + g->first);
     uintptr_t objects = (at + g->objects_at + g->align - 1) & ~(uintptr_t)(g->align - 1);
     h->base[0] = objects;
-    h->nslots = h->limit = p->slot_cap = g->first;
+    h->nslots = h->limit = h->first = p->slot_cap = g->first;
+    p->checker = opool__checker_active();
     for (uint32_t i = 0; i < g->first; i++) {
         h->slot[i].gen = p->gen0;
         h->slot[i].pos = i;
@@ -424,8 +497,8 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     p->nchunks = 1;
     while (h->shift < 32 && opool__chunk_lo(p, p->nchunks) < p->max_capacity) p->nchunks++;
     opool__assert(p->nchunks <= OPOOL__MAX_CHUNKS);
-    if (desc->flags & OPOOL_POISON) opool__poison_fill((void *)objects, (size_t)g->first * g->stride);
-    opool__update_slow(p);
+    opool__range_freed(p, objects, g->first);
+    opool__update_fast(p);
     *out = p;
     return OPOOL_OK;
 }
@@ -445,7 +518,7 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
     if (!opool__geometry_of(desc, &g)) return OPOOL_EINVAL;
     opool_allocator a = desc->allocator;
     if (a.alloc == NULL) a.alloc = opool__sys_alloc;
-    void *block = a.alloc(a.ctx, g.required, OPOOL__HEADER_ALIGN);
+    void *block = a.alloc(a.ctx, g.required, OPOOL__LINE);
     if (block == NULL) return OPOOL_ENOMEM;
     opool_status s = opool__build(out, block, g.required, desc, &g);
     (*out)->block = block;
@@ -457,9 +530,13 @@ void opool_destroy(opool *p) {
     if (p->desc.fini)
         while (p->hot.count > 0) opool__release(p, p->hot.roster[p->hot.count - 1]);
     opool_allocator m = p->mem;
+    /* the memory goes back whole: hidden free slots must not stay hidden */
+    opool__mem_defined((void *)p->hot.base[0], (size_t)p->hot.first * p->hot.stride);
     for (uint32_t c = 1; c < p->nchunks; c++)
-        if (p->chunk_mem[c])
+        if (p->chunk_mem[c]) {
+            opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
             m.free(m.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
+        }
     if (p->arrays_owned)
         m.free(m.ctx, p->hot.slot, (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)));
     if (p->block) m.free(m.ctx, p->block, p->block_size);
@@ -473,7 +550,7 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
         p->failed_allocs++;
         if (!p->episode) {
             p->episode = true;
-            opool__update_slow(p);
+            opool__update_fast(p);
             opool__report(p, OPOOL_EFULL, OPOOL_NULL);
         }
         return NULL;
@@ -587,6 +664,7 @@ uint32_t opool_shrink(opool *p) {
             h->slot[i].pos = OPOOL__UNBACKED;
             released++;
         }
+        opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
         p->mem.free(p->mem.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
         p->chunk_mem[c] = NULL;
         h->base[c] = 0;
@@ -601,6 +679,7 @@ uint32_t opool_shrink(opool *p) {
         h->roster[k++] = i;
     }
     h->limit = k;
+    opool__update_fast(p);
     return released;
 }
 

@@ -87,10 +87,14 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL_NODISCARD __attribute__((warn_unused_result))
+#define OPOOL_PURE __attribute__((pure))
+#define OPOOL__NONNULL(ptr) ((ptr) ? (void)0 : __builtin_unreachable())
 #define OPOOL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define OPOOL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define OPOOL_NODISCARD
+#define OPOOL_PURE
+#define OPOOL__NONNULL(ptr) ((void)0)
 #define OPOOL_LIKELY(x) (x)
 #define OPOOL_UNLIKELY(x) (x)
 #endif
@@ -317,32 +321,47 @@ typedef struct opool__hot {
     uint32_t fast_limit; /* inline alloc while count < this: min(limit, high_water), 0 if slow */
     uint32_t nslots;     /* slot records: every index below is a slot */
     uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
-    uint32_t slow;       /* nonzero: alloc/free take the out-of-line path */
-    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
+    uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
+    uint32_t limit;      /* slots in the roster: usable capacity */
     uint64_t allocs;
     size_t stride;
     /* base[c] + i * stride is the object at index i of chunk c */
     uintptr_t base[OPOOL__MAX_CHUNKS];
-    uint32_t limit;      /* slots in the roster: usable capacity */
     uint32_t high_water;
+    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
+    uint32_t slow;       /* nonzero: alloc/free take the out-of-line path */
 } opool__hot;
 
 OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
 OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
-OPOOL_API void *opool__far(const opool *p, uint32_t i); /* object of slot i beyond chunk 0 */
+/* The object of slot i beyond chunk 0. Pure (reads, never writes), so loops
+ * around the inline paths keep the pool's fields in registers. */
+OPOOL_API OPOOL_PURE void *opool__far(const opool *p, uint32_t i);
+/* opool_get for an index beyond chunk 0 (or beyond every slot). Pure. */
+OPOOL_API OPOOL_PURE void *opool__get_far(const opool *p, opool_handle h);
 
 /* The object of a slot known to exist: chunk 0 inline, the rest out of line. */
 static inline void *opool__object(const opool__hot *c, uint32_t i) {
-    if (OPOOL_LIKELY(i < c->first)) return (void *)(c->base[0] + (uintptr_t)i * c->stride);
-    return opool__far((const opool *)(const void *)c, i);
+    void *obj;
+    if (OPOOL_LIKELY(i < c->first))
+        obj = (void *)(c->base[0] + (uintptr_t)i * c->stride);
+    else
+        obj = opool__far((const opool *)(const void *)c, i);
+    OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
+    return obj;
 }
 
 static inline void *opool_get(const opool *p, opool_handle h) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
-    if (OPOOL_UNLIKELY(c == NULL || i >= c->nslots)) return NULL;
-    if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
-    return opool__object(c, i);
+    if (OPOOL_UNLIKELY(c == NULL)) return NULL;
+    if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
+        if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
+        void *obj = (void *)(c->base[0] + (uintptr_t)i * c->stride);
+        OPOOL__NONNULL(obj);
+        return obj;
+    }
+    return opool__get_far(p, h);
 }
 
 static inline bool opool_valid(const opool *p, opool_handle h) { return opool_get(p, h) != NULL; }
@@ -380,7 +399,7 @@ static inline void *opool_alloc(opool *p, opool_handle *out) {
     if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
         /* the pool is full, has hooks, or count is about to pass the high
          * water mark (n == high_water then: raise it here, still inline) */
-        if (n >= c->limit || c->slow != 0) return opool__alloc_slow(p, out);
+        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
         c->high_water = c->fast_limit = n + 1;
     }
     c->count = n + 1;
@@ -394,7 +413,7 @@ static inline void *opool_alloc(opool *p, opool_handle *out) {
 static inline opool_status opool_free(opool *p, opool_handle h) {
     opool__hot *c = (opool__hot *)(void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
-    if (OPOOL_UNLIKELY(c == NULL || c->slow != 0 || i >= c->nslots)) return opool__free_slow(p, h);
+    if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
     opool__slot *s = &c->slot[i];
     if (OPOOL_UNLIKELY(s->gen != g || !(g & 1))) return opool__free_slow(p, h);
     /* swap-delete: the last live roster entry takes the freed one's place */

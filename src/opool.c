@@ -206,6 +206,12 @@ void *opool__far(const opool *p, uint32_t i) {
     return (void *)(h->base[c] + (uintptr_t)i * h->stride);
 }
 
+void *opool__get_far(const opool *p, opool_handle h) {
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (i >= p->hot.nslots || p->hot.slot[i].gen != g || !(g & 1)) return NULL;
+    return opool__far(p, i);
+}
+
 static bool opool__chunk_backed(const opool *p, uint32_t c) {
     return c == 0 || p->chunk_mem[c] != NULL;
 }
@@ -291,6 +297,7 @@ static void opool__update_fast(opool *p) {
     if (p->episode) s |= OPOOL__SLOW_EPISODE;
     h->slow = s;
     h->fast_limit = s ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
+    h->free_limit = s ? 0 : h->nslots;
 }
 
 /* Make the slot and roster arrays hold at least n entries, keeping contents. */

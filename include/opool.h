@@ -322,11 +322,12 @@ typedef struct opool__hot {
     uint32_t nslots;     /* slot records: every index below is a slot */
     uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
     uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
-    uint32_t limit;      /* slots in the roster: usable capacity */
+    uint32_t pending;    /* 1 + the slot freed last whose swap-delete is deferred, or 0 */
     uint64_t allocs;
     size_t stride;
     /* base[c] + i * stride is the object at index i of chunk c */
     uintptr_t base[OPOOL__MAX_CHUNKS];
+    uint32_t limit;      /* slots in the roster: usable capacity */
     uint32_t high_water;
     uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint32_t slow;       /* nonzero: alloc/free take the out-of-line path */
@@ -339,6 +340,29 @@ OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
 OPOOL_API OPOOL_PURE void *opool__far(const opool *p, uint32_t i);
 /* opool_get for an index beyond chunk 0 (or beyond every slot). Pure. */
 OPOOL_API OPOOL_PURE void *opool__get_far(const opool *p, opool_handle h);
+
+/* A free defers its swap-delete by one step: the freed slot keeps its roster
+ * place (pending) and the last live entry waits at roster[count]. If the next
+ * call is an alloc, the slot (the LIFO top) comes back in its old place and
+ * the roster is never written: replacing an object costs no roster traffic.
+ * Any other call that changes the roster settles the swap first; readers see
+ * the settled roster through opool__roster_at without writing. */
+static inline void opool__settle(opool__hot *c) {
+    uint32_t q = c->pending - 1, pos = c->slot[q].pos, n = c->count;
+    uint32_t j = c->roster[n];
+    c->roster[pos] = j;
+    c->slot[j].pos = pos;
+    c->roster[n] = q;
+    c->slot[q].pos = n;
+    c->pending = 0;
+}
+
+/* roster[i] for i < count, as if settled. */
+static inline uint32_t opool__roster_at(const opool__hot *c, uint32_t i) {
+    uint32_t s = c->roster[i];
+    if (OPOOL_UNLIKELY(c->pending != 0) && s == c->pending - 1) s = c->roster[c->count];
+    return s;
+}
 
 /* The object of a slot known to exist: chunk 0 inline, the rest out of line. */
 static inline void *opool__object(const opool__hot *c, uint32_t i) {
@@ -380,7 +404,7 @@ static inline opool_handle opool_live_handle(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c != NULL && i < c->count) {
-        uint32_t s = c->roster[i];
+        uint32_t s = opool__roster_at(c, i);
         h.bits = (uint64_t)c->slot[s].gen << 32 | s;
     }
     return h;
@@ -389,7 +413,7 @@ static inline opool_handle opool_live_handle(const opool *p, uint32_t i) {
 static inline void *opool_live_object(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL || i >= c->count) return NULL;
-    return opool__object(c, c->roster[i]);
+    return opool__object(c, opool__roster_at(c, i));
 }
 
 static inline void *opool_alloc(opool *p, opool_handle *out) {
@@ -403,7 +427,13 @@ static inline void *opool_alloc(opool *p, opool_handle *out) {
         c->high_water = c->fast_limit = n + 1;
     }
     c->count = n + 1;
-    uint32_t i = c->roster[n];
+    uint32_t i;
+    if (c->pending != 0) { /* the slot freed last, still in its roster place */
+        i = c->pending - 1;
+        c->pending = 0;
+    } else {
+        i = c->roster[n];
+    }
     uint32_t g = ++c->slot[i].gen;
     c->allocs++;
     if (out) out->bits = (uint64_t)g << 32 | i;
@@ -416,13 +446,9 @@ static inline opool_status opool_free(opool *p, opool_handle h) {
     if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
     opool__slot *s = &c->slot[i];
     if (OPOOL_UNLIKELY(s->gen != g || !(g & 1))) return opool__free_slow(p, h);
-    /* swap-delete: the last live roster entry takes the freed one's place */
-    uint32_t last = --c->count, pos = s->pos;
-    uint32_t j = c->roster[last];
-    c->roster[pos] = j;
-    c->slot[j].pos = pos;
-    c->roster[last] = i;
-    s->pos = last;
+    if (c->pending != 0) opool__settle(c);
+    c->count--;
+    c->pending = i + 1;
     s->gen = g + 1;
     return OPOOL_OK;
 }

@@ -361,6 +361,12 @@ static opool_handle opool__handle(uint32_t i, uint32_t gen) {
     return h;
 }
 
+/* Settle a deferred swap-delete (see opool__settle): every path that reads
+ * roster positions beyond the inline ones starts here. */
+static void opool__settled(opool *p) {
+    if (p->hot.pending != 0) opool__settle(&p->hot);
+}
+
 /* OPOOL_OK if h is live in p, else the status every handle-taking call gives. */
 static opool_status opool__classify(const opool *p, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
@@ -385,7 +391,8 @@ static void opool__retire_top(opool *p, uint32_t i) {
     opool__update_fast(p);
 }
 
-/* Free live slot i: fini, swap-delete, next generation, poison, retire. */
+/* Free live slot i: fini, swap-delete (deferred, as the inline free does),
+ * next generation, poison, retire. */
 static void opool__release(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
     uint32_t g = h->slot[i].gen;
@@ -394,19 +401,28 @@ static void opool__release(opool *p, uint32_t i) {
         p->desc.fini(obj, p->desc.user);
         if (h->slot[i].gen != g) return; /* fini freed its own object */
     }
-    uint32_t last = --h->count, pos = h->slot[i].pos;
-    uint32_t j = h->roster[last];
-    h->roster[pos] = j;
-    h->slot[j].pos = pos;
-    h->roster[last] = i;
-    h->slot[i].pos = last;
+    opool__settled(p);
+    h->count--;
+    h->pending = i + 1;
     h->slot[i].gen = ++g;
     opool__slot_freed(p, obj);
-    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) opool__retire_top(p, i);
+    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) {
+        opool__settle(h);
+        opool__retire_top(p, i);
+    }
     if (p->episode) {
         p->episode = false;
         opool__update_fast(p);
     }
+}
+
+/* Free every live object, last roster entry first (fini may free others). */
+static void opool__release_all(opool *p) {
+    while (p->hot.count > 0) {
+        opool__settled(p);
+        opool__release(p, p->hot.roster[p->hot.count - 1]);
+    }
+    opool__settled(p);
 }
 
 /* Slot i has just become live with generation g: the checks and hooks. */
@@ -534,8 +550,7 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
 
 void opool_destroy(opool *p) {
     if (p == NULL) return;
-    if (p->desc.fini)
-        while (p->hot.count > 0) opool__release(p, p->hot.roster[p->hot.count - 1]);
+    if (p->desc.fini) opool__release_all(p);
     opool_allocator m = p->mem;
     /* the memory goes back whole: hidden free slots must not stay hidden */
     opool__mem_defined((void *)p->hot.base[0], (size_t)p->hot.first * p->hot.stride);
@@ -562,7 +577,9 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
         }
         return NULL;
     }
-    uint32_t i = h->roster[h->count++];
+    uint32_t i = h->pending ? h->pending - 1 : h->roster[h->count];
+    h->pending = 0;
+    h->count++;
     uint32_t g = ++h->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return opool__prepare(p, i, g - 1);
@@ -584,6 +601,7 @@ void *opool_alloc_at(opool *p, opool_handle want) {
     uint32_t i = opool_handle_index(want), g = opool_handle_generation(want);
     if (p == NULL || !(g & 1) || i >= p->max_capacity) return NULL;
     opool__hot *h = &p->hot;
+    opool__settled(p);
     while (i >= h->nslots || h->slot[i].pos == OPOOL__UNBACKED)
         if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return NULL;
     uint32_t pos = h->slot[i].pos, prev = h->slot[i].gen;
@@ -631,7 +649,7 @@ opool_status opool_free_object(opool *p, void *obj) {
 void opool_clear(opool *p) {
     if (p == NULL) return;
     opool__hot *h = &p->hot;
-    while (h->count > 0) opool__release(p, h->roster[h->count - 1]);
+    opool__release_all(p);
     uint32_t k = 0;
     for (uint32_t i = 0; i < h->nslots; i++) {
         uint32_t pos = h->slot[i].pos;
@@ -647,6 +665,7 @@ uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
 void opool_sort(opool *p) {
     if (p == NULL) return;
     opool__hot *h = &p->hot;
+    opool__settled(p);
     uint32_t k = 0;
     for (uint32_t i = 0; i < h->nslots && k < h->count; i++) {
         if (!(h->slot[i].gen & 1)) continue;
@@ -660,6 +679,7 @@ uint32_t opool_shrink(opool *p) {
     if (p == NULL) return 0;
     opool__hot *h = &p->hot;
     uint32_t released = 0;
+    opool__settled(p);
     for (uint32_t c = 1; c < p->nchunks; c++) {
         if (!p->chunk_mem[c]) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);

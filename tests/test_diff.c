@@ -341,7 +341,7 @@ static void full_check(harness *h) {
         opool_handle lh = opool_live_handle(p, k);
         EXPECT_EQ(h, lh.bits, model_live_handle(m, k));
         unsigned char *obj = opool_live_object(p, k);
-        EXPECT_EQ(h, (uintptr_t)obj, (uintptr_t)h->addr[m->roster[k]]);
+        EXPECT_EQ(h, (uintptr_t)obj, (uintptr_t)h->addr[model_live_slot(m, k)]);
         if (obj && !h->failed) check_pattern(h, obj, lh.bits, "full check");
     }
     EXPECT_EQ(h, opool_live_handle(p, m->count).bits, 0);
@@ -369,6 +369,7 @@ static void full_check(harness *h) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     EXPECT_EQ(h, c->nslots, m->nslots);
     EXPECT_EQ(h, c->limit, m->limit);
+    EXPECT_EQ(h, c->pending, m->pending);
     for (uint32_t k = m->count; k < m->limit && !h->failed; k++)
         EXPECT_EQ(h, c->roster[k], m->roster[k]);
     for (uint32_t i = 0; i < m->nslots && i < c->nslots && !h->failed; i++) {
@@ -512,12 +513,12 @@ static void op_free_object(harness *h) {
     uint32_t index = MODEL_NOPOS;
     uint32_t kind = rng_below(&h->r, 6);
     if (kind <= 2 && m->count > 0) { /* a live object */
-        uint32_t i = m->roster[rng_below(&h->r, m->count)];
+        uint32_t i = model_live_slot(m, rng_below(&h->r, m->count));
         ptr = h->addr[i];
         index = i;
         check_pattern(h, ptr, model_bits(m->gen[i], i), "before free_object");
     } else if (kind == 3 && m->count > 0 && h->size > 1) { /* interior */
-        uint32_t i = m->roster[rng_below(&h->r, m->count)];
+        uint32_t i = model_live_slot(m, rng_below(&h->r, m->count));
         ptr = h->addr[i] + 1 + rng_below(&h->r, (uint32_t)h->size - 1);
     } else if (kind == 4 && (index = known_slot(h)) != MODEL_NOPOS) { /* free or live */
         ptr = h->addr[index];
@@ -562,7 +563,7 @@ static void op_lookup(harness *h) {
 
 static void verify_all_live(harness *h) {
     for (uint32_t k = 0; k < h->m.count && !h->failed; k++) {
-        uint32_t i = h->m.roster[k];
+        uint32_t i = model_live_slot(&h->m, k);
         check_pattern(h, h->addr[i], model_bits(h->m.gen[i], i), "live object");
     }
 }
@@ -617,7 +618,7 @@ static void op_iterate(harness *h) {
         opool_handle lh = opool_live_handle(h->p, i);
         unsigned char *obj = opool_live_object(h->p, i);
         EXPECT_EQ(h, lh.bits, model_live_handle(m, i));
-        EXPECT_EQ(h, (uintptr_t)obj, (uintptr_t)h->addr[m->roster[i]]);
+        EXPECT_EQ(h, (uintptr_t)obj, (uintptr_t)h->addr[model_live_slot(m, i)]);
         if (h->failed) break;
         check_pattern(h, obj, lh.bits, "iteration");
         if (rng_below(&h->r, 100) < free_pct) {
@@ -763,7 +764,7 @@ static bool run_seed(uint64_t seed, uint64_t ops) {
     h->nfini = 0;
     uint32_t live = h->m.count;
     void **want = calloc(live + 1, sizeof *want);
-    for (uint32_t k = 0; want && k < live; k++) want[k] = h->addr[h->m.roster[k]];
+    for (uint32_t k = 0; want && k < live; k++) want[k] = h->addr[model_live_slot(&h->m, k)];
     opool_destroy(h->p);
     h->p = NULL;
     if (h->d.fini && want && !h->failed) {

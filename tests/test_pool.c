@@ -341,6 +341,43 @@ TEST(free_moves_last_live_entry_into_the_hole) {
     opool_destroy(p);
 }
 
+TEST(alloc_right_after_free_takes_the_freed_roster_place) {
+    opool *p = make_pool(8, 8);
+    REQUIRE(p);
+    opool_handle h[4], n;
+    alloc_n(p, 4, h);
+    CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK);
+    CHECK(opool_alloc(p, &n) != NULL);
+    CHECK_EQ_U64(opool_handle_index(n), 1); /* LIFO */
+    CHECK_EQ_U64(opool_live_handle(p, 0).bits, h[0].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 1).bits, n.bits); /* the roster did not move */
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[2].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 3).bits, h[3].bits);
+    opool_destroy(p);
+}
+
+TEST(consecutive_frees_each_swap_delete) {
+    opool *p = make_pool(8, 8);
+    REQUIRE(p);
+    opool_handle h[5], a, b;
+    alloc_n(p, 5, h);
+    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* h[4] takes place 0 */
+    CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_OK); /* h[3] takes place 2 */
+    CHECK_EQ_U64(opool_count(p), 3);
+    CHECK_EQ_U64(opool_live_handle(p, 0).bits, h[4].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 1).bits, h[1].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[3].bits);
+    /* LIFO across both: slot 2 then slot 0 */
+    CHECK(opool_alloc(p, &a) != NULL);
+    CHECK(opool_alloc(p, &b) != NULL);
+    CHECK_EQ_U64(opool_handle_index(a), 2);
+    CHECK_EQ_U64(opool_handle_index(b), 0);
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, a.bits);
+    CHECK_EQ_U64(opool_live_handle(p, 3).bits, h[3].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 4).bits, b.bits);
+    opool_destroy(p);
+}
+
 /* ---- rejected handles --------------------------------------------------- */
 
 TEST(free_twice_is_rejected) {
@@ -1166,8 +1203,9 @@ TEST(evict_makes_victim_handle_stale) {
     CHECK_EQ_U64(s.count, 3);
     CHECK_EQ_U64(s.failed_allocs, 0);
     CHECK_EQ_U64(r.reports, 1); /* only the stale free */
-    CHECK_EQ_U64(opool_live_handle(p, 0).bits, h[2].bits);
-    CHECK_EQ_U64(opool_live_handle(p, 2).bits, n.bits);
+    /* free then alloc: the new object takes the victim's roster place */
+    CHECK_EQ_U64(opool_live_handle(p, 0).bits, n.bits);
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[2].bits);
     opool_destroy(p);
 }
 
@@ -2141,6 +2179,8 @@ int main(int argc, char **argv) {
     RUN(alloc_and_free_each_advance_the_generation);
     RUN(reuse_is_lifo);
     RUN(free_moves_last_live_entry_into_the_hole);
+    RUN(alloc_right_after_free_takes_the_freed_roster_place);
+    RUN(consecutive_frees_each_swap_delete);
 
     RUN(free_twice_is_rejected);
     RUN(null_handle_is_never_valid);

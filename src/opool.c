@@ -1,8 +1,7 @@
 /*
  * opool.c -- the single-threaded generational pool (see include/opool.h).
  *
- * Sections (grep for "==== "):
- *   ==== private layout      the pool struct behind the header's opool__hot
+ * The pool's layout is in opool_internal.h. Sections (grep for "==== "):
  *   ==== geometry            desc validation and sizes, shared by create paths
  *   ==== memory              allocator, chunks, slot arrays
  *   ==== slots               the roster operations every path goes through
@@ -12,106 +11,9 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "opool.h"
-
-#include <stdalign.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#if defined(__GNUC__) || defined(__clang__)
-#define OPOOL_NOINLINE __attribute__((noinline))
-#elif defined(_MSC_VER)
-#define OPOOL_NOINLINE __declspec(noinline)
-#include <malloc.h>
-#else
-#define OPOOL_NOINLINE
-#endif
-
-/* Internal consistency checks (cheap ones); compiled out with NDEBUG. */
-#ifndef NDEBUG
-#include <assert.h>
-#define opool__assert(x) assert(x)
-#else
-#define opool__assert(x) ((void)0)
-#endif
-
-/* Memory checkers: free slots are made inaccessible to them, fresh objects
- * accessible (and, under Valgrind, undefined). */
-#if defined(__SANITIZE_ADDRESS__)
-#define OPOOL__ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define OPOOL__ASAN 1
-#endif
-#endif
-#if defined(OPOOL__ASAN)
-#include <sanitizer/asan_interface.h>
-#define opool__mem_noaccess(ptr, n) ASAN_POISON_MEMORY_REGION(ptr, n)
-#define opool__mem_undefined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
-#define opool__mem_defined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
-#define opool__checker_active() true
-#elif defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
-#include <valgrind/memcheck.h>
-#define opool__mem_noaccess(ptr, n) ((void)VALGRIND_MAKE_MEM_NOACCESS(ptr, n))
-#define opool__mem_undefined(ptr, n) ((void)VALGRIND_MAKE_MEM_UNDEFINED(ptr, n))
-#define opool__mem_defined(ptr, n) ((void)VALGRIND_MAKE_MEM_DEFINED(ptr, n))
-#define opool__checker_active() (RUNNING_ON_VALGRIND != 0)
-#else
-#define opool__mem_noaccess(ptr, n) ((void)(ptr), (void)(n))
-#define opool__mem_undefined(ptr, n) ((void)(ptr), (void)(n))
-#define opool__mem_defined(ptr, n) ((void)(ptr), (void)(n))
-#define opool__checker_active() false
-#endif
-
-/* ==== private layout ===================================================== */
-
-/* Roster-position markers for slots that are not in the roster. */
-#define OPOOL__RETIRED UINT32_MAX      /* generation used up: never comes back */
-#define OPOOL__UNBACKED (UINT32_MAX - 1) /* its chunk was given back by shrink */
-
-/* Bits of hot.slow: why alloc/free must take the out-of-line path. */
-#define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
-#define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: the next free ends it */
-
-#define OPOOL__POISON_WORD 0x1deadb0bu
-#define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
-
-struct opool {
-    opool__hot hot; /* first: the header's inline functions cast opool * to it */
-    opool_desc desc;
-    opool_allocator mem;   /* desc.allocator with defaults filled in */
-    uint32_t gen0;         /* every slot's first generation (even) */
-    uint32_t max_capacity; /* no index reaches this */
-    uint32_t nchunks;      /* chunks the index space of max_capacity spans */
-    uint32_t slot_cap;     /* entries the slot and roster arrays hold */
-    uint32_t retired;
-    size_t align;          /* of objects */
-    bool episode;
-    bool arrays_owned;     /* slot/roster arrays came from the allocator */
-    bool checker;          /* ASan or Valgrind watches the objects */
-    uint64_t failed_allocs, rejected, evictions, grows;
-    void *block;           /* the creation block, when opool_create allocated it */
-    size_t block_size;     /* bytes of the creation block (or of the caller's buffer used) */
-    void *chunk_mem[OPOOL__MAX_CHUNKS]; /* storage of chunks >= 1 (chunk 0 lives in the block) */
-};
-
-_Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
-_Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
-_Static_assert(offsetof(opool__hot, base) + sizeof(uintptr_t) <= OPOOL__LINE || sizeof(void *) > 8,
-               "the common inline paths read one cache line");
+#include "opool_internal.h"
 
 /* ==== geometry =========================================================== */
-
-typedef struct opool__geometry {
-    size_t stride, align; /* align: of chunks of objects, at least a cache line */
-    uint32_t first;        /* slots in chunk 0 */
-    uint32_t max_capacity; /* effective growth limit */
-    uint32_t shift;        /* see opool__hot.shift */
-    size_t objects_at;     /* offset of chunk 0's objects from an aligned header */
-    size_t required;       /* bytes opool_create_in needs from an arbitrary buffer */
-} opool__geometry;
 
 static bool opool__mul_ok(size_t a, size_t b, size_t *out) {
     if (b != 0 && a > SIZE_MAX / b) return false;
@@ -132,7 +34,7 @@ static uint32_t opool__ceil_log2(uint32_t x) {
 }
 
 /* Validate desc and work out sizes; false for every invalid desc. */
-static bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
+bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     if (d == NULL || d->object_size == 0 || d->capacity == 0) return false;
     if (d->capacity > OPOOL_MAX_CAPACITY || d->max_capacity > OPOOL_MAX_CAPACITY) return false;
     if (d->max_capacity != 0 && d->max_capacity < d->capacity) return false;
@@ -178,16 +80,16 @@ static bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
 
 /* The index range [lo, hi) of chunk c (lo is 64-bit: chunks past the last
  * one start at or beyond 2^32). */
-static uint64_t opool__chunk_lo(const opool *p, uint32_t c) {
+uint64_t opool__chunk_lo(const opool *p, uint32_t c) {
     return c == 0 ? 0 : (uint64_t)1 << (p->hot.shift + c - 1);
 }
 
-static uint32_t opool__chunk_hi(const opool *p, uint32_t c) {
+uint32_t opool__chunk_hi(const opool *p, uint32_t c) {
     uint64_t hi = c == 0 && p->hot.shift == 32 ? p->max_capacity : (uint64_t)1 << (p->hot.shift + c);
     return (uint32_t)(hi < p->max_capacity ? hi : p->max_capacity);
 }
 
-static size_t opool__chunk_bytes(const opool *p, uint32_t c) {
+size_t opool__chunk_bytes(const opool *p, uint32_t c) {
     return (size_t)(opool__chunk_hi(p, c) - opool__chunk_lo(p, c)) * p->hot.stride;
 }
 
@@ -212,7 +114,7 @@ void *opool__get_far(const opool *p, opool_handle h) {
     return opool__far(p, i);
 }
 
-static bool opool__chunk_backed(const opool *p, uint32_t c) {
+bool opool__chunk_backed(const opool *p, uint32_t c) {
     return c == 0 || p->chunk_mem[c] != NULL;
 }
 
@@ -252,7 +154,7 @@ static bool opool__poison_intact(const void *obj, size_t n) {
 }
 
 /* Slot i has just become free (or was born free): poison it, hide it. */
-static void opool__slot_freed(opool *p, void *obj) {
+void opool__slot_freed(opool *p, void *obj) {
     if (p->desc.flags & OPOOL_POISON) opool__poison_fill(obj, p->hot.stride);
     opool__mem_noaccess(obj, p->hot.stride);
 }
@@ -278,7 +180,7 @@ static void opool__default_report(opool *p, opool_status what, opool_handle h, v
     }
 }
 
-static void opool__report(opool *p, opool_status what, opool_handle h) {
+void opool__report(opool *p, opool_status what, opool_handle h) {
     if (p->desc.report)
         p->desc.report(p, what, h, p->desc.user);
     else
@@ -287,7 +189,7 @@ static void opool__report(opool *p, opool_status what, opool_handle h) {
 
 /* Recompute what decides whether the inline alloc/free may run. Called
  * whenever the hooks, the episode, the limit or the high water change. */
-static void opool__update_fast(opool *p) {
+void opool__update_fast(opool *p) {
     const opool_desc *d = &p->desc;
     opool__hot *h = &p->hot;
     uint32_t s = 0;
@@ -301,7 +203,7 @@ static void opool__update_fast(opool *p) {
 }
 
 /* Make the slot and roster arrays hold at least n entries, keeping contents. */
-static bool opool__reserve_slots(opool *p, uint32_t n) {
+bool opool__reserve_slots(opool *p, uint32_t n) {
     if (n <= p->slot_cap) return true;
     size_t bytes = (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
     opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, alignof(opool__slot));
@@ -321,7 +223,7 @@ static bool opool__reserve_slots(opool *p, uint32_t n) {
 
 /* Give storage to the lowest chunk that has none; its slots join the free
  * stack in ascending order. False when no chunk is left or memory is not. */
-static OPOOL_NOINLINE bool opool__grow(opool *p) {
+OPOOL_NOINLINE bool opool__grow(opool *p) {
     uint32_t c = 1;
     while (c < p->nchunks && opool__chunk_backed(p, c)) c++;
     if (c >= p->nchunks) return false;
@@ -355,7 +257,7 @@ static OPOOL_NOINLINE bool opool__grow(opool *p) {
 
 /* ==== slots ============================================================== */
 
-static opool_handle opool__handle(uint32_t i, uint32_t gen) {
+opool_handle opool__handle(uint32_t i, uint32_t gen) {
     opool_handle h;
     h.bits = (uint64_t)gen << 32 | i;
     return h;
@@ -363,12 +265,12 @@ static opool_handle opool__handle(uint32_t i, uint32_t gen) {
 
 /* Settle a deferred swap-delete (see opool__settle): every path that reads
  * roster positions beyond the inline ones starts here. */
-static void opool__settled(opool *p) {
+void opool__settled(opool *p) {
     if (p->hot.pending != 0) opool__settle(&p->hot);
 }
 
 /* OPOOL_OK if h is live in p, else the status every handle-taking call gives. */
-static opool_status opool__classify(const opool *p, opool_handle h) {
+opool_status opool__classify(const opool *p, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     if (!(g & 1) || i >= p->hot.nslots) return OPOOL_EINVAL;
     return p->hot.slot[i].gen == g ? OPOOL_OK : OPOOL_ESTALE;
@@ -393,7 +295,7 @@ static void opool__retire_top(opool *p, uint32_t i) {
 
 /* Free live slot i: fini, swap-delete (deferred, as the inline free does),
  * next generation, poison, retire. */
-static void opool__release(opool *p, uint32_t i) {
+void opool__release(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
     uint32_t g = h->slot[i].gen;
     void *obj = opool__object(h, i);
@@ -417,7 +319,7 @@ static void opool__release(opool *p, uint32_t i) {
 }
 
 /* Free every live object, last roster entry first (fini may free others). */
-static void opool__release_all(opool *p) {
+void opool__release_all(opool *p) {
     while (p->hot.count > 0) {
         opool__settled(p);
         opool__release(p, p->hot.roster[p->hot.count - 1]);

@@ -1,0 +1,126 @@
+/*
+ * opool_internal.h -- what the modules of src/ share about a pool: the layout
+ * behind the header's opool__hot, the markers, the memory-checker hooks, and
+ * the slot operations every module goes through. Private: never installed.
+ */
+#ifndef OPOOL_INTERNAL_H
+#define OPOOL_INTERNAL_H
+
+#include "opool.h"
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define OPOOL_NOINLINE __declspec(noinline)
+#include <malloc.h>
+#else
+#define OPOOL_NOINLINE
+#endif
+
+/* Internal consistency checks (cheap ones); compiled out with NDEBUG. */
+#ifndef NDEBUG
+#include <assert.h>
+#define opool__assert(x) assert(x)
+#else
+#define opool__assert(x) ((void)0)
+#endif
+
+/* Memory checkers: free slots are made inaccessible to them, fresh objects
+ * accessible (and, under Valgrind, undefined). */
+#if defined(__SANITIZE_ADDRESS__)
+#define OPOOL__ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OPOOL__ASAN 1
+#endif
+#endif
+#if defined(OPOOL__ASAN)
+#include <sanitizer/asan_interface.h>
+#define opool__mem_noaccess(ptr, n) ASAN_POISON_MEMORY_REGION(ptr, n)
+#define opool__mem_undefined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
+#define opool__mem_defined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
+#define opool__checker_active() true
+#elif defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
+#include <valgrind/memcheck.h>
+#define opool__mem_noaccess(ptr, n) ((void)VALGRIND_MAKE_MEM_NOACCESS(ptr, n))
+#define opool__mem_undefined(ptr, n) ((void)VALGRIND_MAKE_MEM_UNDEFINED(ptr, n))
+#define opool__mem_defined(ptr, n) ((void)VALGRIND_MAKE_MEM_DEFINED(ptr, n))
+#define opool__checker_active() (RUNNING_ON_VALGRIND != 0)
+#else
+#define opool__mem_noaccess(ptr, n) ((void)(ptr), (void)(n))
+#define opool__mem_undefined(ptr, n) ((void)(ptr), (void)(n))
+#define opool__mem_defined(ptr, n) ((void)(ptr), (void)(n))
+#define opool__checker_active() false
+#endif
+
+/* ==== private layout ===================================================== */
+
+/* Roster-position markers for slots that are not in the roster. */
+#define OPOOL__RETIRED UINT32_MAX      /* generation used up: never comes back */
+#define OPOOL__UNBACKED (UINT32_MAX - 1) /* its chunk was given back by shrink */
+
+/* Bits of hot.slow: why alloc/free must take the out-of-line path. */
+#define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
+#define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: the next free ends it */
+
+#define OPOOL__POISON_WORD 0x1deadb0bu
+#define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
+
+struct opool {
+    opool__hot hot; /* first: the header's inline functions cast opool * to it */
+    opool_desc desc;
+    opool_allocator mem;   /* desc.allocator with defaults filled in */
+    uint32_t gen0;         /* every slot's first generation (even) */
+    uint32_t max_capacity; /* no index reaches this */
+    uint32_t nchunks;      /* chunks the index space of max_capacity spans */
+    uint32_t slot_cap;     /* entries the slot and roster arrays hold */
+    uint32_t retired;
+    size_t align;          /* of objects */
+    bool episode;
+    bool arrays_owned;     /* slot/roster arrays came from the allocator */
+    bool checker;          /* ASan or Valgrind watches the objects */
+    uint64_t failed_allocs, rejected, evictions, grows;
+    void *block;           /* the creation block, when opool_create allocated it */
+    size_t block_size;     /* bytes of the creation block (or of the caller's buffer used) */
+    void *chunk_mem[OPOOL__MAX_CHUNKS]; /* storage of chunks >= 1 (chunk 0 lives in the block) */
+};
+
+_Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
+_Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
+_Static_assert(offsetof(opool__hot, base) + sizeof(uintptr_t) <= OPOOL__LINE || sizeof(void *) > 8,
+               "the common inline paths read one cache line");
+
+typedef struct opool__geometry {
+    size_t stride, align; /* align: of chunks of objects, at least a cache line */
+    uint32_t first;        /* slots in chunk 0 */
+    uint32_t max_capacity; /* effective growth limit */
+    uint32_t shift;        /* see opool__hot.shift */
+    size_t objects_at;     /* offset of chunk 0's objects from an aligned header */
+    size_t required;       /* bytes opool_create_in needs from an arbitrary buffer */
+} opool__geometry;
+
+/* ---- shared by the modules of src/ (defined in opool.c) ------------------ */
+
+bool opool__geometry_of(const opool_desc *d, opool__geometry *g);
+uint64_t opool__chunk_lo(const opool *p, uint32_t c);
+uint32_t opool__chunk_hi(const opool *p, uint32_t c);
+size_t opool__chunk_bytes(const opool *p, uint32_t c);
+bool opool__chunk_backed(const opool *p, uint32_t c);
+void opool__report(opool *p, opool_status what, opool_handle h);
+void opool__update_fast(opool *p);
+void opool__slot_freed(opool *p, void *obj);
+bool opool__reserve_slots(opool *p, uint32_t n);
+bool opool__grow(opool *p);
+opool_handle opool__handle(uint32_t i, uint32_t gen);
+void opool__settled(opool *p);
+opool_status opool__classify(const opool *p, opool_handle h);
+void opool__release(opool *p, uint32_t i);
+void opool__release_all(opool *p);
+
+#endif /* OPOOL_INTERNAL_H */

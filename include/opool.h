@@ -156,6 +156,12 @@ enum {
 
 typedef struct opool opool;
 
+/* Byte streams for save and load. write: like fwrite, returns the bytes
+ * written (short = failure). read: like fread, returns the bytes read (short
+ * = end of input or failure). */
+typedef size_t (*opool_write_fn)(void *ctx, const void *data, size_t size);
+typedef size_t (*opool_read_fn)(void *ctx, void *data, size_t size);
+
 typedef struct opool_allocator { /* all zero = the C library */
     void *(*alloc)(void *ctx, size_t size, size_t align);
     void (*free)(void *ctx, void *ptr, size_t size);
@@ -182,6 +188,13 @@ typedef struct opool_desc {
     void (*report)(opool *p, opool_status what, opool_handle h, void *user);
     void *user; /* passed to every callback */
     opool_allocator allocator;
+    /* Save/load of objects that hold pointers (default: the object's bytes).
+     * save_object writes any bytes it likes through write(wctx, ...) and
+     * returns false on failure; load_object rebuilds an object from exactly
+     * those bytes and returns false to reject them (load gives
+     * OPOOL_ECORRUPT). Both or neither. */
+    bool (*save_object)(const void *obj, opool_write_fn write, void *wctx, void *user);
+    bool (*load_object)(void *obj, const void *data, size_t size, void *user);
 } opool_desc;
 
 /* Versioned so it can grow: fields are only ever appended. */
@@ -300,6 +313,37 @@ OPOOL_API void opool_get_stats(const opool *p, opool_stats *out);
 
 /* A short constant English description, "unknown status" for others. */
 OPOOL_API const char *opool_status_str(opool_status s);
+
+/* ---- save and load (docs/FORMAT.md) ------------------------------------ */
+
+/* Write p's complete state: every slot's generation, the roster (live list
+ * and free stack, so the next handles issued are the same), the salt, the
+ * statistics and every live object. OPOOL_EINVAL: p or write NULL;
+ * OPOOL_ENOMEM; OPOOL_ECORRUPT: write came up short or save_object failed.
+ * O(capacity + bytes of live objects). */
+OPOOL_API opool_status opool_save(const opool *p, opool_write_fn write, void *ctx);
+
+/* Rebuild a pool from what opool_save wrote, with desc's callbacks,
+ * allocator and policy. desc's object_size and object_align must match the
+ * saved pool's (else OPOOL_EINVAL), as must its capacity limits (the saved
+ * capacity may not exceed what desc allows). Every handle valid at save is
+ * valid again and reaches an identical object; every other handle is
+ * rejected. OPOOL_ECORRUPT: truncated, corrupted or hostile input (checked
+ * whole, checksum included, before anything is built); OPOOL_ENOMEM. On any
+ * failure *out is NULL and nothing leaks. init is not called; load_object
+ * is, for each live object when desc has it. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_load(opool **out, const opool_desc *desc,
+                                                  opool_read_fn read, void *ctx);
+
+/* opool_save to a file, atomically: a temporary file beside path, flushed
+ * to disk, then renamed over path. A crash or a full disk part-way leaves
+ * the previous file as it was. OPOOL_EINVAL: NULL argument; OPOOL_ECORRUPT
+ * (or OPOOL_ENOMEM) when writing fails. */
+OPOOL_API opool_status opool_save_file(const opool *p, const char *path);
+
+/* opool_load from a file. OPOOL_EINVAL also when the file cannot be opened. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_desc *desc,
+                                                       const char *path);
 
 /* ============================================================================
  * PRIVATE: the layout the inline fast paths read. Not part of the API; it may

@@ -44,6 +44,7 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
         return false;
     if (d->on_full == OPOOL_FULL_EVICT && d->evict == NULL) return false;
     if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) return false;
+    if ((d->save_object == NULL) != (d->load_object == NULL)) return false;
 
     size_t align = d->object_align ? d->object_align : alignof(max_align_t);
     if ((align & (align - 1)) != 0 || align > 4096) return false;

@@ -43,13 +43,21 @@
  * slot's roster entry with the last live one and decrements count. Reuse is
  * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
  *
+ * The swap of a free is deferred until the next call that needs it. When
+ * that call is an alloc, the freed slot (the top of the free stack) simply
+ * returns to its old roster place and the roster is never written, so
+ * replacing an object costs no more than the generation check. The only
+ * visible effect: an object allocated right after a free takes the freed
+ * object's place in the live list instead of the end of it.
+ *
  * Memory per slot: the object rounded up to its alignment (the stride), plus
  * 12 bytes of bookkeeping (8 for the slot record, 4 for the roster entry).
  * The pool header itself is a few hundred bytes.
  *
  * A growable pool (OPOOL_FULL_GROW) reserves its first chunk with its capacity
  * rounded up to a power of two, and each growth adds a chunk as large as all
- * the storage before it (capped at max_capacity). Objects never move.
+ * the storage before it (capped at max_capacity). Objects never move. Every
+ * chunk of objects starts on a 64-byte cache line.
  *
  * ============================================================================
  * ERRORS

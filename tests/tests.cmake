@@ -1,0 +1,68 @@
+# tests/tests.cmake -- included last by CMakeLists.txt (inside if(OPOOL_BUILD_TESTS)).
+#
+# Debug safety net under Valgrind (docs/DEBUGGING.md): tests/programs/debug_valgrind.c run
+# under memcheck, once per mode. Two kinds of test:
+#   debug_valgrind_<mode>          opool_add_valgrind_test: any memcheck error FAILS it
+#                                  (negative controls: valid use is silent)
+#   debug_valgrind_catches_<mode>  valgrind_expect.cmake: PASSES only if memcheck reports
+#                                  exactly the expected error (the misuse is caught)
+# Only in builds without sanitizers, with valgrind installed and <valgrind/memcheck.h>
+# found (the library's client requests exist only then); skipped otherwise, with a notice.
+
+if(OPOOL_SANITIZE OR NOT OPOOL_VALGRIND_EXE OR NOT OPOOL_HAVE_VALGRIND_H)
+    if(OPOOL_SANITIZE)
+        set(_why "a sanitizer build")
+    elseif(NOT OPOOL_VALGRIND_EXE)
+        set(_why "valgrind not found")
+    else()
+        set(_why "<valgrind/memcheck.h> not found (apt-get install valgrind)")
+    endif()
+    message(STATUS "opool: debug_valgrind tests skipped: ${_why}")
+    return()
+endif()
+
+opool_program(debug_valgrind "${PROJECT_SOURCE_DIR}/tests/programs/debug_valgrind.c")
+target_compile_definitions(debug_valgrind PRIVATE ${OPOOL_TEST_DEFINITIONS})
+# -O2 whatever the build type: the checker must work on optimised callers (the inline fast
+# paths give way to the out-of-line path once the pool has seen Valgrind).
+if(NOT MSVC)
+    # DWARF 4: Valgrind 3.19 cannot read clang-14's default DWARF 5, and the tests look for
+    # the function names in its reports.
+    target_compile_options(debug_valgrind PRIVATE -O2 -g -gdwarf-4)
+endif()
+
+# Negative controls: memcheck must find nothing (leaks included).
+foreach(_mode clean zero-reuse init-reuse)
+    opool_add_valgrind_test(debug_valgrind_${_mode} debug_valgrind ${_mode})
+endforeach()
+
+# The misuse must be caught. A function per expectation: NAME MODE EXPECT [FRAME] [ORIGIN].
+function(opool_add_valgrind_expect name mode expect)
+    set(_extra "")
+    if(ARGC GREATER 3)
+        list(APPEND _extra "-DEXPECT_FRAME=${ARGV3}")
+    endif()
+    if(ARGC GREATER 4)
+        list(APPEND _extra "-DEXPECT_ORIGIN=${ARGV4}")
+    endif()
+    file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${name}")
+    add_test(NAME ${name}
+        COMMAND "${CMAKE_COMMAND}" "-DVALGRIND=${OPOOL_VALGRIND_EXE}"
+                "-DPROGRAM=$<TARGET_FILE:debug_valgrind>" "-DMODE=${mode}" "-DEXPECT=${expect}"
+                ${_extra} -P "${PROJECT_SOURCE_DIR}/tests/programs/valgrind_expect.cmake"
+        WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${name}")
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS valgrind)
+endfunction()
+
+opool_add_valgrind_expect(debug_valgrind_catches_uninit_reuse uninit-reuse
+    "Conditional jump or move depends on uninitialised value"
+    "branch_on_reused[.a-z0-9]* \\([^)]*debug_valgrind.c:"
+    "Uninitialised value was created by a client request.*at 0x[0-9A-F]+: opool__prepare")
+opool_add_valgrind_expect(debug_valgrind_catches_read_freed read-freed
+    "Invalid read of size 4" "read_freed \\([^)]*debug_valgrind.c:")
+opool_add_valgrind_expect(debug_valgrind_catches_write_freed write-freed
+    "Invalid write of size 4" "write_freed \\([^)]*debug_valgrind.c:")
+opool_add_valgrind_expect(debug_valgrind_catches_read_never read-never
+    "Invalid read of size 4" "read_never \\([^)]*debug_valgrind.c:")
+opool_add_valgrind_expect(debug_valgrind_catches_read_grown read-grown
+    "Invalid read of size 4" "read_grown \\([^)]*debug_valgrind.c:")

@@ -142,21 +142,46 @@ static void opool__sys_free(void *ctx, void *ptr, size_t size) {
 #endif
 }
 
+/* desc's allocator with the defaults filled in (the C library when it has
+ * none): what a pool built from desc allocates with. */
+opool_allocator opool__allocator_of(const opool_desc *d) {
+    opool_allocator a = d->allocator;
+    if (a.alloc == NULL) {
+        a.alloc = opool__sys_alloc;
+        a.free = opool__sys_free;
+        a.ctx = NULL;
+    }
+    return a;
+}
+
+/* The poison pattern's bytes from a slot's start: 0x1deadb0b little-endian,
+ * repeated, whatever the machine's byte order. */
+static const unsigned char opool__poison8[8] = {0x0b, 0xdb, 0xea, 0x1d, 0x0b, 0xdb, 0xea, 0x1d};
+
 static void opool__poison_fill(void *obj, size_t n) {
     unsigned char *b = (unsigned char *)obj;
-    for (size_t k = 0; k < n; k++) b[k] = (unsigned char)(OPOOL__POISON_WORD >> (8 * (k & 3)));
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) memcpy(b + k, opool__poison8, 8);
+    for (; k < n; k++) b[k] = opool__poison8[k & 7];
 }
 
 static bool opool__poison_intact(const void *obj, size_t n) {
     const unsigned char *b = (const unsigned char *)obj;
-    for (size_t k = 0; k < n; k++)
-        if (b[k] != (unsigned char)(OPOOL__POISON_WORD >> (8 * (k & 3)))) return false;
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8)
+        if (memcmp(b + k, opool__poison8, 8) != 0) return false;
+    for (; k < n; k++)
+        if (b[k] != opool__poison8[k & 7]) return false;
     return true;
 }
 
-/* Slot i has just become free (or was born free): poison it, hide it. */
+/* Slot i has just become free (or was born free): poison it, hide it. Its
+ * padding was hidden while live, so open the whole slot to fill it. */
 void opool__slot_freed(opool *p, void *obj) {
-    if (p->desc.flags & OPOOL_POISON) opool__poison_fill(obj, p->hot.stride);
+    if (p->desc.flags & OPOOL_POISON) {
+        opool__mem_defined(obj, p->hot.stride);
+        opool__poison_fill(obj, p->hot.stride);
+    }
     opool__mem_noaccess(obj, p->hot.stride);
 }
 
@@ -341,6 +366,7 @@ static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen) {
         opool__mem_defined(obj, h->stride);
         if (!opool__poison_intact(obj, h->stride))
             opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
+        opool__mem_noaccess(obj, h->stride); /* the padding stays hidden while live */
     }
     /* the object's bytes are whatever they were: undefined to a checker */
     opool__mem_undefined(obj, p->desc.object_size);

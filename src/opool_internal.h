@@ -69,7 +69,6 @@
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
 #define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: the next free ends it */
 
-#define OPOOL__POISON_WORD 0x1deadb0bu
 #define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
 struct opool {
@@ -108,6 +107,7 @@ typedef struct opool__geometry {
 /* ---- shared by the modules of src/ (defined in opool.c) ------------------ */
 
 bool opool__geometry_of(const opool_desc *d, opool__geometry *g);
+opool_allocator opool__allocator_of(const opool_desc *d);
 uint64_t opool__chunk_lo(const opool *p, uint32_t c);
 uint32_t opool__chunk_hi(const opool *p, uint32_t c);
 size_t opool__chunk_bytes(const opool *p, uint32_t c);
@@ -122,5 +122,14 @@ void opool__settled(opool *p);
 opool_status opool__classify(const opool *p, opool_handle h);
 void opool__release(opool *p, uint32_t i);
 void opool__release_all(opool *p);
+
+/* ---- tests and fuzzers only (defined in opool_check.c) -------------------- */
+
+/* Verify every invariant of p's layout (geometry, chunks, the roster as a
+ * permutation with the deferred swap-delete taken into account, the live
+ * prefix and free suffix, markers, counters, the inline paths' bounds).
+ * True if all hold; else false with the first violation described in why
+ * (if why is not NULL). O(slots). The library never calls it. */
+bool opool__check(const opool *p, char *why, size_t why_size);
 
 #endif /* OPOOL_INTERNAL_H */

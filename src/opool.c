@@ -420,12 +420,7 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     opool *p = (opool *)at;
     memset(p, 0, sizeof *p);
     p->desc = *desc;
-    p->mem = desc->allocator;
-    if (p->mem.alloc == NULL) {
-        p->mem.alloc = opool__sys_alloc;
-        p->mem.free = opool__sys_free;
-        p->mem.ctx = NULL;
-    }
+    p->mem = opool__allocator_of(desc);
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
     p->max_capacity = g->max_capacity;
     p->align = g->align;
@@ -468,8 +463,7 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
     *out = NULL;
     opool__geometry g;
     if (!opool__geometry_of(desc, &g)) return OPOOL_EINVAL;
-    opool_allocator a = desc->allocator;
-    if (a.alloc == NULL) a.alloc = opool__sys_alloc;
+    opool_allocator a = opool__allocator_of(desc);
     void *block = a.alloc(a.ctx, g.required, OPOOL__LINE);
     if (block == NULL) return OPOOL_ENOMEM;
     opool_status s = opool__build(out, block, g.required, desc, &g);

@@ -1773,6 +1773,29 @@ TEST(create_rejects_allocator_with_only_one_function) {
     CHECK_EQ_U64(c.calls, 0);
 }
 
+static bool noop_save(const void *obj, opool_write_fn write, void *wctx, void *user) {
+    (void)user;
+    return write(wctx, obj, 1) == 1;
+}
+
+static bool noop_load(void *obj, const void *data, size_t size, void *user) {
+    (void)obj, (void)data, (void)user;
+    return size == 1;
+}
+
+TEST(create_rejects_save_object_without_load_object) {
+    opool_desc d = desc_of(8, 4);
+    d.save_object = noop_save;
+    CHECK_CREATE_REJECTS(&d);
+    d.save_object = NULL;
+    d.load_object = noop_load;
+    CHECK_CREATE_REJECTS(&d);
+    d.save_object = noop_save;
+    opool *p = create(&d);
+    CHECK(p != NULL);
+    opool_destroy(p);
+}
+
 TEST(create_rejects_overflowing_sizes) {
     opool_desc d = desc_of(SIZE_MAX / 2, 4);
     CHECK_CREATE_REJECTS(&d);
@@ -2273,6 +2296,7 @@ int main(int argc, char **argv) {
     RUN(create_rejects_unknown_policy);
     RUN(create_rejects_evict_without_callback);
     RUN(create_rejects_allocator_with_only_one_function);
+    RUN(create_rejects_save_object_without_load_object);
     RUN(create_rejects_overflowing_sizes);
     RUN(required_bytes_covers_the_pool);
     RUN(create_in_makes_no_allocation);

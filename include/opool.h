@@ -471,19 +471,22 @@ static inline void *opool_live_object(const opool *p, uint32_t i) {
 static inline void *opool_alloc(opool *p, opool_handle *out) {
     opool__hot *c = (opool__hot *)(void *)p;
     if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out);
-    uint32_t n = c->count;
-    if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
-        /* the pool is full, has hooks, or count is about to pass the high
-         * water mark (n == high_water then: raise it here, still inline) */
-        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
-        c->high_water = c->fast_limit = n + 1;
-    }
-    c->count = n + 1;
-    uint32_t i;
-    if (c->pending != 0) { /* the slot freed last, still in its roster place */
-        i = c->pending - 1;
+    uint32_t i, q = c->pending;
+    if (OPOOL_LIKELY(q != 0 && c->free_limit != 0)) {
+        /* replacing what was just freed: the slot is still in its roster
+         * place, and count cannot pass the high water mark or the limit */
         c->pending = 0;
+        c->count++;
+        i = q - 1;
     } else {
+        uint32_t n = c->count;
+        if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
+            /* the pool is full, has hooks, or count is about to pass the high
+             * water mark (n == high_water then: raise it here, still inline) */
+            if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
+            c->high_water = c->fast_limit = n + 1;
+        }
+        c->count = n + 1;
         i = c->roster[n];
     }
     uint32_t g = ++c->slot[i].gen;

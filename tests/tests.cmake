@@ -8,6 +8,12 @@
 #                                  exactly the expected error (the misuse is caught)
 # Only in builds without sanitizers, with valgrind installed and <valgrind/memcheck.h>
 # found (the library's client requests exist only then); skipped otherwise, with a notice.
+#
+# First, the typed pools' compile-time proofs (tests/typed/typed.cmake) and the single-header
+# distribution's tests (cmake/dist.cmake): before the Valgrind part, which returns early.
+
+include("${PROJECT_SOURCE_DIR}/tests/typed/typed.cmake")
+include("${PROJECT_SOURCE_DIR}/cmake/dist.cmake")
 
 if(OPOOL_SANITIZE OR NOT OPOOL_VALGRIND_EXE OR NOT OPOOL_HAVE_VALGRIND_H)
     if(OPOOL_SANITIZE)

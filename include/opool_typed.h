@@ -1,0 +1,308 @@
+/*
+ * opool_typed.h -- typed pools: one macro line, one pool type per object type
+ * (C11 and C++11)
+ *
+ * ============================================================================
+ * WHAT IT IS
+ * ============================================================================
+ * OPOOL_TYPED(name, T) declares, for a complete C type T:
+ *
+ *   name            a pool of T: a distinct (incomplete) struct type, used
+ *                   through name * exactly like opool *
+ *   name_handle     its handle: a one-field struct { opool_handle raw; }, so
+ *                   a handle of one pool type can never be passed where
+ *                   another's is expected (a compile error in C and C++)
+ *   name_xxx(...)   the core API (opool.h) with T * instead of void * and
+ *                   name_handle instead of opool_handle
+ *
+ * Every function is a static inline shim of a line or two over the untyped
+ * core: no code is duplicated per type, the fast paths inline exactly as the
+ * core's do, and a debugger steps from the shim into the ordinary core
+ * function. Behaviour, failures and costs are the core's (see opool.h).
+ *
+ * ============================================================================
+ * STEP BY STEP
+ * ============================================================================
+ *     #include "opool_typed.h"
+ *
+ *     struct enemy { float x, y; int hp; };
+ *     OPOOL_TYPED(enemy_pool, struct enemy);       // file scope, T complete
+ *
+ *     enemy_pool *pool;
+ *     if (enemy_pool_create_n(&pool, 256) != OPOOL_OK) ...;   // fixed, 256
+ *
+ *     enemy_pool_handle h;
+ *     struct enemy *e = enemy_pool_alloc(pool, &h);  // NULL when full
+ *     e = enemy_pool_get(pool, h);                   // NULL once h is stale
+ *     enemy_pool_free(pool, h);                      // OPOOL_ESTALE the 2nd time
+ *
+ *     for (uint32_t i = enemy_pool_count(pool); i-- > 0;) {
+ *         struct enemy *it = enemy_pool_live_object(pool, i);
+ *         if (it->hp <= 0) enemy_pool_free(pool, enemy_pool_live_handle(pool, i));
+ *     }
+ *     enemy_pool_destroy(pool);
+ *
+ * The line needs its semicolon and may appear once per name in a
+ * translation unit: put it in a header to share the type between files.
+ * Give the pool a name of its own (enemy_pool, not enemy): C++ rejects a
+ * pool type named like T's tag.
+ *
+ * ============================================================================
+ * THE FUNCTIONS (for OPOOL_TYPED(P, T); H is P_handle)
+ * ============================================================================
+ * Lifetime. desc is copied and completed: object_size 0 becomes sizeof(T),
+ * object_align 0 becomes alignof(T) (not the core's alignof(max_align_t): a
+ * typed pool packs T as tightly as an array of T). A size below sizeof(T) or
+ * an alignment below alignof(T) is OPOOL_EINVAL, like a NULL desc; a larger
+ * size is allowed (room after each T). A NULL desc is OPOOL_EINVAL, as in
+ * the core: the capacity-only shortcut is P_create_n. *out is NULL after any
+ * failure.
+ *     opool_status P_create(P **out, const opool_desc *desc);
+ *     opool_status P_create_n(P **out, uint32_t capacity);  // fixed, defaults
+ *     size_t       P_required_bytes(const opool_desc *desc);
+ *     opool_status P_create_in(P **out, void *buf, size_t size, const opool_desc *desc);
+ *     void         P_destroy(P *p);
+ * Objects.
+ *     T           *P_alloc(P *p, H *out);           // out may be NULL
+ *     T           *P_alloc_at(P *p, H h);
+ *     opool_status P_free(P *p, H h);
+ *     opool_status P_free_object(P *p, T *obj);
+ *     T           *P_get(const P *p, H h);
+ *     bool         P_valid(const P *p, H h);
+ *     H            P_handle_of(const P *p, const T *obj);
+ *     T           *P_at(const P *p, uint32_t index);
+ *     void         P_clear(P *p);
+ * Iteration and introspection.
+ *     uint32_t     P_count(const P *p);
+ *     uint32_t     P_capacity(const P *p);
+ *     H            P_live_handle(const P *p, uint32_t i);
+ *     T           *P_live_object(const P *p, uint32_t i);
+ *     void         P_sort(P *p);
+ *     uint32_t     P_shrink(P *p);
+ *     void         P_stats(const P *p, opool_stats *out);
+ *     opool       *P_raw(P *p);                      // the untyped pool, for any core call
+ * Save and load (desc completed as for P_create, so the same desc that
+ * created a pool loads it):
+ *     opool_status P_save(const P *p, opool_write_fn write, void *ctx);
+ *     opool_status P_load(P **out, const opool_desc *desc, opool_read_fn read, void *ctx);
+ *     opool_status P_save_file(const P *p, const char *path);
+ *     opool_status P_load_file(P **out, const opool_desc *desc, const char *path);
+ * Handles (no pool needed):
+ *     H            P_handle_null(void);
+ *     bool         P_handle_is_null(H h);
+ *     bool         P_handle_eq(H a, H b);
+ *     uint32_t     P_handle_index(H h);
+ *     uint32_t     P_handle_generation(H h);
+ *     opool_handle P_handle_raw(H h);               // h.raw: the untyped handle
+ *     H            P_handle_from(opool_handle raw); // the explicit way back
+ *
+ * ============================================================================
+ * WHAT THE TYPES CATCH
+ * ============================================================================
+ * - A handle of another pool type (or a bare opool_handle) passed to a P_
+ *   function, assigned to an H, or compared with P_handle_eq: a compile
+ *   error in C and C++, with no special flag (tests/typed/mix_handles.c).
+ * - A pool of another type passed to a P_ function: an error in C++; in C an
+ *   incompatible-pointer-types diagnostic (an error with GCC 14 and later,
+ *   a warning before: -Werror=incompatible-pointer-types makes it one).
+ * - P_get and friends return T *: assigning the result to another object
+ *   pointer type is the same error in C++ and the same diagnostic in C.
+ * What they cannot catch: a handle of the same pool type used with another
+ * pool of that type. The core's per-pool salt rejects that at run time with
+ * high probability (OPOOL_ESTALE).
+ *
+ * Thread-safety: the core's (one thread at a time per pool).
+ *
+ * ============================================================================
+ * LICENSE: zlib (see LICENSE)
+ * ============================================================================
+ */
+#ifndef OPOOL_TYPED_H
+#define OPOOL_TYPED_H
+
+#include "opool.h"
+
+/* Shims are `static inline` and marked unused: clang's -Wunused-function
+ * names unused static inline functions expanded in a .c file. */
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL__TYPED_FN static inline __attribute__((unused))
+#else
+#define OPOOL__TYPED_FN static inline
+#endif
+
+/* clang-format off */
+#ifdef __cplusplus
+#define OPOOL__ALIGNOF(T) alignof(T)
+#define OPOOL__DESC_ZERO {}
+#else
+#define OPOOL__ALIGNOF(T) _Alignof(T)
+#define OPOOL__DESC_ZERO {0}
+#endif
+/* clang-format on */
+
+/* The untyped pool behind a typed one (the typed pool type is never defined:
+ * its pointers are opool pointers under another name). */
+#define OPOOL__RAW(p) ((opool *)(void *)(p))
+#define OPOOL__CRAW(p) ((const opool *)(const void *)(p))
+
+/* Complete a typed pool's desc: object_size and object_align from the type
+ * when 0; false for a NULL desc or one too small for the type. */
+OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, size_t size,
+                                       size_t align) {
+    if (in == NULL) return false;
+    *out = *in;
+    if (out->object_size == 0) out->object_size = size;
+    if (out->object_align == 0) out->object_align = align;
+    return out->object_size >= size && out->object_align >= align;
+}
+
+/* The whole API for pool type `name` of objects of type T. */
+#define OPOOL_TYPED(name, T)                                                                       \
+    OPOOL__TYPED_TYPES(name)                                                                       \
+    OPOOL__TYPED_HANDLES(name)                                                                     \
+    OPOOL__TYPED_LIFETIME(name, T)                                                                 \
+    OPOOL__TYPED_OBJECTS(name, T)                                                                  \
+    OPOOL__TYPED_ITERATION(name, T)                                                                \
+    OPOOL__TYPED_SAVE(name, T)                                                                     \
+    struct name##_handle /* the caller's semicolon ends this (redundant) declaration */
+
+#define OPOOL__TYPED_TYPES(name)                                                                   \
+    typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
+    typedef struct name##_handle {                                                                 \
+        opool_handle raw;                                                                          \
+    } name##_handle;
+
+#define OPOOL__TYPED_HANDLES(name)                                                                 \
+    OPOOL__TYPED_FN name##_handle name##_handle_from(opool_handle raw) {                           \
+        name##_handle h;                                                                           \
+        h.raw = raw;                                                                               \
+        return h;                                                                                  \
+    }                                                                                              \
+    OPOOL__TYPED_FN name##_handle name##_handle_null(void) {                                       \
+        return name##_handle_from(OPOOL_NULL);                                                     \
+    }                                                                                              \
+    OPOOL__TYPED_FN opool_handle name##_handle_raw(name##_handle h) { return h.raw; }              \
+    OPOOL__TYPED_FN bool name##_handle_is_null(name##_handle h) {                                  \
+        return opool_handle_is_null(h.raw);                                                        \
+    }                                                                                              \
+    OPOOL__TYPED_FN bool name##_handle_eq(name##_handle a, name##_handle b) {                      \
+        return opool_handle_eq(a.raw, b.raw);                                                      \
+    }                                                                                              \
+    OPOOL__TYPED_FN uint32_t name##_handle_index(name##_handle h) {                                \
+        return opool_handle_index(h.raw);                                                          \
+    }                                                                                              \
+    OPOOL__TYPED_FN uint32_t name##_handle_generation(name##_handle h) {                           \
+        return opool_handle_generation(h.raw);                                                     \
+    }
+
+#define OPOOL__TYPED_LIFETIME(name, T)                                                             \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create(name **out,                         \
+                                                               const opool_desc *desc) {           \
+        opool_desc d;                                                                              \
+        opool *raw = NULL;                                                                         \
+        if (out == NULL) return OPOOL_EINVAL;                                                      \
+        *out = NULL;                                                                               \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        opool_status s = opool_create(&raw, &d);                                                   \
+        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        return s;                                                                                  \
+    }                                                                                              \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_n(name **out, uint32_t capacity) {  \
+        opool_desc d = OPOOL__DESC_ZERO;                                                           \
+        d.capacity = capacity;                                                                     \
+        return name##_create(out, &d);                                                             \
+    }                                                                                              \
+    OPOOL__TYPED_FN size_t name##_required_bytes(const opool_desc *desc) {                         \
+        opool_desc d;                                                                              \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return 0;                  \
+        return opool_required_bytes(&d);                                                           \
+    }                                                                                              \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_in(                                 \
+        name **out, void *buf, size_t size, const opool_desc *desc) {                              \
+        opool_desc d;                                                                              \
+        opool *raw = NULL;                                                                         \
+        if (out == NULL) return OPOOL_EINVAL;                                                      \
+        *out = NULL;                                                                               \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        opool_status s = opool_create_in(&raw, buf, size, &d);                                     \
+        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        return s;                                                                                  \
+    }                                                                                              \
+    OPOOL__TYPED_FN void name##_destroy(name *p) { opool_destroy(OPOOL__RAW(p)); }                 \
+    OPOOL__TYPED_FN opool *name##_raw(name *p) { return OPOOL__RAW(p); }
+
+#define OPOOL__TYPED_OBJECTS(name, T)                                                              \
+    OPOOL__TYPED_FN T *name##_alloc(name *p, name##_handle *out) {                                 \
+        return (T *)opool_alloc(OPOOL__RAW(p), out ? &out->raw : NULL);                            \
+    }                                                                                              \
+    OPOOL__TYPED_FN T *name##_alloc_at(name *p, name##_handle h) {                                 \
+        return (T *)opool_alloc_at(OPOOL__RAW(p), h.raw);                                          \
+    }                                                                                              \
+    OPOOL__TYPED_FN opool_status name##_free(name *p, name##_handle h) {                           \
+        return opool_free(OPOOL__RAW(p), h.raw);                                                   \
+    }                                                                                              \
+    OPOOL__TYPED_FN opool_status name##_free_object(name *p, T *obj) {                             \
+        return opool_free_object(OPOOL__RAW(p), obj);                                              \
+    }                                                                                              \
+    OPOOL__TYPED_FN T *name##_get(const name *p, name##_handle h) {                                \
+        return (T *)opool_get(OPOOL__CRAW(p), h.raw);                                              \
+    }                                                                                              \
+    OPOOL__TYPED_FN bool name##_valid(const name *p, name##_handle h) {                            \
+        return opool_valid(OPOOL__CRAW(p), h.raw);                                                 \
+    }                                                                                              \
+    OPOOL__TYPED_FN name##_handle name##_handle_of(const name *p, const T *obj) {                  \
+        return name##_handle_from(opool_handle_of(OPOOL__CRAW(p), obj));                           \
+    }                                                                                              \
+    OPOOL__TYPED_FN T *name##_at(const name *p, uint32_t index) {                                  \
+        return (T *)opool_at(OPOOL__CRAW(p), index);                                               \
+    }                                                                                              \
+    OPOOL__TYPED_FN void name##_clear(name *p) { opool_clear(OPOOL__RAW(p)); }
+
+#define OPOOL__TYPED_ITERATION(name, T)                                                            \
+    OPOOL__TYPED_FN uint32_t name##_count(const name *p) { return opool_count(OPOOL__CRAW(p)); }   \
+    OPOOL__TYPED_FN uint32_t name##_capacity(const name *p) {                                      \
+        return opool_capacity(OPOOL__CRAW(p));                                                     \
+    }                                                                                              \
+    OPOOL__TYPED_FN name##_handle name##_live_handle(const name *p, uint32_t i) {                  \
+        return name##_handle_from(opool_live_handle(OPOOL__CRAW(p), i));                           \
+    }                                                                                              \
+    OPOOL__TYPED_FN T *name##_live_object(const name *p, uint32_t i) {                             \
+        return (T *)opool_live_object(OPOOL__CRAW(p), i);                                          \
+    }                                                                                              \
+    OPOOL__TYPED_FN void name##_sort(name *p) { opool_sort(OPOOL__RAW(p)); }                       \
+    OPOOL__TYPED_FN uint32_t name##_shrink(name *p) { return opool_shrink(OPOOL__RAW(p)); }        \
+    OPOOL__TYPED_FN void name##_stats(const name *p, opool_stats *out) {                           \
+        opool_get_stats(OPOOL__CRAW(p), out);                                                      \
+    }
+
+#define OPOOL__TYPED_SAVE(name, T)                                                                 \
+    OPOOL__TYPED_FN opool_status name##_save(const name *p, opool_write_fn write, void *ctx) {     \
+        return opool_save(OPOOL__CRAW(p), write, ctx);                                             \
+    }                                                                                              \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_load(name **out, const opool_desc *desc,   \
+                                                             opool_read_fn read, void *ctx) {      \
+        opool_desc d;                                                                              \
+        opool *raw = NULL;                                                                         \
+        if (out == NULL) return OPOOL_EINVAL;                                                      \
+        *out = NULL;                                                                               \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        opool_status s = opool_load(&raw, &d, read, ctx);                                          \
+        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        return s;                                                                                  \
+    }                                                                                              \
+    OPOOL__TYPED_FN opool_status name##_save_file(const name *p, const char *path) {               \
+        return opool_save_file(OPOOL__CRAW(p), path);                                              \
+    }                                                                                              \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_load_file(                                 \
+        name **out, const opool_desc *desc, const char *path) {                                    \
+        opool_desc d;                                                                              \
+        opool *raw = NULL;                                                                         \
+        if (out == NULL) return OPOOL_EINVAL;                                                      \
+        *out = NULL;                                                                               \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        opool_status s = opool_load_file(&raw, &d, path);                                          \
+        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        return s;                                                                                  \
+    }
+
+#endif /* OPOOL_TYPED_H */

@@ -12,10 +12,21 @@
 #   make bench-quick   the same with --quick
 #   make build         one build in build/dev with $(CC) (make check: and its tests)
 #   make format        clang-format -i on every source (format-check: report only)
+#   make fuzz          libFuzzer builds (clang, -fsanitize=fuzzer,address,undefined) of the fuzz
+#                      targets in build/fuzz, each run $(FUZZ_SECONDS) s (default 60) on its
+#                      corpus fuzz/corpus/<target>, one after the other; new inputs go to
+#                      build/fuzz/new-<target> (FUZZ_MERGE=1: those adding coverage are merged
+#                      into the corpus after, a minimal set cover),
+#                      findings to build/fuzz/<target>-crash-*. Prints executions and coverage.
+#   make fuzz-cov      line coverage of src/ by the committed corpora (clang source-based
+#                      coverage, llvm-cov report); FUZZ_COV_DIRS adds more input directories
+#   make fuzz-corpus   regenerate the seed-* files of fuzz/corpus/ (fuzz/gen_corpus.c)
+#   make dist          regenerate dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)
 #   make clean         remove build/
 #
 # Variables: GCC, CLANG (the compilers of make test), CC (make build / make bench), JOBS (2),
-# BENCH_ARGS, CMAKE, CTEST. Changing a compiler or an option reconfigures that build
+# BENCH_ARGS, CMAKE, CTEST, FUZZ_SECONDS, FUZZ_MERGE, FUZZ_TARGETS, FUZZ_ARGS (more libFuzzer
+# flags), FUZZ_COV_DIRS. Changing a compiler or an option reconfigures that build
 # directory from scratch.
 
 .NOTPARALLEL:
@@ -74,7 +85,7 @@ can_sanitize = $(call have,$(1)) && printf 'int main(void) { return 0; }\n' | \
 	$(1) -x c -fsanitize=address,undefined -o build/.sanitize-probe - >/dev/null 2>&1
 
 .PHONY: test test-gcc test-clang test-asan test-install bench bench-quick bench-build \
-        build check format format-check clean help
+        build check format format-check clean help fuzz fuzz-build fuzz-cov fuzz-corpus
 
 help:
 	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
@@ -178,6 +189,85 @@ bench: bench-build
 bench-quick: bench-build
 	build/bench/opool_bench --quick $(BENCH_ARGS)
 
+# ---- fuzzing ----
+
+FUZZ_SECONDS ?= 60
+FUZZ_MERGE ?= 0
+FUZZ_ARGS ?=
+FUZZ_COV_DIRS ?=
+LLVM_PROFDATA ?= $(shell command -v llvm-profdata-14 || command -v llvm-profdata || echo llvm-profdata-14)
+LLVM_COV ?= $(shell command -v llvm-cov-14 || command -v llvm-cov || echo llvm-cov-14)
+# fuzz_load needs opool_load in the library (save/load is its own module)
+FUZZ_HAVE_LOAD := $(shell grep -qsE 'opool_status[[:space:]]+opool_load[[:space:]]*.opool[[:space:]]*[*][*]' src/*.c && echo 1)
+FUZZ_TARGETS ?= ops $(if $(FUZZ_HAVE_LOAD),load)
+FUZZ_SRC = $(wildcard src/*.c)
+FUZZ_DEPS = $(FUZZ_SRC) $(wildcard src/*.h include/*.h fuzz/*.h) tests/model.h Makefile
+FUZZ_CFLAGS = -std=c11 -g -fno-omit-frame-pointer -Wall -Wextra -Wpedantic -Werror \
+              -Iinclude -Isrc -Itests -Ifuzz $(if $(FUZZ_HAVE_LOAD),-DOPOOL_FUZZ_HAVE_LOAD=1)
+
+build/fuzz/fuzz_%: fuzz/%.c $(FUZZ_DEPS)
+	@$(call need,$(CLANG),apt-get install clang-14 libclang-rt-14-dev); mkdir -p build/fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		$(FUZZ_SRC) $< -o $@
+
+build/fuzz-cov/fuzz_%: fuzz/%.c fuzz/driver.c $(FUZZ_DEPS)
+	@$(call need,$(CLANG),apt-get install clang-14); mkdir -p build/fuzz-cov
+	$(CLANG) $(FUZZ_CFLAGS) -O0 -fprofile-instr-generate -fcoverage-mapping \
+		$(FUZZ_SRC) $< fuzz/driver.c -o $@
+
+build/fuzz/gen_corpus: fuzz/gen_corpus.c $(FUZZ_DEPS)
+	@mkdir -p build/fuzz
+	$(GCC) $(FUZZ_CFLAGS) -O1 $(FUZZ_SRC) $< -o $@
+
+fuzz-build: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+
+# One target at a time (each gets the whole machine). libFuzzer's output goes to
+# build/fuzz/<target>.log; a finding stops everything and shows the end of that log.
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		new=build/fuzz/new-$$t; mkdir -p "$$new" fuzz/corpus/$$t; \
+		before=$$(ls fuzz/corpus/$$t | wc -l); extra=""; \
+		case $$t in (load) extra=-use_value_profile=1;; esac; \
+		echo "== fuzz_$$t: $(FUZZ_SECONDS) s on fuzz/corpus/$$t ($$before files); new inputs in $$new"; \
+		if ! build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -timeout=30 \
+				-rss_limit_mb=2560 -artifact_prefix=build/fuzz/$$t- $$extra $(FUZZ_ARGS) \
+				"$$new" fuzz/corpus/$$t > build/fuzz/$$t.log 2>&1; then \
+			tail -n 60 build/fuzz/$$t.log; \
+			echo "fuzz_$$t FAILED: reproduce with build/fuzz/fuzz_$$t FILE (artifact above)" >&2; \
+			exit 1; \
+		fi; \
+		grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)' build/fuzz/$$t.log | sed 's/^/   /'; \
+		execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' build/fuzz/$$t.log); \
+		rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' build/fuzz/$$t.log); \
+		cov=$$(sed -n 's/^#[0-9]*[[:space:]]*DONE[[:space:]]*cov: \([0-9]*\) ft: \([0-9]*\).*/\1 edges, \2 features/p' build/fuzz/$$t.log); \
+		echo "   fuzz_$$t: $$execs executions ($$rate/s), final coverage $$cov, $$(ls "$$new" | wc -l) new inputs"; \
+		if [ "$(FUZZ_MERGE)" = 1 ]; then \
+			build/fuzz/fuzz_$$t -set_cover_merge=1 fuzz/corpus/$$t "$$new" > build/fuzz/$$t-merge.log 2>&1 || \
+				{ tail -n 20 build/fuzz/$$t-merge.log; exit 1; }; \
+			echo "   merged: fuzz/corpus/$$t $$before -> $$(ls fuzz/corpus/$$t | wc -l) files"; \
+		fi; \
+	done
+
+# Source-based coverage of src/ by the corpora, replayed through fuzz/driver.c.
+fuzz-cov: $(FUZZ_TARGETS:%=build/fuzz-cov/fuzz_%)
+	@rm -f build/fuzz-cov/*.profraw; \
+	objects=""; \
+	for t in $(FUZZ_TARGETS); do \
+		LLVM_PROFILE_FILE=build/fuzz-cov/$$t-%p.profraw build/fuzz-cov/fuzz_$$t fuzz/corpus/$$t \
+			$(FUZZ_COV_DIRS) >/dev/null; \
+		objects="$$objects -object build/fuzz-cov/fuzz_$$t"; \
+	done; \
+	$(LLVM_PROFDATA) merge -sparse build/fuzz-cov/*.profraw -o build/fuzz-cov/corpus.profdata; \
+	$(LLVM_COV) report -instr-profile=build/fuzz-cov/corpus.profdata $${objects# -object } \
+		$(FUZZ_SRC) include/opool.h | tee build/fuzz-cov/report.txt; \
+	echo "per line: $(LLVM_COV) show -instr-profile=build/fuzz-cov/corpus.profdata $${objects# -object } src/FILE.c"
+
+fuzz-corpus: build/fuzz/gen_corpus
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p fuzz/corpus/$$t; rm -f fuzz/corpus/$$t/seed-*; \
+		build/fuzz/gen_corpus $$t fuzz/corpus/$$t; \
+	done
+
 # ---- everyday ----
 
 build:
@@ -199,6 +289,10 @@ format:
 format-check:
 	@if [ -z "$(CLANG_FORMAT)" ]; then echo "clang-format not found: nothing checked"; exit 0; fi; \
 	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES)
+
+.PHONY: dist
+dist:
+	$(CMAKE) -P tools/amalgamate.cmake
 
 clean:
 	rm -rf build

@@ -15,6 +15,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* TEST_ASAN: this test is built with AddressSanitizer (its interface is in). */
+#if defined(__SANITIZE_ADDRESS__) || defined(OPOOL_TEST_ASAN)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifdef TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 static int test__checks_failed, test__tests_failed, test__tests_run;
 static const char *test__current = "(none)";
 

@@ -19,16 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(OPOOL_TEST_ASAN)
-#define TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_ASAN 1
-#endif
-#endif
-#ifdef TEST_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
 
 #define SALT 0x1000u
 #define G1 0x1001u /* first generation of every slot with SALT */

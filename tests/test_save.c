@@ -39,17 +39,6 @@
 #include <unistd.h>
 #endif
 
-#if defined(__SANITIZE_ADDRESS__) || defined(OPOOL_TEST_ASAN)
-#define TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_ASAN 1
-#endif
-#endif
-
-#ifdef TEST_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
 
 #define SALT 0x1000u
 #define G1 0x1001u

@@ -441,7 +441,6 @@ typedef struct opool__hot {
     uint32_t limit;      /* slots in the roster: usable capacity */
     uint32_t high_water;
     uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
-    uint32_t slow;       /* nonzero: alloc/free take the out-of-line path */
 } opool__hot;
 
 OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
@@ -979,7 +978,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 #define OPOOL__RETIRED UINT32_MAX      /* generation used up: never comes back */
 #define OPOOL__UNBACKED (UINT32_MAX - 1) /* its chunk was given back by shrink */
 
-/* Bits of hot.slow: why alloc/free must take the out-of-line path. */
+/* Bits of opool__slow_bits: why alloc/free must take the out-of-line path. */
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
 #define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: the next free ends it */
 
@@ -1027,6 +1026,7 @@ OPOOL__INTERNAL uint32_t opool__chunk_hi(const opool *p, uint32_t c);
 OPOOL__INTERNAL size_t opool__chunk_bytes(const opool *p, uint32_t c);
 OPOOL__INTERNAL bool opool__chunk_backed(const opool *p, uint32_t c);
 OPOOL__INTERNAL void opool__report(opool *p, opool_status what, opool_handle h);
+OPOOL__INTERNAL uint32_t opool__slow_bits(const opool *p);
 OPOOL__INTERNAL void opool__update_fast(opool *p);
 OPOOL__INTERNAL void opool__slot_freed(opool *p, void *obj);
 OPOOL__INTERNAL bool opool__reserve_slots(opool *p, uint32_t n);
@@ -1266,17 +1266,22 @@ void opool__report(opool *p, opool_status what, opool_handle h) {
         opool__default_report(p, what, h, p->desc.user);
 }
 
-/* Recompute what decides whether the inline alloc/free may run. Called
- * whenever the hooks, the episode, the limit or the high water change. */
-void opool__update_fast(opool *p) {
+/* Why alloc and free must take the out-of-line path now (0: they need not). */
+uint32_t opool__slow_bits(const opool *p) {
     const opool_desc *d = &p->desc;
-    opool__hot *h = &p->hot;
     uint32_t s = 0;
     if (d->init || d->fini || (d->flags & (OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP)) ||
         p->checker)
         s |= OPOOL__SLOW_HOOKS;
     if (p->episode) s |= OPOOL__SLOW_EPISODE;
-    h->slow = s;
+    return s;
+}
+
+/* Recompute the bounds of the inline alloc/free. Called whenever the hooks,
+ * the episode, the limit or the high water change. */
+void opool__update_fast(opool *p) {
+    opool__hot *h = &p->hot;
+    uint32_t s = opool__slow_bits(p);
     h->fast_limit = s ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
     h->free_limit = s ? 0 : h->nslots;
 }
@@ -1965,13 +1970,7 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
 /* The inline paths' bounds follow opool__update_fast's rule. */
 static bool opool__check_fast(const opool *p, opool__why *w) {
     const opool__hot *h = &p->hot;
-    const opool_desc *d = &p->desc;
-    uint32_t s = 0;
-    if (d->init || d->fini || (d->flags & (OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP)) ||
-        p->checker)
-        s |= OPOOL__SLOW_HOOKS;
-    if (p->episode) s |= OPOOL__SLOW_EPISODE;
-    if (h->slow != s) return opool__fail(w, "slow 0x%" PRIx32 ", expected 0x%" PRIx32, h->slow, s);
+    uint32_t s = opool__slow_bits(p);
     uint32_t fast = s ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
     if (h->fast_limit != fast)
         return opool__fail(w, "fast_limit %" PRIu32 ", expected %" PRIu32, h->fast_limit, fast);

@@ -86,7 +86,6 @@ static void check_same(int k, const opool *a, const opool *b) {
     FUZZ_CHECK_EQ(x->high_water, y->high_water);
     FUZZ_CHECK_EQ(x->fast_limit, y->fast_limit);
     FUZZ_CHECK_EQ(x->free_limit, y->free_limit);
-    FUZZ_CHECK_EQ(x->slow, y->slow);
     FUZZ_CHECK_EQ(x->first, y->first);
     FUZZ_CHECK_EQ(x->stride, y->stride);
     for (uint32_t i = 0; i < x->nslots; i++) {

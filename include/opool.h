@@ -382,7 +382,6 @@ typedef struct opool__hot {
     uint32_t limit;      /* slots in the roster: usable capacity */
     uint32_t high_water;
     uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
-    uint32_t slow;       /* nonzero: alloc/free take the out-of-line path */
 } opool__hot;
 
 OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);

@@ -213,17 +213,22 @@ void opool__report(opool *p, opool_status what, opool_handle h) {
         opool__default_report(p, what, h, p->desc.user);
 }
 
-/* Recompute what decides whether the inline alloc/free may run. Called
- * whenever the hooks, the episode, the limit or the high water change. */
-void opool__update_fast(opool *p) {
+/* Why alloc and free must take the out-of-line path now (0: they need not). */
+uint32_t opool__slow_bits(const opool *p) {
     const opool_desc *d = &p->desc;
-    opool__hot *h = &p->hot;
     uint32_t s = 0;
     if (d->init || d->fini || (d->flags & (OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP)) ||
         p->checker)
         s |= OPOOL__SLOW_HOOKS;
     if (p->episode) s |= OPOOL__SLOW_EPISODE;
-    h->slow = s;
+    return s;
+}
+
+/* Recompute the bounds of the inline alloc/free. Called whenever the hooks,
+ * the episode, the limit or the high water change. */
+void opool__update_fast(opool *p) {
+    opool__hot *h = &p->hot;
+    uint32_t s = opool__slow_bits(p);
     h->fast_limit = s ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
     h->free_limit = s ? 0 : h->nslots;
 }

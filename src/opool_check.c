@@ -235,13 +235,7 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
 /* The inline paths' bounds follow opool__update_fast's rule. */
 static bool opool__check_fast(const opool *p, opool__why *w) {
     const opool__hot *h = &p->hot;
-    const opool_desc *d = &p->desc;
-    uint32_t s = 0;
-    if (d->init || d->fini || (d->flags & (OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP)) ||
-        p->checker)
-        s |= OPOOL__SLOW_HOOKS;
-    if (p->episode) s |= OPOOL__SLOW_EPISODE;
-    if (h->slow != s) return opool__fail(w, "slow 0x%" PRIx32 ", expected 0x%" PRIx32, h->slow, s);
+    uint32_t s = opool__slow_bits(p);
     uint32_t fast = s ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
     if (h->fast_limit != fast)
         return opool__fail(w, "fast_limit %" PRIu32 ", expected %" PRIu32, h->fast_limit, fast);

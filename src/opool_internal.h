@@ -65,7 +65,7 @@
 #define OPOOL__RETIRED UINT32_MAX      /* generation used up: never comes back */
 #define OPOOL__UNBACKED (UINT32_MAX - 1) /* its chunk was given back by shrink */
 
-/* Bits of hot.slow: why alloc/free must take the out-of-line path. */
+/* Bits of opool__slow_bits: why alloc/free must take the out-of-line path. */
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
 #define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: the next free ends it */
 
@@ -113,6 +113,7 @@ uint32_t opool__chunk_hi(const opool *p, uint32_t c);
 size_t opool__chunk_bytes(const opool *p, uint32_t c);
 bool opool__chunk_backed(const opool *p, uint32_t c);
 void opool__report(opool *p, opool_status what, opool_handle h);
+uint32_t opool__slow_bits(const opool *p);
 void opool__update_fast(opool *p);
 void opool__slot_freed(opool *p, void *obj);
 bool opool__reserve_slots(opool *p, uint32_t n);

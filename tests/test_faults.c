@@ -602,7 +602,6 @@ TEST(check_catches_each_corruption) {
     CORRUPT(size_t, "stride", c->stride, c->stride + 1);
     CORRUPT(uint32_t, "fast_limit", c->fast_limit, c->fast_limit + 1);
     CORRUPT(uint32_t, "free_limit", c->free_limit, c->nslots + 1);
-    CORRUPT(uint32_t, "slow", c->slow, c->slow ^ OPOOL__SLOW_EPISODE);
     CORRUPT(uint32_t, "pending out of range", c->pending, c->nslots + 1);
     CORRUPT(uint32_t, "pending on a live slot", c->pending, live + 1);
     CORRUPT(uint32_t, "live slot made free", c->slot[live].gen, c->slot[live].gen + 1);
@@ -623,7 +622,6 @@ TEST(check_catches_each_corruption) {
     CORRUPT(uint32_t, "slot_cap", p->slot_cap, c->nslots - 1);
     CORRUPT(uint32_t, "max_capacity", p->max_capacity, c->nslots - 1);
     CORRUPT(bool, "checker flag", p->checker, !p->checker);
-    CORRUPT(bool, "episode", p->episode, !p->episode);
     CHECK(!opool__check(NULL, why, sizeof why));
     opool_destroy(p);
 }

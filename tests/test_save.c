@@ -323,7 +323,6 @@ static void check_same_state(const opool *a, const opool *b, int line) {
     CHECK_EQ_U64(x->allocs, y->allocs);
     CHECK_EQ_U64(x->fast_limit, y->fast_limit);
     CHECK_EQ_U64(x->free_limit, y->free_limit);
-    CHECK_EQ_U64(x->slow, y->slow);
     CHECK_EQ_U64(a->gen0, b->gen0);
     CHECK_EQ_U64(a->max_capacity, b->max_capacity);
     CHECK_EQ_U64(a->nchunks, b->nchunks);

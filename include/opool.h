@@ -415,14 +415,18 @@ static inline uint32_t opool__roster_at(const opool__hot *c, uint32_t i) {
     return s;
 }
 
+/* The object of slot i of chunk 0 (i < first). */
+static inline void *opool__near(const opool__hot *c, uint32_t i) {
+    void *obj = (void *)(c->base[0] + (uintptr_t)i * c->stride);
+    OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
+    return obj;
+}
+
 /* The object of a slot known to exist: chunk 0 inline, the rest out of line. */
 static inline void *opool__object(const opool__hot *c, uint32_t i) {
-    void *obj;
-    if (OPOOL_LIKELY(i < c->first))
-        obj = (void *)(c->base[0] + (uintptr_t)i * c->stride);
-    else
-        obj = opool__far((const opool *)(const void *)c, i);
-    OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
+    if (OPOOL_LIKELY(i < c->first)) return opool__near(c, i);
+    void *obj = opool__far((const opool *)(const void *)c, i);
+    OPOOL__NONNULL(obj);
     return obj;
 }
 
@@ -432,9 +436,7 @@ static inline void *opool_get(const opool *p, opool_handle h) {
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
     if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
         if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
-        void *obj = (void *)(c->base[0] + (uintptr_t)i * c->stride);
-        OPOOL__NONNULL(obj);
-        return obj;
+        return opool__near(c, i);
     }
     return opool__get_far(p, h);
 }

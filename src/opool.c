@@ -15,18 +15,6 @@
 
 /* ==== geometry =========================================================== */
 
-static bool opool__mul_ok(size_t a, size_t b, size_t *out) {
-    if (b != 0 && a > SIZE_MAX / b) return false;
-    *out = a * b;
-    return true;
-}
-
-static bool opool__add_ok(size_t a, size_t b, size_t *out) {
-    if (a > SIZE_MAX - b) return false;
-    *out = a + b;
-    return true;
-}
-
 static uint32_t opool__ceil_log2(uint32_t x) {
     uint32_t s = 0;
     while (s < 32 && ((uint64_t)1 << s) < x) s++;
@@ -158,14 +146,14 @@ opool_allocator opool__allocator_of(const opool_desc *d) {
  * repeated, whatever the machine's byte order. */
 static const unsigned char opool__poison8[8] = {0x0b, 0xdb, 0xea, 0x1d, 0x0b, 0xdb, 0xea, 0x1d};
 
-static void opool__poison_fill(void *obj, size_t n) {
+void opool__poison_fill(void *obj, size_t n) {
     unsigned char *b = (unsigned char *)obj;
     size_t k = 0;
     for (; k + 8 <= n; k += 8) memcpy(b + k, opool__poison8, 8);
     for (; k < n; k++) b[k] = opool__poison8[k & 7];
 }
 
-static bool opool__poison_intact(const void *obj, size_t n) {
+bool opool__poison_intact(const void *obj, size_t n) {
     const unsigned char *b = (const unsigned char *)obj;
     size_t k = 0;
     for (; k + 8 <= n; k += 8)
@@ -402,7 +390,7 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
 
 static _Atomic uint32_t opool__pools_created;
 
-static uint32_t opool__derive_salt(void) {
+uint32_t opool__derive_salt(void) {
     /* relaxed: only the count matters, nothing is published through it */
     uint32_t x = atomic_fetch_add_explicit(&opool__pools_created, 1, memory_order_relaxed) + 1;
     x *= 0x9E3779B9u;

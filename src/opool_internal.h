@@ -106,6 +106,25 @@ typedef struct opool__geometry {
 
 /* ---- shared by the modules of src/ (defined in opool.c) ------------------ */
 
+static inline bool opool__mul_ok(size_t a, size_t b, size_t *out) {
+    if (b != 0 && a > SIZE_MAX / b) return false;
+    *out = a * b;
+    return true;
+}
+
+static inline bool opool__add_ok(size_t a, size_t b, size_t *out) {
+    if (a > SIZE_MAX - b) return false;
+    *out = a + b;
+    return true;
+}
+
+/* The salt of a pool whose desc gives none: derived from the creation order
+ * (of every pool, single-threaded or not), the same run after run. */
+uint32_t opool__derive_salt(void);
+/* The poison pattern 0x1deadb0b (little-endian bytes, repeated) over n bytes. */
+void opool__poison_fill(void *obj, size_t n);
+bool opool__poison_intact(const void *obj, size_t n);
+
 bool opool__geometry_of(const opool_desc *d, opool__geometry *g);
 opool_allocator opool__allocator_of(const opool_desc *d);
 uint64_t opool__chunk_lo(const opool *p, uint32_t c);
@@ -132,5 +151,16 @@ void opool__release_all(opool *p);
  * True if all hold; else false with the first violation described in why
  * (if why is not NULL). O(slots). The library never calls it. */
 bool opool__check(const opool *p, char *why, size_t why_size);
+
+/* ---- tests only (defined in opool_mt.c) ---------------------------------- */
+
+struct opool_mt;
+/* Verify, at quiescence (no call running on the pool), that every slot is in
+ * exactly one place (live, the shared list, a cache, retired), that the
+ * shared list ends, and that the counts agree. As opool__check. */
+bool opool__mt_check(const struct opool_mt *p, char *why, size_t why_size);
+/* Set the generation of free slot index, which must sit in the shared list,
+ * to gen (even): how tests reach a generation's wrap. False otherwise. */
+bool opool__mt_set_gen(struct opool_mt *p, uint32_t index, uint32_t gen);
 
 #endif /* OPOOL_INTERNAL_H */

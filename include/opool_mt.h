@@ -1,0 +1,233 @@
+/*
+ * opool_mt.h -- the lock-free concurrent pool (C11): many threads allocate and
+ * free from one pool, with the same generational handles as opool.h.
+ *
+ * ============================================================================
+ * STEP BY STEP
+ * ============================================================================
+ *     opool_desc d = {0};
+ *     d.object_size = sizeof(struct job);
+ *     d.capacity    = 1024;               // fixed: an opool_mt never grows
+ *     opool_mt *pool;
+ *     if (opool_mt_create(&pool, &d) != OPOOL_OK) ...;
+ *
+ *     // any thread, any time:
+ *     opool_handle h;
+ *     struct job *j = opool_mt_alloc(pool, &h);          // NULL when full
+ *     j = opool_mt_alloc_wait(pool, &h, 1000000);        // or sleep up to 1 ms
+ *     struct job *k = opool_mt_get(pool, h);             // NULL once h is stale
+ *     opool_mt_free(pool, h);                            // OPOOL_ESTALE the 2nd time
+ *
+ *     // a thread that allocates a lot gives itself a cache (a magazine):
+ *     opool_mt_cache *c = opool_mt_cache_create(pool, 64);
+ *     j = opool_mt_cache_alloc(c, &h);
+ *     opool_mt_cache_free(c, h);       // any handle of the pool, from any path
+ *     opool_mt_cache_destroy(c);       // its parked slots go back to the pool
+ *     opool_mt_destroy(pool);          // when no other thread uses it any more
+ *
+ * ============================================================================
+ * HOW IT WORKS, AND WHAT IT COSTS
+ * ============================================================================
+ * Each slot has a 32-bit generation (odd = live, even = free) and a 32-bit
+ * link; the links form the shared free list, a LIFO stack kept apart from the
+ * objects. Its head is one 64-bit word: the top slot's index + 1 in the low
+ * bits and an ABA tag in the rest, both changed together by one CAS. The tag
+ * gets every bit the indices do not need: 64 - bits(capacity + 1), at least
+ * 32. (docs/CONCURRENCY.md gives the wrap analysis and the proofs.)
+ *
+ *   alloc  pops a slot (one CAS on the head), then makes its generation odd.
+ *   free   makes the generation even with a CAS from the handle's exact
+ *          generation: of two threads freeing one handle, exactly one wins and
+ *          the other gets OPOOL_ESTALE. Then it pushes the slot (one CAS).
+ *   get    one acquire load of the generation: any thread may validate any
+ *          handle at any time; a forged or stale one is simply rejected.
+ *
+ * A cache holds up to `size` free slots for one thread. Its alloc takes the
+ * newest parked slot and its free parks the slot, touching only the cache and
+ * the slot: no cache line that other threads write. When the cache is empty it
+ * refills size/2 slots from the pool in one CAS; when full it spills size/2
+ * (the oldest) in one CAS. Whatever the workload, at most one alloc or free in
+ * size/2 reaches the shared head.
+ *
+ * Memory: the objects (stride = size rounded up to the alignment, every slot
+ * of them in one block starting on a cache line) plus 8 bytes per slot; the
+ * pool header is a few cache lines; a cache is 4 bytes per entry plus one
+ * line.
+ *
+ * ============================================================================
+ * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
+ * ============================================================================
+ * opool_mt_alloc_wait sleeps in the kernel while the pool is full: a futex on
+ * Linux (an epoch word and a waiter count: a free checks the count, so while
+ * nobody waits no free makes a system call), a mutex and condition variable
+ * elsewhere (or when built with OPOOL_MT_PORTABLE_WAIT).
+ *
+ * Free slots parked in other threads' caches never make a pool look full:
+ *   - every alloc that finds the shared list empty (alloc, alloc_wait,
+ *     cache_alloc, the bulk calls) steals parked slots from the caches, each
+ *     taken by one atomic exchange, before it fails or sleeps;
+ *   - while a thread waits, a cache free does not park its slot: the slot
+ *     goes to the shared list and wakes the waiter.
+ * So a waiter sleeps only when every slot is live (or owned by a thread in
+ * the middle of an alloc or free), and every free that makes a slot available
+ * wakes one waiter. A thread preempted anywhere never stops the others: no
+ * lock is held, no thread waits for another's step.
+ *
+ * ============================================================================
+ * ERRORS AND THREAD-SAFETY
+ * ============================================================================
+ * Handles are classified as in opool.h: even generation (OPOOL_NULL
+ * included) or index out of range -> OPOOL_EINVAL; odd but not the slot's
+ * generation -> OPOOL_ESTALE. Rejected frees change nothing, are counted and
+ * go to desc.report (its pool argument is NULL for an opool_mt).
+ *
+ * Every pool function may be called from any thread at the same time, except
+ * opool_mt_create/opool_mt_destroy (no other call may run on that pool). A
+ * cache belongs to one thread at a time; its calls are not to be made
+ * concurrently with each other, but run concurrently with every other call.
+ *
+ * The desc is opool.h's: object_size, object_align, capacity (max_capacity
+ * 0 or equal to it), flags OPOOL_ZERO, OPOOL_POISON and OPOOL_RETIRE_ON_WRAP,
+ * salt, init, fini, report, user and allocator. Growth, eviction and the
+ * save/load callbacks are for the single-threaded pool: asking for them is
+ * OPOOL_EINVAL. init and fini run in the thread that allocates or frees.
+ *
+ * LICENSE: zlib (see LICENSE)
+ */
+#ifndef OPOOL_MT_H
+#define OPOOL_MT_H
+
+#include "opool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct opool_mt opool_mt;
+typedef struct opool_mt_cache opool_mt_cache;
+
+/* Largest cache size accepted by opool_mt_cache_create. */
+#define OPOOL_MT_CACHE_MAX 4096u
+/* timeout_ns of opool_mt_alloc_wait: wait as long as it takes. */
+#define OPOOL_WAIT_FOREVER UINT64_MAX
+
+/* Versioned so it can grow: fields are only ever appended. Every figure is a
+ * snapshot; under concurrent use each was true at some moment of the call. */
+typedef struct opool_mt_stats {
+    uint32_t version;          /* OPOOL_MT_STATS_VERSION */
+    uint32_t capacity;         /* slots usable now (retired ones excluded) */
+    uint32_t count;            /* live objects */
+    uint32_t parked;           /* free slots sitting in caches */
+    uint32_t caches;           /* caches alive */
+    uint32_t retired;          /* slots retired by OPOOL_RETIRE_ON_WRAP */
+    uint64_t failed_allocs;    /* allocs that found no slot (a wait counts once) */
+    uint64_t rejected_handles; /* frees of stale or invalid handles */
+    uint64_t steals;           /* parked slots taken from caches by other threads */
+    uint64_t sleeps;           /* times a waiting thread went to sleep */
+    uint64_t wake_calls;       /* wake-up system calls made by frees */
+} opool_mt_stats;
+#define OPOOL_MT_STATS_VERSION 1u
+
+/* ---- lifetime ----------------------------------------------------------- */
+
+/* Create a pool of desc->capacity slots. OPOOL_EINVAL: out or desc NULL,
+ * anything opool_create rejects, max_capacity other than 0 or capacity,
+ * on_full other than OPOOL_FULL_FAIL, an evict or save/load callback.
+ * OPOOL_ENOMEM: the allocator failed. *out is NULL on failure. One
+ * allocation; O(capacity). Not concurrent with any use of *out. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_mt_create(opool_mt **out, const opool_desc *desc);
+
+/* Run fini on every live object, release every cache record and the pool.
+ * NULL-safe. No other thread may be using the pool or any of its caches;
+ * caches not destroyed are released with it (their pointers die). */
+OPOOL_API void opool_mt_destroy(opool_mt *p);
+
+/* ---- objects ------------------------------------------------------------ */
+
+/* Allocate an object, its handle to *out (if not NULL). NULL when p is NULL
+ * or no slot is free (the shared list is empty and no cache has a parked slot
+ * to steal): counted in failed_allocs and reported (OPOOL_EFULL) once per
+ * exhaustion episode. Lock-free: one CAS when the shared list has a slot;
+ * O(caches * cache size) to steal. Thread-safe. */
+OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
+
+/* opool_mt_alloc, but while the pool is full sleep until a slot is freed or
+ * timeout_ns nanoseconds have passed (0: do not wait; OPOOL_WAIT_FOREVER:
+ * no limit). NULL on timeout (or p NULL). Never sleeps while a free slot can
+ * be had (see WAITING above). Thread-safe. */
+OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
+
+/* Free h's object (runs fini first, in this thread). OPOOL_EINVAL: p NULL or
+ * h never issued; OPOOL_ESTALE: h stale, foreign, or freed by a racing
+ * thread first. Lock-free: one CAS on the generation, one on the head; a
+ * wake-up system call only if a thread is sleeping. Thread-safe. */
+OPOOL_API opool_status opool_mt_free(opool_mt *p, opool_handle h);
+
+/* The object of h, NULL unless h is live in p. One acquire load. The answer
+ * may be out of date as soon as it is given if another thread frees h: that
+ * is the caller's protocol to prevent. Thread-safe. */
+OPOOL_API void *opool_mt_get(const opool_mt *p, opool_handle h);
+
+/* opool_mt_get(p, h) != NULL. Thread-safe. */
+OPOOL_API bool opool_mt_valid(const opool_mt *p, opool_handle h);
+
+/* Live objects (a snapshot; exact when no alloc or free runs); 0 for NULL.
+ * O(caches). Thread-safe. */
+OPOOL_API uint32_t opool_mt_count(const opool_mt *p);
+
+/* Slots usable (capacity minus retired slots); 0 for NULL. Thread-safe. */
+OPOOL_API uint32_t opool_mt_capacity(const opool_mt *p);
+
+/* Allocate up to n objects with one CAS on the shared head: handles to
+ * out[0..k) (required when n > 0), objects to objs[0..k) if objs is not NULL.
+ * Returns k, the number allocated (fewer than n only when the pool ran out;
+ * then counted and reported as a failed alloc). 0 for p NULL. Thread-safe. */
+OPOOL_API uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n);
+
+/* Free the objects of hs[0..n) and return them with one CAS on the shared
+ * head. Returns how many were freed; each rejected handle (as opool_mt_free
+ * rejects it) is skipped, counted and reported. Thread-safe. */
+OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n);
+
+/* ---- caches (one per thread) ------------------------------------------- */
+
+/* A cache of up to size free slots (2 <= size <= OPOOL_MT_CACHE_MAX) for one
+ * thread at a time. NULL: p NULL, size out of range, or no memory. A
+ * destroyed cache's record is kept by the pool and reused by the next create
+ * that fits, so creating caches per thread start costs an allocation only
+ * the first times. Thread-safe. */
+OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
+
+/* opool_mt_alloc through the cache: O(1) touching no shared cache line while
+ * the cache has slots; refills size/2 in one CAS when empty; NULL (counted,
+ * reported) only when the pool has no free slot left anywhere, as
+ * opool_mt_alloc. */
+OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
+
+/* opool_mt_free through the cache (any live handle of the pool, whichever
+ * path allocated it): the same results and the same race guarantee; the slot
+ * is parked in the cache, spilling size/2 in one CAS when full. While some
+ * thread waits in opool_mt_alloc_wait the slot goes to the shared list
+ * instead (and wakes it). OPOOL_EINVAL also for c NULL. */
+OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
+
+/* Bulk versions of the two above (see opool_mt_alloc_bulk/free_bulk). */
+OPOOL_API uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs,
+                                             uint32_t n);
+OPOOL_API uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uint32_t n);
+
+/* Return every parked slot to the pool (one CAS) and wake waiters. NULL-safe. */
+OPOOL_API void opool_mt_cache_flush(opool_mt_cache *c);
+
+/* Flush, then give the cache back to the pool. NULL-safe. c is dead after. */
+OPOOL_API void opool_mt_cache_destroy(opool_mt_cache *c);
+
+/* Fill *out (NULL-safe: zeroed stats for a NULL pool). O(caches).
+ * Thread-safe. */
+OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL_MT_H */

@@ -5,9 +5,12 @@
 #                        build/gcc    gcc, -O2 with assertions on (RelWithDebInfo minus NDEBUG)
 #                        build/clang  clang, Release (-O3 -DNDEBUG; tests keep their asserts)
 #                        build/asan   clang, Debug -O1, AddressSanitizer + UBSan
+#                        build/tsan   clang, -O1, ThreadSanitizer: the concurrent tests (label mt)
+#                        spin         the Promela models of tests/spin (tests/spin/run.sh)
 #                      all with -Werror; stops at the first failure. With gcc alone (no
 #                      clang, or no libclang-rt-14-dev) build/clang is skipped and build/asan
-#                      uses gcc, and the summary says so.
+#                      uses gcc, and the summary says so; without clang the TSan stage is
+#                      skipped, without spin the model check, each with a note.
 #   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS)
 #   make bench-quick   the same with --quick
 #   make build         one build in build/dev with $(CC) (make check: and its tests)
@@ -84,7 +87,7 @@ need = $(call have,$(1)) || { echo "error: $(1) not found ($(2))" >&2; exit 1; }
 can_sanitize = $(call have,$(1)) && printf 'int main(void) { return 0; }\n' | \
 	$(1) -x c -fsanitize=address,undefined -o build/.sanitize-probe - >/dev/null 2>&1
 
-.PHONY: test test-gcc test-clang test-asan test-install bench bench-quick bench-build \
+.PHONY: test test-gcc test-clang test-asan test-tsan test-spin test-install bench bench-quick bench-build \
         build check format format-check clean help fuzz fuzz-build fuzz-cov fuzz-corpus
 
 help:
@@ -97,18 +100,18 @@ help:
 test:
 	@mkdir -p build; : > build/test-times.txt; : > build/test-notes.txt; \
 	rm -f build/*/ctest.log build/install-check.count; \
-	for stage in gcc clang asan install; do \
+	for stage in gcc clang asan tsan spin install; do \
 		t0=$$(date +%s); \
 		$(MAKE) --no-print-directory test-$$stage; \
 		echo "$$stage $$(( $$(date +%s) - t0 ))" >> build/test-times.txt; \
 	done; \
 	total=0; \
-	for log in build/gcc/ctest.log build/clang/ctest.log build/asan/ctest.log; do \
+	for log in build/gcc/ctest.log build/clang/ctest.log build/asan/ctest.log build/tsan/ctest.log; do \
 		[ -f "$$log" ] || continue; \
 		n=$$(sed -n 's/.* tests passed, 0 tests failed out of \([0-9][0-9]*\).*/\1/p' "$$log"); \
 		total=$$(( total + $${n:-0} )); \
 	done; \
-	total=$$(( total + $$(cat build/install-check.count) )); \
+	total=$$(( total + $$(cat build/install-check.count) + $$(cat build/spin.count 2>/dev/null || echo 0) )); \
 	echo; echo "== make test: seconds per stage"; \
 	while read -r stage secs; do printf '   %-8s %4ss\n' "$$stage" "$$secs"; done < build/test-times.txt; \
 	if [ -s build/test-notes.txt ]; then echo "== notes"; sed 's/^/   /' build/test-notes.txt; fi; \
@@ -137,6 +140,37 @@ test-asan:
 	rm -f build/.sanitize-probe; \
 	echo "== build/asan: $$cc, Debug -O1, address,undefined"; \
 	$(call build_and_test,build/asan,$$cc,$$cxx,$(ASAN_ARGS))
+
+# ThreadSanitizer over the concurrent tests only (CTest label mt): the rest of the suite is
+# single-threaded and already runs three ways.
+TSAN_ARGS := -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-O1 -g" "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" \
+             -DOPOOL_SANITIZE=thread $(COMMON)
+test-tsan:
+	@mkdir -p build; \
+	if ! { $(call have,$(CLANG)) && printf 'int main(void) { return 0; }\n' | \
+			$(CLANG) -x c -fsanitize=thread -o build/.tsan-probe - >/dev/null 2>&1; }; then \
+		echo "build/tsan skipped: $(CLANG) cannot link -fsanitize=thread (apt-get install clang-14 libclang-rt-14-dev)" | tee -a build/test-notes.txt; \
+		exit 0; \
+	fi; \
+	rm -f build/.tsan-probe; \
+	echo "== build/tsan: $(CLANG), Debug -O1, thread (tests labelled mt)"; \
+	$(call configure,build/tsan,$(CLANG),$(CLANGXX),$(TSAN_ARGS)); \
+	targets=$$($(CTEST) --test-dir build/tsan -N -L mt | sed -n 's/^ *Test *#[0-9]*: *\([A-Za-z0-9_]*\).*/\1/p' | sort -u); \
+	echo "+ $(CMAKE) --build build/tsan -j$(JOBS) --target $$targets"; \
+	$(CMAKE) --build build/tsan -j$(JOBS) --target $$targets; \
+	echo "+ $(CTEST) --test-dir build/tsan -L mt --output-on-failure"; \
+	$(CTEST) --test-dir build/tsan -L mt --output-on-failure --no-tests=error 2>&1 | tee build/tsan/ctest.log
+
+# The Promela models (tests/spin/*.pml): each run by tests/spin/run.sh, which checks that
+# the safe models verify and that the broken ones (the untagged head) fail as they must.
+test-spin:
+	@mkdir -p build; rm -f build/spin.count; \
+	if ! $(call have,spin); then \
+		echo "spin skipped: spin not found (apt-get install spin)" | tee -a build/test-notes.txt; \
+		echo 0 > build/spin.count; exit 0; \
+	fi; \
+	echo "== spin: tests/spin"; \
+	tests/spin/run.sh build/spin
 
 # Install the gcc build into build/install, check the files, then build two consumers
 # against the installed tree only: one with find_package(opool), one with pkg-config.

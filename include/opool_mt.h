@@ -42,12 +42,13 @@
  *   get    one acquire load of the generation: any thread may validate any
  *          handle at any time; a forged or stale one is simply rejected.
  *
- * A cache holds up to `size` free slots for one thread. Its alloc takes the
- * newest parked slot and its free parks the slot, touching only the cache and
- * the slot: no cache line that other threads write. When the cache is empty it
- * refills size/2 slots from the pool in one CAS; when full it spills size/2
- * (the oldest) in one CAS. Whatever the workload, at most one alloc or free in
- * size/2 reaches the shared head.
+ * A cache holds up to `size` free slots for one thread (a work-stealing
+ * deque). Its alloc takes the newest parked slot and its free parks the slot,
+ * touching only the cache and the slot: no cache line that other threads
+ * write, no fence, and no atomic read-modify-write but the free's CAS on the
+ * generation. When the cache is empty it refills size/2 slots from the pool
+ * in one CAS; when full it spills size/2 (the oldest) in one CAS. Whatever the
+ * workload, at most one alloc or free in size/2 reaches the shared head.
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
  * of them in one block starting on a cache line) plus 8 bytes per slot; the
@@ -60,12 +61,16 @@
  * opool_mt_alloc_wait sleeps in the kernel while the pool is full: a futex on
  * Linux (an epoch word and a waiter count: a free checks the count, so while
  * nobody waits no free makes a system call), a mutex and condition variable
- * elsewhere (or when built with OPOOL_MT_PORTABLE_WAIT).
+ * elsewhere (or when built with OPOOL_MT_PORTABLE_WAIT). System calls happen
+ * only on the way to sleep, to wake a sleeper, and to steal (below): a pool
+ * whose shared list has slots and that nobody waits on makes none.
  *
  * Free slots parked in other threads' caches never make a pool look full:
  *   - every alloc that finds the shared list empty (alloc, alloc_wait,
- *     cache_alloc, the bulk calls) steals parked slots from the caches, each
- *     taken by one atomic exchange, before it fails or sleeps;
+ *     cache_alloc, the bulk calls) steals parked slots from the caches, one
+ *     CAS each, before it fails or sleeps (on Linux a thief first makes one
+ *     membarrier system call: that is what keeps the owners' side free of
+ *     fences);
  *   - while a thread waits, a cache free does not park its slot: the slot
  *     goes to the shared list and wakes the waiter.
  * So a waiter sleeps only when every slot is live (or owned by a thread in
@@ -125,6 +130,7 @@ typedef struct opool_mt_stats {
     uint64_t steals;           /* parked slots taken from caches by other threads */
     uint64_t sleeps;           /* times a waiting thread went to sleep */
     uint64_t wake_calls;       /* wake-up system calls made by frees */
+    uint64_t barrier_calls;    /* membarrier system calls made by thieves (Linux) */
 } opool_mt_stats;
 #define OPOOL_MT_STATS_VERSION 1u
 

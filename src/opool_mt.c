@@ -79,6 +79,14 @@ static bool opool__mt_membarrier_ready(void) {
 /* ==== layout ============================================================= */
 
 #define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
+
+/* The helpers of the alloc and free paths: inlined into each public call so
+ * that a cache hit is one function call. */
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL__MT_HOT static inline __attribute__((always_inline))
+#else
+#define OPOOL__MT_HOT static inline
+#endif
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
 
 struct opool_mt {
@@ -107,11 +115,12 @@ struct opool_mt {
     OPOOL__MT_ALIGN(_Atomic uint32_t waiters);
     _Atomic uint32_t epoch; /* the futex word: bumped by a free that saw a waiter */
     _Atomic uint32_t episode;
+    _Atomic uint32_t thieves; /* threads that may take parked slots from caches (docs 5) */
 
     /* ---- slow paths ---- */
     OPOOL__MT_ALIGN(struct opool_mt_cache *_Atomic caches); /* registry, push-only */
     _Atomic uint32_t retired;
-    _Atomic uint64_t failed, rejected, steals, sleeps, wake_calls;
+    _Atomic uint64_t failed, rejected, steals, sleeps, wake_calls, barrier_calls;
 #if !defined(OPOOL__MT_FUTEX)
     pthread_mutex_t lock; /* the portable fallback's sleep and wake */
     pthread_cond_t cond;
@@ -121,12 +130,16 @@ struct opool_mt {
 struct opool_mt_cache {
     opool_mt *pool;
     struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
-    uint32_t cap;                    /* entries in ent */
-    /* the owner's, private: the ring [lo, lo + n) of ent modulo size, oldest
-     * first; a thief may have emptied some of them */
-    uint32_t size, half, lo, n;
+    uint32_t mask;                   /* entries in ent - 1 (a power of two - 1) */
+    uint32_t size, half;             /* the current owner's */
     _Atomic uint32_t active;
     _Atomic int64_t live; /* allocs minus frees through this record: only its owner writes */
+    /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
+     * stealing deque, oldest at top. The owner pushes and takes at bottom
+     * (only it writes bottom); thieves and the owner's spills take at top by
+     * CAS. Both only grow. */
+    _Atomic uint64_t bottom;
+    _Atomic uint64_t top;
     _Atomic uint32_t ent[];
 };
 
@@ -139,20 +152,20 @@ static size_t opool__mt_cache_bytes(uint32_t cap) {
     return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
 }
 
-static void *opool__mt_object(const opool_mt *p, uint32_t i) {
+OPOOL__MT_HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
     return p->objects + (size_t)i * p->stride;
 }
 
 /* ==== free list (docs 3) ================================================= */
 
-static uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t top1) {
+OPOOL__MT_HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t top1) {
     return ((h & ~p->idx_mask) + p->tag_one) | top1; /* the tag wraps modulo its width */
 }
 
 /* Pop up to k slots in one CAS; returns how many (0: empty). *first is the
  * old top; the popped slots are a chain through next[], now owned by the
  * caller. */
-static uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first) {
+OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first) {
     /* seq_cst: acquire for the links and slots the pushers released, and the
      * waiter's half of the handshake of docs 6 (free: seq_cst CAS, then
      * seq_cst load of waiters) */
@@ -177,7 +190,7 @@ static uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first) {
 
 /* Push the chain first -> ... -> last (linked through next[] by the caller)
  * in one CAS. */
-static void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
+OPOOL__MT_HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
     uint64_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
     do {
         /* relaxed: published by the release of the CAS below */
@@ -189,12 +202,12 @@ static void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
                                                     memory_order_seq_cst, memory_order_relaxed));
 }
 
-static uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {
+OPOOL__MT_HOT uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {
     /* relaxed: the chain is the caller's since its pop (acquire) */
     return atomic_load_explicit(&p->next[i], memory_order_relaxed) - 1;
 }
 
-static void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
+OPOOL__MT_HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
     /* relaxed: published by the push's release */
     atomic_store_explicit(&p->next[i], below + 1, memory_order_relaxed);
 }
@@ -248,7 +261,7 @@ static OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g
 
 /* Slot i is the caller's (off the list or out of a cache entry): make it
  * live. */
-static void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
+OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
     /* relaxed: the slot is ours; its last generation came with it (the
      * acquire that gave us the slot) */
     uint32_t g = atomic_load_explicit(&p->gen[i], memory_order_relaxed) + 1;
@@ -271,7 +284,7 @@ static OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
 
 /* Take slot h's ownership from its user: OPOOL_OK and *keep (false when the
  * slot retires instead of coming back), or the rejection, changing nothing. */
-static opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
+OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
     uint32_t want = g;
@@ -288,13 +301,13 @@ static opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
     return OPOOL_OK;
 }
 
-static void opool__mt_add_live(_Atomic int64_t *live, int64_t d) {
+OPOOL__MT_HOT void opool__mt_add_live(_Atomic int64_t *live, int64_t d) {
     /* relaxed: a counter; only count() reads it */
     atomic_fetch_add_explicit(live, d, memory_order_relaxed);
 }
 
 /* A cache record's counter: one writer, so no read-modify-write. */
-static void opool__mt_add_own_live(struct opool_mt_cache *c, int64_t d) {
+OPOOL__MT_HOT void opool__mt_add_own_live(struct opool_mt_cache *c, int64_t d) {
     /* relaxed: only count() reads it, and only the owner writes */
     atomic_store_explicit(&c->live, atomic_load_explicit(&c->live, memory_order_relaxed) + d,
                           memory_order_relaxed);
@@ -322,7 +335,7 @@ static OPOOL_NOINLINE void opool__mt_wake_slow(opool_mt *p, uint32_t n) {
 
 /* n slots have just become available (pushed, or parked with no waiter
  * seen): wake up to n sleepers; close an exhaustion episode. */
-static void opool__mt_freed(opool_mt *p, uint32_t n) {
+OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
     /* seq_cst: the freer's half of the handshake (docs 6): after the push's
      * seq_cst CAS, either this sees the waiter or the waiter's pop sees the
      * slots */
@@ -372,6 +385,7 @@ static void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
 static bool opool__mt_heavy_barrier(opool_mt *p) {
     if (p->light_park) {
 #if defined(OPOOL__MT_MEMBARRIER)
+        atomic_fetch_add_explicit(&p->barrier_calls, 1, memory_order_relaxed); /* statistics */
         return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
 #endif
     }
@@ -381,7 +395,7 @@ static bool opool__mt_heavy_barrier(opool_mt *p) {
 }
 
 /* The owner's light barrier between parking a slot and reading waiters. */
-static void opool__mt_light_barrier(const opool_mt *p) {
+OPOOL__MT_HOT void opool__mt_light_barrier(const opool_mt *p) {
     if (OPOOL_LIKELY(p->light_park))
         atomic_signal_fence(memory_order_seq_cst); /* the waiter's membarrier does the rest */
     else
@@ -390,30 +404,111 @@ static void opool__mt_light_barrier(const opool_mt *p) {
 
 /* ==== caches (docs 5, 6) ================================================= */
 
-static uint32_t opool__mt_ring(const opool_mt_cache *c, uint32_t k) {
-    uint32_t pos = c->lo + k;
-    return pos >= c->size ? pos - c->size : pos;
+/* The owner's take at bottom: the newest parked slot, or EMPTY. Without a
+ * thief around (the common case) it costs no atomic read-modify-write and no
+ * fence: see docs 5 for why a thief can then never reach entry b. */
+OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
+    opool_mt *p = c->pool;
+    /* relaxed: only this thread writes bottom; a stale top is smaller, so
+     * "empty" is never wrong */
+    uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed);
+    if (b == atomic_load_explicit(&c->top, memory_order_relaxed)) return OPOOL__MT_EMPTY;
+    b--;
+    atomic_store_explicit(&c->bottom, b, memory_order_relaxed);
+    opool__mt_light_barrier(p); /* the bottom store before the read of thieves */
+    /* acquire: a thief that has left published its CAS on top before */
+    bool contended = atomic_load_explicit(&p->thieves, memory_order_acquire) != 0;
+    /* seq_cst: Chase-Lev's take fence, paired with the thief's between its
+     * reads of top and bottom */
+    if (OPOOL_UNLIKELY(contended)) atomic_thread_fence(memory_order_seq_cst);
+    uint64_t t = atomic_load_explicit(&c->top, memory_order_relaxed);
+    uint32_t x = OPOOL__MT_EMPTY;
+    if (OPOOL_LIKELY(t <= b)) {
+        /* relaxed: written by this thread */
+        x = atomic_load_explicit(&c->ent[b & c->mask], memory_order_relaxed);
+        if (OPOOL_UNLIKELY(t == b && contended)) {
+            /* the last one, and a thief may be after it: the CAS decides;
+             * seq_cst as in Chase-Lev; the tag is top itself, which only grows */
+            if (!atomic_compare_exchange_strong_explicit(&c->top, &t, t + 1, memory_order_seq_cst,
+                                                         memory_order_relaxed))
+                x = OPOOL__MT_EMPTY;
+            atomic_store_explicit(&c->bottom, b + 1, memory_order_relaxed);
+        }
+    } else {
+        atomic_store_explicit(&c->bottom, b + 1, memory_order_relaxed); /* thieves emptied it */
+    }
+    return x;
 }
 
-/* Take the slot of entry pos if it still holds one. */
-static uint32_t opool__mt_unpark(opool_mt_cache *c, uint32_t pos) {
-    /* acquire: the slot's state as its parker left it (a thief's view) */
-    return atomic_exchange_explicit(&c->ent[pos], OPOOL__MT_EMPTY, memory_order_acquire);
+/* Take up to k of the oldest parked slots at top, as a chain through next[]
+ * whose head is *first (the newest taken) and tail *last. Returns how many.
+ * The owner (spilling) may take many in one CAS; a thief takes one: while it
+ * looks, the owner may take from the bottom without a CAS anything but the
+ * last slot, so only a single-entry steal is safe (as in Chase-Lev). */
+static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner, uint32_t *first,
+                                      uint32_t *last) {
+    opool_mt *p = c->pool;
+    if (!owner && k > 1) k = 1;
+    for (;;) {
+        /* acquire: the entries behind top, as the owner released them */
+        uint64_t t = atomic_load_explicit(&c->top, memory_order_acquire);
+        /* seq_cst: Chase-Lev's steal fence, paired with the owner's take */
+        atomic_thread_fence(memory_order_seq_cst);
+        /* acquire: pairs with the owner's release of bottom after each park */
+        uint64_t b = atomic_load_explicit(&c->bottom, memory_order_acquire);
+        if (t >= b) return 0;
+        uint32_t n = b - t < k ? (uint32_t)(b - t) : k;
+        /* relaxed: ordered by the acquire of bottom. A thief reads before its
+         * CAS: once top moves, the owner may reuse the place */
+        uint32_t stolen = owner ? 0 : atomic_load_explicit(&c->ent[t & c->mask],
+                                                           memory_order_relaxed);
+        /* seq_cst: the steal's CAS of Chase-Lev; on failure someone took
+         * entries first: look again */
+        if (!atomic_compare_exchange_strong_explicit(&c->top, &t, t + n, memory_order_seq_cst,
+                                                     memory_order_relaxed))
+            continue;
+        /* ours now: link them so the newest heads the chain */
+        uint32_t below = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            /* relaxed: the owner reads its own entries */
+            uint32_t i = owner ? atomic_load_explicit(&c->ent[(t + j) & c->mask],
+                                                      memory_order_relaxed)
+                               : stolen;
+            if (j == 0)
+                *last = i;
+            else
+                opool__mt_link(p, i, below);
+            below = i;
+        }
+        *first = below;
+        return n;
+    }
 }
 
-/* Steal up to k parked slots from any cache, as a chain through next[]
- * (first is the last one stolen). Returns how many. */
-static OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t *first) {
+/* Register as a thief: from here on, owners treat their last parked slot as
+ * contended. The heavy barrier makes every owner's earlier bottom store
+ * visible to this thread and every later read of thieves see it (docs 5). */
+static bool opool__mt_thief_enter(opool_mt *p) {
+    /* seq_cst: ordered before the heavy barrier and the reads of the decks */
+    atomic_fetch_add_explicit(&p->thieves, 1, memory_order_seq_cst);
+    return opool__mt_heavy_barrier(p);
+}
+
+static void opool__mt_thief_leave(opool_mt *p) {
+    /* release: an owner that reads 0 (acquire) sees every CAS this thief made */
+    atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_release);
+}
+
+/* Steal up to k parked slots from the caches, as a chain through next[]
+ * (*first heads it). Returns how many. The caller is a registered thief. */
+static OPOOL_NOINLINE uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k,
+                                                          uint32_t *first) {
     uint32_t n = 0;
     /* acquire: a record published by cache_create is seen initialised */
     for (opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_acquire);
          c != NULL && n < k; c = c->next_rec) {
-        for (uint32_t e = 0; e < c->cap && n < k; e++) {
-            /* relaxed: a hint; the exchange decides */
-            if (atomic_load_explicit(&c->ent[e], memory_order_relaxed) == OPOOL__MT_EMPTY)
-                continue;
-            uint32_t i = opool__mt_unpark(c, e);
-            if (i == OPOOL__MT_EMPTY) continue;
+        uint32_t i, unused;
+        while (n < k && opool__mt_take_oldest(c, 1, false, &i, &unused) == 1) {
             if (n > 0) opool__mt_link(p, i, *first);
             *first = i;
             n++;
@@ -423,43 +518,48 @@ static OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t
     return n;
 }
 
-/* Give back the chain of the n oldest parked slots ([lo, lo + n) of the ring)
- * in one CAS, the newest of them on top. */
+/* Steal as a passing thief (an alloc that found the shared list empty). */
+static OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t *first) {
+    uint32_t n = 0;
+    /* without the heavy barrier an owner might take a slot we take: no steal */
+    if (opool__mt_thief_enter(p)) n = opool__mt_steal_registered(p, k, first);
+    opool__mt_thief_leave(p);
+    return n;
+}
+
+/* Give the n oldest parked slots back to the shared list in one CAS, the
+ * newest of them on top. */
 static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
     opool_mt *p = c->pool;
-    uint32_t first = 0, last = 0, got = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t i = opool__mt_unpark(c, opool__mt_ring(c, k));
-        if (i == OPOOL__MT_EMPTY) continue; /* stolen */
-        if (got == 0)
-            last = i;
-        else
-            opool__mt_link(p, i, first);
-        first = i;
-        got++;
-    }
-    c->lo = opool__mt_ring(c, n);
-    c->n -= n;
-    if (c->n == 0) c->lo = 0;
+    uint32_t first, last, got = opool__mt_take_oldest(c, n, true, &first, &last);
     if (got) {
         opool__mt_push(p, first, last);
         opool__mt_freed(p, got);
     }
 }
 
+/* Parked slots (thieves may take some at any time). */
+static uint32_t opool__mt_parked(const opool_mt_cache *c) {
+    /* relaxed: the owner's own counter, and a top that can only be stale low */
+    uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed);
+    uint64_t t = atomic_load_explicit(&c->top, memory_order_relaxed);
+    return t < b ? (uint32_t)(b - t) : 0;
+}
+
 /* Park slot i as the newest of the cache, or give it to a waiter. */
-static void opool__mt_park(opool_mt_cache *c, uint32_t i) {
+OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
     opool_mt *p = c->pool;
-    if (OPOOL_UNLIKELY(c->n == c->size)) opool__mt_spill(c, c->half);
-    uint32_t pos = opool__mt_ring(c, c->n++);
-    /* release: a thief's acquire exchange sees the slot as we left it */
-    atomic_store_explicit(&c->ent[pos], i, memory_order_release);
+    if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
+    uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed); /* ours */
+    atomic_store_explicit(&c->ent[b & c->mask], i, memory_order_relaxed); /* released below */
+    /* release: a thief that reads the new bottom (acquire) sees the entry and
+     * the slot as we left it */
+    atomic_store_explicit(&c->bottom, b + 1, memory_order_release);
     opool__mt_light_barrier(p);
     /* relaxed: ordered after the park by the barrier pair (docs 6) */
     if (OPOOL_UNLIKELY(atomic_load_explicit(&p->waiters, memory_order_relaxed) != 0)) {
-        uint32_t j = opool__mt_unpark(c, pos);
-        if (j != OPOOL__MT_EMPTY) { /* else a thief, maybe the waiter, has it */
-            c->n--;
+        uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
+        if (j != OPOOL__MT_EMPTY) {
             opool__mt_push(p, j, j);
             opool__mt_freed(p, 1);
         }
@@ -476,13 +576,14 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     if (n == 0) return opool__mt_steal(p, 1, slot) == 1;
     *slot = first;
     /* s2 (below the top) becomes the newest parked, the bottom the oldest */
-    c->lo = 0;
-    c->n = n - 1;
+    uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed); /* ours */
     uint32_t i = first;
     for (uint32_t k = n - 1; k-- > 0;) {
         i = opool__mt_link_of(p, i);
-        atomic_store_explicit(&c->ent[k], i, memory_order_release); /* as in park */
+        atomic_store_explicit(&c->ent[(b + k) & c->mask], i, memory_order_relaxed);
     }
+    /* release: as in park */
+    atomic_store_explicit(&c->bottom, b + n - 1, memory_order_release);
     return true;
 }
 
@@ -565,7 +666,7 @@ void opool_mt_destroy(opool_mt *p) {
     opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_relaxed);
     while (c != NULL) {
         opool_mt_cache *next = c->next_rec;
-        p->mem.free(p->mem.ctx, c, opool__mt_cache_bytes(c->cap));
+        p->mem.free(p->mem.ctx, c, opool__mt_cache_bytes(c->mask + 1));
         c = next;
     }
 #if !defined(OPOOL__MT_FUTEX)
@@ -577,7 +678,7 @@ void opool_mt_destroy(opool_mt *p) {
 }
 
 /* alloc without counting a failure: the shared list, else a steal. */
-static void *opool__mt_try(opool_mt *p, opool_handle *out) {
+OPOOL__MT_HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
     uint32_t i;
     if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i) == 0) && opool__mt_steal(p, 1, &i) == 0)
         return NULL;
@@ -603,12 +704,16 @@ static OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint6
     }
     /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
     atomic_fetch_add_explicit(&p->waiters, 1, memory_order_seq_cst);
-    bool scan_ok = opool__mt_heavy_barrier(p);
+    bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
     for (;;) {
         /* acquire: pairs with the release bump of a free that saw us */
         uint32_t e = atomic_load_explicit(&p->epoch, memory_order_acquire);
-        obj = opool__mt_try(p, out);
-        if (obj != NULL) break;
+        uint32_t i;
+        if (opool__mt_pop(p, 1, &i) == 1 || (scan_ok && opool__mt_steal_registered(p, 1, &i))) {
+            opool__mt_add_live(&p->live, 1);
+            obj = opool__mt_take(p, i, out);
+            break;
+        }
         uint64_t now = opool__mt_now_ns();
         if (now >= deadline) break;
         /* without the heavy barrier a park may hide from the scan: poll */
@@ -617,6 +722,7 @@ static OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint6
         opool__mt_sleep(p, e, until);
         if (!scan_ok) scan_ok = opool__mt_heavy_barrier(p);
     }
+    opool__mt_thief_leave(p);
     atomic_fetch_sub_explicit(&p->waiters, 1, memory_order_relaxed); /* only makes frees cheaper */
     return obj;
 }
@@ -671,7 +777,7 @@ uint32_t opool_mt_capacity(const opool_mt *p) {
 
 uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n) {
     if (p == NULL || out == NULL || n == 0) return 0;
-    uint32_t first, got = opool__mt_pop(p, n, &first);
+    uint32_t first = 0, got = opool__mt_pop(p, n, &first);
     if (got < n) {
         /* the stolen chain goes after the popped one */
         uint32_t sfirst, stolen = opool__mt_steal(p, n - got, &sfirst);
@@ -729,21 +835,25 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
     if (p == NULL || size < 2 || size > OPOOL_MT_CACHE_MAX) return NULL;
     opool_mt_cache *c;
     /* acquire: the records' fields, as published */
+    uint32_t cap = 2;
+    while (cap < size) cap *= 2;
     for (c = atomic_load_explicit(&p->caches, memory_order_acquire); c != NULL; c = c->next_rec) {
         uint32_t idle = 0;
         /* acquire: the last owner's flush and counters, released by its destroy */
-        if (c->cap >= size && atomic_compare_exchange_strong_explicit(
+        if (c->mask + 1 >= size && atomic_compare_exchange_strong_explicit(
                                   &c->active, &idle, 1, memory_order_acquire, memory_order_relaxed))
             break;
     }
     if (c == NULL) {
-        c = (opool_mt_cache *)p->mem.alloc(p->mem.ctx, opool__mt_cache_bytes(size), OPOOL__LINE);
+        c = (opool_mt_cache *)p->mem.alloc(p->mem.ctx, opool__mt_cache_bytes(cap), OPOOL__LINE);
         if (c == NULL) return NULL;
         c->pool = p;
-        c->cap = size;
+        c->mask = cap - 1;
         atomic_init(&c->active, 1);
         atomic_init(&c->live, 0);
-        for (uint32_t e = 0; e < size; e++) atomic_init(&c->ent[e], OPOOL__MT_EMPTY);
+        atomic_init(&c->bottom, 0);
+        atomic_init(&c->top, 0);
+        for (uint32_t e = 0; e < cap; e++) atomic_init(&c->ent[e], OPOOL__MT_EMPTY);
         c->next_rec = atomic_load_explicit(&p->caches, memory_order_relaxed);
         /* release: the record is initialised before anyone can reach it */
         while (!atomic_compare_exchange_weak_explicit(&p->caches, &c->next_rec, c,
@@ -752,7 +862,6 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
     }
     c->size = size;
     c->half = size / 2;
-    c->lo = c->n = 0;
     return c;
 }
 
@@ -762,9 +871,7 @@ void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
         return NULL;
     }
     opool_mt *p = c->pool;
-    uint32_t i = OPOOL__MT_EMPTY;
-    while (c->n > 0 && i == OPOOL__MT_EMPTY) i = opool__mt_unpark(c, opool__mt_ring(c, --c->n));
-    if (c->n == 0) c->lo = 0;
+    uint32_t i = opool__mt_take_newest(c);
     if (OPOOL_UNLIKELY(i == OPOOL__MT_EMPTY) && !opool__mt_refill(c, &i)) {
         if (out) *out = OPOOL_NULL;
         opool__mt_failed(p);
@@ -804,7 +911,7 @@ uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uin
 }
 
 void opool_mt_cache_flush(opool_mt_cache *c) {
-    if (c != NULL && c->n > 0) opool__mt_spill(c, c->n);
+    if (c != NULL) opool__mt_spill(c, c->size);
 }
 
 void opool_mt_cache_destroy(opool_mt_cache *c) {
@@ -825,9 +932,7 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
     for (const opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_acquire);
          c != NULL; c = c->next_rec) {
         out->caches += atomic_load_explicit(&c->active, memory_order_relaxed) != 0;
-        for (uint32_t e = 0; e < c->cap; e++)
-            out->parked +=
-                atomic_load_explicit(&c->ent[e], memory_order_relaxed) != OPOOL__MT_EMPTY;
+        out->parked += opool__mt_parked(c);
     }
     out->retired = atomic_load_explicit(&p->retired, memory_order_relaxed);
     out->failed_allocs = atomic_load_explicit(&p->failed, memory_order_relaxed);
@@ -835,6 +940,7 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
     out->steals = atomic_load_explicit(&p->steals, memory_order_relaxed);
     out->sleeps = atomic_load_explicit(&p->sleeps, memory_order_relaxed);
     out->wake_calls = atomic_load_explicit(&p->wake_calls, memory_order_relaxed);
+    out->barrier_calls = atomic_load_explicit(&p->barrier_calls, memory_order_relaxed);
 }
 
 /* ==== checks (tests only) ================================================ */
@@ -867,18 +973,15 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
         live += atomic_load(&c->live);
         if (c->pool != p) OPOOL__MT_FAIL("a cache record of another pool");
         uint32_t active = atomic_load(&c->active);
-        if (active && (c->size > c->cap || c->n > c->size || c->lo >= c->size))
-            OPOOL__MT_FAIL("cache ring out of bounds (size %u cap %u lo %u n %u)", c->size, c->cap,
-                           c->lo, c->n);
-        for (uint32_t e = 0; e < c->cap; e++) {
-            uint32_t i = atomic_load(&c->ent[e]);
-            if (i == OPOOL__MT_EMPTY) continue;
-            if (!active) OPOOL__MT_FAIL("slot %u parked in a destroyed cache", i);
+        uint64_t top = atomic_load(&c->top), bottom = atomic_load(&c->bottom);
+        if (top > bottom) OPOOL__MT_FAIL("cache top %llu above bottom %llu", (unsigned long long)top, (unsigned long long)bottom);
+        if (!active && top != bottom) OPOOL__MT_FAIL("slots parked in a destroyed cache");
+        if (active && bottom - top > c->size) OPOOL__MT_FAIL("cache holds %llu slots, size %u", (unsigned long long)(bottom - top), c->size);
+        for (uint64_t k = top; k < bottom; k++) {
+            uint32_t i = atomic_load(&c->ent[k & c->mask]);
             if (i >= p->capacity) OPOOL__MT_FAIL("parked index %u out of range", i);
             if (seen[i]) OPOOL__MT_FAIL("slot %u both parked and %s", i, seen[i] == 1 ? "listed" : "parked elsewhere");
             if (atomic_load(&p->gen[i]) & 1) OPOOL__MT_FAIL("live slot %u parked", i);
-            uint32_t k = e >= c->lo ? e - c->lo : e + c->size - c->lo;
-            if (k >= c->n) OPOOL__MT_FAIL("slot %u parked outside the ring", i);
             seen[i] = 2;
             parked++;
         }

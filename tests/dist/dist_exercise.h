@@ -1,7 +1,8 @@
 /*
  * dist_exercise.h -- what every program of tests/dist/ runs against the
  * single header dist/opool.h: create, alloc, get, free, stale handles,
- * iteration, save and load (memory and file), and the typed API. Written in
+ * iteration, save and load (memory and file), the typed API, and the
+ * concurrent pool (one thread: what is checked here is that it is there). Written in
  * the common subset of C11 and C++11 (explicit casts from void *, no
  * designated initialisers) so the C and the C++ programs share it.
  *
@@ -180,8 +181,36 @@ static int dist_exercise_typed(const char *tag) {
     return failures;
 }
 
+/* opool_mt from the single header: alloc, a cache, free, the race rules. */
+static int dist_exercise_mt(const char *tag) {
+    int failures = 0;
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = sizeof(struct dist_thing);
+    d.capacity = 4;
+    d.salt = 0x500;
+    opool_mt *p = NULL;
+    DIST_CHECK(opool_mt_create(&p, &d) == OPOOL_OK);
+    if (p == NULL) return failures + 1;
+    opool_handle a, b;
+    struct dist_thing *t = (struct dist_thing *)opool_mt_alloc(p, &a);
+    DIST_CHECK(t != NULL && a.bits == ((uint64_t)0x501 << 32 | 0));
+    opool_mt_cache *c = opool_mt_cache_create(p, 2);
+    DIST_CHECK(c != NULL);
+    DIST_CHECK(opool_mt_cache_alloc(c, &b) != NULL && opool_handle_index(b) == 1);
+    DIST_CHECK(opool_mt_count(p) == 2);
+    DIST_CHECK(opool_mt_get(p, a) == (void *)t);
+    DIST_CHECK(opool_mt_cache_free(c, a) == OPOOL_OK);
+    DIST_CHECK(opool_mt_free(p, a) == OPOOL_ESTALE);
+    DIST_CHECK(opool_mt_free(p, b) == OPOOL_OK);
+    DIST_CHECK(opool_mt_count(p) == 0);
+    opool_mt_cache_destroy(c);
+    opool_mt_destroy(p);
+    return failures;
+}
+
 static int dist_exercise(const char *tag) {
-    int failures = dist_exercise_core(tag) + dist_exercise_typed(tag);
+    int failures = dist_exercise_core(tag) + dist_exercise_typed(tag) + dist_exercise_mt(tag);
     if (failures == 0) printf("%s: ok\n", tag);
     return failures;
 }

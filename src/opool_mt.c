@@ -660,6 +660,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
 
 void opool_mt_destroy(opool_mt *p) {
     if (p == NULL) return;
+    /* relaxed below: no other thread uses the pool any more (the contract) */
     for (uint32_t i = 0; i < p->capacity; i++)
         if (p->desc.fini && (atomic_load_explicit(&p->gen[i], memory_order_relaxed) & 1))
             p->desc.fini(opool__mt_object(p, i), p->desc.user);
@@ -764,6 +765,7 @@ uint32_t opool_mt_count(const opool_mt *p) {
     if (p == NULL) return 0;
     /* relaxed: a snapshot of counters (see the header) */
     int64_t n = atomic_load_explicit(&p->live, memory_order_relaxed);
+    /* acquire: records published by cache_create are seen initialised */
     for (const opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_acquire);
          c != NULL; c = c->next_rec)
         n += atomic_load_explicit(&c->live, memory_order_relaxed);
@@ -945,6 +947,9 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
 
 /* ==== checks (tests only) ================================================ */
 
+/* The pool is quiescent (no call runs on it): nothing to synchronise with. */
+#define opool__mt_peek(obj) atomic_load_explicit(obj, memory_order_relaxed)
+
 #define OPOOL__MT_FAIL(...)                                                                        \
     do {                                                                                           \
         if (why && why_size) snprintf(why, why_size, __VA_ARGS__);                                 \
@@ -957,38 +962,38 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
     if (p == NULL) OPOOL__MT_FAIL("NULL pool");
     seen = (unsigned char *)calloc(p->capacity ? p->capacity : 1, 1);
     if (seen == NULL) OPOOL__MT_FAIL("out of memory");
-    uint64_t h = atomic_load(&p->head);
+    uint64_t h = opool__mt_peek(&p->head);
     uint32_t t = (uint32_t)(h & p->idx_mask), listed = 0;
     while (t != 0) {
         if (t > p->capacity) OPOOL__MT_FAIL("list link %u out of range", t - 1);
         if (seen[t - 1]) OPOOL__MT_FAIL("slot %u twice in the shared list (a cycle)", t - 1);
-        if (atomic_load(&p->gen[t - 1]) & 1) OPOOL__MT_FAIL("live slot %u in the shared list", t - 1);
+        if (opool__mt_peek(&p->gen[t - 1]) & 1) OPOOL__MT_FAIL("live slot %u in the shared list", t - 1);
         seen[t - 1] = 1;
         listed++;
-        t = atomic_load(&p->next[t - 1]);
+        t = opool__mt_peek(&p->next[t - 1]);
     }
-    int64_t live = atomic_load(&p->live);
+    int64_t live = opool__mt_peek(&p->live);
     uint32_t parked = 0;
-    for (const opool_mt_cache *c = atomic_load(&p->caches); c != NULL; c = c->next_rec) {
-        live += atomic_load(&c->live);
+    for (const opool_mt_cache *c = opool__mt_peek(&p->caches); c != NULL; c = c->next_rec) {
+        live += opool__mt_peek(&c->live);
         if (c->pool != p) OPOOL__MT_FAIL("a cache record of another pool");
-        uint32_t active = atomic_load(&c->active);
-        uint64_t top = atomic_load(&c->top), bottom = atomic_load(&c->bottom);
+        uint32_t active = opool__mt_peek(&c->active);
+        uint64_t top = opool__mt_peek(&c->top), bottom = opool__mt_peek(&c->bottom);
         if (top > bottom) OPOOL__MT_FAIL("cache top %llu above bottom %llu", (unsigned long long)top, (unsigned long long)bottom);
         if (!active && top != bottom) OPOOL__MT_FAIL("slots parked in a destroyed cache");
         if (active && bottom - top > c->size) OPOOL__MT_FAIL("cache holds %llu slots, size %u", (unsigned long long)(bottom - top), c->size);
         for (uint64_t k = top; k < bottom; k++) {
-            uint32_t i = atomic_load(&c->ent[k & c->mask]);
+            uint32_t i = opool__mt_peek(&c->ent[k & c->mask]);
             if (i >= p->capacity) OPOOL__MT_FAIL("parked index %u out of range", i);
             if (seen[i]) OPOOL__MT_FAIL("slot %u both parked and %s", i, seen[i] == 1 ? "listed" : "parked elsewhere");
-            if (atomic_load(&p->gen[i]) & 1) OPOOL__MT_FAIL("live slot %u parked", i);
+            if (opool__mt_peek(&p->gen[i]) & 1) OPOOL__MT_FAIL("live slot %u parked", i);
             seen[i] = 2;
             parked++;
         }
     }
     uint32_t count = 0, retired = 0;
     for (uint32_t i = 0; i < p->capacity; i++) {
-        uint32_t g = atomic_load(&p->gen[i]);
+        uint32_t g = opool__mt_peek(&p->gen[i]);
         if (g & 1) {
             count++;
         } else if (!seen[i]) {
@@ -997,8 +1002,8 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
             retired++;
         }
     }
-    if (retired != atomic_load(&p->retired))
-        OPOOL__MT_FAIL("%u slots retired, counted %u", retired, atomic_load(&p->retired));
+    if (retired != opool__mt_peek(&p->retired))
+        OPOOL__MT_FAIL("%u slots retired, counted %u", retired, opool__mt_peek(&p->retired));
     if (live != (int64_t)count) OPOOL__MT_FAIL("count says %lld, %u slots live", (long long)live, count);
     if (count + listed + parked + retired != p->capacity) OPOOL__MT_FAIL("slots do not add up");
     free(seen);
@@ -1010,13 +1015,13 @@ fail:
 
 bool opool__mt_set_gen(opool_mt *p, uint32_t index, uint32_t gen) {
     if (p == NULL || index >= p->capacity || (gen & 1)) return false;
-    uint64_t h = atomic_load(&p->head);
+    uint64_t h = opool__mt_peek(&p->head);
     for (uint32_t t = (uint32_t)(h & p->idx_mask), n = 0; t != 0 && n <= p->capacity; n++) {
         if (t - 1 == index) {
-            atomic_store(&p->gen[index], gen);
+            atomic_store_explicit(&p->gen[index], gen, memory_order_relaxed);
             return true;
         }
-        t = atomic_load(&p->next[t - 1]);
+        t = opool__mt_peek(&p->next[t - 1]);
     }
     return false;
 }

@@ -12,6 +12,7 @@
 # First, the typed pools' compile-time proofs (tests/typed/typed.cmake) and the single-header
 # distribution's tests (cmake/dist.cmake): before the Valgrind part, which returns early.
 
+set_tests_properties(test_mt PROPERTIES LABELS mt) # tests/test_mt.c: opool_mt, one thread
 include("${PROJECT_SOURCE_DIR}/tests/typed/typed.cmake")
 include("${PROJECT_SOURCE_DIR}/cmake/dist.cmake")
 

@@ -2541,6 +2541,13 @@ static OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
     opool__mem_noaccess(obj, p->stride);
 }
 
+/* An object was freed: the next failed alloc is reported again. */
+OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
+    /* relaxed: the episode flag only rations reports */
+    if (OPOOL_UNLIKELY(atomic_load_explicit(&p->episode, memory_order_relaxed) != 0))
+        atomic_store_explicit(&p->episode, 0, memory_order_relaxed);
+}
+
 /* Take slot h's ownership from its user: OPOOL_OK and *keep (false when the
  * slot retires instead of coming back), or the rejection, changing nothing. */
 OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
@@ -2555,8 +2562,10 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
         return OPOOL_ESTALE;
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
-    if (OPOOL_UNLIKELY(!*keep))
+    if (OPOOL_UNLIKELY(!*keep)) {
         atomic_fetch_add_explicit(&p->retired, 1, memory_order_relaxed); /* statistics */
+        opool__mt_end_episode(p); /* a free ends it, even one that retires its slot */
+    }
     return OPOOL_OK;
 }
 
@@ -2600,9 +2609,7 @@ OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
      * slots */
     if (OPOOL_UNLIKELY(atomic_load_explicit(&p->waiters, memory_order_seq_cst) != 0))
         opool__mt_wake_slow(p, n);
-    /* relaxed: the episode flag only rations reports */
-    if (OPOOL_UNLIKELY(atomic_load_explicit(&p->episode, memory_order_relaxed) != 0))
-        atomic_store_explicit(&p->episode, 0, memory_order_relaxed);
+    opool__mt_end_episode(p);
 }
 
 /* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
@@ -2822,8 +2829,8 @@ OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
             opool__mt_push(p, j, j);
             opool__mt_freed(p, 1);
         }
-    } else if (OPOOL_UNLIKELY(atomic_load_explicit(&p->episode, memory_order_relaxed) != 0)) {
-        atomic_store_explicit(&p->episode, 0, memory_order_relaxed); /* as in freed() */
+    } else {
+        opool__mt_end_episode(p);
     }
 }
 

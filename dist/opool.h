@@ -2670,6 +2670,14 @@ OPOOL__MT_HOT void opool__mt_light_barrier(const opool_mt *p) {
 
 /* ==== caches (docs 5, 6) ================================================= */
 
+/* Parked slots (thieves may take some at any time). */
+static uint32_t opool__mt_parked(const opool_mt_cache *c) {
+    /* relaxed: the owner's own counter, and a top that can only be stale low */
+    uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed);
+    uint64_t t = atomic_load_explicit(&c->top, memory_order_relaxed);
+    return t < b ? (uint32_t)(b - t) : 0;
+}
+
 /* The owner's take at bottom: the newest parked slot, or EMPTY. Without a
  * thief around (the common case) it costs no atomic read-modify-write and no
  * fence: see docs 5 for why a thief can then never reach entry b. */
@@ -2765,17 +2773,22 @@ static void opool__mt_thief_leave(opool_mt *p) {
     atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_release);
 }
 
-/* Steal up to k parked slots from the caches, as a chain through next[]
- * (*first heads it). Returns how many. The caller is a registered thief. */
-static OPOOL_NOINLINE uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k,
-                                                          uint32_t *first) {
+/* Steal k parked slots from the caches, oldest first, plus up to extra more
+ * from the cache that completed the k (never from a further one), as a chain
+ * through next[] from *first (the last stolen) to *last (the first).
+ * Returns how many. The caller is a registered thief. */
+static OPOOL_NOINLINE uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra,
+                                                          uint32_t *first, uint32_t *last) {
     uint32_t n = 0;
     /* acquire: a record published by cache_create is seen initialised */
     for (opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_acquire);
          c != NULL && n < k; c = c->next_rec) {
         uint32_t i, unused;
-        while (n < k && opool__mt_take_oldest(c, 1, false, &i, &unused) == 1) {
-            if (n > 0) opool__mt_link(p, i, *first);
+        while (n < k + extra && opool__mt_take_oldest(c, 1, false, &i, &unused) == 1) {
+            if (n > 0)
+                opool__mt_link(p, i, *first);
+            else
+                *last = i;
             *first = i;
             n++;
         }
@@ -2784,13 +2797,43 @@ static OPOOL_NOINLINE uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t 
     return n;
 }
 
-/* Steal as a passing thief (an alloc that found the shared list empty). */
-static OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t *first) {
-    uint32_t n = 0;
+/* Does any cache look as if it had parked slots? Reads only (stale values
+ * can hide a park that is happening right now: that park is concurrent with
+ * the caller, who may then fail as if it had come first). */
+static bool opool__mt_any_parked(const opool_mt *p) {
+    /* acquire: a record published by cache_create is seen initialised */
+    for (const opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_acquire);
+         c != NULL; c = c->next_rec)
+        if (opool__mt_parked(c) != 0) return true;
+    return false;
+}
+
+/* Slots a passing thief that needs one takes beyond it, to the shared list:
+ * one membarrier then serves the next allocs too. */
+#define OPOOL__MT_STEAL_EXTRA 15u
+
+/* Steal as a passing thief (an alloc that found the shared list empty): k
+ * slots as a chain from *first. With extra (only for k == 1: alloc and a
+ * cache's refill pass OPOOL__MT_STEAL_EXTRA, a bulk alloc 0) it keeps the
+ * oldest parked slot of the first cache that has one and moves up to extra
+ * more of that cache's oldest to the shared list, as a spill would (the
+ * newest of them on top). Returns how many it keeps. No system call when
+ * every cache looks empty. */
+static OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra,
+                                               uint32_t *first) {
+    uint32_t n = 0, last;
+    if (!opool__mt_any_parked(p)) return 0;
     /* without the heavy barrier an owner might take a slot we take: no steal */
-    if (opool__mt_thief_enter(p)) n = opool__mt_steal_registered(p, k, first);
+    if (opool__mt_thief_enter(p)) n = opool__mt_steal_registered(p, k, extra, first, &last);
     opool__mt_thief_leave(p);
-    return n;
+    if (n <= k) return n;
+    /* keep the first stolen (the chain's tail); the rest go to the list */
+    uint32_t above = *first;
+    for (uint32_t j = 2; j < n; j++) above = opool__mt_link_of(p, above);
+    opool__mt_push(p, *first, above);
+    opool__mt_freed(p, n - 1);
+    *first = last;
+    return 1;
 }
 
 /* Give the n oldest parked slots back to the shared list in one CAS, the
@@ -2802,14 +2845,6 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
         opool__mt_push(p, first, last);
         opool__mt_freed(p, got);
     }
-}
-
-/* Parked slots (thieves may take some at any time). */
-static uint32_t opool__mt_parked(const opool_mt_cache *c) {
-    /* relaxed: the owner's own counter, and a top that can only be stale low */
-    uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed);
-    uint64_t t = atomic_load_explicit(&c->top, memory_order_relaxed);
-    return t < b ? (uint32_t)(b - t) : 0;
 }
 
 /* Park slot i as the newest of the cache, or give it to a waiter. */
@@ -2839,7 +2874,7 @@ OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
 static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     opool_mt *p = c->pool;
     uint32_t first, n = opool__mt_pop(p, c->half, &first);
-    if (n == 0) return opool__mt_steal(p, 1, slot) == 1;
+    if (n == 0) return opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1;
     *slot = first;
     /* s2 (below the top) becomes the newest parked, the bottom the oldest */
     uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed); /* ours */
@@ -2947,7 +2982,8 @@ void opool_mt_destroy(opool_mt *p) {
 /* alloc without counting a failure: the shared list, else a steal. */
 OPOOL__MT_HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
     uint32_t i;
-    if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i) == 0) && opool__mt_steal(p, 1, &i) == 0)
+    if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i) == 0) &&
+        opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
         return NULL;
     opool__mt_add_live(&p->live, 1);
     return opool__mt_take(p, i, out);
@@ -2976,7 +3012,9 @@ static OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint6
         /* acquire: pairs with the release bump of a free that saw us */
         uint32_t e = atomic_load_explicit(&p->epoch, memory_order_acquire);
         uint32_t i;
-        if (opool__mt_pop(p, 1, &i) == 1 || (scan_ok && opool__mt_steal_registered(p, 1, &i))) {
+        uint32_t unused;
+        if (opool__mt_pop(p, 1, &i) == 1 ||
+            (scan_ok && opool__mt_steal_registered(p, 1, 0, &i, &unused))) {
             opool__mt_add_live(&p->live, 1);
             obj = opool__mt_take(p, i, out);
             break;
@@ -3048,7 +3086,8 @@ uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32
     uint32_t first = 0, got = opool__mt_pop(p, n, &first);
     if (got < n) {
         /* the stolen chain goes after the popped one */
-        uint32_t sfirst, stolen = opool__mt_steal(p, n - got, &sfirst);
+        /* a bulk alloc takes exactly what it misses: no extras */
+        uint32_t sfirst, stolen = opool__mt_steal(p, n - got, 0, &sfirst);
         if (stolen) {
             if (got) {
                 uint32_t last = first;

@@ -26,12 +26,14 @@
  *     are single calls in order (cache_alloc_bulk stops at the first that
  *     fails: one failed alloc, as alloc_bulk);
  *   - when the shared list is empty, alloc, alloc_bulk and cache_alloc steal
- *     parked slots from the caches. WHICH parked slot a steal takes is the
+ *     parked slots from the caches. WHICH cache a steal takes from is the
  *     one thing section 2 leaves open: the caller passes the index the pool
  *     under test returned ("got"), and the model takes that slot from
  *     whichever cache holds it. If it is parked nowhere, the model takes
  *     the first parked slot it finds, so the results differ and the
- *     comparison fails.
+ *     comparison fails. A steal of one slot (alloc, cache_alloc) takes the
+ *     oldest of that cache, then moves up to 15 more of its oldest to the
+ *     shared list as a spill would (the newest of them on top).
  *   - every successful free ends an exhaustion episode; a failed alloc opens
  *     one (EFULL reported once per episode); every rejected handle is
  *     counted and reported with the handle.
@@ -305,6 +307,18 @@ static inline void mtm__push_oldest(mt_model *m, uint32_t c, uint32_t k) {
     q->n -= k;
 }
 
+/* A steal of one slot: got (which must be the oldest of its cache), then up
+ * to 15 more of that cache's oldest go to the shared list. */
+static inline uint32_t mtm__steal_one(mt_model *m, uint32_t got) {
+    uint32_t c = got < m->capacity ? mtm_parked_in(m, got) : MTM_NONE;
+    uint32_t i = mtm__steal(m, got);
+    if (i == MTM_NONE || c == MTM_NONE) return i;
+    uint32_t extra = m->cache[c].n < 15 ? m->cache[c].n : 15;
+    mtm__push_oldest(m, c, extra);
+    m->steals += extra;
+    return i;
+}
+
 static inline uint32_t mtm__half(const mtm_cache *q) { return q->size / 2 > 1 ? q->size / 2 : 1; }
 
 /* ---- operations (each mirrors one public function) ------------------------ */
@@ -313,7 +327,7 @@ static inline uint32_t mtm__half(const mtm_cache *q) { return q->size / 2 > 1 ? 
  * the handle bits, or false (*out = 0). got: the index the pool returned. */
 static inline bool mtm_alloc(mt_model *m, uint32_t got, uint64_t *out) {
     *out = 0;
-    uint32_t i = m->nstack > 0 ? mtm__pop(m) : mtm__steal(m, got);
+    uint32_t i = m->nstack > 0 ? mtm__pop(m) : mtm__steal_one(m, got);
     if (i == MTM_NONE) {
         mtm__failed(m);
         return false;
@@ -389,7 +403,7 @@ static inline bool mtm_cache_alloc(mt_model *m, uint32_t c, uint32_t got, uint64
         *out = mtm__hand_out(m, s1);
         return true;
     }
-    uint32_t i = mtm__steal(m, got);
+    uint32_t i = mtm__steal_one(m, got);
     if (i == MTM_NONE) {
         mtm__failed(m);
         return false;

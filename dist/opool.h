@@ -2554,11 +2554,12 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
     uint32_t want = g;
-    /* acq_rel: acquire the object's state from the thread that made it live
-     * (fini and poison touch it next); release for symmetry with get().
-     * Of two racing frees exactly one CAS succeeds (docs 4). */
+    /* acquire: the object's state from the thread that made it live (fini
+     * and poison touch it next); nothing is published by making the handle
+     * stale (the push or park that follows publishes the slot). Of two
+     * racing frees exactly one CAS succeeds (docs 4). */
     if (OPOOL_UNLIKELY(!atomic_compare_exchange_strong_explicit(
-            &p->gen[i], &want, g + 1, memory_order_acq_rel, memory_order_relaxed)))
+            &p->gen[i], &want, g + 1, memory_order_acquire, memory_order_relaxed)))
         return OPOOL_ESTALE;
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));

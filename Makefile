@@ -173,7 +173,8 @@ test-spin:
 	tests/spin/run.sh build/spin
 
 # Install the gcc build into build/install, check the files, then build two consumers
-# against the installed tree only: one with find_package(opool), one with pkg-config.
+# against the installed tree only: one with find_package(opool), one with pkg-config; and a
+# third that builds opool from this source tree with add_subdirectory.
 test-install:
 	@echo "== install check: build/install"; \
 	$(call configure,build/gcc,$(GCC),$(GXX),$(GCC_ARGS)); \
@@ -194,6 +195,11 @@ test-install:
 		-DOPOOL_EXPECT_PREFIX="$(CURDIR)/build/install" >/dev/null; \
 	$(CMAKE) --build build/consumer/cmake >/dev/null; \
 	build/consumer/cmake/consumer; \
+	checks=$$((checks + 1)); \
+	$(CMAKE) -S cmake/consumer -B build/consumer/subdir -G "Unix Makefiles" \
+		-DCMAKE_C_COMPILER=$(GCC) -DOPOOL_SOURCE_DIR="$(CURDIR)" >/dev/null; \
+	$(CMAKE) --build build/consumer/subdir -j$(JOBS) >/dev/null; \
+	echo "   add_subdirectory consumer:"; build/consumer/subdir/consumer; \
 	checks=$$((checks + 1)); \
 	if command -v pkg-config >/dev/null 2>&1; then \
 		pcdir=$$(dirname "$$(compgen -G 'build/install/lib*/pkgconfig/opool.pc' | head -n1)"); \

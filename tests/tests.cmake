@@ -13,6 +13,48 @@
 # distribution's tests (cmake/dist.cmake): before the Valgrind part, which returns early.
 
 set_tests_properties(test_mt PROPERTIES LABELS mt) # tests/test_mt.c: opool_mt, one thread
+
+# ---- opool_mt stress: tests/test_mt_stress.c ----------------------------------------------
+# test_mt_stress (made by the tests/test_*.c glob) runs in the ThreadSanitizer stage too:
+# label mt. test_mt_stress_portable is the same file against a second copy of the library,
+# opool_mt_portable, built with the portable waiting (pthread mutex and condition variable
+# instead of the futex: OPOOL_MT_PORTABLE_WAIT) and the fence-based park barrier (seq_cst
+# fences on both sides instead of membarrier: OPOOL_MT_NO_MEMBARRIER). It links that copy
+# only, never opool::opool as well (every symbol would be defined twice), so it is put
+# together here rather than by opool_add_test.
+set_tests_properties(test_mt_stress PROPERTIES LABELS mt)
+
+add_library(opool_mt_portable STATIC ${OPOOL_SOURCES})
+# The opool target's include directories, definitions and options (warnings), plus the two.
+target_include_directories(opool_mt_portable
+    PUBLIC "${PROJECT_SOURCE_DIR}/include"
+    PRIVATE $<TARGET_PROPERTY:opool,INCLUDE_DIRECTORIES>)
+target_compile_definitions(opool_mt_portable PRIVATE
+    $<TARGET_PROPERTY:opool,COMPILE_DEFINITIONS> OPOOL_MT_PORTABLE_WAIT=1 OPOOL_MT_NO_MEMBARRIER=1)
+target_compile_options(opool_mt_portable PRIVATE $<TARGET_PROPERTY:opool,COMPILE_OPTIONS>)
+set_target_properties(opool_mt_portable PROPERTIES
+    C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+if(Threads_FOUND)
+    target_link_libraries(opool_mt_portable PUBLIC Threads::Threads)
+endif()
+if(OPOOL_NEEDS_LIBATOMIC)
+    target_link_libraries(opool_mt_portable PUBLIC atomic)
+endif()
+
+add_executable(test_mt_stress_portable "${PROJECT_SOURCE_DIR}/tests/test_mt_stress.c")
+target_link_libraries(test_mt_stress_portable PRIVATE opool_mt_portable)
+if(OPOOL_LIBM)
+    target_link_libraries(test_mt_stress_portable PRIVATE ${OPOOL_LIBM})
+endif()
+target_include_directories(test_mt_stress_portable PRIVATE
+    "${PROJECT_SOURCE_DIR}/tests" "${PROJECT_SOURCE_DIR}/src")
+target_compile_definitions(test_mt_stress_portable PRIVATE ${OPOOL_TEST_DEFINITIONS})
+target_compile_options(test_mt_stress_portable PRIVATE ${OPOOL_UNDEBUG})
+opool_warnings(test_mt_stress_portable)
+opool_register_test(test_mt_stress_portable test_mt_stress_portable)
+set_tests_properties(test_mt_stress_portable PROPERTIES LABELS mt)
+# ---- end of opool_mt stress ----------------------------------------------------------------
+
 include("${PROJECT_SOURCE_DIR}/tests/typed/typed.cmake")
 include("${PROJECT_SOURCE_DIR}/cmake/dist.cmake")
 

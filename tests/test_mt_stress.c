@@ -757,7 +757,7 @@ static void stamp_stress(int nthreads, enum mode mode, size_t object_size) {
     s->nthreads = nthreads;
     s->mode = mode;
     s->zero = (d.flags & OPOOL_ZERO) != 0;
-    s->ops_per_thread = scaled(5000000, 20000) / (uint64_t)nthreads;
+    s->ops_per_thread = scaled(3000000, 20000) / (uint64_t)nthreads;
     s->ptr_of = learn_objects(s->pool, capacity);
     REQUIRE(s->ptr_of);
     uint64_t inits0 = atomic_load(&cnt.inits), finis0 = atomic_load(&cnt.finis);
@@ -1249,8 +1249,8 @@ static void lost_wakeup_hunt(uint32_t capacity, uint64_t *cycles, uint64_t *time
     REQUIRE(hu.pool);
     hu.capacity = capacity;
     hu.object_size = 64;
-    hu.quota = scaled(240000, 10000);
-    hu.hquota = scaled(120000, 5000);
+    hu.quota = scaled(140000, 10000);
+    hu.hquota = scaled(70000, 5000);
     atomic_store(&hu.waiters_left, 3);
     static const enum hunt_kind kinds[HUNT_THREADS] = {W_FOREVER_SHARED, W_FOREVER_CACHE, W_TIMED,
                                                        H_CACHE, H_MIXED};
@@ -1425,7 +1425,7 @@ static void directed_wake(uint32_t capacity, uint64_t rounds) {
 }
 
 TEST(lost_wakeup_directed_cache_free) {
-    for (uint32_t c = 1; c <= 4; c++) directed_wake(c, scaled(20000, 1000));
+    for (uint32_t c = 1; c <= 4; c++) directed_wake(c, scaled(10000, 1000));
 }
 
 /* ==== 4. no system call without waiters ==================================== */

@@ -1,0 +1,166 @@
+/*
+ * opool_heap.h -- a malloc-shaped heap built from size-class pools (C11).
+ *
+ * ============================================================================
+ * STEP BY STEP
+ * ============================================================================
+ *     opool_heap *heap;
+ *     if (opool_heap_create(&heap, NULL) != OPOOL_OK) ...;   // default classes
+ *
+ *     char *s = opool_heap_alloc(heap, 100);      // from the 112-byte class
+ *     s = opool_heap_realloc(heap, s, 300);        // moves to the 320-byte class
+ *     opool_heap_usable_size(heap, s);             // 320
+ *     opool_heap_free(heap, s);                    // OPOOL_OK
+ *     opool_heap_free(heap, s);                    // OPOOL_ESTALE: caught, reported
+ *     opool_heap_destroy(heap);                    // releases everything at once
+ *
+ * ============================================================================
+ * HOW IT WORKS, AND WHAT IT COSTS
+ * ============================================================================
+ * Each size class is a pool of equal blocks carved from 64 KiB pages aligned
+ * to 64 KiB. A page starts with a small header (its class, its free list and
+ * one live bit per block); the blocks follow, with no header in front of
+ * them. A free block holds the link of its page's free list in its own first
+ * bytes. So:
+ *   - alloc: one table lookup from the size to the class, then a pop from the
+ *     free list of the class's current page. O(1).
+ *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
+ *     that page is one of its own in a hash set of its pages (never reading
+ *     memory it does not own), that the pointer is a block's start, and that
+ *     the block's live bit is set. O(1) expected.
+ *   - per block, the only overhead is its live bit; per page, a header of 48
+ *     bytes plus the bitmap.
+ * A request larger than the largest class goes to the desc's allocator (and
+ * is tracked in a hash map, so it can be freed and checked the same way),
+ * unless OPOOL_HEAP_NO_FALLBACK makes it fail.
+ *
+ * Without OPOOL_HEAP_GROW each class holds blocks_per_class blocks (rounded
+ * up to whole pages), reserved at create, and an alloc of a full class fails.
+ * With it a full class adds a page; a class keeps at most one empty grown
+ * page and gives the others back as they empty.
+ *
+ * Default classes (bytes): 16 32 48 64 80 96 112 128 160 192 224 256 320 384
+ * 448 512 640 768 896 1024 1280 1536 1792 2048. Blocks are aligned to 16
+ * bytes when their class size is a multiple of 16, else to 8.
+ *
+ * ============================================================================
+ * ERRORS
+ * ============================================================================
+ * Misuse never corrupts the heap:
+ *   - freeing (or reallocating, or asking the size of) a pointer the heap did
+ *     not hand out, or a pointer inside a block: OPOOL_EINVAL;
+ *   - freeing a block twice: OPOOL_ESTALE. (A block of the fallback
+ *     allocator leaves the heap when freed: freeing it again is
+ *     OPOOL_EINVAL, as for any pointer the heap does not hold.)
+ * Both are also passed to desc.report. With OPOOL_POISON free blocks are
+ * filled with 0x1deadb0b and checked when reused (OPOOL_EWRITE_AFTER_FREE,
+ * default report: message and abort); under AddressSanitizer and Valgrind
+ * free blocks are inaccessible without any flag.
+ *
+ * Thread-safety: one thread at a time per heap (as opool.h).
+ *
+ * LICENSE: zlib (see LICENSE)
+ */
+#ifndef OPOOL_HEAP_H
+#define OPOOL_HEAP_H
+
+#include "opool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct opool_heap opool_heap;
+
+/* Flags of opool_heap_desc (OPOOL_POISON from opool.h also applies). */
+enum {
+    OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail, not the allocator */
+    OPOOL_HEAP_GROW = 1u << 9         /* a full class adds pages */
+};
+
+#define OPOOL_HEAP_MAX_CLASSES 64
+#define OPOOL_HEAP_MAX_CLASS_SIZE 16384u /* the largest class size accepted */
+#define OPOOL_HEAP_PAGE 65536u           /* bytes per page of blocks */
+
+typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
+    const uint32_t *class_sizes; /* ascending multiples of 8, <= OPOOL_HEAP_MAX_CLASS_SIZE;
+                                    NULL = the defaults above */
+    uint32_t class_count;        /* entries in class_sizes, <= OPOOL_HEAP_MAX_CLASSES */
+    uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = one page each */
+    uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON */
+    /* Findings, with the pointer concerned: OPOOL_EINVAL / OPOOL_ESTALE (a bad
+     * free, realloc or usable_size; default: silent, the result says it),
+     * OPOOL_EFULL (a class or the allocator ran out; once per episode;
+     * default: one line on stderr), OPOOL_EWRITE_AFTER_FREE (default: message
+     * on stderr, then abort). */
+    void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
+    void *user;
+    opool_allocator allocator; /* pages and large blocks; zero = the C library */
+} opool_heap_desc;
+
+typedef struct opool_heap_class_stats {
+    uint32_t size;            /* block size */
+    uint32_t blocks;          /* blocks the class holds now (live + free) */
+    uint32_t live;            /* blocks handed out */
+    uint32_t high_water;      /* most blocks live at once */
+    uint64_t allocs;          /* successful allocations from this class */
+    uint64_t failed_allocs;   /* allocations that found the class full */
+    uint64_t requested_bytes; /* sum of the sizes asked for, over all its allocations */
+    uint64_t wasted_bytes;    /* sum of (size - asked for): what rounding up cost */
+} opool_heap_class_stats;
+
+typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
+    uint32_t version;             /* OPOOL_HEAP_STATS_VERSION */
+    uint32_t class_count;
+    uint64_t large_live;          /* blocks from the fallback allocator, live */
+    uint64_t large_bytes;         /* their bytes */
+    uint64_t rejected;            /* bad frees, reallocs and size queries */
+    size_t bytes;                 /* memory the heap holds, bookkeeping included */
+    opool_heap_class_stats classes[OPOOL_HEAP_MAX_CLASSES];
+} opool_heap_stats;
+#define OPOOL_HEAP_STATS_VERSION 1u
+
+/* Create a heap. desc may be NULL (defaults). OPOOL_EINVAL: out NULL, class
+ * sizes not ascending, not multiples of 8, zero or too large, class_count 0
+ * with class_sizes set or above OPOOL_HEAP_MAX_CLASSES, unknown flags, an
+ * allocator with only one of alloc/free, or a reservation that overflows.
+ * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
+                                                         const opool_heap_desc *desc);
+
+/* Release every page and every large block at once. NULL-safe. */
+OPOOL_API void opool_heap_destroy(opool_heap *h);
+
+/* A block of at least size bytes (size 0 counts as 1), NULL when h is NULL,
+ * the class is full (without OPOOL_HEAP_GROW), the size needs the fallback
+ * and OPOOL_HEAP_NO_FALLBACK is set, or memory ran out. O(1). */
+OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
+
+/* opool_heap_alloc(h, n * size) zero-filled; NULL also when n * size
+ * overflows. */
+OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
+
+/* Resize: ptr NULL is alloc; size 0 frees ptr and returns NULL. A block that
+ * stays in its class is returned as is; otherwise a new block gets the
+ * contents (up to the smaller size) and the old one is freed. NULL when the
+ * new block cannot be had (ptr stays valid) or ptr is not a live block of h
+ * (reported as in free; nothing changes). */
+OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
+
+/* Free a block. OPOOL_OK (also for ptr NULL); OPOOL_EINVAL: h NULL, or ptr
+ * not the start of a block of h; OPOOL_ESTALE: ptr already free. O(1)
+ * expected. */
+OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
+
+/* Bytes usable at ptr (its class size, or the size asked of the fallback
+ * allocator), 0 if ptr is not a live block of h (reported). */
+OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
+
+/* Fill *out (NULL-safe: zeroed stats for a NULL heap). O(classes). */
+OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL_HEAP_H */

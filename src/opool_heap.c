@@ -1,0 +1,546 @@
+/*
+ * opool_heap.c -- a malloc-shaped heap built from size-class pools (see
+ * include/opool_heap.h).
+ *
+ * Sections (grep for "==== "):
+ *   ==== layout     pages, classes, the heap
+ *   ==== maps       open-addressing hash maps: the page set and the large blocks
+ *   ==== pages      carving, growing and giving back pages
+ *   ==== lookup     from a pointer to its page and block, or its large record
+ *   ==== public     the API
+ */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "opool_internal.h"
+#include "opool_heap.h"
+
+/* ==== layout ============================================================= */
+
+#define OPOOL__HPAGE ((uintptr_t)OPOOL_HEAP_PAGE)
+
+/* The header at the start of every page of blocks. Blocks [0, nblocks -
+ * fresh) have been handed out at least once; the fresh ones after them are
+ * carved on demand, so a new page touches only the memory it hands out. */
+typedef struct opool__hpage {
+    struct opool__hpage *next, *prev; /* the class's pages that have a free or fresh block */
+    void *free;                       /* free blocks, linked through their first bytes */
+    uint32_t cls;                     /* class index */
+    uint32_t nblocks, live, fresh;
+    uint32_t first;    /* offset of block 0 from the page */
+    uint32_t reserved; /* 1: part of create's reservation, never given back */
+    uint64_t bits[];   /* one live bit per block */
+} opool__hpage;
+
+_Static_assert(sizeof(opool__hpage) == 48, "the page header the manual describes");
+
+typedef struct opool__hclass {
+    uint32_t size;
+    uint32_t recip;        /* ceil(2^32 / size): offset / size without a division */
+    uint32_t blocks, live, high_water;
+    uint32_t empty_grown;  /* grown pages with no live block (at most one is kept) */
+    opool__hpage *avail;   /* pages with a free or fresh block; the head serves allocs */
+    uint64_t allocs, failed, requested;
+} opool__hclass;
+
+typedef struct opool__hentry { /* a map entry; key 0 = empty */
+    uintptr_t key;
+    size_t size; /* large blocks: the size asked for */
+} opool__hentry;
+
+typedef struct opool__hmap {
+    opool__hentry *e;
+    uint32_t cap, n; /* cap: a power of two */
+} opool__hmap;
+
+struct opool_heap {
+    opool_heap_desc desc;
+    opool_allocator mem;
+    uint32_t nclasses, max_size;
+    uint8_t *class_of; /* [max_size / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
+    bool episode, checker;
+    opool__hmap pages; /* key: page address */
+    opool__hmap large; /* key: block address */
+    uint64_t large_bytes, rejected;
+    size_t page_count;
+    opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
+};
+
+static const uint32_t opool__heap_default_classes[] = {
+    16,  32,  48,  64,  80,  96,  112,  128,  160,  192,  224,  256,
+    320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048};
+
+static void opool__heap_report(const opool_heap *h, opool_status what, const void *ptr) {
+    opool_heap *m = (opool_heap *)(uintptr_t)h; /* findings may come from const calls */
+    if (h->desc.report) {
+        h->desc.report(m, what, ptr, h->desc.user);
+    } else if (what == OPOOL_EFULL) {
+        fprintf(stderr,
+                "opool: heap %p ran out of memory for an allocation; further failures are not "
+                "reported until a block is freed\n",
+                (const void *)h);
+    } else if (what == OPOOL_EWRITE_AFTER_FREE) {
+        fprintf(stderr, "opool: write after free: block %p of heap %p was changed while free\n",
+                ptr, (const void *)h);
+        abort();
+    }
+}
+
+static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_status s,
+                                                const void *ptr) {
+    ((opool_heap *)(uintptr_t)h)->rejected++; /* a statistic, also of const calls */
+    opool__heap_report(h, s, ptr);
+}
+
+static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
+    if (k) k->failed++;
+    if (!h->episode) {
+        h->episode = true;
+        opool__heap_report(h, OPOOL_EFULL, NULL);
+    }
+}
+
+/* ==== maps =============================================================== */
+
+static uint32_t opool__hmap_slot(const opool__hmap *m, uintptr_t key) {
+    uint64_t x = (uint64_t)key * 0x9E3779B97F4A7C15u;
+    return (uint32_t)(x >> 32) & (m->cap - 1);
+}
+
+/* The entry of key, or NULL. */
+static opool__hentry *opool__hmap_find(const opool__hmap *m, uintptr_t key) {
+    if (key == 0 || m->n == 0) return NULL; /* 0 marks empty entries; a map may have none */
+    for (uint32_t i = opool__hmap_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+        if (m->e[i].key == key) return &m->e[i];
+        if (m->e[i].key == 0) return NULL;
+    }
+}
+
+static void opool__hmap_put(opool__hmap *m, uintptr_t key, size_t size) {
+    uint32_t i = opool__hmap_slot(m, key);
+    while (m->e[i].key != 0) i = (i + 1) & (m->cap - 1);
+    m->e[i].key = key;
+    m->e[i].size = size;
+    m->n++;
+}
+
+/* Make room for one more entry (load at most 1/2). False: no memory. */
+static bool opool__hmap_reserve(opool_heap *h, opool__hmap *m) {
+    if (m->cap != 0 && (m->n + 1) * 2 <= m->cap) return true;
+    uint32_t cap = m->cap ? m->cap * 2 : 16;
+    if (cap < m->cap || cap > (UINT32_MAX >> 1)) return false;
+    opool__hentry *e = (opool__hentry *)h->mem.alloc(h->mem.ctx, (size_t)cap * sizeof *e,
+                                                      alignof(opool__hentry));
+    if (e == NULL) return false;
+    memset(e, 0, (size_t)cap * sizeof *e);
+    opool__hmap old = *m;
+    m->e = e;
+    m->cap = cap;
+    m->n = 0;
+    for (uint32_t i = 0; i < old.cap; i++)
+        if (old.e[i].key) opool__hmap_put(m, old.e[i].key, old.e[i].size);
+    if (old.e) h->mem.free(h->mem.ctx, old.e, (size_t)old.cap * sizeof *old.e);
+    return true;
+}
+
+/* Remove the entry at *at, shifting later entries of its run back (no
+ * tombstones: lookups stay short however many removals happen). */
+static void opool__hmap_erase(opool__hmap *m, opool__hentry *at) {
+    uint32_t i = (uint32_t)(at - m->e), mask = m->cap - 1;
+    for (uint32_t j = (i + 1) & mask; m->e[j].key != 0; j = (j + 1) & mask) {
+        uint32_t home = opool__hmap_slot(m, m->e[j].key);
+        /* move j into the hole at i unless its home lies cyclically in (i, j] */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->e[i] = m->e[j];
+            i = j;
+        }
+    }
+    m->e[i].key = 0;
+    m->n--;
+}
+
+/* ==== pages ============================================================== */
+
+static uint32_t opool__heap_align(uint32_t size) { return size % 16 == 0 ? 16 : 8; }
+
+/* Blocks of a page of class size, and the offset of the first. */
+static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
+    uint32_t align = opool__heap_align(size);
+    uint32_t n = (uint32_t)((OPOOL__HPAGE - sizeof(opool__hpage)) / size);
+    for (;; n--) {
+        uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((n + 63) / 64);
+        hdr = (hdr + align - 1) & ~(align - 1);
+        if (hdr + (uint64_t)n * size <= OPOOL__HPAGE) {
+            *first = hdr;
+            return n;
+        }
+    }
+}
+
+static void opool__heap_link_avail(opool__hclass *k, opool__hpage *pg) {
+    pg->prev = NULL;
+    pg->next = k->avail;
+    if (k->avail) k->avail->prev = pg;
+    k->avail = pg;
+}
+
+static void opool__heap_unlink_avail(opool__hclass *k, opool__hpage *pg) {
+    if (pg->prev)
+        pg->prev->next = pg->next;
+    else
+        k->avail = pg->next;
+    if (pg->next) pg->next->prev = pg->prev;
+    pg->next = pg->prev = NULL;
+}
+
+/* A new page for class c, registered and available. NULL: no memory. */
+static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserved) {
+    opool__hclass *k = &h->cls[c];
+    if (!opool__hmap_reserve(h, &h->pages)) return NULL;
+    opool__hpage *pg = (opool__hpage *)h->mem.alloc(h->mem.ctx, OPOOL__HPAGE, OPOOL__HPAGE);
+    if (pg == NULL) return NULL;
+    opool__assert(((uintptr_t)pg & (OPOOL__HPAGE - 1)) == 0);
+    uint32_t first, n = opool__heap_geometry(k->size, &first);
+    memset(pg, 0, first);
+    pg->cls = c;
+    pg->nblocks = pg->fresh = n;
+    pg->first = first;
+    pg->reserved = reserved;
+    opool__mem_noaccess((char *)pg + first, (size_t)n * k->size);
+    opool__hmap_put(&h->pages, (uintptr_t)pg, 0);
+    h->page_count++;
+    k->blocks += n;
+    if (!reserved) k->empty_grown++;
+    opool__heap_link_avail(k, pg);
+    return pg;
+}
+
+static void opool__heap_drop_page(opool_heap *h, opool__hpage *pg) {
+    opool__hclass *k = &h->cls[pg->cls];
+    opool__heap_unlink_avail(k, pg);
+    opool__hmap_erase(&h->pages, opool__hmap_find(&h->pages, (uintptr_t)pg));
+    h->page_count--;
+    k->blocks -= pg->nblocks;
+    opool__mem_defined(pg, OPOOL__HPAGE);
+    h->mem.free(h->mem.ctx, pg, OPOOL__HPAGE);
+}
+
+/* ==== lookup ============================================================= */
+
+/* The page of h that holds address a, or NULL: one hash probe, most often. */
+static inline opool__hpage *opool__heap_page_of(const opool_heap *h, uintptr_t a) {
+    uintptr_t base = a & ~(OPOOL__HPAGE - 1);
+    const opool__hentry *e = h->pages.e;
+    uint32_t mask = h->pages.cap - 1; /* never empty: create reserves pages */
+    for (uint32_t i = opool__hmap_slot(&h->pages, base);; i = (i + 1) & mask) {
+        if (OPOOL_LIKELY(e[i].key == base)) return (opool__hpage *)base;
+        if (e[i].key == 0 || base == 0) return NULL;
+    }
+}
+
+/* Where ptr lives: OPOOL_OK with its page and block index (or *large for a
+ * fallback block), OPOOL_EINVAL (not a block start of h), OPOOL_ESTALE (a
+ * block handed out once and free now). Never reads memory h does not own. */
+static inline opool_status opool__heap_find(const opool_heap *h, const void *ptr, opool__hpage **page,
+                                     uint32_t *index, opool__hentry **large) {
+    uintptr_t a = (uintptr_t)ptr;
+    opool__hpage *pg = opool__heap_page_of(h, a);
+    *large = NULL;
+    if (pg != NULL) {
+        const opool__hclass *k = &h->cls[pg->cls];
+        uintptr_t off = a - (uintptr_t)pg;
+        if (off < pg->first) return OPOOL_EINVAL;
+        off -= pg->first;
+        uint32_t j = (uint32_t)(((uint64_t)off * k->recip) >> 32);
+        if ((uintptr_t)j * k->size != off || j >= pg->nblocks - pg->fresh) return OPOOL_EINVAL;
+        *page = pg;
+        *index = j;
+        return (pg->bits[j / 64] >> (j % 64)) & 1 ? OPOOL_OK : OPOOL_ESTALE;
+    }
+    if ((*large = opool__hmap_find(&h->large, a)) != NULL) return OPOOL_OK;
+    return OPOOL_EINVAL;
+}
+
+/* ==== public ============================================================= */
+
+opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
+    if (out == NULL) return OPOOL_EINVAL;
+    *out = NULL;
+    opool_heap_desc d;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.class_sizes == NULL) {
+        if (d.class_count != 0) return OPOOL_EINVAL;
+        d.class_sizes = opool__heap_default_classes;
+        d.class_count = sizeof opool__heap_default_classes / sizeof opool__heap_default_classes[0];
+    }
+    if (d.class_count == 0 || d.class_count > OPOOL_HEAP_MAX_CLASSES) return OPOOL_EINVAL;
+    for (uint32_t c = 0; c < d.class_count; c++) {
+        uint32_t s = d.class_sizes[c];
+        if (s == 0 || s % 8 != 0 || s > OPOOL_HEAP_MAX_CLASS_SIZE) return OPOOL_EINVAL;
+        if (c > 0 && s <= d.class_sizes[c - 1]) return OPOOL_EINVAL;
+    }
+    if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON))
+        return OPOOL_EINVAL;
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;
+    /* pages reserved per class: the bytes must be addressable */
+    uint32_t pages_of[OPOOL_HEAP_MAX_CLASSES];
+    size_t total = 0;
+    for (uint32_t c = 0; c < d.class_count; c++) {
+        uint32_t first, per = opool__heap_geometry(d.class_sizes[c], &first);
+        uint32_t want = d.blocks_per_class ? d.blocks_per_class : per;
+        pages_of[c] = want / per + (want % per != 0);
+        size_t bytes;
+        if (!opool__mul_ok(pages_of[c], OPOOL__HPAGE, &bytes) ||
+            !opool__add_ok(total, bytes, &total))
+            return OPOOL_EINVAL;
+    }
+
+    opool_allocator mem;
+    memset(&mem, 0, sizeof mem);
+    mem.alloc = d.allocator.alloc;
+    mem.free = d.allocator.free;
+    mem.ctx = d.allocator.ctx;
+    if (mem.alloc == NULL) { /* the core's default: the C library, aligned */
+        opool_desc any;
+        memset(&any, 0, sizeof any);
+        mem = opool__allocator_of(&any);
+    }
+    opool_heap *h = (opool_heap *)mem.alloc(mem.ctx, sizeof *h, alignof(opool_heap));
+    if (h == NULL) return OPOOL_ENOMEM;
+    memset(h, 0, sizeof *h);
+    h->desc = d;
+    h->desc.class_sizes = NULL; /* copied below: the caller's array may go away */
+    h->mem = mem;
+    h->nclasses = d.class_count;
+    h->max_size = d.class_sizes[d.class_count - 1];
+    h->checker = opool__checker_active();
+    for (uint32_t c = 0; c < d.class_count; c++) {
+        h->cls[c].size = d.class_sizes[c];
+        h->cls[c].recip = (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
+    }
+    h->class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
+    if (h->class_of == NULL) goto nomem;
+    for (uint32_t q = 0, c = 0; q <= h->max_size / 8; q++) {
+        while (h->cls[c].size < q * 8) c++;
+        h->class_of[q] = (uint8_t)c;
+    }
+    for (uint32_t c = 0; c < d.class_count; c++)
+        for (uint32_t k = 0; k < pages_of[c]; k++)
+            if (opool__heap_add_page(h, c, true) == NULL) goto nomem;
+    *out = h;
+    return OPOOL_OK;
+nomem:
+    opool_heap_destroy(h);
+    return OPOOL_ENOMEM;
+}
+
+void opool_heap_destroy(opool_heap *h) {
+    if (h == NULL) return;
+    opool_allocator m = h->mem;
+    for (uint32_t i = 0; i < h->pages.cap; i++)
+        if (h->pages.e[i].key) {
+            opool__mem_defined((void *)h->pages.e[i].key, OPOOL__HPAGE);
+            m.free(m.ctx, (void *)h->pages.e[i].key, OPOOL__HPAGE);
+        }
+    for (uint32_t i = 0; i < h->large.cap; i++)
+        if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
+    if (h->pages.e) m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
+    if (h->large.e) m.free(m.ctx, h->large.e, (size_t)h->large.cap * sizeof *h->large.e);
+    if (h->class_of) m.free(m.ctx, h->class_of, h->max_size / 8 + 1);
+    m.free(m.ctx, h, sizeof *h);
+}
+
+static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size) {
+    if (h->desc.flags & OPOOL_HEAP_NO_FALLBACK) return NULL;
+    void *p = NULL;
+    if (opool__hmap_reserve(h, &h->large)) p = h->mem.alloc(h->mem.ctx, size, 16);
+    if (p == NULL) {
+        opool__heap_failed(h, NULL);
+        return NULL;
+    }
+    opool__hmap_put(&h->large, (uintptr_t)p, size);
+    h->large_bytes += size;
+    return p;
+}
+
+/* The checks and hooks of block b, just taken from a free list. */
+static OPOOL_NOINLINE void opool__heap_reuse(opool_heap *h, void *b, uint32_t size) {
+    if (h->desc.flags & OPOOL_POISON) {
+        opool__mem_defined(b, size);
+        /* the first bytes held the free-list link */
+        if (!opool__poison_intact((char *)b + sizeof(void *), size - sizeof(void *)))
+            opool__heap_report(h, OPOOL_EWRITE_AFTER_FREE, b);
+    }
+    opool__mem_undefined(b, size);
+}
+
+void *opool_heap_alloc(opool_heap *h, size_t size) {
+    if (OPOOL_UNLIKELY(h == NULL)) return NULL;
+    if (size == 0) size = 1;
+    if (OPOOL_UNLIKELY(size > h->max_size)) return opool__heap_alloc_large(h, size);
+    uint32_t c = h->class_of[(size + 7) >> 3];
+    opool__hclass *k = &h->cls[c];
+    opool__hpage *pg = k->avail;
+    if (OPOOL_UNLIKELY(pg == NULL)) {
+        if (!(h->desc.flags & OPOOL_HEAP_GROW) || (pg = opool__heap_add_page(h, c, false)) == NULL) {
+            opool__heap_failed(h, k);
+            return NULL;
+        }
+    }
+    char *b;
+    uint32_t j;
+    if (pg->live == 0 && !pg->reserved) k->empty_grown--;
+    if (pg->free != NULL) {
+        b = (char *)pg->free;
+        opool__mem_defined(b, sizeof(void *));
+        memcpy(&pg->free, b, sizeof(void *));
+        j = (uint32_t)(((uint64_t)(uintptr_t)(b - (char *)pg - pg->first) * k->recip) >> 32);
+        if (OPOOL_UNLIKELY(h->checker || (h->desc.flags & OPOOL_POISON)))
+            opool__heap_reuse(h, b, k->size);
+    } else {
+        j = pg->nblocks - pg->fresh--;
+        b = (char *)pg + pg->first + (size_t)j * k->size;
+        opool__mem_undefined(b, k->size);
+    }
+    pg->bits[j / 64] |= (uint64_t)1 << (j % 64);
+    if (++pg->live == pg->nblocks) opool__heap_unlink_avail(k, pg);
+    if (++k->live > k->high_water) k->high_water = k->live;
+    k->allocs++;
+    k->requested += size;
+    return b;
+}
+
+void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
+    size_t bytes;
+    if (h == NULL || !opool__mul_ok(n, size, &bytes)) return NULL;
+    void *p = opool_heap_alloc(h, bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+/* The page of a block just freed serves the next alloc (LIFO reuse); an
+ * empty grown page goes back to the allocator if its class keeps another. */
+static OPOOL_NOINLINE void opool__heap_page_freed(opool_heap *h, opool__hpage *pg, bool was_full) {
+    opool__hclass *k = &h->cls[pg->cls];
+    if (!was_full) opool__heap_unlink_avail(k, pg);
+    opool__heap_link_avail(k, pg);
+    if (pg->live == 0 && !pg->reserved) {
+        if (k->empty_grown > 0)
+            opool__heap_drop_page(h, pg);
+        else
+            k->empty_grown++;
+    }
+}
+
+static OPOOL_NOINLINE void opool__heap_poison(opool_heap *h, void *b, uint32_t size) {
+    if (h->desc.flags & OPOOL_POISON) opool__poison_fill(b, size);
+}
+
+/* Free the live block j of page pg. */
+static inline void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
+    opool__hclass *k = &h->cls[pg->cls];
+    char *b = (char *)pg + pg->first + (size_t)j * k->size;
+    pg->bits[j / 64] &= ~((uint64_t)1 << (j % 64));
+    if (OPOOL_UNLIKELY(h->desc.flags & OPOOL_POISON)) opool__heap_poison(h, b, k->size);
+    memcpy(b, &pg->free, sizeof(void *));
+    opool__mem_noaccess(b, k->size);
+    pg->free = b;
+    k->live--;
+    h->episode = false;
+    bool was_full = pg->live-- == pg->nblocks;
+    if (OPOOL_UNLIKELY(was_full || pg != k->avail || (pg->live == 0 && !pg->reserved)))
+        opool__heap_page_freed(h, pg, was_full);
+}
+
+opool_status opool_heap_free(opool_heap *h, void *ptr) {
+    if (ptr == NULL) return OPOOL_OK;
+    if (h == NULL) return OPOOL_EINVAL;
+    opool__hpage *pg;
+    opool__hentry *large;
+    uint32_t j;
+    opool_status s = opool__heap_find(h, ptr, &pg, &j, &large);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) {
+        opool__heap_rejected(h, s, ptr);
+        return s;
+    }
+    if (large) {
+        size_t size = large->size;
+        opool__hmap_erase(&h->large, large);
+        h->large_bytes -= size;
+        h->mem.free(h->mem.ctx, ptr, size);
+        h->episode = false;
+        return OPOOL_OK;
+    }
+    opool__heap_release(h, pg, j);
+    return OPOOL_OK;
+}
+
+void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size) {
+    if (ptr == NULL) return opool_heap_alloc(h, size);
+    if (h == NULL) return NULL;
+    opool__hpage *pg;
+    opool__hentry *large;
+    uint32_t j;
+    opool_status s = opool__heap_find(h, ptr, &pg, &j, &large);
+    if (s != OPOOL_OK) {
+        opool__heap_rejected(h, s, ptr);
+        return NULL;
+    }
+    if (size == 0) {
+        opool_heap_free(h, ptr);
+        return NULL;
+    }
+    size_t old;
+    if (large) {
+        old = large->size;
+        if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
+    } else {
+        old = h->cls[pg->cls].size;
+        if (size <= h->max_size && h->class_of[(size + 7) >> 3] == pg->cls) return ptr;
+    }
+    void *n = opool_heap_alloc(h, size);
+    if (n == NULL) return NULL;
+    memcpy(n, ptr, old < size ? old : size);
+    opool_heap_free(h, ptr);
+    return n;
+}
+
+size_t opool_heap_usable_size(const opool_heap *h, const void *ptr) {
+    if (h == NULL || ptr == NULL) return 0;
+    opool__hpage *pg;
+    opool__hentry *large;
+    uint32_t j;
+    opool_status s = opool__heap_find(h, ptr, &pg, &j, &large);
+    if (s != OPOOL_OK) {
+        opool__heap_rejected(h, s, ptr);
+        return 0;
+    }
+    return large ? large->size : h->cls[pg->cls].size;
+}
+
+void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
+    if (out == NULL) return;
+    memset(out, 0, sizeof *out);
+    if (h == NULL) return;
+    out->version = OPOOL_HEAP_STATS_VERSION;
+    out->class_count = h->nclasses;
+    out->large_live = h->large.n;
+    out->large_bytes = h->large_bytes;
+    out->rejected = h->rejected;
+    out->bytes = sizeof *h + h->max_size / 8 + 1 + h->page_count * OPOOL__HPAGE +
+                 ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) + h->large_bytes;
+    for (uint32_t c = 0; c < h->nclasses; c++) {
+        const opool__hclass *k = &h->cls[c];
+        opool_heap_class_stats *o = &out->classes[c];
+        o->size = k->size;
+        o->blocks = k->blocks;
+        o->live = k->live;
+        o->high_water = k->high_water;
+        o->allocs = k->allocs;
+        o->failed_allocs = k->failed;
+        o->requested_bytes = k->requested;
+        o->wasted_bytes = k->allocs * k->size - k->requested;
+    }
+}

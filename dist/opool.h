@@ -721,8 +721,10 @@ OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 
 /* Resize: ptr NULL is alloc; size 0 frees ptr and returns NULL. A block that
- * stays in its class is returned as is; otherwise a new block gets the
- * contents (up to the smaller size) and the old one is freed. NULL when the
+ * stays in its class is returned as is, and so is a fallback block asked to
+ * shrink to a size still above the largest class (its usable size does not
+ * change); otherwise a new block gets the contents (up to the smaller size)
+ * and the old one is freed. NULL when the
  * new block cannot be had (ptr stays valid) or ptr is not a live block of h
  * (reported as in free; nothing changes). */
 OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);

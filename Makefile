@@ -239,7 +239,7 @@ LLVM_PROFDATA ?= $(shell command -v llvm-profdata-14 || command -v llvm-profdata
 LLVM_COV ?= $(shell command -v llvm-cov-14 || command -v llvm-cov || echo llvm-cov-14)
 # fuzz_load needs opool_load in the library (save/load is its own module)
 FUZZ_HAVE_LOAD := $(shell grep -qsE 'opool_status[[:space:]]+opool_load[[:space:]]*.opool[[:space:]]*[*][*]' src/*.c && echo 1)
-FUZZ_TARGETS ?= ops $(if $(FUZZ_HAVE_LOAD),load)
+FUZZ_TARGETS ?= ops heap $(if $(FUZZ_HAVE_LOAD),load)
 FUZZ_SRC = $(wildcard src/*.c)
 FUZZ_DEPS = $(FUZZ_SRC) $(wildcard src/*.h include/*.h fuzz/*.h) tests/model.h Makefile
 FUZZ_CFLAGS = -std=c11 -g -fno-omit-frame-pointer -Wall -Wextra -Wpedantic -Werror \

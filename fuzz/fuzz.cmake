@@ -47,6 +47,7 @@ function(opool_add_fuzz_target name)
 endfunction()
 
 opool_add_fuzz_target(ops)
+opool_add_fuzz_target(heap)
 
 if(OPOOL_HAVE_LOAD)
     opool_add_fuzz_target(load)

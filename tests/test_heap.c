@@ -1,0 +1,2176 @@
+/*
+ * test_heap.c -- opool_heap, the malloc-shaped heap of size-class pools
+ * (include/opool_heap.h): one behaviour per test, exact results, then a
+ * randomized differential test against malloc with shadow copies.
+ *
+ * Only the public API and its statistics are used. The number of blocks a
+ * 64 KiB page holds is not in the header; it is measured (a heap with
+ * blocks_per_class 1 holds exactly one page per class) and checked to waste
+ * less than a block beyond the page header and its bitmap.
+ */
+#include "opool_heap.h"
+#include "test.h"
+
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE ((uintptr_t)OPOOL_HEAP_PAGE)
+
+static const uint32_t default_sizes[24] = {16,  32,  48,  64,   80,   96,   112,  128,
+                                           160, 192, 224, 256,  320,  384,  448,  512,
+                                           640, 768, 896, 1024, 1280, 1536, 1792, 2048};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Every report, and the last one's details. */
+typedef struct recorder {
+    int n;
+    int by_what[16];
+    opool_status what;
+    const void *ptr;
+    opool_heap *heap;
+} recorder;
+
+static void rec_report(opool_heap *h, opool_status what, const void *ptr, void *user) {
+    recorder *r = (recorder *)user;
+    r->n++;
+    if ((unsigned)what < 16) r->by_what[what]++;
+    r->what = what;
+    r->ptr = ptr;
+    r->heap = h;
+}
+
+static void rec_reset(recorder *r) { memset(r, 0, sizeof *r); }
+
+/* An allocator that counts, checks sizes, dirties new memory and fails on demand. */
+typedef struct counting {
+    long calls;       /* allocations asked for */
+    long fail_from;   /* calls numbered >= this (0-based) fail; -1: never */
+    long fail_only;   /* this call alone fails; -1: none */
+    size_t max_bytes; /* a request that would take the outstanding bytes past this fails */
+    long blocks;      /* outstanding */
+    size_t bytes;     /* outstanding */
+    long frees;
+    long bad_frees; /* freed with another size, or not ours */
+    long failures;
+} counting;
+
+#define COUNTING_MAGIC 0x6f706f6f6c686561u
+
+typedef struct counting_header {
+    void *raw;
+    size_t size;
+    uint64_t magic;
+} counting_header;
+
+static void *counting_alloc(void *ctx, size_t size, size_t align) {
+    counting *c = (counting *)ctx;
+    long n = c->calls++;
+    if ((c->fail_from >= 0 && n >= c->fail_from) || n == c->fail_only ||
+        (c->max_bytes && size > c->max_bytes - c->bytes)) {
+        c->failures++;
+        return NULL;
+    }
+    if (align < alignof(counting_header)) align = alignof(counting_header);
+    if (size > SIZE_MAX / 2) {
+        c->failures++;
+        return NULL;
+    }
+    unsigned char *raw = (unsigned char *)malloc(size + align + sizeof(counting_header));
+    if (raw == NULL) return NULL;
+    uintptr_t at = ((uintptr_t)raw + sizeof(counting_header) + align - 1) & ~(uintptr_t)(align - 1);
+    counting_header hd = {raw, size, COUNTING_MAGIC};
+    memcpy((unsigned char *)at - sizeof hd, &hd, sizeof hd);
+    memset((void *)at, 0xA5, size); /* the heap must not rely on fresh memory being zero */
+    c->blocks++;
+    c->bytes += size;
+    return (void *)at;
+}
+
+static void counting_free(void *ctx, void *ptr, size_t size) {
+    counting *c = (counting *)ctx;
+    if (ptr == NULL) return;
+    counting_header hd;
+    memcpy(&hd, (unsigned char *)ptr - sizeof hd, sizeof hd);
+    if (hd.magic != COUNTING_MAGIC) {
+        c->bad_frees++;
+        return;
+    }
+    if (hd.size != size) c->bad_frees++;
+    hd.magic = 0;
+    memcpy((unsigned char *)ptr - sizeof hd, &hd, sizeof hd);
+    c->frees++;
+    c->blocks--;
+    c->bytes -= hd.size;
+    free(hd.raw);
+}
+
+static opool_allocator counting_allocator(counting *c) {
+    memset(c, 0, sizeof *c);
+    c->fail_from = -1;
+    c->fail_only = -1;
+    opool_allocator a = {counting_alloc, counting_free, c};
+    return a;
+}
+
+/* A desc with a recording report (and the defaults otherwise). */
+static opool_heap_desc desc_of(recorder *r) {
+    opool_heap_desc d;
+    memset(&d, 0, sizeof d);
+    if (r) {
+        rec_reset(r);
+        d.report = rec_report;
+        d.user = r;
+    }
+    return d;
+}
+
+static opool_heap *create(const opool_heap_desc *d) {
+    opool_heap *h = NULL;
+    if (opool_heap_create(&h, d) != OPOOL_OK) return NULL;
+    return h;
+}
+
+static opool_heap_stats stats_of(const opool_heap *h) {
+    opool_heap_stats s;
+    opool_heap_get_stats(h, &s);
+    return s;
+}
+
+/* Every field equal, rejected aside (its expected difference is given). */
+static bool stats_same(const opool_heap_stats *a, const opool_heap_stats *b,
+                       uint64_t rejected_diff) {
+    if (a->version != b->version || a->class_count != b->class_count ||
+        a->large_live != b->large_live || a->large_bytes != b->large_bytes ||
+        b->rejected != a->rejected + rejected_diff || a->bytes != b->bytes)
+        return false;
+    for (uint32_t c = 0; c < a->class_count && c < OPOOL_HEAP_MAX_CLASSES; c++) {
+        const opool_heap_class_stats *x = &a->classes[c], *y = &b->classes[c];
+        if (x->size != y->size || x->blocks != y->blocks || x->live != y->live ||
+            x->high_water != y->high_water || x->allocs != y->allocs ||
+            x->failed_allocs != y->failed_allocs || x->requested_bytes != y->requested_bytes ||
+            x->wasted_bytes != y->wasted_bytes)
+            return false;
+    }
+    return true;
+}
+
+/* Create with class_sizes, a recorder and flags; bpc blocks per class. */
+static opool_heap *make_heap(const uint32_t *sizes, uint32_t count, uint32_t bpc, uint32_t flags,
+                             recorder *r) {
+    opool_heap_desc d = desc_of(r);
+    d.class_sizes = sizes;
+    d.class_count = count;
+    d.blocks_per_class = bpc;
+    d.flags = flags;
+    return create(&d);
+}
+
+/* Blocks one page of a class of this size holds: measured with blocks_per_class 1. */
+static uint32_t blocks_per_page(uint32_t size) {
+    recorder r;
+    opool_heap *h = make_heap(&size, 1, 1, 0, &r);
+    if (!h) return 0;
+    uint32_t n = stats_of(h).classes[0].blocks;
+    opool_heap_destroy(h);
+    return n;
+}
+
+/* The smallest default class >= size (size 0 counts as 1); 0 if none. */
+static uint32_t default_class_for(size_t size) {
+    for (int c = 0; c < 24; c++)
+        if (size <= default_sizes[c]) return default_sizes[c];
+    return 0;
+}
+
+static void fill(void *p, size_t n, unsigned seed) {
+    unsigned char *b = (unsigned char *)p;
+    for (size_t k = 0; k < n; k++) b[k] = (unsigned char)(seed * 131u + k * 7u + (k >> 8));
+}
+
+static bool filled(const void *p, size_t n, unsigned seed) {
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t k = 0; k < n; k++)
+        if (b[k] != (unsigned char)(seed * 131u + k * 7u + (k >> 8))) return false;
+    return true;
+}
+
+static bool all_zero(const void *p, size_t n) {
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t k = 0; k < n; k++)
+        if (b[k] != 0) return false;
+    return true;
+}
+
+static int cmp_uptr(const void *a, const void *b) {
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- create ------------------------------------------------------------- */
+
+TEST(create_with_null_desc_gives_the_24_default_classes) {
+    opool_heap *h = NULL;
+    REQUIRE(opool_heap_create(&h, NULL) == OPOOL_OK);
+    REQUIRE(h);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.version, OPOOL_HEAP_STATS_VERSION);
+    CHECK_EQ_U64(s.class_count, 24);
+    for (uint32_t c = 0; c < 24; c++) {
+        CHECK_EQ_U64(s.classes[c].size, default_sizes[c]);
+        CHECK(s.classes[c].blocks > 0);
+        CHECK_EQ_U64(s.classes[c].live, 0);
+        CHECK_EQ_U64(s.classes[c].allocs, 0);
+    }
+    CHECK_EQ_U64(s.large_live, 0);
+    CHECK_EQ_U64(s.large_bytes, 0);
+    CHECK_EQ_U64(s.rejected, 0);
+    CHECK(s.bytes >= 24 * (size_t)OPOOL_HEAP_PAGE);
+    opool_heap_destroy(h);
+}
+
+TEST(create_with_zero_desc_gives_the_default_classes_one_page_each) {
+    opool_heap_desc d;
+    memset(&d, 0, sizeof d);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.class_count, 24);
+    for (uint32_t c = 0; c < 24; c++) {
+        CHECK_EQ_U64(s.classes[c].size, default_sizes[c]);
+        CHECK_EQ_U64(s.classes[c].blocks, blocks_per_page(default_sizes[c]));
+    }
+    opool_heap_destroy(h);
+}
+
+TEST(create_rejects_null_out) {
+    CHECK_EQ_U64(opool_heap_create(NULL, NULL), OPOOL_EINVAL);
+    opool_heap_desc d = desc_of(NULL);
+    CHECK_EQ_U64(opool_heap_create(NULL, &d), OPOOL_EINVAL);
+}
+
+/* The desc must give OPOOL_EINVAL and leave *out NULL (it was not NULL before). */
+static void expect_einval(const opool_heap_desc *d, int line) {
+    opool_heap *h = (opool_heap *)(uintptr_t)0x1000; /* must be overwritten */
+    opool_status s = opool_heap_create(&h, d);
+    if (s != OPOOL_EINVAL || h != NULL) {
+        fprintf(stderr, "  (desc of line %d: status %d, out %p)\n", line, (int)s, (void *)h);
+        CHECK_EQ_U64(s, OPOOL_EINVAL);
+        CHECK(h == NULL);
+        if (s == OPOOL_OK && h != NULL && h != (opool_heap *)(uintptr_t)0x1000)
+            opool_heap_destroy(h);
+    }
+}
+
+static void expect_sizes_rejected(const uint32_t *sizes, uint32_t count, int line) {
+    opool_heap_desc d = desc_of(NULL);
+    d.class_sizes = sizes;
+    d.class_count = count;
+    expect_einval(&d, line);
+}
+
+TEST(create_rejects_class_sizes_not_ascending) {
+    static const uint32_t a[] = {32, 16};
+    static const uint32_t b[] = {16, 64, 48, 128};
+    expect_sizes_rejected(a, 2, __LINE__);
+    expect_sizes_rejected(b, 4, __LINE__);
+}
+
+TEST(create_rejects_equal_class_sizes) {
+    static const uint32_t a[] = {16, 16};
+    static const uint32_t b[] = {16, 32, 64, 64, 128};
+    expect_sizes_rejected(a, 2, __LINE__);
+    expect_sizes_rejected(b, 5, __LINE__);
+}
+
+TEST(create_rejects_class_sizes_not_multiples_of_8) {
+    static const uint32_t a[] = {12};
+    static const uint32_t b[] = {16, 20};
+    static const uint32_t c[] = {8, 16, 1025};
+    static const uint32_t d[] = {4};
+    expect_sizes_rejected(a, 1, __LINE__);
+    expect_sizes_rejected(b, 2, __LINE__);
+    expect_sizes_rejected(c, 3, __LINE__);
+    expect_sizes_rejected(d, 1, __LINE__);
+}
+
+TEST(create_rejects_a_zero_class_size) {
+    static const uint32_t a[] = {0};
+    static const uint32_t b[] = {0, 16};
+    expect_sizes_rejected(a, 1, __LINE__);
+    expect_sizes_rejected(b, 2, __LINE__);
+}
+
+TEST(create_rejects_class_sizes_above_the_maximum) {
+    static const uint32_t a[] = {OPOOL_HEAP_MAX_CLASS_SIZE + 8};
+    static const uint32_t b[] = {16, 1024, OPOOL_HEAP_MAX_CLASS_SIZE + 8};
+    static const uint32_t c[] = {16, 0xFFFFFFF8u};
+    expect_sizes_rejected(a, 1, __LINE__);
+    expect_sizes_rejected(b, 3, __LINE__);
+    expect_sizes_rejected(c, 2, __LINE__);
+}
+
+TEST(create_accepts_the_maximum_class_size_and_8) {
+    static const uint32_t a[] = {8, OPOOL_HEAP_MAX_CLASS_SIZE};
+    recorder r;
+    opool_heap *h = make_heap(a, 2, 0, 0, &r);
+    REQUIRE(h);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.class_count, 2);
+    CHECK_EQ_U64(s.classes[0].size, 8);
+    CHECK_EQ_U64(s.classes[1].size, OPOOL_HEAP_MAX_CLASS_SIZE);
+    void *p = opool_heap_alloc(h, OPOOL_HEAP_MAX_CLASS_SIZE);
+    CHECK(p != NULL);
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), OPOOL_HEAP_MAX_CLASS_SIZE);
+    CHECK_EQ_U64(stats_of(h).large_live, 0);
+    opool_heap_destroy(h);
+}
+
+TEST(create_rejects_class_count_zero_with_class_sizes_set) {
+    static const uint32_t a[] = {16, 32};
+    expect_sizes_rejected(a, 0, __LINE__);
+}
+
+TEST(create_rejects_more_than_max_classes_and_accepts_exactly_max) {
+    uint32_t sizes[OPOOL_HEAP_MAX_CLASSES + 1];
+    for (uint32_t k = 0; k <= OPOOL_HEAP_MAX_CLASSES; k++) sizes[k] = 8 * (k + 1);
+    expect_sizes_rejected(sizes, OPOOL_HEAP_MAX_CLASSES + 1, __LINE__);
+    expect_sizes_rejected(sizes, 0xFFFFFFFFu, __LINE__);
+    recorder r;
+    opool_heap *h = make_heap(sizes, OPOOL_HEAP_MAX_CLASSES, 0, 0, &r);
+    REQUIRE(h);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.class_count, OPOOL_HEAP_MAX_CLASSES);
+    CHECK_EQ_U64(s.classes[OPOOL_HEAP_MAX_CLASSES - 1].size, 8 * OPOOL_HEAP_MAX_CLASSES);
+    opool_heap_destroy(h);
+}
+
+TEST(create_rejects_every_unknown_flag) {
+    const uint32_t known = OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON;
+    for (uint32_t bit = 0; bit < 32; bit++) {
+        uint32_t flag = 1u << bit;
+        if (flag & known) continue;
+        opool_heap_desc d = desc_of(NULL);
+        d.flags = flag;
+        expect_einval(&d, __LINE__);
+        d.flags = flag | known;
+        expect_einval(&d, __LINE__);
+    }
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.flags = known;
+    opool_heap *h = create(&d);
+    CHECK(h != NULL);
+    opool_heap_destroy(h);
+}
+
+TEST(create_rejects_an_allocator_with_one_function) {
+    counting c;
+    opool_heap_desc d = desc_of(NULL);
+    d.allocator = counting_allocator(&c);
+    d.allocator.free = NULL;
+    expect_einval(&d, __LINE__);
+    d.allocator = counting_allocator(&c);
+    d.allocator.alloc = NULL;
+    expect_einval(&d, __LINE__);
+    CHECK_EQ_U64(c.calls, 0);
+}
+
+TEST(create_rejects_a_reservation_that_overflows) {
+    /* UINT32_MAX blocks of 16 bytes, rounded up to whole pages, is more blocks than a uint32_t
+     * counts. The allocator refuses to hand out more than 64 MiB in case the heap tries. */
+    counting c;
+    opool_heap_desc d = desc_of(NULL);
+    d.allocator = counting_allocator(&c);
+    c.max_bytes = (size_t)64 << 20;
+    d.blocks_per_class = UINT32_MAX;
+    expect_einval(&d, __LINE__);
+    static const uint32_t one[] = {16};
+    d.class_sizes = one;
+    d.class_count = 1;
+    expect_einval(&d, __LINE__);
+    d.flags = OPOOL_HEAP_GROW;
+    expect_einval(&d, __LINE__);
+    CHECK_EQ_U64(c.blocks, 0);
+}
+
+/* Every allocation create makes, failed in turn (alone, then with all later ones). */
+static void create_fails_cleanly(opool_heap_desc d, int line) {
+    counting c;
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    if (!h) {
+        fprintf(stderr, "  (desc of line %d)\n", line);
+        CHECK(h != NULL);
+        return;
+    }
+    long calls = c.calls;
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+    CHECK(calls > 0);
+    for (int mode = 0; mode < 2; mode++) {
+        for (long n = 0; n < calls; n++) {
+            d.allocator = counting_allocator(&c);
+            if (mode == 0)
+                c.fail_only = n;
+            else
+                c.fail_from = n;
+            h = (opool_heap *)(uintptr_t)0x1000;
+            opool_status s = opool_heap_create(&h, &d);
+            if (s != OPOOL_ENOMEM || h != NULL || c.blocks != 0 || c.bytes != 0 ||
+                c.bad_frees != 0) {
+                fprintf(stderr, "  (desc of line %d, %s allocation %ld)\n", line,
+                        mode ? "from" : "only", n);
+                CHECK_EQ_U64(s, OPOOL_ENOMEM);
+                CHECK(h == NULL);
+                CHECK_EQ_U64(c.blocks, 0);
+                CHECK_EQ_U64(c.bad_frees, 0);
+                if (s == OPOOL_OK && h) opool_heap_destroy(h);
+                return;
+            }
+        }
+    }
+}
+
+TEST(create_fails_with_enomem_at_every_allocation_and_leaks_nothing) {
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    create_fails_cleanly(d, __LINE__);
+    d.flags = OPOOL_HEAP_GROW | OPOOL_POISON;
+    d.blocks_per_class = 100; /* several pages for the large classes */
+    create_fails_cleanly(d, __LINE__);
+    static const uint32_t sizes[] = {24, 4096, 16384};
+    d = desc_of(&r);
+    d.class_sizes = sizes;
+    d.class_count = 3;
+    d.blocks_per_class = 100;
+    d.flags = OPOOL_HEAP_NO_FALLBACK;
+    create_fails_cleanly(d, __LINE__);
+    CHECK_EQ_U64(r.n, 0);
+}
+
+TEST(destroy_of_null_does_nothing) { opool_heap_destroy(NULL); }
+
+TEST(destroy_gives_back_every_byte) {
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.allocator = counting_allocator(&c);
+    d.flags = OPOOL_HEAP_GROW;
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    for (int k = 0; k < 5000; k++) CHECK(opool_heap_alloc(h, (size_t)(k % 97) * 3) != NULL);
+    for (int k = 0; k < 20; k++) CHECK(opool_heap_alloc(h, 3000 + (size_t)k * 1000) != NULL);
+    CHECK(c.blocks > 24 + 20);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+    CHECK_EQ_U64(c.bytes, 0);
+    CHECK_EQ_U64(c.bad_frees, 0);
+}
+
+TEST(get_stats_of_a_null_heap_is_zeroed) {
+    opool_heap_stats s;
+    memset(&s, 0x5A, sizeof s);
+    opool_heap_get_stats(NULL, &s);
+    CHECK_EQ_U64(s.version, 0);
+    CHECK_EQ_U64(s.class_count, 0);
+    CHECK_EQ_U64(s.large_live, 0);
+    CHECK_EQ_U64(s.large_bytes, 0);
+    CHECK_EQ_U64(s.rejected, 0);
+    CHECK_EQ_U64(s.bytes, 0);
+    CHECK_EQ_U64(s.classes[0].size, 0);
+    CHECK_EQ_U64(s.classes[OPOOL_HEAP_MAX_CLASSES - 1].blocks, 0);
+}
+
+/* ---- alloc -------------------------------------------------------------- */
+
+TEST(alloc_gives_each_size_the_smallest_class_that_fits) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    for (size_t size = 1; size <= 2048; size++) {
+        void *p = opool_heap_alloc(h, size);
+        REQUIRE(p);
+        size_t got = opool_heap_usable_size(h, p);
+        if (got != default_class_for(size)) {
+            fprintf(stderr, "  (size %zu)\n", size);
+            CHECK_EQ_U64(got, default_class_for(size));
+        }
+        CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    }
+    /* every boundary again, all live at once */
+    void *at[48];
+    for (int c = 0; c < 24; c++) {
+        at[2 * c] = opool_heap_alloc(h, default_sizes[c]);
+        at[2 * c + 1] = opool_heap_alloc(h, c ? default_sizes[c - 1] + 1u : 1u);
+        CHECK_EQ_U64(opool_heap_usable_size(h, at[2 * c]), default_sizes[c]);
+        CHECK_EQ_U64(opool_heap_usable_size(h, at[2 * c + 1]), default_sizes[c]);
+    }
+    opool_heap_stats s = stats_of(h);
+    for (int c = 0; c < 24; c++) CHECK_EQ_U64(s.classes[c].live, 2);
+    CHECK_EQ_U64(s.large_live, 0);
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+}
+
+TEST(alloc_of_size_zero_gives_a_block_of_the_smallest_class) {
+    static const uint32_t sizes[] = {40, 400};
+    recorder r;
+    opool_heap *h = make_heap(sizes, 2, 0, 0, &r);
+    REQUIRE(h);
+    void *p = opool_heap_alloc(h, 0), *q = opool_heap_alloc(h, 0);
+    REQUIRE(p && q);
+    CHECK(p != q);
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), 40);
+    memset(p, 0x77, 40);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[0].live, 2);
+    CHECK_EQ_U64(s.classes[0].allocs, 2);
+    CHECK_EQ_U64(s.classes[0].requested_bytes + s.classes[0].wasted_bytes, 80);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_OK);
+    opool_heap_destroy(h);
+}
+
+TEST(alloc_and_calloc_with_a_null_heap_return_null) {
+    CHECK(opool_heap_alloc(NULL, 16) == NULL);
+    CHECK(opool_heap_alloc(NULL, 0) == NULL);
+    CHECK(opool_heap_calloc(NULL, 2, 8) == NULL);
+}
+
+TEST(blocks_are_aligned_to_16_when_the_class_size_is_a_multiple_of_16) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    for (int c = 0; c < 24; c++)
+        for (int k = 0; k < 5; k++) {
+            void *p = opool_heap_alloc(h, default_sizes[c]);
+            REQUIRE(p);
+            CHECK_EQ_U64((uintptr_t)p % 16, 0);
+        }
+    opool_heap_destroy(h);
+}
+
+TEST(blocks_are_aligned_to_8_when_the_class_size_is_not_a_multiple_of_16) {
+    static const uint32_t sizes[] = {8, 24, 40, 56, 72, 200, 1032};
+    recorder r;
+    opool_heap *h = make_heap(sizes, 7, 0, 0, &r);
+    REQUIRE(h);
+    for (int c = 0; c < 7; c++) {
+        uintptr_t prev = 0;
+        for (int k = 0; k < 9; k++) {
+            void *p = opool_heap_alloc(h, sizes[c]);
+            REQUIRE(p);
+            CHECK_EQ_U64((uintptr_t)p % 8, 0);
+            /* consecutive blocks of a fresh page sit at least a class size apart */
+            if (prev) CHECK((uintptr_t)p >= prev + sizes[c] || (uintptr_t)p + sizes[c] <= prev);
+            prev = (uintptr_t)p;
+        }
+    }
+    opool_heap_destroy(h);
+}
+
+TEST(large_blocks_are_aligned_like_malloc) {
+    /* malloc-shaped: a block from the fallback allocator suits any object (max_align_t) */
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    opool_heap *h2 = make_heap(NULL, 0, 0, 0, &r); /* and with the C library */
+    REQUIRE(h2);
+    for (size_t size = 2049; size < 2049 + 40; size++) {
+        void *p = opool_heap_alloc(h, size), *q = opool_heap_alloc(h2, size);
+        REQUIRE(p && q);
+        CHECK_EQ_U64((uintptr_t)p % alignof(max_align_t), 0);
+        CHECK_EQ_U64((uintptr_t)q % alignof(max_align_t), 0);
+        CHECK_EQ_U64((uintptr_t)p % 16, 0);
+    }
+    opool_heap_destroy(h);
+    opool_heap_destroy(h2);
+}
+
+TEST(live_blocks_never_overlap) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, OPOOL_HEAP_GROW, &r);
+    REQUIRE(h);
+    enum { N = 3000 };
+    static uintptr_t lo[N];
+    static size_t len[N];
+    uint32_t x = 12345;
+    for (int k = 0; k < N; k++) {
+        x = x * 1103515245u + 12345u;
+        size_t size = (x >> 8) % 64 == 0 ? 2049 + (x >> 16) % 5000 : (x >> 12) % 2049;
+        void *p = opool_heap_alloc(h, size);
+        REQUIRE(p);
+        lo[k] = (uintptr_t)p;
+        len[k] = opool_heap_usable_size(h, p);
+        CHECK(len[k] >= size);
+        memset(p, k & 0xFF, len[k]); /* ASan: every usable byte is really there */
+    }
+    /* sort the starts with their lengths: pack them into one array of pairs */
+    static uintptr_t pairs[2 * N];
+    for (int k = 0; k < N; k++) {
+        pairs[2 * k] = lo[k];
+        pairs[2 * k + 1] = len[k];
+    }
+    qsort(pairs, N, 2 * sizeof(uintptr_t), cmp_uptr);
+    for (int k = 1; k < N; k++)
+        if (pairs[2 * (k - 1)] + pairs[2 * (k - 1) + 1] > pairs[2 * k]) {
+            CHECK(!"two live blocks overlap");
+            break;
+        }
+    opool_heap_destroy(h);
+}
+
+TEST(pages_hold_as_many_blocks_as_fit_after_the_header_and_bitmap) {
+    static const uint32_t sizes[] = {8, 16, 24, 64, 1024, 2048, 4096, 16384};
+    for (int k = 0; k < 8; k++) {
+        uint32_t size = sizes[k], p = blocks_per_page(size);
+        /* fits: 48-byte header, at least a bit per block, the blocks */
+        CHECK(48 + (p + 7) / 8 + (uint64_t)p * size <= OPOOL_HEAP_PAGE);
+        /* and one more would not fit even with the bitmap in whole words and 16 bytes lost
+         * to alignment */
+        uint64_t most = OPOOL_HEAP_PAGE / size;
+        CHECK(48 + 8 * ((most + 63) / 64) + 16 + (uint64_t)(p + 1) * size > OPOOL_HEAP_PAGE);
+    }
+}
+
+TEST(a_class_without_grow_holds_blocks_per_class_rounded_up_to_whole_pages) {
+    static const uint32_t sizes[] = {16, 64, 1024, 16384};
+    for (int k = 0; k < 4; k++) {
+        uint32_t size = sizes[k], p = blocks_per_page(size);
+        REQUIRE(p > 0);
+        const uint32_t asks[] = {0, 1, p - 1, p, p + 1, 2 * p, 3 * p - 1};
+        for (int a = 0; a < 7; a++) {
+            recorder r;
+            opool_heap *h = make_heap(&size, 1, asks[a], 0, &r);
+            REQUIRE(h);
+            uint32_t want = asks[a] == 0 ? p : (asks[a] + p - 1) / p * p;
+            CHECK_EQ_U64(stats_of(h).classes[0].blocks, want);
+            opool_heap_destroy(h);
+        }
+    }
+    /* every class of the defaults gets its own rounding */
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 1000, 0, &r);
+    REQUIRE(h);
+    opool_heap_stats s = stats_of(h);
+    for (int c = 0; c < 24; c++) {
+        uint32_t p = blocks_per_page(default_sizes[c]);
+        CHECK_EQ_U64(s.classes[c].blocks, (1000 + p - 1) / p * p);
+    }
+    opool_heap_destroy(h);
+}
+
+TEST(reserved_pages_stay_when_they_empty) {
+    uint32_t size = 4096, p = blocks_per_page(4096);
+    for (int grow = 0; grow < 2; grow++) {
+        recorder r;
+        opool_heap *h = make_heap(&size, 1, 3 * p, grow ? OPOOL_HEAP_GROW : 0, &r);
+        REQUIRE(h);
+        void *blocks[256];
+        REQUIRE(5 * p <= 256);
+        uint32_t n = grow ? 5 * p : 3 * p;
+        for (int round = 0; round < 3; round++) {
+            for (uint32_t k = 0; k < n; k++) REQUIRE((blocks[k] = opool_heap_alloc(h, 4096)));
+            CHECK_EQ_U64(stats_of(h).classes[0].blocks, n);
+            for (uint32_t k = 0; k < n; k++) /* from the middle out: pages empty in any order */
+                CHECK_EQ_U64(opool_heap_free(h, blocks[(k * 7 + n / 2) % n]), OPOOL_OK);
+            uint32_t blocks_left = stats_of(h).classes[0].blocks;
+            if (grow)
+                CHECK(blocks_left == 3 * p || blocks_left == 4 * p);
+            else
+                CHECK_EQ_U64(blocks_left, 3 * p);
+        }
+        CHECK_EQ_U64(r.n, 0);
+        opool_heap_destroy(h);
+    }
+}
+
+TEST(a_full_class_without_grow_fails_counts_and_reports_efull_once_per_episode) {
+    uint32_t size = 64, p = blocks_per_page(64);
+    recorder r;
+    opool_heap *h = make_heap(&size, 1, 2 * p, 0, &r);
+    REQUIRE(h);
+    void **blocks = (void **)malloc(2 * p * sizeof *blocks);
+    REQUIRE(blocks);
+    for (uint32_t k = 0; k < 2 * p; k++) {
+        blocks[k] = opool_heap_alloc(h, 1 + k % 64);
+        CHECK(blocks[k] != NULL);
+    }
+    CHECK_EQ_U64(r.n, 0);
+    CHECK(opool_heap_alloc(h, 64) == NULL);
+    CHECK_EQ_U64(r.n, 1);
+    CHECK_EQ_U64(r.what, OPOOL_EFULL);
+    CHECK(r.heap == h);
+    CHECK(opool_heap_alloc(h, 1) == NULL);
+    CHECK(opool_heap_calloc(h, 2, 2) == NULL);
+    CHECK_EQ_U64(r.n, 1); /* the same episode */
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[0].failed_allocs, 3);
+    CHECK_EQ_U64(s.classes[0].allocs, 2 * p);
+    CHECK_EQ_U64(s.classes[0].live, 2 * p);
+    CHECK_EQ_U64(s.classes[0].blocks, 2 * p);
+    /* a free ends the episode: the block comes back, the next failure is reported anew */
+    CHECK_EQ_U64(opool_heap_free(h, blocks[7]), OPOOL_OK);
+    blocks[7] = opool_heap_alloc(h, 64);
+    CHECK(blocks[7] != NULL);
+    CHECK(opool_heap_alloc(h, 64) == NULL);
+    CHECK_EQ_U64(r.n, 2);
+    CHECK_EQ_U64(r.by_what[OPOOL_EFULL], 2);
+    CHECK_EQ_U64(stats_of(h).classes[0].failed_allocs, 4);
+    /* other sizes still work: the large ones */
+    void *big = opool_heap_alloc(h, 65);
+    CHECK(big != NULL);
+    CHECK_EQ_U64(opool_heap_usable_size(h, big), 65);
+    free(blocks);
+    opool_heap_destroy(h);
+}
+
+TEST(a_class_with_grow_keeps_allocating_page_after_page) {
+    uint32_t size = 1024, p = blocks_per_page(1024);
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.class_sizes = &size;
+    d.class_count = 1;
+    d.flags = OPOOL_HEAP_GROW;
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    size_t bytes0 = stats_of(h).bytes;
+    uint32_t n = 4 * p + 3;
+    for (uint32_t k = 0; k < n; k++) {
+        void *q = opool_heap_alloc(h, 1000);
+        CHECK(q != NULL);
+        if (q) memset(q, 1, 1024);
+    }
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[0].live, n);
+    CHECK_EQ_U64(s.classes[0].blocks, 5 * p);
+    CHECK_EQ_U64(s.classes[0].failed_allocs, 0);
+    CHECK_EQ_U64(s.classes[0].high_water, n);
+    CHECK(s.bytes >= bytes0 + 4 * (size_t)OPOOL_HEAP_PAGE);
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+    CHECK_EQ_U64(c.bad_frees, 0);
+}
+
+TEST(grow_gives_back_empty_grown_pages_but_one) {
+    uint32_t size = 2048, p = blocks_per_page(2048);
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.class_sizes = &size;
+    d.class_count = 1;
+    d.flags = OPOOL_HEAP_GROW;
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    uint32_t n = 5 * p;
+    void **blocks = (void **)malloc(n * sizeof *blocks);
+    REQUIRE(blocks);
+    for (uint32_t k = 0; k < n; k++) REQUIRE((blocks[k] = opool_heap_alloc(h, 2048)) != NULL);
+    size_t full_bytes = stats_of(h).bytes;
+    CHECK_EQ_U64(stats_of(h).classes[0].blocks, 5 * p);
+    long full_blocks = c.blocks;
+    for (uint32_t k = 0; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, blocks[n - 1 - k]), OPOOL_OK);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[0].live, 0);
+    /* the page reserved at create, and at most one empty grown page */
+    CHECK(s.classes[0].blocks == p || s.classes[0].blocks == 2 * p);
+    CHECK(s.bytes <= full_bytes - 3 * (size_t)OPOOL_HEAP_PAGE);
+    CHECK(c.blocks <= full_blocks - 3);
+    /* and it grows again */
+    for (uint32_t k = 0; k < n; k++) CHECK((blocks[k] = opool_heap_alloc(h, 2048)) != NULL);
+    CHECK_EQ_U64(stats_of(h).classes[0].blocks, 5 * p);
+    free(blocks);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+}
+
+TEST(a_class_with_grow_fails_and_reports_when_the_allocator_fails) {
+    uint32_t size = 4096, p = blocks_per_page(4096);
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.class_sizes = &size;
+    d.class_count = 1;
+    d.flags = OPOOL_HEAP_GROW;
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    for (uint32_t k = 0; k < p; k++) CHECK(opool_heap_alloc(h, 4096) != NULL);
+    c.fail_from = c.calls;
+    CHECK(opool_heap_alloc(h, 4096) == NULL);
+    CHECK_EQ_U64(r.n, 1);
+    CHECK_EQ_U64(r.what, OPOOL_EFULL);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[0].live, p);
+    CHECK_EQ_U64(s.classes[0].blocks, p);
+    CHECK_EQ_U64(s.classes[0].allocs, p);
+    c.fail_from = -1;
+    CHECK(opool_heap_alloc(h, 4096) != NULL);
+    CHECK_EQ_U64(stats_of(h).classes[0].live, p + 1);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+}
+
+TEST(sizes_above_the_largest_class_go_to_the_allocator) {
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    long blocks0 = c.blocks;
+    size_t bytes0 = stats_of(h).bytes;
+    void *a = opool_heap_alloc(h, 2049);
+    void *b = opool_heap_alloc(h, 100000);
+    REQUIRE(a && b);
+    CHECK(c.blocks >= blocks0 + 2);
+    CHECK(c.bytes >= 24 * (size_t)OPOOL_HEAP_PAGE + 2049 + 100000);
+    CHECK_EQ_U64(opool_heap_usable_size(h, a), 2049);
+    CHECK_EQ_U64(opool_heap_usable_size(h, b), 100000);
+    memset(a, 1, 2049);
+    memset(b, 2, 100000);
+    opool_heap_stats both = stats_of(h);
+    CHECK_EQ_U64(both.large_live, 2);
+    CHECK_EQ_U64(both.large_bytes, 2049 + 100000);
+    CHECK(both.bytes >= bytes0 + 2049 + 100000);
+    for (int k = 0; k < 24; k++) CHECK_EQ_U64(both.classes[k].allocs, 0);
+    CHECK_EQ_U64(opool_heap_free(h, a), OPOOL_OK);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 1);
+    CHECK_EQ_U64(s.large_bytes, 100000);
+    CHECK(s.bytes <= both.bytes - 2049);
+    CHECK_EQ_U64(opool_heap_free(h, b), OPOOL_OK);
+    s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 0);
+    CHECK_EQ_U64(s.large_bytes, 0);
+    CHECK(c.bytes < 24 * (size_t)OPOOL_HEAP_PAGE + 100000);
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+    CHECK_EQ_U64(c.bad_frees, 0);
+}
+
+TEST(no_fallback_makes_sizes_above_the_largest_class_fail) {
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.allocator = counting_allocator(&c);
+    d.flags = OPOOL_HEAP_NO_FALLBACK;
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    long calls = c.calls;
+    CHECK(opool_heap_alloc(h, 2049) == NULL);
+    CHECK(opool_heap_alloc(h, 1u << 20) == NULL);
+    CHECK(opool_heap_calloc(h, 2, 1025) == NULL);
+    CHECK_EQ_U64(c.calls, calls);
+    void *p = opool_heap_alloc(h, 2048);
+    CHECK(p != NULL);
+    CHECK(opool_heap_realloc(h, p, 2049) == NULL); /* p stays valid */
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), 2048);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 0);
+    CHECK_EQ_U64(s.large_bytes, 0);
+    CHECK_EQ_U64(s.classes[23].live, 1);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    opool_heap_destroy(h);
+}
+
+TEST(a_large_alloc_fails_and_reports_efull_when_the_allocator_fails) {
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    c.fail_from = c.calls;
+    CHECK(opool_heap_alloc(h, 5000) == NULL);
+    CHECK_EQ_U64(r.n, 1);
+    CHECK_EQ_U64(r.what, OPOOL_EFULL);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 0);
+    CHECK_EQ_U64(s.large_bytes, 0);
+    CHECK(opool_heap_alloc(h, 100) != NULL); /* the classes need no allocator */
+    c.fail_from = -1;
+    void *p = opool_heap_alloc(h, 5000);
+    CHECK(p != NULL);
+    CHECK_EQ_U64(stats_of(h).large_live, 1);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+}
+
+TEST(the_next_alloc_of_a_class_returns_the_block_just_freed) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    void *a = opool_heap_alloc(h, 100), *b = opool_heap_alloc(h, 100);
+    void *c = opool_heap_alloc(h, 100), *other = opool_heap_alloc(h, 20);
+    REQUIRE(a && b && c && other);
+    CHECK_EQ_U64(opool_heap_free(h, b), OPOOL_OK);
+    CHECK_EQ_PTR(opool_heap_alloc(h, 97), b); /* 97..112: the same class */
+    CHECK_EQ_U64(opool_heap_free(h, a), OPOOL_OK);
+    CHECK(opool_heap_alloc(h, 20) != a); /* another class */
+    CHECK_EQ_PTR(opool_heap_alloc(h, 112), a);
+    opool_heap_destroy(h);
+}
+
+TEST(calloc_zero_fills) {
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.allocator = counting_allocator(&c); /* dirty pages and large blocks */
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    for (size_t n = 1; n <= 9; n++)
+        for (size_t size = 1; size < 700; size += 37) {
+            unsigned char *p = (unsigned char *)opool_heap_calloc(h, n, size);
+            REQUIRE(p);
+            CHECK(all_zero(p, n * size));
+            CHECK(opool_heap_usable_size(h, p) >= n * size);
+        }
+    unsigned char *big = (unsigned char *)opool_heap_calloc(h, 3, 7000);
+    REQUIRE(big);
+    CHECK(all_zero(big, 21000));
+    CHECK_EQ_U64(opool_heap_usable_size(h, big), 21000);
+    unsigned char *z = (unsigned char *)opool_heap_calloc(h, 0, 5);
+    CHECK(z != NULL);
+    CHECK_EQ_U64(opool_heap_usable_size(h, z), 16);
+    opool_heap_destroy(h);
+}
+
+TEST(calloc_zero_fills_a_reused_dirty_block) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 256);
+    REQUIRE(p);
+    memset(p, 0xEE, 256);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    unsigned char *q = (unsigned char *)opool_heap_calloc(h, 4, 64);
+    CHECK_EQ_PTR(q, p);
+    REQUIRE(q);
+    CHECK(all_zero(q, 256));
+    /* a large block given back and asked for again is zeroed too */
+    unsigned char *big = (unsigned char *)opool_heap_alloc(h, 9000);
+    REQUIRE(big);
+    memset(big, 0xEE, 9000);
+    CHECK_EQ_U64(opool_heap_free(h, big), OPOOL_OK);
+    big = (unsigned char *)opool_heap_calloc(h, 9000, 1);
+    REQUIRE(big);
+    CHECK(all_zero(big, 9000));
+    opool_heap_destroy(h);
+}
+
+TEST(calloc_returns_null_when_n_times_size_overflows_and_counts_nothing) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    void *keep = opool_heap_alloc(h, 30);
+    REQUIRE(keep);
+    opool_heap_stats before = stats_of(h);
+    CHECK(opool_heap_calloc(h, SIZE_MAX / 2 + 1, 2) == NULL);
+    CHECK(opool_heap_calloc(h, 2, SIZE_MAX / 2 + 1) == NULL);
+    CHECK(opool_heap_calloc(h, SIZE_MAX, SIZE_MAX) == NULL);
+    CHECK(opool_heap_calloc(h, (SIZE_MAX >> 4) + 1, 16) == NULL);
+    opool_heap_stats after = stats_of(h);
+    CHECK(stats_same(&before, &after, 0));
+    CHECK(opool_heap_calloc(h, 2, 8) != NULL);
+    opool_heap_destroy(h);
+}
+
+/* ---- free --------------------------------------------------------------- */
+
+TEST(free_of_null_is_ok) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    opool_heap_stats before = stats_of(h);
+    CHECK_EQ_U64(opool_heap_free(h, NULL), OPOOL_OK);
+    opool_heap_stats after = stats_of(h);
+    CHECK(stats_same(&before, &after, 0));
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+}
+
+TEST(free_with_a_null_heap_is_einval) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    void *p = opool_heap_alloc(h, 10);
+    REQUIRE(p);
+    CHECK_EQ_U64(opool_heap_free(NULL, p), OPOOL_EINVAL);
+    CHECK_EQ_U64(stats_of(h).classes[0].live, 1);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    opool_heap_destroy(h);
+}
+
+/* free(p) must give want, report it with p, change nothing but stats.rejected, and the heap
+ * must keep working. */
+static void expect_rejected_free(opool_heap *h, recorder *r, const void *p, opool_status want,
+                                 const char *what) {
+    opool_heap_stats before = stats_of(h);
+    int n = r->n;
+    opool_status s = opool_heap_free(h, (void *)(uintptr_t)p);
+    opool_heap_stats after = stats_of(h);
+    if (s != want || r->n != n + 1 || r->what != want || r->ptr != p || r->heap != h ||
+        !stats_same(&before, &after, 1)) {
+        fprintf(stderr, "  (free of %s %p)\n", what, p);
+        CHECK_EQ_U64(s, want);
+        CHECK_EQ_U64(r->n, n + 1);
+        CHECK_EQ_U64(r->what, want);
+        CHECK_EQ_PTR(r->ptr, p);
+        CHECK(r->heap == h);
+        CHECK(stats_same(&before, &after, 1));
+    }
+}
+
+TEST(free_of_foreign_pointers_is_einval_reported_and_changes_nothing) {
+    recorder r, r2;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    opool_heap *h2 = make_heap(NULL, 0, 0, 0, &r2);
+    REQUIRE(h && h2);
+    unsigned char *mine = (unsigned char *)opool_heap_alloc(h, 100);
+    unsigned char *other = (unsigned char *)opool_heap_alloc(h2, 100);
+    unsigned char *other_large = (unsigned char *)opool_heap_alloc(h2, 5000);
+    unsigned char *m = (unsigned char *)malloc(64);
+    REQUIRE(mine && other && other_large && m);
+    int local = 0;
+    uintptr_t page = (uintptr_t)mine & ~(PAGE - 1);
+
+    expect_rejected_free(h, &r, m, OPOOL_EINVAL, "a malloc'd block");
+    expect_rejected_free(h, &r, &local, OPOOL_EINVAL, "a stack address");
+    expect_rejected_free(h, &r, other, OPOOL_EINVAL, "a block of another heap");
+    expect_rejected_free(h, &r, other_large, OPOOL_EINVAL, "a large block of another heap");
+    expect_rejected_free(h, &r, (void *)(uintptr_t)1, OPOOL_EINVAL, "(void *)1");
+    expect_rejected_free(h, &r, (void *)(uintptr_t)-16, OPOOL_EINVAL, "the top of memory");
+    for (int k = -3; k <= 3; k++)
+        expect_rejected_free(h, &r, (void *)(page + (uintptr_t)(intptr_t)k * PAGE), OPOOL_EINVAL,
+                             "a 64 KiB-aligned address nearby");
+    expect_rejected_free(h, &r, (void *)(page + 4096 * PAGE + 64), OPOOL_EINVAL,
+                         "an address far away");
+    CHECK_EQ_U64(stats_of(h).rejected, 14);
+    CHECK_EQ_U64(r2.n, 0);
+    /* both heaps go on as before */
+    CHECK_EQ_U64(opool_heap_usable_size(h2, other), 112);
+    CHECK_EQ_U64(opool_heap_free(h2, other), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h2, other_large), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, mine), OPOOL_OK);
+    CHECK_EQ_PTR(opool_heap_alloc(h, 100), mine);
+    CHECK_EQ_U64(stats_of(h2).rejected, 0);
+    free(m);
+    opool_heap_destroy(h);
+    opool_heap_destroy(h2);
+}
+
+TEST(free_of_an_interior_pointer_is_einval_and_the_block_stays_live) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 64);
+    REQUIRE(p);
+    fill(p, 64, 1);
+    expect_rejected_free(h, &r, p + 1, OPOOL_EINVAL, "block + 1");
+    expect_rejected_free(h, &r, p + 8, OPOOL_EINVAL, "block + 8");
+    expect_rejected_free(h, &r, p + 63, OPOOL_EINVAL, "block + 63");
+    CHECK(filled(p, 64, 1));
+    CHECK_EQ_U64(stats_of(h).rejected, 3);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    opool_heap_destroy(h);
+}
+
+TEST(free_of_a_block_never_handed_out_is_einval) {
+    uint32_t size = 256;
+    recorder r;
+    opool_heap *h = make_heap(&size, 1, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 256);
+    REQUIRE(p);
+    /* a neighbour in the same page: a block start, but not one the heap handed out */
+    uintptr_t page = (uintptr_t)p & ~(PAGE - 1);
+    unsigned char *q = (uintptr_t)p + 2 * size <= page + PAGE ? p + size : p - size;
+    expect_rejected_free(h, &r, q, OPOOL_EINVAL, "a block never handed out");
+    CHECK_EQ_U64(opool_heap_usable_size(h, q), 0);
+    CHECK_EQ_U64(r.what, OPOOL_EINVAL);
+    CHECK_EQ_U64(stats_of(h).classes[0].live, 1);
+    opool_heap_destroy(h);
+}
+
+TEST(free_twice_is_estale_and_reported) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    void *p = opool_heap_alloc(h, 300), *q = opool_heap_alloc(h, 300);
+    REQUIRE(p && q);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    expect_rejected_free(h, &r, p, OPOOL_ESTALE, "a freed block");
+    expect_rejected_free(h, &r, p, OPOOL_ESTALE, "a freed block, a third time");
+    CHECK_EQ_U64(stats_of(h).classes[12].live, 1);
+    CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_OK);
+    CHECK_EQ_U64(stats_of(h).rejected, 2);
+    opool_heap_destroy(h);
+}
+
+TEST(free_of_an_interior_pointer_of_a_large_block_is_einval) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 10000);
+    REQUIRE(p);
+    expect_rejected_free(h, &r, p + 1, OPOOL_EINVAL, "large block + 1");
+    expect_rejected_free(h, &r, p + 16, OPOOL_EINVAL, "large block + 16");
+    expect_rejected_free(h, &r, p + 9999, OPOOL_EINVAL, "large block + 9999");
+    CHECK_EQ_U64(stats_of(h).large_live, 1);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    opool_heap_destroy(h);
+}
+
+TEST(free_twice_of_a_large_block_is_estale) {
+    /* the header: "freeing a block twice: OPOOL_ESTALE" (large blocks are "tracked in a hash
+     * map, so [they] can be freed and checked the same way") */
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    void *p = opool_heap_alloc(h, 10000);
+    REQUIRE(p);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    expect_rejected_free(h, &r, p, OPOOL_ESTALE, "a freed large block");
+    CHECK_EQ_U64(c.bad_frees, 0);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+}
+
+TEST(rejected_counts_every_bad_free_realloc_and_size_query) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 40);
+    unsigned char *q = (unsigned char *)opool_heap_alloc(h, 40);
+    REQUIRE(p && q);
+    CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, p + 8), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_ESTALE);
+    CHECK(opool_heap_realloc(h, p + 8, 100) == NULL);
+    CHECK(opool_heap_realloc(h, q, 100) == NULL);
+    CHECK_EQ_U64(opool_heap_usable_size(h, p + 8), 0);
+    CHECK_EQ_U64(opool_heap_usable_size(h, q), 0);
+    CHECK_EQ_U64(stats_of(h).rejected, 6);
+    CHECK_EQ_U64(r.n, 6);
+    CHECK_EQ_U64(r.by_what[OPOOL_EINVAL], 3);
+    CHECK_EQ_U64(r.by_what[OPOOL_ESTALE], 3);
+    opool_heap_destroy(h);
+}
+
+/* ---- realloc ------------------------------------------------------------ */
+
+TEST(realloc_of_null_allocates) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    void *p = opool_heap_realloc(h, NULL, 100);
+    REQUIRE(p);
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), 112);
+    void *q = opool_heap_realloc(h, NULL, 3000);
+    REQUIRE(q);
+    CHECK_EQ_U64(opool_heap_usable_size(h, q), 3000);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[6].live, 1);
+    CHECK_EQ_U64(s.classes[6].allocs, 1);
+    CHECK_EQ_U64(s.classes[6].requested_bytes, 100);
+    CHECK_EQ_U64(s.large_live, 1);
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+}
+
+TEST(realloc_to_size_zero_frees_and_returns_null) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    void *p = opool_heap_alloc(h, 100), *big = opool_heap_alloc(h, 3000);
+    REQUIRE(p && big);
+    CHECK(opool_heap_realloc(h, p, 0) == NULL);
+    CHECK(opool_heap_realloc(h, big, 0) == NULL);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[6].live, 0);
+    CHECK_EQ_U64(s.large_live, 0);
+    CHECK_EQ_U64(s.large_bytes, 0);
+    CHECK_EQ_U64(r.n, 0);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_ESTALE); /* it really was freed */
+    CHECK_EQ_PTR(opool_heap_alloc(h, 100), p);
+    opool_heap_destroy(h);
+}
+
+TEST(realloc_within_the_class_returns_the_same_block) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 100);
+    REQUIRE(p);
+    fill(p, 112, 3);
+    CHECK_EQ_PTR(opool_heap_realloc(h, p, 112), p);
+    CHECK_EQ_PTR(opool_heap_realloc(h, p, 97), p);
+    CHECK_EQ_PTR(opool_heap_realloc(h, p, 100), p);
+    CHECK(filled(p, 112, 3));
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), 112);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[6].live, 1);
+    CHECK_EQ_U64(s.classes[6].high_water, 1);
+    unsigned char *q = (unsigned char *)opool_heap_alloc(h, 16);
+    REQUIRE(q);
+    CHECK_EQ_PTR(opool_heap_realloc(h, q, 1), q);
+    CHECK_EQ_PTR(opool_heap_realloc(h, q, 16), q);
+    opool_heap_destroy(h);
+}
+
+/* realloc p (its usable bytes filled with seed) to size: the contents up to the smaller size
+ * come along, the new block has want_usable bytes, and an old class block is free now. Returns
+ * the new block, its usable bytes refilled with seed + 1. */
+static unsigned char *realloc_checked(opool_heap *h, unsigned char *p, size_t size, unsigned seed,
+                                      size_t want_usable, bool old_is_large) {
+    size_t old = opool_heap_usable_size(h, p);
+    unsigned char *q = (unsigned char *)opool_heap_realloc(h, p, size);
+    if (!q) {
+        CHECK(q != NULL);
+        return NULL;
+    }
+    size_t keep = old < size ? old : size;
+    if (!filled(q, keep, seed)) {
+        fprintf(stderr, "  (realloc %zu -> %zu)\n", old, size);
+        CHECK(!"contents kept");
+    }
+    CHECK_EQ_U64(opool_heap_usable_size(h, q), want_usable);
+    CHECK(q != p);
+    if (q != p && !old_is_large) CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_ESTALE);
+    fill(q, want_usable, seed + 1);
+    return q;
+}
+
+TEST(realloc_across_classes_keeps_the_contents) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 10);
+    REQUIRE(p);
+    fill(p, 16, 10);
+    REQUIRE((p = realloc_checked(h, p, 100, 10, 112, false)) != NULL);   /* grow */
+    REQUIRE((p = realloc_checked(h, p, 2000, 11, 2048, false)) != NULL); /* grow */
+    REQUIRE((p = realloc_checked(h, p, 40, 12, 48, false)) != NULL);     /* shrink */
+    REQUIRE((p = realloc_checked(h, p, 17, 13, 32, false)) != NULL);     /* shrink */
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[1].live, 1);
+    for (int c = 0; c < 24; c++)
+        if (c != 1) CHECK_EQ_U64(s.classes[c].live, 0);
+    CHECK_EQ_U64(r.n, 4); /* the frees of the old blocks checked in realloc_checked */
+    opool_heap_destroy(h);
+}
+
+TEST(realloc_to_and_from_large_keeps_the_contents) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 100);
+    REQUIRE(p);
+    fill(p, 112, 20);
+    REQUIRE((p = realloc_checked(h, p, 5000, 20, 5000, false)) != NULL); /* small -> large */
+    CHECK_EQ_U64(stats_of(h).large_live, 1);
+    CHECK_EQ_U64(stats_of(h).large_bytes, 5000);
+    REQUIRE((p = realloc_checked(h, p, 70000, 21, 70000, true)) != NULL); /* -> larger */
+    CHECK_EQ_U64(stats_of(h).large_bytes, 70000);
+    REQUIRE((p = realloc_checked(h, p, 2048, 22, 2048, true)) != NULL); /* large -> small */
+    REQUIRE((p = realloc_checked(h, p, 60, 23, 64, false)) != NULL);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 0);
+    CHECK_EQ_U64(s.large_bytes, 0);
+    CHECK_EQ_U64(s.classes[3].live, 1);
+    opool_heap_destroy(h);
+}
+
+TEST(realloc_shrinking_a_large_block_above_the_largest_class_keeps_it_as_it_is) {
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 70000);
+    REQUIRE(p);
+    fill(p, 70000, 30);
+    long calls = c.calls;
+    CHECK_EQ_PTR(opool_heap_realloc(h, p, 3000), p);
+    CHECK_EQ_PTR(opool_heap_realloc(h, p, 2049), p); /* the smallest size above the classes */
+    CHECK_EQ_U64(c.calls, calls);                    /* no new block */
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), 70000);
+    CHECK(filled(p, 70000, 30));
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 1);
+    CHECK_EQ_U64(s.large_bytes, 70000);
+    /* growing past its size is a new block of the new size */
+    unsigned char *q = (unsigned char *)opool_heap_realloc(h, p, 80000);
+    REQUIRE(q);
+    CHECK(q != p);
+    CHECK(filled(q, 70000, 30));
+    CHECK_EQ_U64(opool_heap_usable_size(h, q), 80000);
+    CHECK_EQ_U64(stats_of(h).large_bytes, 80000);
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+}
+
+/* realloc(p) must return NULL, report want with p, change nothing but stats.rejected. */
+static void expect_rejected_realloc(opool_heap *h, recorder *r, const void *p, size_t size,
+                                    opool_status want, const char *what) {
+    opool_heap_stats before = stats_of(h);
+    int n = r->n;
+    void *q = opool_heap_realloc(h, (void *)(uintptr_t)p, size);
+    opool_heap_stats after = stats_of(h);
+    if (q != NULL || r->n != n + 1 || r->what != want || r->ptr != p ||
+        !stats_same(&before, &after, 1)) {
+        fprintf(stderr, "  (realloc of %s %p to %zu)\n", what, p, size);
+        CHECK(q == NULL);
+        CHECK_EQ_U64(r->n, n + 1);
+        CHECK_EQ_U64(r->what, want);
+        CHECK_EQ_PTR(r->ptr, p);
+        CHECK(stats_same(&before, &after, 1));
+    }
+}
+
+TEST(realloc_of_a_bad_pointer_returns_null_reports_and_changes_nothing) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 64);
+    unsigned char *gone = (unsigned char *)opool_heap_alloc(h, 64);
+    unsigned char *big = (unsigned char *)opool_heap_alloc(h, 4000);
+    unsigned char *m = (unsigned char *)malloc(32);
+    REQUIRE(p && gone && big && m);
+    fill(p, 64, 5);
+    CHECK_EQ_U64(opool_heap_free(h, gone), OPOOL_OK);
+    expect_rejected_realloc(h, &r, m, 100, OPOOL_EINVAL, "a malloc'd block");
+    expect_rejected_realloc(h, &r, p + 8, 100, OPOOL_EINVAL, "an interior pointer");
+    expect_rejected_realloc(h, &r, p + 8, 30, OPOOL_EINVAL, "an interior pointer");
+    expect_rejected_realloc(h, &r, big + 16, 5000, OPOOL_EINVAL, "inside a large block");
+    expect_rejected_realloc(h, &r, gone, 100, OPOOL_ESTALE, "a freed block");
+    expect_rejected_realloc(h, &r, gone, 64, OPOOL_ESTALE, "a freed block");
+    CHECK(filled(p, 64, 5));
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), 64);
+    CHECK_EQ_U64(stats_of(h).rejected, 6);
+    free(m);
+    opool_heap_destroy(h);
+}
+
+TEST(realloc_into_a_full_class_fails_and_keeps_the_block) {
+    static const uint32_t sizes[] = {64, 1024};
+    recorder r;
+    opool_heap *h = make_heap(sizes, 2, 1, 0, &r);
+    REQUIRE(h);
+    uint32_t p1024 = stats_of(h).classes[1].blocks;
+    for (uint32_t k = 0; k < p1024; k++) REQUIRE(opool_heap_alloc(h, 1000));
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 50);
+    REQUIRE(p);
+    fill(p, 64, 7);
+    opool_heap_stats before = stats_of(h);
+    CHECK(opool_heap_realloc(h, p, 500) == NULL);
+    CHECK_EQ_U64(r.by_what[OPOOL_EFULL], 1);
+    CHECK(filled(p, 64, 7));
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), 64);
+    opool_heap_stats after = stats_of(h);
+    CHECK_EQ_U64(after.classes[0].live, before.classes[0].live);
+    CHECK_EQ_U64(after.classes[1].live, p1024);
+    CHECK_EQ_U64(after.classes[1].failed_allocs, 1);
+    CHECK_EQ_U64(after.rejected, 0);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    opool_heap_destroy(h);
+}
+
+TEST(realloc_fails_and_keeps_the_block_when_the_allocator_fails) {
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 1000);
+    unsigned char *big = (unsigned char *)opool_heap_alloc(h, 3000);
+    REQUIRE(p && big);
+    fill(p, 1024, 8);
+    fill(big, 3000, 9);
+    c.fail_from = c.calls;
+    CHECK(opool_heap_realloc(h, p, 5000) == NULL);
+    CHECK(opool_heap_realloc(h, big, 6000) == NULL);
+    CHECK(filled(p, 1024, 8));
+    CHECK(filled(big, 3000, 9));
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), 1024);
+    CHECK_EQ_U64(opool_heap_usable_size(h, big), 3000);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 1);
+    CHECK_EQ_U64(s.large_bytes, 3000);
+    CHECK_EQ_U64(s.classes[19].live, 1);
+    CHECK_EQ_U64(s.rejected, 0);
+    c.fail_from = -1;
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, big), OPOOL_OK);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+}
+
+/* ---- usable_size -------------------------------------------------------- */
+
+TEST(usable_size_is_the_class_size_or_the_large_size) {
+    static const uint32_t sizes[] = {24, 136, 1000};
+    recorder r;
+    opool_heap *h = make_heap(sizes, 3, 0, 0, &r);
+    REQUIRE(h);
+    void *a = opool_heap_alloc(h, 1), *b = opool_heap_alloc(h, 25), *c = opool_heap_alloc(h, 1000);
+    void *d = opool_heap_alloc(h, 1001), *e = opool_heap_alloc(h, 123457);
+    REQUIRE(a && b && c && d && e);
+    CHECK_EQ_U64(opool_heap_usable_size(h, a), 24);
+    CHECK_EQ_U64(opool_heap_usable_size(h, b), 136);
+    CHECK_EQ_U64(opool_heap_usable_size(h, c), 1000);
+    CHECK_EQ_U64(opool_heap_usable_size(h, d), 1001);
+    CHECK_EQ_U64(opool_heap_usable_size(h, e), 123457);
+    CHECK_EQ_U64(r.n, 0);
+    CHECK_EQ_U64(stats_of(h).rejected, 0);
+    opool_heap_destroy(h);
+}
+
+TEST(usable_size_of_a_bad_pointer_is_zero_and_reported) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 64);
+    unsigned char *gone = (unsigned char *)opool_heap_alloc(h, 64);
+    unsigned char *big = (unsigned char *)opool_heap_alloc(h, 4000);
+    int local;
+    REQUIRE(p && gone && big);
+    CHECK_EQ_U64(opool_heap_free(h, gone), OPOOL_OK);
+    const struct {
+        const void *ptr;
+        opool_status what;
+    } bad[] = {{&local, OPOOL_EINVAL}, {p + 1, OPOOL_EINVAL},
+               {p + 8, OPOOL_EINVAL},  {big + 8, OPOOL_EINVAL},
+               {gone, OPOOL_ESTALE},   {(void *)(uintptr_t)1, OPOOL_EINVAL}};
+    for (int k = 0; k < 6; k++) {
+        int n = r.n;
+        CHECK_EQ_U64(opool_heap_usable_size(h, bad[k].ptr), 0);
+        CHECK_EQ_U64(r.n, n + 1);
+        CHECK_EQ_U64(r.what, bad[k].what);
+        CHECK_EQ_PTR(r.ptr, bad[k].ptr);
+    }
+    CHECK_EQ_U64(stats_of(h).rejected, 6);
+    CHECK_EQ_U64(opool_heap_usable_size(h, NULL), 0);
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), 64);
+    opool_heap_destroy(h);
+}
+
+/* ---- poison ------------------------------------------------------------- */
+
+TEST(poison_fills_a_freed_block_from_its_ninth_byte) {
+#ifndef TEST_ASAN /* ASan forbids reading a free block, rightly */
+    /* 0x1deadb0b, little-endian, from the block's start (the core pool's byte order) */
+    static const unsigned char poison8[8] = {0x0b, 0xdb, 0xea, 0x1d, 0x0b, 0xdb, 0xea, 0x1d};
+    static const uint32_t sizes[] = {16, 24, 64, 1024};
+    recorder r;
+    opool_heap *h = make_heap(sizes, 4, 0, OPOOL_POISON, &r);
+    REQUIRE(h);
+    for (int c = 0; c < 4; c++) {
+        unsigned char *p = (unsigned char *)opool_heap_alloc(h, sizes[c]);
+        REQUIRE(p);
+        memset(p, 0x33, sizes[c]);
+        CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+        for (uint32_t k = 8; k < sizes[c]; k++)
+            if (p[k] != poison8[k & 7]) {
+                fprintf(stderr, "  (class %u, byte %u: 0x%02x)\n", sizes[c], k, p[k]);
+                CHECK(!"poisoned");
+                break;
+            }
+    }
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+#endif
+}
+
+TEST(poison_reports_a_write_after_free_when_the_block_is_handed_out_again) {
+#ifndef TEST_ASAN /* ASan forbids writing a free block, rightly */
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, OPOOL_POISON, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 64);
+    unsigned char *q = (unsigned char *)opool_heap_alloc(h, 64);
+    REQUIRE(p && q);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    p[20] = 0;
+    CHECK_EQ_U64(r.n, 0);
+    (void)opool_heap_alloc(h, 64);
+    CHECK_EQ_U64(r.n, 1);
+    CHECK_EQ_U64(r.what, OPOOL_EWRITE_AFTER_FREE);
+    CHECK_EQ_PTR(r.ptr, p);
+    CHECK(r.heap == h);
+    opool_heap_destroy(h);
+#endif
+}
+
+TEST(poison_reports_nothing_when_freed_blocks_are_left_alone) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, OPOOL_POISON | OPOOL_HEAP_GROW, &r);
+    REQUIRE(h);
+    void *keep[64];
+    for (int round = 0; round < 20; round++) {
+        for (int k = 0; k < 64; k++) {
+            keep[k] = opool_heap_alloc(h, (size_t)(k * 29 + round) % 2100);
+            REQUIRE(keep[k]);
+            memset(keep[k], 0x44, opool_heap_usable_size(h, keep[k]));
+        }
+        for (int k = 0; k < 64; k++) CHECK_EQ_U64(opool_heap_free(h, keep[(k * 7) % 64]), OPOOL_OK);
+    }
+    void *z = opool_heap_calloc(h, 1, 64);
+    REQUIRE(z);
+    CHECK(all_zero(z, 64));
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+}
+
+TEST(free_blocks_are_inaccessible_under_asan_without_any_flag) {
+#ifdef TEST_ASAN
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 256);
+    unsigned char *q = (unsigned char *)opool_heap_alloc(h, 256);
+    REQUIRE(p && q);
+    CHECK(__asan_region_is_poisoned(p, 256) == NULL);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    CHECK(__asan_address_is_poisoned(p + 8));
+    CHECK(__asan_address_is_poisoned(p + 255));
+    CHECK(__asan_region_is_poisoned(q, 256) == NULL);
+    CHECK_EQ_PTR(opool_heap_alloc(h, 256), p);
+    CHECK(__asan_region_is_poisoned(p, 256) == NULL);
+    opool_heap_destroy(h);
+#endif
+}
+
+/* ---- stats -------------------------------------------------------------- */
+
+TEST(stats_count_a_scripted_sequence_exactly) {
+    static const uint32_t sizes[] = {16, 48, 128};
+    recorder r;
+    opool_heap *h = make_heap(sizes, 3, 1, 0, &r);
+    REQUIRE(h);
+    uint32_t p128 = stats_of(h).classes[2].blocks;
+    void *a1 = opool_heap_alloc(h, 10);    /* 16: asked 10, wasted 6 */
+    void *a2 = opool_heap_alloc(h, 16);    /* 16: 16, 0 */
+    void *a3 = opool_heap_alloc(h, 17);    /* 48: 17, 31 */
+    void *a4 = opool_heap_calloc(h, 3, 5); /* 16: 15, 1 */
+    REQUIRE(a1 && a2 && a3 && a4);
+    CHECK_EQ_U64(opool_heap_free(h, a2), OPOOL_OK);
+    void *a5 = opool_heap_alloc(h, 48); /* 48: 48, 0 */
+    REQUIRE(a5);
+    CHECK_EQ_U64(opool_heap_free(h, a1), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, a4), OPOOL_OK);
+    void *a6 = opool_heap_alloc(h, 1); /* 16: 1, 15 */
+    REQUIRE(a6);
+    for (uint32_t k = 0; k < p128; k++) CHECK(opool_heap_alloc(h, 100) != NULL); /* 100, 28 */
+    CHECK(opool_heap_alloc(h, 128) == NULL);
+    void *big = opool_heap_alloc(h, 129);
+    REQUIRE(big);
+    CHECK_EQ_U64(opool_heap_free(h, (char *)a6 + 1), OPOOL_EINVAL);
+
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.version, OPOOL_HEAP_STATS_VERSION);
+    CHECK_EQ_U64(s.class_count, 3);
+    const opool_heap_class_stats *c = s.classes;
+    CHECK_EQ_U64(c[0].size, 16);
+    CHECK_EQ_U64(c[0].live, 1);
+    CHECK_EQ_U64(c[0].high_water, 3);
+    CHECK_EQ_U64(c[0].allocs, 4);
+    CHECK_EQ_U64(c[0].failed_allocs, 0);
+    CHECK_EQ_U64(c[0].requested_bytes, 10 + 16 + 15 + 1);
+    CHECK_EQ_U64(c[0].wasted_bytes, 6 + 0 + 1 + 15);
+    CHECK_EQ_U64(c[1].size, 48);
+    CHECK_EQ_U64(c[1].live, 2);
+    CHECK_EQ_U64(c[1].high_water, 2);
+    CHECK_EQ_U64(c[1].allocs, 2);
+    CHECK_EQ_U64(c[1].failed_allocs, 0);
+    CHECK_EQ_U64(c[1].requested_bytes, 17 + 48);
+    CHECK_EQ_U64(c[1].wasted_bytes, 31);
+    CHECK_EQ_U64(c[2].size, 128);
+    CHECK_EQ_U64(c[2].blocks, p128);
+    CHECK_EQ_U64(c[2].live, p128);
+    CHECK_EQ_U64(c[2].high_water, p128);
+    CHECK_EQ_U64(c[2].allocs, p128);
+    CHECK_EQ_U64(c[2].failed_allocs, 1);
+    CHECK_EQ_U64(c[2].requested_bytes, 100 * (uint64_t)p128);
+    CHECK_EQ_U64(c[2].wasted_bytes, 28 * (uint64_t)p128);
+    CHECK_EQ_U64(s.large_live, 1);
+    CHECK_EQ_U64(s.large_bytes, 129);
+    CHECK_EQ_U64(s.rejected, 1);
+    CHECK_EQ_U64(c[3].size, 0); /* past class_count: zero */
+    CHECK_EQ_U64(c[3].allocs, 0);
+    opool_heap_destroy(h);
+}
+
+TEST(stats_bytes_grow_with_pages_and_large_blocks) {
+    uint32_t size = 512;
+    recorder r;
+    opool_heap *h = make_heap(&size, 1, 0, OPOOL_HEAP_GROW, &r);
+    REQUIRE(h);
+    opool_heap_stats s0 = stats_of(h);
+    CHECK(s0.bytes >= OPOOL_HEAP_PAGE);
+    uint32_t p = s0.classes[0].blocks;
+    for (uint32_t k = 0; k <= p; k++) REQUIRE(opool_heap_alloc(h, 512));
+    opool_heap_stats s1 = stats_of(h);
+    CHECK_EQ_U64(s1.classes[0].blocks, 2 * p);
+    CHECK(s1.bytes >= s0.bytes + OPOOL_HEAP_PAGE);
+    void *big = opool_heap_alloc(h, 300000);
+    REQUIRE(big);
+    opool_heap_stats s2 = stats_of(h);
+    CHECK(s2.bytes >= s1.bytes + 300000);
+    CHECK_EQ_U64(opool_heap_free(h, big), OPOOL_OK);
+    CHECK(stats_of(h).bytes <= s2.bytes - 300000);
+    opool_heap_destroy(h);
+}
+
+/* ---- randomized, against malloc ------------------------------------------ */
+
+typedef struct rblock {
+    unsigned char *p;
+    size_t usable;
+    int cls;               /* -1: large */
+    unsigned char *shadow; /* usable bytes: what p must hold */
+} rblock;
+
+typedef struct rclass {
+    uint64_t live, high, allocs, failed, requested, wasted, cap;
+    bool saw_zero; /* a size-0 request: requested/wasted only checked as a sum */
+} rclass;
+
+#define RMAX_LIVE 400
+#define RSTALE 32
+
+typedef struct rtest {
+    opool_heap *h;
+    recorder rec;
+    uint32_t sizes[OPOOL_HEAP_MAX_CLASSES];
+    uint32_t ncls;
+    bool grow;
+    uint64_t rng;
+    rblock live[RMAX_LIVE]; /* sorted by address */
+    size_t nlive;
+    rclass cls[OPOOL_HEAP_MAX_CLASSES];
+    uint32_t per_page[OPOOL_HEAP_MAX_CLASSES]; /* blocks a page of the class holds */
+    uint64_t large_live, large_bytes, rejected;
+    unsigned char *stale[RSTALE]; /* freed class blocks (NULL: forgotten, see rremove) */
+    size_t nstale, stale_next;
+    unsigned char *foreign; /* a malloc'd block */
+    unsigned seq;           /* pattern seeds */
+    long op;
+    bool failed; /* stop at the first finding: the rest would only echo it */
+} rtest;
+
+static uint64_t rnext(rtest *t) {
+    uint64_t z = (t->rng += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static size_t rbelow(rtest *t, size_t n) { return n ? (size_t)(rnext(t) % n) : 0; }
+
+#define RCHECK(cond)                                                                               \
+    do {                                                                                           \
+        if (!t->failed && !(cond)) {                                                               \
+            fprintf(stderr, "  (seed op %ld)\n", t->op);                                           \
+            CHECK(cond);                                                                           \
+            t->failed = true;                                                                      \
+        }                                                                                          \
+    } while (0)
+
+#define RCHECK_EQ(a, b)                                                                            \
+    do {                                                                                           \
+        if (!t->failed && (uint64_t)(a) != (uint64_t)(b)) {                                        \
+            fprintf(stderr, "  (seed op %ld)\n", t->op);                                           \
+            CHECK_EQ_U64(a, b);                                                                    \
+            t->failed = true;                                                                      \
+        }                                                                                          \
+    } while (0)
+
+static int rclass_of(const rtest *t, size_t size) {
+    if (size == 0) size = 1;
+    for (uint32_t c = 0; c < t->ncls; c++)
+        if (size <= t->sizes[c]) return (int)c;
+    return -1;
+}
+
+/* Sizes 0..4096, mostly small; sometimes past the largest class. */
+static size_t rsize(rtest *t) {
+    size_t r = rbelow(t, 100), largest = t->sizes[t->ncls - 1];
+    if (r < 45) return rbelow(t, 129);
+    if (r < 75) return rbelow(t, 1025);
+    if (r < 94) return rbelow(t, 4097);
+    return largest + 1 + rbelow(t, 3 * 4096);
+}
+
+/* Index of the first live block at or after p. */
+static size_t rfind(const rtest *t, const unsigned char *p) {
+    size_t lo = 0, hi = t->nlive;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((uintptr_t)t->live[mid].p < (uintptr_t)p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool rcontents_ok(const rblock *b) { return memcmp(b->p, b->shadow, b->usable) == 0; }
+
+static void rfill(rtest *t, rblock *b, size_t from) {
+    unsigned seed = ++t->seq;
+    for (size_t k = from; k < b->usable; k++)
+        b->p[k] = (unsigned char)(seed * 0x9Du + k * 13u + (k >> 7));
+    memcpy(b->shadow, b->p, b->usable);
+}
+
+/* A new block: aligned, no overlap with any live block; inserted, pattern written. */
+static void rinsert(rtest *t, unsigned char *p, size_t asked, int cls, size_t keep,
+                    const unsigned char *kept) {
+    size_t usable = opool_heap_usable_size(t->h, p);
+    if (cls >= 0) {
+        RCHECK_EQ(usable, t->sizes[cls]);
+        RCHECK_EQ((uintptr_t)p % (t->sizes[cls] % 16 == 0 ? 16 : 8), 0);
+    } else {
+        RCHECK(usable >= asked);
+        RCHECK_EQ((uintptr_t)p % 16, 0);
+    }
+    if (usable < asked || usable > (size_t)1 << 24) usable = asked; /* already failed */
+    size_t at = rfind(t, p);
+    if (at < t->nlive) RCHECK((uintptr_t)p + usable <= (uintptr_t)t->live[at].p);
+    if (at > 0) RCHECK((uintptr_t)t->live[at - 1].p + t->live[at - 1].usable <= (uintptr_t)p);
+    if (t->failed || t->nlive == RMAX_LIVE) return;
+    memmove(&t->live[at + 1], &t->live[at], (t->nlive - at) * sizeof t->live[0]);
+    t->nlive++;
+    rblock *b = &t->live[at];
+    b->p = p;
+    b->usable = usable;
+    b->cls = cls;
+    b->shadow = (unsigned char *)malloc(usable);
+    if (!b->shadow) abort();
+    if (keep) memcpy(b->shadow, kept, keep);
+    if (keep && memcmp(p, kept, keep) != 0) RCHECK(!"realloc kept the contents");
+    rfill(t, b, keep);
+    if (cls >= 0) {
+        rclass *c = &t->cls[cls];
+        c->live++;
+        if (c->live > c->high) c->high = c->live;
+        c->allocs++;
+        if (asked == 0) c->saw_zero = true;
+        c->requested += asked;
+        c->wasted += t->sizes[cls] - asked;
+    } else {
+        t->large_live++;
+        t->large_bytes += usable;
+    }
+}
+
+/* Does a live block of class cls sit in the page of p (so that page is still the heap's)? */
+static bool rpage_held(const rtest *t, const unsigned char *p, int cls) {
+    uintptr_t page = (uintptr_t)p & ~(PAGE - 1);
+    size_t at = rfind(t, (const unsigned char *)page);
+    for (; at < t->nlive && (uintptr_t)t->live[at].p < page + PAGE; at++)
+        if (t->live[at].cls == cls) return true;
+    return false;
+}
+
+/* Live block i is gone: forgotten, its address remembered as freed. With GROW a page left
+ * without a live block may go back to the allocator and a new page come at the same
+ * address, its blocks not handed out yet (OPOOL_EINVAL, not OPOOL_ESTALE): the freed
+ * addresses of such a page are forgotten too. */
+static void rremove(rtest *t, size_t i) {
+    rblock b = t->live[i];
+    free(b.shadow);
+    memmove(&t->live[i], &t->live[i + 1], (t->nlive - i - 1) * sizeof t->live[0]);
+    t->nlive--;
+    if (b.cls < 0) {
+        t->large_live--;
+        t->large_bytes -= b.usable;
+        return;
+    }
+    t->cls[b.cls].live--;
+    t->stale[t->stale_next] = b.p;
+    t->stale_next = (t->stale_next + 1) % RSTALE;
+    if (t->nstale < RSTALE) t->nstale++;
+    if (t->grow && !rpage_held(t, b.p, b.cls)) {
+        uintptr_t page = (uintptr_t)b.p & ~(PAGE - 1);
+        for (size_t k = 0; k < t->nstale; k++)
+            if (((uintptr_t)t->stale[k] & ~(PAGE - 1)) == page) t->stale[k] = NULL;
+    }
+}
+
+static bool rfull(const rtest *t, int cls) {
+    return cls >= 0 && !t->grow && t->cls[cls].live == t->cls[cls].cap;
+}
+
+/* An alloc, calloc or realloc(NULL) of size: the model says whether it succeeds. */
+static void rop_alloc(rtest *t, int how) {
+    size_t size = rsize(t), n = 1 + rbelow(t, 4), each = size / n;
+    if (how == 1) size = n * each;
+    int cls = rclass_of(t, size);
+    unsigned char *p;
+    if (how == 0)
+        p = (unsigned char *)opool_heap_alloc(t->h, size);
+    else if (how == 1)
+        p = (unsigned char *)opool_heap_calloc(t->h, n, each);
+    else {
+        if (size == 0) size = 1; /* realloc(NULL, 0): not this test's business */
+        cls = rclass_of(t, size);
+        p = (unsigned char *)opool_heap_realloc(t->h, NULL, size);
+    }
+    if (rfull(t, cls)) {
+        RCHECK(p == NULL);
+        t->cls[cls].failed++;
+        return;
+    }
+    RCHECK(p != NULL);
+    if (!p) return;
+    if (how == 1 && !all_zero(p, size)) RCHECK(!"calloc zero-filled");
+    rinsert(t, p, size, cls, 0, NULL);
+}
+
+static void rop_free(rtest *t) {
+    if (!t->nlive) return;
+    size_t i = rbelow(t, t->nlive);
+    RCHECK(rcontents_ok(&t->live[i]));
+    RCHECK_EQ(opool_heap_free(t->h, t->live[i].p), OPOOL_OK);
+    rremove(t, i);
+}
+
+static void rop_realloc(rtest *t) {
+    if (!t->nlive) return;
+    size_t i = rbelow(t, t->nlive), size = rbelow(t, 8) == 0 ? 0 : rsize(t);
+    rblock b = t->live[i];
+    RCHECK(rcontents_ok(&b));
+    unsigned char *q = (unsigned char *)opool_heap_realloc(t->h, b.p, size);
+    if (size == 0) {
+        RCHECK(q == NULL);
+        rremove(t, i);
+        return;
+    }
+    int cls = rclass_of(t, size);
+    if (cls >= 0 && cls == b.cls) {
+        RCHECK(q == b.p);
+        RCHECK(rcontents_ok(&b));
+        return;
+    }
+    if (cls < 0 && b.cls < 0 && (size < b.usable || (size == b.usable && q == b.p))) {
+        /* a large block shrinking (above the largest class) is kept as it is */
+        RCHECK(q == b.p);
+        RCHECK_EQ(opool_heap_usable_size(t->h, b.p), b.usable);
+        RCHECK(rcontents_ok(&b));
+        return;
+    }
+    if (rfull(t, cls)) {
+        RCHECK(q == NULL);
+        RCHECK(rcontents_ok(&b));
+        t->cls[cls].failed++;
+        return;
+    }
+    RCHECK(q != NULL && q != b.p);
+    if (!q) return;
+    size_t keep = b.usable < size ? b.usable : size;
+    unsigned char *kept = (unsigned char *)malloc(keep);
+    if (!kept) abort();
+    memcpy(kept, b.shadow, keep);
+    rremove(t, i);
+    rinsert(t, q, size, cls, keep, kept);
+    free(kept);
+}
+
+/* A rejected call on p: free, realloc or usable_size by turns; exact status and report. */
+static void rbad(rtest *t, const void *p, opool_status want) {
+    int n = t->rec.n, how = (int)rbelow(t, 3);
+    if (how == 0) {
+        RCHECK_EQ(opool_heap_free(t->h, (void *)(uintptr_t)p), want);
+    } else if (how == 1) {
+        RCHECK(opool_heap_realloc(t->h, (void *)(uintptr_t)p, 1 + rbelow(t, 3000)) == NULL);
+    } else {
+        RCHECK_EQ(opool_heap_usable_size(t->h, p), 0);
+    }
+    RCHECK_EQ(t->rec.n, n + 1);
+    RCHECK_EQ(t->rec.what, want);
+    RCHECK(t->rec.ptr == p);
+    t->rejected++;
+}
+
+/* Is p the start of a live block (or inside one)? */
+static bool rlive_covers(const rtest *t, const unsigned char *p) {
+    size_t at = rfind(t, p);
+    if (at < t->nlive && t->live[at].p == p) return true;
+    return at > 0 && (uintptr_t)t->live[at - 1].p + t->live[at - 1].usable > (uintptr_t)p;
+}
+
+static void rop_bad(rtest *t) {
+    int local = 0;
+    switch (rbelow(t, 4)) {
+    case 0: /* foreign */
+        rbad(t, rbelow(t, 2) ? (const void *)t->foreign : (const void *)&local, OPOOL_EINVAL);
+        break;
+    case 1: /* interior */
+        if (t->nlive) {
+            const rblock *b = &t->live[rbelow(t, t->nlive)];
+            rbad(t, b->p + 1 + rbelow(t, b->usable - 1), OPOOL_EINVAL);
+        }
+        break;
+    default: /* freed: a block start of a page the heap has held since (see rremove) */
+        if (t->nstale) {
+            const unsigned char *p = t->stale[rbelow(t, t->nstale)];
+            if (p && !rlive_covers(t, p)) rbad(t, p, OPOOL_ESTALE);
+        }
+        break;
+    }
+}
+
+/* Many blocks of one class at once (pages grow or the class fills), or half the live blocks
+ * freed (grown pages empty and go back). */
+static void rop_burst(rtest *t) {
+    if (rbelow(t, 2)) {
+        size_t size = rsize(t), n = 1 + rbelow(t, 80);
+        int cls = rclass_of(t, size);
+        for (size_t k = 0; k < n && t->nlive < RMAX_LIVE && !t->failed; k++) {
+            unsigned char *p = (unsigned char *)opool_heap_alloc(t->h, size);
+            if (rfull(t, cls)) {
+                RCHECK(p == NULL);
+                t->cls[cls].failed++;
+                continue;
+            }
+            RCHECK(p != NULL);
+            if (p) rinsert(t, p, size, cls, 0, NULL);
+        }
+    } else {
+        for (size_t i = t->nlive; i-- > 0 && !t->failed;)
+            if (rbelow(t, 4) != 0) {
+                RCHECK(rcontents_ok(&t->live[i]));
+                RCHECK_EQ(opool_heap_free(t->h, t->live[i].p), OPOOL_OK);
+                rremove(t, i);
+            }
+    }
+}
+
+static void rcheck_stats(rtest *t) {
+    opool_heap_stats s = stats_of(t->h);
+    RCHECK_EQ(s.class_count, t->ncls);
+    RCHECK_EQ(s.large_live, t->large_live);
+    RCHECK_EQ(s.large_bytes, t->large_bytes);
+    RCHECK_EQ(s.rejected, t->rejected);
+    /* the pages holding live blocks, per class: a page's blocks sit together in the sorted array */
+    uint64_t live_pages[OPOOL_HEAP_MAX_CLASSES] = {0};
+    uintptr_t last = 0;
+    for (size_t i = 0; i < t->nlive; i++) {
+        uintptr_t page = (uintptr_t)t->live[i].p & ~(PAGE - 1);
+        if (t->live[i].cls >= 0 && page != last) live_pages[t->live[i].cls]++, last = page;
+    }
+    for (uint32_t c = 0; c < t->ncls; c++) {
+        const opool_heap_class_stats *x = &s.classes[c];
+        const rclass *m = &t->cls[c];
+        RCHECK_EQ(x->size, t->sizes[c]);
+        RCHECK_EQ(x->live, m->live);
+        RCHECK_EQ(x->high_water, m->high);
+        RCHECK_EQ(x->allocs, m->allocs);
+        RCHECK_EQ(x->failed_allocs, m->failed);
+        if (t->grow) {
+            /* whole pages: the reserved ones, those with a live block, at most one more */
+            uint64_t per = t->per_page[c], reserved = m->cap / per, held = live_pages[c];
+            RCHECK_EQ(x->blocks % per, 0);
+            RCHECK(x->blocks >= per * (reserved > held ? reserved : held));
+            RCHECK(x->blocks <= per * (reserved + held + 1));
+        } else {
+            RCHECK_EQ(x->blocks, m->cap);
+        }
+        RCHECK_EQ(x->requested_bytes + x->wasted_bytes, m->allocs * t->sizes[c]);
+        if (!m->saw_zero) {
+            RCHECK_EQ(x->requested_bytes, m->requested);
+            RCHECK_EQ(x->wasted_bytes, m->wasted);
+        }
+    }
+}
+
+static void randomized_run(uint64_t seed, bool grow, long ops) {
+    static const uint32_t tight[] = {32, 128, 512, 2048, 4096};
+    rtest *t = (rtest *)calloc(1, sizeof *t);
+    REQUIRE(t);
+    t->rng = seed;
+    t->grow = grow;
+    opool_heap_desc d = desc_of(&t->rec);
+    if (grow) {
+        memcpy(t->sizes, default_sizes, sizeof default_sizes);
+        t->ncls = 24;
+        d.flags = OPOOL_HEAP_GROW | (seed % 3 == 0 ? OPOOL_POISON : 0);
+        d.blocks_per_class = seed % 4 == 0 ? 100 : 0; /* several reserved pages, or one */
+    } else {
+        memcpy(t->sizes, tight, sizeof tight);
+        t->ncls = 5;
+        d.class_sizes = tight;
+        d.class_count = 5;
+        d.blocks_per_class = seed % 3 == 0 ? 40 : (uint32_t)(seed % 2); /* 40: 2-3 pages */
+        d.flags = seed % 2 ? OPOOL_POISON : 0;
+    }
+    t->h = create(&d);
+    t->foreign = (unsigned char *)malloc(100);
+    if (!t->h || !t->foreign) {
+        CHECK(t->h != NULL);
+        free(t->foreign);
+        free(t);
+        return;
+    }
+    opool_heap_stats s0 = stats_of(t->h);
+    for (uint32_t c = 0; c < t->ncls; c++) {
+        t->cls[c].cap = s0.classes[c].blocks;
+        t->per_page[c] = blocks_per_page(t->sizes[c]);
+        RCHECK(t->per_page[c] > 0);
+    }
+
+    for (t->op = 1; t->op <= ops && !t->failed; t->op++) {
+        int efull_before = t->rec.by_what[OPOOL_EFULL], n_before = t->rec.n;
+        uint64_t failed_before = 0;
+        for (uint32_t c = 0; c < t->ncls; c++) failed_before += t->cls[c].failed;
+        size_t r = rbelow(t, 100);
+        bool crowded = t->nlive > RMAX_LIVE - 100;
+        if (t->nlive == RMAX_LIVE) r = 40; /* a free */
+        if (r < (crowded ? 20u : 35u))
+            rop_alloc(t, 0);
+        else if (r < 40 && !crowded)
+            rop_alloc(t, r < 38 ? 1 : 2);
+        else if (r < 70)
+            rop_free(t);
+        else if (r < 85)
+            rop_realloc(t);
+        else if (r < 92) {
+            if (t->nlive) {
+                const rblock *b = &t->live[rbelow(t, t->nlive)];
+                RCHECK_EQ(opool_heap_usable_size(t->h, b->p), b->usable);
+            }
+        } else if (r < 99) {
+            rop_bad(t);
+        } else {
+            rop_burst(t);
+        }
+        /* reports: the bad calls' (checked there), and EFULL only for a failed alloc, once */
+        uint64_t failed_after = 0;
+        for (uint32_t c = 0; c < t->ncls; c++) failed_after += t->cls[c].failed;
+        int efull = t->rec.by_what[OPOOL_EFULL] - efull_before;
+        RCHECK(efull == 0 || (efull == 1 && failed_after > failed_before));
+        RCHECK(t->rec.n - n_before - efull <= 1);
+        RCHECK_EQ(t->rec.by_what[OPOOL_EWRITE_AFTER_FREE], 0);
+        rcheck_stats(t);
+        /* contents: a sample after every op, all of them now and then */
+        if (t->op % 128 == 0) {
+            for (size_t i = 0; i < t->nlive; i++) RCHECK(rcontents_ok(&t->live[i]));
+        } else if (t->nlive) {
+            for (int k = 0; k < 4; k++) RCHECK(rcontents_ok(&t->live[rbelow(t, t->nlive)]));
+        }
+    }
+    for (size_t i = 0; i < t->nlive; i++) {
+        RCHECK(rcontents_ok(&t->live[i]));
+        free(t->live[i].shadow);
+    }
+    opool_heap_destroy(t->h);
+    free(t->foreign);
+    free(t);
+}
+
+TEST(randomized_against_malloc_with_grow) {
+    for (uint64_t seed = 1; seed <= 16; seed++) randomized_run(seed, true, 10000);
+}
+
+TEST(randomized_against_malloc_without_grow_where_classes_fill_up) {
+    for (uint64_t seed = 101; seed <= 116; seed++) randomized_run(seed, false, 10000);
+}
+
+int main(void) {
+    RUN(create_with_null_desc_gives_the_24_default_classes);
+    RUN(create_with_zero_desc_gives_the_default_classes_one_page_each);
+    RUN(create_rejects_null_out);
+    RUN(create_rejects_class_sizes_not_ascending);
+    RUN(create_rejects_equal_class_sizes);
+    RUN(create_rejects_class_sizes_not_multiples_of_8);
+    RUN(create_rejects_a_zero_class_size);
+    RUN(create_rejects_class_sizes_above_the_maximum);
+    RUN(create_accepts_the_maximum_class_size_and_8);
+    RUN(create_rejects_class_count_zero_with_class_sizes_set);
+    RUN(create_rejects_more_than_max_classes_and_accepts_exactly_max);
+    RUN(create_rejects_every_unknown_flag);
+    RUN(create_rejects_an_allocator_with_one_function);
+    RUN(create_rejects_a_reservation_that_overflows);
+    RUN(create_fails_with_enomem_at_every_allocation_and_leaks_nothing);
+    RUN(destroy_of_null_does_nothing);
+    RUN(destroy_gives_back_every_byte);
+    RUN(get_stats_of_a_null_heap_is_zeroed);
+
+    RUN(alloc_gives_each_size_the_smallest_class_that_fits);
+    RUN(alloc_of_size_zero_gives_a_block_of_the_smallest_class);
+    RUN(alloc_and_calloc_with_a_null_heap_return_null);
+    RUN(blocks_are_aligned_to_16_when_the_class_size_is_a_multiple_of_16);
+    RUN(blocks_are_aligned_to_8_when_the_class_size_is_not_a_multiple_of_16);
+    RUN(large_blocks_are_aligned_like_malloc);
+    RUN(live_blocks_never_overlap);
+    RUN(pages_hold_as_many_blocks_as_fit_after_the_header_and_bitmap);
+    RUN(a_class_without_grow_holds_blocks_per_class_rounded_up_to_whole_pages);
+    RUN(reserved_pages_stay_when_they_empty);
+    RUN(a_full_class_without_grow_fails_counts_and_reports_efull_once_per_episode);
+    RUN(a_class_with_grow_keeps_allocating_page_after_page);
+    RUN(grow_gives_back_empty_grown_pages_but_one);
+    RUN(a_class_with_grow_fails_and_reports_when_the_allocator_fails);
+    RUN(sizes_above_the_largest_class_go_to_the_allocator);
+    RUN(no_fallback_makes_sizes_above_the_largest_class_fail);
+    RUN(a_large_alloc_fails_and_reports_efull_when_the_allocator_fails);
+    RUN(the_next_alloc_of_a_class_returns_the_block_just_freed);
+    RUN(calloc_zero_fills);
+    RUN(calloc_zero_fills_a_reused_dirty_block);
+    RUN(calloc_returns_null_when_n_times_size_overflows_and_counts_nothing);
+
+    RUN(free_of_null_is_ok);
+    RUN(free_with_a_null_heap_is_einval);
+    RUN(free_of_foreign_pointers_is_einval_reported_and_changes_nothing);
+    RUN(free_of_an_interior_pointer_is_einval_and_the_block_stays_live);
+    RUN(free_of_a_block_never_handed_out_is_einval);
+    RUN(free_twice_is_estale_and_reported);
+    RUN(free_of_an_interior_pointer_of_a_large_block_is_einval);
+    RUN(free_twice_of_a_large_block_is_estale);
+    RUN(rejected_counts_every_bad_free_realloc_and_size_query);
+
+    RUN(realloc_of_null_allocates);
+    RUN(realloc_to_size_zero_frees_and_returns_null);
+    RUN(realloc_within_the_class_returns_the_same_block);
+    RUN(realloc_across_classes_keeps_the_contents);
+    RUN(realloc_to_and_from_large_keeps_the_contents);
+    RUN(realloc_shrinking_a_large_block_above_the_largest_class_keeps_it_as_it_is);
+    RUN(realloc_of_a_bad_pointer_returns_null_reports_and_changes_nothing);
+    RUN(realloc_into_a_full_class_fails_and_keeps_the_block);
+    RUN(realloc_fails_and_keeps_the_block_when_the_allocator_fails);
+
+    RUN(usable_size_is_the_class_size_or_the_large_size);
+    RUN(usable_size_of_a_bad_pointer_is_zero_and_reported);
+
+    RUN(poison_fills_a_freed_block_from_its_ninth_byte);
+    RUN(poison_reports_a_write_after_free_when_the_block_is_handed_out_again);
+    RUN(poison_reports_nothing_when_freed_blocks_are_left_alone);
+    RUN(free_blocks_are_inaccessible_under_asan_without_any_flag);
+
+    RUN(stats_count_a_scripted_sequence_exactly);
+    RUN(stats_bytes_grow_with_pages_and_large_blocks);
+
+    RUN(randomized_against_malloc_with_grow);
+    RUN(randomized_against_malloc_without_grow_where_classes_fill_up);
+    return test_summary();
+}

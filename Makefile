@@ -23,7 +23,8 @@
 #                      findings to build/fuzz/<target>-crash-*. Prints executions and coverage.
 #   make fuzz-cov      line coverage of src/ by the committed corpora (clang source-based
 #                      coverage, llvm-cov report); FUZZ_COV_DIRS adds more input directories
-#   make fuzz-corpus   regenerate the seed-* files of fuzz/corpus/ (fuzz/gen_corpus.c)
+#   make fuzz-corpus   regenerate the seed-* files of fuzz/corpus/{ops,load} (fuzz/gen_corpus.c;
+#                      the heap seeds are committed inputs)
 #   make dist          regenerate dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)
 #   make clean         remove build/
 #
@@ -303,7 +304,7 @@ fuzz-cov: $(FUZZ_TARGETS:%=build/fuzz-cov/fuzz_%)
 	echo "per line: $(LLVM_COV) show -instr-profile=build/fuzz-cov/corpus.profdata $${objects# -object } src/FILE.c"
 
 fuzz-corpus: build/fuzz/gen_corpus
-	@for t in $(FUZZ_TARGETS); do \
+	@for t in $(filter ops load,$(FUZZ_TARGETS)); do \
 		mkdir -p fuzz/corpus/$$t; rm -f fuzz/corpus/$$t/seed-*; \
 		build/fuzz/gen_corpus $$t fuzz/corpus/$$t; \
 	done

@@ -664,7 +664,7 @@ enum {
 
 typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     const uint32_t *class_sizes; /* ascending multiples of 8, <= OPOOL_HEAP_MAX_CLASS_SIZE;
-                                    NULL = the defaults above */
+                                    NULL = the defaults above (copied: need not outlive create) */
     uint32_t class_count;        /* entries in class_sizes, <= OPOOL_HEAP_MAX_CLASSES */
     uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = one page each */
     uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON */
@@ -703,7 +703,10 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
 /* Create a heap. desc may be NULL (defaults). OPOOL_EINVAL: out NULL, class
  * sizes not ascending, not multiples of 8, zero or too large, class_count 0
  * with class_sizes set or above OPOOL_HEAP_MAX_CLASSES, unknown flags, an
- * allocator with only one of alloc/free, or a reservation that overflows.
+ * allocator with only one of alloc/free, or a reservation that overflows
+ * (more than 2^32 - 1 blocks in a class once rounded up to pages, or more
+ * bytes than the address space). The failure episode of OPOOL_EFULL is the
+ * heap's, not a class's: any free ends it.
  * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
@@ -730,8 +733,8 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
 
 /* Free a block. OPOOL_OK (also for ptr NULL); OPOOL_EINVAL: h NULL, or ptr
- * not the start of a block of h; OPOOL_ESTALE: ptr already free. O(1)
- * expected. */
+ * not the start of a block of h (a fallback block already freed included);
+ * OPOOL_ESTALE: ptr a class block already free. O(1) expected. */
 OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 
 /* Bytes usable at ptr (its class size, or the size asked of the fallback
@@ -2628,11 +2631,12 @@ static void opool__heap_unlink_avail(opool__hclass *k, opool__hpage *pg) {
 /* A new page for class c, registered and available. NULL: no memory. */
 static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserved) {
     opool__hclass *k = &h->cls[c];
+    uint32_t first, n = opool__heap_geometry(k->size, &first);
+    if (k->blocks > UINT32_MAX - n) return NULL; /* the class's count is 32-bit */
     if (!opool__hmap_reserve(h, &h->pages)) return NULL;
     opool__hpage *pg = (opool__hpage *)h->mem.alloc(h->mem.ctx, OPOOL__HPAGE, OPOOL__HPAGE);
     if (pg == NULL) return NULL;
     opool__assert(((uintptr_t)pg & (OPOOL__HPAGE - 1)) == 0);
-    uint32_t first, n = opool__heap_geometry(k->size, &first);
     memset(pg, 0, first);
     pg->cls = c;
     pg->nblocks = pg->fresh = n;
@@ -2715,13 +2719,15 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON))
         return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;
-    /* pages reserved per class: the bytes must be addressable */
+    /* pages reserved per class: their blocks must fit the class's 32-bit
+     * count, and the bytes must be addressable */
     uint32_t pages_of[OPOOL_HEAP_MAX_CLASSES];
     size_t total = 0;
     for (uint32_t c = 0; c < d.class_count; c++) {
         uint32_t first, per = opool__heap_geometry(d.class_sizes[c], &first);
         uint32_t want = d.blocks_per_class ? d.blocks_per_class : per;
         pages_of[c] = want / per + (want % per != 0);
+        if ((uint64_t)pages_of[c] * per > UINT32_MAX) return OPOOL_EINVAL;
         size_t bytes;
         if (!opool__mul_ok(pages_of[c], OPOOL__HPAGE, &bytes) ||
             !opool__add_ok(total, bytes, &total))

@@ -84,7 +84,7 @@ enum {
 
 typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     const uint32_t *class_sizes; /* ascending multiples of 8, <= OPOOL_HEAP_MAX_CLASS_SIZE;
-                                    NULL = the defaults above */
+                                    NULL = the defaults above (copied: need not outlive create) */
     uint32_t class_count;        /* entries in class_sizes, <= OPOOL_HEAP_MAX_CLASSES */
     uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = one page each */
     uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON */
@@ -123,7 +123,10 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
 /* Create a heap. desc may be NULL (defaults). OPOOL_EINVAL: out NULL, class
  * sizes not ascending, not multiples of 8, zero or too large, class_count 0
  * with class_sizes set or above OPOOL_HEAP_MAX_CLASSES, unknown flags, an
- * allocator with only one of alloc/free, or a reservation that overflows.
+ * allocator with only one of alloc/free, or a reservation that overflows
+ * (more than 2^32 - 1 blocks in a class once rounded up to pages, or more
+ * bytes than the address space). The failure episode of OPOOL_EFULL is the
+ * heap's, not a class's: any free ends it.
  * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
@@ -150,8 +153,8 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
 
 /* Free a block. OPOOL_OK (also for ptr NULL); OPOOL_EINVAL: h NULL, or ptr
- * not the start of a block of h; OPOOL_ESTALE: ptr already free. O(1)
- * expected. */
+ * not the start of a block of h (a fallback block already freed included);
+ * OPOOL_ESTALE: ptr a class block already free. O(1) expected. */
 OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 
 /* Bytes usable at ptr (its class size, or the size asked of the fallback

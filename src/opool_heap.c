@@ -197,11 +197,12 @@ static void opool__heap_unlink_avail(opool__hclass *k, opool__hpage *pg) {
 /* A new page for class c, registered and available. NULL: no memory. */
 static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserved) {
     opool__hclass *k = &h->cls[c];
+    uint32_t first, n = opool__heap_geometry(k->size, &first);
+    if (k->blocks > UINT32_MAX - n) return NULL; /* the class's count is 32-bit */
     if (!opool__hmap_reserve(h, &h->pages)) return NULL;
     opool__hpage *pg = (opool__hpage *)h->mem.alloc(h->mem.ctx, OPOOL__HPAGE, OPOOL__HPAGE);
     if (pg == NULL) return NULL;
     opool__assert(((uintptr_t)pg & (OPOOL__HPAGE - 1)) == 0);
-    uint32_t first, n = opool__heap_geometry(k->size, &first);
     memset(pg, 0, first);
     pg->cls = c;
     pg->nblocks = pg->fresh = n;
@@ -284,13 +285,15 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON))
         return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;
-    /* pages reserved per class: the bytes must be addressable */
+    /* pages reserved per class: their blocks must fit the class's 32-bit
+     * count, and the bytes must be addressable */
     uint32_t pages_of[OPOOL_HEAP_MAX_CLASSES];
     size_t total = 0;
     for (uint32_t c = 0; c < d.class_count; c++) {
         uint32_t first, per = opool__heap_geometry(d.class_sizes[c], &first);
         uint32_t want = d.blocks_per_class ? d.blocks_per_class : per;
         pages_of[c] = want / per + (want % per != 0);
+        if ((uint64_t)pages_of[c] * per > UINT32_MAX) return OPOOL_EINVAL;
         size_t bytes;
         if (!opool__mul_ok(pages_of[c], OPOOL__HPAGE, &bytes) ||
             !opool__add_ok(total, bytes, &total))

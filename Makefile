@@ -230,6 +230,15 @@ bench: bench-build
 bench-quick: bench-build
 	build/bench/opool_bench --quick $(BENCH_ARGS)
 
+# bench/bench_mt.c, the concurrent benchmark: build/bench/bench_mt runs the pool subjects and
+# glibc malloc, then each allocator build bench_mt_<allocator> found beside it, and prints one
+# table (CSV: build/bench/mt.csv). 2-4 minutes; BENCH_MT_ARGS=--quick: under 20 s.
+BENCH_MT_ARGS ?=
+.PHONY: bench-mt
+bench-mt: bench-build
+	@test -x build/bench/bench_mt || { echo "error: no build/bench/bench_mt (is there a bench/bench_mt.c?)" >&2; exit 1; }
+	build/bench/bench_mt $(BENCH_MT_ARGS)
+
 # ---- fuzzing ----
 
 FUZZ_SECONDS ?= 60

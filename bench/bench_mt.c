@@ -1,0 +1,1526 @@
+/*
+ * bench_mt.c -- opool_mt, the lock-free concurrent pool, against locked pools,
+ * a Concurrency Kit stack pool and general-purpose allocators, at 1, 2, 4 and
+ * 8 threads sharing one pool.
+ *
+ * Usage: bench_mt [--quick] [--reps N] [--size 16|64|256] [--threads 1,2,4,8]
+ *                 [--only LIST] [--csv PATH] [--no-peers]
+ *   (LIST: cache,shared,mutex,spin,ck,core,malloc)
+ *
+ * ============================================================================
+ * SUBJECTS
+ * ============================================================================
+ *   opool_mt cache64  opool_mt_cache_alloc/_free, one 64-entry cache per thread
+ *   opool_mt shared   opool_mt_alloc/_free: every call CASes the shared head
+ *   mutex pool        object array + stack of free indices under one
+ *                     pthread_mutex_t (default attributes)
+ *   spinlock pool     the same under a test-and-test-and-set spinlock (C11
+ *                     atomics, a pause instruction while the lock is seen held)
+ *   ck_stack pool     object array whose free objects form a Concurrency Kit
+ *                     ck_stack (entry embedded in the free object): push
+ *                     ck_stack_push_mpmc, pop ck_stack_pop_mpmc (pointer +
+ *                     generation double-width CAS: ABA-safe). Header-only;
+ *                     left out with a note where <ck_stack.h> or the
+ *                     double-width CAS is missing.
+ *   opool (core)      the single-threaded pool (opool_alloc/opool_free),
+ *                     1 thread only: the reference of target (b)
+ *   malloc (X)        malloc/free of the C library (glibc), or of mimalloc,
+ *                     jemalloc, tcmalloc.
+ * The lock pools and ck_stack hand out raw indices/pointers and validate
+ * nothing; opool_mt and opool check every handle's generation.
+ *
+ * An allocator replaces malloc for the whole program that links it, so each
+ * one gets its own build of this file: BENCH_MT_ALLOC selects it (default
+ * glibc; bench/bench.cmake builds bench_mt_mimalloc, bench_mt_jemalloc and
+ * bench_mt_tcmalloc). The glibc build (bench_mt) runs every pool subject and
+ * then, unless --no-peers, runs each sibling bench_mt_<allocator> found next
+ * to itself with --child (malloc rows only, as text on a pipe), so one command
+ * prints one table. A missing sibling is a one-line note.
+ *
+ * ============================================================================
+ * WORKLOAD
+ * ============================================================================
+ * T threads (default 1, 2, 4, 8; the machine may have fewer cores: 8 threads
+ * on 2 cores is oversubscribed on purpose) share one pool or allocator. Each
+ * thread keeps WS = 16 live objects; per step it picks k at random (its own
+ * splitmix64 stream from bench_util.h, seeded by thread index and
+ * repetition, the same for every subject), checks and frees object k, and
+ * allocates its replacement, writing a tag to its first and last 8-byte word.
+ * The check reads both words back before the free: a pool that hands one
+ * slot to two threads fails the run. Pools hold max(4096, T * (16 + 64) * 2)
+ * objects; objects are --size bytes (default 64) for every subject.
+ *
+ * ============================================================================
+ * METHOD
+ * ============================================================================
+ *   - Throughput: threads are created per run, set up outside the timed
+ *     region (pool, cache, first 16 objects), meet at a start barrier
+ *     (spinning with sched_yield: no futex), then run a fixed number of
+ *     pairs each. Wall time from the barrier's release to the last thread's
+ *     end; Mops/s = T * pairs / wall (alloc+free pairs, all threads).
+ *     The pair count per thread is calibrated per subject and T so that one
+ *     repetition takes ~0.25 s (--quick: ~0.03 s).
+ *   - Repetition 0 is a discarded warm-up, then --reps recorded ones (7;
+ *     --quick: 3); within a repetition the subjects run one after another
+ *     from a rotating start. Reported: median, min, max.
+ *   - Latency: one more run per point (after a short warm-up run) in which
+ *     every alloc and every free is timed alone (x86: lfence; rdtsc ...
+ *     rdtscp; lfence, ticks calibrated against CLOCK_MONOTONIC over 50 ms;
+ *     elsewhere clock_gettime) into a per-thread histogram (exact below 64
+ *     ticks, then 3% buckets; the maximum exact), merged: p50, p99, p99.9,
+ *     p99.99, max in ns, the timer's own median cost subtracted. The run has
+ *     half the pairs of a repetition, so it lasts about as long (timing
+ *     doubles the cost): a count of preemptions comparable across subjects.
+ *   - Parallelism (par): the threads' CPU time in the timed region over its
+ *     wall time, median of the repetitions. About min(T, cores) when the
+ *     cores were free; a multi-threaded point well below that measured some
+ *     other program's load, and the targets section says so.
+ *   - opool_mt's stats (sleeps, wake_calls: both must stay 0, nobody waits)
+ *     are summed over every pool the run created and printed.
+ *
+ * ============================================================================
+ * OUTPUT
+ * ============================================================================
+ * One table (Mops/s per T; latency at the lowest and highest T), every point
+ * in detail, then the project's targets from the same run: (a) cache path
+ * vs shared path at 2 threads (>= 1.8x), (b) cache path vs the core pool per
+ * operation at 1 thread (<= 2x), (c) at the highest T, lock-free (the better
+ * opool_mt mode, and the shared path alone) vs the mutex and spinlock pools
+ * in throughput and p99.9. CSV: build/bench/mt.csv (relative to the current
+ * directory; make bench-mt runs from the repository root).
+ */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "opool.h"
+#include "opool_mt.h"
+
+#include "bench_util.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define BENCH_MT_TSC 1
+#else
+#define BENCH_MT_TSC 0
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define BENCH_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define BENCH_ALWAYS_INLINE static inline
+#endif
+
+/* ---- which malloc this build measures ------------------------------------ */
+
+#define BENCH_MT_GLIBC 0
+#define BENCH_MT_MIMALLOC 1
+#define BENCH_MT_JEMALLOC 2
+#define BENCH_MT_TCMALLOC 3
+#ifndef BENCH_MT_ALLOC
+#define BENCH_MT_ALLOC BENCH_MT_GLIBC
+#endif
+
+#if BENCH_MT_ALLOC == BENCH_MT_GLIBC
+#define ALLOC_NAME "glibc"
+#elif BENCH_MT_ALLOC == BENCH_MT_MIMALLOC
+#include <mimalloc.h>
+#define ALLOC_NAME "mimalloc"
+#elif BENCH_MT_ALLOC == BENCH_MT_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#define ALLOC_NAME "jemalloc"
+#elif BENCH_MT_ALLOC == BENCH_MT_TCMALLOC
+#include <gperftools/malloc_extension_c.h>
+#include <gperftools/tcmalloc.h>
+#define ALLOC_NAME "tcmalloc"
+#else
+#error "BENCH_MT_ALLOC: one of BENCH_MT_GLIBC, _MIMALLOC, _JEMALLOC, _TCMALLOC"
+#endif
+
+/* The allocator builds run the malloc subject only; the glibc one runs all. */
+#define BENCH_MT_POOLS (BENCH_MT_ALLOC == BENCH_MT_GLIBC)
+
+/* Concurrency Kit: header-only use, if present and the pop is ABA-safe here. */
+#define BENCH_MT_HAVE_CK 0
+#if !defined(BENCH_MT_NO_CK) && defined(__has_include)
+#if __has_include(<ck_stack.h>)
+#include <ck_stack.h>
+#ifdef CK_F_STACK_POP_MPMC
+#undef BENCH_MT_HAVE_CK
+#define BENCH_MT_HAVE_CK 1
+#endif
+#endif
+#endif
+
+/* ==== options, results ===================================================== */
+
+#define MAX_THREADS 64
+#define WS 16u         /* live objects per thread */
+#define CACHE_SIZE 64u /* opool_mt cache entries */
+#define MIN_CAPACITY 4096u
+
+static struct {
+    bool quick;
+    bool child;    /* run by the glibc build: rows to stdout as text */
+    bool no_peers; /* do not run the allocator builds */
+    size_t size;
+    int reps;
+    const char *csv;
+    const char *only;
+    int threads[16];
+    int nthreads;
+} opt = {false, false, false, 64, 0, NULL, NULL, {1, 2, 4, 8}, 4};
+
+enum { S_MT_CACHE, S_MT_SHARED, S_MUTEX, S_SPIN, S_CK, S_CORE, S_MALLOC, S_COUNT };
+
+static const char *const subj_key[S_COUNT] = {"cache", "shared", "mutex", "spin",
+                                              "ck",    "core",   "malloc"};
+static const char *const subj_name[S_COUNT] = {
+    "opool_mt cache64", "opool_mt shared",        "mutex pool", "spinlock pool", "ck_stack pool",
+    "opool (core)",     "malloc (" ALLOC_NAME ")"};
+
+typedef struct lat_stats {
+    uint64_t n;                        /* samples (0: not measured) */
+    double p50, p99, p999, p9999, max; /* ns */
+} lat_stats;
+
+typedef struct mt_row {
+    bench_row b; /* b.ns[]: ns per pair (all threads) per repetition; b.n = threads */
+    char key[16];
+    char variant[16];
+    uint64_t pairs; /* per thread per repetition */
+    double par;     /* median parallelism of the repetitions (see run_once) */
+    lat_stats lat;
+} mt_row;
+
+#define MAX_ROWS 128
+static mt_row g_rows[MAX_ROWS];
+static int g_nrows;
+static uint64_t g_t_start;
+static bool g_tty;
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 1, 2), noreturn))
+#endif
+static void
+fail(const char *fmt, ...);
+
+static void fail(const char *fmt, ...) {
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "\nbench_mt: FAIL: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    exit(1);
+}
+
+static bool wanted(int s) {
+    if (opt.only == NULL) return true;
+    const char *p = opt.only, *k = subj_key[s];
+    size_t n = strlen(k);
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, k, n) == 0) return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+static bool subject_available(int s) {
+    if (s == S_MALLOC) return true;
+    if (!BENCH_MT_POOLS) return false;
+    if (s == S_CK) return BENCH_MT_HAVE_CK;
+    return true;
+}
+
+/* ==== the timer ============================================================== */
+
+static double g_ns_per_tick = 1.0;
+static uint64_t g_tick_overhead; /* median ticks of an empty timed region */
+static uint64_t g_tick_step;     /* median step the counter makes */
+
+BENCH_ALWAYS_INLINE uint64_t tick_begin(void) {
+#if BENCH_MT_TSC
+    _mm_lfence();
+    uint64_t t = __rdtsc();
+    _mm_lfence();
+    return t;
+#else
+    return bench_now_ns();
+#endif
+}
+
+BENCH_ALWAYS_INLINE uint64_t tick_end(void) {
+#if BENCH_MT_TSC
+    unsigned aux;
+    uint64_t t = __rdtscp(&aux);
+    _mm_lfence();
+    return t;
+#else
+    return bench_now_ns();
+#endif
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void timer_calibrate(void) {
+#if BENCH_MT_TSC
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    uint64_t n0 = bench_now_ns(), c0 = tick_begin();
+    nanosleep(&ts, NULL);
+    uint64_t n1 = bench_now_ns(), c1 = tick_begin();
+    if (c1 > c0) g_ns_per_tick = (double)(n1 - n0) / (double)(c1 - c0);
+#endif
+    enum { N = 100001 };
+    uint32_t *s = bench_xalloc(N * sizeof(uint32_t));
+    for (int i = 0; i < N; i++) {
+        uint64_t a = tick_begin();
+        uint64_t b = tick_end();
+        s[i] = (uint32_t)(b - a);
+    }
+    qsort(s, N, sizeof(uint32_t), cmp_u32);
+    g_tick_overhead = s[N / 2];
+    free(s);
+    /* Some counters advance in steps of many ticks (AMD under KVM: mostly
+     * 26 ticks, 10 ns): the median step between two reads that differ. */
+    s = bench_xalloc(N * sizeof(uint32_t));
+    for (int i = 0; i < N; i++) {
+#if BENCH_MT_TSC
+        uint64_t a = __rdtsc(), b;
+        while ((b = __rdtsc()) == a) {
+        }
+#else
+        uint64_t a = bench_now_ns(), b;
+        while ((b = bench_now_ns()) == a) {
+        }
+#endif
+        s[i] = (uint32_t)(b - a);
+    }
+    qsort(s, N, sizeof(uint32_t), cmp_u32);
+    g_tick_step = s[N / 2];
+    free(s);
+}
+
+/* ==== the locked pools and the ck_stack pool ============================= */
+
+static inline void cpu_pause(void) {
+#if BENCH_MT_TSC
+    _mm_pause();
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* One struct for both lock kinds; a run uses one of them. The lock and the
+ * stack top share a cache line, as in any such pool. */
+typedef struct lk_pool {
+    _Alignas(64) pthread_mutex_t mu;
+    atomic_int spin; /* 0 free, 1 held */
+    uint32_t top;    /* free indices at stack[0..top) */
+    uint32_t cap;
+    size_t stride;
+    uint32_t *stack;
+    char *obj;
+} lk_pool;
+
+static void lk_init(lk_pool *p, uint32_t cap, size_t stride) {
+    memset(p, 0, sizeof *p);
+    if (pthread_mutex_init(&p->mu, NULL) != 0) fail("pthread_mutex_init");
+    atomic_init(&p->spin, 0);
+    p->cap = cap;
+    p->stride = stride;
+    p->obj = bench_xalloc((size_t)cap * stride);
+    p->stack = bench_xalloc((size_t)cap * sizeof(uint32_t));
+    for (uint32_t j = 0; j < cap; j++) p->stack[j] = cap - 1 - j; /* pops give 0, 1, ... */
+    p->top = cap;
+}
+
+static void lk_fini(lk_pool *p) {
+    if (p->top != p->cap)
+        fail("%s: %u of %u slots free after the run", "lock pool", p->top, p->cap);
+    pthread_mutex_destroy(&p->mu);
+    free(p->obj);
+    free(p->stack);
+}
+
+BENCH_ALWAYS_INLINE char *lk_pop(lk_pool *p, uint32_t *ix) {
+    if (p->top == 0) return NULL;
+    uint32_t i = p->stack[--p->top];
+    *ix = i;
+    return p->obj + (size_t)i * p->stride;
+}
+
+BENCH_ALWAYS_INLINE char *mutex_alloc(lk_pool *p, uint32_t *ix) {
+    pthread_mutex_lock(&p->mu);
+    char *o = lk_pop(p, ix);
+    pthread_mutex_unlock(&p->mu);
+    return o;
+}
+
+BENCH_ALWAYS_INLINE void mutex_free(lk_pool *p, uint32_t ix) {
+    pthread_mutex_lock(&p->mu);
+    p->stack[p->top++] = ix;
+    pthread_mutex_unlock(&p->mu);
+}
+
+BENCH_ALWAYS_INLINE void spin_lock(atomic_int *l) {
+    for (;;) {
+        if (!atomic_exchange_explicit(l, 1, memory_order_acquire)) return;
+        while (atomic_load_explicit(l, memory_order_relaxed)) cpu_pause();
+    }
+}
+
+BENCH_ALWAYS_INLINE void spin_unlock(atomic_int *l) {
+    atomic_store_explicit(l, 0, memory_order_release);
+}
+
+BENCH_ALWAYS_INLINE char *spin_alloc(lk_pool *p, uint32_t *ix) {
+    spin_lock(&p->spin);
+    char *o = lk_pop(p, ix);
+    spin_unlock(&p->spin);
+    return o;
+}
+
+BENCH_ALWAYS_INLINE void spin_free(lk_pool *p, uint32_t ix) {
+    spin_lock(&p->spin);
+    p->stack[p->top++] = ix;
+    spin_unlock(&p->spin);
+}
+
+#if BENCH_MT_HAVE_CK
+typedef struct ck_pool {
+    _Alignas(64) ck_stack_t st; /* the double-width CAS needs 16-byte alignment */
+    char *obj;
+    uint32_t cap;
+} ck_pool;
+
+static void ckp_init(ck_pool *p, uint32_t cap, size_t stride) {
+    memset(p, 0, sizeof *p);
+    p->obj = bench_xalloc((size_t)cap * stride);
+    p->cap = cap;
+    ck_stack_init(&p->st);
+    for (uint32_t j = cap; j-- > 0;) /* 0 ends on top */
+        ck_stack_push_mpmc(&p->st, (ck_stack_entry_t *)(void *)(p->obj + (size_t)j * stride));
+}
+
+static void ckp_fini(ck_pool *p) {
+    uint32_t n = 0;
+    while (ck_stack_pop_mpmc(&p->st) != NULL) n++;
+    if (n != p->cap) fail("ck_stack pool: %u of %u objects free after the run", n, p->cap);
+    free(p->obj);
+}
+#else
+typedef struct ck_pool {
+    int unused;
+} ck_pool;
+#endif
+
+/* ==== one run: T threads, one subject ====================================== */
+
+typedef union hnd {
+    opool_handle oh;
+    uint32_t ix;
+    char *p;
+} hnd;
+
+typedef struct subj_ops { /* what a worker's loop uses; copied into locals */
+    opool_mt *mt;
+    opool_mt_cache *cache;
+    opool *core;
+    lk_pool *lk;
+    ck_pool *ck;
+    size_t size;
+} subj_ops;
+
+typedef struct run_ctx run_ctx;
+
+/* Latency histogram in ticks: exact below 64, then 32 buckets per power of two
+ * (3% wide) up to 2^41 ticks; the largest sample is kept exactly. */
+#define LAT_BUCKETS (64 + 35 * 32)
+typedef struct lat_hist {
+    uint64_t count[LAT_BUCKETS];
+    uint64_t max;
+} lat_hist;
+
+BENCH_ALWAYS_INLINE unsigned lat_bucket(uint64_t v) {
+    if (v < 64) return (unsigned)v;
+    unsigned e = 6;
+#if defined(__GNUC__) || defined(__clang__)
+    e = 63u - (unsigned)__builtin_clzll(v);
+#else
+    while (e < 63 && (v >> (e + 1)) != 0) e++;
+#endif
+    if (e > 40) return LAT_BUCKETS - 1;
+    return 64 + (e - 6) * 32 + (unsigned)((v >> (e - 5)) & 31u);
+}
+
+/* the middle of bucket b, in ticks */
+static double lat_bucket_mid(unsigned b) {
+    if (b < 64) return b;
+    unsigned e = 6 + (b - 64) / 32, m = (b - 64) % 32;
+    double lo = (double)((uint64_t)(32 + m) << (e - 5));
+    return lo + (double)((uint64_t)1 << (e - 5)) / 2;
+}
+
+BENCH_ALWAYS_INLINE void lat_record(lat_hist *h, uint64_t d) {
+    h->count[lat_bucket(d)]++;
+    if (d > h->max) h->max = d;
+}
+
+typedef struct worker {
+    _Alignas(64) run_ctx *rc;
+    int idx;
+    uint64_t seed;
+    uint64_t t_end;
+    uint64_t cpu_ns; /* this thread's CPU time in the timed region */
+    uint64_t sum;
+    uint64_t bad;
+    lat_hist *lat; /* a latency run: every alloc and free recorded here */
+} worker;
+
+struct run_ctx {
+    int subj;
+    int nthreads;
+    bool lat;
+    uint64_t pairs;
+    subj_ops ops;
+    _Alignas(64) atomic_uint arrived;
+    atomic_int go;
+    uint64_t t_start;
+    worker w[MAX_THREADS];
+};
+
+static run_ctx g_rc;
+
+/* Totals over every opool_mt this process created. */
+static struct { uint64_t pools, sleeps, wake_calls, steals, failed_allocs, rejected; } g_mt_stats;
+
+static uint64_t thread_cpu_ns(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void start_barrier(run_ctx *rc) {
+    unsigned n = atomic_fetch_add_explicit(&rc->arrived, 1, memory_order_acq_rel) + 1;
+    if (n == (unsigned)rc->nthreads) {
+        rc->t_start = bench_now_ns();
+        atomic_store_explicit(&rc->go, 1, memory_order_release);
+    } else {
+        while (!atomic_load_explicit(&rc->go, memory_order_acquire)) sched_yield();
+    }
+}
+
+BENCH_ALWAYS_INLINE char *subj_alloc(const int s, const subj_ops *o, hnd *h) {
+    switch (s) {
+    case S_MT_CACHE:
+        return opool_mt_cache_alloc(o->cache, &h->oh);
+    case S_MT_SHARED:
+        return opool_mt_alloc(o->mt, &h->oh);
+    case S_MUTEX:
+        return mutex_alloc(o->lk, &h->ix);
+    case S_SPIN:
+        return spin_alloc(o->lk, &h->ix);
+#if BENCH_MT_HAVE_CK
+    case S_CK:
+        return h->p = (char *)(void *)ck_stack_pop_mpmc(&o->ck->st);
+#endif
+    case S_CORE:
+        return opool_alloc(o->core, &h->oh);
+    case S_MALLOC:
+        return h->p = malloc(o->size);
+    default:
+        return NULL;
+    }
+}
+
+/* false: the subject rejected the free */
+BENCH_ALWAYS_INLINE bool subj_free(const int s, const subj_ops *o, hnd h) {
+    switch (s) {
+    case S_MT_CACHE:
+        return opool_mt_cache_free(o->cache, h.oh) == OPOOL_OK;
+    case S_MT_SHARED:
+        return opool_mt_free(o->mt, h.oh) == OPOOL_OK;
+    case S_MUTEX:
+        mutex_free(o->lk, h.ix);
+        return true;
+    case S_SPIN:
+        spin_free(o->lk, h.ix);
+        return true;
+#if BENCH_MT_HAVE_CK
+    case S_CK:
+        ck_stack_push_mpmc(&o->ck->st, (ck_stack_entry_t *)(void *)h.p);
+        return true;
+#endif
+    case S_CORE:
+        return opool_free(o->core, h.oh) == OPOOL_OK;
+    case S_MALLOC:
+        free(h.p);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The thread body, specialised per subject and mode (s and lat are constants
+ * in every caller). Tags: thread index in the top byte, step below. */
+BENCH_ALWAYS_INLINE void worker_body(worker *w, const int s, const bool lat) {
+    run_ctx *rc = w->rc;
+    subj_ops o = rc->ops;
+    const size_t last = o.size / 8 - 1;
+    const uint64_t id = (uint64_t)w->idx << 56;
+    hnd H[WS];
+    uint64_t *P[WS];
+    uint64_t tag[WS];
+    uint64_t seed = w->seed, sum = 0, bad = 0;
+    lat_hist *L = w->lat;
+
+    if (s == S_MT_CACHE) {
+        o.cache = opool_mt_cache_create(o.mt, CACHE_SIZE);
+        if (o.cache == NULL) fail("opool_mt_cache_create(%u) returned NULL", CACHE_SIZE);
+    }
+    for (uint32_t k = 0; k < WS; k++) {
+        P[k] = (uint64_t *)(void *)subj_alloc(s, &o, &H[k]);
+        if (P[k] == NULL) fail("%s: alloc failed while setting up", subj_name[s]);
+        tag[k] = id | k;
+        P[k][0] = tag[k];
+        P[k][last] = ~tag[k];
+    }
+
+    start_barrier(rc);
+    const uint64_t cpu0 = thread_cpu_ns();
+    const uint64_t pairs = rc->pairs;
+    for (uint64_t it = 0; it < pairs; it++) {
+        uint32_t k = bench_below(&seed, WS);
+        uint64_t *p = P[k], t = tag[k];
+        bad += (p[0] != t) | (p[last] != ~t);
+        sum += p[0];
+        if (lat) {
+            uint64_t a = tick_begin();
+            bool ok = subj_free(s, &o, H[k]);
+            uint64_t b = tick_end();
+            lat_record(L, b - a);
+            bad += !ok;
+            a = tick_begin();
+            p = (uint64_t *)(void *)subj_alloc(s, &o, &H[k]);
+            b = tick_end();
+            lat_record(L, b - a);
+        } else {
+            bad += !subj_free(s, &o, H[k]);
+            p = (uint64_t *)(void *)subj_alloc(s, &o, &H[k]);
+        }
+        if (p == NULL)
+            fail("%s, %d threads: alloc failed (pool too small?)", subj_name[s], rc->nthreads);
+        t = id | (it + WS);
+        p[0] = t;
+        p[last] = ~t;
+        P[k] = p;
+        tag[k] = t;
+    }
+    w->t_end = bench_now_ns();
+    w->cpu_ns = thread_cpu_ns() - cpu0;
+
+    for (uint32_t k = 0; k < WS; k++) {
+        bad += (P[k][0] != tag[k]) | (P[k][last] != ~tag[k]);
+        sum += P[k][0];
+        bad += !subj_free(s, &o, H[k]);
+    }
+    if (s == S_MT_CACHE) opool_mt_cache_destroy(o.cache);
+    w->sum = sum;
+    w->bad = bad;
+}
+
+#define BENCH_MT_LOOPS(NAME, S)                                                                    \
+    static BENCH_NOINLINE void NAME##_run(worker *w) { worker_body(w, S, false); }                 \
+    static BENCH_NOINLINE void NAME##_lat(worker *w) { worker_body(w, S, true); }
+BENCH_MT_LOOPS(mt_cache, S_MT_CACHE)
+BENCH_MT_LOOPS(mt_shared, S_MT_SHARED)
+BENCH_MT_LOOPS(mutex, S_MUTEX)
+BENCH_MT_LOOPS(spin, S_SPIN)
+BENCH_MT_LOOPS(ckp, S_CK)
+BENCH_MT_LOOPS(core, S_CORE)
+BENCH_MT_LOOPS(mall, S_MALLOC)
+
+static void (*const g_loops[S_COUNT][2])(worker *) = {
+    {mt_cache_run, mt_cache_lat}, {mt_shared_run, mt_shared_lat},
+    {mutex_run, mutex_lat},       {spin_run, spin_lat},
+    {ckp_run, ckp_lat},           {core_run, core_lat},
+    {mall_run, mall_lat}};
+
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    g_loops[w->rc->subj][w->rc->lat](w);
+    return NULL;
+}
+
+static uint32_t pool_capacity(int nthreads) {
+    uint32_t c = (uint32_t)nthreads * (WS + CACHE_SIZE) * 2;
+    return c > MIN_CAPACITY ? c : MIN_CAPACITY;
+}
+
+static void subj_setup(int s, run_ctx *rc, uint32_t cap) {
+    static lk_pool lk;
+    static ck_pool ck;
+    memset(&rc->ops, 0, sizeof rc->ops);
+    rc->ops.size = opt.size;
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = opt.size;
+    d.capacity = cap;
+    d.on_full = OPOOL_FULL_FAIL;
+    opool_status st;
+    switch (s) {
+    case S_MT_CACHE:
+    case S_MT_SHARED:
+        if ((st = opool_mt_create(&rc->ops.mt, &d)) != OPOOL_OK)
+            fail("opool_mt_create(capacity %u): %s", cap, opool_status_str(st));
+        break;
+    case S_CORE:
+        if ((st = opool_create(&rc->ops.core, &d)) != OPOOL_OK)
+            fail("opool_create(capacity %u): %s", cap, opool_status_str(st));
+        break;
+    case S_MUTEX:
+    case S_SPIN:
+        lk_init(&lk, cap, opt.size);
+        rc->ops.lk = &lk;
+        break;
+    case S_CK:
+#if BENCH_MT_HAVE_CK
+        ckp_init(&ck, cap, opt.size);
+#endif
+        rc->ops.ck = &ck;
+        break;
+    default:
+        break;
+    }
+}
+
+static void subj_teardown(int s, run_ctx *rc, uint32_t cap) {
+    switch (s) {
+    case S_MT_CACHE:
+    case S_MT_SHARED: {
+        opool_mt_stats st;
+        opool_mt_get_stats(rc->ops.mt, &st);
+        if (st.count != 0 || st.capacity != cap || st.caches != 0)
+            fail("%s: after the run count %u, capacity %u (of %u), caches %u", subj_name[s],
+                 st.count, st.capacity, cap, st.caches);
+        g_mt_stats.pools++;
+        g_mt_stats.sleeps += st.sleeps;
+        g_mt_stats.wake_calls += st.wake_calls;
+        g_mt_stats.steals += st.steals;
+        g_mt_stats.failed_allocs += st.failed_allocs;
+        g_mt_stats.rejected += st.rejected_handles;
+        opool_mt_destroy(rc->ops.mt);
+        break;
+    }
+    case S_CORE:
+        if (opool_count(rc->ops.core) != 0) fail("opool (core): objects left after the run");
+        opool_destroy(rc->ops.core);
+        break;
+    case S_MUTEX:
+    case S_SPIN:
+        lk_fini(rc->ops.lk);
+        break;
+    case S_CK:
+#if BENCH_MT_HAVE_CK
+        ckp_fini(rc->ops.ck);
+#endif
+        break;
+    default:
+        break;
+    }
+}
+
+/* Parallelism of the last run: the CPU time its threads got in the timed
+ * region over its wall time. About min(T, free cores) on an idle machine; well
+ * below that, another tenant held a core and the threads took turns. */
+static double g_last_par;
+
+/* One run; returns wall ns from the barrier's release to the last thread's
+ * end. lat_buf: a latency run, one histogram per thread (zeroed here). */
+static uint64_t run_once(int s, int nthreads, uint64_t pairs, int rep, lat_hist *lat_buf) {
+    run_ctx *rc = &g_rc;
+    uint32_t cap = pool_capacity(nthreads);
+    subj_setup(s, rc, cap);
+    rc->subj = s;
+    rc->nthreads = nthreads;
+    rc->lat = lat_buf != NULL;
+    rc->pairs = pairs;
+    atomic_store(&rc->arrived, 0u);
+    atomic_store(&rc->go, 0);
+    pthread_t th[MAX_THREADS];
+    for (int i = 0; i < nthreads; i++) {
+        worker *w = &rc->w[i];
+        memset(w, 0, sizeof *w);
+        w->rc = rc;
+        w->idx = i;
+        w->seed = bench_seed(7, (uint32_t)nthreads, rep, (uint32_t)i);
+        w->lat = lat_buf ? &lat_buf[i] : NULL;
+        if (w->lat) memset(w->lat, 0, sizeof *w->lat);
+    }
+    for (int i = 0; i < nthreads; i++)
+        if (pthread_create(&th[i], NULL, worker_main, &rc->w[i]) != 0)
+            fail("pthread_create (thread %d of %d)", i + 1, nthreads);
+    uint64_t end = 0, sum = 0, bad = 0, cpu = 0;
+    for (int i = 0; i < nthreads; i++) {
+        pthread_join(th[i], NULL);
+        if (rc->w[i].t_end > end) end = rc->w[i].t_end;
+        cpu += rc->w[i].cpu_ns;
+        sum += rc->w[i].sum;
+        bad += rc->w[i].bad;
+    }
+    if (bad)
+        fail("%s, %d threads: %" PRIu64 " objects read back wrong or frees rejected: the pool "
+             "gave one object to two owners",
+             subj_name[s], nthreads, bad);
+    bench_sink += sum;
+    subj_teardown(s, rc, cap);
+    g_last_par = end > rc->t_start ? (double)cpu / (double)(end - rc->t_start) : 0;
+    return end - rc->t_start;
+}
+
+/* ==== measurement of one point: subject x threads =========================== */
+
+/* Pairs per thread for a repetition of about target_ns. */
+static uint64_t calibrate_pairs(int s, int nthreads) {
+    const double target_ns = opt.quick ? 30e6 : 250e6;
+    const uint64_t floor_ns = opt.quick ? 1000000 : 5000000;
+    uint64_t p = opt.quick ? 2000 : 10000, wall = 0;
+    run_once(s, nthreads, p, -1, NULL); /* warm: code, thread stacks, malloc arenas */
+    for (;;) {
+        wall = run_once(s, nthreads, p, -1, NULL);
+        if (wall >= floor_ns || p >= 100000000u) break;
+        p *= 4;
+    }
+    /* the faster of two: one preemption must not shrink every repetition */
+    uint64_t again = run_once(s, nthreads, p, -1, NULL);
+    if (again < wall) wall = again;
+    double pairs = (double)p * target_ns / (double)(wall ? wall : 1);
+    if (pairs < 1000) pairs = 1000;
+    if (pairs > 2e8) pairs = 2e8;
+    return (uint64_t)pairs / 1000 * 1000;
+}
+
+static double ticks_to_ns(double t) {
+    double o = (double)g_tick_overhead;
+    return t > o ? (t - o) * g_ns_per_tick : 0.0;
+}
+
+/* nearest-rank percentile q of the merged histogram, in ns */
+static double lat_pct(const lat_hist *h, uint64_t n, double q) {
+    uint64_t rank = (uint64_t)(q * (double)n + 0.999999), seen = 0;
+    if (rank < 1) rank = 1;
+    for (unsigned b = 0; b < LAT_BUCKETS; b++) {
+        seen += h->count[b];
+        if (seen >= rank) {
+            double t = lat_bucket_mid(b);
+            return ticks_to_ns(t < (double)h->max ? t : (double)h->max);
+        }
+    }
+    return ticks_to_ns((double)h->max);
+}
+
+/* One run timing every call, as long as a throughput repetition (time,
+ * not a count, decides how many preemptions land in it). */
+static void measure_latency(int s, int nthreads, uint64_t pairs, lat_stats *out) {
+    static lat_hist hist[MAX_THREADS], all;
+    run_once(s, nthreads, pairs / 20 + 1, 0, hist); /* warm-up */
+    run_once(s, nthreads, pairs, 1, hist);
+    memset(&all, 0, sizeof all);
+    for (int i = 0; i < nthreads; i++) {
+        for (unsigned b = 0; b < LAT_BUCKETS; b++) all.count[b] += hist[i].count[b];
+        if (hist[i].max > all.max) all.max = hist[i].max;
+    }
+    uint64_t n = 0;
+    for (unsigned b = 0; b < LAT_BUCKETS; b++) n += all.count[b];
+    out->n = n;
+    out->p50 = lat_pct(&all, n, 0.50);
+    out->p99 = lat_pct(&all, n, 0.99);
+    out->p999 = lat_pct(&all, n, 0.999);
+    out->p9999 = lat_pct(&all, n, 0.9999);
+    out->max = ticks_to_ns((double)all.max);
+}
+
+static mt_row *new_row(int s, const char *variant, int nthreads) {
+    if (g_nrows >= MAX_ROWS) fail("too many result rows");
+    mt_row *r = &g_rows[g_nrows++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->b.workload, sizeof r->b.workload, "alloc+free pairs");
+    snprintf(r->b.subject, sizeof r->b.subject, "%s", subj_name[s]);
+    snprintf(r->key, sizeof r->key, "%s", subj_key[s]);
+    snprintf(r->variant, sizeof r->variant, "%s", variant);
+    r->b.n = (uint32_t)nthreads;
+    r->b.reps = opt.reps;
+    return r;
+}
+
+/* Every wanted subject at nthreads: calibrate, interleaved repetitions, then
+ * one latency run each. */
+static void run_threads(int nthreads) {
+    int subj[S_COUNT], ns = 0;
+    for (int s = 0; s < S_COUNT; s++) {
+        if (!subject_available(s) || !wanted(s)) continue;
+        if (s == S_CORE && nthreads != 1) continue; /* single-threaded pool */
+        subj[ns++] = s;
+    }
+    if (ns == 0) return;
+    uint64_t t0 = bench_now_ns();
+    mt_row *rows[S_COUNT];
+    for (int j = 0; j < ns; j++) {
+        rows[j] = new_row(subj[j], ALLOC_NAME, nthreads);
+        rows[j]->pairs = calibrate_pairs(subj[j], nthreads);
+        rows[j]->b.ops = rows[j]->pairs * (uint64_t)nthreads;
+    }
+    double par[S_COUNT][BENCH_MAX_REPS];
+    for (int rep = 0; rep <= opt.reps; rep++) {
+        for (int i = 0; i < ns; i++) {
+            int j = (i + rep) % ns;
+            uint64_t wall = run_once(subj[j], nthreads, rows[j]->pairs, rep, NULL);
+            if (rep == 0) continue;
+            rows[j]->b.ns[rep - 1] = (double)wall / (double)rows[j]->b.ops;
+            par[j][rep - 1] = g_last_par;
+        }
+        if (g_tty)
+            fprintf(stderr, "\r  %2d threads: %s %d/%d (%.1f s)   ", nthreads,
+                    rep == 0 ? "warm-up" : "rep", rep, opt.reps,
+                    (double)(bench_now_ns() - t0) / 1e9);
+    }
+    for (int j = 0; j < ns; j++) {
+        bench_row_finish(&rows[j]->b);
+        qsort(par[j], (size_t)opt.reps, sizeof(double), bench_cmp_double);
+        rows[j]->par = par[j][opt.reps / 2];
+        if (g_tty)
+            fprintf(stderr, "\r  %2d threads: latency run, %s          ", nthreads,
+                    subj_name[subj[j]]);
+        /* timing every call about doubles a pair's cost: half the pairs */
+        measure_latency(subj[j], nthreads, rows[j]->pairs / 2 + 1, &rows[j]->lat);
+    }
+    fprintf(stderr, "%s  %2d threads (%s): %d subjects, %d reps, done in %.1f s (total %.1f s)\n",
+            g_tty ? "\r" : "", nthreads, ALLOC_NAME, ns, opt.reps,
+            (double)(bench_now_ns() - t0) / 1e9, (double)(bench_now_ns() - g_t_start) / 1e9);
+}
+
+/* ==== the allocator builds (peers) ========================================== */
+
+static char g_info[8][200]; /* allocator lines for the header */
+static int g_ninfo;
+
+static void add_info(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static void add_info(const char *fmt, ...) {
+    if (g_ninfo >= 8) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_info[g_ninfo++], sizeof g_info[0], fmt, ap);
+    va_end(ap);
+}
+
+/* This build's malloc: its version, and whether malloc really is it. */
+static void describe_allocator(char *out, size_t cap) {
+#if BENCH_MT_ALLOC == BENCH_MT_GLIBC
+#ifdef __GLIBC__
+    snprintf(out, cap, "glibc %s malloc", gnu_get_libc_version());
+#else
+    snprintf(out, cap, "the C library's malloc");
+#endif
+#elif BENCH_MT_ALLOC == BENCH_MT_MIMALLOC
+    char *p = malloc(64);
+    if (p) p[0] = 1; /* not a read of uninitialised memory, says gcc 12 */
+    bool mine = p && mi_is_in_heap_region(p);
+    free(p);
+    int v = mi_version();
+    snprintf(out, cap, "mimalloc %d.%d.%d, %s", v / 100, v / 10 % 10, v % 10,
+             mine ? "verified: malloc returns mimalloc memory"
+                  : "WARNING: malloc is NOT mimalloc's (interposition failed)");
+#elif BENCH_MT_ALLOC == BENCH_MT_JEMALLOC
+    const char *ver = "?";
+    size_t len = sizeof ver;
+    mallctl("version", (void *)&ver, &len, NULL, 0);
+    uint64_t a0 = 0, a1 = 0;
+    size_t sz = sizeof a0;
+    int rc = mallctl("thread.allocated", &a0, &sz, NULL, 0);
+    void *volatile p = malloc(64);
+    sz = sizeof a1;
+    mallctl("thread.allocated", &a1, &sz, NULL, 0);
+    free(p);
+    int vlen = (int)strcspn(ver, "-"); /* "5.3.0-0-g<commit>": the release */
+    snprintf(out, cap, "jemalloc %.*s, %s", vlen, ver,
+             rc != 0   ? "not verified (no stats)"
+             : a1 > a0 ? "verified: malloc is counted by jemalloc"
+                       : "WARNING: malloc is NOT jemalloc's (interposition failed)");
+#elif BENCH_MT_ALLOC == BENCH_MT_TCMALLOC
+    int ma = 0, mi = 0;
+    const char *pat = "";
+    tc_version(&ma, &mi, &pat);
+    char *p = malloc(64);
+    if (p) p[0] = 1;
+    bool mine = p && MallocExtension_GetOwnership(p) == MallocExtension_kOwned;
+    free(p);
+    snprintf(out, cap, "gperftools tcmalloc %d.%d%s, %s", ma, mi, pat,
+             mine ? "verified: tcmalloc owns malloc's memory"
+                  : "WARNING: malloc is NOT tcmalloc's (interposition failed)");
+#endif
+}
+
+static void self_dir(char *out, size_t cap, const char *argv0) {
+    ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+    if (n > 0) {
+        out[n] = '\0';
+    } else {
+        snprintf(out, cap, "%s", argv0);
+    }
+    char *slash = strrchr(out, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(out, cap, ".");
+}
+
+/* Parse one "ROW" line of a child: key, subject, variant, threads, pairs, reps,
+ * ns samples (space separated), lat n, p50, p99, p99.9, p99.99, max, par. */
+static void parse_child_row(char *line) {
+    char *save = NULL, *f[16];
+    int nf = 0;
+    for (char *t = strtok_r(line, "\t\n", &save); t && nf < 16; t = strtok_r(NULL, "\t\n", &save))
+        f[nf++] = t;
+    if (nf != 15 || strcmp(f[0], "ROW") != 0) return;
+    if (g_nrows >= MAX_ROWS) fail("too many result rows");
+    mt_row *r = &g_rows[g_nrows++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->key, sizeof r->key, "%s", f[1]);
+    snprintf(r->b.subject, sizeof r->b.subject, "%s", f[2]);
+    snprintf(r->variant, sizeof r->variant, "%s", f[3]);
+    snprintf(r->b.workload, sizeof r->b.workload, "alloc+free pairs");
+    r->b.n = (uint32_t)strtoul(f[4], NULL, 10);
+    r->pairs = strtoull(f[5], NULL, 10);
+    r->b.ops = r->pairs * r->b.n;
+    r->b.reps = 0;
+    char *s = f[7], *end;
+    for (int k = 0; k < BENCH_MAX_REPS; k++, s = end) {
+        double v = strtod(s, &end);
+        if (end == s) break;
+        r->b.ns[r->b.reps++] = v;
+    }
+    if (r->b.reps == 0) fail("a child sent a row without samples");
+    bench_row_finish(&r->b);
+    r->lat.n = strtoull(f[8], NULL, 10);
+    r->lat.p50 = strtod(f[9], NULL);
+    r->lat.p99 = strtod(f[10], NULL);
+    r->lat.p999 = strtod(f[11], NULL);
+    r->lat.p9999 = strtod(f[12], NULL);
+    r->lat.max = strtod(f[13], NULL);
+    r->par = strtod(f[14], NULL);
+}
+
+static void child_emit(void) {
+    char info[200];
+    describe_allocator(info, sizeof info);
+    printf("INFO\t%s\n", info);
+    for (int i = 0; i < g_nrows; i++) {
+        const mt_row *r = &g_rows[i];
+        printf("ROW\t%s\t%s\t%s\t%" PRIu32 "\t%" PRIu64 "\t%d\t", r->key, r->b.subject, r->variant,
+               r->b.n, r->pairs, r->b.reps);
+        for (int k = 0; k < r->b.reps; k++) printf("%s%.4f", k ? " " : "", r->b.ns[k]);
+        printf("\t%" PRIu64 "\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\n", r->lat.n, r->lat.p50,
+               r->lat.p99, r->lat.p999, r->lat.p9999, r->lat.max, r->par);
+    }
+}
+
+static void run_peer(const char *dir, const char *name) {
+    char path[4200]; /* dir is at most 4095 characters */
+    snprintf(path, sizeof path, "%s/bench_mt_%s", dir, name);
+    if (access(path, X_OK) != 0) {
+        add_info("%-9s skipped: no %s (lib%s not found when configured)", name, path, name);
+        return;
+    }
+    char reps[16], size[16], threads[80] = "";
+    snprintf(reps, sizeof reps, "%d", opt.reps);
+    snprintf(size, sizeof size, "%zu", opt.size);
+    for (int i = 0; i < opt.nthreads; i++) {
+        size_t l = strlen(threads);
+        snprintf(threads + l, sizeof threads - l, "%s%d", i ? "," : "", opt.threads[i]);
+    }
+    char *argv[12];
+    int a = 0;
+    argv[a++] = path;
+    argv[a++] = (char *)"--child";
+    argv[a++] = (char *)"--reps";
+    argv[a++] = reps;
+    argv[a++] = (char *)"--size";
+    argv[a++] = size;
+    argv[a++] = (char *)"--threads";
+    argv[a++] = threads;
+    if (opt.quick) argv[a++] = (char *)"--quick";
+    argv[a] = NULL;
+
+    int fd[2];
+    if (pipe(fd) != 0) fail("pipe: %s", strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) fail("fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        execv(path, argv);
+        fprintf(stderr, "bench_mt: cannot run %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    close(fd[1]);
+    FILE *f = fdopen(fd[0], "r");
+    if (f == NULL) fail("fdopen: %s", strerror(errno));
+    char line[2048];
+    bool info = false;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "INFO\t", 5) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            add_info("%-9s %s (bench_mt_%s)", name, line + 5, name);
+            info = true;
+        } else if (strncmp(line, "ROW\t", 4) == 0) {
+            parse_child_row(line);
+        }
+    }
+    fclose(f);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !info)
+        fail("%s failed (status %d)", path, status);
+}
+
+/* ==== output ================================================================ */
+
+static const mt_row *find_row(const char *key, const char *variant, int nthreads) {
+    for (int i = 0; i < g_nrows; i++)
+        if (strcmp(g_rows[i].key, key) == 0 &&
+            (variant == NULL || strcmp(g_rows[i].variant, variant) == 0) &&
+            g_rows[i].b.n == (uint32_t)nthreads)
+            return &g_rows[i];
+    return NULL;
+}
+
+static double mops(const mt_row *r) { return r ? 1000.0 / r->b.median : -1; }
+
+/* ns with a unit, at most 8 characters; below the timer's step: "<step" */
+static void fmt_ns(char *buf, size_t cap, double v) {
+    double step = (double)g_tick_step * g_ns_per_tick;
+    if (v < 0)
+        snprintf(buf, cap, "-");
+    else if (v < step && step >= 2)
+        snprintf(buf, cap, "<%.0f", step);
+    else if (v < 10000)
+        snprintf(buf, cap, "%.0f", v);
+    else if (v < 1e6)
+        snprintf(buf, cap, "%.1fus", v / 1e3);
+    else
+        snprintf(buf, cap, "%.2fms", v / 1e6);
+}
+
+static char g_load_start[64];
+
+static void read_load(char *out, size_t cap) {
+    snprintf(out, cap, "n/a");
+    bench_read_first_line("/proc/loadavg", NULL, out, cap);
+    char *p = out;
+    for (int fields = 0; *p; p++)
+        if (*p == ' ' && ++fields == 3) break;
+    *p = '\0';
+}
+
+static int max_threads(void) {
+    int m = 0;
+    for (int i = 0; i < opt.nthreads; i++)
+        if (opt.threads[i] > m) m = opt.threads[i];
+    return m;
+}
+
+static void print_header(const bench_machine *m, const char *mode) {
+    char load_end[64];
+    read_load(load_end, sizeof load_end);
+    printf("bench_mt -- %s\n", mode);
+    printf("  cpu:        %s (%ld online)\n", m->cpu, m->nproc);
+    printf("  compiler:   %s\n", m->compiler);
+    printf("  flags:      %s\n", m->flags);
+    printf("  loadavg:    %s at start, %s at end (other tenants skew the figures)\n", g_load_start,
+           load_end);
+    printf("  timer:      %s,\n"
+           "              1 tick = %.4f ns, median step %.1f ns; the timer's own median cost\n"
+           "              (%.1f ns) is subtracted from every latency sample\n",
+           BENCH_MT_TSC ? "rdtsc/rdtscp + lfence, calibrated over 50 ms against CLOCK_MONOTONIC"
+                        : "clock_gettime(CLOCK_MONOTONIC)",
+           g_ns_per_tick, (double)g_tick_step * g_ns_per_tick,
+           (double)g_tick_overhead * g_ns_per_tick);
+    for (int i = 0; i < g_ninfo; i++)
+        printf("  %s %s\n", i ? "           " : "allocators:", g_info[i]);
+    if (!BENCH_MT_HAVE_CK) printf("  ck_stack:   not built (no <ck_stack.h> or no 2-word CAS)\n");
+    printf("  workload:   T threads share one pool; each keeps %u live objects and, per step,\n"
+           "              frees a random one and allocates its replacement (one pair); objects\n"
+           "              of %zu bytes, first and last word written and checked; pools of\n"
+           "              max(4096, T*(%u+%u)*2) objects; opool_mt caches of %u entries\n",
+           WS, opt.size, WS, CACHE_SIZE, CACHE_SIZE);
+    printf("  method:     %d recorded repetitions after 1 warm-up, subjects interleaved,\n"
+           "              ~%s per repetition; Mops/s = million pairs per second, all threads;\n"
+           "              latency: every alloc and free timed alone, in one extra run of\n"
+           "              about the same duration; percentiles from 3%%-wide buckets\n",
+           opt.reps, opt.quick ? "0.03 s" : "0.25 s");
+    printf("\n");
+}
+
+static void print_tables(void) {
+    static const int order[S_COUNT] = {S_MT_CACHE, S_MT_SHARED, S_MUTEX, S_SPIN,
+                                       S_CK,       S_CORE,      S_MALLOC};
+    static const char *const variants[4] = {"glibc", "mimalloc", "jemalloc", "tcmalloc"};
+    int thi = max_threads(), tlo = opt.threads[0];
+    for (int i = 0; i < opt.nthreads; i++)
+        if (opt.threads[i] < tlo) tlo = opt.threads[i];
+
+    /* main table */
+    char lo[40], hi[40];
+    snprintf(lo, sizeof lo, "latency ns, %d thread%s", tlo, tlo == 1 ? "" : "s");
+    snprintf(hi, sizeof hi, "latency ns, %d thread%s", thi, thi == 1 ? "" : "s");
+    printf("%-22s  %-*s | %-30s | %s\n", "", opt.nthreads * 9 - 1, "Mops/s (median)", lo, hi);
+    printf("%-22s ", "subject");
+    for (int i = 0; i < opt.nthreads; i++) {
+        char h[16];
+        snprintf(h, sizeof h, "T=%d", opt.threads[i]);
+        printf(" %8s", h);
+    }
+    printf(" | %6s %6s %7s %8s | %6s %6s %7s %8s\n", "p50", "p99", "p99.9", "max", "p50", "p99",
+           "p99.9", "max");
+    for (int oi = 0; oi < S_COUNT; oi++) {
+        int s = order[oi];
+        for (int v = 0; v < 4; v++) {
+            if (s != S_MALLOC && v > 0) break;
+            const char *var = s == S_MALLOC ? variants[v] : NULL;
+            bool any = false;
+            for (int i = 0; i < opt.nthreads; i++)
+                any |= find_row(subj_key[s], var, opt.threads[i]) != NULL;
+            if (!any) continue;
+            char name[40];
+            if (s == S_MALLOC)
+                snprintf(name, sizeof name, "malloc (%s)", variants[v]);
+            else
+                snprintf(name, sizeof name, "%s", subj_name[s]);
+            printf("%-22s ", name);
+            for (int i = 0; i < opt.nthreads; i++) {
+                const mt_row *r = find_row(subj_key[s], var, opt.threads[i]);
+                if (r)
+                    printf(" %8.2f", mops(r));
+                else
+                    printf(" %8s", "-");
+            }
+            int ts[2] = {tlo, thi};
+            for (int t = 0; t < 2; t++) {
+                const mt_row *r = find_row(subj_key[s], var, ts[t]);
+                char a[16] = "-", b[16] = "-", c[16] = "-", d[16] = "-";
+                if (r && r->lat.n) {
+                    fmt_ns(a, sizeof a, r->lat.p50);
+                    fmt_ns(b, sizeof b, r->lat.p99);
+                    fmt_ns(c, sizeof c, r->lat.p999);
+                    fmt_ns(d, sizeof d, r->lat.max);
+                }
+                printf(" | %6s %6s %7s %8s", a, b, c, d);
+            }
+            printf("\n");
+        }
+    }
+
+    /* every point */
+    printf("\nEvery point: pairs per thread per repetition; Mops/s median, min, max; ns per pair\n"
+           "(all threads); par = the threads' CPU time / wall time (median; about min(T, cores)\n"
+           "when no other program competes for the cores); latency of single alloc/free calls\n"
+           "in ns (samples = calls timed):\n\n");
+    printf("%-22s %3s %10s %8s %8s %8s %8s %5s | %7s %7s %7s %8s %8s %8s\n", "subject", "T",
+           "pairs/thr", "median", "min", "max", "ns/pair", "par", "p50", "p99", "p99.9", "p99.99",
+           "max", "samples");
+    int prev_t = -1;
+    for (int i = 0; i < opt.nthreads; i++) {
+        int t = opt.threads[i];
+        for (int oi = 0; oi < S_COUNT; oi++) {
+            int s = order[oi];
+            for (int v = 0; v < 4; v++) {
+                if (s != S_MALLOC && v > 0) break;
+                const mt_row *r = find_row(subj_key[s], s == S_MALLOC ? variants[v] : NULL, t);
+                if (!r) continue;
+                if (prev_t != -1 && prev_t != t) printf("\n");
+                prev_t = t;
+                char name[40], a[16], b[16], c[16], d[16], e[16];
+                if (s == S_MALLOC)
+                    snprintf(name, sizeof name, "malloc (%s)", variants[v]);
+                else
+                    snprintf(name, sizeof name, "%s", subj_name[s]);
+                fmt_ns(a, sizeof a, r->lat.n ? r->lat.p50 : -1);
+                fmt_ns(b, sizeof b, r->lat.n ? r->lat.p99 : -1);
+                fmt_ns(c, sizeof c, r->lat.n ? r->lat.p999 : -1);
+                fmt_ns(d, sizeof d, r->lat.n ? r->lat.p9999 : -1);
+                fmt_ns(e, sizeof e, r->lat.n ? r->lat.max : -1);
+                printf("%-22s %3d %10" PRIu64 " %8.2f %8.2f %8.2f %8.2f %5.2f | %7s %7s %7s %8s "
+                       "%8s %8" PRIu64 "\n",
+                       name, t, r->pairs, mops(r), 1000.0 / r->b.max, 1000.0 / r->b.min,
+                       r->b.median, r->par, a, b, c, d, e, r->lat.n);
+            }
+        }
+    }
+}
+
+static const char *verdict(bool ok) { return ok ? "PASS" : "MISS"; }
+
+/* A multi-threaded point whose threads did not get the cores they could use
+ * measured the machine's other load, not contention: say so. */
+static void warn_par(const mt_row *r) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    double want = (double)((long)r->b.n < cores ? (long)r->b.n : cores);
+    if (r->b.n > 1 && r->par < 0.85 * want)
+        printf("      warning: %s at %u threads ran with parallelism %.2f of %.0f possible: "
+               "another program held a core; re-run\n",
+               r->b.subject, r->b.n, r->par, want);
+}
+
+static void print_targets(void) {
+    printf("\nTargets, from the figures above:\n");
+    const mt_row *c2 = find_row("cache", NULL, 2), *s2 = find_row("shared", NULL, 2);
+    if (c2 && s2) {
+        double r = mops(c2) / mops(s2);
+        printf("  (a) cache path vs shared path, 2 threads: %.2f / %.2f Mops/s = %.2fx "
+               "(target >= 1.8x): %s\n",
+               mops(c2), mops(s2), r, verdict(r >= 1.8));
+        warn_par(c2);
+        warn_par(s2);
+    } else {
+        printf("  (a) cache vs shared path at 2 threads: not measured\n");
+    }
+    const mt_row *c1 = find_row("cache", NULL, 1), *k1 = find_row("core", NULL, 1);
+    if (c1 && k1) {
+        double r = c1->b.median / k1->b.median, rb = c1->b.min / k1->b.min;
+        printf("  (b) cache path vs core pool, 1 thread: %.2f vs %.2f ns per op (%.2f vs %.2f "
+               "ns per pair) = %.2fx (target <= 2x): %s\n"
+               "      (fastest repetitions: %.2f vs %.2f ns per pair = %.2fx)\n",
+               c1->b.median / 2, k1->b.median / 2, c1->b.median, k1->b.median, r, verdict(r <= 2.0),
+               c1->b.min, k1->b.min, rb);
+    } else {
+        printf("  (b) cache path vs core pool at 1 thread: not measured\n");
+    }
+    int t = max_threads();
+    const mt_row *c = find_row("cache", NULL, t), *s = find_row("shared", NULL, t);
+    const mt_row *mu = find_row("mutex", NULL, t), *sp = find_row("spin", NULL, t);
+    if (!(c || s) || !mu || !sp) {
+        printf("  (c) lock-free vs locked pools at %d threads: not measured\n", t);
+        return;
+    }
+    const mt_row *best = c && s ? (mops(c) >= mops(s) ? c : s) : c ? c : s;
+    printf("  (c) %d threads on %ld cores, lock-free vs locked pools:\n", t,
+           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("      %-20s %8s %8s %8s | %7s %7s %8s\n", "", "Mops/s", "x mutex", "x spin", "p99.9",
+           "p99.99", "max");
+    const mt_row *show[5] = {c, s, find_row("ck", NULL, t), mu, sp};
+    for (int i = 0; i < 5; i++) {
+        const mt_row *r = show[i];
+        if (!r) continue;
+        char p3[16], p4[16], mx[16];
+        fmt_ns(p3, sizeof p3, r->lat.p999);
+        fmt_ns(p4, sizeof p4, r->lat.p9999);
+        fmt_ns(mx, sizeof mx, r->lat.max);
+        printf("      %-20s %8.2f %7.2fx %7.2fx | %7s %7s %8s\n", r->b.subject, mops(r),
+               mops(r) / mops(mu), mops(r) / mops(sp), p3, p4, mx);
+    }
+    for (int i = 0; i < 5; i++)
+        if (show[i]) warn_par(show[i]);
+    const mt_row *mine[2] = {best, s};
+    const char *label[2] = {"best opool_mt mode", "shared path alone"};
+    for (int i = 0; i < 2; i++) {
+        const mt_row *r = mine[i];
+        if (!r) continue;
+        bool thr = mops(r) > mops(mu) && mops(r) > mops(sp);
+        bool lat = r->lat.p999 < mu->lat.p999 && r->lat.p999 < sp->lat.p999;
+        printf("      %s (%s): throughput above both locked pools: %s; p99.9 below both: %s\n",
+               label[i], r->b.subject, verdict(thr), verdict(lat));
+    }
+}
+
+static void print_mt_stats(void) {
+    if (g_mt_stats.pools == 0) return;
+    bool ok = g_mt_stats.sleeps == 0 && g_mt_stats.wake_calls == 0;
+    printf("\nopool_mt stats summed over the %" PRIu64 " pools of this run: sleeps %" PRIu64
+           ", wake_calls %" PRIu64 " (%s), failed_allocs %" PRIu64 ", steals %" PRIu64
+           ", rejected_handles %" PRIu64 "\n",
+           g_mt_stats.pools, g_mt_stats.sleeps, g_mt_stats.wake_calls,
+           ok ? "both 0 as they must be: nobody waited, no free made a system call"
+              : "UNEXPECTED: nobody waits in this benchmark",
+           g_mt_stats.failed_allocs, g_mt_stats.steals, g_mt_stats.rejected);
+}
+
+static int write_csv(const char *path, const char *mode, const bench_machine *m) {
+    bench_mkdirs_for(path);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        fprintf(stderr, "bench_mt: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "subject,key,malloc,threads,object_size,pairs_per_thread,reps,median_mops,"
+               "min_mops,max_mops,median_ns_per_pair,parallelism,lat_samples,lat_p50_ns,lat_p99_ns,"
+               "lat_p999_ns,lat_p9999_ns,lat_max_ns,mode,cpu,nproc,compiler,flags,"
+               "samples_ns_per_pair\n");
+    for (int i = 0; i < g_nrows; i++) {
+        const mt_row *r = &g_rows[i];
+        bench_csv_str(f, r->b.subject);
+        fprintf(f,
+                ",%s,%s,%" PRIu32 ",%zu,%" PRIu64 ",%d,%.4f,%.4f,%.4f,%.4f,%.3f,%" PRIu64
+                ",%.1f,%.1f,%.1f,%.1f,%.1f,",
+                r->key, r->variant, r->b.n, opt.size, r->pairs, r->b.reps, mops(r),
+                1000.0 / r->b.max, 1000.0 / r->b.min, r->b.median, r->par, r->lat.n, r->lat.p50,
+                r->lat.p99, r->lat.p999, r->lat.p9999, r->lat.max);
+        bench_csv_str(f, mode);
+        fputc(',', f);
+        bench_csv_str(f, m->cpu);
+        fprintf(f, ",%ld,", m->nproc);
+        bench_csv_str(f, m->compiler);
+        fputc(',', f);
+        bench_csv_str(f, m->flags);
+        fputs(",\"", f);
+        for (int k = 0; k < r->b.reps; k++) fprintf(f, "%s%.4f", k ? " " : "", r->b.ns[k]);
+        fputs("\"\n", f);
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "bench_mt: error writing %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* ==== main ==================================================================== */
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: bench_mt [--quick] [--reps N] [--size 16|64|256] [--threads 1,2,4,8]\n"
+               "                [--only cache,shared,mutex,spin,ck,core,malloc] [--csv PATH]\n"
+               "                [--no-peers]\n"
+               "  --quick     short run (under 20 s with every allocator build)\n"
+               "  --no-peers  do not run the allocator builds bench_mt_<allocator>\n"
+               "  --csv       CSV output (default build/bench/mt.csv; the allocator\n"
+               "              builds run alone: build/bench/mt_<allocator>.csv)\n");
+}
+
+static void parse_threads(const char *v) {
+    opt.nthreads = 0;
+    for (const char *p = v; *p;) {
+        char *end;
+        long t = strtol(p, &end, 10);
+        if (end == p || t < 1 || t > MAX_THREADS || opt.nthreads >= 16) {
+            fprintf(stderr, "bench_mt: --threads wants up to 16 counts in 1..%d\n", MAX_THREADS);
+            exit(2);
+        }
+        opt.threads[opt.nthreads++] = (int)t;
+        p = end + (*end == ',');
+    }
+    if (opt.nthreads == 0) {
+        fprintf(stderr, "bench_mt: --threads is empty\n");
+        exit(2);
+    }
+}
+
+static void parse_args(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--quick") == 0) {
+            opt.quick = true;
+        } else if (strcmp(a, "--child") == 0) {
+            opt.child = true;
+        } else if (strcmp(a, "--no-peers") == 0) {
+            opt.no_peers = true;
+        } else if (strcmp(a, "--size") == 0 && v) {
+            opt.size = (size_t)strtoul(v, NULL, 10);
+            i++;
+            if (opt.size != 16 && opt.size != 64 && opt.size != 256) {
+                fprintf(stderr, "bench_mt: --size must be 16, 64 or 256\n");
+                exit(2);
+            }
+        } else if (strcmp(a, "--reps") == 0 && v) {
+            opt.reps = atoi(v);
+            i++;
+            if (opt.reps < 1 || opt.reps > BENCH_MAX_REPS) {
+                fprintf(stderr, "bench_mt: --reps must be 1..%d\n", BENCH_MAX_REPS);
+                exit(2);
+            }
+        } else if (strcmp(a, "--threads") == 0 && v) {
+            parse_threads(v);
+            i++;
+        } else if (strcmp(a, "--csv") == 0 && v) {
+            opt.csv = v;
+            i++;
+        } else if (strcmp(a, "--only") == 0 && v) {
+            opt.only = v;
+            i++;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else {
+            fprintf(stderr, "bench_mt: unknown or incomplete argument '%s'\n", a);
+            usage(stderr);
+            exit(2);
+        }
+    }
+    if (opt.reps == 0) opt.reps = opt.quick ? 3 : 7;
+}
+
+int main(int argc, char **argv) {
+    parse_args(argc, argv);
+    bench_machine m;
+    bench_machine_get(&m);
+    g_tty = isatty(2);
+    read_load(g_load_start, sizeof g_load_start);
+    g_t_start = bench_now_ns();
+    timer_calibrate();
+    char mode[160];
+    snprintf(mode, sizeof mode, "concurrent pools%s, object size %zu, malloc %s",
+             opt.quick ? " (--quick)" : "", opt.size, ALLOC_NAME);
+    fprintf(stderr, "bench_mt%s: %s\n", opt.child ? " (child)" : "", mode);
+
+    for (int i = 0; i < opt.nthreads; i++) run_threads(opt.threads[i]);
+
+    if (opt.child) {
+        child_emit();
+        return 0;
+    }
+    char info[200];
+    describe_allocator(info, sizeof info);
+    add_info("%-9s %s (this program)", ALLOC_NAME, info);
+    if (BENCH_MT_POOLS && !opt.no_peers && wanted(S_MALLOC)) {
+        char dir[4096];
+        self_dir(dir, sizeof dir, argv[0]);
+        static const char *const peers[3] = {"mimalloc", "jemalloc", "tcmalloc"};
+        for (int i = 0; i < 3; i++) run_peer(dir, peers[i]);
+    }
+
+    print_header(&m, mode);
+    print_tables();
+    if (BENCH_MT_POOLS) print_targets();
+    print_mt_stats();
+    char csv_default[64];
+    snprintf(csv_default, sizeof csv_default, "build/bench/mt%s%s.csv", BENCH_MT_POOLS ? "" : "_",
+             BENCH_MT_POOLS ? "" : ALLOC_NAME);
+    const char *csv = opt.csv ? opt.csv : csv_default;
+    if (write_csv(csv, mode, &m) == 0) printf("\nCSV: %s\n", csv);
+    fprintf(stderr, "bench_mt: done in %.1f s\n", (double)(bench_now_ns() - g_t_start) / 1e9);
+    return 0;
+}

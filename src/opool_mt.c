@@ -89,6 +89,11 @@ static bool opool__mt_membarrier_ready(void) {
 #endif
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
 
+#define OPOOL__MT_STRIPES 8
+typedef struct opool__mt_stripe {
+    OPOOL__MT_ALIGN(_Atomic int64_t n);
+} opool__mt_stripe;
+
 struct opool_mt {
     /* ---- written at create only ---- */
     opool_desc desc;
@@ -109,7 +114,10 @@ struct opool_mt {
 
     /* ---- the shared head: written by every cacheless alloc and free ---- */
     OPOOL__MT_ALIGN(_Atomic uint64_t head);
-    _Atomic int64_t live; /* allocs minus frees by the cacheless calls */
+    /* allocs minus frees by the cacheless calls, striped by thread: each
+     * stripe on its own line, so that counting never contends with the head
+     * nor, mostly, with another thread */
+    opool__mt_stripe live[OPOOL__MT_STRIPES];
 
     /* ---- read by every free, written only around waits and episodes ---- */
     OPOOL__MT_ALIGN(_Atomic uint32_t waiters);
@@ -311,9 +319,20 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
     return OPOOL_OK;
 }
 
-OPOOL__MT_HOT void opool__mt_add_live(_Atomic int64_t *live, int64_t d) {
+/* The calling thread's stripe of the live counters: threads take stripes in
+ * turn as they first count. */
+static unsigned opool__mt_my_stripe(void) {
+    static _Atomic unsigned threads;
+    static _Thread_local unsigned mine; /* stripe + 1; 0 until the first use */
+    if (OPOOL_UNLIKELY(mine == 0))
+        /* relaxed: only spreads threads over stripes */
+        mine = atomic_fetch_add_explicit(&threads, 1, memory_order_relaxed) % OPOOL__MT_STRIPES + 1;
+    return mine - 1;
+}
+
+OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
     /* relaxed: a counter; only count() reads it */
-    atomic_fetch_add_explicit(live, d, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->live[opool__mt_my_stripe()].n, d, memory_order_relaxed);
 }
 
 /* A cache record's counter: one writer, so no read-modify-write. */
@@ -727,7 +746,7 @@ OPOOL__MT_HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
     if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i) == 0) &&
         opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
         return NULL;
-    opool__mt_add_live(&p->live, 1);
+    opool__mt_add_live(p, 1);
     return opool__mt_take(p, i, out);
 }
 
@@ -757,7 +776,7 @@ static OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint6
         uint32_t unused;
         if (opool__mt_pop(p, 1, &i) == 1 ||
             (scan_ok && opool__mt_steal_registered(p, 1, 0, &i, &unused))) {
-            opool__mt_add_live(&p->live, 1);
+            opool__mt_add_live(p, 1);
             obj = opool__mt_take(p, i, out);
             break;
         }
@@ -788,7 +807,7 @@ opool_status opool_mt_free(opool_mt *p, opool_handle h) {
     bool keep;
     opool_status s = opool__mt_claim(p, h, &keep);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
-    opool__mt_add_live(&p->live, -1);
+    opool__mt_add_live(p, -1);
     if (OPOOL_LIKELY(keep)) {
         uint32_t i = opool_handle_index(h);
         opool__mt_push(p, i, i);
@@ -810,7 +829,9 @@ bool opool_mt_valid(const opool_mt *p, opool_handle h) { return opool_mt_get(p, 
 uint32_t opool_mt_count(const opool_mt *p) {
     if (p == NULL) return 0;
     /* relaxed: a snapshot of counters (see the header) */
-    int64_t n = atomic_load_explicit(&p->live, memory_order_relaxed);
+    int64_t n = 0;
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
+        n += atomic_load_explicit(&p->live[k].n, memory_order_relaxed);
     /* acquire: records published by cache_create are seen initialised */
     for (const opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_acquire);
          c != NULL; c = c->next_rec)
@@ -848,7 +869,7 @@ uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32
         if (objs) objs[k] = obj;
         i = below;
     }
-    if (got) opool__mt_add_live(&p->live, got);
+    if (got) opool__mt_add_live(p, got);
     if (got < n) opool__mt_failed(p);
     return got;
 }
@@ -872,7 +893,7 @@ uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n) {
             opool__mt_link(p, i, first);
         first = i;
     }
-    if (freed) opool__mt_add_live(&p->live, -(int64_t)freed);
+    if (freed) opool__mt_add_live(p, -(int64_t)freed);
     if (chained) {
         opool__mt_push(p, first, last);
         opool__mt_freed(p, chained);
@@ -1019,7 +1040,8 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
         listed++;
         t = opool__mt_peek(&p->next[t - 1]);
     }
-    int64_t live = opool__mt_peek(&p->live);
+    int64_t live = 0;
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) live += opool__mt_peek(&p->live[k].n);
     uint32_t parked = 0;
     for (const opool_mt_cache *c = opool__mt_peek(&p->caches); c != NULL; c = c->next_rec) {
         live += opool__mt_peek(&c->live);

@@ -1390,14 +1390,7 @@ static int write_csv(const char *path, const char *mode, const bench_machine *m)
                 r->key, r->variant, r->b.n, opt.size, r->pairs, r->b.reps, mops(r),
                 1000.0 / r->b.max, 1000.0 / r->b.min, r->b.median, r->par, r->lat.n, r->lat.p50,
                 r->lat.p99, r->lat.p999, r->lat.p9999, r->lat.max);
-        bench_csv_str(f, mode);
-        fputc(',', f);
-        bench_csv_str(f, m->cpu);
-        fprintf(f, ",%ld,", m->nproc);
-        bench_csv_str(f, m->compiler);
-        fputc(',', f);
-        bench_csv_str(f, m->flags);
-        fputs(",\"", f);
+        bench_csv_machine(f, mode, m);
         for (int k = 0; k < r->b.reps; k++) fprintf(f, "%s%.4f", k ? " " : "", r->b.ns[k]);
         fputs("\"\n", f);
     }

@@ -236,6 +236,20 @@ static inline void bench_csv_str(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+/* The columns every CSV row of the benchmarks ends with, after its own:
+ * mode, cpu, nproc, compiler, flags, then the samples column is opened (the
+ * caller writes the samples and closes it with "\"\n"). */
+static inline void bench_csv_machine(FILE *f, const char *mode, const bench_machine *m) {
+    bench_csv_str(f, mode);
+    fputc(',', f);
+    bench_csv_str(f, m->cpu);
+    fprintf(f, ",%ld,", m->nproc);
+    bench_csv_str(f, m->compiler);
+    fputc(',', f);
+    bench_csv_str(f, m->flags);
+    fputs(",\"", f);
+}
+
 static inline int bench_write_csv(const char *path, const bench_row *rows, int nrows,
                                   const char *ref1, const char *ref2, size_t object_size,
                                   const char *mode, const bench_machine *m) {
@@ -262,14 +276,7 @@ static inline int bench_write_csv(const char *path, const bench_row *rows, int n
         fprintf(f, ",%016" PRIx64 ",", r->checksum);
         bench_csv_str(f, r->note);
         fputc(',', f);
-        bench_csv_str(f, mode);
-        fputc(',', f);
-        bench_csv_str(f, m->cpu);
-        fprintf(f, ",%ld,", m->nproc);
-        bench_csv_str(f, m->compiler);
-        fputc(',', f);
-        bench_csv_str(f, m->flags);
-        fputs(",\"", f);
+        bench_csv_machine(f, mode, m);
         for (int k = 0; k < r->reps; k++) fprintf(f, "%s%.3f", k ? " " : "", r->ns[k]);
         fputs("\"\n", f);
     }

@@ -7,6 +7,8 @@
 # not here.
 #
 #   fuzz_ops    a config and a sequence of pool operations, checked against tests/model.h
+#   fuzz_heap   a heap config and a sequence of alloc/calloc/realloc/free/usable_size (and bad
+#               pointers), checked against shadow copies of every live block
 #   fuzz_load   bytes fed to opool_load, plus save/load round trips (only once the library
 #               has opool_load: src/*.c defines it)
 #   fuzz_gen_corpus   writes the seed corpora (make fuzz-corpus); test fuzz_load_fresh_seeds

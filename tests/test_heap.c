@@ -9,6 +9,7 @@
  * less than a block beyond the page header and its bitmap.
  */
 #include "opool_heap.h"
+#include "counting.h"
 #include "test.h"
 
 #include <stdalign.h>
@@ -45,76 +46,6 @@ static void rec_report(opool_heap *h, opool_status what, const void *ptr, void *
 
 static void rec_reset(recorder *r) { memset(r, 0, sizeof *r); }
 
-/* An allocator that counts, checks sizes, dirties new memory and fails on demand. */
-typedef struct counting {
-    long calls;       /* allocations asked for */
-    long fail_from;   /* calls numbered >= this (0-based) fail; -1: never */
-    long fail_only;   /* this call alone fails; -1: none */
-    size_t max_bytes; /* a request that would take the outstanding bytes past this fails */
-    long blocks;      /* outstanding */
-    size_t bytes;     /* outstanding */
-    long frees;
-    long bad_frees; /* freed with another size, or not ours */
-    long failures;
-} counting;
-
-#define COUNTING_MAGIC 0x6f706f6f6c686561u
-
-typedef struct counting_header {
-    void *raw;
-    size_t size;
-    uint64_t magic;
-} counting_header;
-
-static void *counting_alloc(void *ctx, size_t size, size_t align) {
-    counting *c = (counting *)ctx;
-    long n = c->calls++;
-    if ((c->fail_from >= 0 && n >= c->fail_from) || n == c->fail_only ||
-        (c->max_bytes && size > c->max_bytes - c->bytes)) {
-        c->failures++;
-        return NULL;
-    }
-    if (align < alignof(counting_header)) align = alignof(counting_header);
-    if (size > SIZE_MAX / 2) {
-        c->failures++;
-        return NULL;
-    }
-    unsigned char *raw = (unsigned char *)malloc(size + align + sizeof(counting_header));
-    if (raw == NULL) return NULL;
-    uintptr_t at = ((uintptr_t)raw + sizeof(counting_header) + align - 1) & ~(uintptr_t)(align - 1);
-    counting_header hd = {raw, size, COUNTING_MAGIC};
-    memcpy((unsigned char *)at - sizeof hd, &hd, sizeof hd);
-    memset((void *)at, 0xA5, size); /* the heap must not rely on fresh memory being zero */
-    c->blocks++;
-    c->bytes += size;
-    return (void *)at;
-}
-
-static void counting_free(void *ctx, void *ptr, size_t size) {
-    counting *c = (counting *)ctx;
-    if (ptr == NULL) return;
-    counting_header hd;
-    memcpy(&hd, (unsigned char *)ptr - sizeof hd, sizeof hd);
-    if (hd.magic != COUNTING_MAGIC) {
-        c->bad_frees++;
-        return;
-    }
-    if (hd.size != size) c->bad_frees++;
-    hd.magic = 0;
-    memcpy((unsigned char *)ptr - sizeof hd, &hd, sizeof hd);
-    c->frees++;
-    c->blocks--;
-    c->bytes -= hd.size;
-    free(hd.raw);
-}
-
-static opool_allocator counting_allocator(counting *c) {
-    memset(c, 0, sizeof *c);
-    c->fail_from = -1;
-    c->fail_only = -1;
-    opool_allocator a = {counting_alloc, counting_free, c};
-    return a;
-}
 
 /* A desc with a recording report (and the defaults otherwise). */
 static opool_heap_desc desc_of(recorder *r) {

@@ -11,6 +11,7 @@
 #endif
 
 #include "opool.h"
+#include "counting.h"
 #include "test.h"
 
 #include <stdalign.h>
@@ -121,56 +122,6 @@ static opool_desc recorded_desc(size_t object_size, uint32_t capacity, recorder 
     return d;
 }
 
-/* An allocator that counts, checks sizes, and fails on demand. */
-typedef struct counting {
-    size_t calls, frees, blocks, bytes;
-    size_t size_mismatches;
-    long fail_from;     /* calls numbered >= this fail (-1: never) */
-    size_t max_request; /* larger requests fail (0: no limit) */
-    size_t failures;
-} counting;
-
-typedef struct counting_header {
-    void *raw;
-    size_t size;
-} counting_header;
-
-static void *counting_alloc(void *ctx, size_t size, size_t align) {
-    counting *c = ctx;
-    long n = (long)c->calls++;
-    if ((c->fail_from >= 0 && n >= c->fail_from) || (c->max_request && size > c->max_request)) {
-        c->failures++;
-        return NULL;
-    }
-    if (align < alignof(counting_header)) align = alignof(counting_header);
-    unsigned char *raw = malloc(size + align + sizeof(counting_header));
-    if (raw == NULL) return NULL;
-    uintptr_t at = ((uintptr_t)raw + sizeof(counting_header) + align - 1) & ~(uintptr_t)(align - 1);
-    counting_header h = {raw, size};
-    memcpy((unsigned char *)at - sizeof h, &h, sizeof h);
-    c->blocks++;
-    c->bytes += size;
-    return (void *)at;
-}
-
-static void counting_free(void *ctx, void *ptr, size_t size) {
-    counting *c = ctx;
-    if (ptr == NULL) return;
-    counting_header h;
-    memcpy(&h, (unsigned char *)ptr - sizeof h, sizeof h);
-    if (h.size != size) c->size_mismatches++;
-    c->frees++;
-    c->blocks--;
-    c->bytes -= h.size;
-    free(h.raw);
-}
-
-static opool_allocator counting_allocator(counting *c) {
-    memset(c, 0, sizeof *c);
-    c->fail_from = -1;
-    opool_allocator a = {counting_alloc, counting_free, c};
-    return a;
-}
 
 /* The handles of n allocs, in order; OPOOL_NULL for a failed one. */
 static void alloc_n(opool *p, uint32_t n, opool_handle *out) {

@@ -2677,7 +2677,7 @@ static inline opool__hpage *opool__heap_page_of(const opool_heap *h, uintptr_t a
 /* Where ptr lives: OPOOL_OK with its page and block index (or *large for a
  * fallback block), OPOOL_EINVAL (not a block start of h), OPOOL_ESTALE (a
  * block handed out once and free now). Never reads memory h does not own. */
-static inline opool_status opool__heap_find(const opool_heap *h, const void *ptr, opool__hpage **page,
+static inline opool_status opool__heap_classify(const opool_heap *h, const void *ptr, opool__hpage **page,
                                      uint32_t *index, opool__hentry **large) {
     uintptr_t a = (uintptr_t)ptr;
     opool__hpage *pg = opool__heap_page_of(h, a);
@@ -2695,6 +2695,16 @@ static inline opool_status opool__heap_find(const opool_heap *h, const void *ptr
     }
     if ((*large = opool__hmap_find(&h->large, a)) != NULL) return OPOOL_OK;
     return OPOOL_EINVAL;
+}
+
+/* opool__heap_classify, counting and reporting a rejection: what free,
+ * realloc and usable_size share. */
+static inline opool_status opool__heap_locate(const opool_heap *h, const void *ptr,
+                                              opool__hpage **page, uint32_t *index,
+                                              opool__hentry **large) {
+    opool_status s = opool__heap_classify(h, ptr, page, index, large);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) opool__heap_rejected(h, s, ptr);
+    return s;
 }
 
 /* ==== public ============================================================= */
@@ -2897,11 +2907,8 @@ opool_status opool_heap_free(opool_heap *h, void *ptr) {
     opool__hpage *pg;
     opool__hentry *large;
     uint32_t j;
-    opool_status s = opool__heap_find(h, ptr, &pg, &j, &large);
-    if (OPOOL_UNLIKELY(s != OPOOL_OK)) {
-        opool__heap_rejected(h, s, ptr);
-        return s;
-    }
+    opool_status s = opool__heap_locate(h, ptr, &pg, &j, &large);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
     if (large) {
         size_t size = large->size;
         opool__hmap_erase(&h->large, large);
@@ -2920,11 +2927,7 @@ void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size) {
     opool__hpage *pg;
     opool__hentry *large;
     uint32_t j;
-    opool_status s = opool__heap_find(h, ptr, &pg, &j, &large);
-    if (s != OPOOL_OK) {
-        opool__heap_rejected(h, s, ptr);
-        return NULL;
-    }
+    if (opool__heap_locate(h, ptr, &pg, &j, &large) != OPOOL_OK) return NULL;
     if (size == 0) {
         opool_heap_free(h, ptr);
         return NULL;
@@ -2949,11 +2952,7 @@ size_t opool_heap_usable_size(const opool_heap *h, const void *ptr) {
     opool__hpage *pg;
     opool__hentry *large;
     uint32_t j;
-    opool_status s = opool__heap_find(h, ptr, &pg, &j, &large);
-    if (s != OPOOL_OK) {
-        opool__heap_rejected(h, s, ptr);
-        return 0;
-    }
+    if (opool__heap_locate(h, ptr, &pg, &j, &large) != OPOOL_OK) return 0;
     return large ? large->size : h->cls[pg->cls].size;
 }
 

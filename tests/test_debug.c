@@ -20,6 +20,7 @@
 #endif
 
 #include "opool.h"
+#include "helpers.h"
 #include "test.h"
 
 #include <stdalign.h>
@@ -36,19 +37,12 @@
 #include <unistd.h>
 #endif
 
-
 #define SALT 0x1000u
 #define G1 0x1001u /* a slot's first generation with SALT */
 
 static const unsigned char pattern[4] = {0x0b, 0xdb, 0xea, 0x1d}; /* 0x1deadb0b, little-endian */
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static opool_handle handle(uint32_t gen, uint32_t index) {
-    opool_handle h;
-    h.bits = (uint64_t)gen << 32 | index;
-    return h;
-}
 
 /* Every report the pool made. */
 typedef struct reports {

@@ -22,6 +22,7 @@
 #include "opool_internal.h" /* opool__mt_check, opool__mt_set_gen: test hooks */
 #include "mt_model.h"
 #include "counting.h"
+#include "helpers.h"
 #include "test.h"
 
 #include <inttypes.h>
@@ -39,16 +40,6 @@
 #define POISON_WORD 0x1deadb0bu
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static opool_handle handle(uint32_t gen, uint32_t index) {
-    opool_handle h;
-    h.bits = (uint64_t)gen << 32 | index;
-    return h;
-}
-
-static void quiet_report(opool *p, opool_status what, opool_handle h, void *user) {
-    (void)p, (void)what, (void)h, (void)user;
-}
 
 /* A pool with SALT and a report that keeps stderr quiet. */
 static opool_desc desc_of(size_t object_size, uint32_t capacity) {
@@ -139,7 +130,6 @@ static opool_desc recorded_desc(size_t object_size, uint32_t capacity, recorder 
     d.user = r;
     return d;
 }
-
 
 /* The handles of n allocs, in order; OPOOL_NULL for a failed one. */
 static void alloc_n(opool_mt *p, uint32_t n, opool_handle *out) {

@@ -12,6 +12,7 @@
 
 #include "opool.h"
 #include "counting.h"
+#include "helpers.h"
 #include "test.h"
 
 #include <stdalign.h>
@@ -20,21 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define SALT 0x1000u
 #define G1 0x1001u /* first generation of every slot with SALT */
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static opool_handle handle(uint32_t gen, uint32_t index) {
-    opool_handle h;
-    h.bits = (uint64_t)gen << 32 | index;
-    return h;
-}
-
-static void quiet_report(opool *p, opool_status what, opool_handle h, void *user) {
-    (void)p, (void)what, (void)h, (void)user;
-}
 
 /* A fixed pool with SALT and a report that keeps stderr quiet. */
 static opool_desc desc_of(size_t object_size, uint32_t capacity) {
@@ -121,7 +111,6 @@ static opool_desc recorded_desc(size_t object_size, uint32_t capacity, recorder 
     d.user = r;
     return d;
 }
-
 
 /* The handles of n allocs, in order; OPOOL_NULL for a failed one. */
 static void alloc_n(opool *p, uint32_t n, opool_handle *out) {

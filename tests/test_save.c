@@ -22,6 +22,7 @@
 
 #include "opool.h"
 #include "opool_internal.h" /* white-box: compare the pools' private state */
+#include "helpers.h"
 #include "test.h"
 
 #include <stdalign.h>
@@ -39,17 +40,10 @@
 #include <unistd.h>
 #endif
 
-
 #define SALT 0x1000u
 #define G1 0x1001u
 
 /* ---- helpers: handles, descs, pools -------------------------------------- */
-
-static opool_handle handle(uint32_t gen, uint32_t index) {
-    opool_handle h;
-    h.bits = (uint64_t)gen << 32 | index;
-    return h;
-}
 
 /* Everything the callbacks saw and what they should do. */
 typedef struct hooks {
@@ -118,10 +112,6 @@ static bool hk_load(void *obj, const void *data, size_t size, void *user) {
     unsigned char *o = (unsigned char *)obj;
     for (size_t i = 0; i < 24; i++) o[i] = b[24 - i];
     return true;
-}
-
-static void quiet_report(opool *p, opool_status what, opool_handle h, void *user) {
-    (void)p, (void)what, (void)h, (void)user;
 }
 
 /* A fixed pool of 24-byte objects with SALT. */

@@ -9,6 +9,7 @@
  * tests of tests/typed/ (typed.cmake), not here: this file must compile.
  */
 #include "opool_typed.h"
+#include "helpers.h"
 #include "test.h"
 
 #include <stdalign.h>
@@ -33,10 +34,6 @@ OPOOL_TYPED(wide_pool, struct wide);
 
 /* The static type of an expression, checked at compile time. */
 #define HAS_TYPE(expr, T) _Generic((expr), T : 1, default : 0)
-
-static void quiet_report(opool *p, opool_status what, opool_handle h, void *user) {
-    (void)p, (void)what, (void)h, (void)user;
-}
 
 static opool_desc typed_desc(uint32_t capacity) {
     opool_desc d;

@@ -176,7 +176,8 @@ static inline int bench_cmp_double(const void *a, const void *b) {
 
 typedef struct bench_row {
     char workload[40];
-    uint32_t n; /* objects (or slots) the workload runs at */
+    uint32_t n;  /* objects (or slots) the workload runs at */
+    size_t size; /* object size in bytes; 0 = the one bench_write_csv is given */
     char subject[40];
     char note[80];
     uint64_t ops; /* operations per timed repetition */
@@ -268,8 +269,8 @@ static inline int bench_write_csv(const char *path, const bench_row *rows, int n
         bench_csv_str(f, r->workload);
         fprintf(f, ",%" PRIu32 ",", r->n);
         bench_csv_str(f, r->subject);
-        fprintf(f, ",%zu,%" PRIu64 ",%d,%.3f,%.3f,%.3f,", object_size, r->ops, r->reps, r->median,
-                r->min, r->max);
+        fprintf(f, ",%zu,%" PRIu64 ",%d,%.3f,%.3f,%.3f,", r->size ? r->size : object_size, r->ops,
+                r->reps, r->median, r->min, r->max);
         if (r->ratio_ref1 >= 0) fprintf(f, "%.4f", r->ratio_ref1);
         fputc(',', f);
         if (r->ratio_ref2 >= 0) fprintf(f, "%.4f", r->ratio_ref2);

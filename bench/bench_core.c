@@ -78,6 +78,7 @@
 #include "opool.h"
 
 #include "bench_util.h"
+#include "bench_svg.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -91,13 +92,15 @@
 static struct {
     bool quick;
     bool layouts;
-    size_t size;     /* object size in bytes: 16, 64 or 256 */
+    bool one_size;   /* --size given: only that size */
+    size_t size;     /* object size in bytes: 16, 64 or 256 (the one being run) */
     int reps;        /* recorded repetitions (plus one warm-up) */
+    bool reps_given; /* --reps: every workload runs that many */
     const char *csv; /* NULL = the mode's default path */
     const char *only;
-} opt = {false, false, 64, 0, NULL, NULL};
+} opt = {false, false, false, 64, 0, false, NULL, NULL};
 
-#define MAX_ROWS 128
+#define MAX_ROWS 1024
 static bench_row g_rows[MAX_ROWS];
 static int g_nrows;
 static uint64_t g_t_start;
@@ -120,6 +123,12 @@ static void fail(const char *fmt, ...) {
     exit(1);
 }
 
+/* fill+drain: 1M pairs per subject per repetition, at three sizes: fewer
+ * repetitions keep make bench within its time. resident: the figure is a
+ * count of pages, repetitions only confirm it. --reps overrides both. */
+static int reps_filldrain(void) { return opt.reps_given ? opt.reps : opt.quick ? 2 : 9; }
+static int reps_resident(void) { return opt.reps_given ? opt.reps : opt.quick ? 1 : 3; }
+
 static bool wanted(const char *workload) {
     if (opt.only == NULL) return true;
     const char *s = opt.only;
@@ -137,7 +146,7 @@ static bool wanted(const char *workload) {
 #define FB(o) (((uint64_t *)(void *)(o))[1])
 
 /* Workload identifiers mixed into the seeds. */
-enum { W_CHURN = 1, W_LOOKUP, W_FILLDRAIN, W_ITER };
+enum { W_CHURN = 1, W_LOOKUP, W_FILLDRAIN, W_ITER, W_PARTICLES };
 
 /* ==== the ideal pools ===================================================== */
 
@@ -513,9 +522,12 @@ typedef struct case_def {
     const char *name[8];
     const char *note[8];
     int ref1, ref2; /* subject indices of the ratio references; -1 = none */
+    int reps;       /* recorded repetitions; 0 = opt.reps */
+    bool no_warmup; /* no discarded repetition 0 (the figure is not a time) */
 } case_def;
 
 static void run_case(const case_def *c, rep_fn fn, void *ctx) {
+    int reps = c->reps > 0 ? c->reps : opt.reps;
     if (g_nrows + c->nsubj > MAX_ROWS) fail("too many result rows");
     bench_row *rows = &g_rows[g_nrows];
     g_nrows += c->nsubj;
@@ -525,11 +537,12 @@ static void run_case(const case_def *c, rep_fn fn, void *ctx) {
         snprintf(rows[s].subject, sizeof rows[s].subject, "%s", c->name[s]);
         snprintf(rows[s].note, sizeof rows[s].note, "%s", c->note[s] ? c->note[s] : "");
         rows[s].n = c->n;
+        rows[s].size = opt.size;
         rows[s].ops = c->ops;
-        rows[s].reps = opt.reps;
+        rows[s].reps = reps;
     }
     uint64_t t0 = bench_now_ns();
-    for (int rep = 0; rep <= opt.reps; rep++) {
+    for (int rep = c->no_warmup ? 1 : 0; rep <= reps; rep++) {
         uint64_t check[8];
         double ns[8];
         for (int j = 0; j < c->nsubj; j++) {
@@ -548,13 +561,13 @@ static void run_case(const case_def *c, rep_fn fn, void *ctx) {
             }
         bench_sink += check[0];
         if (g_tty)
-            fprintf(stderr, "\r  %-17s N=%-8u %s %d/%d  (%.1f s)   ", c->workload, c->n,
-                    rep == 0 ? "warm-up" : "rep", rep, opt.reps,
+            fprintf(stderr, "\r  %-17s N=%-8u %3zu B  %s %d/%d  (%.1f s)   ", c->workload, c->n,
+                    opt.size, rep == 0 ? "warm-up" : "rep", rep, reps,
                     (double)(bench_now_ns() - t0) / 1e9);
     }
-    fprintf(stderr, "%s  %-17s N=%-8u %d reps done in %.1f s (total %.1f s)\n", g_tty ? "\r" : "",
-            c->workload, c->n, opt.reps, (double)(bench_now_ns() - t0) / 1e9,
-            (double)(bench_now_ns() - g_t_start) / 1e9);
+    fprintf(stderr, "%s  %-17s N=%-8u %3zu B  %d reps done in %.1f s (total %.1f s)\n",
+            g_tty ? "\r" : "", c->workload, c->n, opt.size, reps,
+            (double)(bench_now_ns() - t0) / 1e9, (double)(bench_now_ns() - g_t_start) / 1e9);
     for (int s = 0; s < c->nsubj; s++) bench_row_finish(&rows[s]);
     for (int s = 0; s < c->nsubj; s++) {
         rows[s].ratio_ref1 = c->ref1 >= 0 ? rows[s].median / rows[c->ref1].median : -1;
@@ -833,14 +846,14 @@ static void run_churn_lookup(uint32_t n, const int *ids, int nids, int ref1, int
     st.n = n;
     st.nsubj = nids;
     memcpy(st.subj, ids, sizeof(int) * (size_t)nids);
-    bool big = n > 100000;
+    bool big = n >= 100000;
     /* many short repetitions rather than a few long ones: the median then
      * shrugs off the other tenants of a shared machine */
-    st.churn_iters = opt.quick ? (big ? 500000 : 1000000) : (big ? 1500000 : 5000000);
+    st.churn_iters = opt.quick ? (big ? 500000 : 1000000) : (big ? 1000000 : 3000000);
     st.churn_warm = big ? st.churn_iters / 8 : 100000;
-    st.lookup_iters = opt.quick ? (big ? 1000000 : 2000000) : (big ? 2500000 : 8000000);
+    st.lookup_iters = opt.quick ? (big ? 600000 : 2000000) : (big ? 1500000 : 5000000);
     st.lookup_warm = big ? st.lookup_iters / 8 : 100000;
-    fprintf(stderr, "  setting up %d subjects at N=%u...\n", nids, n);
+    fprintf(stderr, "  setting up %d subjects at N=%u, %zu B...\n", nids, n, opt.size);
     cl_setup(&st);
 
     case_def c;
@@ -1068,6 +1081,7 @@ static void run_filldrain(uint32_t n) {
     c.nsubj = 4;
     c.ref1 = 1;
     c.ref2 = 0;
+    c.reps = reps_filldrain();
     for (int j = 0; j < 4; j++) c.name[j] = subject_name(fd_subj[j]);
     c.note[0] = "per alloc+free pair";
     c.note[1] = "per alloc+free pair";
@@ -1222,15 +1236,479 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
     free(h2);
 }
 
+/* ==== resident memory per live object =======================================
+ * What N live objects of one subject cost in memory the kernel actually
+ * backs: the growth of the resident set while the subject is created and N
+ * objects are allocated and written, divided by N. Subjects sharing this
+ * process would share its heap (freed memory of an earlier workload that the
+ * raised trim threshold keeps mapped would serve malloc for free), so each
+ * measurement is a fresh process: this program again, run with
+ * --resident-child, which measures one subject and prints the result. The
+ * benchmark's own handle array is allocated and touched before the first
+ * reading: it is the caller's memory, not the subject's. */
+
+#ifdef __linux__
+#include <sys/wait.h>
+
+/* Resident bytes of this process (second field of /proc/self/statm). */
+static uint64_t rss_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, res = 0;
+    if (f == NULL) return 0;
+    int got = fscanf(f, "%llu %llu", &size, &res);
+    fclose(f);
+    return got == 2 ? (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* The child: N objects of subject id, object size opt.size. Prints
+ * "<bytes per object> <checksum>" on stdout. */
+static int resident_child(int id, uint32_t n) {
+    size_t hsize = id == S_IDEAL ? sizeof(uint32_t) : sizeof(uint64_t);
+    char *handles = bench_xalloc((size_t)n * hsize);
+    memset(handles, 0xa5, (size_t)n * hsize);
+    uint32_t *h_ideal = (uint32_t *)(void *)handles;
+    uint64_t *h_igen = (uint64_t *)(void *)handles;
+    opool_handle *h_op = (opool_handle *)(void *)handles;
+    char **h_mal = (char **)(void *)handles;
+    ideal_pool ideal;
+    igen_pool igen;
+    opool *op = NULL;
+
+    uint64_t before = rss_bytes();
+    if (before == 0) fail("resident: cannot read /proc/self/statm");
+    switch (id) {
+    case S_IDEAL:
+        ideal_init(&ideal, n, opt.size);
+        break;
+    case S_IGEN:
+        igen_init(&igen, n, opt.size);
+        break;
+    case S_OPOOL:
+        op = make_opool(n);
+        break;
+    default:
+        break;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        char *o;
+        switch (id) {
+        case S_IDEAL:
+            h_ideal[k] = ideal_alloc(&ideal);
+            o = ideal_at(&ideal, h_ideal[k]);
+            break;
+        case S_IGEN:
+            o = igen_alloc(&igen, &h_igen[k]);
+            break;
+        case S_OPOOL:
+            o = opool_alloc(op, &h_op[k]);
+            break;
+        default:
+            o = h_mal[k] = malloc(opt.size);
+        }
+        if (o == NULL) fail("resident %s: allocation %u of %u failed", subject_name(id), k, n);
+        /* the whole object, as a user fills it: every page it spans is touched */
+        memset(o, 0, opt.size);
+        FA(o) = k;
+        FB(o) = (uint64_t)k * 3;
+    }
+    uint64_t after = rss_bytes();
+
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const char *o = id == S_IDEAL   ? ideal_at(&ideal, h_ideal[k])
+                        : id == S_IGEN  ? igen_get(&igen, h_igen[k])
+                        : id == S_OPOOL ? opool_get(op, h_op[k])
+                                        : h_mal[k];
+        if (o == NULL || FA(o) != k) fail("resident %s: handle %u lost", subject_name(id), k);
+        sum += bench_mix(FA(o), FB(o));
+    }
+    printf("%.6f %016" PRIx64 "\n", (double)(after - before) / n, sum);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* Runs the child for subject id; returns bytes per object, sets *check. */
+static double resident_spawn(int id, uint32_t n, uint64_t *check) {
+    char a_id[16], a_size[24], a_n[16];
+    snprintf(a_id, sizeof a_id, "%d", id);
+    snprintf(a_size, sizeof a_size, "%zu", opt.size);
+    snprintf(a_n, sizeof a_n, "%u", n);
+    char *argv[] = {"opool_bench", "--resident-child", a_id, a_size, a_n, NULL};
+    int fd[2];
+    if (pipe(fd) != 0) fail("resident: pipe: %s", strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) fail("resident: fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(fd[0]);
+        if (dup2(fd[1], 1) < 0) _exit(126);
+        close(fd[1]);
+        execv("/proc/self/exe", argv);
+        fprintf(stderr, "opool_bench: resident: cannot run /proc/self/exe: %s\n", strerror(errno));
+        _exit(127);
+    }
+    close(fd[1]);
+    char buf[256];
+    size_t len = 0;
+    for (;;) {
+        ssize_t r = read(fd[0], buf + len, sizeof buf - 1 - len);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        len += (size_t)r;
+        if (len == sizeof buf - 1) break;
+    }
+    buf[len] = '\0';
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) fail("resident: waitpid: %s", strerror(errno));
+    double bytes = 0;
+    unsigned long long sum = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        sscanf(buf, "%lf %llx", &bytes, &sum) != 2)
+        fail("resident %s: the child failed (status %d, output '%s')", subject_name(id), status,
+             buf);
+    *check = (uint64_t)sum;
+    return bytes;
+}
+
+static const int res_subj[4] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
+
+static double resident_rep(void *ctx, int s, int rep, uint64_t *check) {
+    (void)rep;
+    return resident_spawn(res_subj[s], *(const uint32_t *)ctx, check);
+}
+
+static void run_resident(uint32_t n) {
+    case_def c;
+    memset(&c, 0, sizeof c);
+    c.workload = "resident";
+    c.n = n;
+    c.ops = n;
+    c.nsubj = 4;
+    c.ref1 = 1;
+    c.ref2 = 0;
+    c.reps = reps_resident();
+    c.no_warmup = true;
+    for (int j = 0; j < 4; j++) c.name[j] = subject_name(res_subj[j]);
+    int first = g_nrows;
+    run_case(&c, resident_rep, &n);
+    for (int j = 0; j < 4; j++) {
+        bench_row *r = &g_rows[first + j];
+        snprintf(r->note, sizeof r->note, "BYTES per live obj, not ns; %.2fx object size",
+                 r->median / (double)opt.size);
+    }
+}
+#else
+static int resident_child(int id, uint32_t n) {
+    (void)id;
+    (void)n;
+    fprintf(stderr, "opool_bench: --resident-child needs Linux (/proc)\n");
+    return 2;
+}
+static void run_resident(uint32_t n) {
+    (void)n;
+    fprintf(stderr, "  resident: skipped (needs Linux /proc/self/statm and /proc/self/exe)\n");
+}
+#endif
+
+/* ==== particles: a particle-system frame ====================================
+ * The job pools are made for: every frame K particles are spawned, then every
+ * live particle is updated (position += velocity, gravity, life - 1; read and
+ * written), and each whose life reaches 0 is killed during that pass. Each
+ * spawn draws its particle's whole state, lifetime included, from the shared
+ * random sequence in spawn order and updates draw nothing, so every subject
+ * spawns and kills the same particles in the same frames whatever order it
+ * visits them in, and the checksum (a sum over every update and kill) is the
+ * same. Lifetimes are uniform in [1, 63] frames, mean 32, and K = N / 32, so
+ * the live count hovers around N. How each subject finds its live particles:
+ *   ideal      scans slots [0, high water) and skips life == 0 (a dead
+ *              particle's life is 0: the object is its own live flag)
+ *   ideal_gen  scans slots [0, high water) and skips even generations
+ *   opool      the documented loop, i = count..0 over the live roster,
+ *              freeing opool_live_handle(i) in place
+ *   opool sorted/frame  the same after an opool_sort at the start of each
+ *              frame: spawns and kills shuffle the roster out of memory
+ *              order over time, and the sort (its cost included) restores it
+ *   malloc     a dense array of pointers, walked backwards; a kill frees
+ *              the particle and moves the last pointer into its place
+ * Pools have capacity 2N. Before the first repetition each subject runs 64
+ * untimed frames from empty (the steady state: every particle alive then was
+ * born during them); later repetitions go on from the state the previous one
+ * left, so the pools' free orders age as a game's would. ns per particle
+ * update (live particles visited), spawns and kills included. */
+
+typedef struct particle {
+    uint32_t x, y;
+    int16_t vx, vy;
+    uint32_t life; /* frames left; 0 = dead */
+} particle;
+_Static_assert(sizeof(particle) == 16, "a particle fits the smallest object size");
+
+#define PART(o) ((particle *)(void *)(o))
+#define PART_MAX_LIFE 63u
+#define PART_PREROLL 64u
+
+static inline void part_spawn(char *o, uint64_t *rng) {
+    particle *q = PART(o);
+    uint64_t r = bench_rng_next(rng);
+    q->x = (uint32_t)r & 0xffffu;
+    q->y = (uint32_t)(r >> 16) & 0xffffu;
+    q->vx = (int16_t)((int)((r >> 32) & 0xffu) - 128);
+    q->vy = (int16_t)((int)((r >> 40) & 0xffu) - 64);
+    q->life = 1 + (uint32_t)(((r >> 48) * PART_MAX_LIFE) >> 16);
+}
+
+/* One update; true when the particle dies. *sum folds what was computed. */
+static inline bool part_update(char *o, uint64_t *sum) {
+    particle *q = PART(o);
+    q->x += (uint32_t)(int32_t)q->vx;
+    q->y += (uint32_t)(int32_t)q->vy;
+    q->vy = (int16_t)(q->vy - 1);
+    *sum += (uint64_t)q->x * 3 + q->y;
+    if (--q->life != 0) return false;
+    *sum += bench_mix(q->x, q->y);
+    return true;
+}
+
+typedef struct pt_state {
+    uint32_t n, cap, spawn, frames;
+    ideal_pool ideal;
+    uint32_t hw_ideal; /* high water: slots [0, hw) have been used */
+    igen_pool igen;
+    uint32_t hw_igen;
+    opool *op;
+    opool *op_sort;
+    char **mal;
+    uint32_t mal_count;
+    uint64_t updates; /* per repetition, the same for every subject */
+} pt_state;
+
+/* Each frame loop returns false when a spawn found its pool full, and adds
+ * to *sum and *updates. */
+
+static BENCH_NOINLINE bool frames_ideal(ideal_pool *p, uint32_t *hw, uint64_t rng, uint32_t frames,
+                                        uint32_t spawn, uint64_t *sum, uint64_t *updates) {
+    uint32_t h = *hw;
+    uint64_t s = 0, u = 0;
+    for (uint32_t f = 0; f < frames; f++) {
+        for (uint32_t j = 0; j < spawn; j++) {
+            if (p->top == 0) return false;
+            uint32_t i = ideal_alloc(p);
+            if (i >= h) h = i + 1;
+            part_spawn(ideal_at(p, i), &rng);
+        }
+        for (uint32_t i = 0; i < h; i++) {
+            char *o = ideal_at(p, i);
+            if (PART(o)->life == 0) continue;
+            u++;
+            if (part_update(o, &s)) ideal_free(p, i);
+        }
+    }
+    *hw = h;
+    *sum += s;
+    *updates += u;
+    return true;
+}
+
+static BENCH_NOINLINE bool frames_igen(igen_pool *p, uint32_t *hw, uint64_t rng, uint32_t frames,
+                                       uint32_t spawn, uint64_t *sum, uint64_t *updates) {
+    uint32_t h = *hw;
+    uint64_t s = 0, u = 0;
+    for (uint32_t f = 0; f < frames; f++) {
+        for (uint32_t j = 0; j < spawn; j++) {
+            uint64_t hd;
+            char *o = igen_alloc(p, &hd);
+            if (o == NULL) return false;
+            if ((uint32_t)hd >= h) h = (uint32_t)hd + 1;
+            part_spawn(o, &rng);
+        }
+        for (uint32_t i = 0; i < h; i++) {
+            uint32_t g = p->gen[i];
+            if (!(g & 1)) continue;
+            u++;
+            if (part_update(p->obj + (size_t)i * p->stride, &s) &&
+                !igen_free(p, (uint64_t)g << 32 | i))
+                return false;
+        }
+    }
+    *hw = h;
+    *sum += s;
+    *updates += u;
+    return true;
+}
+
+static BENCH_NOINLINE bool frames_opool(opool *p, bool sort, uint64_t rng, uint32_t frames,
+                                        uint32_t spawn, uint64_t *sum, uint64_t *updates) {
+    uint64_t s = 0, u = 0;
+    for (uint32_t f = 0; f < frames; f++) {
+        if (sort) opool_sort(p);
+        for (uint32_t j = 0; j < spawn; j++) {
+            char *o = opool_alloc(p, NULL);
+            if (o == NULL) return false;
+            part_spawn(o, &rng);
+        }
+        for (uint32_t i = opool_count(p); i-- > 0;) {
+            u++;
+            if (part_update(opool_live_object(p, i), &s) &&
+                opool_free(p, opool_live_handle(p, i)) != OPOOL_OK)
+                return false;
+        }
+    }
+    *sum += s;
+    *updates += u;
+    return true;
+}
+
+static BENCH_NOINLINE bool frames_malloc(char **P, uint32_t *count, uint32_t cap, size_t size,
+                                         uint64_t rng, uint32_t frames, uint32_t spawn,
+                                         uint64_t *sum, uint64_t *updates) {
+    uint32_t c = *count;
+    uint64_t s = 0, u = 0;
+    for (uint32_t f = 0; f < frames; f++) {
+        for (uint32_t j = 0; j < spawn; j++) {
+            char *o = malloc(size);
+            if (o == NULL || c == cap) {
+                free(o);
+                return false;
+            }
+            part_spawn(o, &rng);
+            P[c++] = o;
+        }
+        for (uint32_t i = c; i-- > 0;) {
+            char *o = P[i];
+            u++;
+            if (part_update(o, &s)) {
+                free(o);
+                P[i] = P[--c];
+            }
+        }
+    }
+    *count = c;
+    *sum += s;
+    *updates += u;
+    return true;
+}
+
+enum { PT_IDEAL, PT_IGEN, PT_OPOOL, PT_OPOOL_SORT, PT_MALLOC, PT_COUNT };
+static const char *const pt_name[PT_COUNT] = {"ideal", "ideal_gen", "opool", "opool sorted/frame",
+                                              "malloc"};
+
+static bool pt_frames(pt_state *st, int id, uint64_t rng, uint32_t frames, uint64_t *sum,
+                      uint64_t *updates) {
+    switch (id) {
+    case PT_IDEAL:
+        return frames_ideal(&st->ideal, &st->hw_ideal, rng, frames, st->spawn, sum, updates);
+    case PT_IGEN:
+        return frames_igen(&st->igen, &st->hw_igen, rng, frames, st->spawn, sum, updates);
+    case PT_OPOOL:
+        return frames_opool(st->op, false, rng, frames, st->spawn, sum, updates);
+    case PT_OPOOL_SORT:
+        return frames_opool(st->op_sort, true, rng, frames, st->spawn, sum, updates);
+    default:
+        return frames_malloc(st->mal, &st->mal_count, st->cap, opt.size, rng, frames, st->spawn,
+                             sum, updates);
+    }
+}
+
+/* Live particles of subject id, counted the way that subject finds them. */
+static uint32_t pt_live(const pt_state *st, int id) {
+    uint32_t live = 0;
+    switch (id) {
+    case PT_IDEAL:
+        for (uint32_t i = 0; i < st->hw_ideal; i++) live += PART(ideal_at(&st->ideal, i))->life != 0;
+        return live;
+    case PT_IGEN:
+        for (uint32_t i = 0; i < st->hw_igen; i++) live += st->igen.gen[i] & 1;
+        return live;
+    case PT_OPOOL:
+        return opool_count(st->op);
+    case PT_OPOOL_SORT:
+        return opool_count(st->op_sort);
+    default:
+        return st->mal_count;
+    }
+}
+
+static double particles_rep(void *ctx, int s, int rep, uint64_t *check) {
+    pt_state *st = ctx;
+    int id = s;
+    uint64_t sum = 0, updates = 0;
+    uint64_t t0 = bench_now_ns();
+    bool ok = pt_frames(st, id, bench_seed(W_PARTICLES, st->n, rep, 1), st->frames, &sum, &updates);
+    uint64_t t1 = bench_now_ns();
+    if (!ok) fail("particles %s N=%u: a spawn or kill failed", pt_name[id], st->n);
+    /* the live count is part of the check: a subject that lost or kept a
+     * particle it should not have would differ */
+    *check = sum + ((uint64_t)pt_live(st, id) << 48) + updates;
+    st->updates = updates;
+    return (double)(t1 - t0) / (double)updates;
+}
+
+static void run_particles(uint32_t n) {
+    pt_state st;
+    memset(&st, 0, sizeof st);
+    st.n = n;
+    st.cap = 2 * n;
+    st.spawn = n / 32;
+    /* about 1.5 million particle updates per timed sample (0.4 million quick) */
+    st.frames = (uint32_t)((opt.quick ? 400000u : 1500000u) / n);
+    if (st.frames < 2) st.frames = 2;
+    fprintf(stderr, "  setting up %d subjects at N=%u, %zu B...\n", PT_COUNT, n, opt.size);
+    ideal_init(&st.ideal, st.cap, opt.size);
+    igen_init(&st.igen, st.cap, opt.size);
+    st.op = make_opool(st.cap);
+    st.op_sort = make_opool(st.cap);
+    st.mal = bench_xalloc((size_t)st.cap * sizeof(char *));
+    uint64_t pre_check = 0;
+    for (int j = 0; j < PT_COUNT; j++) {
+        uint64_t sum = 0, updates = 0;
+        if (!pt_frames(&st, j, bench_seed(W_PARTICLES, n, 0, 0), PART_PREROLL, &sum, &updates))
+            fail("particles %s N=%u: pre-roll failed", pt_name[j], n);
+        sum += (uint64_t)pt_live(&st, j) << 48;
+        if (j == 0) pre_check = sum;
+        if (sum != pre_check)
+            fail("particles N=%u: pre-roll of %s differs from %s", n, pt_name[j], pt_name[0]);
+    }
+
+    case_def c;
+    memset(&c, 0, sizeof c);
+    c.workload = "particles";
+    c.n = n;
+    c.ops = (uint64_t)n * st.frames; /* nominal; the CSV gets the counted figure below */
+    c.nsubj = PT_COUNT;
+    c.ref1 = PT_IGEN;
+    c.ref2 = PT_IDEAL;
+    for (int j = 0; j < PT_COUNT; j++) c.name[j] = pt_name[j];
+    c.note[PT_IDEAL] = "per update; slot scan, life 0 = dead";
+    c.note[PT_IGEN] = "per update; slot scan of generations";
+    c.note[PT_OPOOL] = "per update; roster i = count..0, free in place";
+    c.note[PT_OPOOL_SORT] = "per update; the same + opool_sort per frame";
+    c.note[PT_MALLOC] = "per update; pointer array, swap-remove";
+    int first = g_nrows;
+    run_case(&c, particles_rep, &st);
+    for (int j = 0; j < PT_COUNT; j++) g_rows[first + j].ops = st.updates;
+
+    ideal_fini(&st.ideal);
+    igen_fini(&st.igen);
+    opool_destroy(st.op);
+    opool_destroy(st.op_sort);
+    for (uint32_t k = 0; k < st.mal_count; k++) free(st.mal[k]);
+    free(st.mal);
+}
+
 /* ==== main ==================================================================== */
 
 static void usage(FILE *f) {
     fprintf(f, "usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]\n"
-               "                   [--only churn,lookup,filldrain,iter] [--layouts]\n"
-               "  --quick    fewer operations and repetitions (about 15 s)\n"
+               "                   [--only churn,lookup,filldrain,iter,resident,particles]\n"
+               "                   [--layouts]\n"
+               "  --quick    fewer operations and repetitions (under 30 s)\n"
+               "  --size     one object size (default: 16, 64 and 256 in turn)\n"
                "  --layouts  the layout experiment instead of the core comparison\n"
                "  --csv      CSV output (default bench/out/core.csv, or\n"
-               "             bench/out/layouts.csv with --layouts)\n");
+               "             bench/out/layouts.csv with --layouts); the SVG charts\n"
+               "             go to the same directory\n");
 }
 
 static void parse_args(int argc, char **argv) {
@@ -1243,6 +1721,7 @@ static void parse_args(int argc, char **argv) {
             opt.layouts = true;
         } else if (strcmp(a, "--size") == 0 && v) {
             opt.size = (size_t)strtoul(v, NULL, 10);
+            opt.one_size = true;
             i++;
             if (opt.size != 16 && opt.size != 64 && opt.size != 256) {
                 fprintf(stderr, "opool_bench: --size must be 16, 64 or 256\n");
@@ -1250,6 +1729,7 @@ static void parse_args(int argc, char **argv) {
             }
         } else if (strcmp(a, "--reps") == 0 && v) {
             opt.reps = atoi(v);
+            opt.reps_given = true;
             i++;
             if (opt.reps < 1 || opt.reps > BENCH_MAX_REPS) {
                 fprintf(stderr, "opool_bench: --reps must be 1..%d\n", BENCH_MAX_REPS);
@@ -1270,7 +1750,7 @@ static void parse_args(int argc, char **argv) {
             exit(2);
         }
     }
-    if (opt.reps == 0) opt.reps = opt.quick ? 5 : 15;
+    if (opt.reps == 0) opt.reps = opt.quick ? 3 : 15;
 }
 
 static char g_load_start[64];
@@ -1285,14 +1765,10 @@ static void read_load(char *out, size_t cap) {
     *p = '\0';
 }
 
-static void print_header(const bench_machine *m, const char *mode) {
+static void print_header(const bench_machine *m, const char *mode, const size_t *sizes,
+                         int nsizes) {
     char load_end[64];
     read_load(load_end, sizeof load_end);
-    /* reads the header's private layout: a diagnostic only */
-    opool *probe = make_opool(1024);
-    uintptr_t base = ((const opool__hot *)(const void *)probe)->base[0];
-    size_t stride = ((const opool__hot *)(const void *)probe)->stride;
-    opool_destroy(probe);
     printf("opool_bench -- %s\n", mode);
     printf("  cpu:       %s (%ld online)\n", m->cpu, m->nproc);
     printf("  compiler:  %s\n", m->compiler);
@@ -1300,21 +1776,94 @@ static void print_header(const bench_machine *m, const char *mode) {
     printf("  THP:       %s\n", m->thp);
     printf("  loadavg:   %s at start, %s at end (other tenants skew memory-bound results)\n",
            g_load_start, load_end);
-    printf("  objects:   %zu bytes; opool stride %zu, object base %% 64 = %u "
-           "(ideal arrays are 64-byte aligned)\n",
-           opt.size, stride, (unsigned)(base % 64));
+    for (int z = 0; z < nsizes; z++) {
+        /* reads the header's private layout: a diagnostic only */
+        opt.size = sizes[z];
+        opool *probe = make_opool(1024);
+        uintptr_t base = ((const opool__hot *)(const void *)probe)->base[0];
+        size_t stride = ((const opool__hot *)(const void *)probe)->stride;
+        opool_destroy(probe);
+        printf("  objects:   %zu bytes; opool stride %zu, object base %% 64 = %u "
+               "(ideal arrays are 64-byte aligned)\n",
+               sizes[z], stride, (unsigned)(base % 64));
+    }
 #ifdef __GLIBC__
     printf("  malloc:    glibc %s, M_TRIM_THRESHOLD raised so freed memory stays mapped\n",
            gnu_get_libc_version());
 #endif
-    printf("  method:    %d recorded repetitions after 1 warm-up, subjects interleaved;\n"
-           "             median/min/max of ns per op; ratios are medians over the reference's\n"
-           "             median in this run\n",
-           opt.reps);
+    printf("  method:    %d recorded repetitions after 1 warm-up (fill+drain %d; resident %d,\n"
+           "             no warm-up), subjects interleaved; median/min/max of ns per op;\n"
+           "             ratios are medians over the reference's median in this run\n",
+           opt.reps, reps_filldrain(), reps_resident());
     printf("\n");
 }
 
+/* ==== charts ================================================================
+ * One bar chart per workload and the curves of churn and lookup against N,
+ * drawn from the rows: subjects added to any workload appear by themselves. */
+
+static const char *unit_of(const char *workload) {
+    static const char *const units[][2] = {
+        {"churn", "ns per free+alloc pair"},  {"lookup", "ns per lookup"},
+        {"fill+drain", "ns per alloc+free pair"}, {"iterate", "ns per live object"},
+        {"particles", "ns per particle update"}, {"resident", "bytes per live object"},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strncmp(workload, units[i][0], strlen(units[i][0])) == 0) return units[i][1];
+    return "ns per operation";
+}
+
+/* "iterate 10% live" -> "iterate_10_live" */
+static void slug_of(const char *name, char *out, size_t cap) {
+    size_t j = 0;
+    for (const char *c = name; *c && j + 1 < cap; c++) {
+        bool alnum = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
+        if (alnum)
+            out[j++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        else if (j > 0 && out[j - 1] != '_')
+            out[j++] = '_';
+    }
+    while (j > 0 && out[j - 1] == '_') j--;
+    out[j] = '\0';
+}
+
+/* Writes the charts into dir; returns how many were written. */
+static int write_charts(const char *dir, const bench_row *rows, int nrows, const char *mode) {
+    int written = 0;
+    char sub[240], path[4200], slug[64], title[120];
+    snprintf(sub, sizeof sub, "%s: median of the repetitions, whiskers min to max", mode);
+    for (int i = 0; i < nrows; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) seen = strcmp(rows[j].workload, rows[i].workload) == 0;
+        if (seen) continue;
+        const char *w = rows[i].workload;
+        slug_of(w, slug, sizeof slug);
+        snprintf(path, sizeof path, "%s%s.svg", dir, slug);
+        snprintf(title, sizeof title, "opool_bench: %.39s (%s)", w, unit_of(w));
+        written += bench_svg_bars(path, title, sub, unit_of(w), rows, nrows, w) > 0;
+        if (strcmp(w, "churn") == 0 || strcmp(w, "lookup") == 0) {
+            snprintf(path, sizeof path, "%s%s_vs_n.svg", dir, slug);
+            snprintf(title, sizeof title, "opool_bench: %.39s against live objects N", w);
+            written += bench_svg_lines(path, title, sub, unit_of(w), rows, nrows, w) > 0;
+        }
+    }
+    return written;
+}
+
+/* The directory part of path, with its slash ("" for none). */
+static void dir_of(const char *path, char *out, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    size_t len = slash ? (size_t)(slash - path) + 1 : 0;
+    if (len >= cap) len = 0;
+    memcpy(out, path, len);
+    out[len] = '\0';
+}
+
 int main(int argc, char **argv) {
+    if (argc == 5 && strcmp(argv[1], "--resident-child") == 0) {
+        opt.size = (size_t)strtoul(argv[3], NULL, 10);
+        return resident_child(atoi(argv[2]), (uint32_t)strtoul(argv[4], NULL, 10));
+    }
     parse_args(argc, argv);
     bench_machine m;
     bench_machine_get(&m);
@@ -1327,24 +1876,40 @@ int main(int argc, char **argv) {
      * repetition pays page faults the pools do not. */
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
+    static const size_t all_sizes[3] = {16, 64, 256};
+    size_t sizes[3];
+    int nsizes = 0;
+    if (opt.one_size || opt.layouts)
+        sizes[nsizes++] = opt.size;
+    else
+        for (int z = 0; z < 3; z++) sizes[nsizes++] = all_sizes[z];
     const uint32_t big = 1000000, small = 1000;
-    char mode[160];
-    snprintf(mode, sizeof mode, "%s%s, object size %zu", opt.layouts ? "layout experiment" : "core",
-             opt.quick ? " (--quick)" : "", opt.size);
+    char mode[160], size_list[40] = "";
+    for (int z = 0; z < nsizes; z++)
+        snprintf(size_list + strlen(size_list), sizeof size_list - strlen(size_list), "%s%zu",
+                 z ? ", " : "", sizes[z]);
+    snprintf(mode, sizeof mode, "%s%s, object size%s %s",
+             opt.layouts ? "layout experiment" : "core", opt.quick ? " (--quick)" : "",
+             nsizes > 1 ? "s" : "", size_list);
     fprintf(stderr, "opool_bench: %s\n", mode);
 
-    if (opt.layouts) {
-        static const int ids[7] = {S_IGEN,   S_OPOOL,  S_LAY_AC, S_LAY_AD,
-                                   S_LAY_BC, S_LAY_BD, S_LAY_AE};
-        run_churn_lookup(small, ids, 7, 0, 2, "", true, true);
-        run_churn_lookup(big, ids, 7, 0, 2, "", true, true);
-    } else {
-        static const int ids[4] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
-        bool ch = wanted("churn"), lk = wanted("lookup");
-        if (ch || lk) {
-            run_churn_lookup(small, ids, 4, 1, 0, "", ch, lk);
-            run_churn_lookup(big, ids, 4, 1, 0, "", ch, lk);
+    int first_row[4] = {0};
+    for (int z = 0; z < nsizes; z++) {
+        opt.size = sizes[z];
+        first_row[z] = g_nrows;
+        if (opt.layouts) {
+            static const int ids[7] = {S_IGEN,   S_OPOOL,  S_LAY_AC, S_LAY_AD,
+                                       S_LAY_BC, S_LAY_BD, S_LAY_AE};
+            run_churn_lookup(small, ids, 7, 0, 2, "", true, true);
+            run_churn_lookup(big, ids, 7, 0, 2, "", true, true);
+            continue;
         }
+        static const int ids[4] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
+        /* the live-object counts of the ns-per-operation curve */
+        static const uint32_t cl_n[4] = {1000, 10000, 100000, 1000000};
+        bool ch = wanted("churn"), lk = wanted("lookup");
+        if (ch || lk)
+            for (int j = 0; j < 4; j++) run_churn_lookup(cl_n[j], ids, 4, 1, 0, "", ch, lk);
         if (wanted("filldrain")) run_filldrain(big);
         if (wanted("iter")) {
             uint32_t *perm = bench_xalloc((size_t)big * sizeof(uint32_t));
@@ -1353,9 +1918,15 @@ int main(int argc, char **argv) {
             run_iter(big, 100, perm);
             free(perm);
         }
+        if (wanted("particles")) {
+            run_particles(10000);
+            run_particles(100000);
+        }
+        if (wanted("resident")) run_resident(big);
     }
+    first_row[nsizes] = g_nrows;
 
-    print_header(&m, mode);
+    print_header(&m, mode, sizes, nsizes);
     if (opt.layouts) {
         printf("Layouts: A = 8-byte slot record {gen, pos} (opool), B = split gen[]/pos[];\n"
                "C = base + i*stride, D = opool's chunk formula (shift 32), E = D behind a\n"
@@ -1363,14 +1934,23 @@ int main(int argc, char **argv) {
                "counters. Ratios: to ideal_gen and to A+C.\n\n");
         bench_print_table(stdout, g_rows, g_nrows, "xideal_gen", "xA+C");
     } else {
-        bench_print_table(stdout, g_rows, g_nrows, "xideal_gen", "xideal");
+        for (int z = 0; z < nsizes; z++) {
+            if (nsizes > 1) printf("==== object size %zu bytes ====\n\n", sizes[z]);
+            bench_print_table(stdout, g_rows + first_row[z], first_row[z + 1] - first_row[z],
+                              "xideal_gen", "xideal");
+            printf("\n");
+        }
         printf(
-            "\nchurn: free handles[k] + alloc + write 2 fields, k random (ns per pair).\n"
+            "churn: free handles[k] + alloc + write 2 fields, k random (ns per pair).\n"
             "lookup: get(handles[random k]) + read 2 fields, after churn (ns per lookup;\n"
             "  independent lookups, so this is throughput, not latency).\n"
             "fill+drain: N allocs (fresh free order) then N frees in random order (ns per pair).\n"
             "iterate: N slots, the given share live (random); ns per LIVE object; the ratio\n"
-            "  column compares to the ideal_gen generation scan.\n");
+            "  column compares to the ideal_gen generation scan.\n"
+            "particles: per frame spawn N/32, update every live particle, kill those whose\n"
+            "  life ends (about N live); ns per particle update.\n"
+            "resident: resident-set growth for N objects allocated and written, in a fresh\n"
+            "  process per subject; BYTES per live object (the columns are not ns here).\n");
     }
     const char *csv = opt.csv       ? opt.csv
                       : opt.layouts ? "bench/out/layouts.csv"
@@ -1378,6 +1958,12 @@ int main(int argc, char **argv) {
     if (bench_write_csv(csv, g_rows, g_nrows, "ideal_gen", opt.layouts ? "A+C" : "ideal", opt.size,
                         mode, &m) == 0)
         printf("\nCSV: %s\n", csv);
+    if (!opt.layouts) {
+        char dir[4096];
+        dir_of(csv, dir, sizeof dir);
+        int charts = write_charts(dir, g_rows, g_nrows, mode);
+        if (charts > 0) printf("SVG: %d charts in %s\n", charts, dir[0] ? dir : "./");
+    }
     fprintf(stderr, "opool_bench: done in %.1f s\n", (double)(bench_now_ns() - g_t_start) / 1e9);
     return 0;
 }

@@ -3,7 +3,10 @@
  * pool and malloc, on the workloads opool exists for.
  *
  * Usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]
- *                    [--only churn,lookup,filldrain,iter] [--layouts]
+ *                    [--only churn,lookup,filldrain,iter,particles,resident]
+ *                    [--layouts]
+ * Writes the table to stdout, progress to stderr, every sample to the CSV
+ * (default bench/out/core.csv) and SVG charts next to it (see "charts").
  *
  * ============================================================================
  * SUBJECTS
@@ -25,9 +28,9 @@
  * objects with the same run-time stride.
  *
  * ============================================================================
- * WORKLOADS (default object size 64 bytes)
+ * WORKLOADS (each at object sizes 16, 64 and 256 bytes; --size picks one)
  * ============================================================================
- *   churn       N = 1,000 and 1,000,000 live objects, handles in an array;
+ *   churn       N = 1K, 10K, 100K and 1M live objects, handles in an array;
  *               per iteration: k = random slot, free handles[k], allocate,
  *               write a = k and b = iteration, handles[k] = new handle.
  *               ns per free+alloc pair. (With LIFO reuse every subject gets
@@ -47,9 +50,16 @@
  *               header's idiom), and ideal_gen scanning every slot's
  *               generation. ns per LIVE object; about 1M visits per sample
  *               after one untimed pass. Also the cost of one opool_sort call.
+ *   particles   a particle-system frame at ~N = 10K and 100K live: spawn
+ *               N/32, update every live particle (read and write), kill
+ *               those whose life ends during the pass; ns per particle
+ *               update. Adds "opool sorted/frame" (see "particles" below).
+ *   resident    resident-set growth per live object for 1M objects allocated
+ *               and written, each subject in a fresh process; BYTES per
+ *               object (the table's ns columns hold bytes for this one).
  *   --layouts   hand-written roster pools (see "layout experiment" below)
- *               for churn and lookup at 1,000 and 1,000,000.
- * --quick keeps every N and cuts operations and repetitions.
+ *               for churn and lookup at 1,000 and 1,000,000 (one size).
+ * --quick keeps every N and size and cuts operations and repetitions.
  *
  * ============================================================================
  * METHOD
@@ -70,6 +80,8 @@
  *   - Reported: median, min and max of ns per operation over the recorded
  *     repetitions, and each median divided by the medians of the reference
  *     subjects (ideal_gen and ideal) measured in the same run.
+ *   - Time: the default run takes about 2.5 minutes on a quiet 2-core
+ *     machine (under 5 with another tenant), --quick under 30 s.
  */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
@@ -1616,7 +1628,8 @@ static uint32_t pt_live(const pt_state *st, int id) {
     uint32_t live = 0;
     switch (id) {
     case PT_IDEAL:
-        for (uint32_t i = 0; i < st->hw_ideal; i++) live += PART(ideal_at(&st->ideal, i))->life != 0;
+        for (uint32_t i = 0; i < st->hw_ideal; i++)
+            live += PART(ideal_at(&st->ideal, i))->life != 0;
         return live;
     case PT_IGEN:
         for (uint32_t i = 0; i < st->hw_igen; i++) live += st->igen.gen[i] & 1;
@@ -1804,9 +1817,9 @@ static void print_header(const bench_machine *m, const char *mode, const size_t 
 
 static const char *unit_of(const char *workload) {
     static const char *const units[][2] = {
-        {"churn", "ns per free+alloc pair"},  {"lookup", "ns per lookup"},
+        {"churn", "ns per free+alloc pair"},      {"lookup", "ns per lookup"},
         {"fill+drain", "ns per alloc+free pair"}, {"iterate", "ns per live object"},
-        {"particles", "ns per particle update"}, {"resident", "bytes per live object"},
+        {"particles", "ns per particle update"},  {"resident", "bytes per live object"},
     };
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strncmp(workload, units[i][0], strlen(units[i][0])) == 0) return units[i][1];
@@ -1817,7 +1830,8 @@ static const char *unit_of(const char *workload) {
 static void slug_of(const char *name, char *out, size_t cap) {
     size_t j = 0;
     for (const char *c = name; *c && j + 1 < cap; c++) {
-        bool alnum = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
+        bool alnum =
+            (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
         if (alnum)
             out[j++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
         else if (j > 0 && out[j - 1] != '_')

@@ -9,9 +9,11 @@
  *                    from min to max, the median written above it. Bars are
  *                    grouped by N, one panel per object size; a workload run
  *                    at a single N gets one panel grouped by object size.
- *   bench_svg_lines  one workload measured at several N: median against N on
- *                    a log axis, one line per subject (whiskers min..max),
- *                    one panel per object size.
+ *   bench_svg_lines  one workload measured at several N: median against N,
+ *                    both axes logarithmic (equal ratios are equal distances,
+ *                    so curves of 2 ns and of 200 ns figures both show), one
+ *                    line per subject (whiskers min..max), one panel per
+ *                    object size.
  *
  * A subject keeps its colour in every chart of a run: the colour is chosen by
  * the subject's first appearance among all the rows passed as `all`. The
@@ -33,11 +35,20 @@
 static inline void bench_svg_esc(FILE *f, const char *s) {
     for (; *s; s++) {
         switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        default:
+            fputc(*s, f);
         }
     }
 }
@@ -108,11 +119,14 @@ static inline void bench_svg_collect(bench_svg_keys *k, const bench_row *rows, i
         const bench_row *r = &rows[i];
         if (strcmp(r->workload, workload) != 0) continue;
         int j;
-        for (j = 0; j < k->nsubj && strcmp(k->subj[j], r->subject) != 0; j++) {}
+        for (j = 0; j < k->nsubj && strcmp(k->subj[j], r->subject) != 0; j++) {
+        }
         if (j == k->nsubj && k->nsubj < BENCH_SVG_MAX) k->subj[k->nsubj++] = r->subject;
-        for (j = 0; j < k->nsize && k->size[j] != r->size; j++) {}
+        for (j = 0; j < k->nsize && k->size[j] != r->size; j++) {
+        }
         if (j == k->nsize && k->nsize < BENCH_SVG_MAX) k->size[k->nsize++] = r->size;
-        for (j = 0; j < k->nn && k->n[j] != r->n; j++) {}
+        for (j = 0; j < k->nn && k->n[j] != r->n; j++) {
+        }
         if (j == k->nn && k->nn < BENCH_SVG_MAX) k->n[k->nn++] = r->n;
     }
     for (int a = 1; a < k->nn; a++)
@@ -228,6 +242,39 @@ static inline void bench_svg_yaxis(FILE *f, int x0, int y0, int pw, int ph, doub
     fputs("</text>\n", f);
 }
 
+/* The log y axis of a line panel: values lo..hi (powers of ten) mapped to
+ * pixel rows y0 + ph .. y0; grid lines at 1, 2 and 5 times each power. */
+static inline double bench_svg_logy(double v, int y0, int ph, double lo, double hi) {
+    return y0 + ph - ph * log10(v > lo ? v / lo : 1) / log10(hi / lo);
+}
+
+static inline void bench_svg_ylog(FILE *f, int x0, int y0, int pw, int ph, double lo, double hi,
+                                  const char *ylabel) {
+    static const double steps[3] = {1, 2, 5};
+    for (double p = lo; p < hi * 1.001; p *= 10)
+        for (int j = 0; j < 3; j++) {
+            double v = p * steps[j];
+            if (v > hi * 1.001) break;
+            double y = bench_svg_logy(v, y0, ph, lo, hi);
+            char buf[32];
+            bench_svg_num(buf, sizeof buf, v);
+            fprintf(f,
+                    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\"/>"
+                    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333333\">%s</text>\n",
+                    x0, y, x0 + pw, y, j ? "#f0f0f0" : "#d8d8d8", x0 - 6, y + 4, buf);
+        }
+    fprintf(f,
+            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>"
+            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>\n",
+            x0, y0, x0, y0 + ph, x0, y0 + ph, x0 + pw, y0 + ph);
+    fprintf(f,
+            "<text transform=\"translate(%d,%d) rotate(-90)\" text-anchor=\"middle\" "
+            "fill=\"#333333\">",
+            x0 - 52, y0 + ph / 2);
+    bench_svg_esc(f, ylabel);
+    fputs(" (log scale)</text>\n", f);
+}
+
 /* ---- bar chart -------------------------------------------------------------- */
 
 static inline int bench_svg_bars(const char *path, const char *title, const char *subtitle,
@@ -300,11 +347,12 @@ static inline int bench_svg_bars(const char *path, const char *title, const char
                         (unsigned)n, size, a, b, c, r->reps);
                 fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>",
                         x, ym, bw, y0 + ph - ym, bench_svg_color(all, nall, r->subject));
-                fprintf(f,
-                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>"
-                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>"
-                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>",
-                        cx, ylo, cx, yhi, cx - 4, ylo, cx + 4, ylo, cx - 4, yhi, cx + 4, yhi);
+                fprintf(
+                    f,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>"
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>"
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>",
+                    cx, ylo, cx, yhi, cx - 4, ylo, cx + 4, ylo, cx - 4, yhi, cx + 4, yhi);
                 fprintf(f,
                         "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"10\">"
                         "%s</text></g>\n",
@@ -316,7 +364,7 @@ static inline int bench_svg_bars(const char *path, const char *title, const char
     return bench_svg_close(f, path);
 }
 
-/* ---- line chart: median against N (log x) ---------------------------------- */
+/* ---- line chart: median against N (log x, log y) ---------------------------- */
 
 static inline int bench_svg_lines(const char *path, const char *title, const char *subtitle,
                                   const char *ylabel, const bench_row *all, int nall,
@@ -338,14 +386,20 @@ static inline int bench_svg_lines(const char *path, const char *title, const cha
         char a[32], b[32], c[32];
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">object size %zu bytes</text>\n",
                 left, y0 - 8, k.size[p]);
-        double hi = 0;
+        double lo = 0, hi = 0;
         for (int s = 0; s < k.nsubj; s++)
             for (int j = 0; j < k.nn; j++) {
-                const bench_row *r = bench_svg_find(all, nall, workload, k.subj[s], k.size[p], k.n[j]);
-                if (r && r->max > hi) hi = r->max;
+                const bench_row *r =
+                    bench_svg_find(all, nall, workload, k.subj[s], k.size[p], k.n[j]);
+                if (r == NULL || !(r->min > 0)) continue;
+                if (r->max > hi) hi = r->max;
+                if (lo == 0 || r->min < lo) lo = r->min;
             }
-        double top = bench_svg_nice(hi * 1.05);
-        bench_svg_yaxis(f, left, y0, pw, ph, top, ylabel);
+        if (!(lo > 0)) lo = hi = 1;
+        lo = pow(10, floor(log10(lo)));
+        hi = pow(10, ceil(log10(hi)));
+        if (hi <= lo) hi = lo * 10;
+        bench_svg_ylog(f, left, y0, pw, ph, lo, hi, ylabel);
         for (int j = 0; j < k.nn; j++) {
             double x = left + pad + (pw - 2 * pad) * (log10((double)k.n[j]) - lx0) / (lx1 - lx0);
             bench_svg_count(a, sizeof a, k.n[j]);
@@ -362,16 +416,20 @@ static inline int bench_svg_lines(const char *path, const char *title, const cha
             const char *color = bench_svg_color(all, nall, k.subj[s]);
             fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
             for (int j = 0; j < k.nn; j++) {
-                const bench_row *r = bench_svg_find(all, nall, workload, k.subj[s], k.size[p], k.n[j]);
+                const bench_row *r =
+                    bench_svg_find(all, nall, workload, k.subj[s], k.size[p], k.n[j]);
                 if (r == NULL) continue;
-                double x = left + pad + (pw - 2 * pad) * (log10((double)k.n[j]) - lx0) / (lx1 - lx0);
-                fprintf(f, "%.1f,%.1f ", x, y0 + ph - ph * r->median / top);
+                double x =
+                    left + pad + (pw - 2 * pad) * (log10((double)k.n[j]) - lx0) / (lx1 - lx0);
+                fprintf(f, "%.1f,%.1f ", x, bench_svg_logy(r->median, y0, ph, lo, hi));
             }
             fputs("\"/>\n", f);
             for (int j = 0; j < k.nn; j++) {
-                const bench_row *r = bench_svg_find(all, nall, workload, k.subj[s], k.size[p], k.n[j]);
+                const bench_row *r =
+                    bench_svg_find(all, nall, workload, k.subj[s], k.size[p], k.n[j]);
                 if (r == NULL) continue;
-                double x = left + pad + (pw - 2 * pad) * (log10((double)k.n[j]) - lx0) / (lx1 - lx0);
+                double x =
+                    left + pad + (pw - 2 * pad) * (log10((double)k.n[j]) - lx0) / (lx1 - lx0);
                 bench_svg_num(a, sizeof a, r->median);
                 bench_svg_num(b, sizeof b, r->min);
                 bench_svg_num(c, sizeof c, r->max);
@@ -382,8 +440,9 @@ static inline int bench_svg_lines(const char *path, const char *title, const cha
                 fprintf(f,
                         "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
                         "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/></g>\n",
-                        x, y0 + ph - ph * r->min / top, x, y0 + ph - ph * r->max / top, color, x,
-                        y0 + ph - ph * r->median / top, color);
+                        x, bench_svg_logy(r->min, y0, ph, lo, hi), x,
+                        bench_svg_logy(r->max, y0, ph, lo, hi), color, x,
+                        bench_svg_logy(r->median, y0, ph, lo, hi), color);
             }
         }
         y = y0 + ph + pbot;

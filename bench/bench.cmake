@@ -19,7 +19,8 @@
 # 2. Rust's slotmap crate (SlotMap, DenseSlotMap): bench/slotmap, a Cargo project built offline
 #    against Debian's librust-slotmap-dev (bench/slotmap/.cargo/config.toml), into
 #    opool_bench_slotmap beside opool_bench; cargo's target directory is <build>/cargo.
-#    No cargo: a one-line note, and opool_bench notes the missing program.
+#    No cargo, or no crate sources there: a one-line note, and opool_bench notes the missing
+#    program.
 #
 # Concurrency Kit (ck_stack.h) is header-only and detected by bench_mt.c itself.
 
@@ -76,7 +77,12 @@ endif()
 # ---- Rust slotmap ----
 if(TARGET opool_bench)
     find_program(OPOOL_CARGO cargo)
-    if(OPOOL_CARGO)
+    # the directory source of bench/slotmap/.cargo/config.toml
+    file(GLOB _bench_slotmap_src "/usr/share/cargo/registry/slotmap-1.*")
+    if(OPOOL_CARGO AND NOT _bench_slotmap_src)
+        message(STATUS "opool: opool_bench_slotmap skipped: no slotmap crate in "
+                       "/usr/share/cargo/registry (Debian: librust-slotmap-dev)")
+    elseif(OPOOL_CARGO)
         set(_bench_cargo_dir "${PROJECT_BINARY_DIR}/cargo")
         # Always run: cargo itself knows whether anything changed (a no-op build takes ~0.1 s).
         add_custom_target(opool_bench_slotmap ALL

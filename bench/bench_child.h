@@ -132,8 +132,8 @@ static inline void bench_alloc_describe(char *out, size_t cap) {
 /* Writes one ROW line for r to f; extra (NULL or "") is appended as further
  * TAB-separated fields. */
 static inline void bench_child_put_row(FILE *f, const bench_row *r, const char *extra) {
-    fprintf(f, "ROW\t%s\t%" PRIu32 "\t%s\t%" PRIu64 "\t%d\t", r->workload, r->n, r->subject,
-            r->ops, r->reps);
+    fprintf(f, "ROW\t%s\t%" PRIu32 "\t%s\t%" PRIu64 "\t%d\t", r->workload, r->n, r->subject, r->ops,
+            r->reps);
     for (int k = 0; k < r->reps; k++) fprintf(f, "%s%.4f", k ? " " : "", r->ns[k]);
     fprintf(f, "\t%016" PRIx64 "\t%s%s%s\n", r->checksum, r->note, extra && *extra ? "\t" : "",
             extra ? extra : "");

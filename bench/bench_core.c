@@ -1,9 +1,10 @@
 /*
  * bench_core.c -- the core pool against an ideal pool, an ideal generational
- * pool and malloc, on the workloads opool exists for.
+ * pool, malloc (glibc, mimalloc, jemalloc, tcmalloc) and Rust's slotmap, on
+ * the workloads opool exists for.
  *
  * Usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]
- *                    [--only churn,lookup,filldrain,iter] [--layouts]
+ *                    [--only churn,lookup,filldrain,iter] [--layouts] [--no-peers]
  *
  * ============================================================================
  * SUBJECTS
@@ -18,6 +19,21 @@
  *              capacity N, OPOOL_FULL_FAIL, no flags.
  *   malloc     the C library's malloc/free; handle = pointer. It validates
  *              nothing, so its "lookup" is a plain dereference.
+ * In other processes (bench/bench_child.h), after the subjects above, unless
+ * --no-peers or --layouts:
+ *   mimalloc, jemalloc, tcmalloc
+ *              malloc as above, from opool_bench_<name>: this file linked with
+ *              that allocator (bench/bench.cmake; BENCH_ALLOC), since a
+ *              replacement malloc takes over the whole program that links it.
+ *              Run with --child and the workload options, it measures its
+ *              malloc subject alone (churn, lookup, fill+drain) and writes its
+ *              rows to stdout.
+ *   slotmap, dense_slotmap
+ *              Rust's slotmap crate, SlotMap and DenseSlotMap, from
+ *              opool_bench_slotmap (bench/slotmap, cargo): the same workloads,
+ *              iterate included, replayed operation for operation.
+ * A sibling that was not built (library or cargo missing at configure time)
+ * is skipped with a one-line note in the header.
  * Every subject's loop is written out separately with its operations inlined
  * (no function pointer inside a timed loop). ideal and ideal_gen are written
  * like small libraries (a struct reached through a pointer, static inline
@@ -70,6 +86,12 @@
  *   - Reported: median, min and max of ns per operation over the recorded
  *     repetitions, and each median divided by the medians of the reference
  *     subjects (ideal_gen and ideal) measured in the same run.
+ *   - Subjects in other processes run after this process's own, one program
+ *     at a time, with the same options. Their ratios divide their medians by
+ *     the reference medians measured by this process in the same invocation
+ *     (not interleaved with them: compare across the process boundary with
+ *     the machine's noise in mind). Their checksums, summed over the same
+ *     repetitions, must equal this process's for the case or the run fails.
  */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
@@ -92,8 +114,8 @@
 static struct {
     bool quick;
     bool layouts;
-    bool child;    /* run by opool_bench: this build's malloc subject only, rows to stdout */
-    bool no_peers; /* do not run the sibling programs (bench_child.h) */
+    bool child;      /* run by opool_bench: this build's malloc subject only, rows to stdout */
+    bool no_peers;   /* do not run the sibling programs (bench_child.h) */
     size_t size;     /* object size in bytes: 16, 64 or 256 */
     int reps;        /* recorded repetitions (plus one warm-up) */
     const char *csv; /* NULL = the mode's default path */
@@ -1378,8 +1400,8 @@ static void run_peer(const char *dir, const char *name, const char *why_missing)
     argv[a] = NULL;
     char info[200];
     uint64_t t0 = bench_now_ns();
-    int rc = bench_child_run("opool_bench", path, argv, merge_peer_row, (void *)prog, info,
-                             sizeof info);
+    int rc =
+        bench_child_run("opool_bench", path, argv, merge_peer_row, (void *)prog, info, sizeof info);
     if (rc == BENCH_CHILD_MISSING) {
         add_peer_info("%-9s skipped: no %s beside opool_bench (%s)", name, prog, why_missing);
         fprintf(stderr, "  %s skipped: not built\n", prog);
@@ -1399,7 +1421,7 @@ static void run_peers(const char *argv0) {
         snprintf(why, sizeof why, "lib%s not found when configured", bench_alloc_peer(i));
         run_peer(dir, bench_alloc_peer(i), why);
     }
-    run_peer(dir, "slotmap", "cargo not found when configured");
+    run_peer(dir, "slotmap", "cargo or librust-slotmap-dev not found when configured");
 }
 
 /* --child: this build's malloc subject on the workloads that have one; the
@@ -1546,8 +1568,9 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "opool_bench: %s\n", mode);
     if (BENCH_ALLOC != BENCH_ALLOC_GLIBC)
-        fprintf(stderr, "opool_bench: note: this is the %s build; opool_bench runs it with "
-                        "--child\n",
+        fprintf(stderr,
+                "opool_bench: note: this is the %s build; opool_bench runs it with "
+                "--child\n",
                 BENCH_ALLOC_NAME);
 
     if (opt.layouts) {

@@ -160,9 +160,13 @@ enum { S_MT_CACHE, S_MT_SHARED, S_MUTEX, S_SPIN, S_CK, S_CORE, S_MALLOC, S_COUNT
 
 static const char *const subj_key[S_COUNT] = {"cache", "shared", "mutex", "spin",
                                               "ck",    "core",   "malloc"};
-static const char *const subj_name[S_COUNT] = {
-    "opool_mt cache64", "opool_mt shared",        "mutex pool", "spinlock pool", "ck_stack pool",
-    "opool (core)",     "malloc (" BENCH_ALLOC_NAME ")"};
+static const char *const subj_name[S_COUNT] = {"opool_mt cache64",
+                                               "opool_mt shared",
+                                               "mutex pool",
+                                               "spinlock pool",
+                                               "ck_stack pool",
+                                               "opool (core)",
+                                               "malloc (" BENCH_ALLOC_NAME ")"};
 
 typedef struct lat_stats {
     uint64_t n;                        /* samples (0: not measured) */
@@ -923,8 +927,8 @@ static void child_emit(void) {
         char extra[320];
         snprintf(extra, sizeof extra,
                  "%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f", r->key,
-                 r->variant, r->pairs, r->lat.n, r->lat.p50, r->lat.p99, r->lat.p999,
-                 r->lat.p9999, r->lat.max, r->par);
+                 r->variant, r->pairs, r->lat.n, r->lat.p50, r->lat.p99, r->lat.p999, r->lat.p9999,
+                 r->lat.max, r->par);
         bench_child_put_row(stdout, &r->b, extra);
     }
 }

@@ -11,7 +11,8 @@ fn main() {
         .output()
         .ok()
         .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|s| s.trim().to_string())
+        // "rustc 1.63.0 (4b91a6ea7 2022-08-08)": the name and the release
+        .map(|s| s.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|| "rustc (unknown version)".to_string());
     println!("cargo:rustc-env=BENCH_RUSTC_VERSION={}", version);
 

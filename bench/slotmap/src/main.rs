@@ -757,8 +757,7 @@ fn main() {
         _ => run_all::<30>(&mut b),
     }
     println!(
-        "INFO\tslotmap {} (SlotMap, DenseSlotMap), {}, cargo --release (opt-level 3), \
-         objects {} bytes",
+        "INFO\tslotmap {} (SlotMap, DenseSlotMap), {}, release profile, {}-byte objects",
         env!("BENCH_SLOTMAP_VERSION"),
         env!("BENCH_RUSTC_VERSION"),
         size

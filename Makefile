@@ -11,7 +11,14 @@
 #                      clang, or no libclang-rt-14-dev) build/clang is skipped and build/asan
 #                      uses gcc, and the summary says so; without clang the TSan stage is
 #                      skipped, without spin the model check, each with a note.
-#   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS)
+#   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS): the pools
+#                      and glibc malloc, then the siblings it finds beside it, each in its own
+#                      process and merged into one table (build/bench/opool_bench_<x>):
+#                      mimalloc, jemalloc, tcmalloc (bench_core.c linked with each; skipped
+#                      with a note if the library was not found) and slotmap (Rust's slotmap
+#                      crate, bench/slotmap; needs cargo and librust-slotmap-dev). Their
+#                      ratios are to opool_bench's reference medians of the same run; their
+#                      checksums must match its subjects'. BENCH_ARGS=--no-peers: C pools only
 #   make bench-quick   the same with --quick
 #   make build         one build in build/dev with $(CC) (make check: and its tests)
 #   make format        clang-format -i on every source (format-check: report only)
@@ -224,6 +231,7 @@ bench-build:
 	$(CMAKE) --build build/bench -j$(JOBS); \
 	test -x build/bench/opool_bench || { echo "error: no build/bench/opool_bench (is there a bench/bench_core.c?)" >&2; exit 1; }
 
+# opool_bench runs its siblings (allocator builds, Rust slotmap) itself: see the top of this file.
 bench: bench-build
 	build/bench/opool_bench $(BENCH_ARGS)
 

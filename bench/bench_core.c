@@ -1,9 +1,10 @@
 /*
  * bench_core.c -- the core pool against an ideal pool, an ideal generational
- * pool and malloc, on the workloads opool exists for.
+ * pool, malloc (glibc, mimalloc, jemalloc, tcmalloc) and Rust's slotmap, on
+ * the workloads opool exists for.
  *
  * Usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]
- *                    [--only churn,lookup,filldrain,iter] [--layouts]
+ *                    [--only churn,lookup,filldrain,iter] [--layouts] [--no-peers]
  *
  * ============================================================================
  * SUBJECTS
@@ -18,6 +19,21 @@
  *              capacity N, OPOOL_FULL_FAIL, no flags.
  *   malloc     the C library's malloc/free; handle = pointer. It validates
  *              nothing, so its "lookup" is a plain dereference.
+ * In other processes (bench/bench_child.h), after the subjects above, unless
+ * --no-peers or --layouts:
+ *   mimalloc, jemalloc, tcmalloc
+ *              malloc as above, from opool_bench_<name>: this file linked with
+ *              that allocator (bench/bench.cmake; BENCH_ALLOC), since a
+ *              replacement malloc takes over the whole program that links it.
+ *              Run with --child and the workload options, it measures its
+ *              malloc subject alone (churn, lookup, fill+drain) and writes its
+ *              rows to stdout.
+ *   slotmap, dense_slotmap
+ *              Rust's slotmap crate, SlotMap and DenseSlotMap, from
+ *              opool_bench_slotmap (bench/slotmap, cargo): the same workloads,
+ *              iterate included, replayed operation for operation.
+ * A sibling that was not built (library or cargo missing at configure time)
+ * is skipped with a one-line note in the header.
  * Every subject's loop is written out separately with its operations inlined
  * (no function pointer inside a timed loop). ideal and ideal_gen are written
  * like small libraries (a struct reached through a pointer, static inline
@@ -70,6 +86,12 @@
  *   - Reported: median, min and max of ns per operation over the recorded
  *     repetitions, and each median divided by the medians of the reference
  *     subjects (ideal_gen and ideal) measured in the same run.
+ *   - Subjects in other processes run after this process's own, one program
+ *     at a time, with the same options. Their ratios divide their medians by
+ *     the reference medians measured by this process in the same invocation
+ *     (not interleaved with them: compare across the process boundary with
+ *     the machine's noise in mind). Their checksums, summed over the same
+ *     repetitions, must equal this process's for the case or the run fails.
  */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
@@ -78,6 +100,7 @@
 #include "opool.h"
 
 #include "bench_util.h"
+#include "bench_child.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -91,11 +114,13 @@
 static struct {
     bool quick;
     bool layouts;
+    bool child;      /* run by opool_bench: this build's malloc subject only, rows to stdout */
+    bool no_peers;   /* do not run the sibling programs (bench_child.h) */
     size_t size;     /* object size in bytes: 16, 64 or 256 */
     int reps;        /* recorded repetitions (plus one warm-up) */
     const char *csv; /* NULL = the mode's default path */
     const char *only;
-} opt = {false, false, 64, 0, NULL, NULL};
+} opt = {false, false, false, false, 64, 0, NULL, NULL};
 
 #define MAX_ROWS 128
 static bench_row g_rows[MAX_ROWS];
@@ -515,6 +540,29 @@ typedef struct case_def {
     int ref1, ref2; /* subject indices of the ratio references; -1 = none */
 } case_def;
 
+/* What a subject in another process is compared with (see run_peers): per
+ * case, the reference medians and the checksum every subject matched. */
+typedef struct case_ref {
+    char workload[40];
+    uint32_t n;
+    double ref1, ref2; /* medians, ns per op; < 0 = none */
+    uint64_t checksum;
+} case_ref;
+
+#define MAX_CASES 64
+static case_ref g_cases[MAX_CASES];
+static int g_ncases;
+
+static void record_case(const case_def *c, const bench_row *rows) {
+    if (g_ncases >= MAX_CASES) fail("too many cases");
+    case_ref *k = &g_cases[g_ncases++];
+    snprintf(k->workload, sizeof k->workload, "%s", c->workload);
+    k->n = c->n;
+    k->ref1 = c->ref1 >= 0 ? rows[c->ref1].median : -1;
+    k->ref2 = c->ref2 >= 0 ? rows[c->ref2].median : -1;
+    k->checksum = rows[0].checksum;
+}
+
 static void run_case(const case_def *c, rep_fn fn, void *ctx) {
     if (g_nrows + c->nsubj > MAX_ROWS) fail("too many result rows");
     bench_row *rows = &g_rows[g_nrows];
@@ -560,6 +608,7 @@ static void run_case(const case_def *c, rep_fn fn, void *ctx) {
         rows[s].ratio_ref1 = c->ref1 >= 0 ? rows[s].median / rows[c->ref1].median : -1;
         rows[s].ratio_ref2 = c->ref2 >= 0 ? rows[s].median / rows[c->ref2].median : -1;
     }
+    record_case(c, rows);
 }
 
 /* ==== churn + lookup: state ================================================ */
@@ -583,11 +632,19 @@ typedef struct cl_state {
     uint64_t *h_lay[N_LAY];
 } cl_state;
 
+/* The malloc subject: "malloc" (glibc's) in opool_bench, the allocator's
+ * name in its own build (opool_bench_mimalloc, ...; see bench_child.h). */
+#if BENCH_ALLOC == BENCH_ALLOC_GLIBC
+#define MALLOC_SUBJECT "malloc"
+#else
+#define MALLOC_SUBJECT BENCH_ALLOC_NAME
+#endif
+
 static const char *subject_name(int id) {
     static const char *const names[] = {"ideal",
                                         "ideal_gen",
                                         "opool",
-                                        "malloc",
+                                        MALLOC_SUBJECT,
                                         "A rec8 + C flat",
                                         "A rec8 + D chunk",
                                         "B split + C flat",
@@ -806,7 +863,7 @@ static double lookup_rep(void *ctx, int s, int rep, uint64_t *check) {
 static const char *churn_note(int id) {
     switch (id) {
     case S_MALLOC:
-        return "glibc; handles not validated";
+        return BENCH_ALLOC_NAME "; handles not validated";
     case S_OPOOL:
         return "FULL_FAIL, no flags";
     default:
@@ -888,9 +945,8 @@ typedef struct fd_state {
     char **h_mal;
     uint32_t *perm;
     int perm_rep;
+    const int *subj; /* subject ids in case order */
 } fd_state;
-
-static const int fd_subj[4] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
 
 static BENCH_NOINLINE uint64_t fill_ideal(ideal_pool *p, uint32_t *H, uint32_t n, uint64_t tag) {
     for (uint32_t k = 0; k < n; k++) {
@@ -967,7 +1023,7 @@ static BENCH_NOINLINE uint64_t drain_malloc(char *const *H, const uint32_t *perm
  * consolidates the bins (and unmaps pages, so they are faulted back in here,
  * untimed); freeing in reverse order leaves the free lists in address order. */
 static void malloc_fresh(char **H, uint32_t n) {
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && BENCH_ALLOC == BENCH_ALLOC_GLIBC
     malloc_trim(0);
 #endif
     for (uint32_t k = 0; k < n; k++) {
@@ -981,7 +1037,7 @@ static void malloc_fresh(char **H, uint32_t n) {
 static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     fd_state *st = ctx;
     uint32_t n = st->n;
-    int id = fd_subj[s];
+    int id = st->subj[s];
     if (st->perm_rep != rep) {
         bench_shuffle(st->perm, n, bench_seed(W_FILLDRAIN, n, rep, 0));
         st->perm_rep = rep;
@@ -1046,18 +1102,44 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     return (double)((t1 - t0) + (t3 - t2)) / (double)n;
 }
 
-static void run_filldrain(uint32_t n) {
+static const char *filldrain_note(int id) {
+    switch (id) {
+    case S_OPOOL:
+        return "per pair; FULL_FAIL, no flags";
+    case S_MALLOC:
+        return BENCH_ALLOC == BENCH_ALLOC_GLIBC ? "per pair; glibc, reset to address order"
+                                                : "per pair; reset: N mallocs freed in reverse";
+    default:
+        return "per alloc+free pair";
+    }
+}
+
+/* Fill then drain at n, for the subjects ids[0..nids) (of S_IDEAL, S_IGEN,
+ * S_OPOOL, S_MALLOC). */
+static void run_filldrain(uint32_t n, const int *ids, int nids) {
     fd_state st;
     memset(&st, 0, sizeof st);
     st.n = n;
     st.perm_rep = -1;
-    ideal_init(&st.ideal, n, opt.size);
-    st.h_ideal = bench_xalloc((size_t)n * sizeof(uint32_t));
-    igen_init(&st.igen, n, opt.size);
-    st.h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
-    st.op = make_opool(n);
-    st.h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
-    st.h_mal = bench_xalloc((size_t)n * sizeof(char *));
+    st.subj = ids;
+    for (int j = 0; j < nids; j++) {
+        switch (ids[j]) {
+        case S_IDEAL:
+            ideal_init(&st.ideal, n, opt.size);
+            st.h_ideal = bench_xalloc((size_t)n * sizeof(uint32_t));
+            break;
+        case S_IGEN:
+            igen_init(&st.igen, n, opt.size);
+            st.h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
+            break;
+        case S_OPOOL:
+            st.op = make_opool(n);
+            st.h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
+            break;
+        default:
+            st.h_mal = bench_xalloc((size_t)n * sizeof(char *));
+        }
+    }
     st.perm = bench_xalloc((size_t)n * sizeof(uint32_t));
 
     case_def c;
@@ -1065,19 +1147,31 @@ static void run_filldrain(uint32_t n) {
     c.workload = "fill+drain";
     c.n = n;
     c.ops = n;
-    c.nsubj = 4;
-    c.ref1 = 1;
-    c.ref2 = 0;
-    for (int j = 0; j < 4; j++) c.name[j] = subject_name(fd_subj[j]);
-    c.note[0] = "per alloc+free pair";
-    c.note[1] = "per alloc+free pair";
-    c.note[2] = "per pair; FULL_FAIL, no flags";
-    c.note[3] = "per pair; glibc, reset to address order";
+    c.nsubj = nids;
+    c.ref1 = c.ref2 = -1;
+    for (int j = 0; j < nids; j++) {
+        c.name[j] = subject_name(ids[j]);
+        c.note[j] = filldrain_note(ids[j]);
+        if (ids[j] == S_IGEN) c.ref1 = j;
+        if (ids[j] == S_IDEAL) c.ref2 = j;
+    }
     run_case(&c, filldrain_rep, &st);
 
-    ideal_fini(&st.ideal);
-    igen_fini(&st.igen);
-    opool_destroy(st.op);
+    for (int j = 0; j < nids; j++) {
+        switch (ids[j]) {
+        case S_IDEAL:
+            ideal_fini(&st.ideal);
+            break;
+        case S_IGEN:
+            igen_fini(&st.igen);
+            break;
+        case S_OPOOL:
+            opool_destroy(st.op);
+            break;
+        default:
+            break;
+        }
+    }
     free(st.h_ideal);
     free(st.h_igen);
     free(st.h_op);
@@ -1222,13 +1316,140 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
     free(h2);
 }
 
+/* ==== subjects in other processes ============================================
+ * opool_bench runs the siblings beside it (bench_child.h): opool_bench_<malloc>
+ * (this file built with BENCH_ALLOC, bench/bench.cmake), which runs its malloc
+ * subject alone, and opool_bench_slotmap (bench/slotmap, Rust). Their rows go
+ * after this program's rows of the same case; their ratios use the reference
+ * medians this program measured, and their checksums must equal this
+ * program's for the case, or the run fails. */
+
+#define MAX_PEER_INFO 8
+static char g_peer_info[MAX_PEER_INFO][256];
+static int g_npeer_info;
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void
+add_peer_info(const char *fmt, ...);
+
+static void add_peer_info(const char *fmt, ...) {
+    if (g_npeer_info >= MAX_PEER_INFO) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_peer_info[g_npeer_info++], sizeof g_peer_info[0], fmt, ap);
+    va_end(ap);
+}
+
+static int merge_peer_row(void *ctx, char *line) {
+    const char *prog = ctx;
+    bench_row r;
+    char *extra[BENCH_CHILD_MAX_EXTRA];
+    if (bench_child_parse_row(line, &r, extra) != 0) {
+        fprintf(stderr, "opool_bench: %s sent a malformed row\n", prog);
+        return -1;
+    }
+    const case_ref *k = NULL;
+    for (int i = 0; i < g_ncases && k == NULL; i++)
+        if (strcmp(g_cases[i].workload, r.workload) == 0 && g_cases[i].n == r.n) k = &g_cases[i];
+    if (k == NULL) {
+        fprintf(stderr, "opool_bench: %s sent %s N=%u, a case this run did not measure\n", prog,
+                r.workload, r.n);
+        return -1;
+    }
+    if (r.reps != opt.reps || r.checksum != k->checksum) {
+        fprintf(stderr,
+                "opool_bench: %s N=%u: %s (%s) has checksum %016" PRIx64 " over %d reps, the "
+                "subjects here %016" PRIx64 " over %d: they did not do the same work\n",
+                r.workload, r.n, r.subject, prog, r.checksum, r.reps, k->checksum, opt.reps);
+        return -1;
+    }
+    r.ratio_ref1 = k->ref1 > 0 ? r.median / k->ref1 : -1;
+    r.ratio_ref2 = k->ref2 > 0 ? r.median / k->ref2 : -1;
+    if (g_nrows >= MAX_ROWS) fail("too many result rows");
+    int at = g_nrows;
+    for (int i = 0; i < g_nrows; i++)
+        if (strcmp(g_rows[i].workload, r.workload) == 0 && g_rows[i].n == r.n) at = i + 1;
+    memmove(&g_rows[at + 1], &g_rows[at], sizeof(bench_row) * (size_t)(g_nrows - at));
+    g_rows[at] = r;
+    g_nrows++;
+    return 0;
+}
+
+static void run_peer(const char *dir, const char *name, const char *why_missing) {
+    char path[4200]; /* dir is at most 4095 characters */
+    snprintf(path, sizeof path, "%s/opool_bench_%s", dir, name);
+    const char *prog = strrchr(path, '/') + 1;
+    char reps[16], size[16];
+    snprintf(reps, sizeof reps, "%d", opt.reps);
+    snprintf(size, sizeof size, "%zu", opt.size);
+    char *argv[12];
+    int a = 0;
+    argv[a++] = path;
+    argv[a++] = (char *)"--child";
+    argv[a++] = (char *)"--reps";
+    argv[a++] = reps;
+    argv[a++] = (char *)"--size";
+    argv[a++] = size;
+    if (opt.quick) argv[a++] = (char *)"--quick";
+    if (opt.only) {
+        argv[a++] = (char *)"--only";
+        argv[a++] = (char *)opt.only;
+    }
+    argv[a] = NULL;
+    char info[200];
+    uint64_t t0 = bench_now_ns();
+    int rc =
+        bench_child_run("opool_bench", path, argv, merge_peer_row, (void *)prog, info, sizeof info);
+    if (rc == BENCH_CHILD_MISSING) {
+        add_peer_info("%-9s skipped: no %s beside opool_bench (%s)", name, prog, why_missing);
+        fprintf(stderr, "  %s skipped: not built\n", prog);
+        return;
+    }
+    if (rc != BENCH_CHILD_OK) fail("%s failed", path);
+    add_peer_info("%-9s %s (%s)", name, info, prog);
+    fprintf(stderr, "  %s done in %.1f s (total %.1f s)\n", prog,
+            (double)(bench_now_ns() - t0) / 1e9, (double)(bench_now_ns() - g_t_start) / 1e9);
+}
+
+static void run_peers(const char *argv0) {
+    char dir[4096];
+    bench_child_self_dir(dir, sizeof dir, argv0);
+    for (int i = 0; i < BENCH_ALLOC_NPEERS; i++) {
+        char why[80];
+        snprintf(why, sizeof why, "lib%s not found when configured", bench_alloc_peer(i));
+        run_peer(dir, bench_alloc_peer(i), why);
+    }
+    run_peer(dir, "slotmap", "cargo or librust-slotmap-dev not found when configured");
+}
+
+/* --child: this build's malloc subject on the workloads that have one; the
+ * rows go to stdout for the parent. */
+static void run_child(void) {
+    static const int ids[1] = {S_MALLOC};
+    const uint32_t big = 1000000, small = 1000;
+    bool ch = wanted("churn"), lk = wanted("lookup");
+    if (ch || lk) {
+        run_churn_lookup(small, ids, 1, -1, -1, "", ch, lk);
+        run_churn_lookup(big, ids, 1, -1, -1, "", ch, lk);
+    }
+    if (wanted("filldrain")) run_filldrain(big, ids, 1);
+    char info[200];
+    bench_alloc_describe(info, sizeof info);
+    printf("INFO\t%s\n", info);
+    for (int i = 0; i < g_nrows; i++) bench_child_put_row(stdout, &g_rows[i], NULL);
+}
+
 /* ==== main ==================================================================== */
 
 static void usage(FILE *f) {
     fprintf(f, "usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]\n"
-               "                   [--only churn,lookup,filldrain,iter] [--layouts]\n"
-               "  --quick    fewer operations and repetitions (about 15 s)\n"
+               "                   [--only churn,lookup,filldrain,iter] [--layouts] [--no-peers]\n"
+               "  --quick    fewer operations and repetitions (about 15 s, more with peers)\n"
                "  --layouts  the layout experiment instead of the core comparison\n"
+               "  --no-peers do not run opool_bench_<mimalloc|jemalloc|tcmalloc|slotmap>\n"
+               "  --child    (used by opool_bench) the malloc subject only, rows to stdout\n"
                "  --csv      CSV output (default bench/out/core.csv, or\n"
                "             bench/out/layouts.csv with --layouts)\n");
 }
@@ -1241,6 +1462,10 @@ static void parse_args(int argc, char **argv) {
             opt.quick = true;
         } else if (strcmp(a, "--layouts") == 0) {
             opt.layouts = true;
+        } else if (strcmp(a, "--child") == 0) {
+            opt.child = true;
+        } else if (strcmp(a, "--no-peers") == 0) {
+            opt.no_peers = true;
         } else if (strcmp(a, "--size") == 0 && v) {
             opt.size = (size_t)strtoul(v, NULL, 10);
             i++;
@@ -1307,6 +1532,11 @@ static void print_header(const bench_machine *m, const char *mode) {
     printf("  malloc:    glibc %s, M_TRIM_THRESHOLD raised so freed memory stays mapped\n",
            gnu_get_libc_version());
 #endif
+    for (int i = 0; i < g_npeer_info; i++)
+        printf("  %s %s\n", i ? "          " : "peers:    ", g_peer_info[i]);
+    if (g_npeer_info > 0)
+        printf("             (separate processes, run after this one's subjects; their ratios\n"
+               "             are to this process's reference medians)\n");
     printf("  method:    %d recorded repetitions after 1 warm-up, subjects interleaved;\n"
            "             median/min/max of ns per op; ratios are medians over the reference's\n"
            "             median in this run\n",
@@ -1321,7 +1551,7 @@ int main(int argc, char **argv) {
     g_tty = isatty(2);
     read_load(g_load_start, sizeof g_load_start);
     g_t_start = bench_now_ns();
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && BENCH_ALLOC == BENCH_ALLOC_GLIBC
     /* Keep freed memory mapped, as a pool keeps its storage: otherwise
      * glibc returns it to the kernel between repetitions and malloc's next
      * repetition pays page faults the pools do not. */
@@ -1331,7 +1561,17 @@ int main(int argc, char **argv) {
     char mode[160];
     snprintf(mode, sizeof mode, "%s%s, object size %zu", opt.layouts ? "layout experiment" : "core",
              opt.quick ? " (--quick)" : "", opt.size);
+    if (opt.child) {
+        fprintf(stderr, "opool_bench_%s (child): %s\n", BENCH_ALLOC_NAME, mode);
+        run_child();
+        return 0;
+    }
     fprintf(stderr, "opool_bench: %s\n", mode);
+    if (BENCH_ALLOC != BENCH_ALLOC_GLIBC)
+        fprintf(stderr,
+                "opool_bench: note: this is the %s build; opool_bench runs it with "
+                "--child\n",
+                BENCH_ALLOC_NAME);
 
     if (opt.layouts) {
         static const int ids[7] = {S_IGEN,   S_OPOOL,  S_LAY_AC, S_LAY_AD,
@@ -1345,7 +1585,7 @@ int main(int argc, char **argv) {
             run_churn_lookup(small, ids, 4, 1, 0, "", ch, lk);
             run_churn_lookup(big, ids, 4, 1, 0, "", ch, lk);
         }
-        if (wanted("filldrain")) run_filldrain(big);
+        if (wanted("filldrain")) run_filldrain(big, ids, 4);
         if (wanted("iter")) {
             uint32_t *perm = bench_xalloc((size_t)big * sizeof(uint32_t));
             run_iter(big, 10, perm);
@@ -1353,6 +1593,7 @@ int main(int argc, char **argv) {
             run_iter(big, 100, perm);
             free(perm);
         }
+        if (!opt.no_peers && BENCH_ALLOC == BENCH_ALLOC_GLIBC) run_peers(argv[0]);
     }
 
     print_header(&m, mode);

@@ -19,6 +19,12 @@
  *              capacity N, OPOOL_FULL_FAIL, no flags.
  *   malloc     the C library's malloc/free; handle = pointer. It validates
  *              nothing, so its "lookup" is a plain dereference.
+ *   boost::object_pool, boost::pool<>, plf::colony
+ *              C++ peers, built in when CMake finds their headers
+ *              (bench/bench_peers.cpp says how each is driven). Handle =
+ *              pointer (colony: iterator), not validated, like malloc's. The
+ *              Boost pools cannot iterate; boost::object_pool's O(N) free
+ *              keeps it out of fill+drain. A missing one is noted in the output.
  * In other processes (bench/bench_child.h), after the subjects above, unless
  * --no-peers or --layouts:
  *   mimalloc, jemalloc, tcmalloc
@@ -35,10 +41,11 @@
  * A sibling that was not built (library or cargo missing at configure time)
  * is skipped with a one-line note in the header.
  * Every subject's loop is written out separately with its operations inlined
- * (no function pointer inside a timed loop). ideal and ideal_gen are written
- * like small libraries (a struct reached through a pointer, static inline
- * functions), which is how a user would write them, and all subjects index
- * objects with the same run-time stride.
+ * (no function pointer inside a timed loop; a peer's whole loop is one call
+ * into C++). ideal and ideal_gen are written like small libraries (a struct
+ * reached through a pointer, static inline functions), which is how a user
+ * would write them, and all C subjects index objects with the same run-time
+ * stride (the C++ peers' object size is a template argument).
  *
  * ============================================================================
  * WORKLOADS (default object size 64 bytes)
@@ -104,6 +111,12 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#if defined(OPOOL_BENCH_HAVE_BOOST) || defined(OPOOL_BENCH_HAVE_COLONY)
+#define BENCH_PEERS 1
+#include "bench_peers.h"
+#else
+#define BENCH_PEERS 0
+#endif
 #ifdef __GLIBC__
 #include <gnu/libc-version.h>
 #include <malloc.h>
@@ -613,8 +626,22 @@ static void run_case(const case_def *c, rep_fn fn, void *ctx) {
 
 /* ==== churn + lookup: state ================================================ */
 
-enum { S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC, S_LAY_AC, S_LAY_AD, S_LAY_BC, S_LAY_BD, S_LAY_AE };
+enum {
+    S_IDEAL,
+    S_IGEN,
+    S_OPOOL,
+    S_MALLOC,
+    S_LAY_AC,
+    S_LAY_AD,
+    S_LAY_BC,
+    S_LAY_BD,
+    S_LAY_AE,
+    S_BOOST_OBJ, /* S_BOOST_OBJ + bench_peer_kind: the C++ peers */
+    S_BOOST_POOL,
+    S_COLONY
+};
 #define N_LAY 5
+#define N_PEER 3
 
 typedef struct cl_state {
     uint32_t n;
@@ -630,6 +657,9 @@ typedef struct cl_state {
     char **h_mal;
     lay_pool lay[N_LAY]; /* AC, AD, BC, BD, AE */
     uint64_t *h_lay[N_LAY];
+#if BENCH_PEERS
+    bench_peer *peer[N_PEER]; /* by id - S_BOOST_OBJ; each holds its handles */
+#endif
 } cl_state;
 
 /* The malloc subject: "malloc" (glibc's) in opool_bench, the allocator's
@@ -649,8 +679,40 @@ static const char *subject_name(int id) {
                                         "A rec8 + D chunk",
                                         "B split + C flat",
                                         "B split + D chunk",
-                                        "A rec8 + E br-chunk"};
+                                        "A rec8 + E br-chunk",
+                                        "boost::object_pool",
+                                        "boost::pool<>",
+                                        "plf::colony"};
     return names[id];
+}
+
+#if BENCH_PEERS
+/* A C++ peer for n objects of opt.size bytes, empty. */
+static bench_peer *make_peer(int id, uint32_t n) {
+    bench_peer *p = bench_peer_create((bench_peer_kind)(id - S_BOOST_OBJ), opt.size, n);
+    if (p == NULL) fail("%s was not built for %zu-byte objects", subject_name(id), opt.size);
+    return p;
+}
+#endif
+
+/* Is C++ peer id built into this program, and does it run workload
+ * (bench_peers.h: bench_peer_skip)? */
+static bool peer_runs(int id, const char *workload) {
+#if BENCH_PEERS
+    bench_peer_kind k = (bench_peer_kind)(id - S_BOOST_OBJ);
+    return bench_peer_version(k) != NULL && bench_peer_skip(k, workload) == NULL;
+#else
+    (void)id;
+    (void)workload;
+    return false;
+#endif
+}
+
+/* Appends to ids the peers that run workload; returns the new count. */
+static int add_peers(int *ids, int nids, const char *workload) {
+    for (int id = S_BOOST_OBJ; id < S_BOOST_OBJ + N_PEER; id++)
+        if (peer_runs(id, workload)) ids[nids++] = id;
+    return nids;
 }
 
 static void cl_setup(cl_state *st) {
@@ -698,6 +760,15 @@ static void cl_setup(cl_state *st) {
                 st->h_mal[k] = o;
             }
             break;
+#if BENCH_PEERS
+        case S_BOOST_OBJ:
+        case S_BOOST_POOL:
+        case S_COLONY:
+            st->peer[id - S_BOOST_OBJ] = make_peer(id, n);
+            if (bench_peer_fill(st->peer[id - S_BOOST_OBJ], 0) != 0)
+                fail("%s failed while pre-filling %u objects", subject_name(id), n);
+            break;
+#endif
         default: {
             unsigned v = (unsigned)(id - S_LAY_AC) % N_LAY;
             lay_pool *p = &st->lay[v];
@@ -738,6 +809,13 @@ static void cl_teardown(cl_state *st) {
             for (uint32_t k = 0; k < st->n; k++) free(st->h_mal[k]);
             free(st->h_mal);
             break;
+#if BENCH_PEERS
+        case S_BOOST_OBJ:
+        case S_BOOST_POOL:
+        case S_COLONY:
+            bench_peer_destroy(st->peer[id - S_BOOST_OBJ]);
+            break;
+#endif
         default:
             lay_fini(&st->lay[(unsigned)(id - S_LAY_AC) % N_LAY]);
             free(st->h_lay[(unsigned)(id - S_LAY_AC) % N_LAY]);
@@ -756,6 +834,12 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
         return opool_get(st->op, st->h_op[k]);
     case S_MALLOC:
         return st->h_mal[k];
+#if BENCH_PEERS
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
+    case S_COLONY:
+        return bench_peer_object(st->peer[id - S_BOOST_OBJ], k);
+#endif
     case S_LAY_AC:
         return lay_get_AC(&st->lay[0], st->h_lay[0][k]);
     case S_LAY_AD:
@@ -793,6 +877,12 @@ static uint64_t churn_subject(cl_state *st, int id, uint64_t seed, uint64_t iter
         return churn_opool(st->op, st->h_op, n, seed, iters, tag);
     case S_MALLOC:
         return churn_malloc(st->h_mal, n, opt.size, seed, iters, tag);
+#if BENCH_PEERS
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
+    case S_COLONY:
+        return bench_peer_churn(st->peer[id - S_BOOST_OBJ], seed, iters, tag);
+#endif
     case S_LAY_AC:
         return churn_lay_AC(&st->lay[0], st->h_lay[0], n, seed, iters, tag);
     case S_LAY_AD:
@@ -818,6 +908,12 @@ static uint64_t lookup_subject(const cl_state *st, int id, uint64_t seed, uint64
         return lookup_opool(st->op, st->h_op, n, seed, iters, bad);
     case S_MALLOC:
         return lookup_malloc(st->h_mal, n, seed, iters);
+#if BENCH_PEERS
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
+    case S_COLONY:
+        return bench_peer_lookup(st->peer[id - S_BOOST_OBJ], seed, iters);
+#endif
     case S_LAY_AC:
         return lookup_lay_AC(&st->lay[0], st->h_lay[0], n, seed, iters, bad);
     case S_LAY_AD:
@@ -866,6 +962,12 @@ static const char *churn_note(int id) {
         return BENCH_ALLOC_NAME "; handles not validated";
     case S_OPOOL:
         return "FULL_FAIL, no flags";
+    case S_BOOST_OBJ:
+        return "construct/destroy; T*, not validated";
+    case S_BOOST_POOL:
+        return "malloc/free; T*, not validated";
+    case S_COLONY:
+        return "emplace/erase; iterator, not validated";
     default:
         return NULL;
     }
@@ -876,7 +978,11 @@ static const char *lookup_note(int id) {
     case S_IDEAL:
         return "unvalidated (no generation)";
     case S_MALLOC:
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
         return "UNVALIDATED: plain pointer deref";
+    case S_COLONY:
+        return "UNVALIDATED: iterator deref";
     default:
         return "validated";
     }
@@ -945,7 +1051,10 @@ typedef struct fd_state {
     char **h_mal;
     uint32_t *perm;
     int perm_rep;
-    const int *subj; /* subject ids in case order */
+    int subj[8]; /* subject ids in case order */
+#if BENCH_PEERS
+    bench_peer *peer[N_PEER]; /* by id - S_BOOST_OBJ */
+#endif
 } fd_state;
 
 static BENCH_NOINLINE uint64_t fill_ideal(ideal_pool *p, uint32_t *H, uint32_t n, uint64_t tag) {
@@ -1048,6 +1157,10 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     if (id == S_IGEN) igen_reset(&st->igen);
     if (id == S_OPOOL) opool_clear(st->op);
     if (id == S_MALLOC) malloc_fresh(st->h_mal, n);
+#if BENCH_PEERS
+    bench_peer *peer = id >= S_BOOST_OBJ ? st->peer[id - S_BOOST_OBJ] : NULL;
+    if (peer) bench_peer_fresh(peer);
+#endif
 
     uint64_t t0 = bench_now_ns();
     switch (id) {
@@ -1060,6 +1173,13 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     case S_OPOOL:
         bad = fill_opool(st->op, st->h_op, n, tag);
         break;
+#if BENCH_PEERS
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
+    case S_COLONY:
+        bad = bench_peer_fill(peer, tag);
+        break;
+#endif
     default:
         bad = fill_malloc(st->h_mal, n, opt.size, tag);
     }
@@ -1068,10 +1188,15 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
 
     /* untimed: every object is reachable through its handle and holds what was written */
     for (uint32_t k = 0; k < n; k++) {
-        const char *o = id == S_IDEAL   ? ideal_at(&st->ideal, st->h_ideal[k])
-                        : id == S_IGEN  ? igen_get(&st->igen, st->h_igen[k])
-                        : id == S_OPOOL ? opool_get(st->op, st->h_op[k])
-                                        : st->h_mal[k];
+        const char *o = id == S_IDEAL    ? ideal_at(&st->ideal, st->h_ideal[k])
+                        : id == S_IGEN   ? igen_get(&st->igen, st->h_igen[k])
+                        : id == S_OPOOL  ? opool_get(st->op, st->h_op[k])
+                        : id == S_MALLOC ? st->h_mal[k]
+#if BENCH_PEERS
+                                         : bench_peer_object(peer, k);
+#else
+                                         : NULL;
+#endif
         if (o == NULL || FA(o) != k || FB(o) != tag)
             fail("fill %s N=%u: handle %u does not reach its object", subject_name(id), n, k);
         sum += bench_mix(FA(o), FB(o));
@@ -1088,6 +1213,13 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     case S_OPOOL:
         bad = drain_opool(st->op, st->h_op, st->perm, n);
         break;
+#if BENCH_PEERS
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
+    case S_COLONY:
+        bad = bench_peer_drain(peer, st->perm, n);
+        break;
+#endif
     default:
         bad = drain_malloc(st->h_mal, st->perm, n);
     }
@@ -1096,7 +1228,10 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     uint32_t left = id == S_IDEAL   ? n - st->ideal.top
                     : id == S_IGEN  ? n - st->igen.top
                     : id == S_OPOOL ? opool_count(st->op)
-                                    : 0;
+                                    : 0; /* malloc, and peers without a count */
+#if BENCH_PEERS
+    if (peer && !bench_peer_count(peer, &left)) left = 0;
+#endif
     if (left != 0) fail("drain %s N=%u: %u objects still live", subject_name(id), n, left);
     *check = sum;
     return (double)((t1 - t0) + (t3 - t2)) / (double)n;
@@ -1109,19 +1244,23 @@ static const char *filldrain_note(int id) {
     case S_MALLOC:
         return BENCH_ALLOC == BENCH_ALLOC_GLIBC ? "per pair; glibc, reset to address order"
                                                 : "per pair; reset: N mallocs freed in reverse";
+    case S_BOOST_POOL:
+        return "per pair; purged, one block of N per rep";
+    case S_COLONY:
+        return "per pair; groups reserved, refilled in order";
     default:
         return "per alloc+free pair";
     }
 }
 
-/* Fill then drain at n, for the subjects ids[0..nids) (of S_IDEAL, S_IGEN,
- * S_OPOOL, S_MALLOC). */
+/* Fill then drain at n, for the subjects ids[0..nids) (at most 8). */
 static void run_filldrain(uint32_t n, const int *ids, int nids) {
     fd_state st;
     memset(&st, 0, sizeof st);
     st.n = n;
     st.perm_rep = -1;
-    st.subj = ids;
+    if (nids > (int)(sizeof st.subj / sizeof st.subj[0])) fail("fill+drain: too many subjects");
+    memcpy(st.subj, ids, (size_t)nids * sizeof *ids);
     for (int j = 0; j < nids; j++) {
         switch (ids[j]) {
         case S_IDEAL:
@@ -1136,8 +1275,14 @@ static void run_filldrain(uint32_t n, const int *ids, int nids) {
             st.op = make_opool(n);
             st.h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
             break;
-        default:
+        case S_MALLOC:
             st.h_mal = bench_xalloc((size_t)n * sizeof(char *));
+            break;
+        default:
+#if BENCH_PEERS
+            st.peer[ids[j] - S_BOOST_OBJ] = make_peer(ids[j], n);
+#endif
+            break;
         }
     }
     st.perm = bench_xalloc((size_t)n * sizeof(uint32_t));
@@ -1157,21 +1302,13 @@ static void run_filldrain(uint32_t n, const int *ids, int nids) {
     }
     run_case(&c, filldrain_rep, &st);
 
-    for (int j = 0; j < nids; j++) {
-        switch (ids[j]) {
-        case S_IDEAL:
-            ideal_fini(&st.ideal);
-            break;
-        case S_IGEN:
-            igen_fini(&st.igen);
-            break;
-        case S_OPOOL:
-            opool_destroy(st.op);
-            break;
-        default:
-            break;
-        }
-    }
+#if BENCH_PEERS
+    for (int k = 0; k < N_PEER; k++)
+        if (st.peer[k]) bench_peer_destroy(st.peer[k]);
+#endif
+    if (st.op) opool_destroy(st.op);
+    if (st.h_ideal) ideal_fini(&st.ideal);
+    if (st.h_igen) igen_fini(&st.igen);
     free(st.h_ideal);
     free(st.h_igen);
     free(st.h_op);
@@ -1186,9 +1323,13 @@ typedef struct it_state {
     igen_pool igen;
     opool *op_roster; /* roster order as the frees left it */
     opool *op_sorted; /* the same live set after opool_sort */
+#if BENCH_PEERS
+    bench_peer *colony; /* the same live set in a plf::colony */
+#endif
 } it_state;
 
-enum { IT_ROSTER, IT_SORTED, IT_SORTED_BWD, IT_SCAN, IT_SORT_CALL, IT_COUNT };
+/* IT_COLONY last: without a colony the case has IT_COLONY subjects */
+enum { IT_ROSTER, IT_SORTED, IT_SORTED_BWD, IT_SCAN, IT_SORT_CALL, IT_COLONY, IT_COUNT };
 
 static BENCH_NOINLINE uint64_t iter_opool_fwd(const opool *p, uint32_t passes) {
     uint64_t sum = 0;
@@ -1243,6 +1384,15 @@ static double iter_rep(void *ctx, int s, int rep, uint64_t *check) {
         sum = iter_gen_scan(&st->igen, st->passes);
         t1 = bench_now_ns();
         break;
+#if BENCH_PEERS
+    case IT_COLONY:
+        bench_peer_iterate(st->colony, 1, &sum);
+        bench_sink += sum;
+        t0 = bench_now_ns();
+        bench_peer_iterate(st->colony, st->passes, &sum);
+        t1 = bench_now_ns();
+        break;
+#endif
     default: /* the cost of opool_sort itself, per live object (pool already sorted) */
         t0 = bench_now_ns();
         opool_sort(st->op_sorted);
@@ -1285,6 +1435,16 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
     opool_sort(st.op_sorted);
     if (opool_count(st.op_roster) != st.live || opool_count(st.op_sorted) != st.live)
         fail("iteration setup: opool_count is not %u", st.live);
+    bool colony = peer_runs(S_COLONY, "iter");
+#if BENCH_PEERS
+    if (colony) {
+        uint32_t live = 0;
+        st.colony = make_peer(S_COLONY, n);
+        if (bench_peer_fill(st.colony, 0) != 0 || bench_peer_drain(st.colony, perm, n - st.live) ||
+            !bench_peer_count(st.colony, &live) || live != st.live)
+            fail("iteration setup: plf::colony does not hold %u objects", st.live);
+    }
+#endif
 
     char wname[40];
     snprintf(wname, sizeof wname, "iterate %u%% live", pct);
@@ -1293,7 +1453,7 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
     c.workload = wname;
     c.n = n;
     c.ops = (uint64_t)st.live * st.passes;
-    c.nsubj = IT_COUNT;
+    c.nsubj = colony ? IT_COUNT : IT_COLONY;
     c.ref1 = IT_SCAN;
     c.ref2 = -1;
     c.name[IT_ROSTER] = "opool roster";
@@ -1306,7 +1466,12 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
     c.note[IT_SCAN] = "per live obj; every slot's gen, odd -> read";
     c.name[IT_SORT_CALL] = "opool_sort() call";
     c.note[IT_SORT_CALL] = "cost of one sort, per live obj (not a pass)";
+    c.name[IT_COLONY] = subject_name(S_COLONY);
+    c.note[IT_COLONY] = "per live obj; its own iterator (skipfield)";
     run_case(&c, iter_rep, &st);
+#if BENCH_PEERS
+    if (colony) bench_peer_destroy(st.colony);
+#endif
 
     igen_fini(&st.igen);
     opool_destroy(st.op_roster);
@@ -1510,6 +1675,41 @@ static void read_load(char *out, size_t cap) {
     *p = '\0';
 }
 
+/* The C++ peers: which were built (with what), which were not and why. */
+static void print_peers(void) {
+    static const char *const header[N_PEER] = {"<boost/pool/object_pool.hpp>",
+                                               "<boost/pool/object_pool.hpp>", "<plf_colony.h>"};
+    for (int k = 0; k < N_PEER; k++) {
+        const char *version = NULL;
+#if BENCH_PEERS
+        version = bench_peer_version((bench_peer_kind)k);
+#endif
+        printf("  %-10s %-19s ", k == 0 ? "peers:" : "", subject_name(S_BOOST_OBJ + k));
+        if (version)
+            printf("%s\n", version);
+        else
+            printf("NOT BUILT: no %s or no C++ compiler at configure time (make bench-deps)\n",
+                   header[k]);
+    }
+}
+
+/* After the table: the workloads a built peer has no row in, and why. */
+static void print_peer_notes(void) {
+#if BENCH_PEERS
+    static const char *const workloads[3][2] = {
+        {"churn", "churn/lookup"}, {"filldrain", "fill+drain"}, {"iter", "iterate"}};
+    for (int k = 0; k < N_PEER; k++) {
+        if (bench_peer_version((bench_peer_kind)k) == NULL) continue;
+        for (int w = 0; w < 3; w++) {
+            const char *why = bench_peer_skip((bench_peer_kind)k, workloads[w][0]);
+            if (why && wanted(workloads[w][0]))
+                printf("%s: no %s rows: %s.\n", subject_name(S_BOOST_OBJ + k), workloads[w][1],
+                       why);
+        }
+    }
+#endif
+}
+
 static void print_header(const bench_machine *m, const char *mode) {
     char load_end[64];
     read_load(load_end, sizeof load_end);
@@ -1528,6 +1728,7 @@ static void print_header(const bench_machine *m, const char *mode) {
     printf("  objects:   %zu bytes; opool stride %zu, object base %% 64 = %u "
            "(ideal arrays are 64-byte aligned)\n",
            opt.size, stride, (unsigned)(base % 64));
+    if (!opt.layouts) print_peers();
 #ifdef __GLIBC__
     printf("  malloc:    glibc %s, M_TRIM_THRESHOLD raised so freed memory stays mapped\n",
            gnu_get_libc_version());
@@ -1579,13 +1780,17 @@ int main(int argc, char **argv) {
         run_churn_lookup(small, ids, 7, 0, 2, "", true, true);
         run_churn_lookup(big, ids, 7, 0, 2, "", true, true);
     } else {
-        static const int ids[4] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
+        int ids[8] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
+        int nids = add_peers(ids, 4, "churn");
         bool ch = wanted("churn"), lk = wanted("lookup");
         if (ch || lk) {
-            run_churn_lookup(small, ids, 4, 1, 0, "", ch, lk);
-            run_churn_lookup(big, ids, 4, 1, 0, "", ch, lk);
+            run_churn_lookup(small, ids, nids, 1, 0, "", ch, lk);
+            run_churn_lookup(big, ids, nids, 1, 0, "", ch, lk);
         }
-        if (wanted("filldrain")) run_filldrain(big, ids, 4);
+        if (wanted("filldrain")) {
+            int fids[8] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
+            run_filldrain(big, fids, add_peers(fids, 4, "filldrain"));
+        }
         if (wanted("iter")) {
             uint32_t *perm = bench_xalloc((size_t)big * sizeof(uint32_t));
             run_iter(big, 10, perm);
@@ -1612,6 +1817,7 @@ int main(int argc, char **argv) {
             "fill+drain: N allocs (fresh free order) then N frees in random order (ns per pair).\n"
             "iterate: N slots, the given share live (random); ns per LIVE object; the ratio\n"
             "  column compares to the ideal_gen generation scan.\n");
+        print_peer_notes();
     }
     const char *csv = opt.csv       ? opt.csv
                       : opt.layouts ? "bench/out/layouts.csv"

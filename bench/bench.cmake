@@ -1,55 +1,102 @@
 # bench/bench.cmake -- included at the end of CMakeLists.txt's OPOOL_BUILD_BENCH section.
 #
-# bench/bench_mt.c, the concurrent benchmark, measures malloc replacements, and a replacement
-# malloc takes over the whole program that links it: so bench_mt.c is built once per allocator,
-# BENCH_MT_ALLOC selecting which one its malloc subject names (and which version check it runs).
+# Subjects that must live in another process (bench/bench_child.h describes how a benchmark
+# runs them and merges their rows):
 #
-#   bench_mt            glibc malloc and every pool subject. This is the target the generic
-#                       bench/*.c rule above already makes from bench_mt.c (it has a main());
-#                       BENCH_MT_ALLOC defaults to glibc, so nothing is added to it here.
-#   bench_mt_mimalloc   linked with libmimalloc         \  the malloc subject only; bench_mt
-#   bench_mt_jemalloc   linked with libjemalloc          > runs each one it finds next to itself
-#   bench_mt_tcmalloc   linked with libtcmalloc_minimal / (--child) and merges the rows
+# 1. Replacement mallocs. One takes over the whole program that links it, so a benchmark that
+#    measures them is built once per allocator, BENCH_ALLOC selecting which one its malloc
+#    subject names (and which version check it runs):
 #
-# A library (or its header) that is not found skips its program, with a one-line note here;
-# bench_mt then notes the missing program in its output. Concurrency Kit (ck_stack.h) is
-# header-only and detected by bench_mt.c itself.
+#      opool_bench, bench_mt      glibc malloc and every other subject: the targets the
+#                                 generic bench/*.c rule in CMakeLists.txt makes
+#      <program>_mimalloc         linked with libmimalloc         \  the malloc subject only;
+#      <program>_jemalloc         linked with libjemalloc          > <program> runs each one it
+#      <program>_tcmalloc         linked with libtcmalloc_minimal / finds beside itself (--child)
+#
+#    A library (or its header) that is not found skips its programs, with a one-line note
+#    here; the benchmark then notes the missing program in its output.
+#
+# 2. Rust's slotmap crate (SlotMap, DenseSlotMap): bench/slotmap, a Cargo project built offline
+#    against Debian's librust-slotmap-dev (bench/slotmap/.cargo/config.toml), into
+#    opool_bench_slotmap beside opool_bench; cargo's target directory is <build>/cargo.
+#    No cargo, or no crate sources there: a one-line note, and opool_bench notes the missing
+#    program.
+#
+# Concurrency Kit (ck_stack.h) is header-only and detected by bench_mt.c itself.
 
-if(NOT TARGET bench_mt)
-    return()
+string(TOUPPER "${CMAKE_BUILD_TYPE}" _bench_bt)
+string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bench_bt}} -O2" OPOOL_BENCH_CFLAGS)
+
+foreach(_bench_alloc mimalloc jemalloc tcmalloc)
+    if(_bench_alloc STREQUAL "mimalloc")
+        set(_bench_libs mimalloc)
+        set(_bench_header mimalloc.h)
+    elseif(_bench_alloc STREQUAL "jemalloc")
+        set(_bench_libs jemalloc)
+        set(_bench_header jemalloc/jemalloc.h)
+    else()
+        set(_bench_libs tcmalloc_minimal tcmalloc)
+        set(_bench_header gperftools/tcmalloc.h)
+    endif()
+    find_library(OPOOL_BENCH_${_bench_alloc}_LIB NAMES ${_bench_libs})
+    find_path(OPOOL_BENCH_${_bench_alloc}_INCLUDE NAMES ${_bench_header})
+endforeach()
+
+# opool_bench_per_allocator(<program> <source>): builds <source> as <program>_mimalloc,
+# <program>_jemalloc and <program>_tcmalloc (each allocator found), next to <program>, with the
+# same flags as the generic benchmark rule plus BENCH_ALLOC and the allocator's library.
+function(opool_bench_per_allocator program source)
+    foreach(alloc mimalloc jemalloc tcmalloc)
+        if(NOT OPOOL_BENCH_${alloc}_LIB OR NOT OPOOL_BENCH_${alloc}_INCLUDE)
+            message(STATUS "opool: ${program}_${alloc} skipped: lib${alloc} or its header "
+                           "not found")
+            continue()
+        endif()
+        set(target ${program}_${alloc})
+        opool_program(${target} "${source}" ${OPOOL_BENCH_SUPPORT})
+        target_include_directories(${target} PRIVATE
+            "${PROJECT_SOURCE_DIR}/bench" "${OPOOL_BENCH_${alloc}_INCLUDE}")
+        target_link_libraries(${target} PRIVATE "${OPOOL_BENCH_${alloc}_LIB}")
+        string(TOUPPER "${alloc}" upper)
+        if(NOT MSVC)
+            target_compile_options(${target} PRIVATE -O2)
+        endif()
+        target_compile_definitions(${target} PRIVATE NDEBUG
+            "OPOOL_BENCH_FLAGS=\"${OPOOL_BENCH_CFLAGS}\"" BENCH_ALLOC=BENCH_ALLOC_${upper})
+        set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
+    endforeach()
+endfunction()
+
+if(TARGET opool_bench)
+    opool_bench_per_allocator(opool_bench "${PROJECT_SOURCE_DIR}/bench/bench_core.c")
+endif()
+if(TARGET bench_mt)
+    opool_bench_per_allocator(bench_mt "${PROJECT_SOURCE_DIR}/bench/bench_mt.c")
 endif()
 
-string(TOUPPER "${CMAKE_BUILD_TYPE}" _bmt_bt)
-string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bmt_bt}} -O2" _bmt_flags)
-
-foreach(_bmt_alloc mimalloc jemalloc tcmalloc)
-    if(_bmt_alloc STREQUAL "mimalloc")
-        set(_bmt_libs mimalloc)
-        set(_bmt_header mimalloc.h)
-    elseif(_bmt_alloc STREQUAL "jemalloc")
-        set(_bmt_libs jemalloc)
-        set(_bmt_header jemalloc/jemalloc.h)
+# ---- Rust slotmap ----
+if(TARGET opool_bench)
+    find_program(OPOOL_CARGO cargo)
+    # the directory source of bench/slotmap/.cargo/config.toml
+    file(GLOB _bench_slotmap_src "/usr/share/cargo/registry/slotmap-1.*")
+    if(OPOOL_CARGO AND NOT _bench_slotmap_src)
+        message(STATUS "opool: opool_bench_slotmap skipped: no slotmap crate in "
+                       "/usr/share/cargo/registry (Debian: librust-slotmap-dev)")
+    elseif(OPOOL_CARGO)
+        set(_bench_cargo_dir "${PROJECT_BINARY_DIR}/cargo")
+        # Always run: cargo itself knows whether anything changed (a no-op build takes ~0.1 s).
+        add_custom_target(opool_bench_slotmap ALL
+            COMMAND "${OPOOL_CARGO}" build --offline --release --quiet
+                    --target-dir "${_bench_cargo_dir}"
+            COMMAND "${CMAKE_COMMAND}" -E copy_if_different
+                    "${_bench_cargo_dir}/release/opool_bench_slotmap"
+                    "${PROJECT_BINARY_DIR}/opool_bench_slotmap"
+            # cargo reads bench/slotmap/.cargo/config.toml only when run from bench/slotmap
+            WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/bench/slotmap"
+            BYPRODUCTS "${PROJECT_BINARY_DIR}/opool_bench_slotmap"
+            COMMENT "cargo build --release: bench/slotmap -> opool_bench_slotmap"
+            VERBATIM)
     else()
-        set(_bmt_libs tcmalloc_minimal tcmalloc)
-        set(_bmt_header gperftools/tcmalloc.h)
+        message(STATUS "opool: opool_bench_slotmap skipped: cargo not found")
     endif()
-    find_library(OPOOL_BENCH_${_bmt_alloc}_LIB NAMES ${_bmt_libs})
-    find_path(OPOOL_BENCH_${_bmt_alloc}_INCLUDE NAMES ${_bmt_header})
-    if(NOT OPOOL_BENCH_${_bmt_alloc}_LIB OR NOT OPOOL_BENCH_${_bmt_alloc}_INCLUDE)
-        message(STATUS "opool: bench_mt_${_bmt_alloc} skipped: lib${_bmt_alloc} or ${_bmt_header} "
-                       "not found")
-        continue()
-    endif()
-    set(_bmt_target bench_mt_${_bmt_alloc})
-    opool_program(${_bmt_target} "${PROJECT_SOURCE_DIR}/bench/bench_mt.c" ${OPOOL_BENCH_SUPPORT})
-    target_include_directories(${_bmt_target} PRIVATE
-        "${PROJECT_SOURCE_DIR}/bench" "${OPOOL_BENCH_${_bmt_alloc}_INCLUDE}")
-    target_link_libraries(${_bmt_target} PRIVATE "${OPOOL_BENCH_${_bmt_alloc}_LIB}")
-    string(TOUPPER "${_bmt_alloc}" _bmt_upper)
-    if(NOT MSVC)
-        target_compile_options(${_bmt_target} PRIVATE -O2)
-    endif()
-    target_compile_definitions(${_bmt_target} PRIVATE NDEBUG "OPOOL_BENCH_FLAGS=\"${_bmt_flags}\""
-        BENCH_MT_ALLOC=BENCH_MT_${_bmt_upper})
-    set_target_properties(${_bmt_target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
-endforeach()
+endif()

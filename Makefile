@@ -11,15 +11,19 @@
 #                      clang, or no libclang-rt-14-dev) build/clang is skipped and build/asan
 #                      uses gcc, and the summary says so; without clang the TSan stage is
 #                      skipped, without spin the model check, each with a note.
-#   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS): the pools
-#                      and glibc malloc, then the siblings it finds beside it, each in its own
-#                      process and merged into one table (build/bench/opool_bench_<x>):
+#   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS) at object
+#                      sizes 16, 64 and 256 (under 5 minutes; table, bench/out/core.csv and SVG
+#                      charts): the pools (C, and Boost.Pool and plf::colony when found) and
+#                      glibc malloc, then at each size the siblings it finds beside it, each in
+#                      its own process and merged into that size's table
+#                      (build/bench/opool_bench_<x>):
 #                      mimalloc, jemalloc, tcmalloc (bench_core.c linked with each; skipped
 #                      with a note if the library was not found) and slotmap (Rust's slotmap
 #                      crate, bench/slotmap; needs cargo and librust-slotmap-dev). Their
 #                      ratios are to opool_bench's reference medians of the same run; their
-#                      checksums must match its subjects'. BENCH_ARGS=--no-peers: C pools only
-#   make bench-quick   the same with --quick
+#                      checksums must match its subjects'. BENCH_ARGS=--no-peers: no siblings
+#   make bench-quick   the same with --quick: every N at most 100K, fewer repetitions (under
+#                      30 s): a check that everything runs and agrees, not a measurement
 #   make bench-deps    apt-get install (sudo when not root) the peers the benchmarks compare
 #                      against, those not installed yet: $(BENCH_DEPS); without them the
 #                      benchmarks still run and name the peers they lack

@@ -98,8 +98,10 @@
  *     (through each subject's own lookup), so they depend only on the random
  *     sequence and the values written: each subject must match the first
  *     subject's checksum in every repetition or the run fails.
- *   - Repetition 0 is a discarded warm-up; repetitions 1..R are recorded.
- *     Within a repetition the subjects run one after another, starting from a
+ *   - Repetition 0 is a discarded warm-up; repetitions 1..R are recorded:
+ *     R = 9 (fill+drain 7; resident 5, no warm-up), --quick 3 (2; 1), --reps
+ *     sets them all (15 and 9 before the peers: see "Time"). Within a
+ *     repetition the subjects run one after another, starting from a
  *     different subject each time, so machine noise hits all of them alike.
  *     Churn and lookup also run a short untimed warm-up loop right before
  *     each timed loop (the other subjects have just evicted the caches).
@@ -113,8 +115,9 @@
  *     them: compare across the process boundary with the machine's noise in
  *     mind). Their checksums, summed over the same repetitions, must equal
  *     this process's for the case or the run fails.
- *   - Time: the default run takes about 2.5 minutes on a quiet 2-core
- *     machine (under 5 with another tenant), --quick under 30 s.
+ *   - Time: with every peer, the default run took 3 min 7 s on a 2-core
+ *     machine with one other busy program (limit: 5 minutes), --quick 12 s
+ *     (limit: 30 s). Most of it is 1M-object cases at 256 bytes.
  */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
@@ -179,13 +182,13 @@ static void fail(const char *fmt, ...) {
     exit(1);
 }
 
-/* fill+drain: 1M pairs per subject per repetition, at three sizes: fewer
- * repetitions keep make bench within its time. resident: the figure is a
+/* fill+drain: 1M pairs per subject per repetition, at three sizes, for up
+ * to 12 subjects: fewer repetitions keep make bench within its time. resident: the figure is a
  * count of pages, repetitions only confirm it (still 5 by default, as every
  * case). --reps overrides both; --filldrain-reps, which a parent passes its
  * children so that their cases match its own, overrides fill+drain's. */
 static int reps_filldrain(void) {
-    return opt.fd_reps > 0 ? opt.fd_reps : opt.reps_given ? opt.reps : opt.quick ? 2 : 9;
+    return opt.fd_reps > 0 ? opt.fd_reps : opt.reps_given ? opt.reps : opt.quick ? 2 : 7;
 }
 /* fill+drain's, iterate's and resident's N: 1M, and 100K with --quick,
  * where filling 1M objects per subject (the setups, not the timed loops)
@@ -2051,8 +2054,7 @@ static int merge_peer_row(void *ctx, char *line) {
         fprintf(stderr,
                 "opool_bench: %s N=%u %zu B: %s (%s) has checksum %016" PRIx64 " over %d reps, "
                 "the subjects here %016" PRIx64 " over %d: they did not do the same work\n",
-                r.workload, r.n, r.size, r.subject, prog, r.checksum, r.reps, k->checksum,
-                k->reps);
+                r.workload, r.n, r.size, r.subject, prog, r.checksum, r.reps, k->checksum, k->reps);
         return -1;
     }
     r.ratio_ref1 = k->ref1 > 0 ? r.median / k->ref1 : -1;
@@ -2137,8 +2139,7 @@ static void run_child(void) {
     bool ch = wanted("churn"), lk = wanted("lookup");
     if (ch || lk) {
         if (opt.ns == NULL) {
-            for (int j = 0; j < n_cl(); j++)
-                run_churn_lookup(cl_n[j], ids, 1, -1, -1, "", ch, lk);
+            for (int j = 0; j < n_cl(); j++) run_churn_lookup(cl_n[j], ids, 1, -1, -1, "", ch, lk);
         } else {
             for (const char *p = opt.ns; *p;) {
                 char *end;
@@ -2228,7 +2229,7 @@ static void parse_args(int argc, char **argv) {
             exit(2);
         }
     }
-    if (opt.reps == 0) opt.reps = opt.quick ? 3 : 15;
+    if (opt.reps == 0) opt.reps = opt.quick ? 3 : 9;
 }
 
 static char g_load_start[64];
@@ -2439,8 +2440,7 @@ int main(int argc, char **argv) {
         int nids = add_peers(ids, 4, "churn");
         bool ch = wanted("churn"), lk = wanted("lookup");
         if (ch || lk)
-            for (int j = 0; j < n_cl(); j++)
-                run_churn_lookup(cl_n[j], ids, nids, 1, 0, "", ch, lk);
+            for (int j = 0; j < n_cl(); j++) run_churn_lookup(cl_n[j], ids, nids, 1, 0, "", ch, lk);
         if (wanted("filldrain")) {
             int fids[MAX_SUBJ] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
             run_filldrain(n_bulk(), fids, add_peers(fids, 4, "filldrain"));

@@ -16,7 +16,8 @@
  *                    object size.
  *
  * A subject keeps its colour in every chart of a run: the colour is chosen by
- * the subject's first appearance among all the rows passed as `all`. The
+ * the subject's first appearance among all the rows passed as `all` (24
+ * colours: opool_bench's default run has 18 subjects, peers included). The
  * files are plain SVG 1.1 (no script, no external style or font), readable by
  * any browser; every bar and point carries a <title> tooltip with its
  * figures. Returns 1 when a chart was written, 0 when the rows had nothing to
@@ -86,6 +87,7 @@ static inline double bench_svg_nice(double v) {
 static const char *const bench_svg_palette[] = {
     "#3b6fb6", "#e8a33d", "#d1495b", "#2e9e78", "#8e5fb8", "#6b8e23", "#e377c2", "#7f7f7f",
     "#17becf", "#a0522d", "#1f3b73", "#c9b800", "#ff7f50", "#4b0082", "#20b2aa", "#b22222",
+    "#9acd32", "#00008b", "#ff1493", "#556b2f", "#daa520", "#008b8b", "#9932cc", "#8b4513",
 };
 #define BENCH_SVG_NPALETTE ((int)(sizeof bench_svg_palette / sizeof bench_svg_palette[0]))
 

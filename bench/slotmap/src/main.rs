@@ -740,7 +740,10 @@ fn parse_args() -> Opt {
             ("--filldrain-reps", Some(v)) => {
                 opt.fd_reps = v.parse().unwrap_or(0);
                 if opt.fd_reps < 1 || opt.fd_reps > MAX_REPS as i32 {
-                    eprintln!("opool_bench_slotmap: --filldrain-reps must be 1..{}", MAX_REPS);
+                    eprintln!(
+                        "opool_bench_slotmap: --filldrain-reps must be 1..{}",
+                        MAX_REPS
+                    );
                     exit(2);
                 }
                 i += 1;
@@ -774,10 +777,10 @@ fn parse_args() -> Opt {
     }
     // bench_core.c's defaults without --reps (parse_args, reps_filldrain)
     if opt.reps == 0 {
-        opt.reps = if opt.quick { 3 } else { 15 };
+        opt.reps = if opt.quick { 3 } else { 9 };
     }
     if opt.fd_reps == 0 {
-        opt.fd_reps = if opt.quick { 2 } else { 9 };
+        opt.fd_reps = if opt.quick { 2 } else { 7 };
     }
     opt
 }

@@ -28,8 +28,9 @@
  *              pointer (colony: iterator), not validated, like malloc's. The
  *              Boost pools cannot iterate; boost::object_pool's O(N) free
  *              keeps it out of fill+drain. A missing one is noted in the output.
- * In other processes (bench/bench_child.h), after the subjects above, unless
- * --no-peers or --layouts:
+ * In other processes (bench/bench_child.h), after the subjects above at each
+ * object size (each program run once per size, with --size, --ns and the
+ * repetitions), unless --no-peers or --layouts:
  *   mimalloc, jemalloc, tcmalloc
  *              malloc as above, from opool_bench_<name>: this file linked with
  *              that allocator (bench/bench.cmake; BENCH_ALLOC), since a

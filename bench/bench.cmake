@@ -1,55 +1,60 @@
 # bench/bench.cmake -- included at the end of CMakeLists.txt's OPOOL_BUILD_BENCH section.
 #
-# bench/bench_mt.c, the concurrent benchmark, measures malloc replacements, and a replacement
-# malloc takes over the whole program that links it: so bench_mt.c is built once per allocator,
-# BENCH_MT_ALLOC selecting which one its malloc subject names (and which version check it runs).
+# A replacement malloc takes over the whole program that links it, so a benchmark that compares
+# mallocs is built once per allocator (bench/bench_child.h has the C side):
 #
-#   bench_mt            glibc malloc and every pool subject. This is the target the generic
-#                       bench/*.c rule above already makes from bench_mt.c (it has a main());
-#                       BENCH_MT_ALLOC defaults to glibc, so nothing is added to it here.
-#   bench_mt_mimalloc   linked with libmimalloc         \  the malloc subject only; bench_mt
-#   bench_mt_jemalloc   linked with libjemalloc          > runs each one it finds next to itself
-#   bench_mt_tcmalloc   linked with libtcmalloc_minimal / (--child) and merges the rows
+#   <name>              glibc malloc and every other subject: the target the generic bench/*.c
+#                       rule of CMakeLists.txt already makes from the source (BENCH_ALLOC defaults
+#                       to glibc, so nothing is added to it here).
+#   <name>_mimalloc     linked with libmimalloc         \  the malloc subject only; <name> runs
+#   <name>_jemalloc     linked with libjemalloc          > each one it finds next to itself
+#   <name>_tcmalloc     linked with libtcmalloc_minimal / (--child) and merges the rows
 #
-# A library (or its header) that is not found skips its program, with a one-line note here;
-# bench_mt then notes the missing program in its output. Concurrency Kit (ck_stack.h) is
-# header-only and detected by bench_mt.c itself.
+# opool_bench_per_malloc(<name> <source>) adds the three; a library (or its header) that is not
+# found skips its program, with a one-line note here, and <name> notes the missing program in its
+# output. Used by bench_mt (concurrent pools) and bench_heap (opool_heap). Concurrency Kit
+# (ck_stack.h) is header-only and detected by bench_mt.c itself.
 
-if(NOT TARGET bench_mt)
-    return()
-endif()
+function(opool_bench_per_malloc name src)
+    if(NOT TARGET ${name})
+        return()
+    endif()
+    string(TOUPPER "${CMAKE_BUILD_TYPE}" _bt)
+    string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bt}} -O2" _flags)
+    foreach(_alloc mimalloc jemalloc tcmalloc)
+        if(_alloc STREQUAL "mimalloc")
+            set(_libs mimalloc)
+            set(_header mimalloc.h)
+        elseif(_alloc STREQUAL "jemalloc")
+            set(_libs jemalloc)
+            set(_header jemalloc/jemalloc.h)
+        else()
+            set(_libs tcmalloc_minimal tcmalloc)
+            set(_header gperftools/tcmalloc.h)
+        endif()
+        # cached: found once for every benchmark
+        find_library(OPOOL_BENCH_${_alloc}_LIB NAMES ${_libs})
+        find_path(OPOOL_BENCH_${_alloc}_INCLUDE NAMES ${_header})
+        if(NOT OPOOL_BENCH_${_alloc}_LIB OR NOT OPOOL_BENCH_${_alloc}_INCLUDE)
+            message(STATUS "opool: ${name}_${_alloc} skipped: lib${_alloc} or ${_header} "
+                           "not found")
+            continue()
+        endif()
+        set(_target ${name}_${_alloc})
+        opool_program(${_target} "${src}" ${OPOOL_BENCH_SUPPORT})
+        target_include_directories(${_target} PRIVATE
+            "${PROJECT_SOURCE_DIR}/bench" "${OPOOL_BENCH_${_alloc}_INCLUDE}")
+        target_link_libraries(${_target} PRIVATE "${OPOOL_BENCH_${_alloc}_LIB}")
+        string(TOUPPER "${_alloc}" _upper)
+        if(NOT MSVC)
+            target_compile_options(${_target} PRIVATE -O2)
+        endif()
+        target_compile_definitions(${_target} PRIVATE NDEBUG "OPOOL_BENCH_FLAGS=\"${_flags}\""
+            BENCH_ALLOC=BENCH_ALLOC_${_upper})
+        set_target_properties(${_target} PROPERTIES
+            RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
+    endforeach()
+endfunction()
 
-string(TOUPPER "${CMAKE_BUILD_TYPE}" _bmt_bt)
-string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bmt_bt}} -O2" _bmt_flags)
-
-foreach(_bmt_alloc mimalloc jemalloc tcmalloc)
-    if(_bmt_alloc STREQUAL "mimalloc")
-        set(_bmt_libs mimalloc)
-        set(_bmt_header mimalloc.h)
-    elseif(_bmt_alloc STREQUAL "jemalloc")
-        set(_bmt_libs jemalloc)
-        set(_bmt_header jemalloc/jemalloc.h)
-    else()
-        set(_bmt_libs tcmalloc_minimal tcmalloc)
-        set(_bmt_header gperftools/tcmalloc.h)
-    endif()
-    find_library(OPOOL_BENCH_${_bmt_alloc}_LIB NAMES ${_bmt_libs})
-    find_path(OPOOL_BENCH_${_bmt_alloc}_INCLUDE NAMES ${_bmt_header})
-    if(NOT OPOOL_BENCH_${_bmt_alloc}_LIB OR NOT OPOOL_BENCH_${_bmt_alloc}_INCLUDE)
-        message(STATUS "opool: bench_mt_${_bmt_alloc} skipped: lib${_bmt_alloc} or ${_bmt_header} "
-                       "not found")
-        continue()
-    endif()
-    set(_bmt_target bench_mt_${_bmt_alloc})
-    opool_program(${_bmt_target} "${PROJECT_SOURCE_DIR}/bench/bench_mt.c" ${OPOOL_BENCH_SUPPORT})
-    target_include_directories(${_bmt_target} PRIVATE
-        "${PROJECT_SOURCE_DIR}/bench" "${OPOOL_BENCH_${_bmt_alloc}_INCLUDE}")
-    target_link_libraries(${_bmt_target} PRIVATE "${OPOOL_BENCH_${_bmt_alloc}_LIB}")
-    string(TOUPPER "${_bmt_alloc}" _bmt_upper)
-    if(NOT MSVC)
-        target_compile_options(${_bmt_target} PRIVATE -O2)
-    endif()
-    target_compile_definitions(${_bmt_target} PRIVATE NDEBUG "OPOOL_BENCH_FLAGS=\"${_bmt_flags}\""
-        BENCH_MT_ALLOC=BENCH_MT_${_bmt_upper})
-    set_target_properties(${_bmt_target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
-endforeach()
+opool_bench_per_malloc(bench_mt "${PROJECT_SOURCE_DIR}/bench/bench_mt.c")
+opool_bench_per_malloc(bench_heap "${PROJECT_SOURCE_DIR}/bench/bench_heap.c")

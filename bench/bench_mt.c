@@ -30,12 +30,13 @@
  * nothing; opool_mt and opool check every handle's generation.
  *
  * An allocator replaces malloc for the whole program that links it, so each
- * one gets its own build of this file: BENCH_MT_ALLOC selects it (default
+ * one gets its own build of this file: BENCH_ALLOC selects it (default
  * glibc; bench/bench.cmake builds bench_mt_mimalloc, bench_mt_jemalloc and
- * bench_mt_tcmalloc). The glibc build (bench_mt) runs every pool subject and
- * then, unless --no-peers, runs each sibling bench_mt_<allocator> found next
- * to itself with --child (malloc rows only, as text on a pipe), so one command
- * prints one table. A missing sibling is a one-line note.
+ * bench_mt_tcmalloc; bench_child.h has the machinery). The glibc build
+ * (bench_mt) runs every pool subject and then, unless --no-peers, runs each
+ * sibling bench_mt_<allocator> found next to itself with --child (malloc
+ * rows only, as text on a pipe), so one command prints one table. A missing
+ * sibling is a one-line note.
  *
  * ============================================================================
  * WORKLOAD
@@ -96,6 +97,7 @@
 #include "opool.h"
 #include "opool_mt.h"
 
+#include "bench_child.h"
 #include "bench_util.h"
 
 #include <limits.h>
@@ -104,11 +106,6 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#ifdef __GLIBC__
-#include <gnu/libc-version.h>
-#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -123,34 +120,8 @@
 #define BENCH_ALWAYS_INLINE static inline
 #endif
 
-/* ---- which malloc this build measures ------------------------------------ */
-
-#define BENCH_MT_GLIBC 0
-#define BENCH_MT_MIMALLOC 1
-#define BENCH_MT_JEMALLOC 2
-#define BENCH_MT_TCMALLOC 3
-#ifndef BENCH_MT_ALLOC
-#define BENCH_MT_ALLOC BENCH_MT_GLIBC
-#endif
-
-#if BENCH_MT_ALLOC == BENCH_MT_GLIBC
-#define ALLOC_NAME "glibc"
-#elif BENCH_MT_ALLOC == BENCH_MT_MIMALLOC
-#include <mimalloc.h>
-#define ALLOC_NAME "mimalloc"
-#elif BENCH_MT_ALLOC == BENCH_MT_JEMALLOC
-#include <jemalloc/jemalloc.h>
-#define ALLOC_NAME "jemalloc"
-#elif BENCH_MT_ALLOC == BENCH_MT_TCMALLOC
-#include <gperftools/malloc_extension_c.h>
-#include <gperftools/tcmalloc.h>
-#define ALLOC_NAME "tcmalloc"
-#else
-#error "BENCH_MT_ALLOC: one of BENCH_MT_GLIBC, _MIMALLOC, _JEMALLOC, _TCMALLOC"
-#endif
-
 /* The allocator builds run the malloc subject only; the glibc one runs all. */
-#define BENCH_MT_POOLS (BENCH_MT_ALLOC == BENCH_MT_GLIBC)
+#define BENCH_MT_POOLS (BENCH_ALLOC == BENCH_ALLOC_GLIBC)
 
 /* Concurrency Kit: header-only use, if present and the pop is ABA-safe here. */
 #define BENCH_MT_HAVE_CK 0
@@ -189,7 +160,7 @@ static const char *const subj_key[S_COUNT] = {"cache", "shared", "mutex", "spin"
                                               "ck",    "core",   "malloc"};
 static const char *const subj_name[S_COUNT] = {
     "opool_mt cache64", "opool_mt shared",        "mutex pool", "spinlock pool", "ck_stack pool",
-    "opool (core)",     "malloc (" ALLOC_NAME ")"};
+    "opool (core)",     "malloc (" BENCH_ALLOC_NAME ")"};
 
 typedef struct lat_stats {
     uint64_t n;                        /* samples (0: not measured) */
@@ -884,7 +855,7 @@ static void run_threads(int nthreads) {
     uint64_t t0 = bench_now_ns();
     mt_row *rows[S_COUNT];
     for (int j = 0; j < ns; j++) {
-        rows[j] = new_row(subj[j], ALLOC_NAME, nthreads);
+        rows[j] = new_row(subj[j], BENCH_ALLOC_NAME, nthreads);
         rows[j]->pairs = calibrate_pairs(subj[j], nthreads);
         rows[j]->b.ops = rows[j]->pairs * (uint64_t)nthreads;
     }
@@ -913,7 +884,7 @@ static void run_threads(int nthreads) {
         measure_latency(subj[j], nthreads, rows[j]->pairs / 2 + 1, &rows[j]->lat);
     }
     fprintf(stderr, "%s  %2d threads (%s): %d subjects, %d reps, done in %.1f s (total %.1f s)\n",
-            g_tty ? "\r" : "", nthreads, ALLOC_NAME, ns, opt.reps,
+            g_tty ? "\r" : "", nthreads, BENCH_ALLOC_NAME, ns, opt.reps,
             (double)(bench_now_ns() - t0) / 1e9, (double)(bench_now_ns() - g_t_start) / 1e9);
 }
 
@@ -936,75 +907,12 @@ static void add_info(const char *fmt, ...) {
     va_end(ap);
 }
 
-/* This build's malloc: its version, and whether malloc really is it. */
-static void describe_allocator(char *out, size_t cap) {
-#if BENCH_MT_ALLOC == BENCH_MT_GLIBC
-#ifdef __GLIBC__
-    snprintf(out, cap, "glibc %s malloc", gnu_get_libc_version());
-#else
-    snprintf(out, cap, "the C library's malloc");
-#endif
-#elif BENCH_MT_ALLOC == BENCH_MT_MIMALLOC
-    char *p = malloc(64);
-    if (p) p[0] = 1; /* not a read of uninitialised memory, says gcc 12 */
-    bool mine = p && mi_is_in_heap_region(p);
-    free(p);
-    int v = mi_version();
-    snprintf(out, cap, "mimalloc %d.%d.%d, %s", v / 100, v / 10 % 10, v % 10,
-             mine ? "verified: malloc returns mimalloc memory"
-                  : "WARNING: malloc is NOT mimalloc's (interposition failed)");
-#elif BENCH_MT_ALLOC == BENCH_MT_JEMALLOC
-    const char *ver = "?";
-    size_t len = sizeof ver;
-    mallctl("version", (void *)&ver, &len, NULL, 0);
-    uint64_t a0 = 0, a1 = 0;
-    size_t sz = sizeof a0;
-    int rc = mallctl("thread.allocated", &a0, &sz, NULL, 0);
-    void *volatile p = malloc(64);
-    sz = sizeof a1;
-    mallctl("thread.allocated", &a1, &sz, NULL, 0);
-    free(p);
-    int vlen = (int)strcspn(ver, "-"); /* "5.3.0-0-g<commit>": the release */
-    snprintf(out, cap, "jemalloc %.*s, %s", vlen, ver,
-             rc != 0   ? "not verified (no stats)"
-             : a1 > a0 ? "verified: malloc is counted by jemalloc"
-                       : "WARNING: malloc is NOT jemalloc's (interposition failed)");
-#elif BENCH_MT_ALLOC == BENCH_MT_TCMALLOC
-    int ma = 0, mi = 0;
-    const char *pat = "";
-    tc_version(&ma, &mi, &pat);
-    char *p = malloc(64);
-    if (p) p[0] = 1;
-    bool mine = p && MallocExtension_GetOwnership(p) == MallocExtension_kOwned;
-    free(p);
-    snprintf(out, cap, "gperftools tcmalloc %d.%d%s, %s", ma, mi, pat,
-             mine ? "verified: tcmalloc owns malloc's memory"
-                  : "WARNING: malloc is NOT tcmalloc's (interposition failed)");
-#endif
-}
-
-static void self_dir(char *out, size_t cap, const char *argv0) {
-    ssize_t n = readlink("/proc/self/exe", out, cap - 1);
-    if (n > 0) {
-        out[n] = '\0';
-    } else {
-        snprintf(out, cap, "%s", argv0);
-    }
-    char *slash = strrchr(out, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(out, cap, ".");
-}
-
 /* Parse one "ROW" line of a child: key, subject, variant, threads, pairs, reps,
  * ns samples (space separated), lat n, p50, p99, p99.9, p99.99, max, par. */
-static void parse_child_row(char *line) {
-    char *save = NULL, *f[16];
-    int nf = 0;
-    for (char *t = strtok_r(line, "\t\n", &save); t && nf < 16; t = strtok_r(NULL, "\t\n", &save))
-        f[nf++] = t;
-    if (nf != 15 || strcmp(f[0], "ROW") != 0) return;
+static void parse_child_row(char *line, void *user) {
+    (void)user;
+    char *f[16];
+    if (bench_split_fields(line, f, 16) != 15 || strcmp(f[0], "ROW") != 0) return;
     if (g_nrows >= MAX_ROWS) fail("too many result rows");
     mt_row *r = &g_rows[g_nrows++];
     memset(r, 0, sizeof *r);
@@ -1015,13 +923,7 @@ static void parse_child_row(char *line) {
     r->b.n = (uint32_t)strtoul(f[4], NULL, 10);
     r->pairs = strtoull(f[5], NULL, 10);
     r->b.ops = r->pairs * r->b.n;
-    r->b.reps = 0;
-    char *s = f[7], *end;
-    for (int k = 0; k < BENCH_MAX_REPS; k++, s = end) {
-        double v = strtod(s, &end);
-        if (end == s) break;
-        r->b.ns[r->b.reps++] = v;
-    }
+    r->b.reps = bench_parse_samples(f[7], r->b.ns, BENCH_MAX_REPS);
     if (r->b.reps == 0) fail("a child sent a row without samples");
     bench_row_finish(&r->b);
     r->lat.n = strtoull(f[8], NULL, 10);
@@ -1034,26 +936,18 @@ static void parse_child_row(char *line) {
 }
 
 static void child_emit(void) {
-    char info[200];
-    describe_allocator(info, sizeof info);
-    printf("INFO\t%s\n", info);
+    bench_child_hello();
     for (int i = 0; i < g_nrows; i++) {
         const mt_row *r = &g_rows[i];
         printf("ROW\t%s\t%s\t%s\t%" PRIu32 "\t%" PRIu64 "\t%d\t", r->key, r->b.subject, r->variant,
                r->b.n, r->pairs, r->b.reps);
-        for (int k = 0; k < r->b.reps; k++) printf("%s%.4f", k ? " " : "", r->b.ns[k]);
+        bench_print_samples(stdout, r->b.ns, r->b.reps);
         printf("\t%" PRIu64 "\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\n", r->lat.n, r->lat.p50,
                r->lat.p99, r->lat.p999, r->lat.p9999, r->lat.max, r->par);
     }
 }
 
 static void run_peer(const char *dir, const char *name) {
-    char path[4200]; /* dir is at most 4095 characters */
-    snprintf(path, sizeof path, "%s/bench_mt_%s", dir, name);
-    if (access(path, X_OK) != 0) {
-        add_info("%-9s skipped: no %s (lib%s not found when configured)", name, path, name);
-        return;
-    }
     char reps[16], size[16], threads[80] = "";
     snprintf(reps, sizeof reps, "%d", opt.reps);
     snprintf(size, sizeof size, "%zu", opt.size);
@@ -1061,52 +955,16 @@ static void run_peer(const char *dir, const char *name) {
         size_t l = strlen(threads);
         snprintf(threads + l, sizeof threads - l, "%s%d", i ? "," : "", opt.threads[i]);
     }
-    char *argv[12];
-    int a = 0;
-    argv[a++] = path;
-    argv[a++] = (char *)"--child";
-    argv[a++] = (char *)"--reps";
-    argv[a++] = reps;
-    argv[a++] = (char *)"--size";
-    argv[a++] = size;
-    argv[a++] = (char *)"--threads";
-    argv[a++] = threads;
-    if (opt.quick) argv[a++] = (char *)"--quick";
-    argv[a] = NULL;
-
-    int fd[2];
-    if (pipe(fd) != 0) fail("pipe: %s", strerror(errno));
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) fail("fork: %s", strerror(errno));
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execv(path, argv);
-        fprintf(stderr, "bench_mt: cannot run %s: %s\n", path, strerror(errno));
-        _exit(127);
-    }
-    close(fd[1]);
-    FILE *f = fdopen(fd[0], "r");
-    if (f == NULL) fail("fdopen: %s", strerror(errno));
-    char line[2048];
-    bool info = false;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "INFO\t", 5) == 0) {
-            line[strcspn(line, "\n")] = '\0';
-            add_info("%-9s %s (bench_mt_%s)", name, line + 5, name);
-            info = true;
-        } else if (strncmp(line, "ROW\t", 4) == 0) {
-            parse_child_row(line);
-        }
-    }
-    fclose(f);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !info)
-        fail("%s failed (status %d)", path, status);
+    const char *args[] = {"--reps",    reps,    "--size", size, "--threads",
+                          threads,     opt.quick ? "--quick" : NULL, NULL};
+    char info[200];
+    int rc = bench_run_sibling(dir, "bench_mt", name, args, parse_child_row, NULL, info,
+                               sizeof info);
+    if (rc < 0) fail("bench_mt_%s failed", name);
+    if (rc)
+        add_info("%-9s %s (bench_mt_%s)", name, info, name);
+    else
+        add_info("%-9s %s", name, info);
 }
 
 /* ==== output ================================================================ */
@@ -1486,7 +1344,7 @@ int main(int argc, char **argv) {
     timer_calibrate();
     char mode[160];
     snprintf(mode, sizeof mode, "concurrent pools%s, object size %zu, malloc %s",
-             opt.quick ? " (--quick)" : "", opt.size, ALLOC_NAME);
+             opt.quick ? " (--quick)" : "", opt.size, BENCH_ALLOC_NAME);
     fprintf(stderr, "bench_mt%s: %s\n", opt.child ? " (child)" : "", mode);
 
     for (int i = 0; i < opt.nthreads; i++) run_threads(opt.threads[i]);
@@ -1496,13 +1354,12 @@ int main(int argc, char **argv) {
         return 0;
     }
     char info[200];
-    describe_allocator(info, sizeof info);
-    add_info("%-9s %s (this program)", ALLOC_NAME, info);
+    bench_malloc_describe(info, sizeof info);
+    add_info("%-9s %s (this program)", BENCH_ALLOC_NAME, info);
     if (BENCH_MT_POOLS && !opt.no_peers && wanted(S_MALLOC)) {
         char dir[4096];
-        self_dir(dir, sizeof dir, argv[0]);
-        static const char *const peers[3] = {"mimalloc", "jemalloc", "tcmalloc"};
-        for (int i = 0; i < 3; i++) run_peer(dir, peers[i]);
+        bench_self_dir(dir, sizeof dir, argv[0]);
+        for (int i = 0; i < BENCH_SIBLINGS; i++) run_peer(dir, bench_sibling_names[i]);
     }
 
     print_header(&m, mode);
@@ -1511,7 +1368,7 @@ int main(int argc, char **argv) {
     print_mt_stats();
     char csv_default[64];
     snprintf(csv_default, sizeof csv_default, "build/bench/mt%s%s.csv", BENCH_MT_POOLS ? "" : "_",
-             BENCH_MT_POOLS ? "" : ALLOC_NAME);
+             BENCH_MT_POOLS ? "" : BENCH_ALLOC_NAME);
     const char *csv = opt.csv ? opt.csv : csv_default;
     if (write_csv(csv, mode, &m) == 0) printf("\nCSV: %s\n", csv);
     fprintf(stderr, "bench_mt: done in %.1f s\n", (double)(bench_now_ns() - g_t_start) / 1e9);

@@ -13,6 +13,10 @@
 #                      skipped, without spin the model check, each with a note.
 #   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS)
 #   make bench-quick   the same with --quick
+#   make bench-mt      bench/bench_mt.c, the concurrent pool against locked pools and mallocs
+#                      ($(BENCH_MT_ARGS); --quick: under 20 s)
+#   make bench-heap    bench/bench_heap.c, opool_heap against glibc, mimalloc, jemalloc,
+#                      tcmalloc: time and RSS ($(BENCH_HEAP_ARGS); --quick: under 20 s)
 #   make build         one build in build/dev with $(CC) (make check: and its tests)
 #   make format        clang-format -i on every source (format-check: report only)
 #   make fuzz          libFuzzer builds (clang, -fsanitize=fuzzer,address,undefined) of the fuzz
@@ -29,9 +33,9 @@
 #   make clean         remove build/
 #
 # Variables: GCC, CLANG (the compilers of make test), CC (make build / make bench), JOBS (2),
-# BENCH_ARGS, CMAKE, CTEST, FUZZ_SECONDS, FUZZ_MERGE, FUZZ_TARGETS, FUZZ_ARGS (more libFuzzer
-# flags), FUZZ_COV_DIRS. Changing a compiler or an option reconfigures that build
-# directory from scratch.
+# BENCH_ARGS, BENCH_MT_ARGS, BENCH_HEAP_ARGS, CMAKE, CTEST, FUZZ_SECONDS, FUZZ_MERGE,
+# FUZZ_TARGETS, FUZZ_ARGS (more libFuzzer flags), FUZZ_COV_DIRS. Changing a compiler or an
+# option reconfigures that build directory from scratch.
 
 .NOTPARALLEL:
 .DEFAULT_GOAL := build
@@ -238,6 +242,16 @@ BENCH_MT_ARGS ?=
 bench-mt: bench-build
 	@test -x build/bench/bench_mt || { echo "error: no build/bench/bench_mt (is there a bench/bench_mt.c?)" >&2; exit 1; }
 	build/bench/bench_mt $(BENCH_MT_ARGS)
+
+# bench/bench_heap.c, opool_heap against the mallocs: build/bench/bench_heap runs opool_heap and
+# glibc malloc, then each allocator build bench_heap_<allocator> found beside it, then the RSS
+# soak, one process per subject; one table (CSV: bench/out/heap.csv and heap_soak.csv).
+# About 2 minutes; BENCH_HEAP_ARGS=--quick: under 20 s.
+BENCH_HEAP_ARGS ?=
+.PHONY: bench-heap
+bench-heap: bench-build
+	@test -x build/bench/bench_heap || { echo "error: no build/bench/bench_heap (is there a bench/bench_heap.c?)" >&2; exit 1; }
+	build/bench/bench_heap $(BENCH_HEAP_ARGS)
 
 # ---- fuzzing ----
 

@@ -57,8 +57,7 @@
 
 /* The builds the default one looks for, in the order their rows are shown. */
 #define BENCH_SIBLINGS 3
-static const char *const bench_sibling_names[BENCH_SIBLINGS] = {"mimalloc", "jemalloc",
-                                                                "tcmalloc"};
+static const char *const bench_sibling_names[BENCH_SIBLINGS] = {"mimalloc", "jemalloc", "tcmalloc"};
 
 /* This build's malloc: its version, and whether malloc really is it (an
  * interposition that failed would silently measure glibc twice). */
@@ -143,8 +142,8 @@ typedef void (*bench_line_fn)(char *line, void *user);
  * exited with status 0 after an INFO line; -1 otherwise (said on stderr).
  * Blocks until the program ends; stdout and stderr are flushed first, the
  * program's stderr is ours. */
-static inline int bench_run_child(char *const argv[], bench_line_fn on_line, void *user,
-                                  char *info, size_t cap) {
+static inline int bench_run_child(char *const argv[], bench_line_fn on_line, void *user, char *info,
+                                  size_t cap) {
     int fd[2];
     if (pipe(fd) != 0) {
         fprintf(stderr, "bench: pipe: %s\n", strerror(errno));
@@ -212,8 +211,9 @@ static inline int bench_run_sibling(const char *dir, const char *prefix, const c
     char path[4400]; /* dir is at most 4095 characters */
     snprintf(path, sizeof path, "%s/%s_%s", dir, prefix, alloc);
     if (access(path, X_OK) != 0) {
-        snprintf(info, cap, "skipped: no %s_%s beside this program (lib%s not found when "
-                            "configured)",
+        snprintf(info, cap,
+                 "skipped: no %s_%s beside this program (lib%s not found when "
+                 "configured)",
                  prefix, alloc, alloc);
         return 0;
     }

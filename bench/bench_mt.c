@@ -114,12 +114,6 @@
 #define BENCH_MT_TSC 0
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
-#define BENCH_ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define BENCH_ALWAYS_INLINE static inline
-#endif
-
 /* The allocator builds run the malloc subject only; the glibc one runs all. */
 #define BENCH_MT_POOLS (BENCH_ALLOC == BENCH_ALLOC_GLIBC)
 
@@ -158,9 +152,13 @@ enum { S_MT_CACHE, S_MT_SHARED, S_MUTEX, S_SPIN, S_CK, S_CORE, S_MALLOC, S_COUNT
 
 static const char *const subj_key[S_COUNT] = {"cache", "shared", "mutex", "spin",
                                               "ck",    "core",   "malloc"};
-static const char *const subj_name[S_COUNT] = {
-    "opool_mt cache64", "opool_mt shared",        "mutex pool", "spinlock pool", "ck_stack pool",
-    "opool (core)",     "malloc (" BENCH_ALLOC_NAME ")"};
+static const char *const subj_name[S_COUNT] = {"opool_mt cache64",
+                                               "opool_mt shared",
+                                               "mutex pool",
+                                               "spinlock pool",
+                                               "ck_stack pool",
+                                               "opool (core)",
+                                               "malloc (" BENCH_ALLOC_NAME ")"};
 
 typedef struct lat_stats {
     uint64_t n;                        /* samples (0: not measured) */
@@ -955,11 +953,11 @@ static void run_peer(const char *dir, const char *name) {
         size_t l = strlen(threads);
         snprintf(threads + l, sizeof threads - l, "%s%d", i ? "," : "", opt.threads[i]);
     }
-    const char *args[] = {"--reps",    reps,    "--size", size, "--threads",
-                          threads,     opt.quick ? "--quick" : NULL, NULL};
+    const char *args[] = {
+        "--reps", reps, "--size", size, "--threads", threads, opt.quick ? "--quick" : NULL, NULL};
     char info[200];
-    int rc = bench_run_sibling(dir, "bench_mt", name, args, parse_child_row, NULL, info,
-                               sizeof info);
+    int rc =
+        bench_run_sibling(dir, "bench_mt", name, args, parse_child_row, NULL, info, sizeof info);
     if (rc < 0) fail("bench_mt_%s failed", name);
     if (rc)
         add_info("%-9s %s (bench_mt_%s)", name, info, name);

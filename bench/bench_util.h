@@ -25,8 +25,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define BENCH_NOINLINE __attribute__((noinline))
+#define BENCH_ALWAYS_INLINE static inline __attribute__((always_inline))
 #else
 #define BENCH_NOINLINE
+#define BENCH_ALWAYS_INLINE static inline
 #endif
 
 #ifndef OPOOL_BENCH_FLAGS

@@ -150,6 +150,7 @@ static int g_nsoak;
 static char g_info[8][240]; /* allocator lines for the header */
 static int g_ninfo;
 static uint64_t g_t_start;
+static char g_load_start[64];
 
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 1, 2), noreturn))
@@ -840,6 +841,10 @@ static void print_header(const bench_machine *m, const char *mode) {
     printf("  compiler:   %s\n", m->compiler);
     printf("  flags:      %s\n", m->flags);
     printf("  THP:        %s\n", m->thp);
+    char load_end[64];
+    bench_read_load(load_end, sizeof load_end);
+    printf("  loadavg:    %s at start, %s at end (other programs skew the figures)\n", g_load_start,
+           load_end);
     for (int i = 0; i < g_ninfo; i++)
         printf("  %s%s\n", i == 0 ? "allocators: " : "            ", g_info[i]);
     printf("  opool_heap: default classes 16..2048, blocks_per_class 0, OPOOL_HEAP_GROW;\n"
@@ -936,6 +941,7 @@ int main(int argc, char **argv) {
     char mode[120];
     snprintf(mode, sizeof mode, "opool_heap vs mallocs, single thread%s",
              opt.quick ? " (--quick)" : "");
+    bench_read_load(g_load_start, sizeof g_load_start);
     fprintf(stderr, "bench_heap: %s\n", mode);
     run_timed();
     char info[200];
@@ -982,6 +988,7 @@ int main(int argc, char **argv) {
     if (g_nrows && bench_write_csv(csv, table, g_nrows, "glibc", "mimalloc", 0, mode, &m) == 0)
         printf("\nCSV: %s (object_size 0: the workload names the sizes)\n", csv);
     if (g_nsoak && write_soak_csv(soak_csv, mode, &m) == 0) printf("CSV: %s\n", soak_csv);
+    fflush(stdout);
     fprintf(stderr, "bench_heap: done in %.1f s\n", (double)(bench_now_ns() - g_t_start) / 1e9);
     return 0;
 }

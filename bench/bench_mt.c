@@ -995,15 +995,6 @@ static void fmt_ns(char *buf, size_t cap, double v) {
 
 static char g_load_start[64];
 
-static void read_load(char *out, size_t cap) {
-    snprintf(out, cap, "n/a");
-    bench_read_first_line("/proc/loadavg", NULL, out, cap);
-    char *p = out;
-    for (int fields = 0; *p; p++)
-        if (*p == ' ' && ++fields == 3) break;
-    *p = '\0';
-}
-
 static int max_threads(void) {
     int m = 0;
     for (int i = 0; i < opt.nthreads; i++)
@@ -1013,7 +1004,7 @@ static int max_threads(void) {
 
 static void print_header(const bench_machine *m, const char *mode) {
     char load_end[64];
-    read_load(load_end, sizeof load_end);
+    bench_read_load(load_end, sizeof load_end);
     printf("bench_mt -- %s\n", mode);
     printf("  cpu:        %s (%ld online)\n", m->cpu, m->nproc);
     printf("  compiler:   %s\n", m->compiler);
@@ -1337,7 +1328,7 @@ int main(int argc, char **argv) {
     bench_machine m;
     bench_machine_get(&m);
     g_tty = isatty(2);
-    read_load(g_load_start, sizeof g_load_start);
+    bench_read_load(g_load_start, sizeof g_load_start);
     g_t_start = bench_now_ns();
     timer_calibrate();
     char mode[160];

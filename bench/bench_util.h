@@ -143,6 +143,17 @@ static inline void bench_read_first_line(const char *path, const char *key, char
     fclose(f);
 }
 
+/* The three load averages ("n/a" if unknown): other programs' load skews
+ * the figures, so the outputs print it at start and end. */
+static inline void bench_read_load(char *out, size_t cap) {
+    snprintf(out, cap, "n/a");
+    bench_read_first_line("/proc/loadavg", NULL, out, cap);
+    char *p = out;
+    for (int fields = 0; *p; p++)
+        if (*p == ' ' && ++fields == 3) break;
+    *p = '\0';
+}
+
 static inline void bench_machine_get(bench_machine *m) {
     memset(m, 0, sizeof *m);
     snprintf(m->cpu, sizeof m->cpu, "unknown");

@@ -11,12 +11,22 @@
 #                      clang, or no libclang-rt-14-dev) build/clang is skipped and build/asan
 #                      uses gcc, and the summary says so; without clang the TSan stage is
 #                      skipped, without spin the model check, each with a note.
-#   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS)
+#   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS): the pools
+#                      and glibc malloc, then the siblings it finds beside it, each in its own
+#                      process and merged into one table (build/bench/opool_bench_<x>):
+#                      mimalloc, jemalloc, tcmalloc (bench_core.c linked with each; skipped
+#                      with a note if the library was not found) and slotmap (Rust's slotmap
+#                      crate, bench/slotmap; needs cargo and librust-slotmap-dev). Their
+#                      ratios are to opool_bench's reference medians of the same run; their
+#                      checksums must match its subjects'. BENCH_ARGS=--no-peers: C pools only
 #   make bench-quick   the same with --quick
 #   make bench-mt      bench/bench_mt.c, the concurrent pool against locked pools and mallocs
 #                      ($(BENCH_MT_ARGS); --quick: under 20 s)
 #   make bench-heap    bench/bench_heap.c, opool_heap against glibc, mimalloc, jemalloc,
 #                      tcmalloc: time and RSS ($(BENCH_HEAP_ARGS); --quick: under 20 s)
+#   make bench-deps    apt-get install (sudo when not root) the peers the benchmarks compare
+#                      against, those not installed yet: $(BENCH_DEPS); without them the
+#                      benchmarks still run and name the peers they lack
 #   make build         one build in build/dev with $(CC) (make check: and its tests)
 #   make format        clang-format -i on every source (format-check: report only)
 #   make fuzz          libFuzzer builds (clang, -fsanitize=fuzzer,address,undefined) of the fuzz
@@ -63,6 +73,7 @@ CLANG_ARGS := -DCMAKE_BUILD_TYPE=Release $(COMMON)
 ASAN_ARGS := -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-O1 -g" "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" \
              -DOPOOL_SANITIZE=address,undefined $(COMMON)
 BENCH_CMAKE_ARGS := -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
+             "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" \
              -DOPOOL_BUILD_BENCH=ON -DOPOOL_BUILD_TESTS=OFF -DOPOOL_BUILD_EXAMPLES=OFF
 DEV_ARGS := -DCMAKE_BUILD_TYPE=Debug $(COMMON)
 
@@ -92,7 +103,7 @@ need = $(call have,$(1)) || { echo "error: $(1) not found ($(2))" >&2; exit 1; }
 can_sanitize = $(call have,$(1)) && printf 'int main(void) { return 0; }\n' | \
 	$(1) -x c -fsanitize=address,undefined -o build/.sanitize-probe - >/dev/null 2>&1
 
-.PHONY: test test-gcc test-clang test-asan test-tsan test-spin test-install bench bench-quick bench-build \
+.PHONY: test test-gcc test-clang test-asan test-tsan test-spin test-install bench bench-quick bench-build bench-deps \
         build check format format-check clean help fuzz fuzz-build fuzz-cov fuzz-corpus
 
 help:
@@ -224,15 +235,34 @@ test-install:
 
 bench-build:
 	@$(call need,$(CC),set CC to a C compiler); \
-	$(call configure,build/bench,$(CC),,$(BENCH_CMAKE_ARGS)); \
+	$(call configure,build/bench,$(CC),$(DEV_CXX),$(BENCH_CMAKE_ARGS)); \
 	$(CMAKE) --build build/bench -j$(JOBS); \
 	test -x build/bench/opool_bench || { echo "error: no build/bench/opool_bench (is there a bench/bench_core.c?)" >&2; exit 1; }
 
+# opool_bench runs its siblings (allocator builds, Rust slotmap) itself: see the top of this file.
 bench: bench-build
 	build/bench/opool_bench $(BENCH_ARGS)
 
 bench-quick: bench-build
 	build/bench/opool_bench --quick $(BENCH_ARGS)
+
+# The peers, as Debian packages (the one list: .ci/run calls this target). In-process in
+# opool_bench (bench/bench_peers.cpp): Boost.Pool (libboost-dev) and plf::colony
+# (libplf-colony-dev). Allocator builds: mimalloc, jemalloc, tcmalloc (libgoogle-perftools-dev).
+# The Rust peer: cargo and the slotmap crate's Debian source (librust-slotmap-dev).
+BENCH_DEPS := libboost-dev libplf-colony-dev libmimalloc-dev libjemalloc-dev \
+              libgoogle-perftools-dev cargo librust-slotmap-dev
+bench-deps:
+	@$(call need,apt-get,bench-deps installs Debian packages); \
+	missing=(); \
+	for p in $(BENCH_DEPS); do \
+		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q '^install ok installed$$' || missing+=("$$p"); \
+	done; \
+	if (( $${#missing[@]} == 0 )); then echo "bench-deps: all installed: $(BENCH_DEPS)"; exit 0; fi; \
+	sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	echo "+ $$sudo apt-get install $${missing[*]}"; \
+	$$sudo apt-get update -q; \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$${missing[@]}"
 
 # bench/bench_mt.c, the concurrent benchmark: build/bench/bench_mt runs the pool subjects and
 # glibc malloc, then each allocator build bench_mt_<allocator> found beside it, and prints one
@@ -343,7 +373,7 @@ check: build
 	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
 
 FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h tests/*.c tests/*.h tests/*.cpp \
-                          bench/*.c bench/*.h examples/*.c examples/*.h fuzz/*.c fuzz/*.h \
+                          bench/*.c bench/*.h bench/*.cpp examples/*.c examples/*.h fuzz/*.c fuzz/*.h \
                           cmake/consumer/*.c)
 
 format:

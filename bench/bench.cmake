@@ -1,60 +1,105 @@
 # bench/bench.cmake -- included at the end of CMakeLists.txt's OPOOL_BUILD_BENCH section.
 #
-# A replacement malloc takes over the whole program that links it, so a benchmark that compares
-# mallocs is built once per allocator (bench/bench_child.h has the C side):
+# Subjects that must live in another process (bench/bench_child.h describes how a benchmark
+# runs them and merges their rows):
 #
-#   <name>              glibc malloc and every other subject: the target the generic bench/*.c
-#                       rule of CMakeLists.txt already makes from the source (BENCH_ALLOC defaults
-#                       to glibc, so nothing is added to it here).
-#   <name>_mimalloc     linked with libmimalloc         \  the malloc subject only; <name> runs
-#   <name>_jemalloc     linked with libjemalloc          > each one it finds next to itself
-#   <name>_tcmalloc     linked with libtcmalloc_minimal / (--child) and merges the rows
+# 1. Replacement mallocs. One takes over the whole program that links it, so a benchmark that
+#    measures them is built once per allocator, BENCH_ALLOC selecting which one its malloc
+#    subject names (and which version check it runs):
 #
-# opool_bench_per_malloc(<name> <source>) adds the three; a library (or its header) that is not
-# found skips its program, with a one-line note here, and <name> notes the missing program in its
-# output. Used by bench_mt (concurrent pools) and bench_heap (opool_heap). Concurrency Kit
-# (ck_stack.h) is header-only and detected by bench_mt.c itself.
+#      opool_bench, bench_mt,     glibc malloc and every other subject: the targets the
+#      bench_heap                 generic bench/*.c rule in CMakeLists.txt makes
+#      <program>_mimalloc         linked with libmimalloc         \  the malloc subject only;
+#      <program>_jemalloc         linked with libjemalloc          > <program> runs each one it
+#      <program>_tcmalloc         linked with libtcmalloc_minimal / finds beside itself (--child)
+#
+#    A library (or its header) that is not found skips its programs, with a one-line note
+#    here; the benchmark then notes the missing program in its output.
+#
+# 2. Rust's slotmap crate (SlotMap, DenseSlotMap): bench/slotmap, a Cargo project built offline
+#    against Debian's librust-slotmap-dev (bench/slotmap/.cargo/config.toml), into
+#    opool_bench_slotmap beside opool_bench; cargo's target directory is <build>/cargo.
+#    No cargo, or no crate sources there: a one-line note, and opool_bench notes the missing
+#    program.
+#
+# Concurrency Kit (ck_stack.h) is header-only and detected by bench_mt.c itself.
 
-function(opool_bench_per_malloc name src)
-    if(NOT TARGET ${name})
-        return()
+string(TOUPPER "${CMAKE_BUILD_TYPE}" _bench_bt)
+string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bench_bt}} -O2" OPOOL_BENCH_CFLAGS)
+
+foreach(_bench_alloc mimalloc jemalloc tcmalloc)
+    if(_bench_alloc STREQUAL "mimalloc")
+        set(_bench_libs mimalloc)
+        set(_bench_header mimalloc.h)
+    elseif(_bench_alloc STREQUAL "jemalloc")
+        set(_bench_libs jemalloc)
+        set(_bench_header jemalloc/jemalloc.h)
+    else()
+        set(_bench_libs tcmalloc_minimal tcmalloc)
+        set(_bench_header gperftools/tcmalloc.h)
     endif()
-    string(TOUPPER "${CMAKE_BUILD_TYPE}" _bt)
-    string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bt}} -O2" _flags)
-    foreach(_alloc mimalloc jemalloc tcmalloc)
-        if(_alloc STREQUAL "mimalloc")
-            set(_libs mimalloc)
-            set(_header mimalloc.h)
-        elseif(_alloc STREQUAL "jemalloc")
-            set(_libs jemalloc)
-            set(_header jemalloc/jemalloc.h)
-        else()
-            set(_libs tcmalloc_minimal tcmalloc)
-            set(_header gperftools/tcmalloc.h)
-        endif()
-        # cached: found once for every benchmark
-        find_library(OPOOL_BENCH_${_alloc}_LIB NAMES ${_libs})
-        find_path(OPOOL_BENCH_${_alloc}_INCLUDE NAMES ${_header})
-        if(NOT OPOOL_BENCH_${_alloc}_LIB OR NOT OPOOL_BENCH_${_alloc}_INCLUDE)
-            message(STATUS "opool: ${name}_${_alloc} skipped: lib${_alloc} or ${_header} "
+    find_library(OPOOL_BENCH_${_bench_alloc}_LIB NAMES ${_bench_libs})
+    find_path(OPOOL_BENCH_${_bench_alloc}_INCLUDE NAMES ${_bench_header})
+endforeach()
+
+# opool_bench_per_allocator(<program> <source>): builds <source> as <program>_mimalloc,
+# <program>_jemalloc and <program>_tcmalloc (each allocator found), next to <program>, with the
+# same flags as the generic benchmark rule plus BENCH_ALLOC and the allocator's library.
+function(opool_bench_per_allocator program source)
+    foreach(alloc mimalloc jemalloc tcmalloc)
+        if(NOT OPOOL_BENCH_${alloc}_LIB OR NOT OPOOL_BENCH_${alloc}_INCLUDE)
+            message(STATUS "opool: ${program}_${alloc} skipped: lib${alloc} or its header "
                            "not found")
             continue()
         endif()
-        set(_target ${name}_${_alloc})
-        opool_program(${_target} "${src}" ${OPOOL_BENCH_SUPPORT})
-        target_include_directories(${_target} PRIVATE
-            "${PROJECT_SOURCE_DIR}/bench" "${OPOOL_BENCH_${_alloc}_INCLUDE}")
-        target_link_libraries(${_target} PRIVATE "${OPOOL_BENCH_${_alloc}_LIB}")
-        string(TOUPPER "${_alloc}" _upper)
+        set(target ${program}_${alloc})
+        opool_program(${target} "${source}" ${OPOOL_BENCH_SUPPORT})
+        target_include_directories(${target} PRIVATE
+            "${PROJECT_SOURCE_DIR}/bench" "${OPOOL_BENCH_${alloc}_INCLUDE}")
+        target_link_libraries(${target} PRIVATE "${OPOOL_BENCH_${alloc}_LIB}")
+        string(TOUPPER "${alloc}" upper)
         if(NOT MSVC)
-            target_compile_options(${_target} PRIVATE -O2)
+            target_compile_options(${target} PRIVATE -O2)
         endif()
-        target_compile_definitions(${_target} PRIVATE NDEBUG "OPOOL_BENCH_FLAGS=\"${_flags}\""
-            BENCH_ALLOC=BENCH_ALLOC_${_upper})
-        set_target_properties(${_target} PROPERTIES
-            RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
+        target_compile_definitions(${target} PRIVATE NDEBUG
+            "OPOOL_BENCH_FLAGS=\"${OPOOL_BENCH_CFLAGS}\"" BENCH_ALLOC=BENCH_ALLOC_${upper})
+        set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
     endforeach()
 endfunction()
 
-opool_bench_per_malloc(bench_mt "${PROJECT_SOURCE_DIR}/bench/bench_mt.c")
-opool_bench_per_malloc(bench_heap "${PROJECT_SOURCE_DIR}/bench/bench_heap.c")
+if(TARGET opool_bench)
+    opool_bench_per_allocator(opool_bench "${PROJECT_SOURCE_DIR}/bench/bench_core.c")
+endif()
+if(TARGET bench_mt)
+    opool_bench_per_allocator(bench_mt "${PROJECT_SOURCE_DIR}/bench/bench_mt.c")
+endif()
+if(TARGET bench_heap)
+    opool_bench_per_allocator(bench_heap "${PROJECT_SOURCE_DIR}/bench/bench_heap.c")
+endif()
+
+# ---- Rust slotmap ----
+if(TARGET opool_bench)
+    find_program(OPOOL_CARGO cargo)
+    # the directory source of bench/slotmap/.cargo/config.toml
+    file(GLOB _bench_slotmap_src "/usr/share/cargo/registry/slotmap-1.*")
+    if(OPOOL_CARGO AND NOT _bench_slotmap_src)
+        message(STATUS "opool: opool_bench_slotmap skipped: no slotmap crate in "
+                       "/usr/share/cargo/registry (Debian: librust-slotmap-dev)")
+    elseif(OPOOL_CARGO)
+        set(_bench_cargo_dir "${PROJECT_BINARY_DIR}/cargo")
+        # Always run: cargo itself knows whether anything changed (a no-op build takes ~0.1 s).
+        add_custom_target(opool_bench_slotmap ALL
+            COMMAND "${OPOOL_CARGO}" build --offline --release --quiet
+                    --target-dir "${_bench_cargo_dir}"
+            COMMAND "${CMAKE_COMMAND}" -E copy_if_different
+                    "${_bench_cargo_dir}/release/opool_bench_slotmap"
+                    "${PROJECT_BINARY_DIR}/opool_bench_slotmap"
+            # cargo reads bench/slotmap/.cargo/config.toml only when run from bench/slotmap
+            WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/bench/slotmap"
+            BYPRODUCTS "${PROJECT_BINARY_DIR}/opool_bench_slotmap"
+            COMMENT "cargo build --release: bench/slotmap -> opool_bench_slotmap"
+            VERBATIM)
+    else()
+        message(STATUS "opool: opool_bench_slotmap skipped: cargo not found")
+    endif()
+endif()

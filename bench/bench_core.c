@@ -1,9 +1,10 @@
 /*
  * bench_core.c -- the core pool against an ideal pool, an ideal generational
- * pool and malloc, on the workloads opool exists for.
+ * pool, malloc (glibc, mimalloc, jemalloc, tcmalloc) and Rust's slotmap, on
+ * the workloads opool exists for.
  *
  * Usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]
- *                    [--only churn,lookup,filldrain,iter] [--layouts]
+ *                    [--only churn,lookup,filldrain,iter] [--layouts] [--no-peers]
  *
  * ============================================================================
  * SUBJECTS
@@ -18,11 +19,33 @@
  *              capacity N, OPOOL_FULL_FAIL, no flags.
  *   malloc     the C library's malloc/free; handle = pointer. It validates
  *              nothing, so its "lookup" is a plain dereference.
+ *   boost::object_pool, boost::pool<>, plf::colony
+ *              C++ peers, built in when CMake finds their headers
+ *              (bench/bench_peers.cpp says how each is driven). Handle =
+ *              pointer (colony: iterator), not validated, like malloc's. The
+ *              Boost pools cannot iterate; boost::object_pool's O(N) free
+ *              keeps it out of fill+drain. A missing one is noted in the output.
+ * In other processes (bench/bench_child.h), after the subjects above, unless
+ * --no-peers or --layouts:
+ *   mimalloc, jemalloc, tcmalloc
+ *              malloc as above, from opool_bench_<name>: this file linked with
+ *              that allocator (bench/bench.cmake; BENCH_ALLOC), since a
+ *              replacement malloc takes over the whole program that links it.
+ *              Run with --child and the workload options, it measures its
+ *              malloc subject alone (churn, lookup, fill+drain) and writes its
+ *              rows to stdout.
+ *   slotmap, dense_slotmap
+ *              Rust's slotmap crate, SlotMap and DenseSlotMap, from
+ *              opool_bench_slotmap (bench/slotmap, cargo): the same workloads,
+ *              iterate included, replayed operation for operation.
+ * A sibling that was not built (library or cargo missing at configure time)
+ * is skipped with a one-line note in the header.
  * Every subject's loop is written out separately with its operations inlined
- * (no function pointer inside a timed loop). ideal and ideal_gen are written
- * like small libraries (a struct reached through a pointer, static inline
- * functions), which is how a user would write them, and all subjects index
- * objects with the same run-time stride.
+ * (no function pointer inside a timed loop; a peer's whole loop is one call
+ * into C++). ideal and ideal_gen are written like small libraries (a struct
+ * reached through a pointer, static inline functions), which is how a user
+ * would write them, and all C subjects index objects with the same run-time
+ * stride (the C++ peers' object size is a template argument).
  *
  * ============================================================================
  * WORKLOADS (default object size 64 bytes)
@@ -70,6 +93,12 @@
  *   - Reported: median, min and max of ns per operation over the recorded
  *     repetitions, and each median divided by the medians of the reference
  *     subjects (ideal_gen and ideal) measured in the same run.
+ *   - Subjects in other processes run after this process's own, one program
+ *     at a time, with the same options. Their ratios divide their medians by
+ *     the reference medians measured by this process in the same invocation
+ *     (not interleaved with them: compare across the process boundary with
+ *     the machine's noise in mind). Their checksums, summed over the same
+ *     repetitions, must equal this process's for the case or the run fails.
  */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
@@ -78,9 +107,16 @@
 #include "opool.h"
 
 #include "bench_util.h"
+#include "bench_child.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
+#if defined(OPOOL_BENCH_HAVE_BOOST) || defined(OPOOL_BENCH_HAVE_COLONY)
+#define BENCH_PEERS 1
+#include "bench_peers.h"
+#else
+#define BENCH_PEERS 0
+#endif
 #ifdef __GLIBC__
 #include <gnu/libc-version.h>
 #include <malloc.h>
@@ -91,11 +127,13 @@
 static struct {
     bool quick;
     bool layouts;
+    bool child;      /* run by opool_bench: this build's malloc subject only, rows to stdout */
+    bool no_peers;   /* do not run the sibling programs (bench_child.h) */
     size_t size;     /* object size in bytes: 16, 64 or 256 */
     int reps;        /* recorded repetitions (plus one warm-up) */
     const char *csv; /* NULL = the mode's default path */
     const char *only;
-} opt = {false, false, 64, 0, NULL, NULL};
+} opt = {false, false, false, false, 64, 0, NULL, NULL};
 
 #define MAX_ROWS 128
 static bench_row g_rows[MAX_ROWS];
@@ -515,6 +553,29 @@ typedef struct case_def {
     int ref1, ref2; /* subject indices of the ratio references; -1 = none */
 } case_def;
 
+/* What a subject in another process is compared with (see run_peers): per
+ * case, the reference medians and the checksum every subject matched. */
+typedef struct case_ref {
+    char workload[40];
+    uint32_t n;
+    double ref1, ref2; /* medians, ns per op; < 0 = none */
+    uint64_t checksum;
+} case_ref;
+
+#define MAX_CASES 64
+static case_ref g_cases[MAX_CASES];
+static int g_ncases;
+
+static void record_case(const case_def *c, const bench_row *rows) {
+    if (g_ncases >= MAX_CASES) fail("too many cases");
+    case_ref *k = &g_cases[g_ncases++];
+    snprintf(k->workload, sizeof k->workload, "%s", c->workload);
+    k->n = c->n;
+    k->ref1 = c->ref1 >= 0 ? rows[c->ref1].median : -1;
+    k->ref2 = c->ref2 >= 0 ? rows[c->ref2].median : -1;
+    k->checksum = rows[0].checksum;
+}
+
 static void run_case(const case_def *c, rep_fn fn, void *ctx) {
     if (g_nrows + c->nsubj > MAX_ROWS) fail("too many result rows");
     bench_row *rows = &g_rows[g_nrows];
@@ -560,12 +621,27 @@ static void run_case(const case_def *c, rep_fn fn, void *ctx) {
         rows[s].ratio_ref1 = c->ref1 >= 0 ? rows[s].median / rows[c->ref1].median : -1;
         rows[s].ratio_ref2 = c->ref2 >= 0 ? rows[s].median / rows[c->ref2].median : -1;
     }
+    record_case(c, rows);
 }
 
 /* ==== churn + lookup: state ================================================ */
 
-enum { S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC, S_LAY_AC, S_LAY_AD, S_LAY_BC, S_LAY_BD, S_LAY_AE };
+enum {
+    S_IDEAL,
+    S_IGEN,
+    S_OPOOL,
+    S_MALLOC,
+    S_LAY_AC,
+    S_LAY_AD,
+    S_LAY_BC,
+    S_LAY_BD,
+    S_LAY_AE,
+    S_BOOST_OBJ, /* S_BOOST_OBJ + bench_peer_kind: the C++ peers */
+    S_BOOST_POOL,
+    S_COLONY
+};
 #define N_LAY 5
+#define N_PEER 3
 
 typedef struct cl_state {
     uint32_t n;
@@ -581,19 +657,62 @@ typedef struct cl_state {
     char **h_mal;
     lay_pool lay[N_LAY]; /* AC, AD, BC, BD, AE */
     uint64_t *h_lay[N_LAY];
+#if BENCH_PEERS
+    bench_peer *peer[N_PEER]; /* by id - S_BOOST_OBJ; each holds its handles */
+#endif
 } cl_state;
+
+/* The malloc subject: "malloc" (glibc's) in opool_bench, the allocator's
+ * name in its own build (opool_bench_mimalloc, ...; see bench_child.h). */
+#if BENCH_ALLOC == BENCH_ALLOC_GLIBC
+#define MALLOC_SUBJECT "malloc"
+#else
+#define MALLOC_SUBJECT BENCH_ALLOC_NAME
+#endif
 
 static const char *subject_name(int id) {
     static const char *const names[] = {"ideal",
                                         "ideal_gen",
                                         "opool",
-                                        "malloc",
+                                        MALLOC_SUBJECT,
                                         "A rec8 + C flat",
                                         "A rec8 + D chunk",
                                         "B split + C flat",
                                         "B split + D chunk",
-                                        "A rec8 + E br-chunk"};
+                                        "A rec8 + E br-chunk",
+                                        "boost::object_pool",
+                                        "boost::pool<>",
+                                        "plf::colony"};
     return names[id];
+}
+
+#if BENCH_PEERS
+/* A C++ peer for n objects of opt.size bytes, empty. */
+static bench_peer *make_peer(int id, uint32_t n) {
+    bench_peer *p = bench_peer_create((bench_peer_kind)(id - S_BOOST_OBJ), opt.size, n);
+    if (p == NULL) fail("%s was not built for %zu-byte objects", subject_name(id), opt.size);
+    return p;
+}
+#endif
+
+/* Is C++ peer id built into this program, and does it run workload
+ * (bench_peers.h: bench_peer_skip)? */
+static bool peer_runs(int id, const char *workload) {
+#if BENCH_PEERS
+    bench_peer_kind k = (bench_peer_kind)(id - S_BOOST_OBJ);
+    return bench_peer_version(k) != NULL && bench_peer_skip(k, workload) == NULL;
+#else
+    (void)id;
+    (void)workload;
+    return false;
+#endif
+}
+
+/* Appends to ids the peers that run workload; returns the new count. */
+static int add_peers(int *ids, int nids, const char *workload) {
+    for (int id = S_BOOST_OBJ; id < S_BOOST_OBJ + N_PEER; id++)
+        if (peer_runs(id, workload)) ids[nids++] = id;
+    return nids;
 }
 
 static void cl_setup(cl_state *st) {
@@ -641,6 +760,15 @@ static void cl_setup(cl_state *st) {
                 st->h_mal[k] = o;
             }
             break;
+#if BENCH_PEERS
+        case S_BOOST_OBJ:
+        case S_BOOST_POOL:
+        case S_COLONY:
+            st->peer[id - S_BOOST_OBJ] = make_peer(id, n);
+            if (bench_peer_fill(st->peer[id - S_BOOST_OBJ], 0) != 0)
+                fail("%s failed while pre-filling %u objects", subject_name(id), n);
+            break;
+#endif
         default: {
             unsigned v = (unsigned)(id - S_LAY_AC) % N_LAY;
             lay_pool *p = &st->lay[v];
@@ -681,6 +809,13 @@ static void cl_teardown(cl_state *st) {
             for (uint32_t k = 0; k < st->n; k++) free(st->h_mal[k]);
             free(st->h_mal);
             break;
+#if BENCH_PEERS
+        case S_BOOST_OBJ:
+        case S_BOOST_POOL:
+        case S_COLONY:
+            bench_peer_destroy(st->peer[id - S_BOOST_OBJ]);
+            break;
+#endif
         default:
             lay_fini(&st->lay[(unsigned)(id - S_LAY_AC) % N_LAY]);
             free(st->h_lay[(unsigned)(id - S_LAY_AC) % N_LAY]);
@@ -699,6 +834,12 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
         return opool_get(st->op, st->h_op[k]);
     case S_MALLOC:
         return st->h_mal[k];
+#if BENCH_PEERS
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
+    case S_COLONY:
+        return bench_peer_object(st->peer[id - S_BOOST_OBJ], k);
+#endif
     case S_LAY_AC:
         return lay_get_AC(&st->lay[0], st->h_lay[0][k]);
     case S_LAY_AD:
@@ -736,6 +877,12 @@ static uint64_t churn_subject(cl_state *st, int id, uint64_t seed, uint64_t iter
         return churn_opool(st->op, st->h_op, n, seed, iters, tag);
     case S_MALLOC:
         return churn_malloc(st->h_mal, n, opt.size, seed, iters, tag);
+#if BENCH_PEERS
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
+    case S_COLONY:
+        return bench_peer_churn(st->peer[id - S_BOOST_OBJ], seed, iters, tag);
+#endif
     case S_LAY_AC:
         return churn_lay_AC(&st->lay[0], st->h_lay[0], n, seed, iters, tag);
     case S_LAY_AD:
@@ -761,6 +908,12 @@ static uint64_t lookup_subject(const cl_state *st, int id, uint64_t seed, uint64
         return lookup_opool(st->op, st->h_op, n, seed, iters, bad);
     case S_MALLOC:
         return lookup_malloc(st->h_mal, n, seed, iters);
+#if BENCH_PEERS
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
+    case S_COLONY:
+        return bench_peer_lookup(st->peer[id - S_BOOST_OBJ], seed, iters);
+#endif
     case S_LAY_AC:
         return lookup_lay_AC(&st->lay[0], st->h_lay[0], n, seed, iters, bad);
     case S_LAY_AD:
@@ -806,9 +959,15 @@ static double lookup_rep(void *ctx, int s, int rep, uint64_t *check) {
 static const char *churn_note(int id) {
     switch (id) {
     case S_MALLOC:
-        return "glibc; handles not validated";
+        return BENCH_ALLOC_NAME "; handles not validated";
     case S_OPOOL:
         return "FULL_FAIL, no flags";
+    case S_BOOST_OBJ:
+        return "construct/destroy; T*, not validated";
+    case S_BOOST_POOL:
+        return "malloc/free; T*, not validated";
+    case S_COLONY:
+        return "emplace/erase; iterator, not validated";
     default:
         return NULL;
     }
@@ -819,7 +978,11 @@ static const char *lookup_note(int id) {
     case S_IDEAL:
         return "unvalidated (no generation)";
     case S_MALLOC:
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
         return "UNVALIDATED: plain pointer deref";
+    case S_COLONY:
+        return "UNVALIDATED: iterator deref";
     default:
         return "validated";
     }
@@ -888,9 +1051,11 @@ typedef struct fd_state {
     char **h_mal;
     uint32_t *perm;
     int perm_rep;
+    int subj[8]; /* subject ids in case order */
+#if BENCH_PEERS
+    bench_peer *peer[N_PEER]; /* by id - S_BOOST_OBJ */
+#endif
 } fd_state;
-
-static const int fd_subj[4] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
 
 static BENCH_NOINLINE uint64_t fill_ideal(ideal_pool *p, uint32_t *H, uint32_t n, uint64_t tag) {
     for (uint32_t k = 0; k < n; k++) {
@@ -967,7 +1132,7 @@ static BENCH_NOINLINE uint64_t drain_malloc(char *const *H, const uint32_t *perm
  * consolidates the bins (and unmaps pages, so they are faulted back in here,
  * untimed); freeing in reverse order leaves the free lists in address order. */
 static void malloc_fresh(char **H, uint32_t n) {
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && BENCH_ALLOC == BENCH_ALLOC_GLIBC
     malloc_trim(0);
 #endif
     for (uint32_t k = 0; k < n; k++) {
@@ -981,7 +1146,7 @@ static void malloc_fresh(char **H, uint32_t n) {
 static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     fd_state *st = ctx;
     uint32_t n = st->n;
-    int id = fd_subj[s];
+    int id = st->subj[s];
     if (st->perm_rep != rep) {
         bench_shuffle(st->perm, n, bench_seed(W_FILLDRAIN, n, rep, 0));
         st->perm_rep = rep;
@@ -992,6 +1157,10 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     if (id == S_IGEN) igen_reset(&st->igen);
     if (id == S_OPOOL) opool_clear(st->op);
     if (id == S_MALLOC) malloc_fresh(st->h_mal, n);
+#if BENCH_PEERS
+    bench_peer *peer = id >= S_BOOST_OBJ ? st->peer[id - S_BOOST_OBJ] : NULL;
+    if (peer) bench_peer_fresh(peer);
+#endif
 
     uint64_t t0 = bench_now_ns();
     switch (id) {
@@ -1004,6 +1173,13 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     case S_OPOOL:
         bad = fill_opool(st->op, st->h_op, n, tag);
         break;
+#if BENCH_PEERS
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
+    case S_COLONY:
+        bad = bench_peer_fill(peer, tag);
+        break;
+#endif
     default:
         bad = fill_malloc(st->h_mal, n, opt.size, tag);
     }
@@ -1012,10 +1188,15 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
 
     /* untimed: every object is reachable through its handle and holds what was written */
     for (uint32_t k = 0; k < n; k++) {
-        const char *o = id == S_IDEAL   ? ideal_at(&st->ideal, st->h_ideal[k])
-                        : id == S_IGEN  ? igen_get(&st->igen, st->h_igen[k])
-                        : id == S_OPOOL ? opool_get(st->op, st->h_op[k])
-                                        : st->h_mal[k];
+        const char *o = id == S_IDEAL    ? ideal_at(&st->ideal, st->h_ideal[k])
+                        : id == S_IGEN   ? igen_get(&st->igen, st->h_igen[k])
+                        : id == S_OPOOL  ? opool_get(st->op, st->h_op[k])
+                        : id == S_MALLOC ? st->h_mal[k]
+#if BENCH_PEERS
+                                         : bench_peer_object(peer, k);
+#else
+                                         : NULL;
+#endif
         if (o == NULL || FA(o) != k || FB(o) != tag)
             fail("fill %s N=%u: handle %u does not reach its object", subject_name(id), n, k);
         sum += bench_mix(FA(o), FB(o));
@@ -1032,6 +1213,13 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     case S_OPOOL:
         bad = drain_opool(st->op, st->h_op, st->perm, n);
         break;
+#if BENCH_PEERS
+    case S_BOOST_OBJ:
+    case S_BOOST_POOL:
+    case S_COLONY:
+        bad = bench_peer_drain(peer, st->perm, n);
+        break;
+#endif
     default:
         bad = drain_malloc(st->h_mal, st->perm, n);
     }
@@ -1040,24 +1228,63 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     uint32_t left = id == S_IDEAL   ? n - st->ideal.top
                     : id == S_IGEN  ? n - st->igen.top
                     : id == S_OPOOL ? opool_count(st->op)
-                                    : 0;
+                                    : 0; /* malloc, and peers without a count */
+#if BENCH_PEERS
+    if (peer && !bench_peer_count(peer, &left)) left = 0;
+#endif
     if (left != 0) fail("drain %s N=%u: %u objects still live", subject_name(id), n, left);
     *check = sum;
     return (double)((t1 - t0) + (t3 - t2)) / (double)n;
 }
 
-static void run_filldrain(uint32_t n) {
+static const char *filldrain_note(int id) {
+    switch (id) {
+    case S_OPOOL:
+        return "per pair; FULL_FAIL, no flags";
+    case S_MALLOC:
+        return BENCH_ALLOC == BENCH_ALLOC_GLIBC ? "per pair; glibc, reset to address order"
+                                                : "per pair; reset: N mallocs freed in reverse";
+    case S_BOOST_POOL:
+        return "per pair; purged, one block of N per rep";
+    case S_COLONY:
+        return "per pair; groups reserved, refilled in order";
+    default:
+        return "per alloc+free pair";
+    }
+}
+
+/* Fill then drain at n, for the subjects ids[0..nids) (at most 8). */
+static void run_filldrain(uint32_t n, const int *ids, int nids) {
     fd_state st;
     memset(&st, 0, sizeof st);
     st.n = n;
     st.perm_rep = -1;
-    ideal_init(&st.ideal, n, opt.size);
-    st.h_ideal = bench_xalloc((size_t)n * sizeof(uint32_t));
-    igen_init(&st.igen, n, opt.size);
-    st.h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
-    st.op = make_opool(n);
-    st.h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
-    st.h_mal = bench_xalloc((size_t)n * sizeof(char *));
+    if (nids > (int)(sizeof st.subj / sizeof st.subj[0])) fail("fill+drain: too many subjects");
+    memcpy(st.subj, ids, (size_t)nids * sizeof *ids);
+    for (int j = 0; j < nids; j++) {
+        switch (ids[j]) {
+        case S_IDEAL:
+            ideal_init(&st.ideal, n, opt.size);
+            st.h_ideal = bench_xalloc((size_t)n * sizeof(uint32_t));
+            break;
+        case S_IGEN:
+            igen_init(&st.igen, n, opt.size);
+            st.h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
+            break;
+        case S_OPOOL:
+            st.op = make_opool(n);
+            st.h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
+            break;
+        case S_MALLOC:
+            st.h_mal = bench_xalloc((size_t)n * sizeof(char *));
+            break;
+        default:
+#if BENCH_PEERS
+            st.peer[ids[j] - S_BOOST_OBJ] = make_peer(ids[j], n);
+#endif
+            break;
+        }
+    }
     st.perm = bench_xalloc((size_t)n * sizeof(uint32_t));
 
     case_def c;
@@ -1065,19 +1292,23 @@ static void run_filldrain(uint32_t n) {
     c.workload = "fill+drain";
     c.n = n;
     c.ops = n;
-    c.nsubj = 4;
-    c.ref1 = 1;
-    c.ref2 = 0;
-    for (int j = 0; j < 4; j++) c.name[j] = subject_name(fd_subj[j]);
-    c.note[0] = "per alloc+free pair";
-    c.note[1] = "per alloc+free pair";
-    c.note[2] = "per pair; FULL_FAIL, no flags";
-    c.note[3] = "per pair; glibc, reset to address order";
+    c.nsubj = nids;
+    c.ref1 = c.ref2 = -1;
+    for (int j = 0; j < nids; j++) {
+        c.name[j] = subject_name(ids[j]);
+        c.note[j] = filldrain_note(ids[j]);
+        if (ids[j] == S_IGEN) c.ref1 = j;
+        if (ids[j] == S_IDEAL) c.ref2 = j;
+    }
     run_case(&c, filldrain_rep, &st);
 
-    ideal_fini(&st.ideal);
-    igen_fini(&st.igen);
-    opool_destroy(st.op);
+#if BENCH_PEERS
+    for (int k = 0; k < N_PEER; k++)
+        if (st.peer[k]) bench_peer_destroy(st.peer[k]);
+#endif
+    if (st.op) opool_destroy(st.op);
+    if (st.h_ideal) ideal_fini(&st.ideal);
+    if (st.h_igen) igen_fini(&st.igen);
     free(st.h_ideal);
     free(st.h_igen);
     free(st.h_op);
@@ -1092,9 +1323,13 @@ typedef struct it_state {
     igen_pool igen;
     opool *op_roster; /* roster order as the frees left it */
     opool *op_sorted; /* the same live set after opool_sort */
+#if BENCH_PEERS
+    bench_peer *colony; /* the same live set in a plf::colony */
+#endif
 } it_state;
 
-enum { IT_ROSTER, IT_SORTED, IT_SORTED_BWD, IT_SCAN, IT_SORT_CALL, IT_COUNT };
+/* IT_COLONY last: without a colony the case has IT_COLONY subjects */
+enum { IT_ROSTER, IT_SORTED, IT_SORTED_BWD, IT_SCAN, IT_SORT_CALL, IT_COLONY, IT_COUNT };
 
 static BENCH_NOINLINE uint64_t iter_opool_fwd(const opool *p, uint32_t passes) {
     uint64_t sum = 0;
@@ -1149,6 +1384,15 @@ static double iter_rep(void *ctx, int s, int rep, uint64_t *check) {
         sum = iter_gen_scan(&st->igen, st->passes);
         t1 = bench_now_ns();
         break;
+#if BENCH_PEERS
+    case IT_COLONY:
+        bench_peer_iterate(st->colony, 1, &sum);
+        bench_sink += sum;
+        t0 = bench_now_ns();
+        bench_peer_iterate(st->colony, st->passes, &sum);
+        t1 = bench_now_ns();
+        break;
+#endif
     default: /* the cost of opool_sort itself, per live object (pool already sorted) */
         t0 = bench_now_ns();
         opool_sort(st->op_sorted);
@@ -1191,6 +1435,16 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
     opool_sort(st.op_sorted);
     if (opool_count(st.op_roster) != st.live || opool_count(st.op_sorted) != st.live)
         fail("iteration setup: opool_count is not %u", st.live);
+    bool colony = peer_runs(S_COLONY, "iter");
+#if BENCH_PEERS
+    if (colony) {
+        uint32_t live = 0;
+        st.colony = make_peer(S_COLONY, n);
+        if (bench_peer_fill(st.colony, 0) != 0 || bench_peer_drain(st.colony, perm, n - st.live) ||
+            !bench_peer_count(st.colony, &live) || live != st.live)
+            fail("iteration setup: plf::colony does not hold %u objects", st.live);
+    }
+#endif
 
     char wname[40];
     snprintf(wname, sizeof wname, "iterate %u%% live", pct);
@@ -1199,7 +1453,7 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
     c.workload = wname;
     c.n = n;
     c.ops = (uint64_t)st.live * st.passes;
-    c.nsubj = IT_COUNT;
+    c.nsubj = colony ? IT_COUNT : IT_COLONY;
     c.ref1 = IT_SCAN;
     c.ref2 = -1;
     c.name[IT_ROSTER] = "opool roster";
@@ -1212,7 +1466,12 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
     c.note[IT_SCAN] = "per live obj; every slot's gen, odd -> read";
     c.name[IT_SORT_CALL] = "opool_sort() call";
     c.note[IT_SORT_CALL] = "cost of one sort, per live obj (not a pass)";
+    c.name[IT_COLONY] = subject_name(S_COLONY);
+    c.note[IT_COLONY] = "per live obj; its own iterator (skipfield)";
     run_case(&c, iter_rep, &st);
+#if BENCH_PEERS
+    if (colony) bench_peer_destroy(st.colony);
+#endif
 
     igen_fini(&st.igen);
     opool_destroy(st.op_roster);
@@ -1222,13 +1481,140 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
     free(h2);
 }
 
+/* ==== subjects in other processes ============================================
+ * opool_bench runs the siblings beside it (bench_child.h): opool_bench_<malloc>
+ * (this file built with BENCH_ALLOC, bench/bench.cmake), which runs its malloc
+ * subject alone, and opool_bench_slotmap (bench/slotmap, Rust). Their rows go
+ * after this program's rows of the same case; their ratios use the reference
+ * medians this program measured, and their checksums must equal this
+ * program's for the case, or the run fails. */
+
+#define MAX_PEER_INFO 8
+static char g_peer_info[MAX_PEER_INFO][256];
+static int g_npeer_info;
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void
+add_peer_info(const char *fmt, ...);
+
+static void add_peer_info(const char *fmt, ...) {
+    if (g_npeer_info >= MAX_PEER_INFO) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_peer_info[g_npeer_info++], sizeof g_peer_info[0], fmt, ap);
+    va_end(ap);
+}
+
+static int merge_peer_row(void *ctx, char *line) {
+    const char *prog = ctx;
+    bench_row r;
+    char *extra[BENCH_CHILD_MAX_EXTRA];
+    if (bench_child_parse_row(line, &r, extra) != 0) {
+        fprintf(stderr, "opool_bench: %s sent a malformed row\n", prog);
+        return -1;
+    }
+    const case_ref *k = NULL;
+    for (int i = 0; i < g_ncases && k == NULL; i++)
+        if (strcmp(g_cases[i].workload, r.workload) == 0 && g_cases[i].n == r.n) k = &g_cases[i];
+    if (k == NULL) {
+        fprintf(stderr, "opool_bench: %s sent %s N=%u, a case this run did not measure\n", prog,
+                r.workload, r.n);
+        return -1;
+    }
+    if (r.reps != opt.reps || r.checksum != k->checksum) {
+        fprintf(stderr,
+                "opool_bench: %s N=%u: %s (%s) has checksum %016" PRIx64 " over %d reps, the "
+                "subjects here %016" PRIx64 " over %d: they did not do the same work\n",
+                r.workload, r.n, r.subject, prog, r.checksum, r.reps, k->checksum, opt.reps);
+        return -1;
+    }
+    r.ratio_ref1 = k->ref1 > 0 ? r.median / k->ref1 : -1;
+    r.ratio_ref2 = k->ref2 > 0 ? r.median / k->ref2 : -1;
+    if (g_nrows >= MAX_ROWS) fail("too many result rows");
+    int at = g_nrows;
+    for (int i = 0; i < g_nrows; i++)
+        if (strcmp(g_rows[i].workload, r.workload) == 0 && g_rows[i].n == r.n) at = i + 1;
+    memmove(&g_rows[at + 1], &g_rows[at], sizeof(bench_row) * (size_t)(g_nrows - at));
+    g_rows[at] = r;
+    g_nrows++;
+    return 0;
+}
+
+static void run_peer(const char *dir, const char *name, const char *why_missing) {
+    char path[4200]; /* dir is at most 4095 characters */
+    snprintf(path, sizeof path, "%s/opool_bench_%s", dir, name);
+    const char *prog = strrchr(path, '/') + 1;
+    char reps[16], size[16];
+    snprintf(reps, sizeof reps, "%d", opt.reps);
+    snprintf(size, sizeof size, "%zu", opt.size);
+    char *argv[12];
+    int a = 0;
+    argv[a++] = path;
+    argv[a++] = (char *)"--child";
+    argv[a++] = (char *)"--reps";
+    argv[a++] = reps;
+    argv[a++] = (char *)"--size";
+    argv[a++] = size;
+    if (opt.quick) argv[a++] = (char *)"--quick";
+    if (opt.only) {
+        argv[a++] = (char *)"--only";
+        argv[a++] = (char *)opt.only;
+    }
+    argv[a] = NULL;
+    char info[200];
+    uint64_t t0 = bench_now_ns();
+    int rc =
+        bench_child_run("opool_bench", path, argv, merge_peer_row, (void *)prog, info, sizeof info);
+    if (rc == BENCH_CHILD_MISSING) {
+        add_peer_info("%-9s skipped: no %s beside opool_bench (%s)", name, prog, why_missing);
+        fprintf(stderr, "  %s skipped: not built\n", prog);
+        return;
+    }
+    if (rc != BENCH_CHILD_OK) fail("%s failed", path);
+    add_peer_info("%-9s %s (%s)", name, info, prog);
+    fprintf(stderr, "  %s done in %.1f s (total %.1f s)\n", prog,
+            (double)(bench_now_ns() - t0) / 1e9, (double)(bench_now_ns() - g_t_start) / 1e9);
+}
+
+static void run_peers(const char *argv0) {
+    char dir[4096];
+    bench_child_self_dir(dir, sizeof dir, argv0);
+    for (int i = 0; i < BENCH_ALLOC_NPEERS; i++) {
+        char why[80];
+        snprintf(why, sizeof why, "lib%s not found when configured", bench_alloc_peer(i));
+        run_peer(dir, bench_alloc_peer(i), why);
+    }
+    run_peer(dir, "slotmap", "cargo or librust-slotmap-dev not found when configured");
+}
+
+/* --child: this build's malloc subject on the workloads that have one; the
+ * rows go to stdout for the parent. */
+static void run_child(void) {
+    static const int ids[1] = {S_MALLOC};
+    const uint32_t big = 1000000, small = 1000;
+    bool ch = wanted("churn"), lk = wanted("lookup");
+    if (ch || lk) {
+        run_churn_lookup(small, ids, 1, -1, -1, "", ch, lk);
+        run_churn_lookup(big, ids, 1, -1, -1, "", ch, lk);
+    }
+    if (wanted("filldrain")) run_filldrain(big, ids, 1);
+    char info[200];
+    bench_alloc_describe(info, sizeof info);
+    printf("INFO\t%s\n", info);
+    for (int i = 0; i < g_nrows; i++) bench_child_put_row(stdout, &g_rows[i], NULL);
+}
+
 /* ==== main ==================================================================== */
 
 static void usage(FILE *f) {
     fprintf(f, "usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]\n"
-               "                   [--only churn,lookup,filldrain,iter] [--layouts]\n"
-               "  --quick    fewer operations and repetitions (about 15 s)\n"
+               "                   [--only churn,lookup,filldrain,iter] [--layouts] [--no-peers]\n"
+               "  --quick    fewer operations and repetitions (about 15 s, more with peers)\n"
                "  --layouts  the layout experiment instead of the core comparison\n"
+               "  --no-peers do not run opool_bench_<mimalloc|jemalloc|tcmalloc|slotmap>\n"
+               "  --child    (used by opool_bench) the malloc subject only, rows to stdout\n"
                "  --csv      CSV output (default bench/out/core.csv, or\n"
                "             bench/out/layouts.csv with --layouts)\n");
 }
@@ -1241,6 +1627,10 @@ static void parse_args(int argc, char **argv) {
             opt.quick = true;
         } else if (strcmp(a, "--layouts") == 0) {
             opt.layouts = true;
+        } else if (strcmp(a, "--child") == 0) {
+            opt.child = true;
+        } else if (strcmp(a, "--no-peers") == 0) {
+            opt.no_peers = true;
         } else if (strcmp(a, "--size") == 0 && v) {
             opt.size = (size_t)strtoul(v, NULL, 10);
             i++;
@@ -1275,19 +1665,44 @@ static void parse_args(int argc, char **argv) {
 
 static char g_load_start[64];
 
-/* The 1, 5 and 15 minute load averages. */
-static void read_load(char *out, size_t cap) {
-    snprintf(out, cap, "n/a");
-    bench_read_first_line("/proc/loadavg", NULL, out, cap);
-    char *p = out;
-    for (int fields = 0; *p; p++)
-        if (*p == ' ' && ++fields == 3) break;
-    *p = '\0';
+/* The C++ peers: which were built (with what), which were not and why. */
+static void print_peers(void) {
+    static const char *const header[N_PEER] = {"<boost/pool/object_pool.hpp>",
+                                               "<boost/pool/object_pool.hpp>", "<plf_colony.h>"};
+    for (int k = 0; k < N_PEER; k++) {
+        const char *version = NULL;
+#if BENCH_PEERS
+        version = bench_peer_version((bench_peer_kind)k);
+#endif
+        printf("  %-10s %-19s ", k == 0 ? "peers:" : "", subject_name(S_BOOST_OBJ + k));
+        if (version)
+            printf("%s\n", version);
+        else
+            printf("NOT BUILT: no %s or no C++ compiler at configure time (make bench-deps)\n",
+                   header[k]);
+    }
+}
+
+/* After the table: the workloads a built peer has no row in, and why. */
+static void print_peer_notes(void) {
+#if BENCH_PEERS
+    static const char *const workloads[3][2] = {
+        {"churn", "churn/lookup"}, {"filldrain", "fill+drain"}, {"iter", "iterate"}};
+    for (int k = 0; k < N_PEER; k++) {
+        if (bench_peer_version((bench_peer_kind)k) == NULL) continue;
+        for (int w = 0; w < 3; w++) {
+            const char *why = bench_peer_skip((bench_peer_kind)k, workloads[w][0]);
+            if (why && wanted(workloads[w][0]))
+                printf("%s: no %s rows: %s.\n", subject_name(S_BOOST_OBJ + k), workloads[w][1],
+                       why);
+        }
+    }
+#endif
 }
 
 static void print_header(const bench_machine *m, const char *mode) {
     char load_end[64];
-    read_load(load_end, sizeof load_end);
+    bench_read_load(load_end, sizeof load_end);
     /* reads the header's private layout: a diagnostic only */
     opool *probe = make_opool(1024);
     uintptr_t base = ((const opool__hot *)(const void *)probe)->base[0];
@@ -1303,10 +1718,16 @@ static void print_header(const bench_machine *m, const char *mode) {
     printf("  objects:   %zu bytes; opool stride %zu, object base %% 64 = %u "
            "(ideal arrays are 64-byte aligned)\n",
            opt.size, stride, (unsigned)(base % 64));
+    if (!opt.layouts) print_peers();
 #ifdef __GLIBC__
     printf("  malloc:    glibc %s, M_TRIM_THRESHOLD raised so freed memory stays mapped\n",
            gnu_get_libc_version());
 #endif
+    for (int i = 0; i < g_npeer_info; i++)
+        printf("  %s %s\n", i ? "          " : "peers:    ", g_peer_info[i]);
+    if (g_npeer_info > 0)
+        printf("             (separate processes, run after this one's subjects; their ratios\n"
+               "             are to this process's reference medians)\n");
     printf("  method:    %d recorded repetitions after 1 warm-up, subjects interleaved;\n"
            "             median/min/max of ns per op; ratios are medians over the reference's\n"
            "             median in this run\n",
@@ -1319,9 +1740,9 @@ int main(int argc, char **argv) {
     bench_machine m;
     bench_machine_get(&m);
     g_tty = isatty(2);
-    read_load(g_load_start, sizeof g_load_start);
+    bench_read_load(g_load_start, sizeof g_load_start);
     g_t_start = bench_now_ns();
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && BENCH_ALLOC == BENCH_ALLOC_GLIBC
     /* Keep freed memory mapped, as a pool keeps its storage: otherwise
      * glibc returns it to the kernel between repetitions and malloc's next
      * repetition pays page faults the pools do not. */
@@ -1331,7 +1752,17 @@ int main(int argc, char **argv) {
     char mode[160];
     snprintf(mode, sizeof mode, "%s%s, object size %zu", opt.layouts ? "layout experiment" : "core",
              opt.quick ? " (--quick)" : "", opt.size);
+    if (opt.child) {
+        fprintf(stderr, "opool_bench_%s (child): %s\n", BENCH_ALLOC_NAME, mode);
+        run_child();
+        return 0;
+    }
     fprintf(stderr, "opool_bench: %s\n", mode);
+    if (BENCH_ALLOC != BENCH_ALLOC_GLIBC)
+        fprintf(stderr,
+                "opool_bench: note: this is the %s build; opool_bench runs it with "
+                "--child\n",
+                BENCH_ALLOC_NAME);
 
     if (opt.layouts) {
         static const int ids[7] = {S_IGEN,   S_OPOOL,  S_LAY_AC, S_LAY_AD,
@@ -1339,13 +1770,17 @@ int main(int argc, char **argv) {
         run_churn_lookup(small, ids, 7, 0, 2, "", true, true);
         run_churn_lookup(big, ids, 7, 0, 2, "", true, true);
     } else {
-        static const int ids[4] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
+        int ids[8] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
+        int nids = add_peers(ids, 4, "churn");
         bool ch = wanted("churn"), lk = wanted("lookup");
         if (ch || lk) {
-            run_churn_lookup(small, ids, 4, 1, 0, "", ch, lk);
-            run_churn_lookup(big, ids, 4, 1, 0, "", ch, lk);
+            run_churn_lookup(small, ids, nids, 1, 0, "", ch, lk);
+            run_churn_lookup(big, ids, nids, 1, 0, "", ch, lk);
         }
-        if (wanted("filldrain")) run_filldrain(big);
+        if (wanted("filldrain")) {
+            int fids[8] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
+            run_filldrain(big, fids, add_peers(fids, 4, "filldrain"));
+        }
         if (wanted("iter")) {
             uint32_t *perm = bench_xalloc((size_t)big * sizeof(uint32_t));
             run_iter(big, 10, perm);
@@ -1353,6 +1788,7 @@ int main(int argc, char **argv) {
             run_iter(big, 100, perm);
             free(perm);
         }
+        if (!opt.no_peers && BENCH_ALLOC == BENCH_ALLOC_GLIBC) run_peers(argv[0]);
     }
 
     print_header(&m, mode);
@@ -1371,6 +1807,7 @@ int main(int argc, char **argv) {
             "fill+drain: N allocs (fresh free order) then N frees in random order (ns per pair).\n"
             "iterate: N slots, the given share live (random); ns per LIVE object; the ratio\n"
             "  column compares to the ideal_gen generation scan.\n");
+        print_peer_notes();
     }
     const char *csv = opt.csv       ? opt.csv
                       : opt.layouts ? "bench/out/layouts.csv"

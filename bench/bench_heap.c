@@ -97,8 +97,8 @@
 #include "opool.h"
 #include "opool_heap.h"
 
-#include "bench_child.h"
 #include "bench_util.h"
+#include "bench_child.h"
 
 #include <fcntl.h>
 #include <stdarg.h>
@@ -613,57 +613,83 @@ static BENCH_NOINLINE void soak_heap(soak_row *out) { soak_body(S_HEAP, out); }
 static BENCH_NOINLINE void soak_malloc(soak_row *out) { soak_body(S_MALLOC, out); }
 
 /* ==== child protocol =========================================================
- * ROW  workload-index n subject ops reps checksum samples
- * SOAK subject ops ns_per_op requested live_end live_peak rss_base rss_end
- *      rss_peak rss_freed peak_exact checksum heap_bytes                      */
+ * bench_child.h's lines. A timed row is a ROW as it stands (the workload
+ * field is the workload's name). A soak is a ROW too, workload "soak",
+ * n = SOAK_HIGH, one sample (its ns per op), and SOAK_EXTRA extra fields:
+ * requested, live_end, live_peak, rss_base, rss_end, rss_peak, rss_freed,
+ * peak_exact, heap_bytes.                                                     */
 
-static void emit_rows(void) {
-    for (int i = 0; i < g_nrows; i++) {
-        const heap_row *r = &g_rows[i];
-        printf("ROW\t%d\t%" PRIu32 "\t%s\t%" PRIu64 "\t%d\t%016" PRIx64 "\t", r->w, r->b.n,
-               r->b.subject, r->b.ops, r->b.reps, r->b.checksum);
-        bench_print_samples(stdout, r->b.ns, r->b.reps);
-        printf("\n");
-    }
+#define SOAK_WORKLOAD "soak"
+#define SOAK_EXTRA 9
+
+static void emit_info(void) {
+    char info[200];
+    bench_alloc_describe(info, sizeof info);
+    printf("INFO\t%s\n", info);
 }
 
 static void emit_soak(const soak_row *r) {
-    printf("SOAK\t%s\t%" PRIu64 "\t%.3f\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64
-           "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%d\t%016" PRIx64 "\t%" PRIu64 "\n",
-           r->subject, r->ops, r->ns_per_op, r->requested, r->live_end, r->live_peak, r->rss_base,
-           r->rss_end, r->rss_peak, r->rss_freed, r->peak_exact, r->checksum, r->heap_bytes);
+    bench_row b;
+    memset(&b, 0, sizeof b);
+    snprintf(b.workload, sizeof b.workload, SOAK_WORKLOAD);
+    snprintf(b.subject, sizeof b.subject, "%s", r->subject);
+    b.n = SOAK_HIGH;
+    b.ops = r->ops;
+    b.reps = 1;
+    b.ns[0] = r->ns_per_op;
+    b.checksum = r->checksum;
+    char extra[320];
+    snprintf(extra, sizeof extra,
+             "%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64
+             "\t%" PRId64 "\t%d\t%" PRIu64,
+             r->requested, r->live_end, r->live_peak, r->rss_base, r->rss_end, r->rss_peak,
+             r->rss_freed, r->peak_exact, r->heap_bytes);
+    bench_child_put_row(stdout, &b, extra);
 }
 
-static void parse_line(char *line, void *user) {
-    (void)user;
-    char *f[16];
-    int nf = bench_split_fields(line, f, 16);
-    if (nf == 8 && strcmp(f[0], "ROW") == 0) {
-        int w = atoi(f[1]);
-        if (w < 0 || w >= N_WORKLOADS) fail("a child sent an unknown workload %d", w);
-        heap_row *r = new_row(w, (uint32_t)strtoul(f[2], NULL, 10), f[3]);
-        r->b.ops = strtoull(f[4], NULL, 10);
-        r->b.checksum = strtoull(f[6], NULL, 16);
-        r->b.reps = bench_parse_samples(f[7], r->b.ns, BENCH_MAX_REPS);
-        if (r->b.reps == 0) fail("a child sent a row without samples");
-        bench_row_finish(&r->b);
-    } else if (nf == 14 && strcmp(f[0], "SOAK") == 0) {
+static int workload_index(const char *name) {
+    for (int w = 0; w < N_WORKLOADS; w++)
+        if (strcmp(g_workloads[w].name, name) == 0) return w;
+    return -1;
+}
+
+/* bench_child_run's on_row: a child's row into g_rows or g_soak. */
+static int parse_child_row(void *ctx, char *line) {
+    (void)ctx;
+    bench_row b;
+    char *x[BENCH_CHILD_MAX_EXTRA];
+    int nx = bench_child_parse_row(line, &b, x);
+    if (nx == 0) {
+        int w = workload_index(b.workload);
+        if (w < 0) {
+            fprintf(stderr, "bench_heap: a child sent an unknown workload '%s'\n", b.workload);
+            return -1;
+        }
+        heap_row *r = new_row(w, b.n, b.subject);
+        r->b = b;
+        return 0;
+    }
+    if (nx == SOAK_EXTRA && strcmp(b.workload, SOAK_WORKLOAD) == 0) {
         if (g_nsoak >= 8) fail("too many soak rows");
         soak_row *r = &g_soak[g_nsoak++];
-        snprintf(r->subject, sizeof r->subject, "%s", f[1]);
-        r->ops = strtoull(f[2], NULL, 10);
-        r->ns_per_op = strtod(f[3], NULL);
-        r->requested = strtoull(f[4], NULL, 10);
-        r->live_end = strtoull(f[5], NULL, 10);
-        r->live_peak = strtoull(f[6], NULL, 10);
-        r->rss_base = strtoll(f[7], NULL, 10);
-        r->rss_end = strtoll(f[8], NULL, 10);
-        r->rss_peak = strtoll(f[9], NULL, 10);
-        r->rss_freed = strtoll(f[10], NULL, 10);
-        r->peak_exact = atoi(f[11]);
-        r->checksum = strtoull(f[12], NULL, 16);
-        r->heap_bytes = strtoull(f[13], NULL, 10);
+        memset(r, 0, sizeof *r);
+        snprintf(r->subject, sizeof r->subject, "%s", b.subject);
+        r->ops = b.ops;
+        r->ns_per_op = b.ns[0];
+        r->checksum = b.checksum;
+        r->requested = strtoull(x[0], NULL, 10);
+        r->live_end = strtoull(x[1], NULL, 10);
+        r->live_peak = strtoull(x[2], NULL, 10);
+        r->rss_base = strtoll(x[3], NULL, 10);
+        r->rss_end = strtoll(x[4], NULL, 10);
+        r->rss_peak = strtoll(x[5], NULL, 10);
+        r->rss_freed = strtoll(x[6], NULL, 10);
+        r->peak_exact = atoi(x[7]);
+        r->heap_bytes = strtoull(x[8], NULL, 10);
+        return 0;
     }
+    fprintf(stderr, "bench_heap: a child sent a malformed row\n");
+    return -1;
 }
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -680,12 +706,31 @@ static void add_info(const char *fmt, ...) {
     va_end(ap);
 }
 
-static void reps_arg(char *buf, size_t cap) { snprintf(buf, cap, "%d", opt.reps); }
+/* Runs the program at path with --child and args (NULL-terminated), merging
+ * its rows; fails the run if it fails. BENCH_CHILD_OK, or BENCH_CHILD_MISSING
+ * if there is no such program. */
+static int run_child(const char *path, const char *const *args, char *info, size_t cap) {
+    char *argv[12];
+    int a = 0;
+    argv[a++] = (char *)path;
+    argv[a++] = (char *)"--child";
+    for (; *args && a < 11; args++) argv[a++] = (char *)*args;
+    argv[a] = NULL;
+    int rc = bench_child_run("bench_heap", path, argv, parse_child_row, NULL, info, cap);
+    if (rc == BENCH_CHILD_FAILED) fail("%s failed", path);
+    return rc;
+}
+
+/* The path of allocator build name beside this program (in dir). */
+static void peer_path(char *out, size_t cap, const char *dir, const char *name) {
+    snprintf(out, cap, "%s/bench_heap_%s", dir, name);
+}
 
 /* The timed workloads of an allocator build. */
 static void run_peer(const char *dir, const char *name) {
-    char reps[16];
-    reps_arg(reps, sizeof reps);
+    char reps[16], path[4400], info[200]; /* dir is at most 4095 characters */
+    snprintf(reps, sizeof reps, "%d", opt.reps);
+    peer_path(path, sizeof path, dir, name);
     const char *args[8];
     int a = 0;
     args[a++] = "--reps";
@@ -696,36 +741,27 @@ static void run_peer(const char *dir, const char *name) {
     }
     if (opt.quick) args[a++] = "--quick";
     args[a] = NULL;
-    char info[200];
-    int rc = bench_run_sibling(dir, "bench_heap", name, args, parse_line, NULL, info, sizeof info);
-    if (rc < 0) fail("bench_heap_%s failed", name);
-    if (rc)
-        add_info("%-9s %s (bench_heap_%s)", name, info, name);
+    if (run_child(path, args, info, sizeof info) == BENCH_CHILD_MISSING)
+        add_info("%-9s skipped: no %s (lib%s not found when configured)", name, path, name);
     else
-        add_info("%-9s %s", name, info);
+        add_info("%-9s %s (bench_heap_%s)", name, info, name);
 }
 
-/* The soaks: each in a process of its own, so no two share a heap. */
+/* The soaks: each in a process of its own, so no two share a heap; a
+ * missing allocator build is skipped (main notes it). */
 static void run_soaks(const char *argv0, const char *dir) {
-    char self[4096], info[200];
-    bench_self_exe(self, sizeof self, argv0);
-    static const char *const which[2] = {"heap", "malloc"};
-    for (int i = 0; i < 2; i++) {
-        char *argv[] = {self,
-                        (char *)"--child",
-                        (char *)"--soak",
-                        (char *)which[i],
-                        opt.quick ? (char *)"--quick" : NULL,
-                        NULL};
-        if (bench_run_child(argv, parse_line, NULL, info, sizeof info) != 0)
-            fail("%s --soak %s failed", self, which[i]);
-    }
+    char self[4096], path[4400], info[200];
+    bench_child_self_exe(self, sizeof self, argv0);
+    const char *heap[] = {"--soak", "heap", opt.quick ? "--quick" : NULL, NULL};
+    const char *malloc_[] = {"--soak", "malloc", opt.quick ? "--quick" : NULL, NULL};
+    if (run_child(self, heap, info, sizeof info) != BENCH_CHILD_OK ||
+        run_child(self, malloc_, info, sizeof info) != BENCH_CHILD_OK)
+        fail("cannot run %s --soak", self);
     if (opt.no_peers) return;
-    const char *args[] = {"--soak", "malloc", opt.quick ? "--quick" : NULL, NULL};
-    for (int i = 0; i < BENCH_SIBLINGS; i++)
-        if (bench_run_sibling(dir, "bench_heap", bench_sibling_names[i], args, parse_line, NULL,
-                              info, sizeof info) < 0)
-            fail("bench_heap_%s --soak failed", bench_sibling_names[i]);
+    for (int i = 0; i < BENCH_ALLOC_NPEERS; i++) {
+        peer_path(path, sizeof path, dir, bench_alloc_peer(i));
+        run_child(path, malloc_, info, sizeof info);
+    }
 }
 
 /* ==== output ================================================================== */
@@ -924,15 +960,15 @@ int main(int argc, char **argv) {
             soak_heap(&r);
         else
             soak_malloc(&r);
-        bench_child_hello();
+        emit_info();
         emit_soak(&r);
         return 0;
     }
     if (opt.child || BENCH_ALLOC != BENCH_ALLOC_GLIBC) {
         /* an allocator build: its malloc rows only, as text (alone, for a look) */
         run_timed();
-        bench_child_hello();
-        emit_rows();
+        emit_info();
+        for (int i = 0; i < g_nrows; i++) bench_child_put_row(stdout, &g_rows[i].b, NULL);
         return 0;
     }
 
@@ -945,24 +981,25 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_heap: %s\n", mode);
     run_timed();
     char info[200];
-    bench_malloc_describe(info, sizeof info);
+    bench_alloc_describe(info, sizeof info);
     add_info("%-9s %s (this program)", BENCH_ALLOC_NAME, info);
     char dir[4096];
-    bench_self_dir(dir, sizeof dir, argv[0]);
+    bench_child_self_dir(dir, sizeof dir, argv[0]);
     bool timed = false;
     for (int wi = 0; wi < N_WORKLOADS; wi++) timed |= wanted(g_workloads[wi].key);
     if (!opt.no_peers)
-        for (int i = 0; i < BENCH_SIBLINGS; i++) {
+        for (int i = 0; i < BENCH_ALLOC_NPEERS; i++) {
+            const char *name = bench_alloc_peer(i);
             if (timed) {
-                run_peer(dir, bench_sibling_names[i]);
+                run_peer(dir, name);
             } else {
                 char p[4400];
-                snprintf(p, sizeof p, "%s/bench_heap_%s", dir, bench_sibling_names[i]);
+                peer_path(p, sizeof p, dir, name);
                 if (access(p, X_OK) == 0)
-                    add_info("%-9s bench_heap_%s", bench_sibling_names[i], bench_sibling_names[i]);
+                    add_info("%-9s bench_heap_%s", name, name);
                 else
-                    add_info("%-9s skipped: no bench_heap_%s beside this program",
-                             bench_sibling_names[i], bench_sibling_names[i]);
+                    add_info("%-9s skipped: no %s (lib%s not found when configured)", name, p,
+                             name);
             }
         }
     if (wanted("soak")) {

@@ -32,11 +32,10 @@
  * An allocator replaces malloc for the whole program that links it, so each
  * one gets its own build of this file: BENCH_ALLOC selects it (default
  * glibc; bench/bench.cmake builds bench_mt_mimalloc, bench_mt_jemalloc and
- * bench_mt_tcmalloc; bench_child.h has the machinery). The glibc build
- * (bench_mt) runs every pool subject and then, unless --no-peers, runs each
- * sibling bench_mt_<allocator> found next to itself with --child (malloc
- * rows only, as text on a pipe), so one command prints one table. A missing
- * sibling is a one-line note.
+ * bench_mt_tcmalloc). The glibc build (bench_mt) runs every pool subject and
+ * then, unless --no-peers, runs each sibling bench_mt_<allocator> found next
+ * to itself with --child (malloc rows only, as text on a pipe), so one command
+ * prints one table. A missing sibling is a one-line note.
  *
  * ============================================================================
  * WORKLOAD
@@ -97,8 +96,8 @@
 #include "opool.h"
 #include "opool_mt.h"
 
-#include "bench_child.h"
 #include "bench_util.h"
+#include "bench_child.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -113,6 +112,9 @@
 #else
 #define BENCH_MT_TSC 0
 #endif
+
+/* ---- which malloc this build measures ------------------------------------ */
+/* BENCH_ALLOC (bench_child.h) selects it; bench/bench.cmake sets it per build. */
 
 /* The allocator builds run the malloc subject only; the glibc one runs all. */
 #define BENCH_MT_POOLS (BENCH_ALLOC == BENCH_ALLOC_GLIBC)
@@ -905,47 +907,53 @@ static void add_info(const char *fmt, ...) {
     va_end(ap);
 }
 
-/* Parse one "ROW" line of a child: key, subject, variant, threads, pairs, reps,
- * ns samples (space separated), lat n, p50, p99, p99.9, p99.99, max, par. */
-static void parse_child_row(char *line, void *user) {
-    (void)user;
-    char *f[16];
-    if (bench_split_fields(line, f, 16) != 15 || strcmp(f[0], "ROW") != 0) return;
-    if (g_nrows >= MAX_ROWS) fail("too many result rows");
-    mt_row *r = &g_rows[g_nrows++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->key, sizeof r->key, "%s", f[1]);
-    snprintf(r->b.subject, sizeof r->b.subject, "%s", f[2]);
-    snprintf(r->variant, sizeof r->variant, "%s", f[3]);
-    snprintf(r->b.workload, sizeof r->b.workload, "alloc+free pairs");
-    r->b.n = (uint32_t)strtoul(f[4], NULL, 10);
-    r->pairs = strtoull(f[5], NULL, 10);
-    r->b.ops = r->pairs * r->b.n;
-    r->b.reps = bench_parse_samples(f[7], r->b.ns, BENCH_MAX_REPS);
-    if (r->b.reps == 0) fail("a child sent a row without samples");
-    bench_row_finish(&r->b);
-    r->lat.n = strtoull(f[8], NULL, 10);
-    r->lat.p50 = strtod(f[9], NULL);
-    r->lat.p99 = strtod(f[10], NULL);
-    r->lat.p999 = strtod(f[11], NULL);
-    r->lat.p9999 = strtod(f[12], NULL);
-    r->lat.max = strtod(f[13], NULL);
-    r->par = strtod(f[14], NULL);
-}
+/* The fields of an mt_row beyond bench_row's, as a child sends them
+ * (bench_child.h's "extra"): key, variant, pairs, latency n, p50, p99, p99.9,
+ * p99.99, max, parallelism. */
+#define MT_EXTRA 10
 
 static void child_emit(void) {
-    bench_child_hello();
+    char info[200];
+    bench_alloc_describe(info, sizeof info);
+    printf("INFO\t%s\n", info);
     for (int i = 0; i < g_nrows; i++) {
         const mt_row *r = &g_rows[i];
-        printf("ROW\t%s\t%s\t%s\t%" PRIu32 "\t%" PRIu64 "\t%d\t", r->key, r->b.subject, r->variant,
-               r->b.n, r->pairs, r->b.reps);
-        bench_print_samples(stdout, r->b.ns, r->b.reps);
-        printf("\t%" PRIu64 "\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\n", r->lat.n, r->lat.p50,
-               r->lat.p99, r->lat.p999, r->lat.p9999, r->lat.max, r->par);
+        char extra[320];
+        snprintf(extra, sizeof extra,
+                 "%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f", r->key,
+                 r->variant, r->pairs, r->lat.n, r->lat.p50, r->lat.p99, r->lat.p999, r->lat.p9999,
+                 r->lat.max, r->par);
+        bench_child_put_row(stdout, &r->b, extra);
     }
 }
 
+static int parse_child_row(void *ctx, char *line) {
+    (void)ctx;
+    if (g_nrows >= MAX_ROWS) fail("too many result rows");
+    mt_row *r = &g_rows[g_nrows];
+    memset(r, 0, sizeof *r);
+    char *x[BENCH_CHILD_MAX_EXTRA];
+    if (bench_child_parse_row(line, &r->b, x) != MT_EXTRA) {
+        fprintf(stderr, "bench_mt: a child sent a malformed row\n");
+        return -1;
+    }
+    snprintf(r->key, sizeof r->key, "%s", x[0]);
+    snprintf(r->variant, sizeof r->variant, "%s", x[1]);
+    r->pairs = strtoull(x[2], NULL, 10);
+    r->lat.n = strtoull(x[3], NULL, 10);
+    r->lat.p50 = strtod(x[4], NULL);
+    r->lat.p99 = strtod(x[5], NULL);
+    r->lat.p999 = strtod(x[6], NULL);
+    r->lat.p9999 = strtod(x[7], NULL);
+    r->lat.max = strtod(x[8], NULL);
+    r->par = strtod(x[9], NULL);
+    g_nrows++;
+    return 0;
+}
+
 static void run_peer(const char *dir, const char *name) {
+    char path[4200]; /* dir is at most 4095 characters */
+    snprintf(path, sizeof path, "%s/bench_mt_%s", dir, name);
     char reps[16], size[16], threads[80] = "";
     snprintf(reps, sizeof reps, "%d", opt.reps);
     snprintf(size, sizeof size, "%zu", opt.size);
@@ -953,16 +961,27 @@ static void run_peer(const char *dir, const char *name) {
         size_t l = strlen(threads);
         snprintf(threads + l, sizeof threads - l, "%s%d", i ? "," : "", opt.threads[i]);
     }
-    const char *args[] = {
-        "--reps", reps, "--size", size, "--threads", threads, opt.quick ? "--quick" : NULL, NULL};
+    char *argv[12];
+    int a = 0;
+    argv[a++] = path;
+    argv[a++] = (char *)"--child";
+    argv[a++] = (char *)"--reps";
+    argv[a++] = reps;
+    argv[a++] = (char *)"--size";
+    argv[a++] = size;
+    argv[a++] = (char *)"--threads";
+    argv[a++] = threads;
+    if (opt.quick) argv[a++] = (char *)"--quick";
+    argv[a] = NULL;
+
     char info[200];
-    int rc =
-        bench_run_sibling(dir, "bench_mt", name, args, parse_child_row, NULL, info, sizeof info);
-    if (rc < 0) fail("bench_mt_%s failed", name);
-    if (rc)
-        add_info("%-9s %s (bench_mt_%s)", name, info, name);
+    int rc = bench_child_run("bench_mt", path, argv, parse_child_row, NULL, info, sizeof info);
+    if (rc == BENCH_CHILD_MISSING)
+        add_info("%-9s skipped: no %s (lib%s not found when configured)", name, path, name);
+    else if (rc != BENCH_CHILD_OK)
+        fail("%s failed", path);
     else
-        add_info("%-9s %s", name, info);
+        add_info("%-9s %s (bench_mt_%s)", name, info, name);
 }
 
 /* ==== output ================================================================ */
@@ -1343,12 +1362,12 @@ int main(int argc, char **argv) {
         return 0;
     }
     char info[200];
-    bench_malloc_describe(info, sizeof info);
+    bench_alloc_describe(info, sizeof info);
     add_info("%-9s %s (this program)", BENCH_ALLOC_NAME, info);
     if (BENCH_MT_POOLS && !opt.no_peers && wanted(S_MALLOC)) {
         char dir[4096];
-        bench_self_dir(dir, sizeof dir, argv[0]);
-        for (int i = 0; i < BENCH_SIBLINGS; i++) run_peer(dir, bench_sibling_names[i]);
+        bench_child_self_dir(dir, sizeof dir, argv[0]);
+        for (int i = 0; i < BENCH_ALLOC_NPEERS; i++) run_peer(dir, bench_alloc_peer(i));
     }
 
     print_header(&m, mode);

@@ -1,5 +1,6 @@
 /*
- * bench_util.h -- shared helpers for opool's benchmarks (header-only, static).
+ * bench_util.h -- shared helpers for opool's benchmarks (header-only, static;
+ * C and C++: bench_peers.cpp runs the same random sequence through it).
  *
  * Timing, the one random sequence every subject replays, robust statistics,
  * the machine description printed with every run, and the result table /

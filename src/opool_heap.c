@@ -20,34 +20,23 @@
 
 #define OPOOL__HPAGE ((uintptr_t)OPOOL_HEAP_PAGE)
 
-/* The header at the start of every page of blocks. Blocks [0, nblocks -
- * fresh) have been handed out at least once; the fresh ones after them are
- * carved on demand, so a new page touches only the memory it hands out. */
-typedef struct opool__hpage {
-    struct opool__hpage *next, *prev; /* the class's pages that have a free or fresh block */
-    void *free;                       /* free blocks, linked through their first bytes */
-    uint32_t cls;                     /* class index */
-    uint32_t nblocks, live, fresh;
-    uint32_t first;    /* offset of block 0 from the page */
-    uint32_t reserved; /* 1: part of create's reservation, never given back */
-    uint64_t bits[];   /* one live bit per block */
-} opool__hpage;
+/* opool__hpage (include/opool_heap.h) flags */
+#define OPOOL__HPAGE_RESERVED 1u /* part of create's reservation, never given back */
+#define OPOOL__HPAGE_LISTED 2u   /* on its class's list: not known to be full */
 
-_Static_assert(sizeof(opool__hpage) == 48, "the page header the manual describes");
+_Static_assert(sizeof(opool__hpage) == 64, "the page header the manual describes");
+_Static_assert(OPOOL_HEAP_PAGE <= 65536 && OPOOL_HEAP_MAX_CLASS_SIZE <= 16384,
+               "opool__hpage_index: offsets below 2^16, sizes up to 2^14");
 
+/* The rest of a class: what only the out-of-line paths use. */
 typedef struct opool__hclass {
     uint32_t size;
-    uint32_t recip;        /* ceil(2^32 / size): offset / size without a division */
-    uint32_t blocks, live, high_water;
-    uint32_t empty_grown;  /* grown pages with no live block (at most one is kept) */
-    opool__hpage *avail;   /* pages with a free or fresh block; the head serves allocs */
-    uint64_t allocs, failed, requested;
+    uint32_t recip;      /* ceil(2^32 / size) */
+    uint32_t blocks;     /* in its pages */
+    opool__hpage *avail; /* listed pages; the head is the current page */
+    opool__hpage *spare; /* the grown page kept when it emptied, if any */
+    uint64_t failed;
 } opool__hclass;
-
-typedef struct opool__hentry { /* a map entry; key 0 = empty */
-    uintptr_t key;
-    size_t size; /* large blocks: the size asked for */
-} opool__hentry;
 
 typedef struct opool__hmap {
     opool__hentry *e;
@@ -55,15 +44,17 @@ typedef struct opool__hmap {
 } opool__hmap;
 
 struct opool_heap {
+    opool__heap_hot hot; /* first: the inline paths of the header read it */
     opool_heap_desc desc;
     opool_allocator mem;
     uint32_t nclasses, max_size;
-    uint8_t *class_of; /* [max_size / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
-    bool episode, checker;
-    opool__hmap pages; /* key: page address */
+    uint8_t *class_of; /* hot.class_of, writable */
+    bool checker;
+    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask */
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
     size_t page_count;
+    opool__hpage none; /* the current page of a class without one: no free block */
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
 
@@ -95,8 +86,8 @@ static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_statu
 
 static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
     if (k) k->failed++;
-    if (!h->episode) {
-        h->episode = true;
+    if (!h->hot.episode) {
+        h->hot.episode = 1;
         opool__heap_report(h, OPOOL_EFULL, NULL);
     }
 }
@@ -104,8 +95,7 @@ static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
 /* ==== maps =============================================================== */
 
 static uint32_t opool__hmap_slot(const opool__hmap *m, uintptr_t key) {
-    uint64_t x = (uint64_t)key * 0x9E3779B97F4A7C15u;
-    return (uint32_t)(x >> 32) & (m->cap - 1);
+    return opool__heap_home(key, m->cap - 1); /* the inline free probes the same slot first */
 }
 
 /* The entry of key, or NULL. */
@@ -178,53 +168,101 @@ static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
     }
 }
 
-static void opool__heap_link_avail(opool__hclass *k, opool__hpage *pg) {
+static uint64_t *opool__hpage_bits(opool__hpage *pg) { return (uint64_t *)(void *)(pg + 1); }
+
+/* When a free must leave the inline path: a page off the list at its first
+ * free (to list it again), a grown page when it empties (to give it back). */
+static void opool__hpage_arm(opool__hpage *pg) {
+    if (!(pg->flags & OPOOL__HPAGE_LISTED))
+        pg->slow_at = pg->nblocks - 1;
+    else
+        pg->slow_at = pg->flags & OPOOL__HPAGE_RESERVED ? UINT32_MAX : 0;
+}
+
+/* The list head is the page inline allocs serve from. */
+static void opool__heap_current(opool_heap *h, uint32_t c) {
+    h->hot.cls[c].page = h->cls[c].avail ? h->cls[c].avail : &h->none;
+}
+
+static void opool__heap_list(opool_heap *h, opool__hpage *pg) {
+    opool__hclass *k = &h->cls[pg->cls];
     pg->prev = NULL;
     pg->next = k->avail;
     if (k->avail) k->avail->prev = pg;
     k->avail = pg;
+    pg->flags |= OPOOL__HPAGE_LISTED;
+    opool__hpage_arm(pg);
+    opool__heap_current(h, pg->cls);
 }
 
-static void opool__heap_unlink_avail(opool__hclass *k, opool__hpage *pg) {
+static void opool__heap_unlist(opool_heap *h, opool__hpage *pg) {
+    opool__hclass *k = &h->cls[pg->cls];
     if (pg->prev)
         pg->prev->next = pg->next;
     else
         k->avail = pg->next;
     if (pg->next) pg->next->prev = pg->prev;
     pg->next = pg->prev = NULL;
+    pg->flags &= ~OPOOL__HPAGE_LISTED;
+    opool__hpage_arm(pg);
+    opool__heap_current(h, pg->cls);
 }
 
-/* A new page for class c, registered and available. NULL: no memory. */
+/* Make room in the page set; the inline free's view follows it. */
+static bool opool__heap_reserve_pages(opool_heap *h) {
+    if (!opool__hmap_reserve(h, &h->pages)) return false;
+    h->hot.pages = h->pages.e;
+    h->hot.pages_mask = h->pages.cap - 1;
+    return true;
+}
+
+/* A new page for class c, registered and listed. NULL: no memory. */
 static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserved) {
     opool__hclass *k = &h->cls[c];
     uint32_t first, n = opool__heap_geometry(k->size, &first);
     if (k->blocks > UINT32_MAX - n) return NULL; /* the class's count is 32-bit */
-    if (!opool__hmap_reserve(h, &h->pages)) return NULL;
+    if (!opool__heap_reserve_pages(h)) return NULL;
     opool__hpage *pg = (opool__hpage *)h->mem.alloc(h->mem.ctx, OPOOL__HPAGE, OPOOL__HPAGE);
     if (pg == NULL) return NULL;
     opool__assert(((uintptr_t)pg & (OPOOL__HPAGE - 1)) == 0);
     memset(pg, 0, first);
+    pg->block0 = (uintptr_t)pg + first;
+    pg->size = k->size;
+    pg->recip = k->recip;
     pg->cls = c;
-    pg->nblocks = pg->fresh = n;
-    pg->first = first;
-    pg->reserved = reserved;
+    pg->nblocks = n;
+    pg->flags = reserved ? OPOOL__HPAGE_RESERVED : 0;
     opool__mem_noaccess((char *)pg + first, (size_t)n * k->size);
     opool__hmap_put(&h->pages, (uintptr_t)pg, 0);
     h->page_count++;
     k->blocks += n;
-    if (!reserved) k->empty_grown++;
-    opool__heap_link_avail(k, pg);
+    opool__heap_list(h, pg);
     return pg;
 }
 
 static void opool__heap_drop_page(opool_heap *h, opool__hpage *pg) {
     opool__hclass *k = &h->cls[pg->cls];
-    opool__heap_unlink_avail(k, pg);
+    opool__heap_unlist(h, pg);
     opool__hmap_erase(&h->pages, opool__hmap_find(&h->pages, (uintptr_t)pg));
     h->page_count--;
     k->blocks -= pg->nblocks;
     opool__mem_defined(pg, OPOOL__HPAGE);
     h->mem.free(h->mem.ctx, pg, OPOOL__HPAGE);
+}
+
+/* A free left pg->live at pg->slow_at: list the page again if it was off the
+ * list (it has a free block now); an empty grown page goes back to the
+ * allocator unless it becomes its class's spare (one empty grown page kept,
+ * so a class at the edge of a page does not map and unmap at every step). */
+void opool__heap_page_freed(opool_heap *h, opool__hpage *pg) {
+    if (!(pg->flags & OPOOL__HPAGE_LISTED)) opool__heap_list(h, pg);
+    if (pg->live == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
+        opool__hclass *k = &h->cls[pg->cls];
+        if (k->spare != NULL && k->spare != pg && k->spare->live == 0)
+            opool__heap_drop_page(h, pg);
+        else
+            k->spare = pg;
+    }
 }
 
 /* ==== lookup ============================================================= */
@@ -243,21 +281,19 @@ static inline opool__hpage *opool__heap_page_of(const opool_heap *h, uintptr_t a
 /* Where ptr lives: OPOOL_OK with its page and block index (or *large for a
  * fallback block), OPOOL_EINVAL (not a block start of h), OPOOL_ESTALE (a
  * block handed out once and free now). Never reads memory h does not own. */
-static inline opool_status opool__heap_classify(const opool_heap *h, const void *ptr, opool__hpage **page,
-                                     uint32_t *index, opool__hentry **large) {
+static opool_status opool__heap_classify(const opool_heap *h, const void *ptr, opool__hpage **page,
+                                         uint32_t *index, opool__hentry **large) {
     uintptr_t a = (uintptr_t)ptr;
     opool__hpage *pg = opool__heap_page_of(h, a);
     *large = NULL;
     if (pg != NULL) {
-        const opool__hclass *k = &h->cls[pg->cls];
-        uintptr_t off = a - (uintptr_t)pg;
-        if (off < pg->first) return OPOOL_EINVAL;
-        off -= pg->first;
-        uint32_t j = (uint32_t)(((uint64_t)off * k->recip) >> 32);
-        if ((uintptr_t)j * k->size != off || j >= pg->nblocks - pg->fresh) return OPOOL_EINVAL;
+        uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
+        if (off >= pg->carved) return OPOOL_EINVAL;
+        uint32_t j;
+        if (!opool__hpage_index(pg, off, &j)) return OPOOL_EINVAL;
         *page = pg;
         *index = j;
-        return (pg->bits[j / 64] >> (j % 64)) & 1 ? OPOOL_OK : OPOOL_ESTALE;
+        return (opool__hpage_bits(pg)[j / 64] >> (j % 64)) & 1 ? OPOOL_OK : OPOOL_ESTALE;
     }
     if ((*large = opool__hmap_find(&h->large, a)) != NULL) return OPOOL_OK;
     return OPOOL_EINVAL;
@@ -265,9 +301,8 @@ static inline opool_status opool__heap_classify(const opool_heap *h, const void 
 
 /* opool__heap_classify, counting and reporting a rejection: what free,
  * realloc and usable_size share. */
-static inline opool_status opool__heap_locate(const opool_heap *h, const void *ptr,
-                                              opool__hpage **page, uint32_t *index,
-                                              opool__hentry **large) {
+static opool_status opool__heap_locate(const opool_heap *h, const void *ptr, opool__hpage **page,
+                                       uint32_t *index, opool__hentry **large) {
     opool_status s = opool__heap_classify(h, ptr, page, index, large);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) opool__heap_rejected(h, s, ptr);
     return s;
@@ -332,6 +367,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     for (uint32_t c = 0; c < d.class_count; c++) {
         h->cls[c].size = d.class_sizes[c];
         h->cls[c].recip = (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
+        opool__heap_current(h, c);
     }
     h->class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
     if (h->class_of == NULL) goto nomem;
@@ -339,6 +375,11 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         while (h->cls[c].size < q * 8) c++;
         h->class_of[q] = (uint8_t)c;
     }
+    h->hot.class_of = h->class_of;
+    /* poisoning and memory checkers need every call out of line */
+    bool slow = h->checker || (d.flags & OPOOL_POISON);
+    h->hot.slow = slow;
+    h->hot.small_max = slow ? 0 : h->max_size;
     for (uint32_t c = 0; c < d.class_count; c++)
         for (uint32_t k = 0; k < pages_of[c]; k++)
             if (opool__heap_add_page(h, c, true) == NULL) goto nomem;
@@ -379,7 +420,7 @@ static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size) 
 }
 
 /* The checks and hooks of block b, just taken from a free list. */
-static OPOOL_NOINLINE void opool__heap_reuse(opool_heap *h, void *b, uint32_t size) {
+static void opool__heap_reuse(opool_heap *h, void *b, uint32_t size) {
     if (h->desc.flags & OPOOL_POISON) {
         opool__mem_defined(b, size);
         /* the first bytes held the free-list link */
@@ -389,39 +430,47 @@ static OPOOL_NOINLINE void opool__heap_reuse(opool_heap *h, void *b, uint32_t si
     opool__mem_undefined(b, size);
 }
 
-void *opool_heap_alloc(opool_heap *h, size_t size) {
-    if (OPOOL_UNLIKELY(h == NULL)) return NULL;
+/* Every alloc the inline path does not serve: h NULL, size 0, fallback
+ * sizes, a current page without a free block, poisoning and checkers. */
+void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
+    if (h == NULL) return NULL;
     if (size == 0) size = 1;
-    if (OPOOL_UNLIKELY(size > h->max_size)) return opool__heap_alloc_large(h, size);
+    if (size > h->max_size) return opool__heap_alloc_large(h, size);
     uint32_t c = h->class_of[(size + 7) >> 3];
     opool__hclass *k = &h->cls[c];
-    opool__hpage *pg = k->avail;
-    if (OPOOL_UNLIKELY(pg == NULL)) {
-        if (!(h->desc.flags & OPOOL_HEAP_GROW) || (pg = opool__heap_add_page(h, c, false)) == NULL) {
-            opool__heap_failed(h, k);
-            return NULL;
-        }
-    }
     char *b;
-    uint32_t j;
-    if (pg->live == 0 && !pg->reserved) k->empty_grown--;
-    if (pg->free != NULL) {
-        b = (char *)pg->free;
-        opool__mem_defined(b, sizeof(void *));
-        memcpy(&pg->free, b, sizeof(void *));
-        j = (uint32_t)(((uint64_t)(uintptr_t)(b - (char *)pg - pg->first) * k->recip) >> 32);
-        if (OPOOL_UNLIKELY(h->checker || (h->desc.flags & OPOOL_POISON)))
-            opool__heap_reuse(h, b, k->size);
-    } else {
-        j = pg->nblocks - pg->fresh--;
-        b = (char *)pg + pg->first + (size_t)j * k->size;
-        opool__mem_undefined(b, k->size);
+    opool__hpage *pg;
+    for (;;) {
+        pg = k->avail;
+        if (pg == NULL) {
+            if (!(h->desc.flags & OPOOL_HEAP_GROW) || (pg = opool__heap_add_page(h, c, false)) == NULL) {
+                opool__heap_failed(h, k);
+                return NULL;
+            }
+        }
+        if (pg->free != NULL) {
+            b = (char *)pg->free;
+            opool__mem_defined(b, sizeof(void *));
+            memcpy(&pg->free, b, sizeof(void *));
+            if (h->checker || (h->desc.flags & OPOOL_POISON)) opool__heap_reuse(h, b, k->size);
+            break;
+        }
+        if (pg->carved < pg->nblocks * k->size) { /* carve the next fresh block */
+            b = (char *)pg->block0 + pg->carved;
+            pg->carved += k->size;
+            opool__mem_undefined(b, k->size);
+            break;
+        }
+        opool__heap_unlist(h, pg); /* full: its next free lists it again */
     }
-    pg->bits[j / 64] |= (uint64_t)1 << (j % 64);
-    if (++pg->live == pg->nblocks) opool__heap_unlink_avail(k, pg);
-    if (++k->live > k->high_water) k->high_water = k->live;
-    k->allocs++;
-    k->requested += size;
+    uint32_t j;
+    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
+    opool__hpage_bits(pg)[j / 64] |= (uint64_t)1 << (j % 64);
+    pg->live++;
+    opool__hclass_hot *t = &h->hot.cls[c];
+    if (++t->live > t->high_water) t->high_water = t->live;
+    t->allocs++;
+    t->requested += size;
     return b;
 }
 
@@ -433,54 +482,35 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
     return p;
 }
 
-/* The page of a block just freed serves the next alloc (LIFO reuse); an
- * empty grown page goes back to the allocator if its class keeps another. */
-static OPOOL_NOINLINE void opool__heap_page_freed(opool_heap *h, opool__hpage *pg, bool was_full) {
-    opool__hclass *k = &h->cls[pg->cls];
-    if (!was_full) opool__heap_unlink_avail(k, pg);
-    opool__heap_link_avail(k, pg);
-    if (pg->live == 0 && !pg->reserved) {
-        if (k->empty_grown > 0)
-            opool__heap_drop_page(h, pg);
-        else
-            k->empty_grown++;
-    }
-}
-
-static OPOOL_NOINLINE void opool__heap_poison(opool_heap *h, void *b, uint32_t size) {
-    if (h->desc.flags & OPOOL_POISON) opool__poison_fill(b, size);
-}
-
 /* Free the live block j of page pg. */
-static inline void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
-    opool__hclass *k = &h->cls[pg->cls];
-    char *b = (char *)pg + pg->first + (size_t)j * k->size;
-    pg->bits[j / 64] &= ~((uint64_t)1 << (j % 64));
-    if (OPOOL_UNLIKELY(h->desc.flags & OPOOL_POISON)) opool__heap_poison(h, b, k->size);
+static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
+    char *b = (char *)pg->block0 + (size_t)j * pg->size;
+    opool__hpage_bits(pg)[j / 64] &= ~((uint64_t)1 << (j % 64));
+    if (h->desc.flags & OPOOL_POISON) opool__poison_fill(b, pg->size);
     memcpy(b, &pg->free, sizeof(void *));
-    opool__mem_noaccess(b, k->size);
+    opool__mem_noaccess(b, pg->size);
     pg->free = b;
-    k->live--;
-    h->episode = false;
-    bool was_full = pg->live-- == pg->nblocks;
-    if (OPOOL_UNLIKELY(was_full || pg != k->avail || (pg->live == 0 && !pg->reserved)))
-        opool__heap_page_freed(h, pg, was_full);
+    h->hot.cls[pg->cls].live--;
+    h->hot.episode = 0;
+    if (--pg->live == pg->slow_at) opool__heap_page_freed(h, pg);
 }
 
-opool_status opool_heap_free(opool_heap *h, void *ptr) {
+/* Every free the inline path does not finish: NULL, h NULL, fallback
+ * blocks, every rejection, poisoning and checkers. */
+opool_status opool__heap_free_slow(opool_heap *h, void *ptr) {
     if (ptr == NULL) return OPOOL_OK;
     if (h == NULL) return OPOOL_EINVAL;
     opool__hpage *pg;
     opool__hentry *large;
     uint32_t j;
     opool_status s = opool__heap_locate(h, ptr, &pg, &j, &large);
-    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
+    if (s != OPOOL_OK) return s;
     if (large) {
         size_t size = large->size;
         opool__hmap_erase(&h->large, large);
         h->large_bytes -= size;
         h->mem.free(h->mem.ctx, ptr, size);
-        h->episode = false;
+        h->hot.episode = 0;
         return OPOOL_OK;
     }
     opool__heap_release(h, pg, j);
@@ -503,7 +533,7 @@ void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size) {
         old = large->size;
         if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
     } else {
-        old = h->cls[pg->cls].size;
+        old = pg->size;
         if (size <= h->max_size && h->class_of[(size + 7) >> 3] == pg->cls) return ptr;
     }
     void *n = opool_heap_alloc(h, size);
@@ -519,7 +549,7 @@ size_t opool_heap_usable_size(const opool_heap *h, const void *ptr) {
     opool__hentry *large;
     uint32_t j;
     if (opool__heap_locate(h, ptr, &pg, &j, &large) != OPOOL_OK) return 0;
-    return large ? large->size : h->cls[pg->cls].size;
+    return large ? large->size : pg->size;
 }
 
 void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
@@ -535,14 +565,15 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
                  ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) + h->large_bytes;
     for (uint32_t c = 0; c < h->nclasses; c++) {
         const opool__hclass *k = &h->cls[c];
+        const opool__hclass_hot *t = &h->hot.cls[c];
         opool_heap_class_stats *o = &out->classes[c];
         o->size = k->size;
         o->blocks = k->blocks;
-        o->live = k->live;
-        o->high_water = k->high_water;
-        o->allocs = k->allocs;
+        o->live = t->live;
+        o->high_water = t->high_water;
+        o->allocs = t->allocs;
         o->failed_allocs = k->failed;
-        o->requested_bytes = k->requested;
-        o->wasted_bytes = k->allocs * k->size - k->requested;
+        o->requested_bytes = t->requested;
+        o->wasted_bytes = t->allocs * k->size - t->requested;
     }
 }

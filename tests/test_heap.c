@@ -558,16 +558,39 @@ TEST(live_blocks_never_overlap) {
     opool_heap_destroy(h);
 }
 
+/* The inline paths find a block's index, and whether an offset is a block start, with one
+ * multiply by a reciprocal: exact for every class size allowed and every offset in a page. */
+TEST(block_index_by_reciprocal_is_exact_for_every_class_size) {
+    for (uint32_t size = 8; size <= OPOOL_HEAP_MAX_CLASS_SIZE; size += 8) {
+        opool__hpage pg;
+        memset(&pg, 0, sizeof pg);
+        pg.size = size;
+        pg.recip = (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
+        uint32_t bad = 0;
+        /* every offset for the default classes' range, a stride of them above */
+        uint32_t step = size <= 2048 ? 1 : 7;
+        for (uint32_t off = 0; off < OPOOL_HEAP_PAGE; off += step) {
+            uint32_t j;
+            bool start = opool__hpage_index(&pg, off, &j);
+            bad += j != off / size || start != (off % size == 0);
+        }
+        if (bad) {
+            CHECK(!"opool__hpage_index wrong");
+            break;
+        }
+    }
+}
+
 TEST(pages_hold_as_many_blocks_as_fit_after_the_header_and_bitmap) {
     static const uint32_t sizes[] = {8, 16, 24, 64, 1024, 2048, 4096, 16384};
     for (int k = 0; k < 8; k++) {
         uint32_t size = sizes[k], p = blocks_per_page(size);
-        /* fits: 48-byte header, at least a bit per block, the blocks */
-        CHECK(48 + (p + 7) / 8 + (uint64_t)p * size <= OPOOL_HEAP_PAGE);
+        /* fits: 64-byte header, at least a bit per block, the blocks */
+        CHECK(64 + (p + 7) / 8 + (uint64_t)p * size <= OPOOL_HEAP_PAGE);
         /* and one more would not fit even with the bitmap in whole words and 16 bytes lost
          * to alignment */
         uint64_t most = OPOOL_HEAP_PAGE / size;
-        CHECK(48 + 8 * ((most + 63) / 64) + 16 + (uint64_t)(p + 1) * size > OPOOL_HEAP_PAGE);
+        CHECK(64 + 8 * ((most + 63) / 64) + 16 + (uint64_t)(p + 1) * size > OPOOL_HEAP_PAGE);
     }
 }
 
@@ -2055,6 +2078,7 @@ int main(void) {
     RUN(blocks_are_aligned_to_8_when_the_class_size_is_not_a_multiple_of_16);
     RUN(large_blocks_are_aligned_like_malloc);
     RUN(live_blocks_never_overlap);
+    RUN(block_index_by_reciprocal_is_exact_for_every_class_size);
     RUN(pages_hold_as_many_blocks_as_fit_after_the_header_and_bitmap);
     RUN(a_class_without_grow_holds_blocks_per_class_rounded_up_to_whole_pages);
     RUN(reserved_pages_stay_when_they_empty);

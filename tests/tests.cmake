@@ -9,8 +9,9 @@
 # Only in builds without sanitizers, with valgrind installed and <valgrind/memcheck.h>
 # found (the library's client requests exist only then); skipped otherwise, with a notice.
 #
-# First, the typed pools' compile-time proofs (tests/typed/typed.cmake) and the single-header
-# distribution's tests (cmake/dist.cmake): before the Valgrind part, which returns early.
+# First, the typed pools' compile-time proofs (tests/typed/typed.cmake), the single-header
+# distribution's tests (cmake/dist.cmake) and the API reference's completeness check: before
+# the Valgrind part, which returns early.
 
 set_tests_properties(test_mt PROPERTIES LABELS mt) # tests/test_mt.c: opool_mt, one thread
 
@@ -57,6 +58,14 @@ set_tests_properties(test_mt_stress_portable PROPERTIES LABELS mt)
 
 include("${PROJECT_SOURCE_DIR}/tests/typed/typed.cmake")
 include("${PROJECT_SOURCE_DIR}/cmake/dist.cmake")
+
+# docs/API.md keeps an entry for every public name of include/*.h (tests/docs/api_doc_complete.cmake
+# lists the missing ones). Needs no compiler: label docs.
+add_test(NAME api_doc_complete
+    COMMAND "${CMAKE_COMMAND}" "-DHEADERS=${OPOOL_PUBLIC_HEADERS}"
+            "-DDOC=${PROJECT_SOURCE_DIR}/docs/API.md"
+            -P "${PROJECT_SOURCE_DIR}/tests/docs/api_doc_complete.cmake")
+set_tests_properties(api_doc_complete PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS docs)
 
 if(OPOOL_SANITIZE OR NOT OPOOL_VALGRIND_EXE OR NOT OPOOL_HAVE_VALGRIND_H)
     if(OPOOL_SANITIZE)

@@ -1,0 +1,779 @@
+//! opool_bench_slotmap -- Rust's slotmap crate as a subject of opool_bench.
+//!
+//! Usage (opool_bench runs it): opool_bench_slotmap --child [--quick] [--size 16|64|256]
+//!                                                  [--reps N] [--only churn,lookup,filldrain,iter]
+//!
+//! Subjects:
+//!   slotmap        slotmap::SlotMap<DefaultKey, Obj>: a slot array holding the values, a free
+//!                  list through the vacant slots, a 32-bit version per slot (odd = occupied).
+//!   dense_slotmap  slotmap::DenseSlotMap<DefaultKey, Obj>: the values and their keys in dense
+//!                  arrays (remove is a swap_remove), slots map a key to a position there.
+//! Both are created with_capacity(N), so neither grows inside a timed loop.
+//!
+//! The workloads are bench/bench_core.c's, operation for operation: the same splitmix64
+//! sequence (bench_util.h's bench_rng_next, bench_below, bench_seed, bench_shuffle, reproduced
+//! below), the same iteration counts, the same values written (a = the handle array slot k,
+//! b = a tag) and read back, the same checksums, the same warm-ups and repetition scheme. So
+//! opool_bench can require that this program's checksums equal its own subjects', case by case:
+//! any change to bench_core.c's loops or constants must be made here too.
+//!
+//! Objects are --size bytes: two u64 fields and padding left uninitialised, so an insert writes
+//! the two fields and nothing else, as the C subjects do.
+//!
+//! Output: bench/bench_child.h's protocol (INFO and ROW lines on stdout); progress on stderr.
+
+use slotmap::{DefaultKey, DenseSlotMap, Key, SlotMap};
+use std::mem::MaybeUninit;
+use std::process::exit;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+// ==== bench_util.h's random sequence and checksum, bit for bit ==================
+
+fn rng_next(s: &mut u64) -> u64 {
+    *s = s.wrapping_add(0x9e3779b97f4a7c15);
+    let mut z = *s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+    z ^ (z >> 31)
+}
+
+#[inline(always)]
+fn below(s: &mut u64, n: u32) -> u32 {
+    (((rng_next(s) >> 32) * n as u64) >> 32) as u32
+}
+
+fn seed(workload: u32, n: u32, rep: i32, phase: u32) -> u64 {
+    let mut s = 0x6f706f6f6c000000u64
+        ^ ((workload as u64) << 40)
+        ^ ((n as u64) << 8)
+        ^ (rep as u32 as u64)
+        ^ ((phase as u64) << 56);
+    rng_next(&mut s)
+}
+
+fn shuffle(perm: &mut [u32], mut seed: u64) {
+    let n = perm.len() as u32;
+    for (i, p) in perm.iter_mut().enumerate() {
+        *p = i as u32;
+    }
+    let mut i = n;
+    while i > 1 {
+        let j = below(&mut seed, i) as usize;
+        perm.swap(i as usize - 1, j);
+        i -= 1;
+    }
+}
+
+fn mix(a: u64, b: u64) -> u64 {
+    let z = a.wrapping_mul(0x9e3779b97f4a7c15) ^ b.wrapping_add(0x632be59bd9b4e019);
+    z ^ (z >> 29)
+}
+
+/// Results that must not be optimised away (bench_util.h's bench_sink).
+static SINK: AtomicU64 = AtomicU64::new(0);
+
+fn sink(v: u64) {
+    SINK.fetch_add(v, Ordering::Relaxed);
+}
+
+// bench_core.c's workload identifiers, mixed into the seeds.
+const W_CHURN: u32 = 1;
+const W_LOOKUP: u32 = 2;
+const W_FILLDRAIN: u32 = 3;
+const W_ITER: u32 = 4;
+
+const MAX_REPS: usize = 64; // BENCH_MAX_REPS
+
+fn fail(msg: &str) -> ! {
+    eprintln!("\nopool_bench_slotmap: FAIL: {}", msg);
+    exit(1);
+}
+
+// ==== the objects and the two subjects ==========================================
+
+/// An object of 16 + 8 * PAD bytes: bench_core.c's FA and FB, then padding.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Obj<const PAD: usize> {
+    a: u64,
+    b: u64,
+    _pad: MaybeUninit<[u64; PAD]>,
+}
+
+/// What the loops need of a subject. Every loop is generic over it, so each subject gets its
+/// own compiled loop with the crate's calls inlined: no dynamic dispatch in a timed region.
+trait Subject {
+    const NAME: &'static str;
+    fn with_capacity(n: usize) -> Self;
+    fn insert(&mut self, a: u64, b: u64) -> DefaultKey;
+    fn remove(&mut self, k: DefaultKey) -> bool;
+    /// (a, b) of k's object, or None for a stale key.
+    fn get(&self, k: DefaultKey) -> Option<(u64, u64)>;
+    /// Sum of a over the live objects, in the crate's iteration order.
+    fn sum_a(&self) -> u64;
+    fn len(&self) -> usize;
+}
+
+impl<const PAD: usize> Subject for SlotMap<DefaultKey, Obj<PAD>> {
+    const NAME: &'static str = "slotmap";
+    fn with_capacity(n: usize) -> Self {
+        SlotMap::with_capacity(n)
+    }
+    #[inline(always)]
+    fn insert(&mut self, a: u64, b: u64) -> DefaultKey {
+        SlotMap::insert(
+            self,
+            Obj {
+                a,
+                b,
+                _pad: MaybeUninit::uninit(),
+            },
+        )
+    }
+    #[inline(always)]
+    fn remove(&mut self, k: DefaultKey) -> bool {
+        SlotMap::remove(self, k).is_some()
+    }
+    #[inline(always)]
+    fn get(&self, k: DefaultKey) -> Option<(u64, u64)> {
+        SlotMap::get(self, k).map(|o| (o.a, o.b))
+    }
+    fn sum_a(&self) -> u64 {
+        self.values().fold(0u64, |s, o| s.wrapping_add(o.a))
+    }
+    fn len(&self) -> usize {
+        SlotMap::len(self)
+    }
+}
+
+impl<const PAD: usize> Subject for DenseSlotMap<DefaultKey, Obj<PAD>> {
+    const NAME: &'static str = "dense_slotmap";
+    fn with_capacity(n: usize) -> Self {
+        DenseSlotMap::with_capacity(n)
+    }
+    #[inline(always)]
+    fn insert(&mut self, a: u64, b: u64) -> DefaultKey {
+        DenseSlotMap::insert(
+            self,
+            Obj {
+                a,
+                b,
+                _pad: MaybeUninit::uninit(),
+            },
+        )
+    }
+    #[inline(always)]
+    fn remove(&mut self, k: DefaultKey) -> bool {
+        DenseSlotMap::remove(self, k).is_some()
+    }
+    #[inline(always)]
+    fn get(&self, k: DefaultKey) -> Option<(u64, u64)> {
+        DenseSlotMap::get(self, k).map(|o| (o.a, o.b))
+    }
+    fn sum_a(&self) -> u64 {
+        self.values().fold(0u64, |s, o| s.wrapping_add(o.a))
+    }
+    fn len(&self) -> usize {
+        DenseSlotMap::len(self)
+    }
+}
+
+// ==== the loops (bench_core.c's churn_*, lookup_*, fill_*, drain_*, iter_*) ======
+// The handle array is indexed without bounds checks, as in C (k < n by construction), so the
+// difference from the C subjects is the crate's own work.
+
+#[inline(never)]
+fn churn<M: Subject>(m: &mut M, h: &mut [DefaultKey], seed: u64, iters: u64, tag: u64) -> u64 {
+    let n = h.len() as u32;
+    let mut seed = seed;
+    let mut bad = 0u64;
+    for it in 0..iters {
+        let k = below(&mut seed, n) as usize;
+        // SAFETY: k < n = h.len()
+        let slot = unsafe { h.get_unchecked_mut(k) };
+        bad += !m.remove(*slot) as u64;
+        *slot = m.insert(k as u64, tag.wrapping_add(it));
+    }
+    bad
+}
+
+#[inline(never)]
+fn lookup<M: Subject>(m: &M, h: &[DefaultKey], seed: u64, iters: u64, bad: &mut u64) -> u64 {
+    let n = h.len() as u32;
+    let mut seed = seed;
+    let mut sum = 0u64;
+    for _ in 0..iters {
+        let k = below(&mut seed, n) as usize;
+        // SAFETY: k < n = h.len()
+        match m.get(unsafe { *h.get_unchecked(k) }) {
+            Some((a, b)) => sum = sum.wrapping_add(a.wrapping_add(b)),
+            None => *bad += 1,
+        }
+    }
+    sum
+}
+
+#[inline(never)]
+fn fill<M: Subject>(m: &mut M, h: &mut [DefaultKey], tag: u64) {
+    for (k, slot) in h.iter_mut().enumerate() {
+        *slot = m.insert(k as u64, tag);
+    }
+}
+
+#[inline(never)]
+fn drain<M: Subject>(m: &mut M, h: &[DefaultKey], perm: &[u32]) -> u64 {
+    let mut bad = 0u64;
+    for &p in perm {
+        // SAFETY: perm is a permutation of 0..h.len()
+        bad += !m.remove(unsafe { *h.get_unchecked(p as usize) }) as u64;
+    }
+    bad
+}
+
+#[inline(never)]
+fn iterate<M: Subject>(m: &M, passes: u32) -> u64 {
+    let mut sum = 0u64;
+    for _ in 0..passes {
+        // Every pass must really read the objects: seen through a volatile read, the map could
+        // be another one each pass, so the compiler cannot compute one pass and reuse it.
+        let m: &M = unsafe { &*std::ptr::read_volatile(&(m as *const M)) };
+        sum = sum.wrapping_add(m.sum_a());
+    }
+    sum
+}
+
+// ==== one subject's state =========================================================
+
+struct State<M: Subject> {
+    m: M,
+    h: Vec<DefaultKey>,
+}
+
+impl<M: Subject> State<M> {
+    /// N objects, handles[k]'s with a = k and b = 0 (bench_core.c's cl_setup).
+    fn filled(n: u32) -> Self {
+        let mut m = M::with_capacity(n as usize);
+        let h = (0..n).map(|k| m.insert(k as u64, 0)).collect();
+        State { m, h }
+    }
+
+    /// Untimed: every handle reaches the object written for its slot (cl_verify).
+    fn verify(&self, what: &str) -> u64 {
+        let mut sum = 0u64;
+        for (k, &key) in self.h.iter().enumerate() {
+            match self.m.get(key) {
+                Some((a, b)) if a == k as u64 => sum = sum.wrapping_add(mix(a, b)),
+                _ => fail(&format!(
+                    "{} {} N={}: handles[{}] does not reach its object",
+                    what,
+                    M::NAME,
+                    self.h.len(),
+                    k
+                )),
+            }
+        }
+        sum
+    }
+
+    /// Untimed, on an empty map: the next inserts get the slots in ascending order, as a fresh
+    /// map hands them out (bench_core.c resets its pools, and malloc, the same way before each
+    /// fill). After a random-order drain the free list is in random order; inserting N and
+    /// removing them from the highest slot down leaves it ascending. The slot is read from the
+    /// key's FFI value (slot index in the low 32 bits in slotmap 1.x, checked here).
+    fn fresh_order(&mut self) {
+        let n = self.h.len();
+        let mut keys: Vec<(u32, DefaultKey)> = (0..n)
+            .map(|_| {
+                let k = self.m.insert(0, 0);
+                (k.data().as_ffi() as u32, k)
+            })
+            .collect();
+        keys.sort_unstable_by(|x, y| y.0.cmp(&x.0));
+        // slot 0 is the crate's sentinel: N objects in N + 1 slots are in slots 1..=N
+        for (j, &(slot, _)) in keys.iter().enumerate() {
+            if slot as usize != n - j {
+                fail("slotmap's key layout is not (version << 32 | slot): update fresh_order");
+            }
+        }
+        for &(_, k) in &keys {
+            self.m.remove(k);
+        }
+    }
+}
+
+// ==== the case driver (bench_core.c's run_case) ==================================
+
+struct Row {
+    workload: String,
+    n: u32,
+    subject: &'static str,
+    note: &'static str,
+    ops: u64,
+    ns: Vec<f64>,
+    checksum: u64,
+}
+
+struct Opt {
+    quick: bool,
+    size: usize,
+    reps: i32,
+    only: Option<String>,
+}
+
+impl Opt {
+    fn wanted(&self, w: &str) -> bool {
+        match &self.only {
+            None => true,
+            Some(list) => list.split(',').any(|x| x == w),
+        }
+    }
+}
+
+struct Bench {
+    opt: Opt,
+    rows: Vec<Row>,
+    t_start: Instant,
+}
+
+impl Bench {
+    /// Runs the repetitions of one case for the two subjects (0 = slotmap, 1 = dense_slotmap),
+    /// starting from a different one each repetition; rep 0 is the discarded warm-up. f runs
+    /// one repetition of one subject: ns per op and the checksum.
+    fn run_case(
+        &mut self,
+        workload: &str,
+        n: u32,
+        ops: u64,
+        notes: [&'static str; 2],
+        names: [&'static str; 2],
+        f: &mut dyn FnMut(usize, i32) -> (f64, u64),
+    ) {
+        let t0 = Instant::now();
+        let mut ns = [Vec::new(), Vec::new()];
+        let mut sums = [0u64; 2];
+        for rep in 0..=self.opt.reps {
+            let mut r = [(0.0, 0u64); 2];
+            for j in 0..2usize {
+                let s = (j + rep as usize) % 2;
+                r[s] = f(s, rep);
+            }
+            if r[0].1 != r[1].1 {
+                fail(&format!(
+                    "{} N={} repetition {}: checksum of {} is {:016x}, {} has {:016x}",
+                    workload, n, rep, names[1], r[1].1, names[0], r[0].1
+                ));
+            }
+            sink(r[0].1);
+            if rep > 0 {
+                for s in 0..2 {
+                    ns[s].push(r[s].0);
+                    sums[s] = sums[s].wrapping_add(r[s].1);
+                }
+            }
+        }
+        eprintln!(
+            "  {:<17} N={:<8} {} reps done in {:.1} s (total {:.1} s)",
+            workload,
+            n,
+            self.opt.reps,
+            t0.elapsed().as_secs_f64(),
+            self.t_start.elapsed().as_secs_f64()
+        );
+        for (s, v) in ns.into_iter().enumerate() {
+            self.rows.push(Row {
+                workload: workload.to_string(),
+                n,
+                subject: names[s],
+                note: notes[s],
+                ops,
+                ns: v,
+                checksum: sums[s],
+            });
+        }
+    }
+}
+
+fn ns_per(t: Instant, ops: u64) -> f64 {
+    t.elapsed().as_nanos() as f64 / ops as f64
+}
+
+// ==== the workloads ===============================================================
+
+type Sm<const P: usize> = SlotMap<DefaultKey, Obj<P>>;
+type Dsm<const P: usize> = DenseSlotMap<DefaultKey, Obj<P>>;
+
+/// One churn repetition (bench_core.c's churn_rep): warm-up churn, timed churn, verify.
+fn churn_rep<M: Subject>(st: &mut State<M>, rep: i32, iters: u64, warm: u64) -> (f64, u64) {
+    let n = st.h.len() as u32;
+    // b values: distinct per repetition and phase, identical across subjects
+    let tag = ((rep + 1) as u64) << 40;
+    let mut bad = churn(&mut st.m, &mut st.h, seed(W_CHURN, n, rep, 0), warm, tag);
+    let t0 = Instant::now();
+    bad += churn(
+        &mut st.m,
+        &mut st.h,
+        seed(W_CHURN, n, rep, 1),
+        iters,
+        tag | 1 << 39,
+    );
+    let ns = ns_per(t0, iters);
+    if bad != 0 {
+        fail(&format!(
+            "churn {} N={}: {} failed removes",
+            M::NAME,
+            n,
+            bad
+        ));
+    }
+    (ns, st.verify("churn"))
+}
+
+fn lookup_rep<M: Subject>(st: &State<M>, rep: i32, iters: u64, warm: u64) -> (f64, u64) {
+    let n = st.h.len() as u32;
+    let mut bad = 0u64;
+    sink(lookup(
+        &st.m,
+        &st.h,
+        seed(W_LOOKUP, n, rep, 0),
+        warm,
+        &mut bad,
+    ));
+    let t0 = Instant::now();
+    let sum = lookup(&st.m, &st.h, seed(W_LOOKUP, n, rep, 1), iters, &mut bad);
+    let ns = ns_per(t0, iters);
+    if bad != 0 {
+        fail(&format!(
+            "lookup {} N={}: {} live keys rejected",
+            M::NAME,
+            n,
+            bad
+        ));
+    }
+    (ns, sum)
+}
+
+/// Churn at n, then lookup on the state churn leaves (bench_core.c's run_churn_lookup).
+fn churn_lookup<const P: usize>(b: &mut Bench, n: u32, do_churn: bool, do_lookup: bool) {
+    let big = n > 100000;
+    let q = b.opt.quick;
+    let churn_iters: u64 = if q {
+        if big {
+            500000
+        } else {
+            1000000
+        }
+    } else if big {
+        1500000
+    } else {
+        5000000
+    };
+    let churn_warm = if big { churn_iters / 8 } else { 100000 };
+    let lookup_iters: u64 = if q {
+        if big {
+            1000000
+        } else {
+            2000000
+        }
+    } else if big {
+        2500000
+    } else {
+        8000000
+    };
+    let lookup_warm = if big { lookup_iters / 8 } else { 100000 };
+    eprintln!("  setting up 2 subjects at N={}...", n);
+    let mut s0 = State::<Sm<P>>::filled(n);
+    let mut s1 = State::<Dsm<P>>::filled(n);
+    let names = [Sm::<P>::NAME, Dsm::<P>::NAME];
+    // lookup needs churn's scrambled state: churn always runs first
+    if do_churn {
+        b.run_case(
+            "churn",
+            n,
+            churn_iters,
+            ["remove(key) + insert(obj)", "remove (swap_remove) + insert"],
+            names,
+            &mut |s, rep| {
+                if s == 0 {
+                    churn_rep(&mut s0, rep, churn_iters, churn_warm)
+                } else {
+                    churn_rep(&mut s1, rep, churn_iters, churn_warm)
+                }
+            },
+        );
+    } else {
+        churn_rep(&mut s0, 0, churn_iters, churn_warm);
+        churn_rep(&mut s1, 0, churn_iters, churn_warm);
+    }
+    if do_lookup {
+        b.run_case(
+            "lookup",
+            n,
+            lookup_iters,
+            ["validated (get)", "validated (get), slot -> dense index"],
+            names,
+            &mut |s, rep| {
+                if s == 0 {
+                    lookup_rep(&s0, rep, lookup_iters, lookup_warm)
+                } else {
+                    lookup_rep(&s1, rep, lookup_iters, lookup_warm)
+                }
+            },
+        );
+    }
+}
+
+/// One fill+drain repetition (bench_core.c's filldrain_rep).
+fn filldrain_rep<M: Subject>(st: &mut State<M>, perm: &[u32], rep: i32) -> (f64, u64) {
+    let n = st.h.len();
+    let tag = rep as u64 + 7;
+    st.fresh_order();
+    let t0 = Instant::now();
+    fill(&mut st.m, &mut st.h, tag);
+    let fill_ns = t0.elapsed().as_nanos();
+    // untimed: every object is reachable through its handle and holds what was written
+    let mut sum = 0u64;
+    for (k, &key) in st.h.iter().enumerate() {
+        match st.m.get(key) {
+            Some((a, b)) if a == k as u64 && b == tag => sum = sum.wrapping_add(mix(a, b)),
+            _ => fail(&format!(
+                "fill {} N={}: handle {} does not reach its object",
+                M::NAME,
+                n,
+                k
+            )),
+        }
+    }
+    let t2 = Instant::now();
+    let bad = drain(&mut st.m, &st.h, perm);
+    let drain_ns = t2.elapsed().as_nanos();
+    if bad != 0 {
+        fail(&format!(
+            "drain {} N={}: {} removes rejected",
+            M::NAME,
+            n,
+            bad
+        ));
+    }
+    if st.m.len() != 0 {
+        fail(&format!(
+            "drain {} N={}: {} objects still live",
+            M::NAME,
+            n,
+            st.m.len()
+        ));
+    }
+    ((fill_ns + drain_ns) as f64 / n as f64, sum)
+}
+
+fn filldrain<const P: usize>(b: &mut Bench, n: u32) {
+    let mut s0 = State::<Sm<P>> {
+        m: Sm::<P>::with_capacity(n as usize),
+        h: vec![DefaultKey::null(); n as usize],
+    };
+    let mut s1 = State::<Dsm<P>> {
+        m: Dsm::<P>::with_capacity(n as usize),
+        h: vec![DefaultKey::null(); n as usize],
+    };
+    let mut perm = vec![0u32; n as usize];
+    let mut perm_rep = -1;
+    let note = "per pair; reset: N inserts removed in slot order";
+    b.run_case(
+        "fill+drain",
+        n,
+        n as u64,
+        [note, note],
+        [Sm::<P>::NAME, Dsm::<P>::NAME],
+        &mut |s, rep| {
+            if perm_rep != rep {
+                shuffle(&mut perm, seed(W_FILLDRAIN, n, rep, 0));
+                perm_rep = rep;
+            }
+            if s == 0 {
+                filldrain_rep(&mut s0, &perm, rep)
+            } else {
+                filldrain_rep(&mut s1, &perm, rep)
+            }
+        },
+    );
+}
+
+/// n slots, all filled, then all but pct% removed in a random order (bench_core.c's run_iter).
+fn iter_setup<M: Subject>(n: u32, live: u32, perm: &[u32]) -> State<M> {
+    let mut st = State::<M>::filled(n);
+    for &p in &perm[..(n - live) as usize] {
+        if !st.m.remove(st.h[p as usize]) {
+            fail("iteration setup: remove failed");
+        }
+    }
+    if st.m.len() != live as usize {
+        fail(&format!("iteration setup: len is not {}", live));
+    }
+    st
+}
+
+fn iter_rep<M: Subject>(st: &State<M>, passes: u32, live: u32) -> (f64, u64) {
+    sink(iterate(&st.m, 1)); // warm-up pass
+    let t0 = Instant::now();
+    let sum = iterate(&st.m, passes);
+    (ns_per(t0, live as u64 * passes as u64), sum)
+}
+
+fn iter<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
+    let live = (n as u64 * pct as u64 / 100) as u32;
+    // about a million live-object visits per timed sample
+    let passes = if live >= 1000000 {
+        1
+    } else {
+        (1000000 + live - 1) / live
+    };
+    let mut perm = vec![0u32; n as usize];
+    shuffle(&mut perm, seed(W_ITER, n, pct as i32, 0));
+    let s0 = iter_setup::<Sm<P>>(n, live, &perm);
+    let s1 = iter_setup::<Dsm<P>>(n, live, &perm);
+    drop(perm);
+    let name = format!("iterate {}% live", pct);
+    b.run_case(
+        &name,
+        n,
+        live as u64 * passes as u64,
+        [
+            "per live obj; values(): every slot visited",
+            "per live obj; values(): dense array",
+        ],
+        [Sm::<P>::NAME, Dsm::<P>::NAME],
+        &mut |s, _rep| {
+            if s == 0 {
+                iter_rep(&s0, passes, live)
+            } else {
+                iter_rep(&s1, passes, live)
+            }
+        },
+    );
+}
+
+/// Everything opool_bench's core comparison runs, in its order, with objects of 16 + 8 * P bytes.
+fn run_all<const P: usize>(b: &mut Bench) {
+    if std::mem::size_of::<Obj<P>>() != b.opt.size {
+        fail(&format!(
+            "objects are {} bytes, not {}",
+            std::mem::size_of::<Obj<P>>(),
+            b.opt.size
+        ));
+    }
+    let (big, small) = (1000000u32, 1000u32);
+    let (ch, lk) = (b.opt.wanted("churn"), b.opt.wanted("lookup"));
+    if ch || lk {
+        churn_lookup::<P>(b, small, ch, lk);
+        churn_lookup::<P>(b, big, ch, lk);
+    }
+    if b.opt.wanted("filldrain") {
+        filldrain::<P>(b, big);
+    }
+    if b.opt.wanted("iter") {
+        iter::<P>(b, big, 10);
+        iter::<P>(b, big, 50);
+        iter::<P>(b, big, 100);
+    }
+}
+
+// ==== main =========================================================================
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: opool_bench_slotmap --child [--quick] [--size 16|64|256] [--reps N]\n\
+         \x20                          [--only churn,lookup,filldrain,iter]\n\
+         Run by opool_bench, which merges these rows into its table (bench/bench_child.h)."
+    );
+    exit(2);
+}
+
+fn parse_args() -> Opt {
+    let mut opt = Opt {
+        quick: false,
+        size: 64,
+        reps: 0,
+        only: None,
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let v = args.get(i + 1);
+        match (args[i].as_str(), v) {
+            ("--child", _) => {}
+            ("--quick", _) => opt.quick = true,
+            ("--size", Some(v)) => {
+                opt.size = v.parse().unwrap_or(0);
+                if opt.size != 16 && opt.size != 64 && opt.size != 256 {
+                    eprintln!("opool_bench_slotmap: --size must be 16, 64 or 256");
+                    exit(2);
+                }
+                i += 1;
+            }
+            ("--reps", Some(v)) => {
+                opt.reps = v.parse().unwrap_or(0);
+                if opt.reps < 1 || opt.reps > MAX_REPS as i32 {
+                    eprintln!("opool_bench_slotmap: --reps must be 1..{}", MAX_REPS);
+                    exit(2);
+                }
+                i += 1;
+            }
+            ("--only", Some(v)) => {
+                opt.only = Some(v.clone());
+                i += 1;
+            }
+            _ => {
+                eprintln!(
+                    "opool_bench_slotmap: unknown or incomplete argument '{}'",
+                    args[i]
+                );
+                usage();
+            }
+        }
+        i += 1;
+    }
+    if opt.reps == 0 {
+        opt.reps = if opt.quick { 5 } else { 15 };
+    }
+    opt
+}
+
+fn main() {
+    let opt = parse_args();
+    let size = opt.size;
+    eprintln!(
+        "opool_bench_slotmap (child): core{}, object size {}",
+        if opt.quick { " (--quick)" } else { "" },
+        size
+    );
+    let mut b = Bench {
+        opt,
+        rows: Vec::new(),
+        t_start: Instant::now(),
+    };
+    match size {
+        16 => run_all::<0>(&mut b),
+        64 => run_all::<6>(&mut b),
+        _ => run_all::<30>(&mut b),
+    }
+    println!(
+        "INFO\tslotmap {} (SlotMap, DenseSlotMap), {}, release profile, {}-byte objects",
+        env!("BENCH_SLOTMAP_VERSION"),
+        env!("BENCH_RUSTC_VERSION"),
+        size
+    );
+    for r in &b.rows {
+        let samples: Vec<String> = r.ns.iter().map(|v| format!("{:.4}", v)).collect();
+        println!(
+            "ROW\t{}\t{}\t{}\t{}\t{}\t{}\t{:016x}\t{}",
+            r.workload,
+            r.n,
+            r.subject,
+            r.ops,
+            r.ns.len(),
+            samples.join(" "),
+            r.checksum,
+            r.note
+        );
+    }
+}

@@ -141,34 +141,9 @@ static int g_nrows;
 static uint64_t g_t_start;
 static bool g_tty; /* stderr is a terminal: progress updates in place */
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 1, 2), noreturn))
-#endif
-static void
-fail(const char *fmt, ...);
+#define fail(...) bench_fail("opool_bench", __VA_ARGS__)
 
-static void fail(const char *fmt, ...) {
-    va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "\nopool_bench: FAIL: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    exit(1);
-}
-
-static bool wanted(const char *workload) {
-    if (opt.only == NULL) return true;
-    const char *s = opt.only;
-    size_t n = strlen(workload);
-    while (*s) {
-        size_t len = strcspn(s, ",");
-        if (len == n && strncmp(s, workload, n) == 0) return true;
-        s += len + (s[len] == ',');
-    }
-    return false;
-}
+static bool wanted(const char *workload) { return bench_list_has(opt.only, workload); }
 
 /* Object fields. Objects are at least 16 bytes, so both always fit. */
 #define FA(o) (((uint64_t *)(void *)(o))[0])

@@ -152,34 +152,9 @@ static int g_ninfo;
 static uint64_t g_t_start;
 static char g_load_start[64];
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 1, 2), noreturn))
-#endif
-static void
-fail(const char *fmt, ...);
+#define fail(...) bench_fail("bench_heap", __VA_ARGS__)
 
-static void fail(const char *fmt, ...) {
-    va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "\nbench_heap: FAIL: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    exit(1);
-}
-
-static bool wanted(const char *key) {
-    if (opt.only == NULL) return true;
-    const char *p = opt.only;
-    size_t n = strlen(key);
-    while (*p) {
-        size_t len = strcspn(p, ",");
-        if (len == n && strncmp(p, key, n) == 0) return true;
-        p += len + (p[len] == ',');
-    }
-    return false;
-}
+static bool wanted(const char *key) { return bench_list_has(opt.only, key); }
 
 static int subj_rank(const char *name) {
     for (int i = 0; i < N_SUBJ_ORDER; i++)

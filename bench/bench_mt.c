@@ -182,34 +182,9 @@ static int g_nrows;
 static uint64_t g_t_start;
 static bool g_tty;
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 1, 2), noreturn))
-#endif
-static void
-fail(const char *fmt, ...);
+#define fail(...) bench_fail("bench_mt", __VA_ARGS__)
 
-static void fail(const char *fmt, ...) {
-    va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "\nbench_mt: FAIL: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    exit(1);
-}
-
-static bool wanted(int s) {
-    if (opt.only == NULL) return true;
-    const char *p = opt.only, *k = subj_key[s];
-    size_t n = strlen(k);
-    while (*p) {
-        size_t len = strcspn(p, ",");
-        if (len == n && strncmp(p, k, n) == 0) return true;
-        p += len + (p[len] == ',');
-    }
-    return false;
-}
+static bool wanted(int s) { return bench_list_has(opt.only, subj_key[s]); }
 
 static bool subject_available(int s) {
     if (s == S_MALLOC) return true;

@@ -24,6 +24,10 @@
 #                      checksums must match its subjects'. BENCH_ARGS=--no-peers: no siblings
 #   make bench-quick   the same with --quick: every N at most 100K, fewer repetitions (under
 #                      30 s): a check that everything runs and agrees, not a measurement
+#   make bench-mt      bench/bench_mt.c, the concurrent pool against locked pools and mallocs
+#                      ($(BENCH_MT_ARGS); --quick: under 20 s)
+#   make bench-heap    bench/bench_heap.c, opool_heap against glibc, mimalloc, jemalloc,
+#                      tcmalloc: time and RSS ($(BENCH_HEAP_ARGS); --quick: under 20 s)
 #   make bench-deps    apt-get install (sudo when not root) the peers the benchmarks compare
 #                      against, those not installed yet: $(BENCH_DEPS); without them the
 #                      benchmarks still run and name the peers they lack
@@ -43,9 +47,9 @@
 #   make clean         remove build/
 #
 # Variables: GCC, CLANG (the compilers of make test), CC (make build / make bench), JOBS (2),
-# BENCH_ARGS, CMAKE, CTEST, FUZZ_SECONDS, FUZZ_MERGE, FUZZ_TARGETS, FUZZ_ARGS (more libFuzzer
-# flags), FUZZ_COV_DIRS. Changing a compiler or an option reconfigures that build
-# directory from scratch.
+# BENCH_ARGS, BENCH_MT_ARGS, BENCH_HEAP_ARGS, CMAKE, CTEST, FUZZ_SECONDS, FUZZ_MERGE,
+# FUZZ_TARGETS, FUZZ_ARGS (more libFuzzer flags), FUZZ_COV_DIRS. Changing a compiler or an
+# option reconfigures that build directory from scratch.
 
 .NOTPARALLEL:
 .DEFAULT_GOAL := build
@@ -272,6 +276,16 @@ BENCH_MT_ARGS ?=
 bench-mt: bench-build
 	@test -x build/bench/bench_mt || { echo "error: no build/bench/bench_mt (is there a bench/bench_mt.c?)" >&2; exit 1; }
 	build/bench/bench_mt $(BENCH_MT_ARGS)
+
+# bench/bench_heap.c, opool_heap against the mallocs: build/bench/bench_heap runs opool_heap and
+# glibc malloc, then each allocator build bench_heap_<allocator> found beside it, then the RSS
+# soak, one process per subject; one table (CSV: bench/out/heap.csv and heap_soak.csv).
+# About 2 minutes; BENCH_HEAP_ARGS=--quick: under 20 s.
+BENCH_HEAP_ARGS ?=
+.PHONY: bench-heap
+bench-heap: bench-build
+	@test -x build/bench/bench_heap || { echo "error: no build/bench/bench_heap (is there a bench/bench_heap.c?)" >&2; exit 1; }
+	build/bench/bench_heap $(BENCH_HEAP_ARGS)
 
 # ---- fuzzing ----
 

@@ -7,8 +7,8 @@
 #    measures them is built once per allocator, BENCH_ALLOC selecting which one its malloc
 #    subject names (and which version check it runs):
 #
-#      opool_bench, bench_mt      glibc malloc and every other subject: the targets the
-#                                 generic bench/*.c rule in CMakeLists.txt makes
+#      opool_bench, bench_mt,     glibc malloc and every other subject: the targets the
+#      bench_heap                 generic bench/*.c rule in CMakeLists.txt makes
 #      <program>_mimalloc         linked with libmimalloc         \  the malloc subject only;
 #      <program>_jemalloc         linked with libjemalloc          > <program> runs each one it
 #      <program>_tcmalloc         linked with libtcmalloc_minimal / finds beside itself (--child)
@@ -72,6 +72,9 @@ if(TARGET opool_bench)
 endif()
 if(TARGET bench_mt)
     opool_bench_per_allocator(bench_mt "${PROJECT_SOURCE_DIR}/bench/bench_mt.c")
+endif()
+if(TARGET bench_heap)
+    opool_bench_per_allocator(bench_heap "${PROJECT_SOURCE_DIR}/bench/bench_heap.c")
 endif()
 
 # ---- Rust slotmap ----

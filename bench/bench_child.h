@@ -18,7 +18,8 @@
  *                      one result: bench_row's fields. samples = reps ns per
  *                      op values separated by one space; checksum = 16 hex
  *                      digits (bench_row.checksum); extra = fields of the
- *                      parent's own (bench_mt: latency and parallelism).
+ *                      parent's own (bench_mt: latency and parallelism;
+ *                      bench_heap: a soak's memory figures).
  *                      Fields contain no TAB or newline; any may be empty.
  *   other lines        ignored (room to grow)
  * The child exits 0 after its last line; any other exit fails the run.
@@ -141,15 +142,21 @@ static inline void bench_child_put_row(FILE *f, const bench_row *r, const char *
 
 /* ---- the parent's side ------------------------------------------------------- */
 
-/* The directory this program's executable is in (argv0's, where /proc is
- * missing; "." if that has no slash). */
-static inline void bench_child_self_dir(char *out, size_t cap, const char *argv0) {
+/* This program's executable (argv0, where /proc is missing): for a parent
+ * that runs itself as a child, e.g. one process per subject. */
+static inline void bench_child_self_exe(char *out, size_t cap, const char *argv0) {
     ssize_t n = readlink("/proc/self/exe", out, cap - 1);
     if (n > 0) {
         out[n] = '\0';
     } else {
         snprintf(out, cap, "%s", argv0);
     }
+}
+
+/* The directory this program's executable is in (argv0's, where /proc is
+ * missing; "." if that has no slash). */
+static inline void bench_child_self_dir(char *out, size_t cap, const char *argv0) {
+    bench_child_self_exe(out, cap, argv0);
     char *slash = strrchr(out, '/');
     if (slash)
         *slash = '\0';

@@ -166,28 +166,14 @@ static int g_nrows;
 static uint64_t g_t_start;
 static bool g_tty; /* stderr is a terminal: progress updates in place */
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 1, 2), noreturn))
-#endif
-static void
-fail(const char *fmt, ...);
-
-static void fail(const char *fmt, ...) {
-    va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "\nopool_bench: FAIL: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    exit(1);
-}
+#define fail(...) bench_fail("opool_bench", __VA_ARGS__)
 
 /* fill+drain: 1M pairs per subject per repetition, at three sizes, for up
- * to 12 subjects: fewer repetitions keep make bench within its time. resident: the figure is a
- * count of pages, repetitions only confirm it (still 5 by default, as every
- * case). --reps overrides both; --filldrain-reps, which a parent passes its
- * children so that their cases match its own, overrides fill+drain's. */
+ * to 12 subjects: fewer repetitions keep make bench within its time.
+ * resident: the figure is a count of pages, repetitions only confirm it
+ * (still 5 by default, as every case). --reps overrides both;
+ * --filldrain-reps, which a parent passes its children so that their cases
+ * match its own, overrides fill+drain's. */
 static int reps_filldrain(void) {
     return opt.fd_reps > 0 ? opt.fd_reps : opt.reps_given ? opt.reps : opt.quick ? 2 : 7;
 }
@@ -197,17 +183,7 @@ static int reps_filldrain(void) {
 static uint32_t n_bulk(void) { return opt.quick ? 100000u : 1000000u; }
 static int reps_resident(void) { return opt.reps_given ? opt.reps : opt.quick ? 1 : 5; }
 
-static bool wanted(const char *workload) {
-    if (opt.only == NULL) return true;
-    const char *s = opt.only;
-    size_t n = strlen(workload);
-    while (*s) {
-        size_t len = strcspn(s, ",");
-        if (len == n && strncmp(s, workload, n) == 0) return true;
-        s += len + (s[len] == ',');
-    }
-    return false;
-}
+static bool wanted(const char *workload) { return bench_list_has(opt.only, workload); }
 
 /* Object fields. Objects are at least 16 bytes, so both always fit. */
 #define FA(o) (((uint64_t *)(void *)(o))[0])
@@ -2235,16 +2211,6 @@ static void parse_args(int argc, char **argv) {
 
 static char g_load_start[64];
 
-/* The 1, 5 and 15 minute load averages. */
-static void read_load(char *out, size_t cap) {
-    snprintf(out, cap, "n/a");
-    bench_read_first_line("/proc/loadavg", NULL, out, cap);
-    char *p = out;
-    for (int fields = 0; *p; p++)
-        if (*p == ' ' && ++fields == 3) break;
-    *p = '\0';
-}
-
 /* The C++ peers: which were built (with what), which were not and why. */
 static void print_peers(void) {
     static const char *const header[N_PEER] = {"<boost/pool/object_pool.hpp>",
@@ -2283,7 +2249,7 @@ static void print_peer_notes(void) {
 static void print_header(const bench_machine *m, const char *mode, const size_t *sizes,
                          int nsizes) {
     char load_end[64];
-    read_load(load_end, sizeof load_end);
+    bench_read_load(load_end, sizeof load_end);
     printf("opool_bench -- %s\n", mode);
     printf("  cpu:       %s (%ld online)\n", m->cpu, m->nproc);
     printf("  compiler:  %s\n", m->compiler);
@@ -2390,7 +2356,7 @@ int main(int argc, char **argv) {
     bench_machine m;
     bench_machine_get(&m);
     g_tty = isatty(2);
-    read_load(g_load_start, sizeof g_load_start);
+    bench_read_load(g_load_start, sizeof g_load_start);
     g_t_start = bench_now_ns();
 #if defined(__GLIBC__) && BENCH_ALLOC == BENCH_ALLOC_GLIBC
     /* Keep freed memory mapped, as a pool keeps its storage: otherwise

@@ -113,12 +113,6 @@
 #define BENCH_MT_TSC 0
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
-#define BENCH_ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define BENCH_ALWAYS_INLINE static inline
-#endif
-
 /* ---- which malloc this build measures ------------------------------------ */
 /* BENCH_ALLOC (bench_child.h) selects it; bench/bench.cmake sets it per build. */
 
@@ -188,34 +182,9 @@ static int g_nrows;
 static uint64_t g_t_start;
 static bool g_tty;
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 1, 2), noreturn))
-#endif
-static void
-fail(const char *fmt, ...);
+#define fail(...) bench_fail("bench_mt", __VA_ARGS__)
 
-static void fail(const char *fmt, ...) {
-    va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "\nbench_mt: FAIL: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    exit(1);
-}
-
-static bool wanted(int s) {
-    if (opt.only == NULL) return true;
-    const char *p = opt.only, *k = subj_key[s];
-    size_t n = strlen(k);
-    while (*p) {
-        size_t len = strcspn(p, ",");
-        if (len == n && strncmp(p, k, n) == 0) return true;
-        p += len + (p[len] == ',');
-    }
-    return false;
-}
+static bool wanted(int s) { return bench_list_has(opt.only, subj_key[s]); }
 
 static bool subject_available(int s) {
     if (s == S_MALLOC) return true;
@@ -1020,15 +989,6 @@ static void fmt_ns(char *buf, size_t cap, double v) {
 
 static char g_load_start[64];
 
-static void read_load(char *out, size_t cap) {
-    snprintf(out, cap, "n/a");
-    bench_read_first_line("/proc/loadavg", NULL, out, cap);
-    char *p = out;
-    for (int fields = 0; *p; p++)
-        if (*p == ' ' && ++fields == 3) break;
-    *p = '\0';
-}
-
 static int max_threads(void) {
     int m = 0;
     for (int i = 0; i < opt.nthreads; i++)
@@ -1038,7 +998,7 @@ static int max_threads(void) {
 
 static void print_header(const bench_machine *m, const char *mode) {
     char load_end[64];
-    read_load(load_end, sizeof load_end);
+    bench_read_load(load_end, sizeof load_end);
     printf("bench_mt -- %s\n", mode);
     printf("  cpu:        %s (%ld online)\n", m->cpu, m->nproc);
     printf("  compiler:   %s\n", m->compiler);
@@ -1362,7 +1322,7 @@ int main(int argc, char **argv) {
     bench_machine m;
     bench_machine_get(&m);
     g_tty = isatty(2);
-    read_load(g_load_start, sizeof g_load_start);
+    bench_read_load(g_load_start, sizeof g_load_start);
     g_t_start = bench_now_ns();
     timer_calibrate();
     char mode[160];

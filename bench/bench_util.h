@@ -16,6 +16,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +28,51 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define BENCH_NOINLINE __attribute__((noinline))
+#define BENCH_ALWAYS_INLINE static inline __attribute__((always_inline))
 #else
 #define BENCH_NOINLINE
+#define BENCH_ALWAYS_INLINE static inline
 #endif
 
 #ifndef OPOOL_BENCH_FLAGS
 #define OPOOL_BENCH_FLAGS "unknown"
 #endif
+
+/* ---- failing, options ------------------------------------------------------ */
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3), noreturn))
+#endif
+static inline void
+bench_fail(const char *who, const char *fmt, ...);
+
+/* Says "<who>: FAIL: <message>" on stderr, stdout flushed first so the two
+ * stay in order, and exits with status 1: a run whose figures cannot be
+ * trusted (a checksum mismatch, a child that failed) stops there. Each
+ * program wraps it as fail(...) with its own name. */
+static inline void bench_fail(const char *who, const char *fmt, ...) {
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "\n%s: FAIL: ", who);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    exit(1);
+}
+
+/* Whether key is one of list's comma-separated names (--only); a NULL list
+ * holds every key. */
+static inline bool bench_list_has(const char *list, const char *key) {
+    if (list == NULL) return true;
+    size_t n = strlen(key);
+    while (*list) {
+        size_t len = strcspn(list, ",");
+        if (len == n && strncmp(list, key, n) == 0) return true;
+        list += len + (list[len] == ',');
+    }
+    return false;
+}
 
 /* ---- time ---------------------------------------------------------------- */
 
@@ -140,6 +180,17 @@ static inline void bench_read_first_line(const char *path, const char *key, char
         break;
     }
     fclose(f);
+}
+
+/* The three load averages ("n/a" if unknown): other programs' load skews
+ * the figures, so the outputs print it at start and end. */
+static inline void bench_read_load(char *out, size_t cap) {
+    snprintf(out, cap, "n/a");
+    bench_read_first_line("/proc/loadavg", NULL, out, cap);
+    char *p = out;
+    for (int fields = 0; *p; p++)
+        if (*p == ' ' && ++fields == 3) break;
+    *p = '\0';
 }
 
 static inline void bench_machine_get(bench_machine *m) {

@@ -768,7 +768,8 @@ typedef struct opool__hpage {
 
 /* What inline allocs and frees update of a class. */
 typedef struct opool__hclass_hot {
-    opool__hpage *page; /* the current page, whose free list allocs pop; never NULL */
+    opool__hpage *page; /* the current page, whose free list allocs pop: the listed page
+                           freed into last; never NULL */
     uint32_t live, high_water;
     uint64_t allocs, requested;
 } opool__hclass_hot;
@@ -845,9 +846,13 @@ static inline opool_status opool_heap_free(opool_heap *h, void *ptr) {
     *w &= ~bit;
     *(void **)ptr = pg->free;
     pg->free = ptr;
-    c->cls[pg->cls].live--;
+    opool__hclass_hot *k = &c->cls[pg->cls];
+    k->live--;
     c->episode = 0;
-    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at)) opool__heap_page_freed(h, pg);
+    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
+        opool__heap_page_freed(h, pg); /* list upkeep */
+    else
+        k->page = pg; /* the next alloc of the class gets this block back */
     return OPOOL_OK;
 }
 
@@ -2720,7 +2725,9 @@ static void opool__hpage_arm(opool__hpage *pg) {
         pg->slow_at = pg->flags & OPOOL__HPAGE_RESERVED ? UINT32_MAX : 0;
 }
 
-/* The list head is the page inline allocs serve from. */
+/* The page inline allocs serve from: the listed page a block was last freed
+ * into (LIFO across pages: the next alloc gets that block back, still in
+ * cache), or the list's head when that page leaves the list. */
 static void opool__heap_current(opool_heap *h, uint32_t c) {
     h->hot.cls[c].page = h->cls[c].avail ? h->cls[c].avail : &h->none;
 }
@@ -2746,7 +2753,7 @@ static void opool__heap_unlist(opool_heap *h, opool__hpage *pg) {
     pg->next = pg->prev = NULL;
     pg->flags &= ~OPOOL__HPAGE_LISTED;
     opool__hpage_arm(pg);
-    opool__heap_current(h, pg->cls);
+    if (h->hot.cls[pg->cls].page == pg) opool__heap_current(h, pg->cls);
 }
 
 /* Make room in the page set; the inline free's view follows it. */
@@ -2982,8 +2989,8 @@ void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
     char *b;
     opool__hpage *pg;
     for (;;) {
-        pg = k->avail;
-        if (pg == NULL) {
+        pg = h->hot.cls[c].page;
+        if (pg == &h->none) {
             if (!(h->desc.flags & OPOOL_HEAP_GROW) || (pg = opool__heap_add_page(h, c, false)) == NULL) {
                 opool__heap_failed(h, k);
                 return NULL;
@@ -3033,7 +3040,10 @@ static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     pg->free = b;
     h->hot.cls[pg->cls].live--;
     h->hot.episode = 0;
-    if (--pg->live == pg->slow_at) opool__heap_page_freed(h, pg);
+    if (--pg->live == pg->slow_at)
+        opool__heap_page_freed(h, pg);
+    else
+        h->hot.cls[pg->cls].page = pg; /* as the inline free */
 }
 
 /* Every free the inline path does not finish: NULL, h NULL, fallback

@@ -188,7 +188,8 @@ typedef struct opool__hpage {
 
 /* What inline allocs and frees update of a class. */
 typedef struct opool__hclass_hot {
-    opool__hpage *page; /* the current page, whose free list allocs pop; never NULL */
+    opool__hpage *page; /* the current page, whose free list allocs pop: the listed page
+                           freed into last; never NULL */
     uint32_t live, high_water;
     uint64_t allocs, requested;
 } opool__hclass_hot;
@@ -265,9 +266,13 @@ static inline opool_status opool_heap_free(opool_heap *h, void *ptr) {
     *w &= ~bit;
     *(void **)ptr = pg->free;
     pg->free = ptr;
-    c->cls[pg->cls].live--;
+    opool__hclass_hot *k = &c->cls[pg->cls];
+    k->live--;
     c->episode = 0;
-    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at)) opool__heap_page_freed(h, pg);
+    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
+        opool__heap_page_freed(h, pg); /* list upkeep */
+    else
+        k->page = pg; /* the next alloc of the class gets this block back */
     return OPOOL_OK;
 }
 

@@ -179,7 +179,9 @@ static void opool__hpage_arm(opool__hpage *pg) {
         pg->slow_at = pg->flags & OPOOL__HPAGE_RESERVED ? UINT32_MAX : 0;
 }
 
-/* The list head is the page inline allocs serve from. */
+/* The page inline allocs serve from: the listed page a block was last freed
+ * into (LIFO across pages: the next alloc gets that block back, still in
+ * cache), or the list's head when that page leaves the list. */
 static void opool__heap_current(opool_heap *h, uint32_t c) {
     h->hot.cls[c].page = h->cls[c].avail ? h->cls[c].avail : &h->none;
 }
@@ -205,7 +207,7 @@ static void opool__heap_unlist(opool_heap *h, opool__hpage *pg) {
     pg->next = pg->prev = NULL;
     pg->flags &= ~OPOOL__HPAGE_LISTED;
     opool__hpage_arm(pg);
-    opool__heap_current(h, pg->cls);
+    if (h->hot.cls[pg->cls].page == pg) opool__heap_current(h, pg->cls);
 }
 
 /* Make room in the page set; the inline free's view follows it. */
@@ -441,8 +443,8 @@ void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
     char *b;
     opool__hpage *pg;
     for (;;) {
-        pg = k->avail;
-        if (pg == NULL) {
+        pg = h->hot.cls[c].page;
+        if (pg == &h->none) {
             if (!(h->desc.flags & OPOOL_HEAP_GROW) || (pg = opool__heap_add_page(h, c, false)) == NULL) {
                 opool__heap_failed(h, k);
                 return NULL;
@@ -492,7 +494,10 @@ static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     pg->free = b;
     h->hot.cls[pg->cls].live--;
     h->hot.episode = 0;
-    if (--pg->live == pg->slow_at) opool__heap_page_freed(h, pg);
+    if (--pg->live == pg->slow_at)
+        opool__heap_page_freed(h, pg);
+    else
+        h->hot.cls[pg->cls].page = pg; /* as the inline free */
 }
 
 /* Every free the inline path does not finish: NULL, h NULL, fallback

@@ -1,0 +1,1006 @@
+/*
+ * bench_heap.c -- opool_heap, the size-class heap, against glibc malloc,
+ * mimalloc, jemalloc and tcmalloc, single-threaded.
+ *
+ * Usage: bench_heap [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]
+ *   (LIST: churn16,churn64,mixed,uniform,realloc,soak)
+ *
+ * ============================================================================
+ * SUBJECTS
+ * ============================================================================
+ *   opool_heap   opool_heap_alloc / _free / _realloc through the public
+ *                header: default classes (16 ... 2048), blocks_per_class 0
+ *                (one page per class at create), OPOOL_HEAP_GROW, so a
+ *                class adds pages as the untimed fill needs them and the
+ *                timed loops run at a steady size. Its pages (and blocks
+ *                above 2048 bytes) come from the C library: glibc here.
+ *   glibc        malloc / free / realloc of this program (default tuning).
+ *   mimalloc, jemalloc, tcmalloc
+ *                the same calls in a build of this file linked with the
+ *                replacement (bench_heap_<allocator>, see bench_child.h and
+ *                bench/bench.cmake): bench_heap runs each one it finds
+ *                beside itself with --child and merges its rows; a missing
+ *                one is a note.
+ * One loop body per workload serves every subject: it is always inlined
+ * into one function per subject with the subject a constant, so the calls
+ * are direct (no function pointer in a timed loop), and the malloc family
+ * shares its instance through the plain malloc/free/realloc symbols.
+ *
+ * ============================================================================
+ * WORKLOADS
+ * ============================================================================
+ *   churn 16 B, churn 64 B
+ *              N = 1,000 and 100,000 live blocks of one size, pointers in an
+ *              array. Per iteration: k = random slot; read back the first
+ *              and the last 8-byte word of block k (into the checksum),
+ *              free it, allocate the new one, write both words. ns per
+ *              free+alloc pair.
+ *   churn mixed 16-1024
+ *              the same with sizes drawn per allocation, skewed toward small
+ *              ones as real heaps are: an octave [16,32) [32,64) ... [512,
+ *              1024] is chosen uniformly, then an 8-byte multiple within it
+ *              uniformly (mean ~250 bytes; half the blocks are <= 120 B).
+ *   churn uniform 16-1024
+ *              the same with sizes uniform over the 8-byte multiples of
+ *              16..1024 (mean 520): more weight on the large classes, where
+ *              every block is its own cache lines.
+ *   realloc +16 to 1 KiB, realloc x1.5 to 1 KiB, realloc x1.5 to 64 KiB
+ *              16 buffers grow at once, as buffers being appended to: per
+ *              iteration a random one grows with realloc (+16 bytes, or
+ *              x1.5 rounded up to 8) and the new bytes are written (memset,
+ *              a byte value of the buffer and offset). A buffer at its
+ *              final size is checked instead -- first and last byte of
+ *              every segment appended -- freed, and restarted with
+ *              realloc(NULL, 16). 64 KiB goes beyond the heap's largest
+ *              class (2048): from there opool_heap passes to its fallback
+ *              allocator. ns per call (the restarts and their checks
+ *              amortised into them).
+ *   soak       (RSS, not time) one process per subject: a random
+ *              alloc/free run whose live count oscillates between 20,000
+ *              and 200,000 six times (--quick: four; rising phases
+ *              allocate with probability 3/4, falling ones free with 3/4,
+ *              random victims), sizes as "mixed" in even cycles and from 16..128
+ *              only in odd ones, so the survivors of a large-block cycle
+ *              sit among the pages a small-block cycle wants. Resident
+ *              memory (RSS, /proc/self/statm) over a baseline taken just
+ *              before the run (harness arrays already touched), at the
+ *              end (live count at its low) and at the peak (VmHWM after
+ *              resetting it through /proc/self/clear_refs, else RSS at
+ *              every turn of the cycle), each divided by the bytes live
+ *              then (requested sizes); also the bytes requested in all,
+ *              RSS once everything is freed and, for opool_heap, the bytes
+ *              its stats say it holds at the end.
+ *
+ * ============================================================================
+ * METHOD
+ * ============================================================================
+ *   - One splitmix64 sequence (bench_util.h) per workload, N, repetition and
+ *     phase (fill, warm-up, timed) drives every subject: the same slots,
+ *     sizes and values. The checksum folds what is read back; every
+ *     subject must produce the same one in every repetition, across
+ *     processes too, or the run fails.
+ *   - Each repetition of a churn builds its live set (untimed), runs an
+ *     untimed warm-up of ops/8 iterations, then the timed loop, then reads
+ *     back and frees everything (untimed); opool_heap gets a new heap each
+ *     time, the mallocs keep their process-wide state.
+ *   - Repetition 0 is a discarded warm-up; then --reps recorded (9;
+ *     --quick: 5) with the in-process subjects in rotating order. Median,
+ *     min, max; ratios are medians over the glibc and mimalloc medians of
+ *     the same run (below 1: faster). The allocator builds run in their own
+ *     processes, after the glibc build, so their repetitions are not
+ *     interleaved with the others.
+ */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "opool.h"
+#include "opool_heap.h"
+
+#include "bench_util.h"
+#include "bench_child.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+
+/* ==== options, results ===================================================== */
+
+static struct {
+    bool quick;
+    bool child;       /* run by bench_heap: rows to stdout as text */
+    bool no_peers;    /* do not run the allocator builds */
+    const char *soak; /* --soak heap|malloc: this process runs that soak only */
+    int reps;
+    const char *csv;
+    const char *only;
+} opt = {false, false, false, NULL, 0, NULL, NULL};
+
+enum { S_HEAP, S_MALLOC };
+
+/* Subjects in display order; the ratios' references are glibc and mimalloc. */
+static const char *const subj_order[] = {"opool_heap", "glibc", "mimalloc", "jemalloc", "tcmalloc"};
+#define N_SUBJ_ORDER 5
+
+#define MAX_ROWS 256
+typedef struct heap_row {
+    bench_row b;
+    int w;    /* workload index: display order */
+    int rank; /* subject position in subj_order */
+} heap_row;
+static heap_row g_rows[MAX_ROWS];
+static int g_nrows;
+
+typedef struct soak_row {
+    char subject[40];
+    uint64_t ops;
+    double ns_per_op;
+    uint64_t requested;           /* bytes asked for over the run */
+    uint64_t live_end, live_peak; /* requested bytes live at the end and at most */
+    int64_t rss_base;             /* bytes resident before the run */
+    int64_t rss_end, rss_peak;    /* over rss_base */
+    int64_t rss_freed;            /* over rss_base once every block is freed */
+    uint64_t heap_bytes;          /* opool_heap: what it holds at the end (its stats) */
+    int peak_exact;               /* 1: from VmHWM; 0: sampled at the turns */
+    uint64_t checksum;
+} soak_row;
+static soak_row g_soak[8];
+static int g_nsoak;
+
+static char g_info[8][240]; /* allocator lines for the header */
+static int g_ninfo;
+static uint64_t g_t_start;
+static char g_load_start[64];
+
+#define fail(...) bench_fail("bench_heap", __VA_ARGS__)
+
+static bool wanted(const char *key) { return bench_list_has(opt.only, key); }
+
+static int subj_rank(const char *name) {
+    for (int i = 0; i < N_SUBJ_ORDER; i++)
+        if (strcmp(subj_order[i], name) == 0) return i;
+    return N_SUBJ_ORDER;
+}
+
+/* ==== the workloads' building blocks ========================================= */
+
+enum { W_CHURN = 1, W_REALLOC, W_SOAK };
+enum { SZ_FIXED, SZ_LOG, SZ_UNIFORM };
+enum { GROW_ADD16, GROW_MUL15 };
+
+typedef struct workload {
+    const char *key;  /* for --only */
+    const char *name; /* for the table and CSV */
+    int kind;         /* W_CHURN / W_REALLOC */
+    int size_mode;    /* churn: SZ_* */
+    uint32_t size;    /* churn SZ_FIXED: the size; realloc: the final size */
+    int grow;         /* realloc: GROW_* */
+} workload;
+
+static const workload g_workloads[] = {
+    {"churn16", "churn 16 B", W_CHURN, SZ_FIXED, 16, 0},
+    {"churn64", "churn 64 B", W_CHURN, SZ_FIXED, 64, 0},
+    {"mixed", "churn mixed 16-1024", W_CHURN, SZ_LOG, 0, 0},
+    {"uniform", "churn uniform 16-1024", W_CHURN, SZ_UNIFORM, 0, 0},
+    {"realloc", "realloc +16 to 1 KiB", W_REALLOC, 0, 1024, GROW_ADD16},
+    {"realloc", "realloc x1.5 to 1 KiB", W_REALLOC, 0, 1024, GROW_MUL15},
+    {"realloc", "realloc x1.5 to 64 KiB", W_REALLOC, 0, 65536, GROW_MUL15},
+};
+#define N_WORKLOADS ((int)(sizeof g_workloads / sizeof g_workloads[0]))
+
+static const uint32_t g_churn_n[2] = {1000, 100000};
+#define MAX_LIVE 225000u /* the soak's high mark and room above it; churn uses 100,000 */
+#define CHAINS 16u       /* realloc: buffers growing at once */
+
+/* A size from the low 32 bits of r (the slot comes from the high ones).
+ * SZ_LOG with octaves = 6: 16..1024, with 3: 16..128; the last octave
+ * includes its upper end. */
+BENCH_ALWAYS_INLINE uint32_t draw_size(int mode, uint32_t fixed, uint32_t octaves, uint64_t r) {
+    if (mode == SZ_FIXED) return fixed;
+    if (mode == SZ_UNIFORM) return 16u + 8u * (uint32_t)(((r & 0xffffffffu) * 127u) >> 32);
+    uint32_t o = (uint32_t)(((r & 0xffffu) * octaves) >> 16);
+    uint32_t lo = 16u << o;
+    uint32_t m = lo / 8u + (o == octaves - 1u);
+    return lo + 8u * (uint32_t)((((r >> 16) & 0xffffu) * m) >> 16);
+}
+
+/* Every block is >= 16 bytes: its first and its last word are distinct. */
+#define W0(p) (((uint64_t *)(void *)(p))[0])
+#define WL(p, z) (((uint64_t *)(void *)((p) + (z)-8u))[0])
+
+BENCH_ALWAYS_INLINE void put_words(char *p, uint32_t z, uint64_t a, uint64_t b) {
+    W0(p) = a;
+    WL(p, z) = b;
+}
+
+BENCH_ALWAYS_INLINE uint64_t get_words(const char *p, uint32_t z) {
+    return bench_mix(W0(p), WL(p, z));
+}
+
+/* The subject's calls: s is a constant wherever these are inlined. */
+BENCH_ALWAYS_INLINE char *s_alloc(int s, opool_heap *h, size_t z) {
+    return s == S_HEAP ? (char *)opool_heap_alloc(h, z) : (char *)malloc(z);
+}
+
+/* 1 when the heap rejected the free (it must never). */
+BENCH_ALWAYS_INLINE int s_free(int s, opool_heap *h, void *p) {
+    if (s == S_HEAP) return opool_heap_free(h, p) != OPOOL_OK;
+    free(p);
+    return 0;
+}
+
+BENCH_ALWAYS_INLINE char *s_realloc(int s, opool_heap *h, void *p, size_t z) {
+    return s == S_HEAP ? (char *)opool_heap_realloc(h, p, z) : (char *)realloc(p, z);
+}
+
+static opool_heap *heap_new(void) {
+    opool_heap_desc d;
+    memset(&d, 0, sizeof d);
+    d.flags = OPOOL_HEAP_GROW; /* default classes, one page each to start */
+    opool_heap *h = NULL;
+    if (opool_heap_create(&h, &d) != OPOOL_OK) fail("opool_heap_create");
+    return h;
+}
+
+static char **g_P;    /* live blocks */
+static uint32_t *g_Z; /* their sizes */
+
+/* ==== churn ================================================================== */
+
+BENCH_ALWAYS_INLINE uint64_t churn_steps(int s, opool_heap *h, uint32_t n, int mode, uint32_t fixed,
+                                         uint64_t ops, uint64_t seed, int *bad) {
+    char **P = g_P;
+    uint32_t *Z = g_Z;
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < ops; i++) {
+        uint64_t r = bench_rng_next(&seed);
+        uint32_t k = (uint32_t)(((r >> 32) * n) >> 32);
+        char *o = P[k];
+        sum += get_words(o, Z[k]);
+        *bad |= s_free(s, h, o);
+        uint32_t z = draw_size(mode, fixed, 6, r);
+        char *q = s_alloc(s, h, z);
+        if (q == NULL) fail("churn: allocation of %u bytes failed", z);
+        put_words(q, z, k, i);
+        P[k] = q;
+        Z[k] = z;
+    }
+    return sum;
+}
+
+BENCH_ALWAYS_INLINE uint64_t churn_body(int s, const workload *w, uint32_t n, uint64_t ops,
+                                        uint64_t seed_base, double *ns) {
+    opool_heap *h = s == S_HEAP ? heap_new() : NULL;
+    char **P = g_P;
+    uint32_t *Z = g_Z;
+    uint64_t seed = seed_base, sum = 0;
+    int bad = 0;
+    for (uint32_t k = 0; k < n; k++) { /* the live set: untimed */
+        uint64_t r = bench_rng_next(&seed);
+        uint32_t z = draw_size(w->size_mode, w->size, 6, r);
+        char *q = s_alloc(s, h, z);
+        if (q == NULL) fail("churn: fill allocation of %u bytes failed", z);
+        put_words(q, z, k, ~(uint64_t)k);
+        P[k] = q;
+        Z[k] = z;
+    }
+    sum += churn_steps(s, h, n, w->size_mode, w->size, ops / 8, seed_base ^ 0x5555u, &bad);
+    uint64_t t0 = bench_now_ns();
+    sum += churn_steps(s, h, n, w->size_mode, w->size, ops, seed_base ^ 0xaaaau, &bad);
+    uint64_t t1 = bench_now_ns();
+    for (uint32_t k = 0; k < n; k++) {
+        sum += get_words(P[k], Z[k]);
+        bad |= s_free(s, h, P[k]);
+    }
+    if (s == S_HEAP) opool_heap_destroy(h);
+    if (bad) fail("churn: opool_heap_free rejected a block it handed out");
+    *ns = (double)(t1 - t0) / (double)ops;
+    return sum;
+}
+
+static BENCH_NOINLINE uint64_t churn_heap(const workload *w, uint32_t n, uint64_t ops,
+                                          uint64_t seed, double *ns) {
+    return churn_body(S_HEAP, w, n, ops, seed, ns);
+}
+
+static BENCH_NOINLINE uint64_t churn_malloc(const workload *w, uint32_t n, uint64_t ops,
+                                            uint64_t seed, double *ns) {
+    return churn_body(S_MALLOC, w, n, ops, seed, ns);
+}
+
+/* ==== realloc chains ========================================================= */
+
+BENCH_ALWAYS_INLINE uint32_t grow(int mode, uint32_t cur, uint32_t max) {
+    uint32_t z = mode == GROW_ADD16 ? cur + 16u : ((cur * 3u / 2u) + 7u) & ~7u;
+    return z < max ? z : max;
+}
+
+/* The byte of the segment a buffer got when it grew to start: it depends on
+ * the buffer's serial number too, so a stale copy cannot pass the check. */
+BENCH_ALWAYS_INLINE unsigned char seg_byte(uint32_t serial, uint32_t start) {
+    return (unsigned char)(serial * 167u + (start >> 3) * 13u + 1u);
+}
+
+/* Check the first and last byte of every segment of a buffer of size upto;
+ * their fold, for the checksum. Fails the run on a lost byte. */
+static uint64_t chain_check(const char *p, uint32_t serial, int mode, uint32_t max, uint32_t upto) {
+    uint64_t sum = 0;
+    uint32_t start = 0, end = 16;
+    for (;;) {
+        unsigned char b = seg_byte(serial, start);
+        unsigned char x = (unsigned char)p[start], y = (unsigned char)p[end - 1];
+        if (x != b || y != b)
+            fail("realloc: contents lost: buffer %u, bytes %u..%u hold %u/%u, not %u", serial,
+                 start, end - 1, x, y, b);
+        sum = sum * 31u + x + ((uint64_t)y << 8) + end;
+        if (end >= upto) break;
+        start = end;
+        end = grow(mode, end, max);
+    }
+    return sum;
+}
+
+BENCH_ALWAYS_INLINE uint64_t realloc_body(int s, const workload *w, uint64_t ops, uint64_t seed,
+                                          double *ns) {
+    opool_heap *h = s == S_HEAP ? heap_new() : NULL;
+    char *C[CHAINS];
+    uint32_t L[CHAINS], T[CHAINS], serial = 0;
+    const uint32_t max = w->size;
+    const int mode = w->grow;
+    uint64_t sum = 0;
+    int bad = 0;
+    for (uint32_t j = 0; j < CHAINS; j++) {
+        C[j] = s_realloc(s, h, NULL, 16);
+        if (C[j] == NULL) fail("realloc: realloc(NULL, 16) failed");
+        T[j] = serial++;
+        L[j] = 16;
+        memset(C[j], seg_byte(T[j], 0), 16);
+    }
+    uint64_t t0 = bench_now_ns();
+    for (uint64_t i = 0; i < ops; i++) {
+        uint64_t r = bench_rng_next(&seed);
+        uint32_t j = (uint32_t)(((r >> 32) * CHAINS) >> 32);
+        char *p = C[j];
+        uint32_t cur = L[j];
+        if (cur >= max) { /* full grown: check, free, start again */
+            sum += chain_check(p, T[j], mode, max, cur);
+            bad |= s_free(s, h, p);
+            p = s_realloc(s, h, NULL, 16);
+            if (p == NULL) fail("realloc: realloc(NULL, 16) failed");
+            T[j] = serial++;
+            memset(p, seg_byte(T[j], 0), 16);
+            C[j] = p;
+            L[j] = 16;
+            continue;
+        }
+        uint32_t z = grow(mode, cur, max);
+        char *q = s_realloc(s, h, p, z);
+        if (q == NULL) fail("realloc: realloc to %u bytes failed", z);
+        memset(q + cur, seg_byte(T[j], cur), z - cur);
+        C[j] = q;
+        L[j] = z;
+    }
+    uint64_t t1 = bench_now_ns();
+    for (uint32_t j = 0; j < CHAINS; j++) {
+        sum += chain_check(C[j], T[j], mode, max, L[j]);
+        bad |= s_free(s, h, C[j]);
+    }
+    if (s == S_HEAP) opool_heap_destroy(h);
+    if (bad) fail("realloc: opool_heap_free rejected a block it handed out");
+    *ns = (double)(t1 - t0) / (double)ops;
+    return sum + serial;
+}
+
+static BENCH_NOINLINE uint64_t realloc_heap(const workload *w, uint64_t ops, uint64_t seed,
+                                            double *ns) {
+    return realloc_body(S_HEAP, w, ops, seed, ns);
+}
+
+static BENCH_NOINLINE uint64_t realloc_malloc(const workload *w, uint64_t ops, uint64_t seed,
+                                              double *ns) {
+    return realloc_body(S_MALLOC, w, ops, seed, ns);
+}
+
+/* ==== the timed points ======================================================= */
+
+static const char *subject_name(int s) { return s == S_HEAP ? "opool_heap" : BENCH_ALLOC_NAME; }
+
+static heap_row *new_row(int w, uint32_t n, const char *subject) {
+    if (g_nrows >= MAX_ROWS) fail("too many result rows");
+    heap_row *r = &g_rows[g_nrows++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->b.workload, sizeof r->b.workload, "%s", g_workloads[w].name);
+    snprintf(r->b.subject, sizeof r->b.subject, "%s", subject);
+    r->b.n = n;
+    r->w = w;
+    r->rank = subj_rank(subject);
+    r->b.ratio_ref1 = r->b.ratio_ref2 = -1;
+    return r;
+}
+
+/* Operations per timed loop: each subject's loop lasts some 10-100 ms. */
+static uint64_t point_ops(const workload *w, uint32_t n) {
+    uint64_t ops = w->kind == W_REALLOC ? (w->size > 2048 ? 500000u : 2000000u)
+                   : n <= 1000          ? 4000000u
+                                        : 1000000u;
+    return opt.quick ? ops / 10 : ops;
+}
+
+static void run_point(int wi, uint32_t n) {
+    const workload *w = &g_workloads[wi];
+    int subj[2], ns = 0;
+    if (BENCH_ALLOC == BENCH_ALLOC_GLIBC) subj[ns++] = S_HEAP;
+    subj[ns++] = S_MALLOC;
+    heap_row *rows[2];
+    uint64_t ops = point_ops(w, n);
+    for (int j = 0; j < ns; j++) {
+        rows[j] = new_row(wi, n, subject_name(subj[j]));
+        rows[j]->b.ops = ops;
+        rows[j]->b.reps = opt.reps;
+    }
+    uint64_t t0 = bench_now_ns();
+    for (int rep = 0; rep <= opt.reps; rep++) {
+        uint64_t seed = bench_seed((uint32_t)(w->kind * 16 + wi), n, rep, 0);
+        uint64_t first = 0;
+        for (int jj = 0; jj < ns; jj++) {
+            int j = (jj + rep) % ns;
+            double t = 0;
+            uint64_t sum;
+            if (w->kind == W_CHURN)
+                sum = subj[j] == S_HEAP ? churn_heap(w, n, ops, seed, &t)
+                                        : churn_malloc(w, n, ops, seed, &t);
+            else
+                sum = subj[j] == S_HEAP ? realloc_heap(w, ops, seed, &t)
+                                        : realloc_malloc(w, ops, seed, &t);
+            if (jj == 0)
+                first = sum;
+            else if (sum != first)
+                fail("%s, N %u, repetition %d: checksum %016" PRIx64
+                     " of %s differs from %016" PRIx64,
+                     w->name, n, rep, sum, subject_name(subj[j]), first);
+            if (rep > 0) {
+                rows[j]->b.ns[rep - 1] = t;
+                rows[j]->b.checksum = bench_mix(rows[j]->b.checksum, sum);
+            }
+        }
+    }
+    for (int j = 0; j < ns; j++) {
+        bench_row_finish(&rows[j]->b);
+        if (subj[j] == S_HEAP && w->kind == W_REALLOC && w->size > 2048)
+            snprintf(rows[j]->b.note, sizeof rows[j]->b.note, "above 2048 B: its fallback (glibc)");
+    }
+    fprintf(stderr, "  %-24s N %6u  %s: %d reps in %.1f s\n", w->name, n, BENCH_ALLOC_NAME,
+            opt.reps, (double)(bench_now_ns() - t0) / 1e9);
+}
+
+static void run_timed(void) {
+    for (int wi = 0; wi < N_WORKLOADS; wi++) {
+        const workload *w = &g_workloads[wi];
+        if (!wanted(w->key)) continue;
+        if (w->kind == W_CHURN)
+            for (int i = 0; i < 2; i++) run_point(wi, g_churn_n[i]);
+        else
+            run_point(wi, CHAINS);
+    }
+}
+
+/* ==== the soak =============================================================== */
+
+static int64_t rss_bytes(void) {
+    long size = 0, res = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f == NULL) return -1;
+    int ok = fscanf(f, "%ld %ld", &size, &res) == 2;
+    fclose(f);
+    return ok ? (int64_t)res * sysconf(_SC_PAGESIZE) : -1;
+}
+
+/* VmHWM (peak RSS) in bytes, -1 if unknown. */
+static int64_t hwm_bytes(void) {
+    char v[64] = "";
+    bench_read_first_line("/proc/self/status", "VmHWM", v, sizeof v);
+    long kb = strtol(v, NULL, 10);
+    return kb > 0 ? (int64_t)kb * 1024 : -1;
+}
+
+/* Reset VmHWM to the current RSS (Linux >= 4.0). */
+static bool hwm_reset(void) {
+    int fd = open("/proc/self/clear_refs", O_WRONLY);
+    if (fd < 0) return false;
+    bool ok = write(fd, "5", 1) == 1;
+    close(fd);
+    return ok;
+}
+
+#define SOAK_HIGH 200000u
+#define SOAK_LOW 20000u
+#define SOAK_CYCLES (opt.quick ? 4 : 6) /* even: the run ends after a small-block cycle */
+
+BENCH_ALWAYS_INLINE void soak_body(int s, soak_row *out) {
+    char **P = g_P;
+    uint32_t *Z = g_Z;
+    memset(P, 0, (size_t)MAX_LIVE * sizeof *P); /* resident before the baseline */
+    memset(Z, 0, (size_t)MAX_LIVE * sizeof *Z);
+    uint64_t seed = bench_seed(W_SOAK, SOAK_HIGH, 0, 0);
+    out->rss_base = rss_bytes();
+    bool exact = hwm_reset() && hwm_bytes() > 0;
+    int64_t peak_sampled = out->rss_base;
+    opool_heap *h = s == S_HEAP ? heap_new() : NULL;
+    uint32_t live = 0;
+    uint64_t live_bytes = 0, ops = 0, sum = 0;
+    int bad = 0;
+    uint64_t t0 = bench_now_ns();
+    for (int c = 0; c < SOAK_CYCLES; c++) {
+        uint32_t octaves = c % 2 ? 3u : 6u;
+        for (int rising = 1; rising >= 0; rising--) {
+            for (;;) {
+                if (rising ? live >= SOAK_HIGH : live <= SOAK_LOW) break;
+                uint64_t r = bench_rng_next(&seed);
+                ops++;
+                bool alloc = rising ? (r & 3u) != 0 : (r & 3u) == 0;
+                if ((alloc || live == 0) && live < MAX_LIVE) {
+                    uint32_t z = draw_size(SZ_LOG, 0, octaves, r >> 2);
+                    char *q = s_alloc(s, h, z);
+                    if (q == NULL) fail("soak: allocation of %u bytes failed", z);
+                    put_words(q, z, live, ops);
+                    P[live] = q;
+                    Z[live++] = z;
+                    live_bytes += z;
+                    out->requested += z;
+                    if (live_bytes > out->live_peak) out->live_peak = live_bytes;
+                } else {
+                    uint32_t k = (uint32_t)(((r >> 32) * live) >> 32);
+                    sum += get_words(P[k], Z[k]);
+                    bad |= s_free(s, h, P[k]);
+                    live_bytes -= Z[k];
+                    P[k] = P[--live];
+                    Z[k] = Z[live];
+                }
+            }
+            int64_t now = rss_bytes();
+            if (now > peak_sampled) peak_sampled = now;
+        }
+    }
+    uint64_t t1 = bench_now_ns();
+    out->rss_end = rss_bytes() - out->rss_base;
+    out->live_end = live_bytes;
+    int64_t hwm = exact ? hwm_bytes() : -1;
+    out->peak_exact = hwm > 0;
+    out->rss_peak = (hwm > 0 ? hwm : peak_sampled) - out->rss_base;
+    if (s == S_HEAP) {
+        opool_heap_stats st;
+        opool_heap_get_stats(h, &st);
+        out->heap_bytes = st.bytes;
+    }
+    for (uint32_t k = 0; k < live; k++) {
+        sum += get_words(P[k], Z[k]);
+        bad |= s_free(s, h, P[k]);
+    }
+    out->rss_freed = rss_bytes() - out->rss_base;
+    if (s == S_HEAP) opool_heap_destroy(h);
+    if (bad) fail("soak: opool_heap_free rejected a block it handed out");
+    out->ops = ops;
+    out->ns_per_op = (double)(t1 - t0) / (double)ops;
+    out->checksum = sum;
+}
+
+static BENCH_NOINLINE void soak_heap(soak_row *out) { soak_body(S_HEAP, out); }
+static BENCH_NOINLINE void soak_malloc(soak_row *out) { soak_body(S_MALLOC, out); }
+
+/* ==== child protocol =========================================================
+ * bench_child.h's lines. A timed row is a ROW as it stands (the workload
+ * field is the workload's name). A soak is a ROW too, workload "soak",
+ * n = SOAK_HIGH, one sample (its ns per op), and SOAK_EXTRA extra fields:
+ * requested, live_end, live_peak, rss_base, rss_end, rss_peak, rss_freed,
+ * peak_exact, heap_bytes.                                                     */
+
+#define SOAK_WORKLOAD "soak"
+#define SOAK_EXTRA 9
+
+static void emit_info(void) {
+    char info[200];
+    bench_alloc_describe(info, sizeof info);
+    printf("INFO\t%s\n", info);
+}
+
+static void emit_soak(const soak_row *r) {
+    bench_row b;
+    memset(&b, 0, sizeof b);
+    snprintf(b.workload, sizeof b.workload, SOAK_WORKLOAD);
+    snprintf(b.subject, sizeof b.subject, "%s", r->subject);
+    b.n = SOAK_HIGH;
+    b.ops = r->ops;
+    b.reps = 1;
+    b.ns[0] = r->ns_per_op;
+    b.checksum = r->checksum;
+    char extra[320];
+    snprintf(extra, sizeof extra,
+             "%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64
+             "\t%" PRId64 "\t%d\t%" PRIu64,
+             r->requested, r->live_end, r->live_peak, r->rss_base, r->rss_end, r->rss_peak,
+             r->rss_freed, r->peak_exact, r->heap_bytes);
+    bench_child_put_row(stdout, &b, extra);
+}
+
+static int workload_index(const char *name) {
+    for (int w = 0; w < N_WORKLOADS; w++)
+        if (strcmp(g_workloads[w].name, name) == 0) return w;
+    return -1;
+}
+
+/* bench_child_run's on_row: a child's row into g_rows or g_soak. */
+static int parse_child_row(void *ctx, char *line) {
+    (void)ctx;
+    bench_row b;
+    char *x[BENCH_CHILD_MAX_EXTRA];
+    int nx = bench_child_parse_row(line, &b, x);
+    if (nx == 0) {
+        int w = workload_index(b.workload);
+        if (w < 0) {
+            fprintf(stderr, "bench_heap: a child sent an unknown workload '%s'\n", b.workload);
+            return -1;
+        }
+        heap_row *r = new_row(w, b.n, b.subject);
+        r->b = b;
+        return 0;
+    }
+    if (nx == SOAK_EXTRA && strcmp(b.workload, SOAK_WORKLOAD) == 0) {
+        if (g_nsoak >= 8) fail("too many soak rows");
+        soak_row *r = &g_soak[g_nsoak++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->subject, sizeof r->subject, "%s", b.subject);
+        r->ops = b.ops;
+        r->ns_per_op = b.ns[0];
+        r->checksum = b.checksum;
+        r->requested = strtoull(x[0], NULL, 10);
+        r->live_end = strtoull(x[1], NULL, 10);
+        r->live_peak = strtoull(x[2], NULL, 10);
+        r->rss_base = strtoll(x[3], NULL, 10);
+        r->rss_end = strtoll(x[4], NULL, 10);
+        r->rss_peak = strtoll(x[5], NULL, 10);
+        r->rss_freed = strtoll(x[6], NULL, 10);
+        r->peak_exact = atoi(x[7]);
+        r->heap_bytes = strtoull(x[8], NULL, 10);
+        return 0;
+    }
+    fprintf(stderr, "bench_heap: a child sent a malformed row\n");
+    return -1;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void
+add_info(const char *fmt, ...);
+
+static void add_info(const char *fmt, ...) {
+    if (g_ninfo >= 8) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_info[g_ninfo++], sizeof g_info[0], fmt, ap);
+    va_end(ap);
+}
+
+/* Runs the program at path with --child and args (NULL-terminated), merging
+ * its rows; fails the run if it fails. BENCH_CHILD_OK, or BENCH_CHILD_MISSING
+ * if there is no such program. */
+static int run_child(const char *path, const char *const *args, char *info, size_t cap) {
+    char *argv[12];
+    int a = 0;
+    argv[a++] = (char *)path;
+    argv[a++] = (char *)"--child";
+    for (; *args && a < 11; args++) argv[a++] = (char *)*args;
+    argv[a] = NULL;
+    int rc = bench_child_run("bench_heap", path, argv, parse_child_row, NULL, info, cap);
+    if (rc == BENCH_CHILD_FAILED) fail("%s failed", path);
+    return rc;
+}
+
+/* The path of allocator build name beside this program (in dir). */
+static void peer_path(char *out, size_t cap, const char *dir, const char *name) {
+    snprintf(out, cap, "%s/bench_heap_%s", dir, name);
+}
+
+/* The timed workloads of an allocator build. */
+static void run_peer(const char *dir, const char *name) {
+    char reps[16], path[4400], info[200]; /* dir is at most 4095 characters */
+    snprintf(reps, sizeof reps, "%d", opt.reps);
+    peer_path(path, sizeof path, dir, name);
+    const char *args[8];
+    int a = 0;
+    args[a++] = "--reps";
+    args[a++] = reps;
+    if (opt.only) {
+        args[a++] = "--only";
+        args[a++] = opt.only;
+    }
+    if (opt.quick) args[a++] = "--quick";
+    args[a] = NULL;
+    if (run_child(path, args, info, sizeof info) == BENCH_CHILD_MISSING)
+        add_info("%-9s skipped: no %s (lib%s not found when configured)", name, path, name);
+    else
+        add_info("%-9s %s (bench_heap_%s)", name, info, name);
+}
+
+/* The soaks: each in a process of its own, so no two share a heap; a
+ * missing allocator build is skipped (main notes it). */
+static void run_soaks(const char *argv0, const char *dir) {
+    char self[4096], path[4400], info[200];
+    bench_child_self_exe(self, sizeof self, argv0);
+    const char *heap[] = {"--soak", "heap", opt.quick ? "--quick" : NULL, NULL};
+    const char *malloc_[] = {"--soak", "malloc", opt.quick ? "--quick" : NULL, NULL};
+    if (run_child(self, heap, info, sizeof info) != BENCH_CHILD_OK ||
+        run_child(self, malloc_, info, sizeof info) != BENCH_CHILD_OK)
+        fail("cannot run %s --soak", self);
+    if (opt.no_peers) return;
+    for (int i = 0; i < BENCH_ALLOC_NPEERS; i++) {
+        peer_path(path, sizeof path, dir, bench_alloc_peer(i));
+        run_child(path, malloc_, info, sizeof info);
+    }
+}
+
+/* ==== output ================================================================== */
+
+static const heap_row *find_row(int w, uint32_t n, const char *subject) {
+    for (int i = 0; i < g_nrows; i++)
+        if (g_rows[i].w == w && g_rows[i].b.n == n && strcmp(g_rows[i].b.subject, subject) == 0)
+            return &g_rows[i];
+    return NULL;
+}
+
+static int cmp_rows(const void *a, const void *b) {
+    const heap_row *x = a, *y = b;
+    if (x->w != y->w) return x->w - y->w;
+    if (x->b.n != y->b.n) return x->b.n < y->b.n ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+/* Same checksum for every subject of a point, ratios to glibc and mimalloc. */
+static void check_and_ratio(void) {
+    qsort(g_rows, (size_t)g_nrows, sizeof g_rows[0], cmp_rows);
+    for (int i = 0; i < g_nrows; i++) {
+        heap_row *r = &g_rows[i];
+        const heap_row *g = find_row(r->w, r->b.n, "glibc");
+        const heap_row *m = find_row(r->w, r->b.n, "mimalloc");
+        if (g && g->b.checksum != r->b.checksum)
+            fail("%s, N %u: the checksum of %s (%016" PRIx64 ") differs from glibc's (%016" PRIx64
+                 ")",
+                 r->b.workload, r->b.n, r->b.subject, r->b.checksum, g->b.checksum);
+        r->b.ratio_ref1 = g ? r->b.median / g->b.median : -1;
+        r->b.ratio_ref2 = m ? r->b.median / m->b.median : -1;
+    }
+    for (int i = 1; i < g_nsoak; i++)
+        if (g_soak[i].checksum != g_soak[0].checksum || g_soak[i].ops != g_soak[0].ops)
+            fail("soak: %s's checksum differs from %s's", g_soak[i].subject, g_soak[0].subject);
+}
+
+static void fmt_mib(char *buf, size_t cap, double bytes) {
+    snprintf(buf, cap, "%.1f", bytes / (1024.0 * 1024.0));
+}
+
+static void print_soak(void) {
+    if (g_nsoak == 0) return;
+    const soak_row *r0 = &g_soak[0];
+    printf("\nSoak: %" PRIu64 " operations, live count 20,000 <-> 200,000 x %d, %.1f MiB "
+           "requested in all;\n"
+           "RSS over the baseline taken before the run; 'per live' = RSS / requested bytes "
+           "live\n(at the end: live count at its low; at the peak: the most bytes live at "
+           "once):\n\n",
+           r0->ops, SOAK_CYCLES, (double)r0->requested / (1024.0 * 1024.0));
+    printf("%-12s %8s | %9s %9s %8s | %9s %9s %8s | %10s %8s\n", "subject", "ns/op", "live MiB",
+           "RSS MiB", "per live", "peak live", "peak RSS", "per live", "freed: RSS", "base MiB");
+    printf("%-12s %8s | %28s | %28s |\n", "", "", "at the end", "at the peak");
+    for (int rank = 0; rank <= N_SUBJ_ORDER; rank++) {
+        for (int i = 0; i < g_nsoak; i++) {
+            const soak_row *r = &g_soak[i];
+            if (subj_rank(r->subject) != rank) continue;
+            char a[16], b[16], c[16], d[16], e[16], f[16];
+            fmt_mib(a, sizeof a, (double)r->live_end);
+            fmt_mib(b, sizeof b, (double)r->rss_end);
+            fmt_mib(c, sizeof c, (double)r->live_peak);
+            fmt_mib(d, sizeof d, (double)r->rss_peak);
+            fmt_mib(e, sizeof e, (double)r->rss_freed);
+            fmt_mib(f, sizeof f, (double)r->rss_base);
+            printf("%-12s %8.2f | %9s %9s %7.2fx | %9s %9s %7.2fx | %10s %8s%s\n", r->subject,
+                   r->ns_per_op, a, b, (double)r->rss_end / (double)r->live_end, c, d,
+                   (double)r->rss_peak / (double)r->live_peak, e, f,
+                   r->peak_exact ? "" : "  (peak sampled)");
+        }
+    }
+    for (int i = 0; i < g_nsoak; i++)
+        if (g_soak[i].heap_bytes)
+            printf("(%s at the end: %.1f MiB held by the heap itself, by its stats)\n",
+                   g_soak[i].subject, (double)g_soak[i].heap_bytes / (1024.0 * 1024.0));
+}
+
+static int write_soak_csv(const char *path, const char *mode, const bench_machine *m) {
+    bench_mkdirs_for(path);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        fprintf(stderr, "bench_heap: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(
+        f,
+        "subject,ops,ns_per_op,requested_bytes,live_bytes_end,live_bytes_peak,"
+        "rss_base_bytes,rss_end_bytes,rss_peak_bytes,rss_after_free_bytes,peak_from_vmhwm,"
+        "rss_per_live_end,rss_per_live_peak,heap_bytes_end,checksum,mode,cpu,nproc,compiler,flags,"
+        "samples_ns\n");
+    for (int i = 0; i < g_nsoak; i++) {
+        const soak_row *r = &g_soak[i];
+        bench_csv_str(f, r->subject);
+        fprintf(f,
+                ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64
+                ",%" PRId64 ",%" PRId64 ",%d,%.4f,%.4f,%" PRIu64 ",%016" PRIx64 ",",
+                r->ops, r->ns_per_op, r->requested, r->live_end, r->live_peak, r->rss_base,
+                r->rss_end, r->rss_peak, r->rss_freed, r->peak_exact,
+                (double)r->rss_end / (double)r->live_end,
+                (double)r->rss_peak / (double)r->live_peak, r->heap_bytes, r->checksum);
+        bench_csv_machine(f, mode, m);
+        fprintf(f, "%.3f\"\n", r->ns_per_op);
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "bench_heap: error writing %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_header(const bench_machine *m, const char *mode) {
+    printf("bench_heap -- %s\n", mode);
+    printf("  cpu:        %s (%ld online)\n", m->cpu, m->nproc);
+    printf("  compiler:   %s\n", m->compiler);
+    printf("  flags:      %s\n", m->flags);
+    printf("  THP:        %s\n", m->thp);
+    char load_end[64];
+    bench_read_load(load_end, sizeof load_end);
+    printf("  loadavg:    %s at start, %s at end (other programs skew the figures)\n", g_load_start,
+           load_end);
+    for (int i = 0; i < g_ninfo; i++)
+        printf("  %s%s\n", i == 0 ? "allocators: " : "            ", g_info[i]);
+    printf("  opool_heap: default classes 16..2048, blocks_per_class 0, OPOOL_HEAP_GROW;\n"
+           "              pages and blocks above 2048 B from glibc (this program)\n");
+    printf("  method:     %d recorded repetitions after 1 warm-up; ns per operation; the\n"
+           "              ratios are medians over the glibc and the mimalloc median\n"
+           "              (below 1: faster); every subject's checksum matched\n\n",
+           opt.reps);
+}
+
+/* ==== main ==================================================================== */
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: bench_heap [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]\n"
+               "  LIST: churn16,churn64,mixed,uniform,realloc,soak\n"
+               "  --quick     short run (under 20 s with every allocator build)\n"
+               "  --no-peers  do not run the allocator builds bench_heap_<allocator>\n"
+               "  --csv       CSV output (default bench/out/heap.csv; the soak goes to\n"
+               "              the same name with _soak before .csv)\n");
+}
+
+static void parse_args(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--quick") == 0) {
+            opt.quick = true;
+        } else if (strcmp(a, "--child") == 0) {
+            opt.child = true;
+        } else if (strcmp(a, "--no-peers") == 0) {
+            opt.no_peers = true;
+        } else if (strcmp(a, "--soak") == 0 && v) {
+            opt.soak = v;
+            i++;
+            if (strcmp(v, "heap") != 0 && strcmp(v, "malloc") != 0) {
+                fprintf(stderr, "bench_heap: --soak wants heap or malloc\n");
+                exit(2);
+            }
+        } else if (strcmp(a, "--reps") == 0 && v) {
+            opt.reps = atoi(v);
+            i++;
+            if (opt.reps < 1 || opt.reps > BENCH_MAX_REPS) {
+                fprintf(stderr, "bench_heap: --reps must be 1..%d\n", BENCH_MAX_REPS);
+                exit(2);
+            }
+        } else if (strcmp(a, "--csv") == 0 && v) {
+            opt.csv = v;
+            i++;
+        } else if (strcmp(a, "--only") == 0 && v) {
+            opt.only = v;
+            i++;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else {
+            fprintf(stderr, "bench_heap: unknown or incomplete argument '%s'\n", a);
+            usage(stderr);
+            exit(2);
+        }
+    }
+    if (opt.reps == 0) opt.reps = opt.quick ? 5 : 9;
+}
+
+int main(int argc, char **argv) {
+    parse_args(argc, argv);
+    g_t_start = bench_now_ns();
+    g_P = bench_xalloc((size_t)MAX_LIVE * sizeof *g_P);
+    g_Z = bench_xalloc((size_t)MAX_LIVE * sizeof *g_Z);
+
+    if (opt.soak) { /* a process of its own for one soak */
+        bool heap = strcmp(opt.soak, "heap") == 0;
+        if (heap && BENCH_ALLOC != BENCH_ALLOC_GLIBC) fail("--soak heap: run it in bench_heap");
+        soak_row r;
+        memset(&r, 0, sizeof r);
+        snprintf(r.subject, sizeof r.subject, "%s", heap ? "opool_heap" : BENCH_ALLOC_NAME);
+        if (heap)
+            soak_heap(&r);
+        else
+            soak_malloc(&r);
+        emit_info();
+        emit_soak(&r);
+        return 0;
+    }
+    if (opt.child || BENCH_ALLOC != BENCH_ALLOC_GLIBC) {
+        /* an allocator build: its malloc rows only, as text (alone, for a look) */
+        run_timed();
+        emit_info();
+        for (int i = 0; i < g_nrows; i++) bench_child_put_row(stdout, &g_rows[i].b, NULL);
+        return 0;
+    }
+
+    bench_machine m;
+    bench_machine_get(&m);
+    char mode[120];
+    snprintf(mode, sizeof mode, "opool_heap vs mallocs, single thread%s",
+             opt.quick ? " (--quick)" : "");
+    bench_read_load(g_load_start, sizeof g_load_start);
+    fprintf(stderr, "bench_heap: %s\n", mode);
+    run_timed();
+    char info[200];
+    bench_alloc_describe(info, sizeof info);
+    add_info("%-9s %s (this program)", BENCH_ALLOC_NAME, info);
+    char dir[4096];
+    bench_child_self_dir(dir, sizeof dir, argv[0]);
+    bool timed = false;
+    for (int wi = 0; wi < N_WORKLOADS; wi++) timed |= wanted(g_workloads[wi].key);
+    if (!opt.no_peers)
+        for (int i = 0; i < BENCH_ALLOC_NPEERS; i++) {
+            const char *name = bench_alloc_peer(i);
+            if (timed) {
+                run_peer(dir, name);
+            } else {
+                char p[4400];
+                peer_path(p, sizeof p, dir, name);
+                if (access(p, X_OK) == 0)
+                    add_info("%-9s bench_heap_%s", name, name);
+                else
+                    add_info("%-9s skipped: no %s (lib%s not found when configured)", name, p,
+                             name);
+            }
+        }
+    if (wanted("soak")) {
+        fprintf(stderr, "  soak: one process per subject\n");
+        run_soaks(argv[0], dir);
+    }
+    check_and_ratio();
+
+    print_header(&m, mode);
+    static bench_row table[MAX_ROWS];
+    for (int i = 0; i < g_nrows; i++) table[i] = g_rows[i].b;
+    if (g_nrows) {
+        printf("N: live blocks (churn), buffers growing at once (realloc)\n\n");
+        bench_print_table(stdout, table, g_nrows, "x glibc", "x mimalloc");
+    }
+    print_soak();
+
+    const char *csv = opt.csv ? opt.csv : "bench/out/heap.csv";
+    char soak_csv[4200];
+    size_t len = strlen(csv);
+    if (len > 4 && strcmp(csv + len - 4, ".csv") == 0) len -= 4;
+    snprintf(soak_csv, sizeof soak_csv, "%.*s_soak.csv", (int)len, csv);
+    if (g_nrows && bench_write_csv(csv, table, g_nrows, "glibc", "mimalloc", 0, mode, &m) == 0)
+        printf("\nCSV: %s (object_size 0: the workload names the sizes)\n", csv);
+    if (g_nsoak && write_soak_csv(soak_csv, mode, &m) == 0) printf("CSV: %s\n", soak_csv);
+    fflush(stdout);
+    fprintf(stderr, "bench_heap: done in %.1f s\n", (double)(bench_now_ns() - g_t_start) / 1e9);
+    return 0;
+}

@@ -2579,7 +2579,7 @@ typedef struct opool__hclass {
     uint32_t size;
     uint32_t recip;      /* ceil(2^32 / size) */
     uint32_t blocks;     /* in its pages */
-    opool__hpage *avail; /* listed pages; the head is the current page */
+    opool__hpage *avail; /* listed pages (not known full); the current page is one */
     opool__hpage *spare; /* the grown page kept when it emptied, if any */
     uint64_t failed;
 } opool__hclass;

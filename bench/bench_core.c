@@ -2173,39 +2173,17 @@ static void parse_args(int argc, char **argv) {
                 fprintf(stderr, "opool_bench: --size must be 16, 64 or 256\n");
                 exit(2);
             }
-        } else if (strcmp(a, "--reps") == 0 && v) {
-            opt.reps = atoi(v);
-            opt.reps_given = true;
-            i++;
-            if (opt.reps < 1 || opt.reps > BENCH_MAX_REPS) {
-                fprintf(stderr, "opool_bench: --reps must be 1..%d\n", BENCH_MAX_REPS);
-                exit(2);
-            }
         } else if (strcmp(a, "--filldrain-reps") == 0 && v) {
-            opt.fd_reps = atoi(v);
+            opt.fd_reps = bench_reps_arg("opool_bench", a, v);
             i++;
-            if (opt.fd_reps < 1 || opt.fd_reps > BENCH_MAX_REPS) {
-                fprintf(stderr, "opool_bench: --filldrain-reps must be 1..%d\n", BENCH_MAX_REPS);
-                exit(2);
-            }
         } else if (strcmp(a, "--ns") == 0 && v) {
             opt.ns = v;
             i++;
-        } else if (strcmp(a, "--csv") == 0 && v) {
-            opt.csv = v;
-            i++;
-        } else if (strcmp(a, "--only") == 0 && v) {
-            opt.only = v;
-            i++;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
         } else {
-            fprintf(stderr, "opool_bench: unknown or incomplete argument '%s'\n", a);
-            usage(stderr);
-            exit(2);
+            i += bench_common_arg("opool_bench", a, v, &opt.reps, &opt.csv, &opt.only, usage) - 1;
         }
     }
+    opt.reps_given = opt.reps != 0;
     if (opt.reps == 0) opt.reps = opt.quick ? 3 : 9;
 }
 

@@ -910,26 +910,8 @@ static void parse_args(int argc, char **argv) {
                 fprintf(stderr, "bench_heap: --soak wants heap or malloc\n");
                 exit(2);
             }
-        } else if (strcmp(a, "--reps") == 0 && v) {
-            opt.reps = atoi(v);
-            i++;
-            if (opt.reps < 1 || opt.reps > BENCH_MAX_REPS) {
-                fprintf(stderr, "bench_heap: --reps must be 1..%d\n", BENCH_MAX_REPS);
-                exit(2);
-            }
-        } else if (strcmp(a, "--csv") == 0 && v) {
-            opt.csv = v;
-            i++;
-        } else if (strcmp(a, "--only") == 0 && v) {
-            opt.only = v;
-            i++;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
         } else {
-            fprintf(stderr, "bench_heap: unknown or incomplete argument '%s'\n", a);
-            usage(stderr);
-            exit(2);
+            i += bench_common_arg("bench_heap", a, v, &opt.reps, &opt.csv, &opt.only, usage) - 1;
         }
     }
     if (opt.reps == 0) opt.reps = opt.quick ? 5 : 9;

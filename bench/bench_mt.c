@@ -1289,29 +1289,11 @@ static void parse_args(int argc, char **argv) {
                 fprintf(stderr, "bench_mt: --size must be 16, 64 or 256\n");
                 exit(2);
             }
-        } else if (strcmp(a, "--reps") == 0 && v) {
-            opt.reps = atoi(v);
-            i++;
-            if (opt.reps < 1 || opt.reps > BENCH_MAX_REPS) {
-                fprintf(stderr, "bench_mt: --reps must be 1..%d\n", BENCH_MAX_REPS);
-                exit(2);
-            }
         } else if (strcmp(a, "--threads") == 0 && v) {
             parse_threads(v);
             i++;
-        } else if (strcmp(a, "--csv") == 0 && v) {
-            opt.csv = v;
-            i++;
-        } else if (strcmp(a, "--only") == 0 && v) {
-            opt.only = v;
-            i++;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
         } else {
-            fprintf(stderr, "bench_mt: unknown or incomplete argument '%s'\n", a);
-            usage(stderr);
-            exit(2);
+            i += bench_common_arg("bench_mt", a, v, &opt.reps, &opt.csv, &opt.only, usage) - 1;
         }
     }
     if (opt.reps == 0) opt.reps = opt.quick ? 3 : 7;

@@ -340,4 +340,42 @@ static inline int bench_write_csv(const char *path, const bench_row *rows, int n
     return 0;
 }
 
+/* The value of a repetition-count option (--reps and the like), or exit(2)
+ * with a message naming prog and the option. */
+static inline int bench_reps_arg(const char *prog, const char *name, const char *v) {
+    int r = atoi(v);
+    if (r < 1 || r > BENCH_MAX_REPS) {
+        fprintf(stderr, "%s: %s must be 1..%d\n", prog, name, BENCH_MAX_REPS);
+        exit(2);
+    }
+    return r;
+}
+
+/* The options every benchmark program takes, tried after its own: --reps N,
+ * --csv PATH, --only LIST and --help (usage on stdout, exit 0); anything else
+ * is an unknown or incomplete argument (usage on stderr, exit 2). a is the
+ * argument, v the next one or NULL. Returns how many arguments it used. */
+static inline int bench_common_arg(const char *prog, const char *a, const char *v, int *reps,
+                                   const char **csv, const char **only, void (*usage)(FILE *)) {
+    if (strcmp(a, "--reps") == 0 && v) {
+        *reps = bench_reps_arg(prog, a, v);
+        return 2;
+    }
+    if (strcmp(a, "--csv") == 0 && v) {
+        *csv = v;
+        return 2;
+    }
+    if (strcmp(a, "--only") == 0 && v) {
+        *only = v;
+        return 2;
+    }
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        usage(stdout);
+        exit(0);
+    }
+    fprintf(stderr, "%s: unknown or incomplete argument '%s'\n", prog, a);
+    usage(stderr);
+    exit(2);
+}
+
 #endif /* OPOOL_BENCH_UTIL_H */

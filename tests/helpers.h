@@ -1,11 +1,14 @@
 /*
  * helpers.h -- small helpers the pool tests share: a handle from its parts,
- * and a report callback that keeps stderr quiet.
+ * a report callback that keeps stderr quiet, a quiet desc, and a seeded
+ * random number generator for the randomized tests.
  */
 #ifndef OPOOL_TEST_HELPERS_H
 #define OPOOL_TEST_HELPERS_H
 
 #include "opool.h"
+
+#include <string.h>
 
 /* The handle of slot index with generation gen. */
 static inline opool_handle handle(uint32_t gen, uint32_t index) {
@@ -18,5 +21,33 @@ static inline opool_handle handle(uint32_t gen, uint32_t index) {
 static inline void quiet_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)p, (void)what, (void)h, (void)user;
 }
+
+/* A fixed pool's desc with the given salt and quiet_report. */
+static inline opool_desc quiet_desc(size_t object_size, uint32_t capacity, uint32_t salt) {
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = object_size;
+    d.capacity = capacity;
+    d.salt = salt;
+    d.report = quiet_report;
+    return d;
+}
+
+/* splitmix64: one sequence per seed, the same on every machine. */
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static inline uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t rng_next(rng *r) { return mix64(r->s += 0x9E3779B97F4A7C15u); }
+static inline uint32_t rng_below(rng *r, uint32_t n) {
+    return n ? (uint32_t)(rng_next(r) % n) : 0;
+}
+static inline bool rng_chance(rng *r, uint32_t percent) { return rng_below(r, 100) < percent; }
 
 #endif /* OPOOL_TEST_HELPERS_H */

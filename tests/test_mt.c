@@ -43,13 +43,7 @@
 
 /* A pool with SALT and a report that keeps stderr quiet. */
 static opool_desc desc_of(size_t object_size, uint32_t capacity) {
-    opool_desc d;
-    memset(&d, 0, sizeof d);
-    d.object_size = object_size;
-    d.capacity = capacity;
-    d.salt = SALT;
-    d.report = quiet_report;
-    return d;
+    return quiet_desc(object_size, capacity, SALT);
 }
 
 static opool_mt *create(const opool_desc *d) {
@@ -1893,19 +1887,6 @@ TEST(stats_of_fresh_pool) {
 #define DIFF_RECORDS 256
 #define DIFF_PATTERN_EVERY 32
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t mix64(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rng_next(rng *r) { return mix64(r->s += 0x9E3779B97F4A7C15u); }
-static uint32_t rng_below(rng *r, uint32_t n) { return n ? (uint32_t)(rng_next(r) % n) : 0; }
-static bool rng_chance(rng *r, uint32_t percent) { return rng_below(r, 100) < percent; }
 
 typedef struct diff_record {
     opool_mt_cache *ptr;

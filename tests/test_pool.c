@@ -28,13 +28,7 @@
 
 /* A fixed pool with SALT and a report that keeps stderr quiet. */
 static opool_desc desc_of(size_t object_size, uint32_t capacity) {
-    opool_desc d;
-    memset(&d, 0, sizeof d);
-    d.object_size = object_size;
-    d.capacity = capacity;
-    d.salt = SALT;
-    d.report = quiet_report;
-    return d;
+    return quiet_desc(object_size, capacity, SALT);
 }
 
 static opool *create(const opool_desc *d) {

@@ -474,13 +474,6 @@ TEST(save_file_and_load_file_round_trip) {
 
 /* ---- typed and untyped agree -------------------------------------------- */
 
-static uint64_t rng_next(uint64_t *s) { /* xorshift64* */
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1DULL;
-}
-
 /* Two pools with the same desc, one driven through the typed API and one
  * through the core, with the same random calls: every result must agree
  * (handles bit for bit, statuses, counts, the live list, objects by slot). */
@@ -503,7 +496,7 @@ TEST(typed_and_untyped_pools_driven_identically_agree) {
         th[i] = wide_pool_handle_null();
         uh[i] = OPOOL_NULL;
     }
-    uint64_t seed = 0x9E3779B97F4A7C15ULL;
+    rng seed = {0x9E3779B97F4A7C15ULL}; /* helpers.h */
     int mismatches = 0;
     for (uint32_t step = 0; step < STEPS && mismatches < 5; step++) {
         uint64_t r = rng_next(&seed);

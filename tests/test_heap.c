@@ -716,6 +716,49 @@ TEST(a_class_with_grow_keeps_allocating_page_after_page) {
     CHECK_EQ_U64(c.bad_frees, 0);
 }
 
+/* Reuse is LIFO across pages: the block freed last is handed out next, whichever page holds it,
+ * and a class whose pages all filled up finds every block freed into any of them (no spurious
+ * failure of a fixed heap). */
+TEST(reuse_is_lifo_across_pages_and_finds_every_freed_block) {
+    uint32_t size = 1024, p = blocks_per_page(1024);
+    recorder r;
+    opool_heap *h = make_heap(&size, 1, 3 * p, 0, &r);
+    REQUIRE(h);
+    uint32_t n = 3 * p;
+    char **b = (char **)malloc(n * sizeof *b);
+    REQUIRE(b);
+    for (uint32_t k = 0; k < n; k++) REQUIRE((b[k] = (char *)opool_heap_alloc(h, size)) != NULL);
+    CHECK(opool_heap_alloc(h, size) == NULL); /* every page full */
+    /* one block from each page, the middle page's last: it comes back first */
+    char *first = b[0], *middle = b[p + 1], *last = b[n - 1];
+    CHECK((uintptr_t)first / OPOOL_HEAP_PAGE != (uintptr_t)middle / OPOOL_HEAP_PAGE);
+    CHECK((uintptr_t)middle / OPOOL_HEAP_PAGE != (uintptr_t)last / OPOOL_HEAP_PAGE);
+    CHECK_EQ_U64(opool_heap_free(h, last), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, first), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, middle), OPOOL_OK);
+    CHECK(opool_heap_alloc(h, size) == middle);
+    /* then the other two, in some order, and nothing more */
+    char *x = (char *)opool_heap_alloc(h, size), *y = (char *)opool_heap_alloc(h, size);
+    CHECK((x == first && y == last) || (x == last && y == first));
+    CHECK(opool_heap_alloc(h, size) == NULL);
+    CHECK_EQ_U64(stats_of(h).classes[0].failed_allocs, 2);
+    /* two pages with a free block each; then a block freed into either is the next one out,
+     * though the other page was freed into more recently */
+    CHECK_EQ_U64(opool_heap_free(h, b[0]), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, b[n - 1]), OPOOL_OK);
+    const uint32_t order[] = {1, n - 2, 2, n - 3, 3};
+    for (int j = 0; j < 5; j++) {
+        CHECK_EQ_U64(opool_heap_free(h, b[order[j]]), OPOOL_OK);
+        CHECK(opool_heap_alloc(h, size) == b[order[j]]);
+    }
+    x = (char *)opool_heap_alloc(h, size);
+    y = (char *)opool_heap_alloc(h, size);
+    CHECK((x == b[0] && y == b[n - 1]) || (x == b[n - 1] && y == b[0]));
+    CHECK(opool_heap_alloc(h, size) == NULL);
+    free(b);
+    opool_heap_destroy(h);
+}
+
 TEST(grow_gives_back_empty_grown_pages_but_one) {
     uint32_t size = 2048, p = blocks_per_page(2048);
     counting c;
@@ -2084,6 +2127,7 @@ int main(void) {
     RUN(reserved_pages_stay_when_they_empty);
     RUN(a_full_class_without_grow_fails_counts_and_reports_efull_once_per_episode);
     RUN(a_class_with_grow_keeps_allocating_page_after_page);
+    RUN(reuse_is_lifo_across_pages_and_finds_every_freed_block);
     RUN(grow_gives_back_empty_grown_pages_but_one);
     RUN(a_class_with_grow_fails_and_reports_when_the_allocator_fails);
     RUN(sizes_above_the_largest_class_go_to_the_allocator);

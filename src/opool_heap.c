@@ -48,7 +48,6 @@ struct opool_heap {
     opool_heap_desc desc;
     opool_allocator mem;
     uint32_t nclasses, max_size;
-    uint8_t *class_of; /* hot.class_of, writable */
     bool checker;
     opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask */
     opool__hmap large; /* key: block address */
@@ -371,13 +370,13 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         h->cls[c].recip = (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
         opool__heap_current(h, c);
     }
-    h->class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
-    if (h->class_of == NULL) goto nomem;
+    uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
+    if (class_of == NULL) goto nomem;
     for (uint32_t q = 0, c = 0; q <= h->max_size / 8; q++) {
         while (h->cls[c].size < q * 8) c++;
-        h->class_of[q] = (uint8_t)c;
+        class_of[q] = (uint8_t)c;
     }
-    h->hot.class_of = h->class_of;
+    h->hot.class_of = class_of;
     /* poisoning and memory checkers need every call out of line */
     bool slow = h->checker || (d.flags & OPOOL_POISON);
     h->hot.slow = slow;
@@ -404,7 +403,7 @@ void opool_heap_destroy(opool_heap *h) {
         if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
     if (h->pages.e) m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
     if (h->large.e) m.free(m.ctx, h->large.e, (size_t)h->large.cap * sizeof *h->large.e);
-    if (h->class_of) m.free(m.ctx, h->class_of, h->max_size / 8 + 1);
+    if (h->hot.class_of) m.free(m.ctx, (void *)(uintptr_t)h->hot.class_of, h->max_size / 8 + 1);
     m.free(m.ctx, h, sizeof *h);
 }
 
@@ -438,7 +437,7 @@ void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
     if (h == NULL) return NULL;
     if (size == 0) size = 1;
     if (size > h->max_size) return opool__heap_alloc_large(h, size);
-    uint32_t c = h->class_of[(size + 7) >> 3];
+    uint32_t c = h->hot.class_of[(size + 7) >> 3];
     opool__hclass *k = &h->cls[c];
     char *b;
     opool__hpage *pg;
@@ -539,7 +538,7 @@ void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size) {
         if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
     } else {
         old = pg->size;
-        if (size <= h->max_size && h->class_of[(size + 7) >> 3] == pg->cls) return ptr;
+        if (size <= h->max_size && h->hot.class_of[(size + 7) >> 3] == pg->cls) return ptr;
     }
     void *n = opool_heap_alloc(h, size);
     if (n == NULL) return NULL;

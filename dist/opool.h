@@ -103,12 +103,30 @@
  * slot's roster entry with the last live one and decrements count. Reuse is
  * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
  *
- * The swap of a free is deferred until the next call that needs it. When
- * that call is an alloc, the freed slot (the top of the free stack) simply
- * returns to its old roster place and the roster is never written, so
- * replacing an object costs no more than the generation check. The only
- * visible effect: an object allocated right after a free takes the freed
- * object's place in the live list instead of the end of it.
+ * ITERATION. The live list is what opool_live_object(p, i) and
+ * opool_live_handle(p, i) read, for i in [0, count). In the loop
+ *
+ *     for (uint32_t i = opool_count(pool); i-- > 0;) { ... opool_live_object(pool, i) ... }
+ *
+ * whatever happened to the pool before it:
+ *   - every object live when the loop starts is visited exactly once;
+ *   - freeing the object at i (the current one) is allowed: the live list's
+ *     last entry, already visited or allocated inside the loop, takes its
+ *     place, which the loop has passed;
+ *   - allocating is allowed, and no object allocated inside the loop is
+ *     visited: a new object joins the end of the live list, behind i;
+ *   - freeing an object the loop has already visited (a position above i)
+ *     changes nothing for the rest of the loop;
+ *   - freeing an object not yet visited (a position below i) removes it from
+ *     the loop, and the live list's last entry moves into its place, so that
+ *     entry is visited there: a second time if the loop had visited it, or
+ *     for the first time if it was allocated inside the loop. To drop
+ *     arbitrary objects during a pass, free the current one instead, or
+ *     collect handles and free them after the loop.
+ * A growth (OPOOL_FULL_GROW) or an eviction inside the loop follows the same
+ * rules: growth adds free slots only, and an eviction is a free of the victim.
+ * opool_sort, opool_clear, opool_shrink and opool_load rebuild the list: call
+ * them between loops, not inside one.
  *
  * Memory per slot: the object rounded up to its alignment (the stride), plus
  * 12 bytes of bookkeeping (8 for the slot record, 4 for the roster entry).
@@ -360,8 +378,10 @@ static inline uint32_t opool_count(const opool *p);
 /* Slots usable now (retired ones excluded); 0 for NULL. O(1). */
 OPOOL_API uint32_t opool_capacity(const opool *p);
 
-/* The i-th entry of the live roster, i in [0, count); OPOOL_NULL/NULL
- * otherwise. Iterate backwards to free while iterating. O(1). */
+/* The i-th entry of the live list, i in [0, count); OPOOL_NULL/NULL
+ * otherwise. Iterate backwards, i = count..0, to free and allocate while
+ * iterating: ITERATION at the top of this file says exactly what each does
+ * to the loop. O(1). */
 static inline opool_handle opool_live_handle(const opool *p, uint32_t i);
 static inline void *opool_live_object(const opool *p, uint32_t i);
 
@@ -434,60 +454,81 @@ typedef struct opool__hot {
     uint32_t nslots;     /* slot records: every index below is a slot */
     uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
     uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
-    uint32_t pending;    /* 1 + the slot freed last whose swap-delete is deferred, or 0 */
+    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint64_t allocs;
     size_t stride;
     /* base[c] + i * stride is the object at index i of chunk c */
     uintptr_t base[OPOOL__MAX_CHUNKS];
     uint32_t limit;      /* slots in the roster: usable capacity */
     uint32_t high_water;
-    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
 } opool__hot;
 
 OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
 OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
-/* The object of slot i beyond chunk 0. Pure (reads, never writes), so loops
- * around the inline paths keep the pool's fields in registers. */
-OPOOL_API OPOOL_PURE void *opool__far(const opool *p, uint32_t i);
-/* opool_get for an index beyond chunk 0 (or beyond every slot). Pure. */
-OPOOL_API OPOOL_PURE void *opool__get_far(const opool *p, opool_handle h);
 
-/* A free defers its swap-delete by one step: the freed slot keeps its roster
- * place (pending) and the last live entry waits at roster[count]. If the next
- * call is an alloc, the slot (the LIFO top) comes back in its old place and
- * the roster is never written: replacing an object costs no roster traffic.
- * Any other call that changes the roster settles the swap first; readers see
- * the settled roster through opool__roster_at without writing. */
-static inline void opool__settle(opool__hot *c) {
-    uint32_t q = c->pending - 1, pos = c->slot[q].pos, n = c->count;
-    uint32_t j = c->roster[n];
-    c->roster[pos] = j;
-    c->slot[j].pos = pos;
-    c->roster[n] = q;
-    c->slot[q].pos = n;
-    c->pending = 0;
+/* ---- the roster ------------------------------------------------------------
+ * One array of slot indices, [0, limit): positions [0, count) are the live
+ * list in iteration order, [count, limit) the free stack with its top at
+ * position count. Every slot in it knows its place: roster[slot[i].pos] == i.
+ * These operations are the only code that writes roster entries or puts a
+ * slot in the roster (opool__roster_put is the one store of both), so the
+ * invariant is kept here and nowhere else; a slot leaving the roster for good
+ * gets a marker in .pos instead (retired, or its chunk given back):
+ *   take     the free stack's top becomes the last live entry (alloc);
+ *   release  live slot i goes to the free stack's top; the last live entry
+ *            takes its place (free: a swap-delete, done at once);
+ *   swap     two positions trade entries (alloc_at, retiring a slot);
+ *   put      entry k is slot i (rebuilding: grow, clear, sort, shrink, load).
+ * Why at once: an object allocated inside the documented backward loop must
+ * land behind the loop's index. take appends at count, which is never below
+ * the index; release moves the last entry (already visited, or allocated
+ * inside the loop) into the place just visited. */
+
+static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
+    c->roster[k] = i;
+    c->slot[i].pos = k;
 }
 
-/* roster[i] for i < count, as if settled. */
-static inline uint32_t opool__roster_at(const opool__hot *c, uint32_t i) {
-    uint32_t s = c->roster[i];
-    if (OPOOL_UNLIKELY(c->pending != 0) && s == c->pending - 1) s = c->roster[c->count];
-    return s;
+static inline uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
+
+static inline void opool__roster_release(opool__hot *c, uint32_t i) {
+    uint32_t n = --c->count, k = c->slot[i].pos;
+    opool__roster_put(c, k, c->roster[n]);
+    opool__roster_put(c, n, i);
 }
 
-/* The object of slot i of chunk 0 (i < first). */
-static inline void *opool__near(const opool__hot *c, uint32_t i) {
-    void *obj = (void *)(c->base[0] + (uintptr_t)i * c->stride);
+static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
+    uint32_t i = c->roster[a];
+    opool__roster_put(c, a, c->roster[b]);
+    opool__roster_put(c, b, i);
+}
+
+/* ---- objects -------------------------------------------------------------- */
+
+/* The chunk of slot i: 0 below 2^shift (every slot of a fixed pool, whose
+ * shift is 32), else the bit width of i >> shift. */
+static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
+    uint64_t q = (uint64_t)i >> c->shift;
+#if defined(__GNUC__) || defined(__clang__)
+    return q == 0 ? 0 : (uint32_t)(64 - __builtin_clzll(q));
+#else
+    uint32_t w = 0;
+    for (; q; q >>= 1) w++;
+    return w;
+#endif
+}
+
+/* The object of slot i of chunk c. */
+static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i) {
+    void *obj = (void *)(c->base[chunk] + (uintptr_t)i * c->stride);
     OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
     return obj;
 }
 
-/* The object of a slot known to exist: chunk 0 inline, the rest out of line. */
+/* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
+ * takes the first branch; a grown chunk costs a shift and a bit count. */
 static inline void *opool__object(const opool__hot *c, uint32_t i) {
-    if (OPOOL_LIKELY(i < c->first)) return opool__near(c, i);
-    void *obj = opool__far((const opool *)(const void *)c, i);
-    OPOOL__NONNULL(obj);
-    return obj;
+    return opool__object_in(c, OPOOL_LIKELY(i < c->first) ? 0 : opool__chunk_of(c, i), i);
 }
 
 static inline void *opool_get(const opool *p, opool_handle h) {
@@ -496,9 +537,10 @@ static inline void *opool_get(const opool *p, opool_handle h) {
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
     if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
         if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
-        return opool__near(c, i);
+        return opool__object_in(c, 0, i);
     }
-    return opool__get_far(p, h);
+    if (OPOOL_UNLIKELY(i >= c->nslots || c->slot[i].gen != g || !(g & 1))) return NULL;
+    return opool__object_in(c, opool__chunk_of(c, i), i);
 }
 
 static inline bool opool_valid(const opool *p, opool_handle h) { return opool_get(p, h) != NULL; }
@@ -517,7 +559,7 @@ static inline opool_handle opool_live_handle(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c != NULL && i < c->count) {
-        uint32_t s = opool__roster_at(c, i);
+        uint32_t s = c->roster[i];
         h.bits = (uint64_t)c->slot[s].gen << 32 | s;
     }
     return h;
@@ -526,30 +568,20 @@ static inline opool_handle opool_live_handle(const opool *p, uint32_t i) {
 static inline void *opool_live_object(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL || i >= c->count) return NULL;
-    return opool__object(c, opool__roster_at(c, i));
+    return opool__object(c, c->roster[i]);
 }
 
 static inline void *opool_alloc(opool *p, opool_handle *out) {
     opool__hot *c = (opool__hot *)(void *)p;
     if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out);
-    uint32_t i, q = c->pending;
-    if (OPOOL_LIKELY(q != 0 && c->free_limit != 0)) {
-        /* replacing what was just freed: the slot is still in its roster
-         * place, and count cannot pass the high water mark or the limit */
-        c->pending = 0;
-        c->count++;
-        i = q - 1;
-    } else {
-        uint32_t n = c->count;
-        if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
-            /* the pool is full, has hooks, or count is about to pass the high
-             * water mark (n == high_water then: raise it here, still inline) */
-            if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
-            c->high_water = c->fast_limit = n + 1;
-        }
-        c->count = n + 1;
-        i = c->roster[n];
+    uint32_t n = c->count;
+    if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
+        /* the pool is full, has hooks, or count is about to pass the high
+         * water mark (n == high_water then: raise it here, still inline) */
+        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
+        c->high_water = c->fast_limit = n + 1;
     }
+    uint32_t i = opool__roster_take(c);
     uint32_t g = ++c->slot[i].gen;
     c->allocs++;
     if (out) out->bits = (uint64_t)g << 32 | i;
@@ -560,12 +592,9 @@ static inline opool_status opool_free(opool *p, opool_handle h) {
     opool__hot *c = (opool__hot *)(void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
-    opool__slot *s = &c->slot[i];
-    if (OPOOL_UNLIKELY(s->gen != g || !(g & 1))) return opool__free_slow(p, h);
-    if (c->pending != 0) opool__settle(c);
-    c->count--;
-    c->pending = i + 1;
-    s->gen = g + 1;
+    if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return opool__free_slow(p, h);
+    opool__roster_release(c, i);
+    c->slot[i].gen = g + 1;
     return OPOOL_OK;
 }
 
@@ -1584,7 +1613,6 @@ OPOOL__INTERNAL void opool__slot_freed(opool *p, void *obj);
 OPOOL__INTERNAL bool opool__reserve_slots(opool *p, uint32_t n);
 OPOOL__INTERNAL bool opool__grow(opool *p);
 OPOOL__INTERNAL opool_handle opool__handle(uint32_t i, uint32_t gen);
-OPOOL__INTERNAL void opool__settled(opool *p);
 OPOOL__INTERNAL opool_status opool__classify(const opool *p, opool_handle h);
 OPOOL__INTERNAL void opool__release(opool *p, uint32_t i);
 OPOOL__INTERNAL void opool__release_all(opool *p);
@@ -1592,7 +1620,7 @@ OPOOL__INTERNAL void opool__release_all(opool *p);
 /* ---- tests and fuzzers only (defined in opool_check.c) -------------------- */
 
 /* Verify every invariant of p's layout (geometry, chunks, the roster as a
- * permutation with the deferred swap-delete taken into account, the live
+ * permutation, the live
  * prefix and free suffix, markers, counters, the inline paths' bounds).
  * True if all hold; else false with the first violation described in why
  * (if why is not NULL). O(slots). The library never calls it. */
@@ -1696,27 +1724,6 @@ uint32_t opool__chunk_hi(const opool *p, uint32_t c) {
 
 size_t opool__chunk_bytes(const opool *p, uint32_t c) {
     return (size_t)(opool__chunk_hi(p, c) - opool__chunk_lo(p, c)) * p->hot.stride;
-}
-
-/* The object of slot i in a chunk after the first (the header's inline path
- * handles chunk 0): chunk c holds the indices whose bit width beyond the
- * shift is c. */
-void *opool__far(const opool *p, uint32_t i) {
-    const opool__hot *h = &p->hot;
-    uint64_t q = (uint64_t)i >> h->shift;
-#if defined(__GNUC__) || defined(__clang__)
-    uint32_t c = (uint32_t)(63 - __builtin_clzll(q * 2 + 1));
-#else
-    uint32_t c = 0;
-    for (; q; q >>= 1) c++;
-#endif
-    return (void *)(h->base[c] + (uintptr_t)i * h->stride);
-}
-
-void *opool__get_far(const opool *p, opool_handle h) {
-    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (i >= p->hot.nslots || p->hot.slot[i].gen != g || !(g & 1)) return NULL;
-    return opool__far(p, i);
 }
 
 bool opool__chunk_backed(const opool *p, uint32_t c) {
@@ -1879,8 +1886,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     for (uint32_t i = lo; i < hi; i++) {
         /* a slot retired before shrink gave its chunk back stays retired */
         if (h->slot[i].pos == OPOOL__RETIRED) continue;
-        h->slot[i].pos = h->limit;
-        h->roster[h->limit++] = i;
+        opool__roster_put(h, h->limit++, i);
     }
     p->chunk_mem[c] = mem;
     h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
@@ -1898,12 +1904,6 @@ opool_handle opool__handle(uint32_t i, uint32_t gen) {
     return h;
 }
 
-/* Settle a deferred swap-delete (see opool__settle): every path that reads
- * roster positions beyond the inline ones starts here. */
-void opool__settled(opool *p) {
-    if (p->hot.pending != 0) opool__settle(&p->hot);
-}
-
 /* OPOOL_OK if h is live in p, else the status every handle-taking call gives. */
 opool_status opool__classify(const opool *p, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
@@ -1911,25 +1911,18 @@ opool_status opool__classify(const opool *p, opool_handle h) {
     return p->hot.slot[i].gen == g ? OPOOL_OK : OPOOL_ESTALE;
 }
 
-/* The slot at roster position `count` (the top of the free stack) has just
- * gone through its last generation: take it out of the roster for good. */
-static void opool__retire_top(opool *p, uint32_t i) {
+/* Live slot i has just gone through its last generation: it leaves the
+ * roster for good (its free-stack place goes to the roster's last entry). */
+static void opool__retire(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
-    uint32_t at = h->slot[i].pos, last = h->limit - 1;
-    opool__assert(at == h->count);
-    if (at != last) {
-        uint32_t k = h->roster[last];
-        h->roster[at] = k;
-        h->slot[k].pos = at;
-    }
-    h->limit = last;
+    opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
+    h->limit--;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
     opool__update_fast(p);
 }
 
-/* Free live slot i: fini, swap-delete (deferred, as the inline free does),
- * next generation, poison, retire. */
+/* Free live slot i: fini, swap-delete, next generation, poison, retire. */
 void opool__release(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
     uint32_t g = h->slot[i].gen;
@@ -1938,15 +1931,10 @@ void opool__release(opool *p, uint32_t i) {
         p->desc.fini(obj, p->desc.user);
         if (h->slot[i].gen != g) return; /* fini freed its own object */
     }
-    opool__settled(p);
-    h->count--;
-    h->pending = i + 1;
+    opool__roster_release(h, i);
     h->slot[i].gen = ++g;
     opool__slot_freed(p, obj);
-    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) {
-        opool__settle(h);
-        opool__retire_top(p, i);
-    }
+    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) opool__retire(p, i);
     if (p->episode) {
         p->episode = false;
         opool__update_fast(p);
@@ -1955,11 +1943,7 @@ void opool__release(opool *p, uint32_t i) {
 
 /* Free every live object, last roster entry first (fini may free others). */
 void opool__release_all(opool *p) {
-    while (p->hot.count > 0) {
-        opool__settled(p);
-        opool__release(p, p->hot.roster[p->hot.count - 1]);
-    }
-    opool__settled(p);
+    while (p->hot.count > 0) opool__release(p, p->hot.roster[p->hot.count - 1]);
 }
 
 /* Slot i has just become live with generation g: the checks and hooks. */
@@ -2046,8 +2030,7 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     p->checker = opool__checker_active();
     for (uint32_t i = 0; i < g->first; i++) {
         h->slot[i].gen = p->gen0;
-        h->slot[i].pos = i;
-        h->roster[i] = i;
+        opool__roster_put(h, i, i);
     }
     /* chunks the index space [0, max_capacity) spans */
     p->nchunks = 1;
@@ -2109,9 +2092,7 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
         }
         return NULL;
     }
-    uint32_t i = h->pending ? h->pending - 1 : h->roster[h->count];
-    h->pending = 0;
-    h->count++;
+    uint32_t i = opool__roster_take(h);
     uint32_t g = ++h->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return opool__prepare(p, i, g - 1);
@@ -2133,17 +2114,13 @@ void *opool_alloc_at(opool *p, opool_handle want) {
     uint32_t i = opool_handle_index(want), g = opool_handle_generation(want);
     if (p == NULL || !(g & 1) || i >= p->max_capacity) return NULL;
     opool__hot *h = &p->hot;
-    opool__settled(p);
     while (i >= h->nslots || h->slot[i].pos == OPOOL__UNBACKED)
         if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return NULL;
     uint32_t pos = h->slot[i].pos, prev = h->slot[i].gen;
     if (pos == OPOOL__RETIRED || (prev & 1)) return NULL;
-    /* take slot i out of the free stack: the top of the stack fills its place */
-    uint32_t top = h->count++, k = h->roster[top];
-    h->roster[pos] = k;
-    h->slot[k].pos = pos;
-    h->roster[top] = i;
-    h->slot[i].pos = top;
+    /* slot i goes to the top of the free stack, whose old top takes its place */
+    opool__roster_swap(h, pos, h->count);
+    opool__roster_take(h);
     h->slot[i].gen = g;
     return opool__prepare(p, i, prev);
 }
@@ -2186,8 +2163,7 @@ void opool_clear(opool *p) {
     for (uint32_t i = 0; i < h->nslots; i++) {
         uint32_t pos = h->slot[i].pos;
         if (pos == OPOOL__RETIRED || pos == OPOOL__UNBACKED) continue;
-        h->slot[i].pos = k;
-        h->roster[k++] = i;
+        opool__roster_put(h, k++, i);
     }
     opool__assert(k == h->limit);
 }
@@ -2197,12 +2173,10 @@ uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
 void opool_sort(opool *p) {
     if (p == NULL) return;
     opool__hot *h = &p->hot;
-    opool__settled(p);
     uint32_t k = 0;
     for (uint32_t i = 0; i < h->nslots && k < h->count; i++) {
         if (!(h->slot[i].gen & 1)) continue;
-        h->slot[i].pos = k;
-        h->roster[k++] = i;
+        opool__roster_put(h, k++, i);
     }
     opool__assert(k == h->count);
 }
@@ -2211,7 +2185,6 @@ uint32_t opool_shrink(opool *p) {
     if (p == NULL) return 0;
     opool__hot *h = &p->hot;
     uint32_t released = 0;
-    opool__settled(p);
     for (uint32_t c = 1; c < p->nchunks; c++) {
         if (!p->chunk_mem[c]) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
@@ -2234,8 +2207,7 @@ uint32_t opool_shrink(opool *p) {
     for (uint32_t at = h->count; at < h->limit; at++) {
         uint32_t i = h->roster[at];
         if (h->slot[i].pos == OPOOL__UNBACKED) continue;
-        h->slot[i].pos = k;
-        h->roster[k++] = i;
+        opool__roster_put(h, k++, i);
     }
     h->limit = k;
     opool__update_fast(p);
@@ -2320,19 +2292,6 @@ static bool opool__fail(opool__why *w, const char *fmt, ...) {
 static bool opool__is_pow2(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
 /* ==== check ============================================================== */
-
-/* The settled roster entry at position k (what opool__roster_at gives for
- * live positions, extended to the free part): with a deferred swap-delete
- * pending, the pending slot's place holds the entry waiting at roster[count],
- * and roster[count] holds the pending slot. */
-static uint32_t opool__settled_at(const opool__hot *h, uint32_t k) {
-    if (h->pending != 0) {
-        uint32_t q = h->pending - 1;
-        if (k == h->slot[q].pos) return h->roster[h->count];
-        if (k == h->count) return q;
-    }
-    return h->roster[k];
-}
 
 /* Geometry: the fields fixed at create, against each other and against the
  * desc they came from. */
@@ -2493,26 +2452,17 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
     if (live != h->count)
         return opool__fail(w, "%" PRIu32 " live slots, count %" PRIu32, live, h->count);
 
-    if (h->pending != 0) {
-        uint32_t q = h->pending - 1;
-        if (q >= h->nslots) return opool__fail(w, "pending slot %" PRIu32 " beyond nslots", q);
-        if (h->slot[q].gen & 1) return opool__fail(w, "pending slot %" PRIu32 " is live", q);
-        if (h->slot[q].pos > h->count)
-            return opool__fail(w, "pending slot %" PRIu32 " at pos %" PRIu32 " past count %" PRIu32,
-                               q, h->slot[q].pos, h->count);
-        if (h->count == h->limit) return opool__fail(w, "pending with no free slot");
-    }
-    /* the settled view: live prefix, free suffix */
+    /* live prefix, free suffix */
     for (uint32_t k = 0; k < h->limit; k++) {
-        uint32_t i = opool__settled_at(h, k);
+        uint32_t i = h->roster[k];
         bool odd = (h->slot[i].gen & 1) != 0;
         if (k < h->count && !odd)
             return opool__fail(
-                w, "settled roster[%" PRIu32 "] = slot %" PRIu32 " is free, count %" PRIu32, k, i,
+                w, "roster[%" PRIu32 "] = slot %" PRIu32 " is free, count %" PRIu32, k, i,
                 h->count);
         if (k >= h->count && odd)
             return opool__fail(
-                w, "settled roster[%" PRIu32 "] = slot %" PRIu32 " is live, count %" PRIu32, k, i,
+                w, "roster[%" PRIu32 "] = slot %" PRIu32 " is live, count %" PRIu32, k, i,
                 h->count);
     }
     return true;
@@ -4470,25 +4420,14 @@ static size_t opool__save_sink(void *ctx, const void *data, size_t size) {
 /*
  * Write p as docs/FORMAT.md describes: the header, every slot record, every
  * live object in live-list order, the checksum. Reads the pool and nothing
- * else: the roster is written as readers see it (settled), and a deferred
- * swap-delete is recorded as the header's `deferred` field, so a load gives
- * back exactly this state. OPOOL_ENOMEM: the buffer for save_object's bytes;
- * OPOOL_ECORRUPT: a short write or save_object returned false.
+ * else. OPOOL_ENOMEM: the buffer for save_object's bytes; OPOOL_ECORRUPT: a
+ * short write or save_object returned false.
  */
 opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     if (p == NULL || write == NULL) return OPOOL_EINVAL;
     const opool__hot *h = &p->hot;
     const opool_desc *d = &p->desc;
     uint32_t n = h->count;
-
-    /* the deferred swap-delete, as opool__settle would resolve it:
-     * q (freed last) goes to position n, j (the last live entry) to q's place */
-    uint32_t q = UINT32_MAX, j = UINT32_MAX, qpos = 0;
-    if (h->pending != 0) {
-        q = h->pending - 1;
-        qpos = h->slot[q].pos;
-        j = h->roster[n];
-    }
 
     opool__image im;
     memset(&im, 0, sizeof im);
@@ -4506,7 +4445,6 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     im.nslots = h->nslots;
     im.limit = h->limit;
     im.count = n;
-    im.deferred = h->pending ? qpos + 1 : 0;
     im.high_water = h->high_water;
     im.retired = p->retired;
     for (uint32_t c = 0; c < p->nchunks; c++)
@@ -4528,15 +4466,14 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     opool__save_bytes(&w, rec, OPOOL__IMG_HEADER);
 
     for (uint32_t i = 0; i < h->nslots && !w.failed; i++) {
-        uint32_t pos = i == q ? n : i == j ? qpos : h->slot[i].pos;
-        opool__io_put32(opool__io_put32(rec, h->slot[i].gen), pos);
+        opool__io_put32(opool__io_put32(rec, h->slot[i].gen), h->slot[i].pos);
         opool__save_bytes(&w, rec, OPOOL__IMG_SLOT);
     }
 
     opool_status st = OPOOL_OK;
     opool__scratch s = {&p->mem, NULL, 0, 0, false};
     for (uint32_t k = 0; k < n && !w.failed; k++) {
-        const void *obj = opool__object(h, opool__roster_at(h, k));
+        const void *obj = opool__object(h, h->roster[k]);
         if (d->save_object == NULL) {
             opool__save_bytes(&w, obj, d->object_size);
             continue;
@@ -4653,7 +4590,7 @@ static bool opool__load_header_ok(const opool__image *im) {
     if (im->limit > im->nslots || im->count > im->limit || im->retired > im->nslots) return false;
     if (im->high_water < im->count || im->high_water > im->max_capacity) return false;
     if (im->allocs < im->count || im->evictions > im->allocs - im->count) return false;
-    /* deferred: the free stack's top may take back a live position up to count */
+    /* deferred (older writers): 1 + a live position, with a free slot left */
     if (im->deferred != 0 && (im->deferred - 1 > im->count || im->count >= im->limit)) return false;
     return true;
 }
@@ -4738,8 +4675,10 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
     for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT) {
         uint32_t pos = opool__io_get32(rec + 4);
         h->slot[i].gen = opool__io_get32(rec);
-        h->slot[i].pos = pos;
-        if (pos < im->limit) h->roster[pos] = i;
+        if (pos < im->limit)
+            opool__roster_put(h, pos, i);
+        else
+            h->slot[i].pos = pos; /* a marker: retired, or without storage */
     }
     h->nslots = im->nslots;
     h->limit = im->limit;
@@ -4774,16 +4713,6 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
         rec += (size_t)len;
     }
 
-    if (im->deferred != 0) {
-        /* undo the settling save did: q waits at j's place, j at the top */
-        uint32_t n = im->count, qpos = im->deferred - 1;
-        uint32_t q = h->roster[n], j = h->roster[qpos];
-        h->roster[qpos] = q;
-        h->slot[q].pos = qpos;
-        h->roster[n] = j;
-        h->slot[j].pos = n;
-        h->pending = q + 1;
-    }
     *out = p;
     return OPOOL_OK;
 

@@ -43,12 +43,30 @@
  * slot's roster entry with the last live one and decrements count. Reuse is
  * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
  *
- * The swap of a free is deferred until the next call that needs it. When
- * that call is an alloc, the freed slot (the top of the free stack) simply
- * returns to its old roster place and the roster is never written, so
- * replacing an object costs no more than the generation check. The only
- * visible effect: an object allocated right after a free takes the freed
- * object's place in the live list instead of the end of it.
+ * ITERATION. The live list is what opool_live_object(p, i) and
+ * opool_live_handle(p, i) read, for i in [0, count). In the loop
+ *
+ *     for (uint32_t i = opool_count(pool); i-- > 0;) { ... opool_live_object(pool, i) ... }
+ *
+ * whatever happened to the pool before it:
+ *   - every object live when the loop starts is visited exactly once;
+ *   - freeing the object at i (the current one) is allowed: the live list's
+ *     last entry, already visited or allocated inside the loop, takes its
+ *     place, which the loop has passed;
+ *   - allocating is allowed, and no object allocated inside the loop is
+ *     visited: a new object joins the end of the live list, behind i;
+ *   - freeing an object the loop has already visited (a position above i)
+ *     changes nothing for the rest of the loop;
+ *   - freeing an object not yet visited (a position below i) removes it from
+ *     the loop, and the live list's last entry moves into its place, so that
+ *     entry is visited there: a second time if the loop had visited it, or
+ *     for the first time if it was allocated inside the loop. To drop
+ *     arbitrary objects during a pass, free the current one instead, or
+ *     collect handles and free them after the loop.
+ * A growth (OPOOL_FULL_GROW) or an eviction inside the loop follows the same
+ * rules: growth adds free slots only, and an eviction is a free of the victim.
+ * opool_sort, opool_clear, opool_shrink and opool_load rebuild the list: call
+ * them between loops, not inside one.
  *
  * Memory per slot: the object rounded up to its alignment (the stride), plus
  * 12 bytes of bookkeeping (8 for the slot record, 4 for the roster entry).
@@ -300,8 +318,10 @@ static inline uint32_t opool_count(const opool *p);
 /* Slots usable now (retired ones excluded); 0 for NULL. O(1). */
 OPOOL_API uint32_t opool_capacity(const opool *p);
 
-/* The i-th entry of the live roster, i in [0, count); OPOOL_NULL/NULL
- * otherwise. Iterate backwards to free while iterating. O(1). */
+/* The i-th entry of the live list, i in [0, count); OPOOL_NULL/NULL
+ * otherwise. Iterate backwards, i = count..0, to free and allocate while
+ * iterating: ITERATION at the top of this file says exactly what each does
+ * to the loop. O(1). */
 static inline opool_handle opool_live_handle(const opool *p, uint32_t i);
 static inline void *opool_live_object(const opool *p, uint32_t i);
 
@@ -374,60 +394,81 @@ typedef struct opool__hot {
     uint32_t nslots;     /* slot records: every index below is a slot */
     uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
     uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
-    uint32_t pending;    /* 1 + the slot freed last whose swap-delete is deferred, or 0 */
+    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint64_t allocs;
     size_t stride;
     /* base[c] + i * stride is the object at index i of chunk c */
     uintptr_t base[OPOOL__MAX_CHUNKS];
     uint32_t limit;      /* slots in the roster: usable capacity */
     uint32_t high_water;
-    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
 } opool__hot;
 
 OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
 OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
-/* The object of slot i beyond chunk 0. Pure (reads, never writes), so loops
- * around the inline paths keep the pool's fields in registers. */
-OPOOL_API OPOOL_PURE void *opool__far(const opool *p, uint32_t i);
-/* opool_get for an index beyond chunk 0 (or beyond every slot). Pure. */
-OPOOL_API OPOOL_PURE void *opool__get_far(const opool *p, opool_handle h);
 
-/* A free defers its swap-delete by one step: the freed slot keeps its roster
- * place (pending) and the last live entry waits at roster[count]. If the next
- * call is an alloc, the slot (the LIFO top) comes back in its old place and
- * the roster is never written: replacing an object costs no roster traffic.
- * Any other call that changes the roster settles the swap first; readers see
- * the settled roster through opool__roster_at without writing. */
-static inline void opool__settle(opool__hot *c) {
-    uint32_t q = c->pending - 1, pos = c->slot[q].pos, n = c->count;
-    uint32_t j = c->roster[n];
-    c->roster[pos] = j;
-    c->slot[j].pos = pos;
-    c->roster[n] = q;
-    c->slot[q].pos = n;
-    c->pending = 0;
+/* ---- the roster ------------------------------------------------------------
+ * One array of slot indices, [0, limit): positions [0, count) are the live
+ * list in iteration order, [count, limit) the free stack with its top at
+ * position count. Every slot in it knows its place: roster[slot[i].pos] == i.
+ * These operations are the only code that writes roster entries or puts a
+ * slot in the roster (opool__roster_put is the one store of both), so the
+ * invariant is kept here and nowhere else; a slot leaving the roster for good
+ * gets a marker in .pos instead (retired, or its chunk given back):
+ *   take     the free stack's top becomes the last live entry (alloc);
+ *   release  live slot i goes to the free stack's top; the last live entry
+ *            takes its place (free: a swap-delete, done at once);
+ *   swap     two positions trade entries (alloc_at, retiring a slot);
+ *   put      entry k is slot i (rebuilding: grow, clear, sort, shrink, load).
+ * Why at once: an object allocated inside the documented backward loop must
+ * land behind the loop's index. take appends at count, which is never below
+ * the index; release moves the last entry (already visited, or allocated
+ * inside the loop) into the place just visited. */
+
+static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
+    c->roster[k] = i;
+    c->slot[i].pos = k;
 }
 
-/* roster[i] for i < count, as if settled. */
-static inline uint32_t opool__roster_at(const opool__hot *c, uint32_t i) {
-    uint32_t s = c->roster[i];
-    if (OPOOL_UNLIKELY(c->pending != 0) && s == c->pending - 1) s = c->roster[c->count];
-    return s;
+static inline uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
+
+static inline void opool__roster_release(opool__hot *c, uint32_t i) {
+    uint32_t n = --c->count, k = c->slot[i].pos;
+    opool__roster_put(c, k, c->roster[n]);
+    opool__roster_put(c, n, i);
 }
 
-/* The object of slot i of chunk 0 (i < first). */
-static inline void *opool__near(const opool__hot *c, uint32_t i) {
-    void *obj = (void *)(c->base[0] + (uintptr_t)i * c->stride);
+static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
+    uint32_t i = c->roster[a];
+    opool__roster_put(c, a, c->roster[b]);
+    opool__roster_put(c, b, i);
+}
+
+/* ---- objects -------------------------------------------------------------- */
+
+/* The chunk of slot i: 0 below 2^shift (every slot of a fixed pool, whose
+ * shift is 32), else the bit width of i >> shift. */
+static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
+    uint64_t q = (uint64_t)i >> c->shift;
+#if defined(__GNUC__) || defined(__clang__)
+    return q == 0 ? 0 : (uint32_t)(64 - __builtin_clzll(q));
+#else
+    uint32_t w = 0;
+    for (; q; q >>= 1) w++;
+    return w;
+#endif
+}
+
+/* The object of slot i of chunk c. */
+static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i) {
+    void *obj = (void *)(c->base[chunk] + (uintptr_t)i * c->stride);
     OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
     return obj;
 }
 
-/* The object of a slot known to exist: chunk 0 inline, the rest out of line. */
+/* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
+ * takes the first branch; a grown chunk costs a shift and a bit count. */
 static inline void *opool__object(const opool__hot *c, uint32_t i) {
-    if (OPOOL_LIKELY(i < c->first)) return opool__near(c, i);
-    void *obj = opool__far((const opool *)(const void *)c, i);
-    OPOOL__NONNULL(obj);
-    return obj;
+    return opool__object_in(c, OPOOL_LIKELY(i < c->first) ? 0 : opool__chunk_of(c, i), i);
 }
 
 static inline void *opool_get(const opool *p, opool_handle h) {
@@ -436,9 +477,10 @@ static inline void *opool_get(const opool *p, opool_handle h) {
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
     if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
         if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
-        return opool__near(c, i);
+        return opool__object_in(c, 0, i);
     }
-    return opool__get_far(p, h);
+    if (OPOOL_UNLIKELY(i >= c->nslots || c->slot[i].gen != g || !(g & 1))) return NULL;
+    return opool__object_in(c, opool__chunk_of(c, i), i);
 }
 
 static inline bool opool_valid(const opool *p, opool_handle h) { return opool_get(p, h) != NULL; }
@@ -457,7 +499,7 @@ static inline opool_handle opool_live_handle(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c != NULL && i < c->count) {
-        uint32_t s = opool__roster_at(c, i);
+        uint32_t s = c->roster[i];
         h.bits = (uint64_t)c->slot[s].gen << 32 | s;
     }
     return h;
@@ -466,30 +508,20 @@ static inline opool_handle opool_live_handle(const opool *p, uint32_t i) {
 static inline void *opool_live_object(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL || i >= c->count) return NULL;
-    return opool__object(c, opool__roster_at(c, i));
+    return opool__object(c, c->roster[i]);
 }
 
 static inline void *opool_alloc(opool *p, opool_handle *out) {
     opool__hot *c = (opool__hot *)(void *)p;
     if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out);
-    uint32_t i, q = c->pending;
-    if (OPOOL_LIKELY(q != 0 && c->free_limit != 0)) {
-        /* replacing what was just freed: the slot is still in its roster
-         * place, and count cannot pass the high water mark or the limit */
-        c->pending = 0;
-        c->count++;
-        i = q - 1;
-    } else {
-        uint32_t n = c->count;
-        if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
-            /* the pool is full, has hooks, or count is about to pass the high
-             * water mark (n == high_water then: raise it here, still inline) */
-            if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
-            c->high_water = c->fast_limit = n + 1;
-        }
-        c->count = n + 1;
-        i = c->roster[n];
+    uint32_t n = c->count;
+    if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
+        /* the pool is full, has hooks, or count is about to pass the high
+         * water mark (n == high_water then: raise it here, still inline) */
+        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
+        c->high_water = c->fast_limit = n + 1;
     }
+    uint32_t i = opool__roster_take(c);
     uint32_t g = ++c->slot[i].gen;
     c->allocs++;
     if (out) out->bits = (uint64_t)g << 32 | i;
@@ -500,12 +532,9 @@ static inline opool_status opool_free(opool *p, opool_handle h) {
     opool__hot *c = (opool__hot *)(void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
-    opool__slot *s = &c->slot[i];
-    if (OPOOL_UNLIKELY(s->gen != g || !(g & 1))) return opool__free_slow(p, h);
-    if (c->pending != 0) opool__settle(c);
-    c->count--;
-    c->pending = i + 1;
-    s->gen = g + 1;
+    if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return opool__free_slow(p, h);
+    opool__roster_release(c, i);
+    c->slot[i].gen = g + 1;
     return OPOOL_OK;
 }
 

@@ -82,27 +82,6 @@ size_t opool__chunk_bytes(const opool *p, uint32_t c) {
     return (size_t)(opool__chunk_hi(p, c) - opool__chunk_lo(p, c)) * p->hot.stride;
 }
 
-/* The object of slot i in a chunk after the first (the header's inline path
- * handles chunk 0): chunk c holds the indices whose bit width beyond the
- * shift is c. */
-void *opool__far(const opool *p, uint32_t i) {
-    const opool__hot *h = &p->hot;
-    uint64_t q = (uint64_t)i >> h->shift;
-#if defined(__GNUC__) || defined(__clang__)
-    uint32_t c = (uint32_t)(63 - __builtin_clzll(q * 2 + 1));
-#else
-    uint32_t c = 0;
-    for (; q; q >>= 1) c++;
-#endif
-    return (void *)(h->base[c] + (uintptr_t)i * h->stride);
-}
-
-void *opool__get_far(const opool *p, opool_handle h) {
-    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (i >= p->hot.nslots || p->hot.slot[i].gen != g || !(g & 1)) return NULL;
-    return opool__far(p, i);
-}
-
 bool opool__chunk_backed(const opool *p, uint32_t c) {
     return c == 0 || p->chunk_mem[c] != NULL;
 }
@@ -263,8 +242,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     for (uint32_t i = lo; i < hi; i++) {
         /* a slot retired before shrink gave its chunk back stays retired */
         if (h->slot[i].pos == OPOOL__RETIRED) continue;
-        h->slot[i].pos = h->limit;
-        h->roster[h->limit++] = i;
+        opool__roster_put(h, h->limit++, i);
     }
     p->chunk_mem[c] = mem;
     h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
@@ -282,12 +260,6 @@ opool_handle opool__handle(uint32_t i, uint32_t gen) {
     return h;
 }
 
-/* Settle a deferred swap-delete (see opool__settle): every path that reads
- * roster positions beyond the inline ones starts here. */
-void opool__settled(opool *p) {
-    if (p->hot.pending != 0) opool__settle(&p->hot);
-}
-
 /* OPOOL_OK if h is live in p, else the status every handle-taking call gives. */
 opool_status opool__classify(const opool *p, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
@@ -295,25 +267,18 @@ opool_status opool__classify(const opool *p, opool_handle h) {
     return p->hot.slot[i].gen == g ? OPOOL_OK : OPOOL_ESTALE;
 }
 
-/* The slot at roster position `count` (the top of the free stack) has just
- * gone through its last generation: take it out of the roster for good. */
-static void opool__retire_top(opool *p, uint32_t i) {
+/* Live slot i has just gone through its last generation: it leaves the
+ * roster for good (its free-stack place goes to the roster's last entry). */
+static void opool__retire(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
-    uint32_t at = h->slot[i].pos, last = h->limit - 1;
-    opool__assert(at == h->count);
-    if (at != last) {
-        uint32_t k = h->roster[last];
-        h->roster[at] = k;
-        h->slot[k].pos = at;
-    }
-    h->limit = last;
+    opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
+    h->limit--;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
     opool__update_fast(p);
 }
 
-/* Free live slot i: fini, swap-delete (deferred, as the inline free does),
- * next generation, poison, retire. */
+/* Free live slot i: fini, swap-delete, next generation, poison, retire. */
 void opool__release(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
     uint32_t g = h->slot[i].gen;
@@ -322,15 +287,10 @@ void opool__release(opool *p, uint32_t i) {
         p->desc.fini(obj, p->desc.user);
         if (h->slot[i].gen != g) return; /* fini freed its own object */
     }
-    opool__settled(p);
-    h->count--;
-    h->pending = i + 1;
+    opool__roster_release(h, i);
     h->slot[i].gen = ++g;
     opool__slot_freed(p, obj);
-    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) {
-        opool__settle(h);
-        opool__retire_top(p, i);
-    }
+    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) opool__retire(p, i);
     if (p->episode) {
         p->episode = false;
         opool__update_fast(p);
@@ -339,11 +299,7 @@ void opool__release(opool *p, uint32_t i) {
 
 /* Free every live object, last roster entry first (fini may free others). */
 void opool__release_all(opool *p) {
-    while (p->hot.count > 0) {
-        opool__settled(p);
-        opool__release(p, p->hot.roster[p->hot.count - 1]);
-    }
-    opool__settled(p);
+    while (p->hot.count > 0) opool__release(p, p->hot.roster[p->hot.count - 1]);
 }
 
 /* Slot i has just become live with generation g: the checks and hooks. */
@@ -430,8 +386,7 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     p->checker = opool__checker_active();
     for (uint32_t i = 0; i < g->first; i++) {
         h->slot[i].gen = p->gen0;
-        h->slot[i].pos = i;
-        h->roster[i] = i;
+        opool__roster_put(h, i, i);
     }
     /* chunks the index space [0, max_capacity) spans */
     p->nchunks = 1;
@@ -493,9 +448,7 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
         }
         return NULL;
     }
-    uint32_t i = h->pending ? h->pending - 1 : h->roster[h->count];
-    h->pending = 0;
-    h->count++;
+    uint32_t i = opool__roster_take(h);
     uint32_t g = ++h->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return opool__prepare(p, i, g - 1);
@@ -517,17 +470,13 @@ void *opool_alloc_at(opool *p, opool_handle want) {
     uint32_t i = opool_handle_index(want), g = opool_handle_generation(want);
     if (p == NULL || !(g & 1) || i >= p->max_capacity) return NULL;
     opool__hot *h = &p->hot;
-    opool__settled(p);
     while (i >= h->nslots || h->slot[i].pos == OPOOL__UNBACKED)
         if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return NULL;
     uint32_t pos = h->slot[i].pos, prev = h->slot[i].gen;
     if (pos == OPOOL__RETIRED || (prev & 1)) return NULL;
-    /* take slot i out of the free stack: the top of the stack fills its place */
-    uint32_t top = h->count++, k = h->roster[top];
-    h->roster[pos] = k;
-    h->slot[k].pos = pos;
-    h->roster[top] = i;
-    h->slot[i].pos = top;
+    /* slot i goes to the top of the free stack, whose old top takes its place */
+    opool__roster_swap(h, pos, h->count);
+    opool__roster_take(h);
     h->slot[i].gen = g;
     return opool__prepare(p, i, prev);
 }
@@ -570,8 +519,7 @@ void opool_clear(opool *p) {
     for (uint32_t i = 0; i < h->nslots; i++) {
         uint32_t pos = h->slot[i].pos;
         if (pos == OPOOL__RETIRED || pos == OPOOL__UNBACKED) continue;
-        h->slot[i].pos = k;
-        h->roster[k++] = i;
+        opool__roster_put(h, k++, i);
     }
     opool__assert(k == h->limit);
 }
@@ -581,12 +529,10 @@ uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
 void opool_sort(opool *p) {
     if (p == NULL) return;
     opool__hot *h = &p->hot;
-    opool__settled(p);
     uint32_t k = 0;
     for (uint32_t i = 0; i < h->nslots && k < h->count; i++) {
         if (!(h->slot[i].gen & 1)) continue;
-        h->slot[i].pos = k;
-        h->roster[k++] = i;
+        opool__roster_put(h, k++, i);
     }
     opool__assert(k == h->count);
 }
@@ -595,7 +541,6 @@ uint32_t opool_shrink(opool *p) {
     if (p == NULL) return 0;
     opool__hot *h = &p->hot;
     uint32_t released = 0;
-    opool__settled(p);
     for (uint32_t c = 1; c < p->nchunks; c++) {
         if (!p->chunk_mem[c]) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
@@ -618,8 +563,7 @@ uint32_t opool_shrink(opool *p) {
     for (uint32_t at = h->count; at < h->limit; at++) {
         uint32_t i = h->roster[at];
         if (h->slot[i].pos == OPOOL__UNBACKED) continue;
-        h->slot[i].pos = k;
-        h->roster[k++] = i;
+        opool__roster_put(h, k++, i);
     }
     h->limit = k;
     opool__update_fast(p);

@@ -35,19 +35,6 @@ static bool opool__is_pow2(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
 /* ==== check ============================================================== */
 
-/* The settled roster entry at position k (what opool__roster_at gives for
- * live positions, extended to the free part): with a deferred swap-delete
- * pending, the pending slot's place holds the entry waiting at roster[count],
- * and roster[count] holds the pending slot. */
-static uint32_t opool__settled_at(const opool__hot *h, uint32_t k) {
-    if (h->pending != 0) {
-        uint32_t q = h->pending - 1;
-        if (k == h->slot[q].pos) return h->roster[h->count];
-        if (k == h->count) return q;
-    }
-    return h->roster[k];
-}
-
 /* Geometry: the fields fixed at create, against each other and against the
  * desc they came from. */
 static bool opool__check_geometry(const opool *p, opool__why *w) {
@@ -207,26 +194,17 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
     if (live != h->count)
         return opool__fail(w, "%" PRIu32 " live slots, count %" PRIu32, live, h->count);
 
-    if (h->pending != 0) {
-        uint32_t q = h->pending - 1;
-        if (q >= h->nslots) return opool__fail(w, "pending slot %" PRIu32 " beyond nslots", q);
-        if (h->slot[q].gen & 1) return opool__fail(w, "pending slot %" PRIu32 " is live", q);
-        if (h->slot[q].pos > h->count)
-            return opool__fail(w, "pending slot %" PRIu32 " at pos %" PRIu32 " past count %" PRIu32,
-                               q, h->slot[q].pos, h->count);
-        if (h->count == h->limit) return opool__fail(w, "pending with no free slot");
-    }
-    /* the settled view: live prefix, free suffix */
+    /* live prefix, free suffix */
     for (uint32_t k = 0; k < h->limit; k++) {
-        uint32_t i = opool__settled_at(h, k);
+        uint32_t i = h->roster[k];
         bool odd = (h->slot[i].gen & 1) != 0;
         if (k < h->count && !odd)
             return opool__fail(
-                w, "settled roster[%" PRIu32 "] = slot %" PRIu32 " is free, count %" PRIu32, k, i,
+                w, "roster[%" PRIu32 "] = slot %" PRIu32 " is free, count %" PRIu32, k, i,
                 h->count);
         if (k >= h->count && odd)
             return opool__fail(
-                w, "settled roster[%" PRIu32 "] = slot %" PRIu32 " is live, count %" PRIu32, k, i,
+                w, "roster[%" PRIu32 "] = slot %" PRIu32 " is live, count %" PRIu32, k, i,
                 h->count);
     }
     return true;

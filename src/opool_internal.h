@@ -138,7 +138,6 @@ void opool__slot_freed(opool *p, void *obj);
 bool opool__reserve_slots(opool *p, uint32_t n);
 bool opool__grow(opool *p);
 opool_handle opool__handle(uint32_t i, uint32_t gen);
-void opool__settled(opool *p);
 opool_status opool__classify(const opool *p, opool_handle h);
 void opool__release(opool *p, uint32_t i);
 void opool__release_all(opool *p);
@@ -146,7 +145,7 @@ void opool__release_all(opool *p);
 /* ---- tests and fuzzers only (defined in opool_check.c) -------------------- */
 
 /* Verify every invariant of p's layout (geometry, chunks, the roster as a
- * permutation with the deferred swap-delete taken into account, the live
+ * permutation, the live
  * prefix and free suffix, markers, counters, the inline paths' bounds).
  * True if all hold; else false with the first violation described in why
  * (if why is not NULL). O(slots). The library never calls it. */

@@ -237,25 +237,14 @@ static size_t opool__save_sink(void *ctx, const void *data, size_t size) {
 /*
  * Write p as docs/FORMAT.md describes: the header, every slot record, every
  * live object in live-list order, the checksum. Reads the pool and nothing
- * else: the roster is written as readers see it (settled), and a deferred
- * swap-delete is recorded as the header's `deferred` field, so a load gives
- * back exactly this state. OPOOL_ENOMEM: the buffer for save_object's bytes;
- * OPOOL_ECORRUPT: a short write or save_object returned false.
+ * else. OPOOL_ENOMEM: the buffer for save_object's bytes; OPOOL_ECORRUPT: a
+ * short write or save_object returned false.
  */
 opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     if (p == NULL || write == NULL) return OPOOL_EINVAL;
     const opool__hot *h = &p->hot;
     const opool_desc *d = &p->desc;
     uint32_t n = h->count;
-
-    /* the deferred swap-delete, as opool__settle would resolve it:
-     * q (freed last) goes to position n, j (the last live entry) to q's place */
-    uint32_t q = UINT32_MAX, j = UINT32_MAX, qpos = 0;
-    if (h->pending != 0) {
-        q = h->pending - 1;
-        qpos = h->slot[q].pos;
-        j = h->roster[n];
-    }
 
     opool__image im;
     memset(&im, 0, sizeof im);
@@ -273,7 +262,6 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     im.nslots = h->nslots;
     im.limit = h->limit;
     im.count = n;
-    im.deferred = h->pending ? qpos + 1 : 0;
     im.high_water = h->high_water;
     im.retired = p->retired;
     for (uint32_t c = 0; c < p->nchunks; c++)
@@ -295,15 +283,14 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     opool__save_bytes(&w, rec, OPOOL__IMG_HEADER);
 
     for (uint32_t i = 0; i < h->nslots && !w.failed; i++) {
-        uint32_t pos = i == q ? n : i == j ? qpos : h->slot[i].pos;
-        opool__io_put32(opool__io_put32(rec, h->slot[i].gen), pos);
+        opool__io_put32(opool__io_put32(rec, h->slot[i].gen), h->slot[i].pos);
         opool__save_bytes(&w, rec, OPOOL__IMG_SLOT);
     }
 
     opool_status st = OPOOL_OK;
     opool__scratch s = {&p->mem, NULL, 0, 0, false};
     for (uint32_t k = 0; k < n && !w.failed; k++) {
-        const void *obj = opool__object(h, opool__roster_at(h, k));
+        const void *obj = opool__object(h, h->roster[k]);
         if (d->save_object == NULL) {
             opool__save_bytes(&w, obj, d->object_size);
             continue;
@@ -420,7 +407,7 @@ static bool opool__load_header_ok(const opool__image *im) {
     if (im->limit > im->nslots || im->count > im->limit || im->retired > im->nslots) return false;
     if (im->high_water < im->count || im->high_water > im->max_capacity) return false;
     if (im->allocs < im->count || im->evictions > im->allocs - im->count) return false;
-    /* deferred: the free stack's top may take back a live position up to count */
+    /* deferred (older writers): 1 + a live position, with a free slot left */
     if (im->deferred != 0 && (im->deferred - 1 > im->count || im->count >= im->limit)) return false;
     return true;
 }
@@ -505,8 +492,10 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
     for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT) {
         uint32_t pos = opool__io_get32(rec + 4);
         h->slot[i].gen = opool__io_get32(rec);
-        h->slot[i].pos = pos;
-        if (pos < im->limit) h->roster[pos] = i;
+        if (pos < im->limit)
+            opool__roster_put(h, pos, i);
+        else
+            h->slot[i].pos = pos; /* a marker: retired, or without storage */
     }
     h->nslots = im->nslots;
     h->limit = im->limit;
@@ -541,16 +530,6 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
         rec += (size_t)len;
     }
 
-    if (im->deferred != 0) {
-        /* undo the settling save did: q waits at j's place, j at the top */
-        uint32_t n = im->count, qpos = im->deferred - 1;
-        uint32_t q = h->roster[n], j = h->roster[qpos];
-        h->roster[qpos] = q;
-        h->slot[q].pos = qpos;
-        h->roster[n] = j;
-        h->slot[j].pos = n;
-        h->pending = q + 1;
-    }
     *out = p;
     return OPOOL_OK;
 

@@ -8,7 +8,8 @@
  * callback, roster entry and statistic a real pool built from the same desc
  * must produce.
  *
- * The rules it encodes (SPEC.md sections 2-3 and the team's notes):
+ * The rules it encodes, as include/opool.h states them (the top comment:
+ * HOW IT WORKS and ITERATION, and each function's comment):
  *   - handle = generation << 32 | index; a slot's generation is odd while
  *     live; every slot starts at gen0 = salt & ~1;
  *   - roster[0, count) is the live list, roster[count, limit) the free
@@ -65,7 +66,6 @@ struct model {
     bool *retired;
 
     uint32_t count, limit;
-    uint32_t pending; /* 1 + the slot freed last whose swap-delete is deferred, or 0 */
     bool in_episode; /* a failure was reported and nothing was freed since */
 
     /* statistics */
@@ -194,12 +194,8 @@ static inline bool model_get(const model *m, uint64_t h) {
 
 static inline bool model_at(const model *m, uint32_t i) { return model_is_live(m, i); }
 
-/* The slot of live roster entry k < count, as if the deferred swap-delete
- * were done: the pending slot's place is taken by the entry at roster[count]. */
-static inline uint32_t model_live_slot(const model *m, uint32_t k) {
-    uint32_t s = m->roster[k];
-    return m->pending != 0 && s == m->pending - 1 ? m->roster[m->count] : s;
-}
+/* The slot of live roster entry k < count. */
+static inline uint32_t model_live_slot(const model *m, uint32_t k) { return m->roster[k]; }
 
 /* Handle bits of the i-th live roster entry, 0 out of range. */
 static inline uint64_t model_live_handle(const model *m, uint32_t k) {
@@ -246,30 +242,18 @@ static inline void model__retire(model *m, uint32_t i) {
     m->retired_count++;
 }
 
-/* Do the deferred swap-delete, if any: the pending slot trades places with
- * the live entry waiting at roster[count]. */
-static inline void model__settle(model *m) {
-    if (m->pending == 0) return;
-    uint32_t q = m->pending - 1, at = m->pos[q], j = m->roster[m->count];
-    model__set(m, at, j);
-    model__set(m, m->count, q);
-    m->pending = 0;
-}
-
-/* Free live slot i: fini, generation +1, the swap-delete deferred (the slot
- * keeps its place until the next roster change), maybe retire. */
+/* Free live slot i: fini, generation +1, the last live entry moves into
+ * its place and it goes on top of the free stack, maybe retire. */
 static inline void model__free_live(model *m, uint32_t i) {
     m->fini_log[m->nfini++] = i;
-    model__settle(m);
+    uint32_t at = m->pos[i], last = m->roster[m->count - 1];
     m->count--;
-    m->pending = i + 1;
+    model__set(m, at, last);
+    model__set(m, m->count, i);
     m->gen[i]++;
     m->frees++;
     m->in_episode = false;
-    if ((m->flags & OPOOL_RETIRE_ON_WRAP) && m->gen[i] == m->gen0) {
-        model__settle(m);
-        model__retire(m, i);
-    }
+    if ((m->flags & OPOOL_RETIRE_ON_WRAP) && m->gen[i] == m->gen0) model__retire(m, i);
 }
 
 /* Add chunk c: its usable slots go to the bottom of the free stack, ascending. */
@@ -290,11 +274,10 @@ static inline uint32_t model__missing_chunk(const model *m) {
     return MODEL_NOPOS;
 }
 
-/* Take the top of the free stack (the pending slot, back in its old place,
- * or the one at roster position count) with generation g. */
+/* Take the top of the free stack (roster position count) with generation
+ * g: it becomes the last live entry. */
 static inline void model__take(model *m, uint32_t g) {
-    uint32_t i = m->pending ? m->pending - 1 : m->roster[m->count];
-    m->pending = 0;
+    uint32_t i = m->roster[m->count];
     m->count++;
     m->gen[i] = g;
     m->allocs++;
@@ -326,7 +309,7 @@ static inline bool model_alloc(model *m, uint64_t *out) {
             return false;
         }
     }
-    uint32_t i = m->pending ? m->pending - 1 : m->roster[m->count];
+    uint32_t i = m->roster[m->count];
     model__take(m, m->gen[i] + 1);
     m->ninit++;
     *out = model_bits(m->gen[i], i);
@@ -337,7 +320,6 @@ static inline bool model_alloc(model *m, uint64_t *out) {
 static inline bool model_alloc_at(model *m, uint64_t h) {
     uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);
     if ((g & 1) == 0 || i >= m->max) return false;
-    model__settle(m);
     if (m->retired[i] || (m->gen[i] & 1) != 0) return false;
     if (m->policy == OPOOL_FULL_GROW) {
         while (!model_has_storage(m, i)) model__add_chunk(m, model__missing_chunk(m));
@@ -376,7 +358,6 @@ static inline opool_status model_free_object(model *m, uint32_t index) {
 
 /* opool_clear. */
 static inline void model_clear(model *m) {
-    model__settle(m);
     for (uint32_t k = 0; k < m->count; k++) {
         uint32_t i = m->roster[k];
         m->fini_log[m->nfini++] = i;
@@ -407,7 +388,6 @@ static inline int model__cmp_u32(const void *a, const void *b) {
 
 /* opool_sort. */
 static inline void model_sort(model *m) {
-    model__settle(m);
     if (m->count > 1) qsort(m->roster, m->count, sizeof *m->roster, model__cmp_u32);
     for (uint32_t k = 0; k < m->count; k++) m->pos[m->roster[k]] = k;
 }
@@ -415,7 +395,6 @@ static inline void model_sort(model *m) {
 /* opool_shrink: the number of usable slots released. */
 static inline uint32_t model_shrink(model *m) {
     uint32_t released = 0;
-    model__settle(m);
     for (uint32_t c = 1; c < m->nchunks; c++) {
         if (!m->present[c]) continue;
         bool empty = true;

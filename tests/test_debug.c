@@ -1,5 +1,5 @@
 /*
- * test_debug.c -- the debug safety net (SPEC.md section 3, docs/DEBUGGING.md).
+ * test_debug.c -- the debug safety net (include/opool.h, docs/DEBUGGING.md).
  *
  *   OPOOL_POISON   free slots hold the repeating 32-bit pattern 0x1deadb0b
  *                  (bytes 0b db ea 1d); a changed pattern at reuse is

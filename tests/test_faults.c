@@ -186,7 +186,6 @@ static void rig_compare(rig *r, const char *after) {
     RIG_EQ(r, s.retired, w.retired);
     const opool__hot *c = (const opool__hot *)(const void *)r->p;
     RIG_EQ(r, c->nslots, m->nslots);
-    RIG_EQ(r, c->pending, m->pending);
     for (uint32_t k = m->count; k < m->limit && !r->broken; k++)
         RIG_EQ(r, c->roster[k], m->roster[k]);
     for (uint32_t i = 0; i < m->nslots && !r->broken; i++) RIG_EQ(r, c->slot[i].gen, m->gen[i]);
@@ -304,8 +303,7 @@ static void rig_alloc_at(rig *r, uint32_t index, uint32_t gen) {
     } else {
         /* storage it added stays, free; the slot is then reachable or not */
         rig_sync_grows(r, before.grows);
-        if ((gen & 1) && index < r->m.max) { /* else it returns before settling */
-            model__settle(&r->m);
+        if ((gen & 1) && index < r->m.max) { /* else it returns at once */
             if (model_has_storage(&r->m, index)) RIG_CHECK(r, !model_alloc_at(&r->m, h.bits));
         }
     }
@@ -583,11 +581,11 @@ TEST(check_catches_each_corruption) {
     opool_handle last = {(uint64_t)(1000u - 1u) << 32 | 63}; /* retires when freed */
     REQUIRE(opool_alloc_at(p, last) != NULL);
     REQUIRE(opool_free(p, last) == OPOOL_OK);
-    REQUIRE(opool_free(p, h[1]) == OPOOL_OK); /* its swap-delete stays pending */
+    REQUIRE(opool_free(p, h[1]) == OPOOL_OK);
     char why[256];
     REQUIRE(opool__check(p, why, sizeof why));
     opool__hot *c = (opool__hot *)(void *)p;
-    REQUIRE(c->pending != 0 && p->retired == 1 && p->nchunks == 6);
+    REQUIRE(p->retired == 1 && p->nchunks == 6);
     REQUIRE(p->chunk_mem[4] != NULL && p->chunk_mem[5] == NULL); /* chunk 5 = [64, 100) */
     uint32_t live = opool_handle_index(opool_live_handle(p, 0));
     uint32_t free_top = c->roster[c->count + 1];
@@ -602,8 +600,6 @@ TEST(check_catches_each_corruption) {
     CORRUPT(size_t, "stride", c->stride, c->stride + 1);
     CORRUPT(uint32_t, "fast_limit", c->fast_limit, c->fast_limit + 1);
     CORRUPT(uint32_t, "free_limit", c->free_limit, c->nslots + 1);
-    CORRUPT(uint32_t, "pending out of range", c->pending, c->nslots + 1);
-    CORRUPT(uint32_t, "pending on a live slot", c->pending, live + 1);
     CORRUPT(uint32_t, "live slot made free", c->slot[live].gen, c->slot[live].gen + 1);
     CORRUPT(uint32_t, "free slot made live", c->slot[free_top].gen, c->slot[free_top].gen | 1);
     CORRUPT(uint32_t, "position", c->slot[live].pos, c->slot[free_top].pos);

@@ -1,6 +1,6 @@
 /*
  * test_pool.c -- the core pool's behaviour, one behaviour per test, exact
- * results (SPEC.md sections 2-3).
+ * results (include/opool.h).
  *
  * Most pools here use salt 0x1000: every slot starts at generation 0x1000,
  * so a slot's first handle has generation 0x1001 and the arithmetic in the
@@ -265,18 +265,18 @@ TEST(free_moves_last_live_entry_into_the_hole) {
     opool_destroy(p);
 }
 
-TEST(alloc_right_after_free_takes_the_freed_roster_place) {
+TEST(alloc_right_after_free_joins_the_end_of_the_live_list) {
     opool *p = make_pool(8, 8);
     REQUIRE(p);
     opool_handle h[4], n;
     alloc_n(p, 4, h);
     CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK);
     CHECK(opool_alloc(p, &n) != NULL);
-    CHECK_EQ_U64(opool_handle_index(n), 1); /* LIFO */
+    CHECK_EQ_U64(opool_handle_index(n), 1); /* LIFO: the freed slot */
     CHECK_EQ_U64(opool_live_handle(p, 0).bits, h[0].bits);
-    CHECK_EQ_U64(opool_live_handle(p, 1).bits, n.bits); /* the roster did not move */
+    CHECK_EQ_U64(opool_live_handle(p, 1).bits, h[3].bits); /* the last entry took the place */
     CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[2].bits);
-    CHECK_EQ_U64(opool_live_handle(p, 3).bits, h[3].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 3).bits, n.bits);
     opool_destroy(p);
 }
 
@@ -296,8 +296,10 @@ TEST(consecutive_frees_each_swap_delete) {
     CHECK(opool_alloc(p, &b) != NULL);
     CHECK_EQ_U64(opool_handle_index(a), 2);
     CHECK_EQ_U64(opool_handle_index(b), 0);
-    CHECK_EQ_U64(opool_live_handle(p, 2).bits, a.bits);
-    CHECK_EQ_U64(opool_live_handle(p, 3).bits, h[3].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 0).bits, h[4].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 1).bits, h[1].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[3].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 3).bits, a.bits);
     CHECK_EQ_U64(opool_live_handle(p, 4).bits, b.bits);
     opool_destroy(p);
 }
@@ -1127,9 +1129,9 @@ TEST(evict_makes_victim_handle_stale) {
     CHECK_EQ_U64(s.count, 3);
     CHECK_EQ_U64(s.failed_allocs, 0);
     CHECK_EQ_U64(r.reports, 1); /* only the stale free */
-    /* free then alloc: the new object takes the victim's roster place */
-    CHECK_EQ_U64(opool_live_handle(p, 0).bits, n.bits);
-    CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[2].bits);
+    /* the victim's free moved the last entry to its place; the new object is last */
+    CHECK_EQ_U64(opool_live_handle(p, 0).bits, h[2].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, n.bits);
     opool_destroy(p);
 }
 
@@ -2126,7 +2128,7 @@ int main(int argc, char **argv) {
     RUN(alloc_and_free_each_advance_the_generation);
     RUN(reuse_is_lifo);
     RUN(free_moves_last_live_entry_into_the_hole);
-    RUN(alloc_right_after_free_takes_the_freed_roster_place);
+    RUN(alloc_right_after_free_joins_the_end_of_the_live_list);
     RUN(consecutive_frees_each_swap_delete);
 
     RUN(free_twice_is_rejected);

@@ -6,8 +6,12 @@
  * callbacks, object size and alignment, salt, allocator, create or
  * create_in) and its model, then runs a long random sequence of operations
  * on both: alloc, alloc_at, free (live, stale, forged), free_object (valid,
- * interior, foreign), get/valid/at/handle_of, clear, sort, shrink, backward
- * iteration that frees. After every operation the results are compared
+ * interior, foreign), get/valid/at/handle_of, clear, sort, shrink, save and
+ * load into a new pool, and the header's backward loop (freeing the current
+ * object, freeing others, allocating inside it), checked both against the
+ * model and, rule by rule, against the header's promise (tests/loop_check.h),
+ * so loops meet every history: frees, growth, sort, clear, save and load
+ * before them. After every operation the results are compared
  * (handle bits, NULL-ness, status, callbacks made); every few operations the
  * whole state is (count, capacity, roster, statistics, and - through the
  * header's private layout - the free stack and every generation).
@@ -23,7 +27,9 @@
 #include "opool.h"
 #include "counting.h"
 #include "helpers.h"
+#include "loop_check.h"
 #include "model.h"
+#include "stream.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -71,9 +77,15 @@ typedef struct harness {
     uint32_t nstale, stale_next;
 
     const char *recent[16]; /* the last operations, for the failure message */
+
+    loop_check loop;
+    bool in_loop;        /* inside op_iterate's loop, at index loop_index */
+    uint32_t loop_index;
+    bool muted;          /* callbacks of a pool being replaced: not the model's */
 } harness;
 
-static uint64_t total_ops, total_checks;
+static uint64_t total_ops, total_checks, total_loops, total_loop_visits, total_loop_moves,
+    total_reloads;
 /* what the seeds exercised, summed from the models at destroy */
 static uint64_t sum_grows, sum_evictions, sum_retired, sum_failed, sum_rejected, sum_allocs,
     sum_shrunk, sum_alloc_at;
@@ -169,6 +181,7 @@ static void cb_init(void *obj, void *user) {
 
 static void cb_fini(void *obj, void *user) {
     harness *h = user;
+    if (h->muted) return;
     if (h->nfini < h->m.max) h->fini[h->nfini] = obj;
     h->nfini++;
 }
@@ -188,6 +201,8 @@ static opool_handle cb_evict(opool *p, void *user) {
     v.bits = pick_victim(h, count, opool_live_handle(p, victim_pos(h, count)).bits);
     void *obj = opool_get(p, v);
     if (obj) check_pattern(h, obj, v.bits, "evict victim");
+    if (obj && h->in_loop && !loop_before_free(&h->loop, p, h->loop_index, v))
+        fail(h, "iteration promise (eviction): %s", h->loop.why);
     return v;
 }
 
@@ -344,6 +359,9 @@ static void op_alloc(harness *h) {
     check_callbacks(h, false);
     note_freed(h);
     if (obj && ok && !h->failed) check_new_object(h, obj, want);
+    opool_handle nh = {want};
+    if (obj && h->in_loop && !loop_after_alloc(&h->loop, h->p, h->loop_index, nh))
+        fail(h, "iteration promise: %s", h->loop.why);
 }
 
 static uint64_t random_handle(harness *h) {
@@ -552,32 +570,83 @@ static void op_shrink(harness *h) {
             for (uint32_t i = m->lo[c]; i < m->hi[c]; i++) h->addr[i] = NULL; /* storage is gone */
 }
 
-/* The documented loop: backwards, freeing some entries, allocating a few. */
+/* A free inside the loop: the promise's bookkeeping, then the free on both. */
+static void loop_free(harness *h, uint32_t i, uint64_t bits) {
+    opool_handle hh = {bits};
+    if (!loop_before_free(&h->loop, h->p, i, hh)) fail(h, "iteration promise: %s", h->loop.why);
+    check_pattern(h, opool_get(h->p, hh), bits, "before a free in the loop");
+    EXPECT_EQ(h, opool_free(h->p, hh), model_free(&h->m, bits));
+    check_callbacks(h, false);
+    note_freed(h);
+}
+
+/* The header's loop, backwards from opool_count, after whatever the seed did
+ * before: it frees the current object, frees others (visited or not),
+ * allocates (which may grow or evict), each with a random rate. Every step
+ * matches the model, and the loop as a whole keeps the header's promise. */
 static void op_iterate(harness *h) {
     model *m = &h->m;
     uint32_t free_pct = rng_below(&h->r, 101);
-    bool allocate = rng_chance(&h->r, 30);
+    uint32_t other_pct = rng_chance(&h->r, 30) ? rng_below(&h->r, 40) : 0;
+    uint32_t alloc_pct = rng_chance(&h->r, 50) ? rng_below(&h->r, 70) : 0;
+    begin(h, "iterate");
+    if (!loop_begin(&h->loop, h->p)) fail(h, "iteration promise: %s", h->loop.why);
+    h->in_loop = true;
     for (uint32_t i = opool_count(h->p); i-- > 0 && !h->failed;) {
         begin(h, "iterate");
+        h->loop_index = i;
         EXPECT_EQ(h, opool_count(h->p), m->count);
-        if (i >= m->count) {
-            fail(h, "iteration index %u beyond the model's count %u", i, m->count);
-            break;
+        if (i >= opool_count(h->p)) { /* frees of other objects took the end away: skip */
+            EXPECT_EQ(h, opool_live_handle(h->p, i).bits, 0);
+            EXPECT_EQ(h, (uintptr_t)opool_live_object(h->p, i), 0);
+            continue;
         }
         opool_handle lh = opool_live_handle(h->p, i);
         unsigned char *obj = opool_live_object(h->p, i);
         EXPECT_EQ(h, lh.bits, model_live_handle(m, i));
         EXPECT_EQ(h, (uintptr_t)obj, (uintptr_t)h->addr[model_live_slot(m, i)]);
+        if (!loop_visit(&h->loop, h->p, i, lh)) fail(h, "iteration promise: %s", h->loop.why);
         if (h->failed) break;
         check_pattern(h, obj, lh.bits, "iteration");
         if (rng_below(&h->r, 100) < free_pct) {
-            EXPECT_EQ(h, opool_free(h->p, lh), model_free(m, lh.bits));
-            check_callbacks(h, false);
-            note_freed(h);
+            begin(h, "iterate: free current");
+            loop_free(h, i, lh.bits);
         }
-        if (allocate && rng_chance(&h->r, 20)) op_alloc(h);
+        if (m->count > 0 && rng_below(&h->r, 100) < other_pct) {
+            begin(h, "iterate: free another");
+            loop_free(h, i, model_live_handle(m, rng_below(&h->r, m->count)));
+        }
+        while (rng_below(&h->r, 100) < alloc_pct && !h->failed) op_alloc(h);
         h->op++;
     }
+    h->in_loop = false;
+    if (!h->failed && !loop_end(&h->loop)) fail(h, "iteration promise: %s", h->loop.why);
+}
+
+/* Save the pool, load the image into a new pool with the same desc, and go
+ * on with the new one: the model does not change (the image restores
+ * everything), only the objects' addresses do. */
+static void op_save_load(harness *h) {
+    model *m = &h->m;
+    begin(h, "save+load");
+    stream s = stream_new();
+    EXPECT_EQ(h, opool_save(h->p, stream_write, &s), OPOOL_OK);
+    opool *q = NULL;
+    EXPECT_EQ(h, opool_load(&q, &h->d, stream_read, &s), OPOOL_OK);
+    stream_free(&s);
+    if (q == NULL) return;
+    for (uint32_t i = 0; i < m->max && !h->failed; i++) {
+        unsigned char *obj = opool_at(q, i);
+        EXPECT_EQ(h, obj != NULL, model_is_live(m, i));
+        if (obj) check_pattern(h, obj, model_bits(m->gen[i], i), "loaded object");
+        h->addr[i] = obj; /* free slots: unknown until reused */
+    }
+    h->muted = true; /* the old pool's fini calls are not the model's */
+    opool_destroy(h->p);
+    h->muted = false;
+    h->p = q;
+    total_reloads++;
+    full_check(h);
 }
 
 /* ---- one seed ----------------------------------------------------------- */
@@ -694,6 +763,8 @@ static bool run_seed(uint64_t seed, uint64_t ops) {
             op_clear(h);
         else if ((x -= 3) < 3)
             op_iterate(h);
+        else if ((x -= 3) < 2)
+            op_save_load(h);
         else
             op_lookup(h);
         if (h->op % FULL_CHECK_EVERY == 0 && !h->failed) {
@@ -739,6 +810,10 @@ static bool run_seed(uint64_t seed, uint64_t ops) {
     sum_failed += h->m.failed_allocs;
     sum_rejected += h->m.rejected;
     sum_allocs += h->m.allocs;
+    total_loops += h->loop.loops;
+    total_loop_visits += h->loop.visits;
+    total_loop_moves += h->loop.moves;
+    loop_check_free(&h->loop);
     model_fini(&h->m);
     free(h->addr);
     free(h->fini);
@@ -773,5 +848,8 @@ int main(int argc, char **argv) {
            " slots shrunk, %" PRIu64 " evictions, %" PRIu64 " retired\n",
            sum_allocs, sum_alloc_at, sum_failed, sum_rejected, sum_grows, sum_shrunk, sum_evictions,
            sum_retired);
+    printf("  loops: %" PRIu64 " checked against the iteration promise, %" PRIu64
+           " visits, %" PRIu64 " frees below the index; %" PRIu64 " save+load round trips\n",
+           total_loops, total_loop_visits, total_loop_moves, total_reloads);
     return failures != 0;
 }

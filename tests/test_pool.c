@@ -745,6 +745,167 @@ TEST(iteration_skips_objects_allocated_inside_the_loop) {
     opool_destroy(p);
 }
 
+/* The report that opened round 2: the last change before the loop was a
+ * free, and the loop allocated. Each object live at the start is visited
+ * once, the newborn never. */
+TEST(loop_after_a_free_visits_every_object_once_and_no_newborn) {
+    opool *p = make_pool(sizeof(int), 8);
+    REQUIRE(p);
+    opool_handle a;
+    *(int *)opool_alloc(p, &a) = 'A';
+    *(int *)opool_alloc(p, NULL) = 'B';
+    *(int *)opool_alloc(p, NULL) = 'C';
+    CHECK_EQ_U64(opool_free(p, a), OPOOL_OK); /* e.g. last frame's collision pass */
+    char visits[8] = {0};
+    int n = 0;
+    for (uint32_t i = opool_count(p); i-- > 0;) {
+        int *it = opool_live_object(p, i);
+        REQUIRE(it && n < 7);
+        visits[n++] = (char)*it;
+        if (*it == 'B') *(int *)opool_alloc(p, NULL) = 'D';
+    }
+    CHECK(strcmp(visits, "BC") == 0);
+    CHECK_EQ_U64(opool_count(p), 3);
+    opool_destroy(p);
+}
+
+/* The same after every kind of history: frees in any order, allocs after
+ * them, sort, clear, growth. Each loop frees the current object at random
+ * and allocates; every object live at its start is visited once. */
+TEST(loop_keeps_its_promise_after_any_history) {
+    opool_desc d = desc_of(sizeof(uint32_t), 4);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 4096;
+    opool *p = create(&d);
+    REQUIRE(p);
+    rng r = {7};
+    static uint8_t seen[1u << 16];
+    uint32_t tag = 0, broken = 0;
+    for (int loop = 0; loop < 2000; loop++) {
+        /* history: a few allocs and frees, now and then a sort or a clear */
+        uint32_t steps = rng_below(&r, 12);
+        for (uint32_t k = 0; k < steps; k++) {
+            uint32_t c = opool_count(p);
+            if (c > 0 && rng_chance(&r, 50))
+                REQUIRE(opool_free(p, opool_live_handle(p, rng_below(&r, c))) == OPOOL_OK);
+            else if (c < 3000)
+                *(uint32_t *)opool_alloc(p, NULL) = tag++ & 0xFFFF;
+        }
+        if (rng_chance(&r, 5)) opool_sort(p);
+        if (rng_chance(&r, 2)) opool_clear(p);
+        uint32_t start = opool_count(p), visits = 0;
+        memset(seen, 0, sizeof seen);
+        for (uint32_t i = 0; i < start; i++) seen[*(uint32_t *)opool_live_object(p, i)] = 1;
+        for (uint32_t i = opool_count(p); i-- > 0;) {
+            uint32_t *it = opool_live_object(p, i);
+            REQUIRE(it);
+            visits++;
+            if (seen[*it] != 1) broken++; /* a newborn, or a second visit */
+            seen[*it] = 2;
+            if (rng_chance(&r, 30)) REQUIRE(opool_free(p, opool_live_handle(p, i)) == OPOOL_OK);
+            if (rng_chance(&r, 30) && opool_count(p) < 3000) {
+                uint32_t *n = opool_alloc(p, NULL);
+                REQUIRE(n);
+                *n = tag++ & 0xFFFF;
+            }
+        }
+        CHECK_EQ_U64(visits, start);
+    }
+    CHECK_EQ_U64(broken, 0);
+    opool_destroy(p);
+}
+
+/* Freeing an object the loop has visited (above i): the rest of the loop
+ * sees no difference. */
+TEST(loop_freeing_a_visited_object_changes_nothing_for_the_rest) {
+    opool *p = make_pool(sizeof(int), 8);
+    REQUIRE(p);
+    opool_handle h[5];
+    for (int k = 0; k < 5; k++) *(int *)opool_alloc(p, &h[k]) = k;
+    char order[8] = {0};
+    int n = 0;
+    for (uint32_t i = opool_count(p); i-- > 0;) {
+        int *it = opool_live_object(p, i);
+        REQUIRE(it && n < 7);
+        order[n++] = (char)('0' + *it);
+        if (*it == 2) CHECK_EQ_U64(opool_free(p, h[4]), OPOOL_OK); /* visited first */
+    }
+    CHECK(strcmp(order, "43210") == 0);
+    CHECK_EQ_U64(opool_count(p), 4);
+    opool_destroy(p);
+}
+
+/* Freeing an object the loop has not reached (below i): it is not visited,
+ * and the last entry, already visited, moves into its place and is visited
+ * there again, exactly as the header says. */
+TEST(loop_freeing_an_unvisited_object_moves_the_last_entry_into_its_place) {
+    opool *p = make_pool(sizeof(int), 8);
+    REQUIRE(p);
+    opool_handle h[5];
+    for (int k = 0; k < 5; k++) *(int *)opool_alloc(p, &h[k]) = k;
+    char order[12] = {0};
+    int n = 0;
+    for (uint32_t i = opool_count(p); i-- > 0;) {
+        int *it = opool_live_object(p, i);
+        REQUIRE(it && n < 11);
+        order[n++] = (char)('0' + *it);
+        if (*it == 3) CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK); /* 4, the last, moves to 1 */
+    }
+    CHECK(strcmp(order, "43240") == 0);
+    opool_destroy(p);
+}
+
+/* Once frees of other objects bring count to i or below, the indices past
+ * the end give NULL, and an object allocated then lands below i and is
+ * visited: the loop that frees others must skip NULL. */
+TEST(loop_past_the_end_after_freeing_others_gives_null) {
+    opool *p = make_pool(sizeof(int), 8);
+    REQUIRE(p);
+    opool_handle h[4];
+    for (int k = 0; k < 4; k++) *(int *)opool_alloc(p, &h[k]) = k;
+    char order[12] = {0};
+    int n = 0, nulls = 0;
+    for (uint32_t i = opool_count(p); i-- > 0;) {
+        int *it = opool_live_object(p, i);
+        if (it == NULL) {
+            CHECK(opool_handle_is_null(opool_live_handle(p, i)));
+            nulls++;
+            continue;
+        }
+        REQUIRE(n < 11);
+        order[n++] = (char)('0' + *it);
+        if (*it == 3) {
+            CHECK_EQ_U64(opool_free(p, h[3]), OPOOL_OK); /* the current one: count 3 */
+            CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* 2 moves to 0: count 2 */
+            CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK); /* count 1: index 2 is past the end */
+            *(int *)opool_alloc(p, NULL) = 7;          /* lands at position 1 */
+        }
+    }
+    CHECK(strcmp(order, "372") == 0);
+    CHECK_EQ_U64(nulls, 1);
+    opool_destroy(p);
+}
+
+/* Growth inside the loop adds free slots only: the promise holds. */
+TEST(loop_that_grows_the_pool_visits_each_once) {
+    opool *p = make_grow_pool(2, 64);
+    REQUIRE(p);
+    for (uint32_t k = 0; k < 2; k++) *(uint32_t *)opool_alloc(p, NULL) = k;
+    int seen[2] = {0}, visits = 0;
+    for (uint32_t i = opool_count(p); i-- > 0;) {
+        uint32_t *v = opool_live_object(p, i);
+        REQUIRE(v && *v < 2);
+        seen[*v]++;
+        visits++;
+        for (int k = 0; k < 5; k++) *(uint32_t *)opool_alloc(p, NULL) = 100; /* grows */
+    }
+    CHECK_EQ_U64(visits, 2);
+    CHECK_EQ_U64(seen[0] + seen[1], 2);
+    CHECK_EQ_U64(seen[0], 1);
+    CHECK(stats_of(p).grows > 0);
+    opool_destroy(p);
+}
+
 TEST(live_roster_out_of_range_is_null) {
     opool *p = make_pool(8, 4);
     REQUIRE(p);
@@ -1103,6 +1264,28 @@ static opool *make_evict_pool(uint32_t capacity, recorder *r, uint32_t flags) {
     d.fini = rec_fini;
     d.flags = flags;
     return create(&d);
+}
+
+/* An eviction inside the loop is a free of the victim: a victim the loop
+ * has visited (the last entry) changes nothing, and the newborn is not
+ * visited. */
+TEST(loop_that_evicts_a_visited_victim_visits_each_once) {
+    recorder r;
+    opool *p = make_evict_pool(4, &r, 0);
+    REQUIRE(p);
+    for (uint32_t k = 0; k < 4; k++) *(uint32_t *)opool_alloc(p, NULL) = k;
+    r.victim_position = 3; /* the last entry: visited first */
+    char order[8] = {0};
+    int n = 0;
+    for (uint32_t i = opool_count(p); i-- > 0;) {
+        uint32_t *v = opool_live_object(p, i);
+        REQUIRE(v && n < 7);
+        order[n++] = (char)('0' + *v);
+        if (*v == 1) *(uint32_t *)opool_alloc(p, NULL) = 9; /* full: evicts 3 */
+    }
+    CHECK(strcmp(order, "3210") == 0);
+    CHECK_EQ_U64(r.evicts, 1);
+    opool_destroy(p);
 }
 
 TEST(evict_makes_victim_handle_stale) {
@@ -2159,6 +2342,13 @@ int main(int argc, char **argv) {
 
     RUN(backward_iteration_visits_each_once_while_freeing);
     RUN(iteration_skips_objects_allocated_inside_the_loop);
+    RUN(loop_after_a_free_visits_every_object_once_and_no_newborn);
+    RUN(loop_keeps_its_promise_after_any_history);
+    RUN(loop_freeing_a_visited_object_changes_nothing_for_the_rest);
+    RUN(loop_freeing_an_unvisited_object_moves_the_last_entry_into_its_place);
+    RUN(loop_past_the_end_after_freeing_others_gives_null);
+    RUN(loop_that_grows_the_pool_visits_each_once);
+    RUN(loop_that_evicts_a_visited_victim_visits_each_once);
     RUN(live_roster_out_of_range_is_null);
     RUN(sort_orders_live_roster_by_index_and_keeps_free_stack);
     RUN(sort_walks_memory_forward);

@@ -1,0 +1,177 @@
+/*
+ * loop_check.h -- the iteration promise of include/opool.h (ITERATION),
+ * checked as a user reads it: through the public API only, independent of
+ * the pool's roster and of the reference model.
+ *
+ * In the loop `for (i = opool_count(p); i-- > 0;)` over opool_live_handle(p, i),
+ * where a free of the object at position k moves the live list's last entry
+ * (position count - 1) to k, and an alloc appends at position count:
+ *   - every object live when the loop starts is visited exactly once, unless
+ *     it is freed before the loop reaches it;
+ *   - freeing the object at i (the current one) or at a position above i (a
+ *     visited one) changes nothing for the rest of the loop;
+ *   - an object allocated inside the loop is not visited, unless frees of
+ *     other objects have brought count below i: then it lands below i and is
+ *     visited once;
+ *   - freeing an object at a position below i (not yet visited) removes it
+ *     from the loop; if the last entry stood at i or above (visited, or
+ *     allocated inside the loop) it is visited once more at its new place,
+ *     else it is one the loop has still to reach and nothing changes for it;
+ *   - an index at or beyond count (after such frees) is skipped.
+ *
+ * Use: loop_begin before the first iteration, loop_visit for each index the
+ * loop reads, loop_before_free right before any free made inside the loop
+ * (opool_free, opool_free_object, an eviction; with the index the loop is
+ * at), loop_after_alloc right after any alloc inside the loop, loop_end after
+ * the last iteration. Each returns false with a reason
+ * in lc->why once a rule is broken. The object set is read through
+ * opool_at and opool_handle_of, by slot index, so it does not depend on the
+ * live list being right.
+ */
+#ifndef OPOOL_TEST_LOOP_CHECK_H
+#define OPOOL_TEST_LOOP_CHECK_H
+
+#include "opool.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct loop_entry {
+    uint64_t handle;
+    uint32_t visits_left; /* 1 for an object live at the start, +1 per move below the index */
+    bool gone;            /* freed inside the loop */
+} loop_entry;
+
+typedef struct loop_check {
+    loop_entry *e; /* every object live at the start, then every one a move made visible */
+    uint32_t n, cap;
+    uint32_t loops, visits, moves; /* totals over every loop, for the summary */
+    bool failed;
+    char why[200];
+} loop_check;
+
+static inline bool loop__fail(loop_check *lc, const char *fmt, uint64_t a, uint64_t b) {
+    if (!lc->failed) snprintf(lc->why, sizeof lc->why, fmt, a, b);
+    lc->failed = true;
+    return false;
+}
+
+static inline loop_entry *loop__find(loop_check *lc, uint64_t handle) {
+    for (uint32_t k = 0; k < lc->n; k++)
+        if (lc->e[k].handle == handle) return &lc->e[k];
+    return NULL;
+}
+
+static inline loop_entry *loop__add(loop_check *lc, uint64_t handle, uint32_t visits) {
+    if (lc->n == lc->cap) {
+        uint32_t cap = lc->cap ? lc->cap * 2 : 64;
+        loop_entry *e = (loop_entry *)realloc(lc->e, cap * sizeof *e);
+        if (e == NULL) {
+            fprintf(stderr, "loop_check: out of memory\n");
+            exit(2);
+        }
+        lc->e = e;
+        lc->cap = cap;
+    }
+    loop_entry *x = &lc->e[lc->n++];
+    x->handle = handle;
+    x->visits_left = visits;
+    x->gone = false;
+    return x;
+}
+
+/* The loop starts: every live object, found by slot index, is owed one visit. */
+static inline bool loop_begin(loop_check *lc, const opool *p) {
+    lc->n = 0;
+    lc->failed = false;
+    lc->why[0] = '\0';
+    lc->loops++;
+    opool_stats s;
+    opool_get_stats(p, &s);
+    for (uint32_t i = 0; i < s.max_capacity; i++) {
+        const void *obj = opool_at(p, i);
+        if (obj != NULL) loop__add(lc, opool_handle_of(p, obj).bits, 1);
+    }
+    if (lc->n != opool_count(p))
+        return loop__fail(lc, "%" PRIu64 " live objects by index, opool_count says %" PRIu64,
+                          lc->n, opool_count(p));
+    return true;
+}
+
+/* The loop reads index i and gets handle h. */
+static inline bool loop_visit(loop_check *lc, const opool *p, uint32_t i, opool_handle h) {
+    if (lc->failed) return false;
+    lc->visits++;
+    if (i >= opool_count(p))
+        return loop__fail(lc, "index %" PRIu64 " is not below count %" PRIu64, i, opool_count(p));
+    if (opool_get(p, h) == NULL)
+        return loop__fail(lc, "index %" PRIu64 " gave 0x%016" PRIx64 ", not a live handle", i,
+                          h.bits);
+    loop_entry *x = loop__find(lc, h.bits);
+    if (x == NULL)
+        return loop__fail(lc, "index %" PRIu64 " visits 0x%016" PRIx64
+                              ", allocated inside the loop",
+                          i, h.bits);
+    if (x->visits_left == 0)
+        return loop__fail(lc, "index %" PRIu64 " visits 0x%016" PRIx64 " once too often", i,
+                          h.bits);
+    x->visits_left--;
+    return true;
+}
+
+/* Right before the loop, at index i, frees the live object h. */
+static inline bool loop_before_free(loop_check *lc, const opool *p, uint32_t i, opool_handle h) {
+    if (lc->failed) return false;
+    uint32_t count = opool_count(p), at = count;
+    for (uint32_t k = 0; k < count; k++)
+        if (opool_live_handle(p, k).bits == h.bits) at = k;
+    if (at == count)
+        return loop__fail(lc, "0x%016" PRIx64 " is freed but not in the live list (count %" PRIu64
+                              ")",
+                          h.bits, count);
+    loop_entry *x = loop__find(lc, h.bits);
+    if (x != NULL) { /* it will never be visited again */
+        x->visits_left = 0;
+        x->gone = true;
+    }
+    if (at < i && count - 1 >= i) {
+        /* the last entry moves from the visited part below the index */
+        uint64_t last = opool_live_handle(p, count - 1).bits;
+        loop_entry *y = loop__find(lc, last);
+        if (y == NULL) y = loop__add(lc, last, 0);
+        y->visits_left++;
+        lc->moves++;
+    }
+    return true;
+}
+
+/* Right after the loop, at index i, allocated h (now the last entry). */
+static inline bool loop_after_alloc(loop_check *lc, const opool *p, uint32_t i, opool_handle h) {
+    if (lc->failed) return false;
+    uint32_t at = opool_count(p) - 1;
+    if (opool_live_handle(p, at).bits != h.bits)
+        return loop__fail(lc, "0x%016" PRIx64 " is not the last entry (count %" PRIu64 ")", h.bits,
+                          opool_count(p));
+    if (at < i) loop__add(lc, h.bits, 1); /* below the index: the loop will reach it */
+    return true;
+}
+
+/* The loop has ended: every visit owed was made. */
+static inline bool loop_end(loop_check *lc) {
+    if (lc->failed) return false;
+    for (uint32_t k = 0; k < lc->n; k++)
+        if (!lc->e[k].gone && lc->e[k].visits_left != 0)
+            return loop__fail(lc, "0x%016" PRIx64 " was owed %" PRIu64 " more visit(s)",
+                              lc->e[k].handle, lc->e[k].visits_left);
+    return true;
+}
+
+static inline void loop_check_free(loop_check *lc) {
+    free(lc->e);
+    lc->e = NULL;
+    lc->n = lc->cap = 0;
+}
+
+#endif /* OPOOL_TEST_LOOP_CHECK_H */

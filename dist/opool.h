@@ -104,29 +104,33 @@
  * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
  *
  * ITERATION. The live list is what opool_live_object(p, i) and
- * opool_live_handle(p, i) read, for i in [0, count). In the loop
+ * opool_live_handle(p, i) read, for i in [0, count). A free moves the list's
+ * last entry into the freed object's place; an alloc appends. So in
  *
  *     for (uint32_t i = opool_count(pool); i-- > 0;) { ... opool_live_object(pool, i) ... }
  *
- * whatever happened to the pool before it:
+ * whatever happened to the pool before the loop:
  *   - every object live when the loop starts is visited exactly once;
- *   - freeing the object at i (the current one) is allowed: the live list's
- *     last entry, already visited or allocated inside the loop, takes its
- *     place, which the loop has passed;
- *   - allocating is allowed, and no object allocated inside the loop is
- *     visited: a new object joins the end of the live list, behind i;
- *   - freeing an object the loop has already visited (a position above i)
- *     changes nothing for the rest of the loop;
- *   - freeing an object not yet visited (a position below i) removes it from
- *     the loop, and the live list's last entry moves into its place, so that
- *     entry is visited there: a second time if the loop had visited it, or
- *     for the first time if it was allocated inside the loop. To drop
- *     arbitrary objects during a pass, free the current one instead, or
- *     collect handles and free them after the loop.
- * A growth (OPOOL_FULL_GROW) or an eviction inside the loop follows the same
- * rules: growth adds free slots only, and an eviction is a free of the victim.
- * opool_sort, opool_clear, opool_shrink and opool_load rebuild the list: call
- * them between loops, not inside one.
+ *   - freeing the object at i (the current one) is allowed: the last entry,
+ *     already visited or allocated inside the loop, takes place i, which the
+ *     loop has passed;
+ *   - allocating is allowed, and an object allocated inside the loop is not
+ *     visited: it joins the end of the list, behind i;
+ *   - growth (OPOOL_FULL_GROW) inside the loop adds free slots only.
+ * Freeing other objects inside the loop (opool_free of another handle,
+ * opool_free_object, a fini that frees, an OPOOL_FULL_EVICT victim) follows
+ * the same rule, with these effects on the rest of the loop:
+ *   - an object the loop has visited (at a position above i): none;
+ *   - an object the loop has not reached (below i): it is not visited, and
+ *     the last entry moves into its place, where the loop will reach it: a
+ *     second visit if it had been visited (it stood at i or above), a first
+ *     one if it was allocated inside the loop;
+ *   - once such frees bring count to i or below, the indices from count up
+ *     to the current one are past the end (NULL, OPOOL_NULL: skip them), and
+ *     an object allocated then lands below i and is visited.
+ * To drop arbitrary objects during a pass, free only the current one and
+ * collect the others' handles for after the loop. opool_sort, opool_clear,
+ * opool_shrink and opool_load rebuild the list: call them between loops.
  *
  * Memory per slot: the object rounded up to its alignment (the stride), plus
  * 12 bytes of bookkeeping (8 for the slot record, 4 for the roster entry).

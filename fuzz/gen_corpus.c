@@ -98,7 +98,7 @@ static void program_basics(bytes *b) {
     op(b, OPS_LOOKUP), put8(b, 0), put16(b, 0), put32(b, 2);
     op(b, OPS_LOOKUP), put8(b, 9), put16(b, 1), put32(b, 0xFFFFFFFFu);
     op(b, OPS_SORT);
-    op(b, OPS_ITERATE), put8(b, 50), put8(b, 0), put32(b, 7);
+    op(b, OPS_ITERATE), put8(b, 50), put8(b, 0), put8(b, 1), put32(b, 7);
     op(b, OPS_SHRINK);
     op(b, OPS_NULLS), put32(b, 1), put32(b, 3);
     op(b, OPS_DESC), put8(b, 0x1F), put8(b, 0x05), put8(b, 2), put16(b, 64), put8(b, 1), put8(b, 2),
@@ -122,9 +122,9 @@ static void program_fill(bytes *b) {
     op(b, OPS_ALLOC_AT), put8(b, 1), put16(b, 1500);
     op(b, OPS_ALLOC_AT_NOMEM), put8(b, 1), put16(b, 700);
     op(b, OPS_BURST), put8(b, 20);
-    op(b, OPS_ITERATE), put8(b, 30), put8(b, 4), put32(b, 99);
+    op(b, OPS_ITERATE), put8(b, 30), put8(b, 4), put8(b, 0), put32(b, 99);
     op(b, OPS_SORT);
-    op(b, OPS_ITERATE), put8(b, 100), put8(b, 1), put32(b, 5);
+    op(b, OPS_ITERATE), put8(b, 100), put8(b, 1), put8(b, 4), put32(b, 5);
     op(b, OPS_SHRINK);
 }
 
@@ -151,7 +151,7 @@ static void program_evict(bytes *b) {
     op(b, OPS_FREE_LIVE), put16(b, 2);
     op(b, OPS_ALLOC), put8(b, 3), put8(b, 0);
     op(b, OPS_ALLOC), put8(b, 3), put8(b, 0);
-    op(b, OPS_ITERATE), put8(b, 20), put8(b, 0), put32(b, 11);
+    op(b, OPS_ITERATE), put8(b, 20), put8(b, 0), put8(b, 0), put32(b, 11);
 }
 
 static void gen_ops(void) {
@@ -190,7 +190,7 @@ enum {
     ST_EMPTY,
     ST_FEW,
     ST_HOLES,
-    ST_PENDING,
+    ST_JUST_FREED,
     ST_FULL_EPISODE,
     ST_RETIRED,
     ST_SHRUNK,
@@ -198,7 +198,7 @@ enum {
     ST_COUNT
 };
 static const char *const state_names[ST_COUNT] = {
-    "empty", "few", "holes", "pending", "full-episode", "retired", "shrunk", "cleared-sorted"};
+    "empty", "few", "holes", "just-freed", "full-episode", "retired", "shrunk", "cleared-sorted"};
 
 static void alloc_fill(int k, opool *p, size_t size, uint32_t n, uint8_t seed) {
     for (uint32_t j = 0; j < n; j++) {
@@ -223,9 +223,9 @@ static void build_state(int k, opool *p, int st) {
             (void)opool_free(p, opool_live_handle(p, r));
         alloc_fill(k, p, size, 2, 9);
         break;
-    case ST_PENDING:
+    case ST_JUST_FREED:
         alloc_fill(k, p, size, 9, 3);
-        (void)opool_free(p, opool_live_handle(p, 2)); /* its swap-delete is still deferred */
+        (void)opool_free(p, opool_live_handle(p, 2)); /* the last change is a free */
         break;
     case ST_FULL_EPISODE: {
         opool_stats s;
@@ -354,7 +354,7 @@ static void gen_hostile(int k, int st, const fuzz_buf *img) {
         HOSTILE("unbacked-in-backed-chunk", IMG_SLOT(find_pos(img, limit - 1)) + 4, 0xFFFFFFFEu, 4);
         HOSTILE("retired-count", 80, 1, 4);
     }
-    if (st == ST_PENDING && k < 2) {
+    if (st == ST_JUST_FREED && k < 2) {
         HOSTILE("deferred-past-count", 72, count + 2, 4);
         HOSTILE("deferred-past-limit", 72, limit + 7, 4);
     }

@@ -25,8 +25,8 @@
  *     saved. A save into a short stream gives OPOOL_ECORRUPT, a save whose
  *     save_object fails or runs out of memory OPOOL_ECORRUPT/OPOOL_ENOMEM,
  *     keeping nothing. The image loads into an identical pool (every
- *     generation, roster position, object, statistic, the deferred
- *     swap-delete) that behaves identically from then on; into another
+ *     generation, roster position, object and statistic) that behaves
+ *     identically from then on; into another
  *     desc it gives OPOOL_EINVAL; truncated at any length or with any one
  *     byte changed, OPOOL_ECORRUPT; with the n-th allocation and all later
  *     ones failing, for every n, OPOOL_ENOMEM until n passes the last

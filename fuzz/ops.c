@@ -29,6 +29,7 @@
 
 #include "opool.h"
 #include "opool_internal.h"
+#include "../tests/loop_check.h"
 #include "../tests/model.h"
 
 #define STALE_RING 64
@@ -62,6 +63,10 @@ typedef struct fz {
     uint32_t nstale, stale_next;
     uint32_t op;
     const char *op_name;
+
+    loop_check loop;
+    bool in_loop; /* inside op_iterate's loop, at index loop_index */
+    uint32_t loop_index;
 } fz;
 
 static fz *current; /* for the failure message */
@@ -166,6 +171,8 @@ static opool_handle cb_evict(opool *p, void *user) {
     v.bits = pick_victim(f, count, opool_live_handle(p, victim_pos(f, count)).bits);
     void *obj = opool_get(p, v);
     if (obj) check_pattern(f, obj, v.bits, SIZE_MAX, "evict victim");
+    if (obj && f->in_loop && !loop_before_free(&f->loop, p, f->loop_index, v))
+        FAIL("iteration promise (eviction): %s", f->loop.why);
     return v;
 }
 
@@ -564,29 +571,55 @@ static void op_shrink(fz *f) {
             for (uint32_t i = m->lo[c]; i < m->hi[c]; i++) f->addr[i] = NULL; /* storage gone */
 }
 
-/* The documented loop: backwards, freeing some entries, allocating some. */
+/* A free inside the loop: the promise's bookkeeping, then the free on both. */
+static void loop_free(fz *f, uint32_t i, uint64_t bits) {
+    opool_handle hh = {bits};
+    if (!loop_before_free(&f->loop, f->p, i, hh)) FAIL("iteration promise: %s", f->loop.why);
+    EXPECT_EQ(opool_free(f->p, hh), model_free(&f->m, bits));
+    check_callbacks(f, false);
+    note_freed(f);
+}
+
+/* The header's loop, backwards from opool_count: frees the current object,
+ * frees others (visited or not) and allocates (growing, evicting), at rates
+ * from the input. Each step matches the model; the loop as a whole keeps the
+ * header's iteration promise (tests/loop_check.h). */
 static void op_iterate(fz *f) {
     model *m = &f->m;
     uint8_t free_pct = fuzz_u8(&f->in) % 101;
-    uint8_t alloc_pct = fuzz_u8(&f->in) % 4 == 0 ? 20 : 0;
+    uint8_t a = fuzz_u8(&f->in);
+    uint8_t alloc_pct = a % 4 == 0 ? 20 : a % 4 == 1 ? 60 : 0;
+    uint8_t other_pct = fuzz_u8(&f->in) % 4 == 0 ? 25 : 0;
     uint64_t r = fuzz_u32(&f->in) | 1;
+    begin(f, "iterate");
+    if (!loop_begin(&f->loop, f->p)) FAIL("iteration promise: %s", f->loop.why);
+    f->in_loop = true;
     for (uint32_t i = opool_count(f->p); i-- > 0;) {
         begin(f, "iterate");
+        f->loop_index = i;
         EXPECT_EQ(opool_count(f->p), m->count);
-        if (i >= m->count) FAIL("iteration index %u beyond count %u", i, m->count);
+        if (i >= m->count) { /* frees of other objects took the end away */
+            EXPECT_EQ(opool_live_handle(f->p, i).bits, 0);
+            EXPECT_EQ((uintptr_t)opool_live_object(f->p, i), 0);
+            continue;
+        }
         opool_handle lh = opool_live_handle(f->p, i);
         unsigned char *obj = (unsigned char *)opool_live_object(f->p, i);
         EXPECT_EQ(lh.bits, model_live_handle(m, i));
         EXPECT_EQ((uintptr_t)obj, (uintptr_t)f->addr[model_live_slot(m, i)]);
+        if (!loop_visit(&f->loop, f->p, i, lh)) FAIL("iteration promise: %s", f->loop.why);
         check_pattern(f, obj, lh.bits, SIZE_MAX, "iteration");
         r = mix64(r);
         if (r % 100 < free_pct) {
-            EXPECT_EQ(opool_free(f->p, lh), model_free(m, lh.bits));
-            check_callbacks(f, false);
-            note_freed(f);
+            begin(f, "iterate: free current");
+            loop_free(f, i, lh.bits);
+        }
+        if (m->count > 0 && (r >> 40) % 100 < other_pct) {
+            begin(f, "iterate: free another");
+            loop_free(f, i, model_live_handle(m, (uint32_t)(r >> 48) % m->count));
         }
         if ((r >> 8) % 100 < alloc_pct) {
-            begin(f, "iterate alloc");
+            begin(f, "iterate: alloc");
             f->evict_choice = r >> 16;
             opool_handle out;
             unsigned char *o = (unsigned char *)opool_alloc(f->p, &out);
@@ -597,8 +630,12 @@ static void op_iterate(fz *f) {
             check_callbacks(f, false);
             note_freed(f);
             if (o) check_new_object(f, o, want);
+            if (o && !loop_after_alloc(&f->loop, f->p, i, out))
+                FAIL("iteration promise: %s", f->loop.why);
         }
     }
+    f->in_loop = false;
+    if (!loop_end(&f->loop)) FAIL("iteration promise: %s", f->loop.why);
 }
 
 /* Allocate or free many at once: reaches full pools and growth quickly. */
@@ -963,6 +1000,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     free(want);
     FUZZ_CHECK_MEM_BALANCED(&f->mem);
+    loop_check_free(&f->loop);
     model_fini(&f->m);
     free(f->addr);
     free(f->fini);

@@ -33,7 +33,7 @@ enum ops_code {
     OPS_CLEAR,
     OPS_SORT,
     OPS_SHRINK,
-    OPS_ITERATE, /* free percent, alloc byte, u32 seed */
+    OPS_ITERATE, /* the header's loop: free percent, alloc byte, free-other byte, u32 seed */
     OPS_BURST,   /* byte: count 1 + b % 64; bit 7: free instead of alloc */
     OPS_NULLS,   /* u64 handle */
     OPS_DESC,    /* a desc from the input (see op_desc) */

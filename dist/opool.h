@@ -1597,6 +1597,42 @@ static inline bool opool__add_ok(size_t a, size_t b, size_t *out) {
     return true;
 }
 
+/* ---- geometry rules: each written once, used by every module ------------ */
+
+/* The alignment of desc's objects: object_align, or alignof(max_align_t). */
+static inline size_t opool__object_align(const opool_desc *d) {
+    return d->object_align ? d->object_align : alignof(max_align_t);
+}
+
+/* The distance between objects: size rounded up to align (a power of two).
+ * False if that overflows. */
+static inline bool opool__stride_of(size_t size, size_t align, size_t *out) {
+    if (!opool__add_ok(size, align - 1, out)) return false;
+    *out &= ~(align - 1);
+    return true;
+}
+
+/* The chunks of an index space [0, max_capacity) with chunk 0 of 2^shift
+ * slots (shift 32: a fixed pool, one chunk holding every index): chunk c > 0
+ * is [2^(shift+c-1), 2^(shift+c)), each cut at max_capacity. Pools and saved
+ * images both use these; opool__chunk_of in opool.h is the inverse. lo is
+ * 64-bit: a chunk past the last one starts at or beyond 2^32. */
+static inline uint64_t opool__span_lo(uint32_t shift, uint32_t c) {
+    return c == 0 ? 0 : (uint64_t)1 << (shift + c - 1);
+}
+
+static inline uint32_t opool__span_hi(uint32_t shift, uint32_t max_capacity, uint32_t c) {
+    uint64_t hi = c == 0 && shift == 32 ? max_capacity : (uint64_t)1 << (shift + c);
+    return (uint32_t)(hi < max_capacity ? hi : max_capacity);
+}
+
+/* How many chunks start below max_capacity. */
+static inline uint32_t opool__span_count(uint32_t shift, uint32_t max_capacity) {
+    uint32_t n = 1;
+    while (shift < 32 && opool__span_lo(shift, n) < max_capacity) n++;
+    return n;
+}
+
 /* The salt of a pool whose desc gives none: derived from the creation order
  * (of every pool, single-threaded or not), the same run after run. */
 OPOOL__INTERNAL uint32_t opool__derive_salt(void);
@@ -1612,6 +1648,7 @@ OPOOL__INTERNAL size_t opool__chunk_bytes(const opool *p, uint32_t c);
 OPOOL__INTERNAL bool opool__chunk_backed(const opool *p, uint32_t c);
 OPOOL__INTERNAL void opool__report(opool *p, opool_status what, opool_handle h);
 OPOOL__INTERNAL uint32_t opool__slow_bits(const opool *p);
+OPOOL__INTERNAL void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);
 OPOOL__INTERNAL void opool__update_fast(opool *p);
 OPOOL__INTERNAL void opool__slot_freed(opool *p, void *obj);
 OPOOL__INTERNAL bool opool__reserve_slots(opool *p, uint32_t n);
@@ -1682,11 +1719,9 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) return false;
     if ((d->save_object == NULL) != (d->load_object == NULL)) return false;
 
-    size_t align = d->object_align ? d->object_align : alignof(max_align_t);
+    size_t align = opool__object_align(d), stride;
     if ((align & (align - 1)) != 0 || align > 4096) return false;
-    size_t stride;
-    if (!opool__add_ok(d->object_size, align - 1, &stride)) return false;
-    stride &= ~(align - 1);
+    if (!opool__stride_of(d->object_size, align, &stride)) return false;
 
     uint32_t maxcap = d->capacity;
     g->shift = 32; /* fixed: one chunk, every index in it */
@@ -1715,15 +1750,11 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     return true;
 }
 
-/* The index range [lo, hi) of chunk c (lo is 64-bit: chunks past the last
- * one start at or beyond 2^32). */
-uint64_t opool__chunk_lo(const opool *p, uint32_t c) {
-    return c == 0 ? 0 : (uint64_t)1 << (p->hot.shift + c - 1);
-}
+/* The index range [lo, hi) of p's chunk c (opool__span_lo/hi). */
+uint64_t opool__chunk_lo(const opool *p, uint32_t c) { return opool__span_lo(p->hot.shift, c); }
 
 uint32_t opool__chunk_hi(const opool *p, uint32_t c) {
-    uint64_t hi = c == 0 && p->hot.shift == 32 ? p->max_capacity : (uint64_t)1 << (p->hot.shift + c);
-    return (uint32_t)(hi < p->max_capacity ? hi : p->max_capacity);
+    return opool__span_hi(p->hot.shift, p->max_capacity, c);
 }
 
 size_t opool__chunk_bytes(const opool *p, uint32_t c) {
@@ -1839,14 +1870,20 @@ uint32_t opool__slow_bits(const opool *p) {
     return s;
 }
 
+/* The bounds of the inline alloc and free: alloc inline while count is
+ * below min(limit, high_water) (so full pools and a new high water take the
+ * slow path), free inline for indices below nslots; both 0 while anything
+ * needs the slow path. */
+void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit) {
+    const opool__hot *h = &p->hot;
+    bool slow = opool__slow_bits(p) != 0;
+    *fast_limit = slow ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
+    *free_limit = slow ? 0 : h->nslots;
+}
+
 /* Recompute the bounds of the inline alloc/free. Called whenever the hooks,
  * the episode, the limit or the high water change. */
-void opool__update_fast(opool *p) {
-    opool__hot *h = &p->hot;
-    uint32_t s = opool__slow_bits(p);
-    h->fast_limit = s ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
-    h->free_limit = s ? 0 : h->nslots;
-}
+void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p->hot.free_limit); }
 
 /* Make the slot and roster arrays hold at least n entries, keeping contents. */
 bool opool__reserve_slots(opool *p, uint32_t n) {
@@ -2037,8 +2074,7 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
         opool__roster_put(h, i, i);
     }
     /* chunks the index space [0, max_capacity) spans */
-    p->nchunks = 1;
-    while (h->shift < 32 && opool__chunk_lo(p, p->nchunks) < p->max_capacity) p->nchunks++;
+    p->nchunks = opool__span_count(h->shift, p->max_capacity);
     opool__assert(p->nchunks <= OPOOL__MAX_CHUNKS);
     opool__range_freed(p, objects, g->first);
     opool__update_fast(p);
@@ -2309,7 +2345,7 @@ static bool opool__check_geometry(const opool *p, opool__why *w) {
     if (p->max_capacity == 0 || p->max_capacity > OPOOL_MAX_CAPACITY)
         return opool__fail(w, "max_capacity %" PRIu32 " out of range", p->max_capacity);
     if (d->object_size == 0) return opool__fail(w, "desc.object_size is 0");
-    size_t oalign = d->object_align ? d->object_align : alignof(max_align_t);
+    size_t oalign = opool__object_align(d);
     if (!opool__is_pow2(oalign) || oalign > 4096)
         return opool__fail(w, "object alignment %zu invalid", oalign);
     if (h->stride < d->object_size || h->stride % oalign != 0 ||
@@ -2475,11 +2511,10 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
 /* The inline paths' bounds follow opool__update_fast's rule. */
 static bool opool__check_fast(const opool *p, opool__why *w) {
     const opool__hot *h = &p->hot;
-    uint32_t s = opool__slow_bits(p);
-    uint32_t fast = s ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
+    uint32_t fast, free_limit;
+    opool__fast_bounds(p, &fast, &free_limit);
     if (h->fast_limit != fast)
         return opool__fail(w, "fast_limit %" PRIu32 ", expected %" PRIu32, h->fast_limit, fast);
-    uint32_t free_limit = s ? 0 : h->nslots;
     if (h->free_limit != free_limit)
         return opool__fail(w, "free_limit %" PRIu32 ", expected %" PRIu32, h->free_limit,
                            free_limit);
@@ -4335,26 +4370,6 @@ static uint64_t opool__io_fnv(uint64_t h, const unsigned char *b, size_t n) {
     return h;
 }
 
-/* The chunk geometry of an image, before any pool exists: the same rules
- * as opool__chunk_lo/hi. c must be below the image's chunk count. */
-static uint64_t opool__img_lo(const opool__image *im, uint32_t c) {
-    return c == 0 ? 0 : (uint64_t)1 << (im->shift + c - 1);
-}
-
-static uint32_t opool__img_hi(const opool__image *im, uint32_t c) {
-    uint64_t hi = c == 0 && im->shift == 32 ? im->max_capacity : (uint64_t)1 << (im->shift + c);
-    return (uint32_t)(hi < im->max_capacity ? hi : im->max_capacity);
-}
-
-static uint32_t opool__img_nchunks(const opool__image *im) {
-    uint32_t n = 1;
-    while (im->shift < 32 && opool__img_lo(im, n) < im->max_capacity) n++;
-    return n;
-}
-
-static size_t opool__io_effective_align(const opool_desc *d) {
-    return d->object_align ? d->object_align : alignof(max_align_t);
-}
 
 /* ==== save =============================================================== */
 
@@ -4441,7 +4456,7 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     im.pool_flags = d->flags;
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
-    im.object_align = opool__io_effective_align(d);
+    im.object_align = opool__object_align(d);
     im.stride = h->stride;
     im.shift = h->shift;
     im.first = h->first;
@@ -4582,11 +4597,11 @@ static bool opool__load_header_ok(const opool__image *im) {
 
     /* slot records end where a chunk ends (so within max_capacity, and no
      * chunk is cut short); only chunks with records may hold storage */
-    uint32_t nchunks = opool__img_nchunks(im);
+    uint32_t nchunks = opool__span_count(im->shift, im->max_capacity);
     bool boundary = false;
     for (uint32_t c = 0; c < nchunks; c++) {
-        if (opool__img_hi(im, c) == im->nslots) boundary = true;
-        if (opool__img_lo(im, c) >= im->nslots && (im->chunks >> c & 1)) return false;
+        if (opool__span_hi(im->shift, im->max_capacity, c) == im->nslots) boundary = true;
+        if (opool__span_lo(im->shift, c) >= im->nslots && (im->chunks >> c & 1)) return false;
     }
     if (!boundary || !(im->chunks & 1)) return false;
     if (nchunks < 64 && (im->chunks >> nchunks) != 0) return false;
@@ -4613,10 +4628,10 @@ static opool_status opool__load_slots_ok(const opool__image *im, const unsigned 
         memset(seen, 0, words * sizeof *seen);
     }
     opool_status st = OPOOL_ECORRUPT;
-    uint32_t placed = 0, retired = 0, nchunks = opool__img_nchunks(im);
-    for (uint32_t c = 0; c < nchunks && opool__img_lo(im, c) < im->nslots; c++) {
+    uint32_t placed = 0, retired = 0, nchunks = opool__span_count(im->shift, im->max_capacity);
+    for (uint32_t c = 0; c < nchunks && opool__span_lo(im->shift, c) < im->nslots; c++) {
         bool backed = (im->chunks >> c & 1) != 0;
-        for (uint32_t i = (uint32_t)opool__img_lo(im, c); i < opool__img_hi(im, c); i++) {
+        for (uint32_t i = (uint32_t)opool__span_lo(im->shift, c); i < opool__span_hi(im->shift, im->max_capacity, c); i++) {
             const unsigned char *r = rec + (size_t)i * OPOOL__IMG_SLOT;
             uint32_t gen = opool__io_get32(r), pos = opool__io_get32(r + 4);
             if (pos == OPOOL__RETIRED) {
@@ -4729,7 +4744,7 @@ nomem:
 static bool opool__load_fits(const opool_desc *desc, const opool__geometry *g,
                              const opool__image *im) {
     return desc->object_size == im->object_size &&
-           opool__io_effective_align(desc) == im->object_align && g->stride == im->stride &&
+           opool__object_align(desc) == im->object_align && g->stride == im->stride &&
            g->first == im->first && g->max_capacity == im->max_capacity && g->shift == im->shift &&
            (desc->load_object != NULL) == ((im->flags & OPOOL__IMG_BY_CALLBACK) != 0);
 }

@@ -34,11 +34,9 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) return false;
     if ((d->save_object == NULL) != (d->load_object == NULL)) return false;
 
-    size_t align = d->object_align ? d->object_align : alignof(max_align_t);
+    size_t align = opool__object_align(d), stride;
     if ((align & (align - 1)) != 0 || align > 4096) return false;
-    size_t stride;
-    if (!opool__add_ok(d->object_size, align - 1, &stride)) return false;
-    stride &= ~(align - 1);
+    if (!opool__stride_of(d->object_size, align, &stride)) return false;
 
     uint32_t maxcap = d->capacity;
     g->shift = 32; /* fixed: one chunk, every index in it */
@@ -67,15 +65,11 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     return true;
 }
 
-/* The index range [lo, hi) of chunk c (lo is 64-bit: chunks past the last
- * one start at or beyond 2^32). */
-uint64_t opool__chunk_lo(const opool *p, uint32_t c) {
-    return c == 0 ? 0 : (uint64_t)1 << (p->hot.shift + c - 1);
-}
+/* The index range [lo, hi) of p's chunk c (opool__span_lo/hi). */
+uint64_t opool__chunk_lo(const opool *p, uint32_t c) { return opool__span_lo(p->hot.shift, c); }
 
 uint32_t opool__chunk_hi(const opool *p, uint32_t c) {
-    uint64_t hi = c == 0 && p->hot.shift == 32 ? p->max_capacity : (uint64_t)1 << (p->hot.shift + c);
-    return (uint32_t)(hi < p->max_capacity ? hi : p->max_capacity);
+    return opool__span_hi(p->hot.shift, p->max_capacity, c);
 }
 
 size_t opool__chunk_bytes(const opool *p, uint32_t c) {
@@ -191,14 +185,20 @@ uint32_t opool__slow_bits(const opool *p) {
     return s;
 }
 
+/* The bounds of the inline alloc and free: alloc inline while count is
+ * below min(limit, high_water) (so full pools and a new high water take the
+ * slow path), free inline for indices below nslots; both 0 while anything
+ * needs the slow path. */
+void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit) {
+    const opool__hot *h = &p->hot;
+    bool slow = opool__slow_bits(p) != 0;
+    *fast_limit = slow ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
+    *free_limit = slow ? 0 : h->nslots;
+}
+
 /* Recompute the bounds of the inline alloc/free. Called whenever the hooks,
  * the episode, the limit or the high water change. */
-void opool__update_fast(opool *p) {
-    opool__hot *h = &p->hot;
-    uint32_t s = opool__slow_bits(p);
-    h->fast_limit = s ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
-    h->free_limit = s ? 0 : h->nslots;
-}
+void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p->hot.free_limit); }
 
 /* Make the slot and roster arrays hold at least n entries, keeping contents. */
 bool opool__reserve_slots(opool *p, uint32_t n) {
@@ -389,8 +389,7 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
         opool__roster_put(h, i, i);
     }
     /* chunks the index space [0, max_capacity) spans */
-    p->nchunks = 1;
-    while (h->shift < 32 && opool__chunk_lo(p, p->nchunks) < p->max_capacity) p->nchunks++;
+    p->nchunks = opool__span_count(h->shift, p->max_capacity);
     opool__assert(p->nchunks <= OPOOL__MAX_CHUNKS);
     opool__range_freed(p, objects, g->first);
     opool__update_fast(p);

@@ -47,7 +47,7 @@ static bool opool__check_geometry(const opool *p, opool__why *w) {
     if (p->max_capacity == 0 || p->max_capacity > OPOOL_MAX_CAPACITY)
         return opool__fail(w, "max_capacity %" PRIu32 " out of range", p->max_capacity);
     if (d->object_size == 0) return opool__fail(w, "desc.object_size is 0");
-    size_t oalign = d->object_align ? d->object_align : alignof(max_align_t);
+    size_t oalign = opool__object_align(d);
     if (!opool__is_pow2(oalign) || oalign > 4096)
         return opool__fail(w, "object alignment %zu invalid", oalign);
     if (h->stride < d->object_size || h->stride % oalign != 0 ||
@@ -213,11 +213,10 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
 /* The inline paths' bounds follow opool__update_fast's rule. */
 static bool opool__check_fast(const opool *p, opool__why *w) {
     const opool__hot *h = &p->hot;
-    uint32_t s = opool__slow_bits(p);
-    uint32_t fast = s ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
+    uint32_t fast, free_limit;
+    opool__fast_bounds(p, &fast, &free_limit);
     if (h->fast_limit != fast)
         return opool__fail(w, "fast_limit %" PRIu32 ", expected %" PRIu32, h->fast_limit, fast);
-    uint32_t free_limit = s ? 0 : h->nslots;
     if (h->free_limit != free_limit)
         return opool__fail(w, "free_limit %" PRIu32 ", expected %" PRIu32, h->free_limit,
                            free_limit);

@@ -118,6 +118,42 @@ static inline bool opool__add_ok(size_t a, size_t b, size_t *out) {
     return true;
 }
 
+/* ---- geometry rules: each written once, used by every module ------------ */
+
+/* The alignment of desc's objects: object_align, or alignof(max_align_t). */
+static inline size_t opool__object_align(const opool_desc *d) {
+    return d->object_align ? d->object_align : alignof(max_align_t);
+}
+
+/* The distance between objects: size rounded up to align (a power of two).
+ * False if that overflows. */
+static inline bool opool__stride_of(size_t size, size_t align, size_t *out) {
+    if (!opool__add_ok(size, align - 1, out)) return false;
+    *out &= ~(align - 1);
+    return true;
+}
+
+/* The chunks of an index space [0, max_capacity) with chunk 0 of 2^shift
+ * slots (shift 32: a fixed pool, one chunk holding every index): chunk c > 0
+ * is [2^(shift+c-1), 2^(shift+c)), each cut at max_capacity. Pools and saved
+ * images both use these; opool__chunk_of in opool.h is the inverse. lo is
+ * 64-bit: a chunk past the last one starts at or beyond 2^32. */
+static inline uint64_t opool__span_lo(uint32_t shift, uint32_t c) {
+    return c == 0 ? 0 : (uint64_t)1 << (shift + c - 1);
+}
+
+static inline uint32_t opool__span_hi(uint32_t shift, uint32_t max_capacity, uint32_t c) {
+    uint64_t hi = c == 0 && shift == 32 ? max_capacity : (uint64_t)1 << (shift + c);
+    return (uint32_t)(hi < max_capacity ? hi : max_capacity);
+}
+
+/* How many chunks start below max_capacity. */
+static inline uint32_t opool__span_count(uint32_t shift, uint32_t max_capacity) {
+    uint32_t n = 1;
+    while (shift < 32 && opool__span_lo(shift, n) < max_capacity) n++;
+    return n;
+}
+
 /* The salt of a pool whose desc gives none: derived from the creation order
  * (of every pool, single-threaded or not), the same run after run. */
 uint32_t opool__derive_salt(void);
@@ -133,6 +169,7 @@ size_t opool__chunk_bytes(const opool *p, uint32_t c);
 bool opool__chunk_backed(const opool *p, uint32_t c);
 void opool__report(opool *p, opool_status what, opool_handle h);
 uint32_t opool__slow_bits(const opool *p);
+void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);
 void opool__update_fast(opool *p);
 void opool__slot_freed(opool *p, void *obj);
 bool opool__reserve_slots(opool *p, uint32_t n);

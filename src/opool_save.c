@@ -148,26 +148,6 @@ static uint64_t opool__io_fnv(uint64_t h, const unsigned char *b, size_t n) {
     return h;
 }
 
-/* The chunk geometry of an image, before any pool exists: the same rules
- * as opool__chunk_lo/hi. c must be below the image's chunk count. */
-static uint64_t opool__img_lo(const opool__image *im, uint32_t c) {
-    return c == 0 ? 0 : (uint64_t)1 << (im->shift + c - 1);
-}
-
-static uint32_t opool__img_hi(const opool__image *im, uint32_t c) {
-    uint64_t hi = c == 0 && im->shift == 32 ? im->max_capacity : (uint64_t)1 << (im->shift + c);
-    return (uint32_t)(hi < im->max_capacity ? hi : im->max_capacity);
-}
-
-static uint32_t opool__img_nchunks(const opool__image *im) {
-    uint32_t n = 1;
-    while (im->shift < 32 && opool__img_lo(im, n) < im->max_capacity) n++;
-    return n;
-}
-
-static size_t opool__io_effective_align(const opool_desc *d) {
-    return d->object_align ? d->object_align : alignof(max_align_t);
-}
 
 /* ==== save =============================================================== */
 
@@ -254,7 +234,7 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     im.pool_flags = d->flags;
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
-    im.object_align = opool__io_effective_align(d);
+    im.object_align = opool__object_align(d);
     im.stride = h->stride;
     im.shift = h->shift;
     im.first = h->first;
@@ -395,11 +375,11 @@ static bool opool__load_header_ok(const opool__image *im) {
 
     /* slot records end where a chunk ends (so within max_capacity, and no
      * chunk is cut short); only chunks with records may hold storage */
-    uint32_t nchunks = opool__img_nchunks(im);
+    uint32_t nchunks = opool__span_count(im->shift, im->max_capacity);
     bool boundary = false;
     for (uint32_t c = 0; c < nchunks; c++) {
-        if (opool__img_hi(im, c) == im->nslots) boundary = true;
-        if (opool__img_lo(im, c) >= im->nslots && (im->chunks >> c & 1)) return false;
+        if (opool__span_hi(im->shift, im->max_capacity, c) == im->nslots) boundary = true;
+        if (opool__span_lo(im->shift, c) >= im->nslots && (im->chunks >> c & 1)) return false;
     }
     if (!boundary || !(im->chunks & 1)) return false;
     if (nchunks < 64 && (im->chunks >> nchunks) != 0) return false;
@@ -426,10 +406,10 @@ static opool_status opool__load_slots_ok(const opool__image *im, const unsigned 
         memset(seen, 0, words * sizeof *seen);
     }
     opool_status st = OPOOL_ECORRUPT;
-    uint32_t placed = 0, retired = 0, nchunks = opool__img_nchunks(im);
-    for (uint32_t c = 0; c < nchunks && opool__img_lo(im, c) < im->nslots; c++) {
+    uint32_t placed = 0, retired = 0, nchunks = opool__span_count(im->shift, im->max_capacity);
+    for (uint32_t c = 0; c < nchunks && opool__span_lo(im->shift, c) < im->nslots; c++) {
         bool backed = (im->chunks >> c & 1) != 0;
-        for (uint32_t i = (uint32_t)opool__img_lo(im, c); i < opool__img_hi(im, c); i++) {
+        for (uint32_t i = (uint32_t)opool__span_lo(im->shift, c); i < opool__span_hi(im->shift, im->max_capacity, c); i++) {
             const unsigned char *r = rec + (size_t)i * OPOOL__IMG_SLOT;
             uint32_t gen = opool__io_get32(r), pos = opool__io_get32(r + 4);
             if (pos == OPOOL__RETIRED) {
@@ -542,7 +522,7 @@ nomem:
 static bool opool__load_fits(const opool_desc *desc, const opool__geometry *g,
                              const opool__image *im) {
     return desc->object_size == im->object_size &&
-           opool__io_effective_align(desc) == im->object_align && g->stride == im->stride &&
+           opool__object_align(desc) == im->object_align && g->stride == im->stride &&
            g->first == im->first && g->max_capacity == im->max_capacity && g->shift == im->shift &&
            (desc->load_object != NULL) == ((im->flags & OPOOL__IMG_BY_CALLBACK) != 0);
 }

@@ -279,6 +279,21 @@ static inline char *igen_get(const igen_pool *p, uint64_t h) {
     return p->obj + (size_t)i * p->stride;
 }
 
+/* The same pool grown from capacity 32 up to max_capacity cap: all but 32
+ * objects live in grown chunks. */
+static opool *make_opool_grown(uint32_t cap) {
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = opt.size;
+    d.capacity = 32;
+    d.max_capacity = cap;
+    d.on_full = OPOOL_FULL_GROW;
+    opool *p = NULL;
+    opool_status s = opool_create(&p, &d);
+    if (s != OPOOL_OK) fail("opool_create(grow to %u): %s", cap, opool_status_str(s));
+    return p;
+}
+
 static opool *make_opool(uint32_t cap) {
     opool_desc d;
     memset(&d, 0, sizeof d);
@@ -662,6 +677,7 @@ enum {
     S_IGEN,
     S_OPOOL,
     S_MALLOC,
+    S_OPOOL_GROWN, /* opool grown from capacity 32 to N: objects beyond chunk 0 */
     S_LAY_AC,
     S_LAY_AD,
     S_LAY_BC,
@@ -685,6 +701,8 @@ typedef struct cl_state {
     uint64_t *h_igen;
     opool *op;
     opool_handle *h_op;
+    opool *op_grown;
+    opool_handle *h_grown;
     char **h_mal;
     lay_pool lay[N_LAY]; /* AC, AD, BC, BD, AE */
     uint64_t *h_lay[N_LAY];
@@ -706,6 +724,7 @@ static const char *subject_name(int id) {
                                         "ideal_gen",
                                         "opool",
                                         MALLOC_SUBJECT,
+                                        "opool grown",
                                         "A rec8 + C flat",
                                         "A rec8 + D chunk",
                                         "B split + C flat",
@@ -772,15 +791,25 @@ static void cl_setup(cl_state *st) {
             }
             break;
         case S_OPOOL:
-            st->op = make_opool(n);
-            st->h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
+        case S_OPOOL_GROWN: {
+            bool grown = id == S_OPOOL_GROWN;
+            opool *p = grown ? make_opool_grown(n) : make_opool(n);
+            opool_handle *h = bench_xalloc((size_t)n * sizeof(opool_handle));
             for (uint32_t k = 0; k < n; k++) {
-                char *o = opool_alloc(st->op, &st->h_op[k]);
+                char *o = opool_alloc(p, &h[k]);
                 if (o == NULL) fail("opool_alloc failed while pre-filling %u objects", n);
                 FA(o) = k;
                 FB(o) = 0;
             }
+            if (grown) {
+                st->op_grown = p;
+                st->h_grown = h;
+            } else {
+                st->op = p;
+                st->h_op = h;
+            }
             break;
+        }
         case S_MALLOC:
             st->h_mal = bench_xalloc((size_t)n * sizeof(char *));
             for (uint32_t k = 0; k < n; k++) {
@@ -836,6 +865,10 @@ static void cl_teardown(cl_state *st) {
             opool_destroy(st->op);
             free(st->h_op);
             break;
+        case S_OPOOL_GROWN:
+            opool_destroy(st->op_grown);
+            free(st->h_grown);
+            break;
         case S_MALLOC:
             for (uint32_t k = 0; k < st->n; k++) free(st->h_mal[k]);
             free(st->h_mal);
@@ -863,6 +896,8 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
         return igen_get(&st->igen, st->h_igen[k]);
     case S_OPOOL:
         return opool_get(st->op, st->h_op[k]);
+    case S_OPOOL_GROWN:
+        return opool_get(st->op_grown, st->h_grown[k]);
     case S_MALLOC:
         return st->h_mal[k];
 #if BENCH_PEERS
@@ -906,6 +941,8 @@ static uint64_t churn_subject(cl_state *st, int id, uint64_t seed, uint64_t iter
         return churn_igen(&st->igen, st->h_igen, n, seed, iters, tag);
     case S_OPOOL:
         return churn_opool(st->op, st->h_op, n, seed, iters, tag);
+    case S_OPOOL_GROWN:
+        return churn_opool(st->op_grown, st->h_grown, n, seed, iters, tag);
     case S_MALLOC:
         return churn_malloc(st->h_mal, n, opt.size, seed, iters, tag);
 #if BENCH_PEERS
@@ -937,6 +974,8 @@ static uint64_t lookup_subject(const cl_state *st, int id, uint64_t seed, uint64
         return lookup_igen(&st->igen, st->h_igen, n, seed, iters, bad);
     case S_OPOOL:
         return lookup_opool(st->op, st->h_op, n, seed, iters, bad);
+    case S_OPOOL_GROWN:
+        return lookup_opool(st->op_grown, st->h_grown, n, seed, iters, bad);
     case S_MALLOC:
         return lookup_malloc(st->h_mal, n, seed, iters);
 #if BENCH_PEERS
@@ -993,6 +1032,8 @@ static const char *churn_note(int id) {
         return BENCH_ALLOC_NAME "; handles not validated";
     case S_OPOOL:
         return "FULL_FAIL, no flags";
+    case S_OPOOL_GROWN:
+        return "FULL_GROW from capacity 32";
     case S_BOOST_OBJ:
         return "construct/destroy; T*, not validated";
     case S_BOOST_POOL:
@@ -2381,8 +2422,8 @@ int main(int argc, char **argv) {
             run_churn_lookup(big, ids, 7, 0, 2, "", true, true);
             continue;
         }
-        int ids[MAX_SUBJ] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
-        int nids = add_peers(ids, 4, "churn");
+        int ids[MAX_SUBJ] = {S_IDEAL, S_IGEN, S_OPOOL, S_OPOOL_GROWN, S_MALLOC};
+        int nids = add_peers(ids, 5, "churn");
         bool ch = wanted("churn"), lk = wanted("lookup");
         if (ch || lk)
             for (int j = 0; j < n_cl(); j++) run_churn_lookup(cl_n[j], ids, nids, 1, 0, "", ch, lk);

@@ -514,7 +514,7 @@ static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
 static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
     uint64_t q = (uint64_t)i >> c->shift;
 #if defined(__GNUC__) || defined(__clang__)
-    return q == 0 ? 0 : (uint32_t)(64 - __builtin_clzll(q));
+    return (uint32_t)(63 - __builtin_clzll(q * 2 + 1)); /* q * 2 + 1: never 0 */
 #else
     uint32_t w = 0;
     for (; q; q >>= 1) w++;

@@ -651,9 +651,9 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
 
 /* ==== public ============================================================= */
 
-static bool opool__mt_desc_ok(const opool_desc *d) {
-    opool__geometry g;
-    if (!opool__geometry_of(d, &g)) return false; /* the core's rules first */
+/* The core's geometry of d, if d is also a desc opool_mt accepts. */
+static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
+    if (!opool__geometry_of(d, g)) return false; /* the core's rules first */
     if (d->max_capacity != 0 && d->max_capacity != d->capacity) return false;
     if (d->on_full != OPOOL_FULL_FAIL || d->evict != NULL) return false;
     return d->save_object == NULL && d->load_object == NULL;
@@ -662,10 +662,9 @@ static bool opool__mt_desc_ok(const opool_desc *d) {
 opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     if (out == NULL) return OPOOL_EINVAL;
     *out = NULL;
-    if (desc == NULL || !opool__mt_desc_ok(desc)) return OPOOL_EINVAL;
-    size_t align = desc->object_align ? desc->object_align : alignof(max_align_t);
-    size_t stride = (desc->object_size + align - 1) & ~(align - 1); /* checked by geometry_of */
-    size_t chunk_align = align > OPOOL__LINE ? align : OPOOL__LINE;
+    opool__geometry g;
+    if (desc == NULL || !opool__mt_geometry_of(desc, &g)) return OPOOL_EINVAL;
+    size_t stride = g.stride, chunk_align = g.align; /* the core's rules, one source */
     uint32_t cap = desc->capacity;
     size_t arrays = (size_t)cap * 2 * sizeof(uint32_t), objects, total;
     if (!opool__mul_ok(stride, cap, &objects)) return OPOOL_EINVAL;

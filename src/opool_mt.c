@@ -632,19 +632,30 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
     }
 }
 
+/* The owner's half of the park handshake (docs 6), the one way slots enter
+ * a cache: publish the entries below bottom b (written by the caller), then
+ * read waiters. True if a thread waits: it may have scanned this cache
+ * before the entries were there and gone to sleep, so the caller must give
+ * them to the shared list, which wakes it. Every path that parks slots
+ * (cache_free, refill) ends with this. */
+OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
+    opool_mt *p = c->pool;
+    /* release: a thief that reads the new bottom (acquire) sees the entries
+     * and the slots as we left them */
+    atomic_store_explicit(&c->bottom, b, memory_order_release);
+    opool__mt_light_barrier(p);
+    OPOOL__MT_POINT(p, PARK_PUBLISHED);
+    /* relaxed: ordered after the publication by the barrier pair (docs 6) */
+    return atomic_load_explicit(&p->waiters, memory_order_relaxed) != 0;
+}
+
 /* Park slot i as the newest of the cache, or give it to a waiter. */
 OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
     opool_mt *p = c->pool;
     if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
     uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed); /* ours */
     atomic_store_explicit(&c->ent[b & c->mask], i, memory_order_relaxed); /* released below */
-    /* release: a thief that reads the new bottom (acquire) sees the entry and
-     * the slot as we left it */
-    atomic_store_explicit(&c->bottom, b + 1, memory_order_release);
-    opool__mt_light_barrier(p);
-    OPOOL__MT_POINT(p, PARK_PUBLISHED);
-    /* relaxed: ordered after the park by the barrier pair (docs 6) */
-    if (OPOOL_UNLIKELY(atomic_load_explicit(&p->waiters, memory_order_relaxed) != 0)) {
+    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + 1))) {
         uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
         if (j != OPOOL__MT_EMPTY) {
             opool__mt_push(p, j, j);
@@ -656,7 +667,10 @@ OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
 }
 
 /* The cache is empty: refill half of it from the shared list in one CAS and
- * hand out the old top; steal when the list is empty. */
+ * hand out the old top; steal when the list is empty. Between the pop and
+ * the publication the slots are nowhere a waiter can see: a waiter that
+ * scanned meanwhile is seen by the publication's read of waiters, and then
+ * the parked slots go back to the shared list (a spill, which wakes it). */
 static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     opool_mt *p = c->pool;
     uint32_t first, n = opool__mt_pop(p, c->half, &first);
@@ -670,8 +684,7 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
         i = opool__mt_link_of(p, i);
         atomic_store_explicit(&c->ent[(b + k) & c->mask], i, memory_order_relaxed);
     }
-    /* release: as in park */
-    atomic_store_explicit(&c->bottom, b + n - 1, memory_order_release);
+    if (n > 1 && OPOOL_UNLIKELY(opool__mt_publish(c, b + n - 1))) opool__mt_spill(c, c->size);
     return true;
 }
 
@@ -1033,6 +1046,14 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
         out->parked += opool__mt_parked(c);
         OPOOL__MT_POINT(p, STATS_SCAN);
     }
+    /* Each cache was read at its own moment: a slot that moved during the
+     * scan (live into a cache, or from one cache to another) may have been
+     * counted twice. At every moment live + parked <= usable slots, so the
+     * sum is cut to what the figures read here leave room for (the header's
+     * promise: count + parked <= capacity). */
+    if (out->count > out->capacity) out->count = out->capacity; /* retired meanwhile */
+    uint32_t room = out->capacity - out->count;
+    if (out->parked > room) out->parked = room;
     out->retired = atomic_load_explicit(&p->retired, memory_order_relaxed);
     out->failed_allocs = atomic_load_explicit(&p->failed, memory_order_relaxed);
     out->rejected_handles = atomic_load_explicit(&p->rejected, memory_order_relaxed);

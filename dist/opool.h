@@ -971,12 +971,17 @@ static inline opool_status opool_heap_free(opool_heap *h, void *ptr) {
  *     CAS each, before it fails or sleeps (on Linux a thief first makes one
  *     membarrier system call: that is what keeps the owners' side free of
  *     fences);
- *   - while a thread waits, a cache free does not park its slot: the slot
- *     goes to the shared list and wakes the waiter.
- * So a waiter sleeps only when every slot is live (or owned by a thread in
- * the middle of an alloc or free), and every free that makes a slot available
- * wakes one waiter. A thread preempted anywhere never stops the others: no
- * lock is held, no thread waits for another's step.
+ *   - while a thread waits, no cache keeps the slots it is given: a cache
+ *     free sends its slot to the shared list, and a refill keeps only the
+ *     slot it hands out and sends the rest there, each waking the waiter.
+ * Every call that moves free slots (a refill, a spill or flush, a steal, a
+ * bulk call) holds them for a moment where no other thread can see them;
+ * whatever it does not keep for its caller it then puts where a waiter finds
+ * it, and wakes the waiter if one may have missed it. So a waiter sleeps only
+ * when every slot is live or in the hands of a thread in the middle of a
+ * call, and every call that makes a slot available wakes one waiter. A
+ * thread preempted anywhere never stops the others: no lock is held, no
+ * thread waits for another's step.
  *
  * ============================================================================
  * ERRORS AND THREAD-SAFETY
@@ -1016,8 +1021,17 @@ typedef struct opool_mt_cache opool_mt_cache;
 /* timeout_ns of opool_mt_alloc_wait: wait as long as it takes. */
 #define OPOOL_WAIT_FOREVER UINT64_MAX
 
-/* Versioned so it can grow: fields are only ever appended. Every figure is a
- * snapshot; under concurrent use each was true at some moment of the call. */
+/* Versioned so it can grow: fields are only ever appended. With no call
+ * running on the pool every figure is exact. Under concurrent use the call
+ * reads the figures one after another, not at one instant:
+ *   - capacity, retired and the six counters (failed_allocs ... barrier_calls)
+ *     were each true at some moment of the call; the counters only grow;
+ *   - count and parked are sums of per-thread and per-cache figures, each
+ *     true at its own moment: an object allocated through one path and freed
+ *     through another, or a slot that moves into a cache or between caches,
+ *     while the call reads them may be counted twice or not at all. The call
+ *     keeps the sums within what can be true at one moment:
+ *     count + parked <= capacity. */
 typedef struct opool_mt_stats {
     uint32_t version;          /* OPOOL_MT_STATS_VERSION */
     uint32_t capacity;         /* slots usable now (retired ones excluded) */
@@ -1077,8 +1091,11 @@ OPOOL_API void *opool_mt_get(const opool_mt *p, opool_handle h);
 /* opool_mt_get(p, h) != NULL. Thread-safe. */
 OPOOL_API bool opool_mt_valid(const opool_mt *p, opool_handle h);
 
-/* Live objects (a snapshot; exact when no alloc or free runs); 0 for NULL.
- * O(caches). Thread-safe. */
+/* Live objects; 0 for NULL. Exact when no alloc or free runs; under
+ * concurrent use a sum of per-thread and per-cache counters each read at its
+ * own moment, within [0, capacity] (an object allocated through one path and
+ * freed through another meanwhile may be counted or missed). O(caches).
+ * Thread-safe. */
 OPOOL_API uint32_t opool_mt_count(const opool_mt *p);
 
 /* Slots usable (capacity minus retired slots); 0 for NULL. Thread-safe. */
@@ -1105,7 +1122,9 @@ OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint3
 OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
 
 /* opool_mt_alloc through the cache: O(1) touching no shared cache line while
- * the cache has slots; refills size/2 in one CAS when empty; NULL (counted,
+ * the cache has slots; refills size/2 in one CAS when empty (while some
+ * thread waits in opool_mt_alloc_wait it keeps only the slot it returns and
+ * gives the rest back to the shared list, waking the waiter); NULL (counted,
  * reported) only when the pool has no free slot left anywhere, as
  * opool_mt_alloc. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
@@ -1128,7 +1147,8 @@ OPOOL_API void opool_mt_cache_flush(opool_mt_cache *c);
 /* Flush, then give the cache back to the pool. NULL-safe. c is dead after. */
 OPOOL_API void opool_mt_cache_destroy(opool_mt_cache *c);
 
-/* Fill *out (NULL-safe: zeroed stats for a NULL pool). O(caches).
+/* Fill *out (NULL-safe: zeroed stats for a NULL pool); see opool_mt_stats
+ * for what each figure promises under concurrent use. O(caches).
  * Thread-safe. */
 OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
 
@@ -1679,6 +1699,66 @@ OPOOL__INTERNAL bool opool__mt_check(const struct opool_mt *p, char *why, size_t
 OPOOL__INTERNAL bool opool__mt_set_gen(struct opool_mt *p, uint32_t index, uint32_t gen);
 
 #endif /* OPOOL_INTERNAL_H */
+
+/* ============================================================================
+ * src/opool_mt_points.h
+ * ========================================================================== */
+/*
+ * opool_mt_points.h -- named points of the opool_mt protocol where a test can
+ * hold a thread (tests only).
+ *
+ * Compiled only with OPOOL_TEST_HOOKS: tests/points/points.cmake builds a
+ * second copy of the library with it, opool_test_hooks, which the tests of
+ * tests/points link. The shipped library (target opool, dist/opool.h without
+ * the macro) has no hook: each point compiles to nothing, and the test
+ * shipped_library_has_no_test_hooks checks that its archive defines no
+ * symbol of this header.
+ *
+ * A point is a place where the thread that reaches it has done something
+ * another thread can observe and has not yet done the next such thing: the
+ * windows that a scheduler opens only rarely. The hook runs in the thread
+ * that reaches the point and may block it for as long as it likes; nothing
+ * of the pool is locked meanwhile (the library holds no lock anywhere).
+ */
+#ifndef OPOOL_MT_POINTS_H
+#define OPOOL_MT_POINTS_H
+#if defined(OPOOL_TEST_HOOKS)
+
+struct opool_mt;
+
+typedef enum opool__mt_point {
+    /* a cache's refill has popped its slots off the shared list and holds
+     * them privately; none is parked yet */
+    OPOOL__MT_AT_REFILL_POPPED,
+    /* a cache owner (cache_free, refill) has published parked slots (the
+     * release store of bottom) and has not yet read waiters */
+    OPOOL__MT_AT_PARK_PUBLISHED,
+    /* a passing thief (alloc, cache_alloc's refill) has taken its slots off
+     * the caches; the extra ones are not yet on the shared list */
+    OPOOL__MT_AT_STEAL_TAKEN,
+    /* a spill or flush has taken slots off its cache (one CAS on top) and
+     * not yet pushed them to the shared list */
+    OPOOL__MT_AT_SPILL_TAKEN,
+    /* alloc_bulk has popped what the shared list had and not yet stolen
+     * the rest */
+    OPOOL__MT_AT_BULK_POPPED,
+    /* alloc_wait has made its last try (pop, then steal) and failed, and
+     * is about to sleep on the epoch it read before that try */
+    OPOOL__MT_AT_WAIT_SLEEP,
+    /* get_stats has counted the parked slots of one cache, and not yet of
+     * the next */
+    OPOOL__MT_AT_STATS_SCAN,
+    OPOOL__MT_POINTS
+} opool__mt_point;
+
+/* Called at every point by every thread while installed. */
+typedef void opool__mt_point_fn(opool__mt_point at, const struct opool_mt *p);
+
+/* Install fn (NULL: none). Not concurrent with calls on any pool. */
+OPOOL__INTERNAL void opool__mt_set_point_hook(opool__mt_point_fn *fn);
+
+#endif /* OPOOL_TEST_HOOKS */
+#endif /* OPOOL_MT_POINTS_H */
 
 /* ============================================================================
  * src/opool.c
@@ -3142,6 +3222,7 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
 
 
 
+
 #include <errno.h>
 #include <limits.h>
 #include <time.h>
@@ -3197,6 +3278,27 @@ static bool opool__mt_membarrier_ready(void) {
     return false;
 #endif
 }
+
+/* Named points of the protocol where a test may hold the thread that reaches
+ * them (src/opool_mt_points.h). Only the test-support build defines
+ * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
+#if defined(OPOOL_TEST_HOOKS)
+static opool__mt_point_fn *_Atomic opool__mt_point_hook;
+
+void opool__mt_set_point_hook(opool__mt_point_fn *fn) {
+    /* release: pairs with the acquire below: the hook's own state is set */
+    atomic_store_explicit(&opool__mt_point_hook, fn, memory_order_release);
+}
+
+static void opool__mt_at(const opool_mt *p, opool__mt_point at) {
+    /* acquire: pairs with the release of the setter */
+    opool__mt_point_fn *fn = atomic_load_explicit(&opool__mt_point_hook, memory_order_acquire);
+    if (fn) fn(at, p);
+}
+#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
+#else
+#define OPOOL__MT_POINT(p, at) ((void)0)
+#endif
 
 /* ==== layout ============================================================= */
 
@@ -3709,6 +3811,7 @@ static OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t
     /* without the heavy barrier an owner might take a slot we take: no steal */
     if (opool__mt_thief_enter(p)) n = opool__mt_steal_registered(p, k, extra, first, &last);
     opool__mt_thief_leave(p);
+    if (n) OPOOL__MT_POINT(p, STEAL_TAKEN);
     if (n <= k) return n;
     /* keep the first stolen (the chain's tail); the rest go to the list */
     uint32_t above = *first;
@@ -3725,9 +3828,27 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
     opool_mt *p = c->pool;
     uint32_t first, last, got = opool__mt_take_oldest(c, n, true, &first, &last);
     if (got) {
+        OPOOL__MT_POINT(p, SPILL_TAKEN);
         opool__mt_push(p, first, last);
         opool__mt_freed(p, got);
     }
+}
+
+/* The owner's half of the park handshake (docs 6), the one way slots enter
+ * a cache: publish the entries below bottom b (written by the caller), then
+ * read waiters. True if a thread waits: it may have scanned this cache
+ * before the entries were there and gone to sleep, so the caller must give
+ * them to the shared list, which wakes it. Every path that parks slots
+ * (cache_free, refill) ends with this. */
+OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
+    opool_mt *p = c->pool;
+    /* release: a thief that reads the new bottom (acquire) sees the entries
+     * and the slots as we left them */
+    atomic_store_explicit(&c->bottom, b, memory_order_release);
+    opool__mt_light_barrier(p);
+    OPOOL__MT_POINT(p, PARK_PUBLISHED);
+    /* relaxed: ordered after the publication by the barrier pair (docs 6) */
+    return atomic_load_explicit(&p->waiters, memory_order_relaxed) != 0;
 }
 
 /* Park slot i as the newest of the cache, or give it to a waiter. */
@@ -3736,12 +3857,7 @@ OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
     if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
     uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed); /* ours */
     atomic_store_explicit(&c->ent[b & c->mask], i, memory_order_relaxed); /* released below */
-    /* release: a thief that reads the new bottom (acquire) sees the entry and
-     * the slot as we left it */
-    atomic_store_explicit(&c->bottom, b + 1, memory_order_release);
-    opool__mt_light_barrier(p);
-    /* relaxed: ordered after the park by the barrier pair (docs 6) */
-    if (OPOOL_UNLIKELY(atomic_load_explicit(&p->waiters, memory_order_relaxed) != 0)) {
+    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + 1))) {
         uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
         if (j != OPOOL__MT_EMPTY) {
             opool__mt_push(p, j, j);
@@ -3753,11 +3869,15 @@ OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
 }
 
 /* The cache is empty: refill half of it from the shared list in one CAS and
- * hand out the old top; steal when the list is empty. */
+ * hand out the old top; steal when the list is empty. Between the pop and
+ * the publication the slots are nowhere a waiter can see: a waiter that
+ * scanned meanwhile is seen by the publication's read of waiters, and then
+ * the parked slots go back to the shared list (a spill, which wakes it). */
 static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     opool_mt *p = c->pool;
     uint32_t first, n = opool__mt_pop(p, c->half, &first);
     if (n == 0) return opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1;
+    OPOOL__MT_POINT(p, REFILL_POPPED);
     *slot = first;
     /* s2 (below the top) becomes the newest parked, the bottom the oldest */
     uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed); /* ours */
@@ -3766,8 +3886,7 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
         i = opool__mt_link_of(p, i);
         atomic_store_explicit(&c->ent[(b + k) & c->mask], i, memory_order_relaxed);
     }
-    /* release: as in park */
-    atomic_store_explicit(&c->bottom, b + n - 1, memory_order_release);
+    if (n > 1 && OPOOL_UNLIKELY(opool__mt_publish(c, b + n - 1))) opool__mt_spill(c, c->size);
     return true;
 }
 
@@ -3906,6 +4025,7 @@ static OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint6
         /* without the heavy barrier a park may hide from the scan: poll */
         uint64_t until = deadline;
         if (!scan_ok && deadline - now > 1000000) until = now + 1000000;
+        OPOOL__MT_POINT(p, WAIT_SLEEP);
         opool__mt_sleep(p, e, until);
         if (!scan_ok) scan_ok = opool__mt_heavy_barrier(p);
     }
@@ -3969,6 +4089,7 @@ uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32
     if (p == NULL || out == NULL || n == 0) return 0;
     uint32_t first = 0, got = opool__mt_pop(p, n, &first);
     if (got < n) {
+        OPOOL__MT_POINT(p, BULK_POPPED);
         /* the stolen chain goes after the popped one */
         /* a bulk alloc takes exactly what it misses: no extras */
         uint32_t sfirst, stolen = opool__mt_steal(p, n - got, 0, &sfirst);
@@ -4124,7 +4245,16 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
          c != NULL; c = c->next_rec) {
         out->caches += atomic_load_explicit(&c->active, memory_order_relaxed) != 0;
         out->parked += opool__mt_parked(c);
+        OPOOL__MT_POINT(p, STATS_SCAN);
     }
+    /* Each cache was read at its own moment: a slot that moved during the
+     * scan (live into a cache, or from one cache to another) may have been
+     * counted twice. At every moment live + parked <= usable slots, so the
+     * sum is cut to what the figures read here leave room for (the header's
+     * promise: count + parked <= capacity). */
+    if (out->count > out->capacity) out->count = out->capacity; /* retired meanwhile */
+    uint32_t room = out->capacity - out->count;
+    if (out->parked > room) out->parked = room;
     out->retired = atomic_load_explicit(&p->retired, memory_order_relaxed);
     out->failed_allocs = atomic_load_explicit(&p->failed, memory_order_relaxed);
     out->rejected_handles = atomic_load_explicit(&p->rejected, memory_order_relaxed);

@@ -71,12 +71,17 @@
  *     CAS each, before it fails or sleeps (on Linux a thief first makes one
  *     membarrier system call: that is what keeps the owners' side free of
  *     fences);
- *   - while a thread waits, a cache free does not park its slot: the slot
- *     goes to the shared list and wakes the waiter.
- * So a waiter sleeps only when every slot is live (or owned by a thread in
- * the middle of an alloc or free), and every free that makes a slot available
- * wakes one waiter. A thread preempted anywhere never stops the others: no
- * lock is held, no thread waits for another's step.
+ *   - while a thread waits, no cache keeps the slots it is given: a cache
+ *     free sends its slot to the shared list, and a refill keeps only the
+ *     slot it hands out and sends the rest there, each waking the waiter.
+ * Every call that moves free slots (a refill, a spill or flush, a steal, a
+ * bulk call) holds them for a moment where no other thread can see them;
+ * whatever it does not keep for its caller it then puts where a waiter finds
+ * it, and wakes the waiter if one may have missed it. So a waiter sleeps only
+ * when every slot is live or in the hands of a thread in the middle of a
+ * call, and every call that makes a slot available wakes one waiter. A
+ * thread preempted anywhere never stops the others: no lock is held, no
+ * thread waits for another's step.
  *
  * ============================================================================
  * ERRORS AND THREAD-SAFETY
@@ -116,8 +121,17 @@ typedef struct opool_mt_cache opool_mt_cache;
 /* timeout_ns of opool_mt_alloc_wait: wait as long as it takes. */
 #define OPOOL_WAIT_FOREVER UINT64_MAX
 
-/* Versioned so it can grow: fields are only ever appended. Every figure is a
- * snapshot; under concurrent use each was true at some moment of the call. */
+/* Versioned so it can grow: fields are only ever appended. With no call
+ * running on the pool every figure is exact. Under concurrent use the call
+ * reads the figures one after another, not at one instant:
+ *   - capacity, retired and the six counters (failed_allocs ... barrier_calls)
+ *     were each true at some moment of the call; the counters only grow;
+ *   - count and parked are sums of per-thread and per-cache figures, each
+ *     true at its own moment: an object allocated through one path and freed
+ *     through another, or a slot that moves into a cache or between caches,
+ *     while the call reads them may be counted twice or not at all. The call
+ *     keeps the sums within what can be true at one moment:
+ *     count + parked <= capacity. */
 typedef struct opool_mt_stats {
     uint32_t version;          /* OPOOL_MT_STATS_VERSION */
     uint32_t capacity;         /* slots usable now (retired ones excluded) */
@@ -177,8 +191,11 @@ OPOOL_API void *opool_mt_get(const opool_mt *p, opool_handle h);
 /* opool_mt_get(p, h) != NULL. Thread-safe. */
 OPOOL_API bool opool_mt_valid(const opool_mt *p, opool_handle h);
 
-/* Live objects (a snapshot; exact when no alloc or free runs); 0 for NULL.
- * O(caches). Thread-safe. */
+/* Live objects; 0 for NULL. Exact when no alloc or free runs; under
+ * concurrent use a sum of per-thread and per-cache counters each read at its
+ * own moment, within [0, capacity] (an object allocated through one path and
+ * freed through another meanwhile may be counted or missed). O(caches).
+ * Thread-safe. */
 OPOOL_API uint32_t opool_mt_count(const opool_mt *p);
 
 /* Slots usable (capacity minus retired slots); 0 for NULL. Thread-safe. */
@@ -205,7 +222,9 @@ OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint3
 OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
 
 /* opool_mt_alloc through the cache: O(1) touching no shared cache line while
- * the cache has slots; refills size/2 in one CAS when empty; NULL (counted,
+ * the cache has slots; refills size/2 in one CAS when empty (while some
+ * thread waits in opool_mt_alloc_wait it keeps only the slot it returns and
+ * gives the rest back to the shared list, waking the waiter); NULL (counted,
  * reported) only when the pool has no free slot left anywhere, as
  * opool_mt_alloc. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
@@ -228,7 +247,8 @@ OPOOL_API void opool_mt_cache_flush(opool_mt_cache *c);
 /* Flush, then give the cache back to the pool. NULL-safe. c is dead after. */
 OPOOL_API void opool_mt_cache_destroy(opool_mt_cache *c);
 
-/* Fill *out (NULL-safe: zeroed stats for a NULL pool). O(caches).
+/* Fill *out (NULL-safe: zeroed stats for a NULL pool); see opool_mt_stats
+ * for what each figure promises under concurrent use. O(caches).
  * Thread-safe. */
 OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
 

@@ -19,6 +19,7 @@
 
 #include "opool_internal.h"
 #include "opool_mt.h"
+#include "opool_mt_points.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -75,6 +76,27 @@ static bool opool__mt_membarrier_ready(void) {
     return false;
 #endif
 }
+
+/* Named points of the protocol where a test may hold the thread that reaches
+ * them (src/opool_mt_points.h). Only the test-support build defines
+ * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
+#if defined(OPOOL_TEST_HOOKS)
+static opool__mt_point_fn *_Atomic opool__mt_point_hook;
+
+void opool__mt_set_point_hook(opool__mt_point_fn *fn) {
+    /* release: pairs with the acquire below: the hook's own state is set */
+    atomic_store_explicit(&opool__mt_point_hook, fn, memory_order_release);
+}
+
+static void opool__mt_at(const opool_mt *p, opool__mt_point at) {
+    /* acquire: pairs with the release of the setter */
+    opool__mt_point_fn *fn = atomic_load_explicit(&opool__mt_point_hook, memory_order_acquire);
+    if (fn) fn(at, p);
+}
+#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
+#else
+#define OPOOL__MT_POINT(p, at) ((void)0)
+#endif
 
 /* ==== layout ============================================================= */
 
@@ -587,6 +609,7 @@ static OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t
     /* without the heavy barrier an owner might take a slot we take: no steal */
     if (opool__mt_thief_enter(p)) n = opool__mt_steal_registered(p, k, extra, first, &last);
     opool__mt_thief_leave(p);
+    if (n) OPOOL__MT_POINT(p, STEAL_TAKEN);
     if (n <= k) return n;
     /* keep the first stolen (the chain's tail); the rest go to the list */
     uint32_t above = *first;
@@ -603,9 +626,27 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
     opool_mt *p = c->pool;
     uint32_t first, last, got = opool__mt_take_oldest(c, n, true, &first, &last);
     if (got) {
+        OPOOL__MT_POINT(p, SPILL_TAKEN);
         opool__mt_push(p, first, last);
         opool__mt_freed(p, got);
     }
+}
+
+/* The owner's half of the park handshake (docs 6), the one way slots enter
+ * a cache: publish the entries below bottom b (written by the caller), then
+ * read waiters. True if a thread waits: it may have scanned this cache
+ * before the entries were there and gone to sleep, so the caller must give
+ * them to the shared list, which wakes it. Every path that parks slots
+ * (cache_free, refill) ends with this. */
+OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
+    opool_mt *p = c->pool;
+    /* release: a thief that reads the new bottom (acquire) sees the entries
+     * and the slots as we left them */
+    atomic_store_explicit(&c->bottom, b, memory_order_release);
+    opool__mt_light_barrier(p);
+    OPOOL__MT_POINT(p, PARK_PUBLISHED);
+    /* relaxed: ordered after the publication by the barrier pair (docs 6) */
+    return atomic_load_explicit(&p->waiters, memory_order_relaxed) != 0;
 }
 
 /* Park slot i as the newest of the cache, or give it to a waiter. */
@@ -614,12 +655,7 @@ OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
     if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
     uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed); /* ours */
     atomic_store_explicit(&c->ent[b & c->mask], i, memory_order_relaxed); /* released below */
-    /* release: a thief that reads the new bottom (acquire) sees the entry and
-     * the slot as we left it */
-    atomic_store_explicit(&c->bottom, b + 1, memory_order_release);
-    opool__mt_light_barrier(p);
-    /* relaxed: ordered after the park by the barrier pair (docs 6) */
-    if (OPOOL_UNLIKELY(atomic_load_explicit(&p->waiters, memory_order_relaxed) != 0)) {
+    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + 1))) {
         uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
         if (j != OPOOL__MT_EMPTY) {
             opool__mt_push(p, j, j);
@@ -631,11 +667,15 @@ OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
 }
 
 /* The cache is empty: refill half of it from the shared list in one CAS and
- * hand out the old top; steal when the list is empty. */
+ * hand out the old top; steal when the list is empty. Between the pop and
+ * the publication the slots are nowhere a waiter can see: a waiter that
+ * scanned meanwhile is seen by the publication's read of waiters, and then
+ * the parked slots go back to the shared list (a spill, which wakes it). */
 static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     opool_mt *p = c->pool;
     uint32_t first, n = opool__mt_pop(p, c->half, &first);
     if (n == 0) return opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1;
+    OPOOL__MT_POINT(p, REFILL_POPPED);
     *slot = first;
     /* s2 (below the top) becomes the newest parked, the bottom the oldest */
     uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed); /* ours */
@@ -644,8 +684,7 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
         i = opool__mt_link_of(p, i);
         atomic_store_explicit(&c->ent[(b + k) & c->mask], i, memory_order_relaxed);
     }
-    /* release: as in park */
-    atomic_store_explicit(&c->bottom, b + n - 1, memory_order_release);
+    if (n > 1 && OPOOL_UNLIKELY(opool__mt_publish(c, b + n - 1))) opool__mt_spill(c, c->size);
     return true;
 }
 
@@ -784,6 +823,7 @@ static OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint6
         /* without the heavy barrier a park may hide from the scan: poll */
         uint64_t until = deadline;
         if (!scan_ok && deadline - now > 1000000) until = now + 1000000;
+        OPOOL__MT_POINT(p, WAIT_SLEEP);
         opool__mt_sleep(p, e, until);
         if (!scan_ok) scan_ok = opool__mt_heavy_barrier(p);
     }
@@ -847,6 +887,7 @@ uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32
     if (p == NULL || out == NULL || n == 0) return 0;
     uint32_t first = 0, got = opool__mt_pop(p, n, &first);
     if (got < n) {
+        OPOOL__MT_POINT(p, BULK_POPPED);
         /* the stolen chain goes after the popped one */
         /* a bulk alloc takes exactly what it misses: no extras */
         uint32_t sfirst, stolen = opool__mt_steal(p, n - got, 0, &sfirst);
@@ -1002,7 +1043,16 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
          c != NULL; c = c->next_rec) {
         out->caches += atomic_load_explicit(&c->active, memory_order_relaxed) != 0;
         out->parked += opool__mt_parked(c);
+        OPOOL__MT_POINT(p, STATS_SCAN);
     }
+    /* Each cache was read at its own moment: a slot that moved during the
+     * scan (live into a cache, or from one cache to another) may have been
+     * counted twice. At every moment live + parked <= usable slots, so the
+     * sum is cut to what the figures read here leave room for (the header's
+     * promise: count + parked <= capacity). */
+    if (out->count > out->capacity) out->count = out->capacity; /* retired meanwhile */
+    uint32_t room = out->capacity - out->count;
+    if (out->parked > room) out->parked = room;
     out->retired = atomic_load_explicit(&p->retired, memory_order_relaxed);
     out->failed_allocs = atomic_load_explicit(&p->failed, memory_order_relaxed);
     out->rejected_handles = atomic_load_explicit(&p->rejected, memory_order_relaxed);

@@ -56,6 +56,11 @@ opool_register_test(test_mt_stress_portable test_mt_stress_portable)
 set_tests_properties(test_mt_stress_portable PROPERTIES LABELS mt)
 # ---- end of opool_mt stress ----------------------------------------------------------------
 
+# opool_mt with a thread held at a named point of the protocol: the test-support copy of the
+# library built with OPOOL_TEST_HOOKS, test_mt_points, and the check that the shipped library
+# has no hook (tests/points/points.cmake).
+include("${PROJECT_SOURCE_DIR}/tests/points/points.cmake")
+
 include("${PROJECT_SOURCE_DIR}/tests/typed/typed.cmake")
 include("${PROJECT_SOURCE_DIR}/cmake/dist.cmake")
 

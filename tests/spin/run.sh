@@ -153,5 +153,16 @@ broken "waitwake owner reads waiters before its park" waitwake.pml "-DCACHE -DOW
 broken "waitwake waiter scans before registering" waitwake.pml "-DCACHE -DWAITER_SCAN_FIRST" "$safety" "" "$lost" "lost wake-up found"
 broken "waitwake timed-out waiter gives up without a retry" waitwake.pml "-DNW=3 -DNSLOTS=2 -DKEEP -DTIMEOUT -DTIMEOUT_NO_RETRY" "$safety" "" "$lost" "wasted wake-up found"
 
+# ---- moves.pml: alloc_wait against refills, spills, steals and bulk allocs in several steps
+verify "moves refill, 2 waiters, 3 slots" moves.pml "-DREFILL" "$safety" ""
+verify "moves refill, 3 waiters, 3 slots" moves.pml "-DREFILL -DNW=3" "$safety" ""
+verify "moves spill, 3 waiters, 3 slots" moves.pml "-DSPILL -DNW=3" "$safety" ""
+verify "moves steal with extras, 3 waiters, 3 slots" moves.pml "-DSTEAL -DNW=3" "$safety" ""
+verify "moves bulk alloc, 2 waiters, 3 slots" moves.pml "-DBULK" "$safety" ""
+broken "moves refill without the waiter check (before issue 18)" moves.pml "-DREFILL -DREFILL_NO_CHECK" "$safety" "" "$lost" "lost wake-up found"
+broken "moves refill reads waiters before its publication" moves.pml "-DREFILL -DREFILL_LOAD_FIRST" "$safety" "" "$lost" "lost wake-up found"
+broken "moves steal pushes its extras without waking" moves.pml "-DSTEAL -DSTEAL_NO_WAKE" "$safety" "" "$lost" "lost wake-up found"
+broken "moves spill reads waiters before its push" moves.pml "-DSPILL -DSPILL_LOAD_FIRST" "$safety" "" "$lost" "lost wake-up found"
+
 echo "$passed" >"$count_file"
 echo "spin: $passed checks passed"

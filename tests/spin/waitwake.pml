@@ -7,6 +7,10 @@
  * are there to provide. The reorderings that the fences forbid are modelled by
  * the broken variants, which move a load before the store that precedes it.
  *
+ * Each call here moves its slot in one step; moves.pml splits the calls that
+ * move slots in several (refill, spill, steal with extras, bulk alloc) into
+ * the steps another thread can observe.
+ *
  * A pool of NSLOTS = 1 slot (or 2 with -DNSLOTS=2). Shared state:
  *   avail    slots in the shared free list (a counter is enough: section 3's
  *            list is checked by freelist.pml; here only "is there one" matters)

@@ -1,0 +1,654 @@
+/*
+ * test_mt_points.c -- opool_mt with a thread held at a named point of the
+ * protocol (src/opool_mt_points.h), so that the windows a scheduler opens only
+ * rarely are opened on purpose, every time.
+ *
+ * Built against opool_test_hooks, the copy of the library compiled with
+ * OPOOL_TEST_HOOKS (tests/points/points.cmake). A test installs one hook,
+ * on_point, and "arms" a point for a role: the next thread of that role that
+ * reaches the point stops there until the test lets it go. Each thread of a
+ * test runs one operation (an actor) under its own role; the main thread,
+ * role 0, is never held.
+ *
+ * No check is on timing. A waiter that should have been woken and was not
+ * sleeps for ever: the test waits for it at most LIMIT_S seconds (the code
+ * under test needs microseconds), reports the failure, then frees a slot to
+ * wake it so that the program ends.
+ *
+ *   waiter_is_not_left_asleep_by_a_refill_that_parks_every_free_slot
+ *   refill_seen_by_a_waiter_keeps_only_the_slot_it_hands_out
+ *   stats_parked_stays_within_capacity_while_slots_move_between_caches
+ *   spill_racing_a_waiter_wakes_it, steal_racing_a_waiter_wakes_it
+ *   every_racer_through_every_point_keeps_the_pool_whole
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
+
+#include "opool_mt.h"
+#include "opool_internal.h" /* opool__mt_check */
+#include "opool_mt_points.h"
+#include "helpers.h"
+#include "test.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#if !defined(OPOOL_TEST_HOOKS)
+#error "test_mt_points needs the library built with OPOOL_TEST_HOOKS (opool_test_hooks)"
+#endif
+
+#if defined(OPOOL_TEST_TSAN) || defined(TEST_ASAN)
+#define LIMIT_S 30
+#else
+#define LIMIT_S 10
+#endif
+
+#define SALT 0x1000u
+
+static const char *const point_names[OPOOL__MT_POINTS] = {
+    "REFILL_POPPED", "PARK_PUBLISHED", "STEAL_TAKEN", "SPILL_TAKEN",
+    "BULK_POPPED",   "WAIT_SLEEP",     "STATS_SCAN",
+};
+
+/* ---- the gate: where threads are held ------------------------------------ */
+
+static struct {
+    pthread_mutex_t m;
+    pthread_cond_t cv;                      /* any change below */
+    int armed[OPOOL__MT_POINTS];            /* role whose next arrival is held; 0: none */
+    int held[OPOOL__MT_POINTS];             /* role held there now; 0: none */
+    bool go[OPOOL__MT_POINTS];              /* the held thread may go on */
+    unsigned reached[OPOOL__MT_POINTS];     /* arrivals of any thread, since reset_reached */
+} G = {.m = PTHREAD_MUTEX_INITIALIZER};
+
+static _Thread_local int my_role; /* 0: the main thread, never held */
+
+static void on_point(opool__mt_point at, const opool_mt *p) {
+    (void)p;
+    pthread_mutex_lock(&G.m);
+    G.reached[at]++;
+    if (my_role != 0 && G.armed[at] == my_role) {
+        G.armed[at] = 0;
+        G.held[at] = my_role;
+        G.go[at] = false;
+        pthread_cond_broadcast(&G.cv);
+        while (!G.go[at]) pthread_cond_wait(&G.cv, &G.m);
+        G.held[at] = 0;
+        G.go[at] = false;
+        pthread_cond_broadcast(&G.cv);
+    }
+    pthread_mutex_unlock(&G.m);
+}
+
+static void arm(opool__mt_point at, int role) {
+    pthread_mutex_lock(&G.m);
+    G.armed[at] = role;
+    pthread_mutex_unlock(&G.m);
+}
+
+static void disarm_all(void) {
+    pthread_mutex_lock(&G.m);
+    memset(G.armed, 0, sizeof G.armed);
+    pthread_mutex_unlock(&G.m);
+}
+
+static struct timespec limit_from_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += LIMIT_S;
+    return t;
+}
+
+/* ---- actors: one operation in its own thread ----------------------------- */
+
+#define MAXH 64
+
+typedef struct actor actor;
+struct actor {
+    int role;
+    void (*run)(actor *);
+    opool_mt *p;
+    opool_mt_cache *c;
+    uint32_t n;                      /* how many to allocate (bulk) */
+    opool_handle in;                 /* the handle to free */
+    opool_handle out[MAXH];          /* what it allocated */
+    uint32_t got;                    /* how many */
+    opool_mt_stats stats;            /* get_stats */
+    pthread_t thread;
+    bool started, done;              /* done: under G.m */
+};
+
+static void *actor_main(void *arg) {
+    actor *a = (actor *)arg;
+    my_role = a->role;
+    a->run(a);
+    pthread_mutex_lock(&G.m);
+    a->done = true;
+    pthread_cond_broadcast(&G.cv);
+    pthread_mutex_unlock(&G.m);
+    return NULL;
+}
+
+static void start(actor *a) {
+    a->started = pthread_create(&a->thread, NULL, actor_main, a) == 0;
+    REQUIRE(a->started);
+}
+
+static bool is_done(actor *a) {
+    pthread_mutex_lock(&G.m);
+    bool d = a->done;
+    pthread_mutex_unlock(&G.m);
+    return d;
+}
+
+/* Wait (at most LIMIT_S) until a is held at point at (1), or has finished
+ * (2); 0 at the limit. at < 0: only its end. */
+static int await_actor(actor *a, int at) {
+    struct timespec until = limit_from_now();
+    int r = 0, e = 0;
+    pthread_mutex_lock(&G.m);
+    for (;;) {
+        if (at >= 0 && G.held[at] == a->role) {
+            r = 1;
+            break;
+        }
+        if (a->done) {
+            r = 2;
+            break;
+        }
+        if (e == ETIMEDOUT) break;
+        e = pthread_cond_timedwait(&G.cv, &G.m, &until);
+    }
+    pthread_mutex_unlock(&G.m);
+    return r;
+}
+
+/* Let the thread held at point at go on, if one is; returns once it has. */
+static void let_go(opool__mt_point at) {
+    pthread_mutex_lock(&G.m);
+    if (G.held[at] != 0) {
+        G.go[at] = true;
+        pthread_cond_broadcast(&G.cv);
+        while (G.held[at] != 0) pthread_cond_wait(&G.cv, &G.m);
+    }
+    pthread_mutex_unlock(&G.m);
+}
+
+static void join(actor *a) {
+    if (a->started) pthread_join(a->thread, NULL);
+    a->started = false;
+}
+
+static void run_cache_alloc(actor *a) {
+    void *obj = opool_mt_cache_alloc(a->c, &a->out[0]);
+    a->got = obj != NULL;
+}
+static void run_cache_free(actor *a) { a->got = opool_mt_cache_free(a->c, a->in) == OPOOL_OK; }
+static void run_flush(actor *a) { opool_mt_cache_flush(a->c); }
+static void run_alloc(actor *a) { a->got = opool_mt_alloc(a->p, &a->out[0]) != NULL; }
+static void run_alloc_bulk(actor *a) { a->got = opool_mt_alloc_bulk(a->p, a->out, NULL, a->n); }
+static void run_wait(actor *a) {
+    a->got = opool_mt_alloc_wait(a->p, &a->out[0], OPOOL_WAIT_FOREVER) != NULL;
+}
+static void run_stats(actor *a) { opool_mt_get_stats(a->p, &a->stats); }
+
+/* ---- pool helpers --------------------------------------------------------- */
+
+static opool_mt *make_pool(uint32_t capacity) {
+    opool_desc d = quiet_desc(16, capacity, SALT);
+    opool_mt *p = NULL;
+    if (opool_mt_create(&p, &d) != OPOOL_OK) return NULL;
+    return p;
+}
+
+static void check_mt_at(const opool_mt *p, int line) {
+    char why[256] = "opool__mt_check";
+    if (!opool__mt_check(p, why, sizeof why)) test__fail_at(__FILE__, line, why, 0, 0, 0);
+}
+#define CHECK_MT(p) check_mt_at(p, __LINE__)
+
+static opool_mt_stats stats_of(const opool_mt *p) {
+    opool_mt_stats s;
+    opool_mt_get_stats(p, &s);
+    return s;
+}
+
+/* Allocate every free slot of a fresh pool through the shared path. */
+static uint32_t alloc_all(opool_mt *p, opool_handle *hs, uint32_t n) {
+    uint32_t k = 0;
+    while (k < n && opool_mt_alloc(p, &hs[k]) != NULL) k++;
+    return k;
+}
+
+/* ---- finding 1: a waiter sleeps while a refill parks every free slot ----- */
+
+/* The issue's figures: 2,049 slots, one held, 2,048 on the shared list; a
+ * cache of 4,096 refills all 2,048 (half its size). Held between its pop and
+ * its publication, it hides every free slot from a waiter, who fails its
+ * last try and goes to sleep. Published, the slots must wake that waiter:
+ * before the fix nothing did, and it slept for ever. */
+TEST(waiter_is_not_left_asleep_by_a_refill_that_parks_every_free_slot) {
+    opool_mt *p = make_pool(2049);
+    REQUIRE(p != NULL);
+    opool_handle kept;
+    REQUIRE(opool_mt_alloc(p, &kept) != NULL);
+    opool_mt_cache *c = opool_mt_cache_create(p, 4096);
+    REQUIRE(c != NULL);
+
+    actor r = {.role = 1, .run = run_cache_alloc, .p = p, .c = c};
+    actor w = {.role = 2, .run = run_wait, .p = p};
+    arm(OPOOL__MT_AT_REFILL_POPPED, r.role);
+    arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
+    start(&r);
+    REQUIRE(await_actor(&r, OPOOL__MT_AT_REFILL_POPPED) == 1);
+    start(&w);
+    /* the waiter found nothing: the list is empty, the cache not yet filled */
+    CHECK_EQ_U64(await_actor(&w, OPOOL__MT_AT_WAIT_SLEEP), 1);
+    let_go(OPOOL__MT_AT_REFILL_POPPED);
+    CHECK_EQ_U64(await_actor(&r, -1), 2);
+    join(&r);
+    CHECK_EQ_U64(r.got, 1);
+    let_go(OPOOL__MT_AT_WAIT_SLEEP);
+    bool served = await_actor(&w, -1) == 2;
+    CHECK(served); /* before the fix: asleep with 2,047 slots parked */
+    if (!served) opool_mt_cache_flush(c); /* the rescue: a flush wakes it */
+    join(&w);
+    CHECK_EQ_U64(w.got, 1);
+
+    disarm_all();
+    opool_mt_free(p, kept);
+    opool_mt_free(p, r.out[0]);
+    opool_mt_free(p, w.out[0]);
+    opool_mt_cache_destroy(c);
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* The policy behind the fix: a refill that sees a waiter once its slots are
+ * published keeps only the slot it hands out; the rest go to the shared
+ * list (and wake the waiter), as a cache free's slot does. */
+TEST(refill_seen_by_a_waiter_keeps_only_the_slot_it_hands_out) {
+    opool_mt *p = make_pool(9);
+    REQUIRE(p != NULL);
+    opool_handle kept;
+    REQUIRE(opool_mt_alloc(p, &kept) != NULL);
+    opool_mt_cache *c = opool_mt_cache_create(p, 16);
+    REQUIRE(c != NULL);
+
+    actor r = {.role = 1, .run = run_cache_alloc, .p = p, .c = c};
+    actor w = {.role = 2, .run = run_wait, .p = p};
+    arm(OPOOL__MT_AT_REFILL_POPPED, r.role);
+    arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
+    start(&r);
+    REQUIRE(await_actor(&r, OPOOL__MT_AT_REFILL_POPPED) == 1);
+    start(&w);
+    REQUIRE(await_actor(&w, OPOOL__MT_AT_WAIT_SLEEP) == 1);
+    let_go(OPOOL__MT_AT_REFILL_POPPED);
+    CHECK_EQ_U64(await_actor(&r, -1), 2);
+    join(&r);
+    CHECK_EQ_U64(r.got, 1);
+    opool_mt_stats s = stats_of(p); /* the waiter is still held: nothing moves */
+    CHECK_EQ_U64(s.parked, 0);
+    CHECK_EQ_U64(s.count, 2);
+    CHECK_EQ_U64(s.wake_calls, 1);
+
+    let_go(OPOOL__MT_AT_WAIT_SLEEP);
+    bool served = await_actor(&w, -1) == 2;
+    CHECK(served);
+    if (!served) opool_mt_cache_flush(c);
+    join(&w);
+    CHECK_EQ_U64(w.got, 1);
+
+    disarm_all();
+    opool_mt_free(p, kept);
+    opool_mt_free(p, r.out[0]);
+    opool_mt_free(p, w.out[0]);
+    opool_mt_cache_destroy(c);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* ---- finding 2: parked counted twice ------------------------------------- */
+
+/* A pool of 64, every slot parked in cache A. get_stats counts A (64), and
+ * is held before it counts B; meanwhile A is flushed and B refills all 64
+ * (one handed out and freed back into B). Before the fix the call added 64
+ * and 64: parked 128 in a pool of 64. */
+TEST(stats_parked_stays_within_capacity_while_slots_move_between_caches) {
+    enum { N = 64 };
+    opool_mt *p = make_pool(N);
+    REQUIRE(p != NULL);
+    opool_mt_cache *b = opool_mt_cache_create(p, 2 * N); /* the registry lists b after a */
+    opool_mt_cache *a = opool_mt_cache_create(p, 2 * N);
+    REQUIRE(a != NULL && b != NULL);
+    opool_handle hs[N];
+    REQUIRE(alloc_all(p, hs, N) == N);
+    for (uint32_t k = 0; k < N; k++) CHECK_EQ_U64(opool_mt_cache_free(a, hs[k]), OPOOL_OK);
+
+    actor reader = {.role = 1, .run = run_stats, .p = p};
+    arm(OPOOL__MT_AT_STATS_SCAN, reader.role);
+    start(&reader);
+    REQUIRE(await_actor(&reader, OPOOL__MT_AT_STATS_SCAN) == 1); /* a counted: 64 */
+    opool_mt_cache_flush(a);
+    opool_handle h;
+    REQUIRE(opool_mt_cache_alloc(b, &h) != NULL); /* refills all 64 */
+    CHECK_EQ_U64(opool_mt_cache_free(b, h), OPOOL_OK);
+    let_go(OPOOL__MT_AT_STATS_SCAN);
+    CHECK_EQ_U64(await_actor(&reader, -1), 2);
+    join(&reader);
+
+    CHECK_EQ_U64(reader.stats.capacity, N);
+    CHECK_EQ_U64(reader.stats.count, 0);
+    CHECK(reader.stats.parked <= reader.stats.capacity - reader.stats.count);
+    opool_mt_stats s = stats_of(p); /* quiescent: exact */
+    CHECK_EQ_U64(s.parked, N);
+    CHECK_EQ_U64(s.count, 0);
+
+    disarm_all();
+    opool_mt_cache_destroy(a);
+    opool_mt_cache_destroy(b);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* ---- the other moves that hide slots from a waiter ----------------------- */
+
+/* Cache X of a pool of 8 holds 6 parked slots, 2 are live. A mover (a flush
+ * of X, or a passing thief) is held with the 6 slots off X and not yet on
+ * the shared list: a waiter fails its last try. The move must wake it. */
+static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *)) {
+    opool_mt *p = make_pool(8);
+    REQUIRE(p != NULL);
+    opool_mt_cache *x = opool_mt_cache_create(p, 16);
+    REQUIRE(x != NULL);
+    opool_handle hs[8];
+    REQUIRE(alloc_all(p, hs, 8) == 8);
+    for (uint32_t k = 2; k < 8; k++) CHECK_EQ_U64(opool_mt_cache_free(x, hs[k]), OPOOL_OK);
+
+    actor m = {.role = 1, .run = move, .p = p, .c = x};
+    actor w = {.role = 2, .run = run_wait, .p = p};
+    arm(at, m.role);
+    arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
+    start(&m);
+    REQUIRE(await_actor(&m, (int)at) == 1);
+    start(&w);
+    CHECK_EQ_U64(await_actor(&w, OPOOL__MT_AT_WAIT_SLEEP), 1);
+    let_go(at);
+    CHECK_EQ_U64(await_actor(&m, -1), 2);
+    join(&m);
+    let_go(OPOOL__MT_AT_WAIT_SLEEP);
+    bool served = await_actor(&w, -1) == 2;
+    CHECK(served);
+    if (!served) opool_mt_free(p, hs[0]);
+    join(&w);
+    CHECK_EQ_U64(w.got, 1);
+
+    disarm_all();
+    if (served) opool_mt_free(p, hs[0]);
+    opool_mt_free(p, hs[1]);
+    opool_mt_free(p, w.out[0]);
+    if (m.got) opool_mt_free(p, m.out[0]);
+    opool_mt_cache_destroy(x);
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+TEST(spill_racing_a_waiter_wakes_it) { move_racing_a_waiter(OPOOL__MT_AT_SPILL_TAKEN, run_flush); }
+TEST(steal_racing_a_waiter_wakes_it) { move_racing_a_waiter(OPOOL__MT_AT_STEAL_TAKEN, run_alloc); }
+
+/* ---- every racer through every point ------------------------------------- */
+
+/* A pool of C = 8 slots; the main thread's cache M (created first) and cache
+ * X (created second: every scan of the registry meets it first). For each
+ * point, a scenario puts the pool in a state where one operation H reaches
+ * that point, and holds H there; then one racing operation runs (in the
+ * main thread, or for alloc_wait in a thread W held before it sleeps); then
+ * everything is let go. Afterwards: every get_stats said count + parked <=
+ * capacity; every waiter was served while a slot was free; no slot has two
+ * owners; the pool is whole (opool__mt_check) once everything is freed. */
+enum { C = 8 };
+
+typedef enum racer {
+    R_NONE, R_ALLOC, R_ALLOC_BULK, R_CACHE_ALLOC, R_FREE, R_FREE_BULK, R_CACHE_FREE,
+    R_CACHE_FREE_FLUSH, R_STATS, R_WAIT, R_COUNT
+} racer;
+static const char *const racer_names[R_COUNT] = {
+    "none", "alloc", "alloc_bulk", "cache_alloc", "free", "free_bulk", "cache_free",
+    "cache_free+flush", "get_stats", "alloc_wait",
+};
+
+typedef struct ledger {
+    opool_handle h[4 * C];
+    uint32_t n;
+} ledger;
+
+static void keep(ledger *l, opool_handle h) {
+    if (l->n < sizeof l->h / sizeof l->h[0]) l->h[l->n++] = h;
+}
+
+/* Remove and return the last handle (OPOOL_NULL if none). */
+static opool_handle give(ledger *l) { return l->n ? l->h[--l->n] : OPOOL_NULL; }
+
+static void check_stats_bound(const opool_mt_stats *s, const char *what) {
+    if (s->version == 0) return; /* never filled */
+    if (!(s->count + s->parked <= s->capacity)) {
+        char why[160];
+        snprintf(why, sizeof why, "%s: count %u + parked %u > capacity %u", what, s->count,
+                 s->parked, s->capacity);
+        test__fail_at(__FILE__, __LINE__, why, 0, 0, 0);
+    }
+}
+
+static void one_pair(opool__mt_point at, racer r) {
+    char ctx[96];
+    snprintf(ctx, sizeof ctx, "point %s, racer %s", point_names[at], racer_names[r]);
+    opool_mt *p = make_pool(C);
+    REQUIRE(p != NULL);
+    opool_mt_cache *m = opool_mt_cache_create(p, 16);
+    opool_mt_cache *x = opool_mt_cache_create(p, 16);
+    REQUIRE(m != NULL && x != NULL);
+    ledger held = {{{0}}, 0};   /* live, kept by the main thread to the end */
+    ledger racing = {{{0}}, 0}; /* live, the racers' to free */
+    opool_handle hs[C];
+    REQUIRE(alloc_all(p, hs, C) == C);
+    keep(&racing, hs[0]);
+    keep(&racing, hs[1]);
+
+    actor h = {.role = 1, .p = p, .c = x};
+    switch (at) {
+    case OPOOL__MT_AT_REFILL_POPPED: /* 6 on the list; X refills them all */
+        for (uint32_t k = 2; k < C; k++) opool_mt_free(p, hs[k]);
+        h.run = run_cache_alloc;
+        break;
+    case OPOOL__MT_AT_PARK_PUBLISHED: /* the pool full; H frees one into X */
+        for (uint32_t k = 2; k < C - 1; k++) keep(&held, hs[k]);
+        h.in = hs[C - 1];
+        h.run = run_cache_free;
+        break;
+    case OPOOL__MT_AT_STEAL_TAKEN: /* 6 parked in X; H allocs: steals 1 + 5 extra */
+        for (uint32_t k = 2; k < C; k++) opool_mt_cache_free(x, hs[k]);
+        h.run = run_alloc;
+        break;
+    case OPOOL__MT_AT_SPILL_TAKEN: /* 6 parked in X; H flushes X */
+        for (uint32_t k = 2; k < C; k++) opool_mt_cache_free(x, hs[k]);
+        h.run = run_flush;
+        break;
+    case OPOOL__MT_AT_BULK_POPPED: /* 3 on the list, 3 in X; H allocs 6 in bulk */
+        for (uint32_t k = 2; k < 5; k++) opool_mt_free(p, hs[k]);
+        for (uint32_t k = 5; k < C; k++) opool_mt_cache_free(x, hs[k]);
+        h.n = 6;
+        h.run = run_alloc_bulk;
+        break;
+    case OPOOL__MT_AT_WAIT_SLEEP: /* the pool full; H waits */
+        for (uint32_t k = 2; k < C; k++) keep(&held, hs[k]);
+        h.run = run_wait;
+        break;
+    case OPOOL__MT_AT_STATS_SCAN: /* 6 parked in X; H reads the stats */
+        for (uint32_t k = 2; k < C; k++) opool_mt_cache_free(x, hs[k]);
+        h.run = run_stats;
+        break;
+    case OPOOL__MT_POINTS:
+        break;
+    }
+    arm(at, h.role);
+    start(&h);
+    if (await_actor(&h, (int)at) != 1) {
+        char why[160];
+        snprintf(why, sizeof why, "%s: H never reached its point", ctx);
+        test__fail_at(__FILE__, __LINE__, why, 0, 0, 0);
+    }
+
+    actor w = {.role = 2, .run = run_wait, .p = p};
+    opool_mt_stats rs = {0};
+    opool_handle got[4];
+    uint32_t n = 0;
+    switch (r) {
+    case R_NONE:
+    case R_COUNT:
+        break;
+    case R_ALLOC:
+        if (opool_mt_alloc(p, &got[0])) keep(&racing, got[0]);
+        break;
+    case R_ALLOC_BULK:
+        n = opool_mt_alloc_bulk(p, got, NULL, 4);
+        for (uint32_t k = 0; k < n; k++) keep(&racing, got[k]);
+        break;
+    case R_CACHE_ALLOC:
+        if (opool_mt_cache_alloc(m, &got[0])) keep(&racing, got[0]);
+        break;
+    case R_FREE:
+        CHECK_EQ_U64(opool_mt_free(p, give(&racing)), OPOOL_OK);
+        break;
+    case R_FREE_BULK:
+        got[0] = give(&racing);
+        got[1] = give(&racing);
+        CHECK_EQ_U64(opool_mt_free_bulk(p, got, 2), 2);
+        break;
+    case R_CACHE_FREE:
+        CHECK_EQ_U64(opool_mt_cache_free(m, give(&racing)), OPOOL_OK);
+        break;
+    case R_CACHE_FREE_FLUSH:
+        CHECK_EQ_U64(opool_mt_cache_free(m, give(&racing)), OPOOL_OK);
+        opool_mt_cache_flush(m);
+        break;
+    case R_STATS:
+        opool_mt_get_stats(p, &rs);
+        break;
+    case R_WAIT:
+        arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
+        start(&w);
+        if (await_actor(&w, OPOOL__MT_AT_WAIT_SLEEP) == 0) {
+            char why[160];
+            snprintf(why, sizeof why, "%s: W neither served nor about to sleep", ctx);
+            test__fail_at(__FILE__, __LINE__, why, 0, 0, 0);
+        }
+        break;
+    }
+    let_go(at);
+
+    /* Every thread but the waiters ends now. A waiter must be served while a
+     * slot is free; when none is, free one of the racing slots for it. */
+    actor *waiters[2] = {h.run == run_wait ? &h : NULL, w.started ? &w : NULL};
+    if (h.run != run_wait) {
+        if (await_actor(&h, -1) != 2) {
+            char why[160];
+            snprintf(why, sizeof why, "%s: H did not finish", ctx);
+            test__fail_at(__FILE__, __LINE__, why, 0, 0, 0);
+        }
+    }
+    let_go(OPOOL__MT_AT_WAIT_SLEEP);
+    for (int k = 0; k < 2; k++) {
+        actor *a = waiters[k];
+        if (a == NULL) continue;
+        for (;;) {
+            if (is_done(a)) break;
+            /* only waiters run: the count is exact but for a waiter served
+             * just now, which this loop then sees done */
+            uint32_t live = opool_mt_count(p);
+            if (live < C) {
+                if (await_actor(a, -1) == 2) break;
+                char why[160];
+                snprintf(why, sizeof why, "%s: a waiter sleeps while %u slots are free", ctx,
+                         C - live);
+                test__fail_at(__FILE__, __LINE__, why, 0, 0, 0);
+            }
+            opool_handle f = give(&racing);
+            if (f.bits == 0) f = give(&held);
+            if (f.bits == 0) break;
+            CHECK_EQ_U64(opool_mt_free(p, f), OPOOL_OK);
+        }
+    }
+    join(&h);
+    join(&w);
+    disarm_all();
+
+    check_stats_bound(&h.stats, ctx);
+    check_stats_bound(&rs, ctx);
+    /* no slot with two owners: every live handle names another slot */
+    ledger all = held;
+    for (uint32_t k = 0; k < racing.n; k++) keep(&all, racing.h[k]);
+    if (h.run != run_cache_free && h.run != run_stats)
+        for (uint32_t k = 0; k < h.got; k++) keep(&all, h.out[k]);
+    if (w.got) keep(&all, w.out[0]);
+    for (uint32_t i = 0; i < all.n; i++)
+        for (uint32_t j = i + 1; j < all.n; j++)
+            if (opool_handle_index(all.h[i]) == opool_handle_index(all.h[j])) {
+                char why[160];
+                snprintf(why, sizeof why, "%s: slot %u has two owners", ctx,
+                         opool_handle_index(all.h[i]));
+                test__fail_at(__FILE__, __LINE__, why, 0, 0, 0);
+            }
+    CHECK_EQ_U64(opool_mt_count(p), all.n);
+    for (uint32_t i = 0; i < all.n; i++) CHECK_EQ_U64(opool_mt_free(p, all.h[i]), OPOOL_OK);
+    opool_mt_cache_destroy(m);
+    opool_mt_cache_destroy(x);
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    char why[256];
+    if (!opool__mt_check(p, why, sizeof why)) {
+        char full[400];
+        snprintf(full, sizeof full, "%s: %s", ctx, why);
+        test__fail_at(__FILE__, __LINE__, full, 0, 0, 0);
+    }
+    opool_mt_destroy(p);
+}
+
+TEST(every_racer_through_every_point_keeps_the_pool_whole) {
+    memset(G.reached, 0, sizeof G.reached);
+    for (int at = 0; at < OPOOL__MT_POINTS; at++)
+        for (int r = 0; r < R_COUNT; r++) {
+            if (at == OPOOL__MT_AT_WAIT_SLEEP && r == R_WAIT) continue; /* one held at a time */
+            one_pair((opool__mt_point)at, (racer)r);
+        }
+    for (int at = 0; at < OPOOL__MT_POINTS; at++)
+        if (G.reached[at] == 0) {
+            char why[96];
+            snprintf(why, sizeof why, "point %s never reached", point_names[at]);
+            test__fail_at(__FILE__, __LINE__, why, 0, 0, 0);
+        }
+}
+
+int main(void) {
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&G.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    opool__mt_set_point_hook(on_point);
+
+    RUN(waiter_is_not_left_asleep_by_a_refill_that_parks_every_free_slot);
+    RUN(refill_seen_by_a_waiter_keeps_only_the_slot_it_hands_out);
+    RUN(stats_parked_stays_within_capacity_while_slots_move_between_caches);
+    RUN(spill_racing_a_waiter_wakes_it);
+    RUN(steal_racing_a_waiter_wakes_it);
+    RUN(every_racer_through_every_point_keeps_the_pool_whole);
+
+    opool__mt_set_point_hook(NULL);
+    pthread_cond_destroy(&G.cv);
+    return test_summary();
+}

@@ -5,7 +5,8 @@
 #                        build/gcc    gcc, -O2 with assertions on (RelWithDebInfo minus NDEBUG)
 #                        build/clang  clang, Release (-O3 -DNDEBUG; tests keep their asserts)
 #                        build/asan   clang, Debug -O1, AddressSanitizer + UBSan
-#                        build/tsan   clang, -O1, ThreadSanitizer: the concurrent tests (label mt)
+#                        build/tsan   clang, -O1, ThreadSanitizer: the concurrent tests (label mt;
+#                                     re-configured first so a new test is built)
 #                        spin         the Promela models of tests/spin (tests/spin/run.sh)
 #                      all with -Werror; stops at the first failure. With gcc alone (no
 #                      clang, or no libclang-rt-14-dev) build/clang is skipped and build/asan
@@ -175,6 +176,7 @@ test-tsan:
 	rm -f build/.tsan-probe; \
 	echo "== build/tsan: $(CLANG), Debug -O1, thread (tests labelled mt)"; \
 	$(call configure,build/tsan,$(CLANG),$(CLANGXX),$(TSAN_ARGS)); \
+	$(CMAKE) -S . -B build/tsan > /dev/null; \
 	targets=$$($(CTEST) --test-dir build/tsan -N -L mt | sed -n 's/^ *Test *#[0-9]*: *\([A-Za-z0-9_]*\).*/\1/p' | sort -u); \
 	echo "+ $(CMAKE) --build build/tsan -j$(JOBS) --target $$targets"; \
 	$(CMAKE) --build build/tsan -j$(JOBS) --target $$targets; \

@@ -300,10 +300,10 @@ LLVM_COV ?= $(shell command -v llvm-cov-14 || command -v llvm-cov || echo llvm-c
 # fuzz_load needs opool_load in the library (save/load is its own module)
 FUZZ_HAVE_LOAD := $(shell grep -qsE 'opool_status[[:space:]]+opool_load[[:space:]]*.opool[[:space:]]*[*][*]' src/*.c && echo 1)
 FUZZ_TARGETS ?= ops heap $(if $(FUZZ_HAVE_LOAD),load)
-FUZZ_SRC = $(wildcard src/*.c)
+FUZZ_SRC = $(wildcard src/*.c tests/support/*.c)
 FUZZ_DEPS = $(FUZZ_SRC) $(wildcard src/*.h include/*.h fuzz/*.h) tests/model.h Makefile
 FUZZ_CFLAGS = -std=c11 -g -fno-omit-frame-pointer -Wall -Wextra -Wpedantic -Werror \
-              -Iinclude -Isrc -Itests -Ifuzz $(if $(FUZZ_HAVE_LOAD),-DOPOOL_FUZZ_HAVE_LOAD=1)
+              -Iinclude -Isrc -Itests -Itests/support -Ifuzz $(if $(FUZZ_HAVE_LOAD),-DOPOOL_FUZZ_HAVE_LOAD=1)
 
 build/fuzz/fuzz_%: fuzz/%.c $(FUZZ_DEPS)
 	@$(call need,$(CLANG),apt-get install clang-14 libclang-rt-14-dev); mkdir -p build/fuzz
@@ -359,7 +359,7 @@ fuzz-cov: $(FUZZ_TARGETS:%=build/fuzz-cov/fuzz_%)
 	done; \
 	$(LLVM_PROFDATA) merge -sparse build/fuzz-cov/*.profraw -o build/fuzz-cov/corpus.profdata; \
 	$(LLVM_COV) report -instr-profile=build/fuzz-cov/corpus.profdata $${objects# -object } \
-		$(FUZZ_SRC) include/opool.h | tee build/fuzz-cov/report.txt; \
+		$(FUZZ_SRC) include/opool_abi.h | tee build/fuzz-cov/report.txt; \
 	echo "per line: $(LLVM_COV) show -instr-profile=build/fuzz-cov/corpus.profdata $${objects# -object } src/FILE.c"
 
 fuzz-corpus: build/fuzz/gen_corpus
@@ -378,7 +378,7 @@ build:
 check: build
 	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
 
-FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h tests/*.c tests/*.h tests/*.cpp \
+FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h tests/*.c tests/*.h tests/*.cpp tests/support/*.[ch] \
                           bench/*.c bench/*.h bench/*.cpp examples/*.c examples/*.h fuzz/*.c fuzz/*.h \
                           cmake/consumer/*.c)
 

@@ -179,15 +179,6 @@ opool_status opool__classify(const opool *p, opool_handle h);
 void opool__release(opool *p, uint32_t i);
 void opool__release_all(opool *p);
 
-/* ---- tests and fuzzers only (defined in opool_check.c) -------------------- */
-
-/* Verify every invariant of p's layout (geometry, chunks, the roster as a
- * permutation, the live
- * prefix and free suffix, markers, counters, the inline paths' bounds).
- * True if all hold; else false with the first violation described in why
- * (if why is not NULL). O(slots). The library never calls it. */
-bool opool__check(const opool *p, char *why, size_t why_size);
-
 /* ---- tests only (defined in opool_mt.c) ---------------------------------- */
 
 struct opool_mt;

@@ -1,7 +1,7 @@
 # opool -- the commands of the README. Needs only a C compiler, cmake (>= 3.20) and make;
 # `make test` also wants clang (clang-14 on Debian 12) with its sanitizer runtime.
 #
-#   make test          every test, three ways, then an install check:
+#   make test          every test, three ways, then an install check (static and shared):
 #                        build/gcc    gcc, -O2 with assertions on (RelWithDebInfo minus NDEBUG)
 #                        build/clang  clang, Release (-O3 -DNDEBUG; tests keep their asserts)
 #                        build/asan   clang, Debug -O1, AddressSanitizer + UBSan
@@ -194,46 +194,76 @@ test-spin:
 	echo "== spin: tests/spin"; \
 	tests/spin/run.sh build/spin
 
-# Install the gcc build into build/install, check the files, then build two consumers
-# against the installed tree only: one with find_package(opool), one with pkg-config; and a
-# third that builds opool from this source tree with add_subdirectory.
+# Install the library twice and link a consumer (cmake/consumer/main.c) against each install
+# only, with find_package(opool) and with pkg-config, and run it:
+#   static  the gcc build (build/gcc) into build/install;
+#   shared  a BUILD_SHARED_LIBS=ON build of the library alone (build/shared) into
+#           build/install-shared: its SONAME must be libopool.so.<SOVERSION> and the
+#           consumers must load it (NEEDED), not a static copy;
+# then a third consumer that builds opool from this source tree with add_subdirectory.
+SHARED_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_SHARED_LIBS=ON -DOPOOL_WERROR=ON \
+               -DOPOOL_BUILD_TESTS=OFF -DOPOOL_BUILD_EXAMPLES=OFF
 test-install:
-	@echo "== install check: build/install"; \
+	@echo "== install check: build/install (static), build/install-shared (shared)"; \
 	$(call configure,build/gcc,$(GCC),$(GXX),$(GCC_ARGS)); \
 	$(CMAKE) --build build/gcc -j$(JOBS) --target opool; \
-	rm -rf build/install build/consumer; \
-	$(CMAKE) --install build/gcc --prefix "$(CURDIR)/build/install" >/dev/null; \
+	$(call configure,build/shared,$(GCC),,$(SHARED_ARGS)); \
+	$(CMAKE) --build build/shared -j$(JOBS) --target opool; \
+	rm -rf build/install build/install-shared build/consumer; \
 	checks=0; \
-	for f in $(wildcard include/*.h) 'lib*/libopool.a' 'lib*/cmake/opool/opoolConfig.cmake' \
-	         'lib*/cmake/opool/opoolConfigVersion.cmake' 'lib*/cmake/opool/opoolTargets.cmake' \
-	         'lib*/pkgconfig/opool.pc'; do \
-		found=$$(cd build/install && compgen -G "$$f" | head -n1 || true); \
-		if [ -z "$$found" ]; then echo "install check: missing $$f" >&2; exit 1; fi; \
-		echo "   installed $$found"; \
+	have_pc=0; command -v pkg-config >/dev/null 2>&1 && have_pc=1; \
+	for kind in static shared; do \
+		if [ $$kind = static ]; then bdir=build/gcc; prefix=build/install; lib='lib*/libopool.a'; \
+		else bdir=build/shared; prefix=build/install-shared; lib='lib*/libopool.so'; fi; \
+		echo "-- $$kind: $$prefix"; \
+		$(CMAKE) --install $$bdir --prefix "$(CURDIR)/$$prefix" >/dev/null; \
+		for f in $(wildcard include/*.h) "$$lib" 'lib*/cmake/opool/opoolConfig.cmake' \
+		         'lib*/cmake/opool/opoolConfigVersion.cmake' 'lib*/cmake/opool/opoolTargets.cmake' \
+		         'lib*/pkgconfig/opool.pc'; do \
+			found=$$(cd $$prefix && compgen -G "$$f" | head -n1 || true); \
+			if [ -z "$$found" ]; then echo "install check: missing $$f in $$prefix" >&2; exit 1; fi; \
+			echo "   installed $$found"; \
+		done; \
+		libdir=$$(dirname "$$(compgen -G "$$prefix/$$lib" | head -n1)"); \
+		if [ $$kind = shared ]; then \
+			soname=$$(objdump -p "$$libdir/libopool.so" | sed -n 's/^ *SONAME *//p'); \
+			echo "   SONAME $$soname"; \
+			case "$$soname" in (libopool.so.[0-9]*) ;; (*) echo "install check: SONAME '$$soname' is not versioned" >&2; exit 1;; esac; \
+			[ -e "$$libdir/$$soname" ] || { echo "install check: $$libdir/$$soname missing" >&2; exit 1; }; \
+		fi; \
+		checks=$$((checks + 1)); \
+		$(CMAKE) -S cmake/consumer -B build/consumer/cmake-$$kind -G "Unix Makefiles" \
+			-DCMAKE_C_COMPILER=$(GCC) -DCMAKE_PREFIX_PATH="$(CURDIR)/$$prefix" \
+			-DOPOOL_EXPECT_PREFIX="$(CURDIR)/$$prefix" >/dev/null; \
+		$(CMAKE) --build build/consumer/cmake-$$kind >/dev/null; \
+		programs=build/consumer/cmake-$$kind/consumer; \
+		echo "   find_package consumer ($$kind):"; build/consumer/cmake-$$kind/consumer; \
+		checks=$$((checks + 1)); \
+		if [ $$have_pc = 1 ]; then \
+			flags=$$(PKG_CONFIG_PATH="$(CURDIR)/$$libdir/pkgconfig" pkg-config --cflags --libs opool); \
+			echo "   pkg-config --cflags --libs opool ($$kind): $$flags"; \
+			$(GCC) -std=c11 -Wall -Wextra -Wpedantic -Werror cmake/consumer/main.c $$flags \
+				-o build/consumer/pc_consumer_$$kind; \
+			programs="$$programs build/consumer/pc_consumer_$$kind"; \
+			echo "   pkg-config consumer ($$kind):"; \
+			LD_LIBRARY_PATH="$(CURDIR)/$$libdir" build/consumer/pc_consumer_$$kind; \
+			checks=$$((checks + 1)); \
+		fi; \
+		for prog in $$programs; do \
+			needed=$$(objdump -p "$$prog" | sed -n 's/^ *NEEDED *\(libopool.*\)/\1/p'); \
+			if [ $$kind = shared ] && [ "$$needed" != "$$soname" ]; then \
+				echo "install check: $$prog does not load $$soname (NEEDED: '$$needed')" >&2; exit 1; \
+			elif [ $$kind = static ] && [ -n "$$needed" ]; then \
+				echo "install check: $$prog loads $$needed, linked against the static install" >&2; exit 1; \
+			fi; \
+		done; \
 	done; \
-	checks=$$((checks + 1)); \
-	$(CMAKE) -S cmake/consumer -B build/consumer/cmake -G "Unix Makefiles" \
-		-DCMAKE_C_COMPILER=$(GCC) -DCMAKE_PREFIX_PATH="$(CURDIR)/build/install" \
-		-DOPOOL_EXPECT_PREFIX="$(CURDIR)/build/install" >/dev/null; \
-	$(CMAKE) --build build/consumer/cmake >/dev/null; \
-	build/consumer/cmake/consumer; \
-	checks=$$((checks + 1)); \
+	[ $$have_pc = 1 ] || echo "   pkg-config not installed: pkg-config consumers skipped"; \
 	$(CMAKE) -S cmake/consumer -B build/consumer/subdir -G "Unix Makefiles" \
 		-DCMAKE_C_COMPILER=$(GCC) -DOPOOL_SOURCE_DIR="$(CURDIR)" >/dev/null; \
 	$(CMAKE) --build build/consumer/subdir -j$(JOBS) >/dev/null; \
 	echo "   add_subdirectory consumer:"; build/consumer/subdir/consumer; \
 	checks=$$((checks + 1)); \
-	if command -v pkg-config >/dev/null 2>&1; then \
-		pcdir=$$(dirname "$$(compgen -G 'build/install/lib*/pkgconfig/opool.pc' | head -n1)"); \
-		flags=$$(PKG_CONFIG_PATH="$(CURDIR)/$$pcdir" pkg-config --cflags --libs opool); \
-		echo "   pkg-config --cflags --libs opool: $$flags"; \
-		$(GCC) -std=c11 -Wall -Wextra -Wpedantic -Werror cmake/consumer/main.c $$flags \
-			-o build/consumer/pc_consumer; \
-		build/consumer/pc_consumer; \
-		checks=$$((checks + 1)); \
-	else \
-		echo "   pkg-config not installed: pkg-config consumer skipped"; \
-	fi; \
 	echo "$$checks" > build/install-check.count; \
 	echo "install check: $$checks passed, 0 failed"
 
@@ -300,10 +330,10 @@ LLVM_COV ?= $(shell command -v llvm-cov-14 || command -v llvm-cov || echo llvm-c
 # fuzz_load needs opool_load in the library (save/load is its own module)
 FUZZ_HAVE_LOAD := $(shell grep -qsE 'opool_status[[:space:]]+opool_load[[:space:]]*.opool[[:space:]]*[*][*]' src/*.c && echo 1)
 FUZZ_TARGETS ?= ops heap $(if $(FUZZ_HAVE_LOAD),load)
-FUZZ_SRC = $(wildcard src/*.c)
+FUZZ_SRC = $(wildcard src/*.c tests/support/*.c)
 FUZZ_DEPS = $(FUZZ_SRC) $(wildcard src/*.h include/*.h fuzz/*.h) tests/model.h Makefile
 FUZZ_CFLAGS = -std=c11 -g -fno-omit-frame-pointer -Wall -Wextra -Wpedantic -Werror \
-              -Iinclude -Isrc -Itests -Ifuzz $(if $(FUZZ_HAVE_LOAD),-DOPOOL_FUZZ_HAVE_LOAD=1)
+              -Iinclude -Isrc -Itests -Itests/support -Ifuzz $(if $(FUZZ_HAVE_LOAD),-DOPOOL_FUZZ_HAVE_LOAD=1)
 
 build/fuzz/fuzz_%: fuzz/%.c $(FUZZ_DEPS)
 	@$(call need,$(CLANG),apt-get install clang-14 libclang-rt-14-dev); mkdir -p build/fuzz
@@ -359,7 +389,7 @@ fuzz-cov: $(FUZZ_TARGETS:%=build/fuzz-cov/fuzz_%)
 	done; \
 	$(LLVM_PROFDATA) merge -sparse build/fuzz-cov/*.profraw -o build/fuzz-cov/corpus.profdata; \
 	$(LLVM_COV) report -instr-profile=build/fuzz-cov/corpus.profdata $${objects# -object } \
-		$(FUZZ_SRC) include/opool.h | tee build/fuzz-cov/report.txt; \
+		$(FUZZ_SRC) include/opool_abi.h | tee build/fuzz-cov/report.txt; \
 	echo "per line: $(LLVM_COV) show -instr-profile=build/fuzz-cov/corpus.profdata $${objects# -object } src/FILE.c"
 
 fuzz-corpus: build/fuzz/gen_corpus
@@ -378,7 +408,7 @@ build:
 check: build
 	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
 
-FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h tests/*.c tests/*.h tests/*.cpp \
+FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h tests/*.c tests/*.h tests/*.cpp tests/support/*.[ch] \
                           bench/*.c bench/*.h bench/*.cpp examples/*.c examples/*.h fuzz/*.c fuzz/*.h \
                           cmake/consumer/*.c)
 

@@ -32,8 +32,9 @@
  * included, compiles as C++11 and later) and link with that C file.
  *
  * What follows: the public headers with their manuals (opool.h: the pool;
- * opool_mt.h: the lock-free concurrent pool; opool_typed.h: typed pools),
- * then the implementation.
+ * opool_heap.h: a heap of size-class pools; opool_mt.h: the lock-free
+ * concurrent pool; opool_typed.h: typed pools), opool_abi.h (not API: the
+ * private layout the inline fast paths read), then the implementation.
  *
  * LICENSE: zlib (see the end of the first manual below)
  */
@@ -178,19 +179,24 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL_NODISCARD __attribute__((warn_unused_result))
 #define OPOOL_PURE __attribute__((pure))
-#define OPOOL__NONNULL(ptr) ((ptr) ? (void)0 : __builtin_unreachable())
 #define OPOOL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define OPOOL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define OPOOL_NODISCARD
 #define OPOOL_PURE
-#define OPOOL__NONNULL(ptr) ((void)0)
 #define OPOOL_LIKELY(x) (x)
 #define OPOOL_UNLIKELY(x) (x)
 #endif
 
+/* Every function of the library is declared OPOOL_API. The library is built
+ * with hidden visibility (-fvisibility=hidden), so a shared build exports
+ * these and nothing else. Define OPOOL_API yourself to change the attribute. */
 #ifndef OPOOL_API
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL_API __attribute__((visibility("default")))
+#else
 #define OPOOL_API
+#endif
 #endif
 
 #ifdef __cplusplus
@@ -209,10 +215,11 @@ typedef struct opool_handle {
 #define OPOOL_NULL ((opool_handle){0})
 #endif
 
-static inline uint32_t opool_handle_index(opool_handle h) { return (uint32_t)h.bits; }
-static inline uint32_t opool_handle_generation(opool_handle h) { return (uint32_t)(h.bits >> 32); }
-static inline bool opool_handle_is_null(opool_handle h) { return h.bits == 0; }
-static inline bool opool_handle_eq(opool_handle a, opool_handle b) { return a.bits == b.bits; }
+/* The two halves of a handle, and comparisons. No pool needed; O(1), inline. */
+OPOOL_API uint32_t opool_handle_index(opool_handle h);
+OPOOL_API uint32_t opool_handle_generation(opool_handle h);
+OPOOL_API bool opool_handle_is_null(opool_handle h);
+OPOOL_API bool opool_handle_eq(opool_handle a, opool_handle b);
 
 /* ---- status, policies, flags ------------------------------------------- */
 
@@ -329,14 +336,16 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, s
 /* Run fini on every live object, then release the pool. NULL-safe. */
 OPOOL_API void opool_destroy(opool *p);
 
-/* ---- objects (the O(1) calls; the common cases are inline below) ------- */
+/* ---- objects ------------------------------------------------------------
+ * The O(1) calls. Those marked "inline" compile their common case into the
+ * caller (opool_abi.h says how); each is also an exported function. */
 
 /* Allocate an object; its handle goes to *out (if out is not NULL). Returns
  * NULL when p is NULL or the pool is full and its policy cannot make room
  * (counted in failed_allocs, reported once per episode). The object holds
  * whatever it held before unless OPOOL_ZERO or init is set. O(1); growth is
- * O(new storage). */
-static inline void *opool_alloc(opool *p, opool_handle *out);
+ * O(new storage). Inline. */
+OPOOL_API void *opool_alloc(opool *p, opool_handle *out);
 
 /* Re-create an object at exactly h (loading a saved game). Returns NULL if p
  * is NULL, h's generation is even, h's index is beyond what the pool can hold,
@@ -348,26 +357,26 @@ OPOOL_API void *opool_alloc_at(opool *p, opool_handle h);
 
 /* Free h's object (runs fini). OPOOL_EINVAL: p NULL or h never issued (see
  * ERRORS); OPOOL_ESTALE: h stale or foreign. Rejected frees are counted and
- * reported and leave the pool unchanged. O(1). */
-static inline opool_status opool_free(opool *p, opool_handle h);
+ * reported and leave the pool unchanged. O(1); inline. */
+OPOOL_API opool_status opool_free(opool *p, opool_handle h);
 
 /* Free by pointer. OPOOL_EINVAL unless obj is the start of a live object of
  * this pool (counted and reported as a rejected handle). O(number of chunks),
  * at most 33. */
 OPOOL_API opool_status opool_free_object(opool *p, void *obj);
 
-/* The object of h, or NULL unless h is live in p. O(1). */
-static inline void *opool_get(const opool *p, opool_handle h);
+/* The object of h, or NULL unless h is live in p. O(1); inline. */
+OPOOL_API void *opool_get(const opool *p, opool_handle h);
 
-/* opool_get(p, h) != NULL. O(1). */
-static inline bool opool_valid(const opool *p, opool_handle h);
+/* opool_get(p, h) != NULL. O(1); inline. */
+OPOOL_API bool opool_valid(const opool *p, opool_handle h);
 
 /* The handle of the live object starting at obj, OPOOL_NULL otherwise
  * (interior pointer, free slot, foreign memory, NULL). O(number of chunks). */
 OPOOL_API opool_handle opool_handle_of(const opool *p, const void *obj);
 
-/* The live object in slot index, NULL if that slot is free or absent. O(1). */
-static inline void *opool_at(const opool *p, uint32_t index);
+/* The live object in slot index, NULL if that slot is free or absent. O(1); inline. */
+OPOOL_API void *opool_at(const opool *p, uint32_t index);
 
 /* Free every live object (fini on each): every old handle goes stale, and
  * the free stack is reset so the next allocs take slots 0, 1, 2, ... in
@@ -376,8 +385,8 @@ OPOOL_API void opool_clear(opool *p);
 
 /* ---- iteration and introspection --------------------------------------- */
 
-/* Live objects; 0 for NULL. O(1). */
-static inline uint32_t opool_count(const opool *p);
+/* Live objects; 0 for NULL. O(1); inline. */
+OPOOL_API uint32_t opool_count(const opool *p);
 
 /* Slots usable now (retired ones excluded); 0 for NULL. O(1). */
 OPOOL_API uint32_t opool_capacity(const opool *p);
@@ -385,9 +394,9 @@ OPOOL_API uint32_t opool_capacity(const opool *p);
 /* The i-th entry of the live list, i in [0, count); OPOOL_NULL/NULL
  * otherwise. Iterate backwards, i = count..0, to free and allocate while
  * iterating: ITERATION at the top of this file says exactly what each does
- * to the loop. O(1). */
-static inline opool_handle opool_live_handle(const opool *p, uint32_t i);
-static inline void *opool_live_object(const opool *p, uint32_t i);
+ * to the loop. O(1); inline. */
+OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
+OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
 
 /* Reorder the live roster by slot index (memory order) so the next iteration
  * walks memory forward. Handles and the free stack are untouched.
@@ -437,174 +446,12 @@ OPOOL_API opool_status opool_save_file(const opool *p, const char *path);
 OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_desc *desc,
                                                        const char *path);
 
-/* ============================================================================
- * PRIVATE: the layout the inline fast paths read. Not part of the API; it may
- * change in any release. Only the library writes these fields.
- * ========================================================================== */
-
-typedef struct opool__slot {
-    uint32_t gen; /* odd = live, even = free */
-    uint32_t pos; /* roster position, or a marker for retired slots and slots without storage */
-} opool__slot;
-
-#define OPOOL__MAX_CHUNKS 33
-
-/* Every field the common inline paths touch sits in the first 64 bytes. */
-typedef struct opool__hot {
-    opool__slot *slot;   /* [nslots] */
-    uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count */
-    uint32_t count;      /* live objects */
-    uint32_t fast_limit; /* inline alloc while count < this: min(limit, high_water), 0 if slow */
-    uint32_t nslots;     /* slot records: every index below is a slot */
-    uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
-    uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
-    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
-    uint64_t allocs;
-    size_t stride;
-    /* base[c] + i * stride is the object at index i of chunk c */
-    uintptr_t base[OPOOL__MAX_CHUNKS];
-    uint32_t limit;      /* slots in the roster: usable capacity */
-    uint32_t high_water;
-} opool__hot;
-
-OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
-OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
-
-/* ---- the roster ------------------------------------------------------------
- * One array of slot indices, [0, limit): positions [0, count) are the live
- * list in iteration order, [count, limit) the free stack with its top at
- * position count. Every slot in it knows its place: roster[slot[i].pos] == i.
- * These operations are the only code that writes roster entries or puts a
- * slot in the roster (opool__roster_put is the one store of both), so the
- * invariant is kept here and nowhere else; a slot leaving the roster for good
- * gets a marker in .pos instead (retired, or its chunk given back):
- *   take     the free stack's top becomes the last live entry (alloc);
- *   release  live slot i goes to the free stack's top; the last live entry
- *            takes its place (free: a swap-delete, done at once);
- *   swap     two positions trade entries (alloc_at, retiring a slot);
- *   put      entry k is slot i (rebuilding: grow, clear, sort, shrink, load).
- * Why at once: an object allocated inside the documented backward loop must
- * land behind the loop's index. take appends at count, which is never below
- * the index; release moves the last entry (already visited, or allocated
- * inside the loop) into the place just visited. */
-
-static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
-    c->roster[k] = i;
-    c->slot[i].pos = k;
-}
-
-static inline uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
-
-static inline void opool__roster_release(opool__hot *c, uint32_t i) {
-    uint32_t n = --c->count, k = c->slot[i].pos;
-    opool__roster_put(c, k, c->roster[n]);
-    opool__roster_put(c, n, i);
-}
-
-static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
-    uint32_t i = c->roster[a];
-    opool__roster_put(c, a, c->roster[b]);
-    opool__roster_put(c, b, i);
-}
-
-/* ---- objects -------------------------------------------------------------- */
-
-/* The chunk of slot i: 0 below 2^shift (every slot of a fixed pool, whose
- * shift is 32), else the bit width of i >> shift. */
-static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
-    uint64_t q = (uint64_t)i >> c->shift;
-#if defined(__GNUC__) || defined(__clang__)
-    return (uint32_t)(63 - __builtin_clzll(q * 2 + 1)); /* q * 2 + 1: never 0 */
-#else
-    uint32_t w = 0;
-    for (; q; q >>= 1) w++;
-    return w;
-#endif
-}
-
-/* The object of slot i of chunk c. */
-static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i) {
-    void *obj = (void *)(c->base[chunk] + (uintptr_t)i * c->stride);
-    OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
-    return obj;
-}
-
-/* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
- * takes the first branch; a grown chunk costs a shift and a bit count. */
-static inline void *opool__object(const opool__hot *c, uint32_t i) {
-    return opool__object_in(c, OPOOL_LIKELY(i < c->first) ? 0 : opool__chunk_of(c, i), i);
-}
-
-static inline void *opool_get(const opool *p, opool_handle h) {
-    const opool__hot *c = (const opool__hot *)(const void *)p;
-    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
-    if (OPOOL_UNLIKELY(c == NULL)) return NULL;
-    if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
-        if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
-        return opool__object_in(c, 0, i);
-    }
-    if (OPOOL_UNLIKELY(i >= c->nslots || c->slot[i].gen != g || !(g & 1))) return NULL;
-    return opool__object_in(c, opool__chunk_of(c, i), i);
-}
-
-static inline bool opool_valid(const opool *p, opool_handle h) { return opool_get(p, h) != NULL; }
-
-static inline void *opool_at(const opool *p, uint32_t index) {
-    const opool__hot *c = (const opool__hot *)(const void *)p;
-    if (c == NULL || index >= c->nslots || !(c->slot[index].gen & 1)) return NULL;
-    return opool__object(c, index);
-}
-
-static inline uint32_t opool_count(const opool *p) {
-    return p ? ((const opool__hot *)(const void *)p)->count : 0;
-}
-
-static inline opool_handle opool_live_handle(const opool *p, uint32_t i) {
-    const opool__hot *c = (const opool__hot *)(const void *)p;
-    opool_handle h = {0};
-    if (c != NULL && i < c->count) {
-        uint32_t s = c->roster[i];
-        h.bits = (uint64_t)c->slot[s].gen << 32 | s;
-    }
-    return h;
-}
-
-static inline void *opool_live_object(const opool *p, uint32_t i) {
-    const opool__hot *c = (const opool__hot *)(const void *)p;
-    if (c == NULL || i >= c->count) return NULL;
-    return opool__object(c, c->roster[i]);
-}
-
-static inline void *opool_alloc(opool *p, opool_handle *out) {
-    opool__hot *c = (opool__hot *)(void *)p;
-    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out);
-    uint32_t n = c->count;
-    if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
-        /* the pool is full, has hooks, or count is about to pass the high
-         * water mark (n == high_water then: raise it here, still inline) */
-        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
-        c->high_water = c->fast_limit = n + 1;
-    }
-    uint32_t i = opool__roster_take(c);
-    uint32_t g = ++c->slot[i].gen;
-    c->allocs++;
-    if (out) out->bits = (uint64_t)g << 32 | i;
-    return opool__object(c, i);
-}
-
-static inline opool_status opool_free(opool *p, opool_handle h) {
-    opool__hot *c = (opool__hot *)(void *)p;
-    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
-    if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
-    if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return opool__free_slow(p, h);
-    opool__roster_release(c, i);
-    c->slot[i].gen = g + 1;
-    return OPOOL_OK;
-}
-
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* The private layout and the inline bodies (ABI, not API). */
+
 
 #endif /* OPOOL_H */
 
@@ -754,7 +601,7 @@ OPOOL_API void opool_heap_destroy(opool_heap *h);
 /* A block of at least size bytes (size 0 counts as 1), NULL when h is NULL,
  * the class is full (without OPOOL_HEAP_GROW), the size needs the fallback
  * and OPOOL_HEAP_NO_FALLBACK is set, or memory ran out. O(1); inline. */
-static inline void *opool_heap_alloc(opool_heap *h, size_t size);
+OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 
 /* opool_heap_alloc(h, n * size) zero-filled; NULL also when n * size
  * overflows. */
@@ -772,7 +619,7 @@ OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
 /* Free a block. OPOOL_OK (also for ptr NULL); OPOOL_EINVAL: h NULL, or ptr
  * not the start of a block of h (a fallback block already freed included);
  * OPOOL_ESTALE: ptr a class block already free. O(1) expected; inline. */
-static inline opool_status opool_heap_free(opool_heap *h, void *ptr);
+OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 
 /* Bytes usable at ptr (its class size, or the size asked of the fallback
  * allocator), 0 if ptr is not a live block of h (reported). */
@@ -781,117 +628,14 @@ OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
 /* Fill *out (NULL-safe: zeroed stats for a NULL heap). O(classes). */
 OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
 
-/* ==== inline paths =========================================================
- * Private: these layouts change between releases; use the functions above. */
-
-/* The header at the start of every 64 KiB page of blocks; the live bitmap
- * (one bit per block, in uint64_t words) follows it. */
-typedef struct opool__hpage {
-    void *free;           /* free blocks, linked through their first bytes */
-    uintptr_t block0;     /* the address of block 0 */
-    uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
-    uint32_t live;        /* blocks handed out */
-    uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
-    uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
-    uint32_t cls;         /* class index */
-    struct opool__hpage *next, *prev; /* the class's listed pages (those not known full) */
-    uint32_t nblocks;
-    uint32_t flags; /* OPOOL__HPAGE_RESERVED, OPOOL__HPAGE_LISTED */
-} opool__hpage;
-
-/* What inline allocs and frees update of a class. */
-typedef struct opool__hclass_hot {
-    opool__hpage *page; /* the current page, whose free list allocs pop: the listed page
-                           freed into last; never NULL */
-    uint32_t live, high_water;
-    uint64_t allocs, requested;
-} opool__hclass_hot;
-
-typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empty */
-    uintptr_t key;
-    size_t size; /* large blocks: the size asked for */
-} opool__hentry;
-
-/* The start of every opool_heap. */
-typedef struct opool__heap_hot {
-    const uint8_t *class_of;    /* [small_max / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
-    const opool__hentry *pages; /* the page set: open addressing, key = page address */
-    uint32_t pages_mask;        /* its capacity - 1 */
-    uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
-    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker) */
-    uint32_t episode;           /* an OPOOL_EFULL was reported and no block freed since */
-    opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
-} opool__heap_hot;
-
-OPOOL_API void *opool__heap_alloc_slow(opool_heap *h, size_t size);
-OPOOL_API opool_status opool__heap_free_slow(opool_heap *h, void *ptr);
-OPOOL_API void opool__heap_page_freed(opool_heap *h, opool__hpage *pg);
-
-/* The page set's home slot of a page address (the lookup probes on from it). */
-static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
-    return (uint32_t)(((uint64_t)page * 0x9E3779B97F4A7C15u) >> 32) & mask;
-}
-
-/* The block index of offset off (< 2^16) from block 0 in *j; false when off
- * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
- * 2^14 makes the high half of off * recip the quotient, and the low half
- * below recip exactly when the remainder is 0. */
-static inline bool opool__hpage_index(const opool__hpage *pg, uintptr_t off, uint32_t *j) {
-    uint64_t q = (uint64_t)off * pg->recip;
-    *j = (uint32_t)(q >> 32);
-    return (uint32_t)q < pg->recip;
-}
-
-static inline void *opool_heap_alloc(opool_heap *h, size_t size) {
-    opool__heap_hot *c = (opool__heap_hot *)(void *)h;
-    /* size 0 wraps to SIZE_MAX: out of line, as are fallback sizes */
-    if (OPOOL_UNLIKELY(c == NULL || size - 1 >= c->small_max)) return opool__heap_alloc_slow(h, size);
-    opool__hclass_hot *k = &c->cls[c->class_of[(size + 7) >> 3]];
-    opool__hpage *pg = k->page;
-    void **b = (void **)pg->free;
-    if (OPOOL_UNLIKELY(b == NULL)) return opool__heap_alloc_slow(h, size);
-    pg->free = *b;
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
-    pg->live++;
-    if (++k->live > k->high_water) k->high_water = k->live;
-    k->allocs++;
-    k->requested += size;
-    return b;
-}
-
-static inline opool_status opool_heap_free(opool_heap *h, void *ptr) {
-    opool__heap_hot *c = (opool__heap_hot *)(void *)h;
-    uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
-    /* base 0 (NULL among others) would match an empty entry: out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
-        return opool__heap_free_slow(h, ptr);
-    opool__hpage *pg = (opool__hpage *)base;
-    uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
-    if (OPOOL_UNLIKELY(off >= pg->carved)) return opool__heap_free_slow(h, ptr);
-    uint32_t j;
-    bool start = opool__hpage_index(pg, off, &j);
-    uint64_t *w = (uint64_t *)(void *)(pg + 1) + (j >> 6), bit = (uint64_t)1 << (j & 63);
-    if (OPOOL_UNLIKELY(!start || !(*w & bit)))
-        return opool__heap_free_slow(h, ptr); /* inside a block, or free: rejected there */
-    *w &= ~bit;
-    *(void **)ptr = pg->free;
-    pg->free = ptr;
-    opool__hclass_hot *k = &c->cls[pg->cls];
-    k->live--;
-    c->episode = 0;
-    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
-        opool__heap_page_freed(h, pg); /* list upkeep */
-    else
-        k->page = pg; /* the next alloc of the class gets this block back */
-    return OPOOL_OK;
-}
-
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* The private layout and the inline bodies (ABI, not API): its heap part, now that the
+ * declarations above exist. */
+#define OPOOL__HEAP_DECLARED 1
+
 
 #endif /* OPOOL_HEAP_H */
 
@@ -1470,6 +1214,385 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 
 #endif /* OPOOL_TYPED_H */
 
+/* ============================================================================
+ * include/opool_abi.h
+ * ========================================================================== */
+/*
+ * opool_abi.h -- NOT API, BUT ABI: the private layout behind the inline fast
+ * paths of opool.h and opool_heap.h, and those paths' bodies.
+ *
+ * Do not include this file yourself and do not use anything in it: opool.h and
+ * opool_heap.h include it at their end, and every name here may change in any
+ * release. It is installed because inline code compiled into your program
+ * reads these structs directly: changing any layout here, or the contract of
+ * a function declared here, breaks binaries built against an older copy of
+ * this header (bump the SONAME then).
+ *
+ * ============================================================================
+ * HOW THE INLINE FUNCTIONS ARE ALSO EXPORTED
+ * ============================================================================
+ * Every public function whose common case is inline (opool_alloc, opool_free,
+ * opool_get, ..., opool_heap_alloc, opool_heap_free, the handle accessors) is
+ * declared in the manual header as an ordinary OPOOL_API function, and the
+ * library defines it out of line (src/opool_abi.c), so FFI, dlsym and
+ * function pointers reach it. Its body lives here as a static inline function
+ * with a private name (opool__alloc_inline, ...), and a function-like macro
+ * of the public name forwards to it:
+ *
+ *     OPOOL_API void *opool_alloc(opool *p, opool_handle *out);   // opool.h
+ *     static inline void *opool__alloc_inline(...) { ... }          // here
+ *     #define opool_alloc(p, out) opool__alloc_inline(p, out)       // here
+ *
+ * A call `opool_alloc(p, &h)` from C or C++ compiles the inline body, exactly
+ * as when the function itself was static inline: zero cost. The name without
+ * a call after it (`&opool_alloc`, `(opool_alloc)(p, &h)`) is the exported
+ * function. The inline body falls back on the out-of-line slow paths declared
+ * here (opool__alloc_slow, ...): they are exported too, as ABI (never API).
+ * C99 `inline` with one `extern inline` definition was not used: such a body
+ * may not call the static inline helpers below, and C++ gives it other rules.
+ * The macros work the same for C++ callers and in the single header
+ * dist/opool.h, where OPOOL_STATIC makes the exported definitions static too.
+ *
+ * LICENSE: zlib (see LICENSE)
+ */
+
+
+/* ==== the core pool (opool.h) ============================================ */
+
+#if !defined(OPOOL__ABI_CORE_H)
+#define OPOOL__ABI_CORE_H
+
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL__NONNULL(ptr) ((ptr) ? (void)0 : __builtin_unreachable())
+#else
+#define OPOOL__NONNULL(ptr) ((void)0)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct opool__slot {
+    uint32_t gen; /* odd = live, even = free */
+    uint32_t pos; /* roster position, or a marker for retired slots and slots without storage */
+} opool__slot;
+
+#define OPOOL__MAX_CHUNKS 33
+
+/* Every field the common inline paths touch sits in the first 64 bytes. */
+typedef struct opool__hot {
+    opool__slot *slot;   /* [nslots] */
+    uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count */
+    uint32_t count;      /* live objects */
+    uint32_t fast_limit; /* inline alloc while count < this: min(limit, high_water), 0 if slow */
+    uint32_t nslots;     /* slot records: every index below is a slot */
+    uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
+    uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
+    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
+    uint64_t allocs;
+    size_t stride;
+    /* base[c] + i * stride is the object at index i of chunk c */
+    uintptr_t base[OPOOL__MAX_CHUNKS];
+    uint32_t limit; /* slots in the roster: usable capacity */
+    uint32_t high_water;
+} opool__hot;
+
+/* Where the inline alloc and free go for everything but their common case
+ * (defined in src/opool.c). Exported, since the inline code in your program
+ * calls them: ABI, not API. */
+OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
+OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
+
+/* ---- the roster ------------------------------------------------------------
+ * One array of slot indices, [0, limit): positions [0, count) are the live
+ * list in iteration order, [count, limit) the free stack with its top at
+ * position count. Every slot in it knows its place: roster[slot[i].pos] == i.
+ * These operations are the only code that writes roster entries or puts a
+ * slot in the roster (opool__roster_put is the one store of both), so the
+ * invariant is kept here and nowhere else; a slot leaving the roster for good
+ * gets a marker in .pos instead (retired, or its chunk given back):
+ *   take     the free stack's top becomes the last live entry (alloc);
+ *   release  live slot i goes to the free stack's top; the last live entry
+ *            takes its place (free: a swap-delete, done at once);
+ *   swap     two positions trade entries (alloc_at, retiring a slot);
+ *   put      entry k is slot i (rebuilding: grow, clear, sort, shrink, load).
+ * Why at once: an object allocated inside the documented backward loop must
+ * land behind the loop's index. take appends at count, which is never below
+ * the index; release moves the last entry (already visited, or allocated
+ * inside the loop) into the place just visited. */
+
+static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
+    c->roster[k] = i;
+    c->slot[i].pos = k;
+}
+
+static inline uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
+
+static inline void opool__roster_release(opool__hot *c, uint32_t i) {
+    uint32_t n = --c->count, k = c->slot[i].pos;
+    opool__roster_put(c, k, c->roster[n]);
+    opool__roster_put(c, n, i);
+}
+
+static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
+    uint32_t i = c->roster[a];
+    opool__roster_put(c, a, c->roster[b]);
+    opool__roster_put(c, b, i);
+}
+
+/* ---- objects -------------------------------------------------------------- */
+
+/* The chunk of slot i: 0 below 2^shift (every slot of a fixed pool, whose
+ * shift is 32), else the bit width of i >> shift. */
+static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
+    uint64_t q = (uint64_t)i >> c->shift;
+#if defined(__GNUC__) || defined(__clang__)
+    return (uint32_t)(63 - __builtin_clzll(q * 2 + 1)); /* q * 2 + 1: never 0 */
+#else
+    uint32_t w = 0;
+    for (; q; q >>= 1) w++;
+    return w;
+#endif
+}
+
+/* The object of slot i of chunk c. */
+static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i) {
+    void *obj = (void *)(c->base[chunk] + (uintptr_t)i * c->stride);
+    OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
+    return obj;
+}
+
+/* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
+ * takes the first branch; a grown chunk costs a shift and a bit count. */
+static inline void *opool__object(const opool__hot *c, uint32_t i) {
+    return opool__object_in(c, OPOOL_LIKELY(i < c->first) ? 0 : opool__chunk_of(c, i), i);
+}
+
+static inline void *opool__get_inline(const opool *p, opool_handle h) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    if (OPOOL_UNLIKELY(c == NULL)) return NULL;
+    if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
+        if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
+        return opool__object_in(c, 0, i);
+    }
+    if (OPOOL_UNLIKELY(i >= c->nslots || c->slot[i].gen != g || !(g & 1))) return NULL;
+    return opool__object_in(c, opool__chunk_of(c, i), i);
+}
+
+static inline bool opool__valid_inline(const opool *p, opool_handle h) {
+    return opool__get_inline(p, h) != NULL;
+}
+
+static inline void *opool__at_inline(const opool *p, uint32_t index) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    if (c == NULL || index >= c->nslots || !(c->slot[index].gen & 1)) return NULL;
+    return opool__object(c, index);
+}
+
+static inline uint32_t opool__count_inline(const opool *p) {
+    return p ? ((const opool__hot *)(const void *)p)->count : 0;
+}
+
+static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    opool_handle h = {0};
+    if (c != NULL && i < c->count) {
+        uint32_t s = c->roster[i];
+        h.bits = (uint64_t)c->slot[s].gen << 32 | s;
+    }
+    return h;
+}
+
+static inline void *opool__live_object_inline(const opool *p, uint32_t i) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    if (c == NULL || i >= c->count) return NULL;
+    return opool__object(c, c->roster[i]);
+}
+
+static inline void *opool__alloc_inline(opool *p, opool_handle *out) {
+    opool__hot *c = (opool__hot *)(void *)p;
+    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out);
+    uint32_t n = c->count;
+    if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
+        /* the pool is full, has hooks, or count is about to pass the high
+         * water mark (n == high_water then: raise it here, still inline) */
+        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
+        c->high_water = c->fast_limit = n + 1;
+    }
+    uint32_t i = opool__roster_take(c);
+    uint32_t g = ++c->slot[i].gen;
+    c->allocs++;
+    if (out) out->bits = (uint64_t)g << 32 | i;
+    return opool__object(c, i);
+}
+
+static inline opool_status opool__free_inline(opool *p, opool_handle h) {
+    opool__hot *c = (opool__hot *)(void *)p;
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
+    if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return opool__free_slow(p, h);
+    opool__roster_release(c, i);
+    c->slot[i].gen = g + 1;
+    return OPOOL_OK;
+}
+
+/* ---- the public names: calls inline, the rest the exported functions ---- */
+
+static inline uint32_t opool__handle_index_inline(opool_handle h) { return (uint32_t)h.bits; }
+static inline uint32_t opool__handle_generation_inline(opool_handle h) {
+    return (uint32_t)(h.bits >> 32);
+}
+static inline bool opool__handle_is_null_inline(opool_handle h) { return h.bits == 0; }
+static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
+    return a.bits == b.bits;
+}
+
+#define opool_handle_index(h) opool__handle_index_inline(h)
+#define opool_handle_generation(h) opool__handle_generation_inline(h)
+#define opool_handle_is_null(h) opool__handle_is_null_inline(h)
+#define opool_handle_eq(a, b) opool__handle_eq_inline(a, b)
+#define opool_alloc(p, out) opool__alloc_inline(p, out)
+#define opool_free(p, h) opool__free_inline(p, h)
+#define opool_get(p, h) opool__get_inline(p, h)
+#define opool_valid(p, h) opool__valid_inline(p, h)
+#define opool_at(p, index) opool__at_inline(p, index)
+#define opool_count(p) opool__count_inline(p)
+#define opool_live_handle(p, i) opool__live_handle_inline(p, i)
+#define opool_live_object(p, i) opool__live_object_inline(p, i)
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL__ABI_CORE_H */
+
+/* ==== the heap (opool_heap.h), once that header has declared it ========== */
+
+#if defined(OPOOL__HEAP_DECLARED) && !defined(OPOOL__ABI_HEAP_H)
+#define OPOOL__ABI_HEAP_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The header at the start of every 64 KiB page of blocks; the live bitmap
+ * (one bit per block, in uint64_t words) follows it. */
+typedef struct opool__hpage {
+    void *free;           /* free blocks, linked through their first bytes */
+    uintptr_t block0;     /* the address of block 0 */
+    uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
+    uint32_t live;        /* blocks handed out */
+    uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
+    uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
+    uint32_t cls;         /* class index */
+    struct opool__hpage *next, *prev; /* the class's listed pages (those not known full) */
+    uint32_t nblocks;
+    uint32_t flags; /* OPOOL__HPAGE_RESERVED, OPOOL__HPAGE_LISTED */
+} opool__hpage;
+
+/* What inline allocs and frees update of a class. */
+typedef struct opool__hclass_hot {
+    opool__hpage *page; /* the current page, whose free list allocs pop: the listed page
+                           freed into last; never NULL */
+    uint32_t live, high_water;
+    uint64_t allocs, requested;
+} opool__hclass_hot;
+
+typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empty */
+    uintptr_t key;
+    size_t size; /* large blocks: the size asked for */
+} opool__hentry;
+
+/* The start of every opool_heap. */
+typedef struct opool__heap_hot {
+    const uint8_t *class_of;    /* [small_max / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
+    const opool__hentry *pages; /* the page set: open addressing, key = page address */
+    uint32_t pages_mask;        /* its capacity - 1 */
+    uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
+    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker) */
+    uint32_t episode;           /* an OPOOL_EFULL was reported and no block freed since */
+    opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
+} opool__heap_hot;
+
+/* The out-of-line paths of the inline heap alloc and free, and the page-list
+ * upkeep of a free (src/opool_heap.c). Exported: ABI, not API. */
+OPOOL_API void *opool__heap_alloc_slow(opool_heap *h, size_t size);
+OPOOL_API opool_status opool__heap_free_slow(opool_heap *h, void *ptr);
+OPOOL_API void opool__heap_page_freed(opool_heap *h, opool__hpage *pg);
+
+/* The page set's home slot of a page address (the lookup probes on from it). */
+static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
+    return (uint32_t)(((uint64_t)page * 0x9E3779B97F4A7C15u) >> 32) & mask;
+}
+
+/* The block index of offset off (< 2^16) from block 0 in *j; false when off
+ * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
+ * 2^14 makes the high half of off * recip the quotient, and the low half
+ * below recip exactly when the remainder is 0. */
+static inline bool opool__hpage_index(const opool__hpage *pg, uintptr_t off, uint32_t *j) {
+    uint64_t q = (uint64_t)off * pg->recip;
+    *j = (uint32_t)(q >> 32);
+    return (uint32_t)q < pg->recip;
+}
+
+static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
+    opool__heap_hot *c = (opool__heap_hot *)(void *)h;
+    /* size 0 wraps to SIZE_MAX: out of line, as are fallback sizes */
+    if (OPOOL_UNLIKELY(c == NULL || size - 1 >= c->small_max))
+        return opool__heap_alloc_slow(h, size);
+    opool__hclass_hot *k = &c->cls[c->class_of[(size + 7) >> 3]];
+    opool__hpage *pg = k->page;
+    void **b = (void **)pg->free;
+    if (OPOOL_UNLIKELY(b == NULL)) return opool__heap_alloc_slow(h, size);
+    pg->free = *b;
+    uint32_t j;
+    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
+    ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
+    pg->live++;
+    if (++k->live > k->high_water) k->high_water = k->live;
+    k->allocs++;
+    k->requested += size;
+    return b;
+}
+
+static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
+    opool__heap_hot *c = (opool__heap_hot *)(void *)h;
+    uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
+    /* base 0 (NULL among others) would match an empty entry: out of line */
+    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 ||
+                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+        return opool__heap_free_slow(h, ptr);
+    opool__hpage *pg = (opool__hpage *)base;
+    uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
+    if (OPOOL_UNLIKELY(off >= pg->carved)) return opool__heap_free_slow(h, ptr);
+    uint32_t j;
+    bool start = opool__hpage_index(pg, off, &j);
+    uint64_t *w = (uint64_t *)(void *)(pg + 1) + (j >> 6), bit = (uint64_t)1 << (j & 63);
+    if (OPOOL_UNLIKELY(!start || !(*w & bit)))
+        return opool__heap_free_slow(h, ptr); /* inside a block, or free: rejected there */
+    *w &= ~bit;
+    *(void **)ptr = pg->free;
+    pg->free = ptr;
+    opool__hclass_hot *k = &c->cls[pg->cls];
+    k->live--;
+    c->episode = 0;
+    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
+        opool__heap_page_freed(h, pg); /* list upkeep */
+    else
+        k->page = pg; /* the next alloc of the class gets this block back */
+    return OPOOL_OK;
+}
+
+#define opool_heap_alloc(h, size) opool__heap_alloc_inline(h, size)
+#define opool_heap_free(h, ptr) opool__heap_free_inline(h, ptr)
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL__ABI_HEAP_H */
+
 /* ############################################################################
  * IMPLEMENTATION (one C file of the program defines OPOOL_IMPLEMENTATION)
  * ########################################################################## */
@@ -1499,7 +1622,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * ========================================================================== */
 /*
  * opool_internal.h -- what the modules of src/ share about a pool: the layout
- * behind the header's opool__hot, the markers, the memory-checker hooks, and
+ * behind opool_abi.h's opool__hot, the markers, the memory-checker hooks, and
  * the slot operations every module goes through. Private: never installed.
  */
 #ifndef OPOOL_INTERNAL_H
@@ -1635,7 +1758,7 @@ static inline bool opool__stride_of(size_t size, size_t align, size_t *out) {
 /* The chunks of an index space [0, max_capacity) with chunk 0 of 2^shift
  * slots (shift 32: a fixed pool, one chunk holding every index): chunk c > 0
  * is [2^(shift+c-1), 2^(shift+c)), each cut at max_capacity. Pools and saved
- * images both use these; opool__chunk_of in opool.h is the inverse. lo is
+ * images both use these; opool__chunk_of in opool_abi.h is the inverse. lo is
  * 64-bit: a chunk past the last one starts at or beyond 2^32. */
 static inline uint64_t opool__span_lo(uint32_t shift, uint32_t c) {
     return c == 0 ? 0 : (uint64_t)1 << (shift + c - 1);
@@ -1677,15 +1800,6 @@ OPOOL__INTERNAL opool_handle opool__handle(uint32_t i, uint32_t gen);
 OPOOL__INTERNAL opool_status opool__classify(const opool *p, opool_handle h);
 OPOOL__INTERNAL void opool__release(opool *p, uint32_t i);
 OPOOL__INTERNAL void opool__release_all(opool *p);
-
-/* ---- tests and fuzzers only (defined in opool_check.c) -------------------- */
-
-/* Verify every invariant of p's layout (geometry, chunks, the roster as a
- * permutation, the live
- * prefix and free suffix, markers, counters, the inline paths' bounds).
- * True if all hold; else false with the first violation described in why
- * (if why is not NULL). O(slots). The library never calls it. */
-OPOOL__INTERNAL bool opool__check(const opool *p, char *why, size_t why_size);
 
 /* ---- tests only (defined in opool_mt.c) ---------------------------------- */
 
@@ -2374,241 +2488,45 @@ const char *opool_status_str(opool_status s) {
 }
 
 /* ============================================================================
- * src/opool_check.c
+ * src/opool_abi.c
  * ========================================================================== */
 /*
- * opool_check.c -- the invariant checker of the core pool, for tests and
- * fuzzers. The library never calls it; it is compiled in so that every test
- * program and fuzz target can, through opool_internal.h.
+ * opool_abi.c -- the exported definitions of the functions whose common case
+ * is inline (include/opool_abi.h explains the technique).
  *
- * Sections (grep for "==== "):
- *   ==== helpers             the failure message
- *   ==== check               opool__check: geometry, chunks, slots, roster, fast paths
+ * A C or C++ caller that writes opool_alloc(p, &h) compiles the inline body
+ * and never comes here; this is what a function pointer, dlsym or a foreign
+ * function interface reaches. Each definition puts the public name in
+ * parentheses, so the forwarding macro of the same name is not expanded, and
+ * is the inline body itself: both behave identically by construction.
  */
 
 
-#include <inttypes.h>
-#include <stdarg.h>
 
-/* ==== helpers ============================================================ */
+/* ==== handles ============================================================ */
 
-typedef struct opool__why {
-    char *buf;
-    size_t size;
-} opool__why;
+uint32_t(opool_handle_index)(opool_handle h) { return opool__handle_index_inline(h); }
+uint32_t(opool_handle_generation)(opool_handle h) { return opool__handle_generation_inline(h); }
+bool(opool_handle_is_null)(opool_handle h) { return opool__handle_is_null_inline(h); }
+bool(opool_handle_eq)(opool_handle a, opool_handle b) { return opool__handle_eq_inline(a, b); }
 
-/* Write the reason (if there is a buffer for it) and give false, so every
- * check reads `if (bad) return opool__fail(w, ...)`. */
-static bool opool__fail(opool__why *w, const char *fmt, ...) {
-    if (w->buf != NULL && w->size > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(w->buf, w->size, fmt, ap);
-        va_end(ap);
-    }
-    return false;
+/* ==== the core pool ====================================================== */
+
+void *(opool_alloc)(opool *p, opool_handle *out) { return opool__alloc_inline(p, out); }
+opool_status(opool_free)(opool *p, opool_handle h) { return opool__free_inline(p, h); }
+void *(opool_get)(const opool *p, opool_handle h) { return opool__get_inline(p, h); }
+bool(opool_valid)(const opool *p, opool_handle h) { return opool__valid_inline(p, h); }
+void *(opool_at)(const opool *p, uint32_t index) { return opool__at_inline(p, index); }
+uint32_t(opool_count)(const opool *p) { return opool__count_inline(p); }
+opool_handle(opool_live_handle)(const opool *p, uint32_t i) {
+    return opool__live_handle_inline(p, i);
 }
+void *(opool_live_object)(const opool *p, uint32_t i) { return opool__live_object_inline(p, i); }
 
-static bool opool__is_pow2(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
+/* ==== the heap =========================================================== */
 
-/* ==== check ============================================================== */
-
-/* Geometry: the fields fixed at create, against each other and against the
- * desc they came from. */
-static bool opool__check_geometry(const opool *p, opool__why *w) {
-    const opool__hot *h = &p->hot;
-    const opool_desc *d = &p->desc;
-    if (h->slot == NULL || h->roster == NULL)
-        return opool__fail(w, "slot %p or roster %p is NULL", (void *)h->slot, (void *)h->roster);
-    if (p->mem.alloc == NULL || p->mem.free == NULL) return opool__fail(w, "allocator incomplete");
-    if (p->gen0 & 1) return opool__fail(w, "gen0 0x%08" PRIx32 " is odd", p->gen0);
-    if (p->max_capacity == 0 || p->max_capacity > OPOOL_MAX_CAPACITY)
-        return opool__fail(w, "max_capacity %" PRIu32 " out of range", p->max_capacity);
-    if (d->object_size == 0) return opool__fail(w, "desc.object_size is 0");
-    size_t oalign = opool__object_align(d);
-    if (!opool__is_pow2(oalign) || oalign > 4096)
-        return opool__fail(w, "object alignment %zu invalid", oalign);
-    if (h->stride < d->object_size || h->stride % oalign != 0 ||
-        h->stride - d->object_size >= oalign)
-        return opool__fail(w, "stride %zu is not object_size %zu rounded up to %zu", h->stride,
-                           d->object_size, oalign);
-    if (!opool__is_pow2(p->align) || p->align < OPOOL__LINE || p->align < oalign)
-        return opool__fail(w, "chunk alignment %zu invalid", p->align);
-    if (h->shift > 32) return opool__fail(w, "shift %" PRIu32 " > 32", h->shift);
-    uint64_t first = h->shift == 32 ? p->max_capacity : (uint64_t)1 << h->shift;
-    if (first > p->max_capacity) first = p->max_capacity;
-    if (h->first != first)
-        return opool__fail(
-            w, "first %" PRIu32 ", shift %" PRIu32 " and max_capacity %" PRIu32 " give %" PRIu64,
-            h->first, h->shift, p->max_capacity, first);
-    if (p->nchunks == 0 || p->nchunks > OPOOL__MAX_CHUNKS)
-        return opool__fail(w, "nchunks %" PRIu32 " out of range", p->nchunks);
-    /* nchunks: exactly the chunks that start below max_capacity */
-    if (opool__chunk_lo(p, p->nchunks - 1) >= p->max_capacity)
-        return opool__fail(w, "chunk %" PRIu32 " starts beyond max_capacity", p->nchunks - 1);
-    if (h->shift < 32 && p->nchunks < OPOOL__MAX_CHUNKS &&
-        opool__chunk_lo(p, p->nchunks) < p->max_capacity)
-        return opool__fail(w, "nchunks %" PRIu32 " misses a chunk below max_capacity", p->nchunks);
-    if (h->shift == 32 && p->nchunks != 1)
-        return opool__fail(w, "fixed pool with %" PRIu32 " chunks", p->nchunks);
-    if (p->slot_cap < h->first) return opool__fail(w, "slot_cap below first");
-    if ((const void *)h->roster != (const void *)(h->slot + p->slot_cap))
-        return opool__fail(w, "roster does not follow the slot_cap slot records");
-    if (!p->arrays_owned && (const void *)h->slot != (const void *)(p + 1))
-        return opool__fail(w, "slot records outside the creation block, not owned");
-    if (p->checker != opool__checker_active())
-        return opool__fail(w, "checker flag %d, memory checker %d", p->checker,
-                           opool__checker_active());
-    return true;
-}
-
-/* Chunks: storage and bases agree, and nslots ends at a chunk boundary at
- * or past every backed chunk. */
-static bool opool__check_chunks(const opool *p, opool__why *w) {
-    const opool__hot *h = &p->hot;
-    if (h->nslots < h->first || h->nslots > p->slot_cap || h->nslots > p->max_capacity)
-        return opool__fail(w,
-                           "nslots %" PRIu32 " outside [first %" PRIu32 ", min(slot_cap %" PRIu32
-                           ", max_capacity %" PRIu32 ")]",
-                           h->nslots, h->first, p->slot_cap, p->max_capacity);
-    bool boundary = false;
-    for (uint32_t c = 0; c < OPOOL__MAX_CHUNKS; c++) {
-        if (c >= p->nchunks) {
-            if (p->chunk_mem[c] != NULL || h->base[c] != 0)
-                return opool__fail(w, "chunk %" PRIu32 " beyond nchunks has storage", c);
-            continue;
-        }
-        uint64_t lo = opool__chunk_lo(p, c);
-        uint32_t hi = opool__chunk_hi(p, c);
-        if (lo >= hi) return opool__fail(w, "chunk %" PRIu32 " is empty", c);
-        if (hi == h->nslots) boundary = true;
-        if (c == 0) {
-            if (p->chunk_mem[0] != NULL) return opool__fail(w, "chunk_mem[0] is set");
-            if (h->base[0] == 0 || h->base[0] % p->align != 0)
-                return opool__fail(w, "base[0] 0x%" PRIxPTR " zero or misaligned", h->base[0]);
-            continue;
-        }
-        if (!opool__chunk_backed(p, c)) {
-            if (h->base[c] != 0)
-                return opool__fail(w, "chunk %" PRIu32 " has no storage but base[] is set", c);
-            continue;
-        }
-        if (hi > h->nslots)
-            return opool__fail(w,
-                               "backed chunk %" PRIu32 " ends at %" PRIu32 " past nslots %" PRIu32,
-                               c, hi, h->nslots);
-        uintptr_t mem = (uintptr_t)p->chunk_mem[c];
-        if (h->base[c] == 0) return opool__fail(w, "backed chunk %" PRIu32 " has base 0", c);
-        if (mem % p->align != 0) return opool__fail(w, "chunk %" PRIu32 " misaligned", c);
-        if (h->base[c] + (uintptr_t)lo * h->stride != mem)
-            return opool__fail(w, "base[%" PRIu32 "] does not address chunk_mem[%" PRIu32 "]", c,
-                               c);
-    }
-    if (!boundary) return opool__fail(w, "nslots %" PRIu32 " is not the end of a chunk", h->nslots);
-    return true;
-}
-
-/* Slots and roster: every slot is in the roster exactly once, retired, or
- * without storage; the roster is a permutation of the slots in it. */
-static bool opool__check_slots(const opool *p, opool__why *w) {
-    const opool__hot *h = &p->hot;
-    if (h->limit > h->nslots)
-        return opool__fail(w, "limit %" PRIu32 " > nslots %" PRIu32, h->limit, h->nslots);
-    if (h->count > h->limit)
-        return opool__fail(w, "count %" PRIu32 " > limit %" PRIu32, h->count, h->limit);
-    if (h->high_water < h->count)
-        return opool__fail(w, "high_water %" PRIu32 " < count %" PRIu32, h->high_water, h->count);
-    if (h->allocs < h->count)
-        return opool__fail(w, "allocs %" PRIu64 " < count %" PRIu32, h->allocs, h->count);
-
-    uint32_t in_roster = 0, retired = 0, unbacked = 0, live = 0;
-    for (uint32_t c = 0; c < p->nchunks; c++) {
-        uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-        if (lo >= h->nslots) break;
-        bool backed = opool__chunk_backed(p, c);
-        for (uint32_t i = lo; i < hi; i++) {
-            uint32_t pos = h->slot[i].pos, gen = h->slot[i].gen;
-            if (gen & 1) live++;
-            if (pos == OPOOL__RETIRED) {
-                if (gen != p->gen0)
-                    return opool__fail(w,
-                                       "retired slot %" PRIu32 " has gen 0x%08" PRIx32
-                                       ", not gen0 0x%08" PRIx32,
-                                       i, gen, p->gen0);
-                retired++;
-            } else if (pos == OPOOL__UNBACKED) {
-                if (backed)
-                    return opool__fail(
-                        w, "slot %" PRIu32 " marked unbacked in backed chunk %" PRIu32, i, c);
-                if (gen & 1) return opool__fail(w, "unbacked slot %" PRIu32 " is live", i);
-                unbacked++;
-            } else {
-                if (!backed)
-                    return opool__fail(
-                        w, "slot %" PRIu32 " in the roster, chunk %" PRIu32 " has no storage", i,
-                        c);
-                if (pos >= h->limit)
-                    return opool__fail(w, "slot %" PRIu32 " pos %" PRIu32 " >= limit %" PRIu32, i,
-                                       pos, h->limit);
-                if (h->roster[pos] != i)
-                    return opool__fail(
-                        w, "slot %" PRIu32 " at pos %" PRIu32 ", roster there is %" PRIu32, i, pos,
-                        h->roster[pos]);
-                in_roster++;
-            }
-        }
-    }
-    /* each slot in the roster owns its entry, so limit of them fill it */
-    if (in_roster != h->limit)
-        return opool__fail(w, "%" PRIu32 " slots in a roster of limit %" PRIu32, in_roster,
-                           h->limit);
-    if (retired != p->retired)
-        return opool__fail(w, "%" PRIu32 " retired slots, retired says %" PRIu32, retired,
-                           p->retired);
-    if ((uint64_t)h->limit + retired + unbacked != h->nslots)
-        return opool__fail(
-            w, "limit %" PRIu32 " + retired %" PRIu32 " + unbacked %" PRIu32 " != nslots %" PRIu32,
-            h->limit, retired, unbacked, h->nslots);
-    if (live != h->count)
-        return opool__fail(w, "%" PRIu32 " live slots, count %" PRIu32, live, h->count);
-
-    /* live prefix, free suffix */
-    for (uint32_t k = 0; k < h->limit; k++) {
-        uint32_t i = h->roster[k];
-        bool odd = (h->slot[i].gen & 1) != 0;
-        if (k < h->count && !odd)
-            return opool__fail(
-                w, "roster[%" PRIu32 "] = slot %" PRIu32 " is free, count %" PRIu32, k, i,
-                h->count);
-        if (k >= h->count && odd)
-            return opool__fail(
-                w, "roster[%" PRIu32 "] = slot %" PRIu32 " is live, count %" PRIu32, k, i,
-                h->count);
-    }
-    return true;
-}
-
-/* The inline paths' bounds follow opool__update_fast's rule. */
-static bool opool__check_fast(const opool *p, opool__why *w) {
-    const opool__hot *h = &p->hot;
-    uint32_t fast, free_limit;
-    opool__fast_bounds(p, &fast, &free_limit);
-    if (h->fast_limit != fast)
-        return opool__fail(w, "fast_limit %" PRIu32 ", expected %" PRIu32, h->fast_limit, fast);
-    if (h->free_limit != free_limit)
-        return opool__fail(w, "free_limit %" PRIu32 ", expected %" PRIu32, h->free_limit,
-                           free_limit);
-    return true;
-}
-
-/* Everything that must hold of a pool between two calls. O(slots). */
-bool opool__check(const opool *p, char *why, size_t why_size) {
-    opool__why w = {why, why_size};
-    if (why != NULL && why_size > 0) why[0] = '\0';
-    if (p == NULL) return opool__fail(&w, "pool is NULL");
-    return opool__check_geometry(p, &w) && opool__check_chunks(p, &w) &&
-           opool__check_slots(p, &w) && opool__check_fast(p, &w);
-}
+void *(opool_heap_alloc)(opool_heap *h, size_t size) { return opool__heap_alloc_inline(h, size); }
+opool_status(opool_heap_free)(opool_heap *h, void *ptr) { return opool__heap_free_inline(h, ptr); }
 
 /* ============================================================================
  * src/opool_heap.c
@@ -2635,7 +2553,7 @@ bool opool__check(const opool *p, char *why, size_t why_size) {
 
 #define OPOOL__HPAGE ((uintptr_t)OPOOL_HEAP_PAGE)
 
-/* opool__hpage (include/opool_heap.h) flags */
+/* opool__hpage (include/opool_abi.h) flags */
 #define OPOOL__HPAGE_RESERVED 1u /* part of create's reservation, never given back */
 #define OPOOL__HPAGE_LISTED 2u   /* on its class's list: not known to be full */
 

@@ -36,7 +36,9 @@ endif()
 
 # A program of fuzz/: the library, its private headers, the model, the warnings.
 function(opool_fuzz_program target)
+    set(opool_link ${OPOOL_TEST_LIB})
     opool_program(${target} ${ARGN})
+    target_link_libraries(${target} PRIVATE ${_opool_test_deps}) # opool__check
     target_include_directories(${target} PRIVATE
         "${OPOOL_FUZZ_DIR}" "${PROJECT_SOURCE_DIR}/src" "${PROJECT_SOURCE_DIR}/tests")
     target_compile_definitions(${target} PRIVATE ${OPOOL_TEST_DEFINITIONS})

@@ -45,6 +45,7 @@
 
 #include "opool.h"
 #include "opool_internal.h"
+#include "support/opool_check.h"
 
 _Static_assert(LOAD_AUTO >= LOAD_NDESCS, "LOAD_AUTO is not one of the fixed descs");
 

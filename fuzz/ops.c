@@ -29,6 +29,7 @@
 
 #include "opool.h"
 #include "opool_internal.h"
+#include "support/opool_check.h"
 #include "../tests/loop_check.h"
 #include "../tests/model.h"
 

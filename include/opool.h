@@ -118,19 +118,24 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL_NODISCARD __attribute__((warn_unused_result))
 #define OPOOL_PURE __attribute__((pure))
-#define OPOOL__NONNULL(ptr) ((ptr) ? (void)0 : __builtin_unreachable())
 #define OPOOL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define OPOOL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define OPOOL_NODISCARD
 #define OPOOL_PURE
-#define OPOOL__NONNULL(ptr) ((void)0)
 #define OPOOL_LIKELY(x) (x)
 #define OPOOL_UNLIKELY(x) (x)
 #endif
 
+/* Every function of the library is declared OPOOL_API. The library is built
+ * with hidden visibility (-fvisibility=hidden), so a shared build exports
+ * these and nothing else. Define OPOOL_API yourself to change the attribute. */
 #ifndef OPOOL_API
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL_API __attribute__((visibility("default")))
+#else
 #define OPOOL_API
+#endif
 #endif
 
 #ifdef __cplusplus
@@ -149,10 +154,11 @@ typedef struct opool_handle {
 #define OPOOL_NULL ((opool_handle){0})
 #endif
 
-static inline uint32_t opool_handle_index(opool_handle h) { return (uint32_t)h.bits; }
-static inline uint32_t opool_handle_generation(opool_handle h) { return (uint32_t)(h.bits >> 32); }
-static inline bool opool_handle_is_null(opool_handle h) { return h.bits == 0; }
-static inline bool opool_handle_eq(opool_handle a, opool_handle b) { return a.bits == b.bits; }
+/* The two halves of a handle, and comparisons. No pool needed; O(1), inline. */
+OPOOL_API uint32_t opool_handle_index(opool_handle h);
+OPOOL_API uint32_t opool_handle_generation(opool_handle h);
+OPOOL_API bool opool_handle_is_null(opool_handle h);
+OPOOL_API bool opool_handle_eq(opool_handle a, opool_handle b);
 
 /* ---- status, policies, flags ------------------------------------------- */
 
@@ -269,14 +275,16 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, s
 /* Run fini on every live object, then release the pool. NULL-safe. */
 OPOOL_API void opool_destroy(opool *p);
 
-/* ---- objects (the O(1) calls; the common cases are inline below) ------- */
+/* ---- objects ------------------------------------------------------------
+ * The O(1) calls. Those marked "inline" compile their common case into the
+ * caller (opool_abi.h says how); each is also an exported function. */
 
 /* Allocate an object; its handle goes to *out (if out is not NULL). Returns
  * NULL when p is NULL or the pool is full and its policy cannot make room
  * (counted in failed_allocs, reported once per episode). The object holds
  * whatever it held before unless OPOOL_ZERO or init is set. O(1); growth is
- * O(new storage). */
-static inline void *opool_alloc(opool *p, opool_handle *out);
+ * O(new storage). Inline. */
+OPOOL_API void *opool_alloc(opool *p, opool_handle *out);
 
 /* Re-create an object at exactly h (loading a saved game). Returns NULL if p
  * is NULL, h's generation is even, h's index is beyond what the pool can hold,
@@ -288,26 +296,26 @@ OPOOL_API void *opool_alloc_at(opool *p, opool_handle h);
 
 /* Free h's object (runs fini). OPOOL_EINVAL: p NULL or h never issued (see
  * ERRORS); OPOOL_ESTALE: h stale or foreign. Rejected frees are counted and
- * reported and leave the pool unchanged. O(1). */
-static inline opool_status opool_free(opool *p, opool_handle h);
+ * reported and leave the pool unchanged. O(1); inline. */
+OPOOL_API opool_status opool_free(opool *p, opool_handle h);
 
 /* Free by pointer. OPOOL_EINVAL unless obj is the start of a live object of
  * this pool (counted and reported as a rejected handle). O(number of chunks),
  * at most 33. */
 OPOOL_API opool_status opool_free_object(opool *p, void *obj);
 
-/* The object of h, or NULL unless h is live in p. O(1). */
-static inline void *opool_get(const opool *p, opool_handle h);
+/* The object of h, or NULL unless h is live in p. O(1); inline. */
+OPOOL_API void *opool_get(const opool *p, opool_handle h);
 
-/* opool_get(p, h) != NULL. O(1). */
-static inline bool opool_valid(const opool *p, opool_handle h);
+/* opool_get(p, h) != NULL. O(1); inline. */
+OPOOL_API bool opool_valid(const opool *p, opool_handle h);
 
 /* The handle of the live object starting at obj, OPOOL_NULL otherwise
  * (interior pointer, free slot, foreign memory, NULL). O(number of chunks). */
 OPOOL_API opool_handle opool_handle_of(const opool *p, const void *obj);
 
-/* The live object in slot index, NULL if that slot is free or absent. O(1). */
-static inline void *opool_at(const opool *p, uint32_t index);
+/* The live object in slot index, NULL if that slot is free or absent. O(1); inline. */
+OPOOL_API void *opool_at(const opool *p, uint32_t index);
 
 /* Free every live object (fini on each): every old handle goes stale, and
  * the free stack is reset so the next allocs take slots 0, 1, 2, ... in
@@ -316,8 +324,8 @@ OPOOL_API void opool_clear(opool *p);
 
 /* ---- iteration and introspection --------------------------------------- */
 
-/* Live objects; 0 for NULL. O(1). */
-static inline uint32_t opool_count(const opool *p);
+/* Live objects; 0 for NULL. O(1); inline. */
+OPOOL_API uint32_t opool_count(const opool *p);
 
 /* Slots usable now (retired ones excluded); 0 for NULL. O(1). */
 OPOOL_API uint32_t opool_capacity(const opool *p);
@@ -325,9 +333,9 @@ OPOOL_API uint32_t opool_capacity(const opool *p);
 /* The i-th entry of the live list, i in [0, count); OPOOL_NULL/NULL
  * otherwise. Iterate backwards, i = count..0, to free and allocate while
  * iterating: ITERATION at the top of this file says exactly what each does
- * to the loop. O(1). */
-static inline opool_handle opool_live_handle(const opool *p, uint32_t i);
-static inline void *opool_live_object(const opool *p, uint32_t i);
+ * to the loop. O(1); inline. */
+OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
+OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
 
 /* Reorder the live roster by slot index (memory order) so the next iteration
  * walks memory forward. Handles and the free stack are untouched.
@@ -377,173 +385,11 @@ OPOOL_API opool_status opool_save_file(const opool *p, const char *path);
 OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_desc *desc,
                                                        const char *path);
 
-/* ============================================================================
- * PRIVATE: the layout the inline fast paths read. Not part of the API; it may
- * change in any release. Only the library writes these fields.
- * ========================================================================== */
-
-typedef struct opool__slot {
-    uint32_t gen; /* odd = live, even = free */
-    uint32_t pos; /* roster position, or a marker for retired slots and slots without storage */
-} opool__slot;
-
-#define OPOOL__MAX_CHUNKS 33
-
-/* Every field the common inline paths touch sits in the first 64 bytes. */
-typedef struct opool__hot {
-    opool__slot *slot;   /* [nslots] */
-    uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count */
-    uint32_t count;      /* live objects */
-    uint32_t fast_limit; /* inline alloc while count < this: min(limit, high_water), 0 if slow */
-    uint32_t nslots;     /* slot records: every index below is a slot */
-    uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
-    uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
-    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
-    uint64_t allocs;
-    size_t stride;
-    /* base[c] + i * stride is the object at index i of chunk c */
-    uintptr_t base[OPOOL__MAX_CHUNKS];
-    uint32_t limit;      /* slots in the roster: usable capacity */
-    uint32_t high_water;
-} opool__hot;
-
-OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
-OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
-
-/* ---- the roster ------------------------------------------------------------
- * One array of slot indices, [0, limit): positions [0, count) are the live
- * list in iteration order, [count, limit) the free stack with its top at
- * position count. Every slot in it knows its place: roster[slot[i].pos] == i.
- * These operations are the only code that writes roster entries or puts a
- * slot in the roster (opool__roster_put is the one store of both), so the
- * invariant is kept here and nowhere else; a slot leaving the roster for good
- * gets a marker in .pos instead (retired, or its chunk given back):
- *   take     the free stack's top becomes the last live entry (alloc);
- *   release  live slot i goes to the free stack's top; the last live entry
- *            takes its place (free: a swap-delete, done at once);
- *   swap     two positions trade entries (alloc_at, retiring a slot);
- *   put      entry k is slot i (rebuilding: grow, clear, sort, shrink, load).
- * Why at once: an object allocated inside the documented backward loop must
- * land behind the loop's index. take appends at count, which is never below
- * the index; release moves the last entry (already visited, or allocated
- * inside the loop) into the place just visited. */
-
-static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
-    c->roster[k] = i;
-    c->slot[i].pos = k;
-}
-
-static inline uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
-
-static inline void opool__roster_release(opool__hot *c, uint32_t i) {
-    uint32_t n = --c->count, k = c->slot[i].pos;
-    opool__roster_put(c, k, c->roster[n]);
-    opool__roster_put(c, n, i);
-}
-
-static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
-    uint32_t i = c->roster[a];
-    opool__roster_put(c, a, c->roster[b]);
-    opool__roster_put(c, b, i);
-}
-
-/* ---- objects -------------------------------------------------------------- */
-
-/* The chunk of slot i: 0 below 2^shift (every slot of a fixed pool, whose
- * shift is 32), else the bit width of i >> shift. */
-static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
-    uint64_t q = (uint64_t)i >> c->shift;
-#if defined(__GNUC__) || defined(__clang__)
-    return (uint32_t)(63 - __builtin_clzll(q * 2 + 1)); /* q * 2 + 1: never 0 */
-#else
-    uint32_t w = 0;
-    for (; q; q >>= 1) w++;
-    return w;
-#endif
-}
-
-/* The object of slot i of chunk c. */
-static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i) {
-    void *obj = (void *)(c->base[chunk] + (uintptr_t)i * c->stride);
-    OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
-    return obj;
-}
-
-/* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
- * takes the first branch; a grown chunk costs a shift and a bit count. */
-static inline void *opool__object(const opool__hot *c, uint32_t i) {
-    return opool__object_in(c, OPOOL_LIKELY(i < c->first) ? 0 : opool__chunk_of(c, i), i);
-}
-
-static inline void *opool_get(const opool *p, opool_handle h) {
-    const opool__hot *c = (const opool__hot *)(const void *)p;
-    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
-    if (OPOOL_UNLIKELY(c == NULL)) return NULL;
-    if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
-        if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
-        return opool__object_in(c, 0, i);
-    }
-    if (OPOOL_UNLIKELY(i >= c->nslots || c->slot[i].gen != g || !(g & 1))) return NULL;
-    return opool__object_in(c, opool__chunk_of(c, i), i);
-}
-
-static inline bool opool_valid(const opool *p, opool_handle h) { return opool_get(p, h) != NULL; }
-
-static inline void *opool_at(const opool *p, uint32_t index) {
-    const opool__hot *c = (const opool__hot *)(const void *)p;
-    if (c == NULL || index >= c->nslots || !(c->slot[index].gen & 1)) return NULL;
-    return opool__object(c, index);
-}
-
-static inline uint32_t opool_count(const opool *p) {
-    return p ? ((const opool__hot *)(const void *)p)->count : 0;
-}
-
-static inline opool_handle opool_live_handle(const opool *p, uint32_t i) {
-    const opool__hot *c = (const opool__hot *)(const void *)p;
-    opool_handle h = {0};
-    if (c != NULL && i < c->count) {
-        uint32_t s = c->roster[i];
-        h.bits = (uint64_t)c->slot[s].gen << 32 | s;
-    }
-    return h;
-}
-
-static inline void *opool_live_object(const opool *p, uint32_t i) {
-    const opool__hot *c = (const opool__hot *)(const void *)p;
-    if (c == NULL || i >= c->count) return NULL;
-    return opool__object(c, c->roster[i]);
-}
-
-static inline void *opool_alloc(opool *p, opool_handle *out) {
-    opool__hot *c = (opool__hot *)(void *)p;
-    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out);
-    uint32_t n = c->count;
-    if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
-        /* the pool is full, has hooks, or count is about to pass the high
-         * water mark (n == high_water then: raise it here, still inline) */
-        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
-        c->high_water = c->fast_limit = n + 1;
-    }
-    uint32_t i = opool__roster_take(c);
-    uint32_t g = ++c->slot[i].gen;
-    c->allocs++;
-    if (out) out->bits = (uint64_t)g << 32 | i;
-    return opool__object(c, i);
-}
-
-static inline opool_status opool_free(opool *p, opool_handle h) {
-    opool__hot *c = (opool__hot *)(void *)p;
-    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
-    if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
-    if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return opool__free_slow(p, h);
-    opool__roster_release(c, i);
-    c->slot[i].gen = g + 1;
-    return OPOOL_OK;
-}
-
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* The private layout and the inline bodies (ABI, not API). */
+#include "opool_abi.h"
 
 #endif /* OPOOL_H */

@@ -141,7 +141,7 @@ OPOOL_API void opool_heap_destroy(opool_heap *h);
 /* A block of at least size bytes (size 0 counts as 1), NULL when h is NULL,
  * the class is full (without OPOOL_HEAP_GROW), the size needs the fallback
  * and OPOOL_HEAP_NO_FALLBACK is set, or memory ran out. O(1); inline. */
-static inline void *opool_heap_alloc(opool_heap *h, size_t size);
+OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 
 /* opool_heap_alloc(h, n * size) zero-filled; NULL also when n * size
  * overflows. */
@@ -159,7 +159,7 @@ OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
 /* Free a block. OPOOL_OK (also for ptr NULL); OPOOL_EINVAL: h NULL, or ptr
  * not the start of a block of h (a fallback block already freed included);
  * OPOOL_ESTALE: ptr a class block already free. O(1) expected; inline. */
-static inline opool_status opool_heap_free(opool_heap *h, void *ptr);
+OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 
 /* Bytes usable at ptr (its class size, or the size asked of the fallback
  * allocator), 0 if ptr is not a live block of h (reported). */
@@ -168,116 +168,13 @@ OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
 /* Fill *out (NULL-safe: zeroed stats for a NULL heap). O(classes). */
 OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
 
-/* ==== inline paths =========================================================
- * Private: these layouts change between releases; use the functions above. */
-
-/* The header at the start of every 64 KiB page of blocks; the live bitmap
- * (one bit per block, in uint64_t words) follows it. */
-typedef struct opool__hpage {
-    void *free;           /* free blocks, linked through their first bytes */
-    uintptr_t block0;     /* the address of block 0 */
-    uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
-    uint32_t live;        /* blocks handed out */
-    uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
-    uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
-    uint32_t cls;         /* class index */
-    struct opool__hpage *next, *prev; /* the class's listed pages (those not known full) */
-    uint32_t nblocks;
-    uint32_t flags; /* OPOOL__HPAGE_RESERVED, OPOOL__HPAGE_LISTED */
-} opool__hpage;
-
-/* What inline allocs and frees update of a class. */
-typedef struct opool__hclass_hot {
-    opool__hpage *page; /* the current page, whose free list allocs pop: the listed page
-                           freed into last; never NULL */
-    uint32_t live, high_water;
-    uint64_t allocs, requested;
-} opool__hclass_hot;
-
-typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empty */
-    uintptr_t key;
-    size_t size; /* large blocks: the size asked for */
-} opool__hentry;
-
-/* The start of every opool_heap. */
-typedef struct opool__heap_hot {
-    const uint8_t *class_of;    /* [small_max / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
-    const opool__hentry *pages; /* the page set: open addressing, key = page address */
-    uint32_t pages_mask;        /* its capacity - 1 */
-    uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
-    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker) */
-    uint32_t episode;           /* an OPOOL_EFULL was reported and no block freed since */
-    opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
-} opool__heap_hot;
-
-OPOOL_API void *opool__heap_alloc_slow(opool_heap *h, size_t size);
-OPOOL_API opool_status opool__heap_free_slow(opool_heap *h, void *ptr);
-OPOOL_API void opool__heap_page_freed(opool_heap *h, opool__hpage *pg);
-
-/* The page set's home slot of a page address (the lookup probes on from it). */
-static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
-    return (uint32_t)(((uint64_t)page * 0x9E3779B97F4A7C15u) >> 32) & mask;
-}
-
-/* The block index of offset off (< 2^16) from block 0 in *j; false when off
- * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
- * 2^14 makes the high half of off * recip the quotient, and the low half
- * below recip exactly when the remainder is 0. */
-static inline bool opool__hpage_index(const opool__hpage *pg, uintptr_t off, uint32_t *j) {
-    uint64_t q = (uint64_t)off * pg->recip;
-    *j = (uint32_t)(q >> 32);
-    return (uint32_t)q < pg->recip;
-}
-
-static inline void *opool_heap_alloc(opool_heap *h, size_t size) {
-    opool__heap_hot *c = (opool__heap_hot *)(void *)h;
-    /* size 0 wraps to SIZE_MAX: out of line, as are fallback sizes */
-    if (OPOOL_UNLIKELY(c == NULL || size - 1 >= c->small_max)) return opool__heap_alloc_slow(h, size);
-    opool__hclass_hot *k = &c->cls[c->class_of[(size + 7) >> 3]];
-    opool__hpage *pg = k->page;
-    void **b = (void **)pg->free;
-    if (OPOOL_UNLIKELY(b == NULL)) return opool__heap_alloc_slow(h, size);
-    pg->free = *b;
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
-    pg->live++;
-    if (++k->live > k->high_water) k->high_water = k->live;
-    k->allocs++;
-    k->requested += size;
-    return b;
-}
-
-static inline opool_status opool_heap_free(opool_heap *h, void *ptr) {
-    opool__heap_hot *c = (opool__heap_hot *)(void *)h;
-    uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
-    /* base 0 (NULL among others) would match an empty entry: out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
-        return opool__heap_free_slow(h, ptr);
-    opool__hpage *pg = (opool__hpage *)base;
-    uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
-    if (OPOOL_UNLIKELY(off >= pg->carved)) return opool__heap_free_slow(h, ptr);
-    uint32_t j;
-    bool start = opool__hpage_index(pg, off, &j);
-    uint64_t *w = (uint64_t *)(void *)(pg + 1) + (j >> 6), bit = (uint64_t)1 << (j & 63);
-    if (OPOOL_UNLIKELY(!start || !(*w & bit)))
-        return opool__heap_free_slow(h, ptr); /* inside a block, or free: rejected there */
-    *w &= ~bit;
-    *(void **)ptr = pg->free;
-    pg->free = ptr;
-    opool__hclass_hot *k = &c->cls[pg->cls];
-    k->live--;
-    c->episode = 0;
-    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
-        opool__heap_page_freed(h, pg); /* list upkeep */
-    else
-        k->page = pg; /* the next alloc of the class gets this block back */
-    return OPOOL_OK;
-}
-
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* The private layout and the inline bodies (ABI, not API): its heap part, now that the
+ * declarations above exist. */
+#define OPOOL__HEAP_DECLARED 1
+#include "opool_abi.h"
 
 #endif /* OPOOL_HEAP_H */

@@ -20,7 +20,7 @@
 
 #define OPOOL__HPAGE ((uintptr_t)OPOOL_HEAP_PAGE)
 
-/* opool__hpage (include/opool_heap.h) flags */
+/* opool__hpage (include/opool_abi.h) flags */
 #define OPOOL__HPAGE_RESERVED 1u /* part of create's reservation, never given back */
 #define OPOOL__HPAGE_LISTED 2u   /* on its class's list: not known to be full */
 

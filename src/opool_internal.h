@@ -1,6 +1,6 @@
 /*
  * opool_internal.h -- what the modules of src/ share about a pool: the layout
- * behind the header's opool__hot, the markers, the memory-checker hooks, and
+ * behind opool_abi.h's opool__hot, the markers, the memory-checker hooks, and
  * the slot operations every module goes through. Private: never installed.
  */
 #ifndef OPOOL_INTERNAL_H
@@ -136,7 +136,7 @@ static inline bool opool__stride_of(size_t size, size_t align, size_t *out) {
 /* The chunks of an index space [0, max_capacity) with chunk 0 of 2^shift
  * slots (shift 32: a fixed pool, one chunk holding every index): chunk c > 0
  * is [2^(shift+c-1), 2^(shift+c)), each cut at max_capacity. Pools and saved
- * images both use these; opool__chunk_of in opool.h is the inverse. lo is
+ * images both use these; opool__chunk_of in opool_abi.h is the inverse. lo is
  * 64-bit: a chunk past the last one starts at or beyond 2^32. */
 static inline uint64_t opool__span_lo(uint32_t shift, uint32_t c) {
     return c == 0 ? 0 : (uint64_t)1 << (shift + c - 1);
@@ -178,15 +178,6 @@ opool_handle opool__handle(uint32_t i, uint32_t gen);
 opool_status opool__classify(const opool *p, opool_handle h);
 void opool__release(opool *p, uint32_t i);
 void opool__release_all(opool *p);
-
-/* ---- tests and fuzzers only (defined in opool_check.c) -------------------- */
-
-/* Verify every invariant of p's layout (geometry, chunks, the roster as a
- * permutation, the live
- * prefix and free suffix, markers, counters, the inline paths' bounds).
- * True if all hold; else false with the first violation described in why
- * (if why is not NULL). O(slots). The library never calls it. */
-bool opool__check(const opool *p, char *why, size_t why_size);
 
 /* ---- tests only (defined in opool_mt.c) ---------------------------------- */
 

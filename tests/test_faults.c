@@ -15,6 +15,7 @@
  */
 #include "opool.h"
 #include "opool_internal.h"
+#include "support/opool_check.h"
 #include "model.h"
 #include "test.h"
 

@@ -22,6 +22,7 @@
 
 #include "opool.h"
 #include "opool_internal.h" /* white-box: compare the pools' private state */
+#include "support/opool_check.h"
 #include "helpers.h"
 #include "stream.h"
 #include "test.h"
@@ -230,7 +231,7 @@ static opool *round_trip(const opool *p, const opool_desc *d) {
 
 /* ---- helpers: equality of two pools --------------------------------------- */
 
-/* The invariant checker of src/opool_check.c agrees the pool is sound. */
+/* The invariant checker of tests/support/opool_check.c agrees the pool is sound. */
 static void check_sound(const opool *p, int line) {
     char why[256] = "";
     if (!opool__check(p, why, sizeof why)) {

@@ -72,6 +72,40 @@ add_test(NAME api_doc_complete
             -P "${PROJECT_SOURCE_DIR}/tests/docs/api_doc_complete.cmake")
 set_tests_properties(api_doc_complete PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS docs)
 
+# ---- exports of the shared library: tests/abi/exports.cmake ---------------------------------
+# abi_exports: `nm -D --defined-only` of the shared library lists every public function of
+# include/*.h and nothing with the opool__ prefix but the ABI slow paths of opool_abi.h.
+# abi_exports_catches_a_missing_symbol: the same check, given one more declaration than the
+# library defines, must name exactly that one. A build of the static library builds a shared
+# copy for them (libopool.so, in abi/), with the shipped target's settings. ELF toolchains
+# only; not in sanitizer builds (what they prove is about linkage, not memory).
+if(NOT OPOOL_SANITIZE AND CMAKE_NM AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang"
+   AND CMAKE_SYSTEM_NAME MATCHES "Linux|BSD")
+    if(OPOOL_LIBRARY_TYPE STREQUAL "SHARED_LIBRARY")
+        set(_abi_lib opool)
+    else()
+        opool_library(opool_abi_shared SHARED)
+        set_target_properties(opool_abi_shared PROPERTIES
+            OUTPUT_NAME opool LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/abi")
+        set(_abi_lib opool_abi_shared)
+    endif()
+    set(_abi_missing "${PROJECT_BINARY_DIR}/generated/abi/opool_missing.h")
+    file(WRITE "${_abi_missing}"
+        "/* one more public function than the library defines */
+OPOOL_API void opool_not_exported(void);
+")
+    add_test(NAME abi_exports
+        COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIB=$<TARGET_FILE:${_abi_lib}>"
+                "-DHEADERS=${OPOOL_PUBLIC_HEADERS}" -P "${PROJECT_SOURCE_DIR}/tests/abi/exports.cmake")
+    add_test(NAME abi_exports_catches_a_missing_symbol
+        COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIB=$<TARGET_FILE:${_abi_lib}>"
+                "-DHEADERS=${OPOOL_PUBLIC_HEADERS};${_abi_missing}"
+                -DEXPECT_MISSING=opool_not_exported
+                -P "${PROJECT_SOURCE_DIR}/tests/abi/exports.cmake")
+    set_tests_properties(abi_exports abi_exports_catches_a_missing_symbol PROPERTIES
+        TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS abi)
+endif()
+
 if(OPOOL_SANITIZE OR NOT OPOOL_VALGRIND_EXE OR NOT OPOOL_HAVE_VALGRIND_H)
     if(OPOOL_SANITIZE)
         set(_why "a sanitizer build")

@@ -11,7 +11,8 @@
 # The output, in order:
 #   1. a banner (the manual of the single header) and the two switches that must come before
 #      anything else: _POSIX_C_SOURCE for the implementation, OPOOL_API for OPOOL_STATIC;
-#   2. the public headers: include/opool.h, then every other include/*.h by name;
+#   2. the public headers: include/opool.h, then every other include/*.h by name, and
+#      include/opool_abi.h (not API: the layout the inline paths read) last;
 #   3. under #ifdef OPOOL_IMPLEMENTATION (outside every include guard): the private headers
 #      (src/opool_internal.h first, then other src/*.h by name) and every src/*.c (opool.c
 #      first, then the others by name).
@@ -42,6 +43,10 @@ macro(put_first var x)
     list(INSERT ${var} 0 "${x}")
 endmacro()
 put_first(public include/opool.h)
+# opool_abi.h (the private layout and inline bodies of opool.h and opool_heap.h) last: it
+# completes every public header before it, and the manuals come first.
+list(REMOVE_ITEM public include/opool_abi.h)
+list(APPEND public include/opool_abi.h)
 put_first(private src/opool_internal.h)
 put_first(sources src/opool.c)
 
@@ -117,8 +122,9 @@ set(result [=[
  * included, compiles as C++11 and later) and link with that C file.
  *
  * What follows: the public headers with their manuals (opool.h: the pool;
- * opool_mt.h: the lock-free concurrent pool; opool_typed.h: typed pools),
- * then the implementation.
+ * opool_heap.h: a heap of size-class pools; opool_mt.h: the lock-free
+ * concurrent pool; opool_typed.h: typed pools), opool_abi.h (not API: the
+ * private layout the inline fast paths read), then the implementation.
  *
  * LICENSE: zlib (see the end of the first manual below)
  */

@@ -1,12 +1,14 @@
 /*
  * opool_check.c -- the invariant checker of the core pool, for tests and
- * fuzzers. The library never calls it; it is compiled in so that every test
- * program and fuzz target can, through opool_internal.h.
+ * fuzzers (declared in opool_check.h). It reads the pool's private layout
+ * through src/opool_internal.h; the library never calls it and does not ship
+ * it: it is part of the opool_test_support library.
  *
  * Sections (grep for "==== "):
  *   ==== helpers             the failure message
  *   ==== check               opool__check: geometry, chunks, slots, roster, fast paths
  */
+#include "opool_check.h"
 #include "opool_internal.h"
 
 #include <inttypes.h>

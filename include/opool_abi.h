@@ -1,0 +1,375 @@
+/*
+ * opool_abi.h -- NOT API, BUT ABI: the private layout behind the inline fast
+ * paths of opool.h and opool_heap.h, and those paths' bodies.
+ *
+ * Do not include this file yourself and do not use anything in it: opool.h and
+ * opool_heap.h include it at their end, and every name here may change in any
+ * release. It is installed because inline code compiled into your program
+ * reads these structs directly: changing any layout here, or the contract of
+ * a function declared here, breaks binaries built against an older copy of
+ * this header (bump the SONAME then).
+ *
+ * ============================================================================
+ * HOW THE INLINE FUNCTIONS ARE ALSO EXPORTED
+ * ============================================================================
+ * Every public function whose common case is inline (opool_alloc, opool_free,
+ * opool_get, ..., opool_heap_alloc, opool_heap_free, the handle accessors) is
+ * declared in the manual header as an ordinary OPOOL_API function, and the
+ * library defines it out of line (src/opool_abi.c), so FFI, dlsym and
+ * function pointers reach it. Its body lives here as a static inline function
+ * with a private name (opool__alloc_inline, ...), and a function-like macro
+ * of the public name forwards to it:
+ *
+ *     OPOOL_API void *opool_alloc(opool *p, opool_handle *out);   // opool.h
+ *     static inline void *opool__alloc_inline(...) { ... }          // here
+ *     #define opool_alloc(p, out) opool__alloc_inline(p, out)       // here
+ *
+ * A call `opool_alloc(p, &h)` from C or C++ compiles the inline body, exactly
+ * as when the function itself was static inline: zero cost. The name without
+ * a call after it (`&opool_alloc`, `(opool_alloc)(p, &h)`) is the exported
+ * function. The inline body falls back on the out-of-line slow paths declared
+ * here (opool__alloc_slow, ...): they are exported too, as ABI (never API).
+ * C99 `inline` with one `extern inline` definition was not used: such a body
+ * may not call the static inline helpers below, and C++ gives it other rules.
+ * The macros work the same for C++ callers and in the single header
+ * dist/opool.h, where OPOOL_STATIC makes the exported definitions static too.
+ *
+ * LICENSE: zlib (see LICENSE)
+ */
+#include "opool.h" /* when included on its own */
+
+/* ==== the core pool (opool.h) ============================================ */
+
+#if !defined(OPOOL__ABI_CORE_H)
+#define OPOOL__ABI_CORE_H
+
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL__NONNULL(ptr) ((ptr) ? (void)0 : __builtin_unreachable())
+#else
+#define OPOOL__NONNULL(ptr) ((void)0)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct opool__slot {
+    uint32_t gen; /* odd = live, even = free */
+    uint32_t pos; /* roster position, or a marker for retired slots and slots without storage */
+} opool__slot;
+
+#define OPOOL__MAX_CHUNKS 33
+
+/* Every field the common inline paths touch sits in the first 64 bytes. */
+typedef struct opool__hot {
+    opool__slot *slot;   /* [nslots] */
+    uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count */
+    uint32_t count;      /* live objects */
+    uint32_t fast_limit; /* inline alloc while count < this: min(limit, high_water), 0 if slow */
+    uint32_t nslots;     /* slot records: every index below is a slot */
+    uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
+    uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
+    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
+    uint64_t allocs;
+    size_t stride;
+    /* base[c] + i * stride is the object at index i of chunk c */
+    uintptr_t base[OPOOL__MAX_CHUNKS];
+    uint32_t limit; /* slots in the roster: usable capacity */
+    uint32_t high_water;
+} opool__hot;
+
+/* Where the inline alloc and free go for everything but their common case
+ * (defined in src/opool.c). Exported, since the inline code in your program
+ * calls them: ABI, not API. */
+OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
+OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
+
+/* ---- the roster ------------------------------------------------------------
+ * One array of slot indices, [0, limit): positions [0, count) are the live
+ * list in iteration order, [count, limit) the free stack with its top at
+ * position count. Every slot in it knows its place: roster[slot[i].pos] == i.
+ * These operations are the only code that writes roster entries or puts a
+ * slot in the roster (opool__roster_put is the one store of both), so the
+ * invariant is kept here and nowhere else; a slot leaving the roster for good
+ * gets a marker in .pos instead (retired, or its chunk given back):
+ *   take     the free stack's top becomes the last live entry (alloc);
+ *   release  live slot i goes to the free stack's top; the last live entry
+ *            takes its place (free: a swap-delete, done at once);
+ *   swap     two positions trade entries (alloc_at, retiring a slot);
+ *   put      entry k is slot i (rebuilding: grow, clear, sort, shrink, load).
+ * Why at once: an object allocated inside the documented backward loop must
+ * land behind the loop's index. take appends at count, which is never below
+ * the index; release moves the last entry (already visited, or allocated
+ * inside the loop) into the place just visited. */
+
+static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
+    c->roster[k] = i;
+    c->slot[i].pos = k;
+}
+
+static inline uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
+
+static inline void opool__roster_release(opool__hot *c, uint32_t i) {
+    uint32_t n = --c->count, k = c->slot[i].pos;
+    opool__roster_put(c, k, c->roster[n]);
+    opool__roster_put(c, n, i);
+}
+
+static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
+    uint32_t i = c->roster[a];
+    opool__roster_put(c, a, c->roster[b]);
+    opool__roster_put(c, b, i);
+}
+
+/* ---- objects -------------------------------------------------------------- */
+
+/* The chunk of slot i: 0 below 2^shift (every slot of a fixed pool, whose
+ * shift is 32), else the bit width of i >> shift. */
+static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
+    uint64_t q = (uint64_t)i >> c->shift;
+#if defined(__GNUC__) || defined(__clang__)
+    return (uint32_t)(63 - __builtin_clzll(q * 2 + 1)); /* q * 2 + 1: never 0 */
+#else
+    uint32_t w = 0;
+    for (; q; q >>= 1) w++;
+    return w;
+#endif
+}
+
+/* The object of slot i of chunk c. */
+static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i) {
+    void *obj = (void *)(c->base[chunk] + (uintptr_t)i * c->stride);
+    OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
+    return obj;
+}
+
+/* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
+ * takes the first branch; a grown chunk costs a shift and a bit count. */
+static inline void *opool__object(const opool__hot *c, uint32_t i) {
+    return opool__object_in(c, OPOOL_LIKELY(i < c->first) ? 0 : opool__chunk_of(c, i), i);
+}
+
+static inline void *opool__get_inline(const opool *p, opool_handle h) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    if (OPOOL_UNLIKELY(c == NULL)) return NULL;
+    if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
+        if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
+        return opool__object_in(c, 0, i);
+    }
+    if (OPOOL_UNLIKELY(i >= c->nslots || c->slot[i].gen != g || !(g & 1))) return NULL;
+    return opool__object_in(c, opool__chunk_of(c, i), i);
+}
+
+static inline bool opool__valid_inline(const opool *p, opool_handle h) {
+    return opool__get_inline(p, h) != NULL;
+}
+
+static inline void *opool__at_inline(const opool *p, uint32_t index) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    if (c == NULL || index >= c->nslots || !(c->slot[index].gen & 1)) return NULL;
+    return opool__object(c, index);
+}
+
+static inline uint32_t opool__count_inline(const opool *p) {
+    return p ? ((const opool__hot *)(const void *)p)->count : 0;
+}
+
+static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    opool_handle h = {0};
+    if (c != NULL && i < c->count) {
+        uint32_t s = c->roster[i];
+        h.bits = (uint64_t)c->slot[s].gen << 32 | s;
+    }
+    return h;
+}
+
+static inline void *opool__live_object_inline(const opool *p, uint32_t i) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    if (c == NULL || i >= c->count) return NULL;
+    return opool__object(c, c->roster[i]);
+}
+
+static inline void *opool__alloc_inline(opool *p, opool_handle *out) {
+    opool__hot *c = (opool__hot *)(void *)p;
+    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out);
+    uint32_t n = c->count;
+    if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
+        /* the pool is full, has hooks, or count is about to pass the high
+         * water mark (n == high_water then: raise it here, still inline) */
+        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
+        c->high_water = c->fast_limit = n + 1;
+    }
+    uint32_t i = opool__roster_take(c);
+    uint32_t g = ++c->slot[i].gen;
+    c->allocs++;
+    if (out) out->bits = (uint64_t)g << 32 | i;
+    return opool__object(c, i);
+}
+
+static inline opool_status opool__free_inline(opool *p, opool_handle h) {
+    opool__hot *c = (opool__hot *)(void *)p;
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
+    if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return opool__free_slow(p, h);
+    opool__roster_release(c, i);
+    c->slot[i].gen = g + 1;
+    return OPOOL_OK;
+}
+
+/* ---- the public names: calls inline, the rest the exported functions ---- */
+
+static inline uint32_t opool__handle_index_inline(opool_handle h) { return (uint32_t)h.bits; }
+static inline uint32_t opool__handle_generation_inline(opool_handle h) {
+    return (uint32_t)(h.bits >> 32);
+}
+static inline bool opool__handle_is_null_inline(opool_handle h) { return h.bits == 0; }
+static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
+    return a.bits == b.bits;
+}
+
+#define opool_handle_index(h) opool__handle_index_inline(h)
+#define opool_handle_generation(h) opool__handle_generation_inline(h)
+#define opool_handle_is_null(h) opool__handle_is_null_inline(h)
+#define opool_handle_eq(a, b) opool__handle_eq_inline(a, b)
+#define opool_alloc(p, out) opool__alloc_inline(p, out)
+#define opool_free(p, h) opool__free_inline(p, h)
+#define opool_get(p, h) opool__get_inline(p, h)
+#define opool_valid(p, h) opool__valid_inline(p, h)
+#define opool_at(p, index) opool__at_inline(p, index)
+#define opool_count(p) opool__count_inline(p)
+#define opool_live_handle(p, i) opool__live_handle_inline(p, i)
+#define opool_live_object(p, i) opool__live_object_inline(p, i)
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL__ABI_CORE_H */
+
+/* ==== the heap (opool_heap.h), once that header has declared it ========== */
+
+#if defined(OPOOL__HEAP_DECLARED) && !defined(OPOOL__ABI_HEAP_H)
+#define OPOOL__ABI_HEAP_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The header at the start of every 64 KiB page of blocks; the live bitmap
+ * (one bit per block, in uint64_t words) follows it. */
+typedef struct opool__hpage {
+    void *free;           /* free blocks, linked through their first bytes */
+    uintptr_t block0;     /* the address of block 0 */
+    uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
+    uint32_t live;        /* blocks handed out */
+    uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
+    uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
+    uint32_t cls;         /* class index */
+    struct opool__hpage *next, *prev; /* the class's listed pages (those not known full) */
+    uint32_t nblocks;
+    uint32_t flags; /* OPOOL__HPAGE_RESERVED, OPOOL__HPAGE_LISTED */
+} opool__hpage;
+
+/* What inline allocs and frees update of a class. */
+typedef struct opool__hclass_hot {
+    opool__hpage *page; /* the current page, whose free list allocs pop: the listed page
+                           freed into last; never NULL */
+    uint32_t live, high_water;
+    uint64_t allocs, requested;
+} opool__hclass_hot;
+
+typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empty */
+    uintptr_t key;
+    size_t size; /* large blocks: the size asked for */
+} opool__hentry;
+
+/* The start of every opool_heap. */
+typedef struct opool__heap_hot {
+    const uint8_t *class_of;    /* [small_max / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
+    const opool__hentry *pages; /* the page set: open addressing, key = page address */
+    uint32_t pages_mask;        /* its capacity - 1 */
+    uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
+    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker) */
+    uint32_t episode;           /* an OPOOL_EFULL was reported and no block freed since */
+    opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
+} opool__heap_hot;
+
+/* The out-of-line paths of the inline heap alloc and free, and the page-list
+ * upkeep of a free (src/opool_heap.c). Exported: ABI, not API. */
+OPOOL_API void *opool__heap_alloc_slow(opool_heap *h, size_t size);
+OPOOL_API opool_status opool__heap_free_slow(opool_heap *h, void *ptr);
+OPOOL_API void opool__heap_page_freed(opool_heap *h, opool__hpage *pg);
+
+/* The page set's home slot of a page address (the lookup probes on from it). */
+static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
+    return (uint32_t)(((uint64_t)page * 0x9E3779B97F4A7C15u) >> 32) & mask;
+}
+
+/* The block index of offset off (< 2^16) from block 0 in *j; false when off
+ * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
+ * 2^14 makes the high half of off * recip the quotient, and the low half
+ * below recip exactly when the remainder is 0. */
+static inline bool opool__hpage_index(const opool__hpage *pg, uintptr_t off, uint32_t *j) {
+    uint64_t q = (uint64_t)off * pg->recip;
+    *j = (uint32_t)(q >> 32);
+    return (uint32_t)q < pg->recip;
+}
+
+static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
+    opool__heap_hot *c = (opool__heap_hot *)(void *)h;
+    /* size 0 wraps to SIZE_MAX: out of line, as are fallback sizes */
+    if (OPOOL_UNLIKELY(c == NULL || size - 1 >= c->small_max))
+        return opool__heap_alloc_slow(h, size);
+    opool__hclass_hot *k = &c->cls[c->class_of[(size + 7) >> 3]];
+    opool__hpage *pg = k->page;
+    void **b = (void **)pg->free;
+    if (OPOOL_UNLIKELY(b == NULL)) return opool__heap_alloc_slow(h, size);
+    pg->free = *b;
+    uint32_t j;
+    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
+    ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
+    pg->live++;
+    if (++k->live > k->high_water) k->high_water = k->live;
+    k->allocs++;
+    k->requested += size;
+    return b;
+}
+
+static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
+    opool__heap_hot *c = (opool__heap_hot *)(void *)h;
+    uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
+    /* base 0 (NULL among others) would match an empty entry: out of line */
+    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 ||
+                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+        return opool__heap_free_slow(h, ptr);
+    opool__hpage *pg = (opool__hpage *)base;
+    uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
+    if (OPOOL_UNLIKELY(off >= pg->carved)) return opool__heap_free_slow(h, ptr);
+    uint32_t j;
+    bool start = opool__hpage_index(pg, off, &j);
+    uint64_t *w = (uint64_t *)(void *)(pg + 1) + (j >> 6), bit = (uint64_t)1 << (j & 63);
+    if (OPOOL_UNLIKELY(!start || !(*w & bit)))
+        return opool__heap_free_slow(h, ptr); /* inside a block, or free: rejected there */
+    *w &= ~bit;
+    *(void **)ptr = pg->free;
+    pg->free = ptr;
+    opool__hclass_hot *k = &c->cls[pg->cls];
+    k->live--;
+    c->episode = 0;
+    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
+        opool__heap_page_freed(h, pg); /* list upkeep */
+    else
+        k->page = pg; /* the next alloc of the class gets this block back */
+    return OPOOL_OK;
+}
+
+#define opool_heap_alloc(h, size) opool__heap_alloc_inline(h, size)
+#define opool_heap_free(h, ptr) opool__heap_free_inline(h, ptr)
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL__ABI_HEAP_H */

@@ -61,6 +61,17 @@ static void *opool__side_value(const opool_side *s, uint32_t pos) {
 
 /* ==== growth ============================================================== */
 
+/* Does an array of n handles fit in a size_t? Only a 32-bit size_t can
+ * fail (written so, a 64-bit compiler sees no always-false comparison). */
+static bool opool__side_handles_fit(uint32_t n) {
+#if SIZE_MAX / 8 < UINT32_MAX
+    return (size_t)n <= SIZE_MAX / sizeof(opool_handle);
+#else
+    (void)n;
+    return true;
+#endif
+}
+
 /* The record of index i, its page (and the directory) added when missing;
  * NULL when an allocation fails, the table unchanged but for a bigger
  * directory. */
@@ -87,7 +98,7 @@ static opool__side_rec *opool__side_rec_make(opool_side *s, uint32_t i) {
 /* Make the dense arrays hold cap entries (cap > s->cap). false when the
  * sizes overflow or an allocation fails; the table is unchanged then. */
 static bool opool__side_reserve(opool_side *s, uint32_t cap) {
-    if ((size_t)cap > SIZE_MAX / sizeof(opool_handle)) return false;
+    if (!opool__side_handles_fit(cap)) return false;
     if (s->stride != 0 && (size_t)cap > (SIZE_MAX - (s->align - 1)) / s->stride) return false;
     opool_handle *handles = realloc(s->handles, (size_t)cap * sizeof *handles);
     if (handles == NULL) return false;
@@ -120,7 +131,7 @@ opool_status opool_side_create(opool_side **out, size_t value_size, size_t value
     size_t stride = (value_size + (value_align - 1)) & ~(value_align - 1);
     if (stride != 0 && (size_t)capacity > (SIZE_MAX - (value_align - 1)) / stride)
         return OPOOL_EINVAL;
-    if ((size_t)capacity > SIZE_MAX / sizeof(opool_handle)) return OPOOL_EINVAL;
+    if (!opool__side_handles_fit(capacity)) return OPOOL_EINVAL;
 
     opool_side *s = calloc(1, sizeof *s);
     if (s == NULL) return OPOOL_ENOMEM;

@@ -117,7 +117,8 @@ set(result [=[
  * included, compiles as C++11 and later) and link with that C file.
  *
  * What follows: the public headers with their manuals (opool.h: the pool;
- * opool_mt.h: the lock-free concurrent pool; opool_typed.h: typed pools),
+ * opool_mt.h: the lock-free concurrent pool; opool_side.h: side tables;
+ * opool_typed.h: typed pools),
  * then the implementation.
  *
  * LICENSE: zlib (see the end of the first manual below)

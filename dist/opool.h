@@ -1282,11 +1282,13 @@ typedef struct opool_side opool_side;
  * OPOOL_SIDE_MAX_ALIGN, capacity above OPOOL_MAX_CAPACITY, or sizes that
  * overflow. OPOOL_ENOMEM: the C library's allocator failed. *out is NULL
  * after any failure. Cost: allocations for capacity entries and the pages
- * of indices below capacity (zero-filled). */
+ * of indices below capacity (zero-filled). Thread-safe: tables may be
+ * created in any thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_side_create(opool_side **out, size_t value_size,
                                                          size_t value_align, uint32_t capacity);
 
-/* Release the table and every value. NULL-safe. O(pages). */
+/* Release the table and every value. NULL-safe. O(pages). Writes: no other
+ * call on the table at the same time. */
 OPOOL_API void opool_side_destroy(opool_side *s);
 
 /* The storage of h's value: the existing value if the table has an entry
@@ -1295,28 +1297,32 @@ OPOOL_API void opool_side_destroy(opool_side *s);
  * zero-filled). NULL, and the table unchanged: s NULL, h's generation even
  * (OPOOL_NULL included), OPOOL_MAX_CAPACITY entries already, or an
  * allocation failed while growing. O(1) amortised (growth doubles the dense
- * arrays; a page is 8 KiB). Moves no value unless the dense arrays grow. */
+ * arrays; a page is 8 KiB). Moves no value unless the dense arrays grow.
+ * Writes: no other call on the table at the same time. */
 OPOOL_API void *opool_side_put(opool_side *s, opool_handle h);
 
 /* h's value, or NULL unless the table has an entry for exactly h (s NULL,
- * index never put, removed, or put since with another generation). O(1). */
+ * index never put, removed, or put since with another generation). O(1).
+ * Reads only: concurrent readers are fine while nobody writes. */
 OPOOL_API void *opool_side_get(const opool_side *s, opool_handle h);
 
 /* Remove h's entry (the last entry takes its place). OPOOL_EINVAL: s NULL or
  * h's generation even (never an entry); OPOOL_ESTALE: no entry for exactly
  * h (never put, removed already, or replaced by a put of another
- * generation). O(1); no memory is given back. */
+ * generation). O(1); no memory is given back. Writes: no other call on the
+ * table at the same time. */
 OPOOL_API opool_status opool_side_remove(opool_side *s, opool_handle h);
 
-/* Remove every entry; the memory stays for reuse. O(count). NULL-safe. */
+/* Remove every entry; the memory stays for reuse. O(count). NULL-safe.
+ * Writes: no other call on the table at the same time. */
 OPOOL_API void opool_side_clear(opool_side *s);
 
-/* Entries; 0 for NULL. O(1). */
+/* Entries; 0 for NULL. O(1). Reads only. */
 OPOOL_API uint32_t opool_side_count(const opool_side *s);
 
 /* The handle and the value of the i-th entry, i in [0, count); OPOOL_NULL
  * and NULL otherwise (and for s NULL). Iterate backwards to remove while
- * iterating (ITERATION above). O(1). */
+ * iterating (ITERATION above). O(1). Reads only. */
 OPOOL_API opool_handle opool_side_handle_at(const opool_side *s, uint32_t i);
 OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
 

@@ -4,7 +4,7 @@
  * the workloads opool exists for.
  *
  * Usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]
- *                    [--only churn,lookup,filldrain,iter,particles,resident]
+ *                    [--only churn,lookup,filldrain,iter,particles,resident,side]
  *                    [--layouts] [--no-peers]
  * Writes the table to stdout, progress to stderr, every sample to the CSV
  * (default bench/out/core.csv) and SVG charts next to it (see "charts").
@@ -78,6 +78,13 @@
  *               N/32, update every live particle (read and write), kill
  *               those whose life ends during the pass; ns per particle
  *               update. Adds "opool sorted/frame" (see "particles" below).
+ *   side get    N = 1K, 10K, 100K and 1M: a side table (opool_side.h) with a
+ *               value (of the object size) for each of N live handles, put
+ *               in a shuffled order; sum a + b of the value of
+ *               handles[random k] through opool_side_get, against the same
+ *               through opool_get on the pool those handles came from (and
+ *               ideal_gen's get, the usual reference); ns per lookup. The
+ *               ratio side/opool of the same run is printed under the table.
  *   resident    resident-set growth per live object for 1M objects allocated
  *               and written, each subject in a fresh process; BYTES per
  *               object (the table's ns columns hold bytes for this one).
@@ -125,6 +132,7 @@
 #endif
 
 #include "opool.h"
+#include "opool_side.h"
 
 #include "bench_util.h"
 #include "bench_child.h"
@@ -190,7 +198,7 @@ static bool wanted(const char *workload) { return bench_list_has(opt.only, workl
 #define FB(o) (((uint64_t *)(void *)(o))[1])
 
 /* Workload identifiers mixed into the seeds. */
-enum { W_CHURN = 1, W_LOOKUP, W_FILLDRAIN, W_ITER, W_PARTICLES };
+enum { W_CHURN = 1, W_LOOKUP, W_FILLDRAIN, W_ITER, W_PARTICLES, W_SIDE };
 
 /* ==== the ideal pools ===================================================== */
 
@@ -654,7 +662,7 @@ typedef struct case_ref {
     uint64_t checksum;
 } case_ref;
 
-/* 15 cases per object size today */
+/* 19 cases per object size today */
 #define MAX_CASES 96
 static case_ref g_cases[MAX_CASES];
 static int g_ncases;
@@ -1623,6 +1631,125 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
     free(h2);
 }
 
+/* ==== side-table lookup ====================================================
+ * The same lookup loop as lookup_opool, through a side table keyed by the
+ * pool's handles: what reading data attached to an object costs against
+ * reading the object itself. */
+
+enum { SD_IGEN, SD_OPOOL, SD_SIDE, SD_COUNT };
+
+typedef struct sd_state {
+    uint32_t n;
+    uint64_t iters, warm;
+    igen_pool igen;
+    uint64_t *h_igen;
+    opool *op;
+    opool_handle *h_op;
+    opool_side *side;
+} sd_state;
+
+static BENCH_NOINLINE uint64_t lookup_side(const opool_side *s, const opool_handle *H, uint32_t n,
+                                           uint64_t seed, uint64_t iters, uint64_t *bad) {
+    uint64_t sum = 0;
+    for (uint64_t it = 0; it < iters; it++) {
+        uint32_t k = bench_below(&seed, n);
+        const char *o = opool_side_get(s, H[k]);
+        if (o == NULL) {
+            ++*bad;
+            continue;
+        }
+        sum += FA(o) + FB(o);
+    }
+    return sum;
+}
+
+static uint64_t side_subject(const sd_state *st, int s, uint64_t seed, uint64_t iters,
+                             uint64_t *bad) {
+    switch (s) {
+    case SD_IGEN:
+        return lookup_igen(&st->igen, st->h_igen, st->n, seed, iters, bad);
+    case SD_OPOOL:
+        return lookup_opool(st->op, st->h_op, st->n, seed, iters, bad);
+    default:
+        return lookup_side(st->side, st->h_op, st->n, seed, iters, bad);
+    }
+}
+
+static double side_rep(void *ctx, int s, int rep, uint64_t *check) {
+    sd_state *st = ctx;
+    uint64_t bad = 0;
+    bench_sink += side_subject(st, s, bench_seed(W_SIDE, st->n, rep, 0), st->warm, &bad);
+    uint64_t t0 = bench_now_ns();
+    *check = side_subject(st, s, bench_seed(W_SIDE, st->n, rep, 1), st->iters, &bad);
+    uint64_t t1 = bench_now_ns();
+    if (bad) fail("side get N=%u: %" PRIu64 " live handles rejected", st->n, bad);
+    return (double)(t1 - t0) / (double)st->iters;
+}
+
+/* side/opool of each side case, for the lines under the table */
+static char g_side_ratios[1024];
+
+static void run_side(uint32_t n) {
+    sd_state st;
+    memset(&st, 0, sizeof st);
+    st.n = n;
+    bool big = n >= 100000;
+    st.iters = opt.quick ? (big ? 600000 : 2000000) : (big ? 1500000 : 5000000);
+    st.warm = big ? st.iters / 8 : 100000;
+    igen_init(&st.igen, n, opt.size);
+    st.op = make_opool(n);
+    st.h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
+    st.h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
+    /* values as large as the objects, aligned as the pool aligns them */
+    opool_status status = opool_side_create(&st.side, opt.size, 16, n);
+    if (status != OPOOL_OK) fail("opool_side_create(N=%u): %s", n, opool_status_str(status));
+    for (uint32_t k = 0; k < n; k++) {
+        char *a = igen_alloc(&st.igen, &st.h_igen[k]);
+        char *b = opool_alloc(st.op, &st.h_op[k]);
+        if (a == NULL || b == NULL) fail("side setup: allocation failed");
+        FA(a) = FA(b) = k;
+        FB(a) = FB(b) = (uint64_t)k * 7;
+    }
+    /* dense order unrelated to the slot order, as puts over a program's life leave it */
+    uint32_t *perm = bench_xalloc((size_t)n * sizeof(uint32_t));
+    bench_shuffle(perm, n, bench_seed(W_SIDE, n, 0, 2));
+    for (uint32_t j = 0; j < n; j++) {
+        char *v = opool_side_put(st.side, st.h_op[perm[j]]);
+        if (v == NULL) fail("side setup: opool_side_put failed");
+        FA(v) = perm[j];
+        FB(v) = (uint64_t)perm[j] * 7;
+    }
+    free(perm);
+
+    case_def c;
+    memset(&c, 0, sizeof c);
+    c.workload = "side get";
+    c.n = n;
+    c.ops = st.iters;
+    c.nsubj = SD_COUNT;
+    c.ref1 = SD_IGEN;
+    c.ref2 = -1;
+    c.name[SD_IGEN] = subject_name(S_IGEN);
+    c.note[SD_IGEN] = "the object, validated";
+    c.name[SD_OPOOL] = "opool_get";
+    c.note[SD_OPOOL] = "the object, validated";
+    c.name[SD_SIDE] = "opool_side_get";
+    c.note[SD_SIDE] = "a value keyed by the same handle";
+    int first = g_nrows;
+    run_case(&c, side_rep, &st);
+    const bench_row *r = &g_rows[first];
+    size_t used = strlen(g_side_ratios);
+    snprintf(g_side_ratios + used, sizeof g_side_ratios - used,
+             "  %3zu B  N=%-8u opool_side_get %.2f ns / opool_get %.2f ns = %.2f\n", opt.size, n,
+             r[SD_SIDE].median, r[SD_OPOOL].median, r[SD_SIDE].median / r[SD_OPOOL].median);
+
+    igen_fini(&st.igen);
+    opool_destroy(st.op);
+    opool_side_destroy(st.side);
+    free(st.h_igen);
+    free(st.h_op);
+}
+
 /* ==== resident memory per live object =======================================
  * What N live objects of one subject cost in memory the kernel actually
  * backs: the growth of the resident set while the subject is created and N
@@ -2242,7 +2369,7 @@ static void run_child(void) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]\n"
-               "                   [--only churn,lookup,filldrain,iter,resident,particles]\n"
+               "                   [--only churn,lookup,filldrain,iter,resident,particles,side]\n"
                "                   [--layouts] [--no-peers]\n"
                "  --quick    every N at most 100K, fewer operations and repetitions\n"
                "             (under 30 s, the other processes included)\n"
@@ -2372,9 +2499,13 @@ static void print_header(const bench_machine *m, const char *mode, const size_t 
 
 static const char *unit_of(const char *workload) {
     static const char *const units[][2] = {
-        {"churn", "ns per free+alloc pair"},      {"lookup", "ns per lookup"},
-        {"fill+drain", "ns per alloc+free pair"}, {"iterate", "ns per live object"},
-        {"particles", "ns per particle update"},  {"resident", "bytes per live object"},
+        {"churn", "ns per free+alloc pair"},
+        {"lookup", "ns per lookup"},
+        {"fill+drain", "ns per alloc+free pair"},
+        {"iterate", "ns per live object"},
+        {"particles", "ns per particle update"},
+        {"resident", "bytes per live object"},
+        {"side get", "ns per lookup"},
     };
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strncmp(workload, units[i][0], strlen(units[i][0])) == 0) return units[i][1];
@@ -2504,6 +2635,8 @@ int main(int argc, char **argv) {
             run_particles(10000);
             run_particles(100000);
         }
+        if (wanted("side"))
+            for (int j = 0; j < n_cl(); j++) run_side(cl_n[j]);
         if (wanted("resident")) run_resident(n_bulk());
         /* last in the size's block: their rows join this size's cases */
         if (!opt.no_peers && BENCH_ALLOC == BENCH_ALLOC_GLIBC) run_peers(argv[0]);
@@ -2534,7 +2667,11 @@ int main(int argc, char **argv) {
             "particles: per frame spawn N/32, update every live particle, kill those whose\n"
             "  life ends (about N live); ns per particle update.\n"
             "resident: resident-set growth for N objects allocated and written, in a fresh\n"
-            "  process per subject; BYTES per live object (the columns are not ns here).\n");
+            "  process per subject; BYTES per live object (the columns are not ns here).\n"
+            "side get: a side table's value for handles[random k] (opool_side_get) against\n"
+            "  the object itself (opool_get), same handles (ns per lookup).\n");
+        if (g_side_ratios[0])
+            printf("\nside get against opool_get, medians of this run:\n%s", g_side_ratios);
         print_peer_notes();
     }
     const char *csv = opt.csv       ? opt.csv

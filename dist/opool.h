@@ -33,8 +33,9 @@
  *
  * What follows: the public headers with their manuals (opool.h: the pool;
  * opool_heap.h: a heap of size-class pools; opool_mt.h: the lock-free
- * concurrent pool; opool_typed.h: typed pools), opool_abi.h (not API: the
- * private layout the inline fast paths read), then the implementation.
+ * concurrent pool; opool_side.h: side tables; opool_typed.h: typed pools),
+ * opool_abi.h (not API: the private layout the inline fast paths read), then
+ * the implementation.
  *
  * LICENSE: zlib (see the end of the first manual below)
  */
@@ -903,6 +904,179 @@ OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
 #endif /* OPOOL_MT_H */
 
 /* ============================================================================
+ * include/opool_side.h
+ * ========================================================================== */
+/*
+ * opool_side.h -- side tables: fixed-size values keyed by the handles of one
+ * pool (C11 and C++11)
+ *
+ * ============================================================================
+ * WHAT IT IS
+ * ============================================================================
+ * A side table attaches a value to a pool's handle and gives it back only
+ * while asked with exactly that handle, like Rust slotmap's SecondaryMap or
+ * a component store keyed by an entity id. Use one for data that only some
+ * objects have, or that one part of a program keeps about another's objects
+ * (debug names, AI state, a render id), without growing the pool's type.
+ *
+ * ============================================================================
+ * STEP BY STEP
+ * ============================================================================
+ *     opool_side *names;
+ *     if (opool_side_create(&names, sizeof(struct name), _Alignof(struct name), 256)
+ *         != OPOOL_OK) ...;
+ *
+ *     struct name *n = opool_side_put(names, h);   // storage for h's value
+ *     snprintf(n->text, sizeof n->text, "ship %u", k);
+ *     n = opool_side_get(names, h);                // NULL unless the entry is for exactly h
+ *     opool_side_remove(names, h);                 // OPOOL_ESTALE the 2nd time
+ *
+ *     // every entry; removing the one at i is allowed
+ *     for (uint32_t i = opool_side_count(names); i-- > 0;) {
+ *         if (!opool_valid(pool, opool_side_handle_at(names, i)))
+ *             opool_side_remove(names, opool_side_handle_at(names, i));
+ *     }
+ *     opool_side_destroy(names);
+ *
+ * opool_typed.h's OPOOL_TYPED_SIDE(name, P, V) gives a typed table that takes
+ * only P's handle type and hands out V *.
+ *
+ * ============================================================================
+ * HOW IT WORKS, AND WHAT IT COSTS
+ * ============================================================================
+ * A sparse array indexed by the handle's slot index holds, for each index,
+ * the generation of its entry and the entry's position in two dense arrays:
+ * the entries' handles and their values. So:
+ *   - get: the sparse record of the index, a generation compare, the value
+ *     at its position. O(1); two dependent loads before the value.
+ *   - put: the same, then a new entry appended to the dense arrays, or the
+ *     entry of the index re-keyed in place when its generation differs.
+ *     O(1) amortised: the dense arrays double when full.
+ *   - remove: the last entry moves into the removed one's place (a
+ *     swap-delete, as in the pool's live list). O(1).
+ * The sparse array is paged (1024 indices, 8 KiB, per page), pages added as
+ * indices reach them, so memory follows the indices used, not the largest
+ * index a stray handle names; the page directory costs 8 bytes per 1024
+ * indices up to the highest index put. Per entry: the value rounded up to
+ * value_align, plus 8 bytes (its handle). Values never move except when the
+ * dense arrays grow or an entry is swapped into a removed one's place: do
+ * not keep value pointers across put or remove.
+ *
+ * A table does not know the pool: it cannot tell that h's object was freed.
+ * An entry lives until it is removed or its index is put again with another
+ * generation (which happens as soon as the slot's next object gets a value),
+ * so a stale handle never reaches a value put for another life of its slot.
+ * To drop entries with their objects, remove them where the objects are
+ * freed (or sweep with opool_valid, as above).
+ *
+ * ITERATION. opool_side_handle_at(s, i) and opool_side_value_at(s, i), for i
+ * in [0, count), walk the entries in their dense order; the rules of the
+ * pool's backward loop (opool.h, ITERATION) hold: in
+ *     for (uint32_t i = opool_side_count(s); i-- > 0;) { ... }
+ *   - every entry present when the loop starts is visited exactly once;
+ *   - removing the entry at i is allowed (the last entry, already visited,
+ *     takes its place);
+ *   - a put that adds an entry appends it behind i: it is not visited;
+ *   - a put that re-keys an entry (another generation) leaves it where it
+ *     is: visited, with its new handle, if it is below i;
+ *   - removing another entry below i moves the last entry there, where the
+ *     loop visits it (again, if it was already visited): remove only the
+ *     current one, collect the others.
+ *
+ * ============================================================================
+ * ERRORS
+ * ============================================================================
+ * Expected outcomes are return values (NULL, OPOOL_NULL, an opool_status);
+ * bad input never changes the table. A handle with an even generation
+ * (OPOOL_NULL among them) is never a live handle and never has an entry.
+ * Nothing is reported and nothing aborts.
+ *
+ * Thread-safety: one thread at a time per table, like a pool. Calls that
+ * only read (get, count, handle_at, value_at) may run in several threads at
+ * once while no thread changes the table.
+ *
+ * ============================================================================
+ * LICENSE: zlib (see LICENSE)
+ * ============================================================================
+ */
+#ifndef OPOOL_SIDE_H
+#define OPOOL_SIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct opool_side opool_side;
+
+/* Largest value_align a table accepts (as the pool's object_align). */
+#define OPOOL_SIDE_MAX_ALIGN 4096u
+
+/* Create an empty table of values of value_size bytes aligned to
+ * value_align, with room reserved for capacity entries whose handles have
+ * indices below capacity (a table sized like its pool puts without
+ * allocating). value_size 0 makes a set of handles: put and get then return
+ * a non-NULL token that must not be dereferenced. capacity 0 reserves
+ * nothing. OPOOL_EINVAL: out NULL, value_align not a power of two or above
+ * OPOOL_SIDE_MAX_ALIGN, capacity above OPOOL_MAX_CAPACITY, or sizes that
+ * overflow. OPOOL_ENOMEM: the C library's allocator failed. *out is NULL
+ * after any failure. Cost: allocations for capacity entries and the pages
+ * of indices below capacity (zero-filled). Thread-safe: tables may be
+ * created in any thread. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_side_create(opool_side **out, size_t value_size,
+                                                         size_t value_align, uint32_t capacity);
+
+/* Release the table and every value. NULL-safe. O(pages). Writes: no other
+ * call on the table at the same time. */
+OPOOL_API void opool_side_destroy(opool_side *s);
+
+/* The storage of h's value: the existing value if the table has an entry
+ * for exactly h; otherwise a new entry, zero-filled, which replaces an entry
+ * of another generation at h's index (in place: same position, its value
+ * zero-filled). NULL, and the table unchanged: s NULL, h's generation even
+ * (OPOOL_NULL included), OPOOL_MAX_CAPACITY entries already, or an
+ * allocation failed while growing. O(1) amortised (growth doubles the dense
+ * arrays; a page is 8 KiB). Moves no value unless the dense arrays grow.
+ * Writes: no other call on the table at the same time. */
+OPOOL_API void *opool_side_put(opool_side *s, opool_handle h);
+
+/* h's value, or NULL unless the table has an entry for exactly h (s NULL,
+ * index never put, removed, or put since with another generation). O(1).
+ * Reads only: concurrent readers are fine while nobody writes. */
+OPOOL_API void *opool_side_get(const opool_side *s, opool_handle h);
+
+/* Remove h's entry (the last entry takes its place). OPOOL_EINVAL: s NULL or
+ * h's generation even (never an entry); OPOOL_ESTALE: no entry for exactly
+ * h (never put, removed already, or replaced by a put of another
+ * generation). O(1); no memory is given back. Writes: no other call on the
+ * table at the same time. */
+OPOOL_API opool_status opool_side_remove(opool_side *s, opool_handle h);
+
+/* Remove every entry; the memory stays for reuse. O(count). NULL-safe.
+ * Writes: no other call on the table at the same time. */
+OPOOL_API void opool_side_clear(opool_side *s);
+
+/* Entries; 0 for NULL. O(1). Reads only. */
+OPOOL_API uint32_t opool_side_count(const opool_side *s);
+
+/* The handle and the value of the i-th entry, i in [0, count); OPOOL_NULL
+ * and NULL otherwise (and for s NULL). Iterate backwards to remove while
+ * iterating (ITERATION above). O(1). Reads only. */
+OPOOL_API opool_handle opool_side_handle_at(const opool_side *s, uint32_t i);
+OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL_SIDE_H */
+
+/* ============================================================================
  * include/opool_typed.h
  * ========================================================================== */
 /*
@@ -955,6 +1129,32 @@ OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
  * pool type named like T's tag.
  *
  * ============================================================================
+ * HANDLES BEFORE THEIR TYPE, AND SIDE TABLES
+ * ============================================================================
+ * OPOOL_TYPED needs T complete, so T cannot hold a handle of its own pool.
+ * Split the line in two: OPOOL_TYPED_HANDLE(name) declares name_handle and
+ * its helpers alone (like sokol's sg_buffer or slotmap's new_key_type!), and
+ * OPOOL_TYPED_POOL(name, T), once T is complete, the pool that uses it:
+ *
+ *     OPOOL_TYPED_HANDLE(ship_pool);               // ship_pool_handle
+ *     OPOOL_TYPED_HANDLE(dock_pool);
+ *     struct ship { ship_pool_handle target; dock_pool_handle home; };
+ *     struct dock { ship_pool_handle docked; };
+ *     OPOOL_TYPED_POOL(ship_pool, struct ship);    // ship_pool, ship_pool_alloc, ...
+ *     OPOOL_TYPED_POOL(dock_pool, struct dock);
+ *
+ * OPOOL_TYPED(name, T) is exactly OPOOL_TYPED_HANDLE(name) followed by
+ * OPOOL_TYPED_POOL(name, T). C cannot define a struct twice nor ask whether
+ * it was, so after OPOOL_TYPED_HANDLE(name) write OPOOL_TYPED_POOL, not
+ * OPOOL_TYPED: the compiler's first complaint then names the typedef
+ * name__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL.
+ *
+ * OPOOL_TYPED_SIDE(S, P, V) declares S, a side table (opool_side.h) of
+ * values V keyed by P_handle, where P is a typed pool's name (its handle
+ * declared before, by either macro): S_put(s, h) takes only a P_handle and
+ * returns V *, so a table of ship data cannot be keyed by a bullet's handle.
+ *
+ * ============================================================================
  * THE FUNCTIONS (for OPOOL_TYPED(P, T); H is P_handle)
  * ============================================================================
  * Lifetime. desc is copied and completed: object_size 0 becomes sizeof(T),
@@ -966,6 +1166,8 @@ OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
  * failure.
  *     opool_status P_create(P **out, const opool_desc *desc);
  *     opool_status P_create_n(P **out, uint32_t capacity);  // fixed, defaults
+ *     opool_status P_create_flags(P **out, uint32_t capacity, uint32_t flags);
+ *                                                    // the same with desc.flags
  *     size_t       P_required_bytes(const opool_desc *desc);
  *     opool_status P_create_in(P **out, void *buf, size_t size, const opool_desc *desc);
  *     void         P_destroy(P *p);
@@ -986,7 +1188,8 @@ OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
  *     T           *P_live_object(const P *p, uint32_t i);
  *     void         P_sort(P *p);
  *     uint32_t     P_shrink(P *p);
- *     void         P_stats(const P *p, opool_stats *out);
+ *     void         P_get_stats(const P *p, opool_stats *out);
+ *     void         P_stats(const P *p, opool_stats *out);  // old name of P_get_stats
  *     opool       *P_raw(P *p);                      // the untyped pool, for any core call
  * Save and load (desc completed as for P_create, so the same desc that
  * created a pool loads it):
@@ -1002,6 +1205,20 @@ OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
  *     uint32_t     P_handle_generation(H h);
  *     opool_handle P_handle_raw(H h);               // h.raw: the untyped handle
  *     H            P_handle_from(opool_handle raw); // the explicit way back
+ *
+ * THE SIDE TABLE FUNCTIONS (for OPOOL_TYPED_SIDE(S, P, V); H is P_handle;
+ * behaviour, failures and costs are opool_side.h's; V's size and alignment
+ * are the values'):
+ *     opool_status S_create(S **out, uint32_t capacity);
+ *     void         S_destroy(S *s);
+ *     V           *S_put(S *s, H h);
+ *     V           *S_get(const S *s, H h);
+ *     opool_status S_remove(S *s, H h);
+ *     void         S_clear(S *s);
+ *     uint32_t     S_count(const S *s);
+ *     H            S_handle_at(const S *s, uint32_t i);
+ *     V           *S_value_at(const S *s, uint32_t i);
+ *     opool_side  *S_raw(S *s);                      // the untyped table
  *
  * ============================================================================
  * WHAT THE TYPES CATCH
@@ -1026,6 +1243,7 @@ OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
  */
 #ifndef OPOOL_TYPED_H
 #define OPOOL_TYPED_H
+
 
 
 
@@ -1063,18 +1281,36 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     return out->object_size >= size && out->object_align >= align;
 }
 
-/* The whole API for pool type `name` of objects of type T. */
+/* The whole API for pool type `name` of objects of type T: its handle type
+ * (as OPOOL_TYPED_HANDLE), then its pool (as OPOOL_TYPED_POOL). The typedef
+ * in front is a tripwire: OPOOL_TYPED_HANDLE declares the same name as int,
+ * so OPOOL_TYPED after it (which would define the handle a second time)
+ * fails first on a name that says what to write instead. */
 #define OPOOL_TYPED(name, T)                                                                       \
-    OPOOL__TYPED_TYPES(name)                                                                       \
+    typedef char name##__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL;                          \
+    OPOOL__TYPED_HANDLE_TYPE(name)                                                                 \
     OPOOL__TYPED_HANDLES(name)                                                                     \
+    OPOOL_TYPED_POOL(name, T)
+
+/* The handle type name_handle and its helpers alone, T not needed: for
+ * types that hold handles of their own pool, or of each other's. */
+#define OPOOL_TYPED_HANDLE(name)                                                                   \
+    typedef int name##__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL;                           \
+    OPOOL__TYPED_HANDLE_TYPE(name)                                                                 \
+    OPOOL__TYPED_HANDLES(name)                                                                     \
+    struct name##_handle /* the caller's semicolon ends this (redundant) declaration */
+
+/* The pool type and its functions, for a handle type OPOOL_TYPED_HANDLE
+ * declared. */
+#define OPOOL_TYPED_POOL(name, T)                                                                  \
+    typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
     OPOOL__TYPED_LIFETIME(name, T)                                                                 \
     OPOOL__TYPED_OBJECTS(name, T)                                                                  \
     OPOOL__TYPED_ITERATION(name, T)                                                                \
     OPOOL__TYPED_SAVE(name, T)                                                                     \
     struct name##_handle /* the caller's semicolon ends this (redundant) declaration */
 
-#define OPOOL__TYPED_TYPES(name)                                                                   \
-    typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
+#define OPOOL__TYPED_HANDLE_TYPE(name)                                                             \
     typedef struct name##_handle {                                                                 \
         opool_handle raw;                                                                          \
     } name##_handle;
@@ -1114,10 +1350,15 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
     }                                                                                              \
-    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_n(name **out, uint32_t capacity) {  \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_flags(                              \
+        name **out, uint32_t capacity, uint32_t flags) {                                           \
         opool_desc d = OPOOL__DESC_ZERO;                                                           \
         d.capacity = capacity;                                                                     \
+        d.flags = flags;                                                                           \
         return name##_create(out, &d);                                                             \
+    }                                                                                              \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_n(name **out, uint32_t capacity) {  \
+        return name##_create_flags(out, capacity, 0);                                              \
     }                                                                                              \
     OPOOL__TYPED_FN size_t name##_required_bytes(const opool_desc *desc) {                         \
         opool_desc d;                                                                              \
@@ -1178,6 +1419,10 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     }                                                                                              \
     OPOOL__TYPED_FN void name##_sort(name *p) { opool_sort(OPOOL__RAW(p)); }                       \
     OPOOL__TYPED_FN uint32_t name##_shrink(name *p) { return opool_shrink(OPOOL__RAW(p)); }        \
+    OPOOL__TYPED_FN void name##_get_stats(const name *p, opool_stats *out) {                       \
+        opool_get_stats(OPOOL__CRAW(p), out);                                                      \
+    }                                                                                              \
+    /* the old name of P_get_stats, kept for the code that uses it */                              \
     OPOOL__TYPED_FN void name##_stats(const name *p, opool_stats *out) {                           \
         opool_get_stats(OPOOL__CRAW(p), out);                                                      \
     }
@@ -1211,6 +1456,42 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
     }
+
+/* A side table of values V keyed by the handles of typed pool `pool`. */
+#define OPOOL_TYPED_SIDE(side, pool, V)                                                            \
+    typedef struct side##__opool_side side; /* never defined: side * is an opool_side * */         \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status side##_create(side **out, uint32_t capacity) {    \
+        opool_side *raw = NULL;                                                                    \
+        if (out == NULL) return OPOOL_EINVAL;                                                      \
+        opool_status s = opool_side_create(&raw, sizeof(V), OPOOL__ALIGNOF(V), capacity);          \
+        *out = (side *)(void *)raw; /* NULL on failure */                                          \
+        return s;                                                                                  \
+    }                                                                                              \
+    OPOOL__TYPED_FN void side##_destroy(side *s) { opool_side_destroy(OPOOL__SRAW(s)); }           \
+    OPOOL__TYPED_FN opool_side *side##_raw(side *s) { return OPOOL__SRAW(s); }                     \
+    OPOOL__TYPED_FN V *side##_put(side *s, pool##_handle h) {                                      \
+        return (V *)opool_side_put(OPOOL__SRAW(s), h.raw);                                         \
+    }                                                                                              \
+    OPOOL__TYPED_FN V *side##_get(const side *s, pool##_handle h) {                                \
+        return (V *)opool_side_get(OPOOL__CSRAW(s), h.raw);                                        \
+    }                                                                                              \
+    OPOOL__TYPED_FN opool_status side##_remove(side *s, pool##_handle h) {                         \
+        return opool_side_remove(OPOOL__SRAW(s), h.raw);                                           \
+    }                                                                                              \
+    OPOOL__TYPED_FN void side##_clear(side *s) { opool_side_clear(OPOOL__SRAW(s)); }               \
+    OPOOL__TYPED_FN uint32_t side##_count(const side *s) {                                         \
+        return opool_side_count(OPOOL__CSRAW(s));                                                  \
+    }                                                                                              \
+    OPOOL__TYPED_FN pool##_handle side##_handle_at(const side *s, uint32_t i) {                    \
+        return pool##_handle_from(opool_side_handle_at(OPOOL__CSRAW(s), i));                       \
+    }                                                                                              \
+    OPOOL__TYPED_FN V *side##_value_at(const side *s, uint32_t i) {                                \
+        return (V *)opool_side_value_at(OPOOL__CSRAW(s), i);                                       \
+    }                                                                                              \
+    struct side##__opool_side /* the caller's semicolon ends this (redundant) declaration */
+
+#define OPOOL__SRAW(s) ((opool_side *)(void *)(s))
+#define OPOOL__CSRAW(s) ((const opool_side *)(const void *)(s))
 
 #endif /* OPOOL_TYPED_H */
 
@@ -4961,6 +5242,239 @@ opool_status opool_load_file(opool **out, const opool_desc *desc, const char *pa
     opool_status st = opool__load(out, desc, opool__file_read, f, true);
     fclose(f);
     return st;
+}
+
+/* ============================================================================
+ * src/opool_side.c
+ * ========================================================================== */
+/*
+ * opool_side.c -- side tables: values keyed by the handles of one pool (see
+ * include/opool_side.h).
+ *
+ * Sections (grep for "==== "):
+ *   ==== layout     the sparse records, the dense arrays
+ *   ==== growth     pages of the sparse array, the dense arrays
+ *   ==== public     the API
+ *
+ * Self-contained: it needs nothing of the pool's internals, only the handle
+ * layout of opool.h (index in the low 32 bits, generation in the high 32,
+ * odd while live).
+ */
+
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== layout ============================================================= */
+
+/* The sparse record of one slot index. gen is the generation of the index's
+ * entry, 0 when it has none: entries are for live handles, whose
+ * generations are odd, so 0 never matches a handle that may have one. */
+typedef struct opool__side_rec {
+    uint32_t gen;
+    uint32_t pos; /* the entry's position in the dense arrays */
+} opool__side_rec;
+
+#define OPOOL__SIDE_PAGE_BITS 10u
+#define OPOOL__SIDE_PAGE (1u << OPOOL__SIDE_PAGE_BITS) /* records per page: 8 KiB */
+#define OPOOL__SIDE_MIN_GROW 16u                       /* dense entries of a first growth */
+
+_Static_assert(sizeof(opool__side_rec) == 8, "the 8 bytes per index the manual states");
+
+struct opool_side {
+    opool__side_rec **dir; /* [ndir] pages; NULL: no entry in that page yet */
+    uint32_t ndir;
+    uint32_t count;        /* entries: [0, count) of the dense arrays */
+    uint32_t cap;          /* room in the dense arrays */
+    opool_handle *handles; /* [cap] the entries' handles */
+    unsigned char *values; /* [cap] values, stride apart, aligned to align */
+    void *values_block;    /* what malloc returned for values (NULL: none) */
+    size_t stride;         /* value_size rounded up to align; 0: a set of handles */
+    size_t align;
+};
+
+/* Where the values of a table without value storage point: any non-NULL
+ * address will do, and it is never read or written (stride 0). */
+static unsigned char opool__side_token;
+
+/* The record of index i, or NULL when its page does not exist. */
+static opool__side_rec *opool__side_rec_of(const opool_side *s, uint32_t i) {
+    uint32_t page = i >> OPOOL__SIDE_PAGE_BITS;
+    if (page >= s->ndir || s->dir[page] == NULL) return NULL;
+    return &s->dir[page][i & (OPOOL__SIDE_PAGE - 1)];
+}
+
+static void *opool__side_value(const opool_side *s, uint32_t pos) {
+    return s->values + (size_t)pos * s->stride;
+}
+
+/* ==== growth ============================================================== */
+
+/* Does an array of n handles fit in a size_t? Only a 32-bit size_t can
+ * fail (written so, a 64-bit compiler sees no always-false comparison). */
+static bool opool__side_handles_fit(uint32_t n) {
+#if SIZE_MAX / 8 < UINT32_MAX
+    return (size_t)n <= SIZE_MAX / sizeof(opool_handle);
+#else
+    (void)n;
+    return true;
+#endif
+}
+
+/* The record of index i, its page (and the directory) added when missing;
+ * NULL when an allocation fails, the table unchanged but for a bigger
+ * directory. */
+static opool__side_rec *opool__side_rec_make(opool_side *s, uint32_t i) {
+    uint32_t page = i >> OPOOL__SIDE_PAGE_BITS;
+    if (page >= s->ndir) {
+        /* double, so that a table filled index by index reallocates the
+         * directory O(log n) times; 2^22 pages cover every index */
+        uint32_t n = s->ndir > page / 2 ? s->ndir * 2 : page + 1;
+        if (n > (1u << (32 - OPOOL__SIDE_PAGE_BITS))) n = 1u << (32 - OPOOL__SIDE_PAGE_BITS);
+        opool__side_rec **dir = realloc(s->dir, (size_t)n * sizeof *dir);
+        if (dir == NULL) return NULL;
+        memset(dir + s->ndir, 0, (size_t)(n - s->ndir) * sizeof *dir);
+        s->dir = dir;
+        s->ndir = n;
+    }
+    if (s->dir[page] == NULL) {
+        s->dir[page] = calloc(OPOOL__SIDE_PAGE, sizeof(opool__side_rec));
+        if (s->dir[page] == NULL) return NULL;
+    }
+    return &s->dir[page][i & (OPOOL__SIDE_PAGE - 1)];
+}
+
+/* Make the dense arrays hold cap entries (cap > s->cap). false when the
+ * sizes overflow or an allocation fails; the table is unchanged then. */
+static bool opool__side_reserve(opool_side *s, uint32_t cap) {
+    if (!opool__side_handles_fit(cap)) return false;
+    if (s->stride != 0 && (size_t)cap > (SIZE_MAX - (s->align - 1)) / s->stride) return false;
+    opool_handle *handles = realloc(s->handles, (size_t)cap * sizeof *handles);
+    if (handles == NULL) return false;
+    s->handles = handles; /* bigger: the table is consistent whatever happens next */
+    if (s->stride != 0) {
+        /* malloc aligns to alignof(max_align_t) only: align by hand */
+        unsigned char *block = malloc((size_t)cap * s->stride + (s->align - 1));
+        if (block == NULL) return false;
+        uintptr_t at = ((uintptr_t)block + (s->align - 1)) & ~(uintptr_t)(s->align - 1);
+        unsigned char *values = block + (at - (uintptr_t)block);
+        if (s->count != 0) memcpy(values, s->values, (size_t)s->count * s->stride);
+        free(s->values_block);
+        s->values_block = block;
+        s->values = values;
+    }
+    s->cap = cap;
+    return true;
+}
+
+/* ==== public ============================================================== */
+
+opool_status opool_side_create(opool_side **out, size_t value_size, size_t value_align,
+                               uint32_t capacity) {
+    if (out == NULL) return OPOOL_EINVAL;
+    *out = NULL;
+    if (value_align == 0 || (value_align & (value_align - 1)) != 0 ||
+        value_align > OPOOL_SIDE_MAX_ALIGN || capacity > OPOOL_MAX_CAPACITY ||
+        value_size > SIZE_MAX - (value_align - 1))
+        return OPOOL_EINVAL;
+    size_t stride = (value_size + (value_align - 1)) & ~(value_align - 1);
+    if (stride != 0 && (size_t)capacity > (SIZE_MAX - (value_align - 1)) / stride)
+        return OPOOL_EINVAL;
+    if (!opool__side_handles_fit(capacity)) return OPOOL_EINVAL;
+
+    opool_side *s = calloc(1, sizeof *s);
+    if (s == NULL) return OPOOL_ENOMEM;
+    s->stride = stride;
+    s->align = value_align;
+    s->values = &opool__side_token;
+    if (capacity != 0) {
+        bool ok = opool__side_reserve(s, capacity);
+        for (uint32_t i = 0; ok && i < capacity; i += OPOOL__SIDE_PAGE)
+            ok = opool__side_rec_make(s, i) != NULL;
+        if (!ok) {
+            opool_side_destroy(s);
+            return OPOOL_ENOMEM;
+        }
+    }
+    *out = s;
+    return OPOOL_OK;
+}
+
+void opool_side_destroy(opool_side *s) {
+    if (s == NULL) return;
+    for (uint32_t p = 0; p < s->ndir; p++) free(s->dir[p]);
+    free(s->dir);
+    free(s->handles);
+    free(s->values_block);
+    free(s);
+}
+
+void *opool_side_put(opool_side *s, opool_handle h) {
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (s == NULL || !(g & 1)) return NULL;
+    opool__side_rec *r = opool__side_rec_make(s, i);
+    if (r == NULL) return NULL;
+    if (r->gen == g) return opool__side_value(s, r->pos);
+    if (r->gen == 0) { /* no entry at this index: append one */
+        if (s->count == s->cap) {
+            uint32_t cap = s->cap;
+            if (cap >= OPOOL_MAX_CAPACITY) return NULL;
+            cap = cap < OPOOL__SIDE_MIN_GROW     ? OPOOL__SIDE_MIN_GROW
+                  : cap > OPOOL_MAX_CAPACITY / 2 ? OPOOL_MAX_CAPACITY
+                                                 : cap * 2;
+            if (!opool__side_reserve(s, cap)) return NULL;
+        }
+        r->pos = s->count++;
+    }
+    /* a new entry, or the entry of another generation re-keyed in place */
+    r->gen = g;
+    s->handles[r->pos] = h;
+    void *v = opool__side_value(s, r->pos);
+    memset(v, 0, s->stride);
+    return v;
+}
+
+void *opool_side_get(const opool_side *s, opool_handle h) {
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (s == NULL || !(g & 1)) return NULL;
+    const opool__side_rec *r = opool__side_rec_of(s, i);
+    if (r == NULL || r->gen != g) return NULL;
+    return opool__side_value(s, r->pos);
+}
+
+opool_status opool_side_remove(opool_side *s, opool_handle h) {
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (s == NULL || !(g & 1)) return OPOOL_EINVAL;
+    opool__side_rec *r = opool__side_rec_of(s, i);
+    if (r == NULL || r->gen != g) return OPOOL_ESTALE;
+    uint32_t k = r->pos, last = --s->count;
+    if (k != last) { /* the last entry fills the hole: a swap-delete */
+        opool_handle moved = s->handles[last];
+        s->handles[k] = moved;
+        memcpy(opool__side_value(s, k), opool__side_value(s, last), s->stride);
+        opool__side_rec_of(s, opool_handle_index(moved))->pos = k;
+    }
+    r->gen = 0;
+    return OPOOL_OK;
+}
+
+void opool_side_clear(opool_side *s) {
+    if (s == NULL) return;
+    for (uint32_t k = 0; k < s->count; k++)
+        opool__side_rec_of(s, opool_handle_index(s->handles[k]))->gen = 0;
+    s->count = 0;
+}
+
+uint32_t opool_side_count(const opool_side *s) { return s ? s->count : 0; }
+
+opool_handle opool_side_handle_at(const opool_side *s, uint32_t i) {
+    if (s == NULL || i >= s->count) return OPOOL_NULL;
+    return s->handles[i];
+}
+
+void *opool_side_value_at(const opool_side *s, uint32_t i) {
+    if (s == NULL || i >= s->count) return NULL;
+    return opool__side_value(s, i);
 }
 
 #endif /* C11, POSIX asked for in time */

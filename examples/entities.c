@@ -5,7 +5,13 @@
  * pool (opool_typed.h). Two component pools hold what links them: an
  * attachment ties a turret (its child) to a ship (its parent), and a missile
  * component names the missile's entity, its target and the turret that
- * launched it. Every link is an entity handle, never a pointer.
+ * launched it. Every link is an entity handle, never a pointer. An entity
+ * holds entity handles itself: a ship keeps the enemy ship its turrets aim
+ * at, so the handle type is declared before the entity type
+ * (OPOOL_TYPED_HANDLE, then OPOOL_TYPED_POOL once the type is complete).
+ * Each entity also has a debug name in a side table keyed by entity handles
+ * (OPOOL_TYPED_SIDE): the name goes with its entity, and a stale handle finds
+ * no name, not even the name of the entity that now holds its slot.
  *
  * Entities die while others still hold handles to them: a ship is destroyed
  * while missiles fly at it and its turrets hang on to it, and a turret goes
@@ -19,7 +25,8 @@
  * Then the game is saved: a few words of game state, then the three pools
  * with opool_save (docs/FORMAT.md), one image after the other, in one
  * temporary file. Handles are plain data, so the components need no
- * save_object callback: their bytes are saved as they are. The file is loaded
+ * save_object callback: their bytes are saved as they are. The debug names
+ * are not saved: the loaded world names its entities again. The file is loaded
  * into fresh pools, and the program checks that every link stored in a
  * component reaches the same entity as before, that every stale link is
  * still stale, and that the saved world and the loaded one then play on
@@ -30,7 +37,8 @@
  * that very entity. Exit status 0 when every check passes. Deterministic: a
  * fixed-seed xorshift generator, no clock.
  *
- *   cc -std=c11 -O2 -Iinclude examples/entities.c src/opool.c src/opool_save.c -o entities
+ *   cc -std=c11 -O2 -Iinclude examples/entities.c src/opool.c src/opool_save.c \
+ *      src/opool_side.c -o entities
  */
 #include "opool_typed.h"
 
@@ -49,15 +57,18 @@ enum {
     WAVE_EVERY = 25, /* ticks between two ships of a fleet */
     RELOAD_MIN = 10, /* ticks between two shots: RELOAD_MIN .. +RELOAD_SPAN - 1 */
     RELOAD_SPAN = 20,
-    SHIP_SPEED = 2,     /* per tick, toward the front line */
-    MISSILE_SPEED = 20, /* per axis per tick */
-    TICKS_BEFORE_SAVE = 300,
-    TICKS_AFTER_LOAD = 300, /* played by the saved world and the loaded one side by side */
+    SHIP_SPEED = 2,          /* per tick, toward the front line */
+    MISSILE_SPEED = 20,      /* per axis per tick */
+    TICKS_BEFORE_SAVE = 320, /* a save with stale links of every kind in the components */
+    TICKS_AFTER_LOAD = 300,  /* played by the saved world and the loaded one side by side */
     REPORT_EVERY = 50,
     SHOW_RECYCLED = 3 /* stale links into reused slots printed in full */
 };
 
 enum kind { SHIP = 1, TURRET, MISSILE };
+
+/* The entity handle type, before the entity type that holds some. */
+OPOOL_TYPED_HANDLE(entity_pool);
 
 /* Objects are saved as their bytes, so none of these types has padding
  * (whose bytes would be saved uninitialised and make memcmp meaningless). */
@@ -66,12 +77,19 @@ struct entity {
     uint32_t kind;
     uint32_t team; /* 0 or 1 */
     int32_t x, y;
-    int32_t hp;        /* ships: hits left */
-    int32_t reload;    /* turrets: ticks until the next shot */
-    uint32_t kills;    /* turrets: enemy ships their missiles finished */
-    uint32_t launched; /* turrets: missiles fired */
+    int32_t hp;                /* ships: hits left */
+    int32_t reload;            /* turrets: ticks until the next shot */
+    uint32_t kills;            /* turrets: enemy ships their missiles finished */
+    uint32_t launched;         /* turrets: missiles fired */
+    entity_pool_handle target; /* ships: the enemy ship their turrets aim at */
 };
-OPOOL_TYPED(entity_pool, struct entity);
+OPOOL_TYPED_POOL(entity_pool, struct entity);
+
+/* Every entity's debug name, kept beside the pool rather than in it. */
+struct debug_name {
+    char text[32];
+};
+OPOOL_TYPED_SIDE(name_table, entity_pool, struct debug_name);
 
 /* A link to an entity. serial is for the self-checks only. */
 struct link {
@@ -101,7 +119,7 @@ struct game {
     uint32_t score[2]; /* ships destroyed by each fleet */
 };
 
-_Static_assert(sizeof(struct entity) == 40 && sizeof(struct link) == 16 &&
+_Static_assert(sizeof(struct entity) == 48 && sizeof(struct link) == 16 &&
                    sizeof(struct missile) == 48 && sizeof(struct attachment) == 40 &&
                    sizeof(struct game) == 24,
                "saved as bytes: no padding");
@@ -118,6 +136,7 @@ struct world {
     entity_pool *entities;
     missile_pool *missiles;
     attachment_pool *attachments;
+    name_table *names; /* not saved */
     struct game game;
     struct tally tally;
     bool verbose; /* print the stale-link demonstrations */
@@ -155,6 +174,22 @@ static uint32_t below(struct world *w, uint32_t n) {
 
 /* ---- entities and links ---------------------------------------------------- */
 
+/* Give e its debug name, e.g. "ship #12 (blue)". */
+static void name(struct world *w, const struct entity *e) {
+    static const char *const kinds[] = {"?", "ship", "turret", "missile"};
+    struct debug_name *n = name_table_put(w->names, entity_pool_handle_of(w->entities, e));
+    CHECK(n != NULL);
+    if (n != NULL)
+        snprintf(n->text, sizeof n->text, "%s #%" PRIu64 " (%s)", kinds[e->kind % 4], e->serial,
+                 e->team == 0 ? "blue" : "red");
+}
+
+/* The debug name of the entity h names, "(none)" once it has died. */
+static const char *name_of(struct world *w, entity_pool_handle h) {
+    const struct debug_name *n = name_table_get(w->names, h);
+    return n != NULL ? n->text : "(none)";
+}
+
 static struct link link_to(struct world *w, const struct entity *e) {
     struct link l = {entity_pool_handle_of(w->entities, e), e->serial};
     return l;
@@ -171,14 +206,17 @@ static struct entity *follow(struct world *w, struct link l) {
      * the handle must not reach the newcomer. */
     uint32_t index = entity_pool_handle_index(l.h);
     struct entity *now = entity_pool_at(w->entities, index);
+    CHECK(name_table_get(w->names, l.h) == NULL); /* the name went with the entity */
     if (now != NULL) {
         CHECK(now->serial != l.serial);
         w->tally.recycled++;
+        entity_pool_handle nh = entity_pool_handle_of(w->entities, now);
         if (w->verbose && w->tally.recycled <= SHOW_RECYCLED)
             printf("tick %3" PRIu32 ": link to #%" PRIu64 " (slot %" PRIu32 ", generation %" PRIu32
-                   ") is stale; the slot now holds #%" PRIu64 " (generation %" PRIu32 ")\n",
-                   w->game.tick, l.serial, index, entity_pool_handle_generation(l.h), now->serial,
-                   entity_pool_handle_generation(entity_pool_handle_of(w->entities, now)));
+                   ") is stale, and finds no name; the slot now holds %s (generation %" PRIu32
+                   ")\n",
+                   w->game.tick, l.serial, index, entity_pool_handle_generation(l.h),
+                   name_of(w, nh), entity_pool_handle_generation(nh));
     }
     return NULL;
 }
@@ -195,13 +233,20 @@ static struct entity *spawn(struct world *w, enum kind kind, uint32_t team, int3
     struct entity *e = entity_pool_alloc(w->entities, NULL);
     CHECK(e != NULL);
     if (e == NULL) return NULL;
-    *e = (struct entity){
-        .serial = ++w->game.next_serial, .kind = kind, .team = team, .x = x, .y = y};
+    *e = (struct entity){.serial = ++w->game.next_serial,
+                         .kind = kind,
+                         .team = team,
+                         .x = x,
+                         .y = y,
+                         .target = entity_pool_handle_null()};
+    name(w, e);
     return e;
 }
 
-/* Destroy an entity. Whoever holds a link to it finds out by itself. */
+/* Destroy an entity. Whoever holds a link to it finds out by itself; its
+ * name goes with it. */
 static void destroy(struct world *w, struct link l) {
+    CHECK(name_table_remove(w->names, l.h) == OPOOL_OK);
     CHECK(entity_pool_free(w->entities, l.h) == OPOOL_OK);
 }
 
@@ -237,9 +282,19 @@ static struct entity *pick_enemy(struct world *w, uint32_t team) {
     }
 }
 
-static void fire(struct world *w, struct entity *turret) {
-    struct entity *target = pick_enemy(w, turret->team);
-    if (target == NULL || !room(w, 1, 1, 0)) return;
+/* A turret fires at its ship's target; a ship whose target is gone (or
+ * that has none yet) picks a new one first. */
+static void fire(struct world *w, struct entity *turret, struct entity *ship) {
+    struct entity *target = entity_pool_get(w->entities, ship->target);
+    if (target == NULL) {
+        target = pick_enemy(w, turret->team);
+        if (target == NULL) return;
+        ship->target = entity_pool_handle_of(w->entities, target);
+        if (w->verbose && w->game.tick < 60)
+            printf("tick %3" PRIu32 ": %s targets %s\n", w->game.tick,
+                   name_of(w, entity_pool_handle_of(w->entities, ship)), name_of(w, ship->target));
+    }
+    if (!room(w, 1, 1, 0)) return;
     struct entity *self = spawn(w, MISSILE, turret->team, turret->x, turret->y);
     struct missile *m = missile_pool_alloc(w->missiles, NULL);
     CHECK(m != NULL);
@@ -276,7 +331,7 @@ static void update_attachments(struct world *w) {
         child->x = parent->x + a->dx;
         child->y = parent->y + a->dy;
         if (--child->reload <= 0) {
-            fire(w, child); /* allocates entities and missiles, never attachments */
+            fire(w, child, parent); /* allocates entities and missiles, never attachments */
             child->reload = RELOAD_MIN + (int32_t)below(w, RELOAD_SPAN);
         }
     }
@@ -335,16 +390,19 @@ static void world_destroy(struct world *w) {
     entity_pool_destroy(w->entities);
     missile_pool_destroy(w->missiles);
     attachment_pool_destroy(w->attachments);
+    name_table_destroy(w->names);
     w->entities = NULL;
     w->missiles = NULL;
     w->attachments = NULL;
+    w->names = NULL;
 }
 
 static bool world_create(struct world *w) {
     *w = (struct world){.game = {.rng = 0x2545f491u}, .verbose = true};
     if (entity_pool_create(&w->entities, &entity_desc) == OPOOL_OK &&
         missile_pool_create(&w->missiles, &missile_desc) == OPOOL_OK &&
-        attachment_pool_create(&w->attachments, &attachment_desc) == OPOOL_OK)
+        attachment_pool_create(&w->attachments, &attachment_desc) == OPOOL_OK &&
+        name_table_create(&w->names, ENTITY_CAPACITY) == OPOOL_OK)
         return true;
     world_destroy(w);
     return false;
@@ -374,6 +432,10 @@ static opool_status world_load(struct world *w, FILE *f) {
     if (st == OPOOL_OK) st = missile_pool_load(&w->missiles, &missile_desc, file_read, f);
     if (st == OPOOL_OK) st = attachment_pool_load(&w->attachments, &attachment_desc, file_read, f);
     if (st == OPOOL_OK && fgetc(f) != EOF) st = OPOOL_ECORRUPT; /* nothing may follow */
+    if (st == OPOOL_OK) st = name_table_create(&w->names, ENTITY_CAPACITY);
+    /* the names were not saved: every loaded entity is named again */
+    for (uint32_t i = 0; st == OPOOL_OK && i < entity_pool_count(w->entities); i++)
+        name(w, entity_pool_live_object(w->entities, i));
     if (st != OPOOL_OK) world_destroy(w);
     return st;
 }
@@ -447,8 +509,27 @@ static bool pools_equal(opool *a, opool *b, size_t size) {
     return true;
 }
 
+/* Every entity of a world has its name, and only they have one. */
+static bool names_complete(struct world *w) {
+    if (name_table_count(w->names) != entity_pool_count(w->entities)) return false;
+    for (uint32_t i = 0; i < entity_pool_count(w->entities); i++)
+        if (name_table_get(w->names, entity_pool_live_handle(w->entities, i)) == NULL) return false;
+    return true;
+}
+
+/* The same names under the same handles (in any order). */
+static bool names_equal(struct world *a, struct world *b) {
+    if (name_table_count(a->names) != name_table_count(b->names)) return false;
+    for (uint32_t i = 0; i < name_table_count(a->names); i++) {
+        const struct debug_name *nb = name_table_get(b->names, name_table_handle_at(a->names, i));
+        if (nb == NULL || strcmp(nb->text, name_table_value_at(a->names, i)->text) != 0)
+            return false;
+    }
+    return true;
+}
+
 static bool worlds_equal(struct world *a, struct world *b) {
-    return memcmp(&a->game, &b->game, sizeof a->game) == 0 &&
+    return memcmp(&a->game, &b->game, sizeof a->game) == 0 && names_equal(a, b) &&
            pools_equal(entity_pool_raw(a->entities), entity_pool_raw(b->entities),
                        sizeof(struct entity)) &&
            pools_equal(missile_pool_raw(a->missiles), missile_pool_raw(b->missiles),
@@ -511,6 +592,7 @@ int main(void) {
            " of them into a slot that holds a newer entity)\n",
            c.live, c.stale, c.recycled);
     CHECK(worlds_equal(&a, &b));
+    CHECK(names_complete(&a) && names_complete(&b));
     /* the run must show what it claims to */
     CHECK(c.live > 0 && c.stale > 0 && c.recycled > 0);
     CHECK(a.tally.fizzled > 0 && a.tally.orphaned > 0 && a.tally.uncredited > 0 &&
@@ -527,6 +609,7 @@ int main(void) {
     }
     CHECK(apart == 0);
     CHECK(memcmp(&a.tally, &b.tally, sizeof a.tally) == 0);
+    CHECK(names_complete(&a) && names_complete(&b));
     printf("both played %d more ticks: %s (tick %" PRIu32 ", score %" PRIu32 ":%" PRIu32 ")\n",
            TICKS_AFTER_LOAD, apart == 0 ? "identical at every tick" : "THEY DIVERGED", b.game.tick,
            b.game.score[0], b.game.score[1]);

@@ -48,6 +48,32 @@
  * pool type named like T's tag.
  *
  * ============================================================================
+ * HANDLES BEFORE THEIR TYPE, AND SIDE TABLES
+ * ============================================================================
+ * OPOOL_TYPED needs T complete, so T cannot hold a handle of its own pool.
+ * Split the line in two: OPOOL_TYPED_HANDLE(name) declares name_handle and
+ * its helpers alone (like sokol's sg_buffer or slotmap's new_key_type!), and
+ * OPOOL_TYPED_POOL(name, T), once T is complete, the pool that uses it:
+ *
+ *     OPOOL_TYPED_HANDLE(ship_pool);               // ship_pool_handle
+ *     OPOOL_TYPED_HANDLE(dock_pool);
+ *     struct ship { ship_pool_handle target; dock_pool_handle home; };
+ *     struct dock { ship_pool_handle docked; };
+ *     OPOOL_TYPED_POOL(ship_pool, struct ship);    // ship_pool, ship_pool_alloc, ...
+ *     OPOOL_TYPED_POOL(dock_pool, struct dock);
+ *
+ * OPOOL_TYPED(name, T) is exactly OPOOL_TYPED_HANDLE(name) followed by
+ * OPOOL_TYPED_POOL(name, T). C cannot define a struct twice nor ask whether
+ * it was, so after OPOOL_TYPED_HANDLE(name) write OPOOL_TYPED_POOL, not
+ * OPOOL_TYPED: the compiler's first complaint then names the typedef
+ * name__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL.
+ *
+ * OPOOL_TYPED_SIDE(S, P, V) declares S, a side table (opool_side.h) of
+ * values V keyed by P_handle, where P is a typed pool's name (its handle
+ * declared before, by either macro): S_put(s, h) takes only a P_handle and
+ * returns V *, so a table of ship data cannot be keyed by a bullet's handle.
+ *
+ * ============================================================================
  * THE FUNCTIONS (for OPOOL_TYPED(P, T); H is P_handle)
  * ============================================================================
  * Lifetime. desc is copied and completed: object_size 0 becomes sizeof(T),
@@ -59,6 +85,8 @@
  * failure.
  *     opool_status P_create(P **out, const opool_desc *desc);
  *     opool_status P_create_n(P **out, uint32_t capacity);  // fixed, defaults
+ *     opool_status P_create_flags(P **out, uint32_t capacity, uint32_t flags);
+ *                                                    // the same with desc.flags
  *     size_t       P_required_bytes(const opool_desc *desc);
  *     opool_status P_create_in(P **out, void *buf, size_t size, const opool_desc *desc);
  *     void         P_destroy(P *p);
@@ -79,7 +107,8 @@
  *     T           *P_live_object(const P *p, uint32_t i);
  *     void         P_sort(P *p);
  *     uint32_t     P_shrink(P *p);
- *     void         P_stats(const P *p, opool_stats *out);
+ *     void         P_get_stats(const P *p, opool_stats *out);
+ *     void         P_stats(const P *p, opool_stats *out);  // old name of P_get_stats
  *     opool       *P_raw(P *p);                      // the untyped pool, for any core call
  * Save and load (desc completed as for P_create, so the same desc that
  * created a pool loads it):
@@ -95,6 +124,20 @@
  *     uint32_t     P_handle_generation(H h);
  *     opool_handle P_handle_raw(H h);               // h.raw: the untyped handle
  *     H            P_handle_from(opool_handle raw); // the explicit way back
+ *
+ * THE SIDE TABLE FUNCTIONS (for OPOOL_TYPED_SIDE(S, P, V); H is P_handle;
+ * behaviour, failures and costs are opool_side.h's; V's size and alignment
+ * are the values'):
+ *     opool_status S_create(S **out, uint32_t capacity);
+ *     void         S_destroy(S *s);
+ *     V           *S_put(S *s, H h);
+ *     V           *S_get(const S *s, H h);
+ *     opool_status S_remove(S *s, H h);
+ *     void         S_clear(S *s);
+ *     uint32_t     S_count(const S *s);
+ *     H            S_handle_at(const S *s, uint32_t i);
+ *     V           *S_value_at(const S *s, uint32_t i);
+ *     opool_side  *S_raw(S *s);                      // the untyped table
  *
  * ============================================================================
  * WHAT THE TYPES CATCH
@@ -121,6 +164,7 @@
 #define OPOOL_TYPED_H
 
 #include "opool.h"
+#include "opool_side.h"
 
 /* Shims are `static inline` and marked unused: clang's -Wunused-function
  * names unused static inline functions expanded in a .c file. */
@@ -156,18 +200,36 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     return out->object_size >= size && out->object_align >= align;
 }
 
-/* The whole API for pool type `name` of objects of type T. */
+/* The whole API for pool type `name` of objects of type T: its handle type
+ * (as OPOOL_TYPED_HANDLE), then its pool (as OPOOL_TYPED_POOL). The typedef
+ * in front is a tripwire: OPOOL_TYPED_HANDLE declares the same name as int,
+ * so OPOOL_TYPED after it (which would define the handle a second time)
+ * fails first on a name that says what to write instead. */
 #define OPOOL_TYPED(name, T)                                                                       \
-    OPOOL__TYPED_TYPES(name)                                                                       \
+    typedef char name##__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL;                          \
+    OPOOL__TYPED_HANDLE_TYPE(name)                                                                 \
     OPOOL__TYPED_HANDLES(name)                                                                     \
+    OPOOL_TYPED_POOL(name, T)
+
+/* The handle type name_handle and its helpers alone, T not needed: for
+ * types that hold handles of their own pool, or of each other's. */
+#define OPOOL_TYPED_HANDLE(name)                                                                   \
+    typedef int name##__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL;                           \
+    OPOOL__TYPED_HANDLE_TYPE(name)                                                                 \
+    OPOOL__TYPED_HANDLES(name)                                                                     \
+    struct name##_handle /* the caller's semicolon ends this (redundant) declaration */
+
+/* The pool type and its functions, for a handle type OPOOL_TYPED_HANDLE
+ * declared. */
+#define OPOOL_TYPED_POOL(name, T)                                                                  \
+    typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
     OPOOL__TYPED_LIFETIME(name, T)                                                                 \
     OPOOL__TYPED_OBJECTS(name, T)                                                                  \
     OPOOL__TYPED_ITERATION(name, T)                                                                \
     OPOOL__TYPED_SAVE(name, T)                                                                     \
     struct name##_handle /* the caller's semicolon ends this (redundant) declaration */
 
-#define OPOOL__TYPED_TYPES(name)                                                                   \
-    typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
+#define OPOOL__TYPED_HANDLE_TYPE(name)                                                             \
     typedef struct name##_handle {                                                                 \
         opool_handle raw;                                                                          \
     } name##_handle;
@@ -207,10 +269,15 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
     }                                                                                              \
-    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_n(name **out, uint32_t capacity) {  \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_flags(                              \
+        name **out, uint32_t capacity, uint32_t flags) {                                           \
         opool_desc d = OPOOL__DESC_ZERO;                                                           \
         d.capacity = capacity;                                                                     \
+        d.flags = flags;                                                                           \
         return name##_create(out, &d);                                                             \
+    }                                                                                              \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_n(name **out, uint32_t capacity) {  \
+        return name##_create_flags(out, capacity, 0);                                              \
     }                                                                                              \
     OPOOL__TYPED_FN size_t name##_required_bytes(const opool_desc *desc) {                         \
         opool_desc d;                                                                              \
@@ -271,6 +338,10 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     }                                                                                              \
     OPOOL__TYPED_FN void name##_sort(name *p) { opool_sort(OPOOL__RAW(p)); }                       \
     OPOOL__TYPED_FN uint32_t name##_shrink(name *p) { return opool_shrink(OPOOL__RAW(p)); }        \
+    OPOOL__TYPED_FN void name##_get_stats(const name *p, opool_stats *out) {                       \
+        opool_get_stats(OPOOL__CRAW(p), out);                                                      \
+    }                                                                                              \
+    /* the old name of P_get_stats, kept for the code that uses it */                              \
     OPOOL__TYPED_FN void name##_stats(const name *p, opool_stats *out) {                           \
         opool_get_stats(OPOOL__CRAW(p), out);                                                      \
     }
@@ -304,5 +375,41 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
     }
+
+/* A side table of values V keyed by the handles of typed pool `pool`. */
+#define OPOOL_TYPED_SIDE(side, pool, V)                                                            \
+    typedef struct side##__opool_side side; /* never defined: side * is an opool_side * */         \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status side##_create(side **out, uint32_t capacity) {    \
+        opool_side *raw = NULL;                                                                    \
+        if (out == NULL) return OPOOL_EINVAL;                                                      \
+        opool_status s = opool_side_create(&raw, sizeof(V), OPOOL__ALIGNOF(V), capacity);          \
+        *out = (side *)(void *)raw; /* NULL on failure */                                          \
+        return s;                                                                                  \
+    }                                                                                              \
+    OPOOL__TYPED_FN void side##_destroy(side *s) { opool_side_destroy(OPOOL__SRAW(s)); }           \
+    OPOOL__TYPED_FN opool_side *side##_raw(side *s) { return OPOOL__SRAW(s); }                     \
+    OPOOL__TYPED_FN V *side##_put(side *s, pool##_handle h) {                                      \
+        return (V *)opool_side_put(OPOOL__SRAW(s), h.raw);                                         \
+    }                                                                                              \
+    OPOOL__TYPED_FN V *side##_get(const side *s, pool##_handle h) {                                \
+        return (V *)opool_side_get(OPOOL__CSRAW(s), h.raw);                                        \
+    }                                                                                              \
+    OPOOL__TYPED_FN opool_status side##_remove(side *s, pool##_handle h) {                         \
+        return opool_side_remove(OPOOL__SRAW(s), h.raw);                                           \
+    }                                                                                              \
+    OPOOL__TYPED_FN void side##_clear(side *s) { opool_side_clear(OPOOL__SRAW(s)); }               \
+    OPOOL__TYPED_FN uint32_t side##_count(const side *s) {                                         \
+        return opool_side_count(OPOOL__CSRAW(s));                                                  \
+    }                                                                                              \
+    OPOOL__TYPED_FN pool##_handle side##_handle_at(const side *s, uint32_t i) {                    \
+        return pool##_handle_from(opool_side_handle_at(OPOOL__CSRAW(s), i));                       \
+    }                                                                                              \
+    OPOOL__TYPED_FN V *side##_value_at(const side *s, uint32_t i) {                                \
+        return (V *)opool_side_value_at(OPOOL__CSRAW(s), i);                                       \
+    }                                                                                              \
+    struct side##__opool_side /* the caller's semicolon ends this (redundant) declaration */
+
+#define OPOOL__SRAW(s) ((opool_side *)(void *)(s))
+#define OPOOL__CSRAW(s) ((const opool_side *)(const void *)(s))
 
 #endif /* OPOOL_TYPED_H */

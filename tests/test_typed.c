@@ -32,6 +32,28 @@ struct wide { /* alignment 8 */
 OPOOL_TYPED(enemy_pool, struct enemy);
 OPOOL_TYPED(wide_pool, struct wide);
 
+/* Handles declared before the types that hold them: a ship targets another
+ * ship of its own pool and belongs to a fleet, whose flagship is a ship. */
+OPOOL_TYPED_HANDLE(ship_pool);
+OPOOL_TYPED_HANDLE(fleet_pool);
+struct ship {
+    ship_pool_handle target;
+    fleet_pool_handle fleet;
+    int hp;
+};
+struct fleet {
+    ship_pool_handle flagship;
+};
+OPOOL_TYPED_POOL(ship_pool, struct ship);
+OPOOL_TYPED_POOL(fleet_pool, struct fleet);
+
+/* A side table of per-ship values, keyed by ship handles only. */
+struct ai {
+    double aggression;
+    uint32_t state;
+};
+OPOOL_TYPED_SIDE(ship_ai, ship_pool, struct ai);
+
 /* The static type of an expression, checked at compile time. */
 #define HAS_TYPE(expr, T) _Generic((expr), T : 1, default : 0)
 
@@ -73,6 +95,23 @@ TEST(every_function_has_its_typed_signature) {
     _Static_assert(HAS_TYPE(wide_pool_get(NULL, wide_pool_handle_null()), struct wide *), "wide");
     _Static_assert(sizeof(enemy_pool_handle) == sizeof(opool_handle), "a handle is 8 bytes");
     CHECK(e == NULL);
+}
+
+TEST(split_declarations_and_side_tables_have_their_typed_signatures) {
+    ship_pool *p = NULL;
+    ship_ai *s = NULL;
+    ship_pool_handle h = ship_pool_handle_null();
+    _Static_assert(HAS_TYPE(ship_pool_get(p, h), struct ship *), "pool of a split declaration");
+    _Static_assert(HAS_TYPE(ship_pool_get(p, h)->target, ship_pool_handle), "own handle inside");
+    _Static_assert(
+        HAS_TYPE(fleet_pool_get(NULL, fleet_pool_handle_null())->flagship, ship_pool_handle),
+        "each other's handles");
+    _Static_assert(HAS_TYPE(ship_ai_put(s, h), struct ai *), "put");
+    _Static_assert(HAS_TYPE(ship_ai_get(s, h), struct ai *), "get");
+    _Static_assert(HAS_TYPE(ship_ai_value_at(s, 0), struct ai *), "value_at");
+    _Static_assert(HAS_TYPE(ship_ai_handle_at(s, 0), ship_pool_handle), "handle_at");
+    _Static_assert(HAS_TYPE(ship_ai_raw(s), opool_side *), "raw table");
+    CHECK(p == NULL && s == NULL);
 }
 
 TEST(get_returns_the_object_as_its_type) {
@@ -170,6 +209,106 @@ TEST(create_in_builds_a_typed_pool_in_a_buffer) {
     struct enemy *e = enemy_pool_alloc(p, NULL);
     CHECK(addr(e) >= addr(buf) && addr(e) < addr(buf) + need);
     enemy_pool_destroy(p);
+}
+
+TEST(create_flags_makes_a_fixed_pool_with_those_flags) {
+    wide_pool *p = NULL;
+    REQUIRE(wide_pool_create_flags(&p, 2, OPOOL_ZERO) == OPOOL_OK);
+    CHECK_EQ_U64(wide_pool_capacity(p), 2);
+    wide_pool_handle h;
+    struct wide *w = wide_pool_alloc(p, &h);
+    REQUIRE(w != NULL);
+    w->tag = 77;
+    REQUIRE(wide_pool_free(p, h) == OPOOL_OK);
+    w = wide_pool_alloc(p, &h); /* the same slot (LIFO), zero-filled again */
+    REQUIRE(w != NULL);
+    CHECK_EQ_U64(w->tag, 0);
+    wide_pool_destroy(p);
+    CHECK_EQ_U64(wide_pool_create_flags(&p, 2, 1u << 30), OPOOL_EINVAL); /* unknown flag */
+    CHECK_EQ_PTR(p, NULL);
+    CHECK_EQ_U64(wide_pool_create_flags(&p, 0, 0), OPOOL_EINVAL);
+    CHECK_EQ_U64(wide_pool_create_flags(NULL, 2, 0), OPOOL_EINVAL);
+}
+
+TEST(get_stats_is_the_core_s_and_stats_is_its_old_name) {
+    enemy_pool *p = enemies(4);
+    REQUIRE(p != NULL);
+    REQUIRE(enemy_pool_alloc(p, NULL) != NULL);
+    opool_stats a, b, c;
+    enemy_pool_get_stats(p, &a);
+    enemy_pool_stats(p, &b);
+    opool_get_stats(enemy_pool_raw(p), &c);
+    CHECK_EQ_U64(a.count, 1);
+    CHECK_EQ_U64(a.allocs, 1);
+    CHECK(memcmp(&a, &c, sizeof a) == 0 && memcmp(&b, &c, sizeof b) == 0);
+    enemy_pool_destroy(p);
+}
+
+/* ---- handles declared before their type, side tables --------------------- */
+
+TEST(a_type_holds_handles_of_its_own_pool_declared_before_it) {
+    ship_pool *ships = NULL;
+    fleet_pool *fleets = NULL;
+    REQUIRE(ship_pool_create_n(&ships, 4) == OPOOL_OK);
+    REQUIRE(fleet_pool_create_n(&fleets, 2) == OPOOL_OK);
+    ship_pool_handle a, b;
+    fleet_pool_handle f;
+    struct ship *sa = ship_pool_alloc(ships, &a), *sb = ship_pool_alloc(ships, &b);
+    struct fleet *fl = fleet_pool_alloc(fleets, &f);
+    REQUIRE(sa != NULL && sb != NULL && fl != NULL);
+    sa->target = b;
+    sb->target = a;
+    sa->fleet = sb->fleet = f;
+    fl->flagship = a;
+    CHECK_EQ_PTR(ship_pool_get(ships, ship_pool_get(ships, sa->target)->target), sa);
+    CHECK_EQ_PTR(ship_pool_get(ships, fleet_pool_get(fleets, sb->fleet)->flagship), sa);
+    REQUIRE(ship_pool_free(ships, b) == OPOOL_OK);
+    CHECK_EQ_PTR(ship_pool_get(ships, sa->target), NULL); /* its target is gone */
+    fleet_pool_destroy(fleets);
+    ship_pool_destroy(ships);
+}
+
+TEST(a_typed_side_table_keys_values_by_the_pool_s_handles) {
+    ship_pool *ships = NULL;
+    ship_ai *ai = NULL;
+    REQUIRE(ship_pool_create_n(&ships, 4) == OPOOL_OK);
+    REQUIRE(ship_ai_create(&ai, 4) == OPOOL_OK);
+    ship_pool_handle a, b;
+    REQUIRE(ship_pool_alloc(ships, &a) != NULL && ship_pool_alloc(ships, &b) != NULL);
+    struct ai *x = ship_ai_put(ai, b);
+    REQUIRE(x != NULL);
+    CHECK_EQ_U64(addr(x) % alignof(struct ai), 0);
+    CHECK(x->aggression == 0.0 && x->state == 0); /* zero-filled */
+    x->state = 3;
+    CHECK_EQ_PTR(ship_ai_get(ai, b), x);
+    CHECK_EQ_PTR(ship_ai_get(ai, a), NULL);
+    CHECK_EQ_U64(ship_ai_count(ai), 1);
+    CHECK(ship_pool_handle_eq(ship_ai_handle_at(ai, 0), b));
+    CHECK_EQ_PTR(ship_ai_value_at(ai, 0), x);
+    CHECK_EQ_U64(opool_side_count(ship_ai_raw(ai)), 1);
+    /* the ship dies and its slot is reused: its old handle finds nothing */
+    REQUIRE(ship_pool_free(ships, b) == OPOOL_OK);
+    ship_pool_handle c;
+    REQUIRE(ship_pool_alloc(ships, &c) != NULL);
+    CHECK_EQ_U64(ship_pool_handle_index(c), ship_pool_handle_index(b));
+    CHECK_EQ_PTR(ship_ai_get(ai, c), NULL);
+    struct ai *y = ship_ai_put(ai, c); /* replaces b's entry */
+    REQUIRE(y != NULL);
+    CHECK_EQ_U64(y->state, 0);
+    CHECK_EQ_PTR(ship_ai_get(ai, b), NULL);
+    CHECK_EQ_U64(ship_ai_remove(ai, b), OPOOL_ESTALE);
+    CHECK_EQ_U64(ship_ai_remove(ai, c), OPOOL_OK);
+    CHECK_EQ_U64(ship_ai_remove(ai, ship_pool_handle_null()), OPOOL_EINVAL);
+    REQUIRE(ship_ai_put(ai, a) != NULL);
+    ship_ai_clear(ai);
+    CHECK_EQ_U64(ship_ai_count(ai), 0);
+    CHECK_EQ_U64(ship_ai_create(NULL, 4), OPOOL_EINVAL);
+    ship_ai *none = ai;
+    CHECK_EQ_U64(ship_ai_create(&none, OPOOL_MAX_CAPACITY + 1u), OPOOL_EINVAL);
+    CHECK_EQ_PTR(none, NULL);
+    ship_ai_destroy(ai);
+    ship_ai_destroy(NULL);
+    ship_pool_destroy(ships);
 }
 
 /* ---- handles ------------------------------------------------------------ */
@@ -562,12 +701,17 @@ TEST(typed_and_untyped_pools_driven_identically_agree) {
 
 int main(void) {
     RUN(every_function_has_its_typed_signature);
+    RUN(split_declarations_and_side_tables_have_their_typed_signatures);
     RUN(get_returns_the_object_as_its_type);
     RUN(create_takes_size_and_alignment_from_the_type);
     RUN(create_keeps_a_larger_size_and_alignment);
     RUN(create_rejects_what_the_core_rejects_and_a_desc_too_small_for_the_type);
     RUN(create_n_makes_a_fixed_pool_of_n_objects);
     RUN(create_in_builds_a_typed_pool_in_a_buffer);
+    RUN(create_flags_makes_a_fixed_pool_with_those_flags);
+    RUN(get_stats_is_the_core_s_and_stats_is_its_old_name);
+    RUN(a_type_holds_handles_of_its_own_pool_declared_before_it);
+    RUN(a_typed_side_table_keys_values_by_the_pool_s_handles);
     RUN(handle_helpers_read_the_raw_handle);
     RUN(stale_handles_are_rejected_through_the_typed_api);
     RUN(a_handle_of_another_pool_of_the_same_type_is_rejected);

@@ -123,8 +123,9 @@ set(result [=[
  *
  * What follows: the public headers with their manuals (opool.h: the pool;
  * opool_heap.h: a heap of size-class pools; opool_mt.h: the lock-free
- * concurrent pool; opool_typed.h: typed pools), opool_abi.h (not API: the
- * private layout the inline fast paths read), then the implementation.
+ * concurrent pool; opool_side.h: side tables; opool_typed.h: typed pools),
+ * opool_abi.h (not API: the private layout the inline fast paths read), then
+ * the implementation.
  *
  * LICENSE: zlib (see the end of the first manual below)
  */

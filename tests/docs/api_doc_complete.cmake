@@ -6,7 +6,8 @@
 # are private) in a header's code with its comments removed: functions, types, struct tags,
 # macros, enum constants, and the configuration macros a header tests. The include guard (the
 # first #ifndef of the file) is skipped. For OPOOL_TYPED, whose functions are made by token
-# pasting, each `name##_xxx` of opool_typed.h stands for the documented P_xxx.
+# pasting, each `name##_xxx` of opool_typed.h stands for the documented P_xxx, and for
+# OPOOL_TYPED_SIDE each `side##_xxx` for S_xxx.
 #
 # An entry: the name, as a whole word, in a heading line (starting with #) or in the first
 # cell of a table row. A mention in running text does not count, so deleting the entry of a
@@ -65,12 +66,18 @@ foreach(header IN LISTS HEADERS)
             math(EXPR found "${found} + 1")
         endif()
     endforeach()
-    # typed pools: name##_alloc is the documented P_alloc (name##__opool is private)
-    string(REGEX MATCHALL "name[ \t]*##[ \t]*_[a-z0-9][a-z0-9_]*" pasted "${code}")
-    foreach(p IN LISTS pasted)
-        string(REGEX REPLACE "^name[ \t]*##[ \t]*_" "P_" p "${p}")
-        list(APPEND names "${p}")
-        math(EXPR found "${found} + 1")
+    # typed pools: name##_alloc is the documented P_alloc (name##__opool is private); typed
+    # side tables: side##_put is the documented S_put
+    foreach(_param_doc IN ITEMS "name=P" "side=S")
+        string(REPLACE "=" ";" _param_doc "${_param_doc}")
+        list(GET _param_doc 0 _param)
+        list(GET _param_doc 1 _doc)
+        string(REGEX MATCHALL "${_param}[ \t]*##[ \t]*_[a-z0-9][a-z0-9_]*" pasted "${code}")
+        foreach(p IN LISTS pasted)
+            string(REGEX REPLACE "^${_param}[ \t]*##[ \t]*_" "${_doc}_" p "${p}")
+            list(APPEND names "${p}")
+            math(EXPR found "${found} + 1")
+        endforeach()
     endforeach()
     if(found EQUAL 0)
         message(FATAL_ERROR "api_doc_complete: no public name found in ${header}: "

@@ -15,6 +15,20 @@ typedef unsigned char byte;
 OPOOL_TYPED(vec3_pool, struct vec3);
 OPOOL_TYPED(byte_pool, byte);
 
+/* handles declared before the types that hold them, pointing both ways */
+OPOOL_TYPED_HANDLE(node_pool);
+OPOOL_TYPED_HANDLE(edge_pool);
+struct node {
+    edge_pool_handle first;
+    node_pool_handle parent;
+};
+struct edge {
+    node_pool_handle from, to;
+};
+OPOOL_TYPED_POOL(node_pool, struct node);
+OPOOL_TYPED_POOL(edge_pool, struct edge);
+OPOOL_TYPED_SIDE(node_weights, node_pool, double);
+
 static size_t sink(void *ctx, const void *data, size_t size) {
     (void)ctx;
     (void)data;
@@ -77,5 +91,35 @@ int strict_use(void) {
     byte *c = byte_pool_alloc(b, NULL);
     if (c != NULL) *c = 7;
     byte_pool_destroy(b);
+
+    node_pool *nodes = NULL;
+    edge_pool *edges = NULL;
+    node_weights *weights = NULL;
+    if (node_pool_create_flags(&nodes, 4, OPOOL_ZERO) != OPOOL_OK) return bad + 1;
+    if (edge_pool_create_n(&edges, 4) != OPOOL_OK) return bad + 1;
+    if (node_weights_create(&weights, 4) != OPOOL_OK) return bad + 1;
+    node_pool_handle nh;
+    edge_pool_handle eh;
+    struct node *n = node_pool_alloc(nodes, &nh);
+    struct edge *e = edge_pool_alloc(edges, &eh);
+    if (n != NULL && e != NULL) {
+        n->first = eh;
+        n->parent = node_pool_handle_null();
+        e->from = e->to = nh;
+    }
+    double *x = node_weights_put(weights, nh);
+    if (x != NULL) *x = 1.5;
+    bad += node_weights_get(weights, nh) != x;
+    bad += node_weights_count(weights) != 1;
+    bad += !node_pool_handle_eq(node_weights_handle_at(weights, 0), nh);
+    bad += node_weights_value_at(weights, 0) != x;
+    bad += opool_side_count(node_weights_raw(weights)) != 1;
+    bad += node_weights_remove(weights, nh) != OPOOL_OK;
+    node_weights_clear(weights);
+    node_pool_get_stats(nodes, &st);
+    bad += st.count != 1;
+    node_weights_destroy(weights);
+    edge_pool_destroy(edges);
+    node_pool_destroy(nodes);
     return bad;
 }

@@ -12,6 +12,11 @@
 #   typed_guard_{unrelated,no_error}   the judge itself: an unrelated error (missing include
 #                                      directory) and a clean compile must NOT count as the
 #                                      expected failure
+#   typed_mix_declared_{c,cxx}         mix_declared.c must fail: the handle types of
+#                                      OPOOL_TYPED_HANDLE (declared before the types holding
+#                                      them) mixed, or a typed side table keyed by another's
+#   typed_after_handle_{c,cxx}         typed_after_handle.c must fail: OPOOL_TYPED after
+#                                      OPOOL_TYPED_HANDLE, with the name that says what to write
 #   typed_strict_{c,cxx}               strict.c, every typed function used, under the strict
 #                                      warnings of the header checks, as errors
 #
@@ -81,6 +86,14 @@ foreach(_lang IN LISTS _typed_langs)
         FLAGS ${_pool_flags} EXPECT "bullet_pool ?\\*" "enemy_pool ?\\*")
     opool_typed_compile_test(typed_mix_pools_${_l}_control ${_lang} mix_pools.c compile
         FLAGS -DOPOOL_TYPED_CONTROL ${_pool_flags})
+    opool_typed_compile_test(typed_mix_declared_${_l} ${_lang} mix_declared.c fail
+        EXPECT "ship_pool_handle" "dock_pool_handle")
+    opool_typed_compile_test(typed_mix_declared_${_l}_control ${_lang} mix_declared.c compile
+        FLAGS -DOPOOL_TYPED_CONTROL)
+    opool_typed_compile_test(typed_after_handle_${_l} ${_lang} typed_after_handle.c fail
+        EXPECT "after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL")
+    opool_typed_compile_test(typed_after_handle_${_l}_control ${_lang} typed_after_handle.c compile
+        FLAGS -DOPOOL_TYPED_CONTROL)
     opool_typed_compile_test(typed_strict_${_l} ${_lang} strict.c compile FLAGS ${_strict})
 endforeach()
 

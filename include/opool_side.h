@@ -1,0 +1,169 @@
+/*
+ * opool_side.h -- side tables: fixed-size values keyed by the handles of one
+ * pool (C11 and C++11)
+ *
+ * ============================================================================
+ * WHAT IT IS
+ * ============================================================================
+ * A side table attaches a value to a pool's handle and gives it back only
+ * while asked with exactly that handle, like Rust slotmap's SecondaryMap or
+ * a component store keyed by an entity id. Use one for data that only some
+ * objects have, or that one part of a program keeps about another's objects
+ * (debug names, AI state, a render id), without growing the pool's type.
+ *
+ * ============================================================================
+ * STEP BY STEP
+ * ============================================================================
+ *     opool_side *names;
+ *     if (opool_side_create(&names, sizeof(struct name), _Alignof(struct name), 256)
+ *         != OPOOL_OK) ...;
+ *
+ *     struct name *n = opool_side_put(names, h);   // storage for h's value
+ *     snprintf(n->text, sizeof n->text, "ship %u", k);
+ *     n = opool_side_get(names, h);                // NULL unless the entry is for exactly h
+ *     opool_side_remove(names, h);                 // OPOOL_ESTALE the 2nd time
+ *
+ *     // every entry; removing the one at i is allowed
+ *     for (uint32_t i = opool_side_count(names); i-- > 0;) {
+ *         if (!opool_valid(pool, opool_side_handle_at(names, i)))
+ *             opool_side_remove(names, opool_side_handle_at(names, i));
+ *     }
+ *     opool_side_destroy(names);
+ *
+ * opool_typed.h's OPOOL_TYPED_SIDE(name, P, V) gives a typed table that takes
+ * only P's handle type and hands out V *.
+ *
+ * ============================================================================
+ * HOW IT WORKS, AND WHAT IT COSTS
+ * ============================================================================
+ * A sparse array indexed by the handle's slot index holds, for each index,
+ * the generation of its entry and the entry's position in two dense arrays:
+ * the entries' handles and their values. So:
+ *   - get: the sparse record of the index, a generation compare, the value
+ *     at its position. O(1); two dependent loads before the value.
+ *   - put: the same, then a new entry appended to the dense arrays, or the
+ *     entry of the index re-keyed in place when its generation differs.
+ *     O(1) amortised: the dense arrays double when full.
+ *   - remove: the last entry moves into the removed one's place (a
+ *     swap-delete, as in the pool's live list). O(1).
+ * The sparse array is paged (1024 indices, 8 KiB, per page), pages added as
+ * indices reach them, so memory follows the indices used, not the largest
+ * index a stray handle names; the page directory costs 8 bytes per 1024
+ * indices up to the highest index put. Per entry: the value rounded up to
+ * value_align, plus 8 bytes (its handle). Values never move except when the
+ * dense arrays grow or an entry is swapped into a removed one's place: do
+ * not keep value pointers across put or remove.
+ *
+ * A table does not know the pool: it cannot tell that h's object was freed.
+ * An entry lives until it is removed or its index is put again with another
+ * generation (which happens as soon as the slot's next object gets a value),
+ * so a stale handle never reaches a value put for another life of its slot.
+ * To drop entries with their objects, remove them where the objects are
+ * freed (or sweep with opool_valid, as above).
+ *
+ * ITERATION. opool_side_handle_at(s, i) and opool_side_value_at(s, i), for i
+ * in [0, count), walk the entries in their dense order; the rules of the
+ * pool's backward loop (opool.h, ITERATION) hold: in
+ *     for (uint32_t i = opool_side_count(s); i-- > 0;) { ... }
+ *   - every entry present when the loop starts is visited exactly once;
+ *   - removing the entry at i is allowed (the last entry, already visited,
+ *     takes its place);
+ *   - a put that adds an entry appends it behind i: it is not visited;
+ *   - a put that re-keys an entry (another generation) leaves it where it
+ *     is: visited, with its new handle, if it is below i;
+ *   - removing another entry below i moves the last entry there, where the
+ *     loop visits it (again, if it was already visited): remove only the
+ *     current one, collect the others.
+ *
+ * ============================================================================
+ * ERRORS
+ * ============================================================================
+ * Expected outcomes are return values (NULL, OPOOL_NULL, an opool_status);
+ * bad input never changes the table. A handle with an even generation
+ * (OPOOL_NULL among them) is never a live handle and never has an entry.
+ * Nothing is reported and nothing aborts.
+ *
+ * Thread-safety: one thread at a time per table, like a pool. Calls that
+ * only read (get, count, handle_at, value_at) may run in several threads at
+ * once while no thread changes the table.
+ *
+ * ============================================================================
+ * LICENSE: zlib (see LICENSE)
+ * ============================================================================
+ */
+#ifndef OPOOL_SIDE_H
+#define OPOOL_SIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct opool_side opool_side;
+
+/* Largest value_align a table accepts (as the pool's object_align). */
+#define OPOOL_SIDE_MAX_ALIGN 4096u
+
+/* Create an empty table of values of value_size bytes aligned to
+ * value_align, with room reserved for capacity entries whose handles have
+ * indices below capacity (a table sized like its pool puts without
+ * allocating). value_size 0 makes a set of handles: put and get then return
+ * a non-NULL token that must not be dereferenced. capacity 0 reserves
+ * nothing. OPOOL_EINVAL: out NULL, value_align not a power of two or above
+ * OPOOL_SIDE_MAX_ALIGN, capacity above OPOOL_MAX_CAPACITY, or sizes that
+ * overflow. OPOOL_ENOMEM: the C library's allocator failed. *out is NULL
+ * after any failure. Cost: allocations for capacity entries and the pages
+ * of indices below capacity (zero-filled). Thread-safe: tables may be
+ * created in any thread. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_side_create(opool_side **out, size_t value_size,
+                                                         size_t value_align, uint32_t capacity);
+
+/* Release the table and every value. NULL-safe. O(pages). Writes: no other
+ * call on the table at the same time. */
+OPOOL_API void opool_side_destroy(opool_side *s);
+
+/* The storage of h's value: the existing value if the table has an entry
+ * for exactly h; otherwise a new entry, zero-filled, which replaces an entry
+ * of another generation at h's index (in place: same position, its value
+ * zero-filled). NULL, and the table unchanged: s NULL, h's generation even
+ * (OPOOL_NULL included), OPOOL_MAX_CAPACITY entries already, or an
+ * allocation failed while growing. O(1) amortised (growth doubles the dense
+ * arrays; a page is 8 KiB). Moves no value unless the dense arrays grow.
+ * Writes: no other call on the table at the same time. */
+OPOOL_API void *opool_side_put(opool_side *s, opool_handle h);
+
+/* h's value, or NULL unless the table has an entry for exactly h (s NULL,
+ * index never put, removed, or put since with another generation). O(1).
+ * Reads only: concurrent readers are fine while nobody writes. */
+OPOOL_API void *opool_side_get(const opool_side *s, opool_handle h);
+
+/* Remove h's entry (the last entry takes its place). OPOOL_EINVAL: s NULL or
+ * h's generation even (never an entry); OPOOL_ESTALE: no entry for exactly
+ * h (never put, removed already, or replaced by a put of another
+ * generation). O(1); no memory is given back. Writes: no other call on the
+ * table at the same time. */
+OPOOL_API opool_status opool_side_remove(opool_side *s, opool_handle h);
+
+/* Remove every entry; the memory stays for reuse. O(count). NULL-safe.
+ * Writes: no other call on the table at the same time. */
+OPOOL_API void opool_side_clear(opool_side *s);
+
+/* Entries; 0 for NULL. O(1). Reads only. */
+OPOOL_API uint32_t opool_side_count(const opool_side *s);
+
+/* The handle and the value of the i-th entry, i in [0, count); OPOOL_NULL
+ * and NULL otherwise (and for s NULL). Iterate backwards to remove while
+ * iterating (ITERATION above). O(1). Reads only. */
+OPOOL_API opool_handle opool_side_handle_at(const opool_side *s, uint32_t i);
+OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL_SIDE_H */

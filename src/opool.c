@@ -7,11 +7,8 @@
  *   ==== slots               the roster operations every path goes through
  *   ==== public              the API
  */
-#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L
-#endif
-
 #include "opool_internal.h"
+#include "opool_platform.h"
 
 /* ==== geometry =========================================================== */
 
@@ -81,27 +78,6 @@ bool opool__chunk_backed(const opool *p, uint32_t c) {
 }
 
 /* ==== memory ============================================================= */
-
-static void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
-    (void)ctx;
-    if (align < sizeof(void *)) align = sizeof(void *);
-#if defined(_WIN32)
-    return _aligned_malloc(size, align);
-#else
-    void *ptr = NULL;
-    return posix_memalign(&ptr, align, size) == 0 ? ptr : NULL;
-#endif
-}
-
-static void opool__sys_free(void *ctx, void *ptr, size_t size) {
-    (void)ctx;
-    (void)size;
-#if defined(_WIN32)
-    _aligned_free(ptr);
-#else
-    free(ptr);
-#endif
-}
 
 /* desc's allocator with the defaults filled in (the C library when it has
  * none): what a pool built from desc allocates with. */

@@ -18,7 +18,6 @@
 #define OPOOL_NOINLINE __attribute__((noinline))
 #elif defined(_MSC_VER)
 #define OPOOL_NOINLINE __declspec(noinline)
-#include <malloc.h>
 #else
 #define OPOOL_NOINLINE
 #endif
@@ -187,16 +186,5 @@ void opool__release_all(opool *p);
  * True if all hold; else false with the first violation described in why
  * (if why is not NULL). O(slots). The library never calls it. */
 bool opool__check(const opool *p, char *why, size_t why_size);
-
-/* ---- tests only (defined in opool_mt.c) ---------------------------------- */
-
-struct opool_mt;
-/* Verify, at quiescence (no call running on the pool), that every slot is in
- * exactly one place (live, the shared list, a cache, retired), that the
- * shared list ends, and that the counts agree. As opool__check. */
-bool opool__mt_check(const struct opool_mt *p, char *why, size_t why_size);
-/* Set the generation of free slot index, which must sit in the shared list,
- * to gen (even): how tests reach a generation's wrap. False otherwise. */
-bool opool__mt_set_gen(struct opool_mt *p, uint32_t index, uint32_t gen);
 
 #endif /* OPOOL_INTERNAL_H */

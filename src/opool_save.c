@@ -13,19 +13,8 @@
  * the layout, and only then builds a pool through opool_create, the same
  * path every pool takes.
  */
-#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L /* fileno, fsync, open, getpid */
-#endif
-
 #include "opool_internal.h"
-
-#if defined(_WIN32)
-#include <io.h>
-#include <windows.h>
-#else
-#include <fcntl.h>
-#include <unistd.h>
-#endif
+#include "opool_platform.h" /* fsync, rename: opool_save_file */
 
 /* ==== format ============================================================= */
 
@@ -604,47 +593,6 @@ static size_t opool__file_read(void *ctx, void *data, size_t size) {
     return fread(data, 1, size, (FILE *)ctx);
 }
 
-/* Flush f's bytes to the device. */
-static bool opool__file_sync(FILE *f) {
-    if (fflush(f) != 0) return false;
-#if defined(_WIN32)
-    return _commit(_fileno(f)) == 0;
-#else
-    return fsync(fileno(f)) == 0;
-#endif
-}
-
-/* Put `from` in place of `to` in one step. */
-static bool opool__file_replace(const char *from, const char *to) {
-#if defined(_WIN32)
-    return MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) != 0;
-#else
-    return rename(from, to) == 0;
-#endif
-}
-
-/* Make a rename in the directory of path durable (best effort: the file is
- * already in place, so a failure here changes nothing). */
-static void opool__file_sync_dir(char *path) {
-#if defined(_WIN32)
-    (void)path;
-#else
-    char *slash = strrchr(path, '/');
-    const char *dir = ".";
-    if (slash == path) {
-        dir = "/";
-    } else if (slash) {
-        *slash = '\0';
-        dir = path;
-    }
-    int fd = open(dir, O_RDONLY);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        (void)close(fd);
-    }
-#endif
-}
-
 static _Atomic uint32_t opool__file_serial;
 
 opool_status opool_save_file(const opool *p, const char *path) {
@@ -654,10 +602,7 @@ opool_status opool_save_file(const opool *p, const char *path) {
     size_t n = strlen(path), size = n + 48;
     char *tmp = (char *)p->mem.alloc(p->mem.ctx, size, 1);
     if (tmp == NULL) return OPOOL_ENOMEM;
-    unsigned long pid = 0;
-#if !defined(_WIN32)
-    pid = (unsigned long)getpid();
-#endif
+    unsigned long pid = opool__process_id();
     FILE *f = NULL;
     for (int attempt = 0; attempt < 16 && f == NULL; attempt++) {
         /* relaxed: only uniqueness within the process matters */

@@ -13,7 +13,8 @@
 #      anything else: _POSIX_C_SOURCE for the implementation, OPOOL_API for OPOOL_STATIC;
 #   2. the public headers: include/opool.h, then every other include/*.h by name;
 #   3. under #ifdef OPOOL_IMPLEMENTATION (outside every include guard): the private headers
-#      (src/opool_internal.h first, then other src/*.h by name) and every src/*.c (opool.c
+#      (src/opool_internal.h first, src/opool_platform.h second, then other src/*.h by
+#      name: a header may use only those pasted before it) and every src/*.c (opool.c
 #      first, then the others by name).
 # Every #include "x.h" of a file that is part of the output is removed. In the private
 # headers, each declaration of a module-shared opool__ function gets OPOOL__INTERNAL in
@@ -42,6 +43,7 @@ macro(put_first var x)
     list(INSERT ${var} 0 "${x}")
 endmacro()
 put_first(public include/opool.h)
+put_first(private src/opool_platform.h)
 put_first(private src/opool_internal.h)
 put_first(sources src/opool.c)
 

@@ -178,6 +178,21 @@ opool_status opool__classify(const opool *p, opool_handle h);
 void opool__release(opool *p, uint32_t i);
 void opool__release_all(opool *p);
 
+/* ---- rebuilding a saved pool (defined in opool.c, used by opool_save.c) --- */
+
+/* The bounds and counters an image saves. */
+typedef struct opool__saved_counts {
+    uint32_t nslots, limit, count, high_water, retired;
+    uint64_t allocs, failed_allocs, rejected, evictions, grows;
+    bool episode;
+} opool__saved_counts;
+
+bool opool__restore_chunk(opool *p, uint32_t c);
+void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint32_t limit);
+void opool__restore_counts(opool *p, const opool__saved_counts *c);
+void *opool__restore_object(opool *p, uint32_t k);
+void opool__restore_cut(opool *p, uint32_t k);
+
 /* ---- tests and fuzzers only (defined in opool_check.c) -------------------- */
 
 /* Verify every invariant of p's layout (geometry, chunks, the roster as a

@@ -612,7 +612,7 @@ static inline opool_status opool_free(opool *p, opool_handle h) {
  * include/opool_heap.h
  * ========================================================================== */
 /*
- * opool_heap.h -- a malloc-shaped heap built from size-class pools (C11).
+ * opool_heap.h -- a malloc-shaped heap of size classes in 64 KiB pages (C11).
  *
  * ============================================================================
  * STEP BY STEP
@@ -630,10 +630,13 @@ static inline opool_status opool_free(opool *p, opool_handle h) {
  * ============================================================================
  * HOW IT WORKS, AND WHAT IT COSTS
  * ============================================================================
- * Each size class is a pool of equal blocks carved from 64 KiB pages aligned
- * to 64 KiB. A page starts with a small header (its class, its free list and
- * one live bit per block); the blocks follow, with no header in front of
- * them. A free block holds the link of its page's free list in its own first
+ * Each size class is a list of 64 KiB pages aligned to 64 KiB, each page cut
+ * into equal blocks. The heap is its own small allocator, not a set of
+ * opool pools: its blocks are plain pointers (no handles, no generations),
+ * and what it shares with opool.h is the conventions (desc, statuses, the
+ * allocator and report callbacks, the poison pattern). A page starts with
+ * a small header (its class, its free list and one live bit per block); the
+ * blocks follow, with no header in front of them. A free block holds the link of its page's free list in its own first
  * bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page. O(1).
@@ -1677,6 +1680,21 @@ OPOOL__INTERNAL opool_status opool__classify(const opool *p, opool_handle h);
 OPOOL__INTERNAL void opool__release(opool *p, uint32_t i);
 OPOOL__INTERNAL void opool__release_all(opool *p);
 
+/* ---- rebuilding a saved pool (defined in opool.c, used by opool_save.c) --- */
+
+/* The bounds and counters an image saves. */
+typedef struct opool__saved_counts {
+    uint32_t nslots, limit, count, high_water, retired;
+    uint64_t allocs, failed_allocs, rejected, evictions, grows;
+    bool episode;
+} opool__saved_counts;
+
+OPOOL__INTERNAL bool opool__restore_chunk(opool *p, uint32_t c);
+OPOOL__INTERNAL void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint32_t limit);
+OPOOL__INTERNAL void opool__restore_counts(opool *p, const opool__saved_counts *c);
+OPOOL__INTERNAL void *opool__restore_object(opool *p, uint32_t k);
+OPOOL__INTERNAL void opool__restore_cut(opool *p, uint32_t k);
+
 /* ---- tests and fuzzers only (defined in opool_check.c) -------------------- */
 
 /* Verify every invariant of p's layout (geometry, chunks, the roster as a
@@ -2239,6 +2257,7 @@ OPOOL__INTERNAL void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
  *   ==== geometry            desc validation and sizes, shared by create paths
  *   ==== memory              allocator, chunks, slot arrays
  *   ==== slots               the roster operations every path goes through
+ *   ==== restore             rebuilding a saved pool's state (for opool_save.c's load)
  *   ==== public              the API
  */
 
@@ -2551,6 +2570,69 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
     }
     return false;
 }
+
+/* ==== restore ============================================================ */
+
+/* opool_load (opool_save.c) decodes and validates an image, creates the pool
+ * with opool_create and rebuilds its state through these: it never writes
+ * the pool's private fields itself. */
+
+/* Give chunk c (>= 1) storage without touching the roster: every slot
+ * record is written afterwards. Its objects start free (poisoned, hidden). */
+bool opool__restore_chunk(opool *p, uint32_t c) {
+    opool__hot *h = &p->hot;
+    uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
+    void *mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
+    if (mem == NULL) return false;
+    p->chunk_mem[c] = mem;
+    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
+    if ((p->desc.flags & OPOOL_POISON) || p->checker)
+        for (uint32_t i = lo; i < hi; i++)
+            opool__slot_freed(p, (unsigned char *)mem + (size_t)(i - lo) * h->stride);
+    return true;
+}
+
+/* Slot i's saved record: generation gen, and its roster position pos if
+ * below limit, else pos is its marker (retired, or without storage). The
+ * slot arrays hold i already (opool__reserve_slots). */
+void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint32_t limit) {
+    opool__hot *h = &p->hot;
+    h->slot[i].gen = gen;
+    if (pos < limit)
+        opool__roster_put(h, pos, i);
+    else
+        h->slot[i].pos = pos;
+}
+
+/* The saved bounds and counters, once every slot is restored; the inline
+ * paths' bounds follow from them. */
+void opool__restore_counts(opool *p, const opool__saved_counts *c) {
+    opool__hot *h = &p->hot;
+    h->nslots = c->nslots;
+    h->limit = c->limit;
+    h->count = c->count;
+    h->high_water = c->high_water;
+    h->allocs = c->allocs;
+    p->retired = c->retired;
+    p->failed_allocs = c->failed_allocs;
+    p->rejected = c->rejected;
+    p->evictions = c->evictions;
+    p->grows = c->grows;
+    p->episode = c->episode;
+    opool__update_fast(p);
+}
+
+/* The k-th live object (k < count), open for its saved bytes as
+ * opool__prepare leaves a fresh object: its padding stays hidden. */
+void *opool__restore_object(opool *p, uint32_t k) {
+    void *obj = opool__object(&p->hot, p->hot.roster[k]);
+    opool__mem_undefined(obj, p->desc.object_size);
+    return obj;
+}
+
+/* Restoring stopped at object k: only the k objects before it are live (so
+ * that opool_destroy runs fini on exactly those). */
+void opool__restore_cut(opool *p, uint32_t k) { p->hot.count = k; }
 
 /* ==== public ============================================================= */
 
@@ -3059,8 +3141,9 @@ bool opool__check(const opool *p, char *why, size_t why_size) {
  * src/opool_heap.c
  * ========================================================================== */
 /*
- * opool_heap.c -- a malloc-shaped heap built from size-class pools (see
- * include/opool_heap.h).
+ * opool_heap.c -- a malloc-shaped heap of size classes: 64 KiB pages cut into
+ * equal blocks, a free list through each page's free blocks (see
+ * include/opool_heap.h). It shares opool.c's conventions, not its pool code.
  *
  * Sections (grep for "==== "):
  *   ==== layout     pages, classes, the heap
@@ -4596,7 +4679,8 @@ unsigned long opool__process_id(void) {
  * Sections (grep for "==== "):
  *   ==== format      the header, little-endian coding, the checksum
  *   ==== save        the buffered, hashing writer and opool_save
- *   ==== load        reading, validation, rebuilding, opool_load
+ *   ==== load        reading, validation, opool_load (the pool's state is
+ *                    rebuilt by opool.c's opool__restore_* functions)
  *   ==== files       opool_save_file (atomic) and opool_load_file
  *
  * Load never trusts the image: it reads it whole into memory (growing the
@@ -5012,21 +5096,6 @@ out:
     return st;
 }
 
-/* Give chunk c (>= 1) storage without touching the roster: every slot
- * record is written afterwards. Its objects start free (poisoned, hidden). */
-static bool opool__load_back_chunk(opool *p, uint32_t c) {
-    opool__hot *h = &p->hot;
-    uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    void *mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
-    if (mem == NULL) return false;
-    p->chunk_mem[c] = mem;
-    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    if ((p->desc.flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = lo; i < hi; i++)
-            opool__slot_freed(p, (unsigned char *)mem + (size_t)(i - lo) * h->stride);
-    return true;
-}
-
 /*
  * Build the pool an image describes (already validated whole). Storage
  * first, so that nothing can run out of memory once objects exist; then
@@ -5041,39 +5110,32 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
     opool *p = NULL;
     opool_status st = opool_create(&p, &d);
     if (st != OPOOL_OK) return st;
-    opool__hot *h = &p->hot;
-    opool__assert(h->first == im->first && p->gen0 == im->gen0 && p->nchunks <= 64);
+    opool__assert(p->hot.first == im->first && p->gen0 == im->gen0 && p->nchunks <= 64);
 
     if (!opool__reserve_slots(p, im->nslots)) goto nomem;
     for (uint32_t c = 1; c < p->nchunks; c++)
-        if ((im->chunks >> c & 1) && !opool__load_back_chunk(p, c)) goto nomem;
+        if ((im->chunks >> c & 1) && !opool__restore_chunk(p, c)) goto nomem;
 
     const unsigned char *rec = buf + OPOOL__IMG_HEADER;
-    for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT) {
-        uint32_t pos = opool__io_get32(rec + 4);
-        h->slot[i].gen = opool__io_get32(rec);
-        if (pos < im->limit)
-            opool__roster_put(h, pos, i);
-        else
-            h->slot[i].pos = pos; /* a marker: retired, or without storage */
-    }
-    h->nslots = im->nslots;
-    h->limit = im->limit;
-    h->count = im->count;
-    h->high_water = im->high_water;
-    h->allocs = im->allocs;
-    p->retired = im->retired;
-    p->failed_allocs = im->failed_allocs;
-    p->rejected = im->rejected;
-    p->evictions = im->evictions;
-    p->grows = im->grows;
-    p->episode = (im->flags & OPOOL__IMG_EPISODE) != 0;
-    opool__update_fast(p);
+    for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT)
+        opool__restore_slot(p, i, opool__io_get32(rec), opool__io_get32(rec + 4), im->limit);
+    opool__saved_counts counts = {
+        .nslots = im->nslots,
+        .limit = im->limit,
+        .count = im->count,
+        .high_water = im->high_water,
+        .retired = im->retired,
+        .allocs = im->allocs,
+        .failed_allocs = im->failed_allocs,
+        .rejected = im->rejected,
+        .evictions = im->evictions,
+        .grows = im->grows,
+        .episode = (im->flags & OPOOL__IMG_EPISODE) != 0,
+    };
+    opool__restore_counts(p, &counts);
 
     for (uint32_t k = 0; k < im->count; k++) {
-        void *obj = opool__object(h, h->roster[k]);
-        /* as opool__prepare leaves a fresh object: open, its padding hidden */
-        opool__mem_undefined(obj, desc->object_size);
+        void *obj = opool__restore_object(p, k);
         if (desc->load_object == NULL) {
             memcpy(obj, rec, desc->object_size);
             rec += desc->object_size;
@@ -5083,7 +5145,7 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
         rec += 8;
         if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, desc->object_size);
         if (!desc->load_object(obj, rec, (size_t)len, desc->user)) {
-            h->count = k;
+            opool__restore_cut(p, k);
             opool_destroy(p);
             return OPOOL_ECORRUPT;
         }

@@ -460,7 +460,7 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_
  * include/opool_heap.h
  * ========================================================================== */
 /*
- * opool_heap.h -- a malloc-shaped heap built from size-class pools (C11).
+ * opool_heap.h -- a malloc-shaped heap of size classes in 64 KiB pages (C11).
  *
  * ============================================================================
  * STEP BY STEP
@@ -478,10 +478,13 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_
  * ============================================================================
  * HOW IT WORKS, AND WHAT IT COSTS
  * ============================================================================
- * Each size class is a pool of equal blocks carved from 64 KiB pages aligned
- * to 64 KiB. A page starts with a small header (its class, its free list and
- * one live bit per block); the blocks follow, with no header in front of
- * them. A free block holds the link of its page's free list in its own first
+ * Each size class is a list of 64 KiB pages aligned to 64 KiB, each page cut
+ * into equal blocks. The heap is its own small allocator, not a set of
+ * opool pools: its blocks are plain pointers (no handles, no generations),
+ * and what it shares with opool.h is the conventions (desc, statuses, the
+ * allocator and report callbacks, the poison pattern). A page starts with
+ * a small header (its class, its free list and one live bit per block); the
+ * blocks follow, with no header in front of them. A free block holds the link of its page's free list in its own first
  * bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page. O(1).
@@ -1921,7 +1924,6 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
 #define OPOOL_NOINLINE __attribute__((noinline))
 #elif defined(_MSC_VER)
 #define OPOOL_NOINLINE __declspec(noinline)
-#include <malloc.h>
 #else
 #define OPOOL_NOINLINE
 #endif
@@ -2082,18 +2084,501 @@ OPOOL__INTERNAL opool_status opool__classify(const opool *p, opool_handle h);
 OPOOL__INTERNAL void opool__release(opool *p, uint32_t i);
 OPOOL__INTERNAL void opool__release_all(opool *p);
 
-/* ---- tests only (defined in opool_mt.c) ---------------------------------- */
+/* ---- rebuilding a saved pool (defined in opool.c, used by opool_save.c) --- */
 
-struct opool_mt;
-/* Verify, at quiescence (no call running on the pool), that every slot is in
- * exactly one place (live, the shared list, a cache, retired), that the
- * shared list ends, and that the counts agree. As opool__check. */
-OPOOL__INTERNAL bool opool__mt_check(const struct opool_mt *p, char *why, size_t why_size);
-/* Set the generation of free slot index, which must sit in the shared list,
- * to gen (even): how tests reach a generation's wrap. False otherwise. */
-OPOOL__INTERNAL bool opool__mt_set_gen(struct opool_mt *p, uint32_t index, uint32_t gen);
+/* The bounds and counters an image saves. */
+typedef struct opool__saved_counts {
+    uint32_t nslots, limit, count, high_water, retired;
+    uint64_t allocs, failed_allocs, rejected, evictions, grows;
+    bool episode;
+} opool__saved_counts;
+
+OPOOL__INTERNAL bool opool__restore_chunk(opool *p, uint32_t c);
+OPOOL__INTERNAL void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint32_t limit);
+OPOOL__INTERNAL void opool__restore_counts(opool *p, const opool__saved_counts *c);
+OPOOL__INTERNAL void *opool__restore_object(opool *p, uint32_t k);
+OPOOL__INTERNAL void opool__restore_cut(opool *p, uint32_t k);
 
 #endif /* OPOOL_INTERNAL_H */
+
+/* ============================================================================
+ * src/opool_platform.h
+ * ========================================================================== */
+/*
+ * opool_platform.h -- the portability boundary: everything opool asks of the
+ * compiler's atomics and of the operating system. Private: never installed.
+ *
+ * No other file of src/ includes a system header for threads, clocks,
+ * system calls or files beyond <stdio.h>; they call what this header
+ * declares (defined in opool_platform.c).
+ *
+ * Sections (grep for "==== "):
+ *   ==== switches   what the build may turn off, and what it found
+ *   ==== atomics    C11 atomics, one macro per operation and memory order
+ *   ==== threads    the clock, sleeping on a word, the process-wide barrier
+ *   ==== memory     aligned allocation (the default allocator)
+ *   ==== files      durable writes and the atomic replace of opool_save_file
+ */
+#ifndef OPOOL_PLATFORM_H
+#define OPOOL_PLATFORM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ==== switches ============================================================ */
+
+/* Define OPOOL_PORTABLE to build with no Linux- or POSIX-specific path at
+ * all (what every other system gets): it implies the two below and
+ * OPOOL_NO_POSIX_FILES. make test builds and runs such a copy. */
+#if defined(OPOOL_PORTABLE)
+#ifndef OPOOL_MT_PORTABLE_WAIT
+#define OPOOL_MT_PORTABLE_WAIT 1
+#endif
+#ifndef OPOOL_MT_NO_MEMBARRIER
+#define OPOOL_MT_NO_MEMBARRIER 1
+#endif
+#ifndef OPOOL_NO_POSIX_FILES
+#define OPOOL_NO_POSIX_FILES 1
+#endif
+#endif
+
+/* Sleeping: the Linux futex, else a pthread mutex and condition variable. */
+#if defined(__linux__) && !defined(OPOOL_MT_PORTABLE_WAIT)
+#define OPOOL__FUTEX 1
+#endif
+/* The waiter's heavy barrier: Linux's expedited membarrier, else fences. */
+#if defined(__linux__) && !defined(OPOOL_MT_NO_MEMBARRIER)
+#define OPOOL__MEMBARRIER 1
+#endif
+/* Files: fsync of the file and its directory, the process id in temporary
+ * names (POSIX); else C stdio alone (fflush, rename). */
+#if !defined(_WIN32) && !defined(OPOOL_NO_POSIX_FILES)
+#define OPOOL__POSIX_FILES 1
+#endif
+
+#if !defined(OPOOL__FUTEX)
+#include <pthread.h>
+#endif
+
+/* ==== atomics ============================================================= */
+
+/* Every atomic operation of opool_mt goes through these macros, and each
+ * names its memory order, so that the concurrent code can be run under a
+ * memory-model checker (relacy, C++) by swapping this one section. A
+ * compare-and-swap names its success order, then its failure order. */
+#define opool__atomic(T) _Atomic(T)
+#define opool__atomic_init(p, v) atomic_init(p, v)
+
+#define opool__atomic_load_relaxed(p) atomic_load_explicit(p, memory_order_relaxed)
+#define opool__atomic_load_acquire(p) atomic_load_explicit(p, memory_order_acquire)
+#define opool__atomic_load_seq_cst(p) atomic_load_explicit(p, memory_order_seq_cst)
+
+#define opool__atomic_store_relaxed(p, v) atomic_store_explicit(p, v, memory_order_relaxed)
+#define opool__atomic_store_release(p, v) atomic_store_explicit(p, v, memory_order_release)
+
+#define opool__atomic_fetch_add_relaxed(p, v) atomic_fetch_add_explicit(p, v, memory_order_relaxed)
+#define opool__atomic_fetch_add_release(p, v) atomic_fetch_add_explicit(p, v, memory_order_release)
+#define opool__atomic_fetch_add_seq_cst(p, v) atomic_fetch_add_explicit(p, v, memory_order_seq_cst)
+#define opool__atomic_fetch_sub_relaxed(p, v) atomic_fetch_sub_explicit(p, v, memory_order_relaxed)
+#define opool__atomic_fetch_sub_release(p, v) atomic_fetch_sub_explicit(p, v, memory_order_release)
+
+#define opool__atomic_exchange_relaxed(p, v) atomic_exchange_explicit(p, v, memory_order_relaxed)
+
+#define opool__atomic_cas_weak_acquire_acquire(p, expected, desired)                               \
+    atomic_compare_exchange_weak_explicit(p, expected, desired, memory_order_acquire,              \
+                                          memory_order_acquire)
+#define opool__atomic_cas_weak_release_relaxed(p, expected, desired)                               \
+    atomic_compare_exchange_weak_explicit(p, expected, desired, memory_order_release,              \
+                                          memory_order_relaxed)
+#define opool__atomic_cas_weak_seq_cst_relaxed(p, expected, desired)                               \
+    atomic_compare_exchange_weak_explicit(p, expected, desired, memory_order_seq_cst,              \
+                                          memory_order_relaxed)
+#define opool__atomic_cas_strong_acquire_relaxed(p, expected, desired)                             \
+    atomic_compare_exchange_strong_explicit(p, expected, desired, memory_order_acquire,            \
+                                            memory_order_relaxed)
+#define opool__atomic_cas_strong_seq_cst_relaxed(p, expected, desired)                             \
+    atomic_compare_exchange_strong_explicit(p, expected, desired, memory_order_seq_cst,            \
+                                            memory_order_relaxed)
+
+#define opool__atomic_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
+/* A compiler barrier only: orders nothing between threads by itself. */
+#define opool__atomic_signal_fence_seq_cst() atomic_signal_fence(memory_order_seq_cst)
+
+/* ==== threads ============================================================= */
+
+/* CLOCK_MONOTONIC, in nanoseconds. */
+OPOOL__INTERNAL uint64_t opool__now_ns(void);
+
+/* What a word that threads sleep on needs beside itself: nothing with the
+ * futex; the mutex and condition variable of the fallback otherwise. */
+#if defined(OPOOL__FUTEX)
+typedef struct opool__sleepq {
+    char unused; /* C has no empty struct */
+} opool__sleepq;
+#else
+typedef struct opool__sleepq {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+} opool__sleepq;
+#endif
+
+OPOOL__INTERNAL void opool__sleepq_init(opool__sleepq *q);
+OPOOL__INTERNAL void opool__sleepq_destroy(opool__sleepq *q);
+/* Add 1 to *word (release: a sleeper that reads the new value with acquire
+ * sees what the caller did before) and wake up to n threads sleeping on it. */
+OPOOL__INTERNAL void opool__sleepq_wake(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t n);
+/* Sleep while *word is still e, at most until deadline (opool__now_ns time;
+ * UINT64_MAX: none). Returns at once if it already moved; a wake after the
+ * caller read e is never lost; spurious returns are possible. */
+OPOOL__INTERNAL void opool__sleepq_sleep(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t e,
+                         uint64_t deadline);
+
+/* Registers the process for the expedited membarrier once, on first use:
+ * true if opool__membarrier can be relied on (the owner side of a park may
+ * then use a compiler barrier only, docs/CONCURRENCY.md 6). */
+OPOOL__INTERNAL bool opool__membarrier_ready(void);
+/* A full barrier on every running thread of the process; false if the
+ * system refused it (never call it unless opool__membarrier_ready). */
+OPOOL__INTERNAL bool opool__membarrier(void);
+
+/* ==== memory ============================================================== */
+
+/* The C library's aligned allocation, in the shape of opool_allocator (the
+ * default of every desc). align: a power of two. */
+OPOOL__INTERNAL void *opool__sys_alloc(void *ctx, size_t size, size_t align);
+OPOOL__INTERNAL void opool__sys_free(void *ctx, void *ptr, size_t size);
+
+/* ==== files =============================================================== */
+
+/* Flush f's bytes to the device (without POSIX: to the C library's). */
+OPOOL__INTERNAL bool opool__file_sync(FILE *f);
+/* Put `from` in place of `to` in one step. */
+OPOOL__INTERNAL bool opool__file_replace(const char *from, const char *to);
+/* Make a rename in the directory of path durable (best effort: the file is
+ * already in place, so a failure changes nothing). May write into path. */
+OPOOL__INTERNAL void opool__file_sync_dir(char *path);
+/* A number that tells this process from others running now (0 if none). */
+OPOOL__INTERNAL unsigned long opool__process_id(void);
+
+#endif /* OPOOL_PLATFORM_H */
+
+/* ============================================================================
+ * src/opool_mt_internal.h
+ * ========================================================================== */
+/*
+ * opool_mt_internal.h -- what the files of opool_mt share: the pool and cache
+ * records, the slot operations of the alloc and free paths (inline, so that
+ * a cache hit stays one function call), and the opool__mt_ functions one
+ * file defines for another. Private: never installed. The design and the
+ * correctness arguments are in docs/CONCURRENCY.md ("docs N" below).
+ *
+ * The files of opool_mt, each with one job:
+ *   opool_mt_internal.h   the records and the shared slot operations (docs 4)
+ *   opool_mt_list.h       the ABA-tagged shared free list (docs 3), inline
+ *   opool_mt_wait.c       the wait/wake handshake and the waiter (docs 6)
+ *   opool_mt_cache.c      caches: parking, refill, spill, stealing, and the
+ *                         opool_mt_cache_* API (docs 5, 6)
+ *   opool_mt.c            the pool's API, its slow slot paths and reporting
+ *   opool_mt_points.h     named points where a test holds a thread (tests only)
+ * The operating system's part (futex, membarrier, clock) and the atomics
+ * are in opool_platform.h.
+ */
+#ifndef OPOOL_MT_INTERNAL_H
+#define OPOOL_MT_INTERNAL_H
+
+
+
+
+
+
+/* ==== layout ============================================================= */
+
+#define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
+
+/* The helpers of the alloc and free paths: inlined into each public call so
+ * that a cache hit is one function call. Those that several files use are
+ * here (and in opool_mt_list.h); the rest are static in their file. */
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL__MT_HOT static inline __attribute__((always_inline))
+#else
+#define OPOOL__MT_HOT static inline
+#endif
+#define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
+
+#define OPOOL__MT_STRIPES 8
+typedef struct opool__mt_stripe {
+    OPOOL__MT_ALIGN(opool__atomic(int64_t) n);
+} opool__mt_stripe;
+
+struct opool_mt {
+    /* ---- written at create only ---- */
+    opool_desc desc;
+    opool_allocator mem;
+    unsigned char *objects;
+    opool__atomic(uint32_t) * gen;  /* [capacity]: odd = live */
+    opool__atomic(uint32_t) * next; /* [capacity]: shared-list link, index + 1 of the slot below */
+    size_t stride;
+    uint64_t idx_mask; /* head bits holding top + 1 */
+    uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
+    uint32_t capacity;
+    uint32_t gen0;
+    bool hooks;      /* init, fini, ZERO, POISON or a memory checker: the slow slot paths */
+    bool checker;    /* ASan or Valgrind hides free slots */
+    bool light_park; /* membarrier: the owner's park needs only a compiler barrier */
+    void *block;
+    size_t block_size;
+
+    /* ---- the shared head: written by every cacheless alloc and free ---- */
+    OPOOL__MT_ALIGN(opool__atomic(uint64_t) head);
+    /* allocs minus frees by the cacheless calls, striped by thread: each
+     * stripe on its own line, so that counting never contends with the head
+     * nor, mostly, with another thread */
+    opool__mt_stripe live[OPOOL__MT_STRIPES];
+
+    /* ---- read by every free, written only around waits and episodes ---- */
+    OPOOL__MT_ALIGN(opool__atomic(uint32_t) waiters);
+    opool__atomic(uint32_t) epoch; /* the futex word: bumped by a free that saw a waiter */
+    opool__atomic(uint32_t) episode;
+    opool__atomic(uint32_t) thieves; /* threads that may take parked slots from caches (docs 5) */
+
+    /* ---- slow paths ---- */
+    OPOOL__MT_ALIGN(opool__atomic(struct opool_mt_cache *) caches); /* registry, push-only */
+    opool__atomic(uint32_t) retired;
+    opool__sleepq sleepq; /* the fallback's mutex and condition variable (opool_platform.h) */
+    opool__atomic(uint64_t) failed, rejected, steals, sleeps, wake_calls, barrier_calls;
+};
+
+struct opool_mt_cache {
+    opool_mt *pool;
+    struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
+    uint32_t mask;                   /* entries in ent - 1 (a power of two - 1) */
+    uint32_t size, half;             /* the current owner's */
+    opool__atomic(uint32_t) active;
+    opool__atomic(int64_t) live; /* allocs minus frees through this record: only its owner writes */
+    /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
+     * stealing deque, oldest at top. The owner pushes and takes at bottom
+     * (only it writes bottom); thieves and the owner's spills take at top by
+     * CAS. Both only grow. */
+    opool__atomic(uint64_t) bottom;
+    opool__atomic(uint64_t) top;
+    opool__atomic(uint32_t) ent[];
+};
+
+_Static_assert(OPOOL_MAX_CAPACITY < OPOOL__MT_EMPTY, "no slot index is the empty entry");
+
+/* A cache record of cap entries, rounded up to whole cache lines. */
+static inline size_t opool__mt_cache_bytes(uint32_t cap) {
+    size_t n = sizeof(struct opool_mt_cache) + (size_t)cap * sizeof(uint32_t);
+    return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
+}
+
+OPOOL__MT_HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
+    return p->objects + (size_t)i * p->stride;
+}
+
+/* ==== shared between the files (each defined where its comment says) ==== */
+
+/* opool_mt.c: the slow slot paths and the failures */
+OPOOL__INTERNAL void opool__mt_failed(opool_mt *p);
+OPOOL__INTERNAL opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h);
+OPOOL__INTERNAL void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj);
+OPOOL__INTERNAL void opool__mt_released(opool_mt *p, void *obj);
+
+/* opool_mt_wait.c */
+OPOOL__INTERNAL void opool__mt_wake_slow(opool_mt *p, uint32_t n);
+OPOOL__INTERNAL bool opool__mt_heavy_barrier(opool_mt *p);
+/* Wait for a slot until timeout_ns have passed (the caller's first try
+ * failed): the object, made live, or NULL. */
+OPOOL__INTERNAL void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
+
+/* opool_mt_cache.c */
+OPOOL__INTERNAL bool opool__mt_thief_enter(opool_mt *p);
+OPOOL__INTERNAL void opool__mt_thief_leave(opool_mt *p);
+OPOOL__INTERNAL uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first,
+                                    uint32_t *last);
+OPOOL__INTERNAL uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first);
+
+/* Slots a passing thief that needs one takes beyond it, to the shared list:
+ * one membarrier then serves the next allocs too. */
+#define OPOOL__MT_STEAL_EXTRA 15u
+
+/* Named points of the protocol where a test may hold the thread that reaches
+ * them (opool_mt_points.h). Only the test-support build defines
+ * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
+#if defined(OPOOL_TEST_HOOKS)
+#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
+#else
+#define OPOOL__MT_POINT(p, at) ((void)0)
+#endif
+
+/* ==== slots (docs 4) ===================================================== */
+
+/* Slot i is the caller's (off the list or out of a cache entry): make it
+ * live. */
+OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
+    /* relaxed: the slot is ours; its last generation came with it (the
+     * acquire that gave us the slot) */
+    uint32_t g = opool__atomic_load_relaxed(&p->gen[i]) + 1;
+    void *obj = opool__mt_object(p, i);
+    if (OPOOL_UNLIKELY(p->hooks)) opool__mt_prepare(p, i, g, obj);
+    /* release: a get() that sees g sees the object as prepared */
+    opool__atomic_store_release(&p->gen[i], g);
+    if (out) out->bits = (uint64_t)g << 32 | i;
+    return obj;
+}
+
+/* An object was freed: the next failed alloc is reported again. */
+OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
+    /* relaxed: the episode flag only rations reports */
+    if (OPOOL_UNLIKELY(opool__atomic_load_relaxed(&p->episode) != 0))
+        opool__atomic_store_relaxed(&p->episode, 0);
+}
+
+/* Take slot h's ownership from its user: OPOOL_OK and *keep (false when the
+ * slot retires instead of coming back), or the rejection, changing nothing. */
+OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
+    uint32_t want = g;
+    /* acquire: the object's state from the thread that made it live (fini
+     * and poison touch it next); nothing is published by making the handle
+     * stale (the push or park that follows publishes the slot). Of two
+     * racing frees exactly one CAS succeeds (docs 4). */
+    if (OPOOL_UNLIKELY(!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1)))
+        return OPOOL_ESTALE;
+    if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
+    *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
+    if (OPOOL_UNLIKELY(!*keep)) {
+        opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
+        opool__mt_end_episode(p); /* a free ends it, even one that retires its slot */
+    }
+    return OPOOL_OK;
+}
+
+/* The calling thread's stripe of the live counters: threads take stripes in
+ * turn as they first count. Each file that counts has its own turn and its
+ * own record of the thread's stripe: only the sum over stripes means
+ * anything, and the spreading stays as good. */
+static inline unsigned opool__mt_my_stripe(void) {
+    static opool__atomic(unsigned) threads;
+    static _Thread_local unsigned mine; /* stripe + 1; 0 until the first use */
+    if (OPOOL_UNLIKELY(mine == 0))      /* relaxed: only spreads threads over stripes */
+        mine = opool__atomic_fetch_add_relaxed(&threads, 1) % OPOOL__MT_STRIPES + 1;
+    return mine - 1;
+}
+
+OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
+    /* relaxed: a counter; only count() reads it */
+    opool__atomic_fetch_add_relaxed(&p->live[opool__mt_my_stripe()].n, d);
+}
+
+/* A cache record's counter: one writer, so no read-modify-write. */
+OPOOL__MT_HOT void opool__mt_add_own_live(struct opool_mt_cache *c, int64_t d) {
+    /* relaxed: only count() reads it, and only the owner writes */
+    opool__atomic_store_relaxed(&c->live, opool__atomic_load_relaxed(&c->live) + d);
+}
+
+/* ==== waiting (docs 6) =================================================== */
+
+/* n slots have just become available (pushed, or parked with no waiter
+ * seen): wake up to n sleepers; close an exhaustion episode. */
+OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
+    /* seq_cst: the freer's half of the handshake (docs 6): after the push's
+     * seq_cst CAS, either this sees the waiter or the waiter's pop sees the
+     * slots */
+    if (OPOOL_UNLIKELY(opool__atomic_load_seq_cst(&p->waiters) != 0)) opool__mt_wake_slow(p, n);
+    opool__mt_end_episode(p);
+}
+
+/* The owner's light barrier between parking a slot and reading waiters. */
+OPOOL__MT_HOT void opool__mt_light_barrier(const opool_mt *p) {
+    if (OPOOL_LIKELY(p->light_park))
+        opool__atomic_signal_fence_seq_cst(); /* the waiter's membarrier does the rest */
+    else
+        opool__atomic_fence_seq_cst(); /* pairs with the waiter's fence */
+}
+
+/* ==== caches (docs 5) ==================================================== */
+
+/* Parked slots (thieves may take some at any time). */
+static inline uint32_t opool__mt_parked(const opool_mt_cache *c) {
+    /* relaxed: the owner's own counter, and a top that can only be stale low */
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
+    uint64_t t = opool__atomic_load_relaxed(&c->top);
+    return t < b ? (uint32_t)(b - t) : 0;
+}
+
+#endif /* OPOOL_MT_INTERNAL_H */
+
+/* ============================================================================
+ * src/opool_mt_list.h
+ * ========================================================================== */
+/*
+ * opool_mt_list.h -- the shared free list of opool_mt: an ABA-tagged stack
+ * of slot indexes linked through next[] (docs/CONCURRENCY.md 3). Inline:
+ * every alloc and free without a cache is a pop or a push. Private.
+ */
+#ifndef OPOOL_MT_LIST_H
+#define OPOOL_MT_LIST_H
+
+
+
+OPOOL__MT_HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t top1) {
+    return ((h & ~p->idx_mask) + p->tag_one) | top1; /* the tag wraps modulo its width */
+}
+
+/* Pop up to k slots in one CAS; returns how many (0: empty). *first is the
+ * old top; the popped slots are a chain through next[], now owned by the
+ * caller. */
+OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first) {
+    /* seq_cst: acquire for the links and slots the pushers released, and the
+     * waiter's half of the handshake of docs 6 (free: seq_cst CAS, then
+     * seq_cst load of waiters) */
+    uint64_t h = opool__atomic_load_seq_cst(&p->head);
+    for (;;) {
+        uint32_t t = (uint32_t)(h & p->idx_mask), n = 0;
+        if (t == 0) return 0;
+        *first = t - 1;
+        while (t != 0 && n < k) {
+            /* relaxed: ordered by the acquire of h; if a link changed under
+             * us, so did the tag, and the CAS fails */
+            t = opool__atomic_load_relaxed(&p->next[t - 1]);
+            n++;
+        }
+        /* acquire (success and failure): the next attempt's links, as above;
+         * the tag in h protects against ABA (docs 3) */
+        if (opool__atomic_cas_weak_acquire_acquire(&p->head, &h, opool__mt_head_to(p, h, t)))
+            return n;
+    }
+}
+
+/* Push the chain first -> ... -> last (linked through next[] by the caller)
+ * in one CAS. */
+OPOOL__MT_HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
+    uint64_t h = opool__atomic_load_relaxed(&p->head);
+    do {
+        /* relaxed: published by the release of the CAS below */
+        opool__atomic_store_relaxed(&p->next[last], (uint32_t)(h & p->idx_mask));
+        /* seq_cst: release of the links and the freed slots to the next
+         * popper, and the freer's half of the handshake of docs 6 */
+    } while (
+        !opool__atomic_cas_weak_seq_cst_relaxed(&p->head, &h, opool__mt_head_to(p, h, first + 1)));
+}
+
+OPOOL__MT_HOT uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {
+    /* relaxed: the chain is the caller's since its pop (acquire) */
+    return opool__atomic_load_relaxed(&p->next[i]) - 1;
+}
+
+OPOOL__MT_HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
+    /* relaxed: published by the push's release */
+    opool__atomic_store_relaxed(&p->next[i], below + 1);
+}
+
+#endif /* OPOOL_MT_LIST_H */
 
 /* ============================================================================
  * src/opool_mt_points.h
@@ -2151,6 +2636,8 @@ typedef void opool__mt_point_fn(opool__mt_point at, const struct opool_mt *p);
 
 /* Install fn (NULL: none). Not concurrent with calls on any pool. */
 OPOOL__INTERNAL void opool__mt_set_point_hook(opool__mt_point_fn *fn);
+/* Reached point at (the library's files call it through OPOOL__MT_POINT). */
+OPOOL__INTERNAL void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
 
 #endif /* OPOOL_TEST_HOOKS */
 #endif /* OPOOL_MT_POINTS_H */
@@ -2165,11 +2652,9 @@ OPOOL__INTERNAL void opool__mt_set_point_hook(opool__mt_point_fn *fn);
  *   ==== geometry            desc validation and sizes, shared by create paths
  *   ==== memory              allocator, chunks, slot arrays
  *   ==== slots               the roster operations every path goes through
+ *   ==== restore             rebuilding a saved pool's state (for opool_save.c's load)
  *   ==== public              the API
  */
-#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L
-#endif
 
 
 
@@ -2241,27 +2726,6 @@ bool opool__chunk_backed(const opool *p, uint32_t c) {
 }
 
 /* ==== memory ============================================================= */
-
-static void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
-    (void)ctx;
-    if (align < sizeof(void *)) align = sizeof(void *);
-#if defined(_WIN32)
-    return _aligned_malloc(size, align);
-#else
-    void *ptr = NULL;
-    return posix_memalign(&ptr, align, size) == 0 ? ptr : NULL;
-#endif
-}
-
-static void opool__sys_free(void *ctx, void *ptr, size_t size) {
-    (void)ctx;
-    (void)size;
-#if defined(_WIN32)
-    _aligned_free(ptr);
-#else
-    free(ptr);
-#endif
-}
 
 /* desc's allocator with the defaults filled in (the C library when it has
  * none): what a pool built from desc allocates with. */
@@ -2501,6 +2965,69 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
     }
     return false;
 }
+
+/* ==== restore ============================================================ */
+
+/* opool_load (opool_save.c) decodes and validates an image, creates the pool
+ * with opool_create and rebuilds its state through these: it never writes
+ * the pool's private fields itself. */
+
+/* Give chunk c (>= 1) storage without touching the roster: every slot
+ * record is written afterwards. Its objects start free (poisoned, hidden). */
+bool opool__restore_chunk(opool *p, uint32_t c) {
+    opool__hot *h = &p->hot;
+    uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
+    void *mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
+    if (mem == NULL) return false;
+    p->chunk_mem[c] = mem;
+    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
+    if ((p->desc.flags & OPOOL_POISON) || p->checker)
+        for (uint32_t i = lo; i < hi; i++)
+            opool__slot_freed(p, (unsigned char *)mem + (size_t)(i - lo) * h->stride);
+    return true;
+}
+
+/* Slot i's saved record: generation gen, and its roster position pos if
+ * below limit, else pos is its marker (retired, or without storage). The
+ * slot arrays hold i already (opool__reserve_slots). */
+void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint32_t limit) {
+    opool__hot *h = &p->hot;
+    h->slot[i].gen = gen;
+    if (pos < limit)
+        opool__roster_put(h, pos, i);
+    else
+        h->slot[i].pos = pos;
+}
+
+/* The saved bounds and counters, once every slot is restored; the inline
+ * paths' bounds follow from them. */
+void opool__restore_counts(opool *p, const opool__saved_counts *c) {
+    opool__hot *h = &p->hot;
+    h->nslots = c->nslots;
+    h->limit = c->limit;
+    h->count = c->count;
+    h->high_water = c->high_water;
+    h->allocs = c->allocs;
+    p->retired = c->retired;
+    p->failed_allocs = c->failed_allocs;
+    p->rejected = c->rejected;
+    p->evictions = c->evictions;
+    p->grows = c->grows;
+    p->episode = c->episode;
+    opool__update_fast(p);
+}
+
+/* The k-th live object (k < count), open for its saved bytes as
+ * opool__prepare leaves a fresh object: its padding stays hidden. */
+void *opool__restore_object(opool *p, uint32_t k) {
+    void *obj = opool__object(&p->hot, p->hot.roster[k]);
+    opool__mem_undefined(obj, p->desc.object_size);
+    return obj;
+}
+
+/* Restoring stopped at object k: only the k objects before it are live (so
+ * that opool_destroy runs fini on exactly those). */
+void opool__restore_cut(opool *p, uint32_t k) { p->hot.count = k; }
 
 /* ==== public ============================================================= */
 
@@ -2813,8 +3340,9 @@ opool_status(opool_heap_free)(opool_heap *h, void *ptr) { return opool__heap_fre
  * src/opool_heap.c
  * ========================================================================== */
 /*
- * opool_heap.c -- a malloc-shaped heap built from size-class pools (see
- * include/opool_heap.h).
+ * opool_heap.c -- a malloc-shaped heap of size classes: 64 KiB pages cut into
+ * equal blocks, a free list through each page's free blocks (see
+ * include/opool_heap.h). It shares opool.c's conventions, not its pool code.
  *
  * Sections (grep for "==== "):
  *   ==== layout     pages, classes, the heap
@@ -3400,248 +3928,18 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
  * src/opool_mt.c
  * ========================================================================== */
 /*
- * opool_mt.c -- the lock-free concurrent pool (see include/opool_mt.h; the
+ * opool_mt.c -- the lock-free concurrent pool (see include/opool_mt.h): its
+ * API, the slow paths of taking and releasing a slot, and its reports. The
  * design and the correctness arguments are in docs/CONCURRENCY.md, whose
- * section numbers the comments below cite as "docs N").
+ * section numbers the comments cite as "docs N"; opool_mt_internal.h lists
+ * the other files of opool_mt and their jobs.
  *
  * Sections (grep for "==== "):
- *   ==== platform      futex, membarrier, the portable fallback, clocks
- *   ==== layout        the pool and cache records
- *   ==== free list     the ABA-tagged shared stack (docs 3)
- *   ==== slots         generations: taking and releasing a slot (docs 4)
- *   ==== waiting       the wait/wake handshake (docs 6)
- *   ==== caches        magazines, stealing (docs 5, 6)
- *   ==== public        the API
- *   ==== checks        test hooks
+ *   ==== slots         failures, rejections, preparing and releasing a slot (docs 4)
+ *   ==== test hooks    the named points' hook (OPOOL_TEST_HOOKS builds only)
+ *   ==== public        the API (caches: opool_mt_cache.c)
  */
-#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L
-#endif
 
-
-
-
-
-#include <errno.h>
-#include <limits.h>
-#include <time.h>
-
-/* ==== platform =========================================================== */
-
-#if defined(__linux__) && !defined(OPOOL_MT_PORTABLE_WAIT)
-#define OPOOL__MT_FUTEX 1
-#endif
-#if defined(__linux__) && !defined(OPOOL_MT_NO_MEMBARRIER)
-#define OPOOL__MT_MEMBARRIER 1
-#endif
-
-#if defined(OPOOL__MT_FUTEX) || defined(OPOOL__MT_MEMBARRIER)
-#include <sys/syscall.h>
-#include <unistd.h>
-/* <unistd.h> declares it only under _DEFAULT_SOURCE; this is its prototype. */
-long syscall(long number, ...);
-#endif
-#if defined(OPOOL__MT_FUTEX)
-#include <linux/futex.h>
-#else
-#include <pthread.h>
-#endif
-#if defined(OPOOL__MT_MEMBARRIER)
-#include <linux/membarrier.h>
-#endif
-
-static uint64_t opool__mt_now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/* The owner side of the park handshake (docs 6) may use a compiler barrier
- * only once the process is registered for expedited membarrier. */
-static bool opool__mt_membarrier_ready(void) {
-#if defined(OPOOL__MT_MEMBARRIER)
-    /* 1 registered, 2 unavailable, 0 not asked yet */
-    static _Atomic int opool__mt_membarrier_state;
-    /* relaxed: the answer is the kernel's, the same for every thread */
-    int s = atomic_load_explicit(&opool__mt_membarrier_state, memory_order_relaxed);
-    if (s == 0) {
-        long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-        s = 2;
-        if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-            syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-            s = 1;
-        atomic_store_explicit(&opool__mt_membarrier_state, s, memory_order_relaxed);
-    }
-    return s == 1;
-#else
-    return false;
-#endif
-}
-
-/* Named points of the protocol where a test may hold the thread that reaches
- * them (src/opool_mt_points.h). Only the test-support build defines
- * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
-#if defined(OPOOL_TEST_HOOKS)
-static opool__mt_point_fn *_Atomic opool__mt_point_hook;
-
-void opool__mt_set_point_hook(opool__mt_point_fn *fn) {
-    /* release: pairs with the acquire below: the hook's own state is set */
-    atomic_store_explicit(&opool__mt_point_hook, fn, memory_order_release);
-}
-
-static void opool__mt_at(const opool_mt *p, opool__mt_point at) {
-    /* acquire: pairs with the release of the setter */
-    opool__mt_point_fn *fn = atomic_load_explicit(&opool__mt_point_hook, memory_order_acquire);
-    if (fn) fn(at, p);
-}
-#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
-#else
-#define OPOOL__MT_POINT(p, at) ((void)0)
-#endif
-
-/* ==== layout ============================================================= */
-
-#define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
-
-/* The helpers of the alloc and free paths: inlined into each public call so
- * that a cache hit is one function call. */
-#if defined(__GNUC__) || defined(__clang__)
-#define OPOOL__MT_HOT static inline __attribute__((always_inline))
-#else
-#define OPOOL__MT_HOT static inline
-#endif
-#define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
-
-#define OPOOL__MT_STRIPES 8
-typedef struct opool__mt_stripe {
-    OPOOL__MT_ALIGN(_Atomic int64_t n);
-} opool__mt_stripe;
-
-struct opool_mt {
-    /* ---- written at create only ---- */
-    opool_desc desc;
-    opool_allocator mem;
-    unsigned char *objects;
-    _Atomic uint32_t *gen;  /* [capacity]: odd = live */
-    _Atomic uint32_t *next; /* [capacity]: shared-list link, index + 1 of the slot below */
-    size_t stride;
-    uint64_t idx_mask; /* head bits holding top + 1 */
-    uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
-    uint32_t capacity;
-    uint32_t gen0;
-    bool hooks;      /* init, fini, ZERO, POISON or a memory checker: the slow slot paths */
-    bool checker;    /* ASan or Valgrind hides free slots */
-    bool light_park; /* membarrier: the owner's park needs only a compiler barrier */
-    void *block;
-    size_t block_size;
-
-    /* ---- the shared head: written by every cacheless alloc and free ---- */
-    OPOOL__MT_ALIGN(_Atomic uint64_t head);
-    /* allocs minus frees by the cacheless calls, striped by thread: each
-     * stripe on its own line, so that counting never contends with the head
-     * nor, mostly, with another thread */
-    opool__mt_stripe live[OPOOL__MT_STRIPES];
-
-    /* ---- read by every free, written only around waits and episodes ---- */
-    OPOOL__MT_ALIGN(_Atomic uint32_t waiters);
-    _Atomic uint32_t epoch; /* the futex word: bumped by a free that saw a waiter */
-    _Atomic uint32_t episode;
-    _Atomic uint32_t thieves; /* threads that may take parked slots from caches (docs 5) */
-
-    /* ---- slow paths ---- */
-    OPOOL__MT_ALIGN(struct opool_mt_cache *_Atomic caches); /* registry, push-only */
-    _Atomic uint32_t retired;
-    _Atomic uint64_t failed, rejected, steals, sleeps, wake_calls, barrier_calls;
-#if !defined(OPOOL__MT_FUTEX)
-    pthread_mutex_t lock; /* the portable fallback's sleep and wake */
-    pthread_cond_t cond;
-#endif
-};
-
-struct opool_mt_cache {
-    opool_mt *pool;
-    struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
-    uint32_t mask;                   /* entries in ent - 1 (a power of two - 1) */
-    uint32_t size, half;             /* the current owner's */
-    _Atomic uint32_t active;
-    _Atomic int64_t live; /* allocs minus frees through this record: only its owner writes */
-    /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
-     * stealing deque, oldest at top. The owner pushes and takes at bottom
-     * (only it writes bottom); thieves and the owner's spills take at top by
-     * CAS. Both only grow. */
-    _Atomic uint64_t bottom;
-    _Atomic uint64_t top;
-    _Atomic uint32_t ent[];
-};
-
-_Static_assert(sizeof(_Atomic uint32_t) == sizeof(uint32_t), "the futex word is a plain uint32");
-_Static_assert(OPOOL_MAX_CAPACITY < OPOOL__MT_EMPTY, "no slot index is the empty entry");
-
-/* A cache record of cap entries, rounded up to whole cache lines. */
-static size_t opool__mt_cache_bytes(uint32_t cap) {
-    size_t n = sizeof(struct opool_mt_cache) + (size_t)cap * sizeof(uint32_t);
-    return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
-}
-
-OPOOL__MT_HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
-    return p->objects + (size_t)i * p->stride;
-}
-
-/* ==== free list (docs 3) ================================================= */
-
-OPOOL__MT_HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t top1) {
-    return ((h & ~p->idx_mask) + p->tag_one) | top1; /* the tag wraps modulo its width */
-}
-
-/* Pop up to k slots in one CAS; returns how many (0: empty). *first is the
- * old top; the popped slots are a chain through next[], now owned by the
- * caller. */
-OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first) {
-    /* seq_cst: acquire for the links and slots the pushers released, and the
-     * waiter's half of the handshake of docs 6 (free: seq_cst CAS, then
-     * seq_cst load of waiters) */
-    uint64_t h = atomic_load_explicit(&p->head, memory_order_seq_cst);
-    for (;;) {
-        uint32_t t = (uint32_t)(h & p->idx_mask), n = 0;
-        if (t == 0) return 0;
-        *first = t - 1;
-        while (t != 0 && n < k) {
-            /* relaxed: ordered by the acquire of h; if a link changed under
-             * us, so did the tag, and the CAS fails */
-            t = atomic_load_explicit(&p->next[t - 1], memory_order_relaxed);
-            n++;
-        }
-        /* acquire (success and failure): the next attempt's links, as above;
-         * the tag in h protects against ABA (docs 3) */
-        if (atomic_compare_exchange_weak_explicit(&p->head, &h, opool__mt_head_to(p, h, t),
-                                                  memory_order_acquire, memory_order_acquire))
-            return n;
-    }
-}
-
-/* Push the chain first -> ... -> last (linked through next[] by the caller)
- * in one CAS. */
-OPOOL__MT_HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
-    uint64_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
-    do {
-        /* relaxed: published by the release of the CAS below */
-        atomic_store_explicit(&p->next[last], (uint32_t)(h & p->idx_mask), memory_order_relaxed);
-        /* seq_cst: release of the links and the freed slots to the next
-         * popper, and the freer's half of the handshake of docs 6 */
-    } while (!atomic_compare_exchange_weak_explicit(&p->head, &h,
-                                                    opool__mt_head_to(p, h, first + 1),
-                                                    memory_order_seq_cst, memory_order_relaxed));
-}
-
-OPOOL__MT_HOT uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {
-    /* relaxed: the chain is the caller's since its pop (acquire) */
-    return atomic_load_explicit(&p->next[i], memory_order_relaxed) - 1;
-}
-
-OPOOL__MT_HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
-    /* relaxed: published by the push's release */
-    atomic_store_explicit(&p->next[i], below + 1, memory_order_relaxed);
-}
 
 /* ==== slots (docs 4) ===================================================== */
 
@@ -3663,22 +3961,21 @@ static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
 }
 
 /* An alloc found no slot anywhere. */
-static OPOOL_NOINLINE void opool__mt_failed(opool_mt *p) {
+OPOOL_NOINLINE void opool__mt_failed(opool_mt *p) {
     /* relaxed: statistics and the episode flag publish nothing */
-    atomic_fetch_add_explicit(&p->failed, 1, memory_order_relaxed);
-    if (atomic_exchange_explicit(&p->episode, 1, memory_order_relaxed) == 0)
+    opool__atomic_fetch_add_relaxed(&p->failed, 1);
+    if (opool__atomic_exchange_relaxed(&p->episode, 1) == 0)
         opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
 }
 
-static OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s,
-                                                      opool_handle h) {
-    atomic_fetch_add_explicit(&p->rejected, 1, memory_order_relaxed); /* statistics */
+OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h) {
+    opool__atomic_fetch_add_relaxed(&p->rejected, 1); /* statistics */
     opool__mt_report(p, s, h);
     return s;
 }
 
 /* The checks and hooks of a slot about to go live with generation g. */
-static OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj) {
+OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj) {
     if (p->desc.flags & OPOOL_POISON) {
         opool__mem_defined(obj, p->stride);
         if (!opool__poison_intact(obj, p->stride))
@@ -3690,21 +3987,7 @@ static OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g
     if (p->desc.init) p->desc.init(obj, p->desc.user);
 }
 
-/* Slot i is the caller's (off the list or out of a cache entry): make it
- * live. */
-OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
-    /* relaxed: the slot is ours; its last generation came with it (the
-     * acquire that gave us the slot) */
-    uint32_t g = atomic_load_explicit(&p->gen[i], memory_order_relaxed) + 1;
-    void *obj = opool__mt_object(p, i);
-    if (OPOOL_UNLIKELY(p->hooks)) opool__mt_prepare(p, i, g, obj);
-    /* release: a get() that sees g sees the object as prepared */
-    atomic_store_explicit(&p->gen[i], g, memory_order_release);
-    if (out) out->bits = (uint64_t)g << 32 | i;
-    return obj;
-}
-
-static OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
+OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
     if (p->desc.fini) p->desc.fini(obj, p->desc.user);
     if (p->desc.flags & OPOOL_POISON) {
         opool__mem_defined(obj, p->stride);
@@ -3713,381 +3996,24 @@ static OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
     opool__mem_noaccess(obj, p->stride);
 }
 
-/* An object was freed: the next failed alloc is reported again. */
-OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
-    /* relaxed: the episode flag only rations reports */
-    if (OPOOL_UNLIKELY(atomic_load_explicit(&p->episode, memory_order_relaxed) != 0))
-        atomic_store_explicit(&p->episode, 0, memory_order_relaxed);
+/* ==== test hooks ========================================================= */
+
+/* The hook of the named points (opool_mt_points.h): only in the copy of the
+ * library that tests build with OPOOL_TEST_HOOKS. */
+#if defined(OPOOL_TEST_HOOKS)
+static opool__atomic(opool__mt_point_fn *) opool__mt_point_hook;
+
+void opool__mt_set_point_hook(opool__mt_point_fn *fn) {
+    /* release: pairs with the acquire below: the hook's own state is set */
+    opool__atomic_store_release(&opool__mt_point_hook, fn);
 }
 
-/* Take slot h's ownership from its user: OPOOL_OK and *keep (false when the
- * slot retires instead of coming back), or the rejection, changing nothing. */
-OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
-    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
-    uint32_t want = g;
-    /* acquire: the object's state from the thread that made it live (fini
-     * and poison touch it next); nothing is published by making the handle
-     * stale (the push or park that follows publishes the slot). Of two
-     * racing frees exactly one CAS succeeds (docs 4). */
-    if (OPOOL_UNLIKELY(!atomic_compare_exchange_strong_explicit(
-            &p->gen[i], &want, g + 1, memory_order_acquire, memory_order_relaxed)))
-        return OPOOL_ESTALE;
-    if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
-    *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
-    if (OPOOL_UNLIKELY(!*keep)) {
-        atomic_fetch_add_explicit(&p->retired, 1, memory_order_relaxed); /* statistics */
-        opool__mt_end_episode(p); /* a free ends it, even one that retires its slot */
-    }
-    return OPOOL_OK;
+void opool__mt_at(const opool_mt *p, opool__mt_point at) {
+    /* acquire: pairs with the release of the setter */
+    opool__mt_point_fn *fn = opool__atomic_load_acquire(&opool__mt_point_hook);
+    if (fn) fn(at, p);
 }
-
-/* The calling thread's stripe of the live counters: threads take stripes in
- * turn as they first count. */
-static unsigned opool__mt_my_stripe(void) {
-    static _Atomic unsigned threads;
-    static _Thread_local unsigned mine; /* stripe + 1; 0 until the first use */
-    if (OPOOL_UNLIKELY(mine == 0))
-        /* relaxed: only spreads threads over stripes */
-        mine = atomic_fetch_add_explicit(&threads, 1, memory_order_relaxed) % OPOOL__MT_STRIPES + 1;
-    return mine - 1;
-}
-
-OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
-    /* relaxed: a counter; only count() reads it */
-    atomic_fetch_add_explicit(&p->live[opool__mt_my_stripe()].n, d, memory_order_relaxed);
-}
-
-/* A cache record's counter: one writer, so no read-modify-write. */
-OPOOL__MT_HOT void opool__mt_add_own_live(struct opool_mt_cache *c, int64_t d) {
-    /* relaxed: only count() reads it, and only the owner writes */
-    atomic_store_explicit(&c->live, atomic_load_explicit(&c->live, memory_order_relaxed) + d,
-                          memory_order_relaxed);
-}
-
-/* ==== waiting (docs 6) =================================================== */
-
-static OPOOL_NOINLINE void opool__mt_wake_slow(opool_mt *p, uint32_t n) {
-    atomic_fetch_add_explicit(&p->wake_calls, 1, memory_order_relaxed); /* statistics */
-#if defined(OPOOL__MT_FUTEX)
-    /* release: a waiter that reads the new epoch (acquire) sees the slots */
-    atomic_fetch_add_explicit(&p->epoch, 1, memory_order_release);
-    syscall(SYS_futex, (uint32_t *)&p->epoch, FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : (int)n,
-            NULL, NULL, 0);
-#else
-    pthread_mutex_lock(&p->lock);
-    atomic_fetch_add_explicit(&p->epoch, 1, memory_order_release); /* as above */
-    if (n == 1)
-        pthread_cond_signal(&p->cond);
-    else
-        pthread_cond_broadcast(&p->cond);
-    pthread_mutex_unlock(&p->lock);
 #endif
-}
-
-/* n slots have just become available (pushed, or parked with no waiter
- * seen): wake up to n sleepers; close an exhaustion episode. */
-OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
-    /* seq_cst: the freer's half of the handshake (docs 6): after the push's
-     * seq_cst CAS, either this sees the waiter or the waiter's pop sees the
-     * slots */
-    if (OPOOL_UNLIKELY(atomic_load_explicit(&p->waiters, memory_order_seq_cst) != 0))
-        opool__mt_wake_slow(p, n);
-    opool__mt_end_episode(p);
-}
-
-/* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
- * none). Returns at once if it already moved; spurious returns are fine. */
-static void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
-    atomic_fetch_add_explicit(&p->sleeps, 1, memory_order_relaxed); /* statistics */
-#if defined(OPOOL__MT_FUTEX)
-    struct timespec rel, *tp = NULL;
-    if (deadline != UINT64_MAX) {
-        uint64_t now = opool__mt_now_ns(), left = deadline > now ? deadline - now : 0;
-        rel.tv_sec = (time_t)(left / 1000000000u);
-        rel.tv_nsec = (long)(left % 1000000000u);
-        tp = &rel;
-    }
-    /* the kernel compares the word with e and sleeps atomically: a bump after
-     * our read of e either makes this return at once or wakes it */
-    syscall(SYS_futex, (uint32_t *)&p->epoch, FUTEX_WAIT_PRIVATE, e, tp, NULL, 0);
-#else
-    pthread_mutex_lock(&p->lock);
-    /* relaxed: the waker bumps the epoch under the same mutex */
-    while (atomic_load_explicit(&p->epoch, memory_order_relaxed) == e) {
-        if (deadline == UINT64_MAX) {
-            pthread_cond_wait(&p->cond, &p->lock);
-        } else {
-            struct timespec until;
-            until.tv_sec = (time_t)(deadline / 1000000000u);
-            until.tv_nsec = (long)(deadline % 1000000000u);
-            if (pthread_cond_timedwait(&p->cond, &p->lock, &until) == ETIMEDOUT) break;
-        }
-    }
-    pthread_mutex_unlock(&p->lock);
-#endif
-}
-
-/* The waiter's heavy barrier (docs 6): every park that a cache owner made
- * before it is visible to the scan after it, and every owner's later read of
- * waiters sees this waiter. False if it cannot be had (then the waiter must
- * not trust its scan for long). */
-static bool opool__mt_heavy_barrier(opool_mt *p) {
-    if (p->light_park) {
-#if defined(OPOOL__MT_MEMBARRIER)
-        atomic_fetch_add_explicit(&p->barrier_calls, 1, memory_order_relaxed); /* statistics */
-        return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
-#endif
-    }
-    /* seq_cst: pairs with the owners' seq_cst fence between park and read */
-    atomic_thread_fence(memory_order_seq_cst);
-    return true;
-}
-
-/* The owner's light barrier between parking a slot and reading waiters. */
-OPOOL__MT_HOT void opool__mt_light_barrier(const opool_mt *p) {
-    if (OPOOL_LIKELY(p->light_park))
-        atomic_signal_fence(memory_order_seq_cst); /* the waiter's membarrier does the rest */
-    else
-        atomic_thread_fence(memory_order_seq_cst); /* pairs with the waiter's fence */
-}
-
-/* ==== caches (docs 5, 6) ================================================= */
-
-/* Parked slots (thieves may take some at any time). */
-static uint32_t opool__mt_parked(const opool_mt_cache *c) {
-    /* relaxed: the owner's own counter, and a top that can only be stale low */
-    uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed);
-    uint64_t t = atomic_load_explicit(&c->top, memory_order_relaxed);
-    return t < b ? (uint32_t)(b - t) : 0;
-}
-
-/* The owner's take at bottom: the newest parked slot, or EMPTY. Without a
- * thief around (the common case) it costs no atomic read-modify-write and no
- * fence: see docs 5 for why a thief can then never reach entry b. */
-OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
-    opool_mt *p = c->pool;
-    /* relaxed: only this thread writes bottom; a stale top is smaller, so
-     * "empty" is never wrong */
-    uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed);
-    if (b == atomic_load_explicit(&c->top, memory_order_relaxed)) return OPOOL__MT_EMPTY;
-    b--;
-    atomic_store_explicit(&c->bottom, b, memory_order_relaxed);
-    opool__mt_light_barrier(p); /* the bottom store before the read of thieves */
-    /* acquire: a thief that has left published its CAS on top before */
-    bool contended = atomic_load_explicit(&p->thieves, memory_order_acquire) != 0;
-    /* seq_cst: Chase-Lev's take fence, paired with the thief's between its
-     * reads of top and bottom */
-    if (OPOOL_UNLIKELY(contended)) atomic_thread_fence(memory_order_seq_cst);
-    uint64_t t = atomic_load_explicit(&c->top, memory_order_relaxed);
-    uint32_t x = OPOOL__MT_EMPTY;
-    if (OPOOL_LIKELY(t <= b)) {
-        /* relaxed: written by this thread */
-        x = atomic_load_explicit(&c->ent[b & c->mask], memory_order_relaxed);
-        if (OPOOL_UNLIKELY(t == b && contended)) {
-            /* the last one, and a thief may be after it: the CAS decides;
-             * seq_cst as in Chase-Lev; the tag is top itself, which only grows */
-            if (!atomic_compare_exchange_strong_explicit(&c->top, &t, t + 1, memory_order_seq_cst,
-                                                         memory_order_relaxed))
-                x = OPOOL__MT_EMPTY;
-            atomic_store_explicit(&c->bottom, b + 1, memory_order_relaxed);
-        }
-    } else {
-        atomic_store_explicit(&c->bottom, b + 1, memory_order_relaxed); /* thieves emptied it */
-    }
-    return x;
-}
-
-/* Take up to k of the oldest parked slots at top, as a chain through next[]
- * whose head is *first (the newest taken) and tail *last. Returns how many.
- * The owner (spilling) may take many in one CAS; a thief takes one: while it
- * looks, the owner may take from the bottom without a CAS anything but the
- * last slot, so only a single-entry steal is safe (as in Chase-Lev). */
-static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner, uint32_t *first,
-                                      uint32_t *last) {
-    opool_mt *p = c->pool;
-    if (!owner && k > 1) k = 1;
-    for (;;) {
-        /* acquire: the entries behind top, as the owner released them */
-        uint64_t t = atomic_load_explicit(&c->top, memory_order_acquire);
-        /* seq_cst: Chase-Lev's steal fence, paired with the owner's take */
-        atomic_thread_fence(memory_order_seq_cst);
-        /* acquire: pairs with the owner's release of bottom after each park */
-        uint64_t b = atomic_load_explicit(&c->bottom, memory_order_acquire);
-        if (t >= b) return 0;
-        uint32_t n = b - t < k ? (uint32_t)(b - t) : k;
-        /* relaxed: ordered by the acquire of bottom. A thief reads before its
-         * CAS: once top moves, the owner may reuse the place */
-        uint32_t stolen = owner ? 0 : atomic_load_explicit(&c->ent[t & c->mask],
-                                                           memory_order_relaxed);
-        /* seq_cst: the steal's CAS of Chase-Lev; on failure someone took
-         * entries first: look again */
-        if (!atomic_compare_exchange_strong_explicit(&c->top, &t, t + n, memory_order_seq_cst,
-                                                     memory_order_relaxed))
-            continue;
-        /* ours now: link them so the newest heads the chain */
-        uint32_t below = 0;
-        for (uint32_t j = 0; j < n; j++) {
-            /* relaxed: the owner reads its own entries */
-            uint32_t i = owner ? atomic_load_explicit(&c->ent[(t + j) & c->mask],
-                                                      memory_order_relaxed)
-                               : stolen;
-            if (j == 0)
-                *last = i;
-            else
-                opool__mt_link(p, i, below);
-            below = i;
-        }
-        *first = below;
-        return n;
-    }
-}
-
-/* Register as a thief: from here on, owners treat their last parked slot as
- * contended. The heavy barrier makes every owner's earlier bottom store
- * visible to this thread and every later read of thieves see it (docs 5). */
-static bool opool__mt_thief_enter(opool_mt *p) {
-    /* seq_cst: ordered before the heavy barrier and the reads of the decks */
-    atomic_fetch_add_explicit(&p->thieves, 1, memory_order_seq_cst);
-    return opool__mt_heavy_barrier(p);
-}
-
-static void opool__mt_thief_leave(opool_mt *p) {
-    /* release: an owner that reads 0 (acquire) sees every CAS this thief made */
-    atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_release);
-}
-
-/* Steal k parked slots from the caches, oldest first, plus up to extra more
- * from the cache that completed the k (never from a further one), as a chain
- * through next[] from *first (the last stolen) to *last (the first).
- * Returns how many. The caller is a registered thief. */
-static OPOOL_NOINLINE uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra,
-                                                          uint32_t *first, uint32_t *last) {
-    uint32_t n = 0;
-    /* acquire: a record published by cache_create is seen initialised */
-    for (opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_acquire);
-         c != NULL && n < k; c = c->next_rec) {
-        uint32_t i, unused;
-        while (n < k + extra && opool__mt_take_oldest(c, 1, false, &i, &unused) == 1) {
-            if (n > 0)
-                opool__mt_link(p, i, *first);
-            else
-                *last = i;
-            *first = i;
-            n++;
-        }
-    }
-    if (n) atomic_fetch_add_explicit(&p->steals, n, memory_order_relaxed); /* statistics */
-    return n;
-}
-
-/* Does any cache look as if it had parked slots? Reads only (stale values
- * can hide a park that is happening right now: that park is concurrent with
- * the caller, who may then fail as if it had come first). */
-static bool opool__mt_any_parked(const opool_mt *p) {
-    /* acquire: a record published by cache_create is seen initialised */
-    for (const opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_acquire);
-         c != NULL; c = c->next_rec)
-        if (opool__mt_parked(c) != 0) return true;
-    return false;
-}
-
-/* Slots a passing thief that needs one takes beyond it, to the shared list:
- * one membarrier then serves the next allocs too. */
-#define OPOOL__MT_STEAL_EXTRA 15u
-
-/* Steal as a passing thief (an alloc that found the shared list empty): k
- * slots as a chain from *first. With extra (only for k == 1: alloc and a
- * cache's refill pass OPOOL__MT_STEAL_EXTRA, a bulk alloc 0) it keeps the
- * oldest parked slot of the first cache that has one and moves up to extra
- * more of that cache's oldest to the shared list, as a spill would (the
- * newest of them on top). Returns how many it keeps. No system call when
- * every cache looks empty. */
-static OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra,
-                                               uint32_t *first) {
-    uint32_t n = 0, last;
-    if (!opool__mt_any_parked(p)) return 0;
-    /* without the heavy barrier an owner might take a slot we take: no steal */
-    if (opool__mt_thief_enter(p)) n = opool__mt_steal_registered(p, k, extra, first, &last);
-    opool__mt_thief_leave(p);
-    if (n) OPOOL__MT_POINT(p, STEAL_TAKEN);
-    if (n <= k) return n;
-    /* keep the first stolen (the chain's tail); the rest go to the list */
-    uint32_t above = *first;
-    for (uint32_t j = 2; j < n; j++) above = opool__mt_link_of(p, above);
-    opool__mt_push(p, *first, above);
-    opool__mt_freed(p, n - 1);
-    *first = last;
-    return 1;
-}
-
-/* Give the n oldest parked slots back to the shared list in one CAS, the
- * newest of them on top. */
-static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
-    opool_mt *p = c->pool;
-    uint32_t first, last, got = opool__mt_take_oldest(c, n, true, &first, &last);
-    if (got) {
-        OPOOL__MT_POINT(p, SPILL_TAKEN);
-        opool__mt_push(p, first, last);
-        opool__mt_freed(p, got);
-    }
-}
-
-/* The owner's half of the park handshake (docs 6), the one way slots enter
- * a cache: publish the entries below bottom b (written by the caller), then
- * read waiters. True if a thread waits: it may have scanned this cache
- * before the entries were there and gone to sleep, so the caller must give
- * them to the shared list, which wakes it. Every path that parks slots
- * (cache_free, refill) ends with this. */
-OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
-    opool_mt *p = c->pool;
-    /* release: a thief that reads the new bottom (acquire) sees the entries
-     * and the slots as we left them */
-    atomic_store_explicit(&c->bottom, b, memory_order_release);
-    opool__mt_light_barrier(p);
-    OPOOL__MT_POINT(p, PARK_PUBLISHED);
-    /* relaxed: ordered after the publication by the barrier pair (docs 6) */
-    return atomic_load_explicit(&p->waiters, memory_order_relaxed) != 0;
-}
-
-/* Park slot i as the newest of the cache, or give it to a waiter. */
-OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
-    opool_mt *p = c->pool;
-    if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
-    uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed); /* ours */
-    atomic_store_explicit(&c->ent[b & c->mask], i, memory_order_relaxed); /* released below */
-    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + 1))) {
-        uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
-        if (j != OPOOL__MT_EMPTY) {
-            opool__mt_push(p, j, j);
-            opool__mt_freed(p, 1);
-        }
-    } else {
-        opool__mt_end_episode(p);
-    }
-}
-
-/* The cache is empty: refill half of it from the shared list in one CAS and
- * hand out the old top; steal when the list is empty. Between the pop and
- * the publication the slots are nowhere a waiter can see: a waiter that
- * scanned meanwhile is seen by the publication's read of waiters, and then
- * the parked slots go back to the shared list (a spill, which wakes it). */
-static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
-    opool_mt *p = c->pool;
-    uint32_t first, n = opool__mt_pop(p, c->half, &first);
-    if (n == 0) return opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1;
-    OPOOL__MT_POINT(p, REFILL_POPPED);
-    *slot = first;
-    /* s2 (below the top) becomes the newest parked, the bottom the oldest */
-    uint64_t b = atomic_load_explicit(&c->bottom, memory_order_relaxed); /* ours */
-    uint32_t i = first;
-    for (uint32_t k = n - 1; k-- > 0;) {
-        i = opool__mt_link_of(p, i);
-        atomic_store_explicit(&c->ent[(b + k) & c->mask], i, memory_order_relaxed);
-    }
-    if (n > 1 && OPOOL_UNLIKELY(opool__mt_publish(c, b + n - 1))) opool__mt_spill(c, c->size);
-    return true;
-}
 
 /* ==== public ============================================================= */
 
@@ -4120,7 +4046,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     p->mem = mem;
     p->block = block;
     p->block_size = total;
-    p->gen = (_Atomic uint32_t *)(p + 1);
+    p->gen = (opool__atomic(uint32_t) *)(p + 1);
     p->next = p->gen + cap;
     p->objects = (unsigned char *)block + at;
     p->stride = stride;
@@ -4133,28 +4059,21 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     /* Shadow memory is per 8 bytes: slots narrower than that would share it
      * between threads, so the checker only watches slots that do not. */
     p->checker = opool__checker_active() && stride % 8 == 0;
-    p->hooks = desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) ||
-               p->checker;
-    p->light_park = opool__mt_membarrier_ready();
+    p->hooks =
+        desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) || p->checker;
+    p->light_park = opool__membarrier_ready();
     for (uint32_t i = 0; i < cap; i++) {
-        atomic_init(&p->gen[i], p->gen0);
-        atomic_init(&p->next[i], i + 2 <= cap ? i + 2 : 0); /* 0 on top, then 1, 2, ... */
+        opool__atomic_init(&p->gen[i], p->gen0);
+        opool__atomic_init(&p->next[i], i + 2 <= cap ? i + 2 : 0); /* 0 on top, then 1, 2, ... */
     }
-    atomic_init(&p->head, 1); /* top = slot 0, tag 0 */
+    opool__atomic_init(&p->head, 1); /* top = slot 0, tag 0 */
     if ((desc->flags & OPOOL_POISON) || p->checker)
         for (uint32_t i = 0; i < cap; i++) {
             void *obj = opool__mt_object(p, i);
             if (desc->flags & OPOOL_POISON) opool__poison_fill(obj, stride);
             opool__mem_noaccess(obj, stride);
         }
-#if !defined(OPOOL__MT_FUTEX)
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->cond, &ca);
-    pthread_condattr_destroy(&ca);
-#endif
+    opool__sleepq_init(&p->sleepq);
     *out = p;
     return OPOOL_OK;
 }
@@ -4163,18 +4082,15 @@ void opool_mt_destroy(opool_mt *p) {
     if (p == NULL) return;
     /* relaxed below: no other thread uses the pool any more (the contract) */
     for (uint32_t i = 0; i < p->capacity; i++)
-        if (p->desc.fini && (atomic_load_explicit(&p->gen[i], memory_order_relaxed) & 1))
+        if (p->desc.fini && (opool__atomic_load_relaxed(&p->gen[i]) & 1))
             p->desc.fini(opool__mt_object(p, i), p->desc.user);
-    opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_relaxed);
+    opool_mt_cache *c = opool__atomic_load_relaxed(&p->caches);
     while (c != NULL) {
         opool_mt_cache *next = c->next_rec;
         p->mem.free(p->mem.ctx, c, opool__mt_cache_bytes(c->mask + 1));
         c = next;
     }
-#if !defined(OPOOL__MT_FUTEX)
-    pthread_cond_destroy(&p->cond);
-    pthread_mutex_destroy(&p->lock);
-#endif
+    opool__sleepq_destroy(&p->sleepq);
     opool__mem_defined(p->objects, (size_t)p->capacity * p->stride);
     p->mem.free(p->mem.ctx, p->block, p->block_size);
 }
@@ -4194,42 +4110,6 @@ void *opool_mt_alloc(opool_mt *p, opool_handle *out) {
     if (OPOOL_UNLIKELY(p == NULL)) return NULL;
     void *obj = opool__mt_try(p, out);
     if (OPOOL_UNLIKELY(obj == NULL)) opool__mt_failed(p);
-    return obj;
-}
-
-/* Wait for a slot until timeout_ns have passed (the first try failed). */
-static OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
-    void *obj = NULL;
-    uint64_t deadline = UINT64_MAX;
-    if (timeout_ns != OPOOL_WAIT_FOREVER) {
-        uint64_t now = opool__mt_now_ns();
-        deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
-    }
-    /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
-    atomic_fetch_add_explicit(&p->waiters, 1, memory_order_seq_cst);
-    bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
-    for (;;) {
-        /* acquire: pairs with the release bump of a free that saw us */
-        uint32_t e = atomic_load_explicit(&p->epoch, memory_order_acquire);
-        uint32_t i;
-        uint32_t unused;
-        if (opool__mt_pop(p, 1, &i) == 1 ||
-            (scan_ok && opool__mt_steal_registered(p, 1, 0, &i, &unused))) {
-            opool__mt_add_live(p, 1);
-            obj = opool__mt_take(p, i, out);
-            break;
-        }
-        uint64_t now = opool__mt_now_ns();
-        if (now >= deadline) break;
-        /* without the heavy barrier a park may hide from the scan: poll */
-        uint64_t until = deadline;
-        if (!scan_ok && deadline - now > 1000000) until = now + 1000000;
-        OPOOL__MT_POINT(p, WAIT_SLEEP);
-        opool__mt_sleep(p, e, until);
-        if (!scan_ok) scan_ok = opool__mt_heavy_barrier(p);
-    }
-    opool__mt_thief_leave(p);
-    atomic_fetch_sub_explicit(&p->waiters, 1, memory_order_relaxed); /* only makes frees cheaper */
     return obj;
 }
 
@@ -4260,7 +4140,7 @@ void *opool_mt_get(const opool_mt *p, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     if (p == NULL || !(g & 1) || i >= p->capacity) return NULL;
     /* acquire: pairs with the release store of alloc: the object is ready */
-    if (atomic_load_explicit(&p->gen[i], memory_order_acquire) != g) return NULL;
+    if (opool__atomic_load_acquire(&p->gen[i]) != g) return NULL;
     return opool__mt_object(p, i);
 }
 
@@ -4270,18 +4150,17 @@ uint32_t opool_mt_count(const opool_mt *p) {
     if (p == NULL) return 0;
     /* relaxed: a snapshot of counters (see the header) */
     int64_t n = 0;
-    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
-        n += atomic_load_explicit(&p->live[k].n, memory_order_relaxed);
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) n += opool__atomic_load_relaxed(&p->live[k].n);
     /* acquire: records published by cache_create are seen initialised */
-    for (const opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_acquire);
-         c != NULL; c = c->next_rec)
-        n += atomic_load_explicit(&c->live, memory_order_relaxed);
+    for (const opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL;
+         c = c->next_rec)
+        n += opool__atomic_load_relaxed(&c->live);
     return n < 0 ? 0 : n > (int64_t)p->capacity ? p->capacity : (uint32_t)n;
 }
 
 uint32_t opool_mt_capacity(const opool_mt *p) {
     /* relaxed: a statistic */
-    return p ? p->capacity - atomic_load_explicit(&p->retired, memory_order_relaxed) : 0;
+    return p ? p->capacity - opool__atomic_load_relaxed(&p->retired) : 0;
 }
 
 uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n) {
@@ -4342,17 +4221,276 @@ uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n) {
     return freed;
 }
 
+void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
+    if (out == NULL) return;
+    memset(out, 0, sizeof *out);
+    if (p == NULL) return;
+    out->version = OPOOL_MT_STATS_VERSION;
+    out->capacity = opool_mt_capacity(p);
+    out->count = opool_mt_count(p);
+    /* relaxed: statistics, a snapshot */
+    for (const opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL;
+         c = c->next_rec) {
+        out->caches += opool__atomic_load_relaxed(&c->active) != 0;
+        out->parked += opool__mt_parked(c);
+        OPOOL__MT_POINT(p, STATS_SCAN);
+    }
+    /* Each cache was read at its own moment: a slot that moved during the
+     * scan (live into a cache, or from one cache to another) may have been
+     * counted twice. At every moment live + parked <= usable slots, so the
+     * sum is cut to what the figures read here leave room for (the header's
+     * promise: count + parked <= capacity). */
+    if (out->count > out->capacity) out->count = out->capacity; /* retired meanwhile */
+    uint32_t room = out->capacity - out->count;
+    if (out->parked > room) out->parked = room;
+    out->retired = opool__atomic_load_relaxed(&p->retired);
+    out->failed_allocs = opool__atomic_load_relaxed(&p->failed);
+    out->rejected_handles = opool__atomic_load_relaxed(&p->rejected);
+    out->steals = opool__atomic_load_relaxed(&p->steals);
+    out->sleeps = opool__atomic_load_relaxed(&p->sleeps);
+    out->wake_calls = opool__atomic_load_relaxed(&p->wake_calls);
+    out->barrier_calls = opool__atomic_load_relaxed(&p->barrier_calls);
+}
+
+/* ============================================================================
+ * src/opool_mt_cache.c
+ * ========================================================================== */
+/*
+ * opool_mt_cache.c -- opool_mt's caches (docs/CONCURRENCY.md 5, 6): each a
+ * work-stealing deque of parked slots; the owner's take and park, refill
+ * and spill; stealing by passing threads; and the opool_mt_cache_* API.
+ */
+
+
+/* ==== the deque ========================================================== */
+
+/* The owner's take at bottom: the newest parked slot, or EMPTY. Without a
+ * thief around (the common case) it costs no atomic read-modify-write and no
+ * fence: see docs 5 for why a thief can then never reach entry b. */
+OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
+    opool_mt *p = c->pool;
+    /* relaxed: only this thread writes bottom; a stale top is smaller, so
+     * "empty" is never wrong */
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
+    if (b == opool__atomic_load_relaxed(&c->top)) return OPOOL__MT_EMPTY;
+    b--;
+    opool__atomic_store_relaxed(&c->bottom, b);
+    opool__mt_light_barrier(p); /* the bottom store before the read of thieves */
+    /* acquire: a thief that has left published its CAS on top before */
+    bool contended = opool__atomic_load_acquire(&p->thieves) != 0;
+    /* seq_cst: Chase-Lev's take fence, paired with the thief's between its
+     * reads of top and bottom */
+    if (OPOOL_UNLIKELY(contended)) opool__atomic_fence_seq_cst();
+    uint64_t t = opool__atomic_load_relaxed(&c->top);
+    uint32_t x = OPOOL__MT_EMPTY;
+    if (OPOOL_LIKELY(t <= b)) {
+        /* relaxed: written by this thread */
+        x = opool__atomic_load_relaxed(&c->ent[b & c->mask]);
+        if (OPOOL_UNLIKELY(t == b && contended)) {
+            /* the last one, and a thief may be after it: the CAS decides;
+             * seq_cst as in Chase-Lev; the tag is top itself, which only grows */
+            if (!opool__atomic_cas_strong_seq_cst_relaxed(&c->top, &t, t + 1)) x = OPOOL__MT_EMPTY;
+            opool__atomic_store_relaxed(&c->bottom, b + 1);
+        }
+    } else {
+        opool__atomic_store_relaxed(&c->bottom, b + 1); /* thieves emptied it */
+    }
+    return x;
+}
+
+/* Take up to k of the oldest parked slots at top, as a chain through next[]
+ * whose head is *first (the newest taken) and tail *last. Returns how many.
+ * The owner (spilling) may take many in one CAS; a thief takes one: while it
+ * looks, the owner may take from the bottom without a CAS anything but the
+ * last slot, so only a single-entry steal is safe (as in Chase-Lev). */
+static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner, uint32_t *first,
+                                      uint32_t *last) {
+    opool_mt *p = c->pool;
+    if (!owner && k > 1) k = 1;
+    for (;;) {
+        /* acquire: the entries behind top, as the owner released them */
+        uint64_t t = opool__atomic_load_acquire(&c->top);
+        /* seq_cst: Chase-Lev's steal fence, paired with the owner's take */
+        opool__atomic_fence_seq_cst();
+        /* acquire: pairs with the owner's release of bottom after each park */
+        uint64_t b = opool__atomic_load_acquire(&c->bottom);
+        if (t >= b) return 0;
+        uint32_t n = b - t < k ? (uint32_t)(b - t) : k;
+        /* relaxed: ordered by the acquire of bottom. A thief reads before its
+         * CAS: once top moves, the owner may reuse the place */
+        uint32_t stolen = owner ? 0 : opool__atomic_load_relaxed(&c->ent[t & c->mask]);
+        /* seq_cst: the steal's CAS of Chase-Lev; on failure someone took
+         * entries first: look again */
+        if (!opool__atomic_cas_strong_seq_cst_relaxed(&c->top, &t, t + n)) continue;
+        /* ours now: link them so the newest heads the chain */
+        uint32_t below = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            /* relaxed: the owner reads its own entries */
+            uint32_t i = owner ? opool__atomic_load_relaxed(&c->ent[(t + j) & c->mask]) : stolen;
+            if (j == 0)
+                *last = i;
+            else
+                opool__mt_link(p, i, below);
+            below = i;
+        }
+        *first = below;
+        return n;
+    }
+}
+
+/* Register as a thief: from here on, owners treat their last parked slot as
+ * contended. The heavy barrier makes every owner's earlier bottom store
+ * visible to this thread and every later read of thieves see it (docs 5). */
+bool opool__mt_thief_enter(opool_mt *p) {
+    /* seq_cst: ordered before the heavy barrier and the reads of the decks */
+    opool__atomic_fetch_add_seq_cst(&p->thieves, 1);
+    return opool__mt_heavy_barrier(p);
+}
+
+void opool__mt_thief_leave(opool_mt *p) {
+    /* release: an owner that reads 0 (acquire) sees every CAS this thief made */
+    opool__atomic_fetch_sub_release(&p->thieves, 1);
+}
+
+/* Steal k parked slots from the caches, oldest first, plus up to extra more
+ * from the cache that completed the k (never from a further one), as a chain
+ * through next[] from *first (the last stolen) to *last (the first).
+ * Returns how many. The caller is a registered thief. */
+OPOOL_NOINLINE uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra,
+                                                   uint32_t *first, uint32_t *last) {
+    uint32_t n = 0;
+    /* acquire: a record published by cache_create is seen initialised */
+    for (opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL && n < k;
+         c = c->next_rec) {
+        uint32_t i, unused;
+        while (n < k + extra && opool__mt_take_oldest(c, 1, false, &i, &unused) == 1) {
+            if (n > 0)
+                opool__mt_link(p, i, *first);
+            else
+                *last = i;
+            *first = i;
+            n++;
+        }
+    }
+    if (n) opool__atomic_fetch_add_relaxed(&p->steals, n); /* statistics */
+    return n;
+}
+
+/* Does any cache look as if it had parked slots? Reads only (stale values
+ * can hide a park that is happening right now: that park is concurrent with
+ * the caller, who may then fail as if it had come first). */
+static bool opool__mt_any_parked(const opool_mt *p) {
+    /* acquire: a record published by cache_create is seen initialised */
+    for (const opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL;
+         c = c->next_rec)
+        if (opool__mt_parked(c) != 0) return true;
+    return false;
+}
+
+/* Steal as a passing thief (an alloc that found the shared list empty): k
+ * slots as a chain from *first. With extra (only for k == 1: alloc and a
+ * cache's refill pass OPOOL__MT_STEAL_EXTRA, a bulk alloc 0) it keeps the
+ * oldest parked slot of the first cache that has one and moves up to extra
+ * more of that cache's oldest to the shared list, as a spill would (the
+ * newest of them on top). Returns how many it keeps. No system call when
+ * every cache looks empty. */
+OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first) {
+    uint32_t n = 0, last;
+    if (!opool__mt_any_parked(p)) return 0;
+    /* without the heavy barrier an owner might take a slot we take: no steal */
+    if (opool__mt_thief_enter(p)) n = opool__mt_steal_registered(p, k, extra, first, &last);
+    opool__mt_thief_leave(p);
+    if (n) OPOOL__MT_POINT(p, STEAL_TAKEN);
+    if (n <= k) return n;
+    /* keep the first stolen (the chain's tail); the rest go to the list */
+    uint32_t above = *first;
+    for (uint32_t j = 2; j < n; j++) above = opool__mt_link_of(p, above);
+    opool__mt_push(p, *first, above);
+    opool__mt_freed(p, n - 1);
+    *first = last;
+    return 1;
+}
+
+/* Give the n oldest parked slots back to the shared list in one CAS, the
+ * newest of them on top. */
+static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
+    opool_mt *p = c->pool;
+    uint32_t first, last, got = opool__mt_take_oldest(c, n, true, &first, &last);
+    if (got) {
+        OPOOL__MT_POINT(p, SPILL_TAKEN);
+        opool__mt_push(p, first, last);
+        opool__mt_freed(p, got);
+    }
+}
+
+/* The owner's half of the park handshake (docs 6), the one way slots enter
+ * a cache: publish the entries below bottom b (written by the caller), then
+ * read waiters. True if a thread waits: it may have scanned this cache
+ * before the entries were there and gone to sleep, so the caller must give
+ * them to the shared list, which wakes it. Every path that parks slots
+ * (cache_free, refill) ends with this. */
+OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
+    opool_mt *p = c->pool;
+    /* release: a thief that reads the new bottom (acquire) sees the entries
+     * and the slots as we left them */
+    opool__atomic_store_release(&c->bottom, b);
+    opool__mt_light_barrier(p);
+    OPOOL__MT_POINT(p, PARK_PUBLISHED);
+    /* relaxed: ordered after the publication by the barrier pair (docs 6) */
+    return opool__atomic_load_relaxed(&p->waiters) != 0;
+}
+
+/* Park slot i as the newest of the cache, or give it to a waiter. */
+OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
+    opool_mt *p = c->pool;
+    if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);  /* ours */
+    opool__atomic_store_relaxed(&c->ent[b & c->mask], i); /* released below */
+    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + 1))) {
+        uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
+        if (j != OPOOL__MT_EMPTY) {
+            opool__mt_push(p, j, j);
+            opool__mt_freed(p, 1);
+        }
+    } else {
+        opool__mt_end_episode(p);
+    }
+}
+
+/* The cache is empty: refill half of it from the shared list in one CAS and
+ * hand out the old top; steal when the list is empty. Between the pop and
+ * the publication the slots are nowhere a waiter can see: a waiter that
+ * scanned meanwhile is seen by the publication's read of waiters, and then
+ * the parked slots go back to the shared list (a spill, which wakes it). */
+static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
+    opool_mt *p = c->pool;
+    uint32_t first, n = opool__mt_pop(p, c->half, &first);
+    if (n == 0) return opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1;
+    OPOOL__MT_POINT(p, REFILL_POPPED);
+    *slot = first;
+    /* s2 (below the top) becomes the newest parked, the bottom the oldest */
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom); /* ours */
+    uint32_t i = first;
+    for (uint32_t k = n - 1; k-- > 0;) {
+        i = opool__mt_link_of(p, i);
+        opool__atomic_store_relaxed(&c->ent[(b + k) & c->mask], i);
+    }
+    if (n > 1 && OPOOL_UNLIKELY(opool__mt_publish(c, b + n - 1))) opool__mt_spill(c, c->size);
+    return true;
+}
+
+/* ==== public: caches ===================================================== */
+
 opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
     if (p == NULL || size < 2 || size > OPOOL_MT_CACHE_MAX) return NULL;
     opool_mt_cache *c;
     /* acquire: the records' fields, as published */
     uint32_t cap = 2;
     while (cap < size) cap *= 2;
-    for (c = atomic_load_explicit(&p->caches, memory_order_acquire); c != NULL; c = c->next_rec) {
+    for (c = opool__atomic_load_acquire(&p->caches); c != NULL; c = c->next_rec) {
         uint32_t idle = 0;
         /* acquire: the last owner's flush and counters, released by its destroy */
-        if (c->mask + 1 >= size && atomic_compare_exchange_strong_explicit(
-                                  &c->active, &idle, 1, memory_order_acquire, memory_order_relaxed))
+        if (c->mask + 1 >= size && opool__atomic_cas_strong_acquire_relaxed(&c->active, &idle, 1))
             break;
     }
     if (c == NULL) {
@@ -4360,15 +4498,14 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
         if (c == NULL) return NULL;
         c->pool = p;
         c->mask = cap - 1;
-        atomic_init(&c->active, 1);
-        atomic_init(&c->live, 0);
-        atomic_init(&c->bottom, 0);
-        atomic_init(&c->top, 0);
-        for (uint32_t e = 0; e < cap; e++) atomic_init(&c->ent[e], OPOOL__MT_EMPTY);
-        c->next_rec = atomic_load_explicit(&p->caches, memory_order_relaxed);
+        opool__atomic_init(&c->active, 1);
+        opool__atomic_init(&c->live, 0);
+        opool__atomic_init(&c->bottom, 0);
+        opool__atomic_init(&c->top, 0);
+        for (uint32_t e = 0; e < cap; e++) opool__atomic_init(&c->ent[e], OPOOL__MT_EMPTY);
+        c->next_rec = opool__atomic_load_relaxed(&p->caches);
         /* release: the record is initialised before anyone can reach it */
-        while (!atomic_compare_exchange_weak_explicit(&p->caches, &c->next_rec, c,
-                                                      memory_order_release, memory_order_relaxed))
+        while (!opool__atomic_cas_weak_release_relaxed(&p->caches, &c->next_rec, c))
             ;
     }
     c->size = size;
@@ -4429,120 +4566,306 @@ void opool_mt_cache_destroy(opool_mt_cache *c) {
     if (c == NULL) return;
     opool_mt_cache_flush(c);
     /* release: the next owner (acquire in create) starts from this state */
-    atomic_store_explicit(&c->active, 0, memory_order_release);
+    opool__atomic_store_release(&c->active, 0);
 }
 
-void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
-    if (out == NULL) return;
-    memset(out, 0, sizeof *out);
-    if (p == NULL) return;
-    out->version = OPOOL_MT_STATS_VERSION;
-    out->capacity = opool_mt_capacity(p);
-    out->count = opool_mt_count(p);
-    /* relaxed: statistics, a snapshot */
-    for (const opool_mt_cache *c = atomic_load_explicit(&p->caches, memory_order_acquire);
-         c != NULL; c = c->next_rec) {
-        out->caches += atomic_load_explicit(&c->active, memory_order_relaxed) != 0;
-        out->parked += opool__mt_parked(c);
-        OPOOL__MT_POINT(p, STATS_SCAN);
-    }
-    /* Each cache was read at its own moment: a slot that moved during the
-     * scan (live into a cache, or from one cache to another) may have been
-     * counted twice. At every moment live + parked <= usable slots, so the
-     * sum is cut to what the figures read here leave room for (the header's
-     * promise: count + parked <= capacity). */
-    if (out->count > out->capacity) out->count = out->capacity; /* retired meanwhile */
-    uint32_t room = out->capacity - out->count;
-    if (out->parked > room) out->parked = room;
-    out->retired = atomic_load_explicit(&p->retired, memory_order_relaxed);
-    out->failed_allocs = atomic_load_explicit(&p->failed, memory_order_relaxed);
-    out->rejected_handles = atomic_load_explicit(&p->rejected, memory_order_relaxed);
-    out->steals = atomic_load_explicit(&p->steals, memory_order_relaxed);
-    out->sleeps = atomic_load_explicit(&p->sleeps, memory_order_relaxed);
-    out->wake_calls = atomic_load_explicit(&p->wake_calls, memory_order_relaxed);
-    out->barrier_calls = atomic_load_explicit(&p->barrier_calls, memory_order_relaxed);
+/* ============================================================================
+ * src/opool_mt_wait.c
+ * ========================================================================== */
+/*
+ * opool_mt_wait.c -- opool_mt's wait/wake handshake (docs/CONCURRENCY.md 6):
+ * the wake of a free that saw a waiter, the heavy barrier of waiters and
+ * thieves, and the waiter of opool_mt_alloc_wait. The sleeping itself
+ * (futex, or mutex and condition variable) is opool_platform.c's.
+ */
+
+
+OPOOL_NOINLINE void opool__mt_wake_slow(opool_mt *p, uint32_t n) {
+    opool__atomic_fetch_add_relaxed(&p->wake_calls, 1); /* statistics */
+    opool__sleepq_wake(&p->sleepq, &p->epoch, n);       /* releases the slots to the woken */
 }
 
-/* ==== checks (tests only) ================================================ */
+/* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
+ * none). Returns at once if it already moved; spurious returns are fine. */
+static void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
+    opool__atomic_fetch_add_relaxed(&p->sleeps, 1); /* statistics */
+    opool__sleepq_sleep(&p->sleepq, &p->epoch, e, deadline);
+}
 
-/* The pool is quiescent (no call runs on it): nothing to synchronise with. */
-#define opool__mt_peek(obj) atomic_load_explicit(obj, memory_order_relaxed)
-
-#define OPOOL__MT_FAIL(...)                                                                        \
-    do {                                                                                           \
-        if (why && why_size) snprintf(why, why_size, __VA_ARGS__);                                 \
-        goto fail;                                                                                 \
-    } while (0)
-
-bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
-    /* where each slot was found: 0 nowhere yet, 1 shared list, 2 a cache */
-    unsigned char *seen = NULL;
-    if (p == NULL) OPOOL__MT_FAIL("NULL pool");
-    seen = (unsigned char *)calloc(p->capacity ? p->capacity : 1, 1);
-    if (seen == NULL) OPOOL__MT_FAIL("out of memory");
-    uint64_t h = opool__mt_peek(&p->head);
-    uint32_t t = (uint32_t)(h & p->idx_mask), listed = 0;
-    while (t != 0) {
-        if (t > p->capacity) OPOOL__MT_FAIL("list link %u out of range", t - 1);
-        if (seen[t - 1]) OPOOL__MT_FAIL("slot %u twice in the shared list (a cycle)", t - 1);
-        if (opool__mt_peek(&p->gen[t - 1]) & 1) OPOOL__MT_FAIL("live slot %u in the shared list", t - 1);
-        seen[t - 1] = 1;
-        listed++;
-        t = opool__mt_peek(&p->next[t - 1]);
+/* The waiter's heavy barrier (docs 6): every park that a cache owner made
+ * before it is visible to the scan after it, and every owner's later read of
+ * waiters sees this waiter. False if it cannot be had (then the waiter must
+ * not trust its scan for long). */
+bool opool__mt_heavy_barrier(opool_mt *p) {
+    if (p->light_park) {
+        opool__atomic_fetch_add_relaxed(&p->barrier_calls, 1); /* statistics */
+        return opool__membarrier();
     }
-    int64_t live = 0;
-    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) live += opool__mt_peek(&p->live[k].n);
-    uint32_t parked = 0;
-    for (const opool_mt_cache *c = opool__mt_peek(&p->caches); c != NULL; c = c->next_rec) {
-        live += opool__mt_peek(&c->live);
-        if (c->pool != p) OPOOL__MT_FAIL("a cache record of another pool");
-        uint32_t active = opool__mt_peek(&c->active);
-        uint64_t top = opool__mt_peek(&c->top), bottom = opool__mt_peek(&c->bottom);
-        if (top > bottom) OPOOL__MT_FAIL("cache top %llu above bottom %llu", (unsigned long long)top, (unsigned long long)bottom);
-        if (!active && top != bottom) OPOOL__MT_FAIL("slots parked in a destroyed cache");
-        if (active && bottom - top > c->size) OPOOL__MT_FAIL("cache holds %llu slots, size %u", (unsigned long long)(bottom - top), c->size);
-        for (uint64_t k = top; k < bottom; k++) {
-            uint32_t i = opool__mt_peek(&c->ent[k & c->mask]);
-            if (i >= p->capacity) OPOOL__MT_FAIL("parked index %u out of range", i);
-            if (seen[i]) OPOOL__MT_FAIL("slot %u both parked and %s", i, seen[i] == 1 ? "listed" : "parked elsewhere");
-            if (opool__mt_peek(&p->gen[i]) & 1) OPOOL__MT_FAIL("live slot %u parked", i);
-            seen[i] = 2;
-            parked++;
-        }
-    }
-    uint32_t count = 0, retired = 0;
-    for (uint32_t i = 0; i < p->capacity; i++) {
-        uint32_t g = opool__mt_peek(&p->gen[i]);
-        if (g & 1) {
-            count++;
-        } else if (!seen[i]) {
-            if (!((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0))
-                OPOOL__MT_FAIL("free slot %u is lost (in no list, no cache)", i);
-            retired++;
-        }
-    }
-    if (retired != opool__mt_peek(&p->retired))
-        OPOOL__MT_FAIL("%u slots retired, counted %u", retired, opool__mt_peek(&p->retired));
-    if (live != (int64_t)count) OPOOL__MT_FAIL("count says %lld, %u slots live", (long long)live, count);
-    if (count + listed + parked + retired != p->capacity) OPOOL__MT_FAIL("slots do not add up");
-    free(seen);
+    /* seq_cst: pairs with the owners' seq_cst fence between park and read */
+    opool__atomic_fence_seq_cst();
     return true;
-fail:
-    free(seen);
-    return false;
 }
 
-bool opool__mt_set_gen(opool_mt *p, uint32_t index, uint32_t gen) {
-    if (p == NULL || index >= p->capacity || (gen & 1)) return false;
-    uint64_t h = opool__mt_peek(&p->head);
-    for (uint32_t t = (uint32_t)(h & p->idx_mask), n = 0; t != 0 && n <= p->capacity; n++) {
-        if (t - 1 == index) {
-            atomic_store_explicit(&p->gen[index], gen, memory_order_relaxed);
-            return true;
-        }
-        t = opool__mt_peek(&p->next[t - 1]);
+OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
+    void *obj = NULL;
+    uint64_t deadline = UINT64_MAX;
+    if (timeout_ns != OPOOL_WAIT_FOREVER) {
+        uint64_t now = opool__now_ns();
+        deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
     }
+    /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
+    opool__atomic_fetch_add_seq_cst(&p->waiters, 1);
+    bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
+    for (;;) {
+        /* acquire: pairs with the release bump of a free that saw us */
+        uint32_t e = opool__atomic_load_acquire(&p->epoch);
+        uint32_t i;
+        uint32_t unused;
+        if (opool__mt_pop(p, 1, &i) == 1 ||
+            (scan_ok && opool__mt_steal_registered(p, 1, 0, &i, &unused))) {
+            opool__mt_add_live(p, 1);
+            obj = opool__mt_take(p, i, out);
+            break;
+        }
+        uint64_t now = opool__now_ns();
+        if (now >= deadline) break;
+        /* without the heavy barrier a park may hide from the scan: poll */
+        uint64_t until = deadline;
+        if (!scan_ok && deadline - now > 1000000) until = now + 1000000;
+        OPOOL__MT_POINT(p, WAIT_SLEEP);
+        opool__mt_sleep(p, e, until);
+        if (!scan_ok) scan_ok = opool__mt_heavy_barrier(p);
+    }
+    opool__mt_thief_leave(p);
+    opool__atomic_fetch_sub_relaxed(&p->waiters, 1); /* only makes frees cheaper */
+    return obj;
+}
+
+/* ============================================================================
+ * src/opool_platform.c
+ * ========================================================================== */
+/*
+ * opool_platform.c -- the operating system's part (see opool_platform.h):
+ * the one file of src/ with system calls and POSIX headers.
+ *
+ * Sections (grep for "==== "):
+ *   ==== threads    clock, futex or mutex and condition variable, membarrier
+ *   ==== memory     aligned allocation
+ *   ==== files      fsync, rename, the process id
+ */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, fileno, fsync, open, getpid */
+#endif
+
+
+
+
+#include <errno.h>
+#include <limits.h>
+#include <time.h>
+
+#if defined(OPOOL__FUTEX) || defined(OPOOL__MEMBARRIER)
+#include <sys/syscall.h>
+#include <unistd.h>
+/* <unistd.h> declares it only under _DEFAULT_SOURCE; this is its prototype. */
+long syscall(long number, ...);
+#endif
+#if defined(OPOOL__FUTEX)
+#include <linux/futex.h>
+#endif
+#if defined(OPOOL__MEMBARRIER)
+#include <linux/membarrier.h>
+#endif
+
+#if defined(_WIN32)
+#include <io.h>
+#include <malloc.h>
+#include <windows.h>
+#elif defined(OPOOL__POSIX_FILES)
+#include <fcntl.h>
+#include <unistd.h>
+#endif
+
+/* ==== threads ============================================================= */
+
+_Static_assert(sizeof(opool__atomic(uint32_t)) == sizeof(uint32_t),
+               "the futex word is a plain uint32");
+
+uint64_t opool__now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void opool__sleepq_init(opool__sleepq *q) {
+#if defined(OPOOL__FUTEX)
+    (void)q;
+#else
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->cond, &ca);
+    pthread_condattr_destroy(&ca);
+#endif
+}
+
+void opool__sleepq_destroy(opool__sleepq *q) {
+#if defined(OPOOL__FUTEX)
+    (void)q;
+#else
+    pthread_cond_destroy(&q->cond);
+    pthread_mutex_destroy(&q->lock);
+#endif
+}
+
+void opool__sleepq_wake(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t n) {
+#if defined(OPOOL__FUTEX)
+    (void)q;
+    /* release: a waiter that reads the new epoch (acquire) sees the slots */
+    opool__atomic_fetch_add_release(word, 1);
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : (int)n, NULL,
+            NULL, 0);
+#else
+    pthread_mutex_lock(&q->lock);
+    opool__atomic_fetch_add_release(word, 1); /* as above */
+    if (n == 1)
+        pthread_cond_signal(&q->cond);
+    else
+        pthread_cond_broadcast(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+#endif
+}
+
+void opool__sleepq_sleep(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t e,
+                         uint64_t deadline) {
+#if defined(OPOOL__FUTEX)
+    (void)q;
+    struct timespec rel, *tp = NULL;
+    if (deadline != UINT64_MAX) {
+        uint64_t now = opool__now_ns(), left = deadline > now ? deadline - now : 0;
+        rel.tv_sec = (time_t)(left / 1000000000u);
+        rel.tv_nsec = (long)(left % 1000000000u);
+        tp = &rel;
+    }
+    /* the kernel compares the word with e and sleeps atomically: a bump after
+     * our read of e either makes this return at once or wakes it */
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, e, tp, NULL, 0);
+#else
+    pthread_mutex_lock(&q->lock);
+    /* relaxed: the waker bumps the word under the same mutex */
+    while (opool__atomic_load_relaxed(word) == e) {
+        if (deadline == UINT64_MAX) {
+            pthread_cond_wait(&q->cond, &q->lock);
+        } else {
+            struct timespec until;
+            until.tv_sec = (time_t)(deadline / 1000000000u);
+            until.tv_nsec = (long)(deadline % 1000000000u);
+            if (pthread_cond_timedwait(&q->cond, &q->lock, &until) == ETIMEDOUT) break;
+        }
+    }
+    pthread_mutex_unlock(&q->lock);
+#endif
+}
+
+bool opool__membarrier_ready(void) {
+#if defined(OPOOL__MEMBARRIER)
+    /* 1 registered, 2 unavailable, 0 not asked yet */
+    static opool__atomic(int) opool__membarrier_state;
+    /* relaxed: the answer is the kernel's, the same for every thread */
+    int s = opool__atomic_load_relaxed(&opool__membarrier_state);
+    if (s == 0) {
+        long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+        s = 2;
+        if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+            syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+            s = 1;
+        opool__atomic_store_relaxed(&opool__membarrier_state, s);
+    }
+    return s == 1;
+#else
     return false;
+#endif
+}
+
+bool opool__membarrier(void) {
+#if defined(OPOOL__MEMBARRIER)
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+    return false;
+#endif
+}
+
+/* ==== memory ============================================================== */
+
+void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
+    (void)ctx;
+    if (align < sizeof(void *)) align = sizeof(void *);
+#if defined(_WIN32)
+    return _aligned_malloc(size, align);
+#else
+    void *ptr = NULL;
+    return posix_memalign(&ptr, align, size) == 0 ? ptr : NULL;
+#endif
+}
+
+void opool__sys_free(void *ctx, void *ptr, size_t size) {
+    (void)ctx;
+    (void)size;
+#if defined(_WIN32)
+    _aligned_free(ptr);
+#else
+    free(ptr);
+#endif
+}
+
+/* ==== files =============================================================== */
+
+bool opool__file_sync(FILE *f) {
+    if (fflush(f) != 0) return false;
+#if defined(_WIN32)
+    return _commit(_fileno(f)) == 0;
+#elif defined(OPOOL__POSIX_FILES)
+    return fsync(fileno(f)) == 0;
+#else
+    return true; /* C stdio has nothing further */
+#endif
+}
+
+bool opool__file_replace(const char *from, const char *to) {
+#if defined(_WIN32)
+    return MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) != 0;
+#else
+    return rename(from, to) == 0;
+#endif
+}
+
+void opool__file_sync_dir(char *path) {
+#if defined(OPOOL__POSIX_FILES)
+    char *slash = strrchr(path, '/');
+    const char *dir = ".";
+    if (slash == path) {
+        dir = "/";
+    } else if (slash) {
+        *slash = '\0';
+        dir = path;
+    }
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        (void)close(fd);
+    }
+#else
+    (void)path;
+#endif
+}
+
+unsigned long opool__process_id(void) {
+#if defined(OPOOL__POSIX_FILES)
+    return (unsigned long)getpid();
+#else
+    return 0;
+#endif
 }
 
 /* ============================================================================
@@ -4555,7 +4878,8 @@ bool opool__mt_set_gen(opool_mt *p, uint32_t index, uint32_t gen) {
  * Sections (grep for "==== "):
  *   ==== format      the header, little-endian coding, the checksum
  *   ==== save        the buffered, hashing writer and opool_save
- *   ==== load        reading, validation, rebuilding, opool_load
+ *   ==== load        reading, validation, opool_load (the pool's state is
+ *                    rebuilt by opool.c's opool__restore_* functions)
  *   ==== files       opool_save_file (atomic) and opool_load_file
  *
  * Load never trusts the image: it reads it whole into memory (growing the
@@ -4563,19 +4887,8 @@ bool opool__mt_set_gen(opool_mt *p, uint32_t index, uint32_t gen) {
  * the layout, and only then builds a pool through opool_create, the same
  * path every pool takes.
  */
-#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L /* fileno, fsync, open, getpid */
-#endif
 
 
-
-#if defined(_WIN32)
-#include <io.h>
-#include <windows.h>
-#else
-#include <fcntl.h>
-#include <unistd.h>
-#endif
 
 /* ==== format ============================================================= */
 
@@ -4982,21 +5295,6 @@ out:
     return st;
 }
 
-/* Give chunk c (>= 1) storage without touching the roster: every slot
- * record is written afterwards. Its objects start free (poisoned, hidden). */
-static bool opool__load_back_chunk(opool *p, uint32_t c) {
-    opool__hot *h = &p->hot;
-    uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    void *mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
-    if (mem == NULL) return false;
-    p->chunk_mem[c] = mem;
-    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    if ((p->desc.flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = lo; i < hi; i++)
-            opool__slot_freed(p, (unsigned char *)mem + (size_t)(i - lo) * h->stride);
-    return true;
-}
-
 /*
  * Build the pool an image describes (already validated whole). Storage
  * first, so that nothing can run out of memory once objects exist; then
@@ -5011,39 +5309,32 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
     opool *p = NULL;
     opool_status st = opool_create(&p, &d);
     if (st != OPOOL_OK) return st;
-    opool__hot *h = &p->hot;
-    opool__assert(h->first == im->first && p->gen0 == im->gen0 && p->nchunks <= 64);
+    opool__assert(p->hot.first == im->first && p->gen0 == im->gen0 && p->nchunks <= 64);
 
     if (!opool__reserve_slots(p, im->nslots)) goto nomem;
     for (uint32_t c = 1; c < p->nchunks; c++)
-        if ((im->chunks >> c & 1) && !opool__load_back_chunk(p, c)) goto nomem;
+        if ((im->chunks >> c & 1) && !opool__restore_chunk(p, c)) goto nomem;
 
     const unsigned char *rec = buf + OPOOL__IMG_HEADER;
-    for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT) {
-        uint32_t pos = opool__io_get32(rec + 4);
-        h->slot[i].gen = opool__io_get32(rec);
-        if (pos < im->limit)
-            opool__roster_put(h, pos, i);
-        else
-            h->slot[i].pos = pos; /* a marker: retired, or without storage */
-    }
-    h->nslots = im->nslots;
-    h->limit = im->limit;
-    h->count = im->count;
-    h->high_water = im->high_water;
-    h->allocs = im->allocs;
-    p->retired = im->retired;
-    p->failed_allocs = im->failed_allocs;
-    p->rejected = im->rejected;
-    p->evictions = im->evictions;
-    p->grows = im->grows;
-    p->episode = (im->flags & OPOOL__IMG_EPISODE) != 0;
-    opool__update_fast(p);
+    for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT)
+        opool__restore_slot(p, i, opool__io_get32(rec), opool__io_get32(rec + 4), im->limit);
+    opool__saved_counts counts = {
+        .nslots = im->nslots,
+        .limit = im->limit,
+        .count = im->count,
+        .high_water = im->high_water,
+        .retired = im->retired,
+        .allocs = im->allocs,
+        .failed_allocs = im->failed_allocs,
+        .rejected = im->rejected,
+        .evictions = im->evictions,
+        .grows = im->grows,
+        .episode = (im->flags & OPOOL__IMG_EPISODE) != 0,
+    };
+    opool__restore_counts(p, &counts);
 
     for (uint32_t k = 0; k < im->count; k++) {
-        void *obj = opool__object(h, h->roster[k]);
-        /* as opool__prepare leaves a fresh object: open, its padding hidden */
-        opool__mem_undefined(obj, desc->object_size);
+        void *obj = opool__restore_object(p, k);
         if (desc->load_object == NULL) {
             memcpy(obj, rec, desc->object_size);
             rec += desc->object_size;
@@ -5053,7 +5344,7 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
         rec += 8;
         if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, desc->object_size);
         if (!desc->load_object(obj, rec, (size_t)len, desc->user)) {
-            h->count = k;
+            opool__restore_cut(p, k);
             opool_destroy(p);
             return OPOOL_ECORRUPT;
         }
@@ -5154,47 +5445,6 @@ static size_t opool__file_read(void *ctx, void *data, size_t size) {
     return fread(data, 1, size, (FILE *)ctx);
 }
 
-/* Flush f's bytes to the device. */
-static bool opool__file_sync(FILE *f) {
-    if (fflush(f) != 0) return false;
-#if defined(_WIN32)
-    return _commit(_fileno(f)) == 0;
-#else
-    return fsync(fileno(f)) == 0;
-#endif
-}
-
-/* Put `from` in place of `to` in one step. */
-static bool opool__file_replace(const char *from, const char *to) {
-#if defined(_WIN32)
-    return MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) != 0;
-#else
-    return rename(from, to) == 0;
-#endif
-}
-
-/* Make a rename in the directory of path durable (best effort: the file is
- * already in place, so a failure here changes nothing). */
-static void opool__file_sync_dir(char *path) {
-#if defined(_WIN32)
-    (void)path;
-#else
-    char *slash = strrchr(path, '/');
-    const char *dir = ".";
-    if (slash == path) {
-        dir = "/";
-    } else if (slash) {
-        *slash = '\0';
-        dir = path;
-    }
-    int fd = open(dir, O_RDONLY);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        (void)close(fd);
-    }
-#endif
-}
-
 static _Atomic uint32_t opool__file_serial;
 
 opool_status opool_save_file(const opool *p, const char *path) {
@@ -5204,10 +5454,7 @@ opool_status opool_save_file(const opool *p, const char *path) {
     size_t n = strlen(path), size = n + 48;
     char *tmp = (char *)p->mem.alloc(p->mem.ctx, size, 1);
     if (tmp == NULL) return OPOOL_ENOMEM;
-    unsigned long pid = 0;
-#if !defined(_WIN32)
-    pid = (unsigned long)getpid();
-#endif
+    unsigned long pid = opool__process_id();
     FILE *f = NULL;
     for (int attempt = 0; attempt < 16 && f == NULL; attempt++) {
         /* relaxed: only uniqueness within the process matters */

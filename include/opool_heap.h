@@ -1,5 +1,5 @@
 /*
- * opool_heap.h -- a malloc-shaped heap built from size-class pools (C11).
+ * opool_heap.h -- a malloc-shaped heap of size classes in 64 KiB pages (C11).
  *
  * ============================================================================
  * STEP BY STEP
@@ -17,10 +17,13 @@
  * ============================================================================
  * HOW IT WORKS, AND WHAT IT COSTS
  * ============================================================================
- * Each size class is a pool of equal blocks carved from 64 KiB pages aligned
- * to 64 KiB. A page starts with a small header (its class, its free list and
- * one live bit per block); the blocks follow, with no header in front of
- * them. A free block holds the link of its page's free list in its own first
+ * Each size class is a list of 64 KiB pages aligned to 64 KiB, each page cut
+ * into equal blocks. The heap is its own small allocator, not a set of
+ * opool pools: its blocks are plain pointers (no handles, no generations),
+ * and what it shares with opool.h is the conventions (desc, statuses, the
+ * allocator and report callbacks, the poison pattern). A page starts with
+ * a small header (its class, its free list and one live bit per block); the
+ * blocks follow, with no header in front of them. A free block holds the link of its page's free list in its own first
  * bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page. O(1).

@@ -5,13 +5,11 @@
  *   ==== geometry            desc validation and sizes, shared by create paths
  *   ==== memory              allocator, chunks, slot arrays
  *   ==== slots               the roster operations every path goes through
+ *   ==== restore             rebuilding a saved pool's state (for opool_save.c's load)
  *   ==== public              the API
  */
-#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L
-#endif
-
 #include "opool_internal.h"
+#include "opool_platform.h"
 
 /* ==== geometry =========================================================== */
 
@@ -81,27 +79,6 @@ bool opool__chunk_backed(const opool *p, uint32_t c) {
 }
 
 /* ==== memory ============================================================= */
-
-static void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
-    (void)ctx;
-    if (align < sizeof(void *)) align = sizeof(void *);
-#if defined(_WIN32)
-    return _aligned_malloc(size, align);
-#else
-    void *ptr = NULL;
-    return posix_memalign(&ptr, align, size) == 0 ? ptr : NULL;
-#endif
-}
-
-static void opool__sys_free(void *ctx, void *ptr, size_t size) {
-    (void)ctx;
-    (void)size;
-#if defined(_WIN32)
-    _aligned_free(ptr);
-#else
-    free(ptr);
-#endif
-}
 
 /* desc's allocator with the defaults filled in (the C library when it has
  * none): what a pool built from desc allocates with. */
@@ -341,6 +318,69 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
     }
     return false;
 }
+
+/* ==== restore ============================================================ */
+
+/* opool_load (opool_save.c) decodes and validates an image, creates the pool
+ * with opool_create and rebuilds its state through these: it never writes
+ * the pool's private fields itself. */
+
+/* Give chunk c (>= 1) storage without touching the roster: every slot
+ * record is written afterwards. Its objects start free (poisoned, hidden). */
+bool opool__restore_chunk(opool *p, uint32_t c) {
+    opool__hot *h = &p->hot;
+    uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
+    void *mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
+    if (mem == NULL) return false;
+    p->chunk_mem[c] = mem;
+    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
+    if ((p->desc.flags & OPOOL_POISON) || p->checker)
+        for (uint32_t i = lo; i < hi; i++)
+            opool__slot_freed(p, (unsigned char *)mem + (size_t)(i - lo) * h->stride);
+    return true;
+}
+
+/* Slot i's saved record: generation gen, and its roster position pos if
+ * below limit, else pos is its marker (retired, or without storage). The
+ * slot arrays hold i already (opool__reserve_slots). */
+void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint32_t limit) {
+    opool__hot *h = &p->hot;
+    h->slot[i].gen = gen;
+    if (pos < limit)
+        opool__roster_put(h, pos, i);
+    else
+        h->slot[i].pos = pos;
+}
+
+/* The saved bounds and counters, once every slot is restored; the inline
+ * paths' bounds follow from them. */
+void opool__restore_counts(opool *p, const opool__saved_counts *c) {
+    opool__hot *h = &p->hot;
+    h->nslots = c->nslots;
+    h->limit = c->limit;
+    h->count = c->count;
+    h->high_water = c->high_water;
+    h->allocs = c->allocs;
+    p->retired = c->retired;
+    p->failed_allocs = c->failed_allocs;
+    p->rejected = c->rejected;
+    p->evictions = c->evictions;
+    p->grows = c->grows;
+    p->episode = c->episode;
+    opool__update_fast(p);
+}
+
+/* The k-th live object (k < count), open for its saved bytes as
+ * opool__prepare leaves a fresh object: its padding stays hidden. */
+void *opool__restore_object(opool *p, uint32_t k) {
+    void *obj = opool__object(&p->hot, p->hot.roster[k]);
+    opool__mem_undefined(obj, p->desc.object_size);
+    return obj;
+}
+
+/* Restoring stopped at object k: only the k objects before it are live (so
+ * that opool_destroy runs fini on exactly those). */
+void opool__restore_cut(opool *p, uint32_t k) { p->hot.count = k; }
 
 /* ==== public ============================================================= */
 

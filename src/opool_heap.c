@@ -1,6 +1,7 @@
 /*
- * opool_heap.c -- a malloc-shaped heap built from size-class pools (see
- * include/opool_heap.h).
+ * opool_heap.c -- a malloc-shaped heap of size classes: 64 KiB pages cut into
+ * equal blocks, a free list through each page's free blocks (see
+ * include/opool_heap.h). It shares opool.c's conventions, not its pool code.
  *
  * Sections (grep for "==== "):
  *   ==== layout     pages, classes, the heap

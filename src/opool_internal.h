@@ -18,7 +18,6 @@
 #define OPOOL_NOINLINE __attribute__((noinline))
 #elif defined(_MSC_VER)
 #define OPOOL_NOINLINE __declspec(noinline)
-#include <malloc.h>
 #else
 #define OPOOL_NOINLINE
 #endif
@@ -179,15 +178,19 @@ opool_status opool__classify(const opool *p, opool_handle h);
 void opool__release(opool *p, uint32_t i);
 void opool__release_all(opool *p);
 
-/* ---- tests only (defined in opool_mt.c) ---------------------------------- */
+/* ---- rebuilding a saved pool (defined in opool.c, used by opool_save.c) --- */
 
-struct opool_mt;
-/* Verify, at quiescence (no call running on the pool), that every slot is in
- * exactly one place (live, the shared list, a cache, retired), that the
- * shared list ends, and that the counts agree. As opool__check. */
-bool opool__mt_check(const struct opool_mt *p, char *why, size_t why_size);
-/* Set the generation of free slot index, which must sit in the shared list,
- * to gen (even): how tests reach a generation's wrap. False otherwise. */
-bool opool__mt_set_gen(struct opool_mt *p, uint32_t index, uint32_t gen);
+/* The bounds and counters an image saves. */
+typedef struct opool__saved_counts {
+    uint32_t nslots, limit, count, high_water, retired;
+    uint64_t allocs, failed_allocs, rejected, evictions, grows;
+    bool episode;
+} opool__saved_counts;
+
+bool opool__restore_chunk(opool *p, uint32_t c);
+void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint32_t limit);
+void opool__restore_counts(opool *p, const opool__saved_counts *c);
+void *opool__restore_object(opool *p, uint32_t k);
+void opool__restore_cut(opool *p, uint32_t k);
 
 #endif /* OPOOL_INTERNAL_H */

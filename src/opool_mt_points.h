@@ -51,6 +51,8 @@ typedef void opool__mt_point_fn(opool__mt_point at, const struct opool_mt *p);
 
 /* Install fn (NULL: none). Not concurrent with calls on any pool. */
 void opool__mt_set_point_hook(opool__mt_point_fn *fn);
+/* Reached point at (the library's files call it through OPOOL__MT_POINT). */
+void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
 
 #endif /* OPOOL_TEST_HOOKS */
 #endif /* OPOOL_MT_POINTS_H */

@@ -5,7 +5,8 @@
  * Sections (grep for "==== "):
  *   ==== format      the header, little-endian coding, the checksum
  *   ==== save        the buffered, hashing writer and opool_save
- *   ==== load        reading, validation, rebuilding, opool_load
+ *   ==== load        reading, validation, opool_load (the pool's state is
+ *                    rebuilt by opool.c's opool__restore_* functions)
  *   ==== files       opool_save_file (atomic) and opool_load_file
  *
  * Load never trusts the image: it reads it whole into memory (growing the
@@ -13,19 +14,8 @@
  * the layout, and only then builds a pool through opool_create, the same
  * path every pool takes.
  */
-#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L /* fileno, fsync, open, getpid */
-#endif
-
 #include "opool_internal.h"
-
-#if defined(_WIN32)
-#include <io.h>
-#include <windows.h>
-#else
-#include <fcntl.h>
-#include <unistd.h>
-#endif
+#include "opool_platform.h" /* fsync, rename: opool_save_file */
 
 /* ==== format ============================================================= */
 
@@ -432,21 +422,6 @@ out:
     return st;
 }
 
-/* Give chunk c (>= 1) storage without touching the roster: every slot
- * record is written afterwards. Its objects start free (poisoned, hidden). */
-static bool opool__load_back_chunk(opool *p, uint32_t c) {
-    opool__hot *h = &p->hot;
-    uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    void *mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
-    if (mem == NULL) return false;
-    p->chunk_mem[c] = mem;
-    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    if ((p->desc.flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = lo; i < hi; i++)
-            opool__slot_freed(p, (unsigned char *)mem + (size_t)(i - lo) * h->stride);
-    return true;
-}
-
 /*
  * Build the pool an image describes (already validated whole). Storage
  * first, so that nothing can run out of memory once objects exist; then
@@ -461,39 +436,32 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
     opool *p = NULL;
     opool_status st = opool_create(&p, &d);
     if (st != OPOOL_OK) return st;
-    opool__hot *h = &p->hot;
-    opool__assert(h->first == im->first && p->gen0 == im->gen0 && p->nchunks <= 64);
+    opool__assert(p->hot.first == im->first && p->gen0 == im->gen0 && p->nchunks <= 64);
 
     if (!opool__reserve_slots(p, im->nslots)) goto nomem;
     for (uint32_t c = 1; c < p->nchunks; c++)
-        if ((im->chunks >> c & 1) && !opool__load_back_chunk(p, c)) goto nomem;
+        if ((im->chunks >> c & 1) && !opool__restore_chunk(p, c)) goto nomem;
 
     const unsigned char *rec = buf + OPOOL__IMG_HEADER;
-    for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT) {
-        uint32_t pos = opool__io_get32(rec + 4);
-        h->slot[i].gen = opool__io_get32(rec);
-        if (pos < im->limit)
-            opool__roster_put(h, pos, i);
-        else
-            h->slot[i].pos = pos; /* a marker: retired, or without storage */
-    }
-    h->nslots = im->nslots;
-    h->limit = im->limit;
-    h->count = im->count;
-    h->high_water = im->high_water;
-    h->allocs = im->allocs;
-    p->retired = im->retired;
-    p->failed_allocs = im->failed_allocs;
-    p->rejected = im->rejected;
-    p->evictions = im->evictions;
-    p->grows = im->grows;
-    p->episode = (im->flags & OPOOL__IMG_EPISODE) != 0;
-    opool__update_fast(p);
+    for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT)
+        opool__restore_slot(p, i, opool__io_get32(rec), opool__io_get32(rec + 4), im->limit);
+    opool__saved_counts counts = {
+        .nslots = im->nslots,
+        .limit = im->limit,
+        .count = im->count,
+        .high_water = im->high_water,
+        .retired = im->retired,
+        .allocs = im->allocs,
+        .failed_allocs = im->failed_allocs,
+        .rejected = im->rejected,
+        .evictions = im->evictions,
+        .grows = im->grows,
+        .episode = (im->flags & OPOOL__IMG_EPISODE) != 0,
+    };
+    opool__restore_counts(p, &counts);
 
     for (uint32_t k = 0; k < im->count; k++) {
-        void *obj = opool__object(h, h->roster[k]);
-        /* as opool__prepare leaves a fresh object: open, its padding hidden */
-        opool__mem_undefined(obj, desc->object_size);
+        void *obj = opool__restore_object(p, k);
         if (desc->load_object == NULL) {
             memcpy(obj, rec, desc->object_size);
             rec += desc->object_size;
@@ -503,7 +471,7 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
         rec += 8;
         if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, desc->object_size);
         if (!desc->load_object(obj, rec, (size_t)len, desc->user)) {
-            h->count = k;
+            opool__restore_cut(p, k);
             opool_destroy(p);
             return OPOOL_ECORRUPT;
         }
@@ -604,47 +572,6 @@ static size_t opool__file_read(void *ctx, void *data, size_t size) {
     return fread(data, 1, size, (FILE *)ctx);
 }
 
-/* Flush f's bytes to the device. */
-static bool opool__file_sync(FILE *f) {
-    if (fflush(f) != 0) return false;
-#if defined(_WIN32)
-    return _commit(_fileno(f)) == 0;
-#else
-    return fsync(fileno(f)) == 0;
-#endif
-}
-
-/* Put `from` in place of `to` in one step. */
-static bool opool__file_replace(const char *from, const char *to) {
-#if defined(_WIN32)
-    return MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) != 0;
-#else
-    return rename(from, to) == 0;
-#endif
-}
-
-/* Make a rename in the directory of path durable (best effort: the file is
- * already in place, so a failure here changes nothing). */
-static void opool__file_sync_dir(char *path) {
-#if defined(_WIN32)
-    (void)path;
-#else
-    char *slash = strrchr(path, '/');
-    const char *dir = ".";
-    if (slash == path) {
-        dir = "/";
-    } else if (slash) {
-        *slash = '\0';
-        dir = path;
-    }
-    int fd = open(dir, O_RDONLY);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        (void)close(fd);
-    }
-#endif
-}
-
 static _Atomic uint32_t opool__file_serial;
 
 opool_status opool_save_file(const opool *p, const char *path) {
@@ -654,10 +581,7 @@ opool_status opool_save_file(const opool *p, const char *path) {
     size_t n = strlen(path), size = n + 48;
     char *tmp = (char *)p->mem.alloc(p->mem.ctx, size, 1);
     if (tmp == NULL) return OPOOL_ENOMEM;
-    unsigned long pid = 0;
-#if !defined(_WIN32)
-    pid = (unsigned long)getpid();
-#endif
+    unsigned long pid = opool__process_id();
     FILE *f = NULL;
     for (int attempt = 0; attempt < 16 && f == NULL; attempt++) {
         /* relaxed: only uniqueness within the process matters */

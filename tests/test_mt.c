@@ -19,7 +19,7 @@
 
 #include "opool.h"
 #include "opool_mt.h"
-#include "opool_internal.h" /* opool__mt_check, opool__mt_set_gen: test hooks */
+#include "mt_check.h" /* opool__mt_check, opool__mt_set_gen: test support */
 #include "mt_model.h"
 #include "counting.h"
 #include "helpers.h"

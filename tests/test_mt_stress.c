@@ -30,7 +30,7 @@
 #define _POSIX_C_SOURCE 200809L /* pthread_barrier, clock_gettime, nanosleep, sigaction */
 
 #include "opool_mt.h"
-#include "opool_internal.h"
+#include "mt_check.h" /* opool__mt_check: test support */
 #include "test.h"
 
 #include <errno.h>

@@ -15,46 +15,66 @@
 
 set_tests_properties(test_mt PROPERTIES LABELS mt) # tests/test_mt.c: opool_mt, one thread
 
-# ---- opool_mt stress: tests/test_mt_stress.c ----------------------------------------------
-# test_mt_stress (made by the tests/test_*.c glob) runs in the ThreadSanitizer stage too:
-# label mt. test_mt_stress_portable is the same file against a second copy of the library,
-# opool_mt_portable, built with the portable waiting (pthread mutex and condition variable
-# instead of the futex: OPOOL_MT_PORTABLE_WAIT) and the fence-based park barrier (seq_cst
-# fences on both sides instead of membarrier: OPOOL_MT_NO_MEMBARRIER). It links that copy
-# only, never opool::opool as well (every symbol would be defined twice), so it is put
-# together here rather than by opool_add_test.
+# ---- test support: tests/support/*.c ------------------------------------------------------
+# Test-only code that needs the library's private records (the invariant checkers opool__check
+# and opool__mt_check, opool__mt_set_gen) lives in the static library opool_test_support
+# (CMakeLists.txt), which every test links, never in the shipped opool nor in dist/opool.h
+# (tools/amalgamate.cmake takes src/ only). The copies of the library built below for other
+# configurations compile these sources into themselves, with their own definitions (a private
+# record may differ between configurations).
+file(GLOB OPOOL_TEST_SUPPORT_SOURCES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/support/*.c")
+
+# opool_add_library_copy(NAME DEFINITIONS...): a second copy of the library, from the same
+# sources plus the test support, with the opool target's include directories, definitions and
+# options (warnings) plus DEFINITIONS (PUBLIC). A program links such a copy only, never
+# opool::opool as well (every symbol would be defined twice).
+function(opool_add_library_copy name)
+    add_library(${name} STATIC ${OPOOL_SOURCES} ${OPOOL_TEST_SUPPORT_SOURCES})
+    target_include_directories(${name}
+        PUBLIC "${PROJECT_SOURCE_DIR}/include" "${PROJECT_SOURCE_DIR}/tests/support"
+        PRIVATE $<TARGET_PROPERTY:opool,INCLUDE_DIRECTORIES>)
+    target_compile_definitions(${name}
+        PRIVATE $<TARGET_PROPERTY:opool,COMPILE_DEFINITIONS> PUBLIC ${ARGN})
+    target_compile_options(${name} PRIVATE $<TARGET_PROPERTY:opool,COMPILE_OPTIONS>)
+    set_target_properties(${name} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+    if(Threads_FOUND)
+        target_link_libraries(${name} PUBLIC Threads::Threads)
+    endif()
+    if(OPOOL_NEEDS_LIBATOMIC)
+        target_link_libraries(${name} PUBLIC atomic)
+    endif()
+endfunction()
+
+# opool_add_copy_test(NAME SOURCE LIBRARY): test NAME, SOURCE built against LIBRARY (a copy).
+function(opool_add_copy_test name source library)
+    add_executable(${name} "${source}")
+    target_link_libraries(${name} PRIVATE ${library})
+    if(OPOOL_LIBM)
+        target_link_libraries(${name} PRIVATE ${OPOOL_LIBM})
+    endif()
+    target_include_directories(${name} PRIVATE
+        "${PROJECT_SOURCE_DIR}/tests" "${PROJECT_SOURCE_DIR}/src")
+    target_compile_definitions(${name} PRIVATE ${OPOOL_TEST_DEFINITIONS})
+    target_compile_options(${name} PRIVATE ${OPOOL_UNDEBUG})
+    opool_warnings(${name})
+    opool_register_test(${name} ${name})
+endfunction()
+
+# ---- the portable build: every Linux and POSIX-specific path off ---------------------------
+# opool_portable is the whole library built with OPOOL_PORTABLE (src/opool_platform.h): the
+# portable waiting (pthread mutex and condition variable instead of the futex), the
+# fence-based park barrier (seq_cst fences on both sides instead of membarrier), and
+# opool_save_file with C stdio alone (no fsync, no directory sync, no process id). What runs
+# against it:
+#   test_mt_stress_portable  tests/test_mt_stress.c (label mt: the ThreadSanitizer stage too)
+#   test_save_portable       tests/test_save.c, opool_save_file included
 set_tests_properties(test_mt_stress PROPERTIES LABELS mt)
-
-add_library(opool_mt_portable STATIC ${OPOOL_SOURCES})
-# The opool target's include directories, definitions and options (warnings), plus the two.
-target_include_directories(opool_mt_portable
-    PUBLIC "${PROJECT_SOURCE_DIR}/include"
-    PRIVATE $<TARGET_PROPERTY:opool,INCLUDE_DIRECTORIES>)
-target_compile_definitions(opool_mt_portable PRIVATE
-    $<TARGET_PROPERTY:opool,COMPILE_DEFINITIONS> OPOOL_MT_PORTABLE_WAIT=1 OPOOL_MT_NO_MEMBARRIER=1)
-target_compile_options(opool_mt_portable PRIVATE $<TARGET_PROPERTY:opool,COMPILE_OPTIONS>)
-set_target_properties(opool_mt_portable PROPERTIES
-    C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-if(Threads_FOUND)
-    target_link_libraries(opool_mt_portable PUBLIC Threads::Threads)
-endif()
-if(OPOOL_NEEDS_LIBATOMIC)
-    target_link_libraries(opool_mt_portable PUBLIC atomic)
-endif()
-
-add_executable(test_mt_stress_portable "${PROJECT_SOURCE_DIR}/tests/test_mt_stress.c")
-target_link_libraries(test_mt_stress_portable PRIVATE opool_mt_portable)
-if(OPOOL_LIBM)
-    target_link_libraries(test_mt_stress_portable PRIVATE ${OPOOL_LIBM})
-endif()
-target_include_directories(test_mt_stress_portable PRIVATE
-    "${PROJECT_SOURCE_DIR}/tests" "${PROJECT_SOURCE_DIR}/src")
-target_compile_definitions(test_mt_stress_portable PRIVATE ${OPOOL_TEST_DEFINITIONS})
-target_compile_options(test_mt_stress_portable PRIVATE ${OPOOL_UNDEBUG})
-opool_warnings(test_mt_stress_portable)
-opool_register_test(test_mt_stress_portable test_mt_stress_portable)
+opool_add_library_copy(opool_portable OPOOL_PORTABLE=1)
+opool_add_copy_test(test_mt_stress_portable "${PROJECT_SOURCE_DIR}/tests/test_mt_stress.c"
+    opool_portable)
 set_tests_properties(test_mt_stress_portable PROPERTIES LABELS mt)
-# ---- end of opool_mt stress ----------------------------------------------------------------
+opool_add_copy_test(test_save_portable "${PROJECT_SOURCE_DIR}/tests/test_save.c" opool_portable)
+# ---- end of the portable build ------------------------------------------------------------
 
 # opool_mt with a thread held at a named point of the protocol: the test-support copy of the
 # library built with OPOOL_TEST_HOOKS, test_mt_points, and the check that the shipped library

@@ -14,7 +14,8 @@
 #   2. the public headers: include/opool.h, then every other include/*.h by name, and
 #      include/opool_abi.h (not API: the layout the inline paths read) last;
 #   3. under #ifdef OPOOL_IMPLEMENTATION (outside every include guard): the private headers
-#      (src/opool_internal.h first, then other src/*.h by name) and every src/*.c (opool.c
+#      (src/opool_internal.h first, src/opool_platform.h second, then other src/*.h by
+#      name: a header may use only those pasted before it) and every src/*.c (opool.c
 #      first, then the others by name).
 # Every #include "x.h" of a file that is part of the output is removed. In the private
 # headers, each declaration of a module-shared opool__ function gets OPOOL__INTERNAL in
@@ -47,6 +48,7 @@ put_first(public include/opool.h)
 # completes every public header before it, and the manuals come first.
 list(REMOVE_ITEM public include/opool_abi.h)
 list(APPEND public include/opool_abi.h)
+put_first(private src/opool_platform.h)
 put_first(private src/opool_internal.h)
 put_first(sources src/opool.c)
 

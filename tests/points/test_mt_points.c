@@ -24,7 +24,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
 
 #include "opool_mt.h"
-#include "opool_internal.h" /* opool__mt_check */
+#include "mt_check.h" /* opool__mt_check: test support */
 #include "opool_mt_points.h"
 #include "helpers.h"
 #include "test.h"

@@ -1,0 +1,313 @@
+/*
+ * opool_mt_cache.c -- opool_mt's caches (docs/CONCURRENCY.md 5, 6): each a
+ * work-stealing deque of parked slots; the owner's take and park, refill
+ * and spill; stealing by passing threads; and the opool_mt_cache_* API.
+ */
+#include "opool_mt_list.h"
+
+/* ==== the deque ========================================================== */
+
+/* The owner's take at bottom: the newest parked slot, or EMPTY. Without a
+ * thief around (the common case) it costs no atomic read-modify-write and no
+ * fence: see docs 5 for why a thief can then never reach entry b. */
+OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
+    opool_mt *p = c->pool;
+    /* relaxed: only this thread writes bottom; a stale top is smaller, so
+     * "empty" is never wrong */
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
+    if (b == opool__atomic_load_relaxed(&c->top)) return OPOOL__MT_EMPTY;
+    b--;
+    opool__atomic_store_relaxed(&c->bottom, b);
+    opool__mt_light_barrier(p); /* the bottom store before the read of thieves */
+    /* acquire: a thief that has left published its CAS on top before */
+    bool contended = opool__atomic_load_acquire(&p->thieves) != 0;
+    /* seq_cst: Chase-Lev's take fence, paired with the thief's between its
+     * reads of top and bottom */
+    if (OPOOL_UNLIKELY(contended)) opool__atomic_fence_seq_cst();
+    uint64_t t = opool__atomic_load_relaxed(&c->top);
+    uint32_t x = OPOOL__MT_EMPTY;
+    if (OPOOL_LIKELY(t <= b)) {
+        /* relaxed: written by this thread */
+        x = opool__atomic_load_relaxed(&c->ent[b & c->mask]);
+        if (OPOOL_UNLIKELY(t == b && contended)) {
+            /* the last one, and a thief may be after it: the CAS decides;
+             * seq_cst as in Chase-Lev; the tag is top itself, which only grows */
+            if (!opool__atomic_cas_strong_seq_cst_relaxed(&c->top, &t, t + 1)) x = OPOOL__MT_EMPTY;
+            opool__atomic_store_relaxed(&c->bottom, b + 1);
+        }
+    } else {
+        opool__atomic_store_relaxed(&c->bottom, b + 1); /* thieves emptied it */
+    }
+    return x;
+}
+
+/* Take up to k of the oldest parked slots at top, as a chain through next[]
+ * whose head is *first (the newest taken) and tail *last. Returns how many.
+ * The owner (spilling) may take many in one CAS; a thief takes one: while it
+ * looks, the owner may take from the bottom without a CAS anything but the
+ * last slot, so only a single-entry steal is safe (as in Chase-Lev). */
+static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner, uint32_t *first,
+                                      uint32_t *last) {
+    opool_mt *p = c->pool;
+    if (!owner && k > 1) k = 1;
+    for (;;) {
+        /* acquire: the entries behind top, as the owner released them */
+        uint64_t t = opool__atomic_load_acquire(&c->top);
+        /* seq_cst: Chase-Lev's steal fence, paired with the owner's take */
+        opool__atomic_fence_seq_cst();
+        /* acquire: pairs with the owner's release of bottom after each park */
+        uint64_t b = opool__atomic_load_acquire(&c->bottom);
+        if (t >= b) return 0;
+        uint32_t n = b - t < k ? (uint32_t)(b - t) : k;
+        /* relaxed: ordered by the acquire of bottom. A thief reads before its
+         * CAS: once top moves, the owner may reuse the place */
+        uint32_t stolen = owner ? 0 : opool__atomic_load_relaxed(&c->ent[t & c->mask]);
+        /* seq_cst: the steal's CAS of Chase-Lev; on failure someone took
+         * entries first: look again */
+        if (!opool__atomic_cas_strong_seq_cst_relaxed(&c->top, &t, t + n)) continue;
+        /* ours now: link them so the newest heads the chain */
+        uint32_t below = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            /* relaxed: the owner reads its own entries */
+            uint32_t i = owner ? opool__atomic_load_relaxed(&c->ent[(t + j) & c->mask]) : stolen;
+            if (j == 0)
+                *last = i;
+            else
+                opool__mt_link(p, i, below);
+            below = i;
+        }
+        *first = below;
+        return n;
+    }
+}
+
+/* Register as a thief: from here on, owners treat their last parked slot as
+ * contended. The heavy barrier makes every owner's earlier bottom store
+ * visible to this thread and every later read of thieves see it (docs 5). */
+bool opool__mt_thief_enter(opool_mt *p) {
+    /* seq_cst: ordered before the heavy barrier and the reads of the decks */
+    opool__atomic_fetch_add_seq_cst(&p->thieves, 1);
+    return opool__mt_heavy_barrier(p);
+}
+
+void opool__mt_thief_leave(opool_mt *p) {
+    /* release: an owner that reads 0 (acquire) sees every CAS this thief made */
+    opool__atomic_fetch_sub_release(&p->thieves, 1);
+}
+
+/* Steal k parked slots from the caches, oldest first, plus up to extra more
+ * from the cache that completed the k (never from a further one), as a chain
+ * through next[] from *first (the last stolen) to *last (the first).
+ * Returns how many. The caller is a registered thief. */
+OPOOL_NOINLINE uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra,
+                                                   uint32_t *first, uint32_t *last) {
+    uint32_t n = 0;
+    /* acquire: a record published by cache_create is seen initialised */
+    for (opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL && n < k;
+         c = c->next_rec) {
+        uint32_t i, unused;
+        while (n < k + extra && opool__mt_take_oldest(c, 1, false, &i, &unused) == 1) {
+            if (n > 0)
+                opool__mt_link(p, i, *first);
+            else
+                *last = i;
+            *first = i;
+            n++;
+        }
+    }
+    if (n) opool__atomic_fetch_add_relaxed(&p->steals, n); /* statistics */
+    return n;
+}
+
+/* Does any cache look as if it had parked slots? Reads only (stale values
+ * can hide a park that is happening right now: that park is concurrent with
+ * the caller, who may then fail as if it had come first). */
+static bool opool__mt_any_parked(const opool_mt *p) {
+    /* acquire: a record published by cache_create is seen initialised */
+    for (const opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL;
+         c = c->next_rec)
+        if (opool__mt_parked(c) != 0) return true;
+    return false;
+}
+
+/* Steal as a passing thief (an alloc that found the shared list empty): k
+ * slots as a chain from *first. With extra (only for k == 1: alloc and a
+ * cache's refill pass OPOOL__MT_STEAL_EXTRA, a bulk alloc 0) it keeps the
+ * oldest parked slot of the first cache that has one and moves up to extra
+ * more of that cache's oldest to the shared list, as a spill would (the
+ * newest of them on top). Returns how many it keeps. No system call when
+ * every cache looks empty. */
+OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first) {
+    uint32_t n = 0, last;
+    if (!opool__mt_any_parked(p)) return 0;
+    /* without the heavy barrier an owner might take a slot we take: no steal */
+    if (opool__mt_thief_enter(p)) n = opool__mt_steal_registered(p, k, extra, first, &last);
+    opool__mt_thief_leave(p);
+    if (n) OPOOL__MT_POINT(p, STEAL_TAKEN);
+    if (n <= k) return n;
+    /* keep the first stolen (the chain's tail); the rest go to the list */
+    uint32_t above = *first;
+    for (uint32_t j = 2; j < n; j++) above = opool__mt_link_of(p, above);
+    opool__mt_push(p, *first, above);
+    opool__mt_freed(p, n - 1);
+    *first = last;
+    return 1;
+}
+
+/* Give the n oldest parked slots back to the shared list in one CAS, the
+ * newest of them on top. */
+static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
+    opool_mt *p = c->pool;
+    uint32_t first, last, got = opool__mt_take_oldest(c, n, true, &first, &last);
+    if (got) {
+        OPOOL__MT_POINT(p, SPILL_TAKEN);
+        opool__mt_push(p, first, last);
+        opool__mt_freed(p, got);
+    }
+}
+
+/* The owner's half of the park handshake (docs 6), the one way slots enter
+ * a cache: publish the entries below bottom b (written by the caller), then
+ * read waiters. True if a thread waits: it may have scanned this cache
+ * before the entries were there and gone to sleep, so the caller must give
+ * them to the shared list, which wakes it. Every path that parks slots
+ * (cache_free, refill) ends with this. */
+OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
+    opool_mt *p = c->pool;
+    /* release: a thief that reads the new bottom (acquire) sees the entries
+     * and the slots as we left them */
+    opool__atomic_store_release(&c->bottom, b);
+    opool__mt_light_barrier(p);
+    OPOOL__MT_POINT(p, PARK_PUBLISHED);
+    /* relaxed: ordered after the publication by the barrier pair (docs 6) */
+    return opool__atomic_load_relaxed(&p->waiters) != 0;
+}
+
+/* Park slot i as the newest of the cache, or give it to a waiter. */
+OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
+    opool_mt *p = c->pool;
+    if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);  /* ours */
+    opool__atomic_store_relaxed(&c->ent[b & c->mask], i); /* released below */
+    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + 1))) {
+        uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
+        if (j != OPOOL__MT_EMPTY) {
+            opool__mt_push(p, j, j);
+            opool__mt_freed(p, 1);
+        }
+    } else {
+        opool__mt_end_episode(p);
+    }
+}
+
+/* The cache is empty: refill half of it from the shared list in one CAS and
+ * hand out the old top; steal when the list is empty. Between the pop and
+ * the publication the slots are nowhere a waiter can see: a waiter that
+ * scanned meanwhile is seen by the publication's read of waiters, and then
+ * the parked slots go back to the shared list (a spill, which wakes it). */
+static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
+    opool_mt *p = c->pool;
+    uint32_t first, n = opool__mt_pop(p, c->half, &first);
+    if (n == 0) return opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1;
+    OPOOL__MT_POINT(p, REFILL_POPPED);
+    *slot = first;
+    /* s2 (below the top) becomes the newest parked, the bottom the oldest */
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom); /* ours */
+    uint32_t i = first;
+    for (uint32_t k = n - 1; k-- > 0;) {
+        i = opool__mt_link_of(p, i);
+        opool__atomic_store_relaxed(&c->ent[(b + k) & c->mask], i);
+    }
+    if (n > 1 && OPOOL_UNLIKELY(opool__mt_publish(c, b + n - 1))) opool__mt_spill(c, c->size);
+    return true;
+}
+
+/* ==== public: caches ===================================================== */
+
+opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
+    if (p == NULL || size < 2 || size > OPOOL_MT_CACHE_MAX) return NULL;
+    opool_mt_cache *c;
+    /* acquire: the records' fields, as published */
+    uint32_t cap = 2;
+    while (cap < size) cap *= 2;
+    for (c = opool__atomic_load_acquire(&p->caches); c != NULL; c = c->next_rec) {
+        uint32_t idle = 0;
+        /* acquire: the last owner's flush and counters, released by its destroy */
+        if (c->mask + 1 >= size && opool__atomic_cas_strong_acquire_relaxed(&c->active, &idle, 1))
+            break;
+    }
+    if (c == NULL) {
+        c = (opool_mt_cache *)p->mem.alloc(p->mem.ctx, opool__mt_cache_bytes(cap), OPOOL__LINE);
+        if (c == NULL) return NULL;
+        c->pool = p;
+        c->mask = cap - 1;
+        opool__atomic_init(&c->active, 1);
+        opool__atomic_init(&c->live, 0);
+        opool__atomic_init(&c->bottom, 0);
+        opool__atomic_init(&c->top, 0);
+        for (uint32_t e = 0; e < cap; e++) opool__atomic_init(&c->ent[e], OPOOL__MT_EMPTY);
+        c->next_rec = opool__atomic_load_relaxed(&p->caches);
+        /* release: the record is initialised before anyone can reach it */
+        while (!opool__atomic_cas_weak_release_relaxed(&p->caches, &c->next_rec, c))
+            ;
+    }
+    c->size = size;
+    c->half = size / 2;
+    return c;
+}
+
+void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
+    if (OPOOL_UNLIKELY(c == NULL)) {
+        if (out) *out = OPOOL_NULL;
+        return NULL;
+    }
+    opool_mt *p = c->pool;
+    uint32_t i = opool__mt_take_newest(c);
+    if (OPOOL_UNLIKELY(i == OPOOL__MT_EMPTY) && !opool__mt_refill(c, &i)) {
+        if (out) *out = OPOOL_NULL;
+        opool__mt_failed(p);
+        return NULL;
+    }
+    opool__mt_add_own_live(c, 1);
+    return opool__mt_take(p, i, out);
+}
+
+opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
+    if (OPOOL_UNLIKELY(c == NULL)) return OPOOL_EINVAL;
+    opool_mt *p = c->pool;
+    bool keep;
+    opool_status s = opool__mt_claim(p, h, &keep);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
+    opool__mt_add_own_live(c, -1);
+    if (OPOOL_LIKELY(keep)) opool__mt_park(c, opool_handle_index(h));
+    return OPOOL_OK;
+}
+
+uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs, uint32_t n) {
+    if (c == NULL || out == NULL) return 0;
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        void *obj = opool_mt_cache_alloc(c, &out[k]);
+        if (obj == NULL) break;
+        if (objs) objs[k] = obj;
+    }
+    return k;
+}
+
+uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uint32_t n) {
+    if (c == NULL || hs == NULL) return 0;
+    uint32_t freed = 0;
+    for (uint32_t k = 0; k < n; k++) freed += opool_mt_cache_free(c, hs[k]) == OPOOL_OK;
+    return freed;
+}
+
+void opool_mt_cache_flush(opool_mt_cache *c) {
+    if (c != NULL) opool__mt_spill(c, c->size);
+}
+
+void opool_mt_cache_destroy(opool_mt_cache *c) {
+    if (c == NULL) return;
+    opool_mt_cache_flush(c);
+    /* release: the next owner (acquire in create) starts from this state */
+    opool__atomic_store_release(&c->active, 0);
+}

@@ -1,0 +1,244 @@
+/*
+ * opool_mt_internal.h -- what the files of opool_mt share: the pool and cache
+ * records, the slot operations of the alloc and free paths (inline, so that
+ * a cache hit stays one function call), and the opool__mt_ functions one
+ * file defines for another. Private: never installed. The design and the
+ * correctness arguments are in docs/CONCURRENCY.md ("docs N" below).
+ *
+ * The files of opool_mt, each with one job:
+ *   opool_mt_internal.h   the records and the shared slot operations (docs 4)
+ *   opool_mt_list.h       the ABA-tagged shared free list (docs 3), inline
+ *   opool_mt_wait.c       the wait/wake handshake and the waiter (docs 6)
+ *   opool_mt_cache.c      caches: parking, refill, spill, stealing, and the
+ *                         opool_mt_cache_* API (docs 5, 6)
+ *   opool_mt.c            the pool's API, its slow slot paths and reporting
+ *   opool_mt_points.h     named points where a test holds a thread (tests only)
+ * The operating system's part (futex, membarrier, clock) and the atomics
+ * are in opool_platform.h.
+ */
+#ifndef OPOOL_MT_INTERNAL_H
+#define OPOOL_MT_INTERNAL_H
+
+#include "opool_internal.h"
+#include "opool_mt.h"
+#include "opool_mt_points.h"
+#include "opool_platform.h"
+
+/* ==== layout ============================================================= */
+
+#define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
+
+/* The helpers of the alloc and free paths: inlined into each public call so
+ * that a cache hit is one function call. Those that several files use are
+ * here (and in opool_mt_list.h); the rest are static in their file. */
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL__MT_HOT static inline __attribute__((always_inline))
+#else
+#define OPOOL__MT_HOT static inline
+#endif
+#define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
+
+#define OPOOL__MT_STRIPES 8
+typedef struct opool__mt_stripe {
+    OPOOL__MT_ALIGN(opool__atomic(int64_t) n);
+} opool__mt_stripe;
+
+struct opool_mt {
+    /* ---- written at create only ---- */
+    opool_desc desc;
+    opool_allocator mem;
+    unsigned char *objects;
+    opool__atomic(uint32_t) * gen;  /* [capacity]: odd = live */
+    opool__atomic(uint32_t) * next; /* [capacity]: shared-list link, index + 1 of the slot below */
+    size_t stride;
+    uint64_t idx_mask; /* head bits holding top + 1 */
+    uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
+    uint32_t capacity;
+    uint32_t gen0;
+    bool hooks;      /* init, fini, ZERO, POISON or a memory checker: the slow slot paths */
+    bool checker;    /* ASan or Valgrind hides free slots */
+    bool light_park; /* membarrier: the owner's park needs only a compiler barrier */
+    void *block;
+    size_t block_size;
+
+    /* ---- the shared head: written by every cacheless alloc and free ---- */
+    OPOOL__MT_ALIGN(opool__atomic(uint64_t) head);
+    /* allocs minus frees by the cacheless calls, striped by thread: each
+     * stripe on its own line, so that counting never contends with the head
+     * nor, mostly, with another thread */
+    opool__mt_stripe live[OPOOL__MT_STRIPES];
+
+    /* ---- read by every free, written only around waits and episodes ---- */
+    OPOOL__MT_ALIGN(opool__atomic(uint32_t) waiters);
+    opool__atomic(uint32_t) epoch; /* the futex word: bumped by a free that saw a waiter */
+    opool__atomic(uint32_t) episode;
+    opool__atomic(uint32_t) thieves; /* threads that may take parked slots from caches (docs 5) */
+
+    /* ---- slow paths ---- */
+    OPOOL__MT_ALIGN(opool__atomic(struct opool_mt_cache *) caches); /* registry, push-only */
+    opool__atomic(uint32_t) retired;
+    opool__sleepq sleepq; /* the fallback's mutex and condition variable (opool_platform.h) */
+    opool__atomic(uint64_t) failed, rejected, steals, sleeps, wake_calls, barrier_calls;
+};
+
+struct opool_mt_cache {
+    opool_mt *pool;
+    struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
+    uint32_t mask;                   /* entries in ent - 1 (a power of two - 1) */
+    uint32_t size, half;             /* the current owner's */
+    opool__atomic(uint32_t) active;
+    opool__atomic(int64_t) live; /* allocs minus frees through this record: only its owner writes */
+    /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
+     * stealing deque, oldest at top. The owner pushes and takes at bottom
+     * (only it writes bottom); thieves and the owner's spills take at top by
+     * CAS. Both only grow. */
+    opool__atomic(uint64_t) bottom;
+    opool__atomic(uint64_t) top;
+    opool__atomic(uint32_t) ent[];
+};
+
+_Static_assert(OPOOL_MAX_CAPACITY < OPOOL__MT_EMPTY, "no slot index is the empty entry");
+
+/* A cache record of cap entries, rounded up to whole cache lines. */
+static inline size_t opool__mt_cache_bytes(uint32_t cap) {
+    size_t n = sizeof(struct opool_mt_cache) + (size_t)cap * sizeof(uint32_t);
+    return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
+}
+
+OPOOL__MT_HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
+    return p->objects + (size_t)i * p->stride;
+}
+
+/* ==== shared between the files (each defined where its comment says) ==== */
+
+/* opool_mt.c: the slow slot paths and the failures */
+void opool__mt_failed(opool_mt *p);
+opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h);
+void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj);
+void opool__mt_released(opool_mt *p, void *obj);
+
+/* opool_mt_wait.c */
+void opool__mt_wake_slow(opool_mt *p, uint32_t n);
+bool opool__mt_heavy_barrier(opool_mt *p);
+/* Wait for a slot until timeout_ns have passed (the caller's first try
+ * failed): the object, made live, or NULL. */
+void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
+
+/* opool_mt_cache.c */
+bool opool__mt_thief_enter(opool_mt *p);
+void opool__mt_thief_leave(opool_mt *p);
+uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first,
+                                    uint32_t *last);
+uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first);
+
+/* Slots a passing thief that needs one takes beyond it, to the shared list:
+ * one membarrier then serves the next allocs too. */
+#define OPOOL__MT_STEAL_EXTRA 15u
+
+/* Named points of the protocol where a test may hold the thread that reaches
+ * them (opool_mt_points.h). Only the test-support build defines
+ * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
+#if defined(OPOOL_TEST_HOOKS)
+#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
+#else
+#define OPOOL__MT_POINT(p, at) ((void)0)
+#endif
+
+/* ==== slots (docs 4) ===================================================== */
+
+/* Slot i is the caller's (off the list or out of a cache entry): make it
+ * live. */
+OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
+    /* relaxed: the slot is ours; its last generation came with it (the
+     * acquire that gave us the slot) */
+    uint32_t g = opool__atomic_load_relaxed(&p->gen[i]) + 1;
+    void *obj = opool__mt_object(p, i);
+    if (OPOOL_UNLIKELY(p->hooks)) opool__mt_prepare(p, i, g, obj);
+    /* release: a get() that sees g sees the object as prepared */
+    opool__atomic_store_release(&p->gen[i], g);
+    if (out) out->bits = (uint64_t)g << 32 | i;
+    return obj;
+}
+
+/* An object was freed: the next failed alloc is reported again. */
+OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
+    /* relaxed: the episode flag only rations reports */
+    if (OPOOL_UNLIKELY(opool__atomic_load_relaxed(&p->episode) != 0))
+        opool__atomic_store_relaxed(&p->episode, 0);
+}
+
+/* Take slot h's ownership from its user: OPOOL_OK and *keep (false when the
+ * slot retires instead of coming back), or the rejection, changing nothing. */
+OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
+    uint32_t want = g;
+    /* acquire: the object's state from the thread that made it live (fini
+     * and poison touch it next); nothing is published by making the handle
+     * stale (the push or park that follows publishes the slot). Of two
+     * racing frees exactly one CAS succeeds (docs 4). */
+    if (OPOOL_UNLIKELY(!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1)))
+        return OPOOL_ESTALE;
+    if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
+    *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
+    if (OPOOL_UNLIKELY(!*keep)) {
+        opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
+        opool__mt_end_episode(p); /* a free ends it, even one that retires its slot */
+    }
+    return OPOOL_OK;
+}
+
+/* The calling thread's stripe of the live counters: threads take stripes in
+ * turn as they first count. Each file that counts has its own turn and its
+ * own record of the thread's stripe: only the sum over stripes means
+ * anything, and the spreading stays as good. */
+static inline unsigned opool__mt_my_stripe(void) {
+    static opool__atomic(unsigned) threads;
+    static _Thread_local unsigned mine; /* stripe + 1; 0 until the first use */
+    if (OPOOL_UNLIKELY(mine == 0))      /* relaxed: only spreads threads over stripes */
+        mine = opool__atomic_fetch_add_relaxed(&threads, 1) % OPOOL__MT_STRIPES + 1;
+    return mine - 1;
+}
+
+OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
+    /* relaxed: a counter; only count() reads it */
+    opool__atomic_fetch_add_relaxed(&p->live[opool__mt_my_stripe()].n, d);
+}
+
+/* A cache record's counter: one writer, so no read-modify-write. */
+OPOOL__MT_HOT void opool__mt_add_own_live(struct opool_mt_cache *c, int64_t d) {
+    /* relaxed: only count() reads it, and only the owner writes */
+    opool__atomic_store_relaxed(&c->live, opool__atomic_load_relaxed(&c->live) + d);
+}
+
+/* ==== waiting (docs 6) =================================================== */
+
+/* n slots have just become available (pushed, or parked with no waiter
+ * seen): wake up to n sleepers; close an exhaustion episode. */
+OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
+    /* seq_cst: the freer's half of the handshake (docs 6): after the push's
+     * seq_cst CAS, either this sees the waiter or the waiter's pop sees the
+     * slots */
+    if (OPOOL_UNLIKELY(opool__atomic_load_seq_cst(&p->waiters) != 0)) opool__mt_wake_slow(p, n);
+    opool__mt_end_episode(p);
+}
+
+/* The owner's light barrier between parking a slot and reading waiters. */
+OPOOL__MT_HOT void opool__mt_light_barrier(const opool_mt *p) {
+    if (OPOOL_LIKELY(p->light_park))
+        opool__atomic_signal_fence_seq_cst(); /* the waiter's membarrier does the rest */
+    else
+        opool__atomic_fence_seq_cst(); /* pairs with the waiter's fence */
+}
+
+/* ==== caches (docs 5) ==================================================== */
+
+/* Parked slots (thieves may take some at any time). */
+static inline uint32_t opool__mt_parked(const opool_mt_cache *c) {
+    /* relaxed: the owner's own counter, and a top that can only be stale low */
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
+    uint64_t t = opool__atomic_load_relaxed(&c->top);
+    return t < b ? (uint32_t)(b - t) : 0;
+}
+
+#endif /* OPOOL_MT_INTERNAL_H */

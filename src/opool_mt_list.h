@@ -1,0 +1,63 @@
+/*
+ * opool_mt_list.h -- the shared free list of opool_mt: an ABA-tagged stack
+ * of slot indexes linked through next[] (docs/CONCURRENCY.md 3). Inline:
+ * every alloc and free without a cache is a pop or a push. Private.
+ */
+#ifndef OPOOL_MT_LIST_H
+#define OPOOL_MT_LIST_H
+
+#include "opool_mt_internal.h"
+
+OPOOL__MT_HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t top1) {
+    return ((h & ~p->idx_mask) + p->tag_one) | top1; /* the tag wraps modulo its width */
+}
+
+/* Pop up to k slots in one CAS; returns how many (0: empty). *first is the
+ * old top; the popped slots are a chain through next[], now owned by the
+ * caller. */
+OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first) {
+    /* seq_cst: acquire for the links and slots the pushers released, and the
+     * waiter's half of the handshake of docs 6 (free: seq_cst CAS, then
+     * seq_cst load of waiters) */
+    uint64_t h = opool__atomic_load_seq_cst(&p->head);
+    for (;;) {
+        uint32_t t = (uint32_t)(h & p->idx_mask), n = 0;
+        if (t == 0) return 0;
+        *first = t - 1;
+        while (t != 0 && n < k) {
+            /* relaxed: ordered by the acquire of h; if a link changed under
+             * us, so did the tag, and the CAS fails */
+            t = opool__atomic_load_relaxed(&p->next[t - 1]);
+            n++;
+        }
+        /* acquire (success and failure): the next attempt's links, as above;
+         * the tag in h protects against ABA (docs 3) */
+        if (opool__atomic_cas_weak_acquire_acquire(&p->head, &h, opool__mt_head_to(p, h, t)))
+            return n;
+    }
+}
+
+/* Push the chain first -> ... -> last (linked through next[] by the caller)
+ * in one CAS. */
+OPOOL__MT_HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
+    uint64_t h = opool__atomic_load_relaxed(&p->head);
+    do {
+        /* relaxed: published by the release of the CAS below */
+        opool__atomic_store_relaxed(&p->next[last], (uint32_t)(h & p->idx_mask));
+        /* seq_cst: release of the links and the freed slots to the next
+         * popper, and the freer's half of the handshake of docs 6 */
+    } while (
+        !opool__atomic_cas_weak_seq_cst_relaxed(&p->head, &h, opool__mt_head_to(p, h, first + 1)));
+}
+
+OPOOL__MT_HOT uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {
+    /* relaxed: the chain is the caller's since its pop (acquire) */
+    return opool__atomic_load_relaxed(&p->next[i]) - 1;
+}
+
+OPOOL__MT_HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
+    /* relaxed: published by the push's release */
+    opool__atomic_store_relaxed(&p->next[i], below + 1);
+}
+
+#endif /* OPOOL_MT_LIST_H */

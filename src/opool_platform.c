@@ -1,0 +1,223 @@
+/*
+ * opool_platform.c -- the operating system's part (see opool_platform.h):
+ * the one file of src/ with system calls and POSIX headers.
+ *
+ * Sections (grep for "==== "):
+ *   ==== threads    clock, futex or mutex and condition variable, membarrier
+ *   ==== memory     aligned allocation
+ *   ==== files      fsync, rename, the process id
+ */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, fileno, fsync, open, getpid */
+#endif
+
+#include "opool_internal.h"
+#include "opool_platform.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <time.h>
+
+#if defined(OPOOL__FUTEX) || defined(OPOOL__MEMBARRIER)
+#include <sys/syscall.h>
+#include <unistd.h>
+/* <unistd.h> declares it only under _DEFAULT_SOURCE; this is its prototype. */
+long syscall(long number, ...);
+#endif
+#if defined(OPOOL__FUTEX)
+#include <linux/futex.h>
+#endif
+#if defined(OPOOL__MEMBARRIER)
+#include <linux/membarrier.h>
+#endif
+
+#if defined(_WIN32)
+#include <io.h>
+#include <malloc.h>
+#include <windows.h>
+#elif defined(OPOOL__POSIX_FILES)
+#include <fcntl.h>
+#include <unistd.h>
+#endif
+
+/* ==== threads ============================================================= */
+
+_Static_assert(sizeof(opool__atomic(uint32_t)) == sizeof(uint32_t),
+               "the futex word is a plain uint32");
+
+uint64_t opool__now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void opool__sleepq_init(opool__sleepq *q) {
+#if defined(OPOOL__FUTEX)
+    (void)q;
+#else
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->cond, &ca);
+    pthread_condattr_destroy(&ca);
+#endif
+}
+
+void opool__sleepq_destroy(opool__sleepq *q) {
+#if defined(OPOOL__FUTEX)
+    (void)q;
+#else
+    pthread_cond_destroy(&q->cond);
+    pthread_mutex_destroy(&q->lock);
+#endif
+}
+
+void opool__sleepq_wake(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t n) {
+#if defined(OPOOL__FUTEX)
+    (void)q;
+    /* release: a waiter that reads the new epoch (acquire) sees the slots */
+    opool__atomic_fetch_add_release(word, 1);
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : (int)n, NULL,
+            NULL, 0);
+#else
+    pthread_mutex_lock(&q->lock);
+    opool__atomic_fetch_add_release(word, 1); /* as above */
+    if (n == 1)
+        pthread_cond_signal(&q->cond);
+    else
+        pthread_cond_broadcast(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+#endif
+}
+
+void opool__sleepq_sleep(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t e,
+                         uint64_t deadline) {
+#if defined(OPOOL__FUTEX)
+    (void)q;
+    struct timespec rel, *tp = NULL;
+    if (deadline != UINT64_MAX) {
+        uint64_t now = opool__now_ns(), left = deadline > now ? deadline - now : 0;
+        rel.tv_sec = (time_t)(left / 1000000000u);
+        rel.tv_nsec = (long)(left % 1000000000u);
+        tp = &rel;
+    }
+    /* the kernel compares the word with e and sleeps atomically: a bump after
+     * our read of e either makes this return at once or wakes it */
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, e, tp, NULL, 0);
+#else
+    pthread_mutex_lock(&q->lock);
+    /* relaxed: the waker bumps the word under the same mutex */
+    while (opool__atomic_load_relaxed(word) == e) {
+        if (deadline == UINT64_MAX) {
+            pthread_cond_wait(&q->cond, &q->lock);
+        } else {
+            struct timespec until;
+            until.tv_sec = (time_t)(deadline / 1000000000u);
+            until.tv_nsec = (long)(deadline % 1000000000u);
+            if (pthread_cond_timedwait(&q->cond, &q->lock, &until) == ETIMEDOUT) break;
+        }
+    }
+    pthread_mutex_unlock(&q->lock);
+#endif
+}
+
+bool opool__membarrier_ready(void) {
+#if defined(OPOOL__MEMBARRIER)
+    /* 1 registered, 2 unavailable, 0 not asked yet */
+    static opool__atomic(int) opool__membarrier_state;
+    /* relaxed: the answer is the kernel's, the same for every thread */
+    int s = opool__atomic_load_relaxed(&opool__membarrier_state);
+    if (s == 0) {
+        long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+        s = 2;
+        if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+            syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+            s = 1;
+        opool__atomic_store_relaxed(&opool__membarrier_state, s);
+    }
+    return s == 1;
+#else
+    return false;
+#endif
+}
+
+bool opool__membarrier(void) {
+#if defined(OPOOL__MEMBARRIER)
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+    return false;
+#endif
+}
+
+/* ==== memory ============================================================== */
+
+void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
+    (void)ctx;
+    if (align < sizeof(void *)) align = sizeof(void *);
+#if defined(_WIN32)
+    return _aligned_malloc(size, align);
+#else
+    void *ptr = NULL;
+    return posix_memalign(&ptr, align, size) == 0 ? ptr : NULL;
+#endif
+}
+
+void opool__sys_free(void *ctx, void *ptr, size_t size) {
+    (void)ctx;
+    (void)size;
+#if defined(_WIN32)
+    _aligned_free(ptr);
+#else
+    free(ptr);
+#endif
+}
+
+/* ==== files =============================================================== */
+
+bool opool__file_sync(FILE *f) {
+    if (fflush(f) != 0) return false;
+#if defined(_WIN32)
+    return _commit(_fileno(f)) == 0;
+#elif defined(OPOOL__POSIX_FILES)
+    return fsync(fileno(f)) == 0;
+#else
+    return true; /* C stdio has nothing further */
+#endif
+}
+
+bool opool__file_replace(const char *from, const char *to) {
+#if defined(_WIN32)
+    return MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) != 0;
+#else
+    return rename(from, to) == 0;
+#endif
+}
+
+void opool__file_sync_dir(char *path) {
+#if defined(OPOOL__POSIX_FILES)
+    char *slash = strrchr(path, '/');
+    const char *dir = ".";
+    if (slash == path) {
+        dir = "/";
+    } else if (slash) {
+        *slash = '\0';
+        dir = path;
+    }
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        (void)close(fd);
+    }
+#else
+    (void)path;
+#endif
+}
+
+unsigned long opool__process_id(void) {
+#if defined(OPOOL__POSIX_FILES)
+    return (unsigned long)getpid();
+#else
+    return 0;
+#endif
+}

@@ -1,0 +1,160 @@
+/*
+ * opool_platform.h -- the portability boundary: everything opool asks of the
+ * compiler's atomics and of the operating system. Private: never installed.
+ *
+ * No other file of src/ includes a system header for threads, clocks,
+ * system calls or files beyond <stdio.h>; they call what this header
+ * declares (defined in opool_platform.c).
+ *
+ * Sections (grep for "==== "):
+ *   ==== switches   what the build may turn off, and what it found
+ *   ==== atomics    C11 atomics, one macro per operation and memory order
+ *   ==== threads    the clock, sleeping on a word, the process-wide barrier
+ *   ==== memory     aligned allocation (the default allocator)
+ *   ==== files      durable writes and the atomic replace of opool_save_file
+ */
+#ifndef OPOOL_PLATFORM_H
+#define OPOOL_PLATFORM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ==== switches ============================================================ */
+
+/* Define OPOOL_PORTABLE to build with no Linux- or POSIX-specific path at
+ * all (what every other system gets): it implies the two below and
+ * OPOOL_NO_POSIX_FILES. make test builds and runs such a copy. */
+#if defined(OPOOL_PORTABLE)
+#ifndef OPOOL_MT_PORTABLE_WAIT
+#define OPOOL_MT_PORTABLE_WAIT 1
+#endif
+#ifndef OPOOL_MT_NO_MEMBARRIER
+#define OPOOL_MT_NO_MEMBARRIER 1
+#endif
+#ifndef OPOOL_NO_POSIX_FILES
+#define OPOOL_NO_POSIX_FILES 1
+#endif
+#endif
+
+/* Sleeping: the Linux futex, else a pthread mutex and condition variable. */
+#if defined(__linux__) && !defined(OPOOL_MT_PORTABLE_WAIT)
+#define OPOOL__FUTEX 1
+#endif
+/* The waiter's heavy barrier: Linux's expedited membarrier, else fences. */
+#if defined(__linux__) && !defined(OPOOL_MT_NO_MEMBARRIER)
+#define OPOOL__MEMBARRIER 1
+#endif
+/* Files: fsync of the file and its directory, the process id in temporary
+ * names (POSIX); else C stdio alone (fflush, rename). */
+#if !defined(_WIN32) && !defined(OPOOL_NO_POSIX_FILES)
+#define OPOOL__POSIX_FILES 1
+#endif
+
+#if !defined(OPOOL__FUTEX)
+#include <pthread.h>
+#endif
+
+/* ==== atomics ============================================================= */
+
+/* Every atomic operation of opool_mt goes through these macros, and each
+ * names its memory order, so that the concurrent code can be run under a
+ * memory-model checker (relacy, C++) by swapping this one section. A
+ * compare-and-swap names its success order, then its failure order. */
+#define opool__atomic(T) _Atomic(T)
+#define opool__atomic_init(p, v) atomic_init(p, v)
+
+#define opool__atomic_load_relaxed(p) atomic_load_explicit(p, memory_order_relaxed)
+#define opool__atomic_load_acquire(p) atomic_load_explicit(p, memory_order_acquire)
+#define opool__atomic_load_seq_cst(p) atomic_load_explicit(p, memory_order_seq_cst)
+
+#define opool__atomic_store_relaxed(p, v) atomic_store_explicit(p, v, memory_order_relaxed)
+#define opool__atomic_store_release(p, v) atomic_store_explicit(p, v, memory_order_release)
+
+#define opool__atomic_fetch_add_relaxed(p, v) atomic_fetch_add_explicit(p, v, memory_order_relaxed)
+#define opool__atomic_fetch_add_release(p, v) atomic_fetch_add_explicit(p, v, memory_order_release)
+#define opool__atomic_fetch_add_seq_cst(p, v) atomic_fetch_add_explicit(p, v, memory_order_seq_cst)
+#define opool__atomic_fetch_sub_relaxed(p, v) atomic_fetch_sub_explicit(p, v, memory_order_relaxed)
+#define opool__atomic_fetch_sub_release(p, v) atomic_fetch_sub_explicit(p, v, memory_order_release)
+
+#define opool__atomic_exchange_relaxed(p, v) atomic_exchange_explicit(p, v, memory_order_relaxed)
+
+#define opool__atomic_cas_weak_acquire_acquire(p, expected, desired)                               \
+    atomic_compare_exchange_weak_explicit(p, expected, desired, memory_order_acquire,              \
+                                          memory_order_acquire)
+#define opool__atomic_cas_weak_release_relaxed(p, expected, desired)                               \
+    atomic_compare_exchange_weak_explicit(p, expected, desired, memory_order_release,              \
+                                          memory_order_relaxed)
+#define opool__atomic_cas_weak_seq_cst_relaxed(p, expected, desired)                               \
+    atomic_compare_exchange_weak_explicit(p, expected, desired, memory_order_seq_cst,              \
+                                          memory_order_relaxed)
+#define opool__atomic_cas_strong_acquire_relaxed(p, expected, desired)                             \
+    atomic_compare_exchange_strong_explicit(p, expected, desired, memory_order_acquire,            \
+                                            memory_order_relaxed)
+#define opool__atomic_cas_strong_seq_cst_relaxed(p, expected, desired)                             \
+    atomic_compare_exchange_strong_explicit(p, expected, desired, memory_order_seq_cst,            \
+                                            memory_order_relaxed)
+
+#define opool__atomic_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
+/* A compiler barrier only: orders nothing between threads by itself. */
+#define opool__atomic_signal_fence_seq_cst() atomic_signal_fence(memory_order_seq_cst)
+
+/* ==== threads ============================================================= */
+
+/* CLOCK_MONOTONIC, in nanoseconds. */
+uint64_t opool__now_ns(void);
+
+/* What a word that threads sleep on needs beside itself: nothing with the
+ * futex; the mutex and condition variable of the fallback otherwise. */
+#if defined(OPOOL__FUTEX)
+typedef struct opool__sleepq {
+    char unused; /* C has no empty struct */
+} opool__sleepq;
+#else
+typedef struct opool__sleepq {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+} opool__sleepq;
+#endif
+
+void opool__sleepq_init(opool__sleepq *q);
+void opool__sleepq_destroy(opool__sleepq *q);
+/* Add 1 to *word (release: a sleeper that reads the new value with acquire
+ * sees what the caller did before) and wake up to n threads sleeping on it. */
+void opool__sleepq_wake(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t n);
+/* Sleep while *word is still e, at most until deadline (opool__now_ns time;
+ * UINT64_MAX: none). Returns at once if it already moved; a wake after the
+ * caller read e is never lost; spurious returns are possible. */
+void opool__sleepq_sleep(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t e,
+                         uint64_t deadline);
+
+/* Registers the process for the expedited membarrier once, on first use:
+ * true if opool__membarrier can be relied on (the owner side of a park may
+ * then use a compiler barrier only, docs/CONCURRENCY.md 6). */
+bool opool__membarrier_ready(void);
+/* A full barrier on every running thread of the process; false if the
+ * system refused it (never call it unless opool__membarrier_ready). */
+bool opool__membarrier(void);
+
+/* ==== memory ============================================================== */
+
+/* The C library's aligned allocation, in the shape of opool_allocator (the
+ * default of every desc). align: a power of two. */
+void *opool__sys_alloc(void *ctx, size_t size, size_t align);
+void opool__sys_free(void *ctx, void *ptr, size_t size);
+
+/* ==== files =============================================================== */
+
+/* Flush f's bytes to the device (without POSIX: to the C library's). */
+bool opool__file_sync(FILE *f);
+/* Put `from` in place of `to` in one step. */
+bool opool__file_replace(const char *from, const char *to);
+/* Make a rename in the directory of path durable (best effort: the file is
+ * already in place, so a failure changes nothing). May write into path. */
+void opool__file_sync_dir(char *path);
+/* A number that tells this process from others running now (0 if none). */
+unsigned long opool__process_id(void);
+
+#endif /* OPOOL_PLATFORM_H */

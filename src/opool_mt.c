@@ -18,6 +18,7 @@
 #endif
 
 #include "opool_internal.h"
+#include "opool_diag.h"
 #include "opool_mt.h"
 #include "opool_mt_points.h"
 
@@ -144,7 +145,7 @@ struct opool_mt {
     /* ---- read by every free, written only around waits and episodes ---- */
     OPOOL__MT_ALIGN(_Atomic uint32_t waiters);
     _Atomic uint32_t epoch; /* the futex word: bumped by a free that saw a waiter */
-    _Atomic uint32_t episode;
+    opool__episode episode; /* opool_diag.h */
     _Atomic uint32_t thieves; /* threads that may take parked slots from caches (docs 5) */
 
     /* ---- slow paths ---- */
@@ -244,29 +245,39 @@ OPOOL__MT_HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
 
 /* ==== slots (docs 4) ===================================================== */
 
-static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
-    if (p->desc.report) {
-        p->desc.report(NULL, what, h, p->desc.user);
-    } else if (what == OPOOL_EFULL) {
-        fprintf(stderr,
-                "opool: concurrent pool %p is full (%u slots): alloc failed; further failures "
-                "are not reported until an object is freed\n",
-                (void *)p, p->capacity);
-    } else if (what == OPOOL_EWRITE_AFTER_FREE) {
-        fprintf(stderr,
-                "opool: write after free: slot %u of concurrent pool %p was changed while free "
-                "(last handle 0x%016llx)\n",
-                opool_handle_index(h), (void *)p, (unsigned long long)h.bits);
-        abort();
+void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, void *user) {
+    (void)user;
+    opool__finding f;
+    memset(&f, 0, sizeof f);
+    f.kind = OPOOL__KIND_MT;
+    f.what = what;
+    f.handle = h;
+    if (p != NULL) {
+        f.self = p;
+        f.name = p->desc.name;
+        f.failures = opool__episode_failures(&p->episode);
+        f.count = opool_mt_count(p);
+        f.capacity = opool_mt_capacity(p);
     }
+    opool__diag_default(&f);
+}
+
+/* The pool passes itself through report_mt; a desc with only the core's
+ * report gets a NULL pool, as before report_mt existed. */
+static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
+    if (p->desc.report_mt)
+        p->desc.report_mt(p, what, h, p->desc.user);
+    else if (p->desc.report)
+        p->desc.report(NULL, what, h, p->desc.user);
+    else
+        opool_mt_default_report(p, what, h, p->desc.user);
 }
 
 /* An alloc found no slot anywhere. */
 static OPOOL_NOINLINE void opool__mt_failed(opool_mt *p) {
-    /* relaxed: statistics and the episode flag publish nothing */
+    /* relaxed: statistics publish nothing */
     atomic_fetch_add_explicit(&p->failed, 1, memory_order_relaxed);
-    if (atomic_exchange_explicit(&p->episode, 1, memory_order_relaxed) == 0)
-        opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
+    if (opool__episode_failed(&p->episode)) opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
 }
 
 static OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s,
@@ -278,13 +289,9 @@ static OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status 
 
 /* The checks and hooks of a slot about to go live with generation g. */
 static OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj) {
-    if (p->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(obj, p->stride);
-        if (!opool__poison_intact(obj, p->stride))
-            opool__mt_report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, g - 2));
-        opool__mem_noaccess(obj, p->stride); /* the padding stays hidden while live */
-    }
-    opool__mem_undefined(obj, p->desc.object_size);
+    if (!opool__track_on_reuse(obj, p->stride, 0, p->desc.object_size,
+                               (p->desc.flags & OPOOL_POISON) != 0))
+        opool__mt_report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, g - 2));
     if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, p->desc.object_size);
     if (p->desc.init) p->desc.init(obj, p->desc.user);
 }
@@ -305,18 +312,17 @@ OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
 
 static OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
     if (p->desc.fini) p->desc.fini(obj, p->desc.user);
-    if (p->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(obj, p->stride);
-        opool__poison_fill(obj, p->stride);
-    }
-    opool__mem_noaccess(obj, p->stride);
+    opool__track_on_free(obj, p->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
 }
 
-/* An object was freed: the next failed alloc is reported again. */
+static OPOOL_NOINLINE void opool__mt_settle(opool_mt *p) {
+    opool__episode_freed(&p->episode, opool_mt_count(p), opool_mt_capacity(p));
+}
+
+/* An object was freed: while an episode is open, maybe its end (a count
+ * of the pool, out of line: episodes are rare). */
 OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
-    /* relaxed: the episode flag only rations reports */
-    if (OPOOL_UNLIKELY(atomic_load_explicit(&p->episode, memory_order_relaxed) != 0))
-        atomic_store_explicit(&p->episode, 0, memory_order_relaxed);
+    if (OPOOL_UNLIKELY(opool__episode_failures(&p->episode) != 0)) opool__mt_settle(p);
 }
 
 /* Take slot h's ownership from its user: OPOOL_OK and *keep (false when the
@@ -334,10 +340,8 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
         return OPOOL_ESTALE;
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
-    if (OPOOL_UNLIKELY(!*keep)) {
+    if (OPOOL_UNLIKELY(!*keep))
         atomic_fetch_add_explicit(&p->retired, 1, memory_order_relaxed); /* statistics */
-        opool__mt_end_episode(p); /* a free ends it, even one that retires its slot */
-    }
     return OPOOL_OK;
 }
 
@@ -741,11 +745,9 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     }
     atomic_init(&p->head, 1); /* top = slot 0, tag 0 */
     if ((desc->flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = 0; i < cap; i++) {
-            void *obj = opool__mt_object(p, i);
-            if (desc->flags & OPOOL_POISON) opool__poison_fill(obj, stride);
-            opool__mem_noaccess(obj, stride);
-        }
+        for (uint32_t i = 0; i < cap; i++)
+            opool__track_on_free(opool__mt_object(p, i), stride, 0,
+                                 (desc->flags & OPOOL_POISON) != 0);
 #if !defined(OPOOL__MT_FUTEX)
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -851,6 +853,8 @@ opool_status opool_mt_free(opool_mt *p, opool_handle h) {
         uint32_t i = opool_handle_index(h);
         opool__mt_push(p, i, i);
         opool__mt_freed(p, 1);
+    } else {
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
     }
     return OPOOL_OK;
 }
@@ -937,6 +941,8 @@ uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n) {
     if (chained) {
         opool__mt_push(p, first, last);
         opool__mt_freed(p, chained);
+    } else if (freed) {
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
     }
     return freed;
 }
@@ -998,7 +1004,10 @@ opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
     opool_status s = opool__mt_claim(p, h, &keep);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
     opool__mt_add_own_live(c, -1);
-    if (OPOOL_LIKELY(keep)) opool__mt_park(c, opool_handle_index(h));
+    if (OPOOL_LIKELY(keep))
+        opool__mt_park(c, opool_handle_index(h));
+    else
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
     return OPOOL_OK;
 }
 

@@ -18,6 +18,9 @@
 #endif
 
 #include "opool_internal.h"
+#include "opool_diag.h"
+
+#include <errno.h>
 
 #if defined(_WIN32)
 #include <io.h>
@@ -217,8 +220,8 @@ static size_t opool__save_sink(void *ctx, const void *data, size_t size) {
 /*
  * Write p as docs/FORMAT.md describes: the header, every slot record, every
  * live object in live-list order, the checksum. Reads the pool and nothing
- * else. OPOOL_ENOMEM: the buffer for save_object's bytes; OPOOL_ECORRUPT: a
- * short write or save_object returned false.
+ * else. OPOOL_ENOMEM: the buffer for save_object's bytes; OPOOL_EIO: a short
+ * write; OPOOL_ECORRUPT: save_object returned false.
  */
 opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     if (p == NULL || write == NULL) return OPOOL_EINVAL;
@@ -230,7 +233,7 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     memset(&im, 0, sizeof im);
     im.version = OPOOL__IMG_VERSION;
     im.flags =
-        (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) | (p->episode ? OPOOL__IMG_EPISODE : 0);
+        (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) | (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
     im.pool_flags = d->flags;
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
@@ -295,7 +298,7 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     opool__save_flush(&w);
     opool__io_put64(rec, w.hash);
     if (!w.failed && write(ctx, rec, OPOOL__IMG_CHECKSUM) != OPOOL__IMG_CHECKSUM) w.failed = true;
-    return w.failed ? OPOOL_ECORRUPT : OPOOL_OK;
+    return w.failed ? OPOOL_EIO : OPOOL_OK;
 }
 
 /* ==== load =============================================================== */
@@ -441,9 +444,7 @@ static bool opool__load_back_chunk(opool *p, uint32_t c) {
     if (mem == NULL) return false;
     p->chunk_mem[c] = mem;
     h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    if ((p->desc.flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = lo; i < hi; i++)
-            opool__slot_freed(p, (unsigned char *)mem + (size_t)(i - lo) * h->stride);
+    opool__range_freed(p, (uintptr_t)mem, hi - lo);
     return true;
 }
 
@@ -487,13 +488,17 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
     p->rejected = im->rejected;
     p->evictions = im->evictions;
     p->grows = im->grows;
-    p->episode = (im->flags & OPOOL__IMG_EPISODE) != 0;
+    /* an open episode stays open; the image keeps no count of its
+     * failures, so it resumes as after its first */
+    if (im->flags & OPOOL__IMG_EPISODE) opool__episode_failed(&p->episode);
     opool__update_fast(p);
 
     for (uint32_t k = 0; k < im->count; k++) {
         void *obj = opool__object(h, h->roster[k]);
-        /* as opool__prepare leaves a fresh object: open, its padding hidden */
-        opool__mem_undefined(obj, desc->object_size);
+        /* as opool__prepare leaves a fresh object: open, its padding hidden
+         * (the slot was filled just now: its pattern is intact) */
+        (void)opool__track_on_reuse(obj, h->stride, 0, desc->object_size,
+                                    (p->desc.flags & OPOOL_POISON) != 0);
         if (desc->load_object == NULL) {
             memcpy(obj, rec, desc->object_size);
             rec += desc->object_size;
@@ -665,13 +670,13 @@ opool_status opool_save_file(const opool *p, const char *path) {
         snprintf(tmp, size, "%s.%lu.%lu.tmp", path, pid, (unsigned long)serial);
         f = fopen(tmp, "wbx");
     }
-    opool_status st = OPOOL_ECORRUPT;
+    opool_status st = OPOOL_EIO;
     if (f == NULL) goto out;
 
     st = opool_save(p, opool__file_write, f);
-    if (st == OPOOL_OK && !opool__file_sync(f)) st = OPOOL_ECORRUPT;
-    if (fclose(f) != 0 && st == OPOOL_OK) st = OPOOL_ECORRUPT;
-    if (st == OPOOL_OK && !opool__file_replace(tmp, path)) st = OPOOL_ECORRUPT;
+    if (st == OPOOL_OK && !opool__file_sync(f)) st = OPOOL_EIO;
+    if (fclose(f) != 0 && st == OPOOL_OK) st = OPOOL_EIO;
+    if (st == OPOOL_OK && !opool__file_replace(tmp, path)) st = OPOOL_EIO;
     if (st != OPOOL_OK) {
         (void)remove(tmp);
         goto out;
@@ -687,9 +692,21 @@ opool_status opool_load_file(opool **out, const opool_desc *desc, const char *pa
     if (out == NULL) return OPOOL_EINVAL;
     *out = NULL;
     if (path == NULL) return OPOOL_EINVAL;
+    errno = 0;
     FILE *f = fopen(path, "rb");
-    if (f == NULL) return OPOOL_EINVAL;
+    if (f == NULL) {
+#if defined(ENOENT)
+        if (errno == ENOENT) return OPOOL_ENOENT;
+#endif
+        return OPOOL_EIO;
+    }
     opool_status st = opool__load(out, desc, opool__file_read, f, true);
+    /* a read that failed looks like the end of the input to the loader */
+    if (ferror(f)) {
+        opool_destroy(*out);
+        *out = NULL;
+        st = OPOOL_EIO;
+    }
     fclose(f);
     return st;
 }

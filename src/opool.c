@@ -207,26 +207,15 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
 
 /* ==== reports ============================================================ */
 
-/* The finding of p as the one formatter of opool_diag.c prints it. */
-static opool__finding opool__finding_of(const opool *p, opool_status what, opool_handle h) {
-    opool__finding f;
-    memset(&f, 0, sizeof f);
-    f.kind = OPOOL__KIND_POOL;
-    f.what = what;
+void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
+    (void)user;
+    opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
     f.handle = h;
     if (p != NULL) {
-        f.self = p;
-        f.name = p->desc.name;
         f.failures = opool__episode_failures(&p->episode);
         f.count = p->hot.count;
         f.capacity = p->hot.limit;
     }
-    return f;
-}
-
-void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
-    (void)user;
-    opool__finding f = opool__finding_of(p, what, h);
     opool__diag_default(&f);
 }
 

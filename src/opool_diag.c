@@ -94,6 +94,17 @@ const char *opool_status_str(opool_status s) {
 
 /* ==== format ============================================================= */
 
+opool__finding opool__finding_of(opool__kind kind, opool_status what, const void *self,
+                                 const char *name) {
+    opool__finding f;
+    memset(&f, 0, sizeof f);
+    f.kind = kind;
+    f.what = what;
+    f.self = self;
+    f.name = name;
+    return f;
+}
+
 static const opool__message *opool__message_of(const opool__finding *f) {
     int subject = f->kind != OPOOL__KIND_HEAP               ? OPOOL__SLOTS
                   : f->what != OPOOL_EFULL || f->block_size ? OPOOL__BLOCKS

@@ -30,6 +30,11 @@ typedef struct opool__finding {
     uint32_t block_size;      /* heap OPOOL_EFULL: the class's block size; 0: a large block */
 } opool__finding;
 
+/* A finding of what about self (NULL: unknown) named name, every other
+ * field zero: each kind fills in its subject and counts. */
+opool__finding opool__finding_of(opool__kind kind, opool_status what, const void *self,
+                                 const char *name);
+
 /* The default report: the finding's line on stderr (nothing for the
  * findings that are silent by default: rejected handles and pointers), then
  * abort() for OPOOL_EWRITE_AFTER_FREE. */

@@ -71,15 +71,9 @@ static const uint32_t opool__heap_default_classes[] = {
 /* The finding of h as the one formatter of opool_diag.c prints it. */
 static opool__finding opool__heap_finding(const opool_heap *h, opool_status what,
                                           const void *ptr) {
-    opool__finding f;
-    memset(&f, 0, sizeof f);
-    f.kind = OPOOL__KIND_HEAP;
-    f.what = what;
+    opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
     f.ptr = ptr;
-    if (h == NULL) return f;
-    f.self = h;
-    f.name = h->desc.name;
-    if (what != OPOOL_EFULL) return f;
+    if (h == NULL || what != OPOOL_EFULL) return f;
     const opool__hclass *k = h->full;
     if (k != NULL) {
         f.block_size = k->size;

@@ -247,14 +247,9 @@ OPOOL__MT_HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
 
 void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, void *user) {
     (void)user;
-    opool__finding f;
-    memset(&f, 0, sizeof f);
-    f.kind = OPOOL__KIND_MT;
-    f.what = what;
+    opool__finding f = opool__finding_of(OPOOL__KIND_MT, what, p, p ? p->desc.name : NULL);
     f.handle = h;
     if (p != NULL) {
-        f.self = p;
-        f.name = p->desc.name;
         f.failures = opool__episode_failures(&p->episode);
         f.count = opool_mt_count(p);
         f.capacity = opool_mt_capacity(p);

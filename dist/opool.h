@@ -1801,6 +1801,11 @@ typedef struct opool__finding {
     uint32_t block_size;      /* heap OPOOL_EFULL: the class's block size; 0: a large block */
 } opool__finding;
 
+/* A finding of what about self (NULL: unknown) named name, every other
+ * field zero: each kind fills in its subject and counts. */
+OPOOL__INTERNAL opool__finding opool__finding_of(opool__kind kind, opool_status what, const void *self,
+                                 const char *name);
+
 /* The default report: the finding's line on stderr (nothing for the
  * findings that are silent by default: rejected handles and pointers), then
  * abort() for OPOOL_EWRITE_AFTER_FREE. */
@@ -2176,26 +2181,15 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
 
 /* ==== reports ============================================================ */
 
-/* The finding of p as the one formatter of opool_diag.c prints it. */
-static opool__finding opool__finding_of(const opool *p, opool_status what, opool_handle h) {
-    opool__finding f;
-    memset(&f, 0, sizeof f);
-    f.kind = OPOOL__KIND_POOL;
-    f.what = what;
+void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
+    (void)user;
+    opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
     f.handle = h;
     if (p != NULL) {
-        f.self = p;
-        f.name = p->desc.name;
         f.failures = opool__episode_failures(&p->episode);
         f.count = p->hot.count;
         f.capacity = p->hot.limit;
     }
-    return f;
-}
-
-void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
-    (void)user;
-    opool__finding f = opool__finding_of(p, what, h);
     opool__diag_default(&f);
 }
 
@@ -2876,6 +2870,17 @@ const char *opool_status_str(opool_status s) {
 
 /* ==== format ============================================================= */
 
+opool__finding opool__finding_of(opool__kind kind, opool_status what, const void *self,
+                                 const char *name) {
+    opool__finding f;
+    memset(&f, 0, sizeof f);
+    f.kind = kind;
+    f.what = what;
+    f.self = self;
+    f.name = name;
+    return f;
+}
+
 static const opool__message *opool__message_of(const opool__finding *f) {
     int subject = f->kind != OPOOL__KIND_HEAP               ? OPOOL__SLOTS
                   : f->what != OPOOL_EFULL || f->block_size ? OPOOL__BLOCKS
@@ -3047,15 +3052,9 @@ static const uint32_t opool__heap_default_classes[] = {
 /* The finding of h as the one formatter of opool_diag.c prints it. */
 static opool__finding opool__heap_finding(const opool_heap *h, opool_status what,
                                           const void *ptr) {
-    opool__finding f;
-    memset(&f, 0, sizeof f);
-    f.kind = OPOOL__KIND_HEAP;
-    f.what = what;
+    opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
     f.ptr = ptr;
-    if (h == NULL) return f;
-    f.self = h;
-    f.name = h->desc.name;
-    if (what != OPOOL_EFULL) return f;
+    if (h == NULL || what != OPOOL_EFULL) return f;
     const opool__hclass *k = h->full;
     if (k != NULL) {
         f.block_size = k->size;
@@ -3861,14 +3860,9 @@ OPOOL__MT_HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
 
 void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, void *user) {
     (void)user;
-    opool__finding f;
-    memset(&f, 0, sizeof f);
-    f.kind = OPOOL__KIND_MT;
-    f.what = what;
+    opool__finding f = opool__finding_of(OPOOL__KIND_MT, what, p, p ? p->desc.name : NULL);
     f.handle = h;
     if (p != NULL) {
-        f.self = p;
-        f.name = p->desc.name;
         f.failures = opool__episode_failures(&p->episode);
         f.count = opool_mt_count(p);
         f.capacity = opool_mt_capacity(p);

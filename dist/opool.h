@@ -158,6 +158,16 @@
  *   - odd generation, index in range, but not the slot's current one:
  *     stale (freed, reused) or from another pool -> OPOOL_ESTALE.
  *
+ * EXHAUSTION. A failed alloc (the pool is full and its policy cannot make
+ * room) opens an exhaustion episode, or counts in the open one. The episode
+ * is reported (OPOOL_EFULL) at its 1st, 2nd, 4th, 8th, ... failed alloc, each
+ * power of two, so a pool held at its budget for a long time prints a
+ * handful of lines, not one per frame. It ends at a free that leaves
+ * count <= capacity - ceil(capacity / 4) objects live (a quarter of the
+ * usable slots free again: 48 of 64, 0 of 1); the next failure then opens a
+ * new episode. The concurrent pool and the heap (per size class) follow the
+ * same rule.
+ *
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
  * Different pools may be used by different threads at the same time.
  *
@@ -230,10 +240,14 @@ typedef enum opool_status {
     OPOOL_ENOMEM,            /* the allocator failed */
     OPOOL_EFULL,             /* no free slot (report: once per exhaustion episode) */
     OPOOL_ESTALE,            /* handle was valid once, or belongs to another pool */
-    OPOOL_EBUSY,             /* the slot asked for is live */
+    OPOOL_EBUSY,             /* reserved: no function returns it (opool_alloc_at returns
+                                NULL for a live slot) */
     OPOOL_ECORRUPT,          /* a saved image failed its checks */
     OPOOL_EWRITE_AFTER_FREE, /* poison pattern of a free slot changed */
-    OPOOL_ETIMEDOUT          /* a wait gave up */
+    OPOOL_ETIMEDOUT,         /* reserved: no function returns it (a wait that gives up
+                                returns NULL) */
+    OPOOL_EIO,               /* reading or writing a stream or file failed (save, load) */
+    OPOOL_ENOENT             /* opool_load_file: there is no file at the path */
 } opool_status;
 
 typedef enum opool_full_policy {
@@ -253,6 +267,7 @@ enum {
 #define OPOOL_MAX_CAPACITY 0xFFFFFF00u
 
 typedef struct opool opool;
+struct opool_mt; /* opool_mt.h: the concurrent pool, created from an opool_desc too */
 
 /* Byte streams for save and load. write: like fwrite, returns the bytes
  * written (short = failure). read: like fread, returns the bytes read (short
@@ -279,10 +294,13 @@ typedef struct opool_desc {
     void (*init)(void *obj, void *user); /* optional: after every alloc (after OPOOL_ZERO) */
     void (*fini)(void *obj, void *user); /* optional: on free, clear, evict and destroy */
     opool_handle (*evict)(opool *p, void *user); /* OPOOL_FULL_EVICT: return a live victim */
-    /* Findings, with the handle concerned (OPOOL_NULL if none):
-     *   OPOOL_EFULL              once per exhaustion episode (default: one line on stderr)
-     *   OPOOL_ESTALE/OPOOL_EINVAL a rejected free (default: silent; the status says it)
-     *   OPOOL_EWRITE_AFTER_FREE  poison changed (default: message on stderr, then abort) */
+    /* Findings, with the pool and the handle concerned (OPOOL_NULL if none);
+     * NULL = opool_default_report, which says what each does by default:
+     *   OPOOL_EFULL              an exhaustion episode: its 1st, 2nd, 4th, 8th... failed
+     *                            alloc (see EXHAUSTION at the top of this file)
+     *   OPOOL_ESTALE/OPOOL_EINVAL a rejected free (the status says it too)
+     *   OPOOL_EWRITE_AFTER_FREE  poison changed (h: the freed object's handle)
+     * A concurrent pool calls report_mt instead (below). */
     void (*report)(opool *p, opool_status what, opool_handle h, void *user);
     void *user; /* passed to every callback */
     opool_allocator allocator;
@@ -293,6 +311,14 @@ typedef struct opool_desc {
      * OPOOL_ECORRUPT). Both or neither. */
     bool (*save_object)(const void *obj, opool_write_fn write, void *wctx, void *user);
     bool (*load_object)(void *obj, const void *data, size_t size, void *user);
+    /* Optional: the pool's name in every message of the default report (kept
+     * as a pointer, not copied: it must outlive the pool). */
+    const char *name;
+    /* The findings of an opool_mt made from this desc, with the pool itself
+     * (the same shape as report; NULL = opool_mt_default_report). Ignored
+     * by opool_create. A concurrent pool whose desc has report but not
+     * report_mt calls report with a NULL pool, as before this field existed. */
+    void (*report_mt)(struct opool_mt *p, opool_status what, opool_handle h, void *user);
 } opool_desc;
 
 /* Versioned so it can grow: fields are only ever appended. */
@@ -413,16 +439,33 @@ OPOOL_API uint32_t opool_shrink(opool *p);
 /* Fill *out (NULL-safe: zeroed stats for a NULL pool). O(1). */
 OPOOL_API void opool_get_stats(const opool *p, opool_stats *out);
 
-/* A short constant English description, "unknown status" for others. */
+/* A short constant English description, "unknown status" for others. It
+ * reads right for every kind of object (for a heap, OPOOL_ESTALE is a double
+ * free). O(1); thread-safe. */
 OPOOL_API const char *opool_status_str(opool_status s);
+
+/* The report a pool makes when its desc has none; call it from your own
+ * report to keep the default for the findings you do not handle (user is
+ * not used). It prints one line on stderr, naming the pool (desc.name, if
+ * any, and its address), for:
+ *   OPOOL_EFULL              "opool: pool "bullets" (0x...): full: alloc failed (64 of
+ *                            64 live); ..." at an episode's first failure, then
+ *                            "...: still full: 8 allocs failed in this episode (64 of 64
+ *                            live)" at its 2nd, 4th, 8th... (see EXHAUSTION);
+ *   OPOOL_EWRITE_AFTER_FREE  "opool: pool ... (0x...): write after free: slot 2 was
+ *                            changed while free (last handle 0x...)", then calls abort();
+ * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
+ * p NULL: the line names no pool. Cost: one formatted write to stderr.
+ * Thread-safety: as the pool's (it reads p's counters). */
+OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
 
 /* ---- save and load (docs/FORMAT.md) ------------------------------------ */
 
 /* Write p's complete state: every slot's generation, the roster (live list
  * and free stack, so the next handles issued are the same), the salt, the
  * statistics and every live object. OPOOL_EINVAL: p or write NULL;
- * OPOOL_ENOMEM; OPOOL_ECORRUPT: write came up short or save_object failed.
- * O(capacity + bytes of live objects). */
+ * OPOOL_ENOMEM; OPOOL_EIO: write came up short; OPOOL_ECORRUPT:
+ * save_object returned false. O(capacity + bytes of live objects). */
 OPOOL_API opool_status opool_save(const opool *p, opool_write_fn write, void *ctx);
 
 /* Rebuild a pool from what opool_save wrote, with desc's callbacks,
@@ -439,11 +482,15 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_load(opool **out, const opool_desc 
 
 /* opool_save to a file, atomically: a temporary file beside path, flushed
  * to disk, then renamed over path. A crash or a full disk part-way leaves
- * the previous file as it was. OPOOL_EINVAL: NULL argument; OPOOL_ECORRUPT
- * (or OPOOL_ENOMEM) when writing fails. */
+ * the previous file as it was. OPOOL_EINVAL: NULL argument or empty path;
+ * OPOOL_EIO: the temporary file could not be created, written, flushed to
+ * disk or renamed; OPOOL_ENOMEM; OPOOL_ECORRUPT: save_object failed. */
 OPOOL_API opool_status opool_save_file(const opool *p, const char *path);
 
-/* opool_load from a file. OPOOL_EINVAL also when the file cannot be opened. */
+/* opool_load from a file, which must hold exactly one image. OPOOL_ENOENT:
+ * no file at path; OPOOL_EIO: it cannot be opened otherwise, or reading it
+ * failed; OPOOL_EINVAL: NULL argument, or desc does not fit the image (as
+ * opool_load); OPOOL_ECORRUPT: what it holds is not a valid image. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_desc *desc,
                                                        const char *path);
 
@@ -523,7 +570,9 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_
  * Both are also passed to desc.report. With OPOOL_POISON free blocks are
  * filled with 0x1deadb0b and checked when reused (OPOOL_EWRITE_AFTER_FREE,
  * default report: message and abort); under AddressSanitizer and Valgrind
- * free blocks are inaccessible without any flag.
+ * free blocks are inaccessible without any flag. A full class is reported
+ * as in opool.h (OPOOL_EFULL, see opool_heap_create), with
+ * opool_heap_default_report as the default.
  *
  * Thread-safety: one thread at a time per heap (as opool.h).
  *
@@ -556,14 +605,18 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     uint32_t class_count;        /* entries in class_sizes, <= OPOOL_HEAP_MAX_CLASSES */
     uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = one page each */
     uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON */
-    /* Findings, with the pointer concerned: OPOOL_EINVAL / OPOOL_ESTALE (a bad
-     * free, realloc or usable_size; default: silent, the result says it),
-     * OPOOL_EFULL (a class or the allocator ran out; once per episode;
-     * default: one line on stderr), OPOOL_EWRITE_AFTER_FREE (default: message
-     * on stderr, then abort). */
+    /* Findings, with the heap and the pointer concerned (NULL =
+     * opool_heap_default_report, which says what each does by default):
+     * OPOOL_EINVAL / OPOOL_ESTALE (a bad free, realloc or usable_size; a
+     * double free is OPOOL_ESTALE), OPOOL_EFULL (a class or the fallback
+     * allocator ran out: an exhaustion episode, see opool_heap_create; ptr
+     * NULL), OPOOL_EWRITE_AFTER_FREE (a free block's poison changed). */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
     opool_allocator allocator; /* pages and large blocks; zero = the C library */
+    /* Optional: the heap's name in every message of the default report (kept
+     * as a pointer, not copied: it must outlive the heap). */
+    const char *name;
 } opool_heap_desc;
 
 typedef struct opool_heap_class_stats {
@@ -593,9 +646,14 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
  * with class_sizes set or above OPOOL_HEAP_MAX_CLASSES, unknown flags, an
  * allocator with only one of alloc/free, or a reservation that overflows
  * (more than 2^32 - 1 blocks in a class once rounded up to pages, or more
- * bytes than the address space). The failure episode of OPOOL_EFULL is the
- * heap's, not a class's: any free ends it.
- * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure. */
+ * bytes than the address space).
+ * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure.
+ * Exhaustion follows opool.h's rule (EXHAUSTION) for each class on its own:
+ * a class's episode is reported at its 1st, 2nd, 4th, 8th... failed alloc
+ * and ends at a free that leaves at most blocks - ceil(blocks / 4) of its
+ * blocks live. The fallback allocator has one episode too, whose capacity
+ * is the number of large blocks live when it opened. While any episode is
+ * open, every free runs out of line. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
 
@@ -631,6 +689,24 @@ OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
 
 /* Fill *out (NULL-safe: zeroed stats for a NULL heap). O(classes). */
 OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
+
+/* The report a heap makes when its desc has none; call it from your own
+ * report to keep the default for the findings you do not handle (user is
+ * not used). One line on stderr, naming the heap (desc.name, if any, and
+ * its address), for:
+ *   OPOOL_EFULL              "opool: heap "text" (0x...): class of 64-byte blocks full:
+ *                            alloc failed (1020 of 1020 live); ..." at an episode's
+ *                            first failure, "...: still full: 8 allocs failed in this
+ *                            episode ..." at its 2nd, 4th, 8th... (for the fallback
+ *                            allocator: "the allocator refused a large block ...");
+ *   OPOOL_EWRITE_AFTER_FREE  "opool: heap ... (0x...): write after free: block 0x... was
+ *                            changed while free", then calls abort();
+ * and nothing for OPOOL_ESTALE (a double free) and OPOOL_EINVAL (a pointer
+ * the heap does not hold): the caller has the status. h NULL: the line
+ * names no heap. Cost: one formatted write to stderr. Thread-safety: as
+ * the heap's. */
+OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const void *ptr,
+                                         void *user);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -737,7 +813,11 @@ OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
  * Handles are classified as in opool.h: even generation (OPOOL_NULL
  * included) or index out of range -> OPOOL_EINVAL; odd but not the slot's
  * generation -> OPOOL_ESTALE. Rejected frees change nothing, are counted and
- * go to desc.report (its pool argument is NULL for an opool_mt).
+ * reported. Findings go to desc.report_mt, which receives the pool itself
+ * (NULL: opool_mt_default_report). A desc with report but no report_mt
+ * keeps the behaviour from before report_mt: report is called with a NULL
+ * pool. Exhaustion episodes follow opool.h's rule (EXHAUSTION); a free
+ * made during an episode counts the pool (O(caches)) to see its end.
  *
  * Every pool function may be called from any thread at the same time, except
  * opool_mt_create/opool_mt_destroy (no other call may run on that pool). A
@@ -746,7 +826,7 @@ OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
  *
  * The desc is opool.h's: object_size, object_align, capacity (max_capacity
  * 0 or equal to it), flags OPOOL_ZERO, OPOOL_POISON and OPOOL_RETIRE_ON_WRAP,
- * salt, init, fini, report, user and allocator. Growth, eviction and the
+ * salt, init, fini, report_mt (or report), user, allocator and name. Growth, eviction and the
  * save/load callbacks are for the single-threaded pool: asking for them is
  * OPOOL_EINVAL. init and fini run in the thread that allocates or frees.
  *
@@ -814,8 +894,8 @@ OPOOL_API void opool_mt_destroy(opool_mt *p);
 
 /* Allocate an object, its handle to *out (if not NULL). NULL when p is NULL
  * or no slot is free (the shared list is empty and no cache has a parked slot
- * to steal): counted in failed_allocs and reported (OPOOL_EFULL) once per
- * exhaustion episode. Lock-free: one CAS when the shared list has a slot;
+ * to steal): counted in failed_allocs and reported (OPOOL_EFULL) as
+ * opool.h's EXHAUSTION says. Lock-free: one CAS when the shared list has a slot;
  * O(caches * cache size) to steal. Thread-safe. */
 OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
 
@@ -899,6 +979,18 @@ OPOOL_API void opool_mt_cache_destroy(opool_mt_cache *c);
  * for what each figure promises under concurrent use. O(caches).
  * Thread-safe. */
 OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
+
+/* The report a concurrent pool makes when its desc has neither report_mt
+ * nor report; call it from your own report_mt to keep the default for the
+ * findings you do not handle (user is not used). As opool_default_report,
+ * with "concurrent pool" for "pool": one line on stderr naming the pool for
+ * OPOOL_EFULL (an episode's 1st, 2nd, 4th... failure) and for
+ * OPOOL_EWRITE_AFTER_FREE (then abort()); nothing for OPOOL_ESTALE and
+ * OPOOL_EINVAL. p NULL: the line names no pool. Cost: opool_mt_count and
+ * one formatted write to stderr. Thread-safe (a line may count a failure
+ * made by another thread meanwhile). */
+OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h,
+                                       void *user);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -1794,8 +1886,8 @@ typedef struct opool__heap_hot {
     const opool__hentry *pages; /* the page set: open addressing, key = page address */
     uint32_t pages_mask;        /* its capacity - 1 */
     uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
-    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker) */
-    uint32_t episode;           /* an OPOOL_EFULL was reported and no block freed since */
+    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker, an
+                                   open episode) */
     opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
 } opool__heap_hot;
 
@@ -1860,7 +1952,6 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     pg->free = ptr;
     opool__hclass_hot *k = &c->cls[pg->cls];
     k->live--;
-    c->episode = 0;
     if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
         opool__heap_page_freed(h, pg); /* list upkeep */
     else
@@ -1906,11 +1997,13 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
  * ========================================================================== */
 /*
  * opool_internal.h -- what the modules of src/ share about a pool: the layout
- * behind opool_abi.h's opool__hot, the markers, the memory-checker hooks, and
- * the slot operations every module goes through. Private: never installed.
+ * behind opool_abi.h's opool__hot, the markers, and the slot operations every
+ * module goes through (the debug hooks: opool_track.h; reports: opool_diag.h).
+ * Private: never installed.
  */
 #ifndef OPOOL_INTERNAL_H
 #define OPOOL_INTERNAL_H
+
 
 
 
@@ -1936,34 +2029,6 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
 #define opool__assert(x) ((void)0)
 #endif
 
-/* Memory checkers: free slots are made inaccessible to them, fresh objects
- * accessible (and, under Valgrind, undefined). */
-#if defined(__SANITIZE_ADDRESS__)
-#define OPOOL__ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define OPOOL__ASAN 1
-#endif
-#endif
-#if defined(OPOOL__ASAN)
-#include <sanitizer/asan_interface.h>
-#define opool__mem_noaccess(ptr, n) ASAN_POISON_MEMORY_REGION(ptr, n)
-#define opool__mem_undefined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
-#define opool__mem_defined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
-#define opool__checker_active() true
-#elif defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
-#include <valgrind/memcheck.h>
-#define opool__mem_noaccess(ptr, n) ((void)VALGRIND_MAKE_MEM_NOACCESS(ptr, n))
-#define opool__mem_undefined(ptr, n) ((void)VALGRIND_MAKE_MEM_UNDEFINED(ptr, n))
-#define opool__mem_defined(ptr, n) ((void)VALGRIND_MAKE_MEM_DEFINED(ptr, n))
-#define opool__checker_active() (RUNNING_ON_VALGRIND != 0)
-#else
-#define opool__mem_noaccess(ptr, n) ((void)(ptr), (void)(n))
-#define opool__mem_undefined(ptr, n) ((void)(ptr), (void)(n))
-#define opool__mem_defined(ptr, n) ((void)(ptr), (void)(n))
-#define opool__checker_active() false
-#endif
-
 /* ==== private layout ===================================================== */
 
 /* Roster-position markers for slots that are not in the roster. */
@@ -1972,7 +2037,12 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
 
 /* Bits of opool__slow_bits: why alloc/free must take the out-of-line path. */
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
-#define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: the next free ends it */
+#define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: frees check for its end */
+
+/* An exhaustion episode (opool_diag.h has the rule and its operations). */
+typedef struct opool__episode {
+    _Atomic uint64_t failures; /* failed allocs of the open episode; 0: none open */
+} opool__episode;
 
 #define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
@@ -1986,7 +2056,7 @@ struct opool {
     uint32_t slot_cap;     /* entries the slot and roster arrays hold */
     uint32_t retired;
     size_t align;          /* of objects */
-    bool episode;
+    opool__episode episode;
     bool arrays_owned;     /* slot/roster arrays came from the allocator */
     bool checker;          /* ASan or Valgrind watches the objects */
     uint64_t failed_allocs, rejected, evictions, grows;
@@ -2062,9 +2132,6 @@ static inline uint32_t opool__span_count(uint32_t shift, uint32_t max_capacity) 
 /* The salt of a pool whose desc gives none: derived from the creation order
  * (of every pool, single-threaded or not), the same run after run. */
 OPOOL__INTERNAL uint32_t opool__derive_salt(void);
-/* The poison pattern 0x1deadb0b (little-endian bytes, repeated) over n bytes. */
-OPOOL__INTERNAL void opool__poison_fill(void *obj, size_t n);
-OPOOL__INTERNAL bool opool__poison_intact(const void *obj, size_t n);
 
 OPOOL__INTERNAL bool opool__geometry_of(const opool_desc *d, opool__geometry *g);
 OPOOL__INTERNAL opool_allocator opool__allocator_of(const opool_desc *d);
@@ -2076,7 +2143,7 @@ OPOOL__INTERNAL void opool__report(opool *p, opool_status what, opool_handle h);
 OPOOL__INTERNAL uint32_t opool__slow_bits(const opool *p);
 OPOOL__INTERNAL void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);
 OPOOL__INTERNAL void opool__update_fast(opool *p);
-OPOOL__INTERNAL void opool__slot_freed(opool *p, void *obj);
+OPOOL__INTERNAL void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n);
 OPOOL__INTERNAL bool opool__reserve_slots(opool *p, uint32_t n);
 OPOOL__INTERNAL bool opool__grow(opool *p);
 OPOOL__INTERNAL opool_handle opool__handle(uint32_t i, uint32_t gen);
@@ -2266,6 +2333,86 @@ OPOOL__INTERNAL unsigned long opool__process_id(void);
 #endif /* OPOOL_PLATFORM_H */
 
 /* ============================================================================
+ * src/opool_diag.h
+ * ========================================================================== */
+/*
+ * opool_diag.h -- findings and how they are reported, written once for every
+ * kind of object (pool, concurrent pool, heap): the exhaustion-episode rule,
+ * the message table with its one formatter, and the one default report that
+ * opool_default_report, opool_mt_default_report and opool_heap_default_report
+ * wrap. Private: never installed.
+ *
+ * Each kind reports through its own typed callback, (object, what, subject,
+ * user): the module of each kind fills an opool__finding from its object and
+ * hands it to opool__diag_default when the user set no callback (or calls a
+ * public default report).
+ */
+#ifndef OPOOL_DIAG_H
+#define OPOOL_DIAG_H
+
+
+
+typedef enum opool__kind { OPOOL__KIND_POOL, OPOOL__KIND_MT, OPOOL__KIND_HEAP } opool__kind;
+
+/* Everything a message may print about one finding. */
+typedef struct opool__finding {
+    opool__kind kind;
+    opool_status what;
+    const void *self;         /* the object that reports (NULL: unknown) */
+    const char *name;         /* its desc.name, NULL if none */
+    opool_handle handle;      /* pools: the handle concerned (OPOOL_NULL if none) */
+    const void *ptr;          /* heap: the block concerned */
+    uint64_t failures;        /* OPOOL_EFULL: failed allocs of the episode so far */
+    uint64_t count, capacity; /* OPOOL_EFULL: live and usable slots or blocks */
+    uint32_t block_size;      /* heap OPOOL_EFULL: the class's block size; 0: a large block */
+} opool__finding;
+
+/* A finding of what about self (NULL: unknown) named name, every other
+ * field zero: each kind fills in its subject and counts. */
+OPOOL__INTERNAL opool__finding opool__finding_of(opool__kind kind, opool_status what, const void *self,
+                                 const char *name);
+
+/* The default report: the finding's line on stderr (nothing for the
+ * findings that are silent by default: rejected handles and pointers), then
+ * abort() for OPOOL_EWRITE_AFTER_FREE. */
+OPOOL__INTERNAL void opool__diag_default(const opool__finding *f);
+
+/* The finding's message, as the default report prints it (with its final
+ * newline), in buf (cut to size - 1 bytes; size > 0). Returns the length of
+ * the whole message; 0 for a finding that is silent by default. */
+OPOOL__INTERNAL size_t opool__diag_format(char *buf, size_t size, const opool__finding *f);
+
+/* ---- exhaustion episodes ---------------------------------------------------
+ * An episode opens at a failed alloc and is reported at its 1st, 2nd, 4th,
+ * 8th, ... failure (each power of two), so a pool held at its budget logs
+ * O(log failures) lines. It ends at a free that leaves count <= capacity -
+ * ceil(capacity / 4) live (a quarter of the slots free again):
+ * opool__episode_recovers_at. Every operation is one relaxed atomic, so the
+ * concurrent pool shares them; the record only rations reports and publishes
+ * nothing. */
+
+/* A failed alloc: counted in e's episode (opened by the first). Returns the
+ * failure's number in the episode when it is to be reported, else 0. */
+OPOOL__INTERNAL uint64_t opool__episode_failed(opool__episode *e);
+
+/* An object was freed, leaving count of capacity live: ends an open episode
+ * if that is a recovery. True if it ended one. */
+OPOOL__INTERNAL bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity);
+
+/* The count at or below which a pool of capacity has recovered. */
+static inline uint64_t opool__episode_recovers_at(uint64_t capacity) {
+    return capacity - (capacity + 3) / 4;
+}
+
+/* Failed allocs of the open episode; 0 when none is open. */
+static inline uint64_t opool__episode_failures(const opool__episode *e) {
+    /* relaxed: the record only rations reports */
+    return atomic_load_explicit(&e->failures, memory_order_relaxed);
+}
+
+#endif /* OPOOL_DIAG_H */
+
+/* ============================================================================
  * src/opool_mt_internal.h
  * ========================================================================== */
 /*
@@ -2288,6 +2435,7 @@ OPOOL__INTERNAL unsigned long opool__process_id(void);
  */
 #ifndef OPOOL_MT_INTERNAL_H
 #define OPOOL_MT_INTERNAL_H
+
 
 
 
@@ -2341,7 +2489,7 @@ struct opool_mt {
     /* ---- read by every free, written only around waits and episodes ---- */
     OPOOL__MT_ALIGN(opool__atomic(uint32_t) waiters);
     opool__atomic(uint32_t) epoch; /* the futex word: bumped by a free that saw a waiter */
-    opool__atomic(uint32_t) episode;
+    opool__episode episode; /* opool_diag.h */
     opool__atomic(uint32_t) thieves; /* threads that may take parked slots from caches (docs 5) */
 
     /* ---- slow paths ---- */
@@ -2386,6 +2534,7 @@ OPOOL__INTERNAL void opool__mt_failed(opool_mt *p);
 OPOOL__INTERNAL opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h);
 OPOOL__INTERNAL void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj);
 OPOOL__INTERNAL void opool__mt_released(opool_mt *p, void *obj);
+OPOOL__INTERNAL void opool__mt_settle(opool_mt *p);
 
 /* opool_mt_wait.c */
 OPOOL__INTERNAL void opool__mt_wake_slow(opool_mt *p, uint32_t n);
@@ -2430,11 +2579,10 @@ OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
     return obj;
 }
 
-/* An object was freed: the next failed alloc is reported again. */
+/* An object was freed: while an episode is open, maybe its end (a count
+ * of the pool, out of line: episodes are rare). */
 OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
-    /* relaxed: the episode flag only rations reports */
-    if (OPOOL_UNLIKELY(opool__atomic_load_relaxed(&p->episode) != 0))
-        opool__atomic_store_relaxed(&p->episode, 0);
+    if (OPOOL_UNLIKELY(opool__episode_failures(&p->episode) != 0)) opool__mt_settle(p);
 }
 
 /* Take slot h's ownership from its user: OPOOL_OK and *keep (false when the
@@ -2451,10 +2599,8 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
         return OPOOL_ESTALE;
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
-    if (OPOOL_UNLIKELY(!*keep)) {
+    if (OPOOL_UNLIKELY(!*keep))
         opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
-        opool__mt_end_episode(p); /* a free ends it, even one that retires its slot */
-    }
     return OPOOL_OK;
 }
 
@@ -2643,6 +2789,69 @@ OPOOL__INTERNAL void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
 #endif /* OPOOL_MT_POINTS_H */
 
 /* ============================================================================
+ * src/opool_track.h
+ * ========================================================================== */
+/*
+ * opool_track.h -- the debug hooks of every slot and block, written once
+ * (like mimalloc's track.h): the poison pattern of OPOOL_POISON and the
+ * memory checkers (AddressSanitizer, Valgrind memcheck). Every module calls
+ * the same pair when a slot or block becomes free and when it is handed out
+ * again; the caller reports a damaged pattern through opool_diag.h.
+ * Private: never installed.
+ */
+#ifndef OPOOL_TRACK_H
+#define OPOOL_TRACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Memory checkers: free slots are made inaccessible to them, fresh objects
+ * accessible (and, under Valgrind, undefined). */
+#if defined(__SANITIZE_ADDRESS__)
+#define OPOOL__ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OPOOL__ASAN 1
+#endif
+#endif
+#if defined(OPOOL__ASAN)
+#include <sanitizer/asan_interface.h>
+#define opool__mem_noaccess(ptr, n) ASAN_POISON_MEMORY_REGION(ptr, n)
+#define opool__mem_undefined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
+#define opool__mem_defined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
+#define opool__checker_active() true
+#elif defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
+#include <valgrind/memcheck.h>
+#define opool__mem_noaccess(ptr, n) ((void)VALGRIND_MAKE_MEM_NOACCESS(ptr, n))
+#define opool__mem_undefined(ptr, n) ((void)VALGRIND_MAKE_MEM_UNDEFINED(ptr, n))
+#define opool__mem_defined(ptr, n) ((void)VALGRIND_MAKE_MEM_DEFINED(ptr, n))
+#define opool__checker_active() (RUNNING_ON_VALGRIND != 0)
+#else
+#define opool__mem_noaccess(ptr, n) ((void)(ptr), (void)(n))
+#define opool__mem_undefined(ptr, n) ((void)(ptr), (void)(n))
+#define opool__mem_defined(ptr, n) ((void)(ptr), (void)(n))
+#define opool__checker_active() false
+#endif
+
+/* The size bytes at obj (a slot with its padding, or a block) have just
+ * become free, or were born free. With poison, bytes [keep, size) get the
+ * pattern 0x1deadb0b (little-endian bytes, repeated from obj + keep; keep is
+ * 0, or the heap's free-list link, a multiple of 4, written before this
+ * call). Then all size bytes are hidden from the memory checker. O(size)
+ * with poison, else O(1). */
+OPOOL__INTERNAL void opool__track_on_free(void *obj, size_t size, size_t keep, bool poison);
+
+/* The size bytes at obj, free until now, are about to be handed out as an
+ * object of live bytes (live <= size). With poison: true if bytes [keep,
+ * size) still hold the pattern that opool__track_on_free left, false if one
+ * changed (a write after free: the caller reports it). Without poison:
+ * true. Then the first live bytes are open to the checker (undefined under
+ * Valgrind: the object holds whatever it held), the rest stays hidden. */
+OPOOL__INTERNAL bool opool__track_on_reuse(void *obj, size_t size, size_t keep, size_t live, bool poison);
+
+#endif /* OPOOL_TRACK_H */
+
+/* ============================================================================
  * src/opool.c
  * ========================================================================== */
 /*
@@ -2651,10 +2860,12 @@ OPOOL__INTERNAL void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
  * The pool's layout is in opool_internal.h. Sections (grep for "==== "):
  *   ==== geometry            desc validation and sizes, shared by create paths
  *   ==== memory              allocator, chunks, slot arrays
+ *   ==== reports             findings of a pool, through opool_diag.h
  *   ==== slots               the roster operations every path goes through
  *   ==== restore             rebuilding a saved pool's state (for opool_save.c's load)
  *   ==== public              the API
  */
+
 
 
 
@@ -2739,63 +2950,13 @@ opool_allocator opool__allocator_of(const opool_desc *d) {
     return a;
 }
 
-/* The poison pattern's bytes from a slot's start: 0x1deadb0b little-endian,
- * repeated, whatever the machine's byte order. */
-static const unsigned char opool__poison8[8] = {0x0b, 0xdb, 0xea, 0x1d, 0x0b, 0xdb, 0xea, 0x1d};
-
-void opool__poison_fill(void *obj, size_t n) {
-    unsigned char *b = (unsigned char *)obj;
-    size_t k = 0;
-    for (; k + 8 <= n; k += 8) memcpy(b + k, opool__poison8, 8);
-    for (; k < n; k++) b[k] = opool__poison8[k & 7];
-}
-
-bool opool__poison_intact(const void *obj, size_t n) {
-    const unsigned char *b = (const unsigned char *)obj;
-    size_t k = 0;
-    for (; k + 8 <= n; k += 8)
-        if (memcmp(b + k, opool__poison8, 8) != 0) return false;
-    for (; k < n; k++)
-        if (b[k] != opool__poison8[k & 7]) return false;
-    return true;
-}
-
-/* Slot i has just become free (or was born free): poison it, hide it. Its
- * padding was hidden while live, so open the whole slot to fill it. */
-void opool__slot_freed(opool *p, void *obj) {
-    if (p->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(obj, p->hot.stride);
-        opool__poison_fill(obj, p->hot.stride);
-    }
-    opool__mem_noaccess(obj, p->hot.stride);
-}
-
-static void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n) {
-    if (!(p->desc.flags & OPOOL_POISON) && !p->checker) return;
-    for (uint32_t k = 0; k < n; k++) opool__slot_freed(p, (void *)(first_obj + k * p->hot.stride));
-}
-
-static void opool__default_report(opool *p, opool_status what, opool_handle h, void *user) {
-    (void)user;
-    if (what == OPOOL_EFULL) {
-        fprintf(stderr,
-                "opool: pool %p is full (%u live): alloc failed; further failures are not "
-                "reported until an object is freed\n",
-                (void *)p, opool_count(p));
-    } else if (what == OPOOL_EWRITE_AFTER_FREE) {
-        fprintf(stderr,
-                "opool: write after free: slot %u of pool %p was changed while free "
-                "(last handle 0x%016llx)\n",
-                opool_handle_index(h), (void *)p, (unsigned long long)h.bits);
-        abort();
-    }
-}
-
-void opool__report(opool *p, opool_status what, opool_handle h) {
-    if (p->desc.report)
-        p->desc.report(p, what, h, p->desc.user);
-    else
-        opool__default_report(p, what, h, p->desc.user);
+/* The n slots from first_obj have just become free (or were born free):
+ * poison them, hide them (opool_track.h). */
+void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n) {
+    bool poison = (p->desc.flags & OPOOL_POISON) != 0;
+    if (!poison && !p->checker) return;
+    for (uint32_t k = 0; k < n; k++)
+        opool__track_on_free((void *)(first_obj + k * p->hot.stride), p->hot.stride, 0, poison);
 }
 
 /* Why alloc and free must take the out-of-line path now (0: they need not). */
@@ -2805,18 +2966,19 @@ uint32_t opool__slow_bits(const opool *p) {
     if (d->init || d->fini || (d->flags & (OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP)) ||
         p->checker)
         s |= OPOOL__SLOW_HOOKS;
-    if (p->episode) s |= OPOOL__SLOW_EPISODE;
+    if (opool__episode_failures(&p->episode) != 0) s |= OPOOL__SLOW_EPISODE;
     return s;
 }
 
 /* The bounds of the inline alloc and free: alloc inline while count is
  * below min(limit, high_water) (so full pools and a new high water take the
- * slow path), free inline for indices below nslots; both 0 while anything
- * needs the slow path. */
+ * slow path), free inline for indices below nslots; both 0 while hooks
+ * need the slow path. An open episode sends only frees out of line (each
+ * checks for its end); an alloc that succeeds has nothing to do for it. */
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit) {
     const opool__hot *h = &p->hot;
-    bool slow = opool__slow_bits(p) != 0;
-    *fast_limit = slow ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
+    uint32_t slow = opool__slow_bits(p);
+    *fast_limit = (slow & OPOOL__SLOW_HOOKS) ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
     *free_limit = slow ? 0 : h->nslots;
 }
 
@@ -2876,6 +3038,27 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     return true;
 }
 
+/* ==== reports ============================================================ */
+
+void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
+    (void)user;
+    opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
+    f.handle = h;
+    if (p != NULL) {
+        f.failures = opool__episode_failures(&p->episode);
+        f.count = p->hot.count;
+        f.capacity = p->hot.limit;
+    }
+    opool__diag_default(&f);
+}
+
+void opool__report(opool *p, opool_status what, opool_handle h) {
+    if (p->desc.report)
+        p->desc.report(p, what, h, p->desc.user);
+    else
+        opool_default_report(p, what, h, p->desc.user);
+}
+
 /* ==== slots ============================================================== */
 
 opool_handle opool__handle(uint32_t i, uint32_t gen) {
@@ -2913,12 +3096,11 @@ void opool__release(opool *p, uint32_t i) {
     }
     opool__roster_release(h, i);
     h->slot[i].gen = ++g;
-    opool__slot_freed(p, obj);
+    opool__track_on_free(obj, h->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
     if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) opool__retire(p, i);
-    if (p->episode) {
-        p->episode = false;
+    if (opool__episode_failures(&p->episode) != 0 &&
+        opool__episode_freed(&p->episode, h->count, h->limit))
         opool__update_fast(p);
-    }
 }
 
 /* Free every live object, last roster entry first (fini may free others). */
@@ -2935,14 +3117,9 @@ static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen) {
         opool__update_fast(p);
     }
     h->allocs++;
-    if (p->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(obj, h->stride);
-        if (!opool__poison_intact(obj, h->stride))
-            opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
-        opool__mem_noaccess(obj, h->stride); /* the padding stays hidden while live */
-    }
-    /* the object's bytes are whatever they were: undefined to a checker */
-    opool__mem_undefined(obj, p->desc.object_size);
+    if (!opool__track_on_reuse(obj, h->stride, 0, p->desc.object_size,
+                               (p->desc.flags & OPOOL_POISON) != 0))
+        opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
     if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, p->desc.object_size);
     if (p->desc.init) p->desc.init(obj, p->desc.user);
     return obj;
@@ -2981,9 +3158,7 @@ bool opool__restore_chunk(opool *p, uint32_t c) {
     if (mem == NULL) return false;
     p->chunk_mem[c] = mem;
     h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    if ((p->desc.flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = lo; i < hi; i++)
-            opool__slot_freed(p, (unsigned char *)mem + (size_t)(i - lo) * h->stride);
+    opool__range_freed(p, (uintptr_t)mem, hi - lo);
     return true;
 }
 
@@ -3013,15 +3188,19 @@ void opool__restore_counts(opool *p, const opool__saved_counts *c) {
     p->rejected = c->rejected;
     p->evictions = c->evictions;
     p->grows = c->grows;
-    p->episode = c->episode;
+    /* an open episode stays open; the image keeps no count of its
+     * failures, so it resumes as after its first */
+    if (c->episode) opool__episode_failed(&p->episode);
     opool__update_fast(p);
 }
 
 /* The k-th live object (k < count), open for its saved bytes as
- * opool__prepare leaves a fresh object: its padding stays hidden. */
+ * opool__prepare leaves a fresh object: its padding stays hidden (the slot
+ * was filled just now: its pattern is intact). */
 void *opool__restore_object(opool *p, uint32_t k) {
     void *obj = opool__object(&p->hot, p->hot.roster[k]);
-    opool__mem_undefined(obj, p->desc.object_size);
+    (void)opool__track_on_reuse(obj, p->hot.stride, 0, p->desc.object_size,
+                                (p->desc.flags & OPOOL_POISON) != 0);
     return obj;
 }
 
@@ -3127,11 +3306,10 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
     opool__hot *h = &p->hot;
     if (h->count == h->limit && !opool__make_room(p)) {
         p->failed_allocs++;
-        if (!p->episode) {
-            p->episode = true;
-            opool__update_fast(p);
-            opool__report(p, OPOOL_EFULL, OPOOL_NULL);
-        }
+        bool opens = opool__episode_failures(&p->episode) == 0;
+        uint64_t nth = opool__episode_failed(&p->episode);
+        if (opens) opool__update_fast(p);
+        if (nth) opool__report(p, OPOOL_EFULL, OPOOL_NULL);
         return NULL;
     }
     uint32_t i = opool__roster_take(h);
@@ -3280,21 +3458,6 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     out->bytes = bytes;
 }
 
-const char *opool_status_str(opool_status s) {
-    switch (s) {
-    case OPOOL_OK: return "ok";
-    case OPOOL_EINVAL: return "invalid argument";
-    case OPOOL_ENOMEM: return "out of memory";
-    case OPOOL_EFULL: return "pool full";
-    case OPOOL_ESTALE: return "stale or foreign handle";
-    case OPOOL_EBUSY: return "slot busy";
-    case OPOOL_ECORRUPT: return "corrupt saved pool";
-    case OPOOL_EWRITE_AFTER_FREE: return "write after free";
-    case OPOOL_ETIMEDOUT: return "timed out";
-    }
-    return "unknown status";
-}
-
 /* ============================================================================
  * src/opool_abi.c
  * ========================================================================== */
@@ -3337,6 +3500,211 @@ void *(opool_heap_alloc)(opool_heap *h, size_t size) { return opool__heap_alloc_
 opool_status(opool_heap_free)(opool_heap *h, void *ptr) { return opool__heap_free_inline(h, ptr); }
 
 /* ============================================================================
+ * src/opool_diag.c
+ * ========================================================================== */
+/*
+ * opool_diag.c -- the one message table, its formatter, the default report
+ * and the exhaustion-episode rule (see opool_diag.h), shared by the pool,
+ * the concurrent pool and the heap.
+ *
+ * Sections (grep for "==== "):
+ *   ==== table      every message and every status text
+ *   ==== format     the placeholders, the default report
+ *   ==== episodes   when exhaustion is reported, and when it ends
+ */
+
+
+/* ==== table ============================================================== */
+
+/* What the default report does with a message. */
+enum { OPOOL__SILENT, OPOOL__PRINT, OPOOL__ABORT };
+
+/* Who the finding is about: the slots of a pool (pool, concurrent pool), the
+ * blocks of a heap's class, the heap's large blocks. */
+enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE };
+
+/* Every message a report can print, one per (status, subject, episode step:
+ * FIRST the failure that opens an episode, LATER its summaries, ANY for the
+ * rest). The text follows `opool: <kind> <name>: `; placeholders in braces
+ * are filled in by opool__diag_format. */
+#define OPOOL__DIAG_MESSAGES(X)                                                                    \
+    X(FULL, OPOOL_EFULL, OPOOL__SLOTS, FIRST, OPOOL__PRINT,                                        \
+      "full: alloc failed ({count} of {capacity} live); reported again at the 2nd, 4th, 8th... "   \
+      "failure until at most {recovers} are live")                                                 \
+    X(STILL_FULL, OPOOL_EFULL, OPOOL__SLOTS, LATER, OPOOL__PRINT,                                  \
+      "still full: {failures} allocs failed in this episode ({count} of {capacity} live)")         \
+    X(CLASS_FULL, OPOOL_EFULL, OPOOL__BLOCKS, FIRST, OPOOL__PRINT,                                 \
+      "class of {size}-byte blocks full: alloc failed ({count} of {capacity} live); reported "     \
+      "again at the 2nd, 4th, 8th... failure until at most {recovers} are live")                   \
+    X(CLASS_STILL_FULL, OPOOL_EFULL, OPOOL__BLOCKS, LATER, OPOOL__PRINT,                           \
+      "class of {size}-byte blocks still full: {failures} allocs failed in this episode "          \
+      "({count} of {capacity} live)")                                                              \
+    X(LARGE_FULL, OPOOL_EFULL, OPOOL__LARGE, FIRST, OPOOL__PRINT,                                  \
+      "the allocator refused a large block: alloc failed ({count} large blocks live); reported "   \
+      "again at the 2nd, 4th, 8th... failure until at most {recovers} are live")                   \
+    X(LARGE_STILL_REFUSED, OPOOL_EFULL, OPOOL__LARGE, LATER, OPOOL__PRINT,                         \
+      "the allocator still refuses large blocks: {failures} allocs failed in this episode "        \
+      "({count} large blocks live)")                                                               \
+    X(SLOT_WRITTEN, OPOOL_EWRITE_AFTER_FREE, OPOOL__SLOTS, ANY, OPOOL__ABORT,                      \
+      "write after free: slot {slot} was changed while free (last handle {handle})")               \
+    X(BLOCK_WRITTEN, OPOOL_EWRITE_AFTER_FREE, OPOOL__BLOCKS, ANY, OPOOL__ABORT,                    \
+      "write after free: block {ptr} was changed while free")                                      \
+    X(STALE_HANDLE, OPOOL_ESTALE, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                \
+      "rejected handle {handle}: its object was freed, or it is another pool's")                   \
+    X(BAD_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                  \
+      "rejected handle {handle}: never issued by this pool (or a pointer to no live object)")      \
+    X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
+      "rejected block {ptr}: already free (a double free)")                                        \
+    X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
+      "rejected pointer {ptr}: not the start of a block of this heap")
+
+enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER };
+
+typedef struct opool__message {
+    opool_status what;
+    int subject, step, action;
+    const char *text;
+} opool__message;
+
+#define OPOOL__MESSAGE_ROW(id, what, subject, step, action, text)                                  \
+    {what, subject, OPOOL__##step, action, text},
+static const opool__message opool__messages[] = {OPOOL__DIAG_MESSAGES(OPOOL__MESSAGE_ROW)};
+#undef OPOOL__MESSAGE_ROW
+
+/* What opool_status_str says: short, and true of every kind of object. */
+#define OPOOL__STATUS_TEXTS(X)                                                                     \
+    X(OPOOL_OK, "ok")                                                                              \
+    X(OPOOL_EINVAL, "invalid argument")                                                            \
+    X(OPOOL_ENOMEM, "out of memory")                                                               \
+    X(OPOOL_EFULL, "pool full")                                                                    \
+    X(OPOOL_ESTALE, "already freed, or stale (a handle of a freed object or of another pool)")     \
+    X(OPOOL_EBUSY, "slot busy")                                                                    \
+    X(OPOOL_ECORRUPT, "corrupt saved pool")                                                        \
+    X(OPOOL_EWRITE_AFTER_FREE, "write after free")                                                 \
+    X(OPOOL_ETIMEDOUT, "timed out")                                                                \
+    X(OPOOL_EIO, "input/output error")                                                             \
+    X(OPOOL_ENOENT, "no such file")
+
+const char *opool_status_str(opool_status s) {
+    switch (s) {
+#define OPOOL__STATUS_CASE(status, text)                                                           \
+    case status:                                                                                   \
+        return text;
+        OPOOL__STATUS_TEXTS(OPOOL__STATUS_CASE)
+#undef OPOOL__STATUS_CASE
+    }
+    return "unknown status";
+}
+
+/* ==== format ============================================================= */
+
+opool__finding opool__finding_of(opool__kind kind, opool_status what, const void *self,
+                                 const char *name) {
+    opool__finding f;
+    memset(&f, 0, sizeof f);
+    f.kind = kind;
+    f.what = what;
+    f.self = self;
+    f.name = name;
+    return f;
+}
+
+static const opool__message *opool__message_of(const opool__finding *f) {
+    int subject = f->kind != OPOOL__KIND_HEAP               ? OPOOL__SLOTS
+                  : f->what != OPOOL_EFULL || f->block_size ? OPOOL__BLOCKS
+                                                            : OPOOL__LARGE;
+    int step = f->what != OPOOL_EFULL ? OPOOL__ANY : f->failures > 1 ? OPOOL__LATER : OPOOL__FIRST;
+    for (size_t k = 0; k < sizeof opool__messages / sizeof opool__messages[0]; k++) {
+        const opool__message *m = &opool__messages[k];
+        if (m->what == f->what && m->subject == subject && m->step == step) return m;
+    }
+    return NULL;
+}
+
+/* Appends to buf[*at ...] what fits of the printf result, counting it all. */
+#define OPOOL__PUT(...)                                                                            \
+    do {                                                                                           \
+        int n_ = snprintf(buf + (*at < size ? *at : size - 1), *at < size ? size - *at : 1,        \
+                          __VA_ARGS__);                                                            \
+        if (n_ > 0) *at += (size_t)n_;                                                             \
+    } while (0)
+
+/* The value of placeholder {key} (len bytes) of f. */
+static void opool__put_field(char *buf, size_t size, size_t *at, const char *key, size_t len,
+                             const opool__finding *f) {
+#define OPOOL__IS(word) (len == sizeof(word) - 1 && memcmp(key, word, len) == 0)
+    if (OPOOL__IS("count"))
+        OPOOL__PUT("%llu", (unsigned long long)f->count);
+    else if (OPOOL__IS("capacity"))
+        OPOOL__PUT("%llu", (unsigned long long)f->capacity);
+    else if (OPOOL__IS("recovers"))
+        OPOOL__PUT("%llu", (unsigned long long)opool__episode_recovers_at(f->capacity));
+    else if (OPOOL__IS("failures"))
+        OPOOL__PUT("%llu", (unsigned long long)f->failures);
+    else if (OPOOL__IS("size"))
+        OPOOL__PUT("%lu", (unsigned long)f->block_size);
+    else if (OPOOL__IS("slot"))
+        OPOOL__PUT("%lu", (unsigned long)opool_handle_index(f->handle));
+    else if (OPOOL__IS("handle"))
+        OPOOL__PUT("0x%016llx", (unsigned long long)f->handle.bits);
+    else if (OPOOL__IS("ptr"))
+        OPOOL__PUT("%p", (void *)(uintptr_t)f->ptr);
+#undef OPOOL__IS
+}
+
+size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
+    static const char *const kinds[] = {"pool", "concurrent pool", "heap"};
+    const opool__message *m = opool__message_of(f);
+    size_t zero = 0, *at = &zero;
+    buf[0] = '\0';
+    if (m == NULL || m->action == OPOOL__SILENT) return 0;
+    if (f->name)
+        OPOOL__PUT("opool: %s \"%s\" (%p): ", kinds[f->kind], f->name, (void *)(uintptr_t)f->self);
+    else
+        OPOOL__PUT("opool: %s %p: ", kinds[f->kind], (void *)(uintptr_t)f->self);
+    for (const char *t = m->text; *t;) {
+        const char *open = strchr(t, '{');
+        if (open == NULL) {
+            OPOOL__PUT("%s", t);
+            break;
+        }
+        const char *close = strchr(open, '}');
+        OPOOL__PUT("%.*s", (int)(open - t), t);
+        opool__put_field(buf, size, at, open + 1, (size_t)(close - open - 1), f);
+        t = close + 1;
+    }
+    OPOOL__PUT("\n");
+    return *at;
+}
+
+#undef OPOOL__PUT
+
+void opool__diag_default(const opool__finding *f) {
+    const opool__message *m = opool__message_of(f);
+    if (m == NULL || m->action == OPOOL__SILENT) return;
+    char line[512];
+    opool__diag_format(line, sizeof line, f);
+    fputs(line, stderr);
+    if (m->action == OPOOL__ABORT) abort();
+}
+
+/* ==== episodes =========================================================== */
+
+uint64_t opool__episode_failed(opool__episode *e) {
+    /* relaxed: the record only rations reports; of racing failures each gets
+     * its own number, so each power of two is reported once */
+    uint64_t n = atomic_fetch_add_explicit(&e->failures, 1, memory_order_relaxed) + 1;
+    return (n & (n - 1)) == 0 ? n : 0;
+}
+
+bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity) {
+    if (count > opool__episode_recovers_at(capacity)) return false;
+    /* relaxed: as above. A failure racing with the end may open the next
+     * episode a little early: it is reported, never lost */
+    return atomic_exchange_explicit(&e->failures, 0, memory_order_relaxed) != 0;
+}
+
+/* ============================================================================
  * src/opool_heap.c
  * ========================================================================== */
 /*
@@ -3354,6 +3722,7 @@ opool_status(opool_heap_free)(opool_heap *h, void *ptr) { return opool__heap_fre
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
+
 
 
 
@@ -3378,6 +3747,7 @@ typedef struct opool__hclass {
     opool__hpage *avail; /* listed pages (not known full); the current page is one */
     opool__hpage *spare; /* the grown page kept when it emptied, if any */
     uint64_t failed;
+    opool__episode episode; /* of this class (opool_diag.h) */
 } opool__hclass;
 
 typedef struct opool__hmap {
@@ -3395,6 +3765,11 @@ struct opool_heap {
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
     size_t page_count;
+    bool hooks;                   /* poisoning or a checker: every free out of line */
+    uint32_t episodes;            /* episodes open (classes and large blocks) */
+    opool__episode large_episode; /* of the fallback allocator */
+    uint64_t large_cap;           /* large blocks live when its episode opened */
+    const opool__hclass *full;    /* the class whose OPOOL_EFULL is being reported; NULL: large */
     opool__hpage none; /* the current page of a class without one: no free block */
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
@@ -3403,20 +3778,38 @@ static const uint32_t opool__heap_default_classes[] = {
     16,  32,  48,  64,  80,  96,  112,  128,  160,  192,  224,  256,
     320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048};
 
+/* The finding of h as the one formatter of opool_diag.c prints it. */
+static opool__finding opool__heap_finding(const opool_heap *h, opool_status what,
+                                          const void *ptr) {
+    opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
+    f.ptr = ptr;
+    if (h == NULL || what != OPOOL_EFULL) return f;
+    const opool__hclass *k = h->full;
+    if (k != NULL) {
+        f.block_size = k->size;
+        f.failures = opool__episode_failures(&k->episode);
+        f.count = h->hot.cls[k - h->cls].live;
+        f.capacity = k->blocks;
+    } else {
+        f.failures = opool__episode_failures(&h->large_episode);
+        f.count = h->large.n;
+        f.capacity = h->large_cap;
+    }
+    return f;
+}
+
+void opool_heap_default_report(opool_heap *h, opool_status what, const void *ptr, void *user) {
+    (void)user;
+    opool__finding f = opool__heap_finding(h, what, ptr);
+    opool__diag_default(&f);
+}
+
 static void opool__heap_report(const opool_heap *h, opool_status what, const void *ptr) {
     opool_heap *m = (opool_heap *)(uintptr_t)h; /* findings may come from const calls */
-    if (h->desc.report) {
+    if (h->desc.report)
         h->desc.report(m, what, ptr, h->desc.user);
-    } else if (what == OPOOL_EFULL) {
-        fprintf(stderr,
-                "opool: heap %p ran out of memory for an allocation; further failures are not "
-                "reported until a block is freed\n",
-                (const void *)h);
-    } else if (what == OPOOL_EWRITE_AFTER_FREE) {
-        fprintf(stderr, "opool: write after free: block %p of heap %p was changed while free\n",
-                ptr, (const void *)h);
-        abort();
-    }
+    else
+        opool_heap_default_report(m, what, ptr, h->desc.user);
 }
 
 static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_status s,
@@ -3425,11 +3818,34 @@ static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_statu
     opool__heap_report(h, s, ptr);
 }
 
+/* While an episode is open every free goes out of line, to see its end. */
+static void opool__heap_set_slow(opool_heap *h) { h->hot.slow = h->hooks || h->episodes != 0; }
+
+/* An alloc of class k (NULL: a large block) failed. */
 static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
+    opool__episode *e = k ? &k->episode : &h->large_episode;
     if (k) k->failed++;
-    if (!h->hot.episode) {
-        h->hot.episode = 1;
+    if (opool__episode_failures(e) == 0) {
+        h->episodes++;
+        opool__heap_set_slow(h);
+        if (k == NULL) h->large_cap = h->large.n;
+    }
+    uint64_t nth = opool__episode_failed(e);
+    if (nth) {
+        h->full = k;
         opool__heap_report(h, OPOOL_EFULL, NULL);
+    }
+}
+
+/* A block of class k (NULL: a large block) was freed: maybe the end of its
+ * episode. */
+static void opool__heap_settle(opool_heap *h, opool__hclass *k) {
+    opool__episode *e = k ? &k->episode : &h->large_episode;
+    if (opool__episode_failures(e) == 0) return;
+    uint64_t live = k ? h->hot.cls[k - h->cls].live : h->large.n;
+    if (opool__episode_freed(e, live, k ? k->blocks : h->large_cap)) {
+        h->episodes--;
+        opool__heap_set_slow(h);
     }
 }
 
@@ -3721,7 +4137,8 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->hot.class_of = class_of;
     /* poisoning and memory checkers need every call out of line */
     bool slow = h->checker || (d.flags & OPOOL_POISON);
-    h->hot.slow = slow;
+    h->hooks = slow;
+    opool__heap_set_slow(h);
     h->hot.small_max = slow ? 0 : h->max_size;
     for (uint32_t c = 0; c < d.class_count; c++)
         for (uint32_t k = 0; k < pages_of[c]; k++)
@@ -3762,15 +4179,12 @@ static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size) 
     return p;
 }
 
-/* The checks and hooks of block b, just taken from a free list. */
+/* The checks and hooks of block b, just taken from a free list (its first
+ * bytes held the free-list link, not poison). */
 static void opool__heap_reuse(opool_heap *h, void *b, uint32_t size) {
-    if (h->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(b, size);
-        /* the first bytes held the free-list link */
-        if (!opool__poison_intact((char *)b + sizeof(void *), size - sizeof(void *)))
-            opool__heap_report(h, OPOOL_EWRITE_AFTER_FREE, b);
-    }
-    opool__mem_undefined(b, size);
+    if (!opool__track_on_reuse(b, size, sizeof(void *), size,
+                               (h->desc.flags & OPOOL_POISON) != 0))
+        opool__heap_report(h, OPOOL_EWRITE_AFTER_FREE, b);
 }
 
 /* Every alloc the inline path does not serve: h NULL, size 0, fallback
@@ -3829,12 +4243,11 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
 static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     char *b = (char *)pg->block0 + (size_t)j * pg->size;
     opool__hpage_bits(pg)[j / 64] &= ~((uint64_t)1 << (j % 64));
-    if (h->desc.flags & OPOOL_POISON) opool__poison_fill(b, pg->size);
     memcpy(b, &pg->free, sizeof(void *));
-    opool__mem_noaccess(b, pg->size);
+    opool__track_on_free(b, pg->size, sizeof(void *), (h->desc.flags & OPOOL_POISON) != 0);
     pg->free = b;
     h->hot.cls[pg->cls].live--;
-    h->hot.episode = 0;
+    opool__heap_settle(h, &h->cls[pg->cls]);
     if (--pg->live == pg->slow_at)
         opool__heap_page_freed(h, pg);
     else
@@ -3856,7 +4269,7 @@ opool_status opool__heap_free_slow(opool_heap *h, void *ptr) {
         opool__hmap_erase(&h->large, large);
         h->large_bytes -= size;
         h->mem.free(h->mem.ctx, ptr, size);
-        h->hot.episode = 0;
+        opool__heap_settle(h, NULL);
         return OPOOL_OK;
     }
     opool__heap_release(h, pg, j);
@@ -3943,29 +4356,34 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
 
 /* ==== slots (docs 4) ===================================================== */
 
-static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
-    if (p->desc.report) {
-        p->desc.report(NULL, what, h, p->desc.user);
-    } else if (what == OPOOL_EFULL) {
-        fprintf(stderr,
-                "opool: concurrent pool %p is full (%u slots): alloc failed; further failures "
-                "are not reported until an object is freed\n",
-                (void *)p, p->capacity);
-    } else if (what == OPOOL_EWRITE_AFTER_FREE) {
-        fprintf(stderr,
-                "opool: write after free: slot %u of concurrent pool %p was changed while free "
-                "(last handle 0x%016llx)\n",
-                opool_handle_index(h), (void *)p, (unsigned long long)h.bits);
-        abort();
+void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, void *user) {
+    (void)user;
+    opool__finding f = opool__finding_of(OPOOL__KIND_MT, what, p, p ? p->desc.name : NULL);
+    f.handle = h;
+    if (p != NULL) {
+        f.failures = opool__episode_failures(&p->episode);
+        f.count = opool_mt_count(p);
+        f.capacity = opool_mt_capacity(p);
     }
+    opool__diag_default(&f);
+}
+
+/* The pool passes itself through report_mt; a desc with only the core's
+ * report gets a NULL pool, as before report_mt existed. */
+static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
+    if (p->desc.report_mt)
+        p->desc.report_mt(p, what, h, p->desc.user);
+    else if (p->desc.report)
+        p->desc.report(NULL, what, h, p->desc.user);
+    else
+        opool_mt_default_report(p, what, h, p->desc.user);
 }
 
 /* An alloc found no slot anywhere. */
 OPOOL_NOINLINE void opool__mt_failed(opool_mt *p) {
-    /* relaxed: statistics and the episode flag publish nothing */
+    /* relaxed: statistics publish nothing */
     opool__atomic_fetch_add_relaxed(&p->failed, 1);
-    if (opool__atomic_exchange_relaxed(&p->episode, 1) == 0)
-        opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
+    if (opool__episode_failed(&p->episode)) opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
 }
 
 OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h) {
@@ -3976,24 +4394,22 @@ OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s, opoo
 
 /* The checks and hooks of a slot about to go live with generation g. */
 OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj) {
-    if (p->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(obj, p->stride);
-        if (!opool__poison_intact(obj, p->stride))
-            opool__mt_report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, g - 2));
-        opool__mem_noaccess(obj, p->stride); /* the padding stays hidden while live */
-    }
-    opool__mem_undefined(obj, p->desc.object_size);
+    if (!opool__track_on_reuse(obj, p->stride, 0, p->desc.object_size,
+                               (p->desc.flags & OPOOL_POISON) != 0))
+        opool__mt_report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, g - 2));
     if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, p->desc.object_size);
     if (p->desc.init) p->desc.init(obj, p->desc.user);
 }
 
 OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
     if (p->desc.fini) p->desc.fini(obj, p->desc.user);
-    if (p->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(obj, p->stride);
-        opool__poison_fill(obj, p->stride);
-    }
-    opool__mem_noaccess(obj, p->stride);
+    opool__track_on_free(obj, p->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
+}
+
+/* While an episode is open, a free counts the pool to see whether it ended
+ * (out of line: episodes are rare). */
+OPOOL_NOINLINE void opool__mt_settle(opool_mt *p) {
+    opool__episode_freed(&p->episode, opool_mt_count(p), opool_mt_capacity(p));
 }
 
 /* ==== test hooks ========================================================= */
@@ -4068,11 +4484,9 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     }
     opool__atomic_init(&p->head, 1); /* top = slot 0, tag 0 */
     if ((desc->flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = 0; i < cap; i++) {
-            void *obj = opool__mt_object(p, i);
-            if (desc->flags & OPOOL_POISON) opool__poison_fill(obj, stride);
-            opool__mem_noaccess(obj, stride);
-        }
+        for (uint32_t i = 0; i < cap; i++)
+            opool__track_on_free(opool__mt_object(p, i), stride, 0,
+                                 (desc->flags & OPOOL_POISON) != 0);
     opool__sleepq_init(&p->sleepq);
     *out = p;
     return OPOOL_OK;
@@ -4132,6 +4546,8 @@ opool_status opool_mt_free(opool_mt *p, opool_handle h) {
         uint32_t i = opool_handle_index(h);
         opool__mt_push(p, i, i);
         opool__mt_freed(p, 1);
+    } else {
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
     }
     return OPOOL_OK;
 }
@@ -4217,6 +4633,8 @@ uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n) {
     if (chained) {
         opool__mt_push(p, first, last);
         opool__mt_freed(p, chained);
+    } else if (freed) {
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
     }
     return freed;
 }
@@ -4536,7 +4954,10 @@ opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
     opool_status s = opool__mt_claim(p, h, &keep);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
     opool__mt_add_own_live(c, -1);
-    if (OPOOL_LIKELY(keep)) opool__mt_park(c, opool_handle_index(h));
+    if (OPOOL_LIKELY(keep))
+        opool__mt_park(c, opool_handle_index(h));
+    else
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
     return OPOOL_OK;
 }
 
@@ -4890,6 +5311,9 @@ unsigned long opool__process_id(void) {
 
 
 
+
+#include <errno.h>
+
 /* ==== format ============================================================= */
 
 #define OPOOL__IMG_VERSION 1u
@@ -5080,8 +5504,8 @@ static size_t opool__save_sink(void *ctx, const void *data, size_t size) {
 /*
  * Write p as docs/FORMAT.md describes: the header, every slot record, every
  * live object in live-list order, the checksum. Reads the pool and nothing
- * else. OPOOL_ENOMEM: the buffer for save_object's bytes; OPOOL_ECORRUPT: a
- * short write or save_object returned false.
+ * else. OPOOL_ENOMEM: the buffer for save_object's bytes; OPOOL_EIO: a short
+ * write; OPOOL_ECORRUPT: save_object returned false.
  */
 opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     if (p == NULL || write == NULL) return OPOOL_EINVAL;
@@ -5093,7 +5517,7 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     memset(&im, 0, sizeof im);
     im.version = OPOOL__IMG_VERSION;
     im.flags =
-        (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) | (p->episode ? OPOOL__IMG_EPISODE : 0);
+        (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) | (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
     im.pool_flags = d->flags;
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
@@ -5158,7 +5582,7 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     opool__save_flush(&w);
     opool__io_put64(rec, w.hash);
     if (!w.failed && write(ctx, rec, OPOOL__IMG_CHECKSUM) != OPOOL__IMG_CHECKSUM) w.failed = true;
-    return w.failed ? OPOOL_ECORRUPT : OPOOL_OK;
+    return w.failed ? OPOOL_EIO : OPOOL_OK;
 }
 
 /* ==== load =============================================================== */
@@ -5462,13 +5886,13 @@ opool_status opool_save_file(const opool *p, const char *path) {
         snprintf(tmp, size, "%s.%lu.%lu.tmp", path, pid, (unsigned long)serial);
         f = fopen(tmp, "wbx");
     }
-    opool_status st = OPOOL_ECORRUPT;
+    opool_status st = OPOOL_EIO;
     if (f == NULL) goto out;
 
     st = opool_save(p, opool__file_write, f);
-    if (st == OPOOL_OK && !opool__file_sync(f)) st = OPOOL_ECORRUPT;
-    if (fclose(f) != 0 && st == OPOOL_OK) st = OPOOL_ECORRUPT;
-    if (st == OPOOL_OK && !opool__file_replace(tmp, path)) st = OPOOL_ECORRUPT;
+    if (st == OPOOL_OK && !opool__file_sync(f)) st = OPOOL_EIO;
+    if (fclose(f) != 0 && st == OPOOL_OK) st = OPOOL_EIO;
+    if (st == OPOOL_OK && !opool__file_replace(tmp, path)) st = OPOOL_EIO;
     if (st != OPOOL_OK) {
         (void)remove(tmp);
         goto out;
@@ -5484,9 +5908,21 @@ opool_status opool_load_file(opool **out, const opool_desc *desc, const char *pa
     if (out == NULL) return OPOOL_EINVAL;
     *out = NULL;
     if (path == NULL) return OPOOL_EINVAL;
+    errno = 0;
     FILE *f = fopen(path, "rb");
-    if (f == NULL) return OPOOL_EINVAL;
+    if (f == NULL) {
+#if defined(ENOENT)
+        if (errno == ENOENT) return OPOOL_ENOENT;
+#endif
+        return OPOOL_EIO;
+    }
     opool_status st = opool__load(out, desc, opool__file_read, f, true);
+    /* a read that failed looks like the end of the input to the loader */
+    if (ferror(f)) {
+        opool_destroy(*out);
+        *out = NULL;
+        st = OPOOL_EIO;
+    }
     fclose(f);
     return st;
 }
@@ -5722,6 +6158,57 @@ opool_handle opool_side_handle_at(const opool_side *s, uint32_t i) {
 void *opool_side_value_at(const opool_side *s, uint32_t i) {
     if (s == NULL || i >= s->count) return NULL;
     return opool__side_value(s, i);
+}
+
+/* ============================================================================
+ * src/opool_track.c
+ * ========================================================================== */
+/*
+ * opool_track.c -- the poison pattern and the memory checkers' hooks (see
+ * opool_track.h): the only code that fills or checks poison.
+ */
+
+
+#include <string.h>
+
+/* The poison pattern's bytes: 0x1deadb0b little-endian, repeated, whatever
+ * the machine's byte order. */
+static const unsigned char opool__poison8[8] = {0x0b, 0xdb, 0xea, 0x1d, 0x0b, 0xdb, 0xea, 0x1d};
+
+static void opool__poison_fill(unsigned char *b, size_t n) {
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) memcpy(b + k, opool__poison8, 8);
+    for (; k < n; k++) b[k] = opool__poison8[k & 7];
+}
+
+static bool opool__poison_intact(const unsigned char *b, size_t n) {
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8)
+        if (memcmp(b + k, opool__poison8, 8) != 0) return false;
+    for (; k < n; k++)
+        if (b[k] != opool__poison8[k & 7]) return false;
+    return true;
+}
+
+void opool__track_on_free(void *obj, size_t size, size_t keep, bool poison) {
+    if (poison) {
+        /* a slot's padding was hidden while it was live: open it all to fill it */
+        opool__mem_defined(obj, size);
+        opool__poison_fill((unsigned char *)obj + keep, size - keep);
+    }
+    opool__mem_noaccess(obj, size);
+}
+
+bool opool__track_on_reuse(void *obj, size_t size, size_t keep, size_t live, bool poison) {
+    bool intact = true;
+    if (poison) {
+        opool__mem_defined(obj, size);
+        intact = opool__poison_intact((const unsigned char *)obj + keep, size - keep);
+        opool__mem_noaccess(obj, size); /* the padding stays hidden while live */
+    }
+    /* the object's bytes are whatever they were: undefined to a checker */
+    opool__mem_undefined(obj, live);
+    return intact;
 }
 
 #endif /* C11, POSIX asked for in time */

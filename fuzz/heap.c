@@ -416,11 +416,12 @@ static void check_stats(fz *f) {
 }
 
 /* The reports of the operation: `rejected` calls made exactly one report each (checked where
- * they happen); OPOOL_EFULL only for allocations that ran out, at most once each. */
+ * they happen); OPOOL_EFULL only for allocations that ran out, at most once each (an
+ * episode's 1st, 2nd, 4th... failure), and always for the first that ever ran out. */
 static void check_reports(fz *f, uint32_t rejected) {
     EXPECT_EQ(f->nwaf, 0);
     if (f->nefull > f->ran_out) FAIL("%u EFULL reports for %u failures", f->nefull, f->ran_out);
-    if (f->ran_out && !f->ever_failed) EXPECT_EQ(f->nefull, 1); /* the first episode */
+    if (f->ran_out && !f->ever_failed) EXPECT(f->nefull >= 1); /* the first episode */
     if (f->ran_out) f->ever_failed = true;
     EXPECT_EQ(f->nreports, f->nefull + rejected);
 }

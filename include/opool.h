@@ -96,6 +96,16 @@
  *   - odd generation, index in range, but not the slot's current one:
  *     stale (freed, reused) or from another pool -> OPOOL_ESTALE.
  *
+ * EXHAUSTION. A failed alloc (the pool is full and its policy cannot make
+ * room) opens an exhaustion episode, or counts in the open one. The episode
+ * is reported (OPOOL_EFULL) at its 1st, 2nd, 4th, 8th, ... failed alloc, each
+ * power of two, so a pool held at its budget for a long time prints a
+ * handful of lines, not one per frame. It ends at a free that leaves
+ * count <= capacity - ceil(capacity / 4) objects live (a quarter of the
+ * usable slots free again: 48 of 64, 0 of 1); the next failure then opens a
+ * new episode. The concurrent pool and the heap (per size class) follow the
+ * same rule.
+ *
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
  * Different pools may be used by different threads at the same time.
  *
@@ -168,10 +178,14 @@ typedef enum opool_status {
     OPOOL_ENOMEM,            /* the allocator failed */
     OPOOL_EFULL,             /* no free slot (report: once per exhaustion episode) */
     OPOOL_ESTALE,            /* handle was valid once, or belongs to another pool */
-    OPOOL_EBUSY,             /* the slot asked for is live */
+    OPOOL_EBUSY,             /* reserved: no function returns it (opool_alloc_at returns
+                                NULL for a live slot) */
     OPOOL_ECORRUPT,          /* a saved image failed its checks */
     OPOOL_EWRITE_AFTER_FREE, /* poison pattern of a free slot changed */
-    OPOOL_ETIMEDOUT          /* a wait gave up */
+    OPOOL_ETIMEDOUT,         /* reserved: no function returns it (a wait that gives up
+                                returns NULL) */
+    OPOOL_EIO,               /* reading or writing a stream or file failed (save, load) */
+    OPOOL_ENOENT             /* opool_load_file: there is no file at the path */
 } opool_status;
 
 typedef enum opool_full_policy {
@@ -191,6 +205,7 @@ enum {
 #define OPOOL_MAX_CAPACITY 0xFFFFFF00u
 
 typedef struct opool opool;
+struct opool_mt; /* opool_mt.h: the concurrent pool, created from an opool_desc too */
 
 /* Byte streams for save and load. write: like fwrite, returns the bytes
  * written (short = failure). read: like fread, returns the bytes read (short
@@ -217,10 +232,13 @@ typedef struct opool_desc {
     void (*init)(void *obj, void *user); /* optional: after every alloc (after OPOOL_ZERO) */
     void (*fini)(void *obj, void *user); /* optional: on free, clear, evict and destroy */
     opool_handle (*evict)(opool *p, void *user); /* OPOOL_FULL_EVICT: return a live victim */
-    /* Findings, with the handle concerned (OPOOL_NULL if none):
-     *   OPOOL_EFULL              once per exhaustion episode (default: one line on stderr)
-     *   OPOOL_ESTALE/OPOOL_EINVAL a rejected free (default: silent; the status says it)
-     *   OPOOL_EWRITE_AFTER_FREE  poison changed (default: message on stderr, then abort) */
+    /* Findings, with the pool and the handle concerned (OPOOL_NULL if none);
+     * NULL = opool_default_report, which says what each does by default:
+     *   OPOOL_EFULL              an exhaustion episode: its 1st, 2nd, 4th, 8th... failed
+     *                            alloc (see EXHAUSTION at the top of this file)
+     *   OPOOL_ESTALE/OPOOL_EINVAL a rejected free (the status says it too)
+     *   OPOOL_EWRITE_AFTER_FREE  poison changed (h: the freed object's handle)
+     * A concurrent pool calls report_mt instead (below). */
     void (*report)(opool *p, opool_status what, opool_handle h, void *user);
     void *user; /* passed to every callback */
     opool_allocator allocator;
@@ -231,6 +249,14 @@ typedef struct opool_desc {
      * OPOOL_ECORRUPT). Both or neither. */
     bool (*save_object)(const void *obj, opool_write_fn write, void *wctx, void *user);
     bool (*load_object)(void *obj, const void *data, size_t size, void *user);
+    /* Optional: the pool's name in every message of the default report (kept
+     * as a pointer, not copied: it must outlive the pool). */
+    const char *name;
+    /* The findings of an opool_mt made from this desc, with the pool itself
+     * (the same shape as report; NULL = opool_mt_default_report). Ignored
+     * by opool_create. A concurrent pool whose desc has report but not
+     * report_mt calls report with a NULL pool, as before this field existed. */
+    void (*report_mt)(struct opool_mt *p, opool_status what, opool_handle h, void *user);
 } opool_desc;
 
 /* Versioned so it can grow: fields are only ever appended. */
@@ -351,16 +377,33 @@ OPOOL_API uint32_t opool_shrink(opool *p);
 /* Fill *out (NULL-safe: zeroed stats for a NULL pool). O(1). */
 OPOOL_API void opool_get_stats(const opool *p, opool_stats *out);
 
-/* A short constant English description, "unknown status" for others. */
+/* A short constant English description, "unknown status" for others. It
+ * reads right for every kind of object (for a heap, OPOOL_ESTALE is a double
+ * free). O(1); thread-safe. */
 OPOOL_API const char *opool_status_str(opool_status s);
+
+/* The report a pool makes when its desc has none; call it from your own
+ * report to keep the default for the findings you do not handle (user is
+ * not used). It prints one line on stderr, naming the pool (desc.name, if
+ * any, and its address), for:
+ *   OPOOL_EFULL              "opool: pool "bullets" (0x...): full: alloc failed (64 of
+ *                            64 live); ..." at an episode's first failure, then
+ *                            "...: still full: 8 allocs failed in this episode (64 of 64
+ *                            live)" at its 2nd, 4th, 8th... (see EXHAUSTION);
+ *   OPOOL_EWRITE_AFTER_FREE  "opool: pool ... (0x...): write after free: slot 2 was
+ *                            changed while free (last handle 0x...)", then calls abort();
+ * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
+ * p NULL: the line names no pool. Cost: one formatted write to stderr.
+ * Thread-safety: as the pool's (it reads p's counters). */
+OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
 
 /* ---- save and load (docs/FORMAT.md) ------------------------------------ */
 
 /* Write p's complete state: every slot's generation, the roster (live list
  * and free stack, so the next handles issued are the same), the salt, the
  * statistics and every live object. OPOOL_EINVAL: p or write NULL;
- * OPOOL_ENOMEM; OPOOL_ECORRUPT: write came up short or save_object failed.
- * O(capacity + bytes of live objects). */
+ * OPOOL_ENOMEM; OPOOL_EIO: write came up short; OPOOL_ECORRUPT:
+ * save_object returned false. O(capacity + bytes of live objects). */
 OPOOL_API opool_status opool_save(const opool *p, opool_write_fn write, void *ctx);
 
 /* Rebuild a pool from what opool_save wrote, with desc's callbacks,
@@ -377,11 +420,15 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_load(opool **out, const opool_desc 
 
 /* opool_save to a file, atomically: a temporary file beside path, flushed
  * to disk, then renamed over path. A crash or a full disk part-way leaves
- * the previous file as it was. OPOOL_EINVAL: NULL argument; OPOOL_ECORRUPT
- * (or OPOOL_ENOMEM) when writing fails. */
+ * the previous file as it was. OPOOL_EINVAL: NULL argument or empty path;
+ * OPOOL_EIO: the temporary file could not be created, written, flushed to
+ * disk or renamed; OPOOL_ENOMEM; OPOOL_ECORRUPT: save_object failed. */
 OPOOL_API opool_status opool_save_file(const opool *p, const char *path);
 
-/* opool_load from a file. OPOOL_EINVAL also when the file cannot be opened. */
+/* opool_load from a file, which must hold exactly one image. OPOOL_ENOENT:
+ * no file at path; OPOOL_EIO: it cannot be opened otherwise, or reading it
+ * failed; OPOOL_EINVAL: NULL argument, or desc does not fit the image (as
+ * opool_load); OPOOL_ECORRUPT: what it holds is not a valid image. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_desc *desc,
                                                        const char *path);
 

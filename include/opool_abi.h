@@ -291,8 +291,8 @@ typedef struct opool__heap_hot {
     const opool__hentry *pages; /* the page set: open addressing, key = page address */
     uint32_t pages_mask;        /* its capacity - 1 */
     uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
-    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker) */
-    uint32_t episode;           /* an OPOOL_EFULL was reported and no block freed since */
+    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker, an
+                                   open episode) */
     opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
 } opool__heap_hot;
 
@@ -357,7 +357,6 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     pg->free = ptr;
     opool__hclass_hot *k = &c->cls[pg->cls];
     k->live--;
-    c->episode = 0;
     if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
         opool__heap_page_freed(h, pg); /* list upkeep */
     else

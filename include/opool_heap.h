@@ -62,7 +62,9 @@
  * Both are also passed to desc.report. With OPOOL_POISON free blocks are
  * filled with 0x1deadb0b and checked when reused (OPOOL_EWRITE_AFTER_FREE,
  * default report: message and abort); under AddressSanitizer and Valgrind
- * free blocks are inaccessible without any flag.
+ * free blocks are inaccessible without any flag. A full class is reported
+ * as in opool.h (OPOOL_EFULL, see opool_heap_create), with
+ * opool_heap_default_report as the default.
  *
  * Thread-safety: one thread at a time per heap (as opool.h).
  *
@@ -95,14 +97,18 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     uint32_t class_count;        /* entries in class_sizes, <= OPOOL_HEAP_MAX_CLASSES */
     uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = one page each */
     uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON */
-    /* Findings, with the pointer concerned: OPOOL_EINVAL / OPOOL_ESTALE (a bad
-     * free, realloc or usable_size; default: silent, the result says it),
-     * OPOOL_EFULL (a class or the allocator ran out; once per episode;
-     * default: one line on stderr), OPOOL_EWRITE_AFTER_FREE (default: message
-     * on stderr, then abort). */
+    /* Findings, with the heap and the pointer concerned (NULL =
+     * opool_heap_default_report, which says what each does by default):
+     * OPOOL_EINVAL / OPOOL_ESTALE (a bad free, realloc or usable_size; a
+     * double free is OPOOL_ESTALE), OPOOL_EFULL (a class or the fallback
+     * allocator ran out: an exhaustion episode, see opool_heap_create; ptr
+     * NULL), OPOOL_EWRITE_AFTER_FREE (a free block's poison changed). */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
     opool_allocator allocator; /* pages and large blocks; zero = the C library */
+    /* Optional: the heap's name in every message of the default report (kept
+     * as a pointer, not copied: it must outlive the heap). */
+    const char *name;
 } opool_heap_desc;
 
 typedef struct opool_heap_class_stats {
@@ -132,9 +138,14 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
  * with class_sizes set or above OPOOL_HEAP_MAX_CLASSES, unknown flags, an
  * allocator with only one of alloc/free, or a reservation that overflows
  * (more than 2^32 - 1 blocks in a class once rounded up to pages, or more
- * bytes than the address space). The failure episode of OPOOL_EFULL is the
- * heap's, not a class's: any free ends it.
- * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure. */
+ * bytes than the address space).
+ * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure.
+ * Exhaustion follows opool.h's rule (EXHAUSTION) for each class on its own:
+ * a class's episode is reported at its 1st, 2nd, 4th, 8th... failed alloc
+ * and ends at a free that leaves at most blocks - ceil(blocks / 4) of its
+ * blocks live. The fallback allocator has one episode too, whose capacity
+ * is the number of large blocks live when it opened. While any episode is
+ * open, every free runs out of line. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
 
@@ -170,6 +181,24 @@ OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
 
 /* Fill *out (NULL-safe: zeroed stats for a NULL heap). O(classes). */
 OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
+
+/* The report a heap makes when its desc has none; call it from your own
+ * report to keep the default for the findings you do not handle (user is
+ * not used). One line on stderr, naming the heap (desc.name, if any, and
+ * its address), for:
+ *   OPOOL_EFULL              "opool: heap "text" (0x...): class of 64-byte blocks full:
+ *                            alloc failed (1020 of 1020 live); ..." at an episode's
+ *                            first failure, "...: still full: 8 allocs failed in this
+ *                            episode ..." at its 2nd, 4th, 8th... (for the fallback
+ *                            allocator: "the allocator refused a large block ...");
+ *   OPOOL_EWRITE_AFTER_FREE  "opool: heap ... (0x...): write after free: block 0x... was
+ *                            changed while free", then calls abort();
+ * and nothing for OPOOL_ESTALE (a double free) and OPOOL_EINVAL (a pointer
+ * the heap does not hold): the caller has the status. h NULL: the line
+ * names no heap. Cost: one formatted write to stderr. Thread-safety: as
+ * the heap's. */
+OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const void *ptr,
+                                         void *user);
 
 #ifdef __cplusplus
 } /* extern "C" */

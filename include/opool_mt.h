@@ -89,7 +89,11 @@
  * Handles are classified as in opool.h: even generation (OPOOL_NULL
  * included) or index out of range -> OPOOL_EINVAL; odd but not the slot's
  * generation -> OPOOL_ESTALE. Rejected frees change nothing, are counted and
- * go to desc.report (its pool argument is NULL for an opool_mt).
+ * reported. Findings go to desc.report_mt, which receives the pool itself
+ * (NULL: opool_mt_default_report). A desc with report but no report_mt
+ * keeps the behaviour from before report_mt: report is called with a NULL
+ * pool. Exhaustion episodes follow opool.h's rule (EXHAUSTION); a free
+ * made during an episode counts the pool (O(caches)) to see its end.
  *
  * Every pool function may be called from any thread at the same time, except
  * opool_mt_create/opool_mt_destroy (no other call may run on that pool). A
@@ -98,7 +102,7 @@
  *
  * The desc is opool.h's: object_size, object_align, capacity (max_capacity
  * 0 or equal to it), flags OPOOL_ZERO, OPOOL_POISON and OPOOL_RETIRE_ON_WRAP,
- * salt, init, fini, report, user and allocator. Growth, eviction and the
+ * salt, init, fini, report_mt (or report), user, allocator and name. Growth, eviction and the
  * save/load callbacks are for the single-threaded pool: asking for them is
  * OPOOL_EINVAL. init and fini run in the thread that allocates or frees.
  *
@@ -166,8 +170,8 @@ OPOOL_API void opool_mt_destroy(opool_mt *p);
 
 /* Allocate an object, its handle to *out (if not NULL). NULL when p is NULL
  * or no slot is free (the shared list is empty and no cache has a parked slot
- * to steal): counted in failed_allocs and reported (OPOOL_EFULL) once per
- * exhaustion episode. Lock-free: one CAS when the shared list has a slot;
+ * to steal): counted in failed_allocs and reported (OPOOL_EFULL) as
+ * opool.h's EXHAUSTION says. Lock-free: one CAS when the shared list has a slot;
  * O(caches * cache size) to steal. Thread-safe. */
 OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
 
@@ -251,6 +255,18 @@ OPOOL_API void opool_mt_cache_destroy(opool_mt_cache *c);
  * for what each figure promises under concurrent use. O(caches).
  * Thread-safe. */
 OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
+
+/* The report a concurrent pool makes when its desc has neither report_mt
+ * nor report; call it from your own report_mt to keep the default for the
+ * findings you do not handle (user is not used). As opool_default_report,
+ * with "concurrent pool" for "pool": one line on stderr naming the pool for
+ * OPOOL_EFULL (an episode's 1st, 2nd, 4th... failure) and for
+ * OPOOL_EWRITE_AFTER_FREE (then abort()); nothing for OPOOL_ESTALE and
+ * OPOOL_EINVAL. p NULL: the line names no pool. Cost: opool_mt_count and
+ * one formatted write to stderr. Thread-safe (a line may count a failure
+ * made by another thread meanwhile). */
+OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h,
+                                       void *user);
 
 #ifdef __cplusplus
 } /* extern "C" */

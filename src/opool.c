@@ -4,12 +4,14 @@
  * The pool's layout is in opool_internal.h. Sections (grep for "==== "):
  *   ==== geometry            desc validation and sizes, shared by create paths
  *   ==== memory              allocator, chunks, slot arrays
+ *   ==== reports             findings of a pool, through opool_diag.h
  *   ==== slots               the roster operations every path goes through
  *   ==== restore             rebuilding a saved pool's state (for opool_save.c's load)
  *   ==== public              the API
  */
 #include "opool_internal.h"
 #include "opool_platform.h"
+#include "opool_diag.h"
 
 /* ==== geometry =========================================================== */
 
@@ -92,63 +94,13 @@ opool_allocator opool__allocator_of(const opool_desc *d) {
     return a;
 }
 
-/* The poison pattern's bytes from a slot's start: 0x1deadb0b little-endian,
- * repeated, whatever the machine's byte order. */
-static const unsigned char opool__poison8[8] = {0x0b, 0xdb, 0xea, 0x1d, 0x0b, 0xdb, 0xea, 0x1d};
-
-void opool__poison_fill(void *obj, size_t n) {
-    unsigned char *b = (unsigned char *)obj;
-    size_t k = 0;
-    for (; k + 8 <= n; k += 8) memcpy(b + k, opool__poison8, 8);
-    for (; k < n; k++) b[k] = opool__poison8[k & 7];
-}
-
-bool opool__poison_intact(const void *obj, size_t n) {
-    const unsigned char *b = (const unsigned char *)obj;
-    size_t k = 0;
-    for (; k + 8 <= n; k += 8)
-        if (memcmp(b + k, opool__poison8, 8) != 0) return false;
-    for (; k < n; k++)
-        if (b[k] != opool__poison8[k & 7]) return false;
-    return true;
-}
-
-/* Slot i has just become free (or was born free): poison it, hide it. Its
- * padding was hidden while live, so open the whole slot to fill it. */
-void opool__slot_freed(opool *p, void *obj) {
-    if (p->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(obj, p->hot.stride);
-        opool__poison_fill(obj, p->hot.stride);
-    }
-    opool__mem_noaccess(obj, p->hot.stride);
-}
-
-static void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n) {
-    if (!(p->desc.flags & OPOOL_POISON) && !p->checker) return;
-    for (uint32_t k = 0; k < n; k++) opool__slot_freed(p, (void *)(first_obj + k * p->hot.stride));
-}
-
-static void opool__default_report(opool *p, opool_status what, opool_handle h, void *user) {
-    (void)user;
-    if (what == OPOOL_EFULL) {
-        fprintf(stderr,
-                "opool: pool %p is full (%u live): alloc failed; further failures are not "
-                "reported until an object is freed\n",
-                (void *)p, opool_count(p));
-    } else if (what == OPOOL_EWRITE_AFTER_FREE) {
-        fprintf(stderr,
-                "opool: write after free: slot %u of pool %p was changed while free "
-                "(last handle 0x%016llx)\n",
-                opool_handle_index(h), (void *)p, (unsigned long long)h.bits);
-        abort();
-    }
-}
-
-void opool__report(opool *p, opool_status what, opool_handle h) {
-    if (p->desc.report)
-        p->desc.report(p, what, h, p->desc.user);
-    else
-        opool__default_report(p, what, h, p->desc.user);
+/* The n slots from first_obj have just become free (or were born free):
+ * poison them, hide them (opool_track.h). */
+void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n) {
+    bool poison = (p->desc.flags & OPOOL_POISON) != 0;
+    if (!poison && !p->checker) return;
+    for (uint32_t k = 0; k < n; k++)
+        opool__track_on_free((void *)(first_obj + k * p->hot.stride), p->hot.stride, 0, poison);
 }
 
 /* Why alloc and free must take the out-of-line path now (0: they need not). */
@@ -158,18 +110,19 @@ uint32_t opool__slow_bits(const opool *p) {
     if (d->init || d->fini || (d->flags & (OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP)) ||
         p->checker)
         s |= OPOOL__SLOW_HOOKS;
-    if (p->episode) s |= OPOOL__SLOW_EPISODE;
+    if (opool__episode_failures(&p->episode) != 0) s |= OPOOL__SLOW_EPISODE;
     return s;
 }
 
 /* The bounds of the inline alloc and free: alloc inline while count is
  * below min(limit, high_water) (so full pools and a new high water take the
- * slow path), free inline for indices below nslots; both 0 while anything
- * needs the slow path. */
+ * slow path), free inline for indices below nslots; both 0 while hooks
+ * need the slow path. An open episode sends only frees out of line (each
+ * checks for its end); an alloc that succeeds has nothing to do for it. */
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit) {
     const opool__hot *h = &p->hot;
-    bool slow = opool__slow_bits(p) != 0;
-    *fast_limit = slow ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
+    uint32_t slow = opool__slow_bits(p);
+    *fast_limit = (slow & OPOOL__SLOW_HOOKS) ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
     *free_limit = slow ? 0 : h->nslots;
 }
 
@@ -229,6 +182,27 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     return true;
 }
 
+/* ==== reports ============================================================ */
+
+void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
+    (void)user;
+    opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
+    f.handle = h;
+    if (p != NULL) {
+        f.failures = opool__episode_failures(&p->episode);
+        f.count = p->hot.count;
+        f.capacity = p->hot.limit;
+    }
+    opool__diag_default(&f);
+}
+
+void opool__report(opool *p, opool_status what, opool_handle h) {
+    if (p->desc.report)
+        p->desc.report(p, what, h, p->desc.user);
+    else
+        opool_default_report(p, what, h, p->desc.user);
+}
+
 /* ==== slots ============================================================== */
 
 opool_handle opool__handle(uint32_t i, uint32_t gen) {
@@ -266,12 +240,11 @@ void opool__release(opool *p, uint32_t i) {
     }
     opool__roster_release(h, i);
     h->slot[i].gen = ++g;
-    opool__slot_freed(p, obj);
+    opool__track_on_free(obj, h->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
     if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) opool__retire(p, i);
-    if (p->episode) {
-        p->episode = false;
+    if (opool__episode_failures(&p->episode) != 0 &&
+        opool__episode_freed(&p->episode, h->count, h->limit))
         opool__update_fast(p);
-    }
 }
 
 /* Free every live object, last roster entry first (fini may free others). */
@@ -288,14 +261,9 @@ static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen) {
         opool__update_fast(p);
     }
     h->allocs++;
-    if (p->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(obj, h->stride);
-        if (!opool__poison_intact(obj, h->stride))
-            opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
-        opool__mem_noaccess(obj, h->stride); /* the padding stays hidden while live */
-    }
-    /* the object's bytes are whatever they were: undefined to a checker */
-    opool__mem_undefined(obj, p->desc.object_size);
+    if (!opool__track_on_reuse(obj, h->stride, 0, p->desc.object_size,
+                               (p->desc.flags & OPOOL_POISON) != 0))
+        opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
     if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, p->desc.object_size);
     if (p->desc.init) p->desc.init(obj, p->desc.user);
     return obj;
@@ -334,9 +302,7 @@ bool opool__restore_chunk(opool *p, uint32_t c) {
     if (mem == NULL) return false;
     p->chunk_mem[c] = mem;
     h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    if ((p->desc.flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = lo; i < hi; i++)
-            opool__slot_freed(p, (unsigned char *)mem + (size_t)(i - lo) * h->stride);
+    opool__range_freed(p, (uintptr_t)mem, hi - lo);
     return true;
 }
 
@@ -366,15 +332,19 @@ void opool__restore_counts(opool *p, const opool__saved_counts *c) {
     p->rejected = c->rejected;
     p->evictions = c->evictions;
     p->grows = c->grows;
-    p->episode = c->episode;
+    /* an open episode stays open; the image keeps no count of its
+     * failures, so it resumes as after its first */
+    if (c->episode) opool__episode_failed(&p->episode);
     opool__update_fast(p);
 }
 
 /* The k-th live object (k < count), open for its saved bytes as
- * opool__prepare leaves a fresh object: its padding stays hidden. */
+ * opool__prepare leaves a fresh object: its padding stays hidden (the slot
+ * was filled just now: its pattern is intact). */
 void *opool__restore_object(opool *p, uint32_t k) {
     void *obj = opool__object(&p->hot, p->hot.roster[k]);
-    opool__mem_undefined(obj, p->desc.object_size);
+    (void)opool__track_on_reuse(obj, p->hot.stride, 0, p->desc.object_size,
+                                (p->desc.flags & OPOOL_POISON) != 0);
     return obj;
 }
 
@@ -480,11 +450,10 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
     opool__hot *h = &p->hot;
     if (h->count == h->limit && !opool__make_room(p)) {
         p->failed_allocs++;
-        if (!p->episode) {
-            p->episode = true;
-            opool__update_fast(p);
-            opool__report(p, OPOOL_EFULL, OPOOL_NULL);
-        }
+        bool opens = opool__episode_failures(&p->episode) == 0;
+        uint64_t nth = opool__episode_failed(&p->episode);
+        if (opens) opool__update_fast(p);
+        if (nth) opool__report(p, OPOOL_EFULL, OPOOL_NULL);
         return NULL;
     }
     uint32_t i = opool__roster_take(h);
@@ -631,19 +600,4 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (p->chunk_mem[c]) bytes += opool__chunk_bytes(p, c);
     out->bytes = bytes;
-}
-
-const char *opool_status_str(opool_status s) {
-    switch (s) {
-    case OPOOL_OK: return "ok";
-    case OPOOL_EINVAL: return "invalid argument";
-    case OPOOL_ENOMEM: return "out of memory";
-    case OPOOL_EFULL: return "pool full";
-    case OPOOL_ESTALE: return "stale or foreign handle";
-    case OPOOL_EBUSY: return "slot busy";
-    case OPOOL_ECORRUPT: return "corrupt saved pool";
-    case OPOOL_EWRITE_AFTER_FREE: return "write after free";
-    case OPOOL_ETIMEDOUT: return "timed out";
-    }
-    return "unknown status";
 }

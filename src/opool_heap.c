@@ -15,6 +15,7 @@
 #endif
 
 #include "opool_internal.h"
+#include "opool_diag.h"
 #include "opool_heap.h"
 
 /* ==== layout ============================================================= */
@@ -37,6 +38,7 @@ typedef struct opool__hclass {
     opool__hpage *avail; /* listed pages (not known full); the current page is one */
     opool__hpage *spare; /* the grown page kept when it emptied, if any */
     uint64_t failed;
+    opool__episode episode; /* of this class (opool_diag.h) */
 } opool__hclass;
 
 typedef struct opool__hmap {
@@ -54,6 +56,11 @@ struct opool_heap {
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
     size_t page_count;
+    bool hooks;                   /* poisoning or a checker: every free out of line */
+    uint32_t episodes;            /* episodes open (classes and large blocks) */
+    opool__episode large_episode; /* of the fallback allocator */
+    uint64_t large_cap;           /* large blocks live when its episode opened */
+    const opool__hclass *full;    /* the class whose OPOOL_EFULL is being reported; NULL: large */
     opool__hpage none; /* the current page of a class without one: no free block */
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
@@ -62,20 +69,38 @@ static const uint32_t opool__heap_default_classes[] = {
     16,  32,  48,  64,  80,  96,  112,  128,  160,  192,  224,  256,
     320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048};
 
+/* The finding of h as the one formatter of opool_diag.c prints it. */
+static opool__finding opool__heap_finding(const opool_heap *h, opool_status what,
+                                          const void *ptr) {
+    opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
+    f.ptr = ptr;
+    if (h == NULL || what != OPOOL_EFULL) return f;
+    const opool__hclass *k = h->full;
+    if (k != NULL) {
+        f.block_size = k->size;
+        f.failures = opool__episode_failures(&k->episode);
+        f.count = h->hot.cls[k - h->cls].live;
+        f.capacity = k->blocks;
+    } else {
+        f.failures = opool__episode_failures(&h->large_episode);
+        f.count = h->large.n;
+        f.capacity = h->large_cap;
+    }
+    return f;
+}
+
+void opool_heap_default_report(opool_heap *h, opool_status what, const void *ptr, void *user) {
+    (void)user;
+    opool__finding f = opool__heap_finding(h, what, ptr);
+    opool__diag_default(&f);
+}
+
 static void opool__heap_report(const opool_heap *h, opool_status what, const void *ptr) {
     opool_heap *m = (opool_heap *)(uintptr_t)h; /* findings may come from const calls */
-    if (h->desc.report) {
+    if (h->desc.report)
         h->desc.report(m, what, ptr, h->desc.user);
-    } else if (what == OPOOL_EFULL) {
-        fprintf(stderr,
-                "opool: heap %p ran out of memory for an allocation; further failures are not "
-                "reported until a block is freed\n",
-                (const void *)h);
-    } else if (what == OPOOL_EWRITE_AFTER_FREE) {
-        fprintf(stderr, "opool: write after free: block %p of heap %p was changed while free\n",
-                ptr, (const void *)h);
-        abort();
-    }
+    else
+        opool_heap_default_report(m, what, ptr, h->desc.user);
 }
 
 static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_status s,
@@ -84,11 +109,34 @@ static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_statu
     opool__heap_report(h, s, ptr);
 }
 
+/* While an episode is open every free goes out of line, to see its end. */
+static void opool__heap_set_slow(opool_heap *h) { h->hot.slow = h->hooks || h->episodes != 0; }
+
+/* An alloc of class k (NULL: a large block) failed. */
 static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
+    opool__episode *e = k ? &k->episode : &h->large_episode;
     if (k) k->failed++;
-    if (!h->hot.episode) {
-        h->hot.episode = 1;
+    if (opool__episode_failures(e) == 0) {
+        h->episodes++;
+        opool__heap_set_slow(h);
+        if (k == NULL) h->large_cap = h->large.n;
+    }
+    uint64_t nth = opool__episode_failed(e);
+    if (nth) {
+        h->full = k;
         opool__heap_report(h, OPOOL_EFULL, NULL);
+    }
+}
+
+/* A block of class k (NULL: a large block) was freed: maybe the end of its
+ * episode. */
+static void opool__heap_settle(opool_heap *h, opool__hclass *k) {
+    opool__episode *e = k ? &k->episode : &h->large_episode;
+    if (opool__episode_failures(e) == 0) return;
+    uint64_t live = k ? h->hot.cls[k - h->cls].live : h->large.n;
+    if (opool__episode_freed(e, live, k ? k->blocks : h->large_cap)) {
+        h->episodes--;
+        opool__heap_set_slow(h);
     }
 }
 
@@ -380,7 +428,8 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->hot.class_of = class_of;
     /* poisoning and memory checkers need every call out of line */
     bool slow = h->checker || (d.flags & OPOOL_POISON);
-    h->hot.slow = slow;
+    h->hooks = slow;
+    opool__heap_set_slow(h);
     h->hot.small_max = slow ? 0 : h->max_size;
     for (uint32_t c = 0; c < d.class_count; c++)
         for (uint32_t k = 0; k < pages_of[c]; k++)
@@ -421,15 +470,12 @@ static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size) 
     return p;
 }
 
-/* The checks and hooks of block b, just taken from a free list. */
+/* The checks and hooks of block b, just taken from a free list (its first
+ * bytes held the free-list link, not poison). */
 static void opool__heap_reuse(opool_heap *h, void *b, uint32_t size) {
-    if (h->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(b, size);
-        /* the first bytes held the free-list link */
-        if (!opool__poison_intact((char *)b + sizeof(void *), size - sizeof(void *)))
-            opool__heap_report(h, OPOOL_EWRITE_AFTER_FREE, b);
-    }
-    opool__mem_undefined(b, size);
+    if (!opool__track_on_reuse(b, size, sizeof(void *), size,
+                               (h->desc.flags & OPOOL_POISON) != 0))
+        opool__heap_report(h, OPOOL_EWRITE_AFTER_FREE, b);
 }
 
 /* Every alloc the inline path does not serve: h NULL, size 0, fallback
@@ -488,12 +534,11 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
 static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     char *b = (char *)pg->block0 + (size_t)j * pg->size;
     opool__hpage_bits(pg)[j / 64] &= ~((uint64_t)1 << (j % 64));
-    if (h->desc.flags & OPOOL_POISON) opool__poison_fill(b, pg->size);
     memcpy(b, &pg->free, sizeof(void *));
-    opool__mem_noaccess(b, pg->size);
+    opool__track_on_free(b, pg->size, sizeof(void *), (h->desc.flags & OPOOL_POISON) != 0);
     pg->free = b;
     h->hot.cls[pg->cls].live--;
-    h->hot.episode = 0;
+    opool__heap_settle(h, &h->cls[pg->cls]);
     if (--pg->live == pg->slow_at)
         opool__heap_page_freed(h, pg);
     else
@@ -515,7 +560,7 @@ opool_status opool__heap_free_slow(opool_heap *h, void *ptr) {
         opool__hmap_erase(&h->large, large);
         h->large_bytes -= size;
         h->mem.free(h->mem.ctx, ptr, size);
-        h->hot.episode = 0;
+        opool__heap_settle(h, NULL);
         return OPOOL_OK;
     }
     opool__heap_release(h, pg, j);

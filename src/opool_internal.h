@@ -1,12 +1,14 @@
 /*
  * opool_internal.h -- what the modules of src/ share about a pool: the layout
- * behind opool_abi.h's opool__hot, the markers, the memory-checker hooks, and
- * the slot operations every module goes through. Private: never installed.
+ * behind opool_abi.h's opool__hot, the markers, and the slot operations every
+ * module goes through (the debug hooks: opool_track.h; reports: opool_diag.h).
+ * Private: never installed.
  */
 #ifndef OPOOL_INTERNAL_H
 #define OPOOL_INTERNAL_H
 
 #include "opool.h"
+#include "opool_track.h"
 
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -30,34 +32,6 @@
 #define opool__assert(x) ((void)0)
 #endif
 
-/* Memory checkers: free slots are made inaccessible to them, fresh objects
- * accessible (and, under Valgrind, undefined). */
-#if defined(__SANITIZE_ADDRESS__)
-#define OPOOL__ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define OPOOL__ASAN 1
-#endif
-#endif
-#if defined(OPOOL__ASAN)
-#include <sanitizer/asan_interface.h>
-#define opool__mem_noaccess(ptr, n) ASAN_POISON_MEMORY_REGION(ptr, n)
-#define opool__mem_undefined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
-#define opool__mem_defined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
-#define opool__checker_active() true
-#elif defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
-#include <valgrind/memcheck.h>
-#define opool__mem_noaccess(ptr, n) ((void)VALGRIND_MAKE_MEM_NOACCESS(ptr, n))
-#define opool__mem_undefined(ptr, n) ((void)VALGRIND_MAKE_MEM_UNDEFINED(ptr, n))
-#define opool__mem_defined(ptr, n) ((void)VALGRIND_MAKE_MEM_DEFINED(ptr, n))
-#define opool__checker_active() (RUNNING_ON_VALGRIND != 0)
-#else
-#define opool__mem_noaccess(ptr, n) ((void)(ptr), (void)(n))
-#define opool__mem_undefined(ptr, n) ((void)(ptr), (void)(n))
-#define opool__mem_defined(ptr, n) ((void)(ptr), (void)(n))
-#define opool__checker_active() false
-#endif
-
 /* ==== private layout ===================================================== */
 
 /* Roster-position markers for slots that are not in the roster. */
@@ -66,7 +40,12 @@
 
 /* Bits of opool__slow_bits: why alloc/free must take the out-of-line path. */
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
-#define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: the next free ends it */
+#define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: frees check for its end */
+
+/* An exhaustion episode (opool_diag.h has the rule and its operations). */
+typedef struct opool__episode {
+    _Atomic uint64_t failures; /* failed allocs of the open episode; 0: none open */
+} opool__episode;
 
 #define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
@@ -80,7 +59,7 @@ struct opool {
     uint32_t slot_cap;     /* entries the slot and roster arrays hold */
     uint32_t retired;
     size_t align;          /* of objects */
-    bool episode;
+    opool__episode episode;
     bool arrays_owned;     /* slot/roster arrays came from the allocator */
     bool checker;          /* ASan or Valgrind watches the objects */
     uint64_t failed_allocs, rejected, evictions, grows;
@@ -156,9 +135,6 @@ static inline uint32_t opool__span_count(uint32_t shift, uint32_t max_capacity) 
 /* The salt of a pool whose desc gives none: derived from the creation order
  * (of every pool, single-threaded or not), the same run after run. */
 uint32_t opool__derive_salt(void);
-/* The poison pattern 0x1deadb0b (little-endian bytes, repeated) over n bytes. */
-void opool__poison_fill(void *obj, size_t n);
-bool opool__poison_intact(const void *obj, size_t n);
 
 bool opool__geometry_of(const opool_desc *d, opool__geometry *g);
 opool_allocator opool__allocator_of(const opool_desc *d);
@@ -170,7 +146,7 @@ void opool__report(opool *p, opool_status what, opool_handle h);
 uint32_t opool__slow_bits(const opool *p);
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);
 void opool__update_fast(opool *p);
-void opool__slot_freed(opool *p, void *obj);
+void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n);
 bool opool__reserve_slots(opool *p, uint32_t n);
 bool opool__grow(opool *p);
 opool_handle opool__handle(uint32_t i, uint32_t gen);

@@ -14,29 +14,34 @@
 
 /* ==== slots (docs 4) ===================================================== */
 
-static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
-    if (p->desc.report) {
-        p->desc.report(NULL, what, h, p->desc.user);
-    } else if (what == OPOOL_EFULL) {
-        fprintf(stderr,
-                "opool: concurrent pool %p is full (%u slots): alloc failed; further failures "
-                "are not reported until an object is freed\n",
-                (void *)p, p->capacity);
-    } else if (what == OPOOL_EWRITE_AFTER_FREE) {
-        fprintf(stderr,
-                "opool: write after free: slot %u of concurrent pool %p was changed while free "
-                "(last handle 0x%016llx)\n",
-                opool_handle_index(h), (void *)p, (unsigned long long)h.bits);
-        abort();
+void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, void *user) {
+    (void)user;
+    opool__finding f = opool__finding_of(OPOOL__KIND_MT, what, p, p ? p->desc.name : NULL);
+    f.handle = h;
+    if (p != NULL) {
+        f.failures = opool__episode_failures(&p->episode);
+        f.count = opool_mt_count(p);
+        f.capacity = opool_mt_capacity(p);
     }
+    opool__diag_default(&f);
+}
+
+/* The pool passes itself through report_mt; a desc with only the core's
+ * report gets a NULL pool, as before report_mt existed. */
+static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
+    if (p->desc.report_mt)
+        p->desc.report_mt(p, what, h, p->desc.user);
+    else if (p->desc.report)
+        p->desc.report(NULL, what, h, p->desc.user);
+    else
+        opool_mt_default_report(p, what, h, p->desc.user);
 }
 
 /* An alloc found no slot anywhere. */
 OPOOL_NOINLINE void opool__mt_failed(opool_mt *p) {
-    /* relaxed: statistics and the episode flag publish nothing */
+    /* relaxed: statistics publish nothing */
     opool__atomic_fetch_add_relaxed(&p->failed, 1);
-    if (opool__atomic_exchange_relaxed(&p->episode, 1) == 0)
-        opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
+    if (opool__episode_failed(&p->episode)) opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
 }
 
 OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h) {
@@ -47,24 +52,22 @@ OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s, opoo
 
 /* The checks and hooks of a slot about to go live with generation g. */
 OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj) {
-    if (p->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(obj, p->stride);
-        if (!opool__poison_intact(obj, p->stride))
-            opool__mt_report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, g - 2));
-        opool__mem_noaccess(obj, p->stride); /* the padding stays hidden while live */
-    }
-    opool__mem_undefined(obj, p->desc.object_size);
+    if (!opool__track_on_reuse(obj, p->stride, 0, p->desc.object_size,
+                               (p->desc.flags & OPOOL_POISON) != 0))
+        opool__mt_report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, g - 2));
     if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, p->desc.object_size);
     if (p->desc.init) p->desc.init(obj, p->desc.user);
 }
 
 OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
     if (p->desc.fini) p->desc.fini(obj, p->desc.user);
-    if (p->desc.flags & OPOOL_POISON) {
-        opool__mem_defined(obj, p->stride);
-        opool__poison_fill(obj, p->stride);
-    }
-    opool__mem_noaccess(obj, p->stride);
+    opool__track_on_free(obj, p->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
+}
+
+/* While an episode is open, a free counts the pool to see whether it ended
+ * (out of line: episodes are rare). */
+OPOOL_NOINLINE void opool__mt_settle(opool_mt *p) {
+    opool__episode_freed(&p->episode, opool_mt_count(p), opool_mt_capacity(p));
 }
 
 /* ==== test hooks ========================================================= */
@@ -139,11 +142,9 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     }
     opool__atomic_init(&p->head, 1); /* top = slot 0, tag 0 */
     if ((desc->flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = 0; i < cap; i++) {
-            void *obj = opool__mt_object(p, i);
-            if (desc->flags & OPOOL_POISON) opool__poison_fill(obj, stride);
-            opool__mem_noaccess(obj, stride);
-        }
+        for (uint32_t i = 0; i < cap; i++)
+            opool__track_on_free(opool__mt_object(p, i), stride, 0,
+                                 (desc->flags & OPOOL_POISON) != 0);
     opool__sleepq_init(&p->sleepq);
     *out = p;
     return OPOOL_OK;
@@ -203,6 +204,8 @@ opool_status opool_mt_free(opool_mt *p, opool_handle h) {
         uint32_t i = opool_handle_index(h);
         opool__mt_push(p, i, i);
         opool__mt_freed(p, 1);
+    } else {
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
     }
     return OPOOL_OK;
 }
@@ -288,6 +291,8 @@ uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n) {
     if (chained) {
         opool__mt_push(p, first, last);
         opool__mt_freed(p, chained);
+    } else if (freed) {
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
     }
     return freed;
 }

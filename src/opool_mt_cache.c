@@ -279,7 +279,10 @@ opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
     opool_status s = opool__mt_claim(p, h, &keep);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
     opool__mt_add_own_live(c, -1);
-    if (OPOOL_LIKELY(keep)) opool__mt_park(c, opool_handle_index(h));
+    if (OPOOL_LIKELY(keep))
+        opool__mt_park(c, opool_handle_index(h));
+    else
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
     return OPOOL_OK;
 }
 

@@ -19,6 +19,7 @@
 #ifndef OPOOL_MT_INTERNAL_H
 #define OPOOL_MT_INTERNAL_H
 
+#include "opool_diag.h"
 #include "opool_internal.h"
 #include "opool_mt.h"
 #include "opool_mt_points.h"
@@ -71,7 +72,7 @@ struct opool_mt {
     /* ---- read by every free, written only around waits and episodes ---- */
     OPOOL__MT_ALIGN(opool__atomic(uint32_t) waiters);
     opool__atomic(uint32_t) epoch; /* the futex word: bumped by a free that saw a waiter */
-    opool__atomic(uint32_t) episode;
+    opool__episode episode; /* opool_diag.h */
     opool__atomic(uint32_t) thieves; /* threads that may take parked slots from caches (docs 5) */
 
     /* ---- slow paths ---- */
@@ -116,6 +117,7 @@ void opool__mt_failed(opool_mt *p);
 opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h);
 void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj);
 void opool__mt_released(opool_mt *p, void *obj);
+void opool__mt_settle(opool_mt *p);
 
 /* opool_mt_wait.c */
 void opool__mt_wake_slow(opool_mt *p, uint32_t n);
@@ -160,11 +162,10 @@ OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
     return obj;
 }
 
-/* An object was freed: the next failed alloc is reported again. */
+/* An object was freed: while an episode is open, maybe its end (a count
+ * of the pool, out of line: episodes are rare). */
 OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
-    /* relaxed: the episode flag only rations reports */
-    if (OPOOL_UNLIKELY(opool__atomic_load_relaxed(&p->episode) != 0))
-        opool__atomic_store_relaxed(&p->episode, 0);
+    if (OPOOL_UNLIKELY(opool__episode_failures(&p->episode) != 0)) opool__mt_settle(p);
 }
 
 /* Take slot h's ownership from its user: OPOOL_OK and *keep (false when the
@@ -181,10 +182,8 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
         return OPOOL_ESTALE;
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
-    if (OPOOL_UNLIKELY(!*keep)) {
+    if (OPOOL_UNLIKELY(!*keep))
         opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
-        opool__mt_end_episode(p); /* a free ends it, even one that retires its slot */
-    }
     return OPOOL_OK;
 }
 

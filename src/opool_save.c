@@ -16,6 +16,9 @@
  */
 #include "opool_internal.h"
 #include "opool_platform.h" /* fsync, rename: opool_save_file */
+#include "opool_diag.h"
+
+#include <errno.h>
 
 /* ==== format ============================================================= */
 
@@ -207,8 +210,8 @@ static size_t opool__save_sink(void *ctx, const void *data, size_t size) {
 /*
  * Write p as docs/FORMAT.md describes: the header, every slot record, every
  * live object in live-list order, the checksum. Reads the pool and nothing
- * else. OPOOL_ENOMEM: the buffer for save_object's bytes; OPOOL_ECORRUPT: a
- * short write or save_object returned false.
+ * else. OPOOL_ENOMEM: the buffer for save_object's bytes; OPOOL_EIO: a short
+ * write; OPOOL_ECORRUPT: save_object returned false.
  */
 opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     if (p == NULL || write == NULL) return OPOOL_EINVAL;
@@ -220,7 +223,7 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     memset(&im, 0, sizeof im);
     im.version = OPOOL__IMG_VERSION;
     im.flags =
-        (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) | (p->episode ? OPOOL__IMG_EPISODE : 0);
+        (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) | (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
     im.pool_flags = d->flags;
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
@@ -285,7 +288,7 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     opool__save_flush(&w);
     opool__io_put64(rec, w.hash);
     if (!w.failed && write(ctx, rec, OPOOL__IMG_CHECKSUM) != OPOOL__IMG_CHECKSUM) w.failed = true;
-    return w.failed ? OPOOL_ECORRUPT : OPOOL_OK;
+    return w.failed ? OPOOL_EIO : OPOOL_OK;
 }
 
 /* ==== load =============================================================== */
@@ -589,13 +592,13 @@ opool_status opool_save_file(const opool *p, const char *path) {
         snprintf(tmp, size, "%s.%lu.%lu.tmp", path, pid, (unsigned long)serial);
         f = fopen(tmp, "wbx");
     }
-    opool_status st = OPOOL_ECORRUPT;
+    opool_status st = OPOOL_EIO;
     if (f == NULL) goto out;
 
     st = opool_save(p, opool__file_write, f);
-    if (st == OPOOL_OK && !opool__file_sync(f)) st = OPOOL_ECORRUPT;
-    if (fclose(f) != 0 && st == OPOOL_OK) st = OPOOL_ECORRUPT;
-    if (st == OPOOL_OK && !opool__file_replace(tmp, path)) st = OPOOL_ECORRUPT;
+    if (st == OPOOL_OK && !opool__file_sync(f)) st = OPOOL_EIO;
+    if (fclose(f) != 0 && st == OPOOL_OK) st = OPOOL_EIO;
+    if (st == OPOOL_OK && !opool__file_replace(tmp, path)) st = OPOOL_EIO;
     if (st != OPOOL_OK) {
         (void)remove(tmp);
         goto out;
@@ -611,9 +614,21 @@ opool_status opool_load_file(opool **out, const opool_desc *desc, const char *pa
     if (out == NULL) return OPOOL_EINVAL;
     *out = NULL;
     if (path == NULL) return OPOOL_EINVAL;
+    errno = 0;
     FILE *f = fopen(path, "rb");
-    if (f == NULL) return OPOOL_EINVAL;
+    if (f == NULL) {
+#if defined(ENOENT)
+        if (errno == ENOENT) return OPOOL_ENOENT;
+#endif
+        return OPOOL_EIO;
+    }
     opool_status st = opool__load(out, desc, opool__file_read, f, true);
+    /* a read that failed looks like the end of the input to the loader */
+    if (ferror(f)) {
+        opool_destroy(*out);
+        *out = NULL;
+        st = OPOOL_EIO;
+    }
     fclose(f);
     return st;
 }

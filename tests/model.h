@@ -66,7 +66,7 @@ struct model {
     bool *retired;
 
     uint32_t count, limit;
-    bool in_episode; /* a failure was reported and nothing was freed since */
+    uint64_t episode; /* failed allocs of the open exhaustion episode; 0: none */
 
     /* statistics */
     uint32_t high_water, retired_count;
@@ -252,8 +252,9 @@ static inline void model__free_live(model *m, uint32_t i) {
     model__set(m, m->count, i);
     m->gen[i]++;
     m->frees++;
-    m->in_episode = false;
     if ((m->flags & OPOOL_RETIRE_ON_WRAP) && m->gen[i] == m->gen0) model__retire(m, i);
+    /* recovered: a quarter of the usable slots (rounded up) free again */
+    if (m->count <= m->limit - (m->limit + 3) / 4) m->episode = 0;
 }
 
 /* Add chunk c: its usable slots go to the bottom of the free stack, ascending. */
@@ -304,8 +305,9 @@ static inline bool model_alloc(model *m, uint64_t *out) {
         }
         if (m->count == m->limit) {
             m->failed_allocs++;
-            if (!m->in_episode) model__report(m, OPOOL_EFULL, 0);
-            m->in_episode = true;
+            /* reported at the episode's 1st, 2nd, 4th, 8th... failure */
+            m->episode++;
+            if ((m->episode & (m->episode - 1)) == 0) model__report(m, OPOOL_EFULL, 0);
             return false;
         }
     }
@@ -367,7 +369,7 @@ static inline void model_clear(model *m) {
             m->retired_count++;
         }
     }
-    if (m->count > 0) m->in_episode = false;
+    if (m->count > 0) m->episode = 0; /* the last free leaves none live */
     m->frees += m->count;
     m->count = 0;
     m->limit = 0;

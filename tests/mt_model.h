@@ -34,9 +34,11 @@
  *     comparison fails. A steal of one slot (alloc, cache_alloc) takes the
  *     oldest of that cache, then moves up to 15 more of its oldest to the
  *     shared list as a spill would (the newest of them on top).
- *   - every successful free ends an exhaustion episode; a failed alloc opens
- *     one (EFULL reported once per episode); every rejected handle is
- *     counted and reported with the handle.
+ *   - a failed alloc opens an exhaustion episode or counts in it (EFULL
+ *     reported at its 1st, 2nd, 4th, 8th... failure); a free that leaves a
+ *     quarter of the usable slots free ends it (checked after its count,
+ *     and for a retiring free the capacity, fell); every rejected
+ *     handle is counted and reported with the handle.
  */
 #ifndef OPOOL_MT_MODEL_H
 #define OPOOL_MT_MODEL_H
@@ -79,7 +81,7 @@ typedef struct mt_model {
     mtm_cache cache[MTM_MAX_CACHES];
 
     uint32_t retired_count;
-    bool in_episode;
+    uint64_t episode; /* failed allocs of the open episode; 0: none */
     uint64_t failed_allocs, rejected, steals;
 
     /* callbacks the current operation made (cleared by mtm_begin) */
@@ -233,8 +235,8 @@ static inline void mtm__report(mt_model *m, opool_status what, uint64_t h) {
 
 static inline void mtm__failed(mt_model *m) {
     m->failed_allocs++;
-    if (!m->in_episode) mtm__report(m, OPOOL_EFULL, 0);
-    m->in_episode = true;
+    m->episode++;
+    if ((m->episode & (m->episode - 1)) == 0) mtm__report(m, OPOOL_EFULL, 0);
 }
 
 static inline uint32_t mtm__pop(mt_model *m) { return m->stack[--m->nstack]; }
@@ -274,17 +276,24 @@ static inline uint64_t mtm__hand_out(mt_model *m, uint32_t i) {
     return mtm_bits(m->gen[i], i);
 }
 
-/* Free live slot i: fini, generation + 1, ends the episode. True if the slot
- * goes on (to a list or a cache), false if it is retired. */
+/* An episode ends when count of capacity live is a recovery. */
+static inline void mtm__settle(mt_model *m, uint32_t count) {
+    uint32_t cap = mtm_capacity(m);
+    if (count <= cap - (cap + 3) / 4) m->episode = 0;
+}
+
+/* Free live slot i: fini, generation + 1, maybe the end of the episode. True
+ * if the slot goes on (to a list or a cache), false if it is retired. */
 static inline bool mtm__free_live(mt_model *m, uint32_t i) {
     m->fini_log[m->nfini++] = i;
     m->gen[i]++;
-    m->in_episode = false;
     if ((m->flags & OPOOL_RETIRE_ON_WRAP) && m->gen[i] == m->gen0) {
         m->retired[i] = true;
         m->retired_count++;
+        mtm__settle(m, mtm_count(m));
         return false;
     }
+    mtm__settle(m, mtm_count(m));
     return true;
 }
 

@@ -427,7 +427,7 @@ TEST(poison_default_report_prints_the_slot_and_aborts) {
     CHECK(pool != 0);
     char want[256];
     snprintf(want, sizeof want,
-             "opool: write after free: slot 2 of pool %p was changed while free "
+             "opool: pool %p: write after free: slot 2 was changed while free "
              "(last handle 0x%016llx)\n",
              (void *)pool, (unsigned long long)handle(G1, 2).bits);
     CHECK(strstr(c.err, want) != NULL);

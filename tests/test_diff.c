@@ -625,10 +625,13 @@ static void op_iterate(harness *h) {
 
 /* Save the pool, load the image into a new pool with the same desc, and go
  * on with the new one: the model does not change (the image restores
- * everything), only the objects' addresses do. */
+ * everything), only the objects' addresses do, and an open exhaustion
+ * episode resumes as after its first failure (the image keeps only that
+ * one is open, not its count). */
 static void op_save_load(harness *h) {
     model *m = &h->m;
     begin(h, "save+load");
+    if (m->episode) m->episode = 1;
     stream s = stream_new();
     EXPECT_EQ(h, opool_save(h->p, stream_write, &s), OPOOL_OK);
     opool *q = NULL;

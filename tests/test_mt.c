@@ -690,19 +690,21 @@ TEST(full_pool_alloc_fails_and_clears_out_handle) {
     opool_mt_destroy(p);
 }
 
-TEST(full_pool_reports_once_per_episode) {
+TEST(full_pool_reports_an_episode_at_its_1st_2nd_and_4th_failures) {
     recorder r;
     opool_desc d = recorded_desc(8, 1, &r);
     opool_mt *p = create(&d);
     REQUIRE(p);
     REQUIRE(opool_mt_alloc(p, NULL));
     for (int k = 0; k < 3; k++) CHECK(opool_mt_alloc(p, NULL) == NULL);
-    CHECK_EQ_U64(r.reports, 1);
-    CHECK_EQ_U64(r.efull, 1);
+    CHECK_EQ_U64(r.reports, 2); /* failures 1 and 2 */
+    CHECK_EQ_U64(r.efull, 2);
+    CHECK(opool_mt_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(r.efull, 3); /* failure 4 */
     CHECK_EQ_U64(r.last_what, OPOOL_EFULL);
     CHECK(opool_handle_is_null(r.last_report_handle));
-    CHECK_EQ_U64(r.reports_with_pool, 0);
-    CHECK_EQ_U64(stats_of(p).failed_allocs, 3);
+    CHECK_EQ_U64(r.reports_with_pool, 0); /* report, not report_mt: a NULL pool */
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 4);
     CHECK_MT(p);
     opool_mt_destroy(p);
 }
@@ -716,12 +718,13 @@ TEST(free_ends_a_full_episode) {
     REQUIRE(opool_mt_alloc(p, &h));
     CHECK(opool_mt_alloc(p, NULL) == NULL);
     CHECK_EQ_U64(r.efull, 1);
-    CHECK_EQ_U64(opool_mt_free(p, h), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_free(p, h), OPOOL_OK); /* 0 of 1 live: a recovery */
     REQUIRE(opool_mt_alloc(p, &h));
     CHECK(opool_mt_alloc(p, NULL) == NULL);
     CHECK(opool_mt_alloc(p, NULL) == NULL);
-    CHECK_EQ_U64(r.efull, 2);
-    CHECK_EQ_U64(stats_of(p).failed_allocs, 3);
+    CHECK(opool_mt_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(r.efull, 3); /* the new episode's failures 1 and 2 */
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 4);
     CHECK_MT(p);
     opool_mt_destroy(p);
 }
@@ -736,8 +739,9 @@ TEST(rejected_free_does_not_end_a_full_episode) {
     CHECK_EQ_U64(opool_mt_free(p, handle(G1 + 2, 0)), OPOOL_ESTALE);
     CHECK_EQ_U64(opool_mt_free(p, OPOOL_NULL), OPOOL_EINVAL);
     CHECK(opool_mt_alloc(p, NULL) == NULL);
-    CHECK_EQ_U64(r.efull, 1);
-    CHECK_EQ_U64(r.reports, 3);
+    CHECK(opool_mt_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(r.efull, 2); /* failures 1 and 2; 3 is not reported */
+    CHECK_EQ_U64(r.reports, 4);
     CHECK_MT(p);
     opool_mt_destroy(p);
 }
@@ -762,9 +766,9 @@ TEST(cache_free_ends_a_full_episode) {
     opool_mt_destroy(p);
 }
 
-/* Any successful free ends an episode, one that retires its slot included
- * (as in the core pool, and as the default report's text says). */
-TEST(retiring_free_ends_a_full_episode) {
+/* A free that retires its slot frees no slot: 1 of the 1 usable slot is
+ * still live, so the episode goes on (as in the core pool). */
+TEST(retiring_free_does_not_end_a_full_episode) {
     recorder r;
     opool_desc d = recorded_desc(8, 2, &r);
     d.flags = OPOOL_RETIRE_ON_WRAP;
@@ -779,8 +783,9 @@ TEST(retiring_free_ends_a_full_episode) {
     CHECK_EQ_U64(opool_mt_free(p, h[1]), OPOOL_OK); /* retired: the pool is still full */
     CHECK_EQ_U64(stats_of(p).retired, 1);
     CHECK(opool_mt_alloc(p, NULL) == NULL);
-    CHECK_EQ_U64(r.efull, 2);
-    CHECK_EQ_U64(stats_of(p).failed_allocs, 2);
+    CHECK(opool_mt_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(r.efull, 2); /* the same episode's 2nd failure; its 3rd is not reported */
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 3);
     CHECK_MT(p);
     opool_mt_destroy(p);
 }
@@ -1205,7 +1210,9 @@ TEST(alloc_bulk_is_partial_when_fewer_slots_are_free) {
     CHECK_EQ_U64(r.efull, 1);
     CHECK_EQ_U64(opool_mt_alloc_bulk(p, h, objs, 2), 0);
     CHECK_EQ_U64(stats_of(p).failed_allocs, 2);
-    CHECK_EQ_U64(r.efull, 1);
+    CHECK_EQ_U64(r.efull, 2); /* the episode's 2nd failure */
+    CHECK_EQ_U64(opool_mt_alloc_bulk(p, h, objs, 2), 0);
+    CHECK_EQ_U64(r.efull, 2); /* its 3rd: not reported */
     CHECK_EQ_U64(opool_mt_count(p), 4);
     CHECK_MT(p);
     opool_mt_destroy(p);
@@ -2616,11 +2623,11 @@ int main(int argc, char **argv) {
     RUN(null_cache_is_safe_for_every_cache_function);
 
     RUN(full_pool_alloc_fails_and_clears_out_handle);
-    RUN(full_pool_reports_once_per_episode);
+    RUN(full_pool_reports_an_episode_at_its_1st_2nd_and_4th_failures);
     RUN(free_ends_a_full_episode);
     RUN(rejected_free_does_not_end_a_full_episode);
     RUN(cache_free_ends_a_full_episode);
-    RUN(retiring_free_ends_a_full_episode);
+    RUN(retiring_free_does_not_end_a_full_episode);
     RUN(full_pool_without_report_callback_returns_null);
 
     RUN(zero_flag_zero_fills_every_alloc);

@@ -604,7 +604,7 @@ TEST(save_file_and_load_file_round_trip) {
     REQUIRE(back != NULL);
     CHECK_EQ_U64(back->hp, 7);
     enemy_pool *none = p;
-    CHECK_EQ_U64(enemy_pool_load_file(&none, &d, "no-such-file"), OPOOL_EINVAL);
+    CHECK_EQ_U64(enemy_pool_load_file(&none, &d, "no-such-file"), OPOOL_ENOENT);
     CHECK_EQ_PTR(none, NULL);
     enemy_pool_destroy(p);
     enemy_pool_destroy(q);

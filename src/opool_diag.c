@@ -1,0 +1,201 @@
+/*
+ * opool_diag.c -- the one message table, its formatter, the default report
+ * and the exhaustion-episode rule (see opool_diag.h), shared by the pool,
+ * the concurrent pool and the heap.
+ *
+ * Sections (grep for "==== "):
+ *   ==== table      every message and every status text
+ *   ==== format     the placeholders, the default report
+ *   ==== episodes   when exhaustion is reported, and when it ends
+ */
+#include "opool_diag.h"
+
+/* ==== table ============================================================== */
+
+/* What the default report does with a message. */
+enum { OPOOL__SILENT, OPOOL__PRINT, OPOOL__ABORT };
+
+/* Who the finding is about: the slots of a pool (pool, concurrent pool), the
+ * blocks of a heap's class, the heap's large blocks. */
+enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE };
+
+/* Every message a report can print, one per (status, subject, episode step:
+ * FIRST the failure that opens an episode, LATER its summaries, ANY for the
+ * rest). The text follows `opool: <kind> <name>: `; placeholders in braces
+ * are filled in by opool__diag_format. */
+#define OPOOL__DIAG_MESSAGES(X)                                                                    \
+    X(FULL, OPOOL_EFULL, OPOOL__SLOTS, FIRST, OPOOL__PRINT,                                        \
+      "full: alloc failed ({count} of {capacity} live); reported again at the 2nd, 4th, 8th... "   \
+      "failure until at most {recovers} are live")                                                 \
+    X(STILL_FULL, OPOOL_EFULL, OPOOL__SLOTS, LATER, OPOOL__PRINT,                                  \
+      "still full: {failures} allocs failed in this episode ({count} of {capacity} live)")         \
+    X(CLASS_FULL, OPOOL_EFULL, OPOOL__BLOCKS, FIRST, OPOOL__PRINT,                                 \
+      "class of {size}-byte blocks full: alloc failed ({count} of {capacity} live); reported "     \
+      "again at the 2nd, 4th, 8th... failure until at most {recovers} are live")                   \
+    X(CLASS_STILL_FULL, OPOOL_EFULL, OPOOL__BLOCKS, LATER, OPOOL__PRINT,                           \
+      "class of {size}-byte blocks still full: {failures} allocs failed in this episode "          \
+      "({count} of {capacity} live)")                                                              \
+    X(LARGE_FULL, OPOOL_EFULL, OPOOL__LARGE, FIRST, OPOOL__PRINT,                                  \
+      "the allocator refused a large block: alloc failed ({count} large blocks live); reported "   \
+      "again at the 2nd, 4th, 8th... failure until at most {recovers} are live")                   \
+    X(LARGE_STILL_REFUSED, OPOOL_EFULL, OPOOL__LARGE, LATER, OPOOL__PRINT,                         \
+      "the allocator still refuses large blocks: {failures} allocs failed in this episode "        \
+      "({count} large blocks live)")                                                               \
+    X(SLOT_WRITTEN, OPOOL_EWRITE_AFTER_FREE, OPOOL__SLOTS, ANY, OPOOL__ABORT,                      \
+      "write after free: slot {slot} was changed while free (last handle {handle})")               \
+    X(BLOCK_WRITTEN, OPOOL_EWRITE_AFTER_FREE, OPOOL__BLOCKS, ANY, OPOOL__ABORT,                    \
+      "write after free: block {ptr} was changed while free")                                      \
+    X(STALE_HANDLE, OPOOL_ESTALE, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                \
+      "rejected handle {handle}: its object was freed, or it is another pool's")                   \
+    X(BAD_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                  \
+      "rejected handle {handle}: never issued by this pool (or a pointer to no live object)")      \
+    X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
+      "rejected block {ptr}: already free (a double free)")                                        \
+    X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
+      "rejected pointer {ptr}: not the start of a block of this heap")
+
+enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER };
+
+typedef struct opool__message {
+    opool_status what;
+    int subject, step, action;
+    const char *text;
+} opool__message;
+
+#define OPOOL__MESSAGE_ROW(id, what, subject, step, action, text)                                  \
+    {what, subject, OPOOL__##step, action, text},
+static const opool__message opool__messages[] = {OPOOL__DIAG_MESSAGES(OPOOL__MESSAGE_ROW)};
+#undef OPOOL__MESSAGE_ROW
+
+/* What opool_status_str says: short, and true of every kind of object. */
+#define OPOOL__STATUS_TEXTS(X)                                                                     \
+    X(OPOOL_OK, "ok")                                                                              \
+    X(OPOOL_EINVAL, "invalid argument")                                                            \
+    X(OPOOL_ENOMEM, "out of memory")                                                               \
+    X(OPOOL_EFULL, "pool full")                                                                    \
+    X(OPOOL_ESTALE, "already freed, or stale (a handle of a freed object or of another pool)")     \
+    X(OPOOL_EBUSY, "slot busy")                                                                    \
+    X(OPOOL_ECORRUPT, "corrupt saved pool")                                                        \
+    X(OPOOL_EWRITE_AFTER_FREE, "write after free")                                                 \
+    X(OPOOL_ETIMEDOUT, "timed out")                                                                \
+    X(OPOOL_EIO, "input/output error")                                                             \
+    X(OPOOL_ENOENT, "no such file")
+
+const char *opool_status_str(opool_status s) {
+    switch (s) {
+#define OPOOL__STATUS_CASE(status, text)                                                           \
+    case status:                                                                                   \
+        return text;
+        OPOOL__STATUS_TEXTS(OPOOL__STATUS_CASE)
+#undef OPOOL__STATUS_CASE
+    }
+    return "unknown status";
+}
+
+/* ==== format ============================================================= */
+
+opool__finding opool__finding_of(opool__kind kind, opool_status what, const void *self,
+                                 const char *name) {
+    opool__finding f;
+    memset(&f, 0, sizeof f);
+    f.kind = kind;
+    f.what = what;
+    f.self = self;
+    f.name = name;
+    return f;
+}
+
+static const opool__message *opool__message_of(const opool__finding *f) {
+    int subject = f->kind != OPOOL__KIND_HEAP               ? OPOOL__SLOTS
+                  : f->what != OPOOL_EFULL || f->block_size ? OPOOL__BLOCKS
+                                                            : OPOOL__LARGE;
+    int step = f->what != OPOOL_EFULL ? OPOOL__ANY : f->failures > 1 ? OPOOL__LATER : OPOOL__FIRST;
+    for (size_t k = 0; k < sizeof opool__messages / sizeof opool__messages[0]; k++) {
+        const opool__message *m = &opool__messages[k];
+        if (m->what == f->what && m->subject == subject && m->step == step) return m;
+    }
+    return NULL;
+}
+
+/* Appends to buf[*at ...] what fits of the printf result, counting it all. */
+#define OPOOL__PUT(...)                                                                            \
+    do {                                                                                           \
+        int n_ = snprintf(buf + (*at < size ? *at : size - 1), *at < size ? size - *at : 1,        \
+                          __VA_ARGS__);                                                            \
+        if (n_ > 0) *at += (size_t)n_;                                                             \
+    } while (0)
+
+/* The value of placeholder {key} (len bytes) of f. */
+static void opool__put_field(char *buf, size_t size, size_t *at, const char *key, size_t len,
+                             const opool__finding *f) {
+#define OPOOL__IS(word) (len == sizeof(word) - 1 && memcmp(key, word, len) == 0)
+    if (OPOOL__IS("count"))
+        OPOOL__PUT("%llu", (unsigned long long)f->count);
+    else if (OPOOL__IS("capacity"))
+        OPOOL__PUT("%llu", (unsigned long long)f->capacity);
+    else if (OPOOL__IS("recovers"))
+        OPOOL__PUT("%llu", (unsigned long long)opool__episode_recovers_at(f->capacity));
+    else if (OPOOL__IS("failures"))
+        OPOOL__PUT("%llu", (unsigned long long)f->failures);
+    else if (OPOOL__IS("size"))
+        OPOOL__PUT("%lu", (unsigned long)f->block_size);
+    else if (OPOOL__IS("slot"))
+        OPOOL__PUT("%lu", (unsigned long)opool_handle_index(f->handle));
+    else if (OPOOL__IS("handle"))
+        OPOOL__PUT("0x%016llx", (unsigned long long)f->handle.bits);
+    else if (OPOOL__IS("ptr"))
+        OPOOL__PUT("%p", (void *)(uintptr_t)f->ptr);
+#undef OPOOL__IS
+}
+
+size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
+    static const char *const kinds[] = {"pool", "concurrent pool", "heap"};
+    const opool__message *m = opool__message_of(f);
+    size_t zero = 0, *at = &zero;
+    buf[0] = '\0';
+    if (m == NULL || m->action == OPOOL__SILENT) return 0;
+    if (f->name)
+        OPOOL__PUT("opool: %s \"%s\" (%p): ", kinds[f->kind], f->name, (void *)(uintptr_t)f->self);
+    else
+        OPOOL__PUT("opool: %s %p: ", kinds[f->kind], (void *)(uintptr_t)f->self);
+    for (const char *t = m->text; *t;) {
+        const char *open = strchr(t, '{');
+        if (open == NULL) {
+            OPOOL__PUT("%s", t);
+            break;
+        }
+        const char *close = strchr(open, '}');
+        OPOOL__PUT("%.*s", (int)(open - t), t);
+        opool__put_field(buf, size, at, open + 1, (size_t)(close - open - 1), f);
+        t = close + 1;
+    }
+    OPOOL__PUT("\n");
+    return *at;
+}
+
+#undef OPOOL__PUT
+
+void opool__diag_default(const opool__finding *f) {
+    const opool__message *m = opool__message_of(f);
+    if (m == NULL || m->action == OPOOL__SILENT) return;
+    char line[512];
+    opool__diag_format(line, sizeof line, f);
+    fputs(line, stderr);
+    if (m->action == OPOOL__ABORT) abort();
+}
+
+/* ==== episodes =========================================================== */
+
+uint64_t opool__episode_failed(opool__episode *e) {
+    /* relaxed: the record only rations reports; of racing failures each gets
+     * its own number, so each power of two is reported once */
+    uint64_t n = atomic_fetch_add_explicit(&e->failures, 1, memory_order_relaxed) + 1;
+    return (n & (n - 1)) == 0 ? n : 0;
+}
+
+bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity) {
+    if (count > opool__episode_recovers_at(capacity)) return false;
+    /* relaxed: as above. A failure racing with the end may open the next
+     * episode a little early: it is reported, never lost */
+    return atomic_exchange_explicit(&e->failures, 0, memory_order_relaxed) != 0;
+}

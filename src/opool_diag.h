@@ -1,0 +1,76 @@
+/*
+ * opool_diag.h -- findings and how they are reported, written once for every
+ * kind of object (pool, concurrent pool, heap): the exhaustion-episode rule,
+ * the message table with its one formatter, and the one default report that
+ * opool_default_report, opool_mt_default_report and opool_heap_default_report
+ * wrap. Private: never installed.
+ *
+ * Each kind reports through its own typed callback, (object, what, subject,
+ * user): the module of each kind fills an opool__finding from its object and
+ * hands it to opool__diag_default when the user set no callback (or calls a
+ * public default report).
+ */
+#ifndef OPOOL_DIAG_H
+#define OPOOL_DIAG_H
+
+#include "opool_internal.h"
+
+typedef enum opool__kind { OPOOL__KIND_POOL, OPOOL__KIND_MT, OPOOL__KIND_HEAP } opool__kind;
+
+/* Everything a message may print about one finding. */
+typedef struct opool__finding {
+    opool__kind kind;
+    opool_status what;
+    const void *self;         /* the object that reports (NULL: unknown) */
+    const char *name;         /* its desc.name, NULL if none */
+    opool_handle handle;      /* pools: the handle concerned (OPOOL_NULL if none) */
+    const void *ptr;          /* heap: the block concerned */
+    uint64_t failures;        /* OPOOL_EFULL: failed allocs of the episode so far */
+    uint64_t count, capacity; /* OPOOL_EFULL: live and usable slots or blocks */
+    uint32_t block_size;      /* heap OPOOL_EFULL: the class's block size; 0: a large block */
+} opool__finding;
+
+/* A finding of what about self (NULL: unknown) named name, every other
+ * field zero: each kind fills in its subject and counts. */
+opool__finding opool__finding_of(opool__kind kind, opool_status what, const void *self,
+                                 const char *name);
+
+/* The default report: the finding's line on stderr (nothing for the
+ * findings that are silent by default: rejected handles and pointers), then
+ * abort() for OPOOL_EWRITE_AFTER_FREE. */
+void opool__diag_default(const opool__finding *f);
+
+/* The finding's message, as the default report prints it (with its final
+ * newline), in buf (cut to size - 1 bytes; size > 0). Returns the length of
+ * the whole message; 0 for a finding that is silent by default. */
+size_t opool__diag_format(char *buf, size_t size, const opool__finding *f);
+
+/* ---- exhaustion episodes ---------------------------------------------------
+ * An episode opens at a failed alloc and is reported at its 1st, 2nd, 4th,
+ * 8th, ... failure (each power of two), so a pool held at its budget logs
+ * O(log failures) lines. It ends at a free that leaves count <= capacity -
+ * ceil(capacity / 4) live (a quarter of the slots free again):
+ * opool__episode_recovers_at. Every operation is one relaxed atomic, so the
+ * concurrent pool shares them; the record only rations reports and publishes
+ * nothing. */
+
+/* A failed alloc: counted in e's episode (opened by the first). Returns the
+ * failure's number in the episode when it is to be reported, else 0. */
+uint64_t opool__episode_failed(opool__episode *e);
+
+/* An object was freed, leaving count of capacity live: ends an open episode
+ * if that is a recovery. True if it ended one. */
+bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity);
+
+/* The count at or below which a pool of capacity has recovered. */
+static inline uint64_t opool__episode_recovers_at(uint64_t capacity) {
+    return capacity - (capacity + 3) / 4;
+}
+
+/* Failed allocs of the open episode; 0 when none is open. */
+static inline uint64_t opool__episode_failures(const opool__episode *e) {
+    /* relaxed: the record only rations reports */
+    return atomic_load_explicit(&e->failures, memory_order_relaxed);
+}
+
+#endif /* OPOOL_DIAG_H */

@@ -1,0 +1,514 @@
+/*
+ * test_diag.c -- diagnostics, the same for every kind of object: what the
+ * default reports print (exactly), when exhaustion is reported and when an
+ * episode ends, the name in every line, overriding one finding while
+ * keeping the default for the rest, the concurrent pool passing itself,
+ * and the status texts (include/opool.h EXHAUSTION and ERRORS,
+ * include/opool_mt.h, include/opool_heap.h).
+ *
+ * stderr is captured by pointing file descriptor 2 at a temporary file
+ * while a test runs the default reports (POSIX); elsewhere those tests say
+ * they are skipped.
+ */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* dup, dup2, fileno */
+#endif
+
+#include "opool.h"
+#include "opool_heap.h"
+#include "opool_mt.h"
+#include "helpers.h"
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#define HAVE_CAPTURE 1
+#endif
+
+/* ---- capturing stderr ----------------------------------------------------- */
+
+#ifdef HAVE_CAPTURE
+typedef struct capture {
+    FILE *file;
+    int saved;
+    char text[16384];
+} capture;
+
+static void capture_begin(capture *c) {
+    fflush(stderr);
+    c->file = tmpfile();
+    c->saved = dup(2);
+    if (c->file) dup2(fileno(c->file), 2);
+}
+
+/* Restores stderr; c->text holds what was written meanwhile. */
+static void capture_end(capture *c) {
+    fflush(stderr);
+    dup2(c->saved, 2);
+    close(c->saved);
+    c->text[0] = '\0';
+    if (c->file == NULL) return;
+    rewind(c->file);
+    size_t n = fread(c->text, 1, sizeof c->text - 1, c->file);
+    c->text[n] = '\0';
+    fclose(c->file);
+}
+
+/* Lines of text. */
+static unsigned lines_of(const char *text) {
+    unsigned n = 0;
+    for (; *text; text++) n += *text == '\n';
+    return n;
+}
+
+/* CHECKs that got is want, printing both when not. */
+static void check_text(const char *got, const char *want) {
+    CHECK(strcmp(got, want) == 0);
+    if (strcmp(got, want) != 0) fprintf(stderr, "  got:\n%s  wanted:\n%s", got, want);
+}
+#endif
+
+/* ---- a recording report --------------------------------------------------- */
+
+typedef struct recorder {
+    unsigned reports;
+    opool_status what[64];
+    const void *self[64];
+    uint64_t failed_allocs[64]; /* the pool's failed_allocs at each report */
+} recorder;
+
+static void record(recorder *r, opool_status what, const void *self, uint64_t failed) {
+    if (r->reports < 64) {
+        r->what[r->reports] = what;
+        r->self[r->reports] = self;
+        r->failed_allocs[r->reports] = failed;
+    }
+    r->reports++;
+}
+
+static void rec_report(opool *p, opool_status what, opool_handle h, void *user) {
+    (void)h;
+    opool_stats s;
+    opool_get_stats(p, &s);
+    record((recorder *)user, what, p, s.failed_allocs);
+}
+
+static opool_desc recorded(uint32_t capacity, recorder *r) {
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    memset(r, 0, sizeof *r);
+    d.object_size = 16;
+    d.capacity = capacity;
+    d.report = rec_report;
+    d.user = r;
+    return d;
+}
+
+static opool *create(const opool_desc *d) {
+    opool *p = NULL;
+    CHECK_EQ_U64(opool_create(&p, d), OPOOL_OK);
+    return p;
+}
+
+/* ---- exhaustion episodes ------------------------------------------------ */
+
+TEST(an_episode_is_reported_at_its_1st_2nd_4th_8th_failures) {
+    recorder r;
+    opool_desc d = recorded(2, &r);
+    opool *p = create(&d);
+    REQUIRE(p);
+    CHECK(opool_alloc(p, NULL) && opool_alloc(p, NULL));
+    for (int k = 0; k < 20; k++) CHECK(opool_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(r.reports, 5);
+    uint64_t at[5] = {1, 2, 4, 8, 16};
+    for (unsigned k = 0; k < 5; k++) {
+        CHECK_EQ_U64(r.what[k], OPOOL_EFULL);
+        CHECK_EQ_PTR(r.self[k], p);
+        CHECK_EQ_U64(r.failed_allocs[k], at[k]);
+    }
+    opool_destroy(p);
+}
+
+/* Capacity 8 recovers at 8 - ceil(8 / 4) = 6 live. */
+TEST(an_episode_ends_only_when_a_quarter_of_the_slots_is_free) {
+    recorder r;
+    opool_desc d = recorded(8, &r);
+    opool *p = create(&d);
+    REQUIRE(p);
+    opool_handle h[8];
+    for (int k = 0; k < 8; k++) CHECK(opool_alloc(p, &h[k]) != NULL);
+    CHECK(opool_alloc(p, NULL) == NULL); /* failure 1: reported */
+    CHECK_EQ_U64(r.reports, 1);
+    /* 7 live: not recovered, the next failures are the 2nd and the 3rd */
+    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK);
+    CHECK(opool_alloc(p, &h[0]) != NULL);
+    CHECK(opool_alloc(p, NULL) == NULL);
+    CHECK(opool_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(r.reports, 2);
+    /* 6 live: recovered; the next failure opens a new episode */
+    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK);
+    CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK);
+    CHECK(opool_alloc(p, &h[0]) && opool_alloc(p, &h[1]));
+    CHECK(opool_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(r.reports, 3);
+    CHECK_EQ_U64(r.failed_allocs[2], 4);
+    opool_destroy(p);
+}
+
+TEST(a_pool_of_one_slot_recovers_when_its_object_is_freed) {
+    recorder r;
+    opool_desc d = recorded(1, &r);
+    opool *p = create(&d);
+    REQUIRE(p);
+    opool_handle h;
+    CHECK(opool_alloc(p, &h) != NULL);
+    CHECK(opool_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(opool_free(p, h), OPOOL_OK);
+    CHECK(opool_alloc(p, &h) != NULL);
+    CHECK(opool_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(r.reports, 2); /* two episodes, each reported at its first failure */
+    opool_destroy(p);
+}
+
+/* A game's bullets: 8 spawned a frame, each living 10 frames, in a pool of
+ * 64 kept at its budget for 600 frames: 960 failed allocs, one episode,
+ * 10 lines. */
+TEST(a_bullet_pool_held_at_its_budget_prints_a_handful_of_lines) {
+#ifdef HAVE_CAPTURE
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = sizeof(uint32_t);
+    d.capacity = 64;
+    d.name = "bullets";
+    opool *p = create(&d);
+    REQUIRE(p);
+    capture c;
+    capture_begin(&c);
+    for (uint32_t frame = 0; frame < 600; frame++) {
+        for (uint32_t i = opool_count(p); i-- > 0;) {
+            uint32_t *born = (uint32_t *)opool_live_object(p, i);
+            if (frame - *born >= 10) opool_free(p, opool_live_handle(p, i));
+        }
+        for (int k = 0; k < 8; k++) {
+            uint32_t *b = (uint32_t *)opool_alloc(p, NULL);
+            if (b) *b = frame;
+        }
+    }
+    capture_end(&c);
+    opool_stats s;
+    opool_get_stats(p, &s);
+    CHECK_EQ_U64(s.failed_allocs, 960);
+    char want[4096], *w = want;
+    w += sprintf(w,
+                 "opool: pool \"bullets\" (%p): full: alloc failed (64 of 64 live); reported "
+                 "again at the 2nd, 4th, 8th... failure until at most 48 are live\n",
+                 (void *)p);
+    for (unsigned n = 2; n <= 512; n *= 2)
+        w += sprintf(w,
+                     "opool: pool \"bullets\" (%p): still full: %u allocs failed in this episode "
+                     "(64 of 64 live)\n",
+                     (void *)p, n);
+    check_text(c.text, want);
+    CHECK_EQ_U64(lines_of(c.text), 10);
+    opool_destroy(p);
+#else
+    printf("skipped a_bullet_pool_held_at_its_budget_prints_a_handful_of_lines: no capture\n");
+#endif
+}
+
+/* ---- the default reports ---------------------------------------------- */
+
+TEST(the_default_report_of_a_pool_without_a_name_gives_its_address) {
+#ifdef HAVE_CAPTURE
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 8;
+    d.capacity = 4;
+    opool *p = create(&d);
+    REQUIRE(p);
+    for (int k = 0; k < 4; k++) CHECK(opool_alloc(p, NULL) != NULL);
+    capture c;
+    capture_begin(&c);
+    CHECK(opool_alloc(p, NULL) == NULL);
+    CHECK(opool_alloc(p, NULL) == NULL);
+    capture_end(&c);
+    char want[512];
+    snprintf(want, sizeof want,
+             "opool: pool %p: full: alloc failed (4 of 4 live); reported again at the 2nd, 4th, "
+             "8th... failure until at most 3 are live\n"
+             "opool: pool %p: still full: 2 allocs failed in this episode (4 of 4 live)\n",
+             (void *)p, (void *)p);
+    check_text(c.text, want);
+    opool_destroy(p);
+#else
+    printf("skipped the_default_report_of_a_pool_without_a_name_gives_its_address: no capture\n");
+#endif
+}
+
+TEST(the_default_report_is_silent_about_rejected_handles) {
+#ifdef HAVE_CAPTURE
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 8;
+    d.capacity = 4;
+    d.name = "quiet";
+    opool *p = create(&d);
+    REQUIRE(p);
+    opool_handle h;
+    CHECK(opool_alloc(p, &h) != NULL);
+    CHECK_EQ_U64(opool_free(p, h), OPOOL_OK);
+    capture c;
+    capture_begin(&c);
+    CHECK_EQ_U64(opool_free(p, h), OPOOL_ESTALE);
+    CHECK_EQ_U64(opool_free(p, OPOOL_NULL), OPOOL_EINVAL);
+    capture_end(&c);
+    check_text(c.text, "");
+    opool_destroy(p);
+#else
+    printf("skipped the_default_report_is_silent_about_rejected_handles: no capture\n");
+#endif
+}
+
+/* A report that handles one finding and hands the rest to the default. */
+static void stale_counting_report(opool *p, opool_status what, opool_handle h, void *user) {
+    if (what == OPOOL_ESTALE)
+        ++*(int *)user;
+    else
+        opool_default_report(p, what, h, user);
+}
+
+TEST(a_report_can_handle_one_finding_and_keep_the_default_for_the_rest) {
+#ifdef HAVE_CAPTURE
+    int stale = 0;
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 8;
+    d.capacity = 1;
+    d.name = "mine";
+    d.report = stale_counting_report;
+    d.user = &stale;
+    opool *p = create(&d);
+    REQUIRE(p);
+    opool_handle h;
+    CHECK(opool_alloc(p, &h) != NULL);
+    capture c;
+    capture_begin(&c);
+    CHECK(opool_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(opool_free(p, handle(opool_handle_generation(h) + 2, 0)), OPOOL_ESTALE);
+    capture_end(&c);
+    CHECK_EQ_U64(stale, 1);
+    char want[512];
+    snprintf(want, sizeof want,
+             "opool: pool \"mine\" (%p): full: alloc failed (1 of 1 live); reported again at the "
+             "2nd, 4th, 8th... failure until at most 0 are live\n",
+             (void *)p);
+    check_text(c.text, want);
+    opool_destroy(p);
+#else
+    printf("skipped a_report_can_handle_one_finding_and_keep_the_default_for_the_rest\n");
+#endif
+}
+
+TEST(the_default_report_of_no_pool_names_none) {
+#ifdef HAVE_CAPTURE
+    capture c;
+    capture_begin(&c);
+    opool_default_report(NULL, OPOOL_EFULL, OPOOL_NULL, NULL);
+    capture_end(&c);
+    char want[512];
+    snprintf(want, sizeof want,
+             "opool: pool %p: full: alloc failed (0 of 0 live); reported again at the 2nd, 4th, "
+             "8th... failure until at most 0 are live\n",
+             (void *)NULL);
+    check_text(c.text, want);
+#else
+    printf("skipped the_default_report_of_no_pool_names_none: no capture\n");
+#endif
+}
+
+/* ---- the concurrent pool ---------------------------------------------- */
+
+typedef struct mt_recorder {
+    unsigned reports;
+    opool_mt *self;
+    opool_status what;
+} mt_recorder;
+
+static void mt_rec_report(opool_mt *p, opool_status what, opool_handle h, void *user) {
+    (void)h;
+    mt_recorder *r = (mt_recorder *)user;
+    r->reports++;
+    r->self = p;
+    r->what = what;
+}
+
+TEST(a_concurrent_pool_passes_itself_to_report_mt) {
+    mt_recorder r;
+    memset(&r, 0, sizeof r);
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 8;
+    d.capacity = 1;
+    d.report_mt = mt_rec_report;
+    d.user = &r;
+    opool_mt *p = NULL;
+    REQUIRE(opool_mt_create(&p, &d) == OPOOL_OK);
+    opool_handle h;
+    CHECK(opool_mt_alloc(p, &h) != NULL);
+    CHECK(opool_mt_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(r.reports, 1);
+    CHECK_EQ_PTR(r.self, p);
+    CHECK_EQ_U64(r.what, OPOOL_EFULL);
+    CHECK_EQ_U64(opool_mt_free(p, handle(opool_handle_generation(h) + 2, 0)), OPOOL_ESTALE);
+    CHECK_EQ_U64(r.reports, 2);
+    CHECK_EQ_PTR(r.self, p);
+    CHECK_EQ_U64(r.what, OPOOL_ESTALE);
+    opool_mt_destroy(p);
+}
+
+TEST(a_concurrent_pool_held_full_prints_a_handful_of_lines) {
+#ifdef HAVE_CAPTURE
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 8;
+    d.capacity = 8;
+    d.name = "jobs";
+    opool_mt *p = NULL;
+    REQUIRE(opool_mt_create(&p, &d) == OPOOL_OK);
+    opool_handle h[8];
+    for (int k = 0; k < 8; k++) CHECK(opool_mt_alloc(p, &h[k]) != NULL);
+    capture c;
+    capture_begin(&c);
+    for (int k = 0; k < 100; k++) {
+        CHECK(opool_mt_alloc(p, NULL) == NULL);
+        /* one job done, one queued: never recovered */
+        CHECK_EQ_U64(opool_mt_free(p, h[k % 8]), OPOOL_OK);
+        CHECK(opool_mt_alloc(p, &h[k % 8]) != NULL);
+    }
+    capture_end(&c);
+    char want[2048], *w = want;
+    w += sprintf(w,
+                 "opool: concurrent pool \"jobs\" (%p): full: alloc failed (8 of 8 live); reported "
+                 "again at the 2nd, 4th, 8th... failure until at most 6 are live\n",
+                 (void *)p);
+    for (unsigned n = 2; n <= 64; n *= 2)
+        w += sprintf(w,
+                     "opool: concurrent pool \"jobs\" (%p): still full: %u allocs failed in this "
+                     "episode (8 of 8 live)\n",
+                     (void *)p, n);
+    check_text(c.text, want);
+    /* six of eight live is a recovery: the next failure opens an episode */
+    CHECK_EQ_U64(opool_mt_free(p, h[0]), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_free(p, h[1]), OPOOL_OK);
+    CHECK(opool_mt_alloc(p, &h[0]) && opool_mt_alloc(p, &h[1]));
+    capture_begin(&c);
+    CHECK(opool_mt_alloc(p, NULL) == NULL);
+    capture_end(&c);
+    CHECK_EQ_U64(lines_of(c.text), 1);
+    CHECK(strstr(c.text, ": full: alloc failed (8 of 8 live)") != NULL);
+    opool_mt_destroy(p);
+#else
+    printf("skipped a_concurrent_pool_held_full_prints_a_handful_of_lines: no capture\n");
+#endif
+}
+
+/* ---- the heap ------------------------------------------------------------- */
+
+TEST(a_full_heap_class_prints_its_block_size_and_a_handful_of_lines) {
+#ifdef HAVE_CAPTURE
+    uint32_t size = 64;
+    opool_heap_desc d;
+    memset(&d, 0, sizeof d);
+    d.class_sizes = &size;
+    d.class_count = 1;
+    d.flags = OPOOL_HEAP_NO_FALLBACK;
+    d.name = "text";
+    opool_heap *h = NULL;
+    REQUIRE(opool_heap_create(&h, &d) == OPOOL_OK);
+    opool_heap_stats s;
+    opool_heap_get_stats(h, &s);
+    uint32_t blocks = s.classes[0].blocks;
+    void **b = (void **)malloc(blocks * sizeof *b);
+    REQUIRE(b);
+    for (uint32_t k = 0; k < blocks; k++) CHECK((b[k] = opool_heap_alloc(h, 64)) != NULL);
+    capture c;
+    capture_begin(&c);
+    for (int k = 0; k < 5; k++) CHECK(opool_heap_alloc(h, 64) == NULL);
+    /* one block back is no recovery */
+    CHECK_EQ_U64(opool_heap_free(h, b[0]), OPOOL_OK);
+    CHECK((b[0] = opool_heap_alloc(h, 64)) != NULL);
+    for (int k = 0; k < 3; k++) CHECK(opool_heap_alloc(h, 64) == NULL);
+    capture_end(&c);
+    char want[2048], *w = want;
+    uint32_t recovers = blocks - (blocks + 3) / 4;
+    w +=
+        sprintf(w,
+                "opool: heap \"text\" (%p): class of 64-byte blocks full: alloc failed (%u of %u "
+                "live); reported again at the 2nd, 4th, 8th... failure until at most %u are live\n",
+                (void *)h, blocks, blocks, recovers);
+    for (unsigned n = 2; n <= 8; n *= 2)
+        w += sprintf(w,
+                     "opool: heap \"text\" (%p): class of 64-byte blocks still full: %u allocs "
+                     "failed in this episode (%u of %u live)\n",
+                     (void *)h, n, blocks, blocks);
+    check_text(c.text, want);
+    /* a quarter free: recovered, a new episode */
+    for (uint32_t k = 0; k < blocks - recovers; k++)
+        CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+    for (uint32_t k = 0; k < blocks - recovers; k++)
+        CHECK((b[k] = opool_heap_alloc(h, 64)) != NULL);
+    capture_begin(&c);
+    CHECK(opool_heap_alloc(h, 64) == NULL);
+    capture_end(&c);
+    CHECK_EQ_U64(lines_of(c.text), 1);
+    CHECK(strstr(c.text, "class of 64-byte blocks full: alloc failed") != NULL);
+    free(b);
+    opool_heap_destroy(h);
+#else
+    printf("skipped a_full_heap_class_prints_its_block_size_and_a_handful_of_lines\n");
+#endif
+}
+
+TEST(a_heap_double_free_is_stale_and_reads_as_already_freed) {
+    opool_heap *h = NULL;
+    REQUIRE(opool_heap_create(&h, NULL) == OPOOL_OK);
+    void *b = opool_heap_alloc(h, 32);
+    CHECK(b != NULL);
+    CHECK_EQ_U64(opool_heap_free(h, b), OPOOL_OK);
+    opool_status s = opool_heap_free(h, b);
+    CHECK_EQ_U64(s, OPOOL_ESTALE);
+    CHECK(strcmp(opool_status_str(s),
+                 "already freed, or stale (a handle of a freed object or of another pool)") == 0);
+    opool_heap_destroy(h);
+}
+
+/* ---- statuses (save and load: test_save.c) ------------------------------ */
+
+TEST(every_status_has_its_own_text) {
+    CHECK(strcmp(opool_status_str(OPOOL_EIO), "input/output error") == 0);
+    CHECK(strcmp(opool_status_str(OPOOL_ENOENT), "no such file") == 0);
+    CHECK_EQ_U64(OPOOL_ETIMEDOUT, 8); /* appended after it: older values keep their numbers */
+    CHECK_EQ_U64(OPOOL_EIO, 9);
+    CHECK_EQ_U64(OPOOL_ENOENT, 10);
+}
+
+int main(void) {
+    RUN(an_episode_is_reported_at_its_1st_2nd_4th_8th_failures);
+    RUN(an_episode_ends_only_when_a_quarter_of_the_slots_is_free);
+    RUN(a_pool_of_one_slot_recovers_when_its_object_is_freed);
+    RUN(a_bullet_pool_held_at_its_budget_prints_a_handful_of_lines);
+    RUN(the_default_report_of_a_pool_without_a_name_gives_its_address);
+    RUN(the_default_report_is_silent_about_rejected_handles);
+    RUN(a_report_can_handle_one_finding_and_keep_the_default_for_the_rest);
+    RUN(the_default_report_of_no_pool_names_none);
+    RUN(a_concurrent_pool_passes_itself_to_report_mt);
+    RUN(a_concurrent_pool_held_full_prints_a_handful_of_lines);
+    RUN(a_full_heap_class_prints_its_block_size_and_a_handful_of_lines);
+    RUN(a_heap_double_free_is_stale_and_reads_as_already_freed);
+    RUN(every_status_has_its_own_text);
+    return test_summary();
+}

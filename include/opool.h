@@ -227,27 +227,16 @@ OPOOL_API bool opool_handle_eq(opool_handle a, opool_handle b);
 
 /* ---- status, policies, flags ------------------------------------------- */
 
-/* The result of every call that can fail, shared by every header.
- * opool_status_str gives the text in quotes:
- *   OPOOL_OK                 success (0)                            "ok"
- *   OPOOL_EINVAL             bad argument: NULL, zero, overflow, a handle never
- *                            issued, a pointer not handed out, a desc that
- *                            does not fit a saved image     "invalid argument"
- *   OPOOL_ENOMEM             the allocator failed                "out of memory"
- *   OPOOL_EFULL              no free slot. Never returned: what report
- *                            receives, once per exhaustion episode "pool full"
- *   OPOOL_ESTALE             the handle was valid once (freed, reused), belongs
- *                            to another pool, or (heap) the block is already
- *                            free                        "stale or foreign handle"
- *   OPOOL_EBUSY              reserved: no function returns it (opool_alloc_at
- *                            returns NULL for a live slot)           "slot busy"
- *   OPOOL_ECORRUPT           a saved image failed its checks, or writing an
- *                            image failed                   "corrupt saved pool"
- *   OPOOL_EWRITE_AFTER_FREE  the poison pattern of a free slot changed
- *                            (OPOOL_POISON). Never returned: passed to report
- *                                                             "write after free"
- *   OPOOL_ETIMEDOUT          reserved: opool_mt_alloc_wait returns NULL on
- *                            timeout, not a status                   "timed out" */
+/* The result of every call that can fail, shared by every header. Beyond the
+ * notes below: OPOOL_EINVAL also means a pointer not handed out, or a desc
+ * that does not fit a saved image; OPOOL_ESTALE also (heap) a block already
+ * free; OPOOL_ECORRUPT also that writing an image failed. OPOOL_EFULL and
+ * OPOOL_EWRITE_AFTER_FREE are never returned: report receives them.
+ * OPOOL_EBUSY and OPOOL_ETIMEDOUT are reserved: no function returns them
+ * (opool_alloc_at returns NULL for a live slot, opool_mt_alloc_wait NULL on
+ * timeout). opool_status_str gives, in order: "ok", "invalid argument", "out
+ * of memory", "pool full", "stale or foreign handle", "slot busy", "corrupt
+ * saved pool", "write after free", "timed out". */
 typedef enum opool_status {
     OPOOL_OK = 0,
     OPOOL_EINVAL,            /* bad argument: NULL, zero, overflow, never-issued handle */
@@ -337,22 +326,10 @@ typedef struct opool_allocator { /* all zero = the C library */
  * and opool_destroy. save_object returning false makes opool_save give
  * OPOOL_ECORRUPT.
  *
- * report receives findings, and runs inside the call that found them, on its
- * thread; if it returns, the call goes on as it would have (an alloc that
- * found a write after free still succeeds). Nothing aborts unless the default
- * report for OPOOL_EWRITE_AFTER_FREE runs (or yours aborts):
- *   OPOOL_EFULL   an alloc found the pool full and its policy could not make
- *                 room; once per exhaustion episode (a free ends it); h is
- *                 OPOOL_NULL. Default: one line on stderr.
- *   OPOOL_EINVAL, OPOOL_ESTALE  a rejected opool_free or opool_free_object
- *                 (also counted in rejected_handles); h is the rejected
- *                 handle (OPOOL_NULL for opool_free_object). Default: silent,
- *                 the returned status says it.
- *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a slot's pattern changed while it
- *                 was free, found when it is handed out again; h has the
- *                 slot's index and the generation of the object freed last
- *                 (for a never-used slot, one never issued). Default: a
- *                 message on stderr, then abort(). */
+ * report runs inside the call that found the finding, on its thread; if it
+ * returns, the call goes on as it would have (an alloc that found a write
+ * after free still succeeds). Nothing aborts unless the default report for
+ * OPOOL_EWRITE_AFTER_FREE runs (or yours aborts). */
 typedef struct opool_desc {
     size_t object_size;         /* required, > 0 */
     size_t object_align;        /* 0 = alignof(max_align_t); a power of two <= 4096 */
@@ -366,9 +343,18 @@ typedef struct opool_desc {
     void (*fini)(void *obj, void *user); /* optional: on free, clear, evict and destroy */
     opool_handle (*evict)(opool *p, void *user); /* OPOOL_FULL_EVICT: return a live victim */
     /* Findings, with the handle concerned (OPOOL_NULL if none):
-     *   OPOOL_EFULL              once per exhaustion episode (default: one line on stderr)
-     *   OPOOL_ESTALE/OPOOL_EINVAL a rejected free (default: silent; the status says it)
-     *   OPOOL_EWRITE_AFTER_FREE  poison changed (default: message on stderr, then abort) */
+     *   OPOOL_EFULL   an alloc found the pool full and its policy could not
+     *                 make room; once per exhaustion episode (a free ends it);
+     *                 h OPOOL_NULL. Default: one line on stderr.
+     *   OPOOL_ESTALE/OPOOL_EINVAL  a rejected opool_free or opool_free_object
+     *                 (also counted in rejected_handles); h the rejected handle
+     *                 (OPOOL_NULL for opool_free_object). Default: silent, the
+     *                 status says it.
+     *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a slot's pattern changed while
+     *                 it was free, found when it is handed out again; h has
+     *                 the slot's index and the generation of the object freed
+     *                 last (for a never-used slot, one never issued). Default:
+     *                 message on stderr, then abort(). */
     void (*report)(opool *p, opool_status what, opool_handle h, void *user);
     void *user; /* passed to every callback */
     opool_allocator allocator;

@@ -101,30 +101,27 @@ enum {
 /* Zero (or a NULL desc) gives the defaults; copied at create. class_count must
  * be 0 when class_sizes is NULL, else 1 .. OPOOL_HEAP_MAX_CLASSES.
  * blocks_per_class is rounded up to whole pages. report runs inside the call
- * that found the finding, on its thread:
- *   OPOOL_EINVAL  free, realloc or usable_size of a pointer that is not a
- *                 block start of the heap (interior, foreign, a fallback block
- *                 already freed); counted in rejected. Default: silent.
- *   OPOOL_ESTALE  the same calls on a class block already free (a double
- *                 free); counted in rejected. Default: silent.
- *   OPOOL_EFULL   an alloc failed because a class was full (without
- *                 OPOOL_HEAP_GROW) or the allocator failed; once per episode,
- *                 the episode being the heap's (any free ends it); ptr NULL.
- *                 Default: one line on stderr.
- *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a free block's pattern changed,
- *                 found when it is reused. Default: message on stderr, then
- *                 abort(). */
+ * that found the finding, on its thread. */
 typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     const uint32_t *class_sizes; /* ascending multiples of 8, <= OPOOL_HEAP_MAX_CLASS_SIZE;
                                     NULL = the defaults above (copied: need not outlive create) */
     uint32_t class_count;        /* entries in class_sizes, <= OPOOL_HEAP_MAX_CLASSES */
     uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = one page each */
     uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON */
-    /* Findings, with the pointer concerned: OPOOL_EINVAL / OPOOL_ESTALE (a bad
-     * free, realloc or usable_size; default: silent, the result says it),
-     * OPOOL_EFULL (a class or the allocator ran out; once per episode;
-     * default: one line on stderr), OPOOL_EWRITE_AFTER_FREE (default: message
-     * on stderr, then abort). */
+    /* Findings, with the pointer concerned:
+     *   OPOOL_EINVAL  free, realloc or usable_size of a pointer that is not a
+     *                 block start of the heap (interior, foreign, a fallback
+     *                 block already freed); counted in rejected. Default:
+     *                 silent, the result says it.
+     *   OPOOL_ESTALE  the same calls on a class block already free (a double
+     *                 free); counted in rejected. Default: silent.
+     *   OPOOL_EFULL   an alloc failed because a class was full (without
+     *                 OPOOL_HEAP_GROW) or the allocator failed; once per
+     *                 episode, the episode being the heap's (any free ends
+     *                 it); ptr NULL. Default: one line on stderr.
+     *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a free block's pattern changed,
+     *                 found when it is reused. Default: message on stderr,
+     *                 then abort(). */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
     opool_allocator allocator; /* pages and large blocks; zero = the C library */

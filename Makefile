@@ -45,6 +45,7 @@
 #   make fuzz-corpus   regenerate the seed-* files of fuzz/corpus/{ops,load} (fuzz/gen_corpus.c;
 #                      the heap seeds are committed inputs)
 #   make dist          regenerate dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)
+#   make docs          regenerate docs/API.md from the header comments (cmake -P tools/apidoc.cmake)
 #   make clean         remove build/
 #
 # Variables: GCC, CLANG (the compilers of make test), CC (make build / make bench), JOBS (2),
@@ -423,6 +424,10 @@ format-check:
 .PHONY: dist
 dist:
 	$(CMAKE) -P tools/amalgamate.cmake
+
+.PHONY: docs
+docs:
+	$(CMAKE) -P tools/apidoc.cmake
 
 clean:
 	rm -rf build

@@ -172,6 +172,46 @@
  * Different pools may be used by different threads at the same time.
  *
  * ============================================================================
+ * INLINE FUNCTIONS, EXPORTED SYMBOLS, BUILD-TIME CONFIGURATION
+ * ============================================================================
+ * The calls marked "inline" below (and opool_heap_alloc, opool_heap_free)
+ * are two things at once: a call opool_alloc(p, &h) expands to a static
+ * inline body, so the common case compiles into the caller; the name without
+ * a call (&opool_alloc, (opool_alloc)(p, &h)) is an ordinary exported
+ * function, so function pointers, dlsym and FFI reach it. Both behave alike.
+ * opool_abi.h, included at the end, holds the layout those bodies read: it is
+ * not API but ABI. A shared library (-DBUILD_SHARED_LIBS=ON) is
+ * libopool.so.<SOVERSION>, 0.<minor> before 1.0, <major> after; it exports
+ * every function of the public headers and, of the opool__ names, only the
+ * slow paths opool_abi.h declares (the CTest abi_exports checks that).
+ *
+ * Macros that change what is built:
+ *   OPOOL_IMPLEMENTATION   the single header dist/opool.h: define it in exactly
+ *                          one C file, before its first #include, to compile
+ *                          the library there;
+ *   OPOOL_STATIC           with OPOOL_IMPLEMENTATION: the whole library static,
+ *                          private to that file (sets OPOOL_API);
+ *   OPOOL_MT_PORTABLE_WAIT opool_mt_alloc_wait sleeps on a pthread mutex and
+ *                          condition variable, not the Linux futex;
+ *   OPOOL_MT_NO_MEMBARRIER thieves and cache owners use seq_cst fences, not the
+ *                          membarrier system call;
+ *   OPOOL_NO_POSIX_FILES   opool_save_file uses C stdio alone: fflush and
+ *                          rename, no fsync, no process id in the temporary name;
+ *   OPOOL_PORTABLE         all three above (each is always the case where the
+ *                          platform lacks the call; make test builds this way);
+ *   OPOOL_HAVE_VALGRIND    1: Valgrind client requests (set by CMake when
+ *                          <valgrind/memcheck.h> is found and OPOOL_VALGRIND);
+ *   NDEBUG                 removes the library's asserts (the CMake option
+ *                          OPOOL_ASSERTS keeps them).
+ * Under AddressSanitizer free slots and blocks are poisoned automatically (an
+ * opool_mt only when its stride is a multiple of 8). CMake options:
+ * BUILD_SHARED_LIBS, OPOOL_BUILD_TESTS, OPOOL_BUILD_EXAMPLES (both ON at top
+ * level), OPOOL_BUILD_BENCH, OPOOL_WERROR, OPOOL_ASSERTS (OFF),
+ * OPOOL_VALGRIND (ON), OPOOL_INSTALL (ON at top level). The target is
+ * opool::opool; cmake --install also installs the CMake package and
+ * opool.pc, both carrying the thread library.
+ *
+ * ============================================================================
  * LICENSE: zlib (see LICENSE)
  * ============================================================================
  */
@@ -182,11 +222,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version of these headers: OPOOL_VERSION is major * 10000 + minor * 100
+ * + patch, for #if OPOOL_VERSION >= ... */
 #define OPOOL_VERSION_MAJOR 0
 #define OPOOL_VERSION_MINOR 1
 #define OPOOL_VERSION_PATCH 0
 #define OPOOL_VERSION 100 /* major * 10000 + minor * 100 + patch */
 
+/* Attributes, empty with compilers other than GCC and Clang. OPOOL_NODISCARD
+ * (warn_unused_result) marks the create and load functions, whose status must
+ * be checked; OPOOL_LIKELY(x) / OPOOL_UNLIKELY(x) are branch hints
+ * (__builtin_expect) used by the inline fast paths. */
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL_NODISCARD __attribute__((warn_unused_result))
 #define OPOOL_PURE __attribute__((pure))
@@ -201,7 +247,9 @@
 
 /* Every function of the library is declared OPOOL_API. The library is built
  * with hidden visibility (-fvisibility=hidden), so a shared build exports
- * these and nothing else. Define OPOOL_API yourself to change the attribute. */
+ * these and nothing else. Define OPOOL_API yourself, before the first
+ * include, to change the attribute (dllexport, say); the single header's
+ * OPOOL_STATIC sets it to static. */
 #ifndef OPOOL_API
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL_API __attribute__((visibility("default")))
@@ -216,17 +264,34 @@ extern "C" {
 
 /* ---- handles ------------------------------------------------------------ */
 
+/* The name of one object. A slot's generation is odd while it is live, even
+ * while it is free; alloc and free each advance it by one, so a handle stops
+ * working the moment its object is freed. A live handle is never {0}.
+ * Handles are plain values: copy them, store them, compare them with
+ * opool_handle_eq, save them in files (they survive opool_save/opool_load).
+ * Generations start from the pool's salt (desc.salt, or one derived from the
+ * order pools are created: the same program gives the same handles run after
+ * run), so a handle used with the wrong pool is rejected (OPOOL_ESTALE) with
+ * high probability. A slot's generation wraps after 2^31 reuses, and only then
+ * can a stale handle match again; OPOOL_RETIRE_ON_WRAP retires the slot
+ * instead. */
 typedef struct opool_handle {
     uint64_t bits; /* low 32: slot index; high 32: generation (odd = live) */
 } opool_handle;
 
+/* Never a valid handle: every function rejects it as OPOOL_EINVAL (opool_get
+ * returns NULL). Failed allocations store it in *out. */
 #ifdef __cplusplus
 #define OPOOL_NULL (opool_handle{0})
 #else
 #define OPOOL_NULL ((opool_handle){0})
 #endif
 
-/* The two halves of a handle, and comparisons. No pool needed; O(1), inline. */
+/* The two halves of a handle (index: low 32 bits; generation: high 32 bits),
+ * and comparisons. opool_handle_is_null is true only for OPOOL_NULL; a
+ * non-null handle is not necessarily valid (opool_valid says that). Pure
+ * functions of their arguments: no pool, no failure. O(1); inline.
+ * Thread-safety: any thread. */
 OPOOL_API uint32_t opool_handle_index(opool_handle h);
 OPOOL_API uint32_t opool_handle_generation(opool_handle h);
 OPOOL_API bool opool_handle_is_null(opool_handle h);
@@ -234,11 +299,22 @@ OPOOL_API bool opool_handle_eq(opool_handle a, opool_handle b);
 
 /* ---- status, policies, flags ------------------------------------------- */
 
+/* The result of every call that can fail, shared by every header. Beyond the
+ * notes below: OPOOL_EINVAL also means a pointer not handed out, or a desc
+ * that does not fit a saved image; OPOOL_ESTALE also (heap) a block already
+ * free. OPOOL_EFULL and OPOOL_EWRITE_AFTER_FREE are never returned: report
+ * receives them. OPOOL_EBUSY and OPOOL_ETIMEDOUT are reserved: no function
+ * returns them (opool_alloc_at returns NULL for a live slot,
+ * opool_mt_alloc_wait NULL on timeout). New codes are only ever appended.
+ * opool_status_str gives, in order: "ok", "invalid argument", "out of
+ * memory", "pool full", "already freed, or stale (a handle of a freed object
+ * or of another pool)", "slot busy", "corrupt saved pool", "write after
+ * free", "timed out", "input/output error", "no such file". */
 typedef enum opool_status {
     OPOOL_OK = 0,
     OPOOL_EINVAL,            /* bad argument: NULL, zero, overflow, never-issued handle */
     OPOOL_ENOMEM,            /* the allocator failed */
-    OPOOL_EFULL,             /* no free slot (report: once per exhaustion episode) */
+    OPOOL_EFULL,             /* no free slot (report: see EXHAUSTION) */
     OPOOL_ESTALE,            /* handle was valid once, or belongs to another pool */
     OPOOL_EBUSY,             /* reserved: no function returns it (opool_alloc_at returns
                                 NULL for a live slot) */
@@ -250,12 +326,38 @@ typedef enum opool_status {
     OPOOL_ENOENT             /* opool_load_file: there is no file at the path */
 } opool_status;
 
+/* What an alloc does when no slot is free (desc.on_full).
+ *   OPOOL_FULL_GROW needs max_capacity > capacity to grow at all (otherwise it
+ *   behaves as OPOOL_FULL_FAIL). The first chunk is capacity rounded up to a
+ *   power of two (capped at max_capacity); each growth adds a chunk as large
+ *   as all the storage before it. When the limit is reached or the allocator
+ *   fails, alloc returns NULL.
+ *   OPOOL_FULL_EVICT: desc.evict(pool, user) names a live victim; it is freed
+ *   (its fini runs, its handles go stale, evictions counts it) and its slot is
+ *   reused. If evict returns anything but a live handle, alloc returns NULL.
+ * Every alloc that returns NULL because the pool is full is counted in
+ * failed_allocs and goes to report as OPOOL_EFULL (handle OPOOL_NULL) as
+ * EXHAUSTION at the top of this file says. */
 typedef enum opool_full_policy {
     OPOOL_FULL_FAIL = 0, /* alloc returns NULL */
     OPOOL_FULL_GROW,     /* add storage, up to max_capacity; objects never move */
     OPOOL_FULL_EVICT     /* desc.evict chooses a live victim; it is freed and its slot reused */
 } opool_full_policy;
 
+/* Bits of desc.flags; any other bit is OPOOL_EINVAL at create. Any flag, or an
+ * init/fini callback, moves alloc and free off the inline fast path (a few ns
+ * more per call).
+ *   OPOOL_ZERO: the object's object_size bytes are zeroed on every alloc,
+ *   before init.
+ *   OPOOL_POISON: every free slot (object and padding) holds the repeating
+ *   pattern 0x1deadb0b (bytes 0b db ea 1d), checked when the slot is handed
+ *   out again; a change is reported as OPOOL_EWRITE_AFTER_FREE with the handle
+ *   of the freed object. Cost: a fill and a check of the stride per free and
+ *   alloc (docs/DEBUGGING.md). opool_mt and opool_heap accept it too.
+ *   OPOOL_RETIRE_ON_WRAP: a slot whose generation would come back to its
+ *   first value (after 2^31 reuses) is retired for good: no stale handle can
+ *   ever match again. Retired slots leave the capacity and are counted in
+ *   stats.retired. */
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
@@ -266,22 +368,46 @@ enum {
 /* Largest capacity or max_capacity a pool accepts. */
 #define OPOOL_MAX_CAPACITY 0xFFFFFF00u
 
+/* An opaque pool, used through opool *. The inline functions read its first
+ * bytes through the private layout in opool_abi.h (not API: it may change in
+ * any release). */
 typedef struct opool opool;
 struct opool_mt; /* opool_mt.h: the concurrent pool, created from an opool_desc too */
 
 /* Byte streams for save and load. write: like fwrite, returns the bytes
  * written (short = failure). read: like fread, returns the bytes read (short
- * = end of input or failure). */
+ * = end of input or failure). opool_save calls write with few, large
+ * buffers. */
 typedef size_t (*opool_write_fn)(void *ctx, const void *data, size_t size);
 typedef size_t (*opool_read_fn)(void *ctx, void *data, size_t size);
 
+/* Where a pool, a concurrent pool or a heap gets its memory. All zero means
+ * the C library (posix_memalign/free, _aligned_malloc on Windows). Set both
+ * alloc and free or neither (one alone is OPOOL_EINVAL). alloc returns NULL
+ * on failure; align is a power of two (64 or more for a pool's storage, less
+ * for bookkeeping); free receives the size that was passed to alloc. Called
+ * only from the thread making the call that needs memory. */
 typedef struct opool_allocator { /* all zero = the C library */
     void *(*alloc)(void *ctx, size_t size, size_t align);
     void (*free)(void *ctx, void *ptr, size_t size);
     void *ctx;
 } opool_allocator;
 
-/* Zero-initialise, then set what you need. */
+/* Zero-initialise, then set what you need: zero means the default for every
+ * field. The desc is copied at create (it need not outlive the call).
+ * object_align 0 is alignof(max_align_t) (16 on x86-64): set _Alignof(T) to
+ * pack small objects tighter; the stride is object_size rounded up to it.
+ * salt: its low bit is ignored; set it for handles that must not depend on
+ * how many pools the program created before. init runs after opool_alloc,
+ * opool_alloc_at and an eviction's reuse, never in opool_load. fini runs on
+ * every object freed by opool_free, opool_free_object, opool_clear, eviction
+ * and opool_destroy. save_object returning false makes opool_save give
+ * OPOOL_ECORRUPT.
+ *
+ * report runs inside the call that found the finding, on its thread; if it
+ * returns, the call goes on as it would have (an alloc that found a write
+ * after free still succeeds). Nothing aborts unless the default report for
+ * OPOOL_EWRITE_AFTER_FREE runs (or yours aborts). */
 typedef struct opool_desc {
     size_t object_size;         /* required, > 0 */
     size_t object_align;        /* 0 = alignof(max_align_t); a power of two <= 4096 */
@@ -296,10 +422,17 @@ typedef struct opool_desc {
     opool_handle (*evict)(opool *p, void *user); /* OPOOL_FULL_EVICT: return a live victim */
     /* Findings, with the pool and the handle concerned (OPOOL_NULL if none);
      * NULL = opool_default_report, which says what each does by default:
-     *   OPOOL_EFULL              an exhaustion episode: its 1st, 2nd, 4th, 8th... failed
-     *                            alloc (see EXHAUSTION at the top of this file)
-     *   OPOOL_ESTALE/OPOOL_EINVAL a rejected free (the status says it too)
-     *   OPOOL_EWRITE_AFTER_FREE  poison changed (h: the freed object's handle)
+     *   OPOOL_EFULL   an alloc found the pool full and its policy could not
+     *                 make room: an exhaustion episode, reported at its 1st,
+     *                 2nd, 4th, 8th... failed alloc (see EXHAUSTION at the top
+     *                 of this file); h OPOOL_NULL.
+     *   OPOOL_ESTALE/OPOOL_EINVAL  a rejected opool_free or opool_free_object
+     *                 (also counted in rejected_handles); h the rejected handle
+     *                 (OPOOL_NULL for opool_free_object).
+     *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a slot's pattern changed while
+     *                 it was free, found when it is handed out again; h has
+     *                 the slot's index and the generation of the object freed
+     *                 last (for a never-used slot, one never issued).
      * A concurrent pool calls report_mt instead (below). */
     void (*report)(opool *p, opool_status what, opool_handle h, void *user);
     void *user; /* passed to every callback */
@@ -321,7 +454,11 @@ typedef struct opool_desc {
     void (*report_mt)(struct opool_mt *p, opool_status what, opool_handle h, void *user);
 } opool_desc;
 
-/* Versioned so it can grow: fields are only ever appended. */
+/* Filled by opool_get_stats. Versioned so it can grow: fields are only ever
+ * appended. capacity grows and shrinks with the pool; max_capacity is
+ * capacity for a pool that cannot grow; frees is allocs - count; a chunk
+ * re-added after opool_shrink counts again in grows. OPOOL_STATS_VERSION is
+ * the version an opool_stats of this release carries. */
 typedef struct opool_stats {
     uint32_t version;          /* OPOOL_STATS_VERSION */
     uint32_t capacity;         /* slots usable now (retired slots excluded) */
@@ -341,107 +478,159 @@ typedef struct opool_stats {
 
 /* ---- lifetime ----------------------------------------------------------- */
 
-/* Create a pool. OPOOL_EINVAL: out or desc NULL, object_size or capacity 0,
+/* Create a pool: one allocation from desc->allocator, holding the pool, its
+ * bookkeeping and its first chunk of objects. Slots are handed out 0, 1, 2,
+ * ... in order. OPOOL_EINVAL: out or desc NULL, object_size or capacity 0,
  * object_align not a power of two or > 4096, max_capacity nonzero and below
  * capacity, capacity or max_capacity above OPOOL_MAX_CAPACITY, unknown flags
  * or policy, OPOOL_FULL_EVICT without evict, an allocator with only one of
- * alloc/free, or sizes that overflow. OPOOL_ENOMEM: the allocator failed. *out is set to NULL on
- * any failure. Cost: one allocation; O(capacity) to initialise. */
+ * alloc/free, only one of save_object/load_object, or sizes that overflow
+ * (max_capacity * stride must fit in a size_t). OPOOL_ENOMEM: the allocator
+ * failed. *out is set to NULL on any failure (when out is not NULL). Reports
+ * nothing. Cost: one allocation; O(capacity) to initialise (O(first chunk)
+ * for a growable pool). Thread-safety: any thread; pools may be created
+ * concurrently. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_desc *desc);
 
-/* Bytes opool_create_in needs for desc, alignment slack included; 0 if desc
- * is invalid (same rules as opool_create). */
+/* Bytes opool_create_in needs for desc, alignment slack included (the buffer
+ * may have any alignment); 0 if desc is invalid (same rules as opool_create).
+ * O(1). Thread-safety: any thread (reads only desc). */
 OPOOL_API size_t opool_required_bytes(const opool_desc *desc);
 
-/* Create a pool inside buf (any alignment), making no allocation at all.
- * OPOOL_EINVAL: as opool_create, or buf NULL, or size below
- * opool_required_bytes(desc). A growable pool created this way allocates its
- * later chunks with desc->allocator. buf must outlive the pool. */
+/* Create a pool inside buf (any alignment), making no allocation at all (for
+ * embedded and console code). OPOOL_EINVAL (and *out NULL): as opool_create,
+ * or buf NULL, or size below opool_required_bytes(desc); never OPOOL_ENOMEM.
+ * A growable pool created this way allocates its later chunks with
+ * desc->allocator. buf must outlive the pool; opool_destroy does not free
+ * it. O(capacity), no allocation. Thread-safety: as opool_create. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, size_t size,
                                                        const opool_desc *desc);
 
-/* Run fini on every live object, then release the pool. NULL-safe. */
+/* Run fini on every live object (last live-list entry first), then give back
+ * every chunk and the pool's block (not an opool_create_in buffer).
+ * NULL-safe; cannot fail. Every handle and pointer of the pool dies with it.
+ * O(live objects) with fini, O(chunks) without. Thread-safety: per pool (one
+ * thread at a time, as every call below). */
 OPOOL_API void opool_destroy(opool *p);
 
 /* ---- objects ------------------------------------------------------------
  * The O(1) calls. Those marked "inline" compile their common case into the
  * caller (opool_abi.h says how); each is also an exported function. */
 
-/* Allocate an object; its handle goes to *out (if out is not NULL). Returns
- * NULL when p is NULL or the pool is full and its policy cannot make room
- * (counted in failed_allocs, reported once per episode). The object holds
- * whatever it held before unless OPOOL_ZERO or init is set. O(1); growth is
- * O(new storage). Inline. */
+/* Allocate an object; its handle goes to *out (if out is not NULL). Reuse is
+ * LIFO: the slot freed last comes back first. The object (aligned to
+ * object_align) never moves while live, and holds whatever it held before
+ * unless OPOOL_ZERO or init is set (under Valgrind its bytes are undefined).
+ * Returns NULL, with *out = OPOOL_NULL, when p is NULL or the pool is full and
+ * its policy cannot make room (OPOOL_FULL_FAIL; growth at its limit or out of
+ * memory; evict returned no live handle): counted in failed_allocs. Reports
+ * OPOOL_EFULL on the first failure of an exhaustion episode, and
+ * OPOOL_EWRITE_AFTER_FREE (OPOOL_POISON) if the slot was written while free,
+ * after which the alloc still succeeds. O(1), no allocation and no system
+ * call on a fixed pool; a growth allocates a chunk, O(new storage); an
+ * eviction costs evict + fini. Inline. Thread-safety: per pool. */
 OPOOL_API void *opool_alloc(opool *p, opool_handle *out);
 
-/* Re-create an object at exactly h (loading a saved game). Returns NULL if p
- * is NULL, h's generation is even, h's index is beyond what the pool can hold,
- * the slot is retired, or the slot is live; no object changes then. A growable
- * pool grows as needed to reach the index (storage it added stays, free, even
- * if the call then fails). The slot leaves the free
- * stack and the slot that was on top of the stack takes its place. O(1). */
+/* Re-create an object at exactly h, index and generation (to rebuild a world
+ * from your own save format): afterwards opool_get(p, h) returns it. Returns
+ * NULL if p is NULL, h's generation is even (OPOOL_NULL included), h's index
+ * is at or beyond max_capacity (a fixed pool: capacity), a growable pool
+ * cannot grow to it (allocator failure), the slot is retired, or the slot is
+ * live; no object changes then, and the failure is neither counted in
+ * failed_allocs nor reported. A growable pool grows as needed to reach the
+ * index (storage it added stays, free, even if the call then fails). The
+ * slot leaves the free stack and the slot that was on top of the stack takes
+ * its place. init, OPOOL_ZERO and the poison check (reported as in
+ * opool_alloc) run as for opool_alloc; it counts in allocs and high_water.
+ * O(1), plus growth. Thread-safety: per pool. */
 OPOOL_API void *opool_alloc_at(opool *p, opool_handle h);
 
-/* Free h's object (runs fini). OPOOL_EINVAL: p NULL or h never issued (see
- * ERRORS); OPOOL_ESTALE: h stale or foreign. Rejected frees are counted and
- * reported and leave the pool unchanged. O(1); inline. */
+/* Free h's object: fini runs, the slot's generation advances (every copy of h
+ * goes stale), the slot goes on top of the free stack, and the last live-list
+ * entry takes the freed one's place at once (a swap-delete). Ends an
+ * exhaustion episode. OPOOL_OK; OPOOL_EINVAL: p NULL or h never issued (even
+ * generation, OPOOL_NULL, index out of range: see ERRORS); OPOOL_ESTALE: h
+ * stale (freed already: a double free) or foreign. A rejected free changes
+ * nothing but rejected_handles and is reported with h (neither for p NULL).
+ * O(1); inline. Thread-safety: per pool. */
 OPOOL_API opool_status opool_free(opool *p, opool_handle h);
 
-/* Free by pointer. OPOOL_EINVAL unless obj is the start of a live object of
- * this pool (counted and reported as a rejected handle). O(number of chunks),
- * at most 33. */
+/* Free by pointer (for code that holds pointers rather than handles), with
+ * the effects of opool_free. OPOOL_EINVAL unless obj is the start of a live
+ * object of this pool (p NULL, obj NULL, an interior pointer, a free slot,
+ * foreign memory): counted in rejected_handles and reported as OPOOL_EINVAL
+ * with OPOOL_NULL (neither for p NULL). O(number of chunks): 1 for a fixed
+ * pool, at most 33. Thread-safety: per pool. */
 OPOOL_API opool_status opool_free_object(opool *p, void *obj);
 
-/* The object of h, or NULL unless h is live in p. O(1); inline. */
+/* The object of h, or NULL unless h is live in p (any stale, foreign, forged
+ * or null handle, or p NULL). Never reads outside the pool; reports nothing.
+ * O(1), one compare on a fixed pool; inline. Thread-safety: per pool. */
 OPOOL_API void *opool_get(const opool *p, opool_handle h);
 
-/* opool_get(p, h) != NULL. O(1); inline. */
+/* opool_get(p, h) != NULL. O(1); inline. Thread-safety: per pool. */
 OPOOL_API bool opool_valid(const opool *p, opool_handle h);
 
-/* The handle of the live object starting at obj, OPOOL_NULL otherwise
- * (interior pointer, free slot, foreign memory, NULL). O(number of chunks). */
+/* The handle of the live object starting at obj, OPOOL_NULL otherwise (p or
+ * obj NULL, an interior pointer, a free slot, memory the pool does not hold).
+ * Reports nothing. O(number of chunks). Thread-safety: per pool. */
 OPOOL_API opool_handle opool_handle_of(const opool *p, const void *obj);
 
-/* The live object in slot index, NULL if that slot is free or absent. O(1); inline. */
+/* The live object in slot index (a raw index, from opool_handle_index say),
+ * NULL if that slot is free, retired, beyond the slot records, or p is NULL.
+ * O(1); inline. Thread-safety: per pool. */
 OPOOL_API void *opool_at(const opool *p, uint32_t index);
 
-/* Free every live object (fini on each): every old handle goes stale, and
- * the free stack is reset so the next allocs take slots 0, 1, 2, ... in
- * order, like a fresh pool. Retired slots stay retired. O(capacity). */
+/* Free every live object (fini on each, last live-list entry first): every
+ * old handle goes stale, and the free stack is reset so the next allocs take
+ * slots 0, 1, 2, ... in order, like a fresh pool. Retired slots stay retired;
+ * grown chunks stay (opool_shrink gives them back). NULL-safe; cannot fail;
+ * reports nothing. O(capacity). Thread-safety: per pool. */
 OPOOL_API void opool_clear(opool *p);
 
 /* ---- iteration and introspection --------------------------------------- */
 
-/* Live objects; 0 for NULL. O(1); inline. */
+/* Live objects; 0 for NULL. O(1); inline. Thread-safety: per pool. */
 OPOOL_API uint32_t opool_count(const opool *p);
 
-/* Slots usable now (retired ones excluded); 0 for NULL. O(1). */
+/* Slots usable now: the storage the pool holds minus retired slots (a
+ * growable pool's first chunk may exceed desc.capacity; growth raises it,
+ * opool_shrink lowers it). 0 for NULL. O(1). Thread-safety: per pool. */
 OPOOL_API uint32_t opool_capacity(const opool *p);
 
 /* The i-th entry of the live list, i in [0, count); OPOOL_NULL/NULL
  * otherwise. Iterate backwards, i = count..0, to free and allocate while
  * iterating: ITERATION at the top of this file says exactly what each does
- * to the loop. O(1); inline. */
+ * to the loop; in short: every object live at the start is
+ * visited once, freeing the object at i and allocating are safe. O(1);
+ * inline. Thread-safety: per pool. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
 
 /* Reorder the live roster by slot index (memory order) so the next iteration
- * walks memory forward. Handles and the free stack are untouched.
- * O(capacity), no allocation. */
+ * walks memory forward. Handles, objects and the free stack are untouched.
+ * NULL-safe; cannot fail. O(capacity) (one pass over the slot records), no
+ * allocation. Thread-safety: per pool. */
 OPOOL_API void opool_sort(opool *p);
 
 /* Give back every grown chunk (not the first) that holds no live object.
  * Generations of the released slots are kept, so no old stale handle ever
  * becomes valid again; the slots come back (free) if the pool grows again.
- * Returns the number of slots released. O(capacity). */
+ * Returns the number of slots released: 0 for NULL, a fixed pool, or when
+ * every grown chunk holds an object. Pointers into a released chunk become
+ * pointers into freed memory (docs/DEBUGGING.md, known gaps). O(capacity).
+ * Thread-safety: per pool. */
 OPOOL_API uint32_t opool_shrink(opool *p);
 
-/* Fill *out (NULL-safe: zeroed stats for a NULL pool). O(1). */
+/* Fill *out (see opool_stats). NULL-safe: out NULL does nothing, p NULL gives
+ * all-zero stats (version 0 included). O(1) (O(chunks) for bytes).
+ * Thread-safety: per pool. */
 OPOOL_API void opool_get_stats(const opool *p, opool_stats *out);
 
-/* A short constant English description, "unknown status" for others. It
- * reads right for every kind of object (for a heap, OPOOL_ESTALE is a double
- * free). O(1); thread-safe. */
+/* A short constant English description (listed at opool_status), "unknown
+ * status" for any other value; never NULL. It reads right for every kind of
+ * object (for a heap, OPOOL_ESTALE is a double free). O(1). Thread-safety:
+ * any thread. */
 OPOOL_API const char *opool_status_str(opool_status s);
 
 /* The report a pool makes when its desc has none; call it from your own
@@ -459,38 +648,61 @@ OPOOL_API const char *opool_status_str(opool_status s);
  * Thread-safety: as the pool's (it reads p's counters). */
 OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
 
-/* ---- save and load (docs/FORMAT.md) ------------------------------------ */
+/* ---- save and load (docs/FORMAT.md) ------------------------------------
+ * The image format is docs/FORMAT.md: versioned, fixed little-endian,
+ * checksummed, independent of addresses. Thread-safety: per pool, as every
+ * call. */
 
-/* Write p's complete state: every slot's generation, the roster (live list
- * and free stack, so the next handles issued are the same), the salt, the
- * statistics and every live object. OPOOL_EINVAL: p or write NULL;
- * OPOOL_ENOMEM; OPOOL_EIO: write came up short; OPOOL_ECORRUPT:
- * save_object returned false. O(capacity + bytes of live objects). */
+/* Write p's complete state through write(ctx, ...): every slot's generation,
+ * the roster (live list and free stack, so the next handles issued are the
+ * same), the salt, the statistics and every live object (its object_size
+ * bytes, or its save_object record). Does not change p. OPOOL_EINVAL: p or
+ * write NULL; OPOOL_ENOMEM: the buffer for save_object's bytes could not be
+ * allocated; OPOOL_EIO: write came up short (nothing more is written after
+ * it); OPOOL_ECORRUPT: save_object returned false. The bytes written before a
+ * failure are not a valid image. Reports nothing. O(capacity + bytes of live
+ * objects). Thread-safety: per pool. */
 OPOOL_API opool_status opool_save(const opool *p, opool_write_fn write, void *ctx);
 
-/* Rebuild a pool from what opool_save wrote, with desc's callbacks,
- * allocator and policy. desc's object_size and object_align must match the
- * saved pool's (else OPOOL_EINVAL), as must its capacity limits (the saved
- * capacity may not exceed what desc allows). Every handle valid at save is
- * valid again and reaches an identical object; every other handle is
- * rejected. OPOOL_ECORRUPT: truncated, corrupted or hostile input (checked
- * whole, checksum included, before anything is built); OPOOL_ENOMEM. On any
- * failure *out is NULL and nothing leaks. init is not called; load_object
- * is, for each live object when desc has it. */
+/* Rebuild a pool from one image that opool_save wrote (more may follow in
+ * the stream), with desc's callbacks, user, report, allocator, policy and
+ * flags. Every handle valid at save is valid again and reaches an identical
+ * object; every other handle is rejected; count, generations, live-list
+ * order, statistics and the exhaustion episode are restored. init is not
+ * called; load_object is, for each live object when desc has it (after a
+ * zero fill with OPOOL_ZERO). On any failure *out is NULL and nothing leaks;
+ * the whole image is checked, checksum included, before anything is built.
+ * OPOOL_EINVAL: out NULL; desc invalid for opool_create or read NULL (before
+ * reading); desc does not fit the image: another object_size or effective
+ * alignment, another chunk geometry (capacity, max_capacity or growability
+ * giving another first chunk or limit), or load_object present when the
+ * image holds plain bytes (or absent when it holds save_object records).
+ * OPOOL_ECORRUPT: truncated, corrupted or hostile input (bad magic, unknown
+ * version, inconsistent header or slot records, checksum), or load_object
+ * returned false (the objects loaded before it get fini); a corrupt image is
+ * OPOOL_ECORRUPT even if the desc does not fit either. OPOOL_ENOMEM: the
+ * allocator failed. Reports nothing. O(capacity + image bytes); peak memory
+ * the image plus the pool. Thread-safety: any thread; *out is new. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load(opool **out, const opool_desc *desc,
                                                   opool_read_fn read, void *ctx);
 
-/* opool_save to a file, atomically: a temporary file beside path, flushed
- * to disk, then renamed over path. A crash or a full disk part-way leaves
- * the previous file as it was. OPOOL_EINVAL: NULL argument or empty path;
- * OPOOL_EIO: the temporary file could not be created, written, flushed to
- * disk or renamed; OPOOL_ENOMEM; OPOOL_ECORRUPT: save_object failed. */
+/* opool_save to a file, atomically: a new temporary file beside path
+ * (path.<pid>.<n>.tmp, created exclusively), flushed and fsynced, then renamed
+ * over path, and the directory synced. A crash or a full disk part-way leaves
+ * the previous file as it was (possibly with a stray *.tmp). OPOOL_EINVAL: p
+ * or path NULL, or path empty; OPOOL_ENOMEM: the temporary name or
+ * save_object's buffer could not be allocated; OPOOL_EIO: the temporary file
+ * could not be created, written, flushed, synced, closed or renamed;
+ * OPOOL_ECORRUPT: save_object returned false. On failure the temporary file
+ * is removed and path is untouched. Reports nothing. Cost: as opool_save,
+ * plus the fsyncs. Thread-safety: per pool. */
 OPOOL_API opool_status opool_save_file(const opool *p, const char *path);
 
-/* opool_load from a file, which must hold exactly one image. OPOOL_ENOENT:
- * no file at path; OPOOL_EIO: it cannot be opened otherwise, or reading it
- * failed; OPOOL_EINVAL: NULL argument, or desc does not fit the image (as
- * opool_load); OPOOL_ECORRUPT: what it holds is not a valid image. */
+/* opool_load from a file, which must end where the image ends. Fails as
+ * opool_load, and: OPOOL_EINVAL when path is NULL; OPOOL_ENOENT when there
+ * is no file at path; OPOOL_EIO when it cannot be opened otherwise or reading
+ * it fails; OPOOL_ECORRUPT when bytes follow the image. Cost: as opool_load.
+ * Thread-safety: any thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_desc *desc,
                                                        const char *path);
 
@@ -556,7 +768,8 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_
  *
  * Default classes (bytes): 16 32 48 64 80 96 112 128 160 192 224 256 320 384
  * 448 512 640 768 896 1024 1280 1536 1792 2048. Blocks are aligned to 16
- * bytes when their class size is a multiple of 16, else to 8.
+ * bytes when their class size is a multiple of 16, else to 8; fallback
+ * blocks to 16.
  *
  * ============================================================================
  * ERRORS
@@ -587,18 +800,30 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_
 extern "C" {
 #endif
 
+/* An opaque heap, used through opool_heap *. */
 typedef struct opool_heap opool_heap;
 
-/* Flags of opool_heap_desc (OPOOL_POISON from opool.h also applies). */
+/* Flags of opool_heap_desc. OPOOL_HEAP_GROW: a full class adds a page
+ * instead of failing; a class keeps at most one empty grown page and gives
+ * the others back as they empty. OPOOL_POISON from opool.h also applies: free
+ * blocks hold 0x1deadb0b (except their first pointer-sized bytes, which hold
+ * the free-list link and are not checked), checked when reused. */
 enum {
     OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail, not the allocator */
     OPOOL_HEAP_GROW = 1u << 9         /* a full class adds pages */
 };
 
+/* Limits: the most size classes a heap may have, the largest class size, and
+ * the bytes per page of blocks (a page header of 64 bytes plus one live bit
+ * per block comes first). */
 #define OPOOL_HEAP_MAX_CLASSES 64
 #define OPOOL_HEAP_MAX_CLASS_SIZE 16384u /* the largest class size accepted */
 #define OPOOL_HEAP_PAGE 65536u           /* bytes per page of blocks */
 
+/* Zero (or a NULL desc) gives the defaults; copied at create. class_count must
+ * be 0 when class_sizes is NULL, else 1 .. OPOOL_HEAP_MAX_CLASSES.
+ * blocks_per_class is rounded up to whole pages. report runs inside the call
+ * that found the finding, on its thread. */
 typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     const uint32_t *class_sizes; /* ascending multiples of 8, <= OPOOL_HEAP_MAX_CLASS_SIZE;
                                     NULL = the defaults above (copied: need not outlive create) */
@@ -607,10 +832,16 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON */
     /* Findings, with the heap and the pointer concerned (NULL =
      * opool_heap_default_report, which says what each does by default):
-     * OPOOL_EINVAL / OPOOL_ESTALE (a bad free, realloc or usable_size; a
-     * double free is OPOOL_ESTALE), OPOOL_EFULL (a class or the fallback
-     * allocator ran out: an exhaustion episode, see opool_heap_create; ptr
-     * NULL), OPOOL_EWRITE_AFTER_FREE (a free block's poison changed). */
+     *   OPOOL_EINVAL  free, realloc or usable_size of a pointer that is not a
+     *                 block start of the heap (interior, foreign, a fallback
+     *                 block already freed); counted in rejected.
+     *   OPOOL_ESTALE  the same calls on a class block already free (a double
+     *                 free); counted in rejected.
+     *   OPOOL_EFULL   an alloc failed because a class was full (without
+     *                 OPOOL_HEAP_GROW) or the allocator failed: an exhaustion
+     *                 episode, see opool_heap_create; ptr NULL.
+     *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a free block's pattern changed,
+     *                 found when it is reused. */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
     opool_allocator allocator; /* pages and large blocks; zero = the C library */
@@ -619,6 +850,7 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     const char *name;
 } opool_heap_desc;
 
+/* One size class's figures, in opool_heap_stats.classes. */
 typedef struct opool_heap_class_stats {
     uint32_t size;            /* block size */
     uint32_t blocks;          /* blocks the class holds now (live + free) */
@@ -630,6 +862,9 @@ typedef struct opool_heap_class_stats {
     uint64_t wasted_bytes;    /* sum of (size - asked for): what rounding up cost */
 } opool_heap_class_stats;
 
+/* Filled by opool_heap_get_stats. Versioned: fields are only ever appended;
+ * OPOOL_HEAP_STATS_VERSION is the version of this release. The first
+ * class_count entries of classes are filled. */
 typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint32_t version;             /* OPOOL_HEAP_STATS_VERSION */
     uint32_t class_count;
@@ -641,32 +876,49 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u
 
-/* Create a heap. desc may be NULL (defaults). OPOOL_EINVAL: out NULL, class
+/* Create a heap and reserve blocks_per_class blocks (at least one page) for
+ * each class. desc may be NULL (defaults). OPOOL_EINVAL: out NULL, class
  * sizes not ascending, not multiples of 8, zero or too large, class_count 0
- * with class_sizes set or above OPOOL_HEAP_MAX_CLASSES, unknown flags, an
- * allocator with only one of alloc/free, or a reservation that overflows
- * (more than 2^32 - 1 blocks in a class once rounded up to pages, or more
- * bytes than the address space).
+ * with class_sizes set, nonzero without, or above OPOOL_HEAP_MAX_CLASSES,
+ * unknown flags, an allocator with only one of alloc/free, or a reservation
+ * that overflows (more than 2^32 - 1 blocks in a class once rounded up to
+ * pages, or more bytes than the address space).
  * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure.
  * Exhaustion follows opool.h's rule (EXHAUSTION) for each class on its own:
  * a class's episode is reported at its 1st, 2nd, 4th, 8th... failed alloc
  * and ends at a free that leaves at most blocks - ceil(blocks / 4) of its
  * blocks live. The fallback allocator has one episode too, whose capacity
  * is the number of large blocks live when it opened. While any episode is
- * open, every free runs out of line. */
+ * open, every free runs out of line.
+ * Cost: one allocation per page plus a few; O(pages). Thread-safety: any
+ * thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
 
-/* Release every page and every large block at once. NULL-safe. */
+/* Release every page and every large block at once (live blocks included:
+ * there are no destructors). NULL-safe; cannot fail. O(pages + large
+ * blocks). Thread-safety: per heap (one thread at a time, as every call
+ * below). */
 OPOOL_API void opool_heap_destroy(opool_heap *h);
 
-/* A block of at least size bytes (size 0 counts as 1), NULL when h is NULL,
- * the class is full (without OPOOL_HEAP_GROW), the size needs the fallback
- * and OPOOL_HEAP_NO_FALLBACK is set, or memory ran out. O(1); inline. */
+/* A block of at least size bytes (size 0 counts as 1), from the smallest class
+ * that holds it, or from the allocator above the largest class. Reuse is
+ * LIFO: the block of a class freed last is handed out next, unless that free
+ * gave its emptied page back. Contents are undefined (the previous block's
+ * bytes, or the poison pattern). NULL when h is NULL, the class is full
+ * without OPOOL_HEAP_GROW (counted in the class's failed_allocs), a new page
+ * or the fallback allocation fails, or the size needs the fallback and
+ * OPOOL_HEAP_NO_FALLBACK is set (not counted, not reported). Reports
+ * OPOOL_EFULL (first failure of an episode, except the no-fallback case) and
+ * OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1); inline when the class's
+ * current page has a free block, out of line otherwise (a fresh block, the
+ * next page, a grown page or a large block, which cost an allocation).
+ * Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 
-/* opool_heap_alloc(h, n * size) zero-filled; NULL also when n * size
- * overflows. */
+/* opool_heap_alloc(h, n * size) zero-filled. NULL as opool_heap_alloc, and
+ * (not reported) when n * size overflows. O(1) plus the fill. Thread-safety:
+ * per heap. */
 OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 
 /* Resize: ptr NULL is alloc; size 0 frees ptr and returns NULL. A block that
@@ -675,19 +927,29 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
  * change); otherwise a new block gets the contents (up to the smaller size)
  * and the old one is freed. NULL when the
  * new block cannot be had (ptr stays valid) or ptr is not a live block of h
- * (reported as in free; nothing changes). */
+ * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
+ * nothing changes), or h is NULL (not reported). A failed new block is
+ * reported as in alloc. O(1) plus the copy. Thread-safety: per heap. */
 OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
 
-/* Free a block. OPOOL_OK (also for ptr NULL); OPOOL_EINVAL: h NULL, or ptr
- * not the start of a block of h (a fallback block already freed included);
- * OPOOL_ESTALE: ptr a class block already free. O(1) expected; inline. */
+/* Free a block; an emptied grown page may go back to the allocator. OPOOL_OK
+ * (also for ptr NULL); OPOOL_EINVAL: h NULL (not reported), or ptr not the
+ * start of a block of h (an interior or foreign pointer, a fallback block
+ * already freed); OPOOL_ESTALE: ptr a class block already free. Both change
+ * nothing but rejected, and are reported. O(1) expected; inline when the
+ * page is found at its first hash probe and the block is live; out of line
+ * for fallback blocks, rejections, OPOOL_POISON, memory checkers, and pages
+ * that need list upkeep. Thread-safety: per heap. */
 OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 
 /* Bytes usable at ptr (its class size, or the size asked of the fallback
- * allocator), 0 if ptr is not a live block of h (reported). */
+ * allocator). 0 when h or ptr is NULL (not reported) or ptr is not a live
+ * block of h (counted in rejected, reported). O(1) expected. Thread-safety:
+ * per heap. */
 OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
 
-/* Fill *out (NULL-safe: zeroed stats for a NULL heap). O(classes). */
+/* Fill *out. NULL-safe: out NULL does nothing, h NULL gives zeroed stats.
+ * O(classes). Thread-safety: per heap. */
 OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
 
 /* The report a heap makes when its desc has none; call it from your own
@@ -814,10 +1076,13 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * included) or index out of range -> OPOOL_EINVAL; odd but not the slot's
  * generation -> OPOOL_ESTALE. Rejected frees change nothing, are counted and
  * reported. Findings go to desc.report_mt, which receives the pool itself
- * (NULL: opool_mt_default_report). A desc with report but no report_mt
- * keeps the behaviour from before report_mt: report is called with a NULL
- * pool. Exhaustion episodes follow opool.h's rule (EXHAUSTION); a free
- * made during an episode counts the pool (O(caches)) to see its end.
+ * (NULL: opool_mt_default_report), with the core's findings: OPOOL_EFULL for
+ * an exhaustion episode (opool.h's rule, EXHAUSTION; a free made during an
+ * episode counts the pool, O(caches), to see its end), rejected frees
+ * OPOOL_EINVAL/OPOOL_ESTALE with the handle, OPOOL_EWRITE_AFTER_FREE. A desc
+ * with report but no report_mt keeps the behaviour from before report_mt:
+ * report is called with a NULL pool. A report may run on any thread,
+ * concurrently with itself.
  *
  * Every pool function may be called from any thread at the same time, except
  * opool_mt_create/opool_mt_destroy (no other call may run on that pool). A
@@ -841,6 +1106,8 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
 extern "C" {
 #endif
 
+/* An opaque concurrent pool, and an opaque per-thread cache of its free
+ * slots (a magazine). */
 typedef struct opool_mt opool_mt;
 typedef struct opool_mt_cache opool_mt_cache;
 
@@ -867,7 +1134,7 @@ typedef struct opool_mt_stats {
     uint32_t parked;           /* free slots sitting in caches */
     uint32_t caches;           /* caches alive */
     uint32_t retired;          /* slots retired by OPOOL_RETIRE_ON_WRAP */
-    uint64_t failed_allocs;    /* allocs that found no slot (a wait counts once) */
+    uint64_t failed_allocs;    /* allocs that found no slot (a wait that gives up counts once) */
     uint64_t rejected_handles; /* frees of stale or invalid handles */
     uint64_t steals;           /* parked slots taken from caches by other threads */
     uint64_t sleeps;           /* times a waiting thread went to sleep */
@@ -878,45 +1145,60 @@ typedef struct opool_mt_stats {
 
 /* ---- lifetime ----------------------------------------------------------- */
 
-/* Create a pool of desc->capacity slots. OPOOL_EINVAL: out or desc NULL,
- * anything opool_create rejects, max_capacity other than 0 or capacity,
- * on_full other than OPOOL_FULL_FAIL, an evict or save/load callback.
- * OPOOL_ENOMEM: the allocator failed. *out is NULL on failure. One
- * allocation; O(capacity). Not concurrent with any use of *out. */
+/* Create a pool of desc->capacity slots (fixed: it never grows).
+ * OPOOL_EINVAL: out or desc NULL, anything opool_create rejects, max_capacity
+ * other than 0 or capacity, on_full other than OPOOL_FULL_FAIL, an evict or
+ * save/load callback. OPOOL_ENOMEM: the allocator failed. *out is NULL on
+ * failure. One allocation; O(capacity). Thread-safety: any thread, not
+ * concurrent with any use of *out. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_mt_create(opool_mt **out, const opool_desc *desc);
 
 /* Run fini on every live object, release every cache record and the pool.
- * NULL-safe. No other thread may be using the pool or any of its caches;
- * caches not destroyed are released with it (their pointers die). */
+ * NULL-safe; cannot fail. O(capacity + caches). Thread-safety: no other
+ * thread may be using the pool or any of its caches; caches not destroyed
+ * are released with it (their pointers die). */
 OPOOL_API void opool_mt_destroy(opool_mt *p);
 
 /* ---- objects ------------------------------------------------------------ */
 
-/* Allocate an object, its handle to *out (if not NULL). NULL when p is NULL
- * or no slot is free (the shared list is empty and no cache has a parked slot
- * to steal): counted in failed_allocs and reported (OPOOL_EFULL) as
- * opool.h's EXHAUSTION says. Lock-free: one CAS when the shared list has a slot;
- * O(caches * cache size) to steal. Thread-safe. */
+/* Allocate an object, its handle to *out (if not NULL). NULL, *out =
+ * OPOOL_NULL, when p is NULL or no slot is free (the shared list is empty and
+ * no cache has a parked slot to steal): counted in failed_allocs (not for p
+ * NULL) and reported (OPOOL_EFULL) as opool.h's EXHAUSTION says;
+ * OPOOL_EWRITE_AFTER_FREE is reported under OPOOL_POISON. Lock-free: one CAS
+ * when the shared list has a slot; O(caches * cache size) to steal, and on
+ * Linux one membarrier system call when some cache may hold a slot.
+ * Thread-safe. */
 OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
 
 /* opool_mt_alloc, but while the pool is full sleep until a slot is freed or
- * timeout_ns nanoseconds have passed (0: do not wait; OPOOL_WAIT_FOREVER:
- * no limit). NULL on timeout (or p NULL). Never sleeps while a free slot can
- * be had (see WAITING above). Thread-safe. */
+ * timeout_ns nanoseconds (monotonic clock) have passed (0: do not wait;
+ * OPOOL_WAIT_FOREVER: no limit). NULL, *out = OPOOL_NULL, on timeout (or p
+ * NULL); a wait that gives up counts once in failed_allocs. Reports as
+ * opool_mt_alloc. Never sleeps while a free slot can be had (see WAITING
+ * above); sleeps in the kernel, no busy spinning. Cost: as opool_mt_alloc
+ * when a slot is free; system calls only to sleep (and to steal).
+ * Thread-safe. */
 OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 
-/* Free h's object (runs fini first, in this thread). OPOOL_EINVAL: p NULL or
- * h never issued; OPOOL_ESTALE: h stale, foreign, or freed by a racing
- * thread first. Lock-free: one CAS on the generation, one on the head; a
- * wake-up system call only if a thread is sleeping. Thread-safe. */
+/* Free h's object (runs fini first, in this thread) and push its slot on the
+ * shared free list; wakes a thread sleeping in opool_mt_alloc_wait and ends
+ * an exhaustion episode. OPOOL_OK; OPOOL_EINVAL: p NULL or h never issued;
+ * OPOOL_ESTALE: h stale, foreign, or freed by a racing thread first (of two
+ * threads freeing one handle, exactly one gets OPOOL_OK). A rejected free
+ * changes nothing but rejected_handles and is reported with h (neither for p
+ * NULL). Lock-free: one CAS on the generation, one on the head; a wake-up
+ * system call only if a thread is sleeping. Thread-safe. */
 OPOOL_API opool_status opool_mt_free(opool_mt *p, opool_handle h);
 
-/* The object of h, NULL unless h is live in p. One acquire load. The answer
- * may be out of date as soon as it is given if another thread frees h: that
- * is the caller's protocol to prevent. Thread-safe. */
+/* The object of h, NULL unless h is live in p (or p NULL). One acquire load:
+ * the object is seen fully prepared by the allocating thread. O(1). The
+ * answer may be out of date as soon as it is given if another thread frees
+ * h: keeping the object alive while it is used is the caller's protocol.
+ * Thread-safe. */
 OPOOL_API void *opool_mt_get(const opool_mt *p, opool_handle h);
 
-/* opool_mt_get(p, h) != NULL. Thread-safe. */
+/* opool_mt_get(p, h) != NULL. O(1). Thread-safe. */
 OPOOL_API bool opool_mt_valid(const opool_mt *p, opool_handle h);
 
 /* Live objects; 0 for NULL. Exact when no alloc or free runs; under
@@ -926,18 +1208,22 @@ OPOOL_API bool opool_mt_valid(const opool_mt *p, opool_handle h);
  * Thread-safe. */
 OPOOL_API uint32_t opool_mt_count(const opool_mt *p);
 
-/* Slots usable (capacity minus retired slots); 0 for NULL. Thread-safe. */
+/* Slots usable (capacity minus retired slots); 0 for NULL. O(1).
+ * Thread-safe. */
 OPOOL_API uint32_t opool_mt_capacity(const opool_mt *p);
 
-/* Allocate up to n objects with one CAS on the shared head: handles to
- * out[0..k) (required when n > 0), objects to objs[0..k) if objs is not NULL.
- * Returns k, the number allocated (fewer than n only when the pool ran out;
- * then counted and reported as a failed alloc). 0 for p NULL. Thread-safe. */
+/* Allocate up to n objects with one CAS on the shared head (stealing exactly
+ * what it misses): handles to out[0..k) (required when n > 0), objects to
+ * objs[0..k) if objs is not NULL. Returns k, the number allocated: fewer
+ * than n only when the pool ran out (then counted once in failed_allocs,
+ * OPOOL_EFULL reported as opool.h's EXHAUSTION says); 0, not counted, for p NULL, out
+ * NULL or n 0. O(n) plus one CAS. Thread-safe. */
 OPOOL_API uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n);
 
 /* Free the objects of hs[0..n) and return them with one CAS on the shared
  * head. Returns how many were freed; each rejected handle (as opool_mt_free
- * rejects it) is skipped, counted and reported. Thread-safe. */
+ * rejects it) is skipped, counted in rejected_handles and reported. 0 for p
+ * or hs NULL. O(n) plus one CAS. Thread-safe. */
 OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n);
 
 /* ---- caches (one per thread) ------------------------------------------- */
@@ -946,38 +1232,53 @@ OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint3
  * thread at a time. NULL: p NULL, size out of range, or no memory. A
  * destroyed cache's record is kept by the pool and reused by the next create
  * that fits, so creating caches per thread start costs an allocation only
- * the first times. Thread-safe. */
+ * the first times. Cost: O(caches) to look for a free record; otherwise one
+ * allocation (4 bytes per entry, size rounded up to a power of two, plus a
+ * cache line). Thread-safe. */
 OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
 
-/* opool_mt_alloc through the cache: O(1) touching no shared cache line while
- * the cache has slots; refills size/2 in one CAS when empty (while some
- * thread waits in opool_mt_alloc_wait it keeps only the slot it returns and
- * gives the rest back to the shared list, waking the waiter); NULL (counted,
- * reported) only when the pool has no free slot left anywhere, as
- * opool_mt_alloc. */
+/* opool_mt_alloc through the cache: takes the newest parked slot, O(1)
+ * touching no shared cache line and making no atomic read-modify-write while
+ * the cache has slots; refills size/2 in one CAS (stealing if needed) when
+ * empty (while some thread waits in opool_mt_alloc_wait it keeps only the
+ * slot it returns and gives the rest back to the shared list, waking the
+ * waiter). NULL, *out = OPOOL_NULL, for c NULL, or (counted, reported as
+ * opool_mt_alloc) when the pool has no free slot left anywhere.
+ * Thread-safety: the cache's owner only. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
 
 /* opool_mt_free through the cache (any live handle of the pool, whichever
  * path allocated it): the same results and the same race guarantee; the slot
- * is parked in the cache, spilling size/2 in one CAS when full. While some
- * thread waits in opool_mt_alloc_wait the slot goes to the shared list
- * instead (and wakes it). OPOOL_EINVAL also for c NULL. */
+ * is parked in the cache, spilling the oldest size/2 in one CAS when full.
+ * While some thread waits in opool_mt_alloc_wait the slot goes to the shared
+ * list instead (and wakes it). Fails as opool_mt_free, and OPOOL_EINVAL for c
+ * NULL (not counted, not reported). O(1). Thread-safety: the cache's owner
+ * only. */
 OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
 
-/* Bulk versions of the two above (see opool_mt_alloc_bulk/free_bulk). */
+/* Bulk versions of the two above: n calls of opool_mt_cache_alloc /
+ * opool_mt_cache_free, with the results of opool_mt_alloc_bulk /
+ * opool_mt_free_bulk: the alloc stops at the first failure (counted and
+ * reported once), the free skips and reports each rejected handle. 0 for c
+ * NULL, or out / hs NULL. O(n). Thread-safety: the cache's owner only. */
 OPOOL_API uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs,
                                              uint32_t n);
 OPOOL_API uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uint32_t n);
 
-/* Return every parked slot to the pool (one CAS) and wake waiters. NULL-safe. */
+/* Return every parked slot to the pool (one CAS) and wake waiters. Objects
+ * allocated through the cache stay live. NULL-safe; cannot fail. O(parked
+ * slots). Thread-safety: the cache's owner only. */
 OPOOL_API void opool_mt_cache_flush(opool_mt_cache *c);
 
-/* Flush, then give the cache back to the pool. NULL-safe. c is dead after. */
+/* Flush, then give the cache back to the pool (its record is reused by a
+ * later opool_mt_cache_create). c is dead after; objects allocated through
+ * it stay live (they belong to the pool). NULL-safe; cannot fail. Cost: as
+ * flush. Thread-safety: the cache's owner only. */
 OPOOL_API void opool_mt_cache_destroy(opool_mt_cache *c);
 
-/* Fill *out (NULL-safe: zeroed stats for a NULL pool); see opool_mt_stats
- * for what each figure promises under concurrent use. O(caches).
- * Thread-safe. */
+/* Fill *out; see opool_mt_stats for what each figure promises under
+ * concurrent use. NULL-safe: out NULL does nothing, p NULL gives zeroed
+ * stats. O(caches). Thread-safe. */
 OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
 
 /* The report a concurrent pool makes when its desc has neither report_mt
@@ -1107,6 +1408,7 @@ OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_han
 extern "C" {
 #endif
 
+/* A side table, an incomplete type used through opool_side *. */
 typedef struct opool_side opool_side;
 
 /* Largest value_align a table accepts (as the pool's object_align). */
@@ -1119,9 +1421,11 @@ typedef struct opool_side opool_side;
  * a non-NULL token that must not be dereferenced. capacity 0 reserves
  * nothing. OPOOL_EINVAL: out NULL, value_align not a power of two or above
  * OPOOL_SIDE_MAX_ALIGN, capacity above OPOOL_MAX_CAPACITY, or sizes that
- * overflow. OPOOL_ENOMEM: the C library's allocator failed. *out is NULL
- * after any failure. Cost: allocations for capacity entries and the pages
- * of indices below capacity (zero-filled). Thread-safe: tables may be
+ * overflow (value_size rounded up to value_align, times capacity).
+ * OPOOL_ENOMEM: the C library's allocator failed. *out is NULL after any
+ * failure. Values are zero-filled when their entry is made. Cost:
+ * allocations for capacity entries (8 bytes plus the rounded value each) and
+ * the pages of indices below capacity (8 bytes per index, zero-filled). Thread-safe: tables may be
  * created in any thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_side_create(opool_side **out, size_t value_size,
                                                          size_t value_align, uint32_t capacity);
@@ -1133,9 +1437,10 @@ OPOOL_API void opool_side_destroy(opool_side *s);
 /* The storage of h's value: the existing value if the table has an entry
  * for exactly h; otherwise a new entry, zero-filled, which replaces an entry
  * of another generation at h's index (in place: same position, its value
- * zero-filled). NULL, and the table unchanged: s NULL, h's generation even
- * (OPOOL_NULL included), OPOOL_MAX_CAPACITY entries already, or an
- * allocation failed while growing. O(1) amortised (growth doubles the dense
+ * zero-filled: a table cannot tell which of two generations is newer).
+ * NULL, and the table unchanged: s NULL, h's generation even (OPOOL_NULL
+ * included), OPOOL_MAX_CAPACITY entries already, or an allocation failed
+ * while growing. O(1) amortised (growth doubles the dense
  * arrays; a page is 8 KiB). Moves no value unless the dense arrays grow.
  * Writes: no other call on the table at the same time. */
 OPOOL_API void *opool_side_put(opool_side *s, opool_handle h);
@@ -1156,12 +1461,14 @@ OPOOL_API opool_status opool_side_remove(opool_side *s, opool_handle h);
  * Writes: no other call on the table at the same time. */
 OPOOL_API void opool_side_clear(opool_side *s);
 
-/* Entries; 0 for NULL. O(1). Reads only. */
+/* Entries; 0 for NULL. O(1). Reads only: concurrent readers are fine while
+ * nobody writes. */
 OPOOL_API uint32_t opool_side_count(const opool_side *s);
 
 /* The handle and the value of the i-th entry, i in [0, count); OPOOL_NULL
  * and NULL otherwise (and for s NULL). Iterate backwards to remove while
- * iterating (ITERATION above). O(1). Reads only. */
+ * iterating (ITERATION above). O(1). Reads only: concurrent readers are fine
+ * while nobody writes. */
 OPOOL_API opool_handle opool_side_handle_at(const opool_side *s, uint32_t i);
 OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
 
@@ -1257,8 +1564,12 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
  * typed pool packs T as tightly as an array of T). A size below sizeof(T) or
  * an alignment below alignof(T) is OPOOL_EINVAL, like a NULL desc; a larger
  * size is allowed (room after each T). A NULL desc is OPOOL_EINVAL, as in
- * the core: the capacity-only shortcut is P_create_n. *out is NULL after any
- * failure.
+ * the core: the capacity-only shortcut is P_create_n. OPOOL_EINVAL also for
+ * out NULL, and (P_create_flags) for an unknown flag. *out is NULL after any
+ * failure; P_required_bytes gives 0 for a desc it rejects. Each function is
+ * its core call (P_create_in is opool_create_in, ...), with its failures,
+ * cost and thread-safety. P_create, P_create_n, P_create_flags, P_create_in,
+ * P_load and P_load_file are OPOOL_NODISCARD.
  *     opool_status P_create(P **out, const opool_desc *desc);
  *     opool_status P_create_n(P **out, uint32_t capacity);  // fixed, defaults
  *     opool_status P_create_flags(P **out, uint32_t capacity, uint32_t flags);
@@ -1292,7 +1603,9 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
  *     opool_status P_load(P **out, const opool_desc *desc, opool_read_fn read, void *ctx);
  *     opool_status P_save_file(const P *p, const char *path);
  *     opool_status P_load_file(P **out, const opool_desc *desc, const char *path);
- * Handles (no pool needed):
+ * Handles (no pool needed, no failure, O(1), any thread; P_handle_of gives
+ * the null H where opool_handle_of gives OPOOL_NULL; P_handle_from makes no
+ * check: a wrong handle is rejected later, at run time):
  *     H            P_handle_null(void);
  *     bool         P_handle_is_null(H h);
  *     bool         P_handle_eq(H a, H b);
@@ -1302,8 +1615,9 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
  *     H            P_handle_from(opool_handle raw); // the explicit way back
  *
  * THE SIDE TABLE FUNCTIONS (for OPOOL_TYPED_SIDE(S, P, V); H is P_handle;
- * behaviour, failures and costs are opool_side.h's; V's size and alignment
- * are the values'):
+ * behaviour, failures, costs and thread-safety are opool_side.h's; V's size
+ * and alignment are the values': S_create is opool_side_create(out,
+ * sizeof(V), alignof(V), capacity), OPOOL_NODISCARD):
  *     opool_status S_create(S **out, uint32_t capacity);
  *     void         S_destroy(S *s);
  *     V           *S_put(S *s, H h);
@@ -1380,7 +1694,9 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * (as OPOOL_TYPED_HANDLE), then its pool (as OPOOL_TYPED_POOL). The typedef
  * in front is a tripwire: OPOOL_TYPED_HANDLE declares the same name as int,
  * so OPOOL_TYPED after it (which would define the handle a second time)
- * fails first on a name that says what to write instead. */
+ * fails first on a name that says what to write instead. The functions it
+ * makes, name_xxx, are listed in the manual above as P_xxx (THE FUNCTIONS),
+ * with their failures, costs and thread-safety (the core's). */
 #define OPOOL_TYPED(name, T)                                                                       \
     typedef char name##__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL;                          \
     OPOOL__TYPED_HANDLE_TYPE(name)                                                                 \
@@ -1388,7 +1704,8 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL_TYPED_POOL(name, T)
 
 /* The handle type name_handle and its helpers alone, T not needed: for
- * types that hold handles of their own pool, or of each other's. */
+ * types that hold handles of their own pool, or of each other's. The helpers
+ * are the manual's P_handle_xxx (no pool, no failure, O(1), any thread). */
 #define OPOOL_TYPED_HANDLE(name)                                                                   \
     typedef int name##__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL;                           \
     OPOOL__TYPED_HANDLE_TYPE(name)                                                                 \
@@ -1552,7 +1869,9 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return s;                                                                                  \
     }
 
-/* A side table of values V keyed by the handles of typed pool `pool`. */
+/* A side table of values V keyed by the handles of typed pool `pool`. Its
+ * functions, side_xxx, are listed in the manual above as S_xxx (THE SIDE
+ * TABLE FUNCTIONS); failures, costs and thread-safety are opool_side.h's. */
 #define OPOOL_TYPED_SIDE(side, pool, V)                                                            \
     typedef struct side##__opool_side side; /* never defined: side * is an opool_side * */         \
     OPOOL__TYPED_FN OPOOL_NODISCARD opool_status side##_create(side **out, uint32_t capacity) {    \

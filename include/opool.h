@@ -110,6 +110,46 @@
  * Different pools may be used by different threads at the same time.
  *
  * ============================================================================
+ * INLINE FUNCTIONS, EXPORTED SYMBOLS, BUILD-TIME CONFIGURATION
+ * ============================================================================
+ * The calls marked "inline" below (and opool_heap_alloc, opool_heap_free)
+ * are two things at once: a call opool_alloc(p, &h) expands to a static
+ * inline body, so the common case compiles into the caller; the name without
+ * a call (&opool_alloc, (opool_alloc)(p, &h)) is an ordinary exported
+ * function, so function pointers, dlsym and FFI reach it. Both behave alike.
+ * opool_abi.h, included at the end, holds the layout those bodies read: it is
+ * not API but ABI. A shared library (-DBUILD_SHARED_LIBS=ON) is
+ * libopool.so.<SOVERSION>, 0.<minor> before 1.0, <major> after; it exports
+ * every function of the public headers and, of the opool__ names, only the
+ * slow paths opool_abi.h declares (the CTest abi_exports checks that).
+ *
+ * Macros that change what is built:
+ *   OPOOL_IMPLEMENTATION   the single header dist/opool.h: define it in exactly
+ *                          one C file, before its first #include, to compile
+ *                          the library there;
+ *   OPOOL_STATIC           with OPOOL_IMPLEMENTATION: the whole library static,
+ *                          private to that file (sets OPOOL_API);
+ *   OPOOL_MT_PORTABLE_WAIT opool_mt_alloc_wait sleeps on a pthread mutex and
+ *                          condition variable, not the Linux futex;
+ *   OPOOL_MT_NO_MEMBARRIER thieves and cache owners use seq_cst fences, not the
+ *                          membarrier system call;
+ *   OPOOL_NO_POSIX_FILES   opool_save_file uses C stdio alone: fflush and
+ *                          rename, no fsync, no process id in the temporary name;
+ *   OPOOL_PORTABLE         all three above (each is always the case where the
+ *                          platform lacks the call; make test builds this way);
+ *   OPOOL_HAVE_VALGRIND    1: Valgrind client requests (set by CMake when
+ *                          <valgrind/memcheck.h> is found and OPOOL_VALGRIND);
+ *   NDEBUG                 removes the library's asserts (the CMake option
+ *                          OPOOL_ASSERTS keeps them).
+ * Under AddressSanitizer free slots and blocks are poisoned automatically (an
+ * opool_mt only when its stride is a multiple of 8). CMake options:
+ * BUILD_SHARED_LIBS, OPOOL_BUILD_TESTS, OPOOL_BUILD_EXAMPLES (both ON at top
+ * level), OPOOL_BUILD_BENCH, OPOOL_WERROR, OPOOL_ASSERTS (OFF),
+ * OPOOL_VALGRIND (ON), OPOOL_INSTALL (ON at top level). The target is
+ * opool::opool; cmake --install also installs the CMake package and
+ * opool.pc, both carrying the thread library.
+ *
+ * ============================================================================
  * LICENSE: zlib (see LICENSE)
  * ============================================================================
  */
@@ -120,11 +160,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version of these headers: OPOOL_VERSION is major * 10000 + minor * 100
+ * + patch, for #if OPOOL_VERSION >= ... */
 #define OPOOL_VERSION_MAJOR 0
 #define OPOOL_VERSION_MINOR 1
 #define OPOOL_VERSION_PATCH 0
 #define OPOOL_VERSION 100 /* major * 10000 + minor * 100 + patch */
 
+/* Attributes, empty with compilers other than GCC and Clang. OPOOL_NODISCARD
+ * (warn_unused_result) marks the create and load functions, whose status must
+ * be checked; OPOOL_LIKELY(x) / OPOOL_UNLIKELY(x) are branch hints
+ * (__builtin_expect) used by the inline fast paths. */
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL_NODISCARD __attribute__((warn_unused_result))
 #define OPOOL_PURE __attribute__((pure))
@@ -139,7 +185,9 @@
 
 /* Every function of the library is declared OPOOL_API. The library is built
  * with hidden visibility (-fvisibility=hidden), so a shared build exports
- * these and nothing else. Define OPOOL_API yourself to change the attribute. */
+ * these and nothing else. Define OPOOL_API yourself, before the first
+ * include, to change the attribute (dllexport, say); the single header's
+ * OPOOL_STATIC sets it to static. */
 #ifndef OPOOL_API
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL_API __attribute__((visibility("default")))
@@ -154,17 +202,34 @@ extern "C" {
 
 /* ---- handles ------------------------------------------------------------ */
 
+/* The name of one object. A slot's generation is odd while it is live, even
+ * while it is free; alloc and free each advance it by one, so a handle stops
+ * working the moment its object is freed. A live handle is never {0}.
+ * Handles are plain values: copy them, store them, compare them with
+ * opool_handle_eq, save them in files (they survive opool_save/opool_load).
+ * Generations start from the pool's salt (desc.salt, or one derived from the
+ * order pools are created: the same program gives the same handles run after
+ * run), so a handle used with the wrong pool is rejected (OPOOL_ESTALE) with
+ * high probability. A slot's generation wraps after 2^31 reuses, and only then
+ * can a stale handle match again; OPOOL_RETIRE_ON_WRAP retires the slot
+ * instead. */
 typedef struct opool_handle {
     uint64_t bits; /* low 32: slot index; high 32: generation (odd = live) */
 } opool_handle;
 
+/* Never a valid handle: every function rejects it as OPOOL_EINVAL (opool_get
+ * returns NULL). Failed allocations store it in *out. */
 #ifdef __cplusplus
 #define OPOOL_NULL (opool_handle{0})
 #else
 #define OPOOL_NULL ((opool_handle){0})
 #endif
 
-/* The two halves of a handle, and comparisons. No pool needed; O(1), inline. */
+/* The two halves of a handle (index: low 32 bits; generation: high 32 bits),
+ * and comparisons. opool_handle_is_null is true only for OPOOL_NULL; a
+ * non-null handle is not necessarily valid (opool_valid says that). Pure
+ * functions of their arguments: no pool, no failure. O(1); inline.
+ * Thread-safety: any thread. */
 OPOOL_API uint32_t opool_handle_index(opool_handle h);
 OPOOL_API uint32_t opool_handle_generation(opool_handle h);
 OPOOL_API bool opool_handle_is_null(opool_handle h);
@@ -172,11 +237,22 @@ OPOOL_API bool opool_handle_eq(opool_handle a, opool_handle b);
 
 /* ---- status, policies, flags ------------------------------------------- */
 
+/* The result of every call that can fail, shared by every header. Beyond the
+ * notes below: OPOOL_EINVAL also means a pointer not handed out, or a desc
+ * that does not fit a saved image; OPOOL_ESTALE also (heap) a block already
+ * free. OPOOL_EFULL and OPOOL_EWRITE_AFTER_FREE are never returned: report
+ * receives them. OPOOL_EBUSY and OPOOL_ETIMEDOUT are reserved: no function
+ * returns them (opool_alloc_at returns NULL for a live slot,
+ * opool_mt_alloc_wait NULL on timeout). New codes are only ever appended.
+ * opool_status_str gives, in order: "ok", "invalid argument", "out of
+ * memory", "pool full", "already freed, or stale (a handle of a freed object
+ * or of another pool)", "slot busy", "corrupt saved pool", "write after
+ * free", "timed out", "input/output error", "no such file". */
 typedef enum opool_status {
     OPOOL_OK = 0,
     OPOOL_EINVAL,            /* bad argument: NULL, zero, overflow, never-issued handle */
     OPOOL_ENOMEM,            /* the allocator failed */
-    OPOOL_EFULL,             /* no free slot (report: once per exhaustion episode) */
+    OPOOL_EFULL,             /* no free slot (report: see EXHAUSTION) */
     OPOOL_ESTALE,            /* handle was valid once, or belongs to another pool */
     OPOOL_EBUSY,             /* reserved: no function returns it (opool_alloc_at returns
                                 NULL for a live slot) */
@@ -188,12 +264,38 @@ typedef enum opool_status {
     OPOOL_ENOENT             /* opool_load_file: there is no file at the path */
 } opool_status;
 
+/* What an alloc does when no slot is free (desc.on_full).
+ *   OPOOL_FULL_GROW needs max_capacity > capacity to grow at all (otherwise it
+ *   behaves as OPOOL_FULL_FAIL). The first chunk is capacity rounded up to a
+ *   power of two (capped at max_capacity); each growth adds a chunk as large
+ *   as all the storage before it. When the limit is reached or the allocator
+ *   fails, alloc returns NULL.
+ *   OPOOL_FULL_EVICT: desc.evict(pool, user) names a live victim; it is freed
+ *   (its fini runs, its handles go stale, evictions counts it) and its slot is
+ *   reused. If evict returns anything but a live handle, alloc returns NULL.
+ * Every alloc that returns NULL because the pool is full is counted in
+ * failed_allocs and goes to report as OPOOL_EFULL (handle OPOOL_NULL) as
+ * EXHAUSTION at the top of this file says. */
 typedef enum opool_full_policy {
     OPOOL_FULL_FAIL = 0, /* alloc returns NULL */
     OPOOL_FULL_GROW,     /* add storage, up to max_capacity; objects never move */
     OPOOL_FULL_EVICT     /* desc.evict chooses a live victim; it is freed and its slot reused */
 } opool_full_policy;
 
+/* Bits of desc.flags; any other bit is OPOOL_EINVAL at create. Any flag, or an
+ * init/fini callback, moves alloc and free off the inline fast path (a few ns
+ * more per call).
+ *   OPOOL_ZERO: the object's object_size bytes are zeroed on every alloc,
+ *   before init.
+ *   OPOOL_POISON: every free slot (object and padding) holds the repeating
+ *   pattern 0x1deadb0b (bytes 0b db ea 1d), checked when the slot is handed
+ *   out again; a change is reported as OPOOL_EWRITE_AFTER_FREE with the handle
+ *   of the freed object. Cost: a fill and a check of the stride per free and
+ *   alloc (docs/DEBUGGING.md). opool_mt and opool_heap accept it too.
+ *   OPOOL_RETIRE_ON_WRAP: a slot whose generation would come back to its
+ *   first value (after 2^31 reuses) is retired for good: no stale handle can
+ *   ever match again. Retired slots leave the capacity and are counted in
+ *   stats.retired. */
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
@@ -204,22 +306,46 @@ enum {
 /* Largest capacity or max_capacity a pool accepts. */
 #define OPOOL_MAX_CAPACITY 0xFFFFFF00u
 
+/* An opaque pool, used through opool *. The inline functions read its first
+ * bytes through the private layout in opool_abi.h (not API: it may change in
+ * any release). */
 typedef struct opool opool;
 struct opool_mt; /* opool_mt.h: the concurrent pool, created from an opool_desc too */
 
 /* Byte streams for save and load. write: like fwrite, returns the bytes
  * written (short = failure). read: like fread, returns the bytes read (short
- * = end of input or failure). */
+ * = end of input or failure). opool_save calls write with few, large
+ * buffers. */
 typedef size_t (*opool_write_fn)(void *ctx, const void *data, size_t size);
 typedef size_t (*opool_read_fn)(void *ctx, void *data, size_t size);
 
+/* Where a pool, a concurrent pool or a heap gets its memory. All zero means
+ * the C library (posix_memalign/free, _aligned_malloc on Windows). Set both
+ * alloc and free or neither (one alone is OPOOL_EINVAL). alloc returns NULL
+ * on failure; align is a power of two (64 or more for a pool's storage, less
+ * for bookkeeping); free receives the size that was passed to alloc. Called
+ * only from the thread making the call that needs memory. */
 typedef struct opool_allocator { /* all zero = the C library */
     void *(*alloc)(void *ctx, size_t size, size_t align);
     void (*free)(void *ctx, void *ptr, size_t size);
     void *ctx;
 } opool_allocator;
 
-/* Zero-initialise, then set what you need. */
+/* Zero-initialise, then set what you need: zero means the default for every
+ * field. The desc is copied at create (it need not outlive the call).
+ * object_align 0 is alignof(max_align_t) (16 on x86-64): set _Alignof(T) to
+ * pack small objects tighter; the stride is object_size rounded up to it.
+ * salt: its low bit is ignored; set it for handles that must not depend on
+ * how many pools the program created before. init runs after opool_alloc,
+ * opool_alloc_at and an eviction's reuse, never in opool_load. fini runs on
+ * every object freed by opool_free, opool_free_object, opool_clear, eviction
+ * and opool_destroy. save_object returning false makes opool_save give
+ * OPOOL_ECORRUPT.
+ *
+ * report runs inside the call that found the finding, on its thread; if it
+ * returns, the call goes on as it would have (an alloc that found a write
+ * after free still succeeds). Nothing aborts unless the default report for
+ * OPOOL_EWRITE_AFTER_FREE runs (or yours aborts). */
 typedef struct opool_desc {
     size_t object_size;         /* required, > 0 */
     size_t object_align;        /* 0 = alignof(max_align_t); a power of two <= 4096 */
@@ -234,10 +360,17 @@ typedef struct opool_desc {
     opool_handle (*evict)(opool *p, void *user); /* OPOOL_FULL_EVICT: return a live victim */
     /* Findings, with the pool and the handle concerned (OPOOL_NULL if none);
      * NULL = opool_default_report, which says what each does by default:
-     *   OPOOL_EFULL              an exhaustion episode: its 1st, 2nd, 4th, 8th... failed
-     *                            alloc (see EXHAUSTION at the top of this file)
-     *   OPOOL_ESTALE/OPOOL_EINVAL a rejected free (the status says it too)
-     *   OPOOL_EWRITE_AFTER_FREE  poison changed (h: the freed object's handle)
+     *   OPOOL_EFULL   an alloc found the pool full and its policy could not
+     *                 make room: an exhaustion episode, reported at its 1st,
+     *                 2nd, 4th, 8th... failed alloc (see EXHAUSTION at the top
+     *                 of this file); h OPOOL_NULL.
+     *   OPOOL_ESTALE/OPOOL_EINVAL  a rejected opool_free or opool_free_object
+     *                 (also counted in rejected_handles); h the rejected handle
+     *                 (OPOOL_NULL for opool_free_object).
+     *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a slot's pattern changed while
+     *                 it was free, found when it is handed out again; h has
+     *                 the slot's index and the generation of the object freed
+     *                 last (for a never-used slot, one never issued).
      * A concurrent pool calls report_mt instead (below). */
     void (*report)(opool *p, opool_status what, opool_handle h, void *user);
     void *user; /* passed to every callback */
@@ -259,7 +392,11 @@ typedef struct opool_desc {
     void (*report_mt)(struct opool_mt *p, opool_status what, opool_handle h, void *user);
 } opool_desc;
 
-/* Versioned so it can grow: fields are only ever appended. */
+/* Filled by opool_get_stats. Versioned so it can grow: fields are only ever
+ * appended. capacity grows and shrinks with the pool; max_capacity is
+ * capacity for a pool that cannot grow; frees is allocs - count; a chunk
+ * re-added after opool_shrink counts again in grows. OPOOL_STATS_VERSION is
+ * the version an opool_stats of this release carries. */
 typedef struct opool_stats {
     uint32_t version;          /* OPOOL_STATS_VERSION */
     uint32_t capacity;         /* slots usable now (retired slots excluded) */
@@ -279,107 +416,159 @@ typedef struct opool_stats {
 
 /* ---- lifetime ----------------------------------------------------------- */
 
-/* Create a pool. OPOOL_EINVAL: out or desc NULL, object_size or capacity 0,
+/* Create a pool: one allocation from desc->allocator, holding the pool, its
+ * bookkeeping and its first chunk of objects. Slots are handed out 0, 1, 2,
+ * ... in order. OPOOL_EINVAL: out or desc NULL, object_size or capacity 0,
  * object_align not a power of two or > 4096, max_capacity nonzero and below
  * capacity, capacity or max_capacity above OPOOL_MAX_CAPACITY, unknown flags
  * or policy, OPOOL_FULL_EVICT without evict, an allocator with only one of
- * alloc/free, or sizes that overflow. OPOOL_ENOMEM: the allocator failed. *out is set to NULL on
- * any failure. Cost: one allocation; O(capacity) to initialise. */
+ * alloc/free, only one of save_object/load_object, or sizes that overflow
+ * (max_capacity * stride must fit in a size_t). OPOOL_ENOMEM: the allocator
+ * failed. *out is set to NULL on any failure (when out is not NULL). Reports
+ * nothing. Cost: one allocation; O(capacity) to initialise (O(first chunk)
+ * for a growable pool). Thread-safety: any thread; pools may be created
+ * concurrently. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_desc *desc);
 
-/* Bytes opool_create_in needs for desc, alignment slack included; 0 if desc
- * is invalid (same rules as opool_create). */
+/* Bytes opool_create_in needs for desc, alignment slack included (the buffer
+ * may have any alignment); 0 if desc is invalid (same rules as opool_create).
+ * O(1). Thread-safety: any thread (reads only desc). */
 OPOOL_API size_t opool_required_bytes(const opool_desc *desc);
 
-/* Create a pool inside buf (any alignment), making no allocation at all.
- * OPOOL_EINVAL: as opool_create, or buf NULL, or size below
- * opool_required_bytes(desc). A growable pool created this way allocates its
- * later chunks with desc->allocator. buf must outlive the pool. */
+/* Create a pool inside buf (any alignment), making no allocation at all (for
+ * embedded and console code). OPOOL_EINVAL (and *out NULL): as opool_create,
+ * or buf NULL, or size below opool_required_bytes(desc); never OPOOL_ENOMEM.
+ * A growable pool created this way allocates its later chunks with
+ * desc->allocator. buf must outlive the pool; opool_destroy does not free
+ * it. O(capacity), no allocation. Thread-safety: as opool_create. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, size_t size,
                                                        const opool_desc *desc);
 
-/* Run fini on every live object, then release the pool. NULL-safe. */
+/* Run fini on every live object (last live-list entry first), then give back
+ * every chunk and the pool's block (not an opool_create_in buffer).
+ * NULL-safe; cannot fail. Every handle and pointer of the pool dies with it.
+ * O(live objects) with fini, O(chunks) without. Thread-safety: per pool (one
+ * thread at a time, as every call below). */
 OPOOL_API void opool_destroy(opool *p);
 
 /* ---- objects ------------------------------------------------------------
  * The O(1) calls. Those marked "inline" compile their common case into the
  * caller (opool_abi.h says how); each is also an exported function. */
 
-/* Allocate an object; its handle goes to *out (if out is not NULL). Returns
- * NULL when p is NULL or the pool is full and its policy cannot make room
- * (counted in failed_allocs, reported once per episode). The object holds
- * whatever it held before unless OPOOL_ZERO or init is set. O(1); growth is
- * O(new storage). Inline. */
+/* Allocate an object; its handle goes to *out (if out is not NULL). Reuse is
+ * LIFO: the slot freed last comes back first. The object (aligned to
+ * object_align) never moves while live, and holds whatever it held before
+ * unless OPOOL_ZERO or init is set (under Valgrind its bytes are undefined).
+ * Returns NULL, with *out = OPOOL_NULL, when p is NULL or the pool is full and
+ * its policy cannot make room (OPOOL_FULL_FAIL; growth at its limit or out of
+ * memory; evict returned no live handle): counted in failed_allocs. Reports
+ * OPOOL_EFULL on the first failure of an exhaustion episode, and
+ * OPOOL_EWRITE_AFTER_FREE (OPOOL_POISON) if the slot was written while free,
+ * after which the alloc still succeeds. O(1), no allocation and no system
+ * call on a fixed pool; a growth allocates a chunk, O(new storage); an
+ * eviction costs evict + fini. Inline. Thread-safety: per pool. */
 OPOOL_API void *opool_alloc(opool *p, opool_handle *out);
 
-/* Re-create an object at exactly h (loading a saved game). Returns NULL if p
- * is NULL, h's generation is even, h's index is beyond what the pool can hold,
- * the slot is retired, or the slot is live; no object changes then. A growable
- * pool grows as needed to reach the index (storage it added stays, free, even
- * if the call then fails). The slot leaves the free
- * stack and the slot that was on top of the stack takes its place. O(1). */
+/* Re-create an object at exactly h, index and generation (to rebuild a world
+ * from your own save format): afterwards opool_get(p, h) returns it. Returns
+ * NULL if p is NULL, h's generation is even (OPOOL_NULL included), h's index
+ * is at or beyond max_capacity (a fixed pool: capacity), a growable pool
+ * cannot grow to it (allocator failure), the slot is retired, or the slot is
+ * live; no object changes then, and the failure is neither counted in
+ * failed_allocs nor reported. A growable pool grows as needed to reach the
+ * index (storage it added stays, free, even if the call then fails). The
+ * slot leaves the free stack and the slot that was on top of the stack takes
+ * its place. init, OPOOL_ZERO and the poison check (reported as in
+ * opool_alloc) run as for opool_alloc; it counts in allocs and high_water.
+ * O(1), plus growth. Thread-safety: per pool. */
 OPOOL_API void *opool_alloc_at(opool *p, opool_handle h);
 
-/* Free h's object (runs fini). OPOOL_EINVAL: p NULL or h never issued (see
- * ERRORS); OPOOL_ESTALE: h stale or foreign. Rejected frees are counted and
- * reported and leave the pool unchanged. O(1); inline. */
+/* Free h's object: fini runs, the slot's generation advances (every copy of h
+ * goes stale), the slot goes on top of the free stack, and the last live-list
+ * entry takes the freed one's place at once (a swap-delete). Ends an
+ * exhaustion episode. OPOOL_OK; OPOOL_EINVAL: p NULL or h never issued (even
+ * generation, OPOOL_NULL, index out of range: see ERRORS); OPOOL_ESTALE: h
+ * stale (freed already: a double free) or foreign. A rejected free changes
+ * nothing but rejected_handles and is reported with h (neither for p NULL).
+ * O(1); inline. Thread-safety: per pool. */
 OPOOL_API opool_status opool_free(opool *p, opool_handle h);
 
-/* Free by pointer. OPOOL_EINVAL unless obj is the start of a live object of
- * this pool (counted and reported as a rejected handle). O(number of chunks),
- * at most 33. */
+/* Free by pointer (for code that holds pointers rather than handles), with
+ * the effects of opool_free. OPOOL_EINVAL unless obj is the start of a live
+ * object of this pool (p NULL, obj NULL, an interior pointer, a free slot,
+ * foreign memory): counted in rejected_handles and reported as OPOOL_EINVAL
+ * with OPOOL_NULL (neither for p NULL). O(number of chunks): 1 for a fixed
+ * pool, at most 33. Thread-safety: per pool. */
 OPOOL_API opool_status opool_free_object(opool *p, void *obj);
 
-/* The object of h, or NULL unless h is live in p. O(1); inline. */
+/* The object of h, or NULL unless h is live in p (any stale, foreign, forged
+ * or null handle, or p NULL). Never reads outside the pool; reports nothing.
+ * O(1), one compare on a fixed pool; inline. Thread-safety: per pool. */
 OPOOL_API void *opool_get(const opool *p, opool_handle h);
 
-/* opool_get(p, h) != NULL. O(1); inline. */
+/* opool_get(p, h) != NULL. O(1); inline. Thread-safety: per pool. */
 OPOOL_API bool opool_valid(const opool *p, opool_handle h);
 
-/* The handle of the live object starting at obj, OPOOL_NULL otherwise
- * (interior pointer, free slot, foreign memory, NULL). O(number of chunks). */
+/* The handle of the live object starting at obj, OPOOL_NULL otherwise (p or
+ * obj NULL, an interior pointer, a free slot, memory the pool does not hold).
+ * Reports nothing. O(number of chunks). Thread-safety: per pool. */
 OPOOL_API opool_handle opool_handle_of(const opool *p, const void *obj);
 
-/* The live object in slot index, NULL if that slot is free or absent. O(1); inline. */
+/* The live object in slot index (a raw index, from opool_handle_index say),
+ * NULL if that slot is free, retired, beyond the slot records, or p is NULL.
+ * O(1); inline. Thread-safety: per pool. */
 OPOOL_API void *opool_at(const opool *p, uint32_t index);
 
-/* Free every live object (fini on each): every old handle goes stale, and
- * the free stack is reset so the next allocs take slots 0, 1, 2, ... in
- * order, like a fresh pool. Retired slots stay retired. O(capacity). */
+/* Free every live object (fini on each, last live-list entry first): every
+ * old handle goes stale, and the free stack is reset so the next allocs take
+ * slots 0, 1, 2, ... in order, like a fresh pool. Retired slots stay retired;
+ * grown chunks stay (opool_shrink gives them back). NULL-safe; cannot fail;
+ * reports nothing. O(capacity). Thread-safety: per pool. */
 OPOOL_API void opool_clear(opool *p);
 
 /* ---- iteration and introspection --------------------------------------- */
 
-/* Live objects; 0 for NULL. O(1); inline. */
+/* Live objects; 0 for NULL. O(1); inline. Thread-safety: per pool. */
 OPOOL_API uint32_t opool_count(const opool *p);
 
-/* Slots usable now (retired ones excluded); 0 for NULL. O(1). */
+/* Slots usable now: the storage the pool holds minus retired slots (a
+ * growable pool's first chunk may exceed desc.capacity; growth raises it,
+ * opool_shrink lowers it). 0 for NULL. O(1). Thread-safety: per pool. */
 OPOOL_API uint32_t opool_capacity(const opool *p);
 
 /* The i-th entry of the live list, i in [0, count); OPOOL_NULL/NULL
  * otherwise. Iterate backwards, i = count..0, to free and allocate while
  * iterating: ITERATION at the top of this file says exactly what each does
- * to the loop. O(1); inline. */
+ * to the loop; in short: every object live at the start is
+ * visited once, freeing the object at i and allocating are safe. O(1);
+ * inline. Thread-safety: per pool. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
 
 /* Reorder the live roster by slot index (memory order) so the next iteration
- * walks memory forward. Handles and the free stack are untouched.
- * O(capacity), no allocation. */
+ * walks memory forward. Handles, objects and the free stack are untouched.
+ * NULL-safe; cannot fail. O(capacity) (one pass over the slot records), no
+ * allocation. Thread-safety: per pool. */
 OPOOL_API void opool_sort(opool *p);
 
 /* Give back every grown chunk (not the first) that holds no live object.
  * Generations of the released slots are kept, so no old stale handle ever
  * becomes valid again; the slots come back (free) if the pool grows again.
- * Returns the number of slots released. O(capacity). */
+ * Returns the number of slots released: 0 for NULL, a fixed pool, or when
+ * every grown chunk holds an object. Pointers into a released chunk become
+ * pointers into freed memory (docs/DEBUGGING.md, known gaps). O(capacity).
+ * Thread-safety: per pool. */
 OPOOL_API uint32_t opool_shrink(opool *p);
 
-/* Fill *out (NULL-safe: zeroed stats for a NULL pool). O(1). */
+/* Fill *out (see opool_stats). NULL-safe: out NULL does nothing, p NULL gives
+ * all-zero stats (version 0 included). O(1) (O(chunks) for bytes).
+ * Thread-safety: per pool. */
 OPOOL_API void opool_get_stats(const opool *p, opool_stats *out);
 
-/* A short constant English description, "unknown status" for others. It
- * reads right for every kind of object (for a heap, OPOOL_ESTALE is a double
- * free). O(1); thread-safe. */
+/* A short constant English description (listed at opool_status), "unknown
+ * status" for any other value; never NULL. It reads right for every kind of
+ * object (for a heap, OPOOL_ESTALE is a double free). O(1). Thread-safety:
+ * any thread. */
 OPOOL_API const char *opool_status_str(opool_status s);
 
 /* The report a pool makes when its desc has none; call it from your own
@@ -397,38 +586,61 @@ OPOOL_API const char *opool_status_str(opool_status s);
  * Thread-safety: as the pool's (it reads p's counters). */
 OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
 
-/* ---- save and load (docs/FORMAT.md) ------------------------------------ */
+/* ---- save and load (docs/FORMAT.md) ------------------------------------
+ * The image format is docs/FORMAT.md: versioned, fixed little-endian,
+ * checksummed, independent of addresses. Thread-safety: per pool, as every
+ * call. */
 
-/* Write p's complete state: every slot's generation, the roster (live list
- * and free stack, so the next handles issued are the same), the salt, the
- * statistics and every live object. OPOOL_EINVAL: p or write NULL;
- * OPOOL_ENOMEM; OPOOL_EIO: write came up short; OPOOL_ECORRUPT:
- * save_object returned false. O(capacity + bytes of live objects). */
+/* Write p's complete state through write(ctx, ...): every slot's generation,
+ * the roster (live list and free stack, so the next handles issued are the
+ * same), the salt, the statistics and every live object (its object_size
+ * bytes, or its save_object record). Does not change p. OPOOL_EINVAL: p or
+ * write NULL; OPOOL_ENOMEM: the buffer for save_object's bytes could not be
+ * allocated; OPOOL_EIO: write came up short (nothing more is written after
+ * it); OPOOL_ECORRUPT: save_object returned false. The bytes written before a
+ * failure are not a valid image. Reports nothing. O(capacity + bytes of live
+ * objects). Thread-safety: per pool. */
 OPOOL_API opool_status opool_save(const opool *p, opool_write_fn write, void *ctx);
 
-/* Rebuild a pool from what opool_save wrote, with desc's callbacks,
- * allocator and policy. desc's object_size and object_align must match the
- * saved pool's (else OPOOL_EINVAL), as must its capacity limits (the saved
- * capacity may not exceed what desc allows). Every handle valid at save is
- * valid again and reaches an identical object; every other handle is
- * rejected. OPOOL_ECORRUPT: truncated, corrupted or hostile input (checked
- * whole, checksum included, before anything is built); OPOOL_ENOMEM. On any
- * failure *out is NULL and nothing leaks. init is not called; load_object
- * is, for each live object when desc has it. */
+/* Rebuild a pool from one image that opool_save wrote (more may follow in
+ * the stream), with desc's callbacks, user, report, allocator, policy and
+ * flags. Every handle valid at save is valid again and reaches an identical
+ * object; every other handle is rejected; count, generations, live-list
+ * order, statistics and the exhaustion episode are restored. init is not
+ * called; load_object is, for each live object when desc has it (after a
+ * zero fill with OPOOL_ZERO). On any failure *out is NULL and nothing leaks;
+ * the whole image is checked, checksum included, before anything is built.
+ * OPOOL_EINVAL: out NULL; desc invalid for opool_create or read NULL (before
+ * reading); desc does not fit the image: another object_size or effective
+ * alignment, another chunk geometry (capacity, max_capacity or growability
+ * giving another first chunk or limit), or load_object present when the
+ * image holds plain bytes (or absent when it holds save_object records).
+ * OPOOL_ECORRUPT: truncated, corrupted or hostile input (bad magic, unknown
+ * version, inconsistent header or slot records, checksum), or load_object
+ * returned false (the objects loaded before it get fini); a corrupt image is
+ * OPOOL_ECORRUPT even if the desc does not fit either. OPOOL_ENOMEM: the
+ * allocator failed. Reports nothing. O(capacity + image bytes); peak memory
+ * the image plus the pool. Thread-safety: any thread; *out is new. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load(opool **out, const opool_desc *desc,
                                                   opool_read_fn read, void *ctx);
 
-/* opool_save to a file, atomically: a temporary file beside path, flushed
- * to disk, then renamed over path. A crash or a full disk part-way leaves
- * the previous file as it was. OPOOL_EINVAL: NULL argument or empty path;
- * OPOOL_EIO: the temporary file could not be created, written, flushed to
- * disk or renamed; OPOOL_ENOMEM; OPOOL_ECORRUPT: save_object failed. */
+/* opool_save to a file, atomically: a new temporary file beside path
+ * (path.<pid>.<n>.tmp, created exclusively), flushed and fsynced, then renamed
+ * over path, and the directory synced. A crash or a full disk part-way leaves
+ * the previous file as it was (possibly with a stray *.tmp). OPOOL_EINVAL: p
+ * or path NULL, or path empty; OPOOL_ENOMEM: the temporary name or
+ * save_object's buffer could not be allocated; OPOOL_EIO: the temporary file
+ * could not be created, written, flushed, synced, closed or renamed;
+ * OPOOL_ECORRUPT: save_object returned false. On failure the temporary file
+ * is removed and path is untouched. Reports nothing. Cost: as opool_save,
+ * plus the fsyncs. Thread-safety: per pool. */
 OPOOL_API opool_status opool_save_file(const opool *p, const char *path);
 
-/* opool_load from a file, which must hold exactly one image. OPOOL_ENOENT:
- * no file at path; OPOOL_EIO: it cannot be opened otherwise, or reading it
- * failed; OPOOL_EINVAL: NULL argument, or desc does not fit the image (as
- * opool_load); OPOOL_ECORRUPT: what it holds is not a valid image. */
+/* opool_load from a file, which must end where the image ends. Fails as
+ * opool_load, and: OPOOL_EINVAL when path is NULL; OPOOL_ENOENT when there
+ * is no file at path; OPOOL_EIO when it cannot be opened otherwise or reading
+ * it fails; OPOOL_ECORRUPT when bytes follow the image. Cost: as opool_load.
+ * Thread-safety: any thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_desc *desc,
                                                        const char *path);
 

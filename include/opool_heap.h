@@ -48,7 +48,8 @@
  *
  * Default classes (bytes): 16 32 48 64 80 96 112 128 160 192 224 256 320 384
  * 448 512 640 768 896 1024 1280 1536 1792 2048. Blocks are aligned to 16
- * bytes when their class size is a multiple of 16, else to 8.
+ * bytes when their class size is a multiple of 16, else to 8; fallback
+ * blocks to 16.
  *
  * ============================================================================
  * ERRORS
@@ -79,18 +80,30 @@
 extern "C" {
 #endif
 
+/* An opaque heap, used through opool_heap *. */
 typedef struct opool_heap opool_heap;
 
-/* Flags of opool_heap_desc (OPOOL_POISON from opool.h also applies). */
+/* Flags of opool_heap_desc. OPOOL_HEAP_GROW: a full class adds a page
+ * instead of failing; a class keeps at most one empty grown page and gives
+ * the others back as they empty. OPOOL_POISON from opool.h also applies: free
+ * blocks hold 0x1deadb0b (except their first pointer-sized bytes, which hold
+ * the free-list link and are not checked), checked when reused. */
 enum {
     OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail, not the allocator */
     OPOOL_HEAP_GROW = 1u << 9         /* a full class adds pages */
 };
 
+/* Limits: the most size classes a heap may have, the largest class size, and
+ * the bytes per page of blocks (a page header of 64 bytes plus one live bit
+ * per block comes first). */
 #define OPOOL_HEAP_MAX_CLASSES 64
 #define OPOOL_HEAP_MAX_CLASS_SIZE 16384u /* the largest class size accepted */
 #define OPOOL_HEAP_PAGE 65536u           /* bytes per page of blocks */
 
+/* Zero (or a NULL desc) gives the defaults; copied at create. class_count must
+ * be 0 when class_sizes is NULL, else 1 .. OPOOL_HEAP_MAX_CLASSES.
+ * blocks_per_class is rounded up to whole pages. report runs inside the call
+ * that found the finding, on its thread. */
 typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     const uint32_t *class_sizes; /* ascending multiples of 8, <= OPOOL_HEAP_MAX_CLASS_SIZE;
                                     NULL = the defaults above (copied: need not outlive create) */
@@ -99,10 +112,16 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON */
     /* Findings, with the heap and the pointer concerned (NULL =
      * opool_heap_default_report, which says what each does by default):
-     * OPOOL_EINVAL / OPOOL_ESTALE (a bad free, realloc or usable_size; a
-     * double free is OPOOL_ESTALE), OPOOL_EFULL (a class or the fallback
-     * allocator ran out: an exhaustion episode, see opool_heap_create; ptr
-     * NULL), OPOOL_EWRITE_AFTER_FREE (a free block's poison changed). */
+     *   OPOOL_EINVAL  free, realloc or usable_size of a pointer that is not a
+     *                 block start of the heap (interior, foreign, a fallback
+     *                 block already freed); counted in rejected.
+     *   OPOOL_ESTALE  the same calls on a class block already free (a double
+     *                 free); counted in rejected.
+     *   OPOOL_EFULL   an alloc failed because a class was full (without
+     *                 OPOOL_HEAP_GROW) or the allocator failed: an exhaustion
+     *                 episode, see opool_heap_create; ptr NULL.
+     *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a free block's pattern changed,
+     *                 found when it is reused. */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
     opool_allocator allocator; /* pages and large blocks; zero = the C library */
@@ -111,6 +130,7 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     const char *name;
 } opool_heap_desc;
 
+/* One size class's figures, in opool_heap_stats.classes. */
 typedef struct opool_heap_class_stats {
     uint32_t size;            /* block size */
     uint32_t blocks;          /* blocks the class holds now (live + free) */
@@ -122,6 +142,9 @@ typedef struct opool_heap_class_stats {
     uint64_t wasted_bytes;    /* sum of (size - asked for): what rounding up cost */
 } opool_heap_class_stats;
 
+/* Filled by opool_heap_get_stats. Versioned: fields are only ever appended;
+ * OPOOL_HEAP_STATS_VERSION is the version of this release. The first
+ * class_count entries of classes are filled. */
 typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint32_t version;             /* OPOOL_HEAP_STATS_VERSION */
     uint32_t class_count;
@@ -133,32 +156,49 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u
 
-/* Create a heap. desc may be NULL (defaults). OPOOL_EINVAL: out NULL, class
+/* Create a heap and reserve blocks_per_class blocks (at least one page) for
+ * each class. desc may be NULL (defaults). OPOOL_EINVAL: out NULL, class
  * sizes not ascending, not multiples of 8, zero or too large, class_count 0
- * with class_sizes set or above OPOOL_HEAP_MAX_CLASSES, unknown flags, an
- * allocator with only one of alloc/free, or a reservation that overflows
- * (more than 2^32 - 1 blocks in a class once rounded up to pages, or more
- * bytes than the address space).
+ * with class_sizes set, nonzero without, or above OPOOL_HEAP_MAX_CLASSES,
+ * unknown flags, an allocator with only one of alloc/free, or a reservation
+ * that overflows (more than 2^32 - 1 blocks in a class once rounded up to
+ * pages, or more bytes than the address space).
  * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure.
  * Exhaustion follows opool.h's rule (EXHAUSTION) for each class on its own:
  * a class's episode is reported at its 1st, 2nd, 4th, 8th... failed alloc
  * and ends at a free that leaves at most blocks - ceil(blocks / 4) of its
  * blocks live. The fallback allocator has one episode too, whose capacity
  * is the number of large blocks live when it opened. While any episode is
- * open, every free runs out of line. */
+ * open, every free runs out of line.
+ * Cost: one allocation per page plus a few; O(pages). Thread-safety: any
+ * thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
 
-/* Release every page and every large block at once. NULL-safe. */
+/* Release every page and every large block at once (live blocks included:
+ * there are no destructors). NULL-safe; cannot fail. O(pages + large
+ * blocks). Thread-safety: per heap (one thread at a time, as every call
+ * below). */
 OPOOL_API void opool_heap_destroy(opool_heap *h);
 
-/* A block of at least size bytes (size 0 counts as 1), NULL when h is NULL,
- * the class is full (without OPOOL_HEAP_GROW), the size needs the fallback
- * and OPOOL_HEAP_NO_FALLBACK is set, or memory ran out. O(1); inline. */
+/* A block of at least size bytes (size 0 counts as 1), from the smallest class
+ * that holds it, or from the allocator above the largest class. Reuse is
+ * LIFO: the block of a class freed last is handed out next, unless that free
+ * gave its emptied page back. Contents are undefined (the previous block's
+ * bytes, or the poison pattern). NULL when h is NULL, the class is full
+ * without OPOOL_HEAP_GROW (counted in the class's failed_allocs), a new page
+ * or the fallback allocation fails, or the size needs the fallback and
+ * OPOOL_HEAP_NO_FALLBACK is set (not counted, not reported). Reports
+ * OPOOL_EFULL (first failure of an episode, except the no-fallback case) and
+ * OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1); inline when the class's
+ * current page has a free block, out of line otherwise (a fresh block, the
+ * next page, a grown page or a large block, which cost an allocation).
+ * Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 
-/* opool_heap_alloc(h, n * size) zero-filled; NULL also when n * size
- * overflows. */
+/* opool_heap_alloc(h, n * size) zero-filled. NULL as opool_heap_alloc, and
+ * (not reported) when n * size overflows. O(1) plus the fill. Thread-safety:
+ * per heap. */
 OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 
 /* Resize: ptr NULL is alloc; size 0 frees ptr and returns NULL. A block that
@@ -167,19 +207,29 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
  * change); otherwise a new block gets the contents (up to the smaller size)
  * and the old one is freed. NULL when the
  * new block cannot be had (ptr stays valid) or ptr is not a live block of h
- * (reported as in free; nothing changes). */
+ * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
+ * nothing changes), or h is NULL (not reported). A failed new block is
+ * reported as in alloc. O(1) plus the copy. Thread-safety: per heap. */
 OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
 
-/* Free a block. OPOOL_OK (also for ptr NULL); OPOOL_EINVAL: h NULL, or ptr
- * not the start of a block of h (a fallback block already freed included);
- * OPOOL_ESTALE: ptr a class block already free. O(1) expected; inline. */
+/* Free a block; an emptied grown page may go back to the allocator. OPOOL_OK
+ * (also for ptr NULL); OPOOL_EINVAL: h NULL (not reported), or ptr not the
+ * start of a block of h (an interior or foreign pointer, a fallback block
+ * already freed); OPOOL_ESTALE: ptr a class block already free. Both change
+ * nothing but rejected, and are reported. O(1) expected; inline when the
+ * page is found at its first hash probe and the block is live; out of line
+ * for fallback blocks, rejections, OPOOL_POISON, memory checkers, and pages
+ * that need list upkeep. Thread-safety: per heap. */
 OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 
 /* Bytes usable at ptr (its class size, or the size asked of the fallback
- * allocator), 0 if ptr is not a live block of h (reported). */
+ * allocator). 0 when h or ptr is NULL (not reported) or ptr is not a live
+ * block of h (counted in rejected, reported). O(1) expected. Thread-safety:
+ * per heap. */
 OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
 
-/* Fill *out (NULL-safe: zeroed stats for a NULL heap). O(classes). */
+/* Fill *out. NULL-safe: out NULL does nothing, h NULL gives zeroed stats.
+ * O(classes). Thread-safety: per heap. */
 OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
 
 /* The report a heap makes when its desc has none; call it from your own

@@ -90,10 +90,13 @@
  * included) or index out of range -> OPOOL_EINVAL; odd but not the slot's
  * generation -> OPOOL_ESTALE. Rejected frees change nothing, are counted and
  * reported. Findings go to desc.report_mt, which receives the pool itself
- * (NULL: opool_mt_default_report). A desc with report but no report_mt
- * keeps the behaviour from before report_mt: report is called with a NULL
- * pool. Exhaustion episodes follow opool.h's rule (EXHAUSTION); a free
- * made during an episode counts the pool (O(caches)) to see its end.
+ * (NULL: opool_mt_default_report), with the core's findings: OPOOL_EFULL for
+ * an exhaustion episode (opool.h's rule, EXHAUSTION; a free made during an
+ * episode counts the pool, O(caches), to see its end), rejected frees
+ * OPOOL_EINVAL/OPOOL_ESTALE with the handle, OPOOL_EWRITE_AFTER_FREE. A desc
+ * with report but no report_mt keeps the behaviour from before report_mt:
+ * report is called with a NULL pool. A report may run on any thread,
+ * concurrently with itself.
  *
  * Every pool function may be called from any thread at the same time, except
  * opool_mt_create/opool_mt_destroy (no other call may run on that pool). A
@@ -117,6 +120,8 @@
 extern "C" {
 #endif
 
+/* An opaque concurrent pool, and an opaque per-thread cache of its free
+ * slots (a magazine). */
 typedef struct opool_mt opool_mt;
 typedef struct opool_mt_cache opool_mt_cache;
 
@@ -143,7 +148,7 @@ typedef struct opool_mt_stats {
     uint32_t parked;           /* free slots sitting in caches */
     uint32_t caches;           /* caches alive */
     uint32_t retired;          /* slots retired by OPOOL_RETIRE_ON_WRAP */
-    uint64_t failed_allocs;    /* allocs that found no slot (a wait counts once) */
+    uint64_t failed_allocs;    /* allocs that found no slot (a wait that gives up counts once) */
     uint64_t rejected_handles; /* frees of stale or invalid handles */
     uint64_t steals;           /* parked slots taken from caches by other threads */
     uint64_t sleeps;           /* times a waiting thread went to sleep */
@@ -154,45 +159,60 @@ typedef struct opool_mt_stats {
 
 /* ---- lifetime ----------------------------------------------------------- */
 
-/* Create a pool of desc->capacity slots. OPOOL_EINVAL: out or desc NULL,
- * anything opool_create rejects, max_capacity other than 0 or capacity,
- * on_full other than OPOOL_FULL_FAIL, an evict or save/load callback.
- * OPOOL_ENOMEM: the allocator failed. *out is NULL on failure. One
- * allocation; O(capacity). Not concurrent with any use of *out. */
+/* Create a pool of desc->capacity slots (fixed: it never grows).
+ * OPOOL_EINVAL: out or desc NULL, anything opool_create rejects, max_capacity
+ * other than 0 or capacity, on_full other than OPOOL_FULL_FAIL, an evict or
+ * save/load callback. OPOOL_ENOMEM: the allocator failed. *out is NULL on
+ * failure. One allocation; O(capacity). Thread-safety: any thread, not
+ * concurrent with any use of *out. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_mt_create(opool_mt **out, const opool_desc *desc);
 
 /* Run fini on every live object, release every cache record and the pool.
- * NULL-safe. No other thread may be using the pool or any of its caches;
- * caches not destroyed are released with it (their pointers die). */
+ * NULL-safe; cannot fail. O(capacity + caches). Thread-safety: no other
+ * thread may be using the pool or any of its caches; caches not destroyed
+ * are released with it (their pointers die). */
 OPOOL_API void opool_mt_destroy(opool_mt *p);
 
 /* ---- objects ------------------------------------------------------------ */
 
-/* Allocate an object, its handle to *out (if not NULL). NULL when p is NULL
- * or no slot is free (the shared list is empty and no cache has a parked slot
- * to steal): counted in failed_allocs and reported (OPOOL_EFULL) as
- * opool.h's EXHAUSTION says. Lock-free: one CAS when the shared list has a slot;
- * O(caches * cache size) to steal. Thread-safe. */
+/* Allocate an object, its handle to *out (if not NULL). NULL, *out =
+ * OPOOL_NULL, when p is NULL or no slot is free (the shared list is empty and
+ * no cache has a parked slot to steal): counted in failed_allocs (not for p
+ * NULL) and reported (OPOOL_EFULL) as opool.h's EXHAUSTION says;
+ * OPOOL_EWRITE_AFTER_FREE is reported under OPOOL_POISON. Lock-free: one CAS
+ * when the shared list has a slot; O(caches * cache size) to steal, and on
+ * Linux one membarrier system call when some cache may hold a slot.
+ * Thread-safe. */
 OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
 
 /* opool_mt_alloc, but while the pool is full sleep until a slot is freed or
- * timeout_ns nanoseconds have passed (0: do not wait; OPOOL_WAIT_FOREVER:
- * no limit). NULL on timeout (or p NULL). Never sleeps while a free slot can
- * be had (see WAITING above). Thread-safe. */
+ * timeout_ns nanoseconds (monotonic clock) have passed (0: do not wait;
+ * OPOOL_WAIT_FOREVER: no limit). NULL, *out = OPOOL_NULL, on timeout (or p
+ * NULL); a wait that gives up counts once in failed_allocs. Reports as
+ * opool_mt_alloc. Never sleeps while a free slot can be had (see WAITING
+ * above); sleeps in the kernel, no busy spinning. Cost: as opool_mt_alloc
+ * when a slot is free; system calls only to sleep (and to steal).
+ * Thread-safe. */
 OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 
-/* Free h's object (runs fini first, in this thread). OPOOL_EINVAL: p NULL or
- * h never issued; OPOOL_ESTALE: h stale, foreign, or freed by a racing
- * thread first. Lock-free: one CAS on the generation, one on the head; a
- * wake-up system call only if a thread is sleeping. Thread-safe. */
+/* Free h's object (runs fini first, in this thread) and push its slot on the
+ * shared free list; wakes a thread sleeping in opool_mt_alloc_wait and ends
+ * an exhaustion episode. OPOOL_OK; OPOOL_EINVAL: p NULL or h never issued;
+ * OPOOL_ESTALE: h stale, foreign, or freed by a racing thread first (of two
+ * threads freeing one handle, exactly one gets OPOOL_OK). A rejected free
+ * changes nothing but rejected_handles and is reported with h (neither for p
+ * NULL). Lock-free: one CAS on the generation, one on the head; a wake-up
+ * system call only if a thread is sleeping. Thread-safe. */
 OPOOL_API opool_status opool_mt_free(opool_mt *p, opool_handle h);
 
-/* The object of h, NULL unless h is live in p. One acquire load. The answer
- * may be out of date as soon as it is given if another thread frees h: that
- * is the caller's protocol to prevent. Thread-safe. */
+/* The object of h, NULL unless h is live in p (or p NULL). One acquire load:
+ * the object is seen fully prepared by the allocating thread. O(1). The
+ * answer may be out of date as soon as it is given if another thread frees
+ * h: keeping the object alive while it is used is the caller's protocol.
+ * Thread-safe. */
 OPOOL_API void *opool_mt_get(const opool_mt *p, opool_handle h);
 
-/* opool_mt_get(p, h) != NULL. Thread-safe. */
+/* opool_mt_get(p, h) != NULL. O(1). Thread-safe. */
 OPOOL_API bool opool_mt_valid(const opool_mt *p, opool_handle h);
 
 /* Live objects; 0 for NULL. Exact when no alloc or free runs; under
@@ -202,18 +222,22 @@ OPOOL_API bool opool_mt_valid(const opool_mt *p, opool_handle h);
  * Thread-safe. */
 OPOOL_API uint32_t opool_mt_count(const opool_mt *p);
 
-/* Slots usable (capacity minus retired slots); 0 for NULL. Thread-safe. */
+/* Slots usable (capacity minus retired slots); 0 for NULL. O(1).
+ * Thread-safe. */
 OPOOL_API uint32_t opool_mt_capacity(const opool_mt *p);
 
-/* Allocate up to n objects with one CAS on the shared head: handles to
- * out[0..k) (required when n > 0), objects to objs[0..k) if objs is not NULL.
- * Returns k, the number allocated (fewer than n only when the pool ran out;
- * then counted and reported as a failed alloc). 0 for p NULL. Thread-safe. */
+/* Allocate up to n objects with one CAS on the shared head (stealing exactly
+ * what it misses): handles to out[0..k) (required when n > 0), objects to
+ * objs[0..k) if objs is not NULL. Returns k, the number allocated: fewer
+ * than n only when the pool ran out (then counted once in failed_allocs,
+ * OPOOL_EFULL reported as opool.h's EXHAUSTION says); 0, not counted, for p NULL, out
+ * NULL or n 0. O(n) plus one CAS. Thread-safe. */
 OPOOL_API uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n);
 
 /* Free the objects of hs[0..n) and return them with one CAS on the shared
  * head. Returns how many were freed; each rejected handle (as opool_mt_free
- * rejects it) is skipped, counted and reported. Thread-safe. */
+ * rejects it) is skipped, counted in rejected_handles and reported. 0 for p
+ * or hs NULL. O(n) plus one CAS. Thread-safe. */
 OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n);
 
 /* ---- caches (one per thread) ------------------------------------------- */
@@ -222,38 +246,53 @@ OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint3
  * thread at a time. NULL: p NULL, size out of range, or no memory. A
  * destroyed cache's record is kept by the pool and reused by the next create
  * that fits, so creating caches per thread start costs an allocation only
- * the first times. Thread-safe. */
+ * the first times. Cost: O(caches) to look for a free record; otherwise one
+ * allocation (4 bytes per entry, size rounded up to a power of two, plus a
+ * cache line). Thread-safe. */
 OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
 
-/* opool_mt_alloc through the cache: O(1) touching no shared cache line while
- * the cache has slots; refills size/2 in one CAS when empty (while some
- * thread waits in opool_mt_alloc_wait it keeps only the slot it returns and
- * gives the rest back to the shared list, waking the waiter); NULL (counted,
- * reported) only when the pool has no free slot left anywhere, as
- * opool_mt_alloc. */
+/* opool_mt_alloc through the cache: takes the newest parked slot, O(1)
+ * touching no shared cache line and making no atomic read-modify-write while
+ * the cache has slots; refills size/2 in one CAS (stealing if needed) when
+ * empty (while some thread waits in opool_mt_alloc_wait it keeps only the
+ * slot it returns and gives the rest back to the shared list, waking the
+ * waiter). NULL, *out = OPOOL_NULL, for c NULL, or (counted, reported as
+ * opool_mt_alloc) when the pool has no free slot left anywhere.
+ * Thread-safety: the cache's owner only. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
 
 /* opool_mt_free through the cache (any live handle of the pool, whichever
  * path allocated it): the same results and the same race guarantee; the slot
- * is parked in the cache, spilling size/2 in one CAS when full. While some
- * thread waits in opool_mt_alloc_wait the slot goes to the shared list
- * instead (and wakes it). OPOOL_EINVAL also for c NULL. */
+ * is parked in the cache, spilling the oldest size/2 in one CAS when full.
+ * While some thread waits in opool_mt_alloc_wait the slot goes to the shared
+ * list instead (and wakes it). Fails as opool_mt_free, and OPOOL_EINVAL for c
+ * NULL (not counted, not reported). O(1). Thread-safety: the cache's owner
+ * only. */
 OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
 
-/* Bulk versions of the two above (see opool_mt_alloc_bulk/free_bulk). */
+/* Bulk versions of the two above: n calls of opool_mt_cache_alloc /
+ * opool_mt_cache_free, with the results of opool_mt_alloc_bulk /
+ * opool_mt_free_bulk: the alloc stops at the first failure (counted and
+ * reported once), the free skips and reports each rejected handle. 0 for c
+ * NULL, or out / hs NULL. O(n). Thread-safety: the cache's owner only. */
 OPOOL_API uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs,
                                              uint32_t n);
 OPOOL_API uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uint32_t n);
 
-/* Return every parked slot to the pool (one CAS) and wake waiters. NULL-safe. */
+/* Return every parked slot to the pool (one CAS) and wake waiters. Objects
+ * allocated through the cache stay live. NULL-safe; cannot fail. O(parked
+ * slots). Thread-safety: the cache's owner only. */
 OPOOL_API void opool_mt_cache_flush(opool_mt_cache *c);
 
-/* Flush, then give the cache back to the pool. NULL-safe. c is dead after. */
+/* Flush, then give the cache back to the pool (its record is reused by a
+ * later opool_mt_cache_create). c is dead after; objects allocated through
+ * it stay live (they belong to the pool). NULL-safe; cannot fail. Cost: as
+ * flush. Thread-safety: the cache's owner only. */
 OPOOL_API void opool_mt_cache_destroy(opool_mt_cache *c);
 
-/* Fill *out (NULL-safe: zeroed stats for a NULL pool); see opool_mt_stats
- * for what each figure promises under concurrent use. O(caches).
- * Thread-safe. */
+/* Fill *out; see opool_mt_stats for what each figure promises under
+ * concurrent use. NULL-safe: out NULL does nothing, p NULL gives zeroed
+ * stats. O(caches). Thread-safe. */
 OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
 
 /* The report a concurrent pool makes when its desc has neither report_mt

@@ -104,6 +104,7 @@
 extern "C" {
 #endif
 
+/* A side table, an incomplete type used through opool_side *. */
 typedef struct opool_side opool_side;
 
 /* Largest value_align a table accepts (as the pool's object_align). */
@@ -116,9 +117,11 @@ typedef struct opool_side opool_side;
  * a non-NULL token that must not be dereferenced. capacity 0 reserves
  * nothing. OPOOL_EINVAL: out NULL, value_align not a power of two or above
  * OPOOL_SIDE_MAX_ALIGN, capacity above OPOOL_MAX_CAPACITY, or sizes that
- * overflow. OPOOL_ENOMEM: the C library's allocator failed. *out is NULL
- * after any failure. Cost: allocations for capacity entries and the pages
- * of indices below capacity (zero-filled). Thread-safe: tables may be
+ * overflow (value_size rounded up to value_align, times capacity).
+ * OPOOL_ENOMEM: the C library's allocator failed. *out is NULL after any
+ * failure. Values are zero-filled when their entry is made. Cost:
+ * allocations for capacity entries (8 bytes plus the rounded value each) and
+ * the pages of indices below capacity (8 bytes per index, zero-filled). Thread-safe: tables may be
  * created in any thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_side_create(opool_side **out, size_t value_size,
                                                          size_t value_align, uint32_t capacity);
@@ -130,9 +133,10 @@ OPOOL_API void opool_side_destroy(opool_side *s);
 /* The storage of h's value: the existing value if the table has an entry
  * for exactly h; otherwise a new entry, zero-filled, which replaces an entry
  * of another generation at h's index (in place: same position, its value
- * zero-filled). NULL, and the table unchanged: s NULL, h's generation even
- * (OPOOL_NULL included), OPOOL_MAX_CAPACITY entries already, or an
- * allocation failed while growing. O(1) amortised (growth doubles the dense
+ * zero-filled: a table cannot tell which of two generations is newer).
+ * NULL, and the table unchanged: s NULL, h's generation even (OPOOL_NULL
+ * included), OPOOL_MAX_CAPACITY entries already, or an allocation failed
+ * while growing. O(1) amortised (growth doubles the dense
  * arrays; a page is 8 KiB). Moves no value unless the dense arrays grow.
  * Writes: no other call on the table at the same time. */
 OPOOL_API void *opool_side_put(opool_side *s, opool_handle h);
@@ -153,12 +157,14 @@ OPOOL_API opool_status opool_side_remove(opool_side *s, opool_handle h);
  * Writes: no other call on the table at the same time. */
 OPOOL_API void opool_side_clear(opool_side *s);
 
-/* Entries; 0 for NULL. O(1). Reads only. */
+/* Entries; 0 for NULL. O(1). Reads only: concurrent readers are fine while
+ * nobody writes. */
 OPOOL_API uint32_t opool_side_count(const opool_side *s);
 
 /* The handle and the value of the i-th entry, i in [0, count); OPOOL_NULL
  * and NULL otherwise (and for s NULL). Iterate backwards to remove while
- * iterating (ITERATION above). O(1). Reads only. */
+ * iterating (ITERATION above). O(1). Reads only: concurrent readers are fine
+ * while nobody writes. */
 OPOOL_API opool_handle opool_side_handle_at(const opool_side *s, uint32_t i);
 OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
 

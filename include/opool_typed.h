@@ -81,8 +81,12 @@
  * typed pool packs T as tightly as an array of T). A size below sizeof(T) or
  * an alignment below alignof(T) is OPOOL_EINVAL, like a NULL desc; a larger
  * size is allowed (room after each T). A NULL desc is OPOOL_EINVAL, as in
- * the core: the capacity-only shortcut is P_create_n. *out is NULL after any
- * failure.
+ * the core: the capacity-only shortcut is P_create_n. OPOOL_EINVAL also for
+ * out NULL, and (P_create_flags) for an unknown flag. *out is NULL after any
+ * failure; P_required_bytes gives 0 for a desc it rejects. Each function is
+ * its core call (P_create_in is opool_create_in, ...), with its failures,
+ * cost and thread-safety. P_create, P_create_n, P_create_flags, P_create_in,
+ * P_load and P_load_file are OPOOL_NODISCARD.
  *     opool_status P_create(P **out, const opool_desc *desc);
  *     opool_status P_create_n(P **out, uint32_t capacity);  // fixed, defaults
  *     opool_status P_create_flags(P **out, uint32_t capacity, uint32_t flags);
@@ -116,7 +120,9 @@
  *     opool_status P_load(P **out, const opool_desc *desc, opool_read_fn read, void *ctx);
  *     opool_status P_save_file(const P *p, const char *path);
  *     opool_status P_load_file(P **out, const opool_desc *desc, const char *path);
- * Handles (no pool needed):
+ * Handles (no pool needed, no failure, O(1), any thread; P_handle_of gives
+ * the null H where opool_handle_of gives OPOOL_NULL; P_handle_from makes no
+ * check: a wrong handle is rejected later, at run time):
  *     H            P_handle_null(void);
  *     bool         P_handle_is_null(H h);
  *     bool         P_handle_eq(H a, H b);
@@ -126,8 +132,9 @@
  *     H            P_handle_from(opool_handle raw); // the explicit way back
  *
  * THE SIDE TABLE FUNCTIONS (for OPOOL_TYPED_SIDE(S, P, V); H is P_handle;
- * behaviour, failures and costs are opool_side.h's; V's size and alignment
- * are the values'):
+ * behaviour, failures, costs and thread-safety are opool_side.h's; V's size
+ * and alignment are the values': S_create is opool_side_create(out,
+ * sizeof(V), alignof(V), capacity), OPOOL_NODISCARD):
  *     opool_status S_create(S **out, uint32_t capacity);
  *     void         S_destroy(S *s);
  *     V           *S_put(S *s, H h);
@@ -204,7 +211,9 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * (as OPOOL_TYPED_HANDLE), then its pool (as OPOOL_TYPED_POOL). The typedef
  * in front is a tripwire: OPOOL_TYPED_HANDLE declares the same name as int,
  * so OPOOL_TYPED after it (which would define the handle a second time)
- * fails first on a name that says what to write instead. */
+ * fails first on a name that says what to write instead. The functions it
+ * makes, name_xxx, are listed in the manual above as P_xxx (THE FUNCTIONS),
+ * with their failures, costs and thread-safety (the core's). */
 #define OPOOL_TYPED(name, T)                                                                       \
     typedef char name##__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL;                          \
     OPOOL__TYPED_HANDLE_TYPE(name)                                                                 \
@@ -212,7 +221,8 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL_TYPED_POOL(name, T)
 
 /* The handle type name_handle and its helpers alone, T not needed: for
- * types that hold handles of their own pool, or of each other's. */
+ * types that hold handles of their own pool, or of each other's. The helpers
+ * are the manual's P_handle_xxx (no pool, no failure, O(1), any thread). */
 #define OPOOL_TYPED_HANDLE(name)                                                                   \
     typedef int name##__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL;                           \
     OPOOL__TYPED_HANDLE_TYPE(name)                                                                 \
@@ -376,7 +386,9 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return s;                                                                                  \
     }
 
-/* A side table of values V keyed by the handles of typed pool `pool`. */
+/* A side table of values V keyed by the handles of typed pool `pool`. Its
+ * functions, side_xxx, are listed in the manual above as S_xxx (THE SIDE
+ * TABLE FUNCTIONS); failures, costs and thread-safety are opool_side.h's. */
 #define OPOOL_TYPED_SIDE(side, pool, V)                                                            \
     typedef struct side##__opool_side side; /* never defined: side * is an opool_side * */         \
     OPOOL__TYPED_FN OPOOL_NODISCARD opool_status side##_create(side **out, uint32_t capacity) {    \

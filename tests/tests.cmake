@@ -84,13 +84,26 @@ include("${PROJECT_SOURCE_DIR}/tests/points/points.cmake")
 include("${PROJECT_SOURCE_DIR}/tests/typed/typed.cmake")
 include("${PROJECT_SOURCE_DIR}/cmake/dist.cmake")
 
-# docs/API.md keeps an entry for every public name of include/*.h (tests/docs/api_doc_complete.cmake
-# lists the missing ones). Needs no compiler: label docs.
-add_test(NAME api_doc_complete
-    COMMAND "${CMAKE_COMMAND}" "-DHEADERS=${OPOOL_PUBLIC_HEADERS}"
-            "-DDOC=${PROJECT_SOURCE_DIR}/docs/API.md"
-            -P "${PROJECT_SOURCE_DIR}/tests/docs/api_doc_complete.cmake")
-set_tests_properties(api_doc_complete PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS docs)
+# docs/API.md is generated from the comments of include/*.h by tools/apidoc.cmake (make docs).
+# Need no compiler: label docs.
+#   api_doc_up_to_date  regenerates it into the build directory and fails, telling to run
+#                       `make docs`, when the committed file differs; the generator itself
+#                       fails when a public declaration has no comment block
+#   api_doc_rejects_an_undocumented_declaration
+#                       that refusal, on a copy of the headers given one undocumented function
+file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/api_doc_up_to_date")
+add_test(NAME api_doc_up_to_date
+    COMMAND "${CMAKE_COMMAND}" -DCHECK=ON "-DOUT=${PROJECT_BINARY_DIR}/generated/docs/API.md"
+            -P "${PROJECT_SOURCE_DIR}/tools/apidoc.cmake"
+    WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/api_doc_up_to_date")
+file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/api_doc_undocumented")
+add_test(NAME api_doc_rejects_an_undocumented_declaration
+    COMMAND "${CMAKE_COMMAND}" "-DSOURCE_DIR=${PROJECT_SOURCE_DIR}"
+            "-DWORK=${OPOOL_TEST_WORK_DIR}/api_doc_undocumented"
+            -P "${PROJECT_SOURCE_DIR}/tests/docs/undocumented.cmake"
+    WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/api_doc_undocumented")
+set_tests_properties(api_doc_up_to_date api_doc_rejects_an_undocumented_declaration
+    PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS docs)
 
 # ---- exports of the shared library: tests/abi/exports.cmake ---------------------------------
 # abi_exports: `nm -D --defined-only` of the shared library lists every public function of

@@ -160,6 +160,13 @@ OPOOL_API uint32_t opool_handle_generation(opool_handle h);
 OPOOL_API bool opool_handle_is_null(opool_handle h);
 OPOOL_API bool opool_handle_eq(opool_handle a, opool_handle b);
 
+/* A compact handle: 4 bytes instead of 8, for references stored by the
+ * million (opool_handle_compact, opool_handle_expand). {0} is never a live
+ * object's compact handle. Only meaningful with the pool that made it. */
+typedef struct opool_handle32 {
+    uint32_t bits; /* low k bits: slot index; high 32 - k bits: low bits of the generation */
+} opool_handle32;
+
 /* ---- status, policies, flags ------------------------------------------- */
 
 typedef enum opool_status {
@@ -183,7 +190,10 @@ typedef enum opool_full_policy {
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
-    OPOOL_RETIRE_ON_WRAP = 1u << 2, /* a slot whose generation would wrap is retired for good */
+    OPOOL_RETIRE_ON_WRAP = 1u << 2, /* a slot whose generation would wrap is retired for good:
+                                       the generation bits of a compact handle (see
+                                       opool_handle_compact) count, so that compact handles
+                                       never match falsely either */
     OPOOL__FLAGS_ALL = (1u << 3) - 1
 };
 
@@ -215,7 +225,10 @@ typedef struct opool_desc {
     uint32_t flags;             /* OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP */
     uint32_t salt;              /* generation origin; 0 = derived from creation order */
     void (*init)(void *obj, void *user); /* optional: after every alloc (after OPOOL_ZERO) */
-    void (*fini)(void *obj, void *user); /* optional: on free, clear, evict and destroy */
+    /* optional: on free, clear, evict and destroy (and retain), before the slot
+     * is freed: obj is still live, so fini may call opool_handle_of(p, obj),
+     * opool_handle_at and opool_get on it and get its current handle */
+    void (*fini)(void *obj, void *user);
     opool_handle (*evict)(opool *p, void *user); /* OPOOL_FULL_EVICT: return a live victim */
     /* Findings, with the handle concerned (OPOOL_NULL if none):
      *   OPOOL_EFULL              once per exhaustion episode (default: one line on stderr)
@@ -330,12 +343,58 @@ OPOOL_API uint32_t opool_count(const opool *p);
 /* Slots usable now (retired ones excluded); 0 for NULL. O(1). */
 OPOOL_API uint32_t opool_capacity(const opool *p);
 
+/* The most objects ever live at once (stats.high_water); 0 for NULL. In a
+ * pool that never used opool_alloc_at, retired a slot, shrank or was
+ * loaded, every index ever handed out is below it (Box2D's nextIndex: the
+ * slots ever used), since a fresh pool hands out 0, 1, 2, ... and reuse is
+ * LIFO. O(1); inline. */
+OPOOL_API uint32_t opool_high_water(const opool *p);
+
+/* The current handle of the live object in slot index, OPOOL_NULL if that
+ * slot is free, retired, without storage or beyond the pool (any index, even
+ * UINT32_MAX, is safe), or p is NULL. For engines that keep raw indices:
+ * opool_free(p, opool_handle_at(p, i)) frees by index. O(1); inline. */
+OPOOL_API opool_handle opool_handle_at(const opool *p, uint32_t index);
+
 /* The i-th entry of the live list, i in [0, count); OPOOL_NULL/NULL
  * otherwise. Iterate backwards, i = count..0, to free and allocate while
  * iterating: ITERATION at the top of this file says exactly what each does
  * to the loop. O(1); inline. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
+
+/* Visit every live object exactly once, in the order of the backward loop
+ * above, calling keep(obj, its handle, user); free (running fini) each one
+ * for which keep returns false. Returns how many it freed; 0 if p or keep is
+ * NULL. keep may allocate (objects allocated during the pass are not
+ * visited) and may free its own object (then retain does not free it again
+ * and does not count it). Frees of other objects inside keep or fini follow
+ * ITERATION: one not yet visited is skipped and the last entry takes its
+ * place (it may then be visited twice). O(count) plus the frees.
+ * Thread-safety: the pool's. */
+OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user),
+                                void *user);
+
+/* The backward loop as a statement: declares T *obj and opool_handle h for
+ * the body, which runs once per live object with that object and its
+ * handle, exactly as `for (i = opool_count(p); i-- > 0;)` over
+ * opool_live_object/opool_live_handle (ITERATION says what frees and allocs
+ * inside do). Freeing obj (opool_free(p, h)) is allowed; break and continue
+ * work; indices left past the end by frees of other objects are skipped.
+ * p is evaluated once per object: pass a plain variable.
+ *
+ *     OPOOL_FOREACH(pool, struct particle, it, h) {
+ *         if (it->life <= 0) opool_free(pool, h);
+ *     }
+ */
+#define OPOOL_FOREACH(p, T, obj, h)                                                                \
+    for (uint32_t obj##_opool_i_ = opool_count(p), obj##_opool_go_ = 1, obj##_opool_once_ = 0;     \
+         obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
+        for (opool_handle h = (obj##_opool_once_ = obj##_opool_i_ < opool_count(p),                \
+                              opool_live_handle(p, obj##_opool_i_));                               \
+             obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
+            for (T *obj = (obj##_opool_go_ = 0, (T *)opool_live_object(p, obj##_opool_i_));        \
+                 !obj##_opool_go_ && ((void)obj, 1); obj##_opool_go_ = 1)
 
 /* Reorder the live roster by slot index (memory order) so the next iteration
  * walks memory forward. Handles and the free stack are untouched.
@@ -347,6 +406,37 @@ OPOOL_API void opool_sort(opool *p);
  * becomes valid again; the slots come back (free) if the pool grows again.
  * Returns the number of slots released. O(capacity). */
 OPOOL_API uint32_t opool_shrink(opool *p);
+
+/* ---- compact handles ----------------------------------------------------
+ * A pool whose index limit (stats.max_capacity: the capacity of a fixed pool,
+ * max_capacity of a growable one) is M needs k bits for an index, the
+ * smallest k with 2^k >= M; a compact handle keeps the index in its low k
+ * bits and the low 32 - k bits of the generation above them. Generations of
+ * live objects are odd, so a live object's compact handle is never {0}.
+ * Pools with M > 2^31 have no compact handles (every compact is {0}).
+ *
+ * The false-match bound: each reuse of a slot (alloc after free) advances
+ * its generation by 2, so the low 32 - k bits repeat every 2^(31-k) reuses:
+ * a stale compact handle is mistaken for the current one exactly when its
+ * slot has been reused a multiple of 2^(31-k) times since (2^29 for a pool
+ * of 4 slots, 2^15 for 65536: only that many reuses apart, never sooner).
+ * With OPOOL_RETIRE_ON_WRAP a slot is retired when its generation's low
+ * 32 - k bits come back to where they started, after 2^(31-k) uses instead
+ * of 2^31 (counted in stats.retired): then no stale handle, compact or full,
+ * ever matches, unless opool_alloc_at re-creates one on purpose. A pool with
+ * M > 2^30 has 1 generation bit: with the flag each slot is used once.
+ * Compact handles stay meaningful across opool_save/opool_load (same
+ * index limit). */
+
+/* The compact form of h: {0} unless h is live in p (stale, foreign, never
+ * issued, OPOOL_NULL, a NULL p, or a pool with M > 2^31). O(1); inline. */
+OPOOL_API opool_handle32 opool_handle_compact(const opool *p, opool_handle h);
+
+/* The full handle of a compact one: OPOOL_NULL unless the slot it names is
+ * live and its current generation agrees in the low 32 - k bits (then the
+ * result is that object's current handle: see the bound above); {0}, an
+ * index beyond the pool and a NULL p give OPOOL_NULL. O(1); inline. */
+OPOOL_API opool_handle opool_handle_expand(const opool *p, opool_handle32 c);
 
 /* Fill *out (NULL-safe: zeroed stats for a NULL pool). O(1). */
 OPOOL_API void opool_get_stats(const opool *p, opool_stats *out);

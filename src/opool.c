@@ -290,7 +290,8 @@ void opool__release(opool *p, uint32_t i) {
     opool__roster_release(h, i);
     h->slot[i].gen = ++g;
     opool__slot_freed(p, obj);
-    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) opool__retire(p, i);
+    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && opool__wraps(g, p->gen0, h->index_bits))
+        opool__retire(p, i);
     if (p->episode) {
         p->episode = false;
         opool__update_fast(p);
@@ -378,6 +379,7 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     opool__hot *h = &p->hot;
     h->shift = g->shift;
     h->stride = g->stride;
+    h->index_bits = opool__index_bits(g->max_capacity);
     h->slot = (opool__slot *)(p + 1);
     h->roster = (uint32_t *)(h->slot + g->first);
     uintptr_t objects = (at + g->objects_at + g->align - 1) & ~(uintptr_t)(g->align - 1);
@@ -524,6 +526,22 @@ void opool_clear(opool *p) {
 }
 
 uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
+
+uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user), void *user) {
+    if (p == NULL || keep == NULL) return 0;
+    opool__hot *h = &p->hot;
+    uint32_t freed = 0;
+    for (uint32_t k = h->count; k-- > 0;) {
+        if (k >= h->count) continue; /* frees of others inside keep took the end away */
+        uint32_t i = h->roster[k], g = h->slot[i].gen;
+        if (keep(opool__object(h, i), opool__handle(i, g), user)) continue;
+        /* keep may have freed its own object (and the slot been reused) */
+        if (h->slot[i].gen != g) continue;
+        opool__release(p, i);
+        freed++;
+    }
+    return freed;
+}
 
 void opool_sort(opool *p) {
     if (p == NULL) return;

@@ -154,6 +154,22 @@ static inline uint32_t opool__span_count(uint32_t shift, uint32_t max_capacity) 
     return n;
 }
 
+/* The index bits k of compact handles for an index limit of max_capacity:
+ * the smallest k with 2^k >= max_capacity; 32 (none) above 2^31. */
+static inline uint32_t opool__index_bits(uint32_t max_capacity) {
+    uint32_t k = 0;
+    while (k < 32 && ((uint64_t)1 << k) < max_capacity) k++;
+    return k;
+}
+
+/* OPOOL_RETIRE_ON_WRAP: a slot just freed to generation gen is retired when
+ * the generation bits a compact handle keeps (the low 32 - k, all 32 when
+ * the pool has no compact handles) are back at gen0's. k: opool__index_bits. */
+static inline bool opool__wraps(uint32_t gen, uint32_t gen0, uint32_t k) {
+    uint32_t mask = k == 0 || k >= 32 ? UINT32_MAX : UINT32_MAX >> k;
+    return ((gen - gen0) & mask) == 0;
+}
+
 /* The salt of a pool whose desc gives none: derived from the creation order
  * (of every pool, single-threaded or not), the same run after run. */
 uint32_t opool__derive_salt(void);

@@ -413,7 +413,8 @@ static opool_status opool__load_slots_ok(const opool__image *im, const unsigned 
             const unsigned char *r = rec + (size_t)i * OPOOL__IMG_SLOT;
             uint32_t gen = opool__io_get32(r), pos = opool__io_get32(r + 4);
             if (pos == OPOOL__RETIRED) {
-                if (gen != im->gen0) goto out; /* retired: its generation came back to gen0 */
+                /* retired: its generation came back to gen0 (in a compact handle's bits) */
+                if (!opool__wraps(gen, im->gen0, opool__index_bits(im->max_capacity))) goto out;
                 retired++;
             } else if (pos == OPOOL__UNBACKED) {
                 if (backed || (gen & 1)) goto out;

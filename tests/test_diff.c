@@ -82,6 +82,10 @@ typedef struct harness {
     bool in_loop;        /* inside op_iterate's loop, at index loop_index */
     uint32_t loop_index;
     bool muted;          /* callbacks of a pool being replaced: not the model's */
+
+    uint64_t keep_salt;  /* op_retain: keep(h) is a hash of h and this */
+    uint32_t keep_pct;
+    uint32_t keep_calls;
 } harness;
 
 static uint64_t total_ops, total_checks, total_loops, total_loop_visits, total_loop_moves,
@@ -320,6 +324,7 @@ static void full_check(harness *h) {
     EXPECT_EQ(h, s.max_capacity, w.max_capacity);
     EXPECT_EQ(h, s.count, w.count);
     EXPECT_EQ(h, s.high_water, w.high_water);
+    EXPECT_EQ(h, opool_high_water(p), w.high_water);
     EXPECT_EQ(h, s.retired, w.retired);
     EXPECT_EQ(h, s.allocs, w.allocs);
     EXPECT_EQ(h, s.frees, w.frees);
@@ -516,6 +521,31 @@ static void op_lookup(harness *h) {
     want = model_at(m, i) ? h->addr[i] : NULL;
     EXPECT_EQ(h, (uintptr_t)opool_at(h->p, i), (uintptr_t)want);
 
+    EXPECT_EQ(h, opool_handle_at(h->p, i).bits, model_handle_at(m, i));
+
+    /* compact handles: of the handle looked up, and expanding any 32 bits */
+    opool_handle32 c = opool_handle_compact(h->p, hh);
+    EXPECT_EQ(h, c.bits, model_compact(m, bits));
+    EXPECT_EQ(h, opool_handle_expand(h->p, c).bits, c.bits ? bits : 0);
+    opool_handle32 x;
+    uint32_t kbits = model_index_bits(m);
+    switch (rng_below(&h->r, 4)) {
+    case 0: /* any handle's bits, encoded without asking whether it is live */
+        x.bits = kbits >= 32 ? (uint32_t)bits
+                             : (uint32_t)((bits >> 32) << kbits) | ((uint32_t)bits & ~(UINT32_MAX << kbits));
+        break;
+    case 1:
+        x.bits = (uint32_t)rng_next(&h->r);
+        break;
+    case 2:
+        x.bits = 0;
+        break;
+    default:
+        x.bits = c.bits ^ (1u << rng_below(&h->r, 32));
+        break;
+    }
+    EXPECT_EQ(h, opool_handle_expand(h->p, x).bits, model_expand(m, x.bits));
+
     uint32_t k = known_slot(h);
     if (k != MODEL_NOPOS) {
         uint64_t expect = model_is_live(m, k) ? model_bits(m->gen[k], k) : 0;
@@ -568,6 +598,33 @@ static void op_shrink(harness *h) {
     for (uint32_t c = 0; c < m->nchunks; c++)
         if (was[c] && !m->present[c])
             for (uint32_t i = m->lo[c]; i < m->hi[c]; i++) h->addr[i] = NULL; /* storage is gone */
+}
+
+/* keep of op_retain: a hash of the handle decides, the same for pool and model. */
+static bool keep_decides(uint64_t bits, void *user) {
+    harness *h = user;
+    return mix64(bits ^ h->keep_salt) % 100 < h->keep_pct;
+}
+
+static bool cb_keep(void *obj, opool_handle hnd, void *user) {
+    harness *h = user;
+    h->keep_calls++;
+    check_pattern(h, obj, hnd.bits, "retain");
+    EXPECT_EQ(h, (uintptr_t)opool_get(h->p, hnd), (uintptr_t)obj);
+    return keep_decides(hnd.bits, h);
+}
+
+static void op_retain(harness *h) {
+    begin(h, "retain");
+    h->keep_salt = rng_next(&h->r);
+    h->keep_pct = rng_below(&h->r, 101);
+    h->keep_calls = 0;
+    uint32_t live = h->m.count;
+    uint32_t got = opool_retain(h->p, cb_keep, h);
+    EXPECT_EQ(h, got, model_retain(&h->m, keep_decides, h));
+    EXPECT_EQ(h, h->keep_calls, live);
+    check_callbacks(h, false);
+    note_freed(h);
 }
 
 /* A free inside the loop: the promise's bookkeeping, then the free on both. */
@@ -765,6 +822,8 @@ static bool run_seed(uint64_t seed, uint64_t ops) {
             op_iterate(h);
         else if ((x -= 3) < 2)
             op_save_load(h);
+        else if ((x -= 2) < 3)
+            op_retain(h);
         else
             op_lookup(h);
         if (h->op % FULL_CHECK_EVERY == 0 && !h->failed) {

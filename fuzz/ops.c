@@ -796,7 +796,7 @@ static bool load_nothing(void *obj, const void *data, size_t size, void *user) {
 /* Is d invalid by a rule the header states (not counting size overflow)? */
 static bool desc_breaks_a_rule(const opool_desc *d) {
     size_t align = d->object_align ? d->object_align : _Alignof(max_align_t);
-    return d->object_size == 0 || d->capacity == 0 || (align & (align - 1)) != 0 || align > 4096 ||
+    return d->capacity == 0 || (align & (align - 1)) != 0 || align > 4096 ||
            (d->max_capacity != 0 && d->max_capacity < d->capacity) ||
            d->capacity > OPOOL_MAX_CAPACITY || d->max_capacity > OPOOL_MAX_CAPACITY ||
            (d->flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0 || (unsigned)d->on_full > 2 ||

@@ -216,7 +216,7 @@ typedef struct opool_allocator { /* all zero = the C library */
 
 /* Zero-initialise, then set what you need. */
 typedef struct opool_desc {
-    size_t object_size;         /* required, > 0 */
+    size_t object_size;         /* 0: an id-only pool (see opool_create) */
     size_t object_align;        /* 0 = alignof(max_align_t); a power of two <= 4096 */
     uint32_t capacity;          /* required, > 0: slots reserved at create (a growable pool
                                    rounds it up to a power of two, capped at max_capacity) */
@@ -266,13 +266,22 @@ typedef struct opool_stats {
 
 /* ---- lifetime ----------------------------------------------------------- */
 
-/* Create a pool. OPOOL_EINVAL: out or desc NULL, object_size or capacity 0,
+/* Create a pool. OPOOL_EINVAL: out or desc NULL, capacity 0,
  * object_align not a power of two or > 4096, max_capacity nonzero and below
  * capacity, capacity or max_capacity above OPOOL_MAX_CAPACITY, unknown flags
  * or policy, OPOOL_FULL_EVICT without evict, an allocator with only one of
  * alloc/free, or sizes that overflow. OPOOL_ENOMEM: the allocator failed. *out is set to NULL on
  * any failure. Cost: one allocation; O(capacity) to initialise. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_desc *desc);
+/* ID-ONLY POOLS. object_size 0 gives a pool of handles without object
+ * storage: an id allocator (Box2D's b2IdPool, sokol's pool). Handles, the
+ * live list, alloc_at, clear, growth, eviction, retain, compact handles and
+ * save/load work as for any pool, at 12 bytes per slot (the slot record and
+ * the roster entry) and no object memory. alloc, get, at and live_object
+ * return a token, the same non-NULL address for every object: test it
+ * against NULL, never dereference it. init and fini get the token.
+ * opool_handle_of and opool_free_object cannot tell objects apart by it:
+ * they give OPOOL_NULL and OPOOL_EINVAL. */
 
 /* Bytes opool_create_in needs for desc, alignment slack included; 0 if desc
  * is invalid (same rules as opool_create). */

@@ -100,7 +100,9 @@
  * 0 or equal to it), flags OPOOL_ZERO, OPOOL_POISON and OPOOL_RETIRE_ON_WRAP,
  * salt, init, fini, report, user and allocator. Growth, eviction and the
  * save/load callbacks are for the single-threaded pool: asking for them is
- * OPOOL_EINVAL. init and fini run in the thread that allocates or frees.
+ * OPOOL_EINVAL, and so is object_size 0 (id-only pools are single-threaded:
+ * a concurrent id allocator gains nothing from a pool without objects over
+ * opool_mt with the smallest object). init and fini run in the thread that allocates or frees.
  *
  * LICENSE: zlib (see LICENSE)
  */
@@ -151,7 +153,7 @@ typedef struct opool_mt_stats {
 /* ---- lifetime ----------------------------------------------------------- */
 
 /* Create a pool of desc->capacity slots. OPOOL_EINVAL: out or desc NULL,
- * anything opool_create rejects, max_capacity other than 0 or capacity,
+ * anything opool_create rejects, object_size 0, max_capacity other than 0 or capacity,
  * on_full other than OPOOL_FULL_FAIL, an evict or save/load callback.
  * OPOOL_ENOMEM: the allocator failed. *out is NULL on failure. One
  * allocation; O(capacity). Not concurrent with any use of *out. */

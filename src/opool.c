@@ -23,7 +23,7 @@ static uint32_t opool__ceil_log2(uint32_t x) {
 
 /* Validate desc and work out sizes; false for every invalid desc. */
 bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
-    if (d == NULL || d->object_size == 0 || d->capacity == 0) return false;
+    if (d == NULL || d->capacity == 0) return false; /* object_size 0: an id-only pool */
     if (d->capacity > OPOOL_MAX_CAPACITY || d->max_capacity > OPOOL_MAX_CAPACITY) return false;
     if (d->max_capacity != 0 && d->max_capacity < d->capacity) return false;
     if ((d->flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0) return false;
@@ -78,6 +78,28 @@ size_t opool__chunk_bytes(const opool *p, uint32_t c) {
 
 bool opool__chunk_backed(const opool *p, uint32_t c) {
     return c == 0 || p->chunk_mem[c] != NULL;
+}
+
+/* Give chunk c (>= 1) its storage: the allocator's, or for an id-only pool
+ * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
+ * returns. Sets chunk_mem[c] and base[c]; false when memory is not there. */
+bool opool__chunk_alloc(opool *p, uint32_t c) {
+    void *mem = (void *)p->hot.base[0];
+    if (p->hot.stride != 0) mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
+    if (mem == NULL) return false;
+    p->chunk_mem[c] = mem;
+    p->hot.base[c] = (uintptr_t)mem - (uintptr_t)opool__chunk_lo(p, c) * p->hot.stride;
+    return true;
+}
+
+/* Give chunk c's storage back (shrink, destroy, a failed grow). */
+void opool__chunk_free(opool *p, uint32_t c) {
+    if (p->hot.stride != 0) {
+        opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
+        p->mem.free(p->mem.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
+    }
+    p->chunk_mem[c] = NULL;
+    p->hot.base[c] = 0;
 }
 
 /* ==== memory ============================================================= */
@@ -226,11 +248,9 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     while (c < p->nchunks && opool__chunk_backed(p, c)) c++;
     if (c >= p->nchunks) return false;
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    size_t bytes = (size_t)(hi - lo) * p->hot.stride;
-    void *mem = p->mem.alloc(p->mem.ctx, bytes, p->align);
-    if (mem == NULL) return false;
+    if (!opool__chunk_alloc(p, c)) return false;
     if (!opool__reserve_slots(p, hi)) {
-        p->mem.free(p->mem.ctx, mem, bytes);
+        opool__chunk_free(p, c);
         return false;
     }
     opool__hot *h = &p->hot;
@@ -244,9 +264,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
         if (h->slot[i].pos == OPOOL__RETIRED) continue;
         opool__roster_put(h, h->limit++, i);
     }
-    p->chunk_mem[c] = mem;
-    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    opool__range_freed(p, (uintptr_t)mem, hi - lo);
+    opool__range_freed(p, (uintptr_t)p->chunk_mem[c], hi - lo);
     p->grows++;
     opool__update_fast(p);
     return true;
@@ -427,10 +445,7 @@ void opool_destroy(opool *p) {
     /* the memory goes back whole: hidden free slots must not stay hidden */
     opool__mem_defined((void *)p->hot.base[0], (size_t)p->hot.first * p->hot.stride);
     for (uint32_t c = 1; c < p->nchunks; c++)
-        if (p->chunk_mem[c]) {
-            opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
-            m.free(m.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
-        }
+        if (p->chunk_mem[c]) opool__chunk_free(p, c);
     if (p->arrays_owned)
         m.free(m.ctx, p->hot.slot, (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)));
     if (p->block) m.free(m.ctx, p->block, p->block_size);
@@ -483,7 +498,8 @@ void *opool_alloc_at(opool *p, opool_handle want) {
 }
 
 opool_handle opool_handle_of(const opool *p, const void *obj) {
-    if (p == NULL || obj == NULL) return OPOOL_NULL;
+    /* an id-only pool's token is every object's address: it names none */
+    if (p == NULL || obj == NULL || p->hot.stride == 0) return OPOOL_NULL;
     const opool__hot *h = &p->hot;
     uintptr_t a = (uintptr_t)obj;
     for (uint32_t c = 0; c < p->nchunks; c++) {
@@ -569,10 +585,7 @@ uint32_t opool_shrink(opool *p) {
             h->slot[i].pos = OPOOL__UNBACKED;
             released++;
         }
-        opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
-        p->mem.free(p->mem.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
-        p->chunk_mem[c] = NULL;
-        h->base[c] = 0;
+        opool__chunk_free(p, c);
     }
     if (released == 0) return 0;
     /* close the gaps in the free stack, keeping its order */

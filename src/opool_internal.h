@@ -183,6 +183,8 @@ uint64_t opool__chunk_lo(const opool *p, uint32_t c);
 uint32_t opool__chunk_hi(const opool *p, uint32_t c);
 size_t opool__chunk_bytes(const opool *p, uint32_t c);
 bool opool__chunk_backed(const opool *p, uint32_t c);
+bool opool__chunk_alloc(opool *p, uint32_t c);
+void opool__chunk_free(opool *p, uint32_t c);
 void opool__report(opool *p, opool_status what, opool_handle h);
 uint32_t opool__slow_bits(const opool *p);
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);

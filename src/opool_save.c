@@ -352,7 +352,7 @@ static bool opool__load_header_ok(const opool__image *im) {
         (im->pool_flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0 || (im->gen0 & 1) != 0 ||
         im->reserved != 0)
         return false;
-    if (im->object_size == 0 || im->object_size > SIZE_MAX || im->object_align == 0 ||
+    if (im->object_size > SIZE_MAX || im->object_align == 0 ||
         im->object_align > 4096 || im->shift > 32)
         return false;
 
@@ -438,10 +438,8 @@ out:
 static bool opool__load_back_chunk(opool *p, uint32_t c) {
     opool__hot *h = &p->hot;
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    void *mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
-    if (mem == NULL) return false;
-    p->chunk_mem[c] = mem;
-    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
+    if (!opool__chunk_alloc(p, c)) return false;
+    unsigned char *mem = (unsigned char *)p->chunk_mem[c];
     if ((p->desc.flags & OPOOL_POISON) || p->checker)
         for (uint32_t i = lo; i < hi; i++)
             opool__slot_freed(p, (unsigned char *)mem + (size_t)(i - lo) * h->stride);

@@ -279,6 +279,8 @@ static void check_new_object(harness *h, unsigned char *obj, uint64_t bits) {
     uint32_t i = (uint32_t)bits;
     if ((uintptr_t)obj % h->align != 0)
         fail(h, "object %p not aligned to %zu", (void *)obj, h->align);
+    if (h->size == 0 && obj != h->addr[0] && h->addr[0] != NULL)
+        fail(h, "id-only pool: token %p, then %p", (void *)h->addr[0], (void *)obj);
     if (h->addr[i] == NULL)
         h->addr[i] = obj;
     else if (h->addr[i] != obj)
@@ -500,6 +502,7 @@ static void op_free_object(harness *h) {
         index = MODEL_NOPOS;
         ptr = rng_chance(&h->r, 50) ? local : NULL;
     }
+    if (h->size == 0) index = MODEL_NOPOS; /* the token names no object */
     opool_status s = opool_free_object(h->p, ptr);
     EXPECT_EQ(h, s, model_free_object(m, index));
     check_callbacks(h, false);
@@ -548,7 +551,8 @@ static void op_lookup(harness *h) {
 
     uint32_t k = known_slot(h);
     if (k != MODEL_NOPOS) {
-        uint64_t expect = model_is_live(m, k) ? model_bits(m->gen[k], k) : 0;
+        /* an id-only pool's token names no object */
+        uint64_t expect = model_is_live(m, k) && h->size ? model_bits(m->gen[k], k) : 0;
         EXPECT_EQ(h, opool_handle_of(h->p, h->addr[k]).bits, expect);
         if (h->size > 1) EXPECT_EQ(h, opool_handle_of(h->p, h->addr[k] + 1).bits, 0);
     }
@@ -728,6 +732,7 @@ static void configure(harness *h) {
                                                                                   : d->capacity;
 
     d->object_size = rng_chance(r, 80) ? 1 + rng_below(r, 64) : 1 + rng_below(r, 400);
+    if (rng_chance(r, 5)) d->object_size = 0; /* an id-only pool: every object is one token */
     uint32_t a = rng_below(r, 12);
     d->object_align = a == 0 ? 0 : a <= 8 ? (size_t)1 << (a - 1) : (size_t)1 << rng_below(r, 8);
     if (max <= 64 && rng_chance(r, 3)) d->object_align = 4096;

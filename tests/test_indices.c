@@ -8,6 +8,7 @@
  * Pools use salt 0x1000 (SALT): a slot's first handle has generation G1.
  */
 #include "opool.h"
+#include "opool_mt.h"
 #include "opool_typed.h"
 #include "counting.h"
 #include "helpers.h"
@@ -837,6 +838,147 @@ TEST(derived_salts_make_identical_pools_write_different_images) {
     opool_destroy(b);
 }
 
+
+/* ---- id-only pools ------------------------------------------------------------------------ */
+
+static opool *id_pool(uint32_t capacity, uint32_t max_capacity, opool_allocator *a) {
+    opool_desc d = quiet_desc(0, capacity, SALT);
+    if (max_capacity) {
+        d.on_full = OPOOL_FULL_GROW;
+        d.max_capacity = max_capacity;
+    }
+    if (a) d.allocator = *a;
+    opool *p = NULL;
+    return opool_create(&p, &d) == OPOOL_OK ? p : NULL;
+}
+
+TEST(id_only_pool_hands_out_handles_and_one_non_null_token) {
+    opool *p = id_pool(4, 0, NULL);
+    REQUIRE(p);
+    opool_handle h[5];
+    void *tok[5];
+    for (int k = 0; k < 5; k++) tok[k] = opool_alloc(p, &h[k]);
+    for (int k = 0; k < 4; k++) {
+        CHECK(tok[k] != NULL);
+        CHECK_EQ_PTR(tok[k], tok[0]);
+        CHECK_EQ_U64(h[k].bits, handle(G1, (uint32_t)k).bits);
+    }
+    CHECK(tok[4] == NULL); /* full */
+    CHECK(opool_handle_is_null(h[4]));
+    opool_destroy(p);
+}
+
+TEST(id_only_pool_get_valid_at_and_free_work_by_handle) {
+    opool *p = id_pool(4, 0, NULL);
+    REQUIRE(p);
+    opool_handle a, b;
+    void *t = opool_alloc(p, &a);
+    REQUIRE(t && opool_alloc(p, &b));
+    CHECK_EQ_PTR(opool_get(p, a), t);
+    CHECK(opool_valid(p, b));
+    CHECK_EQ_PTR(opool_at(p, 1), t);
+    CHECK(opool_at(p, 2) == NULL);
+    CHECK_EQ_U64(opool_free(p, a), OPOOL_OK);
+    CHECK(opool_get(p, a) == NULL);
+    CHECK_EQ_U64(opool_free(p, a), OPOOL_ESTALE);
+    CHECK_EQ_U64(opool_handle_at(p, 1).bits, b.bits);
+    opool_handle c;
+    REQUIRE(opool_alloc(p, &c));
+    CHECK_EQ_U64(c.bits, handle(G1 + 2, 0).bits); /* LIFO, like any pool */
+    opool_destroy(p);
+}
+
+TEST(id_only_pool_token_names_no_object) {
+    opool *p = id_pool(4, 0, NULL);
+    REQUIRE(p);
+    opool_handle a;
+    void *t = opool_alloc(p, &a);
+    REQUIRE(t);
+    CHECK(opool_handle_is_null(opool_handle_of(p, t)));
+    CHECK_EQ_U64(opool_free_object(p, t), OPOOL_EINVAL);
+    CHECK(opool_valid(p, a));
+    CHECK_EQ_U64(stats_of(p).rejected_handles, 1);
+    opool_destroy(p);
+}
+
+TEST(id_only_pool_costs_12_bytes_per_slot) {
+    opool *small = id_pool(1000, 0, NULL), *big = id_pool(2000, 0, NULL);
+    REQUIRE(small && big);
+    CHECK_EQ_U64(stats_of(big).bytes - stats_of(small).bytes, 1000 * 12);
+    opool_desc a = quiet_desc(0, 1000, SALT), b = quiet_desc(0, 2000, SALT);
+    CHECK_EQ_U64(opool_required_bytes(&b) - opool_required_bytes(&a), 1000 * 12);
+    opool_destroy(small);
+    opool_destroy(big);
+}
+
+TEST(id_only_pool_grows_without_object_memory) {
+    counting c;
+    opool_allocator a = counting_allocator(&c);
+    opool *p = id_pool(4, 64, &a);
+    REQUIRE(p);
+    long calls = c.calls;
+    opool_handle h[64];
+    for (int k = 0; k < 64; k++) REQUIRE(opool_alloc(p, &h[k]));
+    CHECK(opool_alloc(p, NULL) == NULL);
+    CHECK_EQ_U64(stats_of(p).grows, 4);
+    CHECK(c.calls - calls <= 4); /* slot arrays only */
+    CHECK_EQ_U64(c.bytes, stats_of(p).bytes);
+    for (int k = 0; k < 64; k++) CHECK_EQ_U64(opool_get(p, h[k]) != NULL, 1);
+    for (int k = 8; k < 64; k++) CHECK_EQ_U64(opool_free(p, h[k]), OPOOL_OK);
+    CHECK_EQ_U64(opool_shrink(p), 56);
+    opool_destroy(p);
+    CHECK_EQ_U64(c.blocks, 0);
+    CHECK_EQ_U64(c.bad_frees, 0);
+}
+
+TEST(id_only_pool_saves_and_loads) {
+    opool_desc d = quiet_desc(0, 8, SALT);
+    opool *p = NULL;
+    REQUIRE(opool_create(&p, &d) == OPOOL_OK);
+    opool_handle h[5];
+    for (int k = 0; k < 5; k++) REQUIRE(opool_alloc(p, &h[k]));
+    CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_OK);
+    stream s = stream_new();
+    REQUIRE(opool_save(p, stream_write, &s) == OPOOL_OK);
+    opool *q = NULL;
+    REQUIRE(opool_load(&q, &d, stream_read, &s) == OPOOL_OK);
+    for (int k = 0; k < 5; k++) CHECK_EQ_U64(opool_valid(q, h[k]), k != 2);
+    CHECK_EQ_U64(opool_count(q), 4);
+    opool_handle n1, n2;
+    REQUIRE(opool_alloc(p, &n1) && opool_alloc(q, &n2));
+    CHECK_EQ_U64(n1.bits, n2.bits);
+    opool_desc sized = quiet_desc(4, 8, SALT); /* objects of 4 bytes: not this image */
+    opool *r = NULL;
+    s.pos = 0;
+    CHECK_EQ_U64(opool_load(&r, &sized, stream_read, &s), OPOOL_EINVAL);
+    stream_free(&s);
+    opool_destroy(p);
+    opool_destroy(q);
+}
+
+TEST(id_only_pool_in_a_buffer_makes_no_allocation) {
+    counting c;
+    opool_desc d = quiet_desc(0, 16, SALT);
+    d.allocator = counting_allocator(&c);
+    size_t n = opool_required_bytes(&d);
+    REQUIRE(n != 0);
+    void *buf = malloc(n);
+    REQUIRE(buf);
+    opool *p = NULL;
+    REQUIRE(opool_create_in(&p, buf, n, &d) == OPOOL_OK);
+    for (int k = 0; k < 16; k++) CHECK(opool_alloc(p, NULL) != NULL);
+    opool_destroy(p);
+    CHECK_EQ_U64(c.calls, 0);
+    free(buf);
+}
+
+TEST(concurrent_pool_rejects_object_size_zero) {
+    opool_desc d = quiet_desc(0, 8, SALT);
+    opool_mt *m = (opool_mt *)(uintptr_t)1;
+    CHECK_EQ_U64(opool_mt_create(&m, &d), OPOOL_EINVAL);
+    CHECK(m == NULL);
+}
+
 int main(void) {
     RUN(handle_at_gives_the_current_handle_of_a_live_slot);
     RUN(handle_at_of_a_free_slot_is_null);
@@ -886,5 +1028,13 @@ int main(void) {
     RUN(fini_gets_its_own_handle_on_retain);
     RUN(same_salt_and_operations_give_identical_handles_and_images);
     RUN(derived_salts_make_identical_pools_write_different_images);
+    RUN(id_only_pool_hands_out_handles_and_one_non_null_token);
+    RUN(id_only_pool_get_valid_at_and_free_work_by_handle);
+    RUN(id_only_pool_token_names_no_object);
+    RUN(id_only_pool_costs_12_bytes_per_slot);
+    RUN(id_only_pool_grows_without_object_memory);
+    RUN(id_only_pool_saves_and_loads);
+    RUN(id_only_pool_in_a_buffer_makes_no_allocation);
+    RUN(concurrent_pool_rejects_object_size_zero);
     return test_summary();
 }

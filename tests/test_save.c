@@ -1208,7 +1208,8 @@ TEST(invalid_desc_is_einval_before_reading) {
     stream s = saved(p);
     opool_desc bad[5];
     for (int i = 0; i < 5; i++) bad[i] = d;
-    bad[0].object_size = 0;
+    bad[0].capacity = 2; /* object_size 0 is an id-only pool now: valid */
+    bad[0].max_capacity = 1;
     bad[1].capacity = 0;
     bad[2].object_align = 3;
     bad[3].save_object = hk_save;      /* without load_object */

@@ -48,7 +48,6 @@ static bool opool__check_geometry(const opool *p, opool__why *w) {
     if (p->gen0 & 1) return opool__fail(w, "gen0 0x%08" PRIx32 " is odd", p->gen0);
     if (p->max_capacity == 0 || p->max_capacity > OPOOL_MAX_CAPACITY)
         return opool__fail(w, "max_capacity %" PRIu32 " out of range", p->max_capacity);
-    if (d->object_size == 0) return opool__fail(w, "desc.object_size is 0");
     size_t oalign = opool__object_align(d);
     if (!opool__is_pow2(oalign) || oalign > 4096)
         return opool__fail(w, "object alignment %zu invalid", oalign);

@@ -830,7 +830,7 @@ static void op_desc(fz *f) {
     fuzz_mem mem;
     memset(&mem, 0, sizeof mem);
     mem.cap = (size_t)1 << 20; /* no real allocation of a huge pool */
-    opool_allocator al = {fuzz_mem_alloc, fuzz_mem_free, &mem};
+    opool_allocator al = {.alloc = fuzz_mem_alloc, .free = fuzz_mem_free, .ctx = &mem};
     d.allocator = al;
     if (e & 0x80) d.allocator.free = NULL; /* half an allocator */
 
@@ -925,7 +925,7 @@ static void configure(fz *f) {
     d->user = f;
     /* the custom allocator is needed to make growth fail; GROW pools always get it */
     if ((b0 & OPS_CFG_ALLOCATOR) || d->on_full == OPOOL_FULL_GROW) {
-        opool_allocator al = {fuzz_mem_alloc, fuzz_mem_free, &f->mem};
+        opool_allocator al = {.alloc = fuzz_mem_alloc, .free = fuzz_mem_free, .ctx = &f->mem};
         d->allocator = al;
     }
 

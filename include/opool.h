@@ -78,8 +78,10 @@
  *
  * A growable pool (OPOOL_FULL_GROW) reserves its first chunk with its capacity
  * rounded up to a power of two, and each growth adds a chunk as large as all
- * the storage before it (capped at max_capacity). Objects never move. Every
- * chunk of objects starts on a 64-byte cache line.
+ * the storage before it (capped at max_capacity). Objects never move. The
+ * first chunk of objects starts on a 64-byte cache line, and so do grown
+ * ones with the default allocator (a custom one is asked only for
+ * object_align: see opool_allocator).
  *
  * ============================================================================
  * ERRORS
@@ -208,10 +210,35 @@ typedef struct opool opool;
 typedef size_t (*opool_write_fn)(void *ctx, const void *data, size_t size);
 typedef size_t (*opool_read_fn)(void *ctx, void *data, size_t size);
 
-typedef struct opool_allocator { /* all zero = the C library */
+/* Where a pool's memory comes from. All zero: the C library. Otherwise alloc
+ * and free (or free_aligned, or both). alloc returns size bytes aligned to
+ * align (a power of two), or NULL; every block comes back exactly once, with
+ * the size it was asked with, through free_aligned when it is set (with the
+ * align it was asked with) and through free otherwise.
+ *
+ * What the core pool asks for, and why that alignment:
+ *   the creation block (opool_create, opool_load): 8 (4 on some 32-bit
+ *     machines: the pool header's own alignment): the header, the slot arrays and the
+ *     first objects are placed inside it at their own alignments (the
+ *     header on a cache line, objects on max(object_align, 64)) with slack
+ *     counted in its size, as opool_create_in does in any buffer;
+ *   a grown chunk of objects (OPOOL_FULL_GROW, opool_load): object_align
+ *     (alignof(max_align_t) by default), what the objects need; an id-only
+ *     pool asks for none;
+ *   grown slot arrays: alignof(uint32_t), their elements' alignment;
+ *   save and load buffers (bytes, read and written a byte at a time), a
+ *     file's temporary path: 1;
+ *   opool_load's check of the slots: alignof(uint64_t) (a bitmap).
+ * So an allocator that gives 32-byte alignment serves any pool whose
+ * object_align is at most 32. The default allocator gives a cache line (64)
+ * to every block, so chunks start on one. opool_heap, opool_mt and
+ * opool_side call free: they need it set. */
+typedef struct opool_allocator {
     void *(*alloc)(void *ctx, size_t size, size_t align);
     void (*free)(void *ctx, void *ptr, size_t size);
     void *ctx;
+    /* optional, appended: free told the alignment too (the core pool) */
+    void (*free_aligned)(void *ctx, void *ptr, size_t size, size_t align);
 } opool_allocator;
 
 /* Zero-initialise, then set what you need. */

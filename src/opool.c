@@ -31,7 +31,9 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
         d->on_full != OPOOL_FULL_EVICT)
         return false;
     if (d->on_full == OPOOL_FULL_EVICT && d->evict == NULL) return false;
-    if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) return false;
+    if ((d->allocator.alloc == NULL) !=
+        (d->allocator.free == NULL && d->allocator.free_aligned == NULL))
+        return false;
     if ((d->save_object == NULL) != (d->load_object == NULL)) return false;
 
     size_t align = opool__object_align(d), stride;
@@ -85,7 +87,8 @@ bool opool__chunk_backed(const opool *p, uint32_t c) {
  * returns. Sets chunk_mem[c] and base[c]; false when memory is not there. */
 bool opool__chunk_alloc(opool *p, uint32_t c) {
     void *mem = (void *)p->hot.base[0];
-    if (p->hot.stride != 0) mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
+    if (p->hot.stride != 0)
+        mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), opool__object_align(&p->desc));
     if (mem == NULL) return false;
     p->chunk_mem[c] = mem;
     p->hot.base[c] = (uintptr_t)mem - (uintptr_t)opool__chunk_lo(p, c) * p->hot.stride;
@@ -96,7 +99,8 @@ bool opool__chunk_alloc(opool *p, uint32_t c) {
 void opool__chunk_free(opool *p, uint32_t c) {
     if (p->hot.stride != 0) {
         opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
-        p->mem.free(p->mem.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
+        opool__mem_free(&p->mem, p->chunk_mem[c], opool__chunk_bytes(p, c),
+                        opool__object_align(&p->desc));
     }
     p->chunk_mem[c] = NULL;
     p->hot.base[c] = 0;
@@ -106,7 +110,7 @@ void opool__chunk_free(opool *p, uint32_t c) {
 
 static void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
     (void)ctx;
-    if (align < sizeof(void *)) align = sizeof(void *);
+    if (align < OPOOL__LINE) align = OPOOL__LINE; /* every block on a cache line */
 #if defined(_WIN32)
     return _aligned_malloc(size, align);
 #else
@@ -132,6 +136,7 @@ opool_allocator opool__allocator_of(const opool_desc *d) {
     if (a.alloc == NULL) {
         a.alloc = opool__sys_alloc;
         a.free = opool__sys_free;
+        a.free_aligned = NULL;
         a.ctx = NULL;
     }
     return a;
@@ -226,14 +231,15 @@ void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p
 bool opool__reserve_slots(opool *p, uint32_t n) {
     if (n <= p->slot_cap) return true;
     size_t bytes = (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
-    opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, alignof(opool__slot));
+    opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, OPOOL__ARRAY_ALIGN);
     if (slot == NULL) return false;
     uint32_t *roster = (uint32_t *)(slot + n);
     memcpy(slot, p->hot.slot, (size_t)p->hot.nslots * sizeof(opool__slot));
     memcpy(roster, p->hot.roster, (size_t)p->hot.limit * sizeof(uint32_t));
     if (p->arrays_owned)
-        p->mem.free(p->mem.ctx, p->hot.slot,
-                    (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)));
+        opool__mem_free(&p->mem, p->hot.slot,
+                        (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
+                        OPOOL__ARRAY_ALIGN);
     p->hot.slot = slot;
     p->hot.roster = roster;
     p->slot_cap = n;
@@ -431,7 +437,7 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
     opool__geometry g;
     if (!opool__geometry_of(desc, &g)) return OPOOL_EINVAL;
     opool_allocator a = opool__allocator_of(desc);
-    void *block = a.alloc(a.ctx, g.required, OPOOL__LINE);
+    void *block = a.alloc(a.ctx, g.required, OPOOL__BLOCK_ALIGN);
     if (block == NULL) return OPOOL_ENOMEM;
     opool_status s = opool__build(out, block, g.required, desc, &g);
     (*out)->block = block;
@@ -447,8 +453,10 @@ void opool_destroy(opool *p) {
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (p->chunk_mem[c]) opool__chunk_free(p, c);
     if (p->arrays_owned)
-        m.free(m.ctx, p->hot.slot, (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)));
-    if (p->block) m.free(m.ctx, p->block, p->block_size);
+        opool__mem_free(&m, p->hot.slot,
+                        (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
+                        OPOOL__ARRAY_ALIGN);
+    if (p->block) opool__mem_free(&m, p->block, p->block_size, OPOOL__BLOCK_ALIGN);
 }
 
 void *opool__alloc_slow(opool *p, opool_handle *out) {

@@ -118,6 +118,20 @@ static inline bool opool__add_ok(size_t a, size_t b, size_t *out) {
     return true;
 }
 
+/* Give back a block of allocator a: through free_aligned when it is set,
+ * with the alignment the block was asked with, else through free. */
+static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t size, size_t align) {
+    if (a->free_aligned)
+        a->free_aligned(a->ctx, ptr, size, align);
+    else
+        a->free(a->ctx, ptr, size);
+}
+
+/* What the core asks its allocator for (opool.h, opool_allocator, says why):
+ * the creation block, slot arrays, and (opool__chunk_alloc) object chunks. */
+#define OPOOL__BLOCK_ALIGN alignof(struct opool)
+#define OPOOL__ARRAY_ALIGN alignof(opool__slot)
+
 /* ---- geometry rules: each written once, used by every module ------------ */
 
 /* The alignment of desc's objects: object_align, or alignof(max_align_t). */

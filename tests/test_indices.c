@@ -979,6 +979,107 @@ TEST(concurrent_pool_rejects_object_size_zero) {
     CHECK(m == NULL);
 }
 
+
+/* ---- the allocator: alignments asked and told ----------------------------------------------- */
+
+/* A growable pool through its whole life: growth, shrink, save, load, destroy. */
+static void whole_life(opool_desc *d, counting *c) {
+    opool *p = NULL;
+    REQUIRE(opool_create(&p, d) == OPOOL_OK);
+    opool_handle h[64];
+    for (int k = 0; k < 64; k++) REQUIRE(opool_alloc(p, &h[k]));
+    for (int k = 16; k < 64; k++) CHECK_EQ_U64(opool_free(p, h[k]), OPOOL_OK);
+    CHECK(opool_shrink(p) > 0);
+    for (int k = 16; k < 40; k++) REQUIRE(opool_alloc(p, &h[k]));
+    stream s = stream_new();
+    REQUIRE(opool_save(p, stream_write, &s) == OPOOL_OK);
+    opool *q = NULL;
+    REQUIRE(opool_load(&q, d, stream_read, &s) == OPOOL_OK);
+    for (int k = 0; k < 40; k++) CHECK(opool_valid(q, h[k]));
+    stream_free(&s);
+    opool_destroy(p);
+    opool_destroy(q);
+    CHECK_EQ_U64(c->blocks, 0);
+    CHECK_EQ_U64(c->bytes, 0);
+    CHECK_EQ_U64(c->bad_frees, 0);
+    CHECK_EQ_U64(c->align_mismatches, 0);
+}
+
+TEST(free_aligned_is_told_the_alignment_of_every_alloc) {
+    counting c;
+    opool_desc d = quiet_desc(24, 4, SALT);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 64;
+    d.object_align = 8;
+    d.allocator = counting_allocator_aligned(&c);
+    whole_life(&d, &c);
+    CHECK(c.aligned_frees > 5);
+    CHECK_EQ_U64(c.aligned_frees, c.frees);
+}
+
+TEST(pool_asks_no_more_alignment_than_its_objects_need) {
+    counting c;
+    opool_desc d = quiet_desc(24, 4, SALT);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 64;
+    d.object_align = 32;
+    d.allocator = counting_allocator_aligned(&c);
+    c.max_align = 32; /* an allocator that gives 32-byte alignment at most */
+    whole_life(&d, &c);
+    CHECK_EQ_U64(c.failures, 0);
+    CHECK_EQ_U64(c.largest_align, 32);
+}
+
+TEST(id_only_pool_asks_for_the_header_alignment_only) {
+    counting c;
+    opool_desc d = quiet_desc(0, 4, SALT);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 64;
+    d.allocator = counting_allocator_aligned(&c);
+    c.max_align = sizeof(void *);
+    whole_life(&d, &c);
+    CHECK_EQ_U64(c.failures, 0);
+}
+
+TEST(allocator_with_free_only_still_gets_every_block_back) {
+    counting c;
+    opool_desc d = quiet_desc(24, 4, SALT);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 64;
+    d.allocator = counting_allocator(&c);
+    whole_life(&d, &c);
+    CHECK_EQ_U64(c.aligned_frees, 0);
+    CHECK(c.frees > 5);
+}
+
+TEST(allocator_needs_alloc_with_free_or_free_aligned) {
+    counting c;
+    opool_desc d = quiet_desc(8, 4, SALT);
+    d.allocator = counting_allocator_aligned(&c);
+    d.allocator.alloc = NULL; /* free_aligned alone */
+    opool *p = (opool *)(uintptr_t)1;
+    CHECK_EQ_U64(opool_create(&p, &d), OPOOL_EINVAL);
+    CHECK(p == NULL);
+    d.allocator = counting_allocator_aligned(&c);
+    d.allocator.free_aligned = NULL; /* alloc alone */
+    CHECK_EQ_U64(opool_create(&p, &d), OPOOL_EINVAL);
+    d.allocator = counting_allocator_aligned(&c);
+    d.allocator.free = counting_free; /* both frees: free_aligned is used */
+    REQUIRE(opool_create(&p, &d) == OPOOL_OK);
+    opool_destroy(p);
+    CHECK_EQ_U64(c.aligned_frees, 1);
+    CHECK_EQ_U64(c.blocks, 0);
+}
+
+TEST(concurrent_pool_rejects_an_allocator_without_free) {
+    counting c;
+    opool_desc d = quiet_desc(8, 4, SALT);
+    d.allocator = counting_allocator_aligned(&c);
+    opool_mt *m = (opool_mt *)(uintptr_t)1;
+    CHECK_EQ_U64(opool_mt_create(&m, &d), OPOOL_EINVAL);
+    CHECK(m == NULL);
+}
+
 int main(void) {
     RUN(handle_at_gives_the_current_handle_of_a_live_slot);
     RUN(handle_at_of_a_free_slot_is_null);
@@ -1036,5 +1137,11 @@ int main(void) {
     RUN(id_only_pool_saves_and_loads);
     RUN(id_only_pool_in_a_buffer_makes_no_allocation);
     RUN(concurrent_pool_rejects_object_size_zero);
+    RUN(free_aligned_is_told_the_alignment_of_every_alloc);
+    RUN(pool_asks_no_more_alignment_than_its_objects_need);
+    RUN(id_only_pool_asks_for_the_header_alignment_only);
+    RUN(allocator_with_free_only_still_gets_every_block_back);
+    RUN(allocator_needs_alloc_with_free_or_free_aligned);
+    RUN(concurrent_pool_rejects_an_allocator_without_free);
     return test_summary();
 }

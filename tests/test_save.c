@@ -201,7 +201,7 @@ static void counting_free(void *ctx, void *ptr, size_t size) {
 static opool_allocator counting_allocator(counting *c) {
     memset(c, 0, sizeof *c);
     c->fail_from = -1;
-    opool_allocator a = {counting_alloc, counting_free, c};
+    opool_allocator a = {.alloc = counting_alloc, .free = counting_free, .ctx = c};
     return a;
 }
 

@@ -122,7 +122,8 @@ static bool opool__check_chunks(const opool *p, opool__why *w) {
                                c, hi, h->nslots);
         uintptr_t mem = (uintptr_t)p->chunk_mem[c];
         if (h->base[c] == 0) return opool__fail(w, "backed chunk %" PRIu32 " has base 0", c);
-        if (mem % p->align != 0) return opool__fail(w, "chunk %" PRIu32 " misaligned", c);
+        if (mem % opool__object_align(&p->desc) != 0)
+            return opool__fail(w, "chunk %" PRIu32 " misaligned", c);
         if (h->base[c] + (uintptr_t)lo * h->stride != mem)
             return opool__fail(w, "base[%" PRIu32 "] does not address chunk_mem[%" PRIu32 "]", c,
                                c);

@@ -181,8 +181,8 @@ TEST(compact_keeps_index_low_and_generation_above_it) {
 TEST(compact_index_bits_follow_the_index_limit) {
     static const struct {
         uint32_t capacity, max_capacity, k;
-    } cases[] = {{1, 0, 0}, {2, 0, 1}, {3, 0, 2}, {4, 0, 2}, {5, 0, 3}, {4, 1000, 10}, {1000, 1024, 10},
-                 {1000, 1025, 11}};
+    } cases[] = {{1, 0, 0}, {2, 0, 1},     {3, 0, 2},        {4, 0, 2},
+                 {5, 0, 3}, {4, 1000, 10}, {1000, 1024, 10}, {1000, 1025, 11}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         opool *p = cases[c].max_capacity ? make_grow(cases[c].capacity, cases[c].max_capacity, 0)
                                          : make(cases[c].capacity, 0);
@@ -219,11 +219,11 @@ TEST(compact_of_a_handle_not_live_is_zero) {
     opool_handle a, b;
     REQUIRE(opool_alloc(p, &a) && opool_alloc(p, &b));
     CHECK_EQ_U64(opool_free(p, a), OPOOL_OK);
-    CHECK_EQ_U64(opool_handle_compact(p, a).bits, 0);                  /* stale */
-    CHECK_EQ_U64(opool_handle_compact(p, OPOOL_NULL).bits, 0);         /* null */
-    CHECK_EQ_U64(opool_handle_compact(p, handle(G1 + 1, 1)).bits, 0);  /* even */
-    CHECK_EQ_U64(opool_handle_compact(p, handle(G1 + 2, 1)).bits, 0);  /* forged */
-    CHECK_EQ_U64(opool_handle_compact(p, handle(G1, 4)).bits, 0);      /* out of range */
+    CHECK_EQ_U64(opool_handle_compact(p, a).bits, 0);                 /* stale */
+    CHECK_EQ_U64(opool_handle_compact(p, OPOOL_NULL).bits, 0);        /* null */
+    CHECK_EQ_U64(opool_handle_compact(p, handle(G1 + 1, 1)).bits, 0); /* even */
+    CHECK_EQ_U64(opool_handle_compact(p, handle(G1 + 2, 1)).bits, 0); /* forged */
+    CHECK_EQ_U64(opool_handle_compact(p, handle(G1, 4)).bits, 0);     /* out of range */
     CHECK_EQ_U64(opool_handle_compact(p, handle(G1, UINT32_MAX)).bits, 0);
     CHECK_EQ_U64(opool_handle_compact(NULL, b).bits, 0);
     /* another pool with the same salt: its handle of slot 1 is b's twin, but slot 1 is free */
@@ -679,7 +679,7 @@ static void fini_asks_for_its_handle(void *obj, void *user) {
     opool_handle h = opool_handle_of(s->p, obj);
     if (!opool_handle_is_null(h) && opool_get(s->p, h) == obj &&
         opool_handle_at(s->p, opool_handle_index(h)).bits == h.bits &&
-        (uint64_t)*(uint32_t *)obj == h.bits >> 32)
+        (uint64_t) * (uint32_t *)obj == h.bits >> 32)
         s->right++;
 }
 
@@ -838,7 +838,6 @@ TEST(derived_salts_make_identical_pools_write_different_images) {
     opool_destroy(b);
 }
 
-
 /* ---- id-only pools ------------------------------------------------------------------------ */
 
 static opool *id_pool(uint32_t capacity, uint32_t max_capacity, opool_allocator *a) {
@@ -978,7 +977,6 @@ TEST(concurrent_pool_rejects_object_size_zero) {
     CHECK_EQ_U64(opool_mt_create(&m, &d), OPOOL_EINVAL);
     CHECK(m == NULL);
 }
-
 
 /* ---- the allocator: alignments asked and told ----------------------------------------------- */
 

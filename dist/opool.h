@@ -140,8 +140,10 @@
  *
  * A growable pool (OPOOL_FULL_GROW) reserves its first chunk with its capacity
  * rounded up to a power of two, and each growth adds a chunk as large as all
- * the storage before it (capped at max_capacity). Objects never move. Every
- * chunk of objects starts on a 64-byte cache line.
+ * the storage before it (capped at max_capacity). Objects never move. The
+ * first chunk of objects starts on a 64-byte cache line, and so do grown
+ * ones with the default allocator (a custom one is asked only for
+ * object_align: see opool_allocator).
  *
  * ============================================================================
  * ERRORS
@@ -297,6 +299,13 @@ OPOOL_API uint32_t opool_handle_generation(opool_handle h);
 OPOOL_API bool opool_handle_is_null(opool_handle h);
 OPOOL_API bool opool_handle_eq(opool_handle a, opool_handle b);
 
+/* A compact handle: 4 bytes instead of 8, for references stored by the
+ * million (opool_handle_compact, opool_handle_expand). {0} is never a live
+ * object's compact handle. Only meaningful with the pool that made it. */
+typedef struct opool_handle32 {
+    uint32_t bits; /* low k bits: slot index; high 32 - k bits: low bits of the generation */
+} opool_handle32;
+
 /* ---- status, policies, flags ------------------------------------------- */
 
 /* The result of every call that can fail, shared by every header. Beyond the
@@ -361,7 +370,10 @@ typedef enum opool_full_policy {
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
-    OPOOL_RETIRE_ON_WRAP = 1u << 2, /* a slot whose generation would wrap is retired for good */
+    OPOOL_RETIRE_ON_WRAP = 1u << 2, /* a slot whose generation would wrap is retired for good:
+                                       the generation bits of a compact handle (see
+                                       opool_handle_compact) count, so that compact handles
+                                       never match falsely either */
     OPOOL__FLAGS_ALL = (1u << 3) - 1
 };
 
@@ -381,16 +393,36 @@ struct opool_mt; /* opool_mt.h: the concurrent pool, created from an opool_desc 
 typedef size_t (*opool_write_fn)(void *ctx, const void *data, size_t size);
 typedef size_t (*opool_read_fn)(void *ctx, void *data, size_t size);
 
-/* Where a pool, a concurrent pool or a heap gets its memory. All zero means
- * the C library (posix_memalign/free, _aligned_malloc on Windows). Set both
- * alloc and free or neither (one alone is OPOOL_EINVAL). alloc returns NULL
- * on failure; align is a power of two (64 or more for a pool's storage, less
- * for bookkeeping); free receives the size that was passed to alloc. Called
- * only from the thread making the call that needs memory. */
-typedef struct opool_allocator { /* all zero = the C library */
+/* Where a pool's memory comes from. All zero: the C library. Otherwise alloc
+ * and free (or free_aligned, or both). alloc returns size bytes aligned to
+ * align (a power of two), or NULL; every block comes back exactly once, with
+ * the size it was asked with, through free_aligned when it is set (with the
+ * align it was asked with) and through free otherwise.
+ *
+ * What the core pool asks for, and why that alignment:
+ *   the creation block (opool_create, opool_load): 8 (4 on some 32-bit
+ *     machines: the pool header's own alignment): the header, the slot arrays and the
+ *     first objects are placed inside it at their own alignments (the
+ *     header on a cache line, objects on max(object_align, 64)) with slack
+ *     counted in its size, as opool_create_in does in any buffer;
+ *   a grown chunk of objects (OPOOL_FULL_GROW, opool_load): object_align
+ *     (alignof(max_align_t) by default), what the objects need; an id-only
+ *     pool asks for none;
+ *   grown slot arrays: alignof(uint32_t), their elements' alignment;
+ *   save and load buffers (bytes, read and written a byte at a time), a
+ *     file's temporary path: 1;
+ *   opool_load's check of the slots: alignof(uint64_t) (a bitmap).
+ * So an allocator that gives 32-byte alignment serves any pool whose
+ * object_align is at most 32. The default allocator gives a cache line (64)
+ * to every block, so chunks start on one. opool_heap, opool_mt and
+ * opool_side call free: they need it set. Called only from the thread
+ * making the call that needs memory. */
+typedef struct opool_allocator {
     void *(*alloc)(void *ctx, size_t size, size_t align);
     void (*free)(void *ctx, void *ptr, size_t size);
     void *ctx;
+    /* optional, appended: free told the alignment too (the core pool) */
+    void (*free_aligned)(void *ctx, void *ptr, size_t size, size_t align);
 } opool_allocator;
 
 /* Zero-initialise, then set what you need: zero means the default for every
@@ -409,7 +441,7 @@ typedef struct opool_allocator { /* all zero = the C library */
  * after free still succeeds). Nothing aborts unless the default report for
  * OPOOL_EWRITE_AFTER_FREE runs (or yours aborts). */
 typedef struct opool_desc {
-    size_t object_size;         /* required, > 0 */
+    size_t object_size;         /* 0: an id-only pool (see opool_create) */
     size_t object_align;        /* 0 = alignof(max_align_t); a power of two <= 4096 */
     uint32_t capacity;          /* required, > 0: slots reserved at create (a growable pool
                                    rounds it up to a power of two, capped at max_capacity) */
@@ -418,7 +450,10 @@ typedef struct opool_desc {
     uint32_t flags;             /* OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP */
     uint32_t salt;              /* generation origin; 0 = derived from creation order */
     void (*init)(void *obj, void *user); /* optional: after every alloc (after OPOOL_ZERO) */
-    void (*fini)(void *obj, void *user); /* optional: on free, clear, evict and destroy */
+    /* optional: on free, clear, evict and destroy (and retain), before the slot
+     * is freed: obj is still live, so fini may call opool_handle_of(p, obj),
+     * opool_handle_at and opool_get on it and get its current handle */
+    void (*fini)(void *obj, void *user);
     opool_handle (*evict)(opool *p, void *user); /* OPOOL_FULL_EVICT: return a live victim */
     /* Findings, with the pool and the handle concerned (OPOOL_NULL if none);
      * NULL = opool_default_report, which says what each does by default:
@@ -480,7 +515,7 @@ typedef struct opool_stats {
 
 /* Create a pool: one allocation from desc->allocator, holding the pool, its
  * bookkeeping and its first chunk of objects. Slots are handed out 0, 1, 2,
- * ... in order. OPOOL_EINVAL: out or desc NULL, object_size or capacity 0,
+ * ... in order. OPOOL_EINVAL: out or desc NULL, capacity 0,
  * object_align not a power of two or > 4096, max_capacity nonzero and below
  * capacity, capacity or max_capacity above OPOOL_MAX_CAPACITY, unknown flags
  * or policy, OPOOL_FULL_EVICT without evict, an allocator with only one of
@@ -491,6 +526,16 @@ typedef struct opool_stats {
  * for a growable pool). Thread-safety: any thread; pools may be created
  * concurrently. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_desc *desc);
+
+/* ID-ONLY POOLS. object_size 0 gives a pool of handles without object
+ * storage: an id allocator (Box2D's b2IdPool, sokol's pool). Handles, the
+ * live list, alloc_at, clear, growth, eviction, retain, compact handles and
+ * save/load work as for any pool, at 12 bytes per slot (the slot record and
+ * the roster entry) and no object memory. alloc, get, at and live_object
+ * return a token, the same non-NULL address for every object: test it
+ * against NULL, never dereference it. init and fini get the token.
+ * opool_handle_of and opool_free_object cannot tell objects apart by it:
+ * they give OPOOL_NULL and OPOOL_EINVAL. */
 
 /* Bytes opool_create_in needs for desc, alignment slack included (the buffer
  * may have any alignment); 0 if desc is invalid (same rules as opool_create).
@@ -598,6 +643,19 @@ OPOOL_API uint32_t opool_count(const opool *p);
  * opool_shrink lowers it). 0 for NULL. O(1). Thread-safety: per pool. */
 OPOOL_API uint32_t opool_capacity(const opool *p);
 
+/* The most objects ever live at once (stats.high_water); 0 for NULL. In a
+ * pool that never used opool_alloc_at, retired a slot, shrank or was
+ * loaded, every index ever handed out is below it (Box2D's nextIndex: the
+ * slots ever used), since a fresh pool hands out 0, 1, 2, ... and reuse is
+ * LIFO. O(1); inline. */
+OPOOL_API uint32_t opool_high_water(const opool *p);
+
+/* The current handle of the live object in slot index, OPOOL_NULL if that
+ * slot is free, retired, without storage or beyond the pool (any index, even
+ * UINT32_MAX, is safe), or p is NULL. For engines that keep raw indices:
+ * opool_free(p, opool_handle_at(p, i)) frees by index. O(1); inline. */
+OPOOL_API opool_handle opool_handle_at(const opool *p, uint32_t index);
+
 /* The i-th entry of the live list, i in [0, count); OPOOL_NULL/NULL
  * otherwise. Iterate backwards, i = count..0, to free and allocate while
  * iterating: ITERATION at the top of this file says exactly what each does
@@ -606,6 +664,39 @@ OPOOL_API uint32_t opool_capacity(const opool *p);
  * inline. Thread-safety: per pool. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
+
+/* Visit every live object exactly once, in the order of the backward loop
+ * above, calling keep(obj, its handle, user); free (running fini) each one
+ * for which keep returns false. Returns how many it freed; 0 if p or keep is
+ * NULL. keep may allocate (objects allocated during the pass are not
+ * visited) and may free its own object (then retain does not free it again
+ * and does not count it). Frees of other objects inside keep or fini follow
+ * ITERATION: one not yet visited is skipped and the last entry takes its
+ * place (it may then be visited twice). O(count) plus the frees.
+ * Thread-safety: the pool's. */
+OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user),
+                                void *user);
+
+/* The backward loop as a statement: declares T *obj and opool_handle h for
+ * the body, which runs once per live object with that object and its
+ * handle, exactly as `for (i = opool_count(p); i-- > 0;)` over
+ * opool_live_object/opool_live_handle (ITERATION says what frees and allocs
+ * inside do). Freeing obj (opool_free(p, h)) is allowed; break and continue
+ * work; indices left past the end by frees of other objects are skipped.
+ * p is evaluated once per object: pass a plain variable.
+ *
+ *     OPOOL_FOREACH(pool, struct particle, it, h) {
+ *         if (it->life <= 0) opool_free(pool, h);
+ *     }
+ */
+#define OPOOL_FOREACH(p, T, obj, h)                                                                \
+    for (uint32_t obj##_opool_i_ = opool_count(p), obj##_opool_go_ = 1, obj##_opool_once_ = 0;     \
+         obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
+        for (opool_handle h = (obj##_opool_once_ = obj##_opool_i_ < opool_count(p),                \
+                              opool_live_handle(p, obj##_opool_i_));                               \
+             obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
+            for (T *obj = (obj##_opool_go_ = 0, (T *)opool_live_object(p, obj##_opool_i_));        \
+                 !obj##_opool_go_ && ((void)obj, 1); obj##_opool_go_ = 1)
 
 /* Reorder the live roster by slot index (memory order) so the next iteration
  * walks memory forward. Handles, objects and the free stack are untouched.
@@ -621,6 +712,37 @@ OPOOL_API void opool_sort(opool *p);
  * pointers into freed memory (docs/DEBUGGING.md, known gaps). O(capacity).
  * Thread-safety: per pool. */
 OPOOL_API uint32_t opool_shrink(opool *p);
+
+/* ---- compact handles ----------------------------------------------------
+ * A pool whose index limit (stats.max_capacity: the capacity of a fixed pool,
+ * max_capacity of a growable one) is M needs k bits for an index, the
+ * smallest k with 2^k >= M; a compact handle keeps the index in its low k
+ * bits and the low 32 - k bits of the generation above them. Generations of
+ * live objects are odd, so a live object's compact handle is never {0}.
+ * Pools with M > 2^31 have no compact handles (every compact is {0}).
+ *
+ * The false-match bound: each reuse of a slot (alloc after free) advances
+ * its generation by 2, so the low 32 - k bits repeat every 2^(31-k) reuses:
+ * a stale compact handle is mistaken for the current one exactly when its
+ * slot has been reused a multiple of 2^(31-k) times since (2^29 for a pool
+ * of 4 slots, 2^15 for 65536: only that many reuses apart, never sooner).
+ * With OPOOL_RETIRE_ON_WRAP a slot is retired when its generation's low
+ * 32 - k bits come back to where they started, after 2^(31-k) uses instead
+ * of 2^31 (counted in stats.retired): then no stale handle, compact or full,
+ * ever matches, unless opool_alloc_at re-creates one on purpose. A pool with
+ * M > 2^30 has 1 generation bit: with the flag each slot is used once.
+ * Compact handles stay meaningful across opool_save/opool_load (same
+ * index limit). */
+
+/* The compact form of h: {0} unless h is live in p (stale, foreign, never
+ * issued, OPOOL_NULL, a NULL p, or a pool with M > 2^31). O(1); inline. */
+OPOOL_API opool_handle32 opool_handle_compact(const opool *p, opool_handle h);
+
+/* The full handle of a compact one: OPOOL_NULL unless the slot it names is
+ * live and its current generation agrees in the low 32 - k bits (then the
+ * result is that object's current handle: see the bound above); {0}, an
+ * index beyond the pool and a NULL p give OPOOL_NULL. O(1); inline. */
+OPOOL_API opool_handle opool_handle_expand(const opool *p, opool_handle32 c);
 
 /* Fill *out (see opool_stats). NULL-safe: out NULL does nothing, p NULL gives
  * all-zero stats (version 0 included). O(1) (O(chunks) for bytes).
@@ -1093,7 +1215,9 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * 0 or equal to it), flags OPOOL_ZERO, OPOOL_POISON and OPOOL_RETIRE_ON_WRAP,
  * salt, init, fini, report_mt (or report), user, allocator and name. Growth, eviction and the
  * save/load callbacks are for the single-threaded pool: asking for them is
- * OPOOL_EINVAL. init and fini run in the thread that allocates or frees.
+ * OPOOL_EINVAL, and so is object_size 0 (id-only pools are single-threaded:
+ * a concurrent id allocator gains nothing from a pool without objects over
+ * opool_mt with the smallest object). init and fini run in the thread that allocates or frees.
  *
  * LICENSE: zlib (see LICENSE)
  */
@@ -1146,11 +1270,12 @@ typedef struct opool_mt_stats {
 /* ---- lifetime ----------------------------------------------------------- */
 
 /* Create a pool of desc->capacity slots (fixed: it never grows).
- * OPOOL_EINVAL: out or desc NULL, anything opool_create rejects, max_capacity
- * other than 0 or capacity, on_full other than OPOOL_FULL_FAIL, an evict or
- * save/load callback. OPOOL_ENOMEM: the allocator failed. *out is NULL on
- * failure. One allocation; O(capacity). Thread-safety: any thread, not
- * concurrent with any use of *out. */
+ * OPOOL_EINVAL: out or desc NULL, anything opool_create rejects, object_size
+ * 0 (an id-only pool is the core pool's), max_capacity other than 0 or
+ * capacity, on_full other than OPOOL_FULL_FAIL, an evict or save/load
+ * callback, an allocator without free. OPOOL_ENOMEM: the allocator failed.
+ * *out is NULL on failure. One allocation; O(capacity). Thread-safety: any
+ * thread, not concurrent with any use of *out. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_mt_create(opool_mt **out, const opool_desc *desc);
 
 /* Run fini on every live object, release every cache record and the pool.
@@ -1592,6 +1717,11 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
  *     uint32_t     P_capacity(const P *p);
  *     H            P_live_handle(const P *p, uint32_t i);
  *     T           *P_live_object(const P *p, uint32_t i);
+ *     uint32_t     P_high_water(const P *p);
+ *     H            P_handle_at(const P *p, uint32_t index);
+ *     uint32_t     P_retain(P *p, P_keep_fn keep, void *user);
+ *                  // P_keep_fn: bool (*)(T *obj, H h, void *user)
+ *     OPOOL_TYPED_FOREACH(P, p, obj, h) { ... }   // T *obj, H h: see OPOOL_FOREACH
  *     void         P_sort(P *p);
  *     uint32_t     P_shrink(P *p);
  *     void         P_get_stats(const P *p, opool_stats *out);
@@ -1716,6 +1846,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * declared. */
 #define OPOOL_TYPED_POOL(name, T)                                                                  \
     typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
+    typedef T name##_type;             /* the object type, for OPOOL_TYPED_FOREACH */              \
     OPOOL__TYPED_LIFETIME(name, T)                                                                 \
     OPOOL__TYPED_OBJECTS(name, T)                                                                  \
     OPOOL__TYPED_ITERATION(name, T)                                                                \
@@ -1829,6 +1960,28 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL__TYPED_FN T *name##_live_object(const name *p, uint32_t i) {                             \
         return (T *)opool_live_object(OPOOL__CRAW(p), i);                                          \
     }                                                                                              \
+    OPOOL__TYPED_FN uint32_t name##_high_water(const name *p) {                                    \
+        return opool_high_water(OPOOL__CRAW(p));                                                   \
+    }                                                                                              \
+    OPOOL__TYPED_FN name##_handle name##_handle_at(const name *p, uint32_t index) {                \
+        return name##_handle_from(opool_handle_at(OPOOL__CRAW(p), index));                         \
+    }                                                                                              \
+    typedef bool (*name##_keep_fn)(T * obj, name##_handle h, void *user);                          \
+    typedef struct name##__keep {                                                                  \
+        name##_keep_fn keep;                                                                       \
+        void *user;                                                                                \
+    } name##__keep;                                                                                \
+    OPOOL__TYPED_FN bool name##__keep_shim(void *obj, opool_handle h, void *user) {                \
+        const name##__keep *k = (const name##__keep *)user;                                        \
+        return k->keep((T *)obj, name##_handle_from(h), k->user);                                  \
+    }                                                                                              \
+    OPOOL__TYPED_FN uint32_t name##_retain(name *p, name##_keep_fn keep, void *user) {             \
+        name##__keep k;                                                                            \
+        if (keep == NULL) return 0;                                                                \
+        k.keep = keep;                                                                             \
+        k.user = user;                                                                             \
+        return opool_retain(OPOOL__RAW(p), name##__keep_shim, &k);                                 \
+    }                                                                                              \
     OPOOL__TYPED_FN void name##_sort(name *p) { opool_sort(OPOOL__RAW(p)); }                       \
     OPOOL__TYPED_FN uint32_t name##_shrink(name *p) { return opool_shrink(OPOOL__RAW(p)); }        \
     OPOOL__TYPED_FN void name##_get_stats(const name *p, opool_stats *out) {                       \
@@ -1868,6 +2021,18 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
     }
+
+/* OPOOL_FOREACH for typed pool P (the name given to OPOOL_TYPED): declares
+ * P_type *obj and P_handle h for the body, once per live object, backwards;
+ * freeing obj (P_free(p, h)) inside is allowed, break and continue work. */
+#define OPOOL_TYPED_FOREACH(P, p, obj, h)                                                          \
+    for (uint32_t obj##_opool_i_ = P##_count(p), obj##_opool_go_ = 1, obj##_opool_once_ = 0;       \
+         obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
+        for (P##_handle h = (obj##_opool_once_ = obj##_opool_i_ < P##_count(p),                    \
+                             P##_live_handle(p, obj##_opool_i_));                                  \
+             obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
+            for (P##_type *obj = (obj##_opool_go_ = 0, P##_live_object(p, obj##_opool_i_));        \
+                 !obj##_opool_go_ && ((void)obj, 1); obj##_opool_go_ = 1)
 
 /* A side table of values V keyed by the handles of typed pool `pool`. Its
  * functions, side_xxx, are listed in the manual above as S_xxx (THE SIDE
@@ -1990,6 +2155,7 @@ typedef struct opool__hot {
     uintptr_t base[OPOOL__MAX_CHUNKS];
     uint32_t limit; /* slots in the roster: usable capacity */
     uint32_t high_water;
+    uint32_t index_bits; /* k of a compact handle (opool_handle_compact); 32: none */
 } opool__hot;
 
 /* Where the inline alloc and free go for everything but their common case
@@ -2089,6 +2255,40 @@ static inline uint32_t opool__count_inline(const opool *p) {
     return p ? ((const opool__hot *)(const void *)p)->count : 0;
 }
 
+static inline uint32_t opool__high_water_inline(const opool *p) {
+    return p ? ((const opool__hot *)(const void *)p)->high_water : 0;
+}
+
+static inline opool_handle opool__handle_at_inline(const opool *p, uint32_t index) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    opool_handle h = {0};
+    if (c != NULL && index < c->nslots && (c->slot[index].gen & 1))
+        h.bits = (uint64_t)c->slot[index].gen << 32 | index;
+    return h;
+}
+
+/* Compact handles: index in the low k bits, the generation's low 32 - k
+ * bits above (its lowest bit, 1 while live, keeps a live one from {0}). */
+static inline opool_handle32 opool__handle_compact_inline(const opool *p, opool_handle h) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    opool_handle32 r = {0};
+    if (c != NULL && c->index_bits < 32 && i < c->nslots && (g & 1) && c->slot[i].gen == g)
+        r.bits = g << c->index_bits | i;
+    return r;
+}
+
+static inline opool_handle opool__handle_expand_inline(const opool *p, opool_handle32 x) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    opool_handle h = {0};
+    if (c == NULL || c->index_bits >= 32) return h;
+    uint32_t k = c->index_bits, i = x.bits & ((1u << k) - 1);
+    if (i >= c->nslots) return h;
+    uint32_t g = c->slot[i].gen;
+    if ((g & 1) && (g << k | i) == x.bits) h.bits = (uint64_t)g << 32 | i;
+    return h;
+}
+
 static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
@@ -2155,6 +2355,10 @@ static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
 #define opool_count(p) opool__count_inline(p)
 #define opool_live_handle(p, i) opool__live_handle_inline(p, i)
 #define opool_live_object(p, i) opool__live_object_inline(p, i)
+#define opool_high_water(p) opool__high_water_inline(p)
+#define opool_handle_at(p, index) opool__handle_at_inline(p, index)
+#define opool_handle_compact(p, h) opool__handle_compact_inline(p, h)
+#define opool_handle_expand(p, c) opool__handle_expand_inline(p, c)
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -2412,6 +2616,20 @@ static inline bool opool__add_ok(size_t a, size_t b, size_t *out) {
     return true;
 }
 
+/* Give back a block of allocator a: through free_aligned when it is set,
+ * with the alignment the block was asked with, else through free. */
+static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t size, size_t align) {
+    if (a->free_aligned)
+        a->free_aligned(a->ctx, ptr, size, align);
+    else
+        a->free(a->ctx, ptr, size);
+}
+
+/* What the core asks its allocator for (opool.h, opool_allocator, says why):
+ * the creation block, slot arrays, and (opool__chunk_alloc) object chunks. */
+#define OPOOL__BLOCK_ALIGN alignof(struct opool)
+#define OPOOL__ARRAY_ALIGN alignof(opool__slot)
+
 /* ---- geometry rules: each written once, used by every module ------------ */
 
 /* The alignment of desc's objects: object_align, or alignof(max_align_t). */
@@ -2448,6 +2666,22 @@ static inline uint32_t opool__span_count(uint32_t shift, uint32_t max_capacity) 
     return n;
 }
 
+/* The index bits k of compact handles for an index limit of max_capacity:
+ * the smallest k with 2^k >= max_capacity; 32 (none) above 2^31. */
+static inline uint32_t opool__index_bits(uint32_t max_capacity) {
+    uint32_t k = 0;
+    while (k < 32 && ((uint64_t)1 << k) < max_capacity) k++;
+    return k;
+}
+
+/* OPOOL_RETIRE_ON_WRAP: a slot just freed to generation gen is retired when
+ * the generation bits a compact handle keeps (the low 32 - k, all 32 when
+ * the pool has no compact handles) are back at gen0's. k: opool__index_bits. */
+static inline bool opool__wraps(uint32_t gen, uint32_t gen0, uint32_t k) {
+    uint32_t mask = k == 0 || k >= 32 ? UINT32_MAX : UINT32_MAX >> k;
+    return ((gen - gen0) & mask) == 0;
+}
+
 /* The salt of a pool whose desc gives none: derived from the creation order
  * (of every pool, single-threaded or not), the same run after run. */
 OPOOL__INTERNAL uint32_t opool__derive_salt(void);
@@ -2458,6 +2692,8 @@ OPOOL__INTERNAL uint64_t opool__chunk_lo(const opool *p, uint32_t c);
 OPOOL__INTERNAL uint32_t opool__chunk_hi(const opool *p, uint32_t c);
 OPOOL__INTERNAL size_t opool__chunk_bytes(const opool *p, uint32_t c);
 OPOOL__INTERNAL bool opool__chunk_backed(const opool *p, uint32_t c);
+OPOOL__INTERNAL bool opool__chunk_alloc(opool *p, uint32_t c);
+OPOOL__INTERNAL void opool__chunk_free(opool *p, uint32_t c);
 OPOOL__INTERNAL void opool__report(opool *p, opool_status what, opool_handle h);
 OPOOL__INTERNAL uint32_t opool__slow_bits(const opool *p);
 OPOOL__INTERNAL void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);
@@ -3198,7 +3434,7 @@ static uint32_t opool__ceil_log2(uint32_t x) {
 
 /* Validate desc and work out sizes; false for every invalid desc. */
 bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
-    if (d == NULL || d->object_size == 0 || d->capacity == 0) return false;
+    if (d == NULL || d->capacity == 0) return false; /* object_size 0: an id-only pool */
     if (d->capacity > OPOOL_MAX_CAPACITY || d->max_capacity > OPOOL_MAX_CAPACITY) return false;
     if (d->max_capacity != 0 && d->max_capacity < d->capacity) return false;
     if ((d->flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0) return false;
@@ -3206,7 +3442,9 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
         d->on_full != OPOOL_FULL_EVICT)
         return false;
     if (d->on_full == OPOOL_FULL_EVICT && d->evict == NULL) return false;
-    if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) return false;
+    if ((d->allocator.alloc == NULL) !=
+        (d->allocator.free == NULL && d->allocator.free_aligned == NULL))
+        return false;
     if ((d->save_object == NULL) != (d->load_object == NULL)) return false;
 
     size_t align = opool__object_align(d), stride;
@@ -3255,6 +3493,30 @@ bool opool__chunk_backed(const opool *p, uint32_t c) {
     return c == 0 || p->chunk_mem[c] != NULL;
 }
 
+/* Give chunk c (>= 1) its storage: the allocator's, or for an id-only pool
+ * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
+ * returns. Sets chunk_mem[c] and base[c]; false when memory is not there. */
+bool opool__chunk_alloc(opool *p, uint32_t c) {
+    void *mem = (void *)p->hot.base[0];
+    if (p->hot.stride != 0)
+        mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), opool__object_align(&p->desc));
+    if (mem == NULL) return false;
+    p->chunk_mem[c] = mem;
+    p->hot.base[c] = (uintptr_t)mem - (uintptr_t)opool__chunk_lo(p, c) * p->hot.stride;
+    return true;
+}
+
+/* Give chunk c's storage back (shrink, destroy, a failed grow). */
+void opool__chunk_free(opool *p, uint32_t c) {
+    if (p->hot.stride != 0) {
+        opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
+        opool__mem_free(&p->mem, p->chunk_mem[c], opool__chunk_bytes(p, c),
+                        opool__object_align(&p->desc));
+    }
+    p->chunk_mem[c] = NULL;
+    p->hot.base[c] = 0;
+}
+
 /* ==== memory ============================================================= */
 
 /* desc's allocator with the defaults filled in (the C library when it has
@@ -3264,6 +3526,7 @@ opool_allocator opool__allocator_of(const opool_desc *d) {
     if (a.alloc == NULL) {
         a.alloc = opool__sys_alloc;
         a.free = opool__sys_free;
+        a.free_aligned = NULL;
         a.ctx = NULL;
     }
     return a;
@@ -3309,14 +3572,15 @@ void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p
 bool opool__reserve_slots(opool *p, uint32_t n) {
     if (n <= p->slot_cap) return true;
     size_t bytes = (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
-    opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, alignof(opool__slot));
+    opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, OPOOL__ARRAY_ALIGN);
     if (slot == NULL) return false;
     uint32_t *roster = (uint32_t *)(slot + n);
     memcpy(slot, p->hot.slot, (size_t)p->hot.nslots * sizeof(opool__slot));
     memcpy(roster, p->hot.roster, (size_t)p->hot.limit * sizeof(uint32_t));
     if (p->arrays_owned)
-        p->mem.free(p->mem.ctx, p->hot.slot,
-                    (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)));
+        opool__mem_free(&p->mem, p->hot.slot,
+                        (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
+                        OPOOL__ARRAY_ALIGN);
     p->hot.slot = slot;
     p->hot.roster = roster;
     p->slot_cap = n;
@@ -3331,11 +3595,9 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     while (c < p->nchunks && opool__chunk_backed(p, c)) c++;
     if (c >= p->nchunks) return false;
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    size_t bytes = (size_t)(hi - lo) * p->hot.stride;
-    void *mem = p->mem.alloc(p->mem.ctx, bytes, p->align);
-    if (mem == NULL) return false;
+    if (!opool__chunk_alloc(p, c)) return false;
     if (!opool__reserve_slots(p, hi)) {
-        p->mem.free(p->mem.ctx, mem, bytes);
+        opool__chunk_free(p, c);
         return false;
     }
     opool__hot *h = &p->hot;
@@ -3349,9 +3611,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
         if (h->slot[i].pos == OPOOL__RETIRED) continue;
         opool__roster_put(h, h->limit++, i);
     }
-    p->chunk_mem[c] = mem;
-    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    opool__range_freed(p, (uintptr_t)mem, hi - lo);
+    opool__range_freed(p, (uintptr_t)p->chunk_mem[c], hi - lo);
     p->grows++;
     opool__update_fast(p);
     return true;
@@ -3416,7 +3676,8 @@ void opool__release(opool *p, uint32_t i) {
     opool__roster_release(h, i);
     h->slot[i].gen = ++g;
     opool__track_on_free(obj, h->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
-    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) opool__retire(p, i);
+    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && opool__wraps(g, p->gen0, h->index_bits))
+        opool__retire(p, i);
     if (opool__episode_failures(&p->episode) != 0 &&
         opool__episode_freed(&p->episode, h->count, h->limit))
         opool__update_fast(p);
@@ -3471,13 +3732,9 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
 /* Give chunk c (>= 1) storage without touching the roster: every slot
  * record is written afterwards. Its objects start free (poisoned, hidden). */
 bool opool__restore_chunk(opool *p, uint32_t c) {
-    opool__hot *h = &p->hot;
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    void *mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
-    if (mem == NULL) return false;
-    p->chunk_mem[c] = mem;
-    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    opool__range_freed(p, (uintptr_t)mem, hi - lo);
+    if (!opool__chunk_alloc(p, c)) return false;
+    opool__range_freed(p, (uintptr_t)p->chunk_mem[c], hi - lo);
     return true;
 }
 
@@ -3563,6 +3820,7 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     opool__hot *h = &p->hot;
     h->shift = g->shift;
     h->stride = g->stride;
+    h->index_bits = opool__index_bits(g->max_capacity);
     h->slot = (opool__slot *)(p + 1);
     h->roster = (uint32_t *)(h->slot + g->first);
     uintptr_t objects = (at + g->objects_at + g->align - 1) & ~(uintptr_t)(g->align - 1);
@@ -3596,7 +3854,7 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
     opool__geometry g;
     if (!opool__geometry_of(desc, &g)) return OPOOL_EINVAL;
     opool_allocator a = opool__allocator_of(desc);
-    void *block = a.alloc(a.ctx, g.required, OPOOL__LINE);
+    void *block = a.alloc(a.ctx, g.required, OPOOL__BLOCK_ALIGN);
     if (block == NULL) return OPOOL_ENOMEM;
     opool_status s = opool__build(out, block, g.required, desc, &g);
     (*out)->block = block;
@@ -3610,13 +3868,12 @@ void opool_destroy(opool *p) {
     /* the memory goes back whole: hidden free slots must not stay hidden */
     opool__mem_defined((void *)p->hot.base[0], (size_t)p->hot.first * p->hot.stride);
     for (uint32_t c = 1; c < p->nchunks; c++)
-        if (p->chunk_mem[c]) {
-            opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
-            m.free(m.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
-        }
+        if (p->chunk_mem[c]) opool__chunk_free(p, c);
     if (p->arrays_owned)
-        m.free(m.ctx, p->hot.slot, (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)));
-    if (p->block) m.free(m.ctx, p->block, p->block_size);
+        opool__mem_free(&m, p->hot.slot,
+                        (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
+                        OPOOL__ARRAY_ALIGN);
+    if (p->block) opool__mem_free(&m, p->block, p->block_size, OPOOL__BLOCK_ALIGN);
 }
 
 void *opool__alloc_slow(opool *p, opool_handle *out) {
@@ -3665,7 +3922,8 @@ void *opool_alloc_at(opool *p, opool_handle want) {
 }
 
 opool_handle opool_handle_of(const opool *p, const void *obj) {
-    if (p == NULL || obj == NULL) return OPOOL_NULL;
+    /* an id-only pool's token is every object's address: it names none */
+    if (p == NULL || obj == NULL || p->hot.stride == 0) return OPOOL_NULL;
     const opool__hot *h = &p->hot;
     uintptr_t a = (uintptr_t)obj;
     for (uint32_t c = 0; c < p->nchunks; c++) {
@@ -3709,6 +3967,22 @@ void opool_clear(opool *p) {
 
 uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
 
+uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user), void *user) {
+    if (p == NULL || keep == NULL) return 0;
+    opool__hot *h = &p->hot;
+    uint32_t freed = 0;
+    for (uint32_t k = h->count; k-- > 0;) {
+        if (k >= h->count) continue; /* frees of others inside keep took the end away */
+        uint32_t i = h->roster[k], g = h->slot[i].gen;
+        if (keep(opool__object(h, i), opool__handle(i, g), user)) continue;
+        /* keep may have freed its own object (and the slot been reused) */
+        if (h->slot[i].gen != g) continue;
+        opool__release(p, i);
+        freed++;
+    }
+    return freed;
+}
+
 void opool_sort(opool *p) {
     if (p == NULL) return;
     opool__hot *h = &p->hot;
@@ -3735,10 +4009,7 @@ uint32_t opool_shrink(opool *p) {
             h->slot[i].pos = OPOOL__UNBACKED;
             released++;
         }
-        opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
-        p->mem.free(p->mem.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
-        p->chunk_mem[c] = NULL;
-        h->base[c] = 0;
+        opool__chunk_free(p, c);
     }
     if (released == 0) return 0;
     /* close the gaps in the free stack, keeping its order */
@@ -3812,6 +4083,16 @@ opool_handle(opool_live_handle)(const opool *p, uint32_t i) {
     return opool__live_handle_inline(p, i);
 }
 void *(opool_live_object)(const opool *p, uint32_t i) { return opool__live_object_inline(p, i); }
+uint32_t(opool_high_water)(const opool *p) { return opool__high_water_inline(p); }
+opool_handle(opool_handle_at)(const opool *p, uint32_t index) {
+    return opool__handle_at_inline(p, index);
+}
+opool_handle32(opool_handle_compact)(const opool *p, opool_handle h) {
+    return opool__handle_compact_inline(p, h);
+}
+opool_handle(opool_handle_expand)(const opool *p, opool_handle32 c) {
+    return opool__handle_expand_inline(p, c);
+}
 
 /* ==== the heap =========================================================== */
 
@@ -4755,6 +5036,8 @@ void opool__mt_at(const opool_mt *p, opool__mt_point at) {
 /* The core's geometry of d, if d is also a desc opool_mt accepts. */
 static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
     if (!opool__geometry_of(d, g)) return false; /* the core's rules first */
+    if (d->object_size == 0) return false;         /* no id-only concurrent pools */
+    if (d->allocator.alloc && !d->allocator.free) return false; /* it calls free */
     if (d->max_capacity != 0 && d->max_capacity != d->capacity) return false;
     if (d->on_full != OPOOL_FULL_FAIL || d->evict != NULL) return false;
     return d->save_object == NULL && d->load_object == NULL;
@@ -5540,7 +5823,7 @@ bool opool__membarrier(void) {
 
 void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
     (void)ctx;
-    if (align < sizeof(void *)) align = sizeof(void *);
+    if (align < OPOOL__LINE) align = OPOOL__LINE; /* every block on a cache line */
 #if defined(_WIN32)
     return _aligned_malloc(size, align);
 #else
@@ -5805,13 +6088,13 @@ static size_t opool__save_sink(void *ctx, const void *data, size_t size) {
         }
         size_t need = s->used + size, cap = s->cap > 128 ? s->cap : 128;
         while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-        unsigned char *buf = (unsigned char *)s->mem->alloc(s->mem->ctx, cap, 16);
+        unsigned char *buf = (unsigned char *)s->mem->alloc(s->mem->ctx, cap, 1);
         if (buf == NULL) {
             s->failed = true;
             return 0;
         }
         if (s->used) memcpy(buf, s->buf, s->used);
-        if (s->buf) s->mem->free(s->mem->ctx, s->buf, s->cap);
+        if (s->buf) opool__mem_free(s->mem, s->buf, s->cap, 1);
         s->buf = buf;
         s->cap = cap;
     }
@@ -5895,7 +6178,7 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
         opool__save_bytes(&w, rec, 8);
         opool__save_bytes(&w, s.buf, s.used);
     }
-    if (s.buf) p->mem.free(p->mem.ctx, s.buf, s.cap);
+    if (s.buf) opool__mem_free(&p->mem, s.buf, s.cap, 1);
     if (st != OPOOL_OK) return st;
 
     opool__save_flush(&w);
@@ -5929,10 +6212,10 @@ static opool_status opool__load_fill(opool__reader *r, uint64_t want) {
             size_t cap = r->cap > SIZE_MAX / 2 ? SIZE_MAX : r->cap * 2;
             if (cap < 4096) cap = 4096;
             if (cap > r->total) cap = r->total;
-            unsigned char *buf = (unsigned char *)r->mem.alloc(r->mem.ctx, cap, 16);
+            unsigned char *buf = (unsigned char *)r->mem.alloc(r->mem.ctx, cap, 1);
             if (buf == NULL) return OPOOL_ENOMEM;
             if (r->used) memcpy(buf, r->buf, r->used);
-            if (r->buf) r->mem.free(r->mem.ctx, r->buf, r->cap);
+            if (r->buf) opool__mem_free(&r->mem, r->buf, r->cap, 1);
             r->buf = buf;
             r->cap = cap;
         }
@@ -5958,7 +6241,7 @@ static bool opool__load_header_ok(const opool__image *im) {
         (im->pool_flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0 || (im->gen0 & 1) != 0 ||
         im->reserved != 0)
         return false;
-    if (im->object_size == 0 || im->object_size > SIZE_MAX || im->object_align == 0 ||
+    if (im->object_size > SIZE_MAX || im->object_align == 0 ||
         im->object_align > 4096 || im->shift > 32)
         return false;
 
@@ -6019,7 +6302,8 @@ static opool_status opool__load_slots_ok(const opool__image *im, const unsigned 
             const unsigned char *r = rec + (size_t)i * OPOOL__IMG_SLOT;
             uint32_t gen = opool__io_get32(r), pos = opool__io_get32(r + 4);
             if (pos == OPOOL__RETIRED) {
-                if (gen != im->gen0) goto out; /* retired: its generation came back to gen0 */
+                /* retired: its generation came back to gen0 (in a compact handle's bits) */
+                if (!opool__wraps(gen, im->gen0, opool__index_bits(im->max_capacity))) goto out;
                 retired++;
             } else if (pos == OPOOL__UNBACKED) {
                 if (backed || (gen & 1)) goto out;
@@ -6034,7 +6318,7 @@ static opool_status opool__load_slots_ok(const opool__image *im, const unsigned 
     }
     if (placed == im->limit && retired == im->retired) st = OPOOL_OK;
 out:
-    if (seen) mem->free(mem->ctx, seen, words * sizeof *seen);
+    if (seen) opool__mem_free(mem, seen, words * sizeof *seen, alignof(uint64_t));
     return st;
 }
 
@@ -6170,7 +6454,7 @@ static opool_status opool__load(opool **out, const opool_desc *desc, opool_read_
     st = opool__load_build(out, desc, &im, r.buf);
 
 done:
-    if (r.buf) r.mem.free(r.mem.ctx, r.buf, r.cap);
+    if (r.buf) opool__mem_free(&r.mem, r.buf, r.cap, 1);
     return st;
 }
 
@@ -6219,7 +6503,7 @@ opool_status opool_save_file(const opool *p, const char *path) {
     memcpy(tmp, path, n + 1);
     opool__file_sync_dir(tmp);
 out:
-    p->mem.free(p->mem.ctx, tmp, size);
+    opool__mem_free(&p->mem, tmp, size, 1);
     return st;
 }
 

@@ -213,11 +213,9 @@ static void update(opool *pool, struct sim *s, bool sorted) {
     uint32_t n = opool_count(pool), visited = 0, last_index = UINT32_MAX;
     CHECK(s, n == s->live);
 
-    for (uint32_t i = opool_count(pool); i-- > 0;) {
-        struct particle *pt = opool_live_object(pool, i);
-        opool_handle h = opool_live_handle(pool, i);
+    /* the backward loop over the live list, with pt and its handle h */
+    OPOOL_FOREACH(pool, struct particle, pt, h) {
         CHECK(s, pt != NULL && opool_get(pool, h) == pt);
-        if (pt == NULL) continue;
         CHECK(s, pt->stamp != s->frame + 1); /* each live object is visited once */
         pt->stamp = s->frame + 1;
         visited++;

@@ -703,7 +703,7 @@ static void configure(fz *f) {
     d->blocks_per_class = bpc;
     d->report = on_report;
     d->user = f;
-    opool_allocator a = {heap_mem_alloc, heap_mem_free, f};
+    opool_allocator a = {.alloc = heap_mem_alloc, .free = heap_mem_free, .ctx = f};
     d->allocator = a;
     f->mem.fail_from = fail_from;
 }

@@ -198,7 +198,7 @@ static opool_desc auto_desc(const unsigned char *img, size_t size, fuzz_mem *mem
         }
     }
     mem->cap = (size_t)64 << 20;
-    opool_allocator al = {fuzz_mem_alloc, fuzz_mem_free, mem};
+    opool_allocator al = {.alloc = fuzz_mem_alloc, .free = fuzz_mem_free, .ctx = mem};
     d.allocator = al;
     return d;
 }

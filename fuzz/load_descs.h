@@ -131,7 +131,7 @@ static inline opool_desc load_desc(int k, fuzz_mem *mem) {
         break;
     }
     if (mem != NULL) {
-        opool_allocator al = {fuzz_mem_alloc, fuzz_mem_free, mem};
+        opool_allocator al = {.alloc = fuzz_mem_alloc, .free = fuzz_mem_free, .ctx = mem};
         d.allocator = al;
     }
     return d;

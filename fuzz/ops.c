@@ -22,7 +22,8 @@
  * stale, forged, twice), free_object (live, interior, free, foreign, NULL),
  * get, valid, at, handle_of, clear, count, capacity, live_handle,
  * live_object, sort, shrink, get_stats, status_str, iterate-and-free, NULL
- * pools, invalid descs, and allocation failures during growth.
+ * pools, invalid descs, and allocation failures during growth; retain,
+ * handle_at, high_water, handle_compact and handle_expand.
  */
 #include "fuzz.h"
 #include "ops_codes.h"
@@ -68,6 +69,9 @@ typedef struct fz {
     loop_check loop;
     bool in_loop; /* inside op_iterate's loop, at index loop_index */
     uint32_t loop_index;
+
+    uint64_t keep_seed; /* op_retain: keep(h) is a hash of h and this */
+    uint32_t keep_pct, keep_calls;
 } fz;
 
 static fz *current; /* for the failure message */
@@ -278,6 +282,7 @@ static void full_check(fz *f) {
     EXPECT_EQ(s.max_capacity, w.max_capacity);
     EXPECT_EQ(s.count, w.count);
     EXPECT_EQ(s.high_water, w.high_water);
+    EXPECT_EQ(opool_high_water(p), w.high_water);
     EXPECT_EQ(s.retired, w.retired);
     EXPECT_EQ(s.allocs, w.allocs);
     EXPECT_EQ(s.frees, w.frees);
@@ -297,6 +302,7 @@ static void full_check(fz *f) {
         if (m->pos[i] != MODEL_NOPOS) EXPECT_EQ(c->slot[i].pos, m->pos[i]);
         void *want = model_is_live(m, i) ? f->addr[i] : NULL;
         EXPECT_EQ((uintptr_t)opool_at(p, i), (uintptr_t)want);
+        EXPECT_EQ(opool_handle_at(p, i).bits, model_handle_at(m, i));
         if (f->addr[i] != NULL) {
             uint64_t hb = model_is_live(m, i) ? model_bits(m->gen[i], i) : 0;
             EXPECT_EQ(opool_handle_of(p, f->addr[i]).bits, hb);
@@ -706,6 +712,68 @@ static void op_nulls(fz *f) {
     check_callbacks(f, false);
 }
 
+/* keep of op_retain: a hash of the handle decides, the same for pool and model. */
+static bool keep_decides(uint64_t bits, void *user) {
+    fz *f = (fz *)user;
+    return mix64(bits ^ f->keep_seed) % 100 < f->keep_pct;
+}
+
+static bool cb_keep(void *obj, opool_handle h, void *user) {
+    fz *f = (fz *)user;
+    f->keep_calls++;
+    EXPECT_EQ((uintptr_t)opool_get(f->p, h), (uintptr_t)obj);
+    check_pattern(f, obj, h.bits, SIZE_MAX, "retain");
+    return keep_decides(h.bits, f);
+}
+
+static void op_retain(fz *f) {
+    begin(f, "retain");
+    f->keep_pct = fuzz_u8(&f->in) % 101;
+    f->keep_seed = fuzz_u32(&f->in);
+    f->keep_calls = 0;
+    uint32_t live = f->m.count;
+    EXPECT_EQ(opool_retain(f->p, cb_keep, f), model_retain(&f->m, keep_decides, f));
+    EXPECT_EQ(f->keep_calls, live);
+    EXPECT_EQ(opool_retain(NULL, cb_keep, f), 0);
+    EXPECT_EQ(opool_retain(f->p, NULL, f), 0);
+    check_callbacks(f, false);
+    note_freed(f);
+}
+
+/* Compact handles: of any handle, and the expansion of any 32 bits. */
+static void op_compact(fz *f) {
+    model *m = &f->m;
+    begin(f, "compact");
+    uint64_t bits = random_handle(f);
+    opool_handle h = {bits};
+    opool_handle32 c = opool_handle_compact(f->p, h);
+    EXPECT_EQ(c.bits, model_compact(m, bits));
+    EXPECT_EQ(opool_handle_expand(f->p, c).bits, c.bits ? bits : 0);
+    uint8_t kind = fuzz_u8(&f->in);
+    uint32_t arg = fuzz_u32(&f->in), k = model_index_bits(m);
+    opool_handle32 x;
+    switch (kind % 4) {
+    case 0: /* h encoded whether or not it is live */
+        x.bits = k >= 32 ? (uint32_t)bits
+                         : (uint32_t)((bits >> 32) << k) | ((uint32_t)bits & ~(UINT32_MAX << k));
+        break;
+    case 1:
+        x.bits = arg;
+        break;
+    case 2:
+        x.bits = c.bits ^ (1u << (arg % 32));
+        break;
+    default:
+        x.bits = 0;
+        break;
+    }
+    EXPECT_EQ(opool_handle_expand(f->p, x).bits, model_expand(m, x.bits));
+    EXPECT_EQ(opool_handle_expand(NULL, x).bits, 0);
+    EXPECT_EQ(opool_handle_compact(NULL, h).bits, 0);
+    EXPECT_EQ(opool_handle_at(f->p, arg).bits, model_handle_at(m, arg));
+    check_callbacks(f, false);
+}
+
 /* ---- descs: the documented rules of opool_create ------------------------- */
 
 static opool_handle never_evict(opool *p, void *user) {
@@ -727,7 +795,7 @@ static bool load_nothing(void *obj, const void *data, size_t size, void *user) {
 /* Is d invalid by a rule the header states (not counting size overflow)? */
 static bool desc_breaks_a_rule(const opool_desc *d) {
     size_t align = d->object_align ? d->object_align : _Alignof(max_align_t);
-    return d->object_size == 0 || d->capacity == 0 || (align & (align - 1)) != 0 || align > 4096 ||
+    return d->capacity == 0 || (align & (align - 1)) != 0 || align > 4096 ||
            (d->max_capacity != 0 && d->max_capacity < d->capacity) ||
            d->capacity > OPOOL_MAX_CAPACITY || d->max_capacity > OPOOL_MAX_CAPACITY ||
            (d->flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0 || (unsigned)d->on_full > 2 ||
@@ -761,7 +829,7 @@ static void op_desc(fz *f) {
     fuzz_mem mem;
     memset(&mem, 0, sizeof mem);
     mem.cap = (size_t)1 << 20; /* no real allocation of a huge pool */
-    opool_allocator al = {fuzz_mem_alloc, fuzz_mem_free, &mem};
+    opool_allocator al = {.alloc = fuzz_mem_alloc, .free = fuzz_mem_free, .ctx = &mem};
     d.allocator = al;
     if (e & 0x80) d.allocator.free = NULL; /* half an allocator */
 
@@ -856,7 +924,7 @@ static void configure(fz *f) {
     d->user = f;
     /* the custom allocator is needed to make growth fail; GROW pools always get it */
     if ((b0 & OPS_CFG_ALLOCATOR) || d->on_full == OPOOL_FULL_GROW) {
-        opool_allocator al = {fuzz_mem_alloc, fuzz_mem_free, &f->mem};
+        opool_allocator al = {.alloc = fuzz_mem_alloc, .free = fuzz_mem_free, .ctx = &f->mem};
         d->allocator = al;
     }
 
@@ -967,6 +1035,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             break;
         case OPS_DESC:
             op_desc(f);
+            break;
+        case OPS_RETAIN:
+            op_retain(f);
+            break;
+        case OPS_COMPACT:
+            op_compact(f);
             break;
         case OPS_COUNT:
             break;

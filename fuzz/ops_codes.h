@@ -37,6 +37,8 @@ enum ops_code {
     OPS_BURST,   /* byte: count 1 + b % 64; bit 7: free instead of alloc */
     OPS_NULLS,   /* u64 handle */
     OPS_DESC,    /* a desc from the input (see op_desc) */
+    OPS_RETAIN,  /* keep percent byte, u32 hash seed */
+    OPS_COMPACT, /* handle (see random_handle), kind byte, u32: compact and expand */
     OPS_COUNT
 };
 

@@ -78,8 +78,10 @@
  *
  * A growable pool (OPOOL_FULL_GROW) reserves its first chunk with its capacity
  * rounded up to a power of two, and each growth adds a chunk as large as all
- * the storage before it (capped at max_capacity). Objects never move. Every
- * chunk of objects starts on a 64-byte cache line.
+ * the storage before it (capped at max_capacity). Objects never move. The
+ * first chunk of objects starts on a 64-byte cache line, and so do grown
+ * ones with the default allocator (a custom one is asked only for
+ * object_align: see opool_allocator).
  *
  * ============================================================================
  * ERRORS
@@ -235,6 +237,13 @@ OPOOL_API uint32_t opool_handle_generation(opool_handle h);
 OPOOL_API bool opool_handle_is_null(opool_handle h);
 OPOOL_API bool opool_handle_eq(opool_handle a, opool_handle b);
 
+/* A compact handle: 4 bytes instead of 8, for references stored by the
+ * million (opool_handle_compact, opool_handle_expand). {0} is never a live
+ * object's compact handle. Only meaningful with the pool that made it. */
+typedef struct opool_handle32 {
+    uint32_t bits; /* low k bits: slot index; high 32 - k bits: low bits of the generation */
+} opool_handle32;
+
 /* ---- status, policies, flags ------------------------------------------- */
 
 /* The result of every call that can fail, shared by every header. Beyond the
@@ -299,7 +308,10 @@ typedef enum opool_full_policy {
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
-    OPOOL_RETIRE_ON_WRAP = 1u << 2, /* a slot whose generation would wrap is retired for good */
+    OPOOL_RETIRE_ON_WRAP = 1u << 2, /* a slot whose generation would wrap is retired for good:
+                                       the generation bits of a compact handle (see
+                                       opool_handle_compact) count, so that compact handles
+                                       never match falsely either */
     OPOOL__FLAGS_ALL = (1u << 3) - 1
 };
 
@@ -319,16 +331,36 @@ struct opool_mt; /* opool_mt.h: the concurrent pool, created from an opool_desc 
 typedef size_t (*opool_write_fn)(void *ctx, const void *data, size_t size);
 typedef size_t (*opool_read_fn)(void *ctx, void *data, size_t size);
 
-/* Where a pool, a concurrent pool or a heap gets its memory. All zero means
- * the C library (posix_memalign/free, _aligned_malloc on Windows). Set both
- * alloc and free or neither (one alone is OPOOL_EINVAL). alloc returns NULL
- * on failure; align is a power of two (64 or more for a pool's storage, less
- * for bookkeeping); free receives the size that was passed to alloc. Called
- * only from the thread making the call that needs memory. */
-typedef struct opool_allocator { /* all zero = the C library */
+/* Where a pool's memory comes from. All zero: the C library. Otherwise alloc
+ * and free (or free_aligned, or both). alloc returns size bytes aligned to
+ * align (a power of two), or NULL; every block comes back exactly once, with
+ * the size it was asked with, through free_aligned when it is set (with the
+ * align it was asked with) and through free otherwise.
+ *
+ * What the core pool asks for, and why that alignment:
+ *   the creation block (opool_create, opool_load): 8 (4 on some 32-bit
+ *     machines: the pool header's own alignment): the header, the slot arrays and the
+ *     first objects are placed inside it at their own alignments (the
+ *     header on a cache line, objects on max(object_align, 64)) with slack
+ *     counted in its size, as opool_create_in does in any buffer;
+ *   a grown chunk of objects (OPOOL_FULL_GROW, opool_load): object_align
+ *     (alignof(max_align_t) by default), what the objects need; an id-only
+ *     pool asks for none;
+ *   grown slot arrays: alignof(uint32_t), their elements' alignment;
+ *   save and load buffers (bytes, read and written a byte at a time), a
+ *     file's temporary path: 1;
+ *   opool_load's check of the slots: alignof(uint64_t) (a bitmap).
+ * So an allocator that gives 32-byte alignment serves any pool whose
+ * object_align is at most 32. The default allocator gives a cache line (64)
+ * to every block, so chunks start on one. opool_heap, opool_mt and
+ * opool_side call free: they need it set. Called only from the thread
+ * making the call that needs memory. */
+typedef struct opool_allocator {
     void *(*alloc)(void *ctx, size_t size, size_t align);
     void (*free)(void *ctx, void *ptr, size_t size);
     void *ctx;
+    /* optional, appended: free told the alignment too (the core pool) */
+    void (*free_aligned)(void *ctx, void *ptr, size_t size, size_t align);
 } opool_allocator;
 
 /* Zero-initialise, then set what you need: zero means the default for every
@@ -347,7 +379,7 @@ typedef struct opool_allocator { /* all zero = the C library */
  * after free still succeeds). Nothing aborts unless the default report for
  * OPOOL_EWRITE_AFTER_FREE runs (or yours aborts). */
 typedef struct opool_desc {
-    size_t object_size;         /* required, > 0 */
+    size_t object_size;         /* 0: an id-only pool (see opool_create) */
     size_t object_align;        /* 0 = alignof(max_align_t); a power of two <= 4096 */
     uint32_t capacity;          /* required, > 0: slots reserved at create (a growable pool
                                    rounds it up to a power of two, capped at max_capacity) */
@@ -356,7 +388,10 @@ typedef struct opool_desc {
     uint32_t flags;             /* OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP */
     uint32_t salt;              /* generation origin; 0 = derived from creation order */
     void (*init)(void *obj, void *user); /* optional: after every alloc (after OPOOL_ZERO) */
-    void (*fini)(void *obj, void *user); /* optional: on free, clear, evict and destroy */
+    /* optional: on free, clear, evict and destroy (and retain), before the slot
+     * is freed: obj is still live, so fini may call opool_handle_of(p, obj),
+     * opool_handle_at and opool_get on it and get its current handle */
+    void (*fini)(void *obj, void *user);
     opool_handle (*evict)(opool *p, void *user); /* OPOOL_FULL_EVICT: return a live victim */
     /* Findings, with the pool and the handle concerned (OPOOL_NULL if none);
      * NULL = opool_default_report, which says what each does by default:
@@ -418,7 +453,7 @@ typedef struct opool_stats {
 
 /* Create a pool: one allocation from desc->allocator, holding the pool, its
  * bookkeeping and its first chunk of objects. Slots are handed out 0, 1, 2,
- * ... in order. OPOOL_EINVAL: out or desc NULL, object_size or capacity 0,
+ * ... in order. OPOOL_EINVAL: out or desc NULL, capacity 0,
  * object_align not a power of two or > 4096, max_capacity nonzero and below
  * capacity, capacity or max_capacity above OPOOL_MAX_CAPACITY, unknown flags
  * or policy, OPOOL_FULL_EVICT without evict, an allocator with only one of
@@ -429,6 +464,16 @@ typedef struct opool_stats {
  * for a growable pool). Thread-safety: any thread; pools may be created
  * concurrently. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_desc *desc);
+
+/* ID-ONLY POOLS. object_size 0 gives a pool of handles without object
+ * storage: an id allocator (Box2D's b2IdPool, sokol's pool). Handles, the
+ * live list, alloc_at, clear, growth, eviction, retain, compact handles and
+ * save/load work as for any pool, at 12 bytes per slot (the slot record and
+ * the roster entry) and no object memory. alloc, get, at and live_object
+ * return a token, the same non-NULL address for every object: test it
+ * against NULL, never dereference it. init and fini get the token.
+ * opool_handle_of and opool_free_object cannot tell objects apart by it:
+ * they give OPOOL_NULL and OPOOL_EINVAL. */
 
 /* Bytes opool_create_in needs for desc, alignment slack included (the buffer
  * may have any alignment); 0 if desc is invalid (same rules as opool_create).
@@ -536,6 +581,19 @@ OPOOL_API uint32_t opool_count(const opool *p);
  * opool_shrink lowers it). 0 for NULL. O(1). Thread-safety: per pool. */
 OPOOL_API uint32_t opool_capacity(const opool *p);
 
+/* The most objects ever live at once (stats.high_water); 0 for NULL. In a
+ * pool that never used opool_alloc_at, retired a slot, shrank or was
+ * loaded, every index ever handed out is below it (Box2D's nextIndex: the
+ * slots ever used), since a fresh pool hands out 0, 1, 2, ... and reuse is
+ * LIFO. O(1); inline. */
+OPOOL_API uint32_t opool_high_water(const opool *p);
+
+/* The current handle of the live object in slot index, OPOOL_NULL if that
+ * slot is free, retired, without storage or beyond the pool (any index, even
+ * UINT32_MAX, is safe), or p is NULL. For engines that keep raw indices:
+ * opool_free(p, opool_handle_at(p, i)) frees by index. O(1); inline. */
+OPOOL_API opool_handle opool_handle_at(const opool *p, uint32_t index);
+
 /* The i-th entry of the live list, i in [0, count); OPOOL_NULL/NULL
  * otherwise. Iterate backwards, i = count..0, to free and allocate while
  * iterating: ITERATION at the top of this file says exactly what each does
@@ -544,6 +602,39 @@ OPOOL_API uint32_t opool_capacity(const opool *p);
  * inline. Thread-safety: per pool. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
+
+/* Visit every live object exactly once, in the order of the backward loop
+ * above, calling keep(obj, its handle, user); free (running fini) each one
+ * for which keep returns false. Returns how many it freed; 0 if p or keep is
+ * NULL. keep may allocate (objects allocated during the pass are not
+ * visited) and may free its own object (then retain does not free it again
+ * and does not count it). Frees of other objects inside keep or fini follow
+ * ITERATION: one not yet visited is skipped and the last entry takes its
+ * place (it may then be visited twice). O(count) plus the frees.
+ * Thread-safety: the pool's. */
+OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user),
+                                void *user);
+
+/* The backward loop as a statement: declares T *obj and opool_handle h for
+ * the body, which runs once per live object with that object and its
+ * handle, exactly as `for (i = opool_count(p); i-- > 0;)` over
+ * opool_live_object/opool_live_handle (ITERATION says what frees and allocs
+ * inside do). Freeing obj (opool_free(p, h)) is allowed; break and continue
+ * work; indices left past the end by frees of other objects are skipped.
+ * p is evaluated once per object: pass a plain variable.
+ *
+ *     OPOOL_FOREACH(pool, struct particle, it, h) {
+ *         if (it->life <= 0) opool_free(pool, h);
+ *     }
+ */
+#define OPOOL_FOREACH(p, T, obj, h)                                                                \
+    for (uint32_t obj##_opool_i_ = opool_count(p), obj##_opool_go_ = 1, obj##_opool_once_ = 0;     \
+         obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
+        for (opool_handle h = (obj##_opool_once_ = obj##_opool_i_ < opool_count(p),                \
+                              opool_live_handle(p, obj##_opool_i_));                               \
+             obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
+            for (T *obj = (obj##_opool_go_ = 0, (T *)opool_live_object(p, obj##_opool_i_));        \
+                 !obj##_opool_go_ && ((void)obj, 1); obj##_opool_go_ = 1)
 
 /* Reorder the live roster by slot index (memory order) so the next iteration
  * walks memory forward. Handles, objects and the free stack are untouched.
@@ -559,6 +650,37 @@ OPOOL_API void opool_sort(opool *p);
  * pointers into freed memory (docs/DEBUGGING.md, known gaps). O(capacity).
  * Thread-safety: per pool. */
 OPOOL_API uint32_t opool_shrink(opool *p);
+
+/* ---- compact handles ----------------------------------------------------
+ * A pool whose index limit (stats.max_capacity: the capacity of a fixed pool,
+ * max_capacity of a growable one) is M needs k bits for an index, the
+ * smallest k with 2^k >= M; a compact handle keeps the index in its low k
+ * bits and the low 32 - k bits of the generation above them. Generations of
+ * live objects are odd, so a live object's compact handle is never {0}.
+ * Pools with M > 2^31 have no compact handles (every compact is {0}).
+ *
+ * The false-match bound: each reuse of a slot (alloc after free) advances
+ * its generation by 2, so the low 32 - k bits repeat every 2^(31-k) reuses:
+ * a stale compact handle is mistaken for the current one exactly when its
+ * slot has been reused a multiple of 2^(31-k) times since (2^29 for a pool
+ * of 4 slots, 2^15 for 65536: only that many reuses apart, never sooner).
+ * With OPOOL_RETIRE_ON_WRAP a slot is retired when its generation's low
+ * 32 - k bits come back to where they started, after 2^(31-k) uses instead
+ * of 2^31 (counted in stats.retired): then no stale handle, compact or full,
+ * ever matches, unless opool_alloc_at re-creates one on purpose. A pool with
+ * M > 2^30 has 1 generation bit: with the flag each slot is used once.
+ * Compact handles stay meaningful across opool_save/opool_load (same
+ * index limit). */
+
+/* The compact form of h: {0} unless h is live in p (stale, foreign, never
+ * issued, OPOOL_NULL, a NULL p, or a pool with M > 2^31). O(1); inline. */
+OPOOL_API opool_handle32 opool_handle_compact(const opool *p, opool_handle h);
+
+/* The full handle of a compact one: OPOOL_NULL unless the slot it names is
+ * live and its current generation agrees in the low 32 - k bits (then the
+ * result is that object's current handle: see the bound above); {0}, an
+ * index beyond the pool and a NULL p give OPOOL_NULL. O(1); inline. */
+OPOOL_API opool_handle opool_handle_expand(const opool *p, opool_handle32 c);
 
 /* Fill *out (see opool_stats). NULL-safe: out NULL does nothing, p NULL gives
  * all-zero stats (version 0 included). O(1) (O(chunks) for bytes).

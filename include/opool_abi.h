@@ -76,6 +76,7 @@ typedef struct opool__hot {
     uintptr_t base[OPOOL__MAX_CHUNKS];
     uint32_t limit; /* slots in the roster: usable capacity */
     uint32_t high_water;
+    uint32_t index_bits; /* k of a compact handle (opool_handle_compact); 32: none */
 } opool__hot;
 
 /* Where the inline alloc and free go for everything but their common case
@@ -175,6 +176,40 @@ static inline uint32_t opool__count_inline(const opool *p) {
     return p ? ((const opool__hot *)(const void *)p)->count : 0;
 }
 
+static inline uint32_t opool__high_water_inline(const opool *p) {
+    return p ? ((const opool__hot *)(const void *)p)->high_water : 0;
+}
+
+static inline opool_handle opool__handle_at_inline(const opool *p, uint32_t index) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    opool_handle h = {0};
+    if (c != NULL && index < c->nslots && (c->slot[index].gen & 1))
+        h.bits = (uint64_t)c->slot[index].gen << 32 | index;
+    return h;
+}
+
+/* Compact handles: index in the low k bits, the generation's low 32 - k
+ * bits above (its lowest bit, 1 while live, keeps a live one from {0}). */
+static inline opool_handle32 opool__handle_compact_inline(const opool *p, opool_handle h) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    opool_handle32 r = {0};
+    if (c != NULL && c->index_bits < 32 && i < c->nslots && (g & 1) && c->slot[i].gen == g)
+        r.bits = g << c->index_bits | i;
+    return r;
+}
+
+static inline opool_handle opool__handle_expand_inline(const opool *p, opool_handle32 x) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    opool_handle h = {0};
+    if (c == NULL || c->index_bits >= 32) return h;
+    uint32_t k = c->index_bits, i = x.bits & ((1u << k) - 1);
+    if (i >= c->nslots) return h;
+    uint32_t g = c->slot[i].gen;
+    if ((g & 1) && (g << k | i) == x.bits) h.bits = (uint64_t)g << 32 | i;
+    return h;
+}
+
 static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
@@ -241,6 +276,10 @@ static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
 #define opool_count(p) opool__count_inline(p)
 #define opool_live_handle(p, i) opool__live_handle_inline(p, i)
 #define opool_live_object(p, i) opool__live_object_inline(p, i)
+#define opool_high_water(p) opool__high_water_inline(p)
+#define opool_handle_at(p, index) opool__handle_at_inline(p, index)
+#define opool_handle_compact(p, h) opool__handle_compact_inline(p, h)
+#define opool_handle_expand(p, c) opool__handle_expand_inline(p, c)
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -107,7 +107,9 @@
  * 0 or equal to it), flags OPOOL_ZERO, OPOOL_POISON and OPOOL_RETIRE_ON_WRAP,
  * salt, init, fini, report_mt (or report), user, allocator and name. Growth, eviction and the
  * save/load callbacks are for the single-threaded pool: asking for them is
- * OPOOL_EINVAL. init and fini run in the thread that allocates or frees.
+ * OPOOL_EINVAL, and so is object_size 0 (id-only pools are single-threaded:
+ * a concurrent id allocator gains nothing from a pool without objects over
+ * opool_mt with the smallest object). init and fini run in the thread that allocates or frees.
  *
  * LICENSE: zlib (see LICENSE)
  */
@@ -160,11 +162,12 @@ typedef struct opool_mt_stats {
 /* ---- lifetime ----------------------------------------------------------- */
 
 /* Create a pool of desc->capacity slots (fixed: it never grows).
- * OPOOL_EINVAL: out or desc NULL, anything opool_create rejects, max_capacity
- * other than 0 or capacity, on_full other than OPOOL_FULL_FAIL, an evict or
- * save/load callback. OPOOL_ENOMEM: the allocator failed. *out is NULL on
- * failure. One allocation; O(capacity). Thread-safety: any thread, not
- * concurrent with any use of *out. */
+ * OPOOL_EINVAL: out or desc NULL, anything opool_create rejects, object_size
+ * 0 (an id-only pool is the core pool's), max_capacity other than 0 or
+ * capacity, on_full other than OPOOL_FULL_FAIL, an evict or save/load
+ * callback, an allocator without free. OPOOL_ENOMEM: the allocator failed.
+ * *out is NULL on failure. One allocation; O(capacity). Thread-safety: any
+ * thread, not concurrent with any use of *out. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_mt_create(opool_mt **out, const opool_desc *desc);
 
 /* Run fini on every live object, release every cache record and the pool.

@@ -109,6 +109,11 @@
  *     uint32_t     P_capacity(const P *p);
  *     H            P_live_handle(const P *p, uint32_t i);
  *     T           *P_live_object(const P *p, uint32_t i);
+ *     uint32_t     P_high_water(const P *p);
+ *     H            P_handle_at(const P *p, uint32_t index);
+ *     uint32_t     P_retain(P *p, P_keep_fn keep, void *user);
+ *                  // P_keep_fn: bool (*)(T *obj, H h, void *user)
+ *     OPOOL_TYPED_FOREACH(P, p, obj, h) { ... }   // T *obj, H h: see OPOOL_FOREACH
  *     void         P_sort(P *p);
  *     uint32_t     P_shrink(P *p);
  *     void         P_get_stats(const P *p, opool_stats *out);
@@ -233,6 +238,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * declared. */
 #define OPOOL_TYPED_POOL(name, T)                                                                  \
     typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
+    typedef T name##_type;             /* the object type, for OPOOL_TYPED_FOREACH */              \
     OPOOL__TYPED_LIFETIME(name, T)                                                                 \
     OPOOL__TYPED_OBJECTS(name, T)                                                                  \
     OPOOL__TYPED_ITERATION(name, T)                                                                \
@@ -346,6 +352,28 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL__TYPED_FN T *name##_live_object(const name *p, uint32_t i) {                             \
         return (T *)opool_live_object(OPOOL__CRAW(p), i);                                          \
     }                                                                                              \
+    OPOOL__TYPED_FN uint32_t name##_high_water(const name *p) {                                    \
+        return opool_high_water(OPOOL__CRAW(p));                                                   \
+    }                                                                                              \
+    OPOOL__TYPED_FN name##_handle name##_handle_at(const name *p, uint32_t index) {                \
+        return name##_handle_from(opool_handle_at(OPOOL__CRAW(p), index));                         \
+    }                                                                                              \
+    typedef bool (*name##_keep_fn)(T * obj, name##_handle h, void *user);                          \
+    typedef struct name##__keep {                                                                  \
+        name##_keep_fn keep;                                                                       \
+        void *user;                                                                                \
+    } name##__keep;                                                                                \
+    OPOOL__TYPED_FN bool name##__keep_shim(void *obj, opool_handle h, void *user) {                \
+        const name##__keep *k = (const name##__keep *)user;                                        \
+        return k->keep((T *)obj, name##_handle_from(h), k->user);                                  \
+    }                                                                                              \
+    OPOOL__TYPED_FN uint32_t name##_retain(name *p, name##_keep_fn keep, void *user) {             \
+        name##__keep k;                                                                            \
+        if (keep == NULL) return 0;                                                                \
+        k.keep = keep;                                                                             \
+        k.user = user;                                                                             \
+        return opool_retain(OPOOL__RAW(p), name##__keep_shim, &k);                                 \
+    }                                                                                              \
     OPOOL__TYPED_FN void name##_sort(name *p) { opool_sort(OPOOL__RAW(p)); }                       \
     OPOOL__TYPED_FN uint32_t name##_shrink(name *p) { return opool_shrink(OPOOL__RAW(p)); }        \
     OPOOL__TYPED_FN void name##_get_stats(const name *p, opool_stats *out) {                       \
@@ -385,6 +413,18 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
     }
+
+/* OPOOL_FOREACH for typed pool P (the name given to OPOOL_TYPED): declares
+ * P_type *obj and P_handle h for the body, once per live object, backwards;
+ * freeing obj (P_free(p, h)) inside is allowed, break and continue work. */
+#define OPOOL_TYPED_FOREACH(P, p, obj, h)                                                          \
+    for (uint32_t obj##_opool_i_ = P##_count(p), obj##_opool_go_ = 1, obj##_opool_once_ = 0;       \
+         obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
+        for (P##_handle h = (obj##_opool_once_ = obj##_opool_i_ < P##_count(p),                    \
+                             P##_live_handle(p, obj##_opool_i_));                                  \
+             obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
+            for (P##_type *obj = (obj##_opool_go_ = 0, P##_live_object(p, obj##_opool_i_));        \
+                 !obj##_opool_go_ && ((void)obj, 1); obj##_opool_go_ = 1)
 
 /* A side table of values V keyed by the handles of typed pool `pool`. Its
  * functions, side_xxx, are listed in the manual above as S_xxx (THE SIDE

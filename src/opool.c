@@ -23,7 +23,7 @@ static uint32_t opool__ceil_log2(uint32_t x) {
 
 /* Validate desc and work out sizes; false for every invalid desc. */
 bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
-    if (d == NULL || d->object_size == 0 || d->capacity == 0) return false;
+    if (d == NULL || d->capacity == 0) return false; /* object_size 0: an id-only pool */
     if (d->capacity > OPOOL_MAX_CAPACITY || d->max_capacity > OPOOL_MAX_CAPACITY) return false;
     if (d->max_capacity != 0 && d->max_capacity < d->capacity) return false;
     if ((d->flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0) return false;
@@ -31,7 +31,9 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
         d->on_full != OPOOL_FULL_EVICT)
         return false;
     if (d->on_full == OPOOL_FULL_EVICT && d->evict == NULL) return false;
-    if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) return false;
+    if ((d->allocator.alloc == NULL) !=
+        (d->allocator.free == NULL && d->allocator.free_aligned == NULL))
+        return false;
     if ((d->save_object == NULL) != (d->load_object == NULL)) return false;
 
     size_t align = opool__object_align(d), stride;
@@ -80,6 +82,30 @@ bool opool__chunk_backed(const opool *p, uint32_t c) {
     return c == 0 || p->chunk_mem[c] != NULL;
 }
 
+/* Give chunk c (>= 1) its storage: the allocator's, or for an id-only pool
+ * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
+ * returns. Sets chunk_mem[c] and base[c]; false when memory is not there. */
+bool opool__chunk_alloc(opool *p, uint32_t c) {
+    void *mem = (void *)p->hot.base[0];
+    if (p->hot.stride != 0)
+        mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), opool__object_align(&p->desc));
+    if (mem == NULL) return false;
+    p->chunk_mem[c] = mem;
+    p->hot.base[c] = (uintptr_t)mem - (uintptr_t)opool__chunk_lo(p, c) * p->hot.stride;
+    return true;
+}
+
+/* Give chunk c's storage back (shrink, destroy, a failed grow). */
+void opool__chunk_free(opool *p, uint32_t c) {
+    if (p->hot.stride != 0) {
+        opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
+        opool__mem_free(&p->mem, p->chunk_mem[c], opool__chunk_bytes(p, c),
+                        opool__object_align(&p->desc));
+    }
+    p->chunk_mem[c] = NULL;
+    p->hot.base[c] = 0;
+}
+
 /* ==== memory ============================================================= */
 
 /* desc's allocator with the defaults filled in (the C library when it has
@@ -89,6 +115,7 @@ opool_allocator opool__allocator_of(const opool_desc *d) {
     if (a.alloc == NULL) {
         a.alloc = opool__sys_alloc;
         a.free = opool__sys_free;
+        a.free_aligned = NULL;
         a.ctx = NULL;
     }
     return a;
@@ -134,14 +161,15 @@ void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p
 bool opool__reserve_slots(opool *p, uint32_t n) {
     if (n <= p->slot_cap) return true;
     size_t bytes = (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
-    opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, alignof(opool__slot));
+    opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, OPOOL__ARRAY_ALIGN);
     if (slot == NULL) return false;
     uint32_t *roster = (uint32_t *)(slot + n);
     memcpy(slot, p->hot.slot, (size_t)p->hot.nslots * sizeof(opool__slot));
     memcpy(roster, p->hot.roster, (size_t)p->hot.limit * sizeof(uint32_t));
     if (p->arrays_owned)
-        p->mem.free(p->mem.ctx, p->hot.slot,
-                    (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)));
+        opool__mem_free(&p->mem, p->hot.slot,
+                        (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
+                        OPOOL__ARRAY_ALIGN);
     p->hot.slot = slot;
     p->hot.roster = roster;
     p->slot_cap = n;
@@ -156,11 +184,9 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     while (c < p->nchunks && opool__chunk_backed(p, c)) c++;
     if (c >= p->nchunks) return false;
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    size_t bytes = (size_t)(hi - lo) * p->hot.stride;
-    void *mem = p->mem.alloc(p->mem.ctx, bytes, p->align);
-    if (mem == NULL) return false;
+    if (!opool__chunk_alloc(p, c)) return false;
     if (!opool__reserve_slots(p, hi)) {
-        p->mem.free(p->mem.ctx, mem, bytes);
+        opool__chunk_free(p, c);
         return false;
     }
     opool__hot *h = &p->hot;
@@ -174,9 +200,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
         if (h->slot[i].pos == OPOOL__RETIRED) continue;
         opool__roster_put(h, h->limit++, i);
     }
-    p->chunk_mem[c] = mem;
-    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    opool__range_freed(p, (uintptr_t)mem, hi - lo);
+    opool__range_freed(p, (uintptr_t)p->chunk_mem[c], hi - lo);
     p->grows++;
     opool__update_fast(p);
     return true;
@@ -241,7 +265,8 @@ void opool__release(opool *p, uint32_t i) {
     opool__roster_release(h, i);
     h->slot[i].gen = ++g;
     opool__track_on_free(obj, h->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
-    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && g == p->gen0) opool__retire(p, i);
+    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && opool__wraps(g, p->gen0, h->index_bits))
+        opool__retire(p, i);
     if (opool__episode_failures(&p->episode) != 0 &&
         opool__episode_freed(&p->episode, h->count, h->limit))
         opool__update_fast(p);
@@ -296,13 +321,9 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
 /* Give chunk c (>= 1) storage without touching the roster: every slot
  * record is written afterwards. Its objects start free (poisoned, hidden). */
 bool opool__restore_chunk(opool *p, uint32_t c) {
-    opool__hot *h = &p->hot;
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    void *mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), p->align);
-    if (mem == NULL) return false;
-    p->chunk_mem[c] = mem;
-    h->base[c] = (uintptr_t)mem - (uintptr_t)lo * h->stride;
-    opool__range_freed(p, (uintptr_t)mem, hi - lo);
+    if (!opool__chunk_alloc(p, c)) return false;
+    opool__range_freed(p, (uintptr_t)p->chunk_mem[c], hi - lo);
     return true;
 }
 
@@ -388,6 +409,7 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     opool__hot *h = &p->hot;
     h->shift = g->shift;
     h->stride = g->stride;
+    h->index_bits = opool__index_bits(g->max_capacity);
     h->slot = (opool__slot *)(p + 1);
     h->roster = (uint32_t *)(h->slot + g->first);
     uintptr_t objects = (at + g->objects_at + g->align - 1) & ~(uintptr_t)(g->align - 1);
@@ -421,7 +443,7 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
     opool__geometry g;
     if (!opool__geometry_of(desc, &g)) return OPOOL_EINVAL;
     opool_allocator a = opool__allocator_of(desc);
-    void *block = a.alloc(a.ctx, g.required, OPOOL__LINE);
+    void *block = a.alloc(a.ctx, g.required, OPOOL__BLOCK_ALIGN);
     if (block == NULL) return OPOOL_ENOMEM;
     opool_status s = opool__build(out, block, g.required, desc, &g);
     (*out)->block = block;
@@ -435,13 +457,12 @@ void opool_destroy(opool *p) {
     /* the memory goes back whole: hidden free slots must not stay hidden */
     opool__mem_defined((void *)p->hot.base[0], (size_t)p->hot.first * p->hot.stride);
     for (uint32_t c = 1; c < p->nchunks; c++)
-        if (p->chunk_mem[c]) {
-            opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
-            m.free(m.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
-        }
+        if (p->chunk_mem[c]) opool__chunk_free(p, c);
     if (p->arrays_owned)
-        m.free(m.ctx, p->hot.slot, (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)));
-    if (p->block) m.free(m.ctx, p->block, p->block_size);
+        opool__mem_free(&m, p->hot.slot,
+                        (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
+                        OPOOL__ARRAY_ALIGN);
+    if (p->block) opool__mem_free(&m, p->block, p->block_size, OPOOL__BLOCK_ALIGN);
 }
 
 void *opool__alloc_slow(opool *p, opool_handle *out) {
@@ -490,7 +511,8 @@ void *opool_alloc_at(opool *p, opool_handle want) {
 }
 
 opool_handle opool_handle_of(const opool *p, const void *obj) {
-    if (p == NULL || obj == NULL) return OPOOL_NULL;
+    /* an id-only pool's token is every object's address: it names none */
+    if (p == NULL || obj == NULL || p->hot.stride == 0) return OPOOL_NULL;
     const opool__hot *h = &p->hot;
     uintptr_t a = (uintptr_t)obj;
     for (uint32_t c = 0; c < p->nchunks; c++) {
@@ -534,6 +556,22 @@ void opool_clear(opool *p) {
 
 uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
 
+uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user), void *user) {
+    if (p == NULL || keep == NULL) return 0;
+    opool__hot *h = &p->hot;
+    uint32_t freed = 0;
+    for (uint32_t k = h->count; k-- > 0;) {
+        if (k >= h->count) continue; /* frees of others inside keep took the end away */
+        uint32_t i = h->roster[k], g = h->slot[i].gen;
+        if (keep(opool__object(h, i), opool__handle(i, g), user)) continue;
+        /* keep may have freed its own object (and the slot been reused) */
+        if (h->slot[i].gen != g) continue;
+        opool__release(p, i);
+        freed++;
+    }
+    return freed;
+}
+
 void opool_sort(opool *p) {
     if (p == NULL) return;
     opool__hot *h = &p->hot;
@@ -560,10 +598,7 @@ uint32_t opool_shrink(opool *p) {
             h->slot[i].pos = OPOOL__UNBACKED;
             released++;
         }
-        opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
-        p->mem.free(p->mem.ctx, p->chunk_mem[c], opool__chunk_bytes(p, c));
-        p->chunk_mem[c] = NULL;
-        h->base[c] = 0;
+        opool__chunk_free(p, c);
     }
     if (released == 0) return 0;
     /* close the gaps in the free stack, keeping its order */

@@ -30,6 +30,16 @@ opool_handle(opool_live_handle)(const opool *p, uint32_t i) {
     return opool__live_handle_inline(p, i);
 }
 void *(opool_live_object)(const opool *p, uint32_t i) { return opool__live_object_inline(p, i); }
+uint32_t(opool_high_water)(const opool *p) { return opool__high_water_inline(p); }
+opool_handle(opool_handle_at)(const opool *p, uint32_t index) {
+    return opool__handle_at_inline(p, index);
+}
+opool_handle32(opool_handle_compact)(const opool *p, opool_handle h) {
+    return opool__handle_compact_inline(p, h);
+}
+opool_handle(opool_handle_expand)(const opool *p, opool_handle32 c) {
+    return opool__handle_expand_inline(p, c);
+}
 
 /* ==== the heap =========================================================== */
 

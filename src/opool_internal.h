@@ -96,6 +96,20 @@ static inline bool opool__add_ok(size_t a, size_t b, size_t *out) {
     return true;
 }
 
+/* Give back a block of allocator a: through free_aligned when it is set,
+ * with the alignment the block was asked with, else through free. */
+static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t size, size_t align) {
+    if (a->free_aligned)
+        a->free_aligned(a->ctx, ptr, size, align);
+    else
+        a->free(a->ctx, ptr, size);
+}
+
+/* What the core asks its allocator for (opool.h, opool_allocator, says why):
+ * the creation block, slot arrays, and (opool__chunk_alloc) object chunks. */
+#define OPOOL__BLOCK_ALIGN alignof(struct opool)
+#define OPOOL__ARRAY_ALIGN alignof(opool__slot)
+
 /* ---- geometry rules: each written once, used by every module ------------ */
 
 /* The alignment of desc's objects: object_align, or alignof(max_align_t). */
@@ -132,6 +146,22 @@ static inline uint32_t opool__span_count(uint32_t shift, uint32_t max_capacity) 
     return n;
 }
 
+/* The index bits k of compact handles for an index limit of max_capacity:
+ * the smallest k with 2^k >= max_capacity; 32 (none) above 2^31. */
+static inline uint32_t opool__index_bits(uint32_t max_capacity) {
+    uint32_t k = 0;
+    while (k < 32 && ((uint64_t)1 << k) < max_capacity) k++;
+    return k;
+}
+
+/* OPOOL_RETIRE_ON_WRAP: a slot just freed to generation gen is retired when
+ * the generation bits a compact handle keeps (the low 32 - k, all 32 when
+ * the pool has no compact handles) are back at gen0's. k: opool__index_bits. */
+static inline bool opool__wraps(uint32_t gen, uint32_t gen0, uint32_t k) {
+    uint32_t mask = k == 0 || k >= 32 ? UINT32_MAX : UINT32_MAX >> k;
+    return ((gen - gen0) & mask) == 0;
+}
+
 /* The salt of a pool whose desc gives none: derived from the creation order
  * (of every pool, single-threaded or not), the same run after run. */
 uint32_t opool__derive_salt(void);
@@ -142,6 +172,8 @@ uint64_t opool__chunk_lo(const opool *p, uint32_t c);
 uint32_t opool__chunk_hi(const opool *p, uint32_t c);
 size_t opool__chunk_bytes(const opool *p, uint32_t c);
 bool opool__chunk_backed(const opool *p, uint32_t c);
+bool opool__chunk_alloc(opool *p, uint32_t c);
+void opool__chunk_free(opool *p, uint32_t c);
 void opool__report(opool *p, opool_status what, opool_handle h);
 uint32_t opool__slow_bits(const opool *p);
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);

@@ -154,7 +154,7 @@ bool opool__membarrier(void) {
 
 void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
     (void)ctx;
-    if (align < sizeof(void *)) align = sizeof(void *);
+    if (align < OPOOL__LINE) align = OPOOL__LINE; /* every block on a cache line */
 #if defined(_WIN32)
     return _aligned_malloc(size, align);
 #else

@@ -192,13 +192,13 @@ static size_t opool__save_sink(void *ctx, const void *data, size_t size) {
         }
         size_t need = s->used + size, cap = s->cap > 128 ? s->cap : 128;
         while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-        unsigned char *buf = (unsigned char *)s->mem->alloc(s->mem->ctx, cap, 16);
+        unsigned char *buf = (unsigned char *)s->mem->alloc(s->mem->ctx, cap, 1);
         if (buf == NULL) {
             s->failed = true;
             return 0;
         }
         if (s->used) memcpy(buf, s->buf, s->used);
-        if (s->buf) s->mem->free(s->mem->ctx, s->buf, s->cap);
+        if (s->buf) opool__mem_free(s->mem, s->buf, s->cap, 1);
         s->buf = buf;
         s->cap = cap;
     }
@@ -282,7 +282,7 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
         opool__save_bytes(&w, rec, 8);
         opool__save_bytes(&w, s.buf, s.used);
     }
-    if (s.buf) p->mem.free(p->mem.ctx, s.buf, s.cap);
+    if (s.buf) opool__mem_free(&p->mem, s.buf, s.cap, 1);
     if (st != OPOOL_OK) return st;
 
     opool__save_flush(&w);
@@ -316,10 +316,10 @@ static opool_status opool__load_fill(opool__reader *r, uint64_t want) {
             size_t cap = r->cap > SIZE_MAX / 2 ? SIZE_MAX : r->cap * 2;
             if (cap < 4096) cap = 4096;
             if (cap > r->total) cap = r->total;
-            unsigned char *buf = (unsigned char *)r->mem.alloc(r->mem.ctx, cap, 16);
+            unsigned char *buf = (unsigned char *)r->mem.alloc(r->mem.ctx, cap, 1);
             if (buf == NULL) return OPOOL_ENOMEM;
             if (r->used) memcpy(buf, r->buf, r->used);
-            if (r->buf) r->mem.free(r->mem.ctx, r->buf, r->cap);
+            if (r->buf) opool__mem_free(&r->mem, r->buf, r->cap, 1);
             r->buf = buf;
             r->cap = cap;
         }
@@ -345,7 +345,7 @@ static bool opool__load_header_ok(const opool__image *im) {
         (im->pool_flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0 || (im->gen0 & 1) != 0 ||
         im->reserved != 0)
         return false;
-    if (im->object_size == 0 || im->object_size > SIZE_MAX || im->object_align == 0 ||
+    if (im->object_size > SIZE_MAX || im->object_align == 0 ||
         im->object_align > 4096 || im->shift > 32)
         return false;
 
@@ -406,7 +406,8 @@ static opool_status opool__load_slots_ok(const opool__image *im, const unsigned 
             const unsigned char *r = rec + (size_t)i * OPOOL__IMG_SLOT;
             uint32_t gen = opool__io_get32(r), pos = opool__io_get32(r + 4);
             if (pos == OPOOL__RETIRED) {
-                if (gen != im->gen0) goto out; /* retired: its generation came back to gen0 */
+                /* retired: its generation came back to gen0 (in a compact handle's bits) */
+                if (!opool__wraps(gen, im->gen0, opool__index_bits(im->max_capacity))) goto out;
                 retired++;
             } else if (pos == OPOOL__UNBACKED) {
                 if (backed || (gen & 1)) goto out;
@@ -421,7 +422,7 @@ static opool_status opool__load_slots_ok(const opool__image *im, const unsigned 
     }
     if (placed == im->limit && retired == im->retired) st = OPOOL_OK;
 out:
-    if (seen) mem->free(mem->ctx, seen, words * sizeof *seen);
+    if (seen) opool__mem_free(mem, seen, words * sizeof *seen, alignof(uint64_t));
     return st;
 }
 
@@ -557,7 +558,7 @@ static opool_status opool__load(opool **out, const opool_desc *desc, opool_read_
     st = opool__load_build(out, desc, &im, r.buf);
 
 done:
-    if (r.buf) r.mem.free(r.mem.ctx, r.buf, r.cap);
+    if (r.buf) opool__mem_free(&r.mem, r.buf, r.cap, 1);
     return st;
 }
 
@@ -606,7 +607,7 @@ opool_status opool_save_file(const opool *p, const char *path) {
     memcpy(tmp, path, n + 1);
     opool__file_sync_dir(tmp);
 out:
-    p->mem.free(p->mem.ctx, tmp, size);
+    opool__mem_free(&p->mem, tmp, size, 1);
     return st;
 }
 

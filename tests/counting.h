@@ -29,6 +29,10 @@ typedef struct counting {
     size_t bytes;          /* outstanding */
     long frees;
     long size_mismatches;  /* freed with another size than allocated */
+    long align_mismatches; /* free_aligned told another alignment than alloc asked */
+    size_t max_align;      /* requests for a larger alignment fail (0: no limit) */
+    size_t largest_align;  /* the largest alignment asked for */
+    long aligned_frees;    /* frees that came through free_aligned */
     long bad_frees;        /* size mismatches, and pointers this allocator never gave */
     long failures;         /* calls that failed on purpose */
 } counting;
@@ -37,7 +41,7 @@ typedef struct counting {
 
 typedef struct counting_header {
     void *raw;
-    size_t size;
+    size_t size, align;
     uint64_t magic;
 } counting_header;
 
@@ -46,15 +50,18 @@ static inline void *counting_alloc(void *ctx, size_t size, size_t align) {
     long n = c->calls++;
     if ((c->fail_from >= 0 && n >= c->fail_from) || n == c->fail_only ||
         (c->max_request && size > c->max_request) ||
-        (c->max_bytes && size > c->max_bytes - c->bytes) || size > SIZE_MAX / 2) {
+        (c->max_bytes && size > c->max_bytes - c->bytes) || size > SIZE_MAX / 2 ||
+        (c->max_align && align > c->max_align) || align == 0 || (align & (align - 1)) != 0) {
         c->failures++;
         return NULL;
     }
+    if (align > c->largest_align) c->largest_align = align;
+    size_t asked = align;
     if (align < alignof(counting_header)) align = alignof(counting_header);
     unsigned char *raw = (unsigned char *)malloc(size + align + sizeof(counting_header));
     if (raw == NULL) return NULL;
     uintptr_t at = ((uintptr_t)raw + sizeof(counting_header) + align - 1) & ~(uintptr_t)(align - 1);
-    counting_header hd = {raw, size, COUNTING_MAGIC};
+    counting_header hd = {raw, size, asked, COUNTING_MAGIC};
     memcpy((unsigned char *)at - sizeof hd, &hd, sizeof hd);
     memset((void *)at, 0xA5, size);
     c->blocks++;
@@ -83,12 +90,39 @@ static inline void counting_free(void *ctx, void *ptr, size_t size) {
     free(hd.raw);
 }
 
+/* free_aligned: the same, and the alignment must be the one asked. */
+static inline void counting_free_aligned(void *ctx, void *ptr, size_t size, size_t align) {
+    counting *c = (counting *)ctx;
+    if (ptr == NULL) return;
+    counting_header hd;
+    memcpy(&hd, (unsigned char *)ptr - sizeof hd, sizeof hd);
+    if (hd.magic == COUNTING_MAGIC && hd.align != align) {
+        c->align_mismatches++;
+        c->bad_frees++;
+    }
+    c->aligned_frees++;
+    counting_free(ctx, ptr, size);
+}
+
+/* Reset c and return an allocator over it, with free_aligned and no free. */
+static inline opool_allocator counting_allocator_aligned(counting *c) {
+    memset(c, 0, sizeof *c);
+    c->fail_from = -1;
+    c->fail_only = -1;
+    opool_allocator a;
+    memset(&a, 0, sizeof a);
+    a.alloc = counting_alloc;
+    a.free_aligned = counting_free_aligned;
+    a.ctx = c;
+    return a;
+}
+
 /* Reset c and return an allocator over it. */
 static inline opool_allocator counting_allocator(counting *c) {
     memset(c, 0, sizeof *c);
     c->fail_from = -1;
     c->fail_only = -1;
-    opool_allocator a = {counting_alloc, counting_free, c};
+    opool_allocator a = {.alloc = counting_alloc, .free = counting_free, .ctx = c};
     return a;
 }
 

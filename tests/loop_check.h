@@ -25,8 +25,9 @@
  * at), loop_after_alloc right after any alloc inside the loop, loop_end after
  * the last iteration. Each returns false with a reason
  * in lc->why once a rule is broken. The object set is read through
- * opool_at and opool_handle_of, by slot index, so it does not depend on the
- * live list being right.
+ * opool_at and opool_handle_at, by slot index, so it does not depend on the
+ * live list being right (nor on objects having distinct addresses: an
+ * id-only pool's are all one token).
  */
 #ifndef OPOOL_TEST_LOOP_CHECK_H
 #define OPOOL_TEST_LOOP_CHECK_H
@@ -91,8 +92,12 @@ static inline bool loop_begin(loop_check *lc, const opool *p) {
     opool_stats s;
     opool_get_stats(p, &s);
     for (uint32_t i = 0; i < s.max_capacity; i++) {
-        const void *obj = opool_at(p, i);
-        if (obj != NULL) loop__add(lc, opool_handle_of(p, obj).bits, 1);
+        opool_handle h = opool_handle_at(p, i);
+        if (opool_at(p, i) != NULL) loop__add(lc, h.bits, 1);
+        if ((opool_at(p, i) != NULL) != !opool_handle_is_null(h))
+            return loop__fail(lc, "slot %" PRIu64 ": opool_at and opool_handle_at disagree (%" PRIu64
+                                  ")",
+                              i, h.bits);
     }
     if (lc->n != opool_count(p))
         return loop__fail(lc, "%" PRIu64 " live objects by index, opool_count says %" PRIu64,

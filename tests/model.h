@@ -20,7 +20,12 @@
  *     then each as large as all before it, capped at max_capacity), their
  *     slots appended to the free stack in ascending index order;
  *   - RETIRE_ON_WRAP takes out of the roster for good a slot whose
- *     generation comes back to gen0;
+ *     generation, in the bits a compact handle keeps (the low 32 - k, k the
+ *     index bits of the pool's index limit), comes back to gen0's;
+ *   - a compact handle is generation << k | index for a live handle, {0}
+ *     otherwise (and for pools whose limit exceeds 2^31); expanding gives
+ *     the current handle of the slot it names when their bits agree;
+ *   - retain frees, in backward-loop order, the objects keep rejects;
  *   - shrink drops grown chunks without live objects, keeping generations.
  */
 #ifndef OPOOL_MODEL_H
@@ -161,6 +166,22 @@ static inline void model_begin(model *m) {
 
 /* ---- queries ------------------------------------------------------------ */
 
+/* Index bits of a compact handle: the smallest k with 2^k >= max; 32: none. */
+static inline uint32_t model_index_bits(const model *m) {
+    uint32_t k = 0;
+    while (k < 32 && ((uint64_t)1 << k) < m->max) k++;
+    return k;
+}
+
+/* A freed generation g retires its slot (RETIRE_ON_WRAP): the generation
+ * bits a compact handle keeps are gen0's again. */
+static inline bool model_wraps(const model *m, uint32_t g) {
+    uint32_t k = model_index_bits(m);
+    uint32_t kept = k == 0 || k >= 32 ? 32 : 32 - k;
+    uint64_t period = (uint64_t)1 << kept;
+    return (m->flags & OPOOL_RETIRE_ON_WRAP) && ((uint64_t)g - m->gen0 + period) % period == 0;
+}
+
 static inline uint64_t model_bits(uint32_t gen, uint32_t index) {
     return (uint64_t)gen << 32 | index;
 }
@@ -252,7 +273,7 @@ static inline void model__free_live(model *m, uint32_t i) {
     model__set(m, m->count, i);
     m->gen[i]++;
     m->frees++;
-    if ((m->flags & OPOOL_RETIRE_ON_WRAP) && m->gen[i] == m->gen0) model__retire(m, i);
+    if (model_wraps(m, m->gen[i])) model__retire(m, i);
     /* recovered: a quarter of the usable slots (rounded up) free again */
     if (m->count <= m->limit - (m->limit + 3) / 4) m->episode = 0;
 }
@@ -364,7 +385,7 @@ static inline void model_clear(model *m) {
         uint32_t i = m->roster[k];
         m->fini_log[m->nfini++] = i;
         m->gen[i]++;
-        if ((m->flags & OPOOL_RETIRE_ON_WRAP) && m->gen[i] == m->gen0) {
+        if (model_wraps(m, m->gen[i])) {
             m->retired[i] = true;
             m->retired_count++;
         }
@@ -417,6 +438,45 @@ static inline uint32_t model_shrink(model *m) {
     }
     m->limit = w;
     return released;
+}
+
+/* opool_handle_at: the live slot's handle bits, 0 otherwise. */
+static inline uint64_t model_handle_at(const model *m, uint32_t i) {
+    return model_is_live(m, i) ? model_bits(m->gen[i], i) : 0;
+}
+
+/* opool_handle_compact: bits of the compact handle of h, 0 unless h is live
+ * (and the pool has compact handles). */
+static inline uint32_t model_compact(const model *m, uint64_t h) {
+    uint32_t k = model_index_bits(m);
+    if (k >= 32 || model_classify(m, h) != OPOOL_OK) return 0;
+    uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);
+    uint64_t gbits = g % ((uint64_t)1 << (32 - k)); /* the generation's low 32 - k bits */
+    return (uint32_t)(gbits << k) + i;
+}
+
+/* opool_handle_expand: the current handle bits of the live slot c names
+ * when its generation agrees in the kept bits, else 0. */
+static inline uint64_t model_expand(const model *m, uint32_t c) {
+    uint32_t k = model_index_bits(m);
+    if (k >= 32) return 0;
+    uint32_t i = (uint32_t)(c % ((uint64_t)1 << k));
+    if (!model_is_live(m, i)) return 0;
+    uint64_t h = model_bits(m->gen[i], i);
+    return model_compact(m, h) == c ? h : 0;
+}
+
+/* opool_retain with keep(handle bits) deciding; no allocation or other
+ * frees inside keep. Returns the number freed; fini_log has them in order. */
+static inline uint32_t model_retain(model *m, bool (*keep)(uint64_t h, void *user), void *user) {
+    uint32_t freed = 0;
+    for (uint32_t k = m->count; k-- > 0;) {
+        uint32_t i = m->roster[k];
+        if (keep(model_bits(m->gen[i], i), user)) continue;
+        model__free_live(m, i);
+        freed++;
+    }
+    return freed;
 }
 
 #endif /* OPOOL_MODEL_H */

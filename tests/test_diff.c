@@ -82,6 +82,10 @@ typedef struct harness {
     bool in_loop;        /* inside op_iterate's loop, at index loop_index */
     uint32_t loop_index;
     bool muted;          /* callbacks of a pool being replaced: not the model's */
+
+    uint64_t keep_salt;  /* op_retain: keep(h) is a hash of h and this */
+    uint32_t keep_pct;
+    uint32_t keep_calls;
 } harness;
 
 static uint64_t total_ops, total_checks, total_loops, total_loop_visits, total_loop_moves,
@@ -275,6 +279,8 @@ static void check_new_object(harness *h, unsigned char *obj, uint64_t bits) {
     uint32_t i = (uint32_t)bits;
     if ((uintptr_t)obj % h->align != 0)
         fail(h, "object %p not aligned to %zu", (void *)obj, h->align);
+    if (h->size == 0 && obj != h->addr[0] && h->addr[0] != NULL)
+        fail(h, "id-only pool: token %p, then %p", (void *)h->addr[0], (void *)obj);
     if (h->addr[i] == NULL)
         h->addr[i] = obj;
     else if (h->addr[i] != obj)
@@ -320,6 +326,7 @@ static void full_check(harness *h) {
     EXPECT_EQ(h, s.max_capacity, w.max_capacity);
     EXPECT_EQ(h, s.count, w.count);
     EXPECT_EQ(h, s.high_water, w.high_water);
+    EXPECT_EQ(h, opool_high_water(p), w.high_water);
     EXPECT_EQ(h, s.retired, w.retired);
     EXPECT_EQ(h, s.allocs, w.allocs);
     EXPECT_EQ(h, s.frees, w.frees);
@@ -495,6 +502,7 @@ static void op_free_object(harness *h) {
         index = MODEL_NOPOS;
         ptr = rng_chance(&h->r, 50) ? local : NULL;
     }
+    if (h->size == 0) index = MODEL_NOPOS; /* the token names no object */
     opool_status s = opool_free_object(h->p, ptr);
     EXPECT_EQ(h, s, model_free_object(m, index));
     check_callbacks(h, false);
@@ -516,9 +524,35 @@ static void op_lookup(harness *h) {
     want = model_at(m, i) ? h->addr[i] : NULL;
     EXPECT_EQ(h, (uintptr_t)opool_at(h->p, i), (uintptr_t)want);
 
+    EXPECT_EQ(h, opool_handle_at(h->p, i).bits, model_handle_at(m, i));
+
+    /* compact handles: of the handle looked up, and expanding any 32 bits */
+    opool_handle32 c = opool_handle_compact(h->p, hh);
+    EXPECT_EQ(h, c.bits, model_compact(m, bits));
+    EXPECT_EQ(h, opool_handle_expand(h->p, c).bits, c.bits ? bits : 0);
+    opool_handle32 x;
+    uint32_t kbits = model_index_bits(m);
+    switch (rng_below(&h->r, 4)) {
+    case 0: /* any handle's bits, encoded without asking whether it is live */
+        x.bits = kbits >= 32 ? (uint32_t)bits
+                             : (uint32_t)((bits >> 32) << kbits) | ((uint32_t)bits & ~(UINT32_MAX << kbits));
+        break;
+    case 1:
+        x.bits = (uint32_t)rng_next(&h->r);
+        break;
+    case 2:
+        x.bits = 0;
+        break;
+    default:
+        x.bits = c.bits ^ (1u << rng_below(&h->r, 32));
+        break;
+    }
+    EXPECT_EQ(h, opool_handle_expand(h->p, x).bits, model_expand(m, x.bits));
+
     uint32_t k = known_slot(h);
     if (k != MODEL_NOPOS) {
-        uint64_t expect = model_is_live(m, k) ? model_bits(m->gen[k], k) : 0;
+        /* an id-only pool's token names no object */
+        uint64_t expect = model_is_live(m, k) && h->size ? model_bits(m->gen[k], k) : 0;
         EXPECT_EQ(h, opool_handle_of(h->p, h->addr[k]).bits, expect);
         if (h->size > 1) EXPECT_EQ(h, opool_handle_of(h->p, h->addr[k] + 1).bits, 0);
     }
@@ -568,6 +602,33 @@ static void op_shrink(harness *h) {
     for (uint32_t c = 0; c < m->nchunks; c++)
         if (was[c] && !m->present[c])
             for (uint32_t i = m->lo[c]; i < m->hi[c]; i++) h->addr[i] = NULL; /* storage is gone */
+}
+
+/* keep of op_retain: a hash of the handle decides, the same for pool and model. */
+static bool keep_decides(uint64_t bits, void *user) {
+    harness *h = user;
+    return mix64(bits ^ h->keep_salt) % 100 < h->keep_pct;
+}
+
+static bool cb_keep(void *obj, opool_handle hnd, void *user) {
+    harness *h = user;
+    h->keep_calls++;
+    check_pattern(h, obj, hnd.bits, "retain");
+    EXPECT_EQ(h, (uintptr_t)opool_get(h->p, hnd), (uintptr_t)obj);
+    return keep_decides(hnd.bits, h);
+}
+
+static void op_retain(harness *h) {
+    begin(h, "retain");
+    h->keep_salt = rng_next(&h->r);
+    h->keep_pct = rng_below(&h->r, 101);
+    h->keep_calls = 0;
+    uint32_t live = h->m.count;
+    uint32_t got = opool_retain(h->p, cb_keep, h);
+    EXPECT_EQ(h, got, model_retain(&h->m, keep_decides, h));
+    EXPECT_EQ(h, h->keep_calls, live);
+    check_callbacks(h, false);
+    note_freed(h);
 }
 
 /* A free inside the loop: the promise's bookkeeping, then the free on both. */
@@ -674,6 +735,7 @@ static void configure(harness *h) {
                                                                                   : d->capacity;
 
     d->object_size = rng_chance(r, 80) ? 1 + rng_below(r, 64) : 1 + rng_below(r, 400);
+    if (rng_chance(r, 5)) d->object_size = 0; /* an id-only pool: every object is one token */
     uint32_t a = rng_below(r, 12);
     d->object_align = a == 0 ? 0 : a <= 8 ? (size_t)1 << (a - 1) : (size_t)1 << rng_below(r, 8);
     if (max <= 64 && rng_chance(r, 3)) d->object_align = 4096;
@@ -768,6 +830,8 @@ static bool run_seed(uint64_t seed, uint64_t ops) {
             op_iterate(h);
         else if ((x -= 3) < 2)
             op_save_load(h);
+        else if ((x -= 2) < 3)
+            op_retain(h);
         else
             op_lookup(h);
         if (h->op % FULL_CHECK_EVERY == 0 && !h->failed) {

@@ -1794,8 +1794,10 @@ TEST(create_rejects_null_out_and_null_desc) {
     CHECK_EQ_U64(opool_required_bytes(NULL), 0);
 }
 
-TEST(create_rejects_zero_size_and_zero_capacity) {
-    opool_desc d = desc_of(0, 4);
+TEST(create_rejects_zero_capacity) {
+    opool_desc d = desc_of(8, 0);
+    CHECK_CREATE_REJECTS(&d);
+    d = desc_of(0, 0); /* object_size 0 alone is an id-only pool (test_indices.c) */
     CHECK_CREATE_REJECTS(&d);
     d = desc_of(8, 0);
     CHECK_CREATE_REJECTS(&d);
@@ -1998,7 +2000,7 @@ TEST(create_in_rejects_null_or_small_buffer) {
     CHECK_EQ_U64(opool_create_in(&p, buf, 0, &d), OPOOL_EINVAL);
     CHECK_EQ_U64(opool_create_in(NULL, buf, n, &d), OPOOL_EINVAL);
     CHECK_EQ_U64(opool_create_in(&p, buf, n, NULL), OPOOL_EINVAL);
-    opool_desc bad = desc_of(0, 10);
+    opool_desc bad = desc_of(8, 0);
     CHECK_EQ_U64(opool_create_in(&p, buf, n, &bad), OPOOL_EINVAL);
     CHECK(p == NULL);
     free(buf);
@@ -2404,7 +2406,7 @@ int main(int argc, char **argv) {
     RUN(get_stats_of_null_pool_is_zero);
 
     RUN(create_rejects_null_out_and_null_desc);
-    RUN(create_rejects_zero_size_and_zero_capacity);
+    RUN(create_rejects_zero_capacity);
     RUN(create_rejects_non_power_of_two_alignment);
     RUN(create_rejects_alignment_above_4096);
     RUN(create_rejects_max_capacity_below_capacity);

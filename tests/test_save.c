@@ -201,7 +201,7 @@ static void counting_free(void *ctx, void *ptr, size_t size) {
 static opool_allocator counting_allocator(counting *c) {
     memset(c, 0, sizeof *c);
     c->fail_from = -1;
-    opool_allocator a = {counting_alloc, counting_free, c};
+    opool_allocator a = {.alloc = counting_alloc, .free = counting_free, .ctx = c};
     return a;
 }
 
@@ -1213,7 +1213,8 @@ TEST(invalid_desc_is_einval_before_reading) {
     stream s = saved(p);
     opool_desc bad[5];
     for (int i = 0; i < 5; i++) bad[i] = d;
-    bad[0].object_size = 0;
+    bad[0].capacity = 2; /* object_size 0 is an id-only pool now: valid */
+    bad[0].max_capacity = 1;
     bad[1].capacity = 0;
     bad[2].object_align = 3;
     bad[3].save_object = hk_save;      /* without load_object */

@@ -48,7 +48,6 @@ static bool opool__check_geometry(const opool *p, opool__why *w) {
     if (p->gen0 & 1) return opool__fail(w, "gen0 0x%08" PRIx32 " is odd", p->gen0);
     if (p->max_capacity == 0 || p->max_capacity > OPOOL_MAX_CAPACITY)
         return opool__fail(w, "max_capacity %" PRIu32 " out of range", p->max_capacity);
-    if (d->object_size == 0) return opool__fail(w, "desc.object_size is 0");
     size_t oalign = opool__object_align(d);
     if (!opool__is_pow2(oalign) || oalign > 4096)
         return opool__fail(w, "object alignment %zu invalid", oalign);
@@ -123,7 +122,8 @@ static bool opool__check_chunks(const opool *p, opool__why *w) {
                                c, hi, h->nslots);
         uintptr_t mem = (uintptr_t)p->chunk_mem[c];
         if (h->base[c] == 0) return opool__fail(w, "backed chunk %" PRIu32 " has base 0", c);
-        if (mem % p->align != 0) return opool__fail(w, "chunk %" PRIu32 " misaligned", c);
+        if (mem % opool__object_align(&p->desc) != 0)
+            return opool__fail(w, "chunk %" PRIu32 " misaligned", c);
         if (h->base[c] + (uintptr_t)lo * h->stride != mem)
             return opool__fail(w, "base[%" PRIu32 "] does not address chunk_mem[%" PRIu32 "]", c,
                                c);

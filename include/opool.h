@@ -393,7 +393,8 @@ OPOOL_API const char *opool_status_str(opool_status s);
  *   OPOOL_EWRITE_AFTER_FREE  "opool: pool ... (0x...): write after free: slot 2 was
  *                            changed while free (last handle 0x...)", then calls abort();
  * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
- * p NULL: the line names no pool. Cost: one formatted write to stderr.
+ * p NULL: the line names no pool; called from a report that a failed load
+ * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to stderr.
  * Thread-safety: as the pool's (it reads p's counters). */
 OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
 
@@ -413,8 +414,12 @@ OPOOL_API opool_status opool_save(const opool *p, opool_write_fn write, void *ct
  * valid again and reaches an identical object; every other handle is
  * rejected. OPOOL_ECORRUPT: truncated, corrupted or hostile input (checked
  * whole, checksum included, before anything is built); OPOOL_ENOMEM. On any
- * failure *out is NULL and nothing leaks. init is not called; load_object
- * is, for each live object when desc has it. */
+ * failure *out is NULL and nothing leaks, and the check that failed is
+ * reported through desc's report and recorded (see "why a load failed",
+ * below). A world image is refused (OPOOL_ECORRUPT: see opool_load_many).
+ * init is not called; load_object is, for each live object when desc has
+ * it. O(image size + the pool's storage). Thread-safe for distinct
+ * streams. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load(opool **out, const opool_desc *desc,
                                                   opool_read_fn read, void *ctx);
 

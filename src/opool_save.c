@@ -473,7 +473,8 @@ static opool_status opool__load_header_ok(const opool__image *im, opool__finding
     if (im->reserved != 0) return OPOOL__CORRUPT(e, "reserved", im->reserved);
     /* object_size 0 (a pool of handles alone) is left to the geometry */
     if (im->object_size > SIZE_MAX) return OPOOL__CORRUPT(e, "object_size", im->object_size);
-    if (im->object_align == 0 || im->object_align > 4096)
+    if (im->object_align == 0 || im->object_align > 4096 ||
+        (im->object_align & (im->object_align - 1)) != 0)
         return OPOOL__CORRUPT(e, "object_align", im->object_align);
     if (im->shift > 32) return OPOOL__CORRUPT(e, "shift", im->shift);
 

@@ -363,6 +363,68 @@ TEST(load_many_rejects_null_arguments_and_no_pools_with_every_out_null) {
     stream_free(&s);
 }
 
+TEST(save_many_stops_at_a_short_write_with_eio) {
+    counting c;
+    memset(&c, 0, sizeof c);
+    c.fail_from = c.fail_only = -1;
+    opool_desc d[NP];
+    world_descs(d, &c);
+    hooks_reset();
+    world w;
+    REQUIRE(world_make(&w, d));
+    stream full = saved_world(w.p, NP);
+    for (size_t k = 0; k < full.size; k += 1 + k / 16) {
+        stream s = stream_new();
+        s.fail_after = k;
+        CHECK_EQ_U64(opool_save_many(cpools(w.p), NP, stream_write, &s), OPOOL_EIO);
+        CHECK_EQ_U64(s.writes_after_short, 0); /* nothing more after a short write */
+        stream_free(&s);
+    }
+    world_destroy(&w);
+    stream_free(&full);
+    CHECK_EQ_U64(c.blocks, 0);
+}
+
+static bool refuse_save(const void *obj, opool_write_fn write, void *wctx, void *user) {
+    (void)obj, (void)write, (void)wctx, (void)user;
+    return false;
+}
+
+TEST(save_many_with_a_failing_save_object_is_corrupt_and_keeps_the_old_file) {
+    opool_desc d[2] = {quiet_desc(8, 4, 0), quiet_desc(8, 4, 0)};
+    opool *p[2] = {NULL, NULL};
+    REQUIRE(opool_create(&p[0], &d[0]) == OPOOL_OK);
+    d[1].save_object = refuse_save;
+    d[1].load_object = hk_load;
+    REQUIRE(opool_create(&p[1], &d[1]) == OPOOL_OK);
+    CHECK(opool_alloc(p[1], NULL) != NULL);
+    stream s = stream_new();
+    CHECK_EQ_U64(opool_save_many(cpools(p), 2, stream_write, &s), OPOOL_ECORRUPT);
+    stream_free(&s);
+#ifdef TEST_POSIX
+    char dir[] = "/tmp/opool-world-keep-XXXXXX";
+    REQUIRE(mkdtemp(dir) != NULL);
+    char path[128];
+    snprintf(path, sizeof path, "%s/world.sav", dir);
+    FILE *f = fopen(path, "wb");
+    REQUIRE(f);
+    fputs("the previous save", f);
+    fclose(f);
+    CHECK_EQ_U64(opool_save_many_file(cpools(p), 2, path), OPOOL_ECORRUPT);
+    char back[64] = "";
+    f = fopen(path, "rb");
+    REQUIRE(f);
+    size_t got = fread(back, 1, sizeof back - 1, f);
+    fclose(f);
+    back[got] = '\0';
+    CHECK(strcmp(back, "the previous save") == 0);
+    remove(path);
+    CHECK_EQ_U64(remove(dir), 0); /* the temporary file was removed */
+#endif
+    opool_destroy(p[0]);
+    opool_destroy(p[1]);
+}
+
 /* ---- all or nothing ------------------------------------------------------ */
 
 /* Loads img into descs over c, expecting want; every out NULL, nothing
@@ -878,6 +940,8 @@ int main(void) {
     RUN(a_world_of_one_pool_round_trips);
     RUN(save_many_rejects_no_pools_a_null_pool_and_the_same_pool_twice);
     RUN(load_many_rejects_null_arguments_and_no_pools_with_every_out_null);
+    RUN(save_many_stops_at_a_short_write_with_eio);
+    RUN(save_many_with_a_failing_save_object_is_corrupt_and_keeps_the_old_file);
     RUN(every_allocation_failure_of_a_world_load_is_enomem_with_nothing_built);
     RUN(every_truncation_of_a_world_image_is_corrupt_with_nothing_built);
     RUN(every_flipped_bit_of_a_world_image_is_corrupt_with_nothing_built);

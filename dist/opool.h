@@ -766,7 +766,8 @@ OPOOL_API const char *opool_status_str(opool_status s);
  *   OPOOL_EWRITE_AFTER_FREE  "opool: pool ... (0x...): write after free: slot 2 was
  *                            changed while free (last handle 0x...)", then calls abort();
  * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
- * p NULL: the line names no pool. Cost: one formatted write to stderr.
+ * p NULL: the line names no pool; called from a report that a failed load
+ * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to stderr.
  * Thread-safety: as the pool's (it reads p's counters). */
 OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
 
@@ -800,11 +801,13 @@ OPOOL_API opool_status opool_save(const opool *p, opool_write_fn write, void *ct
  * giving another first chunk or limit), or load_object present when the
  * image holds plain bytes (or absent when it holds save_object records).
  * OPOOL_ECORRUPT: truncated, corrupted or hostile input (bad magic, unknown
- * version, inconsistent header or slot records, checksum), or load_object
- * returned false (the objects loaded before it get fini); a corrupt image is
- * OPOOL_ECORRUPT even if the desc does not fit either. OPOOL_ENOMEM: the
- * allocator failed. Reports nothing. O(capacity + image bytes); peak memory
- * the image plus the pool. Thread-safety: any thread; *out is new. */
+ * version, inconsistent header or slot records, checksum), a world image
+ * (see opool_load_many), or load_object returned false (the objects loaded
+ * before it get fini); a corrupt image is OPOOL_ECORRUPT even if the desc
+ * does not fit either. OPOOL_ENOMEM: the allocator failed. The check that
+ * failed is reported through desc's report and recorded (see "why a load
+ * failed", below). O(capacity + image bytes); peak memory the image plus the
+ * pool. Thread-safety: any thread; *out is new. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load(opool **out, const opool_desc *desc,
                                                   opool_read_fn read, void *ctx);
 
@@ -827,6 +830,95 @@ OPOOL_API opool_status opool_save_file(const opool *p, const char *path);
  * Thread-safety: any thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_desc *desc,
                                                        const char *path);
+
+/* ---- world saves: several pools, one image (docs/FORMAT.md, "Worlds") -- */
+
+/* Write the n pools of pools[0..n) as one world image: a header, each
+ * pool's section (its opool_save image without the checksum) in array
+ * order, and one checksum over the whole, so the pools are saved and later
+ * loaded together or not at all. OPOOL_EINVAL: pools or write NULL, n 0, a
+ * NULL pool, or the same pool twice in the array; otherwise as opool_save
+ * (OPOOL_ENOMEM, OPOOL_EIO: write came up short, OPOOL_ECORRUPT: a
+ * save_object returned false), and after a failure the bytes written are
+ * no image. O(n^2) pointer comparisons + the sum of opool_save's costs.
+ * Reads the pools only: each must not be changed during the call. */
+OPOOL_API opool_status opool_save_many(const opool *const *pools, uint32_t n, opool_write_fn write,
+                                       void *ctx);
+
+/* Rebuild the n pools of a world image, pool i from descs[i] (as
+ * opool_load does for one), into out[0..n). All or nothing: on success
+ * every out[i] is set; on any failure every out[i] is NULL and nothing
+ * leaks. The image is read and checked whole (checksum, every section's
+ * header and slot records, every desc against its section) and all the
+ * memory of every pool allocated before any object is built, so a failure
+ * runs no callback, with one exception: when load_object rejects object k
+ * of pool i (OPOOL_ECORRUPT), the objects load_object already rebuilt (in
+ * pools 0..i, and pool i's first k) get fini as the built pools are
+ * destroyed, because they may hold what load_object acquired.
+ * OPOOL_EINVAL: out, descs or read NULL, n 0, an invalid desc, an image of
+ * another number of pools, or a desc that does not fit its pool's section;
+ * OPOOL_ECORRUPT: truncated, corrupted or hostile input, or a single
+ * pool's image; OPOOL_ENOMEM. Each failure is reported once through the
+ * report of descs[i] (of descs[0] when it concerns the whole image), see
+ * opool_last_load_error. O(image size + the pools' storage). Thread-safe
+ * for distinct out arrays and streams. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_load_many(opool **out, const opool_desc *descs,
+                                                       uint32_t n, opool_read_fn read, void *ctx);
+
+/* opool_save_many to a file, atomically as opool_save_file: a crash or a
+ * full disk part-way leaves the previous file as it was. OPOOL_EINVAL as
+ * opool_save_many, or path NULL or empty; OPOOL_EIO: the temporary file
+ * could not be created, written, flushed or renamed; OPOOL_ENOMEM;
+ * OPOOL_ECORRUPT: a save_object failed. Memory for the temporary file's
+ * name comes from pools[0]'s allocator. */
+OPOOL_API opool_status opool_save_many_file(const opool *const *pools, uint32_t n,
+                                            const char *path);
+
+/* opool_load_many from a file, which must hold exactly one world image.
+ * OPOOL_ENOENT: no file at path (reported silently: no line by default);
+ * OPOOL_EIO: it cannot be opened otherwise, or reading it failed; else as
+ * opool_load_many (every out[i] NULL on failure). */
+OPOOL_API OPOOL_NODISCARD opool_status opool_load_many_file(opool **out, const opool_desc *descs,
+                                                            uint32_t n, const char *path);
+
+/* ---- why a load failed -------------------------------------------------
+ * Every failed opool_load, opool_load_file, opool_load_many and
+ * opool_load_many_file says which check failed, twice:
+ *  - through the desc's report (descs[i]'s for a world, descs[0]'s for the
+ *    image as a whole), called once on the loading thread with p NULL, what
+ *    the status the load returns and h OPOOL_NULL. With no report, the
+ *    default prints one line on stderr, e.g.
+ *      opool: load "enemies": object_size: the image has 24, the desc 32
+ *      opool: load of pool 2 of 3 "bullets": capacity: the image has 64, the desc 128
+ *      opool: load of a world of 3 pools: checksum: the image says 0x..., its bytes hash to 0x...
+ *    (nothing for OPOOL_ENOENT: a missing save is an expected outcome);
+ *    opool_default_report(NULL, ...) called from a report prints that line.
+ *  - in the calling thread's record, opool_last_load_error(), kept until
+ *    that thread's next failed load: a report reads it from inside its
+ *    call, any code after the load returns.
+ * A call with out, desc(s) or read NULL, or n 0, is neither recorded nor
+ * reported (its OPOOL_EINVAL says all); an invalid desc is recorded but not
+ * reported (its report may be as invalid as the rest). */
+
+/* A thread's record of its last failed load, as opool_last_load_error gives
+ * it: which check failed, with the expected and the found value. */
+typedef struct opool_load_error {
+    opool_status status; /* what the load returned; OPOOL_OK: no load failed on this thread */
+    uint32_t pool;       /* world loads: the pool's index; UINT32_MAX: the image as a whole
+                          * (checksum, truncation, header). opool_load: 0 */
+    const char *check;   /* the check: a header field ("object_size", "capacity", "version",
+                          * "max_capacity", ...) or "checksum", "magic", "truncated",
+                          * "trailing bytes", "slot records", "pools", "load_object", "desc",
+                          * "file", "memory": a string constant */
+    uint64_t expected;   /* what the desc or the format asks for (0 when it does not apply) */
+    uint64_t found;      /* what the image holds (or the bytes read, for "truncated") */
+    char message[256];   /* the default report's line, without its newline */
+} opool_load_error;
+
+/* The calling thread's record of its last failed load (see above); never
+ * NULL; status OPOOL_OK before the first. O(1); thread-safe (each thread
+ * has its own record, overwritten by its next failed load). */
+OPOOL_API const opool_load_error *opool_last_load_error(void);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -2907,7 +2999,33 @@ OPOOL__INTERNAL unsigned long opool__process_id(void);
 
 
 
-typedef enum opool__kind { OPOOL__KIND_POOL, OPOOL__KIND_MT, OPOOL__KIND_HEAP } opool__kind;
+typedef enum opool__kind {
+    OPOOL__KIND_POOL,
+    OPOOL__KIND_MT,
+    OPOOL__KIND_HEAP,
+    OPOOL__KIND_LOAD /* a failed opool_load*: self is NULL, check says which */
+} opool__kind;
+
+/* Which check of a load failed: each has its message in opool_diag.c's
+ * table (OPOOL__DIAG_MESSAGES, the rows named after it). */
+typedef enum opool__load_check {
+    OPOOL__LOAD_DESC = 16, /* after the table's episode steps */
+    OPOOL__LOAD_NOFILE,
+    OPOOL__LOAD_IO,
+    OPOOL__LOAD_NOMEM,
+    OPOOL__LOAD_TRUNCATED,
+    OPOOL__LOAD_TRAILING,
+    OPOOL__LOAD_MAGIC,
+    OPOOL__LOAD_WORLD_MAGIC,
+    OPOOL__LOAD_POOL_MAGIC,
+    OPOOL__LOAD_VERSION,
+    OPOOL__LOAD_CHECKSUM,
+    OPOOL__LOAD_FIELD,
+    OPOOL__LOAD_SLOT,
+    OPOOL__LOAD_POOLS,
+    OPOOL__LOAD_MISMATCH,
+    OPOOL__LOAD_OBJECT
+} opool__load_check;
 
 /* Everything a message may print about one finding. */
 typedef struct opool__finding {
@@ -2920,6 +3038,11 @@ typedef struct opool__finding {
     uint64_t failures;        /* OPOOL_EFULL: failed allocs of the episode so far */
     uint64_t count, capacity; /* OPOOL_EFULL: live and usable slots or blocks */
     uint32_t block_size;      /* heap OPOOL_EFULL: the class's block size; 0: a large block */
+    /* OPOOL__KIND_LOAD: */
+    opool__load_check check;
+    const char *field;        /* the header field (or part) concerned */
+    uint64_t expected, found; /* what the desc or the format wants; what the image holds */
+    uint32_t pool, npools;    /* world loads (npools > 0): the pool's index, UINT32_MAX: none */
 } opool__finding;
 
 /* A finding of what about self (NULL: unknown) named name, every other
@@ -2936,6 +3059,11 @@ OPOOL__INTERNAL void opool__diag_default(const opool__finding *f);
  * newline), in buf (cut to size - 1 bytes; size > 0). Returns the length of
  * the whole message; 0 for a finding that is silent by default. */
 OPOOL__INTERNAL size_t opool__diag_format(char *buf, size_t size, const opool__finding *f);
+
+/* opool_default_report(NULL, ...) called from a report that a failed load
+ * is making (opool_save.c): prints the load's line and returns true; false
+ * when no load is reporting on this thread. */
+OPOOL__INTERNAL bool opool__load_report_default(void);
 
 /* ---- exhaustion episodes ---------------------------------------------------
  * An episode opens at a failed alloc and is reported at its 1st, 2nd, 4th,
@@ -3621,6 +3749,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
 
 void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)user;
+    if (p == NULL && opool__load_report_default()) return; /* a failed load's line */
     opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
     f.handle = h;
     if (p != NULL) {
@@ -4120,8 +4249,9 @@ opool_status(opool_heap_free)(opool_heap *h, void *ptr) { return opool__heap_fre
 enum { OPOOL__SILENT, OPOOL__PRINT, OPOOL__ABORT };
 
 /* Who the finding is about: the slots of a pool (pool, concurrent pool), the
- * blocks of a heap's class, the heap's large blocks. */
-enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE };
+ * blocks of a heap's class, the heap's large blocks, an image being loaded
+ * (its step is the opool__load_check that failed). */
+enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE, OPOOL__LOADS };
 
 /* Every message a report can print, one per (status, subject, episode step:
  * FIRST the failure that opens an episode, LATER its summaries, ANY for the
@@ -4156,7 +4286,38 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE };
     X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
       "rejected block {ptr}: already free (a double free)")                                        \
     X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
-      "rejected pointer {ptr}: not the start of a block of this heap")
+      "rejected pointer {ptr}: not the start of a block of this heap")                            \
+    X(LOAD_DESC, OPOOL_EINVAL, OPOOL__LOADS, LOAD_DESC, OPOOL__PRINT,                              \
+      "desc: not one opool_create accepts")                                                        \
+    X(LOAD_NOFILE, OPOOL_ENOENT, OPOOL__LOADS, LOAD_NOFILE, OPOOL__SILENT, "no file at the path") \
+    X(LOAD_IO, OPOOL_EIO, OPOOL__LOADS, LOAD_IO, OPOOL__PRINT,                                     \
+      "the file could not be opened or read")                                                      \
+    X(LOAD_NOMEM, OPOOL_ENOMEM, OPOOL__LOADS, LOAD_NOMEM, OPOOL__PRINT,                            \
+      "out of memory after {found} bytes of the image")                                            \
+    X(LOAD_TRUNCATED, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_TRUNCATED, OPOOL__PRINT,                  \
+      "truncated: the input ended after {found} bytes, the image needs {expected}")                \
+    X(LOAD_TRAILING, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_TRAILING, OPOOL__PRINT,                    \
+      "trailing bytes: the file goes on after the image's {expected} bytes")                       \
+    X(LOAD_MAGIC, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_MAGIC, OPOOL__PRINT,                          \
+      "magic: the input is not an opool image")                                                    \
+    X(LOAD_WORLD_MAGIC, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_WORLD_MAGIC, OPOOL__PRINT,              \
+      "magic: the image is a world of several pools (load it with opool_load_many)")               \
+    X(LOAD_POOL_MAGIC, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_POOL_MAGIC, OPOOL__PRINT,                \
+      "magic: the image is one pool's (load it with opool_load), not a world")                     \
+    X(LOAD_VERSION, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_VERSION, OPOOL__PRINT,                      \
+      "version: the image has {found}, this library reads {expected}")                             \
+    X(LOAD_CHECKSUM, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_CHECKSUM, OPOOL__PRINT,                    \
+      "checksum: the image says {found_hex}, its bytes hash to {expected_hex}")                    \
+    X(LOAD_FIELD, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_FIELD, OPOOL__PRINT,                          \
+      "{field}: the image has {found}, which no valid image holds")                                \
+    X(LOAD_SLOT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_SLOT, OPOOL__PRINT,                            \
+      "slot records: slot {found}'s generation or roster position is inconsistent")               \
+    X(LOAD_POOLS, OPOOL_EINVAL, OPOOL__LOADS, LOAD_POOLS, OPOOL__PRINT,                            \
+      "pools: the image has {found}, the call {expected}")                                         \
+    X(LOAD_MISMATCH, OPOOL_EINVAL, OPOOL__LOADS, LOAD_MISMATCH, OPOOL__PRINT,                      \
+      "{field}: the image has {found}, the desc {expected}")                                       \
+    X(LOAD_OBJECT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_OBJECT, OPOOL__PRINT,                        \
+      "load_object rejected object {found} of {expected}")
 
 enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER };
 
@@ -4210,10 +4371,14 @@ opool__finding opool__finding_of(opool__kind kind, opool_status what, const void
 }
 
 static const opool__message *opool__message_of(const opool__finding *f) {
-    int subject = f->kind != OPOOL__KIND_HEAP               ? OPOOL__SLOTS
+    int subject = f->kind == OPOOL__KIND_LOAD                ? OPOOL__LOADS
+                  : f->kind != OPOOL__KIND_HEAP               ? OPOOL__SLOTS
                   : f->what != OPOOL_EFULL || f->block_size ? OPOOL__BLOCKS
                                                             : OPOOL__LARGE;
-    int step = f->what != OPOOL_EFULL ? OPOOL__ANY : f->failures > 1 ? OPOOL__LATER : OPOOL__FIRST;
+    int step = f->kind == OPOOL__KIND_LOAD ? (int)f->check
+               : f->what != OPOOL_EFULL    ? OPOOL__ANY
+               : f->failures > 1           ? OPOOL__LATER
+                                           : OPOOL__FIRST;
     for (size_t k = 0; k < sizeof opool__messages / sizeof opool__messages[0]; k++) {
         const opool__message *m = &opool__messages[k];
         if (m->what == f->what && m->subject == subject && m->step == step) return m;
@@ -4249,6 +4414,16 @@ static void opool__put_field(char *buf, size_t size, size_t *at, const char *key
         OPOOL__PUT("0x%016llx", (unsigned long long)f->handle.bits);
     else if (OPOOL__IS("ptr"))
         OPOOL__PUT("%p", (void *)(uintptr_t)f->ptr);
+    else if (OPOOL__IS("field"))
+        OPOOL__PUT("%s", f->field ? f->field : "?");
+    else if (OPOOL__IS("expected"))
+        OPOOL__PUT("%llu", (unsigned long long)f->expected);
+    else if (OPOOL__IS("found"))
+        OPOOL__PUT("%llu", (unsigned long long)f->found);
+    else if (OPOOL__IS("expected_hex"))
+        OPOOL__PUT("0x%016llx", (unsigned long long)f->expected);
+    else if (OPOOL__IS("found_hex"))
+        OPOOL__PUT("0x%016llx", (unsigned long long)f->found);
 #undef OPOOL__IS
 }
 
@@ -4258,7 +4433,18 @@ size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
     size_t zero = 0, *at = &zero;
     buf[0] = '\0';
     if (m == NULL || m->action == OPOOL__SILENT) return 0;
-    if (f->name)
+    if (f->kind == OPOOL__KIND_LOAD) {
+        /* no object exists yet: the pool is named by its desc and, in a
+         * world, by its index */
+        char where[64] = "";
+        if (f->npools && f->pool != UINT32_MAX)
+            snprintf(where, sizeof where, " of pool %lu of %lu", (unsigned long)f->pool,
+                     (unsigned long)f->npools);
+        else if (f->npools)
+            snprintf(where, sizeof where, " of a world of %lu pools", (unsigned long)f->npools);
+        OPOOL__PUT("opool: load%s%s%s%s: ", where, f->name ? " \"" : "", f->name ? f->name : "",
+                   f->name ? "\"" : "");
+    } else if (f->name)
         OPOOL__PUT("opool: %s \"%s\" (%p): ", kinds[f->kind], f->name, (void *)(uintptr_t)f->self);
     else
         OPOOL__PUT("opool: %s %p: ", kinds[f->kind], (void *)(uintptr_t)f->self);
@@ -5895,15 +6081,20 @@ unsigned long opool__process_id(void) {
  * src/opool_save.c
  * ========================================================================== */
 /*
- * opool_save.c -- save and load of a core pool (include/opool.h, "save and
- * load"). The byte format is docs/FORMAT.md; keep the two in step.
+ * opool_save.c -- save and load of core pools, one (opool_save) or a world
+ * of several in one image (opool_save_many) (include/opool.h, "save and
+ * load", "world saves"). The byte format is docs/FORMAT.md; keep the two in
+ * step. A world image is a world header, pool sections that are pool
+ * images without their checksum, and one checksum: every function below
+ * serves both, a pool image being read as one section at offset 0.
  *
  * Sections (grep for "==== "):
- *   ==== format      the header, little-endian coding, the checksum
- *   ==== save        the buffered, hashing writer and opool_save
- *   ==== load        reading, validation, opool_load (the pool's state is
- *                    rebuilt by opool.c's opool__restore_* functions)
- *   ==== files       opool_save_file (atomic) and opool_load_file
+ *   ==== format      the headers, little-endian coding, the checksum
+ *   ==== save        the buffered, hashing writer, opool_save, opool_save_many
+ *   ==== errors      why a load failed: the finding, the thread's record
+ *   ==== load        reading, validation, opool_load, opool_load_many (the
+ *                    pools' state is rebuilt by opool.c's opool__restore_*)
+ *   ==== files       the atomic file save and the file loads
  *
  * Load never trusts the image: it reads it whole into memory (growing the
  * buffer only as bytes arrive), checks the checksum and every invariant of
@@ -5927,6 +6118,11 @@ unsigned long opool__process_id(void) {
 #define OPOOL__IMG_FLAGS_ALL 3u
 
 static const unsigned char opool__img_magic[8] = {'O', 'P', 'O', 'O', 'L', 'S', 'A', 'V'};
+
+/* A world image's header: magic, u32 version, u32 number of pools. */
+#define OPOOL__WORLD_VERSION 1u
+#define OPOOL__WORLD_HEADER 16u
+static const unsigned char opool__world_magic[8] = {'O', 'P', 'O', 'O', 'L', 'W', 'L', 'D'};
 
 /* The fixed header, field for field (docs/FORMAT.md, "Header"). */
 typedef struct opool__image {
@@ -5992,9 +6188,8 @@ static void opool__io_encode(const opool__image *im, unsigned char out[OPOOL__IM
     opool__assert(b == out + OPOOL__IMG_HEADER);
 }
 
-/* False if the magic is wrong. */
-static bool opool__io_decode(opool__image *im, const unsigned char *in) {
-    if (memcmp(in, opool__img_magic, sizeof opool__img_magic) != 0) return false;
+/* The magic is checked by the caller. */
+static void opool__io_decode(opool__image *im, const unsigned char *in) {
     const unsigned char *b = in + sizeof opool__img_magic;
 #define OPOOL__GET32(field) (im->field = opool__io_get32(b), b += 4)
 #define OPOOL__GET64(field) (im->field = opool__io_get64(b), b += 8)
@@ -6024,7 +6219,6 @@ static bool opool__io_decode(opool__image *im, const unsigned char *in) {
 #undef OPOOL__GET32
 #undef OPOOL__GET64
     opool__assert(b == in + OPOOL__IMG_HEADER);
-    return true;
 }
 
 /* The checksum: 64-bit FNV-1a. Each step is a bijection of the state for a
@@ -6051,6 +6245,14 @@ typedef struct opool__writer {
     unsigned char buf[4096];
 } opool__writer;
 
+static void opool__save_start(opool__writer *w, opool_write_fn write, void *ctx) {
+    w->write = write;
+    w->ctx = ctx;
+    w->hash = OPOOL__FNV_OFFSET;
+    w->used = 0;
+    w->failed = false;
+}
+
 static void opool__save_flush(opool__writer *w) {
     if (w->used == 0 || w->failed) return;
     if (w->write(w->ctx, w->buf, w->used) != w->used) w->failed = true;
@@ -6068,6 +6270,16 @@ static void opool__save_bytes(opool__writer *w, const void *data, size_t n) {
         n -= k;
         if (w->used == sizeof w->buf) opool__save_flush(w);
     }
+}
+
+/* The checksum of everything written so far, then the end. */
+static opool_status opool__save_finish(opool__writer *w) {
+    unsigned char rec[OPOOL__IMG_CHECKSUM];
+    opool__save_flush(w);
+    opool__io_put64(rec, w->hash);
+    if (!w->failed && w->write(w->ctx, rec, OPOOL__IMG_CHECKSUM) != OPOOL__IMG_CHECKSUM)
+        w->failed = true;
+    return w->failed ? OPOOL_EIO : OPOOL_OK;
 }
 
 /* What one save_object call wrote, kept whole so its length can go first. */
@@ -6104,13 +6316,13 @@ static size_t opool__save_sink(void *ctx, const void *data, size_t size) {
 }
 
 /*
- * Write p as docs/FORMAT.md describes: the header, every slot record, every
- * live object in live-list order, the checksum. Reads the pool and nothing
- * else. OPOOL_ENOMEM: the buffer for save_object's bytes; OPOOL_EIO: a short
- * write; OPOOL_ECORRUPT: save_object returned false.
+ * Write p's section: the header, every slot record, every live object in
+ * live-list order (docs/FORMAT.md) -- a pool image but its checksum. Reads
+ * the pool and nothing else. OPOOL_ENOMEM: the buffer for save_object's
+ * bytes; OPOOL_ECORRUPT: save_object returned false; a short write is left
+ * in w->failed.
  */
-opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
-    if (p == NULL || write == NULL) return OPOOL_EINVAL;
+static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     const opool__hot *h = &p->hot;
     const opool_desc *d = &p->desc;
     uint32_t n = h->count;
@@ -6141,27 +6353,21 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
     im.evictions = p->evictions;
     im.grows = p->grows;
 
-    opool__writer w;
-    w.write = write;
-    w.ctx = ctx;
-    w.hash = OPOOL__FNV_OFFSET;
-    w.used = 0;
-    w.failed = false;
     unsigned char rec[OPOOL__IMG_HEADER];
     opool__io_encode(&im, rec);
-    opool__save_bytes(&w, rec, OPOOL__IMG_HEADER);
+    opool__save_bytes(w, rec, OPOOL__IMG_HEADER);
 
-    for (uint32_t i = 0; i < h->nslots && !w.failed; i++) {
+    for (uint32_t i = 0; i < h->nslots && !w->failed; i++) {
         opool__io_put32(opool__io_put32(rec, h->slot[i].gen), h->slot[i].pos);
-        opool__save_bytes(&w, rec, OPOOL__IMG_SLOT);
+        opool__save_bytes(w, rec, OPOOL__IMG_SLOT);
     }
 
     opool_status st = OPOOL_OK;
     opool__scratch s = {&p->mem, NULL, 0, 0, false};
-    for (uint32_t k = 0; k < n && !w.failed; k++) {
+    for (uint32_t k = 0; k < n && !w->failed; k++) {
         const void *obj = opool__object(h, h->roster[k]);
         if (d->save_object == NULL) {
-            opool__save_bytes(&w, obj, d->object_size);
+            opool__save_bytes(w, obj, d->object_size);
             continue;
         }
         s.used = 0;
@@ -6175,21 +6381,118 @@ opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
             break;
         }
         opool__io_put64(rec, (uint64_t)s.used);
-        opool__save_bytes(&w, rec, 8);
-        opool__save_bytes(&w, s.buf, s.used);
+        opool__save_bytes(w, rec, 8);
+        opool__save_bytes(w, s.buf, s.used);
     }
     if (s.buf) opool__mem_free(&p->mem, s.buf, s.cap, 1);
-    if (st != OPOOL_OK) return st;
-
-    opool__save_flush(&w);
-    opool__io_put64(rec, w.hash);
-    if (!w.failed && write(ctx, rec, OPOOL__IMG_CHECKSUM) != OPOOL__IMG_CHECKSUM) w.failed = true;
-    return w.failed ? OPOOL_EIO : OPOOL_OK;
+    return st;
 }
+
+/* A pool image: its section and the checksum. OPOOL_EIO: a short write. */
+opool_status opool_save(const opool *p, opool_write_fn write, void *ctx) {
+    if (p == NULL || write == NULL) return OPOOL_EINVAL;
+    opool__writer w;
+    opool__save_start(&w, write, ctx);
+    opool_status st = opool__save_pool(p, &w);
+    return st != OPOOL_OK ? st : opool__save_finish(&w);
+}
+
+/* The array as opool_save_many accepts it: n >= 1 distinct pools. The same
+ * pool twice is refused rather than saved twice: loading would give two
+ * independent copies of what the program holds as one, surely a mistake. */
+static bool opool__save_many_ok(const opool *const *pools, uint32_t n) {
+    if (pools == NULL || n == 0) return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (pools[i] == NULL) return false;
+        for (uint32_t j = 0; j < i; j++)
+            if (pools[j] == pools[i]) return false;
+    }
+    return true;
+}
+
+/* A world image: its header, each pool's section, one checksum. */
+opool_status opool_save_many(const opool *const *pools, uint32_t n, opool_write_fn write,
+                             void *ctx) {
+    if (!opool__save_many_ok(pools, n) || write == NULL) return OPOOL_EINVAL;
+    opool__writer w;
+    opool__save_start(&w, write, ctx);
+    unsigned char rec[OPOOL__WORLD_HEADER];
+    memcpy(rec, opool__world_magic, sizeof opool__world_magic);
+    opool__io_put32(opool__io_put32(rec + 8, OPOOL__WORLD_VERSION), n);
+    opool__save_bytes(&w, rec, OPOOL__WORLD_HEADER);
+    for (uint32_t i = 0; i < n && !w.failed; i++) {
+        opool_status st = opool__save_pool(pools[i], &w);
+        if (st != OPOOL_OK) return st;
+    }
+    return opool__save_finish(&w);
+}
+
+/* ==== errors ============================================================= */
+
+/* The thread's record of its last failed load (opool_last_load_error), and
+ * the finding being reported while a report runs (so that
+ * opool_default_report(NULL, ...) called from it prints the load's line). */
+static _Thread_local opool_load_error opool__last_error;
+static _Thread_local const opool__finding *opool__reporting;
+
+const opool_load_error *opool_last_load_error(void) { return &opool__last_error; }
+
+bool opool__load_report_default(void) {
+    if (opool__reporting == NULL) return false;
+    opool__diag_default(opool__reporting);
+    return true;
+}
+
+/* A failed check: what e says goes into the record, then to the report of
+ * the desc concerned (not for an invalid desc: its report may be as bad). */
+static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opool__finding *e) {
+    static const char *const checks[] = {
+        "desc",  "file",     "file",     "memory",      "truncated",    "trailing bytes",
+        "magic", "magic",    "magic",    "version",     "checksum",     NULL,
+        "slot records", "pools", NULL,   "load_object"};
+    const opool_desc *d = e->pool < n ? &descs[e->pool] : &descs[0];
+    e->kind = OPOOL__KIND_LOAD;
+    e->name = d->name;
+    opool_load_error *r = &opool__last_error;
+    r->status = e->what;
+    r->pool = e->npools ? e->pool : 0;
+    r->check = checks[e->check - OPOOL__LOAD_DESC] ? checks[e->check - OPOOL__LOAD_DESC] : e->field;
+    r->expected = e->expected;
+    r->found = e->found;
+    size_t len = opool__diag_format(r->message, sizeof r->message, e);
+    if (len == 0) /* silent by default (a missing file): the record still says it */
+        snprintf(r->message, sizeof r->message, "opool: load: no file at the path");
+    else if (len <= sizeof r->message)
+        r->message[len - 1] = '\0'; /* the newline */
+    if (e->check == OPOOL__LOAD_DESC) return e->what;
+    if (d->report) {
+        const opool__finding *outer = opool__reporting;
+        opool__reporting = e;
+        d->report(NULL, e->what, OPOOL_NULL, d->user);
+        opool__reporting = outer;
+    } else {
+        opool__diag_default(e);
+    }
+    return e->what;
+}
+
+/* Sets e to the check that failed; the status it gives. */
+static opool_status opool__load_set(opool__finding *e, opool_status what, opool__load_check check,
+                                    const char *field, uint64_t expected, uint64_t found) {
+    e->what = what;
+    e->check = check;
+    e->field = field;
+    e->expected = expected;
+    e->found = found;
+    return what;
+}
+
+#define OPOOL__CORRUPT(e, field, found)                                                            \
+    opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_FIELD, field, 0, (uint64_t)(found))
 
 /* ==== load =============================================================== */
 
-/* The image, read whole into memory from the desc's allocator. */
+/* The image, read whole into memory from the (first) desc's allocator. */
 typedef struct opool__reader {
     opool_read_fn read;
     void *ctx;
@@ -6197,6 +6500,7 @@ typedef struct opool__reader {
     unsigned char *buf;
     size_t used, cap;
     size_t total; /* the image's size once known, else SIZE_MAX */
+    opool__finding *e;
 } opool__reader;
 
 /* Make the first `want` bytes of the image present in r->buf. The buffer
@@ -6206,14 +6510,16 @@ typedef struct opool__reader {
  * input itself, and reading takes O(log size) allocations however small
  * its steps. Short input: OPOOL_ECORRUPT. */
 static opool_status opool__load_fill(opool__reader *r, uint64_t want) {
-    if (want > r->total) return OPOOL_ECORRUPT;
+    if (want > r->total)
+        return opool__load_set(r->e, OPOOL_ECORRUPT, OPOOL__LOAD_TRUNCATED, NULL, want, r->used);
     while (r->used < want) {
         if (r->used == r->cap) {
             size_t cap = r->cap > SIZE_MAX / 2 ? SIZE_MAX : r->cap * 2;
             if (cap < 4096) cap = 4096;
             if (cap > r->total) cap = r->total;
             unsigned char *buf = (unsigned char *)r->mem.alloc(r->mem.ctx, cap, 1);
-            if (buf == NULL) return OPOOL_ENOMEM;
+            if (buf == NULL)
+                return opool__load_set(r->e, OPOOL_ENOMEM, OPOOL__LOAD_NOMEM, NULL, 0, r->used);
             if (r->used) memcpy(buf, r->buf, r->used);
             if (r->buf) opool__mem_free(&r->mem, r->buf, r->cap, 1);
             r->buf = buf;
@@ -6221,9 +6527,11 @@ static opool_status opool__load_fill(opool__reader *r, uint64_t want) {
         }
         size_t ask = (want < r->cap ? (size_t)want : r->cap) - r->used;
         size_t got = r->read(r->ctx, r->buf + r->used, ask);
-        if (got > ask) return OPOOL_ECORRUPT; /* a read that claims too much is not trusted */
+        if (got > ask) got = 0; /* a read that claims too much is not trusted */
         r->used += got;
-        if (got < ask) return OPOOL_ECORRUPT;
+        if (got < ask)
+            return opool__load_set(r->e, OPOOL_ECORRUPT, OPOOL__LOAD_TRUNCATED, NULL, want,
+                                   r->used);
     }
     return OPOOL_OK;
 }
@@ -6236,14 +6544,21 @@ static bool opool__load_add(uint64_t a, uint64_t b, uint64_t *out) {
 
 /* Everything about the header that can be checked without the slots: the
  * geometry must be one a desc can produce, the counts must fit it. */
-static bool opool__load_header_ok(const opool__image *im) {
-    if (im->version != OPOOL__IMG_VERSION || (im->flags & ~OPOOL__IMG_FLAGS_ALL) != 0 ||
-        (im->pool_flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0 || (im->gen0 & 1) != 0 ||
-        im->reserved != 0)
-        return false;
-    if (im->object_size > SIZE_MAX || im->object_align == 0 ||
-        im->object_align > 4096 || im->shift > 32)
-        return false;
+static opool_status opool__load_header_ok(const opool__image *im, opool__finding *e) {
+    if (im->version != OPOOL__IMG_VERSION)
+        return opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_VERSION, NULL, OPOOL__IMG_VERSION,
+                               im->version);
+    if ((im->flags & ~OPOOL__IMG_FLAGS_ALL) != 0) return OPOOL__CORRUPT(e, "flags", im->flags);
+    if ((im->pool_flags & ~(uint32_t)OPOOL__FLAGS_ALL) != 0)
+        return OPOOL__CORRUPT(e, "pool_flags", im->pool_flags);
+    if ((im->gen0 & 1) != 0) return OPOOL__CORRUPT(e, "gen0", im->gen0);
+    if (im->reserved != 0) return OPOOL__CORRUPT(e, "reserved", im->reserved);
+    /* object_size 0 (a pool of handles alone) is left to the geometry */
+    if (im->object_size > SIZE_MAX) return OPOOL__CORRUPT(e, "object_size", im->object_size);
+    if (im->object_align == 0 || im->object_align > 4096 ||
+        (im->object_align & (im->object_align - 1)) != 0)
+        return OPOOL__CORRUPT(e, "object_align", im->object_align);
+    if (im->shift > 32) return OPOOL__CORRUPT(e, "shift", im->shift);
 
     /* the simplest desc with this geometry: it must exist, and agree */
     opool_desc d;
@@ -6258,9 +6573,13 @@ static bool opool__load_header_ok(const opool__image *im) {
         d.on_full = OPOOL_FULL_GROW;
     }
     opool__geometry g;
-    if (!opool__geometry_of(&d, &g) || g.stride != im->stride || g.first != im->first ||
-        g.max_capacity != im->max_capacity || g.shift != im->shift)
-        return false;
+    if (!opool__geometry_of(&d, &g))
+        return im->object_size == 0 ? OPOOL__CORRUPT(e, "object_size", 0)
+                                    : OPOOL__CORRUPT(e, "max_capacity", im->max_capacity);
+    if (g.stride != im->stride) return OPOOL__CORRUPT(e, "stride", im->stride);
+    if (g.first != im->first) return OPOOL__CORRUPT(e, "first", im->first);
+    if (g.max_capacity != im->max_capacity || g.shift != im->shift)
+        return OPOOL__CORRUPT(e, "max_capacity", im->max_capacity);
 
     /* slot records end where a chunk ends (so within max_capacity, and no
      * chunk is cut short); only chunks with records may hold storage */
@@ -6268,17 +6587,25 @@ static bool opool__load_header_ok(const opool__image *im) {
     bool boundary = false;
     for (uint32_t c = 0; c < nchunks; c++) {
         if (opool__span_hi(im->shift, im->max_capacity, c) == im->nslots) boundary = true;
-        if (opool__span_lo(im->shift, c) >= im->nslots && (im->chunks >> c & 1)) return false;
+        if (opool__span_lo(im->shift, c) >= im->nslots && (im->chunks >> c & 1))
+            return OPOOL__CORRUPT(e, "chunks", im->chunks);
     }
-    if (!boundary || !(im->chunks & 1)) return false;
-    if (nchunks < 64 && (im->chunks >> nchunks) != 0) return false;
+    if (!boundary) return OPOOL__CORRUPT(e, "nslots", im->nslots);
+    if (!(im->chunks & 1) || (nchunks < 64 && (im->chunks >> nchunks) != 0))
+        return OPOOL__CORRUPT(e, "chunks", im->chunks);
 
-    if (im->limit > im->nslots || im->count > im->limit || im->retired > im->nslots) return false;
-    if (im->high_water < im->count || im->high_water > im->max_capacity) return false;
-    if (im->allocs < im->count || im->evictions > im->allocs - im->count) return false;
+    if (im->limit > im->nslots) return OPOOL__CORRUPT(e, "limit", im->limit);
+    if (im->count > im->limit) return OPOOL__CORRUPT(e, "count", im->count);
+    if (im->retired > im->nslots) return OPOOL__CORRUPT(e, "retired", im->retired);
+    if (im->high_water < im->count || im->high_water > im->max_capacity)
+        return OPOOL__CORRUPT(e, "high_water", im->high_water);
+    if (im->allocs < im->count) return OPOOL__CORRUPT(e, "allocs", im->allocs);
+    if (im->evictions > im->allocs - im->count)
+        return OPOOL__CORRUPT(e, "evictions", im->evictions);
     /* deferred (older writers): 1 + a live position, with a free slot left */
-    if (im->deferred != 0 && (im->deferred - 1 > im->count || im->count >= im->limit)) return false;
-    return true;
+    if (im->deferred != 0 && (im->deferred - 1 > im->count || im->count >= im->limit))
+        return OPOOL__CORRUPT(e, "deferred", im->deferred);
+    return OPOOL_OK;
 }
 
 /* Every slot record: generations and markers agree with the chunks, and
@@ -6286,12 +6613,12 @@ static bool opool__load_header_ok(const opool__image *im) {
  * [0, count) holds exactly the live slots. Uses a bitmap of limit bits
  * from the allocator. OPOOL_ECORRUPT or OPOOL_ENOMEM. */
 static opool_status opool__load_slots_ok(const opool__image *im, const unsigned char *rec,
-                                         const opool_allocator *mem) {
+                                         const opool_allocator *mem, opool__finding *e) {
     size_t words = ((size_t)im->limit + 63) / 64;
     uint64_t *seen = NULL;
     if (words) {
         seen = (uint64_t *)mem->alloc(mem->ctx, words * sizeof *seen, alignof(uint64_t));
-        if (seen == NULL) return OPOOL_ENOMEM;
+        if (seen == NULL) return opool__load_set(e, OPOOL_ENOMEM, OPOOL__LOAD_NOMEM, NULL, 0, 0);
         memset(seen, 0, words * sizeof *seen);
     }
     opool_status st = OPOOL_ECORRUPT;
@@ -6301,36 +6628,99 @@ static opool_status opool__load_slots_ok(const opool__image *im, const unsigned 
         for (uint32_t i = (uint32_t)opool__span_lo(im->shift, c); i < opool__span_hi(im->shift, im->max_capacity, c); i++) {
             const unsigned char *r = rec + (size_t)i * OPOOL__IMG_SLOT;
             uint32_t gen = opool__io_get32(r), pos = opool__io_get32(r + 4);
+            bool bad;
             if (pos == OPOOL__RETIRED) {
                 /* retired: its generation came back to gen0 (in a compact handle's bits) */
-                if (!opool__wraps(gen, im->gen0, opool__index_bits(im->max_capacity))) goto out;
+                bad = !opool__wraps(gen, im->gen0, opool__index_bits(im->max_capacity));
                 retired++;
             } else if (pos == OPOOL__UNBACKED) {
-                if (backed || (gen & 1)) goto out;
+                bad = backed || (gen & 1);
             } else {
-                if (!backed || pos >= im->limit) goto out;
-                if (seen[pos / 64] >> (pos % 64) & 1) goto out;
-                seen[pos / 64] |= (uint64_t)1 << (pos % 64);
-                if (((gen & 1) != 0) != (pos < im->count)) goto out;
+                bad = !backed || pos >= im->limit || (seen[pos / 64] >> (pos % 64) & 1) ||
+                      ((gen & 1) != 0) != (pos < im->count);
+                if (!bad) seen[pos / 64] |= (uint64_t)1 << (pos % 64);
                 placed++;
+            }
+            if (bad) {
+                opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_SLOT, NULL, 0, i);
+                goto out;
             }
         }
     }
-    if (placed == im->limit && retired == im->retired) st = OPOOL_OK;
+    if (placed != im->limit)
+        OPOOL__CORRUPT(e, "limit", im->limit); /* positions left unheld */
+    else if (retired != im->retired)
+        OPOOL__CORRUPT(e, "retired", im->retired);
+    else
+        st = OPOOL_OK;
 out:
     if (seen) opool__mem_free(mem, seen, words * sizeof *seen, alignof(uint64_t));
     return st;
 }
 
+/* Does desc describe the pool the image was saved from? The first field
+ * that differs goes to e. */
+static opool_status opool__load_fits(const opool_desc *desc, const opool__geometry *g,
+                                     const opool__image *im, opool__finding *e) {
+#define OPOOL__FIT(field, want, have)                                                              \
+    if ((uint64_t)(want) != (uint64_t)(have))                                                      \
+    return opool__load_set(e, OPOOL_EINVAL, OPOOL__LOAD_MISMATCH, field, (uint64_t)(want),         \
+                           (uint64_t)(have))
+    OPOOL__FIT("object_size", desc->object_size, im->object_size);
+    OPOOL__FIT("object_align", opool__object_align(desc), im->object_align);
+    /* the first chunk is what capacity became (rounded up to a power of two
+     * when the pool may grow) */
+    OPOOL__FIT("capacity", g->first, im->first);
+    OPOOL__FIT("max_capacity", g->max_capacity, im->max_capacity);
+    OPOOL__FIT("capacity", g->shift, im->shift); /* one fixed, the other growable */
+    OPOOL__FIT("stride", g->stride, im->stride);
+    OPOOL__FIT("load_object", desc->load_object != NULL, (im->flags & OPOOL__IMG_BY_CALLBACK) != 0);
+#undef OPOOL__FIT
+    return OPOOL_OK;
+}
+
+/* Section k of the image at offset `at`: its header is read, decoded and
+ * checked, and *end is where its objects end, as far as the header (and
+ * each record's length) says; those bytes are not all read yet. */
+static opool_status opool__load_section(opool__reader *r, uint64_t at, opool__image *im,
+                                        uint64_t *end) {
+    opool__finding *e = r->e;
+    opool_status st = opool__load_fill(r, at + OPOOL__IMG_HEADER);
+    if (st != OPOOL_OK) return st;
+    const unsigned char *b = r->buf + at;
+    if (memcmp(b, opool__img_magic, sizeof opool__img_magic) != 0) {
+        bool world = memcmp(b, opool__world_magic, sizeof opool__world_magic) == 0;
+        return opool__load_set(e, OPOOL_ECORRUPT, world && at == 0 ? OPOOL__LOAD_WORLD_MAGIC : OPOOL__LOAD_MAGIC, NULL, 0, 0);
+    }
+    opool__io_decode(im, b);
+    st = opool__load_header_ok(im, e);
+    if (st != OPOOL_OK) return st;
+
+    uint64_t pos = at + OPOOL__IMG_HEADER + (uint64_t)im->nslots * OPOOL__IMG_SLOT;
+    if (!(im->flags & OPOOL__IMG_BY_CALLBACK)) {
+        if (!opool__load_add(pos, (uint64_t)im->count * im->object_size, &pos))
+            return OPOOL__CORRUPT(e, "count", im->count);
+    } else {
+        for (uint32_t k = 0; k < im->count; k++) {
+            st = opool__load_fill(r, pos + 8);
+            if (st != OPOOL_OK) return st;
+            uint64_t len = opool__io_get64(r->buf + pos);
+            if (!opool__load_add(pos + 8, len, &pos))
+                return OPOOL__CORRUPT(e, "object record length", len);
+        }
+    }
+    *end = pos;
+    return OPOOL_OK;
+}
+
 /*
- * Build the pool an image describes (already validated whole). Storage
- * first, so that nothing can run out of memory once objects exist; then
- * the slot records, roster and counters; then the objects, in live-list
- * order. If load_object rejects object k, the pool is destroyed with count
- * = k: exactly the objects already loaded get fini, as on any destroy.
+ * Build the pool an image describes (already validated whole), but its
+ * objects: storage first, so that nothing can run out of memory once
+ * objects exist; then the slot records, roster and counters. On failure
+ * nothing is left (no callback has run).
  */
-static opool_status opool__load_build(opool **out, const opool_desc *desc, const opool__image *im,
-                                      const unsigned char *buf) {
+static opool_status opool__load_build_pool(opool **out, const opool_desc *desc,
+                                           const opool__image *im, const unsigned char *rec) {
     opool_desc d = *desc;
     d.salt = im->gen0 | 1u; /* the core keeps salt & ~1: gen0 itself, even when it is 0 */
     opool *p = NULL;
@@ -6342,7 +6732,6 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
     for (uint32_t c = 1; c < p->nchunks; c++)
         if ((im->chunks >> c & 1) && !opool__restore_chunk(p, c)) goto nomem;
 
-    const unsigned char *rec = buf + OPOOL__IMG_HEADER;
     for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT)
         opool__restore_slot(p, i, opool__io_get32(rec), opool__io_get32(rec + 4), im->limit);
     opool__saved_counts counts = {
@@ -6359,25 +6748,6 @@ static opool_status opool__load_build(opool **out, const opool_desc *desc, const
         .episode = (im->flags & OPOOL__IMG_EPISODE) != 0,
     };
     opool__restore_counts(p, &counts);
-
-    for (uint32_t k = 0; k < im->count; k++) {
-        void *obj = opool__restore_object(p, k);
-        if (desc->load_object == NULL) {
-            memcpy(obj, rec, desc->object_size);
-            rec += desc->object_size;
-            continue;
-        }
-        uint64_t len = opool__io_get64(rec);
-        rec += 8;
-        if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, desc->object_size);
-        if (!desc->load_object(obj, rec, (size_t)len, desc->user)) {
-            opool__restore_cut(p, k);
-            opool_destroy(p);
-            return OPOOL_ECORRUPT;
-        }
-        rec += (size_t)len;
-    }
-
     *out = p;
     return OPOOL_OK;
 
@@ -6386,80 +6756,194 @@ nomem:
     return OPOOL_ENOMEM;
 }
 
-/* Does desc describe the pool the image was saved from? */
-static bool opool__load_fits(const opool_desc *desc, const opool__geometry *g,
-                             const opool__image *im) {
-    return desc->object_size == im->object_size &&
-           opool__object_align(desc) == im->object_align && g->stride == im->stride &&
-           g->first == im->first && g->max_capacity == im->max_capacity && g->shift == im->shift &&
-           (desc->load_object != NULL) == ((im->flags & OPOOL__IMG_BY_CALLBACK) != 0);
+/* The objects of a built pool, in live-list order, from `obj` on. If
+ * load_object rejects object k, only the k objects before it stay live
+ * (so opool_destroy runs fini on exactly those): OPOOL_ECORRUPT, with k
+ * in e. */
+static opool_status opool__load_objects(opool *p, const opool__image *im,
+                                        const unsigned char *obj, opool__finding *e) {
+    const opool_desc *desc = &p->desc;
+    for (uint32_t k = 0; k < im->count; k++) {
+        void *o = opool__restore_object(p, k);
+        if (desc->load_object == NULL) {
+            memcpy(o, obj, desc->object_size);
+            obj += desc->object_size;
+            continue;
+        }
+        uint64_t len = opool__io_get64(obj);
+        obj += 8;
+        if (p->desc.flags & OPOOL_ZERO) memset(o, 0, desc->object_size);
+        if (!desc->load_object(o, obj, (size_t)len, desc->user)) {
+            opool__restore_cut(p, k);
+            return opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_OBJECT, NULL, im->count, k);
+        }
+        obj += (size_t)len;
+    }
+    return OPOOL_OK;
 }
 
-/* opool_load; `whole`: the input must end with the image (a file). */
-static opool_status opool__load(opool **out, const opool_desc *desc, opool_read_fn read, void *ctx,
-                                bool whole) {
-    if (out == NULL) return OPOOL_EINVAL;
-    *out = NULL;
+/* Destroys the pools of out[0..n) built so far, of which the first `done`
+ * have their objects (fini runs on those; the others hold none yet). */
+static void opool__load_undo(opool **out, uint32_t n, uint32_t done) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (out[i] == NULL) continue;
+        if (i >= done) opool__restore_cut(out[i], 0);
+        opool_destroy(out[i]);
+        out[i] = NULL;
+    }
+}
+
+/*
+ * Load an image of n pools into out[0..n): a world image (world) or one
+ * pool's image (n 1). `whole`: the input must end with the image (a file).
+ * The failed check goes to e (not yet recorded or reported).
+ *
+ * Three passes over the sections: reading (each header checked before its
+ * size is trusted) until the checksum; checking the slot records, then the
+ * descs; building every pool without objects (all the memory), then the
+ * objects. Nothing is built before everything is checked, and nothing
+ * runs a callback before all memory is held.
+ */
+static opool_status opool__load_image(opool **out, const opool_desc *descs, uint32_t n, bool world,
+                                      opool_read_fn read, void *ctx, bool whole,
+                                      opool__finding *e) {
+    e->npools = world ? n : 0;
+    e->pool = UINT32_MAX;
     opool__geometry g;
-    if (read == NULL || !opool__geometry_of(desc, &g)) return OPOOL_EINVAL;
+    for (uint32_t i = 0; i < n; i++)
+        if (!opool__geometry_of(&descs[i], &g)) {
+            e->pool = i;
+            return opool__load_set(e, OPOOL_EINVAL, OPOOL__LOAD_DESC, NULL, 0, 0);
+        }
 
     opool__reader r;
     r.read = read;
     r.ctx = ctx;
-    r.mem = opool__allocator_of(desc);
+    r.mem = opool__allocator_of(&descs[0]);
     r.buf = NULL;
     r.used = r.cap = 0;
     r.total = SIZE_MAX;
+    r.e = e;
     opool__image im;
-    uint64_t end = 0;
+    uint32_t npools = 1, k = 0;
+    uint64_t base = 0, at = 0, end = 0;
+    opool_status st;
 
-    opool_status st = opool__load_fill(&r, OPOOL__IMG_HEADER);
-    if (st != OPOOL_OK) goto done;
-    st = OPOOL_ECORRUPT;
-    if (!opool__io_decode(&im, r.buf) || !opool__load_header_ok(&im)) goto done;
-
-    /* the rest, as far as the header and each record's length say */
-    end = OPOOL__IMG_HEADER + (uint64_t)im.nslots * OPOOL__IMG_SLOT;
-    if (!(im.flags & OPOOL__IMG_BY_CALLBACK)) {
-        uint64_t total;
-        if (!opool__load_add(end, (uint64_t)im.count * im.object_size, &end) ||
-            !opool__load_add(end, OPOOL__IMG_CHECKSUM, &total) || total > SIZE_MAX)
+    if (world) {
+        st = opool__load_fill(&r, OPOOL__WORLD_HEADER);
+        if (st != OPOOL_OK) goto done;
+        if (memcmp(r.buf, opool__world_magic, sizeof opool__world_magic) != 0) {
+            bool pool = memcmp(r.buf, opool__img_magic, sizeof opool__img_magic) == 0;
+            st = opool__load_set(e, OPOOL_ECORRUPT, pool ? OPOOL__LOAD_POOL_MAGIC : OPOOL__LOAD_MAGIC, NULL, 0, 0);
             goto done;
-        r.total = (size_t)total; /* every size is known: the buffer need not outgrow it */
-    } else {
-        for (uint32_t k = 0; k < im.count; k++) {
-            st = opool__load_fill(&r, end + 8);
-            if (st != OPOOL_OK) goto done;
-            st = OPOOL_ECORRUPT;
-            if (!opool__load_add(end + 8, opool__io_get64(r.buf + end), &end)) goto done;
         }
+        uint32_t version = opool__io_get32(r.buf + 8);
+        if (version != OPOOL__WORLD_VERSION) {
+            st = opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_VERSION, NULL,
+                                 OPOOL__WORLD_VERSION, version);
+            goto done;
+        }
+        npools = opool__io_get32(r.buf + 12);
+        if (npools == 0) {
+            st = OPOOL__CORRUPT(e, "pools", 0);
+            goto done;
+        }
+        base = OPOOL__WORLD_HEADER;
     }
-    if (!opool__load_add(end, OPOOL__IMG_CHECKSUM, &end)) goto done;
-    st = opool__load_fill(&r, end);
-    if (st != OPOOL_OK) goto done;
-    st = OPOOL_ECORRUPT;
-    if (whole) {
-        unsigned char extra;
-        if (read(ctx, &extra, 1) != 0) goto done;
-    }
-    size_t body = (size_t)end - OPOOL__IMG_CHECKSUM;
-    if (opool__io_fnv(OPOOL__FNV_OFFSET, r.buf, body) != opool__io_get64(r.buf + body)) goto done;
 
-    st = opool__load_slots_ok(&im, r.buf + OPOOL__IMG_HEADER, &r.mem);
-    if (st != OPOOL_OK) goto done;
-    if (!opool__load_fits(desc, &g, &im)) {
-        st = OPOOL_EINVAL;
+    /* pass 1: read every section (a header may promise more than the input
+     * holds: each is read only as far as the bytes arrive) */
+    for (k = 0, at = base; k < npools; k++, at = end) {
+        if (world) e->pool = k;
+        st = opool__load_section(&r, at, &im, &end);
+        if (st != OPOOL_OK) goto done;
+        if (k + 1 == npools && !(im.flags & OPOOL__IMG_BY_CALLBACK) &&
+            end <= SIZE_MAX - OPOOL__IMG_CHECKSUM)
+            r.total = (size_t)end + OPOOL__IMG_CHECKSUM; /* every size is known */
+    }
+    e->pool = UINT32_MAX;
+    if (end > SIZE_MAX - OPOOL__IMG_CHECKSUM) {
+        st = opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_TRUNCATED, NULL, end, r.used);
         goto done;
     }
-    st = opool__load_build(out, desc, &im, r.buf);
+    st = opool__load_fill(&r, end + OPOOL__IMG_CHECKSUM);
+    if (st != OPOOL_OK) goto done;
+    if (whole) {
+        unsigned char extra;
+        if (read(ctx, &extra, 1) != 0) {
+            st = opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_TRAILING, NULL,
+                                 end + OPOOL__IMG_CHECKSUM, 0);
+            goto done;
+        }
+    }
+    uint64_t hash = opool__io_fnv(OPOOL__FNV_OFFSET, r.buf, (size_t)end);
+    uint64_t said = opool__io_get64(r.buf + end);
+    if (hash != said) {
+        st = opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_CHECKSUM, NULL, hash, said);
+        goto done;
+    }
+
+    /* pass 2: every section's slot records, then (the image is sound) the
+     * pools' number and every desc */
+    for (k = 0, at = base; k < npools; k++, at = end) {
+        if (world) e->pool = k;
+        st = opool__load_section(&r, at, &im, &end);
+        if (st == OPOOL_OK) st = opool__load_slots_ok(&im, r.buf + at + OPOOL__IMG_HEADER, &r.mem, e);
+        if (st != OPOOL_OK) goto done;
+    }
+    e->pool = UINT32_MAX;
+    if (npools != n) {
+        st = opool__load_set(e, OPOOL_EINVAL, OPOOL__LOAD_POOLS, NULL, n, npools);
+        goto done;
+    }
+    for (k = 0, at = base; k < n; k++, at = end) {
+        if (world) e->pool = k;
+        st = opool__load_section(&r, at, &im, &end);
+        (void)opool__geometry_of(&descs[k], &g);
+        if (st == OPOOL_OK) st = opool__load_fits(&descs[k], &g, &im, e);
+        if (st != OPOOL_OK) goto done;
+    }
+
+    /* pass 3: every pool's memory, then every pool's objects */
+    for (k = 0, at = base; k < n; k++, at = end) {
+        if (world) e->pool = k;
+        st = opool__load_section(&r, at, &im, &end);
+        if (st == OPOOL_OK) st = opool__load_build_pool(&out[k], &descs[k], &im, r.buf + at + OPOOL__IMG_HEADER);
+        if (st != OPOOL_OK) {
+            if (st == OPOOL_ENOMEM) opool__load_set(e, st, OPOOL__LOAD_NOMEM, NULL, 0, r.used);
+            opool__load_undo(out, n, 0);
+            goto done;
+        }
+    }
+    for (k = 0, at = base; k < n; k++, at = end) {
+        if (world) e->pool = k;
+        st = opool__load_section(&r, at, &im, &end);
+        if (st == OPOOL_OK)
+            st = opool__load_objects(out[k], &im, r.buf + at + OPOOL__IMG_HEADER + (size_t)im.nslots * OPOOL__IMG_SLOT, e);
+        if (st != OPOOL_OK) {
+            opool__load_undo(out, n, k + 1); /* pool k was cut at its rejected object */
+            goto done;
+        }
+    }
+    st = OPOOL_OK;
 
 done:
     if (r.buf) opool__mem_free(&r.mem, r.buf, r.cap, 1);
     return st;
 }
 
+/* The loads' shared entry: arguments, the load, the failure's record and
+ * report. `path`: a file load (NULL: read/ctx is the stream). */
+static opool_status opool__load_entry(opool **out, const opool_desc *descs, uint32_t n, bool world,
+                                      opool_read_fn read, void *ctx, const char *path);
+
 opool_status opool_load(opool **out, const opool_desc *desc, opool_read_fn read, void *ctx) {
-    return opool__load(out, desc, read, ctx, false);
+    return opool__load_entry(out, desc, 1, false, read, ctx, NULL);
+}
+
+opool_status opool_load_many(opool **out, const opool_desc *descs, uint32_t n, opool_read_fn read,
+                             void *ctx) {
+    return opool__load_entry(out, descs, n, true, read, ctx, NULL);
 }
 
 /* ==== files ============================================================== */
@@ -6474,12 +6958,15 @@ static size_t opool__file_read(void *ctx, void *data, size_t size) {
 
 static _Atomic uint32_t opool__file_serial;
 
-opool_status opool_save_file(const opool *p, const char *path) {
-    if (p == NULL || path == NULL || *path == '\0') return OPOOL_EINVAL;
+/* Save pools[0..n) (a world, or one pool's image) to path atomically. */
+static opool_status opool__save_file(const opool *const *pools, uint32_t n, bool world,
+                                     const char *path) {
+    if (path == NULL || *path == '\0') return OPOOL_EINVAL;
+    const opool_allocator *mem = &pools[0]->mem;
     /* the temporary file: path + ".<pid>.<serial>.tmp", beside it, created
      * exclusively (C11 "x") so it can never be someone else's file */
-    size_t n = strlen(path), size = n + 48;
-    char *tmp = (char *)p->mem.alloc(p->mem.ctx, size, 1);
+    size_t len = strlen(path), size = len + 48;
+    char *tmp = (char *)mem->alloc(mem->ctx, size, 1);
     if (tmp == NULL) return OPOOL_ENOMEM;
     unsigned long pid = opool__process_id();
     FILE *f = NULL;
@@ -6492,7 +6979,8 @@ opool_status opool_save_file(const opool *p, const char *path) {
     opool_status st = OPOOL_EIO;
     if (f == NULL) goto out;
 
-    st = opool_save(p, opool__file_write, f);
+    st = world ? opool_save_many(pools, n, opool__file_write, f)
+               : opool_save(pools[0], opool__file_write, f);
     if (st == OPOOL_OK && !opool__file_sync(f)) st = OPOOL_EIO;
     if (fclose(f) != 0 && st == OPOOL_OK) st = OPOOL_EIO;
     if (st == OPOOL_OK && !opool__file_replace(tmp, path)) st = OPOOL_EIO;
@@ -6500,34 +6988,76 @@ opool_status opool_save_file(const opool *p, const char *path) {
         (void)remove(tmp);
         goto out;
     }
-    memcpy(tmp, path, n + 1);
+    memcpy(tmp, path, len + 1);
     opool__file_sync_dir(tmp);
 out:
-    opool__mem_free(&p->mem, tmp, size, 1);
+    opool__mem_free(mem, tmp, size, 1);
     return st;
 }
 
-opool_status opool_load_file(opool **out, const opool_desc *desc, const char *path) {
+opool_status opool_save_file(const opool *p, const char *path) {
+    if (p == NULL) return OPOOL_EINVAL;
+    return opool__save_file(&p, 1, false, path);
+}
+
+opool_status opool_save_many_file(const opool *const *pools, uint32_t n, const char *path) {
+    if (!opool__save_many_ok(pools, n)) return OPOOL_EINVAL;
+    return opool__save_file(pools, n, true, path);
+}
+
+static opool_status opool__load_entry(opool **out, const opool_desc *descs, uint32_t n, bool world,
+                                      opool_read_fn read, void *ctx, const char *path) {
     if (out == NULL) return OPOOL_EINVAL;
-    *out = NULL;
-    if (path == NULL) return OPOOL_EINVAL;
-    errno = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    for (uint32_t i = 0; i < n; i++) out[i] = NULL;
+    if (descs == NULL || n == 0 || (path == NULL && read == NULL)) return OPOOL_EINVAL;
+
+    opool__finding e = opool__finding_of(OPOOL__KIND_LOAD, OPOOL_OK, NULL, NULL);
+    e.npools = world ? n : 0;
+    e.pool = UINT32_MAX;
+    opool_status st;
+    if (path == NULL) {
+        st = opool__load_image(out, descs, n, world, read, ctx, false, &e);
+    } else {
+        errno = 0;
+        FILE *f = fopen(path, "rb");
+        if (f == NULL) {
+            bool missing = false;
 #if defined(ENOENT)
-        if (errno == ENOENT) return OPOOL_ENOENT;
+            missing = errno == ENOENT;
 #endif
-        return OPOOL_EIO;
+            st = missing ? opool__load_set(&e, OPOOL_ENOENT, OPOOL__LOAD_NOFILE, NULL, 0, 0)
+                         : opool__load_set(&e, OPOOL_EIO, OPOOL__LOAD_IO, NULL, 0, 0);
+        } else {
+            st = opool__load_image(out, descs, n, world, opool__file_read, f, true, &e);
+            /* a read that failed looks like the end of the input to the
+             * loader: the error is the file's, not the image's */
+            if (ferror(f)) {
+                opool__load_undo(out, n, n);
+                st = opool__load_set(&e, OPOOL_EIO, OPOOL__LOAD_IO, NULL, 0, 0);
+                e.pool = UINT32_MAX;
+            }
+            fclose(f);
+        }
     }
-    opool_status st = opool__load(out, desc, opool__file_read, f, true);
-    /* a read that failed looks like the end of the input to the loader */
-    if (ferror(f)) {
-        opool_destroy(*out);
-        *out = NULL;
-        st = OPOOL_EIO;
+    return st == OPOOL_OK ? st : opool__load_failed(descs, n, &e);
+}
+
+opool_status opool_load_file(opool **out, const opool_desc *desc, const char *path) {
+    if (path == NULL) {
+        if (out) *out = NULL;
+        return OPOOL_EINVAL;
     }
-    fclose(f);
-    return st;
+    return opool__load_entry(out, desc, 1, false, NULL, NULL, path);
+}
+
+opool_status opool_load_many_file(opool **out, const opool_desc *descs, uint32_t n,
+                                  const char *path) {
+    if (path == NULL) {
+        if (out)
+            for (uint32_t i = 0; i < n; i++) out[i] = NULL;
+        return OPOOL_EINVAL;
+    }
+    return opool__load_entry(out, descs, n, true, NULL, NULL, path);
 }
 
 /* ============================================================================

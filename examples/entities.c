@@ -22,12 +22,13 @@
  * ship is gone is removed, and a kill is credited to the launcher only if it
  * still exists.
  *
- * Then the game is saved: a few words of game state, then the three pools
- * with opool_save (docs/FORMAT.md), one image after the other, in one
- * temporary file. Handles are plain data, so the components need no
- * save_object callback: their bytes are saved as they are. The debug names
- * are not saved: the loaded world names its entities again. The file is loaded
- * into fresh pools, and the program checks that every link stored in a
+ * Then the game is saved as one world (docs/FORMAT.md, "Worlds"): the game
+ * state (a pool of one object) and the three pools go into one file with
+ * opool_save_many_file, under one checksum, replaced atomically, and come
+ * back all or nothing with opool_load_many_file. Handles are plain data, so
+ * the components need no save_object callback: their bytes are saved as
+ * they are. The debug names are not saved: the loaded world names its
+ * entities again. The file is loaded into fresh pools, and the program checks that every link stored in a
  * component reaches the same entity as before, that every stale link is
  * still stale, and that the saved world and the loaded one then play on
  * identically, tick for tick (handles issued, live order and all).
@@ -37,10 +38,11 @@
  * that very entity. Exit status 0 when every check passes. Deterministic: a
  * fixed-seed xorshift generator, no clock.
  *
- *   cc -std=c11 -O2 -Iinclude examples/entities.c src/opool.c src/opool_save.c \
- *      src/opool_side.c -o entities
+ *   cc -std=c11 -O2 -Iinclude examples/entities.c src/opool*.c -o entities
  */
 #include "opool_typed.h"
+
+#include <stdalign.h>
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -111,7 +113,7 @@ struct attachment {
 };
 OPOOL_TYPED(attachment_pool, struct attachment);
 
-/* The game's own state, saved in front of the pools. */
+/* The game's own state, saved with the pools (a pool of one object). */
 struct game {
     uint32_t tick;
     uint32_t rng; /* saved too: the loaded game rolls the same dice */
@@ -408,31 +410,57 @@ static bool world_create(struct world *w) {
     return false;
 }
 
-/* opool_save and opool_load take a byte stream: here, a stdio file. */
-static size_t file_write(void *ctx, const void *data, size_t size) {
-    return fwrite(data, 1, size, ctx);
-}
-static size_t file_read(void *ctx, void *data, size_t size) { return fread(data, 1, size, ctx); }
+/* The world file: the game state, then the three pools, in this order.
+ * opool_load_many takes complete descs: the typed descs above, with the
+ * object size and alignment that P_create fills in from the type. */
+enum { WORLD_POOLS = 4 };
+static const opool_desc game_desc = {
+    .object_size = sizeof(struct game), .object_align = alignof(struct game), .capacity = 1};
 
-/* The game state, then one image per pool. Each opool_load reads exactly
- * its own image, so images can simply follow each other in one stream. */
-static opool_status world_save(const struct world *w, FILE *f) {
-    if (fwrite(&w->game, sizeof w->game, 1, f) != 1) return OPOOL_ECORRUPT;
-    opool_status st = entity_pool_save(w->entities, file_write, f);
-    if (st == OPOOL_OK) st = missile_pool_save(w->missiles, file_write, f);
-    if (st == OPOOL_OK) st = attachment_pool_save(w->attachments, file_write, f);
-    if (st == OPOOL_OK && fflush(f) != 0) st = OPOOL_ECORRUPT;
+static void world_descs(opool_desc d[WORLD_POOLS]) {
+    d[0] = game_desc;
+    d[1] = entity_desc;
+    d[1].object_size = sizeof(struct entity);
+    d[1].object_align = alignof(struct entity);
+    d[2] = missile_desc;
+    d[2].object_size = sizeof(struct missile);
+    d[2].object_align = alignof(struct missile);
+    d[3] = attachment_desc;
+    d[3].object_size = sizeof(struct attachment);
+    d[3].object_align = alignof(struct attachment);
+}
+
+/* One file, one checksum, all or nothing: a crash part-way through the save
+ * leaves the previous file whole, and a load never gives a world whose
+ * pools come from two different saves. */
+static opool_status world_save(const struct world *w, const char *path) {
+    opool *state = NULL;
+    opool_status st = opool_create(&state, &game_desc);
+    if (st != OPOOL_OK) return st;
+    struct game *g = opool_alloc(state, NULL); /* a fresh pool of one: never NULL */
+    *g = w->game;
+    const opool *pools[WORLD_POOLS] = {state, entity_pool_raw(w->entities),
+                                       missile_pool_raw(w->missiles),
+                                       attachment_pool_raw(w->attachments)};
+    st = opool_save_many_file(pools, WORLD_POOLS, path);
+    opool_destroy(state);
     return st;
 }
 
-static opool_status world_load(struct world *w, FILE *f) {
+static opool_status world_load(struct world *w, const char *path) {
     *w = (struct world){.verbose = false};
-    if (fread(&w->game, sizeof w->game, 1, f) != 1) return OPOOL_ECORRUPT;
-    opool_status st = entity_pool_load(&w->entities, &entity_desc, file_read, f);
-    if (st == OPOOL_OK) st = missile_pool_load(&w->missiles, &missile_desc, file_read, f);
-    if (st == OPOOL_OK) st = attachment_pool_load(&w->attachments, &attachment_desc, file_read, f);
-    if (st == OPOOL_OK && fgetc(f) != EOF) st = OPOOL_ECORRUPT; /* nothing may follow */
-    if (st == OPOOL_OK) st = name_table_create(&w->names, ENTITY_CAPACITY);
+    opool_desc descs[WORLD_POOLS];
+    world_descs(descs);
+    opool *pools[WORLD_POOLS];
+    opool_status st = opool_load_many_file(pools, descs, WORLD_POOLS, path);
+    if (st != OPOOL_OK) return st; /* every pools[i] is NULL */
+    w->game = *(const struct game *)opool_live_object(pools[0], 0);
+    opool_destroy(pools[0]);
+    /* a typed pool is its untyped pool renamed (P_raw's inverse) */
+    w->entities = (entity_pool *)(void *)pools[1];
+    w->missiles = (missile_pool *)(void *)pools[2];
+    w->attachments = (attachment_pool *)(void *)pools[3];
+    st = name_table_create(&w->names, ENTITY_CAPACITY);
     /* the names were not saved: every loaded entity is named again */
     for (uint32_t i = 0; st == OPOOL_OK && i < entity_pool_count(w->entities); i++)
         name(w, entity_pool_live_object(w->entities, i));
@@ -566,25 +594,27 @@ int main(void) {
            " stale links into reused slots\n",
            a.tally.fizzled, a.tally.orphaned, a.tally.uncredited, a.tally.recycled);
 
-    /* Save, then load into fresh pools. tmpfile() is removed when closed. */
-    FILE *f = tmpfile();
-    if (f == NULL) {
-        perror("entities: tmpfile");
-        world_destroy(&a);
-        return 1;
-    }
-    opool_status st = world_save(&a, f);
-    long size = ftell(f);
-    rewind(f);
-    if (st == OPOOL_OK) st = world_load(&b, f);
-    fclose(f);
+    /* Save, then load into fresh pools. No save yet is OPOOL_ENOENT, told
+     * apart from a file that does not fit the descs (OPOOL_EINVAL). */
+    const char *path = "entities-world.sav";
+    (void)remove(path);
+    CHECK(world_load(&b, path) == OPOOL_ENOENT);
+    opool_status st = world_save(&a, path);
+    long size = -1;
+    FILE *f = fopen(path, "rb");
+    if (f != NULL && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+    if (f != NULL) fclose(f);
+    if (st == OPOOL_OK) st = world_load(&b, path);
+    (void)remove(path);
     if (st != OPOOL_OK) {
-        fprintf(stderr, "entities: save or load failed: %s\n", opool_status_str(st));
+        fprintf(stderr, "entities: save or load failed: %s (%s)\n", opool_status_str(st),
+                opool_last_load_error()->message);
         world_destroy(&a);
         return 1;
     }
-    printf("saved at tick %" PRIu32 " (%ld bytes) and loaded into fresh pools\n", a.game.tick,
-           size);
+    printf("saved at tick %" PRIu32 " as one world file (%ld bytes) and loaded into fresh "
+           "pools\n",
+           a.game.tick, size);
 
     struct link_census c = check_components(&a, &b);
     printf("links in components: %" PRIu32 " reach the same entity as before the save; %" PRIu32

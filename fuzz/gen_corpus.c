@@ -4,7 +4,8 @@
  *     fuzz_gen_corpus ops DIR     programs of fuzz/ops.c (fuzz/ops_codes.h) on several pools
  *     fuzz_gen_corpus load DIR    images of real pools saved from every desc of
  *                                 fuzz/load_descs.h, in several states, each checked to
- *                                 load back as it is written; plus round-trip seeds
+ *                                 load back as it is written; plus round-trip seeds,
+ *                                 and worlds of several pools (opool_save_many)
  *
  * Seeds are named seed-*, so they sit beside the files a fuzzing campaign
  * merges in (named by their SHA-1) and regenerating them replaces only them.
@@ -445,6 +446,65 @@ static void gen_load(void) {
     }
 }
 
+/* World seeds: real worlds of several descs in several states, saved
+ * with opool_save_many, checked to load back; the same with the checksum
+ * fixed up by the target, and with allocations failing. */
+static void gen_world(void) {
+    static const int worlds[][LOAD_WORLD_MAX + 1] = {
+        /* n, then desc and state pairs packed as desc * 16 + state */
+        {1, 0 * 16 + ST_FEW},
+        {2, 0 * 16 + ST_HOLES, 3 * 16 + ST_FEW},
+        {3, 1 * 16 + ST_RETIRED, 2 * 16 + ST_FULL_EPISODE, 5 * 16 + ST_SHRUNK},
+        {4, 4 * 16 + ST_JUST_FREED, 3 * 16 + ST_CLEARED_SORTED, 0 * 16 + ST_EMPTY,
+         1 * 16 + ST_HOLES},
+        {2, 5 * 16 + ST_HOLES, 5 * 16 + ST_FEW},
+    };
+    static bytes b;
+    for (size_t w = 0; w < sizeof worlds / sizeof worlds[0]; w++) {
+        uint32_t n = (uint32_t)worlds[w][0];
+        opool *p[LOAD_WORLD_MAX], *q[LOAD_WORLD_MAX];
+        opool_desc d[LOAD_WORLD_MAX];
+        for (uint32_t i = 0; i < n; i++) {
+            int k = worlds[w][1 + i] / 16;
+            d[i] = load_desc(k, NULL);
+            if (opool_create(&p[i], &d[i]) != OPOOL_OK) exit(1);
+            build_state(k, p[i], worlds[w][1 + i] % 16);
+        }
+        fuzz_buf img = {0};
+        if (opool_save_many((const opool *const *)p, n, buf_write, &img) != OPOOL_OK) {
+            fprintf(stderr, "save_many failed: world %zu\n", w);
+            exit(1);
+        }
+        fuzz_buf rd = img;
+        rd.at = 0;
+        opool_status s = opool_load_many(q, d, n, fuzz_buf_read, &rd);
+        if (s != OPOOL_OK) {
+            fprintf(stderr, "world %zu: the saved image does not load: %s\n", w,
+                    opool_status_str(s));
+            exit(1);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            opool_destroy(q[i]);
+            opool_destroy(p[i]);
+        }
+        static const unsigned modes[] = {LOAD_WORLD, LOAD_WORLD | LOAD_FIX_CHECKSUM,
+                                         LOAD_WORLD | LOAD_INJECT};
+        static const char *const mode_names[] = {"", "-fixsum", "-nomem3"};
+        for (size_t m = 0; m < 3; m++) {
+            b.n = 0;
+            put8(&b, modes[m]);
+            if (modes[m] & LOAD_INJECT) put8(&b, 3);
+            put8(&b, n - 1);
+            for (uint32_t i = 0; i < n; i++) put8(&b, (unsigned)(worlds[w][1 + i] / 16));
+            for (size_t i = 0; i < img.size; i++) put8(&b, img.data[i]);
+            char name[128];
+            snprintf(name, sizeof name, "world-%zu-n%u%s", w, n, mode_names[m]);
+            write_seed(name, b.d, b.n);
+        }
+        free(img.data);
+    }
+}
+
 #endif /* OPOOL_FUZZ_HAVE_LOAD */
 
 int main(int argc, char **argv) {
@@ -458,6 +518,7 @@ int main(int argc, char **argv) {
     } else {
 #ifdef OPOOL_FUZZ_HAVE_LOAD
         gen_load();
+        gen_world();
 #else
         fprintf(stderr, "%s: built without opool_load: no load seeds\n", argv[0]);
         return 1;

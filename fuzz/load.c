@@ -20,6 +20,14 @@
  *     keep working (allocs to full, growth, frees, alloc_at, shrink, sort,
  *     clear).
  *
+ *   bit 7 clear, bit 4 set: WORLD. As LOAD (bits 3 and 6 the same), but
+ *     after the allocation number come a byte whose bits 0-1 are n - 1
+ *     and n bytes, desc numbers modulo LOAD_NDESCS; the image is a world
+ *     of n pools loaded with opool_load_many. A failure must leave every
+ *     out[i] NULL and every byte given back; a success must give pools
+ *     that each pass the LOAD checks, and a world that saves again to an
+ *     image that loads into identical pools and saves to the same bytes.
+ *
  *   bit 7 set: ROUND TRIP. A pool from the desc is built by operations
  *     decoded from the input (the last 8 bytes steer the checks), then
  *     saved. A save into a short stream gives OPOOL_ECORRUPT, a save whose
@@ -388,6 +396,75 @@ static void mode_load(int k, const uint8_t *data, size_t size, bool inject) {
     FUZZ_CHECK_MEM_BALANCED(&mem);
 }
 
+/* WORLD: opool_load_many of a world of n pools, descs ks[0..n). */
+static void mode_world(const uint8_t *data, size_t size, bool inject) {
+    fuzz_mem mem = {0};
+    if (inject) {
+        if (size == 0) return;
+        mem.fail_from = 1 + data[0];
+        data++;
+        size--;
+    }
+    if (size == 0) return;
+    uint32_t n = 1 + (data[0] & 3u);
+    if (size < 1 + n) return;
+    int ks[LOAD_WORLD_MAX];
+    opool_desc d[LOAD_WORLD_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+        ks[i] = data[1 + i] % LOAD_NDESCS;
+        d[i] = load_desc(ks[i], &mem);
+    }
+    data += 1 + n;
+    size -= 1 + n;
+
+    opool *out[LOAD_WORLD_MAX];
+    for (uint32_t i = 0; i < n; i++) out[i] = (opool *)&mem; /* must become NULL on failure */
+    stream s = {data, size, 0};
+    opool_status st = opool_load_many(out, d, n, stream_read, &s);
+    if (st != OPOOL_OK) {
+        if (st != OPOOL_ECORRUPT && st != OPOOL_EINVAL && !(inject && st == OPOOL_ENOMEM))
+            FUZZ_FAIL("load_many gave %s", opool_status_str(st));
+        for (uint32_t i = 0; i < n; i++) FUZZ_CHECK(out[i] == NULL);
+        FUZZ_CHECK(opool_last_load_error()->status == st);
+        FUZZ_CHECK_MEM_BALANCED(&mem);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        check_pool(out[i], "after load_many");
+        check_objects(ks[i], out[i]);
+        check_resave(ks[i], out[i], inject);
+    }
+    /* the world saves again, loads into the same pools, saves the same */
+    fuzz_buf img = {0}, again = {0};
+    st = opool_save_many((const opool *const *)out, n, fuzz_buf_write, &img);
+    if (st == OPOOL_OK) {
+        fuzz_mem mem2 = {0};
+        opool *back[LOAD_WORLD_MAX];
+        opool_desc d2[LOAD_WORLD_MAX];
+        for (uint32_t i = 0; i < n; i++) d2[i] = load_desc(ks[i], &mem2);
+        fuzz_buf rd = img;
+        rd.at = 0;
+        st = opool_load_many(back, d2, n, fuzz_buf_read, &rd);
+        if (st != OPOOL_OK) FUZZ_FAIL("a saved world does not load: %s", opool_status_str(st));
+        for (uint32_t i = 0; i < n; i++) check_same(ks[i], out[i], back[i]);
+        FUZZ_CHECK_EQ(opool_save_many((const opool *const *)back, n, fuzz_buf_write, &again),
+                      OPOOL_OK);
+        FUZZ_CHECK_EQ(again.size, img.size);
+        if (memcmp(again.data, img.data, img.size) != 0) FUZZ_FAIL("save of a reloaded world differs");
+        for (uint32_t i = 0; i < n; i++) opool_destroy(back[i]);
+        FUZZ_CHECK_MEM_BALANCED(&mem2);
+    } else {
+        FUZZ_CHECK(inject && st == OPOOL_ENOMEM);
+    }
+    free(img.data);
+    free(again.data);
+    for (uint32_t i = 0; i < n; i++) {
+        workout(ks[i], out[i]);
+        opool_destroy(out[i]);
+    }
+    FUZZ_CHECK_MEM_BALANCED(&mem);
+}
+
 /* opool_save_file and opool_load_file: the same pool back; a missing file
  * is EINVAL; a file with a byte after the image is ECORRUPT. */
 static void round_trip_file(int k, const opool *p, const fuzz_buf *img) {
@@ -546,8 +623,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t b0 = data[0];
     int k = b0 & 7; /* LOAD_AUTO and above: a desc made to fit the image */
     if (k > LOAD_AUTO) k = LOAD_AUTO;
+    bool world = (b0 & LOAD_WORLD) != 0;
     if (b0 & LOAD_ROUND_TRIP) {
         mode_round_trip(k % LOAD_NDESCS, data + 1, size - 1);
+    } else if (world && !(b0 & LOAD_FIX_CHECKSUM)) {
+        mode_world(data + 1, size - 1, (b0 & LOAD_INJECT) != 0);
     } else if ((b0 & LOAD_FIX_CHECKSUM) && size > 1 + 8) {
         /* the last 8 bytes become the checksum of the rest, so mutations get
          * past it to the checks of the layout behind it */
@@ -556,9 +636,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(img, data + 1, size - 1);
         size_t body = size - 1 - 8;
         bool inject = (b0 & LOAD_INJECT) != 0;
-        uint64_t h = fnv1a(img + inject, body - inject); /* not the allocation number */
+        /* not the allocation number, nor a world's n and desc numbers */
+        size_t skip = inject;
+        if (world && skip < body) skip += 1 + 1 + (img[skip] & 3u);
+        if (skip > body) skip = body;
+        uint64_t h = fnv1a(img + skip, body - skip);
         for (int i = 0; i < 8; i++) img[body + i] = (uint8_t)(h >> (8 * i));
-        mode_load(k, img, size - 1, inject);
+        if (world)
+            mode_world(img, size - 1, inject);
+        else
+            mode_load(k, img, size - 1, inject);
         free(img);
     } else {
         mode_load(k, data + 1, size - 1, (b0 & LOAD_INJECT) != 0);

@@ -18,6 +18,8 @@
 
 /* fuzz/load.c: byte 0 of an input is a desc number (bits 0-2) and these */
 #define LOAD_FIX_CHECKSUM 0x08 /* the last 8 bytes become a valid checksum */
+#define LOAD_WORLD 0x10        /* a world image: n and n desc numbers come first */
+#define LOAD_WORLD_MAX 4       /* pools in a world the target loads */
 #define LOAD_INJECT 0x40       /* the next byte: allocations fail from that one on */
 #define LOAD_ROUND_TRIP 0x80   /* build, save, load, compare */
 

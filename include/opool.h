@@ -704,7 +704,8 @@ OPOOL_API const char *opool_status_str(opool_status s);
  *   OPOOL_EWRITE_AFTER_FREE  "opool: pool ... (0x...): write after free: slot 2 was
  *                            changed while free (last handle 0x...)", then calls abort();
  * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
- * p NULL: the line names no pool. Cost: one formatted write to stderr.
+ * p NULL: the line names no pool; called from a report that a failed load
+ * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to stderr.
  * Thread-safety: as the pool's (it reads p's counters). */
 OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
 
@@ -738,11 +739,13 @@ OPOOL_API opool_status opool_save(const opool *p, opool_write_fn write, void *ct
  * giving another first chunk or limit), or load_object present when the
  * image holds plain bytes (or absent when it holds save_object records).
  * OPOOL_ECORRUPT: truncated, corrupted or hostile input (bad magic, unknown
- * version, inconsistent header or slot records, checksum), or load_object
- * returned false (the objects loaded before it get fini); a corrupt image is
- * OPOOL_ECORRUPT even if the desc does not fit either. OPOOL_ENOMEM: the
- * allocator failed. Reports nothing. O(capacity + image bytes); peak memory
- * the image plus the pool. Thread-safety: any thread; *out is new. */
+ * version, inconsistent header or slot records, checksum), a world image
+ * (see opool_load_many), or load_object returned false (the objects loaded
+ * before it get fini); a corrupt image is OPOOL_ECORRUPT even if the desc
+ * does not fit either. OPOOL_ENOMEM: the allocator failed. The check that
+ * failed is reported through desc's report and recorded (see "why a load
+ * failed", below). O(capacity + image bytes); peak memory the image plus the
+ * pool. Thread-safety: any thread; *out is new. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load(opool **out, const opool_desc *desc,
                                                   opool_read_fn read, void *ctx);
 
@@ -765,6 +768,95 @@ OPOOL_API opool_status opool_save_file(const opool *p, const char *path);
  * Thread-safety: any thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_desc *desc,
                                                        const char *path);
+
+/* ---- world saves: several pools, one image (docs/FORMAT.md, "Worlds") -- */
+
+/* Write the n pools of pools[0..n) as one world image: a header, each
+ * pool's section (its opool_save image without the checksum) in array
+ * order, and one checksum over the whole, so the pools are saved and later
+ * loaded together or not at all. OPOOL_EINVAL: pools or write NULL, n 0, a
+ * NULL pool, or the same pool twice in the array; otherwise as opool_save
+ * (OPOOL_ENOMEM, OPOOL_EIO: write came up short, OPOOL_ECORRUPT: a
+ * save_object returned false), and after a failure the bytes written are
+ * no image. O(n^2) pointer comparisons + the sum of opool_save's costs.
+ * Reads the pools only: each must not be changed during the call. */
+OPOOL_API opool_status opool_save_many(const opool *const *pools, uint32_t n, opool_write_fn write,
+                                       void *ctx);
+
+/* Rebuild the n pools of a world image, pool i from descs[i] (as
+ * opool_load does for one), into out[0..n). All or nothing: on success
+ * every out[i] is set; on any failure every out[i] is NULL and nothing
+ * leaks. The image is read and checked whole (checksum, every section's
+ * header and slot records, every desc against its section) and all the
+ * memory of every pool allocated before any object is built, so a failure
+ * runs no callback, with one exception: when load_object rejects object k
+ * of pool i (OPOOL_ECORRUPT), the objects load_object already rebuilt (in
+ * pools 0..i, and pool i's first k) get fini as the built pools are
+ * destroyed, because they may hold what load_object acquired.
+ * OPOOL_EINVAL: out, descs or read NULL, n 0, an invalid desc, an image of
+ * another number of pools, or a desc that does not fit its pool's section;
+ * OPOOL_ECORRUPT: truncated, corrupted or hostile input, or a single
+ * pool's image; OPOOL_ENOMEM. Each failure is reported once through the
+ * report of descs[i] (of descs[0] when it concerns the whole image), see
+ * opool_last_load_error. O(image size + the pools' storage). Thread-safe
+ * for distinct out arrays and streams. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_load_many(opool **out, const opool_desc *descs,
+                                                       uint32_t n, opool_read_fn read, void *ctx);
+
+/* opool_save_many to a file, atomically as opool_save_file: a crash or a
+ * full disk part-way leaves the previous file as it was. OPOOL_EINVAL as
+ * opool_save_many, or path NULL or empty; OPOOL_EIO: the temporary file
+ * could not be created, written, flushed or renamed; OPOOL_ENOMEM;
+ * OPOOL_ECORRUPT: a save_object failed. Memory for the temporary file's
+ * name comes from pools[0]'s allocator. */
+OPOOL_API opool_status opool_save_many_file(const opool *const *pools, uint32_t n,
+                                            const char *path);
+
+/* opool_load_many from a file, which must hold exactly one world image.
+ * OPOOL_ENOENT: no file at path (reported silently: no line by default);
+ * OPOOL_EIO: it cannot be opened otherwise, or reading it failed; else as
+ * opool_load_many (every out[i] NULL on failure). */
+OPOOL_API OPOOL_NODISCARD opool_status opool_load_many_file(opool **out, const opool_desc *descs,
+                                                            uint32_t n, const char *path);
+
+/* ---- why a load failed -------------------------------------------------
+ * Every failed opool_load, opool_load_file, opool_load_many and
+ * opool_load_many_file says which check failed, twice:
+ *  - through the desc's report (descs[i]'s for a world, descs[0]'s for the
+ *    image as a whole), called once on the loading thread with p NULL, what
+ *    the status the load returns and h OPOOL_NULL. With no report, the
+ *    default prints one line on stderr, e.g.
+ *      opool: load "enemies": object_size: the image has 24, the desc 32
+ *      opool: load of pool 2 of 3 "bullets": capacity: the image has 64, the desc 128
+ *      opool: load of a world of 3 pools: checksum: the image says 0x..., its bytes hash to 0x...
+ *    (nothing for OPOOL_ENOENT: a missing save is an expected outcome);
+ *    opool_default_report(NULL, ...) called from a report prints that line.
+ *  - in the calling thread's record, opool_last_load_error(), kept until
+ *    that thread's next failed load: a report reads it from inside its
+ *    call, any code after the load returns.
+ * A call with out, desc(s) or read NULL, or n 0, is neither recorded nor
+ * reported (its OPOOL_EINVAL says all); an invalid desc is recorded but not
+ * reported (its report may be as invalid as the rest). */
+
+/* A thread's record of its last failed load, as opool_last_load_error gives
+ * it: which check failed, with the expected and the found value. */
+typedef struct opool_load_error {
+    opool_status status; /* what the load returned; OPOOL_OK: no load failed on this thread */
+    uint32_t pool;       /* world loads: the pool's index; UINT32_MAX: the image as a whole
+                          * (checksum, truncation, header). opool_load: 0 */
+    const char *check;   /* the check: a header field ("object_size", "capacity", "version",
+                          * "max_capacity", ...) or "checksum", "magic", "truncated",
+                          * "trailing bytes", "slot records", "pools", "load_object", "desc",
+                          * "file", "memory": a string constant */
+    uint64_t expected;   /* what the desc or the format asks for (0 when it does not apply) */
+    uint64_t found;      /* what the image holds (or the bytes read, for "truncated") */
+    char message[256];   /* the default report's line, without its newline */
+} opool_load_error;
+
+/* The calling thread's record of its last failed load (see above); never
+ * NULL; status OPOOL_OK before the first. O(1); thread-safe (each thread
+ * has its own record, overwritten by its next failed load). */
+OPOOL_API const opool_load_error *opool_last_load_error(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -16,8 +16,9 @@
 enum { OPOOL__SILENT, OPOOL__PRINT, OPOOL__ABORT };
 
 /* Who the finding is about: the slots of a pool (pool, concurrent pool), the
- * blocks of a heap's class, the heap's large blocks. */
-enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE };
+ * blocks of a heap's class, the heap's large blocks, an image being loaded
+ * (its step is the opool__load_check that failed). */
+enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE, OPOOL__LOADS };
 
 /* Every message a report can print, one per (status, subject, episode step:
  * FIRST the failure that opens an episode, LATER its summaries, ANY for the
@@ -52,7 +53,38 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE };
     X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
       "rejected block {ptr}: already free (a double free)")                                        \
     X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
-      "rejected pointer {ptr}: not the start of a block of this heap")
+      "rejected pointer {ptr}: not the start of a block of this heap")                            \
+    X(LOAD_DESC, OPOOL_EINVAL, OPOOL__LOADS, LOAD_DESC, OPOOL__PRINT,                              \
+      "desc: not one opool_create accepts")                                                        \
+    X(LOAD_NOFILE, OPOOL_ENOENT, OPOOL__LOADS, LOAD_NOFILE, OPOOL__SILENT, "no file at the path") \
+    X(LOAD_IO, OPOOL_EIO, OPOOL__LOADS, LOAD_IO, OPOOL__PRINT,                                     \
+      "the file could not be opened or read")                                                      \
+    X(LOAD_NOMEM, OPOOL_ENOMEM, OPOOL__LOADS, LOAD_NOMEM, OPOOL__PRINT,                            \
+      "out of memory after {found} bytes of the image")                                            \
+    X(LOAD_TRUNCATED, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_TRUNCATED, OPOOL__PRINT,                  \
+      "truncated: the input ended after {found} bytes, the image needs {expected}")                \
+    X(LOAD_TRAILING, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_TRAILING, OPOOL__PRINT,                    \
+      "trailing bytes: the file goes on after the image's {expected} bytes")                       \
+    X(LOAD_MAGIC, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_MAGIC, OPOOL__PRINT,                          \
+      "magic: the input is not an opool image")                                                    \
+    X(LOAD_WORLD_MAGIC, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_WORLD_MAGIC, OPOOL__PRINT,              \
+      "magic: the image is a world of several pools (load it with opool_load_many)")               \
+    X(LOAD_POOL_MAGIC, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_POOL_MAGIC, OPOOL__PRINT,                \
+      "magic: the image is one pool's (load it with opool_load), not a world")                     \
+    X(LOAD_VERSION, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_VERSION, OPOOL__PRINT,                      \
+      "version: the image has {found}, this library reads {expected}")                             \
+    X(LOAD_CHECKSUM, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_CHECKSUM, OPOOL__PRINT,                    \
+      "checksum: the image says {found_hex}, its bytes hash to {expected_hex}")                    \
+    X(LOAD_FIELD, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_FIELD, OPOOL__PRINT,                          \
+      "{field}: the image has {found}, which no valid image holds")                                \
+    X(LOAD_SLOT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_SLOT, OPOOL__PRINT,                            \
+      "slot records: slot {found}'s generation or roster position is inconsistent")               \
+    X(LOAD_POOLS, OPOOL_EINVAL, OPOOL__LOADS, LOAD_POOLS, OPOOL__PRINT,                            \
+      "pools: the image has {found}, the call {expected}")                                         \
+    X(LOAD_MISMATCH, OPOOL_EINVAL, OPOOL__LOADS, LOAD_MISMATCH, OPOOL__PRINT,                      \
+      "{field}: the image has {found}, the desc {expected}")                                       \
+    X(LOAD_OBJECT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_OBJECT, OPOOL__PRINT,                        \
+      "load_object rejected object {found} of {expected}")
 
 enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER };
 
@@ -106,10 +138,14 @@ opool__finding opool__finding_of(opool__kind kind, opool_status what, const void
 }
 
 static const opool__message *opool__message_of(const opool__finding *f) {
-    int subject = f->kind != OPOOL__KIND_HEAP               ? OPOOL__SLOTS
+    int subject = f->kind == OPOOL__KIND_LOAD                ? OPOOL__LOADS
+                  : f->kind != OPOOL__KIND_HEAP               ? OPOOL__SLOTS
                   : f->what != OPOOL_EFULL || f->block_size ? OPOOL__BLOCKS
                                                             : OPOOL__LARGE;
-    int step = f->what != OPOOL_EFULL ? OPOOL__ANY : f->failures > 1 ? OPOOL__LATER : OPOOL__FIRST;
+    int step = f->kind == OPOOL__KIND_LOAD ? (int)f->check
+               : f->what != OPOOL_EFULL    ? OPOOL__ANY
+               : f->failures > 1           ? OPOOL__LATER
+                                           : OPOOL__FIRST;
     for (size_t k = 0; k < sizeof opool__messages / sizeof opool__messages[0]; k++) {
         const opool__message *m = &opool__messages[k];
         if (m->what == f->what && m->subject == subject && m->step == step) return m;
@@ -145,6 +181,16 @@ static void opool__put_field(char *buf, size_t size, size_t *at, const char *key
         OPOOL__PUT("0x%016llx", (unsigned long long)f->handle.bits);
     else if (OPOOL__IS("ptr"))
         OPOOL__PUT("%p", (void *)(uintptr_t)f->ptr);
+    else if (OPOOL__IS("field"))
+        OPOOL__PUT("%s", f->field ? f->field : "?");
+    else if (OPOOL__IS("expected"))
+        OPOOL__PUT("%llu", (unsigned long long)f->expected);
+    else if (OPOOL__IS("found"))
+        OPOOL__PUT("%llu", (unsigned long long)f->found);
+    else if (OPOOL__IS("expected_hex"))
+        OPOOL__PUT("0x%016llx", (unsigned long long)f->expected);
+    else if (OPOOL__IS("found_hex"))
+        OPOOL__PUT("0x%016llx", (unsigned long long)f->found);
 #undef OPOOL__IS
 }
 
@@ -154,7 +200,18 @@ size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
     size_t zero = 0, *at = &zero;
     buf[0] = '\0';
     if (m == NULL || m->action == OPOOL__SILENT) return 0;
-    if (f->name)
+    if (f->kind == OPOOL__KIND_LOAD) {
+        /* no object exists yet: the pool is named by its desc and, in a
+         * world, by its index */
+        char where[64] = "";
+        if (f->npools && f->pool != UINT32_MAX)
+            snprintf(where, sizeof where, " of pool %lu of %lu", (unsigned long)f->pool,
+                     (unsigned long)f->npools);
+        else if (f->npools)
+            snprintf(where, sizeof where, " of a world of %lu pools", (unsigned long)f->npools);
+        OPOOL__PUT("opool: load%s%s%s%s: ", where, f->name ? " \"" : "", f->name ? f->name : "",
+                   f->name ? "\"" : "");
+    } else if (f->name)
         OPOOL__PUT("opool: %s \"%s\" (%p): ", kinds[f->kind], f->name, (void *)(uintptr_t)f->self);
     else
         OPOOL__PUT("opool: %s %p: ", kinds[f->kind], (void *)(uintptr_t)f->self);

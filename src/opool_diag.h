@@ -15,7 +15,33 @@
 
 #include "opool_internal.h"
 
-typedef enum opool__kind { OPOOL__KIND_POOL, OPOOL__KIND_MT, OPOOL__KIND_HEAP } opool__kind;
+typedef enum opool__kind {
+    OPOOL__KIND_POOL,
+    OPOOL__KIND_MT,
+    OPOOL__KIND_HEAP,
+    OPOOL__KIND_LOAD /* a failed opool_load*: self is NULL, check says which */
+} opool__kind;
+
+/* Which check of a load failed: each has its message in opool_diag.c's
+ * table (OPOOL__DIAG_MESSAGES, the rows named after it). */
+typedef enum opool__load_check {
+    OPOOL__LOAD_DESC = 16, /* after the table's episode steps */
+    OPOOL__LOAD_NOFILE,
+    OPOOL__LOAD_IO,
+    OPOOL__LOAD_NOMEM,
+    OPOOL__LOAD_TRUNCATED,
+    OPOOL__LOAD_TRAILING,
+    OPOOL__LOAD_MAGIC,
+    OPOOL__LOAD_WORLD_MAGIC,
+    OPOOL__LOAD_POOL_MAGIC,
+    OPOOL__LOAD_VERSION,
+    OPOOL__LOAD_CHECKSUM,
+    OPOOL__LOAD_FIELD,
+    OPOOL__LOAD_SLOT,
+    OPOOL__LOAD_POOLS,
+    OPOOL__LOAD_MISMATCH,
+    OPOOL__LOAD_OBJECT
+} opool__load_check;
 
 /* Everything a message may print about one finding. */
 typedef struct opool__finding {
@@ -28,6 +54,11 @@ typedef struct opool__finding {
     uint64_t failures;        /* OPOOL_EFULL: failed allocs of the episode so far */
     uint64_t count, capacity; /* OPOOL_EFULL: live and usable slots or blocks */
     uint32_t block_size;      /* heap OPOOL_EFULL: the class's block size; 0: a large block */
+    /* OPOOL__KIND_LOAD: */
+    opool__load_check check;
+    const char *field;        /* the header field (or part) concerned */
+    uint64_t expected, found; /* what the desc or the format wants; what the image holds */
+    uint32_t pool, npools;    /* world loads (npools > 0): the pool's index, UINT32_MAX: none */
 } opool__finding;
 
 /* A finding of what about self (NULL: unknown) named name, every other
@@ -44,6 +75,11 @@ void opool__diag_default(const opool__finding *f);
  * newline), in buf (cut to size - 1 bytes; size > 0). Returns the length of
  * the whole message; 0 for a finding that is silent by default. */
 size_t opool__diag_format(char *buf, size_t size, const opool__finding *f);
+
+/* opool_default_report(NULL, ...) called from a report that a failed load
+ * is making (opool_save.c): prints the load's line and returns true; false
+ * when no load is reporting on this thread. */
+bool opool__load_report_default(void);
 
 /* ---- exhaustion episodes ---------------------------------------------------
  * An episode opens at a failed alloc and is reported at its 1st, 2nd, 4th,

@@ -233,6 +233,19 @@ OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
  * opool_mt_alloc. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
 
+/* opool_mt_alloc_wait through the cache: a hit costs what opool_mt_cache_alloc
+ * costs, and so does a miss that a refill or a steal serves; when the pool
+ * has no free slot anywhere it waits as opool_mt_alloc_wait does (the same
+ * waiter: it never sleeps while a free slot can be had, and every call that
+ * makes a slot available wakes it) until a slot is freed or timeout_ns have
+ * passed (0: do not wait; OPOOL_WAIT_FOREVER: no limit). The slot a wait
+ * gets goes to the caller, not into the cache. NULL (counted in
+ * failed_allocs once, reported) on timeout or when c is NULL (not counted);
+ * *out is OPOOL_NULL then. One thread at a time per cache, as every cache
+ * call; concurrent with every other call. */
+OPOOL_API void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out,
+                                          uint64_t timeout_ns);
+
 /* opool_mt_free through the cache (any live handle of the pool, whichever
  * path allocated it): the same results and the same race guarantee; the slot
  * is parked in the cache, spilling size/2 in one CAS when full. While some

@@ -272,6 +272,30 @@ void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
     return opool__mt_take(p, i, out);
 }
 
+/* The waiting is opool_mt_alloc_wait's own (opool__mt_wait): once the
+ * cache's own try has failed, a waiter that comes through a cache takes the
+ * same steps as one that does not, and the slot it is given goes straight to
+ * its caller (its cache stays empty while it waits, as the stranding policy
+ * wants). */
+void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t timeout_ns) {
+    if (OPOOL_UNLIKELY(c == NULL)) {
+        if (out) *out = OPOOL_NULL;
+        return NULL;
+    }
+    opool_mt *p = c->pool;
+    uint32_t i = opool__mt_take_newest(c);
+    if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i)) {
+        opool__mt_add_own_live(c, 1);
+        return opool__mt_take(p, i, out);
+    }
+    void *obj = timeout_ns != 0 ? opool__mt_wait(p, out, timeout_ns) : NULL;
+    if (obj == NULL) { /* only a NULL result is a failed alloc */
+        if (out) *out = OPOOL_NULL;
+        opool__mt_failed(p);
+    }
+    return obj;
+}
+
 opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
     if (OPOOL_UNLIKELY(c == NULL)) return OPOOL_EINVAL;
     opool_mt *p = c->pool;

@@ -18,7 +18,11 @@
  *   waiter_is_not_left_asleep_by_a_refill_that_parks_every_free_slot
  *   refill_seen_by_a_waiter_keeps_only_the_slot_it_hands_out
  *   stats_parked_stays_within_capacity_while_slots_move_between_caches
- *   spill_racing_a_waiter_wakes_it, steal_racing_a_waiter_wakes_it
+ *   spill_racing_a_waiter_wakes_it, steal_racing_a_waiter_wakes_it (and
+ *     the same with a waiter that comes through a cache)
+ *   free_racing_a_held_waiter_wakes_it and its cache variants: a free, a
+ *     cache free, against a waiter (alloc_wait or cache_alloc_wait) held
+ *     between its last try and its sleep
  *   every_racer_through_every_point_keeps_the_pool_whole
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
@@ -194,6 +198,9 @@ static void run_alloc_bulk(actor *a) { a->got = opool_mt_alloc_bulk(a->p, a->out
 static void run_wait(actor *a) {
     a->got = opool_mt_alloc_wait(a->p, &a->out[0], OPOOL_WAIT_FOREVER) != NULL;
 }
+static void run_cache_wait(actor *a) {
+    a->got = opool_mt_cache_alloc_wait(a->c, &a->out[0], OPOOL_WAIT_FOREVER) != NULL;
+}
 static void run_stats(actor *a) { opool_mt_get_stats(a->p, &a->stats); }
 
 /* ---- pool helpers --------------------------------------------------------- */
@@ -361,17 +368,19 @@ TEST(stats_parked_stays_within_capacity_while_slots_move_between_caches) {
 /* Cache X of a pool of 8 holds 6 parked slots, 2 are live. A mover (a flush
  * of X, or a passing thief) is held with the 6 slots off X and not yet on
  * the shared list: a waiter fails its last try. The move must wake it. */
-static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *)) {
+static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *),
+                                 void (*wait)(actor *)) {
     opool_mt *p = make_pool(8);
     REQUIRE(p != NULL);
     opool_mt_cache *x = opool_mt_cache_create(p, 16);
-    REQUIRE(x != NULL);
+    opool_mt_cache *wc = opool_mt_cache_create(p, 4); /* the waiter's, if it uses one */
+    REQUIRE(x != NULL && wc != NULL);
     opool_handle hs[8];
     REQUIRE(alloc_all(p, hs, 8) == 8);
     for (uint32_t k = 2; k < 8; k++) CHECK_EQ_U64(opool_mt_cache_free(x, hs[k]), OPOOL_OK);
 
     actor m = {.role = 1, .run = move, .p = p, .c = x};
-    actor w = {.role = 2, .run = run_wait, .p = p};
+    actor w = {.role = 2, .run = wait, .p = p, .c = wc};
     arm(at, m.role);
     arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
     start(&m);
@@ -394,13 +403,86 @@ static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *)) {
     opool_mt_free(p, w.out[0]);
     if (m.got) opool_mt_free(p, m.out[0]);
     opool_mt_cache_destroy(x);
+    opool_mt_cache_destroy(wc);
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 0); /* the waiter was served */
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+TEST(spill_racing_a_waiter_wakes_it) {
+    move_racing_a_waiter(OPOOL__MT_AT_SPILL_TAKEN, run_flush, run_wait);
+}
+TEST(steal_racing_a_waiter_wakes_it) {
+    move_racing_a_waiter(OPOOL__MT_AT_STEAL_TAKEN, run_alloc, run_wait);
+}
+/* The same windows with the waiter coming through its own (empty) cache:
+ * once its cache's try has failed it is opool_mt_alloc_wait's waiter. */
+TEST(spill_racing_a_cache_waiter_wakes_it) {
+    move_racing_a_waiter(OPOOL__MT_AT_SPILL_TAKEN, run_flush, run_cache_wait);
+}
+TEST(steal_racing_a_cache_waiter_wakes_it) {
+    move_racing_a_waiter(OPOOL__MT_AT_STEAL_TAKEN, run_alloc, run_cache_wait);
+}
+
+/* ---- a waiter held between its last try and its sleep -------------------- */
+
+/* Every slot of a pool of 4 is live; a waiter (through its cache, or not)
+ * fails its last try and is held before it sleeps, on the epoch it read
+ * before that try. Then one slot is freed by free, or by a cache free
+ * (which, seeing the waiter, sends the slot to the shared list). The freer
+ * saw the waiter, so its wake moved the epoch: the held waiter's sleep
+ * returns at once and its retry gets the slot. It slept and was served:
+ * not a failed alloc. */
+static void free_racing_a_held_waiter(void (*wait)(actor *), bool through_cache) {
+    opool_mt *p = make_pool(4);
+    REQUIRE(p != NULL);
+    opool_mt_cache *x = opool_mt_cache_create(p, 4);  /* the freer's */
+    opool_mt_cache *wc = opool_mt_cache_create(p, 4); /* the waiter's, if it uses one */
+    REQUIRE(x != NULL && wc != NULL);
+    opool_handle hs[4];
+    REQUIRE(alloc_all(p, hs, 4) == 4);
+
+    actor w = {.role = 2, .run = wait, .p = p, .c = wc};
+    arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
+    start(&w);
+    REQUIRE(await_actor(&w, OPOOL__MT_AT_WAIT_SLEEP) == 1);
+    if (through_cache)
+        CHECK_EQ_U64(opool_mt_cache_free(x, hs[3]), OPOOL_OK);
+    else
+        CHECK_EQ_U64(opool_mt_free(p, hs[3]), OPOOL_OK);
+    opool_mt_stats s = stats_of(p); /* the waiter is still held */
+    CHECK_EQ_U64(s.parked, 0);      /* the slot went where the waiter looks */
+    CHECK_EQ_U64(s.wake_calls, 1);
+    let_go(OPOOL__MT_AT_WAIT_SLEEP);
+    bool served = await_actor(&w, -1) == 2;
+    CHECK(served);
+    if (!served) opool_mt_free(p, hs[0]); /* the rescue */
+    join(&w);
+    CHECK_EQ_U64(w.got, 1);
+    CHECK_EQ_U64(opool_handle_index(w.out[0]), opool_handle_index(hs[3]));
+
+    s = stats_of(p);
+    CHECK(s.sleeps >= 1);
+    CHECK_EQ_U64(s.failed_allocs, 0);
+    CHECK_EQ_U64(s.count, 4);
+    disarm_all();
+    for (uint32_t k = 0; k < 3; k++)
+        if (served || k != 0) opool_mt_free(p, hs[k]);
+    opool_mt_free(p, w.out[0]);
+    opool_mt_cache_destroy(x);
+    opool_mt_cache_destroy(wc);
     CHECK_EQ_U64(opool_mt_count(p), 0);
     CHECK_MT(p);
     opool_mt_destroy(p);
 }
 
-TEST(spill_racing_a_waiter_wakes_it) { move_racing_a_waiter(OPOOL__MT_AT_SPILL_TAKEN, run_flush); }
-TEST(steal_racing_a_waiter_wakes_it) { move_racing_a_waiter(OPOOL__MT_AT_STEAL_TAKEN, run_alloc); }
+TEST(free_racing_a_held_waiter_wakes_it) { free_racing_a_held_waiter(run_wait, false); }
+TEST(cache_free_racing_a_held_waiter_wakes_it) { free_racing_a_held_waiter(run_wait, true); }
+TEST(free_racing_a_held_cache_waiter_wakes_it) { free_racing_a_held_waiter(run_cache_wait, false); }
+TEST(cache_free_racing_a_held_cache_waiter_wakes_it) {
+    free_racing_a_held_waiter(run_cache_wait, true);
+}
 
 /* ---- every racer through every point ------------------------------------- */
 
@@ -646,6 +728,12 @@ int main(void) {
     RUN(stats_parked_stays_within_capacity_while_slots_move_between_caches);
     RUN(spill_racing_a_waiter_wakes_it);
     RUN(steal_racing_a_waiter_wakes_it);
+    RUN(spill_racing_a_cache_waiter_wakes_it);
+    RUN(steal_racing_a_cache_waiter_wakes_it);
+    RUN(free_racing_a_held_waiter_wakes_it);
+    RUN(cache_free_racing_a_held_waiter_wakes_it);
+    RUN(free_racing_a_held_cache_waiter_wakes_it);
+    RUN(cache_free_racing_a_held_cache_waiter_wakes_it);
     RUN(every_racer_through_every_point_keeps_the_pool_whole);
 
     opool__mt_set_point_hook(NULL);

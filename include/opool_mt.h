@@ -125,7 +125,18 @@ typedef struct opool_mt_cache opool_mt_cache;
 /* timeout_ns of opool_mt_alloc_wait: wait as long as it takes. */
 #define OPOOL_WAIT_FOREVER UINT64_MAX
 
-/* Versioned so it can grow: fields are only ever appended. With no call
+/* FAILED ALLOCS: failed_allocs counts the calls whose result lacked what
+ * they asked for, once per call: an alloc, alloc_wait, cache_alloc or
+ * cache_alloc_wait that returned NULL (a wait that timed out counts once),
+ * and a bulk alloc (opool_mt_alloc_bulk, opool_mt_cache_alloc_bulk) that
+ * returned fewer than n (once, however many it lacked; n == 0 never counts).
+ * Nothing else counts: a cache miss served by a refill or a steal, an alloc
+ * served by a steal, and an alloc_wait or cache_alloc_wait that slept and
+ * then got a slot are successful allocs. A call on a NULL pool or cache is
+ * not counted (there is no pool to count it in). Each counted call is a
+ * failure of opool.h's exhaustion episode, reported as EXHAUSTION says.
+ *
+ * Versioned so it can grow: fields are only ever appended. With no call
  * running on the pool every figure is exact. Under concurrent use the call
  * reads the figures one after another, not at one instant:
  *   - capacity, retired and the six counters (failed_allocs ... barrier_calls)
@@ -143,7 +154,8 @@ typedef struct opool_mt_stats {
     uint32_t parked;           /* free slots sitting in caches */
     uint32_t caches;           /* caches alive */
     uint32_t retired;          /* slots retired by OPOOL_RETIRE_ON_WRAP */
-    uint64_t failed_allocs;    /* allocs that found no slot (a wait counts once) */
+    uint64_t failed_allocs;    /* calls that returned NULL, or a bulk alloc fewer than
+                                  asked (see FAILED ALLOCS) */
     uint64_t rejected_handles; /* frees of stale or invalid handles */
     uint64_t steals;           /* parked slots taken from caches by other threads */
     uint64_t sleeps;           /* times a waiting thread went to sleep */
@@ -168,17 +180,19 @@ OPOOL_API void opool_mt_destroy(opool_mt *p);
 
 /* ---- objects ------------------------------------------------------------ */
 
-/* Allocate an object, its handle to *out (if not NULL). NULL when p is NULL
- * or no slot is free (the shared list is empty and no cache has a parked slot
- * to steal): counted in failed_allocs and reported (OPOOL_EFULL) as
- * opool.h's EXHAUSTION says. Lock-free: one CAS when the shared list has a slot;
+/* Allocate an object, its handle to *out (if not NULL; OPOOL_NULL on
+ * failure). NULL when p is NULL or no slot is free (the shared list is empty
+ * and no cache has a parked slot to steal): then counted in failed_allocs and
+ * reported (OPOOL_EFULL) as opool.h's EXHAUSTION says. Lock-free: one CAS when the shared list has a slot;
  * O(caches * cache size) to steal. Thread-safe. */
 OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
 
 /* opool_mt_alloc, but while the pool is full sleep until a slot is freed or
  * timeout_ns nanoseconds have passed (0: do not wait; OPOOL_WAIT_FOREVER:
- * no limit). NULL on timeout (or p NULL). Never sleeps while a free slot can
- * be had (see WAITING above). Thread-safe. */
+ * no limit). NULL on timeout (counted in failed_allocs once, reported) or
+ * for p NULL. A wait that ends with a slot is no failed alloc. Never sleeps
+ * while a free slot can be had (see WAITING above). Cost: as opool_mt_alloc
+ * while a slot can be had; then the system calls of a sleep. Thread-safe. */
 OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 
 /* Free h's object (runs fini first, in this thread). OPOOL_EINVAL: p NULL or
@@ -208,7 +222,8 @@ OPOOL_API uint32_t opool_mt_capacity(const opool_mt *p);
 /* Allocate up to n objects with one CAS on the shared head: handles to
  * out[0..k) (required when n > 0), objects to objs[0..k) if objs is not NULL.
  * Returns k, the number allocated (fewer than n only when the pool ran out;
- * then counted and reported as a failed alloc). 0 for p NULL. Thread-safe. */
+ * then one failed alloc, counted and reported, however many it lacked: see
+ * FAILED ALLOCS). 0 for p NULL or out NULL. Thread-safe. */
 OPOOL_API uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n);
 
 /* Free the objects of hs[0..n) and return them with one CAS on the shared
@@ -230,7 +245,8 @@ OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
  * thread waits in opool_mt_alloc_wait it keeps only the slot it returns and
  * gives the rest back to the shared list, waking the waiter); NULL (counted,
  * reported) only when the pool has no free slot left anywhere, as
- * opool_mt_alloc. */
+ * opool_mt_alloc; a miss that a refill or a steal serves is no failed
+ * alloc. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
 
 /* opool_mt_alloc_wait through the cache: a hit costs what opool_mt_cache_alloc
@@ -253,7 +269,9 @@ OPOOL_API void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out,
  * instead (and wakes it). OPOOL_EINVAL also for c NULL. */
 OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
 
-/* Bulk versions of the two above (see opool_mt_alloc_bulk/free_bulk). */
+/* Bulk versions of opool_mt_cache_alloc and opool_mt_cache_free (see
+ * opool_mt_alloc_bulk/free_bulk): one call per object, in order; a short
+ * alloc_bulk is one failed alloc. */
 OPOOL_API uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs,
                                              uint32_t n);
 OPOOL_API uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uint32_t n);

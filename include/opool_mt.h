@@ -233,11 +233,20 @@ OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint3
 
 /* ---- caches (one per thread) ------------------------------------------- */
 
-/* A cache of up to size free slots (2 <= size <= OPOOL_MT_CACHE_MAX) for one
- * thread at a time. NULL: p NULL, size out of range, or no memory. A
- * destroyed cache's record is kept by the pool and reused by the next create
- * that fits, so creating caches per thread start costs an allocation only
- * the first times. Thread-safe. */
+/* Create a cache of up to size free slots (2 <= size <= OPOOL_MT_CACHE_MAX)
+ * for one thread at a time, to *out. OPOOL_EINVAL: out NULL, p NULL, or
+ * size out of range; OPOOL_ENOMEM: the pool's allocator failed. *out is
+ * NULL on failure, and nothing changes. A destroyed cache's record is kept
+ * by the pool and reused by the next create that fits, so creating caches
+ * per thread start costs an allocation only the first times; O(caches) to
+ * look for one. Thread-safe (concurrent with every call but
+ * opool_mt_destroy). The status form, like every other create of opool. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_mt_cache_create_ex(opool_mt_cache **out,
+                                                                opool_mt *p, uint32_t size);
+
+/* opool_mt_cache_create_ex returning the cache, or NULL for any failure
+ * (p NULL, size out of range, no memory: the status form tells them
+ * apart). */
 OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
 
 /* opool_mt_alloc through the cache: O(1) touching no shared cache line while

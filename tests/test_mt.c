@@ -1325,6 +1325,58 @@ TEST(cache_create_without_memory_returns_null) {
     CHECK_EQ_U64(mem.blocks, 0);
 }
 
+TEST(cache_create_ex_rejects_null_out_null_pool_and_sizes_out_of_range) {
+    opool_mt *p = make_pool(8, 4);
+    REQUIRE(p);
+    opool_mt_cache *c = (opool_mt_cache *)(uintptr_t)1;
+    CHECK_EQ_U64(opool_mt_cache_create_ex(NULL, p, 4), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&c, NULL, 4), OPOOL_EINVAL);
+    CHECK(c == NULL);
+    static const uint32_t bad[] = {0, 1, OPOOL_MT_CACHE_MAX + 1, UINT32_MAX};
+    for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        c = (opool_mt_cache *)(uintptr_t)1;
+        CHECK_EQ_U64(opool_mt_cache_create_ex(&c, p, bad[k]), OPOOL_EINVAL);
+        CHECK(c == NULL);
+    }
+    CHECK_EQ_U64(stats_of(p).caches, 0);
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&c, p, 2), OPOOL_OK);
+    REQUIRE(c);
+    opool_mt_cache *d = NULL;
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&d, p, OPOOL_MT_CACHE_MAX), OPOOL_OK);
+    CHECK(d != NULL && d != c);
+    CHECK_EQ_U64(stats_of(p).caches, 2);
+    CHECK(opool_mt_cache_alloc(c, NULL) != NULL);
+    opool_mt_cache_destroy(c);
+    opool_mt_cache_destroy(d);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+TEST(cache_create_ex_without_memory_gives_enomem_and_changes_nothing) {
+    counting mem;
+    opool_desc d = desc_of(8, 8);
+    d.allocator = counting_allocator(&mem);
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    mem.fail_from = (long)mem.calls;
+    opool_mt_cache *c = (opool_mt_cache *)(uintptr_t)1;
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&c, p, 8), OPOOL_ENOMEM);
+    CHECK(c == NULL);
+    CHECK_EQ_U64(stats_of(p).caches, 0);
+    CHECK_EQ_U64(mem.blocks, 1); /* the pool's own */
+    mem.fail_from = -1;
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&c, p, 8), OPOOL_OK);
+    REQUIRE(c);
+    opool_mt_cache_destroy(c);
+    /* a record to reuse: no allocation, so no failure */
+    mem.fail_from = (long)mem.calls;
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&c, p, 8), OPOOL_OK);
+    CHECK(c != NULL);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+    CHECK_EQ_U64(mem.blocks, 0);
+}
+
 TEST(cache_alloc_refills_half_its_size_from_the_top) {
     opool_mt *p = make_pool(8, 16);
     REQUIRE(p);
@@ -2824,6 +2876,8 @@ int main(int argc, char **argv) {
 
     RUN(cache_create_rejects_sizes_out_of_range);
     RUN(cache_create_without_memory_returns_null);
+    RUN(cache_create_ex_rejects_null_out_null_pool_and_sizes_out_of_range);
+    RUN(cache_create_ex_without_memory_gives_enomem_and_changes_nothing);
     RUN(cache_alloc_refills_half_its_size_from_the_top);
     RUN(cache_refill_takes_what_the_shared_list_has);
     RUN(cache_free_parks_and_cache_alloc_takes_the_newest);

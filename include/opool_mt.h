@@ -19,8 +19,10 @@
  *     opool_mt_free(pool, h);                            // OPOOL_ESTALE the 2nd time
  *
  *     // a thread that allocates a lot gives itself a cache (a magazine):
- *     opool_mt_cache *c = opool_mt_cache_create(pool, 64);
+ *     opool_mt_cache *c;
+ *     if (opool_mt_cache_create_ex(&c, pool, 64) != OPOOL_OK) ...;
  *     j = opool_mt_cache_alloc(c, &h);
+ *     j = opool_mt_cache_alloc_wait(c, &h, 1000000);    // or sleep up to 1 ms
  *     opool_mt_cache_free(c, h);       // any handle of the pool, from any path
  *     opool_mt_cache_destroy(c);       // its parked slots go back to the pool
  *     opool_mt_destroy(pool);          // when no other thread uses it any more
@@ -58,7 +60,9 @@
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
  * ============================================================================
- * opool_mt_alloc_wait sleeps in the kernel while the pool is full: a futex on
+ * opool_mt_alloc_wait (and opool_mt_cache_alloc_wait, which runs the same
+ * waiter once its cache's try has failed) sleeps in the kernel while the
+ * pool is full: a futex on
  * Linux (an epoch word and a waiter count: a free checks the count, so while
  * nobody waits no free makes a system call), a mutex and condition variable
  * elsewhere (or when built with OPOOL_MT_PORTABLE_WAIT). System calls happen
@@ -67,10 +71,10 @@
  *
  * Free slots parked in other threads' caches never make a pool look full:
  *   - every alloc that finds the shared list empty (alloc, alloc_wait,
- *     cache_alloc, the bulk calls) steals parked slots from the caches, one
- *     CAS each, before it fails or sleeps (on Linux a thief first makes one
- *     membarrier system call: that is what keeps the owners' side free of
- *     fences);
+ *     cache_alloc, cache_alloc_wait, the bulk calls) steals parked slots
+ *     from the caches, one CAS each, before it fails or sleeps (on Linux a
+ *     thief first makes one membarrier system call: that is what keeps the
+ *     owners' side free of fences);
  *   - while a thread waits, no cache keeps the slots it is given: a cache
  *     free sends its slot to the shared list, and a refill keeps only the
  *     slot it hands out and sends the rest there, each waking the waiter.

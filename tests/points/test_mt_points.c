@@ -490,7 +490,8 @@ TEST(cache_free_racing_a_held_cache_waiter_wakes_it) {
  * X (created second: every scan of the registry meets it first). For each
  * point, a scenario puts the pool in a state where one operation H reaches
  * that point, and holds H there; then one racing operation runs (in the
- * main thread, or for alloc_wait in a thread W held before it sleeps); then
+ * main thread, or for alloc_wait and cache_alloc_wait in a thread W held
+ * before it sleeps); then
  * everything is let go. Afterwards: every get_stats said count + parked <=
  * capacity; every waiter was served while a slot was free; no slot has two
  * owners; the pool is whole (opool__mt_check) once everything is freed. */
@@ -498,11 +499,11 @@ enum { C = 8 };
 
 typedef enum racer {
     R_NONE, R_ALLOC, R_ALLOC_BULK, R_CACHE_ALLOC, R_FREE, R_FREE_BULK, R_CACHE_FREE,
-    R_CACHE_FREE_FLUSH, R_STATS, R_WAIT, R_COUNT
+    R_CACHE_FREE_FLUSH, R_STATS, R_WAIT, R_CACHE_WAIT, R_COUNT
 } racer;
 static const char *const racer_names[R_COUNT] = {
     "none", "alloc", "alloc_bulk", "cache_alloc", "free", "free_bulk", "cache_free",
-    "cache_free+flush", "get_stats", "alloc_wait",
+    "cache_free+flush", "get_stats", "alloc_wait", "cache_alloc_wait",
 };
 
 typedef struct ledger {
@@ -532,9 +533,10 @@ static void one_pair(opool__mt_point at, racer r) {
     snprintf(ctx, sizeof ctx, "point %s, racer %s", point_names[at], racer_names[r]);
     opool_mt *p = make_pool(C);
     REQUIRE(p != NULL);
+    opool_mt_cache *wc = opool_mt_cache_create(p, 4); /* W's, if it waits through one: empty */
     opool_mt_cache *m = opool_mt_cache_create(p, 16);
     opool_mt_cache *x = opool_mt_cache_create(p, 16);
-    REQUIRE(m != NULL && x != NULL);
+    REQUIRE(wc != NULL && m != NULL && x != NULL);
     ledger held = {{{0}}, 0};   /* live, kept by the main thread to the end */
     ledger racing = {{{0}}, 0}; /* live, the racers' to free */
     opool_handle hs[C];
@@ -586,7 +588,7 @@ static void one_pair(opool__mt_point at, racer r) {
         test__fail_at(__FILE__, __LINE__, why, 0, 0, 0);
     }
 
-    actor w = {.role = 2, .run = run_wait, .p = p};
+    actor w = {.role = 2, .run = r == R_CACHE_WAIT ? run_cache_wait : run_wait, .p = p, .c = wc};
     opool_mt_stats rs = {0};
     opool_handle got[4];
     uint32_t n = 0;
@@ -623,6 +625,7 @@ static void one_pair(opool__mt_point at, racer r) {
         opool_mt_get_stats(p, &rs);
         break;
     case R_WAIT:
+    case R_CACHE_WAIT:
         arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
         start(&w);
         if (await_actor(&w, OPOOL__MT_AT_WAIT_SLEEP) == 0) {
@@ -690,6 +693,7 @@ static void one_pair(opool__mt_point at, racer r) {
     for (uint32_t i = 0; i < all.n; i++) CHECK_EQ_U64(opool_mt_free(p, all.h[i]), OPOOL_OK);
     opool_mt_cache_destroy(m);
     opool_mt_cache_destroy(x);
+    opool_mt_cache_destroy(wc);
     CHECK_EQ_U64(opool_mt_count(p), 0);
     char why[256];
     if (!opool__mt_check(p, why, sizeof why)) {
@@ -704,7 +708,8 @@ TEST(every_racer_through_every_point_keeps_the_pool_whole) {
     memset(G.reached, 0, sizeof G.reached);
     for (int at = 0; at < OPOOL__MT_POINTS; at++)
         for (int r = 0; r < R_COUNT; r++) {
-            if (at == OPOOL__MT_AT_WAIT_SLEEP && r == R_WAIT) continue; /* one held at a time */
+            if (at == OPOOL__MT_AT_WAIT_SLEEP && (r == R_WAIT || r == R_CACHE_WAIT))
+                continue; /* one held at a time */
             one_pair((opool__mt_point)at, (racer)r);
         }
     for (int at = 0; at < OPOOL__MT_POINTS; at++)

@@ -531,8 +531,8 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_load_file(opool **out, const opool_
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
  * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the link of its page's free list in its own first
- * bytes. So:
+ * blocks follow, with no header in front of them. A free block holds the link of its page's free
+ * list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page. O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
@@ -926,8 +926,8 @@ OPOOL_API void opool_mt_destroy(opool_mt *p);
 /* Allocate an object, its handle to *out (if not NULL; OPOOL_NULL on
  * failure). NULL when p is NULL or no slot is free (the shared list is empty
  * and no cache has a parked slot to steal): then counted in failed_allocs and
- * reported (OPOOL_EFULL) as opool.h's EXHAUSTION says. Lock-free: one CAS when the shared list has a slot;
- * O(caches * cache size) to steal. Thread-safe. */
+ * reported (OPOOL_EFULL) as opool.h's EXHAUSTION says. Lock-free: one CAS when the shared list has
+ * a slot; O(caches * cache size) to steal. Thread-safe. */
 OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
 
 /* opool_mt_alloc, but while the pool is full sleep until a slot is freed or
@@ -984,8 +984,8 @@ OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint3
  * per thread start costs an allocation only the first times; O(caches) to
  * look for one. Thread-safe (concurrent with every call but
  * opool_mt_destroy). The status form, like every other create of opool. */
-OPOOL_API OPOOL_NODISCARD opool_status opool_mt_cache_create_ex(opool_mt_cache **out,
-                                                                opool_mt *p, uint32_t size);
+OPOOL_API OPOOL_NODISCARD opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p,
+                                                                uint32_t size);
 
 /* opool_mt_cache_create_ex returning the cache, or NULL for any failure
  * (p NULL, size out of range, no memory: the status form tells them

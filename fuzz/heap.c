@@ -306,8 +306,8 @@ static bool page_held(const fz *f, const unsigned char *p, int cls) {
 }
 
 /* Live block i is gone: the model forgets it, and remembers its address as freed. With
- * growth (no OPOOL_HEAP_FIXED), a page left without a live block may go back to the allocator and a new
- * page come at the same address, its blocks not handed out yet (OPOOL_EINVAL, not
+ * growth (no OPOOL_HEAP_FIXED), a page left without a live block may go back to the allocator and a
+ * new page come at the same address, its blocks not handed out yet (OPOOL_EINVAL, not
  * OPOOL_ESTALE): the freed addresses of such a page are forgotten too. */
 static void forget(fz *f, uint32_t i) {
     block b = f->live[i];

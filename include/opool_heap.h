@@ -23,8 +23,8 @@
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
  * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the link of its page's free list in its own first
- * bytes. So:
+ * blocks follow, with no header in front of them. A free block holds the link of its page's free
+ * list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page. O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks

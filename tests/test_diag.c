@@ -445,12 +445,11 @@ TEST(a_full_heap_class_prints_its_block_size_and_a_handful_of_lines) {
     capture_end(&c);
     char want[2048], *w = want;
     uint32_t recovers = blocks - (blocks + 3) / 4;
-    w +=
-        sprintf(w,
-                "opool: heap \"text\" (%p): class of 64-byte blocks full: at its fixed budget "
-                "(OPOOL_HEAP_FIXED, blocks_per_class): alloc failed (%u of %u live); reported "
-                "again at the 2nd, 4th, 8th... failure until at most %u are live\n",
-                (void *)h, blocks, blocks, recovers);
+    w += sprintf(w,
+                 "opool: heap \"text\" (%p): class of 64-byte blocks full: at its fixed budget "
+                 "(OPOOL_HEAP_FIXED, blocks_per_class): alloc failed (%u of %u live); reported "
+                 "again at the 2nd, 4th, 8th... failure until at most %u are live\n",
+                 (void *)h, blocks, blocks, recovers);
     for (unsigned n = 2; n <= 8; n *= 2)
         w += sprintf(w,
                      "opool: heap \"text\" (%p): class of 64-byte blocks still full at its fixed "

@@ -353,7 +353,7 @@ TEST(fixed_heap_holds_its_reservation_and_no_more) {
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.classes[23].blocks, 31);
     CHECK_EQ_U64(s.classes[23].failed_allocs, 2);
-    CHECK_EQ_U64(r.n, 2); /* the episode's 1st and 2nd */
+    CHECK_EQ_U64(r.n, 2);                     /* the episode's 1st and 2nd */
     CHECK(opool_heap_alloc(h, 1024) != NULL); /* another class is not full */
     for (uint32_t k = 0; k < 31; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
     opool_heap_destroy(h);

@@ -368,8 +368,7 @@ TEST(stats_parked_stays_within_capacity_while_slots_move_between_caches) {
 /* Cache X of a pool of 8 holds 6 parked slots, 2 are live. A mover (a flush
  * of X, or a passing thief) is held with the 6 slots off X and not yet on
  * the shared list: a waiter fails its last try. The move must wake it. */
-static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *),
-                                 void (*wait)(actor *)) {
+static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *), void (*wait)(actor *)) {
     opool_mt *p = make_pool(8);
     REQUIRE(p != NULL);
     opool_mt_cache *x = opool_mt_cache_create(p, 16);
@@ -498,12 +497,23 @@ TEST(cache_free_racing_a_held_cache_waiter_wakes_it) {
 enum { C = 8 };
 
 typedef enum racer {
-    R_NONE, R_ALLOC, R_ALLOC_BULK, R_CACHE_ALLOC, R_FREE, R_FREE_BULK, R_CACHE_FREE,
-    R_CACHE_FREE_FLUSH, R_STATS, R_WAIT, R_CACHE_WAIT, R_COUNT
+    R_NONE,
+    R_ALLOC,
+    R_ALLOC_BULK,
+    R_CACHE_ALLOC,
+    R_FREE,
+    R_FREE_BULK,
+    R_CACHE_FREE,
+    R_CACHE_FREE_FLUSH,
+    R_STATS,
+    R_WAIT,
+    R_CACHE_WAIT,
+    R_COUNT
 } racer;
 static const char *const racer_names[R_COUNT] = {
-    "none", "alloc", "alloc_bulk", "cache_alloc", "free", "free_bulk", "cache_free",
-    "cache_free+flush", "get_stats", "alloc_wait", "cache_alloc_wait",
+    "none",      "alloc",      "alloc_bulk",       "cache_alloc",
+    "free",      "free_bulk",  "cache_free",       "cache_free+flush",
+    "get_stats", "alloc_wait", "cache_alloc_wait",
 };
 
 typedef struct ledger {

@@ -957,8 +957,8 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
  * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the link of its page's free list in its own first
- * bytes. So:
+ * blocks follow, with no header in front of them. A free block holds the link of its page's free
+ * list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page. O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
@@ -975,10 +975,14 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * is tracked in a hash map, so it can be freed and checked the same way),
  * unless OPOOL_HEAP_NO_FALLBACK makes it fail.
  *
- * Without OPOOL_HEAP_GROW each class holds blocks_per_class blocks (rounded
- * up to whole pages), reserved at create, and an alloc of a full class fails.
- * With it a full class adds a page; a class keeps at most one empty grown
- * page and gives the others back as they empty.
+ * A heap grows, as malloc does: a NULL desc, a zero desc and any desc whose
+ * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page (a class
+ * keeps at most one empty grown page and gives the others back as they
+ * empty); blocks_per_class blocks per class (rounded up to whole pages) are
+ * reserved at create and never given back. An alloc fails only when the
+ * allocator refuses a page. OPOOL_HEAP_GROW asks for this default and
+ * changes nothing. With OPOOL_HEAP_FIXED (the opt-in) each class holds
+ * exactly its reservation, and an alloc of a full class fails: a budget.
  *
  * Default classes (bytes): 16 32 48 64 80 96 112 128 160 192 224 256 320 384
  * 448 512 640 768 896 1024 1280 1536 1792 2048. Blocks are aligned to 16
@@ -1024,7 +1028,9 @@ typedef struct opool_heap opool_heap;
  * the free-list link and are not checked), checked when reused. */
 enum {
     OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail, not the allocator */
-    OPOOL_HEAP_GROW = 1u << 9         /* a full class adds pages */
+    OPOOL_HEAP_GROW = 1u << 9,        /* a full class adds pages: the default, accepted and
+                                         kept so that code that asks for it still reads right */
+    OPOOL_HEAP_FIXED = 1u << 10       /* no growth: each class holds its blocks_per_class */
 };
 
 /* Limits: the most size classes a heap may have, the largest class size, and
@@ -1043,7 +1049,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
                                     NULL = the defaults above (copied: need not outlive create) */
     uint32_t class_count;        /* entries in class_sizes, <= OPOOL_HEAP_MAX_CLASSES */
     uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = one page each */
-    uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON */
+    uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_FIXED | OPOOL_POISON;
+                                    0 = a heap that grows (as a NULL desc) */
     /* Findings, with the heap and the pointer concerned (NULL =
      * opool_heap_default_report, which says what each does by default):
      *   OPOOL_EINVAL  free, realloc or usable_size of a pointer that is not a
@@ -1091,12 +1098,14 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
 #define OPOOL_HEAP_STATS_VERSION 1u
 
 /* Create a heap and reserve blocks_per_class blocks (at least one page) for
- * each class. desc may be NULL (defaults). OPOOL_EINVAL: out NULL, class
- * sizes not ascending, not multiples of 8, zero or too large, class_count 0
- * with class_sizes set, nonzero without, or above OPOOL_HEAP_MAX_CLASSES,
- * unknown flags, an allocator with only one of alloc/free, or a reservation
- * that overflows (more than 2^32 - 1 blocks in a class once rounded up to
- * pages, or more bytes than the address space).
+ * each class. desc may be NULL (defaults: the default classes, one page
+ * each to start, growing). OPOOL_EINVAL: out NULL, class sizes not
+ * ascending, not multiples of 8, zero or too large, class_count 0 with
+ * class_sizes set, nonzero without, or above OPOOL_HEAP_MAX_CLASSES, unknown
+ * flags, OPOOL_HEAP_FIXED with OPOOL_HEAP_GROW (a contradiction), an
+ * allocator with only one of alloc/free, or a reservation that overflows
+ * (more than 2^32 - 1 blocks in a class once rounded up to pages, or more
+ * bytes than the address space).
  * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure.
  * Exhaustion follows opool.h's rule (EXHAUSTION) for each class on its own:
  * a class's episode is reported at its 1st, 2nd, 4th, 8th... failed alloc
@@ -1119,15 +1128,15 @@ OPOOL_API void opool_heap_destroy(opool_heap *h);
  * that holds it, or from the allocator above the largest class. Reuse is
  * LIFO: the block of a class freed last is handed out next, unless that free
  * gave its emptied page back. Contents are undefined (the previous block's
- * bytes, or the poison pattern). NULL when h is NULL, the class is full
- * without OPOOL_HEAP_GROW (counted in the class's failed_allocs), a new page
- * or the fallback allocation fails, or the size needs the fallback and
- * OPOOL_HEAP_NO_FALLBACK is set (not counted, not reported). Reports
- * OPOOL_EFULL (first failure of an episode, except the no-fallback case) and
- * OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1); inline when the class's
- * current page has a free block, out of line otherwise (a fresh block, the
- * next page, a grown page or a large block, which cost an allocation).
- * Thread-safety: per heap. */
+ * bytes, or the poison pattern). NULL when h is NULL, the class is full and
+ * cannot grow (OPOOL_HEAP_FIXED, or the allocator refused a page: counted in
+ * the class's failed_allocs), the fallback allocation fails, or the size
+ * needs the fallback and OPOOL_HEAP_NO_FALLBACK is set (not counted, not
+ * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
+ * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1);
+ * inline when the class's current page has a free block, out of line
+ * otherwise (a fresh block, the next page, a new page or a large block,
+ * which cost an allocation). Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 
 /* opool_heap_alloc(h, n * size) zero-filled. NULL as opool_heap_alloc, and
@@ -1170,11 +1179,15 @@ OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
  * report to keep the default for the findings you do not handle (user is
  * not used). One line on stderr, naming the heap (desc.name, if any, and
  * its address), for:
- *   OPOOL_EFULL              "opool: heap "text" (0x...): class of 64-byte blocks full:
- *                            alloc failed (1020 of 1020 live); ..." at an episode's
- *                            first failure, "...: still full: 8 allocs failed in this
- *                            episode ..." at its 2nd, 4th, 8th... (for the fallback
- *                            allocator: "the allocator refused a large block ...");
+ *   OPOOL_EFULL              which class and why: "opool: heap "text" (0x...): class
+ *                            of 64-byte blocks full: the allocator refused a new page:
+ *                            alloc failed (1020 of 1020 live); ..." (a heap that grows),
+ *                            or "...: class of 64-byte blocks full: at its fixed budget
+ *                            (OPOOL_HEAP_FIXED, blocks_per_class): alloc failed ..." at
+ *                            an episode's first failure, "...: still full ...: 8 allocs
+ *                            failed in this episode ..." at its 2nd, 4th, 8th... (for
+ *                            the fallback allocator: "the allocator refused a large
+ *                            block ...");
  *   OPOOL_EWRITE_AFTER_FREE  "opool: heap ... (0x...): write after free: block 0x... was
  *                            changed while free", then calls abort();
  * and nothing for OPOOL_ESTALE (a double free) and OPOOL_EINVAL (a pointer
@@ -1219,8 +1232,10 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  *     opool_mt_free(pool, h);                            // OPOOL_ESTALE the 2nd time
  *
  *     // a thread that allocates a lot gives itself a cache (a magazine):
- *     opool_mt_cache *c = opool_mt_cache_create(pool, 64);
+ *     opool_mt_cache *c;
+ *     if (opool_mt_cache_create_ex(&c, pool, 64) != OPOOL_OK) ...;
  *     j = opool_mt_cache_alloc(c, &h);
+ *     j = opool_mt_cache_alloc_wait(c, &h, 1000000);    // or sleep up to 1 ms
  *     opool_mt_cache_free(c, h);       // any handle of the pool, from any path
  *     opool_mt_cache_destroy(c);       // its parked slots go back to the pool
  *     opool_mt_destroy(pool);          // when no other thread uses it any more
@@ -1258,7 +1273,9 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
  * ============================================================================
- * opool_mt_alloc_wait sleeps in the kernel while the pool is full: a futex on
+ * opool_mt_alloc_wait (and opool_mt_cache_alloc_wait, which runs the same
+ * waiter once its cache's try has failed) sleeps in the kernel while the
+ * pool is full: a futex on
  * Linux (an epoch word and a waiter count: a free checks the count, so while
  * nobody waits no free makes a system call), a mutex and condition variable
  * elsewhere (or when built with OPOOL_MT_PORTABLE_WAIT). System calls happen
@@ -1267,10 +1284,10 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  *
  * Free slots parked in other threads' caches never make a pool look full:
  *   - every alloc that finds the shared list empty (alloc, alloc_wait,
- *     cache_alloc, the bulk calls) steals parked slots from the caches, one
- *     CAS each, before it fails or sleeps (on Linux a thief first makes one
- *     membarrier system call: that is what keeps the owners' side free of
- *     fences);
+ *     cache_alloc, cache_alloc_wait, the bulk calls) steals parked slots
+ *     from the caches, one CAS each, before it fails or sleeps (on Linux a
+ *     thief first makes one membarrier system call: that is what keeps the
+ *     owners' side free of fences);
  *   - while a thread waits, no cache keeps the slots it is given: a cache
  *     free sends its slot to the shared list, and a refill keeps only the
  *     slot it hands out and sends the rest there, each waking the waiter.
@@ -1332,7 +1349,18 @@ typedef struct opool_mt_cache opool_mt_cache;
 /* timeout_ns of opool_mt_alloc_wait: wait as long as it takes. */
 #define OPOOL_WAIT_FOREVER UINT64_MAX
 
-/* Versioned so it can grow: fields are only ever appended. With no call
+/* FAILED ALLOCS: failed_allocs counts the calls whose result lacked what
+ * they asked for, once per call: an alloc, alloc_wait, cache_alloc or
+ * cache_alloc_wait that returned NULL (a wait that timed out counts once),
+ * and a bulk alloc (opool_mt_alloc_bulk, opool_mt_cache_alloc_bulk) that
+ * returned fewer than n (once, however many it lacked; n == 0 never counts).
+ * Nothing else counts: a cache miss served by a refill or a steal, an alloc
+ * served by a steal, and an alloc_wait or cache_alloc_wait that slept and
+ * then got a slot are successful allocs. A call on a NULL pool or cache is
+ * not counted (there is no pool to count it in). Each counted call is a
+ * failure of opool.h's exhaustion episode, reported as EXHAUSTION says.
+ *
+ * Versioned so it can grow: fields are only ever appended. With no call
  * running on the pool every figure is exact. Under concurrent use the call
  * reads the figures one after another, not at one instant:
  *   - capacity, retired and the six counters (failed_allocs ... barrier_calls)
@@ -1350,7 +1378,8 @@ typedef struct opool_mt_stats {
     uint32_t parked;           /* free slots sitting in caches */
     uint32_t caches;           /* caches alive */
     uint32_t retired;          /* slots retired by OPOOL_RETIRE_ON_WRAP */
-    uint64_t failed_allocs;    /* allocs that found no slot (a wait that gives up counts once) */
+    uint64_t failed_allocs;    /* calls that returned NULL, or a bulk alloc fewer than
+                                   asked (see FAILED ALLOCS) */
     uint64_t rejected_handles; /* frees of stale or invalid handles */
     uint64_t steals;           /* parked slots taken from caches by other threads */
     uint64_t sleeps;           /* times a waiting thread went to sleep */
@@ -1390,12 +1419,12 @@ OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
 
 /* opool_mt_alloc, but while the pool is full sleep until a slot is freed or
  * timeout_ns nanoseconds (monotonic clock) have passed (0: do not wait;
- * OPOOL_WAIT_FOREVER: no limit). NULL, *out = OPOOL_NULL, on timeout (or p
- * NULL); a wait that gives up counts once in failed_allocs. Reports as
- * opool_mt_alloc. Never sleeps while a free slot can be had (see WAITING
- * above); sleeps in the kernel, no busy spinning. Cost: as opool_mt_alloc
- * when a slot is free; system calls only to sleep (and to steal).
- * Thread-safe. */
+ * OPOOL_WAIT_FOREVER: no limit). NULL, *out = OPOOL_NULL, on timeout
+ * (counted once in failed_allocs, reported) or for p NULL. A wait that ends
+ * with a slot is no failed alloc. Reports as opool_mt_alloc. Never sleeps
+ * while a free slot can be had (see WAITING above); sleeps in the kernel, no
+ * busy spinning. Cost: as opool_mt_alloc while a slot can be had; system
+ * calls only to sleep (and to steal). Thread-safe. */
 OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 
 /* Free h's object (runs fini first, in this thread) and push its slot on the
@@ -1432,9 +1461,10 @@ OPOOL_API uint32_t opool_mt_capacity(const opool_mt *p);
 /* Allocate up to n objects with one CAS on the shared head (stealing exactly
  * what it misses): handles to out[0..k) (required when n > 0), objects to
  * objs[0..k) if objs is not NULL. Returns k, the number allocated: fewer
- * than n only when the pool ran out (then counted once in failed_allocs,
- * OPOOL_EFULL reported as opool.h's EXHAUSTION says); 0, not counted, for p NULL, out
- * NULL or n 0. O(n) plus one CAS. Thread-safe. */
+ * than n only when the pool ran out (then one failed alloc, counted and
+ * reported as opool.h's EXHAUSTION says, however many it lacked: see FAILED
+ * ALLOCS); 0, not counted, for p NULL, out NULL or n 0. O(n) plus one CAS.
+ * Thread-safe. */
 OPOOL_API uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n);
 
 /* Free the objects of hs[0..n) and return them with one CAS on the shared
@@ -1445,13 +1475,22 @@ OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint3
 
 /* ---- caches (one per thread) ------------------------------------------- */
 
-/* A cache of up to size free slots (2 <= size <= OPOOL_MT_CACHE_MAX) for one
- * thread at a time. NULL: p NULL, size out of range, or no memory. A
- * destroyed cache's record is kept by the pool and reused by the next create
- * that fits, so creating caches per thread start costs an allocation only
- * the first times. Cost: O(caches) to look for a free record; otherwise one
- * allocation (4 bytes per entry, size rounded up to a power of two, plus a
- * cache line). Thread-safe. */
+/* Create a cache of up to size free slots (2 <= size <= OPOOL_MT_CACHE_MAX)
+ * for one thread at a time, to *out. OPOOL_EINVAL: out NULL, p NULL, or
+ * size out of range; OPOOL_ENOMEM: the pool's allocator failed. *out is
+ * NULL on failure, and nothing changes. A destroyed cache's record is kept
+ * by the pool and reused by the next create that fits, so creating caches
+ * per thread start costs an allocation only the first times. Cost: O(caches)
+ * to look for a free record; otherwise one allocation (4 bytes per entry,
+ * size rounded up to a power of two, plus a cache line). Thread-safe
+ * (concurrent with every call but opool_mt_destroy). The status form, like
+ * every other create of opool. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p,
+                                                                uint32_t size);
+
+/* opool_mt_cache_create_ex returning the cache, or NULL for any failure
+ * (p NULL, size out of range, no memory: the status form tells them apart).
+ * Cost and thread-safety: as opool_mt_cache_create_ex. */
 OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
 
 /* opool_mt_alloc through the cache: takes the newest parked slot, O(1)
@@ -1460,9 +1499,23 @@ OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
  * empty (while some thread waits in opool_mt_alloc_wait it keeps only the
  * slot it returns and gives the rest back to the shared list, waking the
  * waiter). NULL, *out = OPOOL_NULL, for c NULL, or (counted, reported as
- * opool_mt_alloc) when the pool has no free slot left anywhere.
- * Thread-safety: the cache's owner only. */
+ * opool_mt_alloc) when the pool has no free slot left anywhere; a miss that a
+ * refill or a steal serves is no failed alloc. Thread-safety: the cache's
+ * owner only. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
+
+/* opool_mt_alloc_wait through the cache: a hit costs what opool_mt_cache_alloc
+ * costs, and so does a miss that a refill or a steal serves; when the pool
+ * has no free slot anywhere it waits as opool_mt_alloc_wait does (the same
+ * waiter: it never sleeps while a free slot can be had, and every call that
+ * makes a slot available wakes it) until a slot is freed or timeout_ns have
+ * passed (0: do not wait; OPOOL_WAIT_FOREVER: no limit). The slot a wait
+ * gets goes to the caller, not into the cache. NULL (counted in
+ * failed_allocs once, reported) on timeout or when c is NULL (not counted);
+ * *out is OPOOL_NULL then. One thread at a time per cache, as every cache
+ * call; concurrent with every other call. */
+OPOOL_API void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out,
+                                          uint64_t timeout_ns);
 
 /* opool_mt_free through the cache (any live handle of the pool, whichever
  * path allocated it): the same results and the same race guarantee; the slot
@@ -1474,10 +1527,11 @@ OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
 OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
 
 /* Bulk versions of the two above: n calls of opool_mt_cache_alloc /
- * opool_mt_cache_free, with the results of opool_mt_alloc_bulk /
- * opool_mt_free_bulk: the alloc stops at the first failure (counted and
- * reported once), the free skips and reports each rejected handle. 0 for c
- * NULL, or out / hs NULL. O(n). Thread-safety: the cache's owner only. */
+ * opool_mt_cache_free, in order, with the results of opool_mt_alloc_bulk /
+ * opool_mt_free_bulk: the alloc stops at the first failure (one failed
+ * alloc, counted and reported once), the free skips and reports each
+ * rejected handle. 0 for c NULL, or out / hs NULL. O(n). Thread-safety: the
+ * cache's owner only. */
 OPOOL_API uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs,
                                              uint32_t n);
 OPOOL_API uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uint32_t n);
@@ -3038,6 +3092,8 @@ typedef struct opool__finding {
     uint64_t failures;        /* OPOOL_EFULL: failed allocs of the episode so far */
     uint64_t count, capacity; /* OPOOL_EFULL: live and usable slots or blocks */
     uint32_t block_size;      /* heap OPOOL_EFULL: the class's block size; 0: a large block */
+    bool refused;             /* heap OPOOL_EFULL of a class: why it is full: the allocator
+                                 refused a page (true), or a fixed heap's budget (false) */
     /* OPOOL__KIND_LOAD: */
     opool__load_check check;
     const char *field;        /* the header field (or part) concerned */
@@ -3451,8 +3507,9 @@ typedef enum opool__mt_point {
     /* alloc_bulk has popped what the shared list had and not yet stolen
      * the rest */
     OPOOL__MT_AT_BULK_POPPED,
-    /* alloc_wait has made its last try (pop, then steal) and failed, and
-     * is about to sleep on the epoch it read before that try */
+    /* alloc_wait or cache_alloc_wait (the same waiter) has made its last
+     * try (pop, then steal) and failed, and is about to sleep on the epoch
+     * it read before that try */
     OPOOL__MT_AT_WAIT_SLEEP,
     /* get_stats has counted the parked slots of one cache, and not yet of
      * the next */
@@ -4249,9 +4306,11 @@ opool_status(opool_heap_free)(opool_heap *h, void *ptr) { return opool__heap_fre
 enum { OPOOL__SILENT, OPOOL__PRINT, OPOOL__ABORT };
 
 /* Who the finding is about: the slots of a pool (pool, concurrent pool), the
- * blocks of a heap's class, the heap's large blocks, an image being loaded
+ * blocks of a heap's class (full at a fixed heap's budget, or whatever the
+ * finding is when it is not exhaustion), a class of a growing heap that the
+ * allocator refused a page, the heap's large blocks, an image being loaded
  * (its step is the opool__load_check that failed). */
-enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE, OPOOL__LOADS };
+enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
 
 /* Every message a report can print, one per (status, subject, episode step:
  * FIRST the failure that opens an episode, LATER its summaries, ANY for the
@@ -4264,11 +4323,19 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE, OPOOL__LOADS };
     X(STILL_FULL, OPOOL_EFULL, OPOOL__SLOTS, LATER, OPOOL__PRINT,                                  \
       "still full: {failures} allocs failed in this episode ({count} of {capacity} live)")         \
     X(CLASS_FULL, OPOOL_EFULL, OPOOL__BLOCKS, FIRST, OPOOL__PRINT,                                 \
-      "class of {size}-byte blocks full: alloc failed ({count} of {capacity} live); reported "     \
-      "again at the 2nd, 4th, 8th... failure until at most {recovers} are live")                   \
+      "class of {size}-byte blocks full: at its fixed budget (OPOOL_HEAP_FIXED, "                  \
+      "blocks_per_class): alloc failed ({count} of {capacity} live); reported again at the 2nd, "  \
+      "4th, 8th... failure until at most {recovers} are live")                                     \
     X(CLASS_STILL_FULL, OPOOL_EFULL, OPOOL__BLOCKS, LATER, OPOOL__PRINT,                           \
-      "class of {size}-byte blocks still full: {failures} allocs failed in this episode "          \
-      "({count} of {capacity} live)")                                                              \
+      "class of {size}-byte blocks still full at its fixed budget: {failures} allocs failed in "   \
+      "this episode ({count} of {capacity} live)")                                                 \
+    X(PAGE_REFUSED, OPOOL_EFULL, OPOOL__PAGE, FIRST, OPOOL__PRINT,                                 \
+      "class of {size}-byte blocks full: the allocator refused a new page: alloc failed "          \
+      "({count} of {capacity} live); reported again at the 2nd, 4th, 8th... failure until at "     \
+      "most {recovers} are live")                                                                  \
+    X(PAGE_STILL_REFUSED, OPOOL_EFULL, OPOOL__PAGE, LATER, OPOOL__PRINT,                           \
+      "class of {size}-byte blocks still full: the allocator still refuses pages: {failures} "     \
+      "allocs failed in this episode ({count} of {capacity} live)")                                \
     X(LARGE_FULL, OPOOL_EFULL, OPOOL__LARGE, FIRST, OPOOL__PRINT,                                  \
       "the allocator refused a large block: alloc failed ({count} large blocks live); reported "   \
       "again at the 2nd, 4th, 8th... failure until at most {recovers} are live")                   \
@@ -4371,10 +4438,12 @@ opool__finding opool__finding_of(opool__kind kind, opool_status what, const void
 }
 
 static const opool__message *opool__message_of(const opool__finding *f) {
-    int subject = f->kind == OPOOL__KIND_LOAD                ? OPOOL__LOADS
-                  : f->kind != OPOOL__KIND_HEAP               ? OPOOL__SLOTS
-                  : f->what != OPOOL_EFULL || f->block_size ? OPOOL__BLOCKS
-                                                            : OPOOL__LARGE;
+    int subject = f->kind == OPOOL__KIND_LOAD  ? OPOOL__LOADS
+                  : f->kind != OPOOL__KIND_HEAP ? OPOOL__SLOTS
+                  : f->what != OPOOL_EFULL      ? OPOOL__BLOCKS
+                  : f->block_size == 0          ? OPOOL__LARGE
+                  : f->refused                  ? OPOOL__PAGE
+                                                : OPOOL__BLOCKS;
     int step = f->kind == OPOOL__KIND_LOAD ? (int)f->check
                : f->what != OPOOL_EFULL    ? OPOOL__ANY
                : f->failures > 1           ? OPOOL__LATER
@@ -4573,6 +4642,7 @@ static opool__finding opool__heap_finding(const opool_heap *h, opool_status what
     const opool__hclass *k = h->full;
     if (k != NULL) {
         f.block_size = k->size;
+        f.refused = !(h->desc.flags & OPOOL_HEAP_FIXED); /* else: at its budget */
         f.failures = opool__episode_failures(&k->episode);
         f.count = h->hot.cls[k - h->cls].live;
         f.capacity = k->blocks;
@@ -4872,8 +4942,10 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         if (s == 0 || s % 8 != 0 || s > OPOOL_HEAP_MAX_CLASS_SIZE) return OPOOL_EINVAL;
         if (c > 0 && s <= d.class_sizes[c - 1]) return OPOOL_EINVAL;
     }
-    if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON))
+    if (d.flags &
+        ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED | OPOOL_POISON))
         return OPOOL_EINVAL;
+    if ((d.flags & OPOOL_HEAP_FIXED) && (d.flags & OPOOL_HEAP_GROW)) return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;
     /* pages reserved per class: their blocks must fit the class's 32-bit
      * count, and the bytes must be addressable */
@@ -4986,7 +5058,8 @@ void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
     for (;;) {
         pg = h->hot.cls[c].page;
         if (pg == &h->none) {
-            if (!(h->desc.flags & OPOOL_HEAP_GROW) || (pg = opool__heap_add_page(h, c, false)) == NULL) {
+            if ((h->desc.flags & OPOOL_HEAP_FIXED) ||
+                (pg = opool__heap_add_page(h, c, false)) == NULL) {
                 opool__heap_failed(h, k);
                 return NULL;
             }
@@ -5687,8 +5760,10 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
 
 /* ==== public: caches ===================================================== */
 
-opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
-    if (p == NULL || size < 2 || size > OPOOL_MT_CACHE_MAX) return NULL;
+opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_t size) {
+    if (out == NULL) return OPOOL_EINVAL;
+    *out = NULL;
+    if (p == NULL || size < 2 || size > OPOOL_MT_CACHE_MAX) return OPOOL_EINVAL;
     opool_mt_cache *c;
     /* acquire: the records' fields, as published */
     uint32_t cap = 2;
@@ -5701,7 +5776,7 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
     }
     if (c == NULL) {
         c = (opool_mt_cache *)p->mem.alloc(p->mem.ctx, opool__mt_cache_bytes(cap), OPOOL__LINE);
-        if (c == NULL) return NULL;
+        if (c == NULL) return OPOOL_ENOMEM;
         c->pool = p;
         c->mask = cap - 1;
         opool__atomic_init(&c->active, 1);
@@ -5716,7 +5791,13 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
     }
     c->size = size;
     c->half = size / 2;
-    return c;
+    *out = c;
+    return OPOOL_OK;
+}
+
+opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
+    opool_mt_cache *c;
+    return opool_mt_cache_create_ex(&c, p, size) == OPOOL_OK ? c : NULL;
 }
 
 void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
@@ -5733,6 +5814,30 @@ void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
     }
     opool__mt_add_own_live(c, 1);
     return opool__mt_take(p, i, out);
+}
+
+/* The waiting is opool_mt_alloc_wait's own (opool__mt_wait): once the
+ * cache's own try has failed, a waiter that comes through a cache takes the
+ * same steps as one that does not, and the slot it is given goes straight to
+ * its caller (its cache stays empty while it waits, as the stranding policy
+ * wants). */
+void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t timeout_ns) {
+    if (OPOOL_UNLIKELY(c == NULL)) {
+        if (out) *out = OPOOL_NULL;
+        return NULL;
+    }
+    opool_mt *p = c->pool;
+    uint32_t i = opool__mt_take_newest(c);
+    if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i)) {
+        opool__mt_add_own_live(c, 1);
+        return opool__mt_take(p, i, out);
+    }
+    void *obj = timeout_ns != 0 ? opool__mt_wait(p, out, timeout_ns) : NULL;
+    if (obj == NULL) { /* only a NULL result is a failed alloc */
+        if (out) *out = OPOOL_NULL;
+        opool__mt_failed(p);
+    }
+    return obj;
 }
 
 opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {

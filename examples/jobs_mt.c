@@ -2,16 +2,17 @@
  * jobs_mt.c -- a small job system on opool_mt.
  *
  * A producer thread creates jobs faster than four workers can run them. Jobs
- * live in a fixed opool_mt of 64 slots, so the producer blocks in
- * opool_mt_alloc_wait whenever 64 jobs are in flight and wakes as soon as a
- * worker finishes one: the pool is the back-pressure. Only handles travel
- * through the queue; a worker checks each with opool_mt_get before running
- * it, and frees it through its own cache (a magazine: its hits touch no
- * shared cache line), which hands the slot straight to the producer when it
- * is waiting.
+ * live in a fixed opool_mt of 64 slots. Every thread has its own cache (a
+ * magazine: its hits touch no shared cache line). The producer allocates
+ * through its cache with opool_mt_cache_alloc_wait, so it blocks whenever 64
+ * jobs are in flight and wakes as soon as a worker finishes one: the pool is
+ * the back-pressure. Only handles travel through the queue; a worker checks
+ * each with opool_mt_get before running it, and frees it through its own
+ * cache, which hands the slot straight to the producer when it is waiting.
  *
  * The program checks itself: every job runs exactly once, the results add
- * up, and at the end every slot is free again. Exit status 0 on success.
+ * up, no alloc failed (a wait that ends with a slot is no failure), and at
+ * the end every slot is free again. Exit status 0 on success.
  */
 #include "opool_mt.h"
 
@@ -110,11 +111,13 @@ int main(void) {
     for (int i = 0; i < WORKERS; i++)
         if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0) return 1;
 
-    /* the producer: this thread */
+    /* the producer: this thread, with its own cache */
+    opool_mt_cache *mine;
+    if (opool_mt_cache_create_ex(&mine, jobs, 16) != OPOOL_OK) return 1;
     uint64_t expect = 0;
     for (uint32_t id = 0; id < JOBS; id++) {
         opool_handle h;
-        struct job *j = opool_mt_alloc_wait(jobs, &h, OPOOL_WAIT_FOREVER);
+        struct job *j = opool_mt_cache_alloc_wait(mine, &h, OPOOL_WAIT_FOREVER);
         if (j == NULL) return 1; /* cannot happen without a timeout */
         j->id = id;
         j->n = id % 1000;
@@ -122,6 +125,7 @@ int main(void) {
         queue_push(h);
     }
     queue_close();
+    opool_mt_cache_destroy(mine);
 
     uint64_t sum = 0, ran = 0, stale = 0;
     for (int i = 0; i < WORKERS; i++) {
@@ -136,11 +140,11 @@ int main(void) {
     opool_mt_stats st;
     opool_mt_get_stats(jobs, &st);
     printf("jobs: %llu run by %d workers from a pool of %u slots; the producer slept %llu times "
-           "(pool full); %llu slots stolen from caches\n",
+           "(pool full); %llu slots stolen from caches; %llu failed allocs\n",
            (unsigned long long)ran, WORKERS, st.capacity, (unsigned long long)st.sleeps,
-           (unsigned long long)st.steals);
+           (unsigned long long)st.steals, (unsigned long long)st.failed_allocs);
     bool ok = ran == JOBS && sum == expect && stale == 0 && twice == 0 && st.count == 0 &&
-              st.parked == 0 && st.caches == 0;
+              st.parked == 0 && st.caches == 0 && st.failed_allocs == 0;
     /* every slot is free again: all 64 can be allocated at once */
     opool_handle all[POOL_SLOTS];
     ok = ok && opool_mt_alloc_bulk(jobs, all, NULL, POOL_SLOTS) == POOL_SLOTS;

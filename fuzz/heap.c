@@ -10,7 +10,7 @@
  *              class_sizes), sizes that are not multiples of 16 (8-byte
  *              alignment), a few big classes up to OPOOL_HEAP_MAX_CLASS_SIZE,
  *              one class of 64, and all 64 classes of 8..512
- *   byte 1     flags: bit 0 OPOOL_HEAP_GROW, bit 1 OPOOL_HEAP_NO_FALLBACK,
+ *   byte 1     flags: bit 0 grow (clear: OPOOL_HEAP_FIXED), bit 1 OPOOL_HEAP_NO_FALLBACK,
  *              bit 2 OPOOL_POISON
  *   byte 2     blocks_per_class (see configure; capped to keep a run small)
  *   bytes 3-4  u16: 0, or the allocation (1-based) from which the allocator
@@ -306,8 +306,8 @@ static bool page_held(const fz *f, const unsigned char *p, int cls) {
 }
 
 /* Live block i is gone: the model forgets it, and remembers its address as freed. With
- * OPOOL_HEAP_GROW, a page left without a live block may go back to the allocator and a new
- * page come at the same address, its blocks not handed out yet (OPOOL_EINVAL, not
+ * growth (no OPOOL_HEAP_FIXED), a page left without a live block may go back to the allocator and a
+ * new page come at the same address, its blocks not handed out yet (OPOOL_EINVAL, not
  * OPOOL_ESTALE): the freed addresses of such a page are forgotten too. */
 static void forget(fz *f, uint32_t i) {
     block b = f->live[i];
@@ -681,7 +681,7 @@ static void configure(fz *f) {
         memcpy(f->sizes, d->class_sizes, d->class_count * sizeof f->sizes[0]);
         f->ncls = d->class_count;
     }
-    if (flags & 1) d->flags |= OPOOL_HEAP_GROW;
+    if (!(flags & 1)) d->flags |= OPOOL_HEAP_FIXED; /* growth is the default */
     if (flags & 2) d->flags |= OPOOL_HEAP_NO_FALLBACK;
     if (flags & 4) d->flags |= OPOOL_POISON;
     f->grow = (flags & 1) != 0;

@@ -23,8 +23,8 @@
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
  * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the link of its page's free list in its own first
- * bytes. So:
+ * blocks follow, with no header in front of them. A free block holds the link of its page's free
+ * list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page. O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
@@ -41,10 +41,14 @@
  * is tracked in a hash map, so it can be freed and checked the same way),
  * unless OPOOL_HEAP_NO_FALLBACK makes it fail.
  *
- * Without OPOOL_HEAP_GROW each class holds blocks_per_class blocks (rounded
- * up to whole pages), reserved at create, and an alloc of a full class fails.
- * With it a full class adds a page; a class keeps at most one empty grown
- * page and gives the others back as they empty.
+ * A heap grows, as malloc does: a NULL desc, a zero desc and any desc whose
+ * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page (a class
+ * keeps at most one empty grown page and gives the others back as they
+ * empty); blocks_per_class blocks per class (rounded up to whole pages) are
+ * reserved at create and never given back. An alloc fails only when the
+ * allocator refuses a page. OPOOL_HEAP_GROW asks for this default and
+ * changes nothing. With OPOOL_HEAP_FIXED (the opt-in) each class holds
+ * exactly its reservation, and an alloc of a full class fails: a budget.
  *
  * Default classes (bytes): 16 32 48 64 80 96 112 128 160 192 224 256 320 384
  * 448 512 640 768 896 1024 1280 1536 1792 2048. Blocks are aligned to 16
@@ -90,7 +94,9 @@ typedef struct opool_heap opool_heap;
  * the free-list link and are not checked), checked when reused. */
 enum {
     OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail, not the allocator */
-    OPOOL_HEAP_GROW = 1u << 9         /* a full class adds pages */
+    OPOOL_HEAP_GROW = 1u << 9,        /* a full class adds pages: the default, accepted and
+                                         kept so that code that asks for it still reads right */
+    OPOOL_HEAP_FIXED = 1u << 10       /* no growth: each class holds its blocks_per_class */
 };
 
 /* Limits: the most size classes a heap may have, the largest class size, and
@@ -109,7 +115,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
                                     NULL = the defaults above (copied: need not outlive create) */
     uint32_t class_count;        /* entries in class_sizes, <= OPOOL_HEAP_MAX_CLASSES */
     uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = one page each */
-    uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON */
+    uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_FIXED | OPOOL_POISON;
+                                    0 = a heap that grows (as a NULL desc) */
     /* Findings, with the heap and the pointer concerned (NULL =
      * opool_heap_default_report, which says what each does by default):
      *   OPOOL_EINVAL  free, realloc or usable_size of a pointer that is not a
@@ -157,12 +164,14 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
 #define OPOOL_HEAP_STATS_VERSION 1u
 
 /* Create a heap and reserve blocks_per_class blocks (at least one page) for
- * each class. desc may be NULL (defaults). OPOOL_EINVAL: out NULL, class
- * sizes not ascending, not multiples of 8, zero or too large, class_count 0
- * with class_sizes set, nonzero without, or above OPOOL_HEAP_MAX_CLASSES,
- * unknown flags, an allocator with only one of alloc/free, or a reservation
- * that overflows (more than 2^32 - 1 blocks in a class once rounded up to
- * pages, or more bytes than the address space).
+ * each class. desc may be NULL (defaults: the default classes, one page
+ * each to start, growing). OPOOL_EINVAL: out NULL, class sizes not
+ * ascending, not multiples of 8, zero or too large, class_count 0 with
+ * class_sizes set, nonzero without, or above OPOOL_HEAP_MAX_CLASSES, unknown
+ * flags, OPOOL_HEAP_FIXED with OPOOL_HEAP_GROW (a contradiction), an
+ * allocator with only one of alloc/free, or a reservation that overflows
+ * (more than 2^32 - 1 blocks in a class once rounded up to pages, or more
+ * bytes than the address space).
  * OPOOL_ENOMEM: the allocator failed (nothing leaks). *out NULL on failure.
  * Exhaustion follows opool.h's rule (EXHAUSTION) for each class on its own:
  * a class's episode is reported at its 1st, 2nd, 4th, 8th... failed alloc
@@ -185,15 +194,15 @@ OPOOL_API void opool_heap_destroy(opool_heap *h);
  * that holds it, or from the allocator above the largest class. Reuse is
  * LIFO: the block of a class freed last is handed out next, unless that free
  * gave its emptied page back. Contents are undefined (the previous block's
- * bytes, or the poison pattern). NULL when h is NULL, the class is full
- * without OPOOL_HEAP_GROW (counted in the class's failed_allocs), a new page
- * or the fallback allocation fails, or the size needs the fallback and
- * OPOOL_HEAP_NO_FALLBACK is set (not counted, not reported). Reports
- * OPOOL_EFULL (first failure of an episode, except the no-fallback case) and
- * OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1); inline when the class's
- * current page has a free block, out of line otherwise (a fresh block, the
- * next page, a grown page or a large block, which cost an allocation).
- * Thread-safety: per heap. */
+ * bytes, or the poison pattern). NULL when h is NULL, the class is full and
+ * cannot grow (OPOOL_HEAP_FIXED, or the allocator refused a page: counted in
+ * the class's failed_allocs), the fallback allocation fails, or the size
+ * needs the fallback and OPOOL_HEAP_NO_FALLBACK is set (not counted, not
+ * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
+ * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1);
+ * inline when the class's current page has a free block, out of line
+ * otherwise (a fresh block, the next page, a new page or a large block,
+ * which cost an allocation). Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 
 /* opool_heap_alloc(h, n * size) zero-filled. NULL as opool_heap_alloc, and
@@ -236,11 +245,15 @@ OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
  * report to keep the default for the findings you do not handle (user is
  * not used). One line on stderr, naming the heap (desc.name, if any, and
  * its address), for:
- *   OPOOL_EFULL              "opool: heap "text" (0x...): class of 64-byte blocks full:
- *                            alloc failed (1020 of 1020 live); ..." at an episode's
- *                            first failure, "...: still full: 8 allocs failed in this
- *                            episode ..." at its 2nd, 4th, 8th... (for the fallback
- *                            allocator: "the allocator refused a large block ...");
+ *   OPOOL_EFULL              which class and why: "opool: heap "text" (0x...): class
+ *                            of 64-byte blocks full: the allocator refused a new page:
+ *                            alloc failed (1020 of 1020 live); ..." (a heap that grows),
+ *                            or "...: class of 64-byte blocks full: at its fixed budget
+ *                            (OPOOL_HEAP_FIXED, blocks_per_class): alloc failed ..." at
+ *                            an episode's first failure, "...: still full ...: 8 allocs
+ *                            failed in this episode ..." at its 2nd, 4th, 8th... (for
+ *                            the fallback allocator: "the allocator refused a large
+ *                            block ...");
  *   OPOOL_EWRITE_AFTER_FREE  "opool: heap ... (0x...): write after free: block 0x... was
  *                            changed while free", then calls abort();
  * and nothing for OPOOL_ESTALE (a double free) and OPOOL_EINVAL (a pointer

@@ -19,8 +19,10 @@
  *     opool_mt_free(pool, h);                            // OPOOL_ESTALE the 2nd time
  *
  *     // a thread that allocates a lot gives itself a cache (a magazine):
- *     opool_mt_cache *c = opool_mt_cache_create(pool, 64);
+ *     opool_mt_cache *c;
+ *     if (opool_mt_cache_create_ex(&c, pool, 64) != OPOOL_OK) ...;
  *     j = opool_mt_cache_alloc(c, &h);
+ *     j = opool_mt_cache_alloc_wait(c, &h, 1000000);    // or sleep up to 1 ms
  *     opool_mt_cache_free(c, h);       // any handle of the pool, from any path
  *     opool_mt_cache_destroy(c);       // its parked slots go back to the pool
  *     opool_mt_destroy(pool);          // when no other thread uses it any more
@@ -58,7 +60,9 @@
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
  * ============================================================================
- * opool_mt_alloc_wait sleeps in the kernel while the pool is full: a futex on
+ * opool_mt_alloc_wait (and opool_mt_cache_alloc_wait, which runs the same
+ * waiter once its cache's try has failed) sleeps in the kernel while the
+ * pool is full: a futex on
  * Linux (an epoch word and a waiter count: a free checks the count, so while
  * nobody waits no free makes a system call), a mutex and condition variable
  * elsewhere (or when built with OPOOL_MT_PORTABLE_WAIT). System calls happen
@@ -67,10 +71,10 @@
  *
  * Free slots parked in other threads' caches never make a pool look full:
  *   - every alloc that finds the shared list empty (alloc, alloc_wait,
- *     cache_alloc, the bulk calls) steals parked slots from the caches, one
- *     CAS each, before it fails or sleeps (on Linux a thief first makes one
- *     membarrier system call: that is what keeps the owners' side free of
- *     fences);
+ *     cache_alloc, cache_alloc_wait, the bulk calls) steals parked slots
+ *     from the caches, one CAS each, before it fails or sleeps (on Linux a
+ *     thief first makes one membarrier system call: that is what keeps the
+ *     owners' side free of fences);
  *   - while a thread waits, no cache keeps the slots it is given: a cache
  *     free sends its slot to the shared list, and a refill keeps only the
  *     slot it hands out and sends the rest there, each waking the waiter.
@@ -132,7 +136,18 @@ typedef struct opool_mt_cache opool_mt_cache;
 /* timeout_ns of opool_mt_alloc_wait: wait as long as it takes. */
 #define OPOOL_WAIT_FOREVER UINT64_MAX
 
-/* Versioned so it can grow: fields are only ever appended. With no call
+/* FAILED ALLOCS: failed_allocs counts the calls whose result lacked what
+ * they asked for, once per call: an alloc, alloc_wait, cache_alloc or
+ * cache_alloc_wait that returned NULL (a wait that timed out counts once),
+ * and a bulk alloc (opool_mt_alloc_bulk, opool_mt_cache_alloc_bulk) that
+ * returned fewer than n (once, however many it lacked; n == 0 never counts).
+ * Nothing else counts: a cache miss served by a refill or a steal, an alloc
+ * served by a steal, and an alloc_wait or cache_alloc_wait that slept and
+ * then got a slot are successful allocs. A call on a NULL pool or cache is
+ * not counted (there is no pool to count it in). Each counted call is a
+ * failure of opool.h's exhaustion episode, reported as EXHAUSTION says.
+ *
+ * Versioned so it can grow: fields are only ever appended. With no call
  * running on the pool every figure is exact. Under concurrent use the call
  * reads the figures one after another, not at one instant:
  *   - capacity, retired and the six counters (failed_allocs ... barrier_calls)
@@ -150,7 +165,8 @@ typedef struct opool_mt_stats {
     uint32_t parked;           /* free slots sitting in caches */
     uint32_t caches;           /* caches alive */
     uint32_t retired;          /* slots retired by OPOOL_RETIRE_ON_WRAP */
-    uint64_t failed_allocs;    /* allocs that found no slot (a wait that gives up counts once) */
+    uint64_t failed_allocs;    /* calls that returned NULL, or a bulk alloc fewer than
+                                   asked (see FAILED ALLOCS) */
     uint64_t rejected_handles; /* frees of stale or invalid handles */
     uint64_t steals;           /* parked slots taken from caches by other threads */
     uint64_t sleeps;           /* times a waiting thread went to sleep */
@@ -190,12 +206,12 @@ OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
 
 /* opool_mt_alloc, but while the pool is full sleep until a slot is freed or
  * timeout_ns nanoseconds (monotonic clock) have passed (0: do not wait;
- * OPOOL_WAIT_FOREVER: no limit). NULL, *out = OPOOL_NULL, on timeout (or p
- * NULL); a wait that gives up counts once in failed_allocs. Reports as
- * opool_mt_alloc. Never sleeps while a free slot can be had (see WAITING
- * above); sleeps in the kernel, no busy spinning. Cost: as opool_mt_alloc
- * when a slot is free; system calls only to sleep (and to steal).
- * Thread-safe. */
+ * OPOOL_WAIT_FOREVER: no limit). NULL, *out = OPOOL_NULL, on timeout
+ * (counted once in failed_allocs, reported) or for p NULL. A wait that ends
+ * with a slot is no failed alloc. Reports as opool_mt_alloc. Never sleeps
+ * while a free slot can be had (see WAITING above); sleeps in the kernel, no
+ * busy spinning. Cost: as opool_mt_alloc while a slot can be had; system
+ * calls only to sleep (and to steal). Thread-safe. */
 OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 
 /* Free h's object (runs fini first, in this thread) and push its slot on the
@@ -232,9 +248,10 @@ OPOOL_API uint32_t opool_mt_capacity(const opool_mt *p);
 /* Allocate up to n objects with one CAS on the shared head (stealing exactly
  * what it misses): handles to out[0..k) (required when n > 0), objects to
  * objs[0..k) if objs is not NULL. Returns k, the number allocated: fewer
- * than n only when the pool ran out (then counted once in failed_allocs,
- * OPOOL_EFULL reported as opool.h's EXHAUSTION says); 0, not counted, for p NULL, out
- * NULL or n 0. O(n) plus one CAS. Thread-safe. */
+ * than n only when the pool ran out (then one failed alloc, counted and
+ * reported as opool.h's EXHAUSTION says, however many it lacked: see FAILED
+ * ALLOCS); 0, not counted, for p NULL, out NULL or n 0. O(n) plus one CAS.
+ * Thread-safe. */
 OPOOL_API uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n);
 
 /* Free the objects of hs[0..n) and return them with one CAS on the shared
@@ -245,13 +262,22 @@ OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint3
 
 /* ---- caches (one per thread) ------------------------------------------- */
 
-/* A cache of up to size free slots (2 <= size <= OPOOL_MT_CACHE_MAX) for one
- * thread at a time. NULL: p NULL, size out of range, or no memory. A
- * destroyed cache's record is kept by the pool and reused by the next create
- * that fits, so creating caches per thread start costs an allocation only
- * the first times. Cost: O(caches) to look for a free record; otherwise one
- * allocation (4 bytes per entry, size rounded up to a power of two, plus a
- * cache line). Thread-safe. */
+/* Create a cache of up to size free slots (2 <= size <= OPOOL_MT_CACHE_MAX)
+ * for one thread at a time, to *out. OPOOL_EINVAL: out NULL, p NULL, or
+ * size out of range; OPOOL_ENOMEM: the pool's allocator failed. *out is
+ * NULL on failure, and nothing changes. A destroyed cache's record is kept
+ * by the pool and reused by the next create that fits, so creating caches
+ * per thread start costs an allocation only the first times. Cost: O(caches)
+ * to look for a free record; otherwise one allocation (4 bytes per entry,
+ * size rounded up to a power of two, plus a cache line). Thread-safe
+ * (concurrent with every call but opool_mt_destroy). The status form, like
+ * every other create of opool. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p,
+                                                                uint32_t size);
+
+/* opool_mt_cache_create_ex returning the cache, or NULL for any failure
+ * (p NULL, size out of range, no memory: the status form tells them apart).
+ * Cost and thread-safety: as opool_mt_cache_create_ex. */
 OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
 
 /* opool_mt_alloc through the cache: takes the newest parked slot, O(1)
@@ -260,9 +286,23 @@ OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
  * empty (while some thread waits in opool_mt_alloc_wait it keeps only the
  * slot it returns and gives the rest back to the shared list, waking the
  * waiter). NULL, *out = OPOOL_NULL, for c NULL, or (counted, reported as
- * opool_mt_alloc) when the pool has no free slot left anywhere.
- * Thread-safety: the cache's owner only. */
+ * opool_mt_alloc) when the pool has no free slot left anywhere; a miss that a
+ * refill or a steal serves is no failed alloc. Thread-safety: the cache's
+ * owner only. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
+
+/* opool_mt_alloc_wait through the cache: a hit costs what opool_mt_cache_alloc
+ * costs, and so does a miss that a refill or a steal serves; when the pool
+ * has no free slot anywhere it waits as opool_mt_alloc_wait does (the same
+ * waiter: it never sleeps while a free slot can be had, and every call that
+ * makes a slot available wakes it) until a slot is freed or timeout_ns have
+ * passed (0: do not wait; OPOOL_WAIT_FOREVER: no limit). The slot a wait
+ * gets goes to the caller, not into the cache. NULL (counted in
+ * failed_allocs once, reported) on timeout or when c is NULL (not counted);
+ * *out is OPOOL_NULL then. One thread at a time per cache, as every cache
+ * call; concurrent with every other call. */
+OPOOL_API void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out,
+                                          uint64_t timeout_ns);
 
 /* opool_mt_free through the cache (any live handle of the pool, whichever
  * path allocated it): the same results and the same race guarantee; the slot
@@ -274,10 +314,11 @@ OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
 OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
 
 /* Bulk versions of the two above: n calls of opool_mt_cache_alloc /
- * opool_mt_cache_free, with the results of opool_mt_alloc_bulk /
- * opool_mt_free_bulk: the alloc stops at the first failure (counted and
- * reported once), the free skips and reports each rejected handle. 0 for c
- * NULL, or out / hs NULL. O(n). Thread-safety: the cache's owner only. */
+ * opool_mt_cache_free, in order, with the results of opool_mt_alloc_bulk /
+ * opool_mt_free_bulk: the alloc stops at the first failure (one failed
+ * alloc, counted and reported once), the free skips and reports each
+ * rejected handle. 0 for c NULL, or out / hs NULL. O(n). Thread-safety: the
+ * cache's owner only. */
 OPOOL_API uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs,
                                              uint32_t n);
 OPOOL_API uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uint32_t n);

@@ -16,9 +16,11 @@
 enum { OPOOL__SILENT, OPOOL__PRINT, OPOOL__ABORT };
 
 /* Who the finding is about: the slots of a pool (pool, concurrent pool), the
- * blocks of a heap's class, the heap's large blocks, an image being loaded
+ * blocks of a heap's class (full at a fixed heap's budget, or whatever the
+ * finding is when it is not exhaustion), a class of a growing heap that the
+ * allocator refused a page, the heap's large blocks, an image being loaded
  * (its step is the opool__load_check that failed). */
-enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE, OPOOL__LOADS };
+enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
 
 /* Every message a report can print, one per (status, subject, episode step:
  * FIRST the failure that opens an episode, LATER its summaries, ANY for the
@@ -31,11 +33,19 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__LARGE, OPOOL__LOADS };
     X(STILL_FULL, OPOOL_EFULL, OPOOL__SLOTS, LATER, OPOOL__PRINT,                                  \
       "still full: {failures} allocs failed in this episode ({count} of {capacity} live)")         \
     X(CLASS_FULL, OPOOL_EFULL, OPOOL__BLOCKS, FIRST, OPOOL__PRINT,                                 \
-      "class of {size}-byte blocks full: alloc failed ({count} of {capacity} live); reported "     \
-      "again at the 2nd, 4th, 8th... failure until at most {recovers} are live")                   \
+      "class of {size}-byte blocks full: at its fixed budget (OPOOL_HEAP_FIXED, "                  \
+      "blocks_per_class): alloc failed ({count} of {capacity} live); reported again at the 2nd, "  \
+      "4th, 8th... failure until at most {recovers} are live")                                     \
     X(CLASS_STILL_FULL, OPOOL_EFULL, OPOOL__BLOCKS, LATER, OPOOL__PRINT,                           \
-      "class of {size}-byte blocks still full: {failures} allocs failed in this episode "          \
-      "({count} of {capacity} live)")                                                              \
+      "class of {size}-byte blocks still full at its fixed budget: {failures} allocs failed in "   \
+      "this episode ({count} of {capacity} live)")                                                 \
+    X(PAGE_REFUSED, OPOOL_EFULL, OPOOL__PAGE, FIRST, OPOOL__PRINT,                                 \
+      "class of {size}-byte blocks full: the allocator refused a new page: alloc failed "          \
+      "({count} of {capacity} live); reported again at the 2nd, 4th, 8th... failure until at "     \
+      "most {recovers} are live")                                                                  \
+    X(PAGE_STILL_REFUSED, OPOOL_EFULL, OPOOL__PAGE, LATER, OPOOL__PRINT,                           \
+      "class of {size}-byte blocks still full: the allocator still refuses pages: {failures} "     \
+      "allocs failed in this episode ({count} of {capacity} live)")                                \
     X(LARGE_FULL, OPOOL_EFULL, OPOOL__LARGE, FIRST, OPOOL__PRINT,                                  \
       "the allocator refused a large block: alloc failed ({count} large blocks live); reported "   \
       "again at the 2nd, 4th, 8th... failure until at most {recovers} are live")                   \
@@ -138,10 +148,12 @@ opool__finding opool__finding_of(opool__kind kind, opool_status what, const void
 }
 
 static const opool__message *opool__message_of(const opool__finding *f) {
-    int subject = f->kind == OPOOL__KIND_LOAD                ? OPOOL__LOADS
-                  : f->kind != OPOOL__KIND_HEAP               ? OPOOL__SLOTS
-                  : f->what != OPOOL_EFULL || f->block_size ? OPOOL__BLOCKS
-                                                            : OPOOL__LARGE;
+    int subject = f->kind == OPOOL__KIND_LOAD  ? OPOOL__LOADS
+                  : f->kind != OPOOL__KIND_HEAP ? OPOOL__SLOTS
+                  : f->what != OPOOL_EFULL      ? OPOOL__BLOCKS
+                  : f->block_size == 0          ? OPOOL__LARGE
+                  : f->refused                  ? OPOOL__PAGE
+                                                : OPOOL__BLOCKS;
     int step = f->kind == OPOOL__KIND_LOAD ? (int)f->check
                : f->what != OPOOL_EFULL    ? OPOOL__ANY
                : f->failures > 1           ? OPOOL__LATER

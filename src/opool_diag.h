@@ -54,6 +54,8 @@ typedef struct opool__finding {
     uint64_t failures;        /* OPOOL_EFULL: failed allocs of the episode so far */
     uint64_t count, capacity; /* OPOOL_EFULL: live and usable slots or blocks */
     uint32_t block_size;      /* heap OPOOL_EFULL: the class's block size; 0: a large block */
+    bool refused;             /* heap OPOOL_EFULL of a class: why it is full: the allocator
+                                 refused a page (true), or a fixed heap's budget (false) */
     /* OPOOL__KIND_LOAD: */
     opool__load_check check;
     const char *field;        /* the header field (or part) concerned */

@@ -78,6 +78,7 @@ static opool__finding opool__heap_finding(const opool_heap *h, opool_status what
     const opool__hclass *k = h->full;
     if (k != NULL) {
         f.block_size = k->size;
+        f.refused = !(h->desc.flags & OPOOL_HEAP_FIXED); /* else: at its budget */
         f.failures = opool__episode_failures(&k->episode);
         f.count = h->hot.cls[k - h->cls].live;
         f.capacity = k->blocks;
@@ -377,8 +378,10 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         if (s == 0 || s % 8 != 0 || s > OPOOL_HEAP_MAX_CLASS_SIZE) return OPOOL_EINVAL;
         if (c > 0 && s <= d.class_sizes[c - 1]) return OPOOL_EINVAL;
     }
-    if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON))
+    if (d.flags &
+        ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED | OPOOL_POISON))
         return OPOOL_EINVAL;
+    if ((d.flags & OPOOL_HEAP_FIXED) && (d.flags & OPOOL_HEAP_GROW)) return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;
     /* pages reserved per class: their blocks must fit the class's 32-bit
      * count, and the bytes must be addressable */
@@ -491,7 +494,8 @@ void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
     for (;;) {
         pg = h->hot.cls[c].page;
         if (pg == &h->none) {
-            if (!(h->desc.flags & OPOOL_HEAP_GROW) || (pg = opool__heap_add_page(h, c, false)) == NULL) {
+            if ((h->desc.flags & OPOOL_HEAP_FIXED) ||
+                (pg = opool__heap_add_page(h, c, false)) == NULL) {
                 opool__heap_failed(h, k);
                 return NULL;
             }

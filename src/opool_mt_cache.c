@@ -224,8 +224,10 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
 
 /* ==== public: caches ===================================================== */
 
-opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
-    if (p == NULL || size < 2 || size > OPOOL_MT_CACHE_MAX) return NULL;
+opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_t size) {
+    if (out == NULL) return OPOOL_EINVAL;
+    *out = NULL;
+    if (p == NULL || size < 2 || size > OPOOL_MT_CACHE_MAX) return OPOOL_EINVAL;
     opool_mt_cache *c;
     /* acquire: the records' fields, as published */
     uint32_t cap = 2;
@@ -238,7 +240,7 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
     }
     if (c == NULL) {
         c = (opool_mt_cache *)p->mem.alloc(p->mem.ctx, opool__mt_cache_bytes(cap), OPOOL__LINE);
-        if (c == NULL) return NULL;
+        if (c == NULL) return OPOOL_ENOMEM;
         c->pool = p;
         c->mask = cap - 1;
         opool__atomic_init(&c->active, 1);
@@ -253,7 +255,13 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
     }
     c->size = size;
     c->half = size / 2;
-    return c;
+    *out = c;
+    return OPOOL_OK;
+}
+
+opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
+    opool_mt_cache *c;
+    return opool_mt_cache_create_ex(&c, p, size) == OPOOL_OK ? c : NULL;
 }
 
 void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
@@ -270,6 +278,30 @@ void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
     }
     opool__mt_add_own_live(c, 1);
     return opool__mt_take(p, i, out);
+}
+
+/* The waiting is opool_mt_alloc_wait's own (opool__mt_wait): once the
+ * cache's own try has failed, a waiter that comes through a cache takes the
+ * same steps as one that does not, and the slot it is given goes straight to
+ * its caller (its cache stays empty while it waits, as the stranding policy
+ * wants). */
+void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t timeout_ns) {
+    if (OPOOL_UNLIKELY(c == NULL)) {
+        if (out) *out = OPOOL_NULL;
+        return NULL;
+    }
+    opool_mt *p = c->pool;
+    uint32_t i = opool__mt_take_newest(c);
+    if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i)) {
+        opool__mt_add_own_live(c, 1);
+        return opool__mt_take(p, i, out);
+    }
+    void *obj = timeout_ns != 0 ? opool__mt_wait(p, out, timeout_ns) : NULL;
+    if (obj == NULL) { /* only a NULL result is a failed alloc */
+        if (out) *out = OPOOL_NULL;
+        opool__mt_failed(p);
+    }
+    return obj;
 }
 
 opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {

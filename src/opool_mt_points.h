@@ -37,8 +37,9 @@ typedef enum opool__mt_point {
     /* alloc_bulk has popped what the shared list had and not yet stolen
      * the rest */
     OPOOL__MT_AT_BULK_POPPED,
-    /* alloc_wait has made its last try (pop, then steal) and failed, and
-     * is about to sleep on the epoch it read before that try */
+    /* alloc_wait or cache_alloc_wait (the same waiter) has made its last
+     * try (pop, then steal) and failed, and is about to sleep on the epoch
+     * it read before that try */
     OPOOL__MT_AT_WAIT_SLEEP,
     /* get_stats has counted the parked slots of one cache, and not yet of
      * the next */

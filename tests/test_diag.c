@@ -425,7 +425,7 @@ TEST(a_full_heap_class_prints_its_block_size_and_a_handful_of_lines) {
     memset(&d, 0, sizeof d);
     d.class_sizes = &size;
     d.class_count = 1;
-    d.flags = OPOOL_HEAP_NO_FALLBACK;
+    d.flags = OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_FIXED;
     d.name = "text";
     opool_heap *h = NULL;
     REQUIRE(opool_heap_create(&h, &d) == OPOOL_OK);
@@ -445,15 +445,15 @@ TEST(a_full_heap_class_prints_its_block_size_and_a_handful_of_lines) {
     capture_end(&c);
     char want[2048], *w = want;
     uint32_t recovers = blocks - (blocks + 3) / 4;
-    w +=
-        sprintf(w,
-                "opool: heap \"text\" (%p): class of 64-byte blocks full: alloc failed (%u of %u "
-                "live); reported again at the 2nd, 4th, 8th... failure until at most %u are live\n",
-                (void *)h, blocks, blocks, recovers);
+    w += sprintf(w,
+                 "opool: heap \"text\" (%p): class of 64-byte blocks full: at its fixed budget "
+                 "(OPOOL_HEAP_FIXED, blocks_per_class): alloc failed (%u of %u live); reported "
+                 "again at the 2nd, 4th, 8th... failure until at most %u are live\n",
+                 (void *)h, blocks, blocks, recovers);
     for (unsigned n = 2; n <= 8; n *= 2)
         w += sprintf(w,
-                     "opool: heap \"text\" (%p): class of 64-byte blocks still full: %u allocs "
-                     "failed in this episode (%u of %u live)\n",
+                     "opool: heap \"text\" (%p): class of 64-byte blocks still full at its fixed "
+                     "budget: %u allocs failed in this episode (%u of %u live)\n",
                      (void *)h, n, blocks, blocks);
     check_text(c.text, want);
     /* a quarter free: recovered, a new episode */
@@ -465,11 +465,75 @@ TEST(a_full_heap_class_prints_its_block_size_and_a_handful_of_lines) {
     CHECK(opool_heap_alloc(h, 64) == NULL);
     capture_end(&c);
     CHECK_EQ_U64(lines_of(c.text), 1);
-    CHECK(strstr(c.text, "class of 64-byte blocks full: alloc failed") != NULL);
+    CHECK(strstr(c.text, "class of 64-byte blocks full: at its fixed budget") != NULL);
     free(b);
     opool_heap_destroy(h);
 #else
     printf("skipped a_full_heap_class_prints_its_block_size_and_a_handful_of_lines\n");
+#endif
+}
+
+#ifdef HAVE_CAPTURE
+/* An allocator that refuses every request once told to (POSIX, as the
+ * capture of stderr). */
+static bool refuse_all;
+static void *refusing_alloc(void *ctx, size_t size, size_t align) {
+    (void)ctx;
+    if (refuse_all) return NULL;
+    void *p = NULL;
+    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) == 0 ? p
+                                                                                          : NULL;
+}
+static void refusing_free(void *ctx, void *ptr, size_t size) {
+    (void)ctx, (void)size;
+    free(ptr);
+}
+#endif
+
+/* A heap that grows is full only when its allocator refuses a page: the
+ * message says so, and which class. */
+TEST(a_growing_heap_refused_a_page_says_so) {
+#ifdef HAVE_CAPTURE
+    uint32_t size = 64;
+    opool_heap_desc d;
+    memset(&d, 0, sizeof d);
+    d.class_sizes = &size;
+    d.class_count = 1;
+    d.name = "grows";
+    d.allocator.alloc = refusing_alloc;
+    d.allocator.free = refusing_free;
+    refuse_all = false;
+    opool_heap *h = NULL;
+    REQUIRE(opool_heap_create(&h, &d) == OPOOL_OK);
+    opool_heap_stats s;
+    opool_heap_get_stats(h, &s);
+    uint32_t blocks = s.classes[0].blocks;
+    for (uint32_t k = 0; k < blocks + 1; k++) CHECK(opool_heap_alloc(h, 64) != NULL); /* grew */
+    opool_heap_get_stats(h, &s);
+    uint32_t now = s.classes[0].blocks, live = blocks + 1;
+    CHECK_EQ_U64(now, 2 * blocks);
+    for (uint32_t k = live; k < now; k++) CHECK(opool_heap_alloc(h, 64) != NULL);
+    refuse_all = true;
+    capture c;
+    capture_begin(&c);
+    CHECK(opool_heap_alloc(h, 64) == NULL);
+    CHECK(opool_heap_alloc(h, 64) == NULL);
+    capture_end(&c);
+    refuse_all = false;
+    char want[1024];
+    int n = sprintf(want,
+                    "opool: heap \"grows\" (%p): class of 64-byte blocks full: the allocator "
+                    "refused a new page: alloc failed (%u of %u live); reported again at the 2nd, "
+                    "4th, 8th... failure until at most %u are live\n",
+                    (void *)h, now, now, now - (now + 3) / 4);
+    sprintf(want + n,
+            "opool: heap \"grows\" (%p): class of 64-byte blocks still full: the allocator "
+            "still refuses pages: 2 allocs failed in this episode (%u of %u live)\n",
+            (void *)h, now, now);
+    check_text(c.text, want);
+    opool_heap_destroy(h);
+#else
+    printf("skipped a_growing_heap_refused_a_page_says_so\n");
 #endif
 }
 
@@ -508,6 +572,7 @@ int main(void) {
     RUN(a_concurrent_pool_passes_itself_to_report_mt);
     RUN(a_concurrent_pool_held_full_prints_a_handful_of_lines);
     RUN(a_full_heap_class_prints_its_block_size_and_a_handful_of_lines);
+    RUN(a_growing_heap_refused_a_page_says_so);
     RUN(a_heap_double_free_is_stale_and_reads_as_already_freed);
     RUN(every_status_has_its_own_text);
     return test_summary();

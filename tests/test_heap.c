@@ -280,21 +280,82 @@ TEST(create_rejects_more_than_max_classes_and_accepts_exactly_max) {
 }
 
 TEST(create_rejects_every_unknown_flag) {
-    const uint32_t known = OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_POISON;
+    const uint32_t known =
+        OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED | OPOOL_POISON;
     for (uint32_t bit = 0; bit < 32; bit++) {
         uint32_t flag = 1u << bit;
         if (flag & known) continue;
         opool_heap_desc d = desc_of(NULL);
         d.flags = flag;
         expect_einval(&d, __LINE__);
-        d.flags = flag | known;
+        d.flags = flag | (known & ~(uint32_t)OPOOL_HEAP_GROW);
         expect_einval(&d, __LINE__);
     }
+    for (int fixed = 0; fixed < 2; fixed++) {
+        recorder r;
+        opool_heap_desc d = desc_of(&r);
+        d.flags = known & ~(uint32_t)(fixed ? OPOOL_HEAP_GROW : OPOOL_HEAP_FIXED);
+        opool_heap *h = create(&d);
+        CHECK(h != NULL);
+        opool_heap_destroy(h);
+    }
+}
+
+TEST(create_rejects_fixed_with_grow) {
+    opool_heap_desc d = desc_of(NULL);
+    d.flags = OPOOL_HEAP_FIXED | OPOOL_HEAP_GROW;
+    expect_einval(&d, __LINE__);
+}
+
+/* The issue's figures: 2 KiB blocks, one page each to start (31 fit), then
+ * 100,000 more allocations (a NULL desc; 10,000 for the others). With a NULL
+ * desc, a zero desc, and a desc whose flags are 0 and other fields are set
+ * (zero means the default: growth), every one succeeds. */
+TEST(null_zero_and_flags_zero_descs_give_a_heap_that_grows) {
+    for (int how = 0; how < 3; how++) {
+        opool_heap *h = NULL;
+        opool_heap_desc d;
+        memset(&d, 0, sizeof d);
+        if (how == 2) {
+            d.name = "flags 0";
+            d.blocks_per_class = 31;
+            d.flags = 0;
+        }
+        CHECK_EQ_U64(opool_heap_create(&h, how == 0 ? NULL : &d), OPOOL_OK);
+        REQUIRE(h);
+        CHECK_EQ_U64(stats_of(h).classes[23].size, 2048);
+        CHECK_EQ_U64(stats_of(h).classes[23].blocks, 31);
+        const uint32_t N = 31 + (how == 0 ? 100000 : 10000);
+        void **b = (void **)malloc(N * sizeof *b);
+        REQUIRE(b);
+        uint32_t got = 0;
+        for (uint32_t k = 0; k < N; k++) got += (b[k] = opool_heap_alloc(h, 2048)) != NULL;
+        CHECK_EQ_U64(got, N);
+        opool_heap_stats s = stats_of(h);
+        CHECK_EQ_U64(s.classes[23].live, N);
+        CHECK_EQ_U64(s.classes[23].failed_allocs, 0);
+        for (uint32_t k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+        free(b);
+        opool_heap_destroy(h);
+    }
+}
+
+/* OPOOL_HEAP_FIXED is the opt-in budget: the first page's 31 blocks, then
+ * failures, counted and reported. */
+TEST(fixed_heap_holds_its_reservation_and_no_more) {
     recorder r;
-    opool_heap_desc d = desc_of(&r);
-    d.flags = known;
-    opool_heap *h = create(&d);
-    CHECK(h != NULL);
+    opool_heap *h = make_heap(NULL, 0, 0, OPOOL_HEAP_FIXED, &r);
+    REQUIRE(h);
+    void *b[31];
+    for (uint32_t k = 0; k < 31; k++) REQUIRE((b[k] = opool_heap_alloc(h, 2048)));
+    CHECK(opool_heap_alloc(h, 2048) == NULL);
+    CHECK(opool_heap_alloc(h, 2000) == NULL);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[23].blocks, 31);
+    CHECK_EQ_U64(s.classes[23].failed_allocs, 2);
+    CHECK_EQ_U64(r.n, 2);                     /* the episode's 1st and 2nd */
+    CHECK(opool_heap_alloc(h, 1024) != NULL); /* another class is not full */
+    for (uint32_t k = 0; k < 31; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
     opool_heap_destroy(h);
 }
 
@@ -625,7 +686,7 @@ TEST(reserved_pages_stay_when_they_empty) {
     uint32_t size = 4096, p = blocks_per_page(4096);
     for (int grow = 0; grow < 2; grow++) {
         recorder r;
-        opool_heap *h = make_heap(&size, 1, 3 * p, grow ? OPOOL_HEAP_GROW : 0, &r);
+        opool_heap *h = make_heap(&size, 1, 3 * p, grow ? OPOOL_HEAP_GROW : OPOOL_HEAP_FIXED, &r);
         REQUIRE(h);
         void *blocks[256];
         REQUIRE(5 * p <= 256);
@@ -649,7 +710,7 @@ TEST(reserved_pages_stay_when_they_empty) {
 TEST(a_full_class_without_grow_fails_counts_and_reports_efull_at_an_episodes_1st_and_2nd_failures) {
     uint32_t size = 64, p = blocks_per_page(64);
     recorder r;
-    opool_heap *h = make_heap(&size, 1, 2 * p, 0, &r);
+    opool_heap *h = make_heap(&size, 1, 2 * p, OPOOL_HEAP_FIXED, &r);
     REQUIRE(h);
     void **blocks = (void **)malloc(2 * p * sizeof *blocks);
     REQUIRE(blocks);
@@ -723,7 +784,7 @@ TEST(a_class_with_grow_keeps_allocating_page_after_page) {
 TEST(reuse_is_lifo_across_pages_and_finds_every_freed_block) {
     uint32_t size = 1024, p = blocks_per_page(1024);
     recorder r;
-    opool_heap *h = make_heap(&size, 1, 3 * p, 0, &r);
+    opool_heap *h = make_heap(&size, 1, 3 * p, OPOOL_HEAP_FIXED, &r);
     REQUIRE(h);
     uint32_t n = 3 * p;
     char **b = (char **)malloc(n * sizeof *b);
@@ -1371,7 +1432,7 @@ TEST(realloc_of_a_bad_pointer_returns_null_reports_and_changes_nothing) {
 TEST(realloc_into_a_full_class_fails_and_keeps_the_block) {
     static const uint32_t sizes[] = {64, 1024};
     recorder r;
-    opool_heap *h = make_heap(sizes, 2, 1, 0, &r);
+    opool_heap *h = make_heap(sizes, 2, 1, OPOOL_HEAP_FIXED, &r);
     REQUIRE(h);
     uint32_t p1024 = stats_of(h).classes[1].blocks;
     for (uint32_t k = 0; k < p1024; k++) REQUIRE(opool_heap_alloc(h, 1000));
@@ -1563,7 +1624,7 @@ TEST(free_blocks_are_inaccessible_under_asan_without_any_flag) {
 TEST(stats_count_a_scripted_sequence_exactly) {
     static const uint32_t sizes[] = {16, 48, 128};
     recorder r;
-    opool_heap *h = make_heap(sizes, 3, 1, 0, &r);
+    opool_heap *h = make_heap(sizes, 3, 1, OPOOL_HEAP_FIXED, &r);
     REQUIRE(h);
     uint32_t p128 = stats_of(h).classes[2].blocks;
     void *a1 = opool_heap_alloc(h, 10);    /* 16: asked 10, wasted 6 */
@@ -2013,7 +2074,8 @@ static void randomized_run(uint64_t seed, bool grow, long ops) {
     if (grow) {
         memcpy(t->sizes, default_sizes, sizeof default_sizes);
         t->ncls = 24;
-        d.flags = OPOOL_HEAP_GROW | (seed % 3 == 0 ? OPOOL_POISON : 0);
+        /* growth is the default: asked for, or not */
+        d.flags = (seed % 2 ? OPOOL_HEAP_GROW : 0) | (seed % 3 == 0 ? OPOOL_POISON : 0);
         d.blocks_per_class = seed % 4 == 0 ? 100 : 0; /* several reserved pages, or one */
     } else {
         memcpy(t->sizes, tight, sizeof tight);
@@ -2021,7 +2083,7 @@ static void randomized_run(uint64_t seed, bool grow, long ops) {
         d.class_sizes = tight;
         d.class_count = 5;
         d.blocks_per_class = seed % 3 == 0 ? 40 : (uint32_t)(seed % 2); /* 40: 2-3 pages */
-        d.flags = seed % 2 ? OPOOL_POISON : 0;
+        d.flags = OPOOL_HEAP_FIXED | (seed % 2 ? OPOOL_POISON : 0);
     }
     t->h = create(&d);
     t->foreign = (unsigned char *)malloc(100);
@@ -2097,6 +2159,9 @@ TEST(randomized_against_malloc_without_grow_where_classes_fill_up) {
 }
 
 int main(void) {
+    RUN(null_zero_and_flags_zero_descs_give_a_heap_that_grows);
+    RUN(fixed_heap_holds_its_reservation_and_no_more);
+    RUN(create_rejects_fixed_with_grow);
     RUN(create_with_null_desc_gives_the_24_default_classes);
     RUN(create_with_zero_desc_gives_the_default_classes_one_page_each);
     RUN(create_rejects_null_out);

@@ -666,6 +666,10 @@ TEST(null_cache_is_safe_for_every_cache_function) {
     CHECK_EQ_U64(opool_mt_cache_free(NULL, handle(G1, 0)), OPOOL_EINVAL);
     CHECK_EQ_U64(opool_mt_cache_alloc_bulk(NULL, hs, objs, 2), 0);
     CHECK_EQ_U64(opool_mt_cache_free_bulk(NULL, hs, 2), 0);
+    h = handle(G1, 3);
+    CHECK(opool_mt_cache_alloc_wait(NULL, &h, OPOOL_WAIT_FOREVER) == NULL);
+    CHECK(opool_handle_is_null(h));
+    CHECK(opool_mt_cache_alloc_wait(NULL, NULL, 0) == NULL);
     opool_mt_cache_flush(NULL);
     opool_mt_cache_destroy(NULL);
 }
@@ -1321,6 +1325,58 @@ TEST(cache_create_without_memory_returns_null) {
     CHECK_EQ_U64(mem.blocks, 0);
 }
 
+TEST(cache_create_ex_rejects_null_out_null_pool_and_sizes_out_of_range) {
+    opool_mt *p = make_pool(8, 4);
+    REQUIRE(p);
+    opool_mt_cache *c = (opool_mt_cache *)(uintptr_t)1;
+    CHECK_EQ_U64(opool_mt_cache_create_ex(NULL, p, 4), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&c, NULL, 4), OPOOL_EINVAL);
+    CHECK(c == NULL);
+    static const uint32_t bad[] = {0, 1, OPOOL_MT_CACHE_MAX + 1, UINT32_MAX};
+    for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        c = (opool_mt_cache *)(uintptr_t)1;
+        CHECK_EQ_U64(opool_mt_cache_create_ex(&c, p, bad[k]), OPOOL_EINVAL);
+        CHECK(c == NULL);
+    }
+    CHECK_EQ_U64(stats_of(p).caches, 0);
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&c, p, 2), OPOOL_OK);
+    REQUIRE(c);
+    opool_mt_cache *d = NULL;
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&d, p, OPOOL_MT_CACHE_MAX), OPOOL_OK);
+    CHECK(d != NULL && d != c);
+    CHECK_EQ_U64(stats_of(p).caches, 2);
+    CHECK(opool_mt_cache_alloc(c, NULL) != NULL);
+    opool_mt_cache_destroy(c);
+    opool_mt_cache_destroy(d);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+TEST(cache_create_ex_without_memory_gives_enomem_and_changes_nothing) {
+    counting mem;
+    opool_desc d = desc_of(8, 8);
+    d.allocator = counting_allocator(&mem);
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    mem.fail_from = (long)mem.calls;
+    opool_mt_cache *c = (opool_mt_cache *)(uintptr_t)1;
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&c, p, 8), OPOOL_ENOMEM);
+    CHECK(c == NULL);
+    CHECK_EQ_U64(stats_of(p).caches, 0);
+    CHECK_EQ_U64(mem.blocks, 1); /* the pool's own */
+    mem.fail_from = -1;
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&c, p, 8), OPOOL_OK);
+    REQUIRE(c);
+    opool_mt_cache_destroy(c);
+    /* a record to reuse: no allocation, so no failure */
+    mem.fail_from = (long)mem.calls;
+    CHECK_EQ_U64(opool_mt_cache_create_ex(&c, p, 8), OPOOL_OK);
+    CHECK(c != NULL);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+    CHECK_EQ_U64(mem.blocks, 0);
+}
+
 TEST(cache_alloc_refills_half_its_size_from_the_top) {
     opool_mt *p = make_pool(8, 16);
     REQUIRE(p);
@@ -1838,6 +1894,173 @@ TEST(alloc_wait_steals_a_parked_slot_instead_of_sleeping) {
     CHECK_EQ_U64(s.sleeps, 0);
     CHECK_EQ_U64(s.failed_allocs, 0);
     CHECK_EQ_U64(s.parked, 0);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* ---- waiting through a cache --------------------------------------------- */
+
+TEST(cache_alloc_wait_takes_the_newest_parked_slot_without_sleeping) {
+    opool_mt *p = make_pool(8, 8);
+    REQUIRE(p);
+    opool_mt_cache *c = opool_mt_cache_create(p, 4);
+    REQUIRE(c);
+    opool_handle h;
+    REQUIRE(opool_mt_cache_alloc_wait(c, &h, OPOOL_WAIT_FOREVER)); /* refills 0, 1 */
+    CHECK_HANDLE(h, G1, 0);
+    REQUIRE(opool_mt_cache_alloc_wait(c, &h, 0)); /* a hit */
+    CHECK_HANDLE(h, G1, 1);
+    CHECK_EQ_U64(opool_mt_cache_free(c, h), OPOOL_OK);
+    REQUIRE(opool_mt_cache_alloc_wait(c, &h, 1000000000u));
+    CHECK_HANDLE(h, G1 + 2, 1);
+    opool_mt_stats s = stats_of(p);
+    CHECK_EQ_U64(s.sleeps, 0);
+    CHECK_EQ_U64(s.failed_allocs, 0);
+    CHECK_EQ_U64(s.count, 2);
+    CHECK_EQ_U64(opool_mt_count(p), 2);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+TEST(cache_alloc_wait_steals_a_parked_slot_instead_of_sleeping) {
+    opool_mt *p = make_pool(8, 2);
+    REQUIRE(p);
+    opool_mt_cache *a = opool_mt_cache_create(p, 4);
+    opool_mt_cache *b = opool_mt_cache_create(p, 4);
+    REQUIRE(a && b);
+    opool_handle h[2], g;
+    alloc_n(p, 2, h);
+    CHECK_EQ_U64(opool_mt_cache_free(a, h[1]), OPOOL_OK);
+    REQUIRE(opool_mt_cache_alloc_wait(b, &g, OPOOL_WAIT_FOREVER));
+    CHECK_HANDLE(g, G1 + 2, 1);
+    opool_mt_stats s = stats_of(p);
+    CHECK_EQ_U64(s.steals, 1);
+    CHECK_EQ_U64(s.sleeps, 0);
+    CHECK_EQ_U64(s.failed_allocs, 0);
+    CHECK_EQ_U64(s.parked, 0);
+    CHECK_EQ_U64(s.count, 2);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+TEST(cache_alloc_wait_with_zero_timeout_fails_at_once) {
+    recorder r;
+    opool_desc d = recorded_desc(8, 1, &r);
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    opool_mt_cache *c = opool_mt_cache_create(p, 2);
+    REQUIRE(c);
+    REQUIRE(opool_mt_alloc(p, NULL));
+    opool_handle out = handle(G1, 0);
+    CHECK(opool_mt_cache_alloc_wait(c, &out, 0) == NULL);
+    CHECK(opool_handle_is_null(out));
+    opool_mt_stats s = stats_of(p);
+    CHECK_EQ_U64(s.sleeps, 0);
+    CHECK_EQ_U64(s.failed_allocs, 1);
+    CHECK_EQ_U64(r.efull, 1);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+TEST(cache_alloc_wait_times_out_after_at_least_the_timeout) {
+    recorder r;
+    opool_desc d = recorded_desc(8, 1, &r);
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    opool_mt_cache *c = opool_mt_cache_create(p, 2);
+    REQUIRE(c);
+    REQUIRE(opool_mt_alloc(p, NULL));
+    static const uint64_t timeout = 2000000; /* 2 ms */
+    opool_handle out = handle(G1, 0);
+    uint64_t t0 = now_ns();
+    CHECK(opool_mt_cache_alloc_wait(c, &out, timeout) == NULL);
+    CHECK(now_ns() - t0 >= timeout);
+    CHECK(opool_handle_is_null(out));
+    opool_mt_stats s = stats_of(p);
+    CHECK(s.sleeps >= 1);
+    CHECK_EQ_U64(s.failed_allocs, 1); /* a wait counts once */
+    CHECK_EQ_U64(r.efull, 1);
+    CHECK_EQ_U64(s.count, 1);
+    CHECK_EQ_U64(s.parked, 0);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* ---- what failed_allocs counts -------------------------------------------- */
+
+/* failed_allocs counts calls that return NULL (a bulk call: fewer than it
+ * asked for), once each, on every path: a miss that a refill, a steal or a
+ * wait then serves is no failure. Exact counts, path by path. */
+TEST(failed_allocs_counts_only_calls_that_return_null) {
+    recorder r;
+    opool_desc d = recorded_desc(8, 4, &r);
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    opool_mt_cache *a = opool_mt_cache_create(p, 4);
+    opool_mt_cache *b = opool_mt_cache_create(p, 4);
+    REQUIRE(a && b);
+    opool_handle h[4], g, bulk[4];
+    /* misses that are served: a refill, a steal by each path, a bulk steal */
+    REQUIRE(opool_mt_cache_alloc(a, &h[0])); /* miss, refills 0 and 1 */
+    alloc_n(p, 2, &h[1]);                    /* 2, 3: the shared list is empty */
+    REQUIRE(opool_mt_cache_alloc(a, &h[3])); /* a hit: 1 */
+    CHECK_EQ_U64(opool_mt_cache_free(a, h[3]), OPOOL_OK);
+    REQUIRE(opool_mt_cache_alloc(b, &g)); /* miss, steals from a */
+    CHECK_EQ_U64(opool_mt_cache_free(a, g), OPOOL_OK);
+    REQUIRE(opool_mt_alloc(p, &g)); /* steals */
+    CHECK_EQ_U64(opool_mt_cache_free(a, g), OPOOL_OK);
+    REQUIRE(opool_mt_alloc_wait(p, &g, 0)); /* steals */
+    CHECK_EQ_U64(opool_mt_cache_free(a, g), OPOOL_OK);
+    REQUIRE(opool_mt_cache_alloc_wait(b, &g, 0)); /* miss, steals */
+    CHECK_EQ_U64(opool_mt_cache_free(a, g), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_alloc_bulk(p, bulk, NULL, 1), 1); /* steals */
+    CHECK_EQ_U64(opool_mt_cache_free(a, bulk[0]), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_cache_alloc_bulk(b, bulk, NULL, 1), 1);
+    CHECK_EQ_U64(opool_mt_cache_free(a, bulk[0]), OPOOL_OK);
+    opool_mt_stats s = stats_of(p);
+    CHECK_EQ_U64(s.steals, 6);
+    CHECK_EQ_U64(s.failed_allocs, 0);
+    CHECK_EQ_U64(r.efull, 0);
+    /* every slot live: each call that returns NULL (or comes back short)
+     * counts once, and asking a bulk call for none is no failure */
+    REQUIRE(opool_mt_alloc(p, &g));
+    CHECK_EQ_U64(opool_mt_count(p), 4);
+    CHECK(opool_mt_alloc(p, NULL) == NULL);
+    CHECK(opool_mt_alloc_wait(p, NULL, 0) == NULL);
+    CHECK(opool_mt_alloc_wait(p, NULL, 1000) == NULL);
+    CHECK(opool_mt_cache_alloc(a, NULL) == NULL);
+    CHECK(opool_mt_cache_alloc_wait(a, NULL, 0) == NULL);
+    CHECK(opool_mt_cache_alloc_wait(b, NULL, 1000) == NULL);
+    CHECK_EQ_U64(opool_mt_alloc_bulk(p, bulk, NULL, 3), 0);
+    CHECK_EQ_U64(opool_mt_cache_alloc_bulk(b, bulk, NULL, 3), 0);
+    CHECK_EQ_U64(opool_mt_alloc_bulk(p, bulk, NULL, 0), 0);
+    CHECK_EQ_U64(opool_mt_cache_alloc_bulk(b, bulk, NULL, 0), 0);
+    s = stats_of(p);
+    CHECK_EQ_U64(s.failed_allocs, 8);
+    CHECK_EQ_U64(r.efull, 4); /* the episode's 1st, 2nd, 4th and 8th */
+    /* null objects are no allocs at all */
+    CHECK(opool_mt_alloc(NULL, NULL) == NULL);
+    CHECK(opool_mt_cache_alloc_wait(NULL, NULL, 0) == NULL);
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 8);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* A short bulk call is one failed alloc, however many it lacked; a bulk call
+ * that gets everything is none. */
+TEST(short_bulk_alloc_counts_one_failed_alloc) {
+    opool_mt *p = make_pool(8, 4);
+    REQUIRE(p);
+    opool_mt_cache *c = opool_mt_cache_create(p, 2);
+    REQUIRE(c);
+    opool_handle hs[8];
+    CHECK_EQ_U64(opool_mt_alloc_bulk(p, hs, NULL, 2), 2);
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 0);
+    CHECK_EQ_U64(opool_mt_cache_alloc_bulk(c, hs + 2, NULL, 5), 2);
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 1);
+    CHECK_EQ_U64(opool_mt_free_bulk(p, hs, 4), 4);
+    CHECK_EQ_U64(opool_mt_alloc_bulk(p, hs, NULL, 7), 4);
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 2);
     CHECK_MT(p);
     opool_mt_destroy(p);
 }
@@ -2653,6 +2876,8 @@ int main(int argc, char **argv) {
 
     RUN(cache_create_rejects_sizes_out_of_range);
     RUN(cache_create_without_memory_returns_null);
+    RUN(cache_create_ex_rejects_null_out_null_pool_and_sizes_out_of_range);
+    RUN(cache_create_ex_without_memory_gives_enomem_and_changes_nothing);
     RUN(cache_alloc_refills_half_its_size_from_the_top);
     RUN(cache_refill_takes_what_the_shared_list_has);
     RUN(cache_free_parks_and_cache_alloc_takes_the_newest);
@@ -2676,6 +2901,12 @@ int main(int argc, char **argv) {
     RUN(alloc_wait_with_zero_timeout_fails_at_once);
     RUN(alloc_wait_times_out_after_at_least_the_timeout);
     RUN(alloc_wait_steals_a_parked_slot_instead_of_sleeping);
+    RUN(cache_alloc_wait_takes_the_newest_parked_slot_without_sleeping);
+    RUN(cache_alloc_wait_steals_a_parked_slot_instead_of_sleeping);
+    RUN(cache_alloc_wait_with_zero_timeout_fails_at_once);
+    RUN(cache_alloc_wait_times_out_after_at_least_the_timeout);
+    RUN(failed_allocs_counts_only_calls_that_return_null);
+    RUN(short_bulk_alloc_counts_one_failed_alloc);
 
     RUN(stats_of_fresh_pool);
 

@@ -11,9 +11,11 @@
  *   racing_double_frees       2 or 4 threads released together free one handle (free,
  *                             cache_free from two caches, free_bulk vs free): exactly one
  *                             OPOOL_OK, every other call OPOOL_ESTALE, counted and reported.
- *   lost_wakeup_*             tiny pools, waiters in alloc_wait (forever and short timeouts),
- *                             holders freeing through caches; a directed loop where a cache
- *                             free must wake a sleeping waiter. A hang is the symptom.
+ *   lost_wakeup_*             tiny pools, waiters in alloc_wait and cache_alloc_wait (forever
+ *                             and short timeouts), holders freeing through caches; a directed
+ *                             loop where a cache free must wake a sleeping waiter. A hang is
+ *                             the symptom. failed_allocs must equal the calls that returned
+ *                             NULL (or came up short), exactly.
  *   no_syscall_without_waiters  sleeps == wake_calls == 0 after contended use with no waiter.
  *   preempted_*               a thread stopped with a cache full of parked slots, and one
  *                             stopped anywhere by a signal: the others go on.
@@ -1119,6 +1121,7 @@ typedef struct hunter {
     uint64_t rng;
     opool_mt_cache *cache;
     uint64_t got, timeouts, forever_nulls, waits;
+    uint64_t short_calls; /* holders: allocs that returned NULL, bulk allocs that came up short */
     pthread_t thread;
 } hunter;
 
@@ -1150,7 +1153,12 @@ static void *hunt_waiter(void *arg) {
         uint64_t timeout = OPOOL_WAIT_FOREVER;
         if (me->kind == W_TIMED) timeout = 50000 + rng_below(&me->rng, 450001); /* 50-500 us */
         me->waits++;
-        void *o = opool_mt_alloc_wait(hu->pool, &h, timeout);
+        /* the cache waiter always waits through its cache, the timed one half the time: the
+         * same waiter as alloc_wait's, reached from a cache */
+        bool through_cache =
+            me->kind == W_FOREVER_CACHE || (me->kind == W_TIMED && rng_below(&me->rng, 2));
+        void *o = through_cache ? opool_mt_cache_alloc_wait(me->cache, &h, timeout)
+                                : opool_mt_alloc_wait(hu->pool, &h, timeout);
         if (!o) {
             if (timeout == OPOOL_WAIT_FOREVER)
                 me->forever_nulls++;
@@ -1185,12 +1193,16 @@ static void *hunt_holder(void *arg) {
         uint32_t want = 1 + rng_below(&me->rng, hu->capacity), k = 0;
         if (me->kind == H_MIXED && rng_below(&me->rng, 3) == 0) {
             k = opool_mt_alloc_bulk(hu->pool, hs, os, want);
+            me->short_calls += k < want;
         } else {
             while (k < want) {
                 void *o = me->kind == H_CACHE || rng_below(&me->rng, 2)
                               ? opool_mt_cache_alloc(me->cache, &hs[k])
                               : opool_mt_alloc(hu->pool, &hs[k]);
-                if (!o) break;
+                if (!o) {
+                    me->short_calls++;
+                    break;
+                }
                 os[k++] = o;
             }
         }
@@ -1281,6 +1293,10 @@ static void lost_wakeup_hunt(uint32_t capacity, uint64_t *cycles, uint64_t *time
     opool_mt_stats st;
     opool_mt_get_stats(hu.pool, &st);
     CHECK_EQ_U64(st.rejected_handles, 0);
+    /* failed_allocs counts exactly the calls that came back without what they asked for:
+     * the holders' NULL and short bulk results and the timed waits that gave up; no wait
+     * that slept and was served, and no miss served by a refill or a steal */
+    CHECK_EQ_U64(st.failed_allocs, hs[2].timeouts + hs[3].short_calls + hs[4].short_calls);
     check_quiescent_empty(hu.pool, capacity);
     check_full_capacity(hu.pool, capacity, NULL);
     *cycles += got, *timeouts += tmo, *sleeps += st.sleeps;

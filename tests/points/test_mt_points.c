@@ -18,7 +18,11 @@
  *   waiter_is_not_left_asleep_by_a_refill_that_parks_every_free_slot
  *   refill_seen_by_a_waiter_keeps_only_the_slot_it_hands_out
  *   stats_parked_stays_within_capacity_while_slots_move_between_caches
- *   spill_racing_a_waiter_wakes_it, steal_racing_a_waiter_wakes_it
+ *   spill_racing_a_waiter_wakes_it, steal_racing_a_waiter_wakes_it (and
+ *     the same with a waiter that comes through a cache)
+ *   free_racing_a_held_waiter_wakes_it and its cache variants: a free, a
+ *     cache free, against a waiter (alloc_wait or cache_alloc_wait) held
+ *     between its last try and its sleep
  *   every_racer_through_every_point_keeps_the_pool_whole
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
@@ -194,6 +198,9 @@ static void run_alloc_bulk(actor *a) { a->got = opool_mt_alloc_bulk(a->p, a->out
 static void run_wait(actor *a) {
     a->got = opool_mt_alloc_wait(a->p, &a->out[0], OPOOL_WAIT_FOREVER) != NULL;
 }
+static void run_cache_wait(actor *a) {
+    a->got = opool_mt_cache_alloc_wait(a->c, &a->out[0], OPOOL_WAIT_FOREVER) != NULL;
+}
 static void run_stats(actor *a) { opool_mt_get_stats(a->p, &a->stats); }
 
 /* ---- pool helpers --------------------------------------------------------- */
@@ -361,17 +368,18 @@ TEST(stats_parked_stays_within_capacity_while_slots_move_between_caches) {
 /* Cache X of a pool of 8 holds 6 parked slots, 2 are live. A mover (a flush
  * of X, or a passing thief) is held with the 6 slots off X and not yet on
  * the shared list: a waiter fails its last try. The move must wake it. */
-static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *)) {
+static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *), void (*wait)(actor *)) {
     opool_mt *p = make_pool(8);
     REQUIRE(p != NULL);
     opool_mt_cache *x = opool_mt_cache_create(p, 16);
-    REQUIRE(x != NULL);
+    opool_mt_cache *wc = opool_mt_cache_create(p, 4); /* the waiter's, if it uses one */
+    REQUIRE(x != NULL && wc != NULL);
     opool_handle hs[8];
     REQUIRE(alloc_all(p, hs, 8) == 8);
     for (uint32_t k = 2; k < 8; k++) CHECK_EQ_U64(opool_mt_cache_free(x, hs[k]), OPOOL_OK);
 
     actor m = {.role = 1, .run = move, .p = p, .c = x};
-    actor w = {.role = 2, .run = run_wait, .p = p};
+    actor w = {.role = 2, .run = wait, .p = p, .c = wc};
     arm(at, m.role);
     arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
     start(&m);
@@ -394,13 +402,86 @@ static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *)) {
     opool_mt_free(p, w.out[0]);
     if (m.got) opool_mt_free(p, m.out[0]);
     opool_mt_cache_destroy(x);
+    opool_mt_cache_destroy(wc);
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 0); /* the waiter was served */
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+TEST(spill_racing_a_waiter_wakes_it) {
+    move_racing_a_waiter(OPOOL__MT_AT_SPILL_TAKEN, run_flush, run_wait);
+}
+TEST(steal_racing_a_waiter_wakes_it) {
+    move_racing_a_waiter(OPOOL__MT_AT_STEAL_TAKEN, run_alloc, run_wait);
+}
+/* The same windows with the waiter coming through its own (empty) cache:
+ * once its cache's try has failed it is opool_mt_alloc_wait's waiter. */
+TEST(spill_racing_a_cache_waiter_wakes_it) {
+    move_racing_a_waiter(OPOOL__MT_AT_SPILL_TAKEN, run_flush, run_cache_wait);
+}
+TEST(steal_racing_a_cache_waiter_wakes_it) {
+    move_racing_a_waiter(OPOOL__MT_AT_STEAL_TAKEN, run_alloc, run_cache_wait);
+}
+
+/* ---- a waiter held between its last try and its sleep -------------------- */
+
+/* Every slot of a pool of 4 is live; a waiter (through its cache, or not)
+ * fails its last try and is held before it sleeps, on the epoch it read
+ * before that try. Then one slot is freed by free, or by a cache free
+ * (which, seeing the waiter, sends the slot to the shared list). The freer
+ * saw the waiter, so its wake moved the epoch: the held waiter's sleep
+ * returns at once and its retry gets the slot. It slept and was served:
+ * not a failed alloc. */
+static void free_racing_a_held_waiter(void (*wait)(actor *), bool through_cache) {
+    opool_mt *p = make_pool(4);
+    REQUIRE(p != NULL);
+    opool_mt_cache *x = opool_mt_cache_create(p, 4);  /* the freer's */
+    opool_mt_cache *wc = opool_mt_cache_create(p, 4); /* the waiter's, if it uses one */
+    REQUIRE(x != NULL && wc != NULL);
+    opool_handle hs[4];
+    REQUIRE(alloc_all(p, hs, 4) == 4);
+
+    actor w = {.role = 2, .run = wait, .p = p, .c = wc};
+    arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
+    start(&w);
+    REQUIRE(await_actor(&w, OPOOL__MT_AT_WAIT_SLEEP) == 1);
+    if (through_cache)
+        CHECK_EQ_U64(opool_mt_cache_free(x, hs[3]), OPOOL_OK);
+    else
+        CHECK_EQ_U64(opool_mt_free(p, hs[3]), OPOOL_OK);
+    opool_mt_stats s = stats_of(p); /* the waiter is still held */
+    CHECK_EQ_U64(s.parked, 0);      /* the slot went where the waiter looks */
+    CHECK_EQ_U64(s.wake_calls, 1);
+    let_go(OPOOL__MT_AT_WAIT_SLEEP);
+    bool served = await_actor(&w, -1) == 2;
+    CHECK(served);
+    if (!served) opool_mt_free(p, hs[0]); /* the rescue */
+    join(&w);
+    CHECK_EQ_U64(w.got, 1);
+    CHECK_EQ_U64(opool_handle_index(w.out[0]), opool_handle_index(hs[3]));
+
+    s = stats_of(p);
+    CHECK(s.sleeps >= 1);
+    CHECK_EQ_U64(s.failed_allocs, 0);
+    CHECK_EQ_U64(s.count, 4);
+    disarm_all();
+    for (uint32_t k = 0; k < 3; k++)
+        if (served || k != 0) opool_mt_free(p, hs[k]);
+    opool_mt_free(p, w.out[0]);
+    opool_mt_cache_destroy(x);
+    opool_mt_cache_destroy(wc);
     CHECK_EQ_U64(opool_mt_count(p), 0);
     CHECK_MT(p);
     opool_mt_destroy(p);
 }
 
-TEST(spill_racing_a_waiter_wakes_it) { move_racing_a_waiter(OPOOL__MT_AT_SPILL_TAKEN, run_flush); }
-TEST(steal_racing_a_waiter_wakes_it) { move_racing_a_waiter(OPOOL__MT_AT_STEAL_TAKEN, run_alloc); }
+TEST(free_racing_a_held_waiter_wakes_it) { free_racing_a_held_waiter(run_wait, false); }
+TEST(cache_free_racing_a_held_waiter_wakes_it) { free_racing_a_held_waiter(run_wait, true); }
+TEST(free_racing_a_held_cache_waiter_wakes_it) { free_racing_a_held_waiter(run_cache_wait, false); }
+TEST(cache_free_racing_a_held_cache_waiter_wakes_it) {
+    free_racing_a_held_waiter(run_cache_wait, true);
+}
 
 /* ---- every racer through every point ------------------------------------- */
 
@@ -408,19 +489,31 @@ TEST(steal_racing_a_waiter_wakes_it) { move_racing_a_waiter(OPOOL__MT_AT_STEAL_T
  * X (created second: every scan of the registry meets it first). For each
  * point, a scenario puts the pool in a state where one operation H reaches
  * that point, and holds H there; then one racing operation runs (in the
- * main thread, or for alloc_wait in a thread W held before it sleeps); then
+ * main thread, or for alloc_wait and cache_alloc_wait in a thread W held
+ * before it sleeps); then
  * everything is let go. Afterwards: every get_stats said count + parked <=
  * capacity; every waiter was served while a slot was free; no slot has two
  * owners; the pool is whole (opool__mt_check) once everything is freed. */
 enum { C = 8 };
 
 typedef enum racer {
-    R_NONE, R_ALLOC, R_ALLOC_BULK, R_CACHE_ALLOC, R_FREE, R_FREE_BULK, R_CACHE_FREE,
-    R_CACHE_FREE_FLUSH, R_STATS, R_WAIT, R_COUNT
+    R_NONE,
+    R_ALLOC,
+    R_ALLOC_BULK,
+    R_CACHE_ALLOC,
+    R_FREE,
+    R_FREE_BULK,
+    R_CACHE_FREE,
+    R_CACHE_FREE_FLUSH,
+    R_STATS,
+    R_WAIT,
+    R_CACHE_WAIT,
+    R_COUNT
 } racer;
 static const char *const racer_names[R_COUNT] = {
-    "none", "alloc", "alloc_bulk", "cache_alloc", "free", "free_bulk", "cache_free",
-    "cache_free+flush", "get_stats", "alloc_wait",
+    "none",      "alloc",      "alloc_bulk",       "cache_alloc",
+    "free",      "free_bulk",  "cache_free",       "cache_free+flush",
+    "get_stats", "alloc_wait", "cache_alloc_wait",
 };
 
 typedef struct ledger {
@@ -450,9 +543,10 @@ static void one_pair(opool__mt_point at, racer r) {
     snprintf(ctx, sizeof ctx, "point %s, racer %s", point_names[at], racer_names[r]);
     opool_mt *p = make_pool(C);
     REQUIRE(p != NULL);
+    opool_mt_cache *wc = opool_mt_cache_create(p, 4); /* W's, if it waits through one: empty */
     opool_mt_cache *m = opool_mt_cache_create(p, 16);
     opool_mt_cache *x = opool_mt_cache_create(p, 16);
-    REQUIRE(m != NULL && x != NULL);
+    REQUIRE(wc != NULL && m != NULL && x != NULL);
     ledger held = {{{0}}, 0};   /* live, kept by the main thread to the end */
     ledger racing = {{{0}}, 0}; /* live, the racers' to free */
     opool_handle hs[C];
@@ -504,7 +598,7 @@ static void one_pair(opool__mt_point at, racer r) {
         test__fail_at(__FILE__, __LINE__, why, 0, 0, 0);
     }
 
-    actor w = {.role = 2, .run = run_wait, .p = p};
+    actor w = {.role = 2, .run = r == R_CACHE_WAIT ? run_cache_wait : run_wait, .p = p, .c = wc};
     opool_mt_stats rs = {0};
     opool_handle got[4];
     uint32_t n = 0;
@@ -541,6 +635,7 @@ static void one_pair(opool__mt_point at, racer r) {
         opool_mt_get_stats(p, &rs);
         break;
     case R_WAIT:
+    case R_CACHE_WAIT:
         arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
         start(&w);
         if (await_actor(&w, OPOOL__MT_AT_WAIT_SLEEP) == 0) {
@@ -608,6 +703,7 @@ static void one_pair(opool__mt_point at, racer r) {
     for (uint32_t i = 0; i < all.n; i++) CHECK_EQ_U64(opool_mt_free(p, all.h[i]), OPOOL_OK);
     opool_mt_cache_destroy(m);
     opool_mt_cache_destroy(x);
+    opool_mt_cache_destroy(wc);
     CHECK_EQ_U64(opool_mt_count(p), 0);
     char why[256];
     if (!opool__mt_check(p, why, sizeof why)) {
@@ -622,7 +718,8 @@ TEST(every_racer_through_every_point_keeps_the_pool_whole) {
     memset(G.reached, 0, sizeof G.reached);
     for (int at = 0; at < OPOOL__MT_POINTS; at++)
         for (int r = 0; r < R_COUNT; r++) {
-            if (at == OPOOL__MT_AT_WAIT_SLEEP && r == R_WAIT) continue; /* one held at a time */
+            if (at == OPOOL__MT_AT_WAIT_SLEEP && (r == R_WAIT || r == R_CACHE_WAIT))
+                continue; /* one held at a time */
             one_pair((opool__mt_point)at, (racer)r);
         }
     for (int at = 0; at < OPOOL__MT_POINTS; at++)
@@ -646,6 +743,12 @@ int main(void) {
     RUN(stats_parked_stays_within_capacity_while_slots_move_between_caches);
     RUN(spill_racing_a_waiter_wakes_it);
     RUN(steal_racing_a_waiter_wakes_it);
+    RUN(spill_racing_a_cache_waiter_wakes_it);
+    RUN(steal_racing_a_cache_waiter_wakes_it);
+    RUN(free_racing_a_held_waiter_wakes_it);
+    RUN(cache_free_racing_a_held_waiter_wakes_it);
+    RUN(free_racing_a_held_cache_waiter_wakes_it);
+    RUN(cache_free_racing_a_held_cache_waiter_wakes_it);
     RUN(every_racer_through_every_point_keeps_the_pool_whole);
 
     opool__mt_set_point_hook(NULL);

@@ -441,14 +441,14 @@ typedef struct opool_allocator {
  * after free still succeeds). Nothing aborts unless the default report for
  * OPOOL_EWRITE_AFTER_FREE runs (or yours aborts). */
 typedef struct opool_desc {
-    size_t object_size;         /* 0: an id-only pool (see opool_create) */
-    size_t object_align;        /* 0 = alignof(max_align_t); a power of two <= 4096 */
-    uint32_t capacity;          /* required, > 0: slots reserved at create (a growable pool
-                                   rounds it up to a power of two, capped at max_capacity) */
-    uint32_t max_capacity;      /* 0 = capacity; only OPOOL_FULL_GROW grows toward it */
-    opool_full_policy on_full;  /* what alloc does when no slot is free */
-    uint32_t flags;             /* OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP */
-    uint32_t salt;              /* generation origin; 0 = derived from creation order */
+    size_t object_size;                  /* 0: an id-only pool (see opool_create) */
+    size_t object_align;                 /* 0 = alignof(max_align_t); a power of two <= 4096 */
+    uint32_t capacity;                   /* required, > 0: slots reserved at create (a growable pool
+                                            rounds it up to a power of two, capped at max_capacity) */
+    uint32_t max_capacity;               /* 0 = capacity; only OPOOL_FULL_GROW grows toward it */
+    opool_full_policy on_full;           /* what alloc does when no slot is free */
+    uint32_t flags;                      /* OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP */
+    uint32_t salt;                       /* generation origin; 0 = derived from creation order */
     void (*init)(void *obj, void *user); /* optional: after every alloc (after OPOOL_ZERO) */
     /* optional: on free, clear, evict and destroy (and retain), before the slot
      * is freed: obj is still live, so fini may call opool_handle_of(p, obj),
@@ -767,8 +767,8 @@ OPOOL_API const char *opool_status_str(opool_status s);
  *                            changed while free (last handle 0x...)", then calls abort();
  * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
  * p NULL: the line names no pool; called from a report that a failed load
- * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to stderr.
- * Thread-safety: as the pool's (it reads p's counters). */
+ * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to
+ * stderr. Thread-safety: as the pool's (it reads p's counters). */
 OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
 
 /* ---- save and load (docs/FORMAT.md) ------------------------------------
@@ -1089,10 +1089,10 @@ typedef struct opool_heap_class_stats {
 typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint32_t version;             /* OPOOL_HEAP_STATS_VERSION */
     uint32_t class_count;
-    uint64_t large_live;          /* blocks from the fallback allocator, live */
-    uint64_t large_bytes;         /* their bytes */
-    uint64_t rejected;            /* bad frees, reallocs and size queries */
-    size_t bytes;                 /* memory the heap holds, bookkeeping included */
+    uint64_t large_live;  /* blocks from the fallback allocator, live */
+    uint64_t large_bytes; /* their bytes */
+    uint64_t rejected;    /* bad frees, reallocs and size queries */
+    size_t bytes;         /* memory the heap holds, bookkeeping included */
     opool_heap_class_stats classes[OPOOL_HEAP_MAX_CLASSES];
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u
@@ -1561,8 +1561,7 @@ OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
  * OPOOL_EINVAL. p NULL: the line names no pool. Cost: opool_mt_count and
  * one formatted write to stderr. Thread-safe (a line may count a failure
  * made by another thread meanwhile). */
-OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h,
-                                       void *user);
+OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, void *user);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -2175,7 +2174,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     for (uint32_t obj##_opool_i_ = P##_count(p), obj##_opool_go_ = 1, obj##_opool_once_ = 0;       \
          obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
         for (P##_handle h = (obj##_opool_once_ = obj##_opool_i_ < P##_count(p),                    \
-                             P##_live_handle(p, obj##_opool_i_));                                  \
+                            P##_live_handle(p, obj##_opool_i_));                                   \
              obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
             for (P##_type *obj = (obj##_opool_go_ = 0, P##_live_object(p, obj##_opool_i_));        \
                  !obj##_opool_go_ && ((void)obj, 1); obj##_opool_go_ = 1)
@@ -2701,7 +2700,7 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
 /* ==== private layout ===================================================== */
 
 /* Roster-position markers for slots that are not in the roster. */
-#define OPOOL__RETIRED UINT32_MAX      /* generation used up: never comes back */
+#define OPOOL__RETIRED UINT32_MAX        /* generation used up: never comes back */
 #define OPOOL__UNBACKED (UINT32_MAX - 1) /* its chunk was given back by shrink */
 
 /* Bits of opool__slow_bits: why alloc/free must take the out-of-line path. */
@@ -2724,13 +2723,13 @@ struct opool {
     uint32_t nchunks;      /* chunks the index space of max_capacity spans */
     uint32_t slot_cap;     /* entries the slot and roster arrays hold */
     uint32_t retired;
-    size_t align;          /* of objects */
+    size_t align; /* of objects */
     opool__episode episode;
-    bool arrays_owned;     /* slot/roster arrays came from the allocator */
-    bool checker;          /* ASan or Valgrind watches the objects */
+    bool arrays_owned; /* slot/roster arrays came from the allocator */
+    bool checker;      /* ASan or Valgrind watches the objects */
     uint64_t failed_allocs, rejected, evictions, grows;
-    void *block;           /* the creation block, when opool_create allocated it */
-    size_t block_size;     /* bytes of the creation block (or of the caller's buffer used) */
+    void *block;       /* the creation block, when opool_create allocated it */
+    size_t block_size; /* bytes of the creation block (or of the caller's buffer used) */
     void *chunk_mem[OPOOL__MAX_CHUNKS]; /* storage of chunks >= 1 (chunk 0 lives in the block) */
 };
 
@@ -2740,7 +2739,7 @@ _Static_assert(offsetof(opool__hot, base) + sizeof(uintptr_t) <= OPOOL__LINE || 
                "the common inline paths read one cache line");
 
 typedef struct opool__geometry {
-    size_t stride, align; /* align: of chunks of objects, at least a cache line */
+    size_t stride, align;  /* align: of chunks of objects, at least a cache line */
     uint32_t first;        /* slots in chunk 0 */
     uint32_t max_capacity; /* effective growth limit */
     uint32_t shift;        /* see opool__hot.shift */
@@ -3227,8 +3226,8 @@ struct opool_mt {
 
     /* ---- read by every free, written only around waits and episodes ---- */
     OPOOL__MT_ALIGN(opool__atomic(uint32_t) waiters);
-    opool__atomic(uint32_t) epoch; /* the futex word: bumped by a free that saw a waiter */
-    opool__episode episode; /* opool_diag.h */
+    opool__atomic(uint32_t) epoch;   /* the futex word: bumped by a free that saw a waiter */
+    opool__episode episode;          /* opool_diag.h */
     opool__atomic(uint32_t) thieves; /* threads that may take parked slots from caches (docs 5) */
 
     /* ---- slow paths ---- */
@@ -3338,8 +3337,7 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
         return OPOOL_ESTALE;
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
-    if (OPOOL_UNLIKELY(!*keep))
-        opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
+    if (OPOOL_UNLIKELY(!*keep)) opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
     return OPOOL_OK;
 }
 
@@ -3674,9 +3672,7 @@ size_t opool__chunk_bytes(const opool *p, uint32_t c) {
     return (size_t)(opool__chunk_hi(p, c) - opool__chunk_lo(p, c)) * p->hot.stride;
 }
 
-bool opool__chunk_backed(const opool *p, uint32_t c) {
-    return c == 0 || p->chunk_mem[c] != NULL;
-}
+bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->chunk_mem[c] != NULL; }
 
 /* Give chunk c (>= 1) its storage: the allocator's, or for an id-only pool
  * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
@@ -3745,7 +3741,9 @@ uint32_t opool__slow_bits(const opool *p) {
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit) {
     const opool__hot *h = &p->hot;
     uint32_t slow = opool__slow_bits(p);
-    *fast_limit = (slow & OPOOL__SLOW_HOOKS) ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
+    *fast_limit = (slow & OPOOL__SLOW_HOOKS) ? 0
+                  : h->high_water < h->limit ? h->high_water
+                                             : h->limit;
     *free_limit = slow ? 0 : h->nslots;
 }
 
@@ -4353,10 +4351,10 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
       "rejected block {ptr}: already free (a double free)")                                        \
     X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
-      "rejected pointer {ptr}: not the start of a block of this heap")                            \
+      "rejected pointer {ptr}: not the start of a block of this heap")                             \
     X(LOAD_DESC, OPOOL_EINVAL, OPOOL__LOADS, LOAD_DESC, OPOOL__PRINT,                              \
       "desc: not one opool_create accepts")                                                        \
-    X(LOAD_NOFILE, OPOOL_ENOENT, OPOOL__LOADS, LOAD_NOFILE, OPOOL__SILENT, "no file at the path") \
+    X(LOAD_NOFILE, OPOOL_ENOENT, OPOOL__LOADS, LOAD_NOFILE, OPOOL__SILENT, "no file at the path")  \
     X(LOAD_IO, OPOOL_EIO, OPOOL__LOADS, LOAD_IO, OPOOL__PRINT,                                     \
       "the file could not be opened or read")                                                      \
     X(LOAD_NOMEM, OPOOL_ENOMEM, OPOOL__LOADS, LOAD_NOMEM, OPOOL__PRINT,                            \
@@ -4378,7 +4376,7 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(LOAD_FIELD, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_FIELD, OPOOL__PRINT,                          \
       "{field}: the image has {found}, which no valid image holds")                                \
     X(LOAD_SLOT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_SLOT, OPOOL__PRINT,                            \
-      "slot records: slot {found}'s generation or roster position is inconsistent")               \
+      "slot records: slot {found}'s generation or roster position is inconsistent")                \
     X(LOAD_POOLS, OPOOL_EINVAL, OPOOL__LOADS, LOAD_POOLS, OPOOL__PRINT,                            \
       "pools: the image has {found}, the call {expected}")                                         \
     X(LOAD_MISMATCH, OPOOL_EINVAL, OPOOL__LOADS, LOAD_MISMATCH, OPOOL__PRINT,                      \
@@ -4438,7 +4436,7 @@ opool__finding opool__finding_of(opool__kind kind, opool_status what, const void
 }
 
 static const opool__message *opool__message_of(const opool__finding *f) {
-    int subject = f->kind == OPOOL__KIND_LOAD  ? OPOOL__LOADS
+    int subject = f->kind == OPOOL__KIND_LOAD   ? OPOOL__LOADS
                   : f->kind != OPOOL__KIND_HEAP ? OPOOL__SLOTS
                   : f->what != OPOOL_EFULL      ? OPOOL__BLOCKS
                   : f->block_size == 0          ? OPOOL__LARGE
@@ -4625,17 +4623,16 @@ struct opool_heap {
     opool__episode large_episode; /* of the fallback allocator */
     uint64_t large_cap;           /* large blocks live when its episode opened */
     const opool__hclass *full;    /* the class whose OPOOL_EFULL is being reported; NULL: large */
-    opool__hpage none; /* the current page of a class without one: no free block */
+    opool__hpage none;            /* the current page of a class without one: no free block */
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
 
-static const uint32_t opool__heap_default_classes[] = {
-    16,  32,  48,  64,  80,  96,  112,  128,  160,  192,  224,  256,
-    320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048};
+static const uint32_t opool__heap_default_classes[] = {16,  32,  48,  64,   80,   96,   112,  128,
+                                                       160, 192, 224, 256,  320,  384,  448,  512,
+                                                       640, 768, 896, 1024, 1280, 1536, 1792, 2048};
 
 /* The finding of h as the one formatter of opool_diag.c prints it. */
-static opool__finding opool__heap_finding(const opool_heap *h, opool_status what,
-                                          const void *ptr) {
+static opool__finding opool__heap_finding(const opool_heap *h, opool_status what, const void *ptr) {
     opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
     f.ptr = ptr;
     if (h == NULL || what != OPOOL_EFULL) return f;
@@ -4733,8 +4730,8 @@ static bool opool__hmap_reserve(opool_heap *h, opool__hmap *m) {
     if (m->cap != 0 && (m->n + 1) * 2 <= m->cap) return true;
     uint32_t cap = m->cap ? m->cap * 2 : 16;
     if (cap < m->cap || cap > (UINT32_MAX >> 1)) return false;
-    opool__hentry *e = (opool__hentry *)h->mem.alloc(h->mem.ctx, (size_t)cap * sizeof *e,
-                                                      alignof(opool__hentry));
+    opool__hentry *e =
+        (opool__hentry *)h->mem.alloc(h->mem.ctx, (size_t)cap * sizeof *e, alignof(opool__hentry));
     if (e == NULL) return false;
     memset(e, 0, (size_t)cap * sizeof *e);
     opool__hmap old = *m;
@@ -4983,7 +4980,8 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->checker = opool__checker_active();
     for (uint32_t c = 0; c < d.class_count; c++) {
         h->cls[c].size = d.class_sizes[c];
-        h->cls[c].recip = (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
+        h->cls[c].recip =
+            (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
         opool__heap_current(h, c);
     }
     uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
@@ -5040,8 +5038,7 @@ static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size) 
 /* The checks and hooks of block b, just taken from a free list (its first
  * bytes held the free-list link, not poison). */
 static void opool__heap_reuse(opool_heap *h, void *b, uint32_t size) {
-    if (!opool__track_on_reuse(b, size, sizeof(void *), size,
-                               (h->desc.flags & OPOOL_POISON) != 0))
+    if (!opool__track_on_reuse(b, size, sizeof(void *), size, (h->desc.flags & OPOOL_POISON) != 0))
         opool__heap_report(h, OPOOL_EWRITE_AFTER_FREE, b);
 }
 
@@ -5294,8 +5291,8 @@ void opool__mt_at(const opool_mt *p, opool__mt_point at) {
 
 /* The core's geometry of d, if d is also a desc opool_mt accepts. */
 static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
-    if (!opool__geometry_of(d, g)) return false; /* the core's rules first */
-    if (d->object_size == 0) return false;         /* no id-only concurrent pools */
+    if (!opool__geometry_of(d, g)) return false;                /* the core's rules first */
+    if (d->object_size == 0) return false;                      /* no id-only concurrent pools */
     if (d->allocator.alloc && !d->allocator.free) return false; /* it calls free */
     if (d->max_capacity != 0 && d->max_capacity != d->capacity) return false;
     if (d->on_full != OPOOL_FULL_FAIL || d->evict != NULL) return false;
@@ -6336,7 +6333,6 @@ static uint64_t opool__io_fnv(uint64_t h, const unsigned char *b, size_t n) {
     return h;
 }
 
-
 /* ==== save =============================================================== */
 
 /* Bytes go through a buffer (few, large calls to write) and the checksum
@@ -6435,8 +6431,8 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     opool__image im;
     memset(&im, 0, sizeof im);
     im.version = OPOOL__IMG_VERSION;
-    im.flags =
-        (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) | (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
+    im.flags = (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) |
+               (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
     im.pool_flags = d->flags;
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
@@ -6552,9 +6548,9 @@ bool opool__load_report_default(void) {
  * the desc concerned (not for an invalid desc: its report may be as bad). */
 static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opool__finding *e) {
     static const char *const checks[] = {
-        "desc",  "file",     "file",     "memory",      "truncated",    "trailing bytes",
-        "magic", "magic",    "magic",    "version",     "checksum",     NULL,
-        "slot records", "pools", NULL,   "load_object"};
+        "desc",         "file",  "file",  "memory",     "truncated", "trailing bytes",
+        "magic",        "magic", "magic", "version",    "checksum",  NULL,
+        "slot records", "pools", NULL,    "load_object"};
     const opool_desc *d = e->pool < n ? &descs[e->pool] : &descs[0];
     e->kind = OPOOL__KIND_LOAD;
     e->name = d->name;
@@ -6730,7 +6726,8 @@ static opool_status opool__load_slots_ok(const opool__image *im, const unsigned 
     uint32_t placed = 0, retired = 0, nchunks = opool__span_count(im->shift, im->max_capacity);
     for (uint32_t c = 0; c < nchunks && opool__span_lo(im->shift, c) < im->nslots; c++) {
         bool backed = (im->chunks >> c & 1) != 0;
-        for (uint32_t i = (uint32_t)opool__span_lo(im->shift, c); i < opool__span_hi(im->shift, im->max_capacity, c); i++) {
+        for (uint32_t i = (uint32_t)opool__span_lo(im->shift, c);
+             i < opool__span_hi(im->shift, im->max_capacity, c); i++) {
             const unsigned char *r = rec + (size_t)i * OPOOL__IMG_SLOT;
             uint32_t gen = opool__io_get32(r), pos = opool__io_get32(r + 4);
             bool bad;
@@ -6795,7 +6792,9 @@ static opool_status opool__load_section(opool__reader *r, uint64_t at, opool__im
     const unsigned char *b = r->buf + at;
     if (memcmp(b, opool__img_magic, sizeof opool__img_magic) != 0) {
         bool world = memcmp(b, opool__world_magic, sizeof opool__world_magic) == 0;
-        return opool__load_set(e, OPOOL_ECORRUPT, world && at == 0 ? OPOOL__LOAD_WORLD_MAGIC : OPOOL__LOAD_MAGIC, NULL, 0, 0);
+        return opool__load_set(e, OPOOL_ECORRUPT,
+                               world && at == 0 ? OPOOL__LOAD_WORLD_MAGIC : OPOOL__LOAD_MAGIC, NULL,
+                               0, 0);
     }
     opool__io_decode(im, b);
     st = opool__load_header_ok(im, e);
@@ -6865,8 +6864,8 @@ nomem:
  * load_object rejects object k, only the k objects before it stay live
  * (so opool_destroy runs fini on exactly those): OPOOL_ECORRUPT, with k
  * in e. */
-static opool_status opool__load_objects(opool *p, const opool__image *im,
-                                        const unsigned char *obj, opool__finding *e) {
+static opool_status opool__load_objects(opool *p, const opool__image *im, const unsigned char *obj,
+                                        opool__finding *e) {
     const opool_desc *desc = &p->desc;
     for (uint32_t k = 0; k < im->count; k++) {
         void *o = opool__restore_object(p, k);
@@ -6939,13 +6938,14 @@ static opool_status opool__load_image(opool **out, const opool_desc *descs, uint
         if (st != OPOOL_OK) goto done;
         if (memcmp(r.buf, opool__world_magic, sizeof opool__world_magic) != 0) {
             bool pool = memcmp(r.buf, opool__img_magic, sizeof opool__img_magic) == 0;
-            st = opool__load_set(e, OPOOL_ECORRUPT, pool ? OPOOL__LOAD_POOL_MAGIC : OPOOL__LOAD_MAGIC, NULL, 0, 0);
+            st = opool__load_set(e, OPOOL_ECORRUPT,
+                                 pool ? OPOOL__LOAD_POOL_MAGIC : OPOOL__LOAD_MAGIC, NULL, 0, 0);
             goto done;
         }
         uint32_t version = opool__io_get32(r.buf + 8);
         if (version != OPOOL__WORLD_VERSION) {
-            st = opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_VERSION, NULL,
-                                 OPOOL__WORLD_VERSION, version);
+            st = opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_VERSION, NULL, OPOOL__WORLD_VERSION,
+                                 version);
             goto done;
         }
         npools = opool__io_get32(r.buf + 12);
@@ -6993,7 +6993,8 @@ static opool_status opool__load_image(opool **out, const opool_desc *descs, uint
     for (k = 0, at = base; k < npools; k++, at = end) {
         if (world) e->pool = k;
         st = opool__load_section(&r, at, &im, &end);
-        if (st == OPOOL_OK) st = opool__load_slots_ok(&im, r.buf + at + OPOOL__IMG_HEADER, &r.mem, e);
+        if (st == OPOOL_OK)
+            st = opool__load_slots_ok(&im, r.buf + at + OPOOL__IMG_HEADER, &r.mem, e);
         if (st != OPOOL_OK) goto done;
     }
     e->pool = UINT32_MAX;
@@ -7013,7 +7014,8 @@ static opool_status opool__load_image(opool **out, const opool_desc *descs, uint
     for (k = 0, at = base; k < n; k++, at = end) {
         if (world) e->pool = k;
         st = opool__load_section(&r, at, &im, &end);
-        if (st == OPOOL_OK) st = opool__load_build_pool(&out[k], &descs[k], &im, r.buf + at + OPOOL__IMG_HEADER);
+        if (st == OPOOL_OK)
+            st = opool__load_build_pool(&out[k], &descs[k], &im, r.buf + at + OPOOL__IMG_HEADER);
         if (st != OPOOL_OK) {
             if (st == OPOOL_ENOMEM) opool__load_set(e, st, OPOOL__LOAD_NOMEM, NULL, 0, r.used);
             opool__load_undo(out, n, 0);
@@ -7024,7 +7026,9 @@ static opool_status opool__load_image(opool **out, const opool_desc *descs, uint
         if (world) e->pool = k;
         st = opool__load_section(&r, at, &im, &end);
         if (st == OPOOL_OK)
-            st = opool__load_objects(out[k], &im, r.buf + at + OPOOL__IMG_HEADER + (size_t)im.nslots * OPOOL__IMG_SLOT, e);
+            st = opool__load_objects(
+                out[k], &im, r.buf + at + OPOOL__IMG_HEADER + (size_t)im.nslots * OPOOL__IMG_SLOT,
+                e);
         if (st != OPOOL_OK) {
             opool__load_undo(out, n, k + 1); /* pool k was cut at its rejected object */
             goto done;

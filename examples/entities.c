@@ -28,10 +28,10 @@
  * back all or nothing with opool_load_many_file. Handles are plain data, so
  * the components need no save_object callback: their bytes are saved as
  * they are. The debug names are not saved: the loaded world names its
- * entities again. The file is loaded into fresh pools, and the program checks that every link stored in a
- * component reaches the same entity as before, that every stale link is
- * still stale, and that the saved world and the loaded one then play on
- * identically, tick for tick (handles issued, live order and all).
+ * entities again. The file is loaded into fresh pools, and the program checks that every link
+ * stored in a component reaches the same entity as before, that every stale link is still stale,
+ * and that the saved world and the loaded one then play on identically, tick for tick (handles
+ * issued, live order and all).
  *
  * Every link also carries the serial number of the entity it was made for,
  * only so the program can check itself: a handle that resolves must reach

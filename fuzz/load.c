@@ -450,7 +450,8 @@ static void mode_world(const uint8_t *data, size_t size, bool inject) {
         FUZZ_CHECK_EQ(opool_save_many((const opool *const *)back, n, fuzz_buf_write, &again),
                       OPOOL_OK);
         FUZZ_CHECK_EQ(again.size, img.size);
-        if (memcmp(again.data, img.data, img.size) != 0) FUZZ_FAIL("save of a reloaded world differs");
+        if (memcmp(again.data, img.data, img.size) != 0)
+            FUZZ_FAIL("save of a reloaded world differs");
         for (uint32_t i = 0; i < n; i++) opool_destroy(back[i]);
         FUZZ_CHECK_MEM_BALANCED(&mem2);
     } else {

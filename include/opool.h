@@ -379,14 +379,14 @@ typedef struct opool_allocator {
  * after free still succeeds). Nothing aborts unless the default report for
  * OPOOL_EWRITE_AFTER_FREE runs (or yours aborts). */
 typedef struct opool_desc {
-    size_t object_size;         /* 0: an id-only pool (see opool_create) */
-    size_t object_align;        /* 0 = alignof(max_align_t); a power of two <= 4096 */
-    uint32_t capacity;          /* required, > 0: slots reserved at create (a growable pool
-                                   rounds it up to a power of two, capped at max_capacity) */
-    uint32_t max_capacity;      /* 0 = capacity; only OPOOL_FULL_GROW grows toward it */
-    opool_full_policy on_full;  /* what alloc does when no slot is free */
-    uint32_t flags;             /* OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP */
-    uint32_t salt;              /* generation origin; 0 = derived from creation order */
+    size_t object_size;                  /* 0: an id-only pool (see opool_create) */
+    size_t object_align;                 /* 0 = alignof(max_align_t); a power of two <= 4096 */
+    uint32_t capacity;                   /* required, > 0: slots reserved at create (a growable pool
+                                            rounds it up to a power of two, capped at max_capacity) */
+    uint32_t max_capacity;               /* 0 = capacity; only OPOOL_FULL_GROW grows toward it */
+    opool_full_policy on_full;           /* what alloc does when no slot is free */
+    uint32_t flags;                      /* OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP */
+    uint32_t salt;                       /* generation origin; 0 = derived from creation order */
     void (*init)(void *obj, void *user); /* optional: after every alloc (after OPOOL_ZERO) */
     /* optional: on free, clear, evict and destroy (and retain), before the slot
      * is freed: obj is still live, so fini may call opool_handle_of(p, obj),
@@ -705,8 +705,8 @@ OPOOL_API const char *opool_status_str(opool_status s);
  *                            changed while free (last handle 0x...)", then calls abort();
  * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
  * p NULL: the line names no pool; called from a report that a failed load
- * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to stderr.
- * Thread-safety: as the pool's (it reads p's counters). */
+ * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to
+ * stderr. Thread-safety: as the pool's (it reads p's counters). */
 OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
 
 /* ---- save and load (docs/FORMAT.md) ------------------------------------

@@ -155,10 +155,10 @@ typedef struct opool_heap_class_stats {
 typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint32_t version;             /* OPOOL_HEAP_STATS_VERSION */
     uint32_t class_count;
-    uint64_t large_live;          /* blocks from the fallback allocator, live */
-    uint64_t large_bytes;         /* their bytes */
-    uint64_t rejected;            /* bad frees, reallocs and size queries */
-    size_t bytes;                 /* memory the heap holds, bookkeeping included */
+    uint64_t large_live;  /* blocks from the fallback allocator, live */
+    uint64_t large_bytes; /* their bytes */
+    uint64_t rejected;    /* bad frees, reallocs and size queries */
+    size_t bytes;         /* memory the heap holds, bookkeeping included */
     opool_heap_class_stats classes[OPOOL_HEAP_MAX_CLASSES];
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u

@@ -348,8 +348,7 @@ OPOOL_API void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out);
  * OPOOL_EINVAL. p NULL: the line names no pool. Cost: opool_mt_count and
  * one formatted write to stderr. Thread-safe (a line may count a failure
  * made by another thread meanwhile). */
-OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h,
-                                       void *user);
+OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, void *user);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -78,9 +78,7 @@ size_t opool__chunk_bytes(const opool *p, uint32_t c) {
     return (size_t)(opool__chunk_hi(p, c) - opool__chunk_lo(p, c)) * p->hot.stride;
 }
 
-bool opool__chunk_backed(const opool *p, uint32_t c) {
-    return c == 0 || p->chunk_mem[c] != NULL;
-}
+bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->chunk_mem[c] != NULL; }
 
 /* Give chunk c (>= 1) its storage: the allocator's, or for an id-only pool
  * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
@@ -149,7 +147,9 @@ uint32_t opool__slow_bits(const opool *p) {
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit) {
     const opool__hot *h = &p->hot;
     uint32_t slow = opool__slow_bits(p);
-    *fast_limit = (slow & OPOOL__SLOW_HOOKS) ? 0 : h->high_water < h->limit ? h->high_water : h->limit;
+    *fast_limit = (slow & OPOOL__SLOW_HOOKS) ? 0
+                  : h->high_water < h->limit ? h->high_water
+                                             : h->limit;
     *free_limit = slow ? 0 : h->nslots;
 }
 

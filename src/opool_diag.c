@@ -63,10 +63,10 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
       "rejected block {ptr}: already free (a double free)")                                        \
     X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
-      "rejected pointer {ptr}: not the start of a block of this heap")                            \
+      "rejected pointer {ptr}: not the start of a block of this heap")                             \
     X(LOAD_DESC, OPOOL_EINVAL, OPOOL__LOADS, LOAD_DESC, OPOOL__PRINT,                              \
       "desc: not one opool_create accepts")                                                        \
-    X(LOAD_NOFILE, OPOOL_ENOENT, OPOOL__LOADS, LOAD_NOFILE, OPOOL__SILENT, "no file at the path") \
+    X(LOAD_NOFILE, OPOOL_ENOENT, OPOOL__LOADS, LOAD_NOFILE, OPOOL__SILENT, "no file at the path")  \
     X(LOAD_IO, OPOOL_EIO, OPOOL__LOADS, LOAD_IO, OPOOL__PRINT,                                     \
       "the file could not be opened or read")                                                      \
     X(LOAD_NOMEM, OPOOL_ENOMEM, OPOOL__LOADS, LOAD_NOMEM, OPOOL__PRINT,                            \
@@ -88,7 +88,7 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(LOAD_FIELD, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_FIELD, OPOOL__PRINT,                          \
       "{field}: the image has {found}, which no valid image holds")                                \
     X(LOAD_SLOT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_SLOT, OPOOL__PRINT,                            \
-      "slot records: slot {found}'s generation or roster position is inconsistent")               \
+      "slot records: slot {found}'s generation or roster position is inconsistent")                \
     X(LOAD_POOLS, OPOOL_EINVAL, OPOOL__LOADS, LOAD_POOLS, OPOOL__PRINT,                            \
       "pools: the image has {found}, the call {expected}")                                         \
     X(LOAD_MISMATCH, OPOOL_EINVAL, OPOOL__LOADS, LOAD_MISMATCH, OPOOL__PRINT,                      \
@@ -148,7 +148,7 @@ opool__finding opool__finding_of(opool__kind kind, opool_status what, const void
 }
 
 static const opool__message *opool__message_of(const opool__finding *f) {
-    int subject = f->kind == OPOOL__KIND_LOAD  ? OPOOL__LOADS
+    int subject = f->kind == OPOOL__KIND_LOAD   ? OPOOL__LOADS
                   : f->kind != OPOOL__KIND_HEAP ? OPOOL__SLOTS
                   : f->what != OPOOL_EFULL      ? OPOOL__BLOCKS
                   : f->block_size == 0          ? OPOOL__LARGE

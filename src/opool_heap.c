@@ -61,17 +61,16 @@ struct opool_heap {
     opool__episode large_episode; /* of the fallback allocator */
     uint64_t large_cap;           /* large blocks live when its episode opened */
     const opool__hclass *full;    /* the class whose OPOOL_EFULL is being reported; NULL: large */
-    opool__hpage none; /* the current page of a class without one: no free block */
+    opool__hpage none;            /* the current page of a class without one: no free block */
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
 
-static const uint32_t opool__heap_default_classes[] = {
-    16,  32,  48,  64,  80,  96,  112,  128,  160,  192,  224,  256,
-    320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048};
+static const uint32_t opool__heap_default_classes[] = {16,  32,  48,  64,   80,   96,   112,  128,
+                                                       160, 192, 224, 256,  320,  384,  448,  512,
+                                                       640, 768, 896, 1024, 1280, 1536, 1792, 2048};
 
 /* The finding of h as the one formatter of opool_diag.c prints it. */
-static opool__finding opool__heap_finding(const opool_heap *h, opool_status what,
-                                          const void *ptr) {
+static opool__finding opool__heap_finding(const opool_heap *h, opool_status what, const void *ptr) {
     opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
     f.ptr = ptr;
     if (h == NULL || what != OPOOL_EFULL) return f;
@@ -169,8 +168,8 @@ static bool opool__hmap_reserve(opool_heap *h, opool__hmap *m) {
     if (m->cap != 0 && (m->n + 1) * 2 <= m->cap) return true;
     uint32_t cap = m->cap ? m->cap * 2 : 16;
     if (cap < m->cap || cap > (UINT32_MAX >> 1)) return false;
-    opool__hentry *e = (opool__hentry *)h->mem.alloc(h->mem.ctx, (size_t)cap * sizeof *e,
-                                                      alignof(opool__hentry));
+    opool__hentry *e =
+        (opool__hentry *)h->mem.alloc(h->mem.ctx, (size_t)cap * sizeof *e, alignof(opool__hentry));
     if (e == NULL) return false;
     memset(e, 0, (size_t)cap * sizeof *e);
     opool__hmap old = *m;
@@ -419,7 +418,8 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->checker = opool__checker_active();
     for (uint32_t c = 0; c < d.class_count; c++) {
         h->cls[c].size = d.class_sizes[c];
-        h->cls[c].recip = (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
+        h->cls[c].recip =
+            (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
         opool__heap_current(h, c);
     }
     uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
@@ -476,8 +476,7 @@ static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size) 
 /* The checks and hooks of block b, just taken from a free list (its first
  * bytes held the free-list link, not poison). */
 static void opool__heap_reuse(opool_heap *h, void *b, uint32_t size) {
-    if (!opool__track_on_reuse(b, size, sizeof(void *), size,
-                               (h->desc.flags & OPOOL_POISON) != 0))
+    if (!opool__track_on_reuse(b, size, sizeof(void *), size, (h->desc.flags & OPOOL_POISON) != 0))
         opool__heap_report(h, OPOOL_EWRITE_AFTER_FREE, b);
 }
 

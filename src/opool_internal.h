@@ -35,7 +35,7 @@
 /* ==== private layout ===================================================== */
 
 /* Roster-position markers for slots that are not in the roster. */
-#define OPOOL__RETIRED UINT32_MAX      /* generation used up: never comes back */
+#define OPOOL__RETIRED UINT32_MAX        /* generation used up: never comes back */
 #define OPOOL__UNBACKED (UINT32_MAX - 1) /* its chunk was given back by shrink */
 
 /* Bits of opool__slow_bits: why alloc/free must take the out-of-line path. */
@@ -58,13 +58,13 @@ struct opool {
     uint32_t nchunks;      /* chunks the index space of max_capacity spans */
     uint32_t slot_cap;     /* entries the slot and roster arrays hold */
     uint32_t retired;
-    size_t align;          /* of objects */
+    size_t align; /* of objects */
     opool__episode episode;
-    bool arrays_owned;     /* slot/roster arrays came from the allocator */
-    bool checker;          /* ASan or Valgrind watches the objects */
+    bool arrays_owned; /* slot/roster arrays came from the allocator */
+    bool checker;      /* ASan or Valgrind watches the objects */
     uint64_t failed_allocs, rejected, evictions, grows;
-    void *block;           /* the creation block, when opool_create allocated it */
-    size_t block_size;     /* bytes of the creation block (or of the caller's buffer used) */
+    void *block;       /* the creation block, when opool_create allocated it */
+    size_t block_size; /* bytes of the creation block (or of the caller's buffer used) */
     void *chunk_mem[OPOOL__MAX_CHUNKS]; /* storage of chunks >= 1 (chunk 0 lives in the block) */
 };
 
@@ -74,7 +74,7 @@ _Static_assert(offsetof(opool__hot, base) + sizeof(uintptr_t) <= OPOOL__LINE || 
                "the common inline paths read one cache line");
 
 typedef struct opool__geometry {
-    size_t stride, align; /* align: of chunks of objects, at least a cache line */
+    size_t stride, align;  /* align: of chunks of objects, at least a cache line */
     uint32_t first;        /* slots in chunk 0 */
     uint32_t max_capacity; /* effective growth limit */
     uint32_t shift;        /* see opool__hot.shift */

@@ -93,8 +93,8 @@ void opool__mt_at(const opool_mt *p, opool__mt_point at) {
 
 /* The core's geometry of d, if d is also a desc opool_mt accepts. */
 static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
-    if (!opool__geometry_of(d, g)) return false; /* the core's rules first */
-    if (d->object_size == 0) return false;         /* no id-only concurrent pools */
+    if (!opool__geometry_of(d, g)) return false;                /* the core's rules first */
+    if (d->object_size == 0) return false;                      /* no id-only concurrent pools */
     if (d->allocator.alloc && !d->allocator.free) return false; /* it calls free */
     if (d->max_capacity != 0 && d->max_capacity != d->capacity) return false;
     if (d->on_full != OPOOL_FULL_FAIL || d->evict != NULL) return false;

@@ -71,8 +71,8 @@ struct opool_mt {
 
     /* ---- read by every free, written only around waits and episodes ---- */
     OPOOL__MT_ALIGN(opool__atomic(uint32_t) waiters);
-    opool__atomic(uint32_t) epoch; /* the futex word: bumped by a free that saw a waiter */
-    opool__episode episode; /* opool_diag.h */
+    opool__atomic(uint32_t) epoch;   /* the futex word: bumped by a free that saw a waiter */
+    opool__episode episode;          /* opool_diag.h */
     opool__atomic(uint32_t) thieves; /* threads that may take parked slots from caches (docs 5) */
 
     /* ---- slow paths ---- */
@@ -182,8 +182,7 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
         return OPOOL_ESTALE;
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
-    if (OPOOL_UNLIKELY(!*keep))
-        opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
+    if (OPOOL_UNLIKELY(!*keep)) opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
     return OPOOL_OK;
 }
 

@@ -149,7 +149,6 @@ static uint64_t opool__io_fnv(uint64_t h, const unsigned char *b, size_t n) {
     return h;
 }
 
-
 /* ==== save =============================================================== */
 
 /* Bytes go through a buffer (few, large calls to write) and the checksum
@@ -248,8 +247,8 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     opool__image im;
     memset(&im, 0, sizeof im);
     im.version = OPOOL__IMG_VERSION;
-    im.flags =
-        (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) | (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
+    im.flags = (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) |
+               (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
     im.pool_flags = d->flags;
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
@@ -365,9 +364,9 @@ bool opool__load_report_default(void) {
  * the desc concerned (not for an invalid desc: its report may be as bad). */
 static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opool__finding *e) {
     static const char *const checks[] = {
-        "desc",  "file",     "file",     "memory",      "truncated",    "trailing bytes",
-        "magic", "magic",    "magic",    "version",     "checksum",     NULL,
-        "slot records", "pools", NULL,   "load_object"};
+        "desc",         "file",  "file",  "memory",     "truncated", "trailing bytes",
+        "magic",        "magic", "magic", "version",    "checksum",  NULL,
+        "slot records", "pools", NULL,    "load_object"};
     const opool_desc *d = e->pool < n ? &descs[e->pool] : &descs[0];
     e->kind = OPOOL__KIND_LOAD;
     e->name = d->name;
@@ -543,7 +542,8 @@ static opool_status opool__load_slots_ok(const opool__image *im, const unsigned 
     uint32_t placed = 0, retired = 0, nchunks = opool__span_count(im->shift, im->max_capacity);
     for (uint32_t c = 0; c < nchunks && opool__span_lo(im->shift, c) < im->nslots; c++) {
         bool backed = (im->chunks >> c & 1) != 0;
-        for (uint32_t i = (uint32_t)opool__span_lo(im->shift, c); i < opool__span_hi(im->shift, im->max_capacity, c); i++) {
+        for (uint32_t i = (uint32_t)opool__span_lo(im->shift, c);
+             i < opool__span_hi(im->shift, im->max_capacity, c); i++) {
             const unsigned char *r = rec + (size_t)i * OPOOL__IMG_SLOT;
             uint32_t gen = opool__io_get32(r), pos = opool__io_get32(r + 4);
             bool bad;
@@ -608,7 +608,9 @@ static opool_status opool__load_section(opool__reader *r, uint64_t at, opool__im
     const unsigned char *b = r->buf + at;
     if (memcmp(b, opool__img_magic, sizeof opool__img_magic) != 0) {
         bool world = memcmp(b, opool__world_magic, sizeof opool__world_magic) == 0;
-        return opool__load_set(e, OPOOL_ECORRUPT, world && at == 0 ? OPOOL__LOAD_WORLD_MAGIC : OPOOL__LOAD_MAGIC, NULL, 0, 0);
+        return opool__load_set(e, OPOOL_ECORRUPT,
+                               world && at == 0 ? OPOOL__LOAD_WORLD_MAGIC : OPOOL__LOAD_MAGIC, NULL,
+                               0, 0);
     }
     opool__io_decode(im, b);
     st = opool__load_header_ok(im, e);
@@ -678,8 +680,8 @@ nomem:
  * load_object rejects object k, only the k objects before it stay live
  * (so opool_destroy runs fini on exactly those): OPOOL_ECORRUPT, with k
  * in e. */
-static opool_status opool__load_objects(opool *p, const opool__image *im,
-                                        const unsigned char *obj, opool__finding *e) {
+static opool_status opool__load_objects(opool *p, const opool__image *im, const unsigned char *obj,
+                                        opool__finding *e) {
     const opool_desc *desc = &p->desc;
     for (uint32_t k = 0; k < im->count; k++) {
         void *o = opool__restore_object(p, k);
@@ -752,13 +754,14 @@ static opool_status opool__load_image(opool **out, const opool_desc *descs, uint
         if (st != OPOOL_OK) goto done;
         if (memcmp(r.buf, opool__world_magic, sizeof opool__world_magic) != 0) {
             bool pool = memcmp(r.buf, opool__img_magic, sizeof opool__img_magic) == 0;
-            st = opool__load_set(e, OPOOL_ECORRUPT, pool ? OPOOL__LOAD_POOL_MAGIC : OPOOL__LOAD_MAGIC, NULL, 0, 0);
+            st = opool__load_set(e, OPOOL_ECORRUPT,
+                                 pool ? OPOOL__LOAD_POOL_MAGIC : OPOOL__LOAD_MAGIC, NULL, 0, 0);
             goto done;
         }
         uint32_t version = opool__io_get32(r.buf + 8);
         if (version != OPOOL__WORLD_VERSION) {
-            st = opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_VERSION, NULL,
-                                 OPOOL__WORLD_VERSION, version);
+            st = opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_VERSION, NULL, OPOOL__WORLD_VERSION,
+                                 version);
             goto done;
         }
         npools = opool__io_get32(r.buf + 12);
@@ -806,7 +809,8 @@ static opool_status opool__load_image(opool **out, const opool_desc *descs, uint
     for (k = 0, at = base; k < npools; k++, at = end) {
         if (world) e->pool = k;
         st = opool__load_section(&r, at, &im, &end);
-        if (st == OPOOL_OK) st = opool__load_slots_ok(&im, r.buf + at + OPOOL__IMG_HEADER, &r.mem, e);
+        if (st == OPOOL_OK)
+            st = opool__load_slots_ok(&im, r.buf + at + OPOOL__IMG_HEADER, &r.mem, e);
         if (st != OPOOL_OK) goto done;
     }
     e->pool = UINT32_MAX;
@@ -826,7 +830,8 @@ static opool_status opool__load_image(opool **out, const opool_desc *descs, uint
     for (k = 0, at = base; k < n; k++, at = end) {
         if (world) e->pool = k;
         st = opool__load_section(&r, at, &im, &end);
-        if (st == OPOOL_OK) st = opool__load_build_pool(&out[k], &descs[k], &im, r.buf + at + OPOOL__IMG_HEADER);
+        if (st == OPOOL_OK)
+            st = opool__load_build_pool(&out[k], &descs[k], &im, r.buf + at + OPOOL__IMG_HEADER);
         if (st != OPOOL_OK) {
             if (st == OPOOL_ENOMEM) opool__load_set(e, st, OPOOL__LOAD_NOMEM, NULL, 0, r.used);
             opool__load_undo(out, n, 0);
@@ -837,7 +842,9 @@ static opool_status opool__load_image(opool **out, const opool_desc *descs, uint
         if (world) e->pool = k;
         st = opool__load_section(&r, at, &im, &end);
         if (st == OPOOL_OK)
-            st = opool__load_objects(out[k], &im, r.buf + at + OPOOL__IMG_HEADER + (size_t)im.nslots * OPOOL__IMG_SLOT, e);
+            st = opool__load_objects(
+                out[k], &im, r.buf + at + OPOOL__IMG_HEADER + (size_t)im.nslots * OPOOL__IMG_SLOT,
+                e);
         if (st != OPOOL_OK) {
             opool__load_undo(out, n, k + 1); /* pool k was cut at its rejected object */
             goto done;

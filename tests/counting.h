@@ -20,13 +20,13 @@
 #include "opool.h"
 
 typedef struct counting {
-    long calls;            /* allocations asked for */
-    long fail_from;        /* calls numbered >= this (0-based) fail; -1: never */
-    long fail_only;        /* this call alone fails; -1: none */
-    size_t max_request;    /* larger requests fail (0: no limit) */
-    size_t max_bytes;      /* a request taking the outstanding bytes past this fails (0: none) */
-    long blocks;           /* outstanding */
-    size_t bytes;          /* outstanding */
+    long calls;         /* allocations asked for */
+    long fail_from;     /* calls numbered >= this (0-based) fail; -1: never */
+    long fail_only;     /* this call alone fails; -1: none */
+    size_t max_request; /* larger requests fail (0: no limit) */
+    size_t max_bytes;   /* a request taking the outstanding bytes past this fails (0: none) */
+    long blocks;        /* outstanding */
+    size_t bytes;       /* outstanding */
     long frees;
     long size_mismatches;  /* freed with another size than allocated */
     long align_mismatches; /* free_aligned told another alignment than alloc asked */

@@ -45,9 +45,7 @@ static inline uint64_t mix64(uint64_t z) {
 }
 
 static inline uint64_t rng_next(rng *r) { return mix64(r->s += 0x9E3779B97F4A7C15u); }
-static inline uint32_t rng_below(rng *r, uint32_t n) {
-    return n ? (uint32_t)(rng_next(r) % n) : 0;
-}
+static inline uint32_t rng_below(rng *r, uint32_t n) { return n ? (uint32_t)(rng_next(r) % n) : 0; }
 static inline bool rng_chance(rng *r, uint32_t percent) { return rng_below(r, 100) < percent; }
 
 #endif /* OPOOL_TEST_HELPERS_H */

@@ -95,13 +95,13 @@ static inline bool loop_begin(loop_check *lc, const opool *p) {
         opool_handle h = opool_handle_at(p, i);
         if (opool_at(p, i) != NULL) loop__add(lc, h.bits, 1);
         if ((opool_at(p, i) != NULL) != !opool_handle_is_null(h))
-            return loop__fail(lc, "slot %" PRIu64 ": opool_at and opool_handle_at disagree (%" PRIu64
-                                  ")",
-                              i, h.bits);
+            return loop__fail(
+                lc, "slot %" PRIu64 ": opool_at and opool_handle_at disagree (%" PRIu64 ")", i,
+                h.bits);
     }
     if (lc->n != opool_count(p))
-        return loop__fail(lc, "%" PRIu64 " live objects by index, opool_count says %" PRIu64,
-                          lc->n, opool_count(p));
+        return loop__fail(lc, "%" PRIu64 " live objects by index, opool_count says %" PRIu64, lc->n,
+                          opool_count(p));
     return true;
 }
 
@@ -116,9 +116,8 @@ static inline bool loop_visit(loop_check *lc, const opool *p, uint32_t i, opool_
                           h.bits);
     loop_entry *x = loop__find(lc, h.bits);
     if (x == NULL)
-        return loop__fail(lc, "index %" PRIu64 " visits 0x%016" PRIx64
-                              ", allocated inside the loop",
-                          i, h.bits);
+        return loop__fail(
+            lc, "index %" PRIu64 " visits 0x%016" PRIx64 ", allocated inside the loop", i, h.bits);
     if (x->visits_left == 0)
         return loop__fail(lc, "index %" PRIu64 " visits 0x%016" PRIx64 " once too often", i,
                           h.bits);
@@ -133,8 +132,8 @@ static inline bool loop_before_free(loop_check *lc, const opool *p, uint32_t i, 
     for (uint32_t k = 0; k < count; k++)
         if (opool_live_handle(p, k).bits == h.bits) at = k;
     if (at == count)
-        return loop__fail(lc, "0x%016" PRIx64 " is freed but not in the live list (count %" PRIu64
-                              ")",
+        return loop__fail(lc,
+                          "0x%016" PRIx64 " is freed but not in the live list (count %" PRIu64 ")",
                           h.bits, count);
     loop_entry *x = loop__find(lc, h.bits);
     if (x != NULL) { /* it will never be visited again */

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 typedef struct stream {
     unsigned char *data;
     size_t size, cap, pos;

@@ -43,7 +43,6 @@
 #define STALE_RING 64
 #define MAX_REPORTS 16
 
-
 /* ---- the harness -------------------------------------------------------- */
 
 typedef struct harness {
@@ -79,11 +78,11 @@ typedef struct harness {
     const char *recent[16]; /* the last operations, for the failure message */
 
     loop_check loop;
-    bool in_loop;        /* inside op_iterate's loop, at index loop_index */
+    bool in_loop; /* inside op_iterate's loop, at index loop_index */
     uint32_t loop_index;
-    bool muted;          /* callbacks of a pool being replaced: not the model's */
+    bool muted; /* callbacks of a pool being replaced: not the model's */
 
-    uint64_t keep_salt;  /* op_retain: keep(h) is a hash of h and this */
+    uint64_t keep_salt; /* op_retain: keep(h) is a hash of h and this */
     uint32_t keep_pct;
     uint32_t keep_calls;
 } harness;
@@ -535,7 +534,8 @@ static void op_lookup(harness *h) {
     switch (rng_below(&h->r, 4)) {
     case 0: /* any handle's bits, encoded without asking whether it is live */
         x.bits = kbits >= 32 ? (uint32_t)bits
-                             : (uint32_t)((bits >> 32) << kbits) | ((uint32_t)bits & ~(UINT32_MAX << kbits));
+                             : (uint32_t)((bits >> 32) << kbits) |
+                                   ((uint32_t)bits & ~(UINT32_MAX << kbits));
         break;
     case 1:
         x.bits = (uint32_t)rng_next(&h->r);

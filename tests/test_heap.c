@@ -46,7 +46,6 @@ static void rec_report(opool_heap *h, opool_status what, const void *ptr, void *
 
 static void rec_reset(recorder *r) { memset(r, 0, sizeof *r); }
 
-
 /* A desc with a recording report (and the defaults otherwise). */
 static opool_heap_desc desc_of(recorder *r) {
     opool_heap_desc d;

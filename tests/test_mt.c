@@ -2117,7 +2117,6 @@ TEST(stats_of_fresh_pool) {
 #define DIFF_RECORDS 256
 #define DIFF_PATTERN_EVERY 32
 
-
 typedef struct diff_record {
     opool_mt_cache *ptr;
     uint32_t size; /* the size it was first created with */

@@ -878,7 +878,7 @@ TEST(loop_past_the_end_after_freeing_others_gives_null) {
             CHECK_EQ_U64(opool_free(p, h[3]), OPOOL_OK); /* the current one: count 3 */
             CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* 2 moves to 0: count 2 */
             CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK); /* count 1: index 2 is past the end */
-            *(int *)opool_alloc(p, NULL) = 7;          /* lands at position 1 */
+            *(int *)opool_alloc(p, NULL) = 7;            /* lands at position 1 */
         }
     }
     CHECK(strcmp(order, "372") == 0);

@@ -1985,7 +1985,7 @@ TEST(full_disk_during_save_file_leaves_the_previous_file_intact) {
         struct rlimit lim = {65536, 65536};
         if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(3);
         opool_status st = opool_save_file(big, path);
-        if (st != OPOOL_EIO) _exit(4); /* a full disk is an I/O outcome */
+        if (st != OPOOL_EIO) _exit(4);       /* a full disk is an I/O outcome */
         if (dir_files(false) != 1) _exit(5); /* the temporary file is gone */
         opool_destroy(big);
         opool_destroy(old);

@@ -102,7 +102,8 @@ static void world_descs(opool_desc d[NP], counting *c) {
     for (int i = 0; i < NP; i++) {
         d[i] = quiet_desc(sizes[i], caps[i], 0x1000u + 2u * (uint32_t)i);
         d[i].name = names[i];
-        d[i].allocator = (opool_allocator){.alloc = counting_alloc, .free = counting_free, .ctx = c};
+        d[i].allocator =
+            (opool_allocator){.alloc = counting_alloc, .free = counting_free, .ctx = c};
     }
     d[0].flags = OPOOL_RETIRE_ON_WRAP;
     d[1].on_full = OPOOL_FULL_GROW;
@@ -153,7 +154,8 @@ static bool world_make(world *w, const opool_desc d[NP]) {
     world_free(w, 0, 3);
     /* slot 7 at the generation before gen0: freeing it retires it */
     opool_handle last = handle(0x1000u - 1u, 7);
-    if (opool_alloc_at(w->p[0], last) == NULL || opool_free(w->p[0], last) != OPOOL_OK) return false;
+    if (opool_alloc_at(w->p[0], last) == NULL || opool_free(w->p[0], last) != OPOOL_OK)
+        return false;
     for (uint32_t k = 0; k < 20; k++) world_alloc(w, 1, 40, 100 + k);
     for (uint32_t k = 0; k < 5; k++) world_free(w, 1, k * 3);
     for (uint32_t k = 0; k < 16; k++) world_alloc(w, 2, 8, 200 + k);
@@ -429,8 +431,8 @@ TEST(save_many_with_a_failing_save_object_is_corrupt_and_keeps_the_old_file) {
 
 /* Loads img into descs over c, expecting want; every out NULL, nothing
  * leaked, no fini. */
-static void check_failed_load(const opool_desc *d, uint32_t n, const unsigned char *img, size_t size,
-                              counting *c, opool_status want, int line) {
+static void check_failed_load(const opool_desc *d, uint32_t n, const unsigned char *img,
+                              size_t size, counting *c, opool_status want, int line) {
     opool *out[8];
     for (uint32_t i = 0; i < n; i++) out[i] = BAD_OUT;
     hk.finis = 0;
@@ -578,7 +580,8 @@ TEST(a_rejected_object_finis_exactly_the_objects_already_rebuilt) {
     CHECK_EQ_U64(hk.finis, 4); /* pool 1's objects 0..3; pool 0 and 2 have no fini */
     CHECK_EQ_U64(c.blocks, 0);
     CHECK(strcmp(opool_last_load_error()->message,
-                 "opool: load of pool 1 of 3 \"bullets\": load_object rejected object 4 of 15") == 0);
+                 "opool: load of pool 1 of 3 \"bullets\": load_object rejected object 4 of 15") ==
+          0);
     stream_free(&s);
 }
 
@@ -646,7 +649,8 @@ static void check_line(const opool_desc *dd, uint32_t n, const unsigned char *b,
               strcmp(hk.line, line) == 0 && strcmp(opool_last_load_error()->message, line) == 0 &&
               all_null(out, n);
     if (!ok) {
-        fprintf(stderr, "  (line %d: status %s, want %s; reports %d; line\n    \"%s\", want\n    \"%s\")\n",
+        fprintf(stderr,
+                "  (line %d: status %s, want %s; reports %d; line\n    \"%s\", want\n    \"%s\")\n",
                 at, opool_status_str(st), opool_status_str(want), hk.reports, hk.line, line);
         CHECK(ok);
     }
@@ -663,7 +667,8 @@ TEST(each_load_check_reports_its_field_expected_and_found) {
     opool_desc e[2] = {d[0], d[1]};
     e[0].object_size = 24;
     check_line(e, 2, s.data, s.size, OPOOL_EINVAL,
-               "opool: load of pool 0 of 2 \"a\": object_size: the image has 16, the desc 24", __LINE__);
+               "opool: load of pool 0 of 2 \"a\": object_size: the image has 16, the desc 24",
+               __LINE__);
     e[0] = d[0];
     e[0].object_align = 64;
     check_line(e, 2, s.data, s.size, OPOOL_EINVAL,
@@ -682,18 +687,21 @@ TEST(each_load_check_reports_its_field_expected_and_found) {
     e[1].load_object = hk_load;
     e[1].save_object = hk_save;
     check_line(e, 2, s.data, s.size, OPOOL_EINVAL,
-               "opool: load of pool 1 of 2 \"b\": load_object: the image has 0, the desc 1", __LINE__);
+               "opool: load of pool 1 of 2 \"b\": load_object: the image has 0, the desc 1",
+               __LINE__);
     check_line(d, 1, s.data, s.size, OPOOL_EINVAL,
-               "opool: load of a world of 1 pools \"a\": pools: the image has 2, the call 1", __LINE__);
+               "opool: load of a world of 1 pools \"a\": pools: the image has 2, the call 1",
+               __LINE__);
 
     memcpy(b, s.data, s.size);
     b[s.size - 1] ^= 0x80;
     uint64_t hash = fnv(b, s.size - 8);
     char want[200];
-    snprintf(want, sizeof want,
-             "opool: load of a world of 2 pools \"a\": checksum: the image says 0x%016llx, its bytes "
-             "hash to 0x%016llx",
-             (unsigned long long)get_le(b + s.size - 8, 8), (unsigned long long)hash);
+    snprintf(
+        want, sizeof want,
+        "opool: load of a world of 2 pools \"a\": checksum: the image says 0x%016llx, its bytes "
+        "hash to 0x%016llx",
+        (unsigned long long)get_le(b + s.size - 8, 8), (unsigned long long)hash);
     check_line(d, 2, b, s.size, OPOOL_ECORRUPT, want, __LINE__);
 
     check_line(d, 2, s.data, s.size - 3, OPOOL_ECORRUPT,
@@ -753,7 +761,8 @@ TEST(a_single_pool_load_names_the_failed_check) {
     CHECK_EQ_U64(opool_load(&q, &e, stream_read, &s), OPOOL_EINVAL);
     CHECK(q == NULL);
     CHECK_EQ_U64(hk.reports, 1);
-    CHECK(strcmp(hk.line, "opool: load \"enemies\": object_size: the image has 24, the desc 32") == 0);
+    CHECK(strcmp(hk.line, "opool: load \"enemies\": object_size: the image has 24, the desc 32") ==
+          0);
     CHECK_EQ_U64(opool_last_load_error()->pool, 0);
     e = d;
     e.capacity = 8;
@@ -828,7 +837,8 @@ TEST(the_default_report_prints_the_line_on_stderr) {
                       "32\n") == 0);
     captured_stderr(buf, sizeof buf, load_with_forwarding_report);
     CHECK_EQ_U64(default_status, OPOOL_EINVAL);
-    CHECK(strcmp(buf, "opool: load of pool 0 of 2 \"a\": capacity: the image has 4, the desc 2\n") == 0);
+    CHECK(strcmp(buf,
+                 "opool: load of pool 0 of 2 \"a\": capacity: the image has 4, the desc 2\n") == 0);
     captured_stderr(buf, sizeof buf, load_missing_file);
     CHECK_EQ_U64(default_status, OPOOL_ENOENT);
     CHECK(strcmp(buf, "") == 0); /* a missing save is an expected outcome */
@@ -898,7 +908,8 @@ TEST(random_worlds_load_as_their_pools_save) {
         opool *p[5], *out[5];
         for (uint32_t i = 0; i < n; i++) {
             d[i] = quiet_desc(1 + rng_below(&r, 40), 1 + rng_below(&r, 12), (uint32_t)rng_next(&r));
-            d[i].allocator = (opool_allocator){.alloc = counting_alloc, .free = counting_free, .ctx = &c};
+            d[i].allocator =
+                (opool_allocator){.alloc = counting_alloc, .free = counting_free, .ctx = &c};
             if (rng_chance(&r, 50)) {
                 d[i].on_full = OPOOL_FULL_GROW;
                 d[i].max_capacity = d[i].capacity + rng_below(&r, 100);
@@ -915,7 +926,8 @@ TEST(random_worlds_load_as_their_pools_save) {
                 } else {
                     unsigned char *o = (unsigned char *)opool_alloc(p[i], &live[nlive]);
                     if (o == NULL) continue;
-                    for (size_t b = 0; b < d[i].object_size; b++) o[b] = (unsigned char)rng_next(&r);
+                    for (size_t b = 0; b < d[i].object_size; b++)
+                        o[b] = (unsigned char)rng_next(&r);
                     nlive++;
                 }
             }

@@ -201,13 +201,11 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
         uint32_t i = h->roster[k];
         bool odd = (h->slot[i].gen & 1) != 0;
         if (k < h->count && !odd)
-            return opool__fail(
-                w, "roster[%" PRIu32 "] = slot %" PRIu32 " is free, count %" PRIu32, k, i,
-                h->count);
+            return opool__fail(w, "roster[%" PRIu32 "] = slot %" PRIu32 " is free, count %" PRIu32,
+                               k, i, h->count);
         if (k >= h->count && odd)
-            return opool__fail(
-                w, "roster[%" PRIu32 "] = slot %" PRIu32 " is live, count %" PRIu32, k, i,
-                h->count);
+            return opool__fail(w, "roster[%" PRIu32 "] = slot %" PRIu32 " is live, count %" PRIu32,
+                               k, i, h->count);
     }
     return true;
 }

@@ -487,28 +487,7 @@ restore(result)
 # ---- write or check ----
 
 list(JOIN headers " " inputs)
-if(CHECK)
-    if(DEFINED OUT)
-        file(WRITE "${OUT}" "${result}")
-    endif()
-    set(old "")
-    if(EXISTS "${committed}")
-        file(READ "${committed}" old)
-    endif()
-    if(NOT old STREQUAL result)
-        set(diff "")
-        if(DEFINED OUT)
-            set(diff " (compare with ${OUT}, generated from the headers now)")
-        endif()
-        message(FATAL_ERROR "docs/API.md is out of date or was edited by hand${diff}: run "
-                            "`make docs` (or cmake -P tools/apidoc.cmake) and commit the result. "
-                            "Edit the header comments, not API.md.")
-    endif()
-    message(STATUS "docs/API.md is up to date (${name_count} public names from ${inputs})")
-else()
-    if(NOT DEFINED OUT)
-        set(OUT "${committed}")
-    endif()
-    file(WRITE "${OUT}" "${result}")
-    message(STATUS "wrote ${OUT} (${name_count} public names) from ${inputs}")
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/generated.cmake")
+opool_write_or_check(FILE "${committed}" CONTENT_VAR result MAKE docs FROM headers
+                     SUMMARY "${name_count} public names from ${inputs}"
+                     HINT "Edit the header comments, not API.md.")

@@ -176,6 +176,21 @@ static stream saved_world(opool *const *p, uint32_t n) {
     return s;
 }
 
+/* The fixture of the failure tests: c reset (no failure planned), d the
+ * descs of world_descs counting through c, hooks reset, and *s the image of
+ * a world made and destroyed again. False if the world could not be made. */
+static bool saved_fixture(counting *c, opool_desc d[NP], stream *s) {
+    memset(c, 0, sizeof *c);
+    c->fail_from = c->fail_only = -1;
+    world_descs(d, c);
+    hooks_reset();
+    world w;
+    if (!world_make(&w, d)) return false;
+    *s = saved_world(w.p, NP);
+    world_destroy(&w);
+    return true;
+}
+
 static stream saved_pool(const opool *p) {
     stream s = stream_new();
     CHECK_EQ_U64(opool_save(p, stream_write, &s), OPOOL_OK);
@@ -455,15 +470,9 @@ static void check_failed_load(const opool_desc *d, uint32_t n, const unsigned ch
 
 TEST(every_allocation_failure_of_a_world_load_is_enomem_with_nothing_built) {
     counting c;
-    memset(&c, 0, sizeof c);
-    c.fail_from = c.fail_only = -1;
     opool_desc d[NP];
-    world_descs(d, &c);
-    hooks_reset();
-    world w;
-    REQUIRE(world_make(&w, d));
-    stream s = saved_world(w.p, NP);
-    world_destroy(&w);
+    stream s;
+    REQUIRE(saved_fixture(&c, d, &s));
     REQUIRE(c.blocks == 0);
     long calls = 0;
     for (long k = 0;; k++) {
@@ -492,15 +501,9 @@ TEST(every_allocation_failure_of_a_world_load_is_enomem_with_nothing_built) {
 
 TEST(every_truncation_of_a_world_image_is_corrupt_with_nothing_built) {
     counting c;
-    memset(&c, 0, sizeof c);
-    c.fail_from = c.fail_only = -1;
     opool_desc d[NP];
-    world_descs(d, &c);
-    hooks_reset();
-    world w;
-    REQUIRE(world_make(&w, d));
-    stream s = saved_world(w.p, NP);
-    world_destroy(&w);
+    stream s;
+    REQUIRE(saved_fixture(&c, d, &s));
     for (size_t len = 0; len < s.size; len++) {
         check_failed_load(d, NP, s.data, len, &c, OPOOL_ECORRUPT, __LINE__);
         CHECK(strcmp(opool_last_load_error()->check, "truncated") == 0);
@@ -512,15 +515,9 @@ TEST(every_truncation_of_a_world_image_is_corrupt_with_nothing_built) {
 
 TEST(every_flipped_bit_of_a_world_image_is_corrupt_with_nothing_built) {
     counting c;
-    memset(&c, 0, sizeof c);
-    c.fail_from = c.fail_only = -1;
     opool_desc d[NP];
-    world_descs(d, &c);
-    hooks_reset();
-    world w;
-    REQUIRE(world_make(&w, d));
-    stream s = saved_world(w.p, NP);
-    world_destroy(&w);
+    stream s;
+    REQUIRE(saved_fixture(&c, d, &s));
     unsigned char *b = (unsigned char *)malloc(s.size);
     REQUIRE(b);
     for (size_t bit = 0; bit < s.size * 8; bit++) {
@@ -534,15 +531,9 @@ TEST(every_flipped_bit_of_a_world_image_is_corrupt_with_nothing_built) {
 
 TEST(a_desc_mismatch_in_the_last_pool_is_einval_with_nothing_built) {
     counting c;
-    memset(&c, 0, sizeof c);
-    c.fail_from = c.fail_only = -1;
     opool_desc d[NP];
-    world_descs(d, &c);
-    hooks_reset();
-    world w;
-    REQUIRE(world_make(&w, d));
-    stream s = saved_world(w.p, NP);
-    world_destroy(&w);
+    stream s;
+    REQUIRE(saved_fixture(&c, d, &s));
     d[2].object_size = 12;
     d[2].report = hk_report;
     check_failed_load(d, NP, s.data, s.size, &c, OPOOL_EINVAL, __LINE__);
@@ -563,15 +554,9 @@ TEST(a_desc_mismatch_in_the_last_pool_is_einval_with_nothing_built) {
 
 TEST(a_rejected_object_finis_exactly_the_objects_already_rebuilt) {
     counting c;
-    memset(&c, 0, sizeof c);
-    c.fail_from = c.fail_only = -1;
     opool_desc d[NP];
-    world_descs(d, &c);
-    hooks_reset();
-    world w;
-    REQUIRE(world_make(&w, d));
-    stream s = saved_world(w.p, NP);
-    world_destroy(&w);
+    stream s;
+    REQUIRE(saved_fixture(&c, d, &s));
     hooks_reset();
     hk.load_fail_at = 4;
     opool *out[NP] = {BAD_OUT, BAD_OUT, BAD_OUT};

@@ -20,7 +20,7 @@
  * and exits 1 on any mismatch. It is deterministic: a fixed-seed xorshift
  * generator, no clock, no libm.
  *
- *   cc -std=c11 -O2 -Iinclude examples/particles.c src/opool.c -o particles
+ *   cc -std=c11 -O2 -Iinclude examples/particles.c src/opool*.c -o particles
  */
 #include "opool.h"
 

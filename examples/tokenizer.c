@@ -29,7 +29,7 @@
  * installed here, and stays intact: the block is not handed out twice, and
  * another program runs as before. Exit status 0 when every check passes.
  *
- *   cc -std=c11 -O2 -Iinclude examples/tokenizer.c src/opool.c src/opool_heap.c -o tokenizer
+ *   cc -std=c11 -O2 -Iinclude examples/tokenizer.c src/opool*.c -o tokenizer
  */
 #include "opool_heap.h"
 

@@ -88,7 +88,7 @@
  * ============================================================================
  * Expected outcomes are return values: NULL, OPOOL_NULL or an opool_status.
  * Bad input never crashes the pool or changes it: a NULL pool, a NULL desc,
- * a zero size or capacity, a bad alignment, an overflowing size, a forged,
+ * a zero capacity, a bad alignment, an overflowing size, a forged,
  * stale or foreign handle or pointer. Findings that point at a bug in the
  * caller go to desc.report (see opool_desc).
  *

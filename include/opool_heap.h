@@ -87,9 +87,10 @@ extern "C" {
 /* An opaque heap, used through opool_heap *. */
 typedef struct opool_heap opool_heap;
 
-/* Flags of opool_heap_desc. OPOOL_HEAP_GROW: a full class adds a page
- * instead of failing; a class keeps at most one empty grown page and gives
- * the others back as they empty. OPOOL_POISON from opool.h also applies: free
+/* Flags of opool_heap_desc. Without OPOOL_HEAP_FIXED a full class adds a page
+ * instead of failing (the default; OPOOL_HEAP_GROW asks for it and changes
+ * nothing); a class keeps at most one empty grown page and gives the others
+ * back as they empty. OPOOL_HEAP_FIXED: a full class fails. OPOOL_POISON from opool.h also applies: free
  * blocks hold 0x1deadb0b (except their first pointer-sized bytes, which hold
  * the free-list link and are not checked), checked when reused. */
 enum {
@@ -124,8 +125,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
      *                 block already freed); counted in rejected.
      *   OPOOL_ESTALE  the same calls on a class block already free (a double
      *                 free); counted in rejected.
-     *   OPOOL_EFULL   an alloc failed because a class was full (without
-     *                 OPOOL_HEAP_GROW) or the allocator failed: an exhaustion
+     *   OPOOL_EFULL   an alloc failed because a class was full (with
+     *                 OPOOL_HEAP_FIXED) or the allocator failed: an exhaustion
      *                 episode, see opool_heap_create; ptr NULL.
      *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a free block's pattern changed,
      *                 found when it is reused. */

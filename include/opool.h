@@ -352,8 +352,9 @@ typedef size_t (*opool_read_fn)(void *ctx, void *data, size_t size);
  *   opool_load's check of the slots: alignof(uint64_t) (a bitmap).
  * So an allocator that gives 32-byte alignment serves any pool whose
  * object_align is at most 32. The default allocator gives a cache line (64)
- * to every block, so chunks start on one. opool_heap, opool_mt and
- * opool_side call free: they need it set. Called only from the thread
+ * to every block, so chunks start on one. opool_heap and opool_mt call free,
+ * never free_aligned: they need free set. opool_side takes no allocator (it
+ * uses the C library's). Called only from the thread
  * making the call that needs memory. */
 typedef struct opool_allocator {
     void *(*alloc)(void *ctx, size_t size, size_t align);

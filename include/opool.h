@@ -269,8 +269,9 @@ typedef enum opool_status {
     OPOOL_EWRITE_AFTER_FREE, /* poison pattern of a free slot changed */
     OPOOL_ETIMEDOUT,         /* reserved: no function returns it (a wait that gives up
                                 returns NULL) */
-    OPOOL_EIO,               /* reading or writing a stream or file failed (save, load) */
-    OPOOL_ENOENT             /* opool_load_file: there is no file at the path */
+    OPOOL_EIO,               /* a write (save) or a file (open, read, sync, rename) failed; a
+                                stream read that comes up short is the input's end (ECORRUPT) */
+    OPOOL_ENOENT             /* opool_load_file, opool_load_many_file: no file at the path */
 } opool_status;
 
 /* What an alloc does when no slot is free (desc.on_full).

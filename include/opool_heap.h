@@ -90,9 +90,10 @@ typedef struct opool_heap opool_heap;
 /* Flags of opool_heap_desc. Without OPOOL_HEAP_FIXED a full class adds a page
  * instead of failing (the default; OPOOL_HEAP_GROW asks for it and changes
  * nothing); a class keeps at most one empty grown page and gives the others
- * back as they empty. OPOOL_HEAP_FIXED: a full class fails. OPOOL_POISON from opool.h also applies: free
- * blocks hold 0x1deadb0b (except their first pointer-sized bytes, which hold
- * the free-list link and are not checked), checked when reused. */
+ * back as they empty. OPOOL_HEAP_FIXED: a full class fails. OPOOL_POISON
+ * from opool.h also applies: free blocks hold 0x1deadb0b (except their first
+ * pointer-sized bytes, which hold the free-list link and are not checked),
+ * checked when reused. */
 enum {
     OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail, not the allocator */
     OPOOL_HEAP_GROW = 1u << 9,        /* a full class adds pages: the default, accepted and

@@ -150,7 +150,7 @@
  * ============================================================================
  * Expected outcomes are return values: NULL, OPOOL_NULL or an opool_status.
  * Bad input never crashes the pool or changes it: a NULL pool, a NULL desc,
- * a zero size or capacity, a bad alignment, an overflowing size, a forged,
+ * a zero capacity, a bad alignment, an overflowing size, a forged,
  * stale or foreign handle or pointer. Findings that point at a bug in the
  * caller go to desc.report (see opool_desc).
  *
@@ -331,8 +331,9 @@ typedef enum opool_status {
     OPOOL_EWRITE_AFTER_FREE, /* poison pattern of a free slot changed */
     OPOOL_ETIMEDOUT,         /* reserved: no function returns it (a wait that gives up
                                 returns NULL) */
-    OPOOL_EIO,               /* reading or writing a stream or file failed (save, load) */
-    OPOOL_ENOENT             /* opool_load_file: there is no file at the path */
+    OPOOL_EIO,               /* a write (save) or a file (open, read, sync, rename) failed; a
+                                stream read that comes up short is the input's end (ECORRUPT) */
+    OPOOL_ENOENT             /* opool_load_file, opool_load_many_file: no file at the path */
 } opool_status;
 
 /* What an alloc does when no slot is free (desc.on_full).
@@ -414,8 +415,9 @@ typedef size_t (*opool_read_fn)(void *ctx, void *data, size_t size);
  *   opool_load's check of the slots: alignof(uint64_t) (a bitmap).
  * So an allocator that gives 32-byte alignment serves any pool whose
  * object_align is at most 32. The default allocator gives a cache line (64)
- * to every block, so chunks start on one. opool_heap, opool_mt and
- * opool_side call free: they need it set. Called only from the thread
+ * to every block, so chunks start on one. opool_heap and opool_mt call free,
+ * never free_aligned: they need free set. opool_side takes no allocator (it
+ * uses the C library's). Called only from the thread
  * making the call that needs memory. */
 typedef struct opool_allocator {
     void *(*alloc)(void *ctx, size_t size, size_t align);
@@ -1021,11 +1023,13 @@ extern "C" {
 /* An opaque heap, used through opool_heap *. */
 typedef struct opool_heap opool_heap;
 
-/* Flags of opool_heap_desc. OPOOL_HEAP_GROW: a full class adds a page
- * instead of failing; a class keeps at most one empty grown page and gives
- * the others back as they empty. OPOOL_POISON from opool.h also applies: free
- * blocks hold 0x1deadb0b (except their first pointer-sized bytes, which hold
- * the free-list link and are not checked), checked when reused. */
+/* Flags of opool_heap_desc. Without OPOOL_HEAP_FIXED a full class adds a page
+ * instead of failing (the default; OPOOL_HEAP_GROW asks for it and changes
+ * nothing); a class keeps at most one empty grown page and gives the others
+ * back as they empty. OPOOL_HEAP_FIXED: a full class fails. OPOOL_POISON
+ * from opool.h also applies: free blocks hold 0x1deadb0b (except their first
+ * pointer-sized bytes, which hold the free-list link and are not checked),
+ * checked when reused. */
 enum {
     OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail, not the allocator */
     OPOOL_HEAP_GROW = 1u << 9,        /* a full class adds pages: the default, accepted and
@@ -1058,8 +1062,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
      *                 block already freed); counted in rejected.
      *   OPOOL_ESTALE  the same calls on a class block already free (a double
      *                 free); counted in rejected.
-     *   OPOOL_EFULL   an alloc failed because a class was full (without
-     *                 OPOOL_HEAP_GROW) or the allocator failed: an exhaustion
+     *   OPOOL_EFULL   an alloc failed because a class was full (with
+     *                 OPOOL_HEAP_FIXED) or the allocator failed: an exhaustion
      *                 episode, see opool_heap_create; ptr NULL.
      *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a free block's pattern changed,
      *                 found when it is reused. */

@@ -5,7 +5,8 @@
  * and hand out ids 0, 1, 2, ... with the last freed one first. Here an
  * id-only pool (object_size 0: handles, no object storage) is that
  * allocator, and the engine keeps its own arrays:
- *   - the arrays are sized from opool_high_water (the slots ever used);
+ *   - the arrays (sized to the pool's capacity) are walked only up to
+ *     opool_high_water (the slots ever used);
  *   - the engine frees by raw index through opool_handle_at;
  *   - contacts store their two bodies as compact 32-bit handles
  *     (opool_handle32), so a contact is 8 bytes, and a contact whose body

@@ -4,7 +4,9 @@
  * A fixed pool of particles (OPOOL_FULL_FAIL). Every frame a fountain emits a
  * few particles and now and then an explosion emits a few hundred, more than
  * the pool has room for: those allocations fail, the pool counts them and
- * reports each exhaustion episode once through desc.report. Every live
+ * reports each exhaustion episode through desc.report at its 1st, 2nd, 4th,
+ * 8th... failure; an episode ends when a quarter of the slots is free again.
+ * Every live
  * particle is moved each frame, and the ones whose life has run out are freed
  * inside the backward iteration over the live roster. Every SORT_EVERY frames
  * the roster is sorted first, so that frame's walk goes through memory in
@@ -20,7 +22,7 @@
  * and exits 1 on any mismatch. It is deterministic: a fixed-seed xorshift
  * generator, no clock, no libm.
  *
- *   cc -std=c11 -O2 -Iinclude examples/particles.c src/opool.c -o particles
+ *   cc -std=c11 -O2 -Iinclude examples/particles.c src/opool*.c -o particles
  */
 #include "opool.h"
 

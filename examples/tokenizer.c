@@ -12,7 +12,8 @@
  *     unary   = "-" unary | NUMBER | IDENT | "(" expr ")"
  *
  * Everything a program needs comes from one heap (opool_heap.h), a
- * malloc-shaped allocator built from size-class pools:
+ * malloc-shaped allocator of size classes in 64 KiB pages (its own
+ * allocator, not a set of opool pools):
  *   - the token array, grown by opool_heap_realloc as the tokenizer goes
  *     (it moves up through the size classes, and past the largest one to the
  *     fallback allocator for a long program);
@@ -29,7 +30,7 @@
  * installed here, and stays intact: the block is not handed out twice, and
  * another program runs as before. Exit status 0 when every check passes.
  *
- *   cc -std=c11 -O2 -Iinclude examples/tokenizer.c src/opool.c src/opool_heap.c -o tokenizer
+ *   cc -std=c11 -O2 -Iinclude examples/tokenizer.c src/opool*.c -o tokenizer
  */
 #include "opool_heap.h"
 

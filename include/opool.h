@@ -88,7 +88,7 @@
  * ============================================================================
  * Expected outcomes are return values: NULL, OPOOL_NULL or an opool_status.
  * Bad input never crashes the pool or changes it: a NULL pool, a NULL desc,
- * a zero size or capacity, a bad alignment, an overflowing size, a forged,
+ * a zero capacity, a bad alignment, an overflowing size, a forged,
  * stale or foreign handle or pointer. Findings that point at a bug in the
  * caller go to desc.report (see opool_desc).
  *
@@ -269,8 +269,9 @@ typedef enum opool_status {
     OPOOL_EWRITE_AFTER_FREE, /* poison pattern of a free slot changed */
     OPOOL_ETIMEDOUT,         /* reserved: no function returns it (a wait that gives up
                                 returns NULL) */
-    OPOOL_EIO,               /* reading or writing a stream or file failed (save, load) */
-    OPOOL_ENOENT             /* opool_load_file: there is no file at the path */
+    OPOOL_EIO,               /* a write (save) or a file (open, read, sync, rename) failed; a
+                                stream read that comes up short is the input's end (ECORRUPT) */
+    OPOOL_ENOENT             /* opool_load_file, opool_load_many_file: no file at the path */
 } opool_status;
 
 /* What an alloc does when no slot is free (desc.on_full).
@@ -352,8 +353,9 @@ typedef size_t (*opool_read_fn)(void *ctx, void *data, size_t size);
  *   opool_load's check of the slots: alignof(uint64_t) (a bitmap).
  * So an allocator that gives 32-byte alignment serves any pool whose
  * object_align is at most 32. The default allocator gives a cache line (64)
- * to every block, so chunks start on one. opool_heap, opool_mt and
- * opool_side call free: they need it set. Called only from the thread
+ * to every block, so chunks start on one. opool_heap and opool_mt call free,
+ * never free_aligned: they need free set. opool_side takes no allocator (it
+ * uses the C library's). Called only from the thread
  * making the call that needs memory. */
 typedef struct opool_allocator {
     void *(*alloc)(void *ctx, size_t size, size_t align);

@@ -87,11 +87,13 @@ extern "C" {
 /* An opaque heap, used through opool_heap *. */
 typedef struct opool_heap opool_heap;
 
-/* Flags of opool_heap_desc. OPOOL_HEAP_GROW: a full class adds a page
- * instead of failing; a class keeps at most one empty grown page and gives
- * the others back as they empty. OPOOL_POISON from opool.h also applies: free
- * blocks hold 0x1deadb0b (except their first pointer-sized bytes, which hold
- * the free-list link and are not checked), checked when reused. */
+/* Flags of opool_heap_desc. Without OPOOL_HEAP_FIXED a full class adds a page
+ * instead of failing (the default; OPOOL_HEAP_GROW asks for it and changes
+ * nothing); a class keeps at most one empty grown page and gives the others
+ * back as they empty. OPOOL_HEAP_FIXED: a full class fails. OPOOL_POISON
+ * from opool.h also applies: free blocks hold 0x1deadb0b (except their first
+ * pointer-sized bytes, which hold the free-list link and are not checked),
+ * checked when reused. */
 enum {
     OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail, not the allocator */
     OPOOL_HEAP_GROW = 1u << 9,        /* a full class adds pages: the default, accepted and
@@ -124,8 +126,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
      *                 block already freed); counted in rejected.
      *   OPOOL_ESTALE  the same calls on a class block already free (a double
      *                 free); counted in rejected.
-     *   OPOOL_EFULL   an alloc failed because a class was full (without
-     *                 OPOOL_HEAP_GROW) or the allocator failed: an exhaustion
+     *   OPOOL_EFULL   an alloc failed because a class was full (with
+     *                 OPOOL_HEAP_FIXED) or the allocator failed: an exhaustion
      *                 episode, see opool_heap_create; ptr NULL.
      *   OPOOL_EWRITE_AFTER_FREE  OPOOL_POISON: a free block's pattern changed,
      *                 found when it is reused. */

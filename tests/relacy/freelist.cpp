@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ostream>
@@ -159,7 +160,8 @@ int main(int argc, char **argv) {
 #else
     bool expect_pass = strcmp(mode, "ok") == 0;
 #endif
-    bool quiet = !expect_pass, all = true;
+    /* RELACY_VERBOSE=1: the broken variants print their failing history too */
+    bool quiet = !expect_pass && !getenv("RELACY_VERBOSE"), all = true;
     /* exhaustive within 2 preemptions, then random schedules */
     all &= run<freelist_test<0>>("pop/push", rl::fair_context_bound_scheduler_type, 0, quiet);
     all &= run<freelist_test<1>>("bulk pop of 2", rl::fair_context_bound_scheduler_type, 0, quiet);

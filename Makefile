@@ -427,9 +427,9 @@ build:
 check: build
 	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
 
-FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h tests/*.c tests/*.h tests/*.cpp tests/support/*.[ch] \
-                          bench/*.c bench/*.h bench/*.cpp examples/*.c examples/*.h fuzz/*.c fuzz/*.h \
-                          cmake/consumer/*.c)
+FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h tests/*.c tests/*.h tests/*.cpp tests/relacy/*.cpp \
+                          tests/support/*.[ch] bench/*.c bench/*.h bench/*.cpp examples/*.c \
+                          examples/*.h fuzz/*.c fuzz/*.h cmake/consumer/*.c)
 
 format:
 	@if [ -z "$(CLANG_FORMAT)" ]; then echo "clang-format not found: nothing formatted"; exit 0; fi; \

@@ -81,6 +81,10 @@ opool_add_copy_test(test_save_portable "${PROJECT_SOURCE_DIR}/tests/test_save.c"
 # has no hook (tests/points/points.cmake).
 include("${PROJECT_SOURCE_DIR}/tests/points/points.cmake")
 
+# opool_mt's free list under the Relacy memory-model checker, when its headers are found
+# (tests/relacy/relacy.cmake).
+include("${PROJECT_SOURCE_DIR}/tests/relacy/relacy.cmake")
+
 include("${PROJECT_SOURCE_DIR}/tests/typed/typed.cmake")
 include("${PROJECT_SOURCE_DIR}/cmake/dist.cmake")
 

@@ -45,18 +45,28 @@ static inline uint64_t opool__episode_failures(const opool__episode *) { return 
 #include "opool_mt_cache.c"
 #include "opool_mt_wait.c"
 
-/* What the included files call elsewhere: never reached without hooks,
- * failures or a sleeping waiter; the wake is the futex word's bump. */
-void opool__mt_failed(opool_mt *) {}
-opool_status opool__mt_rejected(opool_mt *, opool_status s, opool_handle) { return s; }
-void opool__mt_prepare(opool_mt *, uint32_t, uint32_t, void *) {}
-void opool__mt_released(opool_mt *, void *) {}
-void opool__mt_settle(opool_mt *) {}
-uint64_t opool__now_ns(void) { return 0; }
+/* What the included files call elsewhere. Without hooks, failures or a
+ * sleeping waiter none of these is reached, and each fails the test if it
+ * is; the wake is the futex word's bump. */
+#define NEVER_REACHED(what) RL_ASSERT(!"reached: " what)
+void opool__mt_failed(opool_mt *) { NEVER_REACHED("opool__mt_failed"); }
+opool_status opool__mt_rejected(opool_mt *, opool_status s, opool_handle) {
+    NEVER_REACHED("opool__mt_rejected");
+    return s;
+}
+void opool__mt_prepare(opool_mt *, uint32_t, uint32_t, void *) { NEVER_REACHED("prepare"); }
+void opool__mt_released(opool_mt *, void *) { NEVER_REACHED("released"); }
+void opool__mt_settle(opool_mt *) { NEVER_REACHED("settle"); }
+uint64_t opool__now_ns(void) {
+    NEVER_REACHED("opool__now_ns");
+    return 0;
+}
 void opool__sleepq_wake(opool__sleepq *, opool__atomic(uint32_t) * word, uint32_t) {
     opool__atomic_fetch_add_release(word, 1);
 }
-void opool__sleepq_sleep(opool__sleepq *, opool__atomic(uint32_t) *, uint32_t, uint64_t) {}
+void opool__sleepq_sleep(opool__sleepq *, opool__atomic(uint32_t) *, uint32_t, uint64_t) {
+    NEVER_REACHED("opool__sleepq_sleep");
+}
 bool opool__membarrier(void) { return true; } /* nobarrier: does nothing */
 
 enum { NSLOTS = 3, CACHE_CAP = 4 };

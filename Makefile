@@ -322,7 +322,7 @@ bench-deps:
 
 # bench/bench_mt.c, the concurrent benchmark: build/bench/bench_mt runs the pool subjects and
 # glibc malloc, then each allocator build bench_mt_<allocator> found beside it, and prints one
-# table (CSV: build/bench/mt.csv). 2-4 minutes; BENCH_MT_ARGS=--quick: under 20 s.
+# table (CSV: build/bench/mt.csv). 4-8 minutes; BENCH_MT_ARGS=--quick: under 30 s.
 BENCH_MT_ARGS ?=
 .PHONY: bench-mt
 bench-mt: bench-build

@@ -646,23 +646,21 @@ BENCH_ALWAYS_INLINE uint64_t replay_drain(int s, opool_heap *h, uint32_t slots, 
     return sum;
 }
 
-/* One replay: its time in ns; the checksum in *sum. */
-BENCH_ALWAYS_INLINE uint64_t replay_body(int s, const trace *t, uint64_t *sum) {
-    opool_heap *h = s == S_HEAP ? heap_new() : NULL;
+/* One replay on h (NULL for the mallocs): its time in ns; the checksum in *sum. */
+BENCH_ALWAYS_INLINE uint64_t replay_body(int s, opool_heap *h, const trace *t, uint64_t *sum) {
     uint64_t t0 = bench_now_ns();
     uint64_t x = replay_ops(s, h, t->ops, t->nops);
     uint64_t t1 = bench_now_ns();
     *sum = bench_mix(x, replay_drain(s, h, t->slots, t->nops));
-    if (s == S_HEAP) opool_heap_destroy(h);
     return t1 - t0;
 }
 
-static BENCH_NOINLINE uint64_t replay_heap(const trace *t, uint64_t *sum) {
-    return replay_body(S_HEAP, t, sum);
+static BENCH_NOINLINE uint64_t replay_heap(opool_heap *h, const trace *t, uint64_t *sum) {
+    return replay_body(S_HEAP, h, t, sum);
 }
 
 static BENCH_NOINLINE uint64_t replay_malloc(const trace *t, uint64_t *sum) {
-    return replay_body(S_MALLOC, t, sum);
+    return replay_body(S_MALLOC, NULL, t, sum);
 }
 
 /* ==== system calls, by the kernel's tracepoints ================================= */
@@ -719,21 +717,37 @@ static void sysc_read(const sysc *c, int64_t *out) {
 
 /* ==== the child: one subject, one trace ========================================= */
 
-/* The extra fields of a ROW line, in this order. */
+/* One subject's figures for one trace (the extra fields of its ROW line). */
 typedef struct replay_row {
     bench_row b;
-    double cold_ns;   /* the cold replay, ns per call */
-    int64_t rss_base; /* resident before the cold replay */
-    int64_t rss_peak; /* its peak, over rss_base */
-    int peak_exact;   /* 1: VmHWM; 0: RSS at its end (no clear_refs) */
-    int64_t minflt;   /* minor faults of the cold replay */
-    int64_t sc[N_SYSC];
-    int64_t allocs, frees, held_peak; /* opool_heap's allocator; -1 for the mallocs */
-    uint64_t live_peak;
-    int trace_rank; /* display order */
-    int rank;       /* subject order */
+    double cold_ns;        /* the cold replay, ns per call */
+    int64_t rss_base;      /* resident before the cold replay */
+    int64_t rss_peak;      /* its peak, over rss_base */
+    int peak_exact;        /* 1: VmHWM; 0: RSS at its end (no clear_refs) */
+    int64_t minflt[2];     /* minor faults: the cold replay, all warm ones */
+    int64_t sc[2][N_SYSC]; /* system calls: the cold replay, all warm ones; -1: unknown */
+    int64_t req[2];        /* opool_heap's allocator calls, cold and warm; -1: a malloc */
+    int64_t held_peak;     /* the most bytes opool_heap held from its allocator; -1 */
+    uint64_t live_peak;    /* the trace's most bytes live */
+    int trace_rank;        /* display order */
+    int rank;              /* subject order */
 } replay_row;
-#define REPLAY_EXTRA (9 + N_SYSC)
+#define REPLAY_EXTRA 12
+
+/* "a/b/c/d/e": the counts of a system call list. */
+static void put_counts(char *out, size_t cap, const int64_t *v) {
+    int e = 0;
+    for (int i = 0; i < N_SYSC && e >= 0 && (size_t)e < cap; i++)
+        e += snprintf(out + e, cap - (size_t)e, "%s%" PRId64, i ? "/" : "", v[i]);
+}
+
+static void get_counts(const char *s, int64_t *v) {
+    for (int i = 0; i < N_SYSC; i++) {
+        char *end;
+        v[i] = strtoll(s, &end, 10);
+        s = *end == '/' ? end + 1 : end;
+    }
+}
 
 static void child_run(void) {
     bool heap = strcmp(opt.subject, "heap") == 0;
@@ -765,34 +779,45 @@ static void child_run(void) {
     r.b.ops = t.nops;
     r.b.reps = opt.reps;
 
-    /* the cold replay */
-    struct rusage u0, u1;
+    /* The cold replay, then the warm ones, on one heap for the whole process
+     * as the mallocs have theirs: each replay ends with every block freed, so
+     * the next one starts from what the heap kept. */
+    struct rusage u0, u1, u2;
     r.rss_base = bench_rss_bytes();
     r.peak_exact = bench_hwm_reset() && bench_hwm_bytes() > 0;
     getrusage(RUSAGE_SELF, &u0);
-    memset(&g_counted, 0, sizeof g_counted);
     sysc_enable(&c, true);
+    opool_heap *h = heap ? heap_new() : NULL;
     uint64_t sum = 0;
-    uint64_t ns = heap ? replay_heap(&t, &sum) : replay_malloc(&t, &sum);
+    uint64_t ns = heap ? replay_heap(h, &t, &sum) : replay_malloc(&t, &sum);
     sysc_enable(&c, false);
     getrusage(RUSAGE_SELF, &u1);
     r.rss_peak = (r.peak_exact ? bench_hwm_bytes() : bench_rss_bytes()) - r.rss_base;
-    r.minflt = u1.ru_minflt - u0.ru_minflt;
-    sysc_read(&c, r.sc);
-    r.allocs = heap ? (int64_t)g_counted.allocs : -1;
-    r.frees = heap ? (int64_t)g_counted.frees : -1;
-    r.held_peak = heap ? (int64_t)g_counted.peak : -1;
+    sysc_read(&c, r.sc[0]);
+    counted cold = g_counted;
     r.cold_ns = (double)ns / (double)t.nops;
     r.b.checksum = sum;
 
+    sysc_enable(&c, true);
     for (int rep = 0; rep < opt.reps; rep++) {
         uint64_t s2 = 0;
-        ns = heap ? replay_heap(&t, &s2) : replay_malloc(&t, &s2);
+        ns = heap ? replay_heap(h, &t, &s2) : replay_malloc(&t, &s2);
         if (s2 != sum)
             fail("%s, %s: replay %d's checksum %016" PRIx64 " differs from the first's",
                  r.b.workload, r.b.subject, rep + 1, s2);
         r.b.ns[rep] = (double)ns / (double)t.nops;
     }
+    sysc_enable(&c, false);
+    getrusage(RUSAGE_SELF, &u2);
+    sysc_read(&c, r.sc[1]);
+    for (int i = 0; i < N_SYSC; i++)
+        if (r.sc[1][i] >= 0) r.sc[1][i] -= r.sc[0][i];
+    r.minflt[0] = u1.ru_minflt - u0.ru_minflt;
+    r.minflt[1] = u2.ru_minflt - u1.ru_minflt;
+    r.req[0] = heap ? (int64_t)(cold.allocs + cold.frees) : -1;
+    r.req[1] = heap ? (int64_t)(g_counted.allocs + g_counted.frees - cold.allocs - cold.frees) : -1;
+    r.held_peak = heap ? (int64_t)g_counted.peak : -1;
+    if (heap) opool_heap_destroy(h);
     if (t.truncated) snprintf(r.b.note, sizeof r.b.note, "prefix");
 
     char info[200];
@@ -801,14 +826,14 @@ static void child_run(void) {
     else
         bench_alloc_describe(info, sizeof info);
     printf("INFO\t%s\n", info);
-    char extra[512];
-    int e = snprintf(extra, sizeof extra,
-                     "%.4f\t%" PRId64 "\t%" PRId64 "\t%d\t%" PRId64 "\t%" PRId64 "\t%" PRId64
-                     "\t%" PRId64 "\t%" PRIu64,
-                     r.cold_ns, r.rss_base, r.rss_peak, r.peak_exact, r.minflt, r.allocs, r.frees,
-                     r.held_peak, t.live_peak);
-    for (int i = 0; i < N_SYSC; i++)
-        e += snprintf(extra + e, sizeof extra - (size_t)e, "\t%" PRId64, r.sc[i]);
+    char sc0[128], sc1[128], extra[640];
+    put_counts(sc0, sizeof sc0, r.sc[0]);
+    put_counts(sc1, sizeof sc1, r.sc[1]);
+    snprintf(extra, sizeof extra,
+             "%.4f\t%" PRId64 "\t%" PRId64 "\t%d\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64
+             "\t%" PRId64 "\t%" PRIu64 "\t%s\t%s",
+             r.cold_ns, r.rss_base, r.rss_peak, r.peak_exact, r.minflt[0], r.minflt[1], r.req[0],
+             r.req[1], r.held_peak, t.live_peak, sc0, sc1);
     bench_child_put_row(stdout, &r.b, extra);
     fflush(stdout);
 }
@@ -852,12 +877,14 @@ static int parse_child_row(void *ctx, char *line) {
     r->rss_base = strtoll(x[1], NULL, 10);
     r->rss_peak = strtoll(x[2], NULL, 10);
     r->peak_exact = atoi(x[3]);
-    r->minflt = strtoll(x[4], NULL, 10);
-    r->allocs = strtoll(x[5], NULL, 10);
-    r->frees = strtoll(x[6], NULL, 10);
-    r->held_peak = strtoll(x[7], NULL, 10);
-    r->live_peak = strtoull(x[8], NULL, 10);
-    for (int i = 0; i < N_SYSC; i++) r->sc[i] = strtoll(x[9 + i], NULL, 10);
+    r->minflt[0] = strtoll(x[4], NULL, 10);
+    r->minflt[1] = strtoll(x[5], NULL, 10);
+    r->req[0] = strtoll(x[6], NULL, 10);
+    r->req[1] = strtoll(x[7], NULL, 10);
+    r->held_peak = strtoll(x[8], NULL, 10);
+    r->live_peak = strtoull(x[9], NULL, 10);
+    get_counts(x[10], r->sc[0]);
+    get_counts(x[11], r->sc[1]);
     r->trace_rank = g_current_trace;
     r->rank = subj_rank(b.subject);
     return 0;
@@ -922,80 +949,89 @@ static int cmp_rows(const void *a, const void *b) {
 
 static double ratio(double a, double b) { return b > 0 ? a / b : -1; }
 
-static void fmt_count(char *buf, size_t cap, int64_t v) {
+static void fmt_count(char *buf, size_t cap, double v) {
     if (v < 0)
         snprintf(buf, cap, "-");
     else
-        snprintf(buf, cap, "%" PRId64, v);
+        snprintf(buf, cap, "%.0f", v);
 }
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
+/* The system calls of a row's cold replay (w 0) or per warm replay (w 1), in all; -1 unknown. */
+static double sc_total(const replay_row *r, int w) {
+    double n = 0;
+    for (int i = 0; i < N_SYSC; i++) {
+        if (r->sc[w][i] < 0) return -1;
+        n += (double)r->sc[w][i];
+    }
+    return w ? n / r->b.reps : n;
+}
+
 static void print_results(void) {
-    printf("%-10s %-11s %9s %8s %8s %7s %7s | %9s %7s %7s | %8s %9s %6s %6s %6s %6s %6s | %9s\n",
-           "trace", "subject", "median ms", "min", "max", "x glibc", "x mimal", "peak RSS",
-           "x glibc", "x mimal", "cold ms", "minflt", "mmap", "munmap", "madv", "mremap", "brk",
-           "requests");
-    const int ntr = g_ntraces;
-    double geo_t[N_SUBJ][2] = {{0}}, geo_m[N_SUBJ][2] = {{0}};
+    double geo[N_SUBJ][4] = {{0}};
     int geo_n[N_SUBJ] = {0};
-    for (int tr = 0; tr < ntr; tr++) {
-        const trace *t = &g_trace_info[tr];
+    printf("Time and memory (time: warm replays; peak RSS: the cold one):\n\n");
+    printf("%-8s %-11s %9s %8s %8s %7s %7s | %9s %7s %7s | %9s\n", "trace", "subject", "median ms",
+           "min", "max", "x glibc", "x mimal", "peak RSS", "x glibc", "x mimal", "live MiB");
+    for (int tr = 0; tr < g_ntraces; tr++) {
         const replay_row *g = find_row(tr, "glibc"), *m = find_row(tr, "mimalloc");
-        printf("\n%s: %" PRIu64 " calls%s (malloc %" PRIu64 ", calloc %" PRIu64 ", realloc %" PRIu64
-               ", aligned %" PRIu64 ", free %" PRIu64 "), at most %u blocks and %.1f MiB live\n",
-               g_trace_names[tr], t->nops, t->truncated ? " (a prefix: --quick/--ops)" : "",
-               t->n_malloc, t->n_calloc, t->n_realloc, t->n_aligned, t->n_free, t->slots,
-               mib((double)t->live_peak));
+        printf("\n");
         for (int i = 0; i < g_nrows; i++) {
             const replay_row *r = &g_rows[i];
             if (r->trace_rank != tr) continue;
-            double ms = r->b.median * (double)r->b.ops / 1e6;
-            char a[5][16], req[32];
-            double rt1 = g ? ratio(r->b.median, g->b.median) : -1;
-            double rt2 = m ? ratio(r->b.median, m->b.median) : -1;
-            double rm1 = g ? ratio((double)r->rss_peak, (double)g->rss_peak) : -1;
-            double rm2 = m ? ratio((double)r->rss_peak, (double)m->rss_peak) : -1;
-            bench_fmt_ratio(a[0], 16, rt1);
-            bench_fmt_ratio(a[1], 16, rt2);
-            bench_fmt_ratio(a[2], 16, rm1);
-            bench_fmt_ratio(a[3], 16, rm2);
-            if (r->allocs >= 0)
-                snprintf(req, sizeof req, "%" PRId64, r->allocs + r->frees);
-            else
-                snprintf(req, sizeof req, "-");
-            char sc[N_SYSC][24], mf[24];
-            for (int k = 0; k < N_SYSC; k++) fmt_count(sc[k], sizeof sc[k], r->sc[k]);
-            fmt_count(mf, sizeof mf, r->minflt);
-            printf("%-10s %-11s %9.2f %8.2f %8.2f %7s %7s | %7.1fMi %7s %7s | %8.2f %9s %6s %6s "
-                   "%6s %6s %6s | %9s\n",
-                   r->b.workload, r->b.subject, ms, r->b.min * (double)r->b.ops / 1e6,
-                   r->b.max * (double)r->b.ops / 1e6, a[0], a[1], mib((double)r->rss_peak), a[2],
-                   a[3], r->cold_ns * (double)r->b.ops / 1e6, mf, sc[0], sc[1], sc[2], sc[3], sc[4],
-                   req);
-            if (r->rank < N_SUBJ && rt1 > 0 && rt2 > 0 && rm1 > 0 && rm2 > 0) {
-                geo_t[r->rank][0] += log(rt1);
-                geo_t[r->rank][1] += log(rt2);
-                geo_m[r->rank][0] += log(rm1);
-                geo_m[r->rank][1] += log(rm2);
+            double k = (double)r->b.ops / 1e6;
+            double q[4] = {g ? ratio(r->b.median, g->b.median) : -1,
+                           m ? ratio(r->b.median, m->b.median) : -1,
+                           g ? ratio((double)r->rss_peak, (double)g->rss_peak) : -1,
+                           m ? ratio((double)r->rss_peak, (double)m->rss_peak) : -1};
+            char a[4][16];
+            for (int j = 0; j < 4; j++) bench_fmt_ratio(a[j], sizeof a[j], q[j]);
+            printf("%-8s %-11s %9.1f %8.1f %8.1f %7s %7s | %6.1f Mi %7s %7s | %9.1f%s\n",
+                   r->b.workload, r->b.subject, r->b.median * k, r->b.min * k, r->b.max * k, a[0],
+                   a[1], mib((double)r->rss_peak), a[2], a[3], mib((double)r->live_peak),
+                   r->peak_exact ? "" : " (RSS at the end)");
+            if (r->rank < N_SUBJ && q[0] > 0 && q[1] > 0 && q[2] > 0 && q[3] > 0) {
+                for (int j = 0; j < 4; j++) geo[r->rank][j] += log(q[j]);
                 geo_n[r->rank]++;
             }
         }
     }
-    printf("\ngeometric means over the traces (x glibc, x mimalloc):\n");
-    printf("%-11s %7s %7s | %9s %7s\n", "subject", "time", "", "peak RSS", "");
+    printf("\nGeometric means over the traces:\n");
+    printf("%-11s %9s %9s | %9s %9s\n", "subject", "time", "", "peak RSS", "");
+    printf("%-11s %9s %9s | %9s %9s\n", "", "x glibc", "x mimal", "x glibc", "x mimal");
     for (int k = 0; k < N_SUBJ; k++) {
         if (geo_n[k] == 0) continue;
-        printf("%-11s %6.2fx %6.2fx | %8.2fx %6.2fx   (%d traces)\n", subj_order[k],
-               exp(geo_t[k][0] / geo_n[k]), exp(geo_t[k][1] / geo_n[k]),
-               exp(geo_m[k][0] / geo_n[k]), exp(geo_m[k][1] / geo_n[k]), geo_n[k]);
+        printf("%-11s %8.2fx %8.2fx | %8.2fx %8.2fx   (%d traces)\n", subj_order[k],
+               exp(geo[k][0] / geo_n[k]), exp(geo[k][1] / geo_n[k]), exp(geo[k][2] / geo_n[k]),
+               exp(geo[k][3] / geo_n[k]), geo_n[k]);
+    }
+
+    printf("\nThe system: the cold replay, and per warm replay (syscalls: mmap + munmap + madvise\n"
+           "+ mremap + brk; requests: opool_heap's calls of its allocator, alloc + free):\n\n");
+    printf("%-8s %-11s %8s %8s %6s %6s %6s %6s %6s %8s | %8s %8s %8s\n", "trace", "subject",
+           "cold ms", "minflt", "mmap", "munmap", "madv", "mremap", "brk", "requests", "minflt",
+           "syscalls", "requests");
+    for (int tr = 0; tr < g_ntraces; tr++) {
+        printf("\n");
+        for (int i = 0; i < g_nrows; i++) {
+            const replay_row *r = &g_rows[i];
+            if (r->trace_rank != tr) continue;
+            char c[N_SYSC][24], a[4][24];
+            for (int j = 0; j < N_SYSC; j++) fmt_count(c[j], sizeof c[j], (double)r->sc[0][j]);
+            fmt_count(a[0], sizeof a[0], (double)r->req[0]);
+            fmt_count(a[1], sizeof a[1], (double)r->minflt[1] / r->b.reps);
+            fmt_count(a[2], sizeof a[2], sc_total(r, 1));
+            fmt_count(a[3], sizeof a[3], r->req[1] < 0 ? -1 : (double)r->req[1] / r->b.reps);
+            printf("%-8s %-11s %8.1f %8" PRId64 " %6s %6s %6s %6s %6s %8s | %8s %8s %8s\n",
+                   r->b.workload, r->b.subject, r->cold_ns * (double)r->b.ops / 1e6, r->minflt[0],
+                   c[0], c[1], c[2], c[3], c[4], a[0], a[1], a[2], a[3]);
+        }
     }
     for (int i = 0; i < g_nrows; i++)
-        if (g_rows[i].allocs >= 0)
-            printf("(%s, %s: its allocator held at most %.1f MiB: %" PRId64 " allocs, %" PRId64
-                   " frees in the cold replay)\n",
-                   g_rows[i].b.workload, g_rows[i].b.subject, mib((double)g_rows[i].held_peak),
-                   g_rows[i].allocs, g_rows[i].frees);
+        if (g_rows[i].held_peak >= 0)
+            printf("%s%s: opool_heap held at most %.1f MiB from its allocator\n",
+                   i == 0 ? "\n" : "", g_rows[i].b.workload, mib((double)g_rows[i].held_peak));
 }
 
 static int write_csv(const char *path, const char *mode, const bench_machine *m) {
@@ -1008,9 +1044,10 @@ static int write_csv(const char *path, const char *mode, const bench_machine *m)
     fprintf(f, "trace,subject,calls,max_live_blocks,live_peak_bytes,reps,median_ms,min_ms,max_ms,"
                "median_ns_per_call,ratio_time_vs_glibc,ratio_time_vs_mimalloc,cold_ms,"
                "rss_base_bytes,rss_peak_bytes,peak_from_vmhwm,ratio_rss_vs_glibc,"
-               "ratio_rss_vs_mimalloc,minflt,mmap,munmap,madvise,mremap,brk,allocator_allocs,"
-               "allocator_frees,allocator_peak_bytes,checksum,note,mode,cpu,nproc,compiler,flags,"
-               "samples_ns_per_call\n");
+               "ratio_rss_vs_mimalloc,cold_minflt,cold_mmap,cold_munmap,cold_madvise,cold_mremap,"
+               "cold_brk,cold_requests,warm_minflt,warm_mmap,warm_munmap,warm_madvise,warm_mremap,"
+               "warm_brk,warm_requests,allocator_peak_bytes,checksum,note,mode,cpu,nproc,compiler,"
+               "flags,samples_ns_per_call\n");
     for (int i = 0; i < g_nrows; i++) {
         const replay_row *r = &g_rows[i];
         const replay_row *g = find_row(r->trace_rank, "glibc");
@@ -1029,14 +1066,19 @@ static int write_csv(const char *path, const char *mode, const bench_machine *m)
         if (g) fprintf(f, "%.4f", ratio((double)r->rss_peak, (double)g->rss_peak));
         fputc(',', f);
         if (mm) fprintf(f, "%.4f", ratio((double)r->rss_peak, (double)mm->rss_peak));
-        fprintf(f, ",%" PRId64, r->minflt);
-        for (int s = 0; s < N_SYSC; s++) fprintf(f, ",%" PRId64, r->sc[s]);
-        fprintf(f, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%016" PRIx64 ",", r->allocs, r->frees,
-                r->held_peak, r->b.checksum);
+        /* warm figures: per warm replay; -1: not known (requests: not opool_heap) */
+        for (int w = 0; w < 2; w++) {
+            double per = w ? (double)r->b.reps : 1.0;
+            fprintf(f, ",%.1f", (double)r->minflt[w] / per);
+            for (int j = 0; j < N_SYSC; j++)
+                fprintf(f, ",%.1f", r->sc[w][j] < 0 ? -1.0 : (double)r->sc[w][j] / per);
+            fprintf(f, ",%.1f", r->req[w] < 0 ? -1.0 : (double)r->req[w] / per);
+        }
+        fprintf(f, ",%" PRId64 ",%016" PRIx64 ",", r->held_peak, r->b.checksum);
         bench_csv_str(f, r->b.note);
         fputc(',', f);
         bench_csv_machine(f, mode, m);
-        for (int s = 0; s < r->b.reps; s++) fprintf(f, "%s%.3f", s ? " " : "", r->b.ns[s]);
+        for (int j = 0; j < r->b.reps; j++) fprintf(f, "%s%.3f", j ? " " : "", r->b.ns[j]);
         fputs("\"\n", f);
     }
     if (fclose(f) != 0) {
@@ -1171,13 +1213,22 @@ int main(int argc, char **argv) {
     printf("  loadavg:    %s at start, %s at end (other programs skew the figures)\n", load0,
            load1);
     printf("  traces:     %s\n", dir);
+    for (int tr = 0; tr < g_ntraces; tr++) {
+        const trace *t = &g_trace_info[tr];
+        printf("    %-16s %9" PRIu64 " calls%s: malloc %" PRIu64 ", calloc %" PRIu64
+               ", realloc %" PRIu64 ", aligned %" PRIu64 ", free %" PRIu64
+               "; at most %u blocks, %.1f MiB live\n",
+               g_trace_names[tr], t->nops, t->truncated ? " (a prefix)" : "", t->n_malloc,
+               t->n_calloc, t->n_realloc, t->n_aligned, t->n_free, t->slots,
+               mib((double)t->live_peak));
+    }
     for (int s = 0; s < N_SUBJ; s++)
         if (g_info[s][0]) printf("  %-11s %s\n", subj_order[s], g_info[s]);
-    printf("  method:     one process per trace and subject; time: median of %d warm replays\n"
-           "              (ms per replay); peak RSS: the cold replay's VmHWM over the RSS just\n"
-           "              before it; cold ms, minflt, system calls: the cold replay; requests:\n"
-           "              opool_heap's allocator calls (alloc + free) in it; ratios below 1:\n"
-           "              faster / smaller. Every subject's checksum matched.\n\n",
+    printf("  method:     one process per trace and subject, one heap in it: a cold replay,\n"
+           "              then %d warm ones (each ends with every block freed). Time: median\n"
+           "              of the warm replays, ms per replay of the trace; peak RSS: VmHWM of\n"
+           "              the cold replay over the RSS just before it; ratios below 1: faster\n"
+           "              or smaller. Every subject's checksum matched.\n\n",
            opt.reps);
     print_results();
     const char *csv = opt.csv ? opt.csv : "bench/out/replay.csv";

@@ -171,8 +171,7 @@ static void map_grow(void **p, uint64_t *cap, uint64_t need, size_t elem) {
     if (need <= *cap) return;
     uint64_t n = *cap ? *cap : 1u << 16;
     while (n < need) n *= 2;
-    void *q = mremap(*p, *cap * elem, n * elem, MREMAP_MAYMOVE);
-    if (*cap == 0) q = map_bytes(n * elem);
+    void *q = *cap ? mremap(*p, *cap * elem, n * elem, MREMAP_MAYMOVE) : map_bytes(n * elem);
     if (q == MAP_FAILED) fail("mremap to %" PRIu64 " bytes: %s", n * elem, strerror(errno));
     *p = q;
     *cap = n;

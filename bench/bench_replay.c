@@ -28,12 +28,19 @@
  *   mimalloc, jemalloc, tcmalloc
  *                the same in bench_replay_<allocator>, this file linked
  *                with the replacement (bench/bench_child.h).
- * For every trace, the parent runs one process per subject, in an order
- * rotating with the trace: it loads the trace, then replays it once cold
- * (memory and system calls are measured on that run, which is what the
- * program met) and --reps more times warm (the time is their median). A
- * replay ends, untimed, by checking and freeing the blocks the program
- * never freed; opool_heap gets a new heap per replay.
+ * For every trace, the parent runs one process per subject, all at once
+ * but never two replaying together: each in turn (in an order rotating
+ * with the trace) loads the trace and replays it once cold, on one heap for
+ * the whole process as the mallocs have theirs (memory and the system's
+ * share are measured on that run, which is what the program met); then the
+ * parent has them replay it --reps more times warm, one replay per subject
+ * per round, each round in another order, so that a change in the load of
+ * the machine falls on every subject alike (the time is the median of the
+ * warm replays). A replay ends, untimed, by checking and freeing the blocks
+ * the program never freed, so the next one starts from what the heap kept.
+ * The children speak bench_child.h's INFO and ROW lines, plus READY (cold
+ * replay done) and DONE (a warm replay done, after an "R" line on their
+ * stdin: --serve).
  *
  * ============================================================================
  * WHAT A REPLAY DOES
@@ -102,6 +109,7 @@
 
 static struct {
     bool quick, child, no_peers;
+    bool serve;          /* --serve: a child that waits for "R" on stdin before each warm replay */
     const char *subject; /* --subject heap|malloc: this process replays */
     const char *trace;   /* --trace PATH */
     const char *dir;     /* --traces DIR */
@@ -797,14 +805,25 @@ static void child_run(void) {
     r.cold_ns = (double)ns / (double)t.nops;
     r.b.checksum = sum;
 
+    if (opt.serve) {
+        printf("READY\n");
+        fflush(stdout);
+    }
     sysc_enable(&c, true);
     for (int rep = 0; rep < opt.reps; rep++) {
+        char cmd[8];
+        if (opt.serve && (fgets(cmd, sizeof cmd, stdin) == NULL || cmd[0] != 'R'))
+            fail("--serve: no R from the parent before replay %d", rep + 1);
         uint64_t s2 = 0;
         ns = heap ? replay_heap(h, &t, &s2) : replay_malloc(&t, &s2);
         if (s2 != sum)
             fail("%s, %s: replay %d's checksum %016" PRIx64 " differs from the first's",
                  r.b.workload, r.b.subject, rep + 1, s2);
         r.b.ns[rep] = (double)ns / (double)t.nops;
+        if (opt.serve) {
+            printf("DONE\n");
+            fflush(stdout);
+        }
     }
     sysc_enable(&c, false);
     getrusage(RUSAGE_SELF, &u2);
@@ -889,20 +908,129 @@ static int parse_child_row(void *ctx, char *line) {
     return 0;
 }
 
-/* One subject's process for the trace at path: program prog, subject heap|malloc. */
-static int run_subject(const char *prog, const char *subject, const char *path, int slot) {
+/* A subject's process for one trace, run with --serve: it loads the trace
+ * and replays it cold, says READY, then replays it once more per "R" line
+ * (answering DONE), and after the last one writes its INFO and ROW lines and
+ * exits. The parent steps every subject's process in turn, so the warm
+ * replays of the subjects interleave and a change in the machine's load
+ * falls on all of them alike. */
+typedef struct served {
+    pid_t pid;
+    FILE *from; /* its stdout */
+    int to;     /* its stdin */
+    int slot;   /* subject rank, for g_info */
+    char prog[4400];
+} served;
+
+/* The next line from c into line (its newline cut); fails the run at EOF. */
+static void served_line(served *c, char *line, size_t cap, const char *want) {
+    if (fgets(line, (int)cap, c->from) == NULL) {
+        int status = 0;
+        waitpid(c->pid, &status, 0);
+        fail("%s ended (status %d) before %s", c->prog, status, want);
+    }
+    line[strcspn(line, "\r\n")] = '\0';
+}
+
+/* Starts prog for the trace at path and waits for its cold replay; false if
+ * there is no such program. */
+static bool served_start(served *c, const char *prog, const char *subject, const char *path,
+                         int slot) {
+    memset(c, 0, sizeof *c);
+    if (access(prog, X_OK) != 0) return false;
+    snprintf(c->prog, sizeof c->prog, "%s", prog);
+    c->slot = slot;
     char reps[16], ops[32];
     snprintf(reps, sizeof reps, "%d", opt.reps);
     snprintf(ops, sizeof ops, "%" PRIu64, opt.max_ops);
-    char *argv[] = {(char *)prog, "--child",    "--subject", (char *)subject,
-                    "--trace",    (char *)path, "--reps",    reps,
-                    "--ops",      ops,          NULL};
-    char info[200] = "";
-    int rc = bench_child_run("bench_replay", prog, argv, parse_child_row, NULL, info, sizeof info);
-    if (rc == BENCH_CHILD_FAILED) fail("%s --subject %s --trace %s failed", prog, subject, path);
-    if (rc == BENCH_CHILD_OK && slot >= 0 && !g_info[slot][0])
-        snprintf(g_info[slot], sizeof g_info[slot], "%s", info);
-    return rc;
+    char *argv[] = {(char *)prog, "--child",    "--serve", "--subject", (char *)subject,
+                    "--trace",    (char *)path, "--reps",  reps,        "--ops",
+                    ops,          NULL};
+    int down[2], up[2];
+    if (pipe(down) != 0 || pipe(up) != 0) fail("pipe: %s", strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    c->pid = fork();
+    if (c->pid < 0) fail("fork: %s", strerror(errno));
+    if (c->pid == 0) {
+        dup2(down[0], 0);
+        dup2(up[1], 1);
+        close(down[0]);
+        close(down[1]);
+        close(up[0]);
+        close(up[1]);
+        execv(prog, argv);
+        fprintf(stderr, "bench_replay: cannot run %s: %s\n", prog, strerror(errno));
+        _exit(127);
+    }
+    close(down[0]);
+    close(up[1]);
+    c->to = down[1];
+    c->from = fdopen(up[0], "r");
+    if (c->from == NULL) fail("fdopen: %s", strerror(errno));
+    char line[256];
+    served_line(c, line, sizeof line, "READY");
+    if (strcmp(line, "READY") != 0) fail("%s said '%s', not READY", prog, line);
+    return true;
+}
+
+/* One warm replay of c. */
+static void served_step(served *c) {
+    char line[256];
+    if (write(c->to, "R\n", 2) != 2) fail("cannot write to %s: %s", c->prog, strerror(errno));
+    served_line(c, line, sizeof line, "DONE");
+    if (strcmp(line, "DONE") != 0) fail("%s said '%s', not DONE", c->prog, line);
+}
+
+/* Its INFO and ROW lines, then its exit status. */
+static void served_finish(served *c) {
+    char line[4096];
+    bool have_row = false;
+    while (fgets(line, sizeof line, c->from)) {
+        if (strncmp(line, "INFO\t", 5) == 0 && !g_info[c->slot][0])
+            snprintf(g_info[c->slot], sizeof g_info[c->slot], "%.*s",
+                     (int)strcspn(line + 5, "\r\n"), line + 5);
+        else if (strncmp(line, "ROW\t", 4) == 0) {
+            if (parse_child_row(NULL, line) != 0) fail("%s sent a malformed row", c->prog);
+            have_row = true;
+        }
+    }
+    fclose(c->from);
+    close(c->to);
+    int status = 0;
+    waitpid(c->pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !have_row)
+        fail("%s failed (status %d)", c->prog, status);
+}
+
+/* Every subject on the trace at path: cold replays one after the other, then
+ * the warm replays in rounds, each round in another order. */
+static void run_trace(int tr, const char *path, const char *self, const char *here) {
+    served c[N_SUBJ];
+    bool live[N_SUBJ] = {false};
+    for (int j = 0; j < N_SUBJ; j++) {
+        int s = (j + tr) % N_SUBJ;
+        if (s == 0) {
+            live[s] = served_start(&c[s], self, "heap", path, s);
+        } else if (s == 1) {
+            live[s] = served_start(&c[s], self, "malloc", path, s);
+        } else if (!opt.no_peers) {
+            char peer[4400];
+            snprintf(peer, sizeof peer, "%s/bench_replay_%s", here, subj_order[s]);
+            live[s] = served_start(&c[s], peer, "malloc", path, s);
+            if (!live[s] && !g_info[s][0])
+                snprintf(g_info[s], sizeof g_info[s],
+                         "skipped: no bench_replay_%s beside bench_replay", subj_order[s]);
+        }
+        if (s <= 1 && !live[s]) fail("cannot run %s", self);
+    }
+    for (int rep = 0; rep < opt.reps; rep++)
+        for (int j = 0; j < N_SUBJ; j++) {
+            int s = (j + rep + tr) % N_SUBJ;
+            if (live[s]) served_step(&c[s]);
+        }
+    for (int s = 0; s < N_SUBJ; s++)
+        if (live[s]) served_finish(&c[s]);
 }
 
 static int cmp_str(const void *a, const void *b) {
@@ -1125,6 +1253,8 @@ int main(int argc, char **argv) {
             opt.child = true;
         } else if (strcmp(a, "--no-peers") == 0) {
             opt.no_peers = true;
+        } else if (strcmp(a, "--serve") == 0) {
+            opt.serve = true;
         } else if (strcmp(a, "--info") == 0) {
             info_from = i + 1;
             break;
@@ -1155,6 +1285,7 @@ int main(int argc, char **argv) {
     }
 
     uint64_t t_start = bench_now_ns();
+    signal(SIGPIPE, SIG_IGN); /* a child that failed: a write error, said as such */
     bench_machine m;
     bench_machine_get(&m);
     char mode[120], load0[64], load1[64];
@@ -1178,20 +1309,7 @@ int main(int argc, char **argv) {
         }
         g_current_trace = tr;
         uint64_t t0 = bench_now_ns();
-        for (int j = 0; j < N_SUBJ; j++) {
-            int s = (j + tr) % N_SUBJ; /* rotating order */
-            if (s == 0)
-                run_subject(self, "heap", path, 0);
-            else if (s == 1)
-                run_subject(self, "malloc", path, 1);
-            else if (!opt.no_peers) {
-                char peer[4400];
-                snprintf(peer, sizeof peer, "%s/bench_replay_%s", here, subj_order[s]);
-                if (run_subject(peer, "malloc", path, s) == BENCH_CHILD_MISSING && !g_info[s][0])
-                    snprintf(g_info[s], sizeof g_info[s],
-                             "skipped: no bench_replay_%s beside bench_replay", subj_order[s]);
-            }
-        }
+        run_trace(tr, path, self, here);
         fprintf(stderr, "  %-24s %d subjects in %.1f s\n", g_trace_names[tr], N_SUBJ,
                 (double)(bench_now_ns() - t0) / 1e9);
     }
@@ -1224,10 +1342,11 @@ int main(int argc, char **argv) {
     for (int s = 0; s < N_SUBJ; s++)
         if (g_info[s][0]) printf("  %-11s %s\n", subj_order[s], g_info[s]);
     printf("  method:     one process per trace and subject, one heap in it: a cold replay,\n"
-           "              then %d warm ones (each ends with every block freed). Time: median\n"
-           "              of the warm replays, ms per replay of the trace; peak RSS: VmHWM of\n"
-           "              the cold replay over the RSS just before it; ratios below 1: faster\n"
-           "              or smaller. Every subject's checksum matched.\n\n",
+           "              then %d warm ones (each ends with every block freed), the subjects'\n"
+           "              warm replays interleaved. Time: median of the warm replays, ms per\n"
+           "              replay of the trace; peak RSS: VmHWM of the cold replay over the RSS\n"
+           "              just before it; ratios below 1: faster or smaller. Every subject's\n"
+           "              checksum matched.\n\n",
            opt.reps);
     print_results();
     const char *csv = opt.csv ? opt.csv : "bench/out/replay.csv";

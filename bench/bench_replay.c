@@ -160,6 +160,7 @@ typedef struct trace {
     uint64_t n_malloc, n_calloc, n_realloc, n_free, n_aligned;
     uint64_t requested; /* bytes asked for by every allocation and realloc */
     uint32_t largest, threads;
+    uint64_t by_log2[33];      /* allocations (and realloc targets) of size in [2^(k-1), 2^k) */
     uint64_t records, unknown; /* the tracer's STATS, if present */
     bool truncated;            /* --ops or --quick cut it */
     char text[512];            /* the header: which program */
@@ -304,6 +305,13 @@ static uint32_t size32(uint64_t z, const char *path) {
     return (uint32_t)z;
 }
 
+/* The bucket of by_log2 for size z: 0 for 0, k for [2^(k-1), 2^k), 32 from 2^31. */
+static int size_log2(uint64_t z) {
+    int k = 0;
+    while (k < 32 && z >> k) k++;
+    return k;
+}
+
 /* A new block of size z: the next id, a slot. */
 static uint32_t new_block(trace *t, loader *L, uint64_t z) {
     uint32_t slot;
@@ -319,6 +327,7 @@ static uint32_t new_block(trace *t, loader *L, uint64_t z) {
     L->slot_size[slot] = (uint32_t)z;
     L->live += z;
     t->requested += z;
+    t->by_log2[size_log2(z)]++;
     if (L->live > t->live_peak) t->live_peak = L->live;
     if (z > t->largest) t->largest = (uint32_t)z;
     return slot;
@@ -409,6 +418,7 @@ static void trace_load(trace *t, const char *path, uint64_t max_ops) {
             L.slot_size[slot] = size32(b, path);
             L.live += b;
             t->requested += b;
+            t->by_log2[size_log2(b)]++;
             if (L.live > t->live_peak) t->live_peak = L.live;
             if (b > t->largest) t->largest = (uint32_t)b;
             push_op(t, K_REALLOC, slot, (uint32_t)b);
@@ -1225,6 +1235,14 @@ static void print_info(const char *path) {
            path, t.text, t.nops, t.n_malloc, t.n_calloc, t.n_realloc, t.n_aligned, t.n_free,
            t.truncated ? " (a prefix)" : "", t.slots, mib((double)t.live_peak),
            mib((double)t.requested), t.largest, t.threads, t.records, t.unknown);
+    uint64_t all = 0;
+    for (int k = 0; k <= 32; k++) all += t.by_log2[k];
+    printf("  sizes:    (allocations and realloc targets, by power of 2)\n");
+    for (int k = 0; k <= 32; k++)
+        if (t.by_log2[k])
+            printf("            %10" PRIu64 " .. %-10" PRIu64 " %10" PRIu64 "  %5.1f%%\n",
+                   k ? (uint64_t)1 << (k - 1) : 0, k ? ((uint64_t)1 << k) - 1 : 0, t.by_log2[k],
+                   100.0 * (double)t.by_log2[k] / (double)all);
     map_free(t.ops, t.ops_cap, sizeof(op));
 }
 

@@ -397,7 +397,8 @@ static void at_fork_prepare(void) { lock(); }
 static void at_fork_parent(void) { unlock(); }
 static void at_fork_child(void) {
     pthread_mutex_init(&g_lock, NULL);
-    /* a trace of its own: nothing of the parent's buffer, map or ids */
+    /* a trace of its own: nothing of the parent's file, buffer, map or ids */
+    if (g_fd >= 0) close(g_fd);
     g_fd = -1;
     g_len = 0;
     g_disabled = 0;
@@ -487,7 +488,7 @@ EXPORT void *calloc(size_t n, size_t size) {
 EXPORT void free(void *p) {
     if (p == NULL || is_boot(p)) return;
     if (!enter()) {
-        real_free(p);
+        if (real_free) real_free(p); /* unset only while dlsym runs: such a block leaks */
         return;
     }
     uint64_t back = back_of(p);

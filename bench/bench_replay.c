@@ -4,9 +4,10 @@
  * malloc, mimalloc, jemalloc and tcmalloc, single-threaded.
  *
  * Usage: bench_replay [--quick] [--reps N] [--only LIST] [--csv PATH]
- *                     [--no-peers] [--traces DIR] [--ops N]
+ *                     [--no-peers] [--subjects LIST] [--traces DIR] [--ops N]
  *        bench_replay --info TRACE...     what a trace holds
- *   (LIST: trace names, e.g. sqlite,cc1; DIR: default the source tree's
+ *   (--only: trace names, e.g. sqlite,cc1; --subjects: some of opool_heap,
+ *    glibc, mimalloc, jemalloc, tcmalloc; DIR: default the source tree's
  *    bench/traces; TRACE: a file as the tracer writes it, or compressed
  *    with xz or gzip)
  *
@@ -117,6 +118,7 @@ static struct {
     int reps;
     const char *csv;
     const char *only;
+    const char *subjects; /* --subjects LIST: of subj_order; NULL: all */
 } opt;
 
 enum { S_HEAP, S_MALLOC };
@@ -1020,6 +1022,7 @@ static void run_trace(int tr, const char *path, const char *self, const char *he
     bool live[N_SUBJ] = {false};
     for (int j = 0; j < N_SUBJ; j++) {
         int s = (j + tr) % N_SUBJ;
+        if (!bench_list_has(opt.subjects, subj_order[s])) continue;
         if (s == 0) {
             live[s] = served_start(&c[s], self, "heap", path, s);
         } else if (s == 1) {
@@ -1249,11 +1252,12 @@ static void print_info(const char *path) {
 static void usage(FILE *f) {
     fprintf(f,
             "usage: bench_replay [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]\n"
-            "                    [--traces DIR] [--ops N]\n"
+            "                    [--subjects LIST] [--traces DIR] [--ops N]\n"
             "       bench_replay --info TRACE...\n"
-            "  LIST: trace names (the file name before .trace)\n"
+            "  --only      these traces (a trace's name: its file name before .trace)\n"
             "  --quick     a prefix of each trace (200,000 calls), 3 warm replays\n"
             "  --no-peers  do not run the allocator builds bench_replay_<allocator>\n"
+            "  --subjects  only these of opool_heap,glibc,mimalloc,jemalloc,tcmalloc\n"
             "  --traces    the directory of *.trace[.xz|.gz] (default %s)\n"
             "  --ops N     replay only the first N calls of each trace\n"
             "  --csv       CSV output (default bench/out/replay.csv)\n",
@@ -1282,6 +1286,8 @@ int main(int argc, char **argv) {
                 fail("--subject wants heap or malloc");
         } else if (strcmp(a, "--trace") == 0 && v) {
             opt.trace = argv[++i];
+        } else if (strcmp(a, "--subjects") == 0 && v) {
+            opt.subjects = argv[++i];
         } else if (strcmp(a, "--traces") == 0 && v) {
             opt.dir = argv[++i];
         } else if (strcmp(a, "--ops") == 0 && v) {

@@ -72,13 +72,16 @@
  *              is VmHWM minus that baseline; the same setup in every
  *              subject's process). "live" is the most bytes the program
  *              had asked for and not freed at once: no heap can go below it.
- *   minflt     minor page faults of the cold replay (getrusage).
- *   syscalls   mmap, munmap, madvise, mremap and brk calls of the cold
- *              replay, counted by the kernel's syscall tracepoints through
- *              perf_event_open (needs root or perf_event_paranoid <= 1 and
- *              tracefs; "-" where not available).
- *   requests   opool_heap only: calls of its allocator (alloc + free) in the
- *              cold replay, and the most bytes it held from it at once.
+ *   minflt     minor page faults (getrusage), of the cold replay and per
+ *              warm replay.
+ *   syscalls   mmap, munmap, madvise, mremap and brk calls, of the cold
+ *              replay and per warm replay, counted by the kernel's syscall
+ *              tracepoints through perf_event_open (needs root or
+ *              perf_event_paranoid <= 1 and tracefs; "-" where not
+ *              available).
+ *   requests   opool_heap only: calls of its allocator (alloc + free; its
+ *              fallback blocks included), of the cold replay and per warm
+ *              replay, and the most bytes it held from it at once.
  * --quick replays a prefix of each trace (the first 200,000 calls, the
  * blocks still live at its end freed untimed) with 3 warm replays.
  */
@@ -89,6 +92,7 @@
 
 #include "bench_util.h"
 #include "bench_child.h"
+#include "trace/trace_format.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -124,23 +128,6 @@ static struct {
 enum { S_HEAP, S_MALLOC };
 
 /* ==== the trace ================================================================ */
-
-/* The tracer's opcodes (bench/trace/tracer.c says the format). */
-enum {
-    T_MALLOC = 1,
-    T_CALLOC,
-    T_REALLOC,
-    T_FREE,
-    T_MEMALIGN,
-    T_POSIX_MEMALIGN,
-    T_ALIGNED_ALLOC,
-    T_VALLOC,
-    T_PVALLOC,
-    T_REALLOC_FREE,
-    T_THREAD,
-    T_STATS,
-    T_REALLOC_NEW
-};
 
 /* One replayed call: kind in the top 4 bits of ks, the slot below; for
  * K_ALIGNED, log2 of the alignment in the top 5 bits of size. */
@@ -369,7 +356,7 @@ static void trace_load(trace *t, const char *path, uint64_t max_ops) {
         if (b < 0) fail("%s: not a trace (too short)", path);
         magic[i] = (char)b;
     }
-    if (memcmp(magic, "OPTRACE1", 8) != 0) fail("%s: not a trace (no OPTRACE1)", path);
+    if (memcmp(magic, TRACE_MAGIC, 8) != 0) fail("%s: not a trace (no " TRACE_MAGIC ")", path);
     uint64_t tl = reader_varint(r, path);
     for (uint64_t i = 0; i < tl; i++) {
         int b = reader_byte(r);

@@ -164,15 +164,16 @@ static void *map_bytes(size_t bytes) {
     return p;
 }
 
-/* Grows *p (mapped, *cap elements of elem bytes) to hold at least need. */
-static void map_grow(void **p, uint64_t *cap, uint64_t need, size_t elem) {
-    if (need <= *cap) return;
+/* p (mapped, *cap elements of elem bytes; NULL when *cap is 0) grown to hold
+ * at least need elements: where it is now. */
+static void *map_grow(void *p, uint64_t *cap, uint64_t need, size_t elem) {
+    if (need <= *cap) return p;
     uint64_t n = *cap ? *cap : 1u << 16;
     while (n < need) n *= 2;
-    void *q = *cap ? mremap(*p, *cap * elem, n * elem, MREMAP_MAYMOVE) : map_bytes(n * elem);
+    void *q = *cap ? mremap(p, *cap * elem, n * elem, MREMAP_MAYMOVE) : map_bytes(n * elem);
     if (q == MAP_FAILED) fail("mremap to %" PRIu64 " bytes: %s", n * elem, strerror(errno));
-    *p = q;
     *cap = n;
+    return q;
 }
 
 static void map_free(void *p, uint64_t cap, size_t elem) {
@@ -282,7 +283,7 @@ typedef struct loader {
 } loader;
 
 static void push_op(trace *t, uint32_t kind, uint32_t slot, uint32_t size) {
-    map_grow((void **)&t->ops, &t->ops_cap, t->nops + 1, sizeof(op));
+    t->ops = map_grow(t->ops, &t->ops_cap, t->nops + 1, sizeof(op));
     t->ops[t->nops].ks = kind << SLOT_BITS | slot;
     t->ops[t->nops].size = size;
     t->nops++;
@@ -301,7 +302,21 @@ static int size_log2(uint64_t z) {
     return k;
 }
 
-/* A new block of size z: the next id, a slot. */
+/* The block of z bytes now in slot takes the next id: a new block, or a
+ * realloc's result in its old block's slot. */
+static void take_id(trace *t, loader *L, uint32_t slot, uint64_t z) {
+    L->id_slot = map_grow(L->id_slot, &L->id_cap, L->next_id + 1, sizeof(uint32_t));
+    L->id_slot[L->next_id++] = slot;
+    L->slot_size = map_grow(L->slot_size, &L->size_cap, (uint64_t)slot + 1, sizeof(uint32_t));
+    L->slot_size[slot] = (uint32_t)z;
+    L->live += z;
+    t->requested += z;
+    t->by_log2[size_log2(z)]++;
+    if (L->live > t->live_peak) t->live_peak = L->live;
+    if (z > t->largest) t->largest = (uint32_t)z;
+}
+
+/* A new block of z bytes (< 4 GiB): its slot. */
 static uint32_t new_block(trace *t, loader *L, uint64_t z) {
     uint32_t slot;
     if (L->nfree)
@@ -310,15 +325,7 @@ static uint32_t new_block(trace *t, loader *L, uint64_t z) {
         if (t->slots > SLOT_MASK) fail("more than %u blocks live at once", SLOT_MASK);
         slot = t->slots++;
     }
-    map_grow((void **)&L->id_slot, &L->id_cap, L->next_id + 1, sizeof(uint32_t));
-    L->id_slot[L->next_id++] = slot;
-    map_grow((void **)&L->slot_size, &L->size_cap, (uint64_t)slot + 1, sizeof(uint32_t));
-    L->slot_size[slot] = (uint32_t)z;
-    L->live += z;
-    t->requested += z;
-    t->by_log2[size_log2(z)]++;
-    if (L->live > t->live_peak) t->live_peak = L->live;
-    if (z > t->largest) t->largest = (uint32_t)z;
+    take_id(t, L, slot, z);
     return slot;
 }
 
@@ -334,7 +341,7 @@ static uint32_t old_block(loader *L, uint64_t back, const char *path) {
 }
 
 static void release_slot(loader *L, uint32_t slot) {
-    map_grow((void **)&L->free_slots, &L->free_cap, L->nfree + 1, sizeof(uint32_t));
+    L->free_slots = map_grow(L->free_slots, &L->free_cap, L->nfree + 1, sizeof(uint32_t));
     L->free_slots[L->nfree++] = slot;
 }
 
@@ -378,8 +385,8 @@ static void trace_load(trace *t, const char *path, uint64_t max_ops) {
         switch (code) {
         case T_MALLOC:
         case T_REALLOC_NEW:
-            a = reader_varint(r, path);
-            push_op(t, K_MALLOC, new_block(t, &L, a), size32(a, path));
+            a = size32(reader_varint(r, path), path);
+            push_op(t, K_MALLOC, new_block(t, &L, a), (uint32_t)a);
             t->n_malloc++;
             break;
         case T_CALLOC:
@@ -401,15 +408,7 @@ static void trace_load(trace *t, const char *path, uint64_t max_ops) {
                 t->n_malloc++;
                 break;
             }
-            /* the new block takes the old one's slot */
-            map_grow((void **)&L.id_slot, &L.id_cap, L.next_id + 1, sizeof(uint32_t));
-            L.id_slot[L.next_id++] = slot;
-            L.slot_size[slot] = size32(b, path);
-            L.live += b;
-            t->requested += b;
-            t->by_log2[size_log2(b)]++;
-            if (L.live > t->live_peak) t->live_peak = L.live;
-            if (b > t->largest) t->largest = (uint32_t)b;
+            take_id(t, &L, slot, size32(b, path)); /* the old block's slot */
             push_op(t, K_REALLOC, slot, (uint32_t)b);
             t->n_realloc++;
             break;

@@ -5,6 +5,7 @@
  *
  * Usage: bench_replay [--quick] [--reps N] [--only LIST] [--csv PATH]
  *                     [--no-peers] [--subjects LIST] [--traces DIR] [--ops N]
+ *                     [--counted]
  *        bench_replay --info TRACE...     what a trace holds
  *   (--only: trace names, e.g. sqlite,cc1; --subjects: some of opool_heap,
  *    glibc, mimalloc, jemalloc, tcmalloc; DIR: default the source tree's
@@ -15,12 +16,13 @@
  * SUBJECTS, EACH IN A FRESH PROCESS
  * ============================================================================
  *   opool_heap   opool_heap_alloc / _calloc / _realloc / _free through the
- *                public header: default classes, OPOOL_HEAP_GROW; blocks
- *                above its largest class go to its fallback allocator, as
- *                the heap does. Its allocator is the C library's (glibc
- *                here) through a counting pass-through: the same
- *                posix_memalign / free as the default, plus a count of the
- *                requests. Alignment above 16 (posix_memalign, memalign,
+ *                public header: default classes, OPOOL_HEAP_GROW, and
+ *                desc.allocator zero, so its memory comes from wherever the
+ *                heap takes it by default; blocks above its largest class go
+ *                to its fallback, as the heap does. --counted gives it an
+ *                allocator instead: glibc's posix_memalign / free (the
+ *                alignment at least 64) behind a counter of its requests.
+ *                Alignment above 16 (posix_memalign, memalign,
  *                aligned_alloc, valloc, pvalloc in the trace; rare): the
  *                heap has no aligned alloc, so the replay asks for size +
  *                align - 1 and rounds up, as a program would; a realloc of
@@ -79,9 +81,10 @@
  *              tracepoints through perf_event_open (needs root or
  *              perf_event_paranoid <= 1 and tracefs; "-" where not
  *              available).
- *   requests   opool_heap only: calls of its allocator (alloc + free; its
- *              fallback blocks included), of the cold replay and per warm
- *              replay, and the most bytes it held from it at once.
+ *   requests   opool_heap with --counted only: calls of its allocator
+ *              (alloc + free; its fallback blocks included), of the cold
+ *              replay and per warm replay, and the most bytes it held from
+ *              it at once.
  * --quick replays a prefix of each trace (the first 200,000 calls, the
  * blocks still live at its end freed untimed) with 3 warm replays.
  */
@@ -115,6 +118,7 @@
 static struct {
     bool quick, child, no_peers;
     bool serve;          /* --serve: a child that waits for "R" on stdin before each warm replay */
+    bool counted;        /* --counted: opool_heap's memory through a counting pass-through */
     const char *subject; /* --subject heap|malloc: this process replays */
     const char *trace;   /* --trace PATH */
     const char *dir;     /* --traces DIR */
@@ -517,13 +521,17 @@ static void counted_free(void *ctx, void *ptr, size_t size) {
     free(ptr);
 }
 
+/* The heap as a user gets it (desc.allocator zero: whatever the heap does
+ * for memory by default), or with --counted through counted_alloc. */
 static opool_heap *heap_new(void) {
     opool_heap_desc d;
     memset(&d, 0, sizeof d);
     d.flags = OPOOL_HEAP_GROW;
-    d.allocator.alloc = counted_alloc;
-    d.allocator.free = counted_free;
-    d.allocator.ctx = &g_counted;
+    if (opt.counted) {
+        d.allocator.alloc = counted_alloc;
+        d.allocator.free = counted_free;
+        d.allocator.ctx = &g_counted;
+    }
     opool_heap *h = NULL;
     if (opool_heap_create(&h, &d) != OPOOL_OK) fail("opool_heap_create");
     return h;
@@ -830,15 +838,20 @@ static void child_run(void) {
         if (r.sc[1][i] >= 0) r.sc[1][i] -= r.sc[0][i];
     r.minflt[0] = u1.ru_minflt - u0.ru_minflt;
     r.minflt[1] = u2.ru_minflt - u1.ru_minflt;
-    r.req[0] = heap ? (int64_t)(cold.allocs + cold.frees) : -1;
-    r.req[1] = heap ? (int64_t)(g_counted.allocs + g_counted.frees - cold.allocs - cold.frees) : -1;
-    r.held_peak = heap ? (int64_t)g_counted.peak : -1;
+    bool counting = heap && opt.counted;
+    r.req[0] = counting ? (int64_t)(cold.allocs + cold.frees) : -1;
+    r.req[1] =
+        counting ? (int64_t)(g_counted.allocs + g_counted.frees - cold.allocs - cold.frees) : -1;
+    r.held_peak = counting ? (int64_t)g_counted.peak : -1;
     if (heap) opool_heap_destroy(h);
     if (t.truncated) snprintf(r.b.note, sizeof r.b.note, "prefix");
 
     char info[200];
     if (heap)
-        snprintf(info, sizeof info, "opool_heap (pages from glibc, counted)");
+        snprintf(info, sizeof info, "opool_heap, %s",
+                 opt.counted
+                     ? "its memory from glibc's posix_memalign through a counter (--counted)"
+                     : "desc.allocator zero: its default source of memory");
     else
         bench_alloc_describe(info, sizeof info);
     printf("INFO\t%s\n", info);
@@ -941,9 +954,19 @@ static bool served_start(served *c, const char *prog, const char *subject, const
     char reps[16], ops[32];
     snprintf(reps, sizeof reps, "%d", opt.reps);
     snprintf(ops, sizeof ops, "%" PRIu64, opt.max_ops);
-    char *argv[] = {(char *)prog, "--child",    "--serve", "--subject", (char *)subject,
-                    "--trace",    (char *)path, "--reps",  reps,        "--ops",
-                    ops,          NULL};
+    char *argv[] = {(char *)prog,
+                    "--child",
+                    "--serve",
+                    "--subject",
+                    (char *)subject,
+                    "--trace",
+                    (char *)path,
+                    "--reps",
+                    reps,
+                    "--ops",
+                    ops,
+                    opt.counted ? "--counted" : NULL,
+                    NULL};
     int down[2], up[2];
     if (pipe(down) != 0 || pipe(up) != 0) fail("pipe: %s", strerror(errno));
     fflush(stdout);
@@ -1139,7 +1162,8 @@ static void print_results(void) {
     }
 
     printf("\nThe system: the cold replay, and per warm replay (syscalls: mmap + munmap + madvise\n"
-           "+ mremap + brk; requests: opool_heap's calls of its allocator, alloc + free):\n\n");
+           "+ mremap + brk; requests: with --counted, opool_heap's calls of its allocator,\n"
+           "alloc + free):\n\n");
     printf("%-8s %-11s %8s %8s %6s %6s %6s %6s %6s %8s | %8s %8s %8s\n", "trace", "subject",
            "cold ms", "minflt", "mmap", "munmap", "madv", "mremap", "brk", "requests", "minflt",
            "syscalls", "requests");
@@ -1159,10 +1183,13 @@ static void print_results(void) {
                    c[0], c[1], c[2], c[3], c[4], a[0], a[1], a[2], a[3]);
         }
     }
+    bool first = true;
     for (int i = 0; i < g_nrows; i++)
-        if (g_rows[i].held_peak >= 0)
-            printf("%s%s: opool_heap held at most %.1f MiB from its allocator\n",
-                   i == 0 ? "\n" : "", g_rows[i].b.workload, mib((double)g_rows[i].held_peak));
+        if (g_rows[i].held_peak >= 0) {
+            printf("%s%s: opool_heap held at most %.1f MiB from its allocator\n", first ? "\n" : "",
+                   g_rows[i].b.workload, mib((double)g_rows[i].held_peak));
+            first = false;
+        }
 }
 
 static int write_csv(const char *path, const char *mode, const bench_machine *m) {
@@ -1243,12 +1270,14 @@ static void print_info(const char *path) {
 static void usage(FILE *f) {
     fprintf(f,
             "usage: bench_replay [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]\n"
-            "                    [--subjects LIST] [--traces DIR] [--ops N]\n"
+            "                    [--subjects LIST] [--traces DIR] [--ops N] [--counted]\n"
             "       bench_replay --info TRACE...\n"
             "  --only      these traces (a trace's name: its file name before .trace)\n"
             "  --quick     a prefix of each trace (200,000 calls), 3 warm replays\n"
             "  --no-peers  do not run the allocator builds bench_replay_<allocator>\n"
             "  --subjects  only these of opool_heap,glibc,mimalloc,jemalloc,tcmalloc\n"
+            "  --counted   opool_heap's memory from glibc's posix_memalign through a\n"
+            "              counter (its requests), not its default source\n"
             "  --traces    the directory of *.trace[.xz|.gz] (default %s)\n"
             "  --ops N     replay only the first N calls of each trace\n"
             "  --csv       CSV output (default bench/out/replay.csv)\n",
@@ -1268,6 +1297,8 @@ int main(int argc, char **argv) {
             opt.no_peers = true;
         } else if (strcmp(a, "--serve") == 0) {
             opt.serve = true;
+        } else if (strcmp(a, "--counted") == 0) {
+            opt.counted = true;
         } else if (strcmp(a, "--info") == 0) {
             info_from = i + 1;
             break;

@@ -346,7 +346,7 @@ bench-heap: bench-build
 
 # bench/bench_replay.c: each trace of bench/traces (bench/traces/README.md) replayed against
 # opool_heap and glibc, then each allocator build bench_replay_<allocator>, one process per
-# trace and subject (CSV: bench/out/replay.csv). About a minute; --quick: a prefix of each.
+# trace and subject (CSV: bench/out/replay.csv). About 2 minutes; --quick: a prefix of each.
 # First bench/trace/check.sh: the tracer still records threads, fork and exec as it should.
 BENCH_REPLAY_ARGS ?= $(filter --quick --no-peers,$(BENCH_HEAP_ARGS))
 .PHONY: bench-replay bench-replay-run

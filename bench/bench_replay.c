@@ -36,14 +36,15 @@
  * with the trace) loads the trace and replays it once cold, on one heap for
  * the whole process as the mallocs have theirs (memory and the system's
  * share are measured on that run, which is what the program met); then the
- * parent has them replay it --reps more times warm, one replay per subject
+ * parent has them replay it --reps more times warm, one turn per subject
  * per round, each round in another order, so that a change in the load of
  * the machine falls on every subject alike (the time is the median of the
- * warm replays). A replay ends, untimed, by checking and freeing the blocks
- * the program never freed, so the next one starts from what the heap kept.
- * The children speak bench_child.h's INFO and ROW lines, plus READY (cold
- * replay done) and DONE (a warm replay done, after an "R" line on their
- * stdin: --serve).
+ * warm replays). A turn is two replays back to back, the second measured:
+ * the first absorbs what the wait for the turn did (a heap that gives
+ * memory back after a delay may have done so while idle). A replay ends, untimed, by checking and
+ * freeing the blocks the program never freed, so the next one starts from what the heap kept. The
+ * children speak bench_child.h's INFO and ROW lines, plus READY (cold replay done) and DONE (a warm
+ * replay done, after an "R" line on their stdin: --serve).
  *
  * ============================================================================
  * WHAT A REPLAY DOES
@@ -795,7 +796,7 @@ static void child_run(void) {
     /* The cold replay, then the warm ones, on one heap for the whole process
      * as the mallocs have theirs: each replay ends with every block freed, so
      * the next one starts from what the heap kept. */
-    struct rusage u0, u1, u2;
+    struct rusage u0, u1;
     r.rss_base = bench_rss_bytes();
     r.peak_exact = bench_hwm_reset() && bench_hwm_bytes() > 0;
     getrusage(RUSAGE_SELF, &u0);
@@ -815,13 +816,35 @@ static void child_run(void) {
         printf("READY\n");
         fflush(stdout);
     }
-    sysc_enable(&c, true);
+    /* The warm replays. Served, each turn starts with a replay that is not
+     * measured: it follows the idle time while the other subjects had their
+     * turns, in which a heap that gives memory back after a delay (a timer,
+     * a decay) may have done so; the measured replay then follows a replay
+     * of its own at once, as every warm replay does when run back to back. */
+    int64_t sc_sum[N_SYSC] = {0}, flt_sum = 0;
+    uint64_t req_sum = 0;
     for (int rep = 0; rep < opt.reps; rep++) {
         char cmd[8];
-        if (opt.serve && (fgets(cmd, sizeof cmd, stdin) == NULL || cmd[0] != 'R'))
-            fail("--serve: no R from the parent before replay %d", rep + 1);
         uint64_t s2 = 0;
+        if (opt.serve) {
+            if (fgets(cmd, sizeof cmd, stdin) == NULL || cmd[0] != 'R')
+                fail("--serve: no R from the parent before replay %d", rep + 1);
+            (void)(heap ? replay_heap(h, &t, &s2) : replay_malloc(&t, &s2)); /* settle */
+        }
+        int64_t sc_a[N_SYSC], sc_b[N_SYSC];
+        struct rusage ua, ub;
+        uint64_t req_a = g_counted.allocs + g_counted.frees;
+        sysc_read(&c, sc_a);
+        getrusage(RUSAGE_SELF, &ua);
+        sysc_enable(&c, true);
         ns = heap ? replay_heap(h, &t, &s2) : replay_malloc(&t, &s2);
+        sysc_enable(&c, false);
+        getrusage(RUSAGE_SELF, &ub);
+        sysc_read(&c, sc_b);
+        for (int i = 0; i < N_SYSC; i++)
+            sc_sum[i] = sc_a[i] < 0 || sc_sum[i] < 0 ? -1 : sc_sum[i] + sc_b[i] - sc_a[i];
+        flt_sum += ub.ru_minflt - ua.ru_minflt;
+        req_sum += g_counted.allocs + g_counted.frees - req_a;
         if (s2 != sum)
             fail("%s, %s: replay %d's checksum %016" PRIx64 " differs from the first's",
                  r.b.workload, r.b.subject, rep + 1, s2);
@@ -831,17 +854,12 @@ static void child_run(void) {
             fflush(stdout);
         }
     }
-    sysc_enable(&c, false);
-    getrusage(RUSAGE_SELF, &u2);
-    sysc_read(&c, r.sc[1]);
-    for (int i = 0; i < N_SYSC; i++)
-        if (r.sc[1][i] >= 0) r.sc[1][i] -= r.sc[0][i];
+    memcpy(r.sc[1], sc_sum, sizeof sc_sum);
     r.minflt[0] = u1.ru_minflt - u0.ru_minflt;
-    r.minflt[1] = u2.ru_minflt - u1.ru_minflt;
+    r.minflt[1] = flt_sum;
     bool counting = heap && opt.counted;
     r.req[0] = counting ? (int64_t)(cold.allocs + cold.frees) : -1;
-    r.req[1] =
-        counting ? (int64_t)(g_counted.allocs + g_counted.frees - cold.allocs - cold.frees) : -1;
+    r.req[1] = counting ? (int64_t)req_sum : -1;
     r.held_peak = counting ? (int64_t)g_counted.peak : -1;
     if (heap) opool_heap_destroy(h);
     if (t.truncated) snprintf(r.b.note, sizeof r.b.note, "prefix");
@@ -1392,7 +1410,8 @@ int main(int argc, char **argv) {
         if (g_info[s][0]) printf("  %-11s %s\n", subj_order[s], g_info[s]);
     printf("  method:     one process per trace and subject, one heap in it: a cold replay,\n"
            "              then %d warm ones (each ends with every block freed), the subjects'\n"
-           "              warm replays interleaved. Time: median of the warm replays, ms per\n"
+           "              warm replays interleaved, each after an unmeasured one that absorbs\n"
+           "              the wait for its turn. Time: median of the warm replays, ms per\n"
            "              replay of the trace; peak RSS: VmHWM of the cold replay over the RSS\n"
            "              just before it; ratios below 1: faster or smaller. Every subject's\n"
            "              checksum matched.\n\n",

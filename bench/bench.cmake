@@ -22,6 +22,10 @@
 #    No cargo, or no crate sources there: a one-line note, and opool_bench notes the missing
 #    program.
 #
+# 3. The allocation tracer bench/trace/tracer.c: libopool_tracer.so, an LD_PRELOAD library (Linux,
+#    not in sanitizer builds) that records the heap calls of a program for bench_replay
+#    (bench/traces/README.md); bench/trace/check.sh checks it.
+#
 # Concurrency Kit (ck_stack.h) is header-only and detected by bench_mt.c itself.
 #
 # DPDK (rte_mempool, bench_mt's glibc build only): found through pkg-config (libdpdk; Debian:
@@ -102,6 +106,27 @@ if(TARGET bench_mt)
 endif()
 if(TARGET bench_heap)
     opool_bench_per_allocator(bench_heap "${PROJECT_SOURCE_DIR}/bench/bench_heap.c")
+endif()
+if(TARGET bench_replay)
+    opool_bench_per_allocator(bench_replay "${PROJECT_SOURCE_DIR}/bench/bench_replay.c")
+    # where bench_replay finds the traces when not told (--traces)
+    target_compile_definitions(bench_replay PRIVATE
+        "OPOOL_BENCH_TRACES=\"${PROJECT_SOURCE_DIR}/bench/traces\"")
+endif()
+
+# ---- the allocation tracer (bench/trace/tracer.c): an LD_PRELOAD library, Linux with glibc ----
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT OPOOL_SANITIZE)
+    add_library(opool_tracer MODULE "${PROJECT_SOURCE_DIR}/bench/trace/tracer.c")
+    set_target_properties(opool_tracer PROPERTIES
+        LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}" C_VISIBILITY_PRESET hidden PREFIX "lib")
+    target_link_libraries(opool_tracer PRIVATE ${CMAKE_DL_LIBS})
+    if(Threads_FOUND)
+        target_link_libraries(opool_tracer PRIVATE Threads::Threads)
+    endif()
+    if(NOT MSVC)
+        target_compile_options(opool_tracer PRIVATE -O2)
+    endif()
+    opool_warnings(opool_tracer)
 endif()
 
 # ---- Rust slotmap ----

@@ -28,8 +28,8 @@
 #                      checksums must match its subjects'. BENCH_ARGS=--no-peers: no siblings
 #   make bench-quick   the same with --quick: every N at most 100K, fewer repetitions (under
 #                      30 s): a check that everything runs and agrees, not a measurement
-#   make bench-mt      bench/bench_mt.c, the concurrent pool against locked pools and mallocs
-#                      ($(BENCH_MT_ARGS); --quick: under 20 s)
+#   make bench-mt      bench/bench_mt.c, the concurrent pool against locked pools, DPDK's
+#                      rte_mempool and mallocs ($(BENCH_MT_ARGS); --quick: under 30 s)
 #   make bench-heap    bench/bench_heap.c, opool_heap against glibc, mimalloc, jemalloc,
 #                      tcmalloc: time and RSS ($(BENCH_HEAP_ARGS); --quick: under 20 s), then
 #                      make bench-replay
@@ -309,9 +309,10 @@ bench-quick: bench-build
 # The peers, as Debian packages (the one list: .ci/run calls this target). In-process in
 # opool_bench (bench/bench_peers.cpp): Boost.Pool (libboost-dev) and plf::colony
 # (libplf-colony-dev). Allocator builds: mimalloc, jemalloc, tcmalloc (libgoogle-perftools-dev).
-# The Rust peer: cargo and the slotmap crate's Debian source (librust-slotmap-dev).
+# The Rust peer: cargo and the slotmap crate's Debian source (librust-slotmap-dev). bench_mt's
+# DPDK rte_mempool (libdpdk-dev) and Concurrency Kit stack (libck-dev).
 BENCH_DEPS := libboost-dev libplf-colony-dev libmimalloc-dev libjemalloc-dev \
-              libgoogle-perftools-dev cargo librust-slotmap-dev
+              libgoogle-perftools-dev cargo librust-slotmap-dev libdpdk-dev libck-dev
 bench-deps:
 	@$(call need,apt-get,bench-deps installs Debian packages); \
 	missing=(); \
@@ -326,7 +327,7 @@ bench-deps:
 
 # bench/bench_mt.c, the concurrent benchmark: build/bench/bench_mt runs the pool subjects and
 # glibc malloc, then each allocator build bench_mt_<allocator> found beside it, and prints one
-# table (CSV: build/bench/mt.csv). 2-4 minutes; BENCH_MT_ARGS=--quick: under 20 s.
+# table (CSV: build/bench/mt.csv). 4-8 minutes; BENCH_MT_ARGS=--quick: under 30 s.
 BENCH_MT_ARGS ?=
 .PHONY: bench-mt
 bench-mt: bench-build

@@ -27,6 +27,12 @@
 #    (bench/traces/README.md); bench/trace/check.sh checks it.
 #
 # Concurrency Kit (ck_stack.h) is header-only and detected by bench_mt.c itself.
+#
+# DPDK (rte_mempool, bench_mt's glibc build only): found through pkg-config (libdpdk; Debian:
+# libdpdk-dev). bench_mt.c is then compiled with DPDK's own flags (its inline mempool fast
+# path needs them: -include rte_config.h, -march=corei7) and defines OPOOL_BENCH_HAVE_DPDK;
+# every subject of that build shares those flags. Not found: a one-line note, and bench_mt
+# names the missing peer.
 
 string(TOUPPER "${CMAKE_BUILD_TYPE}" _bench_bt)
 string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bench_bt}} -O2" OPOOL_BENCH_CFLAGS)
@@ -76,6 +82,27 @@ if(TARGET opool_bench)
 endif()
 if(TARGET bench_mt)
     opool_bench_per_allocator(bench_mt "${PROJECT_SOURCE_DIR}/bench/bench_mt.c")
+endif()
+
+# ---- DPDK rte_mempool (bench_mt) ----
+if(TARGET bench_mt)
+    find_package(PkgConfig QUIET)
+    if(PKG_CONFIG_FOUND)
+        pkg_check_modules(OPOOL_BENCH_DPDK QUIET libdpdk)
+    endif()
+    if(OPOOL_BENCH_DPDK_FOUND)
+        target_compile_options(bench_mt PRIVATE ${OPOOL_BENCH_DPDK_CFLAGS})
+        target_link_libraries(bench_mt PRIVATE ${OPOOL_BENCH_DPDK_LDFLAGS})
+        # shown on the flags line of bench_mt's header, after the generic rule's
+        set(_bench_dpdk_flags ${OPOOL_BENCH_DPDK_CFLAGS})
+        list(FILTER _bench_dpdk_flags EXCLUDE REGEX "^-I") # the include paths say nothing
+        string(REPLACE ";" " " _bench_dpdk_flags "${_bench_dpdk_flags}")
+        target_compile_definitions(bench_mt PRIVATE OPOOL_BENCH_HAVE_DPDK=1
+            "OPOOL_BENCH_DPDK_FLAGS=\"${_bench_dpdk_flags}\"")
+    else()
+        message(STATUS "opool: bench_mt without DPDK's rte_mempool: pkg-config found no libdpdk "
+                       "(Debian: libdpdk-dev; make bench-deps)")
+    endif()
 endif()
 if(TARGET bench_heap)
     opool_bench_per_allocator(bench_heap "${PROJECT_SOURCE_DIR}/bench/bench_heap.c")

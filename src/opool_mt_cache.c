@@ -41,6 +41,39 @@ OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
     return x;
 }
 
+/* The owner's take of a run: up to k of the newest parked slots, newest
+ * first, to out[] (what k takes of opool__mt_take_newest would give).
+ * Returns how many. With no thief around it moves bottom once for the whole
+ * run, with the single take's argument (docs 5): a thief that comes later
+ * sees the lowered bottom and takes only below it. With one around it takes
+ * them one by one, each as Chase-Lev's take. */
+static uint32_t opool__mt_take_newest_run(opool_mt_cache *c, uint32_t k, uint32_t *out) {
+    opool_mt *p = c->pool;
+    /* relaxed: only this thread writes bottom; a stale top is smaller */
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
+    uint64_t t = opool__atomic_load_relaxed(&c->top);
+    uint32_t n = b - t < k ? (uint32_t)(b - t) : k;
+    if (n == 0) return 0;
+    opool__atomic_store_relaxed(&c->bottom, b - n);
+    opool__mt_light_barrier(p); /* the bottom store before the read of thieves */
+    /* acquire: a thief that has left published its CAS on top before */
+    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->thieves) != 0)) {
+        opool__atomic_store_relaxed(&c->bottom, b); /* as it was: the takes below decide */
+        uint32_t got = 0;
+        while (got < n && (out[got] = opool__mt_take_newest(c)) != OPOOL__MT_EMPTY) got++;
+        return got;
+    }
+    /* relaxed: with no thief, top is as the last one left it (acquire above) */
+    t = opool__atomic_load_relaxed(&c->top);
+    if (OPOOL_UNLIKELY(t > b - n)) { /* thieves took some before: keep what is left */
+        n = t < b ? (uint32_t)(b - t) : 0;
+        opool__atomic_store_relaxed(&c->bottom, b - n);
+    }
+    for (uint32_t j = 0; j < n; j++) /* relaxed: written by this thread */
+        out[j] = opool__atomic_load_relaxed(&c->ent[(b - 1 - j) & c->mask]);
+    return n;
+}
+
 /* Take up to k of the oldest parked slots at top, as a chain through next[]
  * whose head is *first (the newest taken) and tail *last. Returns how many.
  * The owner (spilling) may take many in one CAS; a thief takes one: while it
@@ -200,6 +233,20 @@ OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
     }
 }
 
+/* Park the n slots of is[] (n <= c->size - parked) as n parks would, is[0]
+ * first, publishing once; with a waiter every parked slot goes to the shared
+ * list (a spill, which wakes it), as after a refill. */
+static void opool__mt_park_run(opool_mt_cache *c, const uint32_t *is, uint32_t n) {
+    opool_mt *p = c->pool;
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom); /* ours */
+    for (uint32_t j = 0; j < n; j++)
+        opool__atomic_store_relaxed(&c->ent[(b + j) & c->mask], is[j]); /* released below */
+    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + n)))
+        opool__mt_spill(c, c->size);
+    else
+        opool__mt_end_episode(p);
+}
+
 /* The cache is empty: refill half of it from the shared list in one CAS and
  * hand out the old top; steal when the list is empty. Between the pop and
  * the publication the slots are nowhere a waiter can see: a waiter that
@@ -318,21 +365,76 @@ opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
     return OPOOL_OK;
 }
 
+/* Bulk calls work in runs of at most OPOOL__MT_RUN slots: one move of bottom
+ * and one publication per run instead of one per slot, with the results and
+ * the cache state of n single calls (docs 2). */
+#define OPOOL__MT_RUN 64u
+
 uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs, uint32_t n) {
     if (c == NULL || out == NULL) return 0;
-    uint32_t k = 0;
-    for (; k < n; k++) {
-        void *obj = opool_mt_cache_alloc(c, &out[k]);
-        if (obj == NULL) break;
-        if (objs) objs[k] = obj;
+    opool_mt *p = c->pool;
+    uint32_t k = 0, run[OPOOL__MT_RUN];
+    while (k < n) {
+        uint32_t want = n - k < OPOOL__MT_RUN ? n - k : OPOOL__MT_RUN;
+        uint32_t got = opool__mt_take_newest_run(c, want, run);
+        if (got == 0) { /* empty: one single alloc refills (or steals, or fails) */
+            void *obj = opool_mt_cache_alloc(c, &out[k]);
+            if (obj == NULL) break;
+            if (objs) objs[k] = obj;
+            k++;
+            continue;
+        }
+        opool__mt_add_own_live(c, got);
+        for (uint32_t j = 0; j < got; j++, k++) {
+            void *obj = opool__mt_take(p, run[j], &out[k]);
+            if (objs) objs[k] = obj;
+        }
     }
     return k;
 }
 
+/* The frees of a run so far: ended objects (their count falls), m of them
+ * to park. Parks them, or checks the episode (every free checks, after its
+ * count fell). */
+static void opool__mt_free_run_end(opool_mt_cache *c, const uint32_t *run, uint32_t m,
+                                   uint32_t ended) {
+    if (ended == 0) return;
+    opool__mt_add_own_live(c, -(int64_t)ended);
+    if (m)
+        opool__mt_park_run(c, run, m);
+    else
+        opool__mt_end_episode(c->pool);
+}
+
 uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uint32_t n) {
     if (c == NULL || hs == NULL) return 0;
-    uint32_t freed = 0;
-    for (uint32_t k = 0; k < n; k++) freed += opool_mt_cache_free(c, hs[k]) == OPOOL_OK;
+    opool_mt *p = c->pool;
+    uint32_t freed = 0, k = 0, run[OPOOL__MT_RUN];
+    while (k < n) {
+        /* claim up to one run, as many as the cache takes without a spill */
+        uint32_t parked = opool__mt_parked(c), m = 0, ended = 0;
+        uint32_t room = parked < c->size ? c->size - parked : 0;
+        if (room == 0) { /* full: this free spills, as a single one would */
+            freed += opool_mt_cache_free(c, hs[k++]) == OPOOL_OK;
+            continue;
+        }
+        if (room > OPOOL__MT_RUN) room = OPOOL__MT_RUN;
+        for (; k < n && m < room; k++) {
+            bool keep;
+            opool_status s = opool__mt_claim(p, hs[k], &keep);
+            if (OPOOL_UNLIKELY(s != OPOOL_OK)) {
+                /* the run first: reports come in the order single frees make them */
+                opool__mt_free_run_end(c, run, m, ended);
+                m = ended = 0;
+                opool__mt_rejected(p, s, hs[k++]);
+                break; /* the room is to be counted again */
+            }
+            freed++;
+            ended++;
+            if (OPOOL_LIKELY(keep)) run[m++] = opool_handle_index(hs[k]);
+        }
+        opool__mt_free_run_end(c, run, m, ended);
+    }
     return freed;
 }
 

@@ -845,6 +845,8 @@ enum race_kind {
     RACE_MIXED4,       /* free, cache_free, free_bulk, cache_free_bulk */
     RACE_BULK_VS_FREE, /* free_bulk({h, own}) vs free(h) */
     RACE_BULK_DUP,     /* free_bulk({h, h}) vs free(h): three attempts, one winner */
+    RACE_CACHE_BULK,   /* cache_free_bulk({h, own, h}) vs cache_free(h), two caches: the
+                          bulk frees in runs (claims, then one park) */
     RACE_KINDS
 };
 
@@ -933,6 +935,15 @@ static void *race_worker(void *arg) {
                 r->status[1] = (int)opool_mt_free(r->pool, h);
             }
             break;
+        case RACE_CACHE_BULK:
+            if (me->id == 0) {
+                opool_handle three[3];
+                three[0] = h, three[1].bits = r->own[0], three[2] = h;
+                r->bulk[0] = opool_mt_cache_free_bulk(me->cache, three, 3);
+            } else {
+                r->status[1] = (int)opool_mt_cache_free(me->cache, h);
+            }
+            break;
         default:
             break;
         }
@@ -975,7 +986,7 @@ TEST(racing_double_frees) {
         CHECK(o != NULL); /* 64 slots, at most one live: never full */
         if (!o) break;
         allocs++;
-        if (kind == RACE_BULK_VS_FREE) {
+        if (kind == RACE_BULK_VS_FREE || kind == RACE_CACHE_BULK) {
             void *o2 = opool_mt_alloc(r->pool, &own);
             CHECK(o2 != NULL);
             if (!o2) break;
@@ -1032,6 +1043,23 @@ TEST(racing_double_frees) {
                 won++;
             else if (r->bulk[0] == 1)
                 lost++;
+            else
+                odd++;
+            if (r->status[1] == OPOOL_OK)
+                won++;
+            else if (r->status[1] == OPOOL_ESTALE)
+                lost++;
+            else
+                odd++;
+            winners++; /* own[0] */
+            CHECK(!opool_mt_valid(r->pool, own));
+            break;
+        case RACE_CACHE_BULK: /* own always freed; h: one winner of three attempts */
+            attempts = 3;
+            if (r->bulk[0] == 2)
+                won++, lost++;
+            else if (r->bulk[0] == 1)
+                lost += 2;
             else
                 odd++;
             if (r->status[1] == OPOOL_OK)

@@ -21,8 +21,8 @@
  *   spill_racing_a_waiter_wakes_it, steal_racing_a_waiter_wakes_it (and
  *     the same with a waiter that comes through a cache)
  *   free_racing_a_held_waiter_wakes_it and its cache variants: a free, a
- *     cache free, against a waiter (alloc_wait or cache_alloc_wait) held
- *     between its last try and its sleep
+ *     cache free, a cache bulk free, against a waiter (alloc_wait or
+ *     cache_alloc_wait) held between its last try and its sleep
  *   every_racer_through_every_point_keeps_the_pool_whole
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
@@ -429,11 +429,13 @@ TEST(steal_racing_a_cache_waiter_wakes_it) {
 /* Every slot of a pool of 4 is live; a waiter (through its cache, or not)
  * fails its last try and is held before it sleeps, on the epoch it read
  * before that try. Then one slot is freed by free, or by a cache free
- * (which, seeing the waiter, sends the slot to the shared list). The freer
- * saw the waiter, so its wake moved the epoch: the held waiter's sleep
- * returns at once and its retry gets the slot. It slept and was served:
- * not a failed alloc. */
-static void free_racing_a_held_waiter(void (*wait)(actor *), bool through_cache) {
+ * (which, seeing the waiter, sends the slot to the shared list), or two by
+ * a cache's bulk free (whose run park, seeing the waiter, spills every
+ * parked slot). The freer saw the waiter, so its wake moved the epoch: the
+ * held waiter's sleep returns at once and its retry gets the slot freed
+ * last. It slept and was served: not a failed alloc. */
+enum { BY_FREE, BY_CACHE_FREE, BY_CACHE_FREE_BULK };
+static void free_racing_a_held_waiter(void (*wait)(actor *), int by) {
     opool_mt *p = make_pool(4);
     REQUIRE(p != NULL);
     opool_mt_cache *x = opool_mt_cache_create(p, 4);  /* the freer's */
@@ -446,7 +448,10 @@ static void free_racing_a_held_waiter(void (*wait)(actor *), bool through_cache)
     arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
     start(&w);
     REQUIRE(await_actor(&w, OPOOL__MT_AT_WAIT_SLEEP) == 1);
-    if (through_cache)
+    uint32_t freed = 1;
+    if (by == BY_CACHE_FREE_BULK)
+        CHECK_EQ_U64(opool_mt_cache_free_bulk(x, hs + 2, freed = 2), 2);
+    else if (by == BY_CACHE_FREE)
         CHECK_EQ_U64(opool_mt_cache_free(x, hs[3]), OPOOL_OK);
     else
         CHECK_EQ_U64(opool_mt_free(p, hs[3]), OPOOL_OK);
@@ -464,9 +469,9 @@ static void free_racing_a_held_waiter(void (*wait)(actor *), bool through_cache)
     s = stats_of(p);
     CHECK(s.sleeps >= 1);
     CHECK_EQ_U64(s.failed_allocs, 0);
-    CHECK_EQ_U64(s.count, 4);
+    CHECK_EQ_U64(s.count, 4 - freed + 1);
     disarm_all();
-    for (uint32_t k = 0; k < 3; k++)
+    for (uint32_t k = 0; k < 4 - freed; k++)
         if (served || k != 0) opool_mt_free(p, hs[k]);
     opool_mt_free(p, w.out[0]);
     opool_mt_cache_destroy(x);
@@ -476,11 +481,16 @@ static void free_racing_a_held_waiter(void (*wait)(actor *), bool through_cache)
     opool_mt_destroy(p);
 }
 
-TEST(free_racing_a_held_waiter_wakes_it) { free_racing_a_held_waiter(run_wait, false); }
-TEST(cache_free_racing_a_held_waiter_wakes_it) { free_racing_a_held_waiter(run_wait, true); }
-TEST(free_racing_a_held_cache_waiter_wakes_it) { free_racing_a_held_waiter(run_cache_wait, false); }
+TEST(free_racing_a_held_waiter_wakes_it) { free_racing_a_held_waiter(run_wait, BY_FREE); }
+TEST(cache_free_racing_a_held_waiter_wakes_it) {
+    free_racing_a_held_waiter(run_wait, BY_CACHE_FREE);
+}
+TEST(cache_free_bulk_racing_a_held_waiter_wakes_it) {
+    free_racing_a_held_waiter(run_wait, BY_CACHE_FREE_BULK);
+}
+TEST(free_racing_a_held_cache_waiter_wakes_it) { free_racing_a_held_waiter(run_cache_wait, BY_FREE); }
 TEST(cache_free_racing_a_held_cache_waiter_wakes_it) {
-    free_racing_a_held_waiter(run_cache_wait, true);
+    free_racing_a_held_waiter(run_cache_wait, BY_CACHE_FREE);
 }
 
 /* ---- every racer through every point ------------------------------------- */
@@ -747,6 +757,7 @@ int main(void) {
     RUN(steal_racing_a_cache_waiter_wakes_it);
     RUN(free_racing_a_held_waiter_wakes_it);
     RUN(cache_free_racing_a_held_waiter_wakes_it);
+    RUN(cache_free_bulk_racing_a_held_waiter_wakes_it);
     RUN(free_racing_a_held_cache_waiter_wakes_it);
     RUN(cache_free_racing_a_held_cache_waiter_wakes_it);
     RUN(every_racer_through_every_point_keeps_the_pool_whole);

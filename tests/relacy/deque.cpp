@@ -80,8 +80,12 @@ static bool nobarrier;
  * (pushed to the list), then frees what it kept to the list. T2 (second
  * test): a second thief, or (first test) pops the listed slot and pushes it
  * back. Every owner writes the slot's object (a plain variable) and a ghost
- * owner word; after(): every slot is in the cache or on the list once. */
-template <int THIEVES> struct deque_test : rl::test_suite<deque_test<THIEVES>, 3> {
+ * owner word; after(): every slot is in the cache or on the list once.
+ * RUN: the owner takes both slots with one run take and parks them back with
+ * one run park (the bulk calls' opool__mt_take_newest_run and
+ * opool__mt_park_run) instead of two single takes and parks. */
+template <int THIEVES, bool RUN = false>
+struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
     opool_mt pool;
     opool__atomic(uint32_t) next[NSLOTS];
     opool__atomic(uint32_t) gen[NSLOTS];
@@ -182,7 +186,13 @@ template <int THIEVES> struct deque_test : rl::test_suite<deque_test<THIEVES>, 3
 
     void thread(unsigned t) {
         int me = (int)t + 1;
-        if (t == 0) {
+        if (t == 0 && RUN) {
+            uint32_t got[2];
+            uint32_t n = opool__mt_take_newest_run(c, 2, got);
+            for (uint32_t j = 0; j < n; j++) own(got[j], me);
+            for (uint32_t j = 0; j < n; j++) disown(got[j], me);
+            if (n) opool__mt_park_run(c, got, n);
+        } else if (t == 0) {
             uint32_t a = opool__mt_take_newest(c);
             uint32_t b = opool__mt_take_newest(c);
             if (a != OPOOL__MT_EMPTY) own(a, me);
@@ -264,6 +274,11 @@ int main(int argc, char **argv) {
         run<deque_test<2>>("owner, 2 thieves", rl::fair_context_bound_scheduler_type, 0, 1, quiet);
     all &= run<deque_test<1>>("owner, thief", rl::random_scheduler_type, 100000, 0, quiet);
     all &= run<deque_test<2>>("owner, 2 thieves", rl::random_scheduler_type, 100000, 0, quiet);
+    all &=
+        run<deque_test<1, true>>("run, thief", rl::fair_context_bound_scheduler_type, 0, 1, quiet);
+    all &= run<deque_test<2, true>>("run, 2 thieves", rl::fair_context_bound_scheduler_type, 0, 1,
+                                    quiet);
+    all &= run<deque_test<1, true>>("run, thief", rl::random_scheduler_type, 100000, 0, quiet);
     if (expect_pass) return all ? 0 : 1;
     printf("relacy deque, %s: %s\n", mode,
            all ? "NOT caught: the checker has no teeth" : "caught, as it must be");

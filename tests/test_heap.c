@@ -937,6 +937,33 @@ TEST(calloc_zero_fills_blocks_of_a_page_that_served_another_class) {
     }
 }
 
+/* An allocator that refuses anything larger than a page still gets a growing heap: the heap
+ * asks for one page when a region is refused. */
+TEST(a_heap_grows_page_by_page_when_the_allocator_refuses_regions) {
+    uint32_t size = 256, p = blocks_per_page(256);
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.class_sizes = &size;
+    d.class_count = 1;
+    d.allocator = counting_allocator(&c);
+    c.max_request = OPOOL_HEAP_PAGE;
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    uint32_t n = 6 * p;
+    void **b = (void **)malloc(n * sizeof *b);
+    REQUIRE(b);
+    for (uint32_t k = 0; k < n; k++) REQUIRE((b[k] = opool_heap_alloc(h, size)) != NULL);
+    CHECK_EQ_U64(stats_of(h).classes[0].blocks, n);
+    CHECK(c.failures >= 5); /* a region asked for, refused, before each page */
+    CHECK_EQ_U64(r.n, 0);
+    for (uint32_t k = 0; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+    free(b);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+    CHECK_EQ_U64(c.bad_frees, 0);
+}
+
 /* The page of p. */
 static uintptr_t page_of(const void *p) { return (uintptr_t)p & ~(PAGE - 1); }
 
@@ -2176,9 +2203,17 @@ static bool rlive_covers(const rtest *t, const unsigned char *p) {
 
 static void rop_bad(rtest *t) {
     int local = 0;
-    switch (rbelow(t, 4)) {
+    switch (rbelow(t, 5)) {
     case 0: /* foreign */
         rbad(t, rbelow(t, 2) ? (const void *)t->foreign : (const void *)&local, OPOOL_EINVAL);
+        break;
+    case 4: /* a page's start near a live block's: a header, a cached or vacant page, the
+               unused part of a region, another region, or memory the heap never had */
+        if (t->nlive) {
+            uintptr_t page = (uintptr_t)t->live[rbelow(t, t->nlive)].p & ~(PAGE - 1);
+            const unsigned char *p = (const unsigned char *)(page + (rbelow(t, 17) - 8) * PAGE);
+            if (!rlive_covers(t, p)) rbad(t, p, OPOOL_EINVAL);
+        }
         break;
     case 1: /* interior */
         if (t->nlive) {
@@ -2393,6 +2428,7 @@ int main(void) {
     RUN(grow_moves_empty_grown_pages_but_one_to_the_cache_and_takes_them_back);
     RUN(a_fill_and_empty_cycle_asks_the_allocator_for_nothing_after_its_first_round);
     RUN(calloc_zero_fills_blocks_of_a_page_that_served_another_class);
+    RUN(a_heap_grows_page_by_page_when_the_allocator_refuses_regions);
     RUN(free_of_a_pointer_into_a_cached_page_or_an_unused_part_of_a_region_is_einval);
     RUN(cached_pages_unused_for_a_while_go_back_and_pointers_into_them_are_einval);
     RUN(a_class_with_grow_fails_and_reports_when_the_allocator_fails);

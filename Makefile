@@ -31,7 +31,12 @@
 #   make bench-mt      bench/bench_mt.c, the concurrent pool against locked pools and mallocs
 #                      ($(BENCH_MT_ARGS); --quick: under 20 s)
 #   make bench-heap    bench/bench_heap.c, opool_heap against glibc, mimalloc, jemalloc,
-#                      tcmalloc: time and RSS ($(BENCH_HEAP_ARGS); --quick: under 20 s)
+#                      tcmalloc: time and RSS ($(BENCH_HEAP_ARGS); --quick: under 20 s), then
+#                      make bench-replay
+#   make bench-replay  bench/bench_replay.c: the allocation traces of real programs in
+#                      bench/traces replayed against the same heaps: time, peak RSS, system
+#                      calls ($(BENCH_REPLAY_ARGS), default --quick and --no-peers of
+#                      BENCH_HEAP_ARGS; --quick: under 15 s)
 #   make bench-deps    apt-get install (sudo when not root) the peers the benchmarks compare
 #                      against, those not installed yet: $(BENCH_DEPS); without them the
 #                      benchmarks still run and name the peers they lack
@@ -52,9 +57,9 @@
 #   make clean         remove build/
 #
 # Variables: GCC, CLANG (the compilers of make test), CC (make build / make bench), JOBS (2),
-# BENCH_ARGS, BENCH_MT_ARGS, BENCH_HEAP_ARGS, CMAKE, CTEST, FUZZ_SECONDS, FUZZ_MERGE,
-# FUZZ_TARGETS, FUZZ_ARGS (more libFuzzer flags), FUZZ_COV_DIRS. Changing a compiler or an
-# option reconfigures that build directory from scratch.
+# BENCH_ARGS, BENCH_MT_ARGS, BENCH_HEAP_ARGS, BENCH_REPLAY_ARGS, CMAKE, CTEST, FUZZ_SECONDS,
+# FUZZ_MERGE, FUZZ_TARGETS, FUZZ_ARGS (more libFuzzer flags), FUZZ_COV_DIRS. Changing a
+# compiler or an option reconfigures that build directory from scratch.
 
 .NOTPARALLEL:
 .DEFAULT_GOAL := build
@@ -337,6 +342,17 @@ BENCH_HEAP_ARGS ?=
 bench-heap: bench-build
 	@test -x build/bench/bench_heap || { echo "error: no build/bench/bench_heap (is there a bench/bench_heap.c?)" >&2; exit 1; }
 	build/bench/bench_heap $(BENCH_HEAP_ARGS)
+	@$(MAKE) --no-print-directory bench-replay-run
+
+# bench/bench_replay.c: each trace of bench/traces (bench/traces/README.md) replayed against
+# opool_heap and glibc, then each allocator build bench_replay_<allocator>, one process per
+# trace and subject (CSV: bench/out/replay.csv). About 3 minutes; --quick: a prefix of each.
+BENCH_REPLAY_ARGS ?= $(filter --quick --no-peers,$(BENCH_HEAP_ARGS))
+.PHONY: bench-replay bench-replay-run
+bench-replay: bench-build bench-replay-run
+bench-replay-run:
+	@test -x build/bench/bench_replay || { echo "error: no build/bench/bench_replay (is there a bench/bench_replay.c?)" >&2; exit 1; }
+	build/bench/bench_replay $(BENCH_REPLAY_ARGS)
 
 # ---- fuzzing ----
 

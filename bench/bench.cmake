@@ -76,6 +76,27 @@ endif()
 if(TARGET bench_heap)
     opool_bench_per_allocator(bench_heap "${PROJECT_SOURCE_DIR}/bench/bench_heap.c")
 endif()
+if(TARGET bench_replay)
+    opool_bench_per_allocator(bench_replay "${PROJECT_SOURCE_DIR}/bench/bench_replay.c")
+    # where bench_replay finds the traces when not told (--traces)
+    target_compile_definitions(bench_replay PRIVATE
+        "OPOOL_BENCH_TRACES=\"${PROJECT_SOURCE_DIR}/bench/traces\"")
+endif()
+
+# ---- the allocation tracer (bench/trace/tracer.c): an LD_PRELOAD library, Linux with glibc ----
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT OPOOL_SANITIZE)
+    add_library(opool_tracer MODULE "${PROJECT_SOURCE_DIR}/bench/trace/tracer.c")
+    set_target_properties(opool_tracer PROPERTIES
+        LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}" C_VISIBILITY_PRESET hidden PREFIX "lib")
+    target_link_libraries(opool_tracer PRIVATE ${CMAKE_DL_LIBS})
+    if(Threads_FOUND)
+        target_link_libraries(opool_tracer PRIVATE Threads::Threads)
+    endif()
+    if(NOT MSVC)
+        target_compile_options(opool_tracer PRIVATE -O2)
+    endif()
+    opool_warnings(opool_tracer)
+endif()
 
 # ---- Rust slotmap ----
 if(TARGET opool_bench)

@@ -117,7 +117,6 @@
 #include "bench_util.h"
 #include "bench_child.h"
 
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <sys/resource.h>
@@ -639,32 +638,6 @@ static void run_timed(void) {
 
 /* ==== the soak =============================================================== */
 
-static int64_t rss_bytes(void) {
-    long size = 0, res = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (f == NULL) return -1;
-    int ok = fscanf(f, "%ld %ld", &size, &res) == 2;
-    fclose(f);
-    return ok ? (int64_t)res * sysconf(_SC_PAGESIZE) : -1;
-}
-
-/* VmHWM (peak RSS) in bytes, -1 if unknown. */
-static int64_t hwm_bytes(void) {
-    char v[64] = "";
-    bench_read_first_line("/proc/self/status", "VmHWM", v, sizeof v);
-    long kb = strtol(v, NULL, 10);
-    return kb > 0 ? (int64_t)kb * 1024 : -1;
-}
-
-/* Reset VmHWM to the current RSS (Linux >= 4.0). */
-static bool hwm_reset(void) {
-    int fd = open("/proc/self/clear_refs", O_WRONLY);
-    if (fd < 0) return false;
-    bool ok = write(fd, "5", 1) == 1;
-    close(fd);
-    return ok;
-}
-
 #define SOAK_HIGH 200000u
 #define SOAK_LOW 20000u
 #define SOAK_CYCLES (opt.quick ? 4 : 6) /* even: the run ends after a small-block cycle */
@@ -675,8 +648,8 @@ BENCH_ALWAYS_INLINE void soak_body(int s, soak_row *out) {
     memset(P, 0, (size_t)MAX_LIVE * sizeof *P); /* resident before the baseline */
     memset(Z, 0, (size_t)MAX_LIVE * sizeof *Z);
     uint64_t seed = bench_seed(W_SOAK, SOAK_HIGH, 0, 0);
-    out->rss_base = rss_bytes();
-    bool exact = hwm_reset() && hwm_bytes() > 0;
+    out->rss_base = bench_rss_bytes();
+    bool exact = bench_hwm_reset() && bench_hwm_bytes() > 0;
     int64_t peak_sampled = out->rss_base;
     opool_heap *h = s == S_HEAP ? heap_new() : NULL;
     uint32_t live = 0;
@@ -710,14 +683,14 @@ BENCH_ALWAYS_INLINE void soak_body(int s, soak_row *out) {
                     Z[k] = Z[live];
                 }
             }
-            int64_t now = rss_bytes();
+            int64_t now = bench_rss_bytes();
             if (now > peak_sampled) peak_sampled = now;
         }
     }
     uint64_t t1 = bench_now_ns();
-    out->rss_end = rss_bytes() - out->rss_base;
+    out->rss_end = bench_rss_bytes() - out->rss_base;
     out->live_end = live_bytes;
-    int64_t hwm = exact ? hwm_bytes() : -1;
+    int64_t hwm = exact ? bench_hwm_bytes() : -1;
     out->peak_exact = hwm > 0;
     out->rss_peak = (hwm > 0 ? hwm : peak_sampled) - out->rss_base;
     if (s == S_HEAP) {
@@ -729,7 +702,7 @@ BENCH_ALWAYS_INLINE void soak_body(int s, soak_row *out) {
         sum += get_words(P[k], Z[k]);
         bad |= s_free(s, h, P[k]);
     }
-    out->rss_freed = rss_bytes() - out->rss_base;
+    out->rss_freed = bench_rss_bytes() - out->rss_base;
     if (s == S_HEAP) opool_heap_destroy(h);
     if (bad) fail("soak: opool_heap_free rejected a block it handed out");
     out->ops = ops;

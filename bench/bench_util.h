@@ -15,6 +15,7 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -136,6 +137,35 @@ static inline void *bench_xalloc(size_t size) {
         exit(2);
     }
     return p;
+}
+
+/* Resident memory of this process in bytes (/proc/self/statm), -1 if unknown. */
+static inline int64_t bench_rss_bytes(void) {
+    long size = 0, res = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f == NULL) return -1;
+    int ok = fscanf(f, "%ld %ld", &size, &res) == 2;
+    fclose(f);
+    return ok ? (int64_t)res * sysconf(_SC_PAGESIZE) : -1;
+}
+
+static inline void bench_read_first_line(const char *path, const char *key, char *out, size_t cap);
+
+/* VmHWM (peak RSS) in bytes, -1 if unknown. */
+static inline int64_t bench_hwm_bytes(void) {
+    char v[64] = "";
+    bench_read_first_line("/proc/self/status", "VmHWM", v, sizeof v);
+    long kb = strtol(v, NULL, 10);
+    return kb > 0 ? (int64_t)kb * 1024 : -1;
+}
+
+/* Reset VmHWM to the current RSS (Linux >= 4.0); false where that is not possible. */
+static inline bool bench_hwm_reset(void) {
+    int fd = open("/proc/self/clear_refs", O_WRONLY);
+    if (fd < 0) return false;
+    bool ok = write(fd, "5", 1) == 1;
+    close(fd);
+    return ok;
 }
 
 /* mkdir -p of the directory part of path. */

@@ -372,8 +372,6 @@ static BENCH_NOINLINE uint64_t churn_malloc(const workload *w, uint32_t n, uint6
 
 /* ==== fill+drain ============================================================= */
 
-static int64_t rss_bytes(void);
-
 /* One round: n blocks of size z, then each read back and freed in the order
  * they came. */
 BENCH_ALWAYS_INLINE uint64_t fill_round(int s, opool_heap *h, uint32_t n, uint32_t z,
@@ -404,14 +402,14 @@ BENCH_ALWAYS_INLINE uint64_t fill_body(int s, const workload *w, uint32_t n, uin
     uint32_t z = w->size;
     uint64_t sum = 0;
     int bad = 0;
-    int64_t r0 = rss_bytes();
+    int64_t r0 = bench_rss_bytes();
     for (uint32_t k = 0; k < n; k++) { /* the untimed round */
         char *q = s_alloc(s, h, z);
         if (q == NULL) fail("fill: allocation of %u bytes failed", z);
         put_words(q, z, k, ~(uint64_t)k);
         P[k] = q;
     }
-    *rss_per = (double)(rss_bytes() - r0) / (double)n;
+    *rss_per = (double)(bench_rss_bytes() - r0) / (double)n;
     for (uint32_t k = 0; k < n; k++) {
         sum += get_words(P[k], z);
         bad |= s_free(s, h, P[k]);

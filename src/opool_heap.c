@@ -96,7 +96,6 @@ struct opool_heap {
     opool__hpage *cache;          /* empty pages, the newest first */
     opool__hpage *cache_tail;     /* the oldest */
     size_t cached;                /* pages in the cache */
-    uint64_t system_requests;     /* regions asked for (a statistic) */
     bool hooks;                   /* poisoning or a checker: every free out of line */
     uint32_t episodes;            /* episodes open (classes and large blocks) */
     opool__episode large_episode; /* of the fallback allocator */
@@ -308,7 +307,6 @@ static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
     r->dirty = zero ? 0 : r->vacant; /* the allocator's bytes may be anything */
     opool__mem_noaccess(m, bytes);
     h->vacant += npages;
-    h->system_requests++;
     return true;
 }
 

@@ -346,12 +346,14 @@ bench-heap: bench-build
 
 # bench/bench_replay.c: each trace of bench/traces (bench/traces/README.md) replayed against
 # opool_heap and glibc, then each allocator build bench_replay_<allocator>, one process per
-# trace and subject (CSV: bench/out/replay.csv). About 3 minutes; --quick: a prefix of each.
+# trace and subject (CSV: bench/out/replay.csv). About a minute; --quick: a prefix of each.
+# First bench/trace/check.sh: the tracer still records threads, fork and exec as it should.
 BENCH_REPLAY_ARGS ?= $(filter --quick --no-peers,$(BENCH_HEAP_ARGS))
 .PHONY: bench-replay bench-replay-run
 bench-replay: bench-build bench-replay-run
 bench-replay-run:
 	@test -x build/bench/bench_replay || { echo "error: no build/bench/bench_replay (is there a bench/bench_replay.c?)" >&2; exit 1; }
+	bench/trace/check.sh build/bench
 	build/bench/bench_replay $(BENCH_REPLAY_ARGS)
 
 # ---- fuzzing ----

@@ -22,6 +22,10 @@
 #    No cargo, or no crate sources there: a one-line note, and opool_bench notes the missing
 #    program.
 #
+# 3. The allocation tracer bench/trace/tracer.c: libopool_tracer.so, an LD_PRELOAD library (Linux,
+#    not in sanitizer builds) that records the heap calls of a program for bench_replay
+#    (bench/traces/README.md); bench/trace/check.sh checks it.
+#
 # Concurrency Kit (ck_stack.h) is header-only and detected by bench_mt.c itself.
 
 string(TOUPPER "${CMAKE_BUILD_TYPE}" _bench_bt)

@@ -4,9 +4,11 @@
  * malloc, mimalloc, jemalloc and tcmalloc, single-threaded.
  *
  * Usage: bench_replay [--quick] [--reps N] [--only LIST] [--csv PATH]
- *                     [--no-peers] [--traces DIR] [--ops N]
+ *                     [--no-peers] [--subjects LIST] [--traces DIR] [--ops N]
+ *                     [--counted]
  *        bench_replay --info TRACE...     what a trace holds
- *   (LIST: trace names, e.g. sqlite,cc1; DIR: default the source tree's
+ *   (--only: trace names, e.g. sqlite,cc1; --subjects: some of opool_heap,
+ *    glibc, mimalloc, jemalloc, tcmalloc; DIR: default the source tree's
  *    bench/traces; TRACE: a file as the tracer writes it, or compressed
  *    with xz or gzip)
  *
@@ -14,12 +16,13 @@
  * SUBJECTS, EACH IN A FRESH PROCESS
  * ============================================================================
  *   opool_heap   opool_heap_alloc / _calloc / _realloc / _free through the
- *                public header: default classes, OPOOL_HEAP_GROW; blocks
- *                above its largest class go to its fallback allocator, as
- *                the heap does. Its allocator is the C library's (glibc
- *                here) through a counting pass-through: the same
- *                posix_memalign / free as the default, plus a count of the
- *                requests. Alignment above 16 (posix_memalign, memalign,
+ *                public header: default classes, OPOOL_HEAP_GROW, and
+ *                desc.allocator zero, so its memory comes from wherever the
+ *                heap takes it by default; blocks above its largest class go
+ *                to its fallback, as the heap does. --counted gives it an
+ *                allocator instead: glibc's posix_memalign / free (the
+ *                alignment at least 64) behind a counter of its requests.
+ *                Alignment above 16 (posix_memalign, memalign,
  *                aligned_alloc, valloc, pvalloc in the trace; rare): the
  *                heap has no aligned alloc, so the replay asks for size +
  *                align - 1 and rounds up, as a program would; a realloc of
@@ -28,12 +31,19 @@
  *   mimalloc, jemalloc, tcmalloc
  *                the same in bench_replay_<allocator>, this file linked
  *                with the replacement (bench/bench_child.h).
- * For every trace, the parent runs one process per subject, in an order
- * rotating with the trace: it loads the trace, then replays it once cold
- * (memory and system calls are measured on that run, which is what the
- * program met) and --reps more times warm (the time is their median). A
- * replay ends, untimed, by checking and freeing the blocks the program
- * never freed; opool_heap gets a new heap per replay.
+ * For every trace, the parent runs one process per subject, all at once
+ * but never two replaying together: each in turn (in an order rotating
+ * with the trace) loads the trace and replays it once cold, on one heap for
+ * the whole process as the mallocs have theirs (memory and the system's
+ * share are measured on that run, which is what the program met); then the
+ * parent has them replay it --reps more times warm, one replay per subject
+ * per round, each round in another order, so that a change in the load of
+ * the machine falls on every subject alike (the time is the median of the
+ * warm replays). A replay ends, untimed, by checking and freeing the blocks
+ * the program never freed, so the next one starts from what the heap kept.
+ * The children speak bench_child.h's INFO and ROW lines, plus READY (cold
+ * replay done) and DONE (a warm replay done, after an "R" line on their
+ * stdin: --serve).
  *
  * ============================================================================
  * WHAT A REPLAY DOES
@@ -64,13 +74,17 @@
  *              is VmHWM minus that baseline; the same setup in every
  *              subject's process). "live" is the most bytes the program
  *              had asked for and not freed at once: no heap can go below it.
- *   minflt     minor page faults of the cold replay (getrusage).
- *   syscalls   mmap, munmap, madvise, mremap and brk calls of the cold
- *              replay, counted by the kernel's syscall tracepoints through
- *              perf_event_open (needs root or perf_event_paranoid <= 1 and
- *              tracefs; "-" where not available).
- *   requests   opool_heap only: calls of its allocator (alloc + free) in the
- *              cold replay, and the most bytes it held from it at once.
+ *   minflt     minor page faults (getrusage), of the cold replay and per
+ *              warm replay.
+ *   syscalls   mmap, munmap, madvise, mremap and brk calls, of the cold
+ *              replay and per warm replay, counted by the kernel's syscall
+ *              tracepoints through perf_event_open (needs root or
+ *              perf_event_paranoid <= 1 and tracefs; "-" where not
+ *              available).
+ *   requests   opool_heap with --counted only: calls of its allocator
+ *              (alloc + free; its fallback blocks included), of the cold
+ *              replay and per warm replay, and the most bytes it held from
+ *              it at once.
  * --quick replays a prefix of each trace (the first 200,000 calls, the
  * blocks still live at its end freed untimed) with 3 warm replays.
  */
@@ -81,6 +95,7 @@
 
 #include "bench_util.h"
 #include "bench_child.h"
+#include "trace/trace_format.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -102,6 +117,8 @@
 
 static struct {
     bool quick, child, no_peers;
+    bool serve;          /* --serve: a child that waits for "R" on stdin before each warm replay */
+    bool counted;        /* --counted: opool_heap's memory through a counting pass-through */
     const char *subject; /* --subject heap|malloc: this process replays */
     const char *trace;   /* --trace PATH */
     const char *dir;     /* --traces DIR */
@@ -109,28 +126,12 @@ static struct {
     int reps;
     const char *csv;
     const char *only;
+    const char *subjects; /* --subjects LIST: of subj_order; NULL: all */
 } opt;
 
 enum { S_HEAP, S_MALLOC };
 
 /* ==== the trace ================================================================ */
-
-/* The tracer's opcodes (bench/trace/tracer.c says the format). */
-enum {
-    T_MALLOC = 1,
-    T_CALLOC,
-    T_REALLOC,
-    T_FREE,
-    T_MEMALIGN,
-    T_POSIX_MEMALIGN,
-    T_ALIGNED_ALLOC,
-    T_VALLOC,
-    T_PVALLOC,
-    T_REALLOC_FREE,
-    T_THREAD,
-    T_STATS,
-    T_REALLOC_NEW
-};
 
 /* One replayed call: kind in the top 4 bits of ks, the slot below; for
  * K_ALIGNED, log2 of the alignment in the top 5 bits of size. */
@@ -152,6 +153,7 @@ typedef struct trace {
     uint64_t n_malloc, n_calloc, n_realloc, n_free, n_aligned;
     uint64_t requested; /* bytes asked for by every allocation and realloc */
     uint32_t largest, threads;
+    uint64_t by_log2[33];      /* allocations (and realloc targets) of size in [2^(k-1), 2^k) */
     uint64_t records, unknown; /* the tracer's STATS, if present */
     bool truncated;            /* --ops or --quick cut it */
     char text[512];            /* the header: which program */
@@ -166,16 +168,16 @@ static void *map_bytes(size_t bytes) {
     return p;
 }
 
-/* Grows *p (mapped, *cap elements of elem bytes) to hold at least need. */
-static void map_grow(void **p, uint64_t *cap, uint64_t need, size_t elem) {
-    if (need <= *cap) return;
+/* p (mapped, *cap elements of elem bytes; NULL when *cap is 0) grown to hold
+ * at least need elements: where it is now. */
+static void *map_grow(void *p, uint64_t *cap, uint64_t need, size_t elem) {
+    if (need <= *cap) return p;
     uint64_t n = *cap ? *cap : 1u << 16;
     while (n < need) n *= 2;
-    void *q = mremap(*p, *cap * elem, n * elem, MREMAP_MAYMOVE);
-    if (*cap == 0) q = map_bytes(n * elem);
+    void *q = *cap ? mremap(p, *cap * elem, n * elem, MREMAP_MAYMOVE) : map_bytes(n * elem);
     if (q == MAP_FAILED) fail("mremap to %" PRIu64 " bytes: %s", n * elem, strerror(errno));
-    *p = q;
     *cap = n;
+    return q;
 }
 
 static void map_free(void *p, uint64_t cap, size_t elem) {
@@ -285,7 +287,7 @@ typedef struct loader {
 } loader;
 
 static void push_op(trace *t, uint32_t kind, uint32_t slot, uint32_t size) {
-    map_grow((void **)&t->ops, &t->ops_cap, t->nops + 1, sizeof(op));
+    t->ops = map_grow(t->ops, &t->ops_cap, t->nops + 1, sizeof(op));
     t->ops[t->nops].ks = kind << SLOT_BITS | slot;
     t->ops[t->nops].size = size;
     t->nops++;
@@ -297,7 +299,28 @@ static uint32_t size32(uint64_t z, const char *path) {
     return (uint32_t)z;
 }
 
-/* A new block of size z: the next id, a slot. */
+/* The bucket of by_log2 for size z: 0 for 0, k for [2^(k-1), 2^k), 32 from 2^31. */
+static int size_log2(uint64_t z) {
+    int k = 0;
+    while (k < 32 && z >> k) k++;
+    return k;
+}
+
+/* The block of z bytes now in slot takes the next id: a new block, or a
+ * realloc's result in its old block's slot. */
+static void take_id(trace *t, loader *L, uint32_t slot, uint64_t z) {
+    L->id_slot = map_grow(L->id_slot, &L->id_cap, L->next_id + 1, sizeof(uint32_t));
+    L->id_slot[L->next_id++] = slot;
+    L->slot_size = map_grow(L->slot_size, &L->size_cap, (uint64_t)slot + 1, sizeof(uint32_t));
+    L->slot_size[slot] = (uint32_t)z;
+    L->live += z;
+    t->requested += z;
+    t->by_log2[size_log2(z)]++;
+    if (L->live > t->live_peak) t->live_peak = L->live;
+    if (z > t->largest) t->largest = (uint32_t)z;
+}
+
+/* A new block of z bytes (< 4 GiB): its slot. */
 static uint32_t new_block(trace *t, loader *L, uint64_t z) {
     uint32_t slot;
     if (L->nfree)
@@ -306,14 +329,7 @@ static uint32_t new_block(trace *t, loader *L, uint64_t z) {
         if (t->slots > SLOT_MASK) fail("more than %u blocks live at once", SLOT_MASK);
         slot = t->slots++;
     }
-    map_grow((void **)&L->id_slot, &L->id_cap, L->next_id + 1, sizeof(uint32_t));
-    L->id_slot[L->next_id++] = slot;
-    map_grow((void **)&L->slot_size, &L->size_cap, (uint64_t)slot + 1, sizeof(uint32_t));
-    L->slot_size[slot] = (uint32_t)z;
-    L->live += z;
-    t->requested += z;
-    if (L->live > t->live_peak) t->live_peak = L->live;
-    if (z > t->largest) t->largest = (uint32_t)z;
+    take_id(t, L, slot, z);
     return slot;
 }
 
@@ -329,7 +345,7 @@ static uint32_t old_block(loader *L, uint64_t back, const char *path) {
 }
 
 static void release_slot(loader *L, uint32_t slot) {
-    map_grow((void **)&L->free_slots, &L->free_cap, L->nfree + 1, sizeof(uint32_t));
+    L->free_slots = map_grow(L->free_slots, &L->free_cap, L->nfree + 1, sizeof(uint32_t));
     L->free_slots[L->nfree++] = slot;
 }
 
@@ -351,7 +367,7 @@ static void trace_load(trace *t, const char *path, uint64_t max_ops) {
         if (b < 0) fail("%s: not a trace (too short)", path);
         magic[i] = (char)b;
     }
-    if (memcmp(magic, "OPTRACE1", 8) != 0) fail("%s: not a trace (no OPTRACE1)", path);
+    if (memcmp(magic, TRACE_MAGIC, 8) != 0) fail("%s: not a trace (no " TRACE_MAGIC ")", path);
     uint64_t tl = reader_varint(r, path);
     for (uint64_t i = 0; i < tl; i++) {
         int b = reader_byte(r);
@@ -373,8 +389,8 @@ static void trace_load(trace *t, const char *path, uint64_t max_ops) {
         switch (code) {
         case T_MALLOC:
         case T_REALLOC_NEW:
-            a = reader_varint(r, path);
-            push_op(t, K_MALLOC, new_block(t, &L, a), size32(a, path));
+            a = size32(reader_varint(r, path), path);
+            push_op(t, K_MALLOC, new_block(t, &L, a), (uint32_t)a);
             t->n_malloc++;
             break;
         case T_CALLOC:
@@ -396,14 +412,7 @@ static void trace_load(trace *t, const char *path, uint64_t max_ops) {
                 t->n_malloc++;
                 break;
             }
-            /* the new block takes the old one's slot */
-            map_grow((void **)&L.id_slot, &L.id_cap, L.next_id + 1, sizeof(uint32_t));
-            L.id_slot[L.next_id++] = slot;
-            L.slot_size[slot] = size32(b, path);
-            L.live += b;
-            t->requested += b;
-            if (L.live > t->live_peak) t->live_peak = L.live;
-            if (b > t->largest) t->largest = (uint32_t)b;
+            take_id(t, &L, slot, size32(b, path)); /* the old block's slot */
             push_op(t, K_REALLOC, slot, (uint32_t)b);
             t->n_realloc++;
             break;
@@ -512,13 +521,17 @@ static void counted_free(void *ctx, void *ptr, size_t size) {
     free(ptr);
 }
 
+/* The heap as a user gets it (desc.allocator zero: whatever the heap does
+ * for memory by default), or with --counted through counted_alloc. */
 static opool_heap *heap_new(void) {
     opool_heap_desc d;
     memset(&d, 0, sizeof d);
     d.flags = OPOOL_HEAP_GROW;
-    d.allocator.alloc = counted_alloc;
-    d.allocator.free = counted_free;
-    d.allocator.ctx = &g_counted;
+    if (opt.counted) {
+        d.allocator.alloc = counted_alloc;
+        d.allocator.free = counted_free;
+        d.allocator.ctx = &g_counted;
+    }
     opool_heap *h = NULL;
     if (opool_heap_create(&h, &d) != OPOOL_OK) fail("opool_heap_create");
     return h;
@@ -798,14 +811,25 @@ static void child_run(void) {
     r.cold_ns = (double)ns / (double)t.nops;
     r.b.checksum = sum;
 
+    if (opt.serve) {
+        printf("READY\n");
+        fflush(stdout);
+    }
     sysc_enable(&c, true);
     for (int rep = 0; rep < opt.reps; rep++) {
+        char cmd[8];
+        if (opt.serve && (fgets(cmd, sizeof cmd, stdin) == NULL || cmd[0] != 'R'))
+            fail("--serve: no R from the parent before replay %d", rep + 1);
         uint64_t s2 = 0;
         ns = heap ? replay_heap(h, &t, &s2) : replay_malloc(&t, &s2);
         if (s2 != sum)
             fail("%s, %s: replay %d's checksum %016" PRIx64 " differs from the first's",
                  r.b.workload, r.b.subject, rep + 1, s2);
         r.b.ns[rep] = (double)ns / (double)t.nops;
+        if (opt.serve) {
+            printf("DONE\n");
+            fflush(stdout);
+        }
     }
     sysc_enable(&c, false);
     getrusage(RUSAGE_SELF, &u2);
@@ -814,15 +838,20 @@ static void child_run(void) {
         if (r.sc[1][i] >= 0) r.sc[1][i] -= r.sc[0][i];
     r.minflt[0] = u1.ru_minflt - u0.ru_minflt;
     r.minflt[1] = u2.ru_minflt - u1.ru_minflt;
-    r.req[0] = heap ? (int64_t)(cold.allocs + cold.frees) : -1;
-    r.req[1] = heap ? (int64_t)(g_counted.allocs + g_counted.frees - cold.allocs - cold.frees) : -1;
-    r.held_peak = heap ? (int64_t)g_counted.peak : -1;
+    bool counting = heap && opt.counted;
+    r.req[0] = counting ? (int64_t)(cold.allocs + cold.frees) : -1;
+    r.req[1] =
+        counting ? (int64_t)(g_counted.allocs + g_counted.frees - cold.allocs - cold.frees) : -1;
+    r.held_peak = counting ? (int64_t)g_counted.peak : -1;
     if (heap) opool_heap_destroy(h);
     if (t.truncated) snprintf(r.b.note, sizeof r.b.note, "prefix");
 
     char info[200];
     if (heap)
-        snprintf(info, sizeof info, "opool_heap (pages from glibc, counted)");
+        snprintf(info, sizeof info, "opool_heap, %s",
+                 opt.counted
+                     ? "its memory from glibc's posix_memalign through a counter (--counted)"
+                     : "desc.allocator zero: its default source of memory");
     else
         bench_alloc_describe(info, sizeof info);
     printf("INFO\t%s\n", info);
@@ -890,20 +919,145 @@ static int parse_child_row(void *ctx, char *line) {
     return 0;
 }
 
-/* One subject's process for the trace at path: program prog, subject heap|malloc. */
-static int run_subject(const char *prog, const char *subject, const char *path, int slot) {
+/* A subject's process for one trace, run with --serve: it loads the trace
+ * and replays it cold, says READY, then replays it once more per "R" line
+ * (answering DONE), and after the last one writes its INFO and ROW lines and
+ * exits. The parent steps every subject's process in turn, so the warm
+ * replays of the subjects interleave and a change in the machine's load
+ * falls on all of them alike. */
+typedef struct served {
+    pid_t pid;
+    FILE *from; /* its stdout */
+    int to;     /* its stdin */
+    int slot;   /* subject rank, for g_info */
+    char prog[4400];
+} served;
+
+/* The next line from c into line (its newline cut); fails the run at EOF. */
+static void served_line(served *c, char *line, size_t cap, const char *want) {
+    if (fgets(line, (int)cap, c->from) == NULL) {
+        int status = 0;
+        waitpid(c->pid, &status, 0);
+        fail("%s ended (status %d) before %s", c->prog, status, want);
+    }
+    line[strcspn(line, "\r\n")] = '\0';
+}
+
+/* Starts prog for the trace at path and waits for its cold replay; false if
+ * there is no such program. */
+static bool served_start(served *c, const char *prog, const char *subject, const char *path,
+                         int slot) {
+    memset(c, 0, sizeof *c);
+    if (access(prog, X_OK) != 0) return false;
+    snprintf(c->prog, sizeof c->prog, "%s", prog);
+    c->slot = slot;
     char reps[16], ops[32];
     snprintf(reps, sizeof reps, "%d", opt.reps);
     snprintf(ops, sizeof ops, "%" PRIu64, opt.max_ops);
-    char *argv[] = {(char *)prog, "--child",    "--subject", (char *)subject,
-                    "--trace",    (char *)path, "--reps",    reps,
-                    "--ops",      ops,          NULL};
-    char info[200] = "";
-    int rc = bench_child_run("bench_replay", prog, argv, parse_child_row, NULL, info, sizeof info);
-    if (rc == BENCH_CHILD_FAILED) fail("%s --subject %s --trace %s failed", prog, subject, path);
-    if (rc == BENCH_CHILD_OK && slot >= 0 && !g_info[slot][0])
-        snprintf(g_info[slot], sizeof g_info[slot], "%s", info);
-    return rc;
+    char *argv[] = {(char *)prog,
+                    "--child",
+                    "--serve",
+                    "--subject",
+                    (char *)subject,
+                    "--trace",
+                    (char *)path,
+                    "--reps",
+                    reps,
+                    "--ops",
+                    ops,
+                    opt.counted ? "--counted" : NULL,
+                    NULL};
+    int down[2], up[2];
+    if (pipe(down) != 0 || pipe(up) != 0) fail("pipe: %s", strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    c->pid = fork();
+    if (c->pid < 0) fail("fork: %s", strerror(errno));
+    if (c->pid == 0) {
+        dup2(down[0], 0);
+        dup2(up[1], 1);
+        close(down[0]);
+        close(down[1]);
+        close(up[0]);
+        close(up[1]);
+        execv(prog, argv);
+        fprintf(stderr, "bench_replay: cannot run %s: %s\n", prog, strerror(errno));
+        _exit(127);
+    }
+    close(down[0]);
+    close(up[1]);
+    c->to = down[1];
+    c->from = fdopen(up[0], "r");
+    if (c->from == NULL) fail("fdopen: %s", strerror(errno));
+    char line[256];
+    served_line(c, line, sizeof line, "READY");
+    if (strcmp(line, "READY") != 0) fail("%s said '%s', not READY", prog, line);
+    return true;
+}
+
+/* One warm replay of c. */
+static void served_step(served *c) {
+    char line[256];
+    if (write(c->to, "R\n", 2) != 2) fail("cannot write to %s: %s", c->prog, strerror(errno));
+    served_line(c, line, sizeof line, "DONE");
+    if (strcmp(line, "DONE") != 0) fail("%s said '%s', not DONE", c->prog, line);
+}
+
+/* Its INFO and ROW lines, then its exit status. */
+static void served_finish(served *c) {
+    char line[4096];
+    bool have_row = false;
+    while (fgets(line, sizeof line, c->from)) {
+        if (strncmp(line, "INFO\t", 5) == 0 && !g_info[c->slot][0])
+            snprintf(g_info[c->slot], sizeof g_info[c->slot], "%.*s",
+                     (int)strcspn(line + 5, "\r\n"), line + 5);
+        else if (strncmp(line, "ROW\t", 4) == 0) {
+            if (parse_child_row(NULL, line) != 0) fail("%s sent a malformed row", c->prog);
+            have_row = true;
+        }
+    }
+    fclose(c->from);
+    close(c->to);
+    int status = 0;
+    waitpid(c->pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !have_row)
+        fail("%s failed (status %d)", c->prog, status);
+}
+
+/* Every subject on the trace at path: cold replays one after the other, then
+ * the warm replays in rounds, each round in another order. How many ran. */
+static int run_trace(int tr, const char *path, const char *self, const char *here) {
+    served c[N_SUBJ];
+    bool live[N_SUBJ] = {false};
+    for (int j = 0; j < N_SUBJ; j++) {
+        int s = (j + tr) % N_SUBJ;
+        if (!bench_list_has(opt.subjects, subj_order[s])) continue;
+        if (s == 0) {
+            live[s] = served_start(&c[s], self, "heap", path, s);
+        } else if (s == 1) {
+            live[s] = served_start(&c[s], self, "malloc", path, s);
+        } else if (!opt.no_peers) {
+            char peer[4400];
+            snprintf(peer, sizeof peer, "%s/bench_replay_%s", here, subj_order[s]);
+            live[s] = served_start(&c[s], peer, "malloc", path, s);
+            if (!live[s] && !g_info[s][0])
+                snprintf(g_info[s], sizeof g_info[s],
+                         "skipped: no bench_replay_%s beside bench_replay", subj_order[s]);
+        }
+        if (s <= 1 && !live[s]) fail("cannot run %s", self);
+    }
+    for (int rep = 0; rep < opt.reps; rep++)
+        for (int j = 0; j < N_SUBJ; j++) {
+            int s = (j + rep + tr) % N_SUBJ;
+            if (live[s]) served_step(&c[s]);
+        }
+    int n = 0;
+    for (int s = 0; s < N_SUBJ; s++)
+        if (live[s]) {
+            served_finish(&c[s]);
+            n++;
+        }
+    return n;
 }
 
 static int cmp_str(const void *a, const void *b) {
@@ -1008,7 +1162,8 @@ static void print_results(void) {
     }
 
     printf("\nThe system: the cold replay, and per warm replay (syscalls: mmap + munmap + madvise\n"
-           "+ mremap + brk; requests: opool_heap's calls of its allocator, alloc + free):\n\n");
+           "+ mremap + brk; requests: with --counted, opool_heap's calls of its allocator,\n"
+           "alloc + free):\n\n");
     printf("%-8s %-11s %8s %8s %6s %6s %6s %6s %6s %8s | %8s %8s %8s\n", "trace", "subject",
            "cold ms", "minflt", "mmap", "munmap", "madv", "mremap", "brk", "requests", "minflt",
            "syscalls", "requests");
@@ -1028,10 +1183,13 @@ static void print_results(void) {
                    c[0], c[1], c[2], c[3], c[4], a[0], a[1], a[2], a[3]);
         }
     }
+    bool first = true;
     for (int i = 0; i < g_nrows; i++)
-        if (g_rows[i].held_peak >= 0)
-            printf("%s%s: opool_heap held at most %.1f MiB from its allocator\n",
-                   i == 0 ? "\n" : "", g_rows[i].b.workload, mib((double)g_rows[i].held_peak));
+        if (g_rows[i].held_peak >= 0) {
+            printf("%s%s: opool_heap held at most %.1f MiB from its allocator\n", first ? "\n" : "",
+                   g_rows[i].b.workload, mib((double)g_rows[i].held_peak));
+            first = false;
+        }
 }
 
 static int write_csv(const char *path, const char *mode, const bench_machine *m) {
@@ -1098,17 +1256,28 @@ static void print_info(const char *path) {
            path, t.text, t.nops, t.n_malloc, t.n_calloc, t.n_realloc, t.n_aligned, t.n_free,
            t.truncated ? " (a prefix)" : "", t.slots, mib((double)t.live_peak),
            mib((double)t.requested), t.largest, t.threads, t.records, t.unknown);
+    uint64_t all = 0;
+    for (int k = 0; k <= 32; k++) all += t.by_log2[k];
+    printf("  sizes:    (allocations and realloc targets, by power of 2)\n");
+    for (int k = 0; k <= 32; k++)
+        if (t.by_log2[k])
+            printf("            %10" PRIu64 " .. %-10" PRIu64 " %10" PRIu64 "  %5.1f%%\n",
+                   k ? (uint64_t)1 << (k - 1) : 0, k ? ((uint64_t)1 << k) - 1 : 0, t.by_log2[k],
+                   100.0 * (double)t.by_log2[k] / (double)all);
     map_free(t.ops, t.ops_cap, sizeof(op));
 }
 
 static void usage(FILE *f) {
     fprintf(f,
             "usage: bench_replay [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]\n"
-            "                    [--traces DIR] [--ops N]\n"
+            "                    [--subjects LIST] [--traces DIR] [--ops N] [--counted]\n"
             "       bench_replay --info TRACE...\n"
-            "  LIST: trace names (the file name before .trace)\n"
+            "  --only      these traces (a trace's name: its file name before .trace)\n"
             "  --quick     a prefix of each trace (200,000 calls), 3 warm replays\n"
             "  --no-peers  do not run the allocator builds bench_replay_<allocator>\n"
+            "  --subjects  only these of opool_heap,glibc,mimalloc,jemalloc,tcmalloc\n"
+            "  --counted   opool_heap's memory from glibc's posix_memalign through a\n"
+            "              counter (its requests), not its default source\n"
             "  --traces    the directory of *.trace[.xz|.gz] (default %s)\n"
             "  --ops N     replay only the first N calls of each trace\n"
             "  --csv       CSV output (default bench/out/replay.csv)\n",
@@ -1126,6 +1295,10 @@ int main(int argc, char **argv) {
             opt.child = true;
         } else if (strcmp(a, "--no-peers") == 0) {
             opt.no_peers = true;
+        } else if (strcmp(a, "--serve") == 0) {
+            opt.serve = true;
+        } else if (strcmp(a, "--counted") == 0) {
+            opt.counted = true;
         } else if (strcmp(a, "--info") == 0) {
             info_from = i + 1;
             break;
@@ -1135,6 +1308,8 @@ int main(int argc, char **argv) {
                 fail("--subject wants heap or malloc");
         } else if (strcmp(a, "--trace") == 0 && v) {
             opt.trace = argv[++i];
+        } else if (strcmp(a, "--subjects") == 0 && v) {
+            opt.subjects = argv[++i];
         } else if (strcmp(a, "--traces") == 0 && v) {
             opt.dir = argv[++i];
         } else if (strcmp(a, "--ops") == 0 && v) {
@@ -1156,6 +1331,7 @@ int main(int argc, char **argv) {
     }
 
     uint64_t t_start = bench_now_ns();
+    signal(SIGPIPE, SIG_IGN); /* a child that failed: a write error, said as such */
     bench_machine m;
     bench_machine_get(&m);
     char mode[120], load0[64], load1[64];
@@ -1179,29 +1355,19 @@ int main(int argc, char **argv) {
         }
         g_current_trace = tr;
         uint64_t t0 = bench_now_ns();
-        for (int j = 0; j < N_SUBJ; j++) {
-            int s = (j + tr) % N_SUBJ; /* rotating order */
-            if (s == 0)
-                run_subject(self, "heap", path, 0);
-            else if (s == 1)
-                run_subject(self, "malloc", path, 1);
-            else if (!opt.no_peers) {
-                char peer[4400];
-                snprintf(peer, sizeof peer, "%s/bench_replay_%s", here, subj_order[s]);
-                if (run_subject(peer, "malloc", path, s) == BENCH_CHILD_MISSING && !g_info[s][0])
-                    snprintf(g_info[s], sizeof g_info[s],
-                             "skipped: no bench_replay_%s beside bench_replay", subj_order[s]);
-            }
-        }
-        fprintf(stderr, "  %-24s %d subjects in %.1f s\n", g_trace_names[tr], N_SUBJ,
+        int n = run_trace(tr, path, self, here);
+        fprintf(stderr, "  %-24s %d subjects in %.1f s\n", g_trace_names[tr], n,
                 (double)(bench_now_ns() - t0) / 1e9);
     }
     qsort(g_rows, (size_t)g_nrows, sizeof g_rows[0], cmp_rows);
-    for (int i = 0; i < g_nrows; i++) {
+    for (int i = 0; i < g_nrows; i++) { /* against glibc's, or the trace's first row's */
         const replay_row *g = find_row(g_rows[i].trace_rank, "glibc");
-        if (g && g->b.checksum != g_rows[i].b.checksum)
-            fail("%s: the checksum of %s (%016" PRIx64 ") differs from glibc's (%016" PRIx64 ")",
-                 g_rows[i].b.workload, g_rows[i].b.subject, g_rows[i].b.checksum, g->b.checksum);
+        for (int j = 0; g == NULL && j < g_nrows; j++)
+            if (g_rows[j].trace_rank == g_rows[i].trace_rank) g = &g_rows[j];
+        if (g->b.checksum != g_rows[i].b.checksum)
+            fail("%s: the checksum of %s (%016" PRIx64 ") differs from %s's (%016" PRIx64 ")",
+                 g_rows[i].b.workload, g_rows[i].b.subject, g_rows[i].b.checksum, g->b.subject,
+                 g->b.checksum);
     }
 
     bench_read_load(load1, sizeof load1);
@@ -1225,10 +1391,11 @@ int main(int argc, char **argv) {
     for (int s = 0; s < N_SUBJ; s++)
         if (g_info[s][0]) printf("  %-11s %s\n", subj_order[s], g_info[s]);
     printf("  method:     one process per trace and subject, one heap in it: a cold replay,\n"
-           "              then %d warm ones (each ends with every block freed). Time: median\n"
-           "              of the warm replays, ms per replay of the trace; peak RSS: VmHWM of\n"
-           "              the cold replay over the RSS just before it; ratios below 1: faster\n"
-           "              or smaller. Every subject's checksum matched.\n\n",
+           "              then %d warm ones (each ends with every block freed), the subjects'\n"
+           "              warm replays interleaved. Time: median of the warm replays, ms per\n"
+           "              replay of the trace; peak RSS: VmHWM of the cold replay over the RSS\n"
+           "              just before it; ratios below 1: faster or smaller. Every subject's\n"
+           "              checksum matched.\n\n",
            opt.reps);
     print_results();
     const char *csv = opt.csv ? opt.csv : "bench/out/replay.csv";

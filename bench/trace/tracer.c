@@ -22,32 +22,7 @@
  * tracer started, or in the parent before a fork): those are counted in the
  * STATS record.
  *
- * ============================================================================
- * THE FORMAT (binary; integers are unsigned LEB128 varints)
- * ============================================================================
- *   "OPTRACE1"                 8 bytes of magic
- *   varint len, len bytes      text: "pid=<p> ppid=<q> exe=<path> argv=<a b c>"
- *   records, each one opcode byte and its varints:
- *     1  MALLOC        size                 -> new id
- *     2  CALLOC        nmemb size           -> new id (nmemb * size zeroed bytes)
- *     3  REALLOC       back size            old block gone -> new id
- *     4  FREE          back
- *     5  MEMALIGN      align size           -> new id (memalign)
- *     6  POSIX_MEMALIGN align size          -> new id
- *     7  ALIGNED_ALLOC align size           -> new id
- *     8  VALLOC        size                 -> new id (page aligned)
- *     9  PVALLOC       size                 -> new id (page aligned, size rounded to pages)
- *    10  REALLOC_FREE  back                 realloc(p, 0) that freed p and returned NULL
- *    11  THREAD        tid                  later records are this thread's (0 = the first
- *                                           thread that called; assigned in order of first call)
- *    12  STATS         n, n varints         written at exit: records, unknown frees,
- *                                           unknown reallocs, calls passed through untraced
- *    13  REALLOC_NEW   size                 realloc(NULL, size) -> new id
- *   reallocarray(p, n, s) is recorded as realloc(p, n * s).
- * "back" = next id - 1 - the id of the block concerned. A trace may end
- * anywhere after a record (a process killed, or one that called _exit,
- * loses what was still buffered: up to 1 MiB); STATS is not necessarily
- * last (calls after the exit handlers are flushed one by one).
+ * The format: bench/trace/trace_format.h.
  *
  * ============================================================================
  * FILES, THREADS, FORK, EXEC
@@ -79,23 +54,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "trace_format.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
-enum {
-    T_MALLOC = 1,
-    T_CALLOC,
-    T_REALLOC,
-    T_FREE,
-    T_MEMALIGN,
-    T_POSIX_MEMALIGN,
-    T_ALIGNED_ALLOC,
-    T_VALLOC,
-    T_PVALLOC,
-    T_REALLOC_FREE,
-    T_THREAD,
-    T_STATS,
-    T_REALLOC_NEW
-};
 
 /* ==== the real functions ===================================================== */
 
@@ -341,7 +303,7 @@ static void open_output(void) {
     t = put_str(t, te, " argv=");
     t += read_small("/proc/self/cmdline", t, (size_t)(te - t));
     unsigned char head[16];
-    memcpy(head, "OPTRACE1", 8);
+    memcpy(head, TRACE_MAGIC, 8);
     unsigned char *h = put_varint(head + 8, (uint64_t)(t - text));
     write_all(head, (size_t)(h - head));
     write_all(text, (size_t)(t - text));
@@ -397,7 +359,8 @@ static void at_fork_prepare(void) { lock(); }
 static void at_fork_parent(void) { unlock(); }
 static void at_fork_child(void) {
     pthread_mutex_init(&g_lock, NULL);
-    /* a trace of its own: nothing of the parent's buffer, map or ids */
+    /* a trace of its own: nothing of the parent's file, buffer, map or ids */
+    if (g_fd >= 0) close(g_fd);
     g_fd = -1;
     g_len = 0;
     g_disabled = 0;
@@ -487,7 +450,7 @@ EXPORT void *calloc(size_t n, size_t size) {
 EXPORT void free(void *p) {
     if (p == NULL || is_boot(p)) return;
     if (!enter()) {
-        real_free(p);
+        if (real_free) real_free(p); /* unset only while dlsym runs: such a block leaks */
         return;
     }
     uint64_t back = back_of(p);

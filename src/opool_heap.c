@@ -793,7 +793,8 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
     bool zero;
     if (h == NULL || !opool__mul_ok(n, size, &bytes)) return NULL;
     void *p = opool__heap_alloc_in(h, bytes, &zero);
-    if (p && !zero) memset(p, 0, bytes); /* a fresh block of fresh memory is zero already */
+    if (p && !zero) memset(p, 0, bytes);
+    if (p && zero) opool__mem_defined(p, bytes); /* fresh memory from the system: zero already */
     return p;
 }
 

@@ -1008,7 +1008,7 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * next class that needs a page, any class, takes the cache's newest page
  * before any new memory. Memory goes back with hysteresis, never once per
  * emptied page: at each page event (a page emptied into the cache, or a
- * page taken), the pages that stayed in the cache unused for 500 ms or more
+ * page taken), the pages that stayed in the cache unused for a second or more
  * go back, oldest first: with the system's memory, their bytes go back at
  * once (madvise(MADV_DONTNEED) on Linux, one call per run of adjacent pages,
  * the addresses kept for later pages); a region none of whose pages is used
@@ -4747,7 +4747,7 @@ bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity) 
 #define OPOOL__REGION_MIN 4u
 /* The cache's hysteresis: a page that stayed in it this long goes back to
  * the system at the heap's next page event (opool_heap.h, MEMORY). */
-#define OPOOL__HEAP_DECAY_NS ((uint64_t)500 * 1000 * 1000)
+#define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)
 
 /* Pages [0, n) of a region: the bits of a vacant set. */
 #define OPOOL__REGION_ALL(n) ((n) >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n)) - 1)
@@ -4799,7 +4799,6 @@ struct opool_heap {
     opool__hpage *cache;          /* empty pages, the newest first */
     opool__hpage *cache_tail;     /* the oldest */
     size_t cached;                /* pages in the cache */
-    uint64_t system_requests;     /* regions asked for (a statistic) */
     bool hooks;                   /* poisoning or a checker: every free out of line */
     uint32_t episodes;            /* episodes open (classes and large blocks) */
     opool__episode large_episode; /* of the fallback allocator */
@@ -5011,7 +5010,6 @@ static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
     r->dirty = zero ? 0 : r->vacant; /* the allocator's bytes may be anything */
     opool__mem_noaccess(m, bytes);
     h->vacant += npages;
-    h->system_requests++;
     return true;
 }
 
@@ -5498,7 +5496,8 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
     bool zero;
     if (h == NULL || !opool__mul_ok(n, size, &bytes)) return NULL;
     void *p = opool__heap_alloc_in(h, bytes, &zero);
-    if (p && !zero) memset(p, 0, bytes); /* a fresh block of fresh memory is zero already */
+    if (p && !zero) memset(p, 0, bytes);
+    if (p && zero) opool__mem_defined(p, bytes); /* fresh memory from the system: zero already */
     return p;
 }
 

@@ -72,7 +72,7 @@
  * next class that needs a page, any class, takes the cache's newest page
  * before any new memory. Memory goes back with hysteresis, never once per
  * emptied page: at each page event (a page emptied into the cache, or a
- * page taken), the pages that stayed in the cache unused for 500 ms or more
+ * page taken), the pages that stayed in the cache unused for a second or more
  * go back, oldest first: with the system's memory, their bytes go back at
  * once (madvise(MADV_DONTNEED) on Linux, one call per run of adjacent pages,
  * the addresses kept for later pages); a region none of whose pages is used

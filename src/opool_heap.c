@@ -44,7 +44,7 @@
 #define OPOOL__REGION_MIN 4u
 /* The cache's hysteresis: a page that stayed in it this long goes back to
  * the system at the heap's next page event (opool_heap.h, MEMORY). */
-#define OPOOL__HEAP_DECAY_NS ((uint64_t)500 * 1000 * 1000)
+#define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)
 
 /* Pages [0, n) of a region: the bits of a vacant set. */
 #define OPOOL__REGION_ALL(n) ((n) >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n)) - 1)

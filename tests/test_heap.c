@@ -1056,7 +1056,7 @@ TEST(cached_pages_unused_for_a_while_go_back_and_pointers_into_them_are_einval) 
         for (uint32_t k = p + 1; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
         size_t bytes = stats_of(h).bytes;
         long frees = c.frees;
-        sleep_ms(600);
+        sleep_ms(1100);
         /* page 2 empties: a page event, at which the pages cached long ago go back */
         CHECK_EQ_U64(opool_heap_free(h, b[p]), OPOOL_OK);
         if (own)

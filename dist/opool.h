@@ -1189,8 +1189,10 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 /* Resize: ptr NULL is alloc; size 0 frees ptr and returns NULL. A block that
  * stays in its class is returned as is, and so is a fallback block asked to
  * shrink to a size still above the largest class (its usable size does not
- * change); otherwise a new block gets the contents (up to the smaller size)
- * and the old one is freed. NULL when the
+ * change); a fallback block growing above the largest class, in a heap
+ * whose desc names no allocator, is resized by the C library's realloc (in
+ * place when it can); otherwise a new block gets the contents (up to the
+ * smaller size) and the old one is freed. NULL when the
  * new block cannot be had (ptr stays valid) or ptr is not a live block of h
  * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
  * nothing changes), or h is NULL (not reported). A failed new block is
@@ -3143,6 +3145,11 @@ OPOOL__INTERNAL bool opool__membarrier(void);
  * default of every desc). align: a power of two. */
 OPOOL__INTERNAL void *opool__sys_alloc(void *ctx, size_t size, size_t align);
 OPOOL__INTERNAL void opool__sys_free(void *ctx, void *ptr, size_t size);
+/* Resize a block of opool__sys_alloc to size bytes, aligned only as
+ * malloc's are (16 on the usual systems): in place, or moved by the C
+ * library (which may move pages rather than bytes). NULL: failed, ptr
+ * untouched; also where the C library cannot resize its aligned blocks. */
+OPOOL__INTERNAL void *opool__sys_realloc(void *ptr, size_t size);
 
 /* size bytes (a multiple of align) at an address aligned to align (a power
  * of two, at least 4096), straight from the system: mmap where there is
@@ -5555,6 +5562,15 @@ void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
     if (large) {
         old = large->size;
         if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
+        if (size > h->max_size && h->os) { /* the C library's: it may grow it in place */
+            void *n = opool__sys_realloc(ptr, size);
+            if (n != NULL) {
+                opool__hmap_erase(&h->large, large);
+                opool__hmap_put(&h->large, (uintptr_t)n, size);
+                h->large_bytes += size - old;
+                return n;
+            }
+        }
     } else {
         old = pg->size;
         if (size <= h->max_size && h->hot.class_of[(size + 7) >> 3] == pg->cls) return ptr;
@@ -6546,6 +6562,16 @@ void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
 #else
     void *ptr = NULL;
     return posix_memalign(&ptr, align, size) == 0 ? ptr : NULL;
+#endif
+}
+
+void *opool__sys_realloc(void *ptr, size_t size) {
+#if defined(_WIN32)
+    (void)ptr; /* _aligned_malloc's blocks are not realloc's */
+    (void)size;
+    return NULL;
+#else
+    return realloc(ptr, size);
 #endif
 }
 

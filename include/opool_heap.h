@@ -253,8 +253,10 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 /* Resize: ptr NULL is alloc; size 0 frees ptr and returns NULL. A block that
  * stays in its class is returned as is, and so is a fallback block asked to
  * shrink to a size still above the largest class (its usable size does not
- * change); otherwise a new block gets the contents (up to the smaller size)
- * and the old one is freed. NULL when the
+ * change); a fallback block growing above the largest class, in a heap
+ * whose desc names no allocator, is resized by the C library's realloc (in
+ * place when it can); otherwise a new block gets the contents (up to the
+ * smaller size) and the old one is freed. NULL when the
  * new block cannot be had (ptr stays valid) or ptr is not a live block of h
  * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
  * nothing changes), or h is NULL (not reported). A failed new block is

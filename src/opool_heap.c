@@ -852,6 +852,15 @@ void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
     if (large) {
         old = large->size;
         if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
+        if (size > h->max_size && h->os) { /* the C library's: it may grow it in place */
+            void *n = opool__sys_realloc(ptr, size);
+            if (n != NULL) {
+                opool__hmap_erase(&h->large, large);
+                opool__hmap_put(&h->large, (uintptr_t)n, size);
+                h->large_bytes += size - old;
+                return n;
+            }
+        }
     } else {
         old = pg->size;
         if (size <= h->max_size && h->hot.class_of[(size + 7) >> 3] == pg->cls) return ptr;

@@ -177,6 +177,16 @@ void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
 #endif
 }
 
+void *opool__sys_realloc(void *ptr, size_t size) {
+#if defined(_WIN32)
+    (void)ptr; /* _aligned_malloc's blocks are not realloc's */
+    (void)size;
+    return NULL;
+#else
+    return realloc(ptr, size);
+#endif
+}
+
 void opool__sys_free(void *ctx, void *ptr, size_t size) {
     (void)ctx;
     (void)size;

@@ -196,6 +196,11 @@ bool opool__membarrier(void);
  * default of every desc). align: a power of two. */
 void *opool__sys_alloc(void *ctx, size_t size, size_t align);
 void opool__sys_free(void *ctx, void *ptr, size_t size);
+/* Resize a block of opool__sys_alloc to size bytes, aligned only as
+ * malloc's are (16 on the usual systems): in place, or moved by the C
+ * library (which may move pages rather than bytes). NULL: failed, ptr
+ * untouched; also where the C library cannot resize its aligned blocks. */
+void *opool__sys_realloc(void *ptr, size_t size);
 
 /* size bytes (a multiple of align) at an address aligned to align (a power
  * of two, at least 4096), straight from the system: mmap where there is

@@ -983,6 +983,36 @@ static void expect_rejected(opool_heap *h, recorder *r, void *ptr, int line) {
     CHECK_EQ_U64(opool_heap_usable_size(h, ptr), 0);
 }
 
+/* Without an allocator of its own, a large block grows through the C library's realloc: the
+ * contents stay, the size and the statistics follow, and a free of the old address (if it
+ * moved) is rejected as for any pointer the heap does not hold. */
+TEST(a_large_block_grows_through_realloc_and_keeps_its_contents) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 5000);
+    REQUIRE(p);
+    fill(p, 5000, 7);
+    size_t size = 5000;
+    for (int k = 0; k < 6; k++) {
+        size_t next = size * 3;
+        unsigned char *q = (unsigned char *)opool_heap_realloc(h, p, next);
+        REQUIRE(q);
+        CHECK(filled(q, 5000, 7)); /* what was written first stays through every growth */
+        CHECK_EQ_U64(opool_heap_usable_size(h, q), next);
+        opool_heap_stats s = stats_of(h);
+        CHECK_EQ_U64(s.large_live, 1);
+        CHECK_EQ_U64(s.large_bytes, next);
+        CHECK_EQ_U64((uintptr_t)q % 16, 0);
+        if (q != p) expect_rejected(h, &r, p, __LINE__);
+        p = q;
+        size = next;
+    }
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    CHECK_EQ_U64(stats_of(h).large_bytes, 0);
+    opool_heap_destroy(h);
+}
+
 TEST(free_of_a_pointer_into_a_cached_page_or_an_unused_part_of_a_region_is_einval) {
     uint32_t size = 1024, p = blocks_per_page(1024);
     recorder r;
@@ -2431,6 +2461,7 @@ int main(void) {
     RUN(calloc_zero_fills_blocks_of_a_page_that_served_another_class);
     RUN(a_heap_grows_page_by_page_when_the_allocator_refuses_regions);
     RUN(free_of_a_pointer_into_a_cached_page_or_an_unused_part_of_a_region_is_einval);
+    RUN(a_large_block_grows_through_realloc_and_keeps_its_contents);
     RUN(cached_pages_unused_for_a_while_go_back_and_pointers_into_them_are_einval);
     RUN(a_class_with_grow_fails_and_reports_when_the_allocator_fails);
     RUN(sizes_above_the_largest_class_go_to_the_allocator);

@@ -3,7 +3,7 @@
  * mimalloc, jemalloc and tcmalloc, single-threaded.
  *
  * Usage: bench_heap [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]
- *   (LIST: churn16,churn64,mixed,uniform,realloc,soak)
+ *   (LIST: fill,cycle,churn16,churn64,mixed,uniform,realloc,soak)
  *
  * ============================================================================
  * SUBJECTS
@@ -12,8 +12,9 @@
  *                header: default classes (16 ... 2048), blocks_per_class 0
  *                (one page per class at create), OPOOL_HEAP_GROW, so a
  *                class adds pages as the untimed fill needs them and the
- *                timed loops run at a steady size. Its pages (and blocks
- *                above 2048 bytes) come from the C library: glibc here.
+ *                timed loops run at a steady size. Its pages come from
+ *                the system in regions (mmap), blocks above 2048 bytes
+ *                from the C library: glibc here.
  *   glibc        malloc / free / realloc of this program (default tuning).
  *   mimalloc, jemalloc, tcmalloc
  *                the same calls in a build of this file linked with the
@@ -29,6 +30,22 @@
  * ============================================================================
  * WORKLOADS
  * ============================================================================
+ *   fill+drain 64 B
+ *              N = 1,000 and 1,000,000: allocate N blocks (first and last
+ *              word written), then read back and free them all in the
+ *              order they came, round after round (the timed loop runs
+ *              as many rounds as make its operations). ns per alloc+free
+ *              pair. At N = 1,000,000 the note gives the resident bytes per
+ *              block: RSS grown over the first fill of the warm-up round,
+ *              / N (these workloads run first, so that glibc's arena holds
+ *              no memory freed by earlier ones).
+ *   fill+empty 48 B x100
+ *              issue 17's reproduction of a garbage collector: 100 rounds
+ *              (--quick: 10) of "allocate 200,000 blocks of 48 bytes, then
+ *              free them all", the same loop as fill+drain.
+ *   Every row's note gives the system time and the minor page faults of its
+ *   timed loops, per million operations (getrusage): what the kernel did for
+ *   the allocator (mmap, munmap, madvise, first touches of fresh pages).
  *   churn 16 B, churn 64 B
  *              N = 1,000 and 100,000 live blocks of one size, pointers in an
  *              array. Per iteration: k = random slot; read back the first
@@ -102,6 +119,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <sys/resource.h>
 
 /* ==== options, results ===================================================== */
 
@@ -163,7 +181,7 @@ static int subj_rank(const char *name) {
 
 /* ==== the workloads' building blocks ========================================= */
 
-enum { W_CHURN = 1, W_REALLOC, W_SOAK };
+enum { W_CHURN = 1, W_REALLOC, W_SOAK, W_FILL };
 enum { SZ_FIXED, SZ_LOG, SZ_UNIFORM };
 enum { GROW_ADD16, GROW_MUL15 };
 
@@ -177,6 +195,8 @@ typedef struct workload {
 } workload;
 
 static const workload g_workloads[] = {
+    {"fill", "fill+drain 64 B", W_FILL, SZ_FIXED, 64, 0},
+    {"cycle", "fill+empty 48 B x100", W_FILL, SZ_FIXED, 48, 0},
     {"churn16", "churn 16 B", W_CHURN, SZ_FIXED, 16, 0},
     {"churn64", "churn 64 B", W_CHURN, SZ_FIXED, 64, 0},
     {"mixed", "churn mixed 16-1024", W_CHURN, SZ_LOG, 0, 0},
@@ -187,9 +207,10 @@ static const workload g_workloads[] = {
 };
 #define N_WORKLOADS ((int)(sizeof g_workloads / sizeof g_workloads[0]))
 
-static const uint32_t g_churn_n[2] = {1000, 100000};
-#define MAX_LIVE 225000u /* the soak's high mark and room above it; churn uses 100,000 */
-#define CHAINS 16u       /* realloc: buffers growing at once */
+static const uint32_t g_churn_n[2] = {1000, 1000000};
+#define CYCLE_N 200000u   /* fill+empty: blocks per round */
+#define MAX_LIVE 1000000u /* churn and fill+drain at 1,000,000; the soak's high mark is 200,000 */
+#define CHAINS 16u        /* realloc: buffers growing at once */
 
 /* A size from the low 32 bits of r (the slot comes from the high ones).
  * SZ_LOG with octaves = 6: 16..1024, with 3: 16..128; the last octave
@@ -243,6 +264,30 @@ static opool_heap *heap_new(void) {
 
 static char **g_P;    /* live blocks */
 static uint32_t *g_Z; /* their sizes */
+
+/* What the kernel did for this process: system time, minor page faults. */
+typedef struct sys_use {
+    uint64_t sys_ns, faults;
+} sys_use;
+
+static sys_use sys_use_now(void) {
+    struct rusage u;
+    sys_use s = {0, 0};
+    if (getrusage(RUSAGE_SELF, &u) == 0) {
+        s.sys_ns = (uint64_t)u.ru_stime.tv_sec * 1000000000u + (uint64_t)u.ru_stime.tv_usec * 1000u;
+        s.faults = (uint64_t)u.ru_minflt;
+    }
+    return s;
+}
+
+/* The last timed loop's share (set by every body next to its clock reads). */
+static sys_use g_used;
+
+static void sys_use_since(const sys_use *t0) {
+    sys_use t1 = sys_use_now();
+    g_used.sys_ns = t1.sys_ns - t0->sys_ns;
+    g_used.faults = t1.faults - t0->faults;
+}
 
 /* ==== churn ================================================================== */
 
@@ -300,9 +345,11 @@ BENCH_ALWAYS_INLINE uint64_t churn_body(int s, const workload *w, uint32_t n, ui
         Z[k] = z;
     }
     sum += churn_run(s, h, n, w, ops / 8, seed_base ^ 0x5555u, &bad);
+    sys_use u0 = sys_use_now();
     uint64_t t0 = bench_now_ns();
     sum += churn_run(s, h, n, w, ops, seed_base ^ 0xaaaau, &bad);
     uint64_t t1 = bench_now_ns();
+    sys_use_since(&u0);
     for (uint32_t k = 0; k < n; k++) {
         sum += get_words(P[k], Z[k]);
         bad |= s_free(s, h, P[k]);
@@ -321,6 +368,71 @@ static BENCH_NOINLINE uint64_t churn_heap(const workload *w, uint32_t n, uint64_
 static BENCH_NOINLINE uint64_t churn_malloc(const workload *w, uint32_t n, uint64_t ops,
                                             uint64_t seed, double *ns) {
     return churn_body(S_MALLOC, w, n, ops, seed, ns);
+}
+
+/* ==== fill+drain ============================================================= */
+
+/* One round: n blocks of size z, then each read back and freed in the order
+ * they came. */
+BENCH_ALWAYS_INLINE uint64_t fill_round(int s, opool_heap *h, uint32_t n, uint32_t z,
+                                        uint64_t round, int *bad) {
+    char **P = g_P;
+    uint64_t sum = 0;
+    int rejected = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        char *q = s_alloc(s, h, z);
+        if (q == NULL) fail("fill: allocation of %u bytes failed", z);
+        put_words(q, z, k, round);
+        P[k] = q;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        sum += get_words(P[k], z);
+        rejected |= s_free(s, h, P[k]);
+    }
+    *bad |= rejected;
+    return sum;
+}
+
+/* rounds rounds after one untimed; *rss_per: resident bytes per block the
+ * untimed round's fill added (measured after it, before its frees). */
+BENCH_ALWAYS_INLINE uint64_t fill_body(int s, const workload *w, uint32_t n, uint64_t rounds,
+                                       double *ns, double *rss_per) {
+    opool_heap *h = s == S_HEAP ? heap_new() : NULL;
+    char **P = g_P;
+    uint32_t z = w->size;
+    uint64_t sum = 0;
+    int bad = 0;
+    int64_t r0 = bench_rss_bytes();
+    for (uint32_t k = 0; k < n; k++) { /* the untimed round */
+        char *q = s_alloc(s, h, z);
+        if (q == NULL) fail("fill: allocation of %u bytes failed", z);
+        put_words(q, z, k, ~(uint64_t)k);
+        P[k] = q;
+    }
+    *rss_per = (double)(bench_rss_bytes() - r0) / (double)n;
+    for (uint32_t k = 0; k < n; k++) {
+        sum += get_words(P[k], z);
+        bad |= s_free(s, h, P[k]);
+    }
+    sys_use u0 = sys_use_now();
+    uint64_t t0 = bench_now_ns();
+    for (uint64_t r = 0; r < rounds; r++) sum += fill_round(s, h, n, z, r, &bad);
+    uint64_t t1 = bench_now_ns();
+    sys_use_since(&u0);
+    if (s == S_HEAP) opool_heap_destroy(h);
+    if (bad) fail("fill: opool_heap_free rejected a block it handed out");
+    *ns = (double)(t1 - t0) / (double)(rounds * n);
+    return sum;
+}
+
+static BENCH_NOINLINE uint64_t fill_heap(const workload *w, uint32_t n, uint64_t rounds, double *ns,
+                                         double *rss_per) {
+    return fill_body(S_HEAP, w, n, rounds, ns, rss_per);
+}
+
+static BENCH_NOINLINE uint64_t fill_malloc(const workload *w, uint32_t n, uint64_t rounds,
+                                           double *ns, double *rss_per) {
+    return fill_body(S_MALLOC, w, n, rounds, ns, rss_per);
 }
 
 /* ==== realloc chains ========================================================= */
@@ -371,6 +483,7 @@ BENCH_ALWAYS_INLINE uint64_t realloc_body(int s, const workload *w, uint64_t ops
         L[j] = 16;
         memset(C[j], seg_byte(T[j], 0), 16);
     }
+    sys_use u0 = sys_use_now();
     uint64_t t0 = bench_now_ns();
     for (uint64_t i = 0; i < ops; i++) {
         uint64_t r = bench_rng_next(&seed);
@@ -396,6 +509,7 @@ BENCH_ALWAYS_INLINE uint64_t realloc_body(int s, const workload *w, uint64_t ops
         L[j] = z;
     }
     uint64_t t1 = bench_now_ns();
+    sys_use_since(&u0);
     for (uint32_t j = 0; j < CHAINS; j++) {
         sum += chain_check(C[j], T[j], mode, max, L[j]);
         bad |= s_free(s, h, C[j]);
@@ -435,6 +549,9 @@ static heap_row *new_row(int w, uint32_t n, const char *subject) {
 
 /* Operations per timed loop: each subject's loop lasts some 10-100 ms. */
 static uint64_t point_ops(const workload *w, uint32_t n) {
+    if (w->kind == W_FILL && n == CYCLE_N) return (uint64_t)n * (opt.quick ? 10 : 100);
+    if (w->kind == W_FILL)
+        return opt.quick ? (n > 1000 ? n : 400000u) : (n > 1000 ? 3u * n : 4000000u);
     uint64_t ops = w->kind == W_REALLOC ? (w->size > 2048 ? 500000u : 2000000u)
                    : n <= 1000          ? 4000000u
                                         : 1000000u;
@@ -454,14 +571,19 @@ static void run_point(int wi, uint32_t n) {
         rows[j]->b.reps = opt.reps;
     }
     uint64_t t0 = bench_now_ns();
+    sys_use used[2] = {{0, 0}, {0, 0}};
+    double rss_per[2] = {0, 0};
     for (int rep = 0; rep <= opt.reps; rep++) {
         uint64_t seed = bench_seed((uint32_t)(w->kind * 16 + wi), n, rep, 0);
         uint64_t first = 0;
         for (int jj = 0; jj < ns; jj++) {
             int j = (jj + rep) % ns;
-            double t = 0;
+            double t = 0, rss = 0;
             uint64_t sum;
-            if (w->kind == W_CHURN)
+            if (w->kind == W_FILL)
+                sum = subj[j] == S_HEAP ? fill_heap(w, n, ops / n, &t, &rss)
+                                        : fill_malloc(w, n, ops / n, &t, &rss);
+            else if (w->kind == W_CHURN)
                 sum = subj[j] == S_HEAP ? churn_heap(w, n, ops, seed, &t)
                                         : churn_malloc(w, n, ops, seed, &t);
             else
@@ -473,16 +595,27 @@ static void run_point(int wi, uint32_t n) {
                 fail("%s, N %u, repetition %d: checksum %016" PRIx64
                      " of %s differs from %016" PRIx64,
                      w->name, n, rep, sum, subject_name(subj[j]), first);
+            if (rep == 0) rss_per[j] = rss;
             if (rep > 0) {
                 rows[j]->b.ns[rep - 1] = t;
                 rows[j]->b.checksum = bench_mix(rows[j]->b.checksum, sum);
+                used[j].sys_ns += g_used.sys_ns;
+                used[j].faults += g_used.faults;
             }
         }
     }
     for (int j = 0; j < ns; j++) {
         bench_row_finish(&rows[j]->b);
-        if (subj[j] == S_HEAP && w->kind == W_REALLOC && w->size > 2048)
-            snprintf(rows[j]->b.note, sizeof rows[j]->b.note, "above 2048 B: its fallback (glibc)");
+        char *note = rows[j]->b.note;
+        size_t cap = sizeof rows[j]->b.note, len;
+        double mops = (double)ops * opt.reps / 1e6;
+        snprintf(note, cap, "sys %.0f us/Mop, %.0f flt/Mop", (double)used[j].sys_ns / 1e3 / mops,
+                 (double)used[j].faults / mops);
+        len = strlen(note);
+        if (w->kind == W_FILL && n >= 1000000u)
+            snprintf(note + len, cap - len, "; RSS %.1f B/block", rss_per[j]);
+        else if (subj[j] == S_HEAP && w->kind == W_REALLOC && w->size > 2048)
+            snprintf(note + len, cap - len, "; above 2048 B: glibc");
     }
     fprintf(stderr, "  %-24s N %6u  %s: %d reps in %.1f s\n", w->name, n, BENCH_ALLOC_NAME,
             opt.reps, (double)(bench_now_ns() - t0) / 1e9);
@@ -492,7 +625,9 @@ static void run_timed(void) {
     for (int wi = 0; wi < N_WORKLOADS; wi++) {
         const workload *w = &g_workloads[wi];
         if (!wanted(w->key)) continue;
-        if (w->kind == W_CHURN)
+        if (w->kind == W_FILL && w->size == 48)
+            run_point(wi, CYCLE_N);
+        else if (w->kind == W_CHURN || w->kind == W_FILL)
             for (int i = 0; i < 2; i++) run_point(wi, g_churn_n[i]);
         else
             run_point(wi, CHAINS);
@@ -848,7 +983,8 @@ static void print_header(const bench_machine *m, const char *mode) {
     for (int i = 0; i < g_ninfo; i++)
         printf("  %s%s\n", i == 0 ? "allocators: " : "            ", g_info[i]);
     printf("  opool_heap: default classes 16..2048, blocks_per_class 0, OPOOL_HEAP_GROW;\n"
-           "              pages and blocks above 2048 B from glibc (this program)\n");
+           "              pages from the system (mmap regions), blocks above 2048 B from\n"
+           "              glibc (this program)\n");
     printf("  method:     %d recorded repetitions after 1 warm-up; ns per operation; the\n"
            "              ratios are medians over the glibc and the mimalloc median\n"
            "              (below 1: faster); every subject's checksum matched\n\n",
@@ -859,7 +995,7 @@ static void print_header(const bench_machine *m, const char *mode) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: bench_heap [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]\n"
-               "  LIST: churn16,churn64,mixed,uniform,realloc,soak\n"
+               "  LIST: fill,cycle,churn16,churn64,mixed,uniform,realloc,soak\n"
                "  --quick     short run (under 20 s with every allocator build)\n"
                "  --no-peers  do not run the allocator builds bench_heap_<allocator>\n"
                "  --csv       CSV output (default bench/out/heap.csv; the soak goes to\n"
@@ -958,7 +1094,8 @@ int main(int argc, char **argv) {
     static bench_row table[MAX_ROWS];
     for (int i = 0; i < g_nrows; i++) table[i] = g_rows[i].b;
     if (g_nrows) {
-        printf("N: live blocks (churn), buffers growing at once (realloc)\n\n");
+        printf("N: live blocks (churn, fill), buffers growing at once (realloc); note: system\n"
+               "time and minor faults per million operations of the timed loops\n\n");
         bench_print_table(stdout, table, g_nrows, "x glibc", "x mimalloc");
     }
     print_soak();

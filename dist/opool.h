@@ -959,33 +959,66 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
  * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the link of its page's free
- * list in its own first bytes. So:
+ * blocks follow, with no header in front of them. A free block holds the
+ * link of its page's free list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
- *     free list of the class's current page. O(1).
+ *     free list of the class's current page, or the page's next block never
+ *     handed out (a bump pointer). O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
- *     that page is one of its own in a hash set of its pages (never reading
- *     memory it does not own), that the pointer is a block's start, and that
- *     the block's live bit is set. O(1) expected.
+ *     that page is one of its own in a hash set of the pages serving its
+ *     classes (never reading memory it does not own or no longer uses), that
+ *     the pointer is a block's start, and that the block's live bit is set.
+ *     O(1) expected.
+ *   - realloc to a size of the block's own class: the same checks, and the
+ *     block comes back as it is.
  *   - per block, the only overhead is its live bit; per page, a header of 64
  *     bytes plus the bitmap.
- * alloc and free are inline: the common case (a block of the class's current
- * page, or a live block of a page of the heap) costs a few dozen instructions
- * and no call; everything else (an empty current page, growth, fallback
- * blocks, every misuse, poisoning, a memory checker) runs out of line.
+ * alloc, free and realloc are inline: the common case (a block of the
+ * class's current page, a live block of a page of the heap, a resize within
+ * the class) costs a few dozen instructions and no call; everything else
+ * (a full current page, growth, fallback blocks, every misuse, poisoning, a
+ * memory checker) runs out of line.
  * A request larger than the largest class goes to the desc's allocator (and
  * is tracked in a hash map, so it can be freed and checked the same way),
  * unless OPOOL_HEAP_NO_FALLBACK makes it fail.
  *
  * A heap grows, as malloc does: a NULL desc, a zero desc and any desc whose
- * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page (a class
- * keeps at most one empty grown page and gives the others back as they
- * empty); blocks_per_class blocks per class (rounded up to whole pages) are
- * reserved at create and never given back. An alloc fails only when the
- * allocator refuses a page. OPOOL_HEAP_GROW asks for this default and
+ * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page;
+ * blocks_per_class blocks per class (rounded up to whole pages) are reserved
+ * at create and never leave their class. An alloc fails only when the
+ * allocator refuses memory. OPOOL_HEAP_GROW asks for this default and
  * changes nothing. With OPOOL_HEAP_FIXED (the opt-in) each class holds
  * exactly its reservation, and an alloc of a full class fails: a budget.
  *
+ * ============================================================================
+ * MEMORY: WHERE PAGES COME FROM AND WHEN THEY GO BACK
+ * ============================================================================
+ * Pages come from regions of up to 64 pages (4 MiB), each asked for in one
+ * request: from the system (mmap on Linux; the C library's aligned
+ * allocation elsewhere) when the desc names no allocator, else from
+ * desc.allocator, which then gets every byte the heap holds (regions, its
+ * bookkeeping, large blocks). create asks for the reservation's pages in
+ * as few regions as hold them; a growing heap's next region has as many
+ * pages as the heap holds (at least 4), so a heap of N pages made about
+ * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
+ * allocator refuses a region, the heap asks for a single page.
+ * A grown page that empties leaves its class (each class keeps one empty
+ * page as a spare, so a class at the edge of a page does not trade pages
+ * at every step) for a cache of empty pages shared by the whole heap: the
+ * next class that needs a page, any class, takes the cache's newest page
+ * before any new memory. Memory goes back with hysteresis, never once per
+ * emptied page: at each page event (a page emptied into the cache, or a
+ * page taken), the pages that stayed in the cache unused for a second or more
+ * go back, oldest first: with the system's memory, their bytes go back at
+ * once (madvise(MADV_DONTNEED) on Linux, one call per run of adjacent pages,
+ * the addresses kept for later pages); a region none of whose pages is used
+ * or cached goes back whole (munmap, or desc.allocator's free). So a
+ * fill/empty cycle asks for nothing after its first round, and an idle heap
+ * keeps its cache until its next page event. calloc does not write blocks
+ * known to be zero (never handed out, in memory fresh from the system).
+ * A pointer into a cached page, a page given back or a region's unused part
+ * is no block of the heap: OPOOL_EINVAL, as below.
+
  * Default classes (bytes): 16 32 48 64 80 96 112 128 160 192 224 256 320 384
  * 448 512 640 768 896 1024 1280 1536 1792 2048. Blocks are aligned to 16
  * bytes when their class size is a multiple of 16, else to 8; fallback
@@ -998,7 +1031,8 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  *   - freeing (or reallocating, or asking the size of) a pointer the heap did
  *     not hand out, or a pointer inside a block: OPOOL_EINVAL;
  *   - freeing a block twice: OPOOL_ESTALE. (A block of the fallback
- *     allocator leaves the heap when freed: freeing it again is
+ *     allocator leaves the heap when freed, and so does a class block whose
+ *     page emptied and left its class for the cache: freeing it again is
  *     OPOOL_EINVAL, as for any pointer the heap does not hold.)
  * Both are also passed to desc.report. With OPOOL_POISON free blocks are
  * filled with 0x1deadb0b and checked when reused (OPOOL_EWRITE_AFTER_FREE,
@@ -1025,8 +1059,9 @@ typedef struct opool_heap opool_heap;
 
 /* Flags of opool_heap_desc. Without OPOOL_HEAP_FIXED a full class adds a page
  * instead of failing (the default; OPOOL_HEAP_GROW asks for it and changes
- * nothing); a class keeps at most one empty grown page and gives the others
- * back as they empty. OPOOL_HEAP_FIXED: a full class fails. OPOOL_POISON
+ * nothing); a class keeps at most one empty grown page and passes the others
+ * to the heap's cache as they empty (MEMORY above). OPOOL_HEAP_FIXED: a full
+ * class fails. OPOOL_POISON
  * from opool.h also applies: free blocks hold 0x1deadb0b (except their first
  * pointer-sized bytes, which hold the free-list link and are not checked),
  * checked when reused. */
@@ -1069,7 +1104,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
      *                 found when it is reused. */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
-    opool_allocator allocator; /* pages and large blocks; zero = the C library */
+    opool_allocator allocator; /* regions of pages and large blocks; zero = regions from
+                                  the system, the rest from the C library */
     /* Optional: the heap's name in every message of the default report (kept
      * as a pointer, not copied: it must outlive the heap). */
     const char *name;
@@ -1096,7 +1132,8 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint64_t large_live;  /* blocks from the fallback allocator, live */
     uint64_t large_bytes; /* their bytes */
     uint64_t rejected;    /* bad frees, reallocs and size queries */
-    size_t bytes;         /* memory the heap holds, bookkeeping included */
+    size_t bytes;         /* memory the heap holds, bookkeeping included (the pages it
+                             gave back to the system are not held) */
     opool_heap_class_stats classes[OPOOL_HEAP_MAX_CLASSES];
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u
@@ -1117,13 +1154,13 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
  * blocks live. The fallback allocator has one episode too, whose capacity
  * is the number of large blocks live when it opened. While any episode is
  * open, every free runs out of line.
- * Cost: one allocation per page plus a few; O(pages). Thread-safety: any
- * thread. */
+ * Cost: one request per region of up to 64 pages of the reservation, plus a
+ * few; O(pages). Thread-safety: any thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
 
-/* Release every page and every large block at once (live blocks included:
- * there are no destructors). NULL-safe; cannot fail. O(pages + large
+/* Release every region and every large block at once (live blocks included:
+ * there are no destructors). NULL-safe; cannot fail. O(regions + large
  * blocks). Thread-safety: per heap (one thread at a time, as every call
  * below). */
 OPOOL_API void opool_heap_destroy(opool_heap *h);
@@ -1139,34 +1176,40 @@ OPOOL_API void opool_heap_destroy(opool_heap *h);
  * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
  * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1);
  * inline when the class's current page has a free block, out of line
- * otherwise (a fresh block, the next page, a new page or a large block,
- * which cost an allocation). Thread-safety: per heap. */
+ * otherwise (the next page, a page from the cache or a region, a large
+ * block). Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 
 /* opool_heap_alloc(h, n * size) zero-filled. NULL as opool_heap_alloc, and
- * (not reported) when n * size overflows. O(1) plus the fill. Thread-safety:
- * per heap. */
+ * (not reported) when n * size overflows. O(1) plus the fill, which is
+ * skipped for a block never handed out of memory fresh from the system.
+ * Out of line. Thread-safety: per heap. */
 OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 
 /* Resize: ptr NULL is alloc; size 0 frees ptr and returns NULL. A block that
  * stays in its class is returned as is, and so is a fallback block asked to
  * shrink to a size still above the largest class (its usable size does not
- * change); otherwise a new block gets the contents (up to the smaller size)
- * and the old one is freed. NULL when the
+ * change); a fallback block growing above the largest class, in a heap
+ * whose desc names no allocator, is resized by the C library's realloc (in
+ * place when it can); otherwise a new block gets the contents (up to the
+ * smaller size) and the old one is freed. NULL when the
  * new block cannot be had (ptr stays valid) or ptr is not a live block of h
  * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
  * nothing changes), or h is NULL (not reported). A failed new block is
- * reported as in alloc. O(1) plus the copy. Thread-safety: per heap. */
+ * reported as in alloc. O(1) plus the copy; inline (no call) when the
+ * block stays in its class. A block never grows in place into the next
+ * class: classes live in different pages. Thread-safety: per heap. */
 OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
 
-/* Free a block; an emptied grown page may go back to the allocator. OPOOL_OK
+/* Free a block; an emptied grown page may go to the heap's cache. OPOOL_OK
  * (also for ptr NULL); OPOOL_EINVAL: h NULL (not reported), or ptr not the
  * start of a block of h (an interior or foreign pointer, a fallback block
  * already freed); OPOOL_ESTALE: ptr a class block already free. Both change
  * nothing but rejected, and are reported. O(1) expected; inline when the
  * page is found at its first hash probe and the block is live; out of line
  * for fallback blocks, rejections, OPOOL_POISON, memory checkers, and pages
- * that need list upkeep. Thread-safety: per heap. */
+ * that need list upkeep (a full page's first free, an emptied page).
+ * Thread-safety: per heap. */
 OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 
 /* Bytes usable at ptr (its class size, or the size asked of the fallback
@@ -1176,7 +1219,7 @@ OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
 
 /* Fill *out. NULL-safe: out NULL does nothing, h NULL gives zeroed stats.
- * O(classes). Thread-safety: per heap. */
+ * O(classes + regions). Thread-safety: per heap. */
 OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
 
 /* The report a heap makes when its desc has none; call it from your own
@@ -2525,18 +2568,21 @@ extern "C" {
 #endif
 
 /* The header at the start of every 64 KiB page of blocks; the live bitmap
- * (one bit per block, in uint64_t words) follows it. */
+ * (one bit per block, in uint64_t words) follows it. Only pages that serve
+ * a class have one that the heap reads (they alone are in its page set). */
 typedef struct opool__hpage {
     void *free;           /* free blocks, linked through their first bytes */
-    uintptr_t block0;     /* the address of block 0 */
+    uintptr_t block0;     /* the address of block 0 (in the empty-page cache: when it went there) */
     uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
     uint32_t live;        /* blocks handed out */
     uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
     uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
-    uint32_t cls;         /* class index */
-    struct opool__hpage *next, *prev; /* the class's listed pages (those not known full) */
-    uint32_t nblocks;
-    uint32_t flags; /* OPOOL__HPAGE_RESERVED, OPOOL__HPAGE_LISTED */
+    uint32_t end;         /* bytes from block0 to the end of the last block */
+    struct opool__hpage *next, *prev; /* the class's listed pages, or the empty-page cache */
+    uint32_t region;                  /* index of the region holding the page */
+    uint8_t cls;                      /* class index */
+    uint8_t flags;                    /* OPOOL__HPAGE_RESERVED, _LISTED, _ZERO (opool_heap.c) */
+    uint16_t spare;
 } opool__hpage;
 
 /* What inline allocs and frees update of a class. */
@@ -2568,6 +2614,7 @@ typedef struct opool__heap_hot {
 OPOOL_API void *opool__heap_alloc_slow(opool_heap *h, size_t size);
 OPOOL_API opool_status opool__heap_free_slow(opool_heap *h, void *ptr);
 OPOOL_API void opool__heap_page_freed(opool_heap *h, opool__hpage *pg);
+OPOOL_API void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size);
 
 /* The page set's home slot of a page address (the lookup probes on from it). */
 static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
@@ -2592,8 +2639,13 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
     opool__hclass_hot *k = &c->cls[c->class_of[(size + 7) >> 3]];
     opool__hpage *pg = k->page;
     void **b = (void **)pg->free;
-    if (OPOOL_UNLIKELY(b == NULL)) return opool__heap_alloc_slow(h, size);
-    pg->free = *b;
+    if (OPOOL_LIKELY(b != NULL)) {
+        pg->free = *b;
+    } else { /* the page's next block never handed out, if any */
+        if (OPOOL_UNLIKELY(pg->carved >= pg->end)) return opool__heap_alloc_slow(h, size);
+        b = (void **)(pg->block0 + pg->carved);
+        pg->carved += pg->size;
+    }
     uint32_t j;
     opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
     ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
@@ -2631,8 +2683,28 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     return OPOOL_OK;
 }
 
+/* A live block of h that a resize keeps in its class comes back as it is,
+ * with no call; everything else runs out of line. */
+static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t size) {
+    opool__heap_hot *c = (opool__heap_hot *)(void *)h;
+    uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
+    /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
+    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 || size - 1 >= c->small_max ||
+                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+        return opool__heap_realloc_slow(h, ptr, size);
+    const opool__hpage *pg = (const opool__hpage *)base;
+    uintptr_t off = a - pg->block0;
+    uint32_t j;
+    if (OPOOL_UNLIKELY(off >= pg->carved || !opool__hpage_index(pg, off, &j) ||
+                       !((((const uint64_t *)(const void *)(pg + 1))[j >> 6] >> (j & 63)) & 1) ||
+                       c->class_of[(size + 7) >> 3] != pg->cls))
+        return opool__heap_realloc_slow(h, ptr, size);
+    return ptr;
+}
+
 #define opool_heap_alloc(h, size) opool__heap_alloc_inline(h, size)
 #define opool_heap_free(h, ptr) opool__heap_free_inline(h, ptr)
+#define opool_heap_realloc(h, ptr, size) opool__heap_realloc_inline(h, ptr, size)
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -2926,6 +2998,11 @@ OPOOL__INTERNAL void opool__restore_cut(opool *p, uint32_t k);
 #if defined(__linux__) && !defined(OPOOL_MT_NO_MEMBARRIER)
 #define OPOOL__MEMBARRIER 1
 #endif
+/* Large memory for the heap's regions: mmap and madvise (Linux),
+ * else the C library's aligned allocation. */
+#if defined(__linux__) && !defined(OPOOL_PORTABLE)
+#define OPOOL__MMAP 1
+#endif
 /* Files: fsync of the file and its directory, the process id in temporary
  * names (POSIX); else C stdio alone (fflush, rename). */
 #if !defined(_WIN32) && !defined(OPOOL_NO_POSIX_FILES)
@@ -3068,6 +3145,23 @@ OPOOL__INTERNAL bool opool__membarrier(void);
  * default of every desc). align: a power of two. */
 OPOOL__INTERNAL void *opool__sys_alloc(void *ctx, size_t size, size_t align);
 OPOOL__INTERNAL void opool__sys_free(void *ctx, void *ptr, size_t size);
+/* Resize a block of opool__sys_alloc to size bytes, aligned only as
+ * malloc's are (16 on the usual systems): in place, or moved by the C
+ * library (which may move pages rather than bytes). NULL: failed, ptr
+ * untouched; also where the C library cannot resize its aligned blocks. */
+OPOOL__INTERNAL void *opool__sys_realloc(void *ptr, size_t size);
+
+/* size bytes (a multiple of align) at an address aligned to align (a power
+ * of two, at least 4096), straight from the system: mmap where there is
+ * one, else opool__sys_alloc. *zeroed: the memory is known to read zero.
+ * NULL on failure. Give it back with opool__os_unmap(ptr, size). */
+OPOOL__INTERNAL void *opool__os_map(size_t size, size_t align, bool *zeroed);
+OPOOL__INTERNAL void opool__os_unmap(void *ptr, size_t size);
+/* Tell the system the bytes [ptr, ptr + size) of a mapping are not needed
+ * (ptr and size multiples of 4096): their memory goes back, the range stays
+ * mapped and reads zero when next touched. False where there is no such
+ * call (the bytes stay as they are). */
+OPOOL__INTERNAL bool opool__os_reset(void *ptr, size_t size);
 
 /* ==== files =============================================================== */
 
@@ -4333,6 +4427,9 @@ opool_handle(opool_handle_expand)(const opool *p, opool_handle32 c) {
 
 void *(opool_heap_alloc)(opool_heap *h, size_t size) { return opool__heap_alloc_inline(h, size); }
 opool_status(opool_heap_free)(opool_heap *h, void *ptr) { return opool__heap_free_inline(h, ptr); }
+void *(opool_heap_realloc)(opool_heap *h, void *ptr, size_t size) {
+    return opool__heap_realloc_inline(h, ptr, size);
+}
 
 /* ============================================================================
  * src/opool_diag.c
@@ -4613,12 +4710,20 @@ bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity) 
  * ========================================================================== */
 /*
  * opool_heap.c -- a malloc-shaped heap of size classes: 64 KiB pages cut into
- * equal blocks, a free list through each page's free blocks (see
- * include/opool_heap.h). It shares opool.c's conventions, not its pool code.
+ * equal blocks, a free list through each page's free blocks, pages taken
+ * from regions of up to 64 pages asked for in one request, emptied pages
+ * kept in a heap-wide cache (see include/opool_heap.h). It shares opool.c's
+ * conventions, not its pool code.
+ *
+ * A page is in one of three states: serving a class (in the page set: the
+ * only pages whose header the heap reads through a pointer it is given),
+ * cached (empty, on the heap's cache list, header kept), or vacant (never
+ * used, or given back: a bit of its region's vacant set).
  *
  * Sections (grep for "==== "):
- *   ==== layout     pages, classes, the heap
+ *   ==== layout     pages, regions, classes, the heap
  *   ==== maps       open-addressing hash maps: the page set and the large blocks
+ *   ==== regions    memory from the system, vacant pages, the empty-page cache
  *   ==== pages      carving, growing and giving back pages
  *   ==== lookup     from a pointer to its page and block, or its large record
  *   ==== public     the API
@@ -4631,6 +4736,7 @@ bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity) 
 
 
 
+
 /* ==== layout ============================================================= */
 
 #define OPOOL__HPAGE ((uintptr_t)OPOOL_HEAP_PAGE)
@@ -4638,6 +4744,28 @@ bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity) 
 /* opool__hpage (include/opool_abi.h) flags */
 #define OPOOL__HPAGE_RESERVED 1u /* part of create's reservation, never given back */
 #define OPOOL__HPAGE_LISTED 2u   /* on its class's list: not known to be full */
+#define OPOOL__HPAGE_ZERO 4u     /* its blocks not carved yet read zero (fresh from the system) */
+
+/* Regions: at most 64 pages (a region's vacant set is one word), at least 4
+ * when the heap grows; a growing heap asks for as many pages as it holds,
+ * so the number of requests grows with the logarithm of its size until
+ * regions reach 4 MiB. */
+#define OPOOL__REGION_MAX 64u
+#define OPOOL__REGION_MIN 4u
+/* The cache's hysteresis: a page that stayed in it this long goes back to
+ * the system at the heap's next page event (opool_heap.h, MEMORY). */
+#define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)
+
+/* Pages [0, n) of a region: the bits of a vacant set. */
+#define OPOOL__REGION_ALL(n) ((n) >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n)) - 1)
+
+typedef struct opool__hregion {
+    char *base;      /* NULL: a free entry of the heap's array */
+    uint32_t npages; /* 1 .. OPOOL__REGION_MAX */
+    uint32_t held;   /* pages serving a class or cached */
+    uint64_t vacant; /* bit i: page i neither serves a class nor is cached */
+    uint64_t dirty;  /* vacant pages whose bytes are not known to be zero */
+} opool__hregion;
 
 _Static_assert(sizeof(opool__hpage) == 64, "the page header the manual describes");
 _Static_assert(OPOOL_HEAP_PAGE <= 65536 && OPOOL_HEAP_MAX_CLASS_SIZE <= 16384,
@@ -4647,6 +4775,7 @@ _Static_assert(OPOOL_HEAP_PAGE <= 65536 && OPOOL_HEAP_MAX_CLASS_SIZE <= 16384,
 typedef struct opool__hclass {
     uint32_t size;
     uint32_t recip;      /* ceil(2^32 / size) */
+    uint32_t first, per; /* offset of block 0 in a page, blocks per page */
     uint32_t blocks;     /* in its pages */
     opool__hpage *avail; /* listed pages (not known full); the current page is one */
     opool__hpage *spare; /* the grown page kept when it emptied, if any */
@@ -4668,7 +4797,15 @@ struct opool_heap {
     opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask */
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
-    size_t page_count;
+    size_t page_count;       /* pages serving a class */
+    bool os;                 /* regions from opool__os_map (no allocator in the desc) */
+    opool__hregion *regions; /* [region_cap]; entries with base NULL are free */
+    uint32_t nregions;       /* entries in use or freed, from the start */
+    uint32_t region_cap;
+    size_t vacant;                /* vacant pages over every region */
+    opool__hpage *cache;          /* empty pages, the newest first */
+    opool__hpage *cache_tail;     /* the oldest */
+    size_t cached;                /* pages in the cache */
     bool hooks;                   /* poisoning or a checker: every free out of line */
     uint32_t episodes;            /* episodes open (classes and large blocks) */
     opool__episode large_episode; /* of the fallback allocator */
@@ -4811,6 +4948,186 @@ static void opool__hmap_erase(opool__hmap *m, opool__hentry *at) {
     m->n--;
 }
 
+/* ==== regions ============================================================ */
+
+static uint32_t opool__ctz64(uint64_t x) { /* x != 0 */
+#if defined(__GNUC__) || defined(__clang__)
+    return (uint32_t)__builtin_ctzll(x);
+#else
+    uint32_t n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+static uint32_t opool__popcount64(uint64_t x) {
+    uint32_t n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
+}
+
+static size_t opool__region_bytes(const opool__hregion *r) {
+    return (size_t)r->npages * OPOOL__HPAGE;
+}
+
+/* A free entry of the region array, made if need be. False: no memory. */
+static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
+    for (uint32_t i = 0; i < h->nregions; i++)
+        if (h->regions[i].base == NULL) {
+            *out = i;
+            return true;
+        }
+    if (h->nregions == h->region_cap) {
+        uint32_t cap = h->region_cap ? h->region_cap * 2 : 8;
+        if (cap > UINT32_MAX / sizeof(opool__hregion)) return false;
+        opool__hregion *r =
+            (opool__hregion *)h->mem.alloc(h->mem.ctx, cap * sizeof *r, alignof(opool__hregion));
+        if (r == NULL) return false;
+        if (h->regions) {
+            memcpy(r, h->regions, h->nregions * sizeof *r);
+            h->mem.free(h->mem.ctx, h->regions, h->region_cap * sizeof *r);
+        }
+        h->regions = r;
+        h->region_cap = cap;
+    }
+    *out = h->nregions++;
+    h->regions[*out].base = NULL;
+    return true;
+}
+
+/* A region of npages vacant pages, in one request: to the system when the
+ * desc names no allocator, else to the allocator. False: refused. */
+static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
+    uint32_t i;
+    if (!opool__heap_region_entry(h, &i)) return false;
+    size_t bytes = (size_t)npages * OPOOL__HPAGE;
+    bool zero = false;
+    char *m = h->os ? (char *)opool__os_map(bytes, OPOOL__HPAGE, &zero)
+                    : (char *)h->mem.alloc(h->mem.ctx, bytes, OPOOL__HPAGE);
+    if (m == NULL) return false;
+    opool__assert(((uintptr_t)m & (OPOOL__HPAGE - 1)) == 0);
+    opool__hregion *r = &h->regions[i];
+    r->base = m;
+    r->npages = npages;
+    r->held = 0;
+    r->vacant = OPOOL__REGION_ALL(npages);
+    r->dirty = zero ? 0 : r->vacant; /* the allocator's bytes may be anything */
+    opool__mem_noaccess(m, bytes);
+    h->vacant += npages;
+    return true;
+}
+
+static void opool__heap_free_region(opool_heap *h, opool__hregion *r) {
+    size_t bytes = opool__region_bytes(r);
+    opool__mem_defined(r->base, bytes);
+    if (h->os)
+        opool__os_unmap(r->base, bytes);
+    else
+        h->mem.free(h->mem.ctx, r->base, bytes);
+    h->vacant -= (size_t)r->npages - r->held;
+    r->base = NULL;
+}
+
+/* Take a vacant page, from the region first in the array (pages gather in
+ * few regions, so that the others can empty). *zero: its bytes read zero.
+ * NULL when no page is vacant. */
+static opool__hpage *opool__heap_take_vacant(opool_heap *h, uint32_t *region, bool *zero) {
+    if (h->vacant == 0) return NULL;
+    for (uint32_t i = 0; i < h->nregions; i++) {
+        opool__hregion *r = &h->regions[i];
+        if (r->base == NULL || r->vacant == 0) continue;
+        uint32_t b = opool__ctz64(r->vacant);
+        uint64_t bit = (uint64_t)1 << b;
+        *zero = !(r->dirty & bit);
+        r->vacant &= ~bit;
+        r->dirty &= ~bit;
+        r->held++;
+        h->vacant--;
+        *region = i;
+        return (opool__hpage *)(void *)(r->base + (size_t)b * OPOOL__HPAGE);
+    }
+    return NULL;
+}
+
+/* The newest page of the cache (warm in cache, likely), or NULL. */
+static opool__hpage *opool__heap_cache_take(opool_heap *h) {
+    opool__hpage *pg = h->cache;
+    if (pg == NULL) return NULL;
+    h->cache = pg->next;
+    if (h->cache)
+        h->cache->prev = NULL;
+    else
+        h->cache_tail = NULL;
+    h->cached--;
+    return pg;
+}
+
+static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now) {
+    pg->prev = NULL;
+    pg->next = h->cache;
+    if (h->cache)
+        h->cache->prev = pg;
+    else
+        h->cache_tail = pg;
+    h->cache = pg;
+    pg->block0 = (uintptr_t)now; /* a cached page has no block 0: the time it came */
+    h->cached++;
+}
+
+/* The bits of the pages of r given back just now: memory back to the system
+ * in runs of adjacent pages, one call each; a region that holds no page any
+ * more goes back whole. */
+static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
+    if (r->held == 0) {
+        opool__heap_free_region(h, r);
+        return;
+    }
+    if (!h->os) return; /* the allocator's bytes stay until the whole region goes */
+    uint64_t d = r->dirty;
+    while (d) {
+        uint32_t b = opool__ctz64(d), n = 0;
+        while (b + n < 64 && (d >> (b + n)) & 1) n++;
+        uint64_t run = OPOOL__REGION_ALL(n) << b;
+        if (opool__os_reset(r->base + (size_t)b * OPOOL__HPAGE, (size_t)n * OPOOL__HPAGE))
+            r->dirty &= ~run;
+        d &= ~run;
+    }
+}
+
+/* The hysteresis, run at every page event: the pages that stayed in the
+ * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
+ * back. */
+static void opool__heap_decay(opool_heap *h, uint64_t now) {
+    opool__hpage *pg = h->cache_tail;
+    if (pg == NULL || now - (uint64_t)pg->block0 < OPOOL__HEAP_DECAY_NS) return;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    while ((pg = h->cache_tail) != NULL && now - (uint64_t)pg->block0 >= OPOOL__HEAP_DECAY_NS) {
+        h->cache_tail = pg->prev;
+        if (h->cache_tail)
+            h->cache_tail->next = NULL;
+        else
+            h->cache = NULL;
+        h->cached--;
+        uint32_t i = pg->region;
+        opool__hregion *r = &h->regions[i];
+        uint64_t bit = (uint64_t)1 << (((char *)pg - r->base) / OPOOL__HPAGE);
+        r->vacant |= bit;
+        r->dirty |= bit;
+        r->held--;
+        h->vacant++;
+        opool__mem_noaccess(pg, OPOOL__HPAGE);
+        if (i < lo) lo = i;
+        if (i > hi) hi = i;
+    }
+    for (uint32_t i = lo; i <= hi && i < h->nregions; i++) {
+        opool__hregion *r = &h->regions[i];
+        if (r->base && (r->held == 0 || r->dirty != 0)) opool__heap_give_back(h, r);
+    }
+}
+
 /* ==== pages ============================================================== */
 
 static uint32_t opool__heap_align(uint32_t size) { return size % 16 == 0 ? 16 : 8; }
@@ -4832,10 +5149,10 @@ static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
 static uint64_t *opool__hpage_bits(opool__hpage *pg) { return (uint64_t *)(void *)(pg + 1); }
 
 /* When a free must leave the inline path: a page off the list at its first
- * free (to list it again), a grown page when it empties (to give it back). */
+ * free (to list it again), a grown page when it empties (to the cache). */
 static void opool__hpage_arm(opool__hpage *pg) {
     if (!(pg->flags & OPOOL__HPAGE_LISTED))
-        pg->slow_at = pg->nblocks - 1;
+        pg->slow_at = pg->end / pg->size - 1;
     else
         pg->slow_at = pg->flags & OPOOL__HPAGE_RESERVED ? UINT32_MAX : 0;
 }
@@ -4879,50 +5196,77 @@ static bool opool__heap_reserve_pages(opool_heap *h) {
     return true;
 }
 
-/* A new page for class c, registered and listed. NULL: no memory. */
+/* The size of the next region of a growing heap: as many pages as it holds. */
+static uint32_t opool__heap_region_size(const opool_heap *h) {
+    size_t n = h->page_count + h->cached;
+    return n < OPOOL__REGION_MIN   ? OPOOL__REGION_MIN
+           : n > OPOOL__REGION_MAX ? OPOOL__REGION_MAX
+                                   : (uint32_t)n;
+}
+
+/* A page for class c, from the cache, else a vacant page, else a new
+ * region: registered and listed. NULL: no memory (nothing changed). */
 static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserved) {
     opool__hclass *k = &h->cls[c];
-    uint32_t first, n = opool__heap_geometry(k->size, &first);
+    uint32_t first = k->first, n = k->per;
     if (k->blocks > UINT32_MAX - n) return NULL; /* the class's count is 32-bit */
     if (!opool__heap_reserve_pages(h)) return NULL;
-    opool__hpage *pg = (opool__hpage *)h->mem.alloc(h->mem.ctx, OPOOL__HPAGE, OPOOL__HPAGE);
-    if (pg == NULL) return NULL;
-    opool__assert(((uintptr_t)pg & (OPOOL__HPAGE - 1)) == 0);
+    uint32_t region = 0;
+    bool zero = false;
+    opool__hpage *pg = opool__heap_cache_take(h);
+    if (pg != NULL) {
+        region = pg->region;
+        opool__mem_undefined(pg, first);
+    } else {
+        if (h->vacant == 0) {
+            /* a smaller request if the large one is refused: one page is enough */
+            uint32_t want = reserved ? 1 : opool__heap_region_size(h);
+            if (!opool__heap_new_region(h, want) && (want == 1 || !opool__heap_new_region(h, 1)))
+                return NULL;
+        }
+        pg = opool__heap_take_vacant(h, &region, &zero);
+        opool__mem_undefined(pg, first);
+    }
     memset(pg, 0, first);
     pg->block0 = (uintptr_t)pg + first;
     pg->size = k->size;
     pg->recip = k->recip;
-    pg->cls = c;
-    pg->nblocks = n;
-    pg->flags = reserved ? OPOOL__HPAGE_RESERVED : 0;
-    opool__mem_noaccess((char *)pg + first, (size_t)n * k->size);
+    pg->end = n * k->size;
+    pg->cls = (uint8_t)c;
+    pg->region = region;
+    pg->flags = (uint8_t)((reserved ? OPOOL__HPAGE_RESERVED : 0) | (zero ? OPOOL__HPAGE_ZERO : 0));
+    opool__mem_noaccess((char *)pg + first, OPOOL__HPAGE - first);
     opool__hmap_put(&h->pages, (uintptr_t)pg, 0);
     h->page_count++;
     k->blocks += n;
     opool__heap_list(h, pg);
+    if (!reserved) opool__heap_decay(h, opool__now_ns());
     return pg;
 }
 
-static void opool__heap_drop_page(opool_heap *h, opool__hpage *pg) {
+/* An empty grown page leaves its class for the heap's cache. */
+static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
     opool__hclass *k = &h->cls[pg->cls];
     opool__heap_unlist(h, pg);
     opool__hmap_erase(&h->pages, opool__hmap_find(&h->pages, (uintptr_t)pg));
     h->page_count--;
-    k->blocks -= pg->nblocks;
-    opool__mem_defined(pg, OPOOL__HPAGE);
-    h->mem.free(h->mem.ctx, pg, OPOOL__HPAGE);
+    k->blocks -= k->per;
+    uint64_t now = opool__now_ns();
+    opool__heap_cache_put(h, pg, now);
+    opool__heap_decay(h, now);
 }
 
 /* A free left pg->live at pg->slow_at: list the page again if it was off the
- * list (it has a free block now); an empty grown page goes back to the
- * allocator unless it becomes its class's spare (one empty grown page kept,
- * so a class at the edge of a page does not map and unmap at every step). */
+ * list (it has a free block now); an empty grown page goes to the heap's
+ * cache unless it becomes its class's spare (one empty grown page kept, so
+ * a class at the edge of a page does not trade pages with the cache at
+ * every step). */
 void opool__heap_page_freed(opool_heap *h, opool__hpage *pg) {
     if (!(pg->flags & OPOOL__HPAGE_LISTED)) opool__heap_list(h, pg);
     if (pg->live == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
         opool__hclass *k = &h->cls[pg->cls];
         if (k->spare != NULL && k->spare != pg && k->spare->live == 0)
-            opool__heap_drop_page(h, pg);
+            opool__heap_retire_page(h, pg);
         else
             k->spare = pg;
     }
@@ -5015,7 +5359,8 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     mem.alloc = d.allocator.alloc;
     mem.free = d.allocator.free;
     mem.ctx = d.allocator.ctx;
-    if (mem.alloc == NULL) { /* the core's default: the C library, aligned */
+    bool os = mem.alloc == NULL; /* regions straight from the system */
+    if (mem.alloc == NULL) {     /* the core's default for the rest: the C library, aligned */
         opool_desc any;
         memset(&any, 0, sizeof any);
         mem = opool__allocator_of(&any);
@@ -5026,6 +5371,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->desc = d;
     h->desc.class_sizes = NULL; /* copied below: the caller's array may go away */
     h->mem = mem;
+    h->os = os;
     h->nclasses = d.class_count;
     h->max_size = d.class_sizes[d.class_count - 1];
     h->checker = opool__checker_active();
@@ -5033,6 +5379,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         h->cls[c].size = d.class_sizes[c];
         h->cls[c].recip =
             (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
+        h->cls[c].per = opool__heap_geometry(d.class_sizes[c], &h->cls[c].first);
         opool__heap_current(h, c);
     }
     uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
@@ -5047,6 +5394,13 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->hooks = slow;
     opool__heap_set_slow(h);
     h->hot.small_max = slow ? 0 : h->max_size;
+    /* the reservation's pages in as few regions as there can be */
+    size_t reserved = total / OPOOL__HPAGE;
+    for (size_t left = reserved; left > 0;) {
+        uint32_t n = left < OPOOL__REGION_MAX ? (uint32_t)left : OPOOL__REGION_MAX;
+        if (!opool__heap_new_region(h, n)) goto nomem;
+        left -= n;
+    }
     for (uint32_t c = 0; c < d.class_count; c++)
         for (uint32_t k = 0; k < pages_of[c]; k++)
             if (opool__heap_add_page(h, c, true) == NULL) goto nomem;
@@ -5060,11 +5414,9 @@ nomem:
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
     opool_allocator m = h->mem;
-    for (uint32_t i = 0; i < h->pages.cap; i++)
-        if (h->pages.e[i].key) {
-            opool__mem_defined((void *)h->pages.e[i].key, OPOOL__HPAGE);
-            m.free(m.ctx, (void *)h->pages.e[i].key, OPOOL__HPAGE);
-        }
+    for (uint32_t i = 0; i < h->nregions; i++)
+        if (h->regions[i].base) opool__heap_free_region(h, &h->regions[i]);
+    if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++)
         if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
     if (h->pages.e) m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
@@ -5094,8 +5446,10 @@ static void opool__heap_reuse(opool_heap *h, void *b, uint32_t size) {
 }
 
 /* Every alloc the inline path does not serve: h NULL, size 0, fallback
- * sizes, a current page without a free block, poisoning and checkers. */
-void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
+ * sizes, a current page without a free or fresh block, poisoning and
+ * checkers; and calloc's. *zero: the block's bytes are known to be zero. */
+static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
+    *zero = false;
     if (h == NULL) return NULL;
     if (size == 0) size = 1;
     if (size > h->max_size) return opool__heap_alloc_large(h, size);
@@ -5119,10 +5473,11 @@ void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
             if (h->checker || (h->desc.flags & OPOOL_POISON)) opool__heap_reuse(h, b, k->size);
             break;
         }
-        if (pg->carved < pg->nblocks * k->size) { /* carve the next fresh block */
+        if (pg->carved < pg->end) { /* carve the next fresh block */
             b = (char *)pg->block0 + pg->carved;
             pg->carved += k->size;
             opool__mem_undefined(b, k->size);
+            *zero = (pg->flags & OPOOL__HPAGE_ZERO) != 0;
             break;
         }
         opool__heap_unlist(h, pg); /* full: its next free lists it again */
@@ -5138,11 +5493,18 @@ void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
     return b;
 }
 
+void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
+    bool zero;
+    return opool__heap_alloc_in(h, size, &zero);
+}
+
 void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
     size_t bytes;
+    bool zero;
     if (h == NULL || !opool__mul_ok(n, size, &bytes)) return NULL;
-    void *p = opool_heap_alloc(h, bytes);
-    if (p) memset(p, 0, bytes);
+    void *p = opool__heap_alloc_in(h, bytes, &zero);
+    if (p && !zero) memset(p, 0, bytes);
+    if (p && zero) opool__mem_defined(p, bytes); /* fresh memory from the system: zero already */
     return p;
 }
 
@@ -5183,7 +5545,9 @@ opool_status opool__heap_free_slow(opool_heap *h, void *ptr) {
     return OPOOL_OK;
 }
 
-void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size) {
+/* Every resize the inline path does not finish: a new class, a large
+ * block, ptr NULL, size 0, rejections, poisoning and checkers. */
+void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
     if (ptr == NULL) return opool_heap_alloc(h, size);
     if (h == NULL) return NULL;
     opool__hpage *pg;
@@ -5198,6 +5562,15 @@ void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size) {
     if (large) {
         old = large->size;
         if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
+        if (size > h->max_size && h->os) { /* the C library's: it may grow it in place */
+            void *n = opool__sys_realloc(ptr, size);
+            if (n != NULL) {
+                opool__hmap_erase(&h->large, large);
+                opool__hmap_put(&h->large, (uintptr_t)n, size);
+                h->large_bytes += size - old;
+                return n;
+            }
+        }
     } else {
         old = pg->size;
         if (size <= h->max_size && h->hot.class_of[(size + 7) >> 3] == pg->cls) return ptr;
@@ -5227,8 +5600,15 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
     out->large_live = h->large.n;
     out->large_bytes = h->large_bytes;
     out->rejected = h->rejected;
-    out->bytes = sizeof *h + h->max_size / 8 + 1 + h->page_count * OPOOL__HPAGE +
+    out->bytes = sizeof *h + h->max_size / 8 + 1 + h->region_cap * sizeof(opool__hregion) +
                  ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) + h->large_bytes;
+    for (uint32_t i = 0; i < h->nregions; i++) { /* vacant pages of the system's hold nothing */
+        const opool__hregion *r = &h->regions[i];
+        if (r->base == NULL) continue;
+        size_t pages =
+            h->os ? r->held + (size_t)opool__popcount64(r->vacant & r->dirty) : r->npages;
+        out->bytes += pages * OPOOL__HPAGE;
+    }
     for (uint32_t c = 0; c < h->nclasses; c++) {
         const opool__hclass *k = &h->cls[c];
         const opool__hclass_hot *t = &h->hot.cls[c];
@@ -6114,7 +6494,7 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
  *
  * Sections (grep for "==== "):
  *   ==== threads    clock, futex or mutex and condition variable, membarrier
- *   ==== memory     aligned allocation
+ *   ==== memory     aligned allocation, mappings for the heap's regions
  *   ==== files      fsync, rename, the process id
  */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
@@ -6139,6 +6519,20 @@ long syscall(long number, ...);
 #endif
 #if defined(OPOOL__MEMBARRIER)
 #include <linux/membarrier.h>
+#endif
+
+#if defined(OPOOL__MMAP)
+#include <sys/mman.h>
+#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+#if !defined(MAP_ANONYMOUS) && defined(__linux__)
+#define MAP_ANONYMOUS 0x20 /* <sys/mman.h> hides it under _POSIX_C_SOURCE alone */
+#endif
+#if defined(__linux__)
+/* <sys/mman.h> declares it only under _DEFAULT_SOURCE; this is its prototype. */
+int madvise(void *addr, size_t length, int advice);
+#endif
 #endif
 
 #if defined(_WIN32)
@@ -6273,6 +6667,16 @@ void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
 #endif
 }
 
+void *opool__sys_realloc(void *ptr, size_t size) {
+#if defined(_WIN32)
+    (void)ptr; /* _aligned_malloc's blocks are not realloc's */
+    (void)size;
+    return NULL;
+#else
+    return realloc(ptr, size);
+#endif
+}
+
 void opool__sys_free(void *ctx, void *ptr, size_t size) {
     (void)ctx;
     (void)size;
@@ -6282,6 +6686,48 @@ void opool__sys_free(void *ctx, void *ptr, size_t size) {
     free(ptr);
 #endif
 }
+
+#if defined(OPOOL__MMAP)
+void *opool__os_map(size_t size, size_t align, bool *zeroed) {
+    *zeroed = false;
+    if (size > SIZE_MAX - align) return NULL;
+    /* map align bytes more than asked, then unmap the ends around the aligned part */
+    char *raw = (char *)mmap(NULL, size + align, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == (char *)MAP_FAILED) return NULL;
+    uintptr_t at = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
+    size_t head = (size_t)(at - (uintptr_t)raw), tail = align - head;
+    if (head) (void)munmap(raw, head);
+    if (tail) (void)munmap((char *)at + size, tail);
+    *zeroed = true;
+    return (void *)at;
+}
+
+void opool__os_unmap(void *ptr, size_t size) { (void)munmap(ptr, size); }
+
+bool opool__os_reset(void *ptr, size_t size) {
+#if defined(__linux__)
+    return madvise(ptr, size, 4 /* MADV_DONTNEED: reads zero when next touched */) == 0;
+#else
+    (void)ptr; /* elsewhere the advice may keep the bytes: say nothing was reset */
+    (void)size;
+    return false;
+#endif
+}
+#else
+void *opool__os_map(size_t size, size_t align, bool *zeroed) {
+    *zeroed = false;
+    return opool__sys_alloc(NULL, size, align);
+}
+
+void opool__os_unmap(void *ptr, size_t size) { opool__sys_free(NULL, ptr, size); }
+
+bool opool__os_reset(void *ptr, size_t size) {
+    (void)ptr;
+    (void)size;
+    return false;
+}
+#endif
 
 /* ==== files =============================================================== */
 

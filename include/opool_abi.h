@@ -297,18 +297,21 @@ extern "C" {
 #endif
 
 /* The header at the start of every 64 KiB page of blocks; the live bitmap
- * (one bit per block, in uint64_t words) follows it. */
+ * (one bit per block, in uint64_t words) follows it. Only pages that serve
+ * a class have one that the heap reads (they alone are in its page set). */
 typedef struct opool__hpage {
     void *free;           /* free blocks, linked through their first bytes */
-    uintptr_t block0;     /* the address of block 0 */
+    uintptr_t block0;     /* the address of block 0 (in the empty-page cache: when it went there) */
     uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
     uint32_t live;        /* blocks handed out */
     uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
     uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
-    uint32_t cls;         /* class index */
-    struct opool__hpage *next, *prev; /* the class's listed pages (those not known full) */
-    uint32_t nblocks;
-    uint32_t flags; /* OPOOL__HPAGE_RESERVED, OPOOL__HPAGE_LISTED */
+    uint32_t end;         /* bytes from block0 to the end of the last block */
+    struct opool__hpage *next, *prev; /* the class's listed pages, or the empty-page cache */
+    uint32_t region;                  /* index of the region holding the page */
+    uint8_t cls;                      /* class index */
+    uint8_t flags;                    /* OPOOL__HPAGE_RESERVED, _LISTED, _ZERO (opool_heap.c) */
+    uint16_t spare;
 } opool__hpage;
 
 /* What inline allocs and frees update of a class. */
@@ -340,6 +343,7 @@ typedef struct opool__heap_hot {
 OPOOL_API void *opool__heap_alloc_slow(opool_heap *h, size_t size);
 OPOOL_API opool_status opool__heap_free_slow(opool_heap *h, void *ptr);
 OPOOL_API void opool__heap_page_freed(opool_heap *h, opool__hpage *pg);
+OPOOL_API void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size);
 
 /* The page set's home slot of a page address (the lookup probes on from it). */
 static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
@@ -364,8 +368,13 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
     opool__hclass_hot *k = &c->cls[c->class_of[(size + 7) >> 3]];
     opool__hpage *pg = k->page;
     void **b = (void **)pg->free;
-    if (OPOOL_UNLIKELY(b == NULL)) return opool__heap_alloc_slow(h, size);
-    pg->free = *b;
+    if (OPOOL_LIKELY(b != NULL)) {
+        pg->free = *b;
+    } else { /* the page's next block never handed out, if any */
+        if (OPOOL_UNLIKELY(pg->carved >= pg->end)) return opool__heap_alloc_slow(h, size);
+        b = (void **)(pg->block0 + pg->carved);
+        pg->carved += pg->size;
+    }
     uint32_t j;
     opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
     ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
@@ -403,8 +412,28 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     return OPOOL_OK;
 }
 
+/* A live block of h that a resize keeps in its class comes back as it is,
+ * with no call; everything else runs out of line. */
+static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t size) {
+    opool__heap_hot *c = (opool__heap_hot *)(void *)h;
+    uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
+    /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
+    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 || size - 1 >= c->small_max ||
+                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+        return opool__heap_realloc_slow(h, ptr, size);
+    const opool__hpage *pg = (const opool__hpage *)base;
+    uintptr_t off = a - pg->block0;
+    uint32_t j;
+    if (OPOOL_UNLIKELY(off >= pg->carved || !opool__hpage_index(pg, off, &j) ||
+                       !((((const uint64_t *)(const void *)(pg + 1))[j >> 6] >> (j & 63)) & 1) ||
+                       c->class_of[(size + 7) >> 3] != pg->cls))
+        return opool__heap_realloc_slow(h, ptr, size);
+    return ptr;
+}
+
 #define opool_heap_alloc(h, size) opool__heap_alloc_inline(h, size)
 #define opool_heap_free(h, ptr) opool__heap_free_inline(h, ptr)
+#define opool_heap_realloc(h, ptr, size) opool__heap_realloc_inline(h, ptr, size)
 
 #ifdef __cplusplus
 } /* extern "C" */

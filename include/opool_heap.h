@@ -23,33 +23,66 @@
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
  * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the link of its page's free
- * list in its own first bytes. So:
+ * blocks follow, with no header in front of them. A free block holds the
+ * link of its page's free list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
- *     free list of the class's current page. O(1).
+ *     free list of the class's current page, or the page's next block never
+ *     handed out (a bump pointer). O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
- *     that page is one of its own in a hash set of its pages (never reading
- *     memory it does not own), that the pointer is a block's start, and that
- *     the block's live bit is set. O(1) expected.
+ *     that page is one of its own in a hash set of the pages serving its
+ *     classes (never reading memory it does not own or no longer uses), that
+ *     the pointer is a block's start, and that the block's live bit is set.
+ *     O(1) expected.
+ *   - realloc to a size of the block's own class: the same checks, and the
+ *     block comes back as it is.
  *   - per block, the only overhead is its live bit; per page, a header of 64
  *     bytes plus the bitmap.
- * alloc and free are inline: the common case (a block of the class's current
- * page, or a live block of a page of the heap) costs a few dozen instructions
- * and no call; everything else (an empty current page, growth, fallback
- * blocks, every misuse, poisoning, a memory checker) runs out of line.
+ * alloc, free and realloc are inline: the common case (a block of the
+ * class's current page, a live block of a page of the heap, a resize within
+ * the class) costs a few dozen instructions and no call; everything else
+ * (a full current page, growth, fallback blocks, every misuse, poisoning, a
+ * memory checker) runs out of line.
  * A request larger than the largest class goes to the desc's allocator (and
  * is tracked in a hash map, so it can be freed and checked the same way),
  * unless OPOOL_HEAP_NO_FALLBACK makes it fail.
  *
  * A heap grows, as malloc does: a NULL desc, a zero desc and any desc whose
- * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page (a class
- * keeps at most one empty grown page and gives the others back as they
- * empty); blocks_per_class blocks per class (rounded up to whole pages) are
- * reserved at create and never given back. An alloc fails only when the
- * allocator refuses a page. OPOOL_HEAP_GROW asks for this default and
+ * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page;
+ * blocks_per_class blocks per class (rounded up to whole pages) are reserved
+ * at create and never leave their class. An alloc fails only when the
+ * allocator refuses memory. OPOOL_HEAP_GROW asks for this default and
  * changes nothing. With OPOOL_HEAP_FIXED (the opt-in) each class holds
  * exactly its reservation, and an alloc of a full class fails: a budget.
  *
+ * ============================================================================
+ * MEMORY: WHERE PAGES COME FROM AND WHEN THEY GO BACK
+ * ============================================================================
+ * Pages come from regions of up to 64 pages (4 MiB), each asked for in one
+ * request: from the system (mmap on Linux; the C library's aligned
+ * allocation elsewhere) when the desc names no allocator, else from
+ * desc.allocator, which then gets every byte the heap holds (regions, its
+ * bookkeeping, large blocks). create asks for the reservation's pages in
+ * as few regions as hold them; a growing heap's next region has as many
+ * pages as the heap holds (at least 4), so a heap of N pages made about
+ * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
+ * allocator refuses a region, the heap asks for a single page.
+ * A grown page that empties leaves its class (each class keeps one empty
+ * page as a spare, so a class at the edge of a page does not trade pages
+ * at every step) for a cache of empty pages shared by the whole heap: the
+ * next class that needs a page, any class, takes the cache's newest page
+ * before any new memory. Memory goes back with hysteresis, never once per
+ * emptied page: at each page event (a page emptied into the cache, or a
+ * page taken), the pages that stayed in the cache unused for a second or more
+ * go back, oldest first: with the system's memory, their bytes go back at
+ * once (madvise(MADV_DONTNEED) on Linux, one call per run of adjacent pages,
+ * the addresses kept for later pages); a region none of whose pages is used
+ * or cached goes back whole (munmap, or desc.allocator's free). So a
+ * fill/empty cycle asks for nothing after its first round, and an idle heap
+ * keeps its cache until its next page event. calloc does not write blocks
+ * known to be zero (never handed out, in memory fresh from the system).
+ * A pointer into a cached page, a page given back or a region's unused part
+ * is no block of the heap: OPOOL_EINVAL, as below.
+
  * Default classes (bytes): 16 32 48 64 80 96 112 128 160 192 224 256 320 384
  * 448 512 640 768 896 1024 1280 1536 1792 2048. Blocks are aligned to 16
  * bytes when their class size is a multiple of 16, else to 8; fallback
@@ -62,7 +95,8 @@
  *   - freeing (or reallocating, or asking the size of) a pointer the heap did
  *     not hand out, or a pointer inside a block: OPOOL_EINVAL;
  *   - freeing a block twice: OPOOL_ESTALE. (A block of the fallback
- *     allocator leaves the heap when freed: freeing it again is
+ *     allocator leaves the heap when freed, and so does a class block whose
+ *     page emptied and left its class for the cache: freeing it again is
  *     OPOOL_EINVAL, as for any pointer the heap does not hold.)
  * Both are also passed to desc.report. With OPOOL_POISON free blocks are
  * filled with 0x1deadb0b and checked when reused (OPOOL_EWRITE_AFTER_FREE,
@@ -89,8 +123,9 @@ typedef struct opool_heap opool_heap;
 
 /* Flags of opool_heap_desc. Without OPOOL_HEAP_FIXED a full class adds a page
  * instead of failing (the default; OPOOL_HEAP_GROW asks for it and changes
- * nothing); a class keeps at most one empty grown page and gives the others
- * back as they empty. OPOOL_HEAP_FIXED: a full class fails. OPOOL_POISON
+ * nothing); a class keeps at most one empty grown page and passes the others
+ * to the heap's cache as they empty (MEMORY above). OPOOL_HEAP_FIXED: a full
+ * class fails. OPOOL_POISON
  * from opool.h also applies: free blocks hold 0x1deadb0b (except their first
  * pointer-sized bytes, which hold the free-list link and are not checked),
  * checked when reused. */
@@ -133,7 +168,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
      *                 found when it is reused. */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
-    opool_allocator allocator; /* pages and large blocks; zero = the C library */
+    opool_allocator allocator; /* regions of pages and large blocks; zero = regions from
+                                  the system, the rest from the C library */
     /* Optional: the heap's name in every message of the default report (kept
      * as a pointer, not copied: it must outlive the heap). */
     const char *name;
@@ -160,7 +196,8 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint64_t large_live;  /* blocks from the fallback allocator, live */
     uint64_t large_bytes; /* their bytes */
     uint64_t rejected;    /* bad frees, reallocs and size queries */
-    size_t bytes;         /* memory the heap holds, bookkeeping included */
+    size_t bytes;         /* memory the heap holds, bookkeeping included (the pages it
+                             gave back to the system are not held) */
     opool_heap_class_stats classes[OPOOL_HEAP_MAX_CLASSES];
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u
@@ -181,13 +218,13 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
  * blocks live. The fallback allocator has one episode too, whose capacity
  * is the number of large blocks live when it opened. While any episode is
  * open, every free runs out of line.
- * Cost: one allocation per page plus a few; O(pages). Thread-safety: any
- * thread. */
+ * Cost: one request per region of up to 64 pages of the reservation, plus a
+ * few; O(pages). Thread-safety: any thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
 
-/* Release every page and every large block at once (live blocks included:
- * there are no destructors). NULL-safe; cannot fail. O(pages + large
+/* Release every region and every large block at once (live blocks included:
+ * there are no destructors). NULL-safe; cannot fail. O(regions + large
  * blocks). Thread-safety: per heap (one thread at a time, as every call
  * below). */
 OPOOL_API void opool_heap_destroy(opool_heap *h);
@@ -203,34 +240,40 @@ OPOOL_API void opool_heap_destroy(opool_heap *h);
  * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
  * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1);
  * inline when the class's current page has a free block, out of line
- * otherwise (a fresh block, the next page, a new page or a large block,
- * which cost an allocation). Thread-safety: per heap. */
+ * otherwise (the next page, a page from the cache or a region, a large
+ * block). Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 
 /* opool_heap_alloc(h, n * size) zero-filled. NULL as opool_heap_alloc, and
- * (not reported) when n * size overflows. O(1) plus the fill. Thread-safety:
- * per heap. */
+ * (not reported) when n * size overflows. O(1) plus the fill, which is
+ * skipped for a block never handed out of memory fresh from the system.
+ * Out of line. Thread-safety: per heap. */
 OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 
 /* Resize: ptr NULL is alloc; size 0 frees ptr and returns NULL. A block that
  * stays in its class is returned as is, and so is a fallback block asked to
  * shrink to a size still above the largest class (its usable size does not
- * change); otherwise a new block gets the contents (up to the smaller size)
- * and the old one is freed. NULL when the
+ * change); a fallback block growing above the largest class, in a heap
+ * whose desc names no allocator, is resized by the C library's realloc (in
+ * place when it can); otherwise a new block gets the contents (up to the
+ * smaller size) and the old one is freed. NULL when the
  * new block cannot be had (ptr stays valid) or ptr is not a live block of h
  * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
  * nothing changes), or h is NULL (not reported). A failed new block is
- * reported as in alloc. O(1) plus the copy. Thread-safety: per heap. */
+ * reported as in alloc. O(1) plus the copy; inline (no call) when the
+ * block stays in its class. A block never grows in place into the next
+ * class: classes live in different pages. Thread-safety: per heap. */
 OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
 
-/* Free a block; an emptied grown page may go back to the allocator. OPOOL_OK
+/* Free a block; an emptied grown page may go to the heap's cache. OPOOL_OK
  * (also for ptr NULL); OPOOL_EINVAL: h NULL (not reported), or ptr not the
  * start of a block of h (an interior or foreign pointer, a fallback block
  * already freed); OPOOL_ESTALE: ptr a class block already free. Both change
  * nothing but rejected, and are reported. O(1) expected; inline when the
  * page is found at its first hash probe and the block is live; out of line
  * for fallback blocks, rejections, OPOOL_POISON, memory checkers, and pages
- * that need list upkeep. Thread-safety: per heap. */
+ * that need list upkeep (a full page's first free, an emptied page).
+ * Thread-safety: per heap. */
 OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 
 /* Bytes usable at ptr (its class size, or the size asked of the fallback
@@ -240,7 +283,7 @@ OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
 
 /* Fill *out. NULL-safe: out NULL does nothing, h NULL gives zeroed stats.
- * O(classes). Thread-safety: per heap. */
+ * O(classes + regions). Thread-safety: per heap. */
 OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
 
 /* The report a heap makes when its desc has none; call it from your own

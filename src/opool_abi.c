@@ -45,3 +45,6 @@ opool_handle(opool_handle_expand)(const opool *p, opool_handle32 c) {
 
 void *(opool_heap_alloc)(opool_heap *h, size_t size) { return opool__heap_alloc_inline(h, size); }
 opool_status(opool_heap_free)(opool_heap *h, void *ptr) { return opool__heap_free_inline(h, ptr); }
+void *(opool_heap_realloc)(opool_heap *h, void *ptr, size_t size) {
+    return opool__heap_realloc_inline(h, ptr, size);
+}

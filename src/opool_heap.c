@@ -1,11 +1,19 @@
 /*
  * opool_heap.c -- a malloc-shaped heap of size classes: 64 KiB pages cut into
- * equal blocks, a free list through each page's free blocks (see
- * include/opool_heap.h). It shares opool.c's conventions, not its pool code.
+ * equal blocks, a free list through each page's free blocks, pages taken
+ * from regions of up to 64 pages asked for in one request, emptied pages
+ * kept in a heap-wide cache (see include/opool_heap.h). It shares opool.c's
+ * conventions, not its pool code.
+ *
+ * A page is in one of three states: serving a class (in the page set: the
+ * only pages whose header the heap reads through a pointer it is given),
+ * cached (empty, on the heap's cache list, header kept), or vacant (never
+ * used, or given back: a bit of its region's vacant set).
  *
  * Sections (grep for "==== "):
- *   ==== layout     pages, classes, the heap
+ *   ==== layout     pages, regions, classes, the heap
  *   ==== maps       open-addressing hash maps: the page set and the large blocks
+ *   ==== regions    memory from the system, vacant pages, the empty-page cache
  *   ==== pages      carving, growing and giving back pages
  *   ==== lookup     from a pointer to its page and block, or its large record
  *   ==== public     the API
@@ -17,6 +25,7 @@
 #include "opool_internal.h"
 #include "opool_diag.h"
 #include "opool_heap.h"
+#include "opool_platform.h"
 
 /* ==== layout ============================================================= */
 
@@ -25,6 +34,28 @@
 /* opool__hpage (include/opool_abi.h) flags */
 #define OPOOL__HPAGE_RESERVED 1u /* part of create's reservation, never given back */
 #define OPOOL__HPAGE_LISTED 2u   /* on its class's list: not known to be full */
+#define OPOOL__HPAGE_ZERO 4u     /* its blocks not carved yet read zero (fresh from the system) */
+
+/* Regions: at most 64 pages (a region's vacant set is one word), at least 4
+ * when the heap grows; a growing heap asks for as many pages as it holds,
+ * so the number of requests grows with the logarithm of its size until
+ * regions reach 4 MiB. */
+#define OPOOL__REGION_MAX 64u
+#define OPOOL__REGION_MIN 4u
+/* The cache's hysteresis: a page that stayed in it this long goes back to
+ * the system at the heap's next page event (opool_heap.h, MEMORY). */
+#define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)
+
+/* Pages [0, n) of a region: the bits of a vacant set. */
+#define OPOOL__REGION_ALL(n) ((n) >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n)) - 1)
+
+typedef struct opool__hregion {
+    char *base;      /* NULL: a free entry of the heap's array */
+    uint32_t npages; /* 1 .. OPOOL__REGION_MAX */
+    uint32_t held;   /* pages serving a class or cached */
+    uint64_t vacant; /* bit i: page i neither serves a class nor is cached */
+    uint64_t dirty;  /* vacant pages whose bytes are not known to be zero */
+} opool__hregion;
 
 _Static_assert(sizeof(opool__hpage) == 64, "the page header the manual describes");
 _Static_assert(OPOOL_HEAP_PAGE <= 65536 && OPOOL_HEAP_MAX_CLASS_SIZE <= 16384,
@@ -34,6 +65,7 @@ _Static_assert(OPOOL_HEAP_PAGE <= 65536 && OPOOL_HEAP_MAX_CLASS_SIZE <= 16384,
 typedef struct opool__hclass {
     uint32_t size;
     uint32_t recip;      /* ceil(2^32 / size) */
+    uint32_t first, per; /* offset of block 0 in a page, blocks per page */
     uint32_t blocks;     /* in its pages */
     opool__hpage *avail; /* listed pages (not known full); the current page is one */
     opool__hpage *spare; /* the grown page kept when it emptied, if any */
@@ -55,7 +87,15 @@ struct opool_heap {
     opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask */
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
-    size_t page_count;
+    size_t page_count;       /* pages serving a class */
+    bool os;                 /* regions from opool__os_map (no allocator in the desc) */
+    opool__hregion *regions; /* [region_cap]; entries with base NULL are free */
+    uint32_t nregions;       /* entries in use or freed, from the start */
+    uint32_t region_cap;
+    size_t vacant;                /* vacant pages over every region */
+    opool__hpage *cache;          /* empty pages, the newest first */
+    opool__hpage *cache_tail;     /* the oldest */
+    size_t cached;                /* pages in the cache */
     bool hooks;                   /* poisoning or a checker: every free out of line */
     uint32_t episodes;            /* episodes open (classes and large blocks) */
     opool__episode large_episode; /* of the fallback allocator */
@@ -198,6 +238,186 @@ static void opool__hmap_erase(opool__hmap *m, opool__hentry *at) {
     m->n--;
 }
 
+/* ==== regions ============================================================ */
+
+static uint32_t opool__ctz64(uint64_t x) { /* x != 0 */
+#if defined(__GNUC__) || defined(__clang__)
+    return (uint32_t)__builtin_ctzll(x);
+#else
+    uint32_t n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+static uint32_t opool__popcount64(uint64_t x) {
+    uint32_t n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
+}
+
+static size_t opool__region_bytes(const opool__hregion *r) {
+    return (size_t)r->npages * OPOOL__HPAGE;
+}
+
+/* A free entry of the region array, made if need be. False: no memory. */
+static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
+    for (uint32_t i = 0; i < h->nregions; i++)
+        if (h->regions[i].base == NULL) {
+            *out = i;
+            return true;
+        }
+    if (h->nregions == h->region_cap) {
+        uint32_t cap = h->region_cap ? h->region_cap * 2 : 8;
+        if (cap > UINT32_MAX / sizeof(opool__hregion)) return false;
+        opool__hregion *r =
+            (opool__hregion *)h->mem.alloc(h->mem.ctx, cap * sizeof *r, alignof(opool__hregion));
+        if (r == NULL) return false;
+        if (h->regions) {
+            memcpy(r, h->regions, h->nregions * sizeof *r);
+            h->mem.free(h->mem.ctx, h->regions, h->region_cap * sizeof *r);
+        }
+        h->regions = r;
+        h->region_cap = cap;
+    }
+    *out = h->nregions++;
+    h->regions[*out].base = NULL;
+    return true;
+}
+
+/* A region of npages vacant pages, in one request: to the system when the
+ * desc names no allocator, else to the allocator. False: refused. */
+static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
+    uint32_t i;
+    if (!opool__heap_region_entry(h, &i)) return false;
+    size_t bytes = (size_t)npages * OPOOL__HPAGE;
+    bool zero = false;
+    char *m = h->os ? (char *)opool__os_map(bytes, OPOOL__HPAGE, &zero)
+                    : (char *)h->mem.alloc(h->mem.ctx, bytes, OPOOL__HPAGE);
+    if (m == NULL) return false;
+    opool__assert(((uintptr_t)m & (OPOOL__HPAGE - 1)) == 0);
+    opool__hregion *r = &h->regions[i];
+    r->base = m;
+    r->npages = npages;
+    r->held = 0;
+    r->vacant = OPOOL__REGION_ALL(npages);
+    r->dirty = zero ? 0 : r->vacant; /* the allocator's bytes may be anything */
+    opool__mem_noaccess(m, bytes);
+    h->vacant += npages;
+    return true;
+}
+
+static void opool__heap_free_region(opool_heap *h, opool__hregion *r) {
+    size_t bytes = opool__region_bytes(r);
+    opool__mem_defined(r->base, bytes);
+    if (h->os)
+        opool__os_unmap(r->base, bytes);
+    else
+        h->mem.free(h->mem.ctx, r->base, bytes);
+    h->vacant -= (size_t)r->npages - r->held;
+    r->base = NULL;
+}
+
+/* Take a vacant page, from the region first in the array (pages gather in
+ * few regions, so that the others can empty). *zero: its bytes read zero.
+ * NULL when no page is vacant. */
+static opool__hpage *opool__heap_take_vacant(opool_heap *h, uint32_t *region, bool *zero) {
+    if (h->vacant == 0) return NULL;
+    for (uint32_t i = 0; i < h->nregions; i++) {
+        opool__hregion *r = &h->regions[i];
+        if (r->base == NULL || r->vacant == 0) continue;
+        uint32_t b = opool__ctz64(r->vacant);
+        uint64_t bit = (uint64_t)1 << b;
+        *zero = !(r->dirty & bit);
+        r->vacant &= ~bit;
+        r->dirty &= ~bit;
+        r->held++;
+        h->vacant--;
+        *region = i;
+        return (opool__hpage *)(void *)(r->base + (size_t)b * OPOOL__HPAGE);
+    }
+    return NULL;
+}
+
+/* The newest page of the cache (warm in cache, likely), or NULL. */
+static opool__hpage *opool__heap_cache_take(opool_heap *h) {
+    opool__hpage *pg = h->cache;
+    if (pg == NULL) return NULL;
+    h->cache = pg->next;
+    if (h->cache)
+        h->cache->prev = NULL;
+    else
+        h->cache_tail = NULL;
+    h->cached--;
+    return pg;
+}
+
+static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now) {
+    pg->prev = NULL;
+    pg->next = h->cache;
+    if (h->cache)
+        h->cache->prev = pg;
+    else
+        h->cache_tail = pg;
+    h->cache = pg;
+    pg->block0 = (uintptr_t)now; /* a cached page has no block 0: the time it came */
+    h->cached++;
+}
+
+/* The bits of the pages of r given back just now: memory back to the system
+ * in runs of adjacent pages, one call each; a region that holds no page any
+ * more goes back whole. */
+static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
+    if (r->held == 0) {
+        opool__heap_free_region(h, r);
+        return;
+    }
+    if (!h->os) return; /* the allocator's bytes stay until the whole region goes */
+    uint64_t d = r->dirty;
+    while (d) {
+        uint32_t b = opool__ctz64(d), n = 0;
+        while (b + n < 64 && (d >> (b + n)) & 1) n++;
+        uint64_t run = OPOOL__REGION_ALL(n) << b;
+        if (opool__os_reset(r->base + (size_t)b * OPOOL__HPAGE, (size_t)n * OPOOL__HPAGE))
+            r->dirty &= ~run;
+        d &= ~run;
+    }
+}
+
+/* The hysteresis, run at every page event: the pages that stayed in the
+ * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
+ * back. */
+static void opool__heap_decay(opool_heap *h, uint64_t now) {
+    opool__hpage *pg = h->cache_tail;
+    if (pg == NULL || now - (uint64_t)pg->block0 < OPOOL__HEAP_DECAY_NS) return;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    while ((pg = h->cache_tail) != NULL && now - (uint64_t)pg->block0 >= OPOOL__HEAP_DECAY_NS) {
+        h->cache_tail = pg->prev;
+        if (h->cache_tail)
+            h->cache_tail->next = NULL;
+        else
+            h->cache = NULL;
+        h->cached--;
+        uint32_t i = pg->region;
+        opool__hregion *r = &h->regions[i];
+        uint64_t bit = (uint64_t)1 << (((char *)pg - r->base) / OPOOL__HPAGE);
+        r->vacant |= bit;
+        r->dirty |= bit;
+        r->held--;
+        h->vacant++;
+        opool__mem_noaccess(pg, OPOOL__HPAGE);
+        if (i < lo) lo = i;
+        if (i > hi) hi = i;
+    }
+    for (uint32_t i = lo; i <= hi && i < h->nregions; i++) {
+        opool__hregion *r = &h->regions[i];
+        if (r->base && (r->held == 0 || r->dirty != 0)) opool__heap_give_back(h, r);
+    }
+}
+
 /* ==== pages ============================================================== */
 
 static uint32_t opool__heap_align(uint32_t size) { return size % 16 == 0 ? 16 : 8; }
@@ -219,10 +439,10 @@ static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
 static uint64_t *opool__hpage_bits(opool__hpage *pg) { return (uint64_t *)(void *)(pg + 1); }
 
 /* When a free must leave the inline path: a page off the list at its first
- * free (to list it again), a grown page when it empties (to give it back). */
+ * free (to list it again), a grown page when it empties (to the cache). */
 static void opool__hpage_arm(opool__hpage *pg) {
     if (!(pg->flags & OPOOL__HPAGE_LISTED))
-        pg->slow_at = pg->nblocks - 1;
+        pg->slow_at = pg->end / pg->size - 1;
     else
         pg->slow_at = pg->flags & OPOOL__HPAGE_RESERVED ? UINT32_MAX : 0;
 }
@@ -266,50 +486,77 @@ static bool opool__heap_reserve_pages(opool_heap *h) {
     return true;
 }
 
-/* A new page for class c, registered and listed. NULL: no memory. */
+/* The size of the next region of a growing heap: as many pages as it holds. */
+static uint32_t opool__heap_region_size(const opool_heap *h) {
+    size_t n = h->page_count + h->cached;
+    return n < OPOOL__REGION_MIN   ? OPOOL__REGION_MIN
+           : n > OPOOL__REGION_MAX ? OPOOL__REGION_MAX
+                                   : (uint32_t)n;
+}
+
+/* A page for class c, from the cache, else a vacant page, else a new
+ * region: registered and listed. NULL: no memory (nothing changed). */
 static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserved) {
     opool__hclass *k = &h->cls[c];
-    uint32_t first, n = opool__heap_geometry(k->size, &first);
+    uint32_t first = k->first, n = k->per;
     if (k->blocks > UINT32_MAX - n) return NULL; /* the class's count is 32-bit */
     if (!opool__heap_reserve_pages(h)) return NULL;
-    opool__hpage *pg = (opool__hpage *)h->mem.alloc(h->mem.ctx, OPOOL__HPAGE, OPOOL__HPAGE);
-    if (pg == NULL) return NULL;
-    opool__assert(((uintptr_t)pg & (OPOOL__HPAGE - 1)) == 0);
+    uint32_t region = 0;
+    bool zero = false;
+    opool__hpage *pg = opool__heap_cache_take(h);
+    if (pg != NULL) {
+        region = pg->region;
+        opool__mem_undefined(pg, first);
+    } else {
+        if (h->vacant == 0) {
+            /* a smaller request if the large one is refused: one page is enough */
+            uint32_t want = reserved ? 1 : opool__heap_region_size(h);
+            if (!opool__heap_new_region(h, want) && (want == 1 || !opool__heap_new_region(h, 1)))
+                return NULL;
+        }
+        pg = opool__heap_take_vacant(h, &region, &zero);
+        opool__mem_undefined(pg, first);
+    }
     memset(pg, 0, first);
     pg->block0 = (uintptr_t)pg + first;
     pg->size = k->size;
     pg->recip = k->recip;
-    pg->cls = c;
-    pg->nblocks = n;
-    pg->flags = reserved ? OPOOL__HPAGE_RESERVED : 0;
-    opool__mem_noaccess((char *)pg + first, (size_t)n * k->size);
+    pg->end = n * k->size;
+    pg->cls = (uint8_t)c;
+    pg->region = region;
+    pg->flags = (uint8_t)((reserved ? OPOOL__HPAGE_RESERVED : 0) | (zero ? OPOOL__HPAGE_ZERO : 0));
+    opool__mem_noaccess((char *)pg + first, OPOOL__HPAGE - first);
     opool__hmap_put(&h->pages, (uintptr_t)pg, 0);
     h->page_count++;
     k->blocks += n;
     opool__heap_list(h, pg);
+    if (!reserved) opool__heap_decay(h, opool__now_ns());
     return pg;
 }
 
-static void opool__heap_drop_page(opool_heap *h, opool__hpage *pg) {
+/* An empty grown page leaves its class for the heap's cache. */
+static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
     opool__hclass *k = &h->cls[pg->cls];
     opool__heap_unlist(h, pg);
     opool__hmap_erase(&h->pages, opool__hmap_find(&h->pages, (uintptr_t)pg));
     h->page_count--;
-    k->blocks -= pg->nblocks;
-    opool__mem_defined(pg, OPOOL__HPAGE);
-    h->mem.free(h->mem.ctx, pg, OPOOL__HPAGE);
+    k->blocks -= k->per;
+    uint64_t now = opool__now_ns();
+    opool__heap_cache_put(h, pg, now);
+    opool__heap_decay(h, now);
 }
 
 /* A free left pg->live at pg->slow_at: list the page again if it was off the
- * list (it has a free block now); an empty grown page goes back to the
- * allocator unless it becomes its class's spare (one empty grown page kept,
- * so a class at the edge of a page does not map and unmap at every step). */
+ * list (it has a free block now); an empty grown page goes to the heap's
+ * cache unless it becomes its class's spare (one empty grown page kept, so
+ * a class at the edge of a page does not trade pages with the cache at
+ * every step). */
 void opool__heap_page_freed(opool_heap *h, opool__hpage *pg) {
     if (!(pg->flags & OPOOL__HPAGE_LISTED)) opool__heap_list(h, pg);
     if (pg->live == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
         opool__hclass *k = &h->cls[pg->cls];
         if (k->spare != NULL && k->spare != pg && k->spare->live == 0)
-            opool__heap_drop_page(h, pg);
+            opool__heap_retire_page(h, pg);
         else
             k->spare = pg;
     }
@@ -402,7 +649,8 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     mem.alloc = d.allocator.alloc;
     mem.free = d.allocator.free;
     mem.ctx = d.allocator.ctx;
-    if (mem.alloc == NULL) { /* the core's default: the C library, aligned */
+    bool os = mem.alloc == NULL; /* regions straight from the system */
+    if (mem.alloc == NULL) {     /* the core's default for the rest: the C library, aligned */
         opool_desc any;
         memset(&any, 0, sizeof any);
         mem = opool__allocator_of(&any);
@@ -413,6 +661,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->desc = d;
     h->desc.class_sizes = NULL; /* copied below: the caller's array may go away */
     h->mem = mem;
+    h->os = os;
     h->nclasses = d.class_count;
     h->max_size = d.class_sizes[d.class_count - 1];
     h->checker = opool__checker_active();
@@ -420,6 +669,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         h->cls[c].size = d.class_sizes[c];
         h->cls[c].recip =
             (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
+        h->cls[c].per = opool__heap_geometry(d.class_sizes[c], &h->cls[c].first);
         opool__heap_current(h, c);
     }
     uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
@@ -434,6 +684,13 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->hooks = slow;
     opool__heap_set_slow(h);
     h->hot.small_max = slow ? 0 : h->max_size;
+    /* the reservation's pages in as few regions as there can be */
+    size_t reserved = total / OPOOL__HPAGE;
+    for (size_t left = reserved; left > 0;) {
+        uint32_t n = left < OPOOL__REGION_MAX ? (uint32_t)left : OPOOL__REGION_MAX;
+        if (!opool__heap_new_region(h, n)) goto nomem;
+        left -= n;
+    }
     for (uint32_t c = 0; c < d.class_count; c++)
         for (uint32_t k = 0; k < pages_of[c]; k++)
             if (opool__heap_add_page(h, c, true) == NULL) goto nomem;
@@ -447,11 +704,9 @@ nomem:
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
     opool_allocator m = h->mem;
-    for (uint32_t i = 0; i < h->pages.cap; i++)
-        if (h->pages.e[i].key) {
-            opool__mem_defined((void *)h->pages.e[i].key, OPOOL__HPAGE);
-            m.free(m.ctx, (void *)h->pages.e[i].key, OPOOL__HPAGE);
-        }
+    for (uint32_t i = 0; i < h->nregions; i++)
+        if (h->regions[i].base) opool__heap_free_region(h, &h->regions[i]);
+    if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++)
         if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
     if (h->pages.e) m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
@@ -481,8 +736,10 @@ static void opool__heap_reuse(opool_heap *h, void *b, uint32_t size) {
 }
 
 /* Every alloc the inline path does not serve: h NULL, size 0, fallback
- * sizes, a current page without a free block, poisoning and checkers. */
-void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
+ * sizes, a current page without a free or fresh block, poisoning and
+ * checkers; and calloc's. *zero: the block's bytes are known to be zero. */
+static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
+    *zero = false;
     if (h == NULL) return NULL;
     if (size == 0) size = 1;
     if (size > h->max_size) return opool__heap_alloc_large(h, size);
@@ -506,10 +763,11 @@ void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
             if (h->checker || (h->desc.flags & OPOOL_POISON)) opool__heap_reuse(h, b, k->size);
             break;
         }
-        if (pg->carved < pg->nblocks * k->size) { /* carve the next fresh block */
+        if (pg->carved < pg->end) { /* carve the next fresh block */
             b = (char *)pg->block0 + pg->carved;
             pg->carved += k->size;
             opool__mem_undefined(b, k->size);
+            *zero = (pg->flags & OPOOL__HPAGE_ZERO) != 0;
             break;
         }
         opool__heap_unlist(h, pg); /* full: its next free lists it again */
@@ -525,11 +783,18 @@ void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
     return b;
 }
 
+void *opool__heap_alloc_slow(opool_heap *h, size_t size) {
+    bool zero;
+    return opool__heap_alloc_in(h, size, &zero);
+}
+
 void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
     size_t bytes;
+    bool zero;
     if (h == NULL || !opool__mul_ok(n, size, &bytes)) return NULL;
-    void *p = opool_heap_alloc(h, bytes);
-    if (p) memset(p, 0, bytes);
+    void *p = opool__heap_alloc_in(h, bytes, &zero);
+    if (p && !zero) memset(p, 0, bytes);
+    if (p && zero) opool__mem_defined(p, bytes); /* fresh memory from the system: zero already */
     return p;
 }
 
@@ -570,7 +835,9 @@ opool_status opool__heap_free_slow(opool_heap *h, void *ptr) {
     return OPOOL_OK;
 }
 
-void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size) {
+/* Every resize the inline path does not finish: a new class, a large
+ * block, ptr NULL, size 0, rejections, poisoning and checkers. */
+void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
     if (ptr == NULL) return opool_heap_alloc(h, size);
     if (h == NULL) return NULL;
     opool__hpage *pg;
@@ -585,6 +852,15 @@ void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size) {
     if (large) {
         old = large->size;
         if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
+        if (size > h->max_size && h->os) { /* the C library's: it may grow it in place */
+            void *n = opool__sys_realloc(ptr, size);
+            if (n != NULL) {
+                opool__hmap_erase(&h->large, large);
+                opool__hmap_put(&h->large, (uintptr_t)n, size);
+                h->large_bytes += size - old;
+                return n;
+            }
+        }
     } else {
         old = pg->size;
         if (size <= h->max_size && h->hot.class_of[(size + 7) >> 3] == pg->cls) return ptr;
@@ -614,8 +890,15 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
     out->large_live = h->large.n;
     out->large_bytes = h->large_bytes;
     out->rejected = h->rejected;
-    out->bytes = sizeof *h + h->max_size / 8 + 1 + h->page_count * OPOOL__HPAGE +
+    out->bytes = sizeof *h + h->max_size / 8 + 1 + h->region_cap * sizeof(opool__hregion) +
                  ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) + h->large_bytes;
+    for (uint32_t i = 0; i < h->nregions; i++) { /* vacant pages of the system's hold nothing */
+        const opool__hregion *r = &h->regions[i];
+        if (r->base == NULL) continue;
+        size_t pages =
+            h->os ? r->held + (size_t)opool__popcount64(r->vacant & r->dirty) : r->npages;
+        out->bytes += pages * OPOOL__HPAGE;
+    }
     for (uint32_t c = 0; c < h->nclasses; c++) {
         const opool__hclass *k = &h->cls[c];
         const opool__hclass_hot *t = &h->hot.cls[c];

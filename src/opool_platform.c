@@ -4,7 +4,7 @@
  *
  * Sections (grep for "==== "):
  *   ==== threads    clock, futex or mutex and condition variable, membarrier
- *   ==== memory     aligned allocation
+ *   ==== memory     aligned allocation, mappings for the heap's regions
  *   ==== files      fsync, rename, the process id
  */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
@@ -29,6 +29,20 @@ long syscall(long number, ...);
 #endif
 #if defined(OPOOL__MEMBARRIER)
 #include <linux/membarrier.h>
+#endif
+
+#if defined(OPOOL__MMAP)
+#include <sys/mman.h>
+#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+#if !defined(MAP_ANONYMOUS) && defined(__linux__)
+#define MAP_ANONYMOUS 0x20 /* <sys/mman.h> hides it under _POSIX_C_SOURCE alone */
+#endif
+#if defined(__linux__)
+/* <sys/mman.h> declares it only under _DEFAULT_SOURCE; this is its prototype. */
+int madvise(void *addr, size_t length, int advice);
+#endif
 #endif
 
 #if defined(_WIN32)
@@ -163,6 +177,16 @@ void *opool__sys_alloc(void *ctx, size_t size, size_t align) {
 #endif
 }
 
+void *opool__sys_realloc(void *ptr, size_t size) {
+#if defined(_WIN32)
+    (void)ptr; /* _aligned_malloc's blocks are not realloc's */
+    (void)size;
+    return NULL;
+#else
+    return realloc(ptr, size);
+#endif
+}
+
 void opool__sys_free(void *ctx, void *ptr, size_t size) {
     (void)ctx;
     (void)size;
@@ -172,6 +196,48 @@ void opool__sys_free(void *ctx, void *ptr, size_t size) {
     free(ptr);
 #endif
 }
+
+#if defined(OPOOL__MMAP)
+void *opool__os_map(size_t size, size_t align, bool *zeroed) {
+    *zeroed = false;
+    if (size > SIZE_MAX - align) return NULL;
+    /* map align bytes more than asked, then unmap the ends around the aligned part */
+    char *raw = (char *)mmap(NULL, size + align, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == (char *)MAP_FAILED) return NULL;
+    uintptr_t at = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
+    size_t head = (size_t)(at - (uintptr_t)raw), tail = align - head;
+    if (head) (void)munmap(raw, head);
+    if (tail) (void)munmap((char *)at + size, tail);
+    *zeroed = true;
+    return (void *)at;
+}
+
+void opool__os_unmap(void *ptr, size_t size) { (void)munmap(ptr, size); }
+
+bool opool__os_reset(void *ptr, size_t size) {
+#if defined(__linux__)
+    return madvise(ptr, size, 4 /* MADV_DONTNEED: reads zero when next touched */) == 0;
+#else
+    (void)ptr; /* elsewhere the advice may keep the bytes: say nothing was reset */
+    (void)size;
+    return false;
+#endif
+}
+#else
+void *opool__os_map(size_t size, size_t align, bool *zeroed) {
+    *zeroed = false;
+    return opool__sys_alloc(NULL, size, align);
+}
+
+void opool__os_unmap(void *ptr, size_t size) { opool__sys_free(NULL, ptr, size); }
+
+bool opool__os_reset(void *ptr, size_t size) {
+    (void)ptr;
+    (void)size;
+    return false;
+}
+#endif
 
 /* ==== files =============================================================== */
 

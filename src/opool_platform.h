@@ -49,6 +49,11 @@
 #if defined(__linux__) && !defined(OPOOL_MT_NO_MEMBARRIER)
 #define OPOOL__MEMBARRIER 1
 #endif
+/* Large memory for the heap's regions: mmap and madvise (Linux),
+ * else the C library's aligned allocation. */
+#if defined(__linux__) && !defined(OPOOL_PORTABLE)
+#define OPOOL__MMAP 1
+#endif
 /* Files: fsync of the file and its directory, the process id in temporary
  * names (POSIX); else C stdio alone (fflush, rename). */
 #if !defined(_WIN32) && !defined(OPOOL_NO_POSIX_FILES)
@@ -191,6 +196,23 @@ bool opool__membarrier(void);
  * default of every desc). align: a power of two. */
 void *opool__sys_alloc(void *ctx, size_t size, size_t align);
 void opool__sys_free(void *ctx, void *ptr, size_t size);
+/* Resize a block of opool__sys_alloc to size bytes, aligned only as
+ * malloc's are (16 on the usual systems): in place, or moved by the C
+ * library (which may move pages rather than bytes). NULL: failed, ptr
+ * untouched; also where the C library cannot resize its aligned blocks. */
+void *opool__sys_realloc(void *ptr, size_t size);
+
+/* size bytes (a multiple of align) at an address aligned to align (a power
+ * of two, at least 4096), straight from the system: mmap where there is
+ * one, else opool__sys_alloc. *zeroed: the memory is known to read zero.
+ * NULL on failure. Give it back with opool__os_unmap(ptr, size). */
+void *opool__os_map(size_t size, size_t align, bool *zeroed);
+void opool__os_unmap(void *ptr, size_t size);
+/* Tell the system the bytes [ptr, ptr + size) of a mapping are not needed
+ * (ptr and size multiples of 4096): their memory goes back, the range stays
+ * mapped and reads zero when next touched. False where there is no such
+ * call (the bytes stay as they are). */
+bool opool__os_reset(void *ptr, size_t size);
 
 /* ==== files =============================================================== */
 

@@ -8,6 +8,10 @@
  * blocks_per_class 1 holds exactly one page per class) and checked to waste
  * less than a block beyond the page header and its bitmap.
  */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#endif
+
 #include "opool_heap.h"
 #include "counting.h"
 #include "test.h"
@@ -17,6 +21,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PAGE ((uintptr_t)OPOOL_HEAP_PAGE)
 
@@ -455,7 +460,7 @@ TEST(destroy_gives_back_every_byte) {
     REQUIRE(h);
     for (int k = 0; k < 5000; k++) CHECK(opool_heap_alloc(h, (size_t)(k % 97) * 3) != NULL);
     for (int k = 0; k < 20; k++) CHECK(opool_heap_alloc(h, 3000 + (size_t)k * 1000) != NULL);
-    CHECK(c.blocks > 24 + 20);
+    CHECK(c.blocks > 1 + 20); /* regions of pages, the large blocks, bookkeeping */
     opool_heap_destroy(h);
     CHECK_EQ_U64(c.blocks, 0);
     CHECK_EQ_U64(c.bytes, 0);
@@ -820,7 +825,10 @@ TEST(reuse_is_lifo_across_pages_and_finds_every_freed_block) {
     opool_heap_destroy(h);
 }
 
-TEST(grow_gives_back_empty_grown_pages_but_one) {
+/* Emptied grown pages leave their class (but one, its spare) for the heap's cache: the class
+ * holds fewer blocks, the allocator gets nothing back at once, and the class grows again from
+ * the cache without asking the allocator for anything. */
+TEST(grow_moves_empty_grown_pages_but_one_to_the_cache_and_takes_them_back) {
     uint32_t size = 2048, p = blocks_per_page(2048);
     counting c;
     recorder r;
@@ -835,22 +843,267 @@ TEST(grow_gives_back_empty_grown_pages_but_one) {
     void **blocks = (void **)malloc(n * sizeof *blocks);
     REQUIRE(blocks);
     for (uint32_t k = 0; k < n; k++) REQUIRE((blocks[k] = opool_heap_alloc(h, 2048)) != NULL);
-    size_t full_bytes = stats_of(h).bytes;
     CHECK_EQ_U64(stats_of(h).classes[0].blocks, 5 * p);
-    long full_blocks = c.blocks;
+    long calls = c.calls, frees = c.frees;
     for (uint32_t k = 0; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, blocks[n - 1 - k]), OPOOL_OK);
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.classes[0].live, 0);
     /* the page reserved at create, and at most one empty grown page */
     CHECK(s.classes[0].blocks == p || s.classes[0].blocks == 2 * p);
-    CHECK(s.bytes <= full_bytes - 3 * (size_t)OPOOL_HEAP_PAGE);
-    CHECK(c.blocks <= full_blocks - 3);
-    /* and it grows again */
+    CHECK_EQ_U64(c.frees, frees); /* nothing given back on the spot */
+    /* and it grows again from the cache */
     for (uint32_t k = 0; k < n; k++) CHECK((blocks[k] = opool_heap_alloc(h, 2048)) != NULL);
     CHECK_EQ_U64(stats_of(h).classes[0].blocks, 5 * p);
+    CHECK_EQ_U64(c.calls, calls);
+    CHECK_EQ_U64(r.n, 0);
     free(blocks);
     opool_heap_destroy(h);
     CHECK_EQ_U64(c.blocks, 0);
+    CHECK_EQ_U64(c.bad_frees, 0);
+}
+
+/* The issue's garbage-collector cycle, smaller: every round allocates 20,000 blocks of 48 bytes
+ * and frees them all, then the same bytes in 256-byte blocks. After the first round the heap
+ * asks its allocator for nothing and gives nothing back: a class's emptied pages serve the
+ * next fill, the other class's too. */
+TEST(a_fill_and_empty_cycle_asks_the_allocator_for_nothing_after_its_first_round) {
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.allocator = counting_allocator(&c);
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    enum { N = 20000 };
+    void **b = (void **)malloc(N * sizeof *b);
+    REQUIRE(b);
+    long calls = 0, frees = 0;
+    for (int round = 0; round < 12; round++) {
+        size_t size = round % 2 ? 256 : 48;
+        uint32_t n = round % 2 ? N * 48 / 256 : N;
+        for (uint32_t k = 0; k < n; k++) {
+            b[k] = opool_heap_alloc(h, size);
+            REQUIRE(b[k] != NULL);
+            memset(b[k], round, size);
+        }
+        for (uint32_t k = 0; k < n; k++) /* a different order each round */
+            CHECK_EQ_U64(opool_heap_free(h, b[(k * 7919u + (uint32_t)round) % n]), OPOOL_OK);
+        if (round == 1) {
+            calls = c.calls;
+            frees = c.frees;
+        } else if (round > 1) {
+            CHECK_EQ_U64(c.calls, calls);
+            CHECK_EQ_U64(c.frees, frees);
+        }
+    }
+    CHECK(calls < 20); /* pages came in regions, not one request each */
+    CHECK_EQ_U64(r.n, 0);
+    free(b);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+    CHECK_EQ_U64(c.bad_frees, 0);
+}
+
+/* A cached page is dirty: calloc of a block carved from it is zeroed all the same, while a
+ * block of the fresh memory from the system is zero without being written. */
+TEST(calloc_zero_fills_blocks_of_a_page_that_served_another_class) {
+    for (int own = 0; own < 2; own++) {
+        counting c;
+        recorder r;
+        opool_heap_desc d = desc_of(&r);
+        if (own) d.allocator = counting_allocator(&c); /* dirty memory, 0xA5 */
+        opool_heap *h = create(&d);
+        REQUIRE(h);
+        enum { N = 3000 };
+        void **b = (void **)malloc(N * sizeof *b);
+        REQUIRE(b);
+        for (int k = 0; k < N; k++) {
+            REQUIRE((b[k] = opool_heap_calloc(h, 1, 100)) != NULL);
+            const unsigned char *q = (const unsigned char *)b[k];
+            for (int i = 0; i < 100; i++) CHECK(q[i] == 0);
+            memset(b[k], 0xFF, 112);
+        }
+        for (int k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+        for (int k = 0; k < N; k++) {
+            REQUIRE((b[k] = opool_heap_calloc(h, 3, 40)) != NULL); /* the 128-byte class */
+            const unsigned char *q = (const unsigned char *)b[k];
+            bool zero = true;
+            for (int i = 0; i < 120; i++) zero = zero && q[i] == 0;
+            CHECK(zero);
+        }
+        for (int k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+        CHECK_EQ_U64(r.n, 0);
+        free(b);
+        opool_heap_destroy(h);
+    }
+}
+
+/* An allocator that refuses anything larger than a page still gets a growing heap: the heap
+ * asks for one page when a region is refused. */
+TEST(a_heap_grows_page_by_page_when_the_allocator_refuses_regions) {
+    uint32_t size = 256, p = blocks_per_page(256);
+    counting c;
+    recorder r;
+    opool_heap_desc d = desc_of(&r);
+    d.class_sizes = &size;
+    d.class_count = 1;
+    d.allocator = counting_allocator(&c);
+    c.max_request = OPOOL_HEAP_PAGE;
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    uint32_t n = 6 * p;
+    void **b = (void **)malloc(n * sizeof *b);
+    REQUIRE(b);
+    for (uint32_t k = 0; k < n; k++) REQUIRE((b[k] = opool_heap_alloc(h, size)) != NULL);
+    CHECK_EQ_U64(stats_of(h).classes[0].blocks, n);
+    CHECK(c.failures >= 5); /* a region asked for, refused, before each page */
+    CHECK_EQ_U64(r.n, 0);
+    for (uint32_t k = 0; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+    free(b);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(c.blocks, 0);
+    CHECK_EQ_U64(c.bad_frees, 0);
+}
+
+/* The page of p. */
+static uintptr_t page_of(const void *p) { return (uintptr_t)p & ~(PAGE - 1); }
+
+/* Frees of pointers the heap holds no block at -- in a page of its cache, in the unused part
+ * of a region, in a page given back -- are rejected: EINVAL, reported, counted. */
+static void expect_rejected(opool_heap *h, recorder *r, void *ptr, int line) {
+    int n = r->n;
+    uint64_t rejected = stats_of(h).rejected;
+    opool_status s = opool_heap_free(h, ptr);
+    if (s != OPOOL_EINVAL || r->n != n + 1 || r->what != OPOOL_EINVAL ||
+        stats_of(h).rejected != rejected + 1) {
+        fprintf(stderr, "  (pointer %p, line %d)\n", ptr, line);
+        CHECK_EQ_U64(s, OPOOL_EINVAL);
+        CHECK_EQ_U64(r->n, n + 1);
+    }
+    CHECK(opool_heap_realloc(h, ptr, 8) == NULL);
+    CHECK_EQ_U64(opool_heap_usable_size(h, ptr), 0);
+}
+
+/* Without an allocator of its own, a large block grows through the C library's realloc: the
+ * contents stay, the size and the statistics follow, and a free of the old address (if it
+ * moved) is rejected as for any pointer the heap does not hold. */
+TEST(a_large_block_grows_through_realloc_and_keeps_its_contents) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 5000);
+    REQUIRE(p);
+    fill(p, 5000, 7);
+    size_t size = 5000;
+    for (int k = 0; k < 6; k++) {
+        size_t next = size * 3;
+        unsigned char *q = (unsigned char *)opool_heap_realloc(h, p, next);
+        REQUIRE(q);
+        CHECK(filled(q, 5000, 7)); /* what was written first stays through every growth */
+        CHECK_EQ_U64(opool_heap_usable_size(h, q), next);
+        opool_heap_stats s = stats_of(h);
+        CHECK_EQ_U64(s.large_live, 1);
+        CHECK_EQ_U64(s.large_bytes, next);
+        CHECK_EQ_U64((uintptr_t)q % 16, 0);
+        if (q != p) expect_rejected(h, &r, p, __LINE__);
+        p = q;
+        size = next;
+    }
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    CHECK_EQ_U64(stats_of(h).large_bytes, 0);
+    opool_heap_destroy(h);
+}
+
+TEST(free_of_a_pointer_into_a_cached_page_or_an_unused_part_of_a_region_is_einval) {
+    uint32_t size = 1024, p = blocks_per_page(1024);
+    recorder r;
+    opool_heap *h = make_heap(&size, 1, 0, OPOOL_HEAP_GROW, &r);
+    REQUIRE(h);
+    uint32_t n = 4 * p;
+    char **b = (char **)malloc(n * sizeof *b);
+    REQUIRE(b);
+    for (uint32_t k = 0; k < n; k++) REQUIRE((b[k] = (char *)opool_heap_alloc(h, size)));
+    /* pages 2 .. 4 came from one region asked for at once; its page after them is unused
+     * (a region holds at least 4 pages) */
+    char *unused = (char *)page_of(b[n - 1]) + PAGE;
+    CHECK(page_of(b[2 * p]) == page_of(b[p]) + PAGE);
+    expect_rejected(h, &r, unused + 64, __LINE__);
+    expect_rejected(h, &r, unused + 128 + 1024, __LINE__);
+    /* empty the grown pages: one stays as the class's spare, the others go to the cache */
+    for (uint32_t k = p; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+    CHECK_EQ_U64(stats_of(h).classes[0].blocks, 2 * p);
+    int cached = 0;
+    for (uint32_t k = p; k < n; k += p) {
+        /* a block freed twice whose page left the class is no block of the heap any more */
+        opool_status s = opool_heap_free(h, b[k + 1]);
+        CHECK(s == OPOOL_ESTALE || s == OPOOL_EINVAL);
+        if (s == OPOOL_EINVAL) {
+            cached++;
+            expect_rejected(h, &r, b[k + 3], __LINE__);
+            expect_rejected(h, &r, (void *)page_of(b[k]), __LINE__); /* its header */
+        }
+    }
+    CHECK_EQ_U64(cached, 2);
+    /* live blocks of the reserved page are untouched by all this */
+    for (uint32_t k = 0; k < p; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+    free(b);
+    opool_heap_destroy(h);
+}
+
+/* Sleep a little over ms milliseconds (the heap's hysteresis is measured in time). */
+static void sleep_ms(long ms) {
+#if defined(_POSIX_C_SOURCE)
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0) {
+    }
+#else
+    struct timespec t0, t;
+    timespec_get(&t0, TIME_UTC);
+    do timespec_get(&t, TIME_UTC);
+    while ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L < ms);
+#endif
+}
+
+/* Cached pages left unused for a while go back to the system at the heap's next page event;
+ * pointers into them are then rejected, and a region none of whose pages is held goes back
+ * to the allocator whole. Once with the system's memory (the bytes the heap holds drop),
+ * once with an allocator (a region is freed). */
+TEST(cached_pages_unused_for_a_while_go_back_and_pointers_into_them_are_einval) {
+    uint32_t size = 16384, p = blocks_per_page(16384);
+    for (int own = 0; own < 2; own++) {
+        counting c;
+        recorder r;
+        opool_heap_desc d = desc_of(&r);
+        d.class_sizes = &size;
+        d.class_count = 1;
+        if (own) d.allocator = counting_allocator(&c);
+        opool_heap *h = create(&d);
+        REQUIRE(h);
+        uint32_t n = 9 * p; /* the reserved page, then regions of 4 and 5 pages */
+        char **b = (char **)malloc(n * sizeof *b);
+        REQUIRE(b);
+        for (uint32_t k = 0; k < n; k++) REQUIRE((b[k] = (char *)opool_heap_alloc(h, size)));
+        /* free all but one block of page 2: page 3 is the class's spare, pages 4 .. 9 cached */
+        for (uint32_t k = p + 1; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+        size_t bytes = stats_of(h).bytes;
+        long frees = c.frees;
+        sleep_ms(1100);
+        /* page 2 empties: a page event, at which the pages cached long ago go back */
+        CHECK_EQ_U64(opool_heap_free(h, b[p]), OPOOL_OK);
+        if (own)
+            CHECK(c.frees > frees); /* the second region went back whole */
+        else
+            CHECK(stats_of(h).bytes <= bytes - 6 * (size_t)PAGE);
+        for (uint32_t k = 3 * p; k < n; k++) expect_rejected(h, &r, b[k], __LINE__);
+        /* and the heap grows again as before */
+        for (uint32_t k = p; k < n; k++) REQUIRE((b[k] = (char *)opool_heap_alloc(h, size)));
+        for (uint32_t k = 0; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+        free(b);
+        opool_heap_destroy(h);
+        if (own) {
+            CHECK_EQ_U64(c.blocks, 0);
+            CHECK_EQ_U64(c.bad_frees, 0);
+        }
+    }
 }
 
 TEST(a_class_with_grow_fails_and_reports_when_the_allocator_fails) {
@@ -1944,7 +2197,8 @@ static void rop_realloc(rtest *t) {
         t->cls[cls].failed++;
         return;
     }
-    RCHECK(q != NULL && q != b.p);
+    /* a large block growing may stay where it is: the C library's realloc (no allocator) */
+    RCHECK(q != NULL && (q != b.p || (cls < 0 && b.cls < 0)));
     if (!q) return;
     size_t keep = b.usable < size ? b.usable : size;
     unsigned char *kept = (unsigned char *)malloc(keep);
@@ -1980,9 +2234,17 @@ static bool rlive_covers(const rtest *t, const unsigned char *p) {
 
 static void rop_bad(rtest *t) {
     int local = 0;
-    switch (rbelow(t, 4)) {
+    switch (rbelow(t, 5)) {
     case 0: /* foreign */
         rbad(t, rbelow(t, 2) ? (const void *)t->foreign : (const void *)&local, OPOOL_EINVAL);
+        break;
+    case 4: /* a page's start near a live block's: a header, a cached or vacant page, the
+               unused part of a region, another region, or memory the heap never had */
+        if (t->nlive) {
+            uintptr_t page = (uintptr_t)t->live[rbelow(t, t->nlive)].p & ~(PAGE - 1);
+            const unsigned char *p = (const unsigned char *)(page + (rbelow(t, 17) - 8) * PAGE);
+            if (!rlive_covers(t, p)) rbad(t, p, OPOOL_EINVAL);
+        }
         break;
     case 1: /* interior */
         if (t->nlive) {
@@ -2194,7 +2456,13 @@ int main(void) {
     RUN(a_full_class_without_grow_fails_counts_and_reports_efull_at_an_episodes_1st_and_2nd_failures);
     RUN(a_class_with_grow_keeps_allocating_page_after_page);
     RUN(reuse_is_lifo_across_pages_and_finds_every_freed_block);
-    RUN(grow_gives_back_empty_grown_pages_but_one);
+    RUN(grow_moves_empty_grown_pages_but_one_to_the_cache_and_takes_them_back);
+    RUN(a_fill_and_empty_cycle_asks_the_allocator_for_nothing_after_its_first_round);
+    RUN(calloc_zero_fills_blocks_of_a_page_that_served_another_class);
+    RUN(a_heap_grows_page_by_page_when_the_allocator_refuses_regions);
+    RUN(free_of_a_pointer_into_a_cached_page_or_an_unused_part_of_a_region_is_einval);
+    RUN(a_large_block_grows_through_realloc_and_keeps_its_contents);
+    RUN(cached_pages_unused_for_a_while_go_back_and_pointers_into_them_are_einval);
     RUN(a_class_with_grow_fails_and_reports_when_the_allocator_fails);
     RUN(sizes_above_the_largest_class_go_to_the_allocator);
     RUN(no_fallback_makes_sizes_above_the_largest_class_fail);

@@ -65,25 +65,24 @@ run_wp() {
     local log=$out/wp.log
     echo "== wp: proof/wp_core.c (log: $log)"
     # why3 finds the provers once, into a configuration of our own
-    export WHY3CONFIG=$out/why3.conf
-    [ -f "$WHY3CONFIG" ] || why3 config detect >/dev/null 2>&1
-    "${fc[@]}" proof/wp_core.c -wp -wp-rte -wp-prover cvc4,z3 -wp-timeout 20 \
-        -wp-par 2 -wp-no-warn-memory-model -wp-status-all >"$log" 2>&1 || {
-        tail -20 "$log"
-        echo "wp: Frama-C failed"
-        return 1
-    }
-    "${fc[@]}" proof/wp_core.c -wp -wp-rte -wp-prover cvc4,z3 -wp-timeout 20 -wp-par 2 \
-        -wp-no-warn-memory-model -wp-report proof/wp_report.json -wp-report-basename "$out/wp" \
-        >/dev/null 2>&1 || true
-    sed -n '/\[wp\] Proved goals/,$p' "$log"
-    if [ -f "$out/wp.txt" ]; then cat "$out/wp.txt"; fi
+    export WHY3CONFIG=$PWD/$out/why3.conf
+    [ -f "$WHY3CONFIG" ] || why3 config detect -C "$WHY3CONFIG" >/dev/null 2>&1
+    local fcts=opool__roster_put,opool__roster_take,opool__roster_release,opool__roster_swap
+    "${fc[@]}" proof/wp_core.c -wp -wp-fct "$fcts" -wp-rte -wp-prover cvc4,z3 -wp-timeout 20 \
+        -wp-par 2 >"$log" 2>&1 || true
+    # goals proven per function: WP names each goal typed_<function>_<property>
+    echo "goals proven per function:"
+    sed -n 's/^\[wp\] \[[^]]*\] Goal typed_\(.*\) : \([A-Za-z]*\).*/\1 \2/p; s/^\[wp\] \[Failed\] Goal typed_\([^ ]*\)$/\1 Failed/p' "$log" |
+        awk -v fcts="$fcts" 'BEGIN { n = split(fcts, f, ",") }
+            { for (k = 1; k <= n; k++) { name = f[k]; sub(/^opool__/, "opool_", name);
+                if (index($1, name "_") == 1) { total[k]++; if ($2 == "Valid") ok[k]++;
+                    else bad[k] = bad[k] " " substr($1, length(name) + 2); break } } }
+            END { for (k = 1; k <= n; k++)
+                printf "   %-24s %3d / %-3d%s\n", f[k], ok[k], total[k], bad[k] ? "  unproven:" bad[k] : "" }'
     local proved total
-    read -r proved total < <(sed -n 's/.*Proved goals: *\([0-9]*\) *\/ *\([0-9]*\).*/\1 \2/p' "$log")
-    if [ -z "$proved" ] || [ "$proved" != "$total" ]; then
-        echo "wp: FAILED: ${proved:-?} of ${total:-?} goals proven"
-        return 1
-    fi
+    read -r proved total < <(sed -n 's/^\[wp\] Proved goals: *\([0-9]*\) *\/ *\([0-9]*\).*/\1 \2/p' "$log")
+    echo "wp: ${proved:-?} of ${total:-?} goals proven"
+    [ -n "$proved" ] && [ "$proved" = "$total" ]
 }
 
 case $what in

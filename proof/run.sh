@@ -68,19 +68,25 @@ run_wp() {
     export WHY3CONFIG=$PWD/$out/why3.conf
     [ -f "$WHY3CONFIG" ] || why3 config detect -C "$WHY3CONFIG" >/dev/null 2>&1
     local fcts=opool__roster_put,opool__roster_take,opool__roster_release,opool__roster_swap
-    "${fc[@]}" proof/wp_core.c -wp -wp-fct "$fcts" -wp-rte -wp-prover cvc4,z3 -wp-timeout 20 \
+    "${fc[@]}" proof/wp_core.c -wp -wp-fct "$fcts" -wp-rte -wp-prover cvc4,z3 -wp-timeout 30 -wp-split \
         -wp-par 2 >"$log" 2>&1 || true
+    # the lemmas, which the functions' proofs use (-wp-fct leaves them out)
+    "${fc[@]}" proof/wp_core.c -wp -wp-prop roster_injective -wp-prover cvc4,z3 -wp-timeout 30 \
+        >>"$log" 2>&1 || true
     # goals proven per function: WP names each goal typed_<function>_<property>
     echo "goals proven per function:"
     sed -n 's/^\[wp\] \[[^]]*\] Goal typed_\(.*\) : \([A-Za-z]*\).*/\1 \2/p; s/^\[wp\] \[Failed\] Goal typed_\([^ ]*\)$/\1 Failed/p' "$log" |
         awk -v fcts="$fcts" 'BEGIN { n = split(fcts, f, ",") }
-            { for (k = 1; k <= n; k++) { name = f[k]; sub(/^opool__/, "opool_", name);
+            /^lemma_/ { lemmas++; if ($2 == "Valid") lemma_ok++; next }
+            { sub(/^opool__/, "opool_", $1); for (k = 1; k <= n; k++) { name = f[k]; sub(/^opool__/, "opool_", name);
                 if (index($1, name "_") == 1) { total[k]++; if ($2 == "Valid") ok[k]++;
                     else bad[k] = bad[k] " " substr($1, length(name) + 2); break } } }
             END { for (k = 1; k <= n; k++)
-                printf "   %-24s %3d / %-3d%s\n", f[k], ok[k], total[k], bad[k] ? "  unproven:" bad[k] : "" }'
+                printf "   %-24s %3d / %-3d%s\n", f[k], ok[k], total[k], bad[k] ? "  unproven:" bad[k] : "";
+                if (lemmas) printf "   %-24s %3d / %-3d\n", "lemmas", lemma_ok, lemmas }'
     local proved total
-    read -r proved total < <(sed -n 's/^\[wp\] Proved goals: *\([0-9]*\) *\/ *\([0-9]*\).*/\1 \2/p' "$log")
+    read -r proved total < <(sed -n 's/^\[wp\] Proved goals: *\([0-9]*\) *\/ *\([0-9]*\).*/\1 \2/p' "$log" |
+        awk '{ p += $1; t += $2 } END { if (NR) print p, t }')
     echo "wp: ${proved:-?} of ${total:-?} goals proven"
     [ -n "$proved" ] && [ "$proved" = "$total" ]
 }

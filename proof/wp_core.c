@@ -21,6 +21,11 @@
       arrays_ok(c) &&
       \forall integer k; 0 <= k < c->limit ==>
           c->roster[k] < c->nslots && c->slot[c->roster[k]].pos == k;
+
+    // what makes it a permutation: no slot is in two entries
+    lemma roster_injective{L}: \forall opool__hot *c; roster_ok(c) ==>
+      \forall integer j, k; 0 <= j < c->limit && 0 <= k < c->limit &&
+          c->roster[j] == c->roster[k] ==> j == k;
 */
 
 /*@ requires \valid(c) && arrays_ok(c) && k < c->limit && i < c->nslots;

@@ -1,6 +1,7 @@
 /*
  * wp_core.c -- the ACSL contracts WP proves of the roster operations of
- * opool_abi.h (proof/run.sh wp, make proof; docs/PROOF.md). The contracts sit
+ * opool_abi.h and of the handle check of src/opool.c (proof/run.sh wp, make
+ * proof; docs/PROOF.md). The contracts sit
  * here, on declarations of the functions the header defines, so the public
  * headers stay free of annotations; Frama-C joins each contract to the
  * definition that follows.
@@ -57,3 +58,38 @@ static inline void opool__roster_release(opool__hot *c, uint32_t i);
 static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b);
 
 #include "opool_abi.h"
+#include "opool_internal.h"
+
+/*@ assigns \nothing;
+    ensures \result == (uint32_t)h.bits; */
+static inline uint32_t opool__handle_index_inline(opool_handle h);
+/*@ assigns \nothing;
+    ensures \result == (uint32_t)(h.bits >> 32); */
+static inline uint32_t opool__handle_generation_inline(opool_handle h);
+
+/* ---- the handle check of every out-of-line path (src/opool.c) ----------
+ * OPOOL_OK exactly when h's generation is odd, its index below nslots and
+ * that slot's generation; then the index is written, and only then. */
+
+/*@ requires \valid_read(p) && \valid(index);
+    requires \valid_read(p->hot.slot + (0 .. p->hot.nslots - 1));
+    requires \separated(index, p, p->hot.slot + (0 .. p->hot.nslots - 1));
+    assigns *index;
+    behavior live:
+      assumes ((uint32_t)(h.bits >> 32) & 1) != 0 && (uint32_t)h.bits < p->hot.nslots &&
+              p->hot.slot[(uint32_t)h.bits].gen == (uint32_t)(h.bits >> 32);
+      ensures \result == OPOOL_OK && *index == (uint32_t)h.bits;
+      ensures *index < p->hot.nslots;
+    behavior not_live:
+      assumes !(((uint32_t)(h.bits >> 32) & 1) != 0 && (uint32_t)h.bits < p->hot.nslots &&
+                p->hot.slot[(uint32_t)h.bits].gen == (uint32_t)(h.bits >> 32));
+      assigns \nothing;
+      ensures \result == OPOOL_EINVAL || \result == OPOOL_ESTALE;
+    complete behaviors;
+    disjoint behaviors;
+*/
+opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
+
+/* the definitions, in this translation unit: the contracts above attach to
+ * the static inline functions of the same one */
+#include "opool.c"

@@ -71,7 +71,7 @@ run_wp() {
     fcts=$fcts,opool__handle_index_inline,opool__handle_generation_inline,opool__classify
     # wp_core.c includes src/opool.c: one translation unit, so that the
     # contracts reach the static inline functions opool.c calls
-    "${fc[@]}" proof/wp_core.c -wp -wp-fct "$fcts" -wp-rte -wp-prover cvc4,z3 -wp-timeout 30 -wp-split \
+    "${fc[@]}" proof/wp_core.c -wp -wp-fct "$fcts" -wp-rte -wp-prover cvc4,z3 -wp-timeout 60 -wp-split \
         -wp-par 2 >"$log" 2>&1 || true
     # the lemmas, which the functions' proofs use (-wp-fct leaves them out)
     "${fc[@]}" proof/wp_core.c -wp -wp-prop roster_injective -wp-prover cvc4,z3 -wp-timeout 30 \

@@ -10,11 +10,14 @@
 #                        build/tsan   clang, -O1, ThreadSanitizer: the concurrent tests (label mt;
 #                                     re-configured first so a new test is built)
 #                        spin         the Promela models of tests/spin (tests/spin/run.sh)
+#                        eva          Frama-C's EVA over proof/eva_core.c: no handle or index
+#                                     value makes the core read or write outside its memory
+#                                     (proof/run.sh eva; zero alarms, under 2 minutes)
 #                      all with -Werror; stops at the first failure. With gcc alone (no
 #                      clang, or no libclang-rt-14-dev) build/clang is skipped and build/asan
 #                      uses gcc, and the summary says so; without clang the TSan stage is
-#                      skipped, without spin the model check, without clang-format the
-#                      layout check, each with a note.
+#                      skipped, without spin the model check, without frama-c the EVA
+#                      stage, without clang-format the layout check, each with a note.
 #   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS) at object
 #                      sizes 16, 64 and 256 (under 5 minutes; table, bench/out/core.csv and SVG
 #                      charts): the pools (C, and Boost.Pool and plf::colony when found) and
@@ -52,6 +55,8 @@
 #                      coverage, llvm-cov report); FUZZ_COV_DIRS adds more input directories
 #   make fuzz-corpus   regenerate the seed-* files of fuzz/corpus/{ops,load} (fuzz/gen_corpus.c;
 #                      the heap seeds are committed inputs)
+#   make proof         the machine-checked proofs of docs/PROOF.md (proof/run.sh): EVA, then WP
+#                      with goals proven per function (needs frama-c-base, why3, z3, cvc4)
 #   make dist          regenerate dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)
 #   make docs          regenerate docs/API.md from the header comments (cmake -P tools/apidoc.cmake)
 #   make clean         remove build/
@@ -117,7 +122,7 @@ need = $(call have,$(1)) || { echo "error: $(1) not found ($(2))" >&2; exit 1; }
 can_sanitize = $(call have,$(1)) && printf 'int main(void) { return 0; }\n' | \
 	$(1) -x c -fsanitize=address,undefined -o build/.sanitize-probe - >/dev/null 2>&1
 
-.PHONY: test test-format test-gcc test-clang test-asan test-tsan test-spin test-install bench bench-quick bench-build bench-deps \
+.PHONY: test test-format test-gcc test-clang test-asan test-tsan test-spin test-eva test-install proof bench bench-quick bench-build bench-deps \
         build check format format-check clean help fuzz fuzz-build fuzz-cov fuzz-corpus
 
 help:
@@ -130,7 +135,7 @@ help:
 test:
 	@mkdir -p build; : > build/test-times.txt; : > build/test-notes.txt; \
 	rm -f build/*/ctest.log build/install-check.count; \
-	for stage in format gcc clang asan tsan spin install; do \
+	for stage in format gcc clang asan tsan spin eva install; do \
 		t0=$$(date +%s); \
 		$(MAKE) --no-print-directory test-$$stage; \
 		echo "$$stage $$(( $$(date +%s) - t0 ))" >> build/test-times.txt; \
@@ -217,6 +222,20 @@ test-spin:
 	fi; \
 	echo "== spin: tests/spin"; \
 	tests/spin/run.sh build/spin
+
+# EVA (Frama-C) over the core: proof/eva_core.c calls every function taking a handle or an
+# index with every value, on pools of several shapes; any alarm fails (docs/PROOF.md).
+test-eva:
+	@mkdir -p build; \
+	if ! $(call have,frama-c); then \
+		echo "eva skipped: frama-c not found (apt-get install frama-c-base)" | tee -a build/test-notes.txt; \
+		exit 0; \
+	fi; \
+	proof/run.sh eva build/proof
+
+proof:
+	@$(call need,frama-c,apt-get install frama-c-base why3 z3 cvc4); \
+	proof/run.sh build/proof
 
 # Install the library twice and link a consumer (cmake/consumer/main.c) against each install
 # only, with find_package(opool) and with pkg-config, and run it:
@@ -446,7 +465,7 @@ build:
 check: build
 	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
 
-FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h tests/*.c tests/*.h tests/*.cpp tests/relacy/*.cpp \
+FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h proof/*.c proof/*.h tests/*.c tests/*.h tests/*.cpp tests/relacy/*.cpp \
                           tests/support/*.[ch] bench/*.c bench/*.h bench/*.cpp examples/*.c \
                           examples/*.h fuzz/*.c fuzz/*.h cmake/consumer/*.c)
 

@@ -2469,7 +2469,7 @@ static void print_header(const bench_machine *m, const char *mode, const size_t 
         /* reads the header's private layout: a diagnostic only */
         opt.size = sizes[z];
         opool *probe = make_opool(1024);
-        uintptr_t base = ((const opool__hot *)(const void *)probe)->base[0];
+        uintptr_t base = (uintptr_t)((const opool__hot *)(const void *)probe)->base[0];
         size_t stride = ((const opool__hot *)(const void *)probe)->stride;
         opool_destroy(probe);
         printf("  objects:   %zu bytes; opool stride %zu, object base %% 64 = %u "

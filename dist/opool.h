@@ -2343,8 +2343,9 @@ typedef struct opool__hot {
     uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint64_t allocs;
     size_t stride;
-    /* base[c] + i * stride is the object at index i of chunk c */
-    uintptr_t base[OPOOL__MAX_CHUNKS];
+    /* base[c] + i * stride is the object at index i of chunk c (for c > 0,
+     * base[c] itself lies lo(c) * stride before the chunk's memory) */
+    char *base[OPOOL__MAX_CHUNKS];
     uint32_t limit; /* slots in the roster: usable capacity */
     uint32_t high_water;
     uint32_t index_bits; /* k of a compact handle (opool_handle_compact); 32: none */
@@ -2410,7 +2411,7 @@ static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
 
 /* The object of slot i of chunk c. */
 static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i) {
-    void *obj = (void *)(c->base[chunk] + (uintptr_t)i * c->stride);
+    void *obj = c->base[chunk] + (size_t)i * c->stride;
     OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
     return obj;
 }
@@ -2811,7 +2812,7 @@ struct opool {
 
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
 _Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
-_Static_assert(offsetof(opool__hot, base) + sizeof(uintptr_t) <= OPOOL__LINE || sizeof(void *) > 8,
+_Static_assert(offsetof(opool__hot, base) + sizeof(char *) <= OPOOL__LINE || sizeof(void *) > 8,
                "the common inline paths read one cache line");
 
 typedef struct opool__geometry {
@@ -2852,6 +2853,16 @@ static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t s
 #define OPOOL__ARRAY_ALIGN alignof(opool__slot)
 
 /* ---- geometry rules: each written once, used by every module ------------ */
+
+/* The bytes from address a up to the next multiple of align (a power of
+ * two): the one place where the core rounds an address; the rounded address
+ * is then a + OPOOL__PAD(a, align), pointer arithmetic within a's block.
+ * A static analyzer cannot follow a bit mask on an address, so
+ * proof/frama_c.h defines this first as any value below align: every value
+ * it can have here, for every address. */
+#ifndef OPOOL__PAD
+#define OPOOL__PAD(a, align) ((size_t)(-(uintptr_t)(a) & ((uintptr_t)(align)-1)))
+#endif
 
 /* The alignment of desc's objects: object_align, or alignof(max_align_t). */
 static inline size_t opool__object_align(const opool_desc *d) {
@@ -2919,11 +2930,11 @@ OPOOL__INTERNAL void opool__report(opool *p, opool_status what, opool_handle h);
 OPOOL__INTERNAL uint32_t opool__slow_bits(const opool *p);
 OPOOL__INTERNAL void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);
 OPOOL__INTERNAL void opool__update_fast(opool *p);
-OPOOL__INTERNAL void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n);
+OPOOL__INTERNAL void opool__range_freed(opool *p, char *first_obj, uint32_t n);
 OPOOL__INTERNAL bool opool__reserve_slots(opool *p, uint32_t n);
 OPOOL__INTERNAL bool opool__grow(opool *p);
 OPOOL__INTERNAL opool_handle opool__handle(uint32_t i, uint32_t gen);
-OPOOL__INTERNAL opool_status opool__classify(const opool *p, opool_handle h);
+OPOOL__INTERNAL opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 OPOOL__INTERNAL void opool__release(opool *p, uint32_t i);
 OPOOL__INTERNAL void opool__release_all(opool *p);
 
@@ -3823,12 +3834,14 @@ bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->chunk
  * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
  * returns. Sets chunk_mem[c] and base[c]; false when memory is not there. */
 bool opool__chunk_alloc(opool *p, uint32_t c) {
-    void *mem = (void *)p->hot.base[0];
+    void *mem = p->hot.base[0];
     if (p->hot.stride != 0)
         mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), opool__object_align(&p->desc));
     if (mem == NULL) return false;
     p->chunk_mem[c] = mem;
-    p->hot.base[c] = (uintptr_t)mem - (uintptr_t)opool__chunk_lo(p, c) * p->hot.stride;
+    /* biased, so that base[c] + i * stride addresses index i: the address
+     * lo * stride before the chunk (never dereferenced) */
+    p->hot.base[c] = (char *)mem - (size_t)opool__chunk_lo(p, c) * p->hot.stride;
     return true;
 }
 
@@ -3840,7 +3853,7 @@ void opool__chunk_free(opool *p, uint32_t c) {
                         opool__object_align(&p->desc));
     }
     p->chunk_mem[c] = NULL;
-    p->hot.base[c] = 0;
+    p->hot.base[c] = NULL;
 }
 
 /* ==== memory ============================================================= */
@@ -3860,11 +3873,11 @@ opool_allocator opool__allocator_of(const opool_desc *d) {
 
 /* The n slots from first_obj have just become free (or were born free):
  * poison them, hide them (opool_track.h). */
-void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n) {
+void opool__range_freed(opool *p, char *first_obj, uint32_t n) {
     bool poison = (p->desc.flags & OPOOL_POISON) != 0;
     if (!poison && !p->checker) return;
     for (uint32_t k = 0; k < n; k++)
-        opool__track_on_free((void *)(first_obj + k * p->hot.stride), p->hot.stride, 0, poison);
+        opool__track_on_free(first_obj + (size_t)k * p->hot.stride, p->hot.stride, 0, poison);
 }
 
 /* Why alloc and free must take the out-of-line path now (0: they need not). */
@@ -3939,7 +3952,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
         if (h->slot[i].pos == OPOOL__RETIRED) continue;
         opool__roster_put(h, h->limit++, i);
     }
-    opool__range_freed(p, (uintptr_t)p->chunk_mem[c], hi - lo);
+    opool__range_freed(p, (char *)p->chunk_mem[c], hi - lo);
     p->grows++;
     opool__update_fast(p);
     return true;
@@ -3975,11 +3988,15 @@ opool_handle opool__handle(uint32_t i, uint32_t gen) {
     return h;
 }
 
-/* OPOOL_OK if h is live in p, else the status every handle-taking call gives. */
-opool_status opool__classify(const opool *p, opool_handle h) {
+/* OPOOL_OK if h is live in p, with its index in *index (the index checked
+ * is the one the caller acts on); else the status every handle-taking call
+ * gives, and *index is left alone. */
+opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     if (!(g & 1) || i >= p->hot.nslots) return OPOOL_EINVAL;
-    return p->hot.slot[i].gen == g ? OPOOL_OK : OPOOL_ESTALE;
+    if (p->hot.slot[i].gen != g) return OPOOL_ESTALE;
+    *index = i;
+    return OPOOL_OK;
 }
 
 /* Live slot i has just gone through its last generation: it leaves the
@@ -4043,8 +4060,9 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
     }
     if (p->desc.on_full == OPOOL_FULL_EVICT) {
         opool_handle victim = p->desc.evict(p, p->desc.user);
-        if (opool__classify(p, victim) == OPOOL_OK) {
-            opool__release(p, opool_handle_index(victim));
+        uint32_t i = 0;
+        if (opool__classify(p, victim, &i) == OPOOL_OK) {
+            opool__release(p, i);
             p->evictions++;
         }
         return p->hot.count < p->hot.limit;
@@ -4063,7 +4081,7 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
 bool opool__restore_chunk(opool *p, uint32_t c) {
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
     if (!opool__chunk_alloc(p, c)) return false;
-    opool__range_freed(p, (uintptr_t)p->chunk_mem[c], hi - lo);
+    opool__range_freed(p, (char *)p->chunk_mem[c], hi - lo);
     return true;
 }
 
@@ -4136,8 +4154,8 @@ size_t opool_required_bytes(const opool_desc *desc) {
 
 static opool_status opool__build(opool **out, void *buf, size_t size, const opool_desc *desc,
                                  const opool__geometry *g) {
-    uintptr_t at = ((uintptr_t)buf + OPOOL__LINE - 1) & ~(uintptr_t)(OPOOL__LINE - 1);
-    opool *p = (opool *)at;
+    char *at = (char *)buf + OPOOL__PAD(buf, OPOOL__LINE);
+    opool *p = (opool *)(void *)at;
     memset(p, 0, sizeof *p);
     p->desc = *desc;
     p->mem = opool__allocator_of(desc);
@@ -4152,7 +4170,8 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     h->index_bits = opool__index_bits(g->max_capacity);
     h->slot = (opool__slot *)(p + 1);
     h->roster = (uint32_t *)(h->slot + g->first);
-    uintptr_t objects = (at + g->objects_at + g->align - 1) & ~(uintptr_t)(g->align - 1);
+    char *objects = at + g->objects_at;
+    objects += OPOOL__PAD(objects, g->align);
     h->base[0] = objects;
     h->nslots = h->limit = h->first = p->slot_cap = g->first;
     p->checker = opool__checker_active();
@@ -4195,7 +4214,7 @@ void opool_destroy(opool *p) {
     if (p->desc.fini) opool__release_all(p);
     opool_allocator m = p->mem;
     /* the memory goes back whole: hidden free slots must not stay hidden */
-    opool__mem_defined((void *)p->hot.base[0], (size_t)p->hot.first * p->hot.stride);
+    opool__mem_defined(p->hot.base[0], (size_t)p->hot.first * p->hot.stride);
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (p->chunk_mem[c]) opool__chunk_free(p, c);
     if (p->arrays_owned)
@@ -4225,13 +4244,14 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
 
 opool_status opool__free_slow(opool *p, opool_handle h) {
     if (p == NULL) return OPOOL_EINVAL;
-    opool_status s = opool__classify(p, h);
+    uint32_t i = 0;
+    opool_status s = opool__classify(p, h, &i);
     if (s != OPOOL_OK) {
         p->rejected++;
         opool__report(p, s, h);
         return s;
     }
-    opool__release(p, opool_handle_index(h));
+    opool__release(p, i);
     return OPOOL_OK;
 }
 
@@ -4258,7 +4278,7 @@ opool_handle opool_handle_of(const opool *p, const void *obj) {
     for (uint32_t c = 0; c < p->nchunks; c++) {
         if (!opool__chunk_backed(p, c)) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-        uintptr_t start = h->base[c] + (uintptr_t)lo * h->stride;
+        uintptr_t start = (uintptr_t)(h->base[c] + (size_t)lo * h->stride);
         if (a < start || a - start >= (uintptr_t)(hi - lo) * h->stride) continue;
         uintptr_t off = a - start;
         if (off % h->stride != 0) return OPOOL_NULL;

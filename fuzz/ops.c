@@ -517,8 +517,8 @@ static void op_free_object(fz *f) {
             check_pattern(f, ptr, model_bits(m->gen[index], index), SIZE_MAX, "before free_object");
         break;
     case 5: /* just past the end of chunk 0, or just before it */
-        ptr = (unsigned char *)(c->base[0] + (kind & 8 ? (uintptr_t)c->first * c->stride
-                                                       : (uintptr_t)0 - c->stride));
+        ptr = (unsigned char *)((uintptr_t)c->base[0] + (kind & 8 ? (uintptr_t)c->first * c->stride
+                                                                  : (uintptr_t)0 - c->stride));
         break;
     case 6:
         ptr = local;

@@ -72,8 +72,9 @@ typedef struct opool__hot {
     uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint64_t allocs;
     size_t stride;
-    /* base[c] + i * stride is the object at index i of chunk c */
-    uintptr_t base[OPOOL__MAX_CHUNKS];
+    /* base[c] + i * stride is the object at index i of chunk c (for c > 0,
+     * base[c] itself lies lo(c) * stride before the chunk's memory) */
+    char *base[OPOOL__MAX_CHUNKS];
     uint32_t limit; /* slots in the roster: usable capacity */
     uint32_t high_water;
     uint32_t index_bits; /* k of a compact handle (opool_handle_compact); 32: none */
@@ -139,7 +140,7 @@ static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
 
 /* The object of slot i of chunk c. */
 static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i) {
-    void *obj = (void *)(c->base[chunk] + (uintptr_t)i * c->stride);
+    void *obj = c->base[chunk] + (size_t)i * c->stride;
     OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
     return obj;
 }

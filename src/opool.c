@@ -84,12 +84,14 @@ bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->chunk
  * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
  * returns. Sets chunk_mem[c] and base[c]; false when memory is not there. */
 bool opool__chunk_alloc(opool *p, uint32_t c) {
-    void *mem = (void *)p->hot.base[0];
+    void *mem = p->hot.base[0];
     if (p->hot.stride != 0)
         mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), opool__object_align(&p->desc));
     if (mem == NULL) return false;
     p->chunk_mem[c] = mem;
-    p->hot.base[c] = (uintptr_t)mem - (uintptr_t)opool__chunk_lo(p, c) * p->hot.stride;
+    /* biased, so that base[c] + i * stride addresses index i: the address
+     * lo * stride before the chunk (never dereferenced) */
+    p->hot.base[c] = (char *)mem - (size_t)opool__chunk_lo(p, c) * p->hot.stride;
     return true;
 }
 
@@ -101,7 +103,7 @@ void opool__chunk_free(opool *p, uint32_t c) {
                         opool__object_align(&p->desc));
     }
     p->chunk_mem[c] = NULL;
-    p->hot.base[c] = 0;
+    p->hot.base[c] = NULL;
 }
 
 /* ==== memory ============================================================= */
@@ -121,11 +123,11 @@ opool_allocator opool__allocator_of(const opool_desc *d) {
 
 /* The n slots from first_obj have just become free (or were born free):
  * poison them, hide them (opool_track.h). */
-void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n) {
+void opool__range_freed(opool *p, char *first_obj, uint32_t n) {
     bool poison = (p->desc.flags & OPOOL_POISON) != 0;
     if (!poison && !p->checker) return;
     for (uint32_t k = 0; k < n; k++)
-        opool__track_on_free((void *)(first_obj + k * p->hot.stride), p->hot.stride, 0, poison);
+        opool__track_on_free(first_obj + (size_t)k * p->hot.stride, p->hot.stride, 0, poison);
 }
 
 /* Why alloc and free must take the out-of-line path now (0: they need not). */
@@ -200,7 +202,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
         if (h->slot[i].pos == OPOOL__RETIRED) continue;
         opool__roster_put(h, h->limit++, i);
     }
-    opool__range_freed(p, (uintptr_t)p->chunk_mem[c], hi - lo);
+    opool__range_freed(p, (char *)p->chunk_mem[c], hi - lo);
     p->grows++;
     opool__update_fast(p);
     return true;
@@ -236,11 +238,15 @@ opool_handle opool__handle(uint32_t i, uint32_t gen) {
     return h;
 }
 
-/* OPOOL_OK if h is live in p, else the status every handle-taking call gives. */
-opool_status opool__classify(const opool *p, opool_handle h) {
+/* OPOOL_OK if h is live in p, with its index in *index (the index checked
+ * is the one the caller acts on); else the status every handle-taking call
+ * gives, and *index is left alone. */
+opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     if (!(g & 1) || i >= p->hot.nslots) return OPOOL_EINVAL;
-    return p->hot.slot[i].gen == g ? OPOOL_OK : OPOOL_ESTALE;
+    if (p->hot.slot[i].gen != g) return OPOOL_ESTALE;
+    *index = i;
+    return OPOOL_OK;
 }
 
 /* Live slot i has just gone through its last generation: it leaves the
@@ -304,8 +310,9 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
     }
     if (p->desc.on_full == OPOOL_FULL_EVICT) {
         opool_handle victim = p->desc.evict(p, p->desc.user);
-        if (opool__classify(p, victim) == OPOOL_OK) {
-            opool__release(p, opool_handle_index(victim));
+        uint32_t i = 0;
+        if (opool__classify(p, victim, &i) == OPOOL_OK) {
+            opool__release(p, i);
             p->evictions++;
         }
         return p->hot.count < p->hot.limit;
@@ -324,7 +331,7 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
 bool opool__restore_chunk(opool *p, uint32_t c) {
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
     if (!opool__chunk_alloc(p, c)) return false;
-    opool__range_freed(p, (uintptr_t)p->chunk_mem[c], hi - lo);
+    opool__range_freed(p, (char *)p->chunk_mem[c], hi - lo);
     return true;
 }
 
@@ -397,8 +404,8 @@ size_t opool_required_bytes(const opool_desc *desc) {
 
 static opool_status opool__build(opool **out, void *buf, size_t size, const opool_desc *desc,
                                  const opool__geometry *g) {
-    uintptr_t at = ((uintptr_t)buf + OPOOL__LINE - 1) & ~(uintptr_t)(OPOOL__LINE - 1);
-    opool *p = (opool *)at;
+    char *at = (char *)buf + OPOOL__PAD(buf, OPOOL__LINE);
+    opool *p = (opool *)(void *)at;
     memset(p, 0, sizeof *p);
     p->desc = *desc;
     p->mem = opool__allocator_of(desc);
@@ -413,7 +420,8 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     h->index_bits = opool__index_bits(g->max_capacity);
     h->slot = (opool__slot *)(p + 1);
     h->roster = (uint32_t *)(h->slot + g->first);
-    uintptr_t objects = (at + g->objects_at + g->align - 1) & ~(uintptr_t)(g->align - 1);
+    char *objects = at + g->objects_at;
+    objects += OPOOL__PAD(objects, g->align);
     h->base[0] = objects;
     h->nslots = h->limit = h->first = p->slot_cap = g->first;
     p->checker = opool__checker_active();
@@ -456,7 +464,7 @@ void opool_destroy(opool *p) {
     if (p->desc.fini) opool__release_all(p);
     opool_allocator m = p->mem;
     /* the memory goes back whole: hidden free slots must not stay hidden */
-    opool__mem_defined((void *)p->hot.base[0], (size_t)p->hot.first * p->hot.stride);
+    opool__mem_defined(p->hot.base[0], (size_t)p->hot.first * p->hot.stride);
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (p->chunk_mem[c]) opool__chunk_free(p, c);
     if (p->arrays_owned)
@@ -486,13 +494,14 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
 
 opool_status opool__free_slow(opool *p, opool_handle h) {
     if (p == NULL) return OPOOL_EINVAL;
-    opool_status s = opool__classify(p, h);
+    uint32_t i = 0;
+    opool_status s = opool__classify(p, h, &i);
     if (s != OPOOL_OK) {
         p->rejected++;
         opool__report(p, s, h);
         return s;
     }
-    opool__release(p, opool_handle_index(h));
+    opool__release(p, i);
     return OPOOL_OK;
 }
 
@@ -519,7 +528,7 @@ opool_handle opool_handle_of(const opool *p, const void *obj) {
     for (uint32_t c = 0; c < p->nchunks; c++) {
         if (!opool__chunk_backed(p, c)) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-        uintptr_t start = h->base[c] + (uintptr_t)lo * h->stride;
+        uintptr_t start = (uintptr_t)(h->base[c] + (size_t)lo * h->stride);
         if (a < start || a - start >= (uintptr_t)(hi - lo) * h->stride) continue;
         uintptr_t off = a - start;
         if (off % h->stride != 0) return OPOOL_NULL;

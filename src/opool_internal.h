@@ -70,7 +70,7 @@ struct opool {
 
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
 _Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
-_Static_assert(offsetof(opool__hot, base) + sizeof(uintptr_t) <= OPOOL__LINE || sizeof(void *) > 8,
+_Static_assert(offsetof(opool__hot, base) + sizeof(char *) <= OPOOL__LINE || sizeof(void *) > 8,
                "the common inline paths read one cache line");
 
 typedef struct opool__geometry {
@@ -111,6 +111,16 @@ static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t s
 #define OPOOL__ARRAY_ALIGN alignof(opool__slot)
 
 /* ---- geometry rules: each written once, used by every module ------------ */
+
+/* The bytes from address a up to the next multiple of align (a power of
+ * two): the one place where the core rounds an address; the rounded address
+ * is then a + OPOOL__PAD(a, align), pointer arithmetic within a's block.
+ * A static analyzer cannot follow a bit mask on an address, so
+ * proof/frama_c.h defines this first as any value below align: every value
+ * it can have here, for every address. */
+#ifndef OPOOL__PAD
+#define OPOOL__PAD(a, align) ((size_t)(-(uintptr_t)(a) & ((uintptr_t)(align)-1)))
+#endif
 
 /* The alignment of desc's objects: object_align, or alignof(max_align_t). */
 static inline size_t opool__object_align(const opool_desc *d) {
@@ -178,11 +188,11 @@ void opool__report(opool *p, opool_status what, opool_handle h);
 uint32_t opool__slow_bits(const opool *p);
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);
 void opool__update_fast(opool *p);
-void opool__range_freed(opool *p, uintptr_t first_obj, uint32_t n);
+void opool__range_freed(opool *p, char *first_obj, uint32_t n);
 bool opool__reserve_slots(opool *p, uint32_t n);
 bool opool__grow(opool *p);
 opool_handle opool__handle(uint32_t i, uint32_t gen);
-opool_status opool__classify(const opool *p, opool_handle h);
+opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 void opool__release(opool *p, uint32_t i);
 void opool__release_all(opool *p);
 

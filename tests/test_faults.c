@@ -610,11 +610,11 @@ TEST(check_catches_each_corruption) {
     CORRUPT(uint32_t, "retired count", p->retired, 0);
     CORRUPT(uint32_t, "retired marker", c->slot[63].pos, OPOOL__UNBACKED);
     CORRUPT(uint32_t, "unbacked marker in a backed chunk", c->slot[free_top].pos, OPOOL__UNBACKED);
-    CORRUPT(uintptr_t, "base of chunk 1", c->base[1], c->base[1] + c->stride);
-    CORRUPT(uintptr_t, "base of an unbacked chunk", c->base[5], 64);
-    CORRUPT(uintptr_t, "base beyond the chunks", c->base[6], 64);
+    CORRUPT(char *, "base of chunk 1", c->base[1], c->base[1] + c->stride);
+    CORRUPT(char *, "base of an unbacked chunk", c->base[5], (char *)(uintptr_t)64);
+    CORRUPT(char *, "base beyond the chunks", c->base[6], (char *)(uintptr_t)64);
     CORRUPT(void *, "chunk memory beyond the chunks", p->chunk_mem[6], (void *)c->base[0]);
-    CORRUPT(uintptr_t, "base[0]", c->base[0], 0);
+    CORRUPT(char *, "base[0]", c->base[0], NULL);
     CORRUPT(uint32_t, "gen0 odd", p->gen0, p->gen0 | 1);
     CORRUPT(uint32_t, "nchunks", p->nchunks, p->nchunks + 1);
     CORRUPT(uint32_t, "slot_cap", p->slot_cap, c->nslots - 1);

@@ -1,0 +1,34 @@
+/* proof/frama_c.h -- forced into every file Frama-C parses (-include): what
+ * its C library and parser lack that the core uses, and the rounding of
+ * addresses the analyzers can follow. */
+#ifndef OPOOL_PROOF_FRAMA_C_H
+#define OPOOL_PROOF_FRAMA_C_H
+#include <stddef.h>
+
+/* Frama-C's <stddef.h> has no max_align_t (x86-64: long double's 16) */
+typedef long double max_align_t;
+
+/* The core needs two functions of opool_platform.h, whose other
+ * declarations (the concurrent pool's, with the _Atomic(T) form that
+ * Frama-C 25 does not parse) it never uses: they stand in for it. */
+#define OPOOL_PLATFORM_H
+void *opool__sys_alloc(void *ctx, size_t size, size_t align);
+void opool__sys_free(void *ctx, void *ptr, size_t size);
+
+/* opool_internal.h's rounding of an address, whose bit mask on an address
+ * neither EVA nor WP follows: the same padding, computed from the address's
+ * offset in its block and the block's residue the harness chose
+ * (eva_support.c; WP: any value below align, its contract). */
+size_t opool_proof_pad(const void *a, size_t align);
+#define OPOOL__PAD(a, align) opool_proof_pad(a, align)
+
+/* Frama-C knows __builtin_clzll only by a contract (a result below 64),
+ * which loses which chunk an index is in: the same count, as a loop EVA
+ * follows value by value. */
+static inline int opool_proof_clzll(unsigned long long x) {
+    int n = 64;
+    for (; x != 0; x >>= 1) n--;
+    return n;
+}
+#define __builtin_clzll(x) opool_proof_clzll(x)
+#endif

@@ -938,12 +938,8 @@ static void print_soak(void) {
 }
 
 static int write_soak_csv(const char *path, const char *mode, const bench_machine *m) {
-    bench_mkdirs_for(path);
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        fprintf(stderr, "bench_heap: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
+    FILE *f = bench_csv_create("bench_heap", path);
+    if (f == NULL) return -1;
     fprintf(
         f,
         "subject,ops,ns_per_op,requested_bytes,live_bytes_end,live_bytes_peak,"

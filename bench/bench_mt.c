@@ -1583,12 +1583,8 @@ static void print_mt_stats(void) {
 }
 
 static int write_csv(const char *path, const char *mode, const bench_machine *m) {
-    bench_mkdirs_for(path);
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        fprintf(stderr, "bench_mt: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
+    FILE *f = bench_csv_create("bench_mt", path);
+    if (f == NULL) return -1;
     fprintf(f, "subject,key,malloc,threads,object_size,pairs_per_thread,reps,median_mops,"
                "min_mops,max_mops,median_ns_per_pair,parallelism,lat_samples,lat_p50_ns,lat_p99_ns,"
                "lat_p999_ns,lat_p9999_ns,lat_max_ns,mode,cpu,nproc,compiler,flags,"

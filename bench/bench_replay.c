@@ -1211,12 +1211,8 @@ static void print_results(void) {
 }
 
 static int write_csv(const char *path, const char *mode, const bench_machine *m) {
-    bench_mkdirs_for(path);
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        fprintf(stderr, "bench_replay: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
+    FILE *f = bench_csv_create("bench_replay", path);
+    if (f == NULL) return -1;
     fprintf(f, "trace,subject,calls,max_live_blocks,live_peak_bytes,reps,median_ms,min_ms,max_ms,"
                "median_ns_per_call,ratio_time_vs_glibc,ratio_time_vs_mimalloc,cold_ms,"
                "rss_base_bytes,rss_peak_bytes,peak_from_vmhwm,ratio_rss_vs_glibc,"

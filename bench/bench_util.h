@@ -333,15 +333,19 @@ static inline void bench_csv_machine(FILE *f, const char *mode, const bench_mach
     fputs(",\"", f);
 }
 
+/* A CSV file at path, its directories created; NULL (said on stderr, as prog) when it cannot be. */
+static inline FILE *bench_csv_create(const char *prog, const char *path) {
+    bench_mkdirs_for(path);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+    return f;
+}
+
 static inline int bench_write_csv(const char *path, const bench_row *rows, int nrows,
                                   const char *ref1, const char *ref2, size_t object_size,
                                   const char *mode, const bench_machine *m) {
-    bench_mkdirs_for(path);
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        fprintf(stderr, "opool_bench: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
+    FILE *f = bench_csv_create("opool_bench", path);
+    if (f == NULL) return -1;
     fprintf(f,
             "workload,n,subject,object_size,ops_per_rep,reps,median_ns,min_ns,max_ns,"
             "ratio_vs_%s,ratio_vs_%s,checksum,note,mode,cpu,nproc,compiler,flags,samples_ns\n",

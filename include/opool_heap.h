@@ -257,9 +257,9 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
  * shrink to a size still above the largest class (its usable size does not
  * change); a fallback block growing above the largest class, in a heap
  * whose desc names no allocator, is resized by the C library's realloc (in
- * place when it can); otherwise a new block gets the contents (up to the
- * smaller size) and the old one is freed. NULL when the
- * new block cannot be had (ptr stays valid) or ptr is not a live block of h
+ * place when it can; where malloc aligns to 16); otherwise a new block gets
+ * the contents (up to the smaller size) and the old one is freed. NULL when
+ * the new block cannot be had (ptr stays valid) or ptr is not a live block of h
  * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
  * nothing changes), or h is NULL (not reported). A failed new block is
  * reported as in alloc. O(1) plus the copy; inline (no call) when the

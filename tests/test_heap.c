@@ -2105,9 +2105,9 @@ static bool rpage_held(const rtest *t, const unsigned char *p, int cls) {
 }
 
 /* Live block i is gone: forgotten, its address remembered as freed. With GROW a page left
- * without a live block may go back to the allocator and a new page come at the same
- * address, its blocks not handed out yet (OPOOL_EINVAL, not OPOOL_ESTALE): the freed
- * addresses of such a page are forgotten too. */
+ * without a live block may leave its class for the heap's cache (then no block of the
+ * heap: OPOOL_EINVAL, not OPOOL_ESTALE) and come back, to any class, its blocks not handed
+ * out yet: the freed addresses of such a page are forgotten too. */
 static void rremove(rtest *t, size_t i) {
     rblock b = t->live[i];
     free(b.shadow);

@@ -82,7 +82,7 @@
  * known to be zero (never handed out, in memory fresh from the system).
  * A pointer into a cached page, a page given back or a region's unused part
  * is no block of the heap: OPOOL_EINVAL, as below.
-
+ *
  * Default classes (bytes): 16 32 48 64 80 96 112 128 160 192 224 256 320 384
  * 448 512 640 768 896 1024 1280 1536 1792 2048. Blocks are aligned to 16
  * bytes when their class size is a multiple of 16, else to 8; fallback

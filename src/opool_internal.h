@@ -117,8 +117,8 @@ static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t s
  * is then a + OPOOL__PAD(a, align), pointer arithmetic within a's block.
  * A static analyzer cannot follow a bit mask on an address, so
  * proof/frama_c.h defines this first, as the same padding computed from the
- * address's offset in its block and a residue the EVA harness picks (for
- * WP, any value below align): docs/PROOF.md, Assumptions. */
+ * address's offset in its block and a residue the EVA harness picks
+ * (docs/PROOF.md, Assumptions). */
 #ifndef OPOOL__PAD
 #define OPOOL__PAD(a, align) ((size_t)(-(uintptr_t)(a) & ((uintptr_t)(align)-1)))
 #endif

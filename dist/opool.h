@@ -1018,7 +1018,7 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * known to be zero (never handed out, in memory fresh from the system).
  * A pointer into a cached page, a page given back or a region's unused part
  * is no block of the heap: OPOOL_EINVAL, as below.
-
+ *
  * Default classes (bytes): 16 32 48 64 80 96 112 128 160 192 224 256 320 384
  * 448 512 640 768 896 1024 1280 1536 1792 2048. Blocks are aligned to 16
  * bytes when their class size is a multiple of 16, else to 8; fallback
@@ -1132,8 +1132,9 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint64_t large_live;  /* blocks from the fallback allocator, live */
     uint64_t large_bytes; /* their bytes */
     uint64_t rejected;    /* bad frees, reallocs and size queries */
-    size_t bytes;         /* memory the heap holds, bookkeeping included (the pages it
-                             gave back to the system are not held) */
+    size_t bytes;         /* memory the heap holds, bookkeeping included (with memory
+                             from the system on Linux, the pages of its regions that it
+                             has not used yet or gave back are not held) */
     opool_heap_class_stats classes[OPOOL_HEAP_MAX_CLASSES];
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u
@@ -1174,10 +1175,11 @@ OPOOL_API void opool_heap_destroy(opool_heap *h);
  * the class's failed_allocs), the fallback allocation fails, or the size
  * needs the fallback and OPOOL_HEAP_NO_FALLBACK is set (not counted, not
  * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
- * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1);
- * inline when the class's current page has a free block, out of line
- * otherwise (the next page, a page from the cache or a region, a large
- * block). Thread-safety: per heap. */
+ * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1),
+ * plus O(regions) when it takes a page (the scan for a vacant page, the
+ * pages going back); inline when the class's current page has a free block
+ * or one never handed out, out of line otherwise (the next page, a page
+ * from the cache or a region, a large block). Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 
 /* opool_heap_alloc(h, n * size) zero-filled. NULL as opool_heap_alloc, and
@@ -1191,9 +1193,9 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
  * shrink to a size still above the largest class (its usable size does not
  * change); a fallback block growing above the largest class, in a heap
  * whose desc names no allocator, is resized by the C library's realloc (in
- * place when it can); otherwise a new block gets the contents (up to the
- * smaller size) and the old one is freed. NULL when the
- * new block cannot be had (ptr stays valid) or ptr is not a live block of h
+ * place when it can; where malloc aligns to 16); otherwise a new block gets
+ * the contents (up to the smaller size) and the old one is freed. NULL when
+ * the new block cannot be had (ptr stays valid) or ptr is not a live block of h
  * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
  * nothing changes), or h is NULL (not reported). A failed new block is
  * reported as in alloc. O(1) plus the copy; inline (no call) when the
@@ -2858,8 +2860,9 @@ static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t s
  * two): the one place where the core rounds an address; the rounded address
  * is then a + OPOOL__PAD(a, align), pointer arithmetic within a's block.
  * A static analyzer cannot follow a bit mask on an address, so
- * proof/frama_c.h defines this first as any value below align: every value
- * it can have here, for every address. */
+ * proof/frama_c.h defines this first, as the same padding computed from the
+ * address's offset in its block and a residue the EVA harness picks
+ * (docs/PROOF.md, Assumptions). */
 #ifndef OPOOL__PAD
 #define OPOOL__PAD(a, align) ((size_t)(-(uintptr_t)(a) & ((uintptr_t)(align)-1)))
 #endif
@@ -5582,7 +5585,9 @@ void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
     if (large) {
         old = large->size;
         if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
-        if (size > h->max_size && h->os) { /* the C library's: it may grow it in place */
+        /* the C library's: it may grow it in place; its result is aligned
+         * as max_align_t, which must hold the 16 bytes the header promises */
+        if (size > h->max_size && h->os && alignof(max_align_t) >= 16) {
             void *n = opool__sys_realloc(ptr, size);
             if (n != NULL) {
                 opool__hmap_erase(&h->large, large);
@@ -6350,8 +6355,9 @@ opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
 }
 
 /* Bulk calls work in runs of at most OPOOL__MT_RUN slots: one move of bottom
- * and one publication per run instead of one per slot, with the results and
- * the cache state of n single calls (docs 2). */
+ * and one publication per run instead of one per slot, with the results of
+ * n single calls (docs 2) and their cache state, except with a waiter (a
+ * run park then spills the whole cache: opool__mt_park_run). */
 #define OPOOL__MT_RUN 64u
 
 uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs, uint32_t n) {

@@ -306,9 +306,10 @@ static bool page_held(const fz *f, const unsigned char *p, int cls) {
 }
 
 /* Live block i is gone: the model forgets it, and remembers its address as freed. With
- * growth (no OPOOL_HEAP_FIXED), a page left without a live block may go back to the allocator and a
- * new page come at the same address, its blocks not handed out yet (OPOOL_EINVAL, not
- * OPOOL_ESTALE): the freed addresses of such a page are forgotten too. */
+ * growth (no OPOOL_HEAP_FIXED), a page left without a live block may leave its class for the
+ * heap's cache (then no block of the heap: OPOOL_EINVAL, not OPOOL_ESTALE) and come back, to
+ * any class, its blocks not handed out yet: the freed addresses of such a page are forgotten
+ * too. */
 static void forget(fz *f, uint32_t i) {
     block b = f->live[i];
     free(b.shadow);
@@ -331,7 +332,7 @@ static void forget(fz *f, uint32_t i) {
 }
 
 /* Free live block i, checking it first (and its poison after, where it may be read: not
- * under ASan, and not when its page may have gone back to the allocator). */
+ * under ASan, and not when its page may have left its class and gone back to the system). */
 static void free_live(fz *f, uint32_t i) {
     block b = f->live[i];
     check_contents(&b);

@@ -82,7 +82,7 @@
  * known to be zero (never handed out, in memory fresh from the system).
  * A pointer into a cached page, a page given back or a region's unused part
  * is no block of the heap: OPOOL_EINVAL, as below.
-
+ *
  * Default classes (bytes): 16 32 48 64 80 96 112 128 160 192 224 256 320 384
  * 448 512 640 768 896 1024 1280 1536 1792 2048. Blocks are aligned to 16
  * bytes when their class size is a multiple of 16, else to 8; fallback
@@ -196,8 +196,9 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint64_t large_live;  /* blocks from the fallback allocator, live */
     uint64_t large_bytes; /* their bytes */
     uint64_t rejected;    /* bad frees, reallocs and size queries */
-    size_t bytes;         /* memory the heap holds, bookkeeping included (the pages it
-                             gave back to the system are not held) */
+    size_t bytes;         /* memory the heap holds, bookkeeping included (with memory
+                             from the system on Linux, the pages of its regions that it
+                             has not used yet or gave back are not held) */
     opool_heap_class_stats classes[OPOOL_HEAP_MAX_CLASSES];
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u
@@ -238,10 +239,11 @@ OPOOL_API void opool_heap_destroy(opool_heap *h);
  * the class's failed_allocs), the fallback allocation fails, or the size
  * needs the fallback and OPOOL_HEAP_NO_FALLBACK is set (not counted, not
  * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
- * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1);
- * inline when the class's current page has a free block, out of line
- * otherwise (the next page, a page from the cache or a region, a large
- * block). Thread-safety: per heap. */
+ * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1),
+ * plus O(regions) when it takes a page (the scan for a vacant page, the
+ * pages going back); inline when the class's current page has a free block
+ * or one never handed out, out of line otherwise (the next page, a page
+ * from the cache or a region, a large block). Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 
 /* opool_heap_alloc(h, n * size) zero-filled. NULL as opool_heap_alloc, and
@@ -255,9 +257,9 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
  * shrink to a size still above the largest class (its usable size does not
  * change); a fallback block growing above the largest class, in a heap
  * whose desc names no allocator, is resized by the C library's realloc (in
- * place when it can); otherwise a new block gets the contents (up to the
- * smaller size) and the old one is freed. NULL when the
- * new block cannot be had (ptr stays valid) or ptr is not a live block of h
+ * place when it can; where malloc aligns to 16); otherwise a new block gets
+ * the contents (up to the smaller size) and the old one is freed. NULL when
+ * the new block cannot be had (ptr stays valid) or ptr is not a live block of h
  * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
  * nothing changes), or h is NULL (not reported). A failed new block is
  * reported as in alloc. O(1) plus the copy; inline (no call) when the

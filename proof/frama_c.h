@@ -18,7 +18,7 @@ void opool__sys_free(void *ctx, void *ptr, size_t size);
 /* opool_internal.h's rounding of an address, whose bit mask on an address
  * neither EVA nor WP follows: the same padding, computed from the address's
  * offset in its block and the block's residue the harness chose
- * (eva_support.c; WP: any value below align, its contract). */
+ * (eva_support.c; no function WP proves rounds an address). */
 size_t opool_proof_pad(const void *a, size_t align);
 #define OPOOL__PAD(a, align) opool_proof_pad(a, align)
 

@@ -852,7 +852,9 @@ void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
     if (large) {
         old = large->size;
         if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
-        if (size > h->max_size && h->os) { /* the C library's: it may grow it in place */
+        /* the C library's: it may grow it in place; its result is aligned
+         * as max_align_t, which must hold the 16 bytes the header promises */
+        if (size > h->max_size && h->os && alignof(max_align_t) >= 16) {
             void *n = opool__sys_realloc(ptr, size);
             if (n != NULL) {
                 opool__hmap_erase(&h->large, large);

@@ -116,8 +116,9 @@ static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t s
  * two): the one place where the core rounds an address; the rounded address
  * is then a + OPOOL__PAD(a, align), pointer arithmetic within a's block.
  * A static analyzer cannot follow a bit mask on an address, so
- * proof/frama_c.h defines this first as any value below align: every value
- * it can have here, for every address. */
+ * proof/frama_c.h defines this first, as the same padding computed from the
+ * address's offset in its block and a residue the EVA harness picks
+ * (docs/PROOF.md, Assumptions). */
 #ifndef OPOOL__PAD
 #define OPOOL__PAD(a, align) ((size_t)(-(uintptr_t)(a) & ((uintptr_t)(align)-1)))
 #endif

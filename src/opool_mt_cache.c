@@ -366,8 +366,9 @@ opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
 }
 
 /* Bulk calls work in runs of at most OPOOL__MT_RUN slots: one move of bottom
- * and one publication per run instead of one per slot, with the results and
- * the cache state of n single calls (docs 2). */
+ * and one publication per run instead of one per slot, with the results of
+ * n single calls (docs 2) and their cache state, except with a waiter (a
+ * run park then spills the whole cache: opool__mt_park_run). */
 #define OPOOL__MT_RUN 64u
 
 uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs, uint32_t n) {

@@ -1066,7 +1066,9 @@ static void sleep_ms(long ms) {
 /* Cached pages left unused for a while go back to the system at the heap's next page event;
  * pointers into them are then rejected, and a region none of whose pages is held goes back
  * to the allocator whole. Once with the system's memory (the bytes the heap holds drop),
- * once with an allocator (a region is freed). */
+ * once with an allocator (a region is freed). calloc's blocks of the pages taken again are
+ * zero although every block was written before: the system's pages read zero once given
+ * back (calloc need not write them), the allocator's are written. */
 TEST(cached_pages_unused_for_a_while_go_back_and_pointers_into_them_are_einval) {
     uint32_t size = 16384, p = blocks_per_page(16384);
     for (int own = 0; own < 2; own++) {
@@ -1081,7 +1083,10 @@ TEST(cached_pages_unused_for_a_while_go_back_and_pointers_into_them_are_einval) 
         uint32_t n = 9 * p; /* the reserved page, then regions of 4 and 5 pages */
         char **b = (char **)malloc(n * sizeof *b);
         REQUIRE(b);
-        for (uint32_t k = 0; k < n; k++) REQUIRE((b[k] = (char *)opool_heap_alloc(h, size)));
+        for (uint32_t k = 0; k < n; k++) {
+            REQUIRE((b[k] = (char *)opool_heap_alloc(h, size)));
+            memset(b[k], 0xA5, size);
+        }
         /* free all but one block of page 2: page 3 is the class's spare, pages 4 .. 9 cached */
         for (uint32_t k = p + 1; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
         size_t bytes = stats_of(h).bytes;
@@ -1094,8 +1099,11 @@ TEST(cached_pages_unused_for_a_while_go_back_and_pointers_into_them_are_einval) 
         else
             CHECK(stats_of(h).bytes <= bytes - 6 * (size_t)PAGE);
         for (uint32_t k = 3 * p; k < n; k++) expect_rejected(h, &r, b[k], __LINE__);
-        /* and the heap grows again as before */
-        for (uint32_t k = p; k < n; k++) REQUIRE((b[k] = (char *)opool_heap_alloc(h, size)));
+        /* and the heap grows again as before, its blocks zero through calloc */
+        for (uint32_t k = p; k < n; k++) {
+            REQUIRE((b[k] = (char *)opool_heap_calloc(h, 1, size)));
+            CHECK(all_zero(b[k], size));
+        }
         for (uint32_t k = 0; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
         free(b);
         opool_heap_destroy(h);
@@ -2105,9 +2113,9 @@ static bool rpage_held(const rtest *t, const unsigned char *p, int cls) {
 }
 
 /* Live block i is gone: forgotten, its address remembered as freed. With GROW a page left
- * without a live block may go back to the allocator and a new page come at the same
- * address, its blocks not handed out yet (OPOOL_EINVAL, not OPOOL_ESTALE): the freed
- * addresses of such a page are forgotten too. */
+ * without a live block may leave its class for the heap's cache (then no block of the
+ * heap: OPOOL_EINVAL, not OPOOL_ESTALE) and come back, to any class, its blocks not handed
+ * out yet: the freed addresses of such a page are forgotten too. */
 static void rremove(rtest *t, size_t i) {
     rblock b = t->live[i];
     free(b.shadow);

@@ -959,11 +959,7 @@ static int write_soak_csv(const char *path, const char *mode, const bench_machin
         bench_csv_machine(f, mode, m);
         fprintf(f, "%.3f\"\n", r->ns_per_op);
     }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "bench_heap: error writing %s\n", path);
-        return -1;
-    }
-    return 0;
+    return bench_csv_close("bench_heap", path, f);
 }
 
 static void print_header(const bench_machine *m, const char *mode) {

@@ -1602,11 +1602,7 @@ static int write_csv(const char *path, const char *mode, const bench_machine *m)
         for (int k = 0; k < r->b.reps; k++) fprintf(f, "%s%.4f", k ? " " : "", r->b.ns[k]);
         fputs("\"\n", f);
     }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "bench_mt: error writing %s\n", path);
-        return -1;
-    }
-    return 0;
+    return bench_csv_close("bench_mt", path, f);
 }
 
 /* ==== main ==================================================================== */

@@ -1253,11 +1253,7 @@ static int write_csv(const char *path, const char *mode, const bench_machine *m)
         for (int j = 0; j < r->b.reps; j++) fprintf(f, "%s%.3f", j ? " " : "", r->b.ns[j]);
         fputs("\"\n", f);
     }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "bench_replay: error writing %s\n", path);
-        return -1;
-    }
-    return 0;
+    return bench_csv_close("bench_replay", path, f);
 }
 
 static void print_info(const char *path) {

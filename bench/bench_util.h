@@ -341,6 +341,14 @@ static inline FILE *bench_csv_create(const char *prog, const char *path) {
     return f;
 }
 
+/* Closes a CSV file of bench_csv_create: 0, or -1 (said on stderr, as prog) when its bytes
+ * did not all reach the file. */
+static inline int bench_csv_close(const char *prog, const char *path, FILE *f) {
+    if (fclose(f) == 0) return 0;
+    fprintf(stderr, "%s: error writing %s\n", prog, path);
+    return -1;
+}
+
 static inline int bench_write_csv(const char *path, const bench_row *rows, int nrows,
                                   const char *ref1, const char *ref2, size_t object_size,
                                   const char *mode, const bench_machine *m) {
@@ -367,11 +375,7 @@ static inline int bench_write_csv(const char *path, const bench_row *rows, int n
         for (int k = 0; k < r->reps; k++) fprintf(f, "%s%.3f", k ? " " : "", r->ns[k]);
         fputs("\"\n", f);
     }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "opool_bench: error writing %s\n", path);
-        return -1;
-    }
-    return 0;
+    return bench_csv_close("opool_bench", path, f);
 }
 
 /* The value of a repetition-count option (--reps and the like), or exit(2)

@@ -1033,7 +1033,11 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  *   - freeing a block twice: OPOOL_ESTALE. (A block of the fallback
  *     allocator leaves the heap when freed, and so does a class block whose
  *     page emptied and left its class for the cache: freeing it again is
- *     OPOOL_EINVAL, as for any pointer the heap does not hold.)
+ *     OPOOL_EINVAL, as for any pointer the heap does not hold. Once that page
+ *     serves a class again, a stale pointer may be the start of a block
+ *     handed out since: freeing it then frees that block, as with any
+ *     allocator; ASan reports its owner's next use of it, OPOOL_POISON its
+ *     owner's next write.)
  * Both are also passed to desc.report. With OPOOL_POISON free blocks are
  * filled with 0x1deadb0b and checked when reused (OPOOL_EWRITE_AFTER_FREE,
  * default report: message and abort); under AddressSanitizer and Valgrind
@@ -6558,6 +6562,10 @@ long syscall(long number, ...);
 #if defined(__linux__)
 /* <sys/mman.h> declares it only under _DEFAULT_SOURCE; this is its prototype. */
 int madvise(void *addr, size_t length, int advice);
+#if !defined(MADV_DONTNEED)
+#define MADV_DONTNEED                                                                              \
+    4 /* hidden with madvise; its value on Linux (but alpha, which we don't build) */
+#endif
 #endif
 #endif
 
@@ -6733,7 +6741,7 @@ void opool__os_unmap(void *ptr, size_t size) { (void)munmap(ptr, size); }
 
 bool opool__os_reset(void *ptr, size_t size) {
 #if defined(__linux__)
-    return madvise(ptr, size, 4 /* MADV_DONTNEED: reads zero when next touched */) == 0;
+    return madvise(ptr, size, MADV_DONTNEED) /* reads zero when next touched */ == 0;
 #else
     (void)ptr; /* elsewhere the advice may keep the bytes: say nothing was reset */
     (void)size;

@@ -97,7 +97,11 @@
  *   - freeing a block twice: OPOOL_ESTALE. (A block of the fallback
  *     allocator leaves the heap when freed, and so does a class block whose
  *     page emptied and left its class for the cache: freeing it again is
- *     OPOOL_EINVAL, as for any pointer the heap does not hold.)
+ *     OPOOL_EINVAL, as for any pointer the heap does not hold. Once that page
+ *     serves a class again, a stale pointer may be the start of a block
+ *     handed out since: freeing it then frees that block, as with any
+ *     allocator; ASan reports its owner's next use of it, OPOOL_POISON its
+ *     owner's next write.)
  * Both are also passed to desc.report. With OPOOL_POISON free blocks are
  * filled with 0x1deadb0b and checked when reused (OPOOL_EWRITE_AFTER_FREE,
  * default report: message and abort); under AddressSanitizer and Valgrind

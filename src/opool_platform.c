@@ -42,6 +42,10 @@ long syscall(long number, ...);
 #if defined(__linux__)
 /* <sys/mman.h> declares it only under _DEFAULT_SOURCE; this is its prototype. */
 int madvise(void *addr, size_t length, int advice);
+#if !defined(MADV_DONTNEED)
+#define MADV_DONTNEED                                                                              \
+    4 /* hidden with madvise; its value on Linux (but alpha, which we don't build) */
+#endif
 #endif
 #endif
 
@@ -217,7 +221,7 @@ void opool__os_unmap(void *ptr, size_t size) { (void)munmap(ptr, size); }
 
 bool opool__os_reset(void *ptr, size_t size) {
 #if defined(__linux__)
-    return madvise(ptr, size, 4 /* MADV_DONTNEED: reads zero when next touched */) == 0;
+    return madvise(ptr, size, MADV_DONTNEED) /* reads zero when next touched */ == 0;
 #else
     (void)ptr; /* elsewhere the advice may keep the bytes: say nothing was reset */
     (void)size;

@@ -873,6 +873,34 @@ typedef struct racer {
     pthread_t thread;
 } racer;
 
+/* The attempts on one handle in a round, by outcome: exactly one may win. */
+typedef struct race_tally {
+    unsigned attempts, won, lost, odd;
+} race_tally;
+
+/* One free of h that returned st. */
+static void tally_free(race_tally *t, opool_status st) {
+    t->attempts++;
+    if (st == OPOOL_OK)
+        t->won++;
+    else if (st == OPOOL_ESTALE)
+        t->lost++;
+    else
+        t->odd++;
+}
+
+/* A bulk free that freed `freed` handles: `others` handles other than h, which
+ * always succeed, and `tries` copies of h, of which at most one may. */
+static void tally_bulk(race_tally *t, uint32_t freed, uint32_t others, unsigned tries) {
+    t->attempts += tries;
+    if (freed < others || freed > others + 1) {
+        t->odd++;
+        return;
+    }
+    t->won += freed - others;
+    t->lost += tries - (freed - others);
+}
+
 static void *race_worker(void *arg) {
     racer *me = arg;
     race *r = me->r;
@@ -1002,104 +1030,47 @@ TEST(racing_double_frees) {
         while (atomic_load_explicit(&r->done, memory_order_acquire) < RACERS) relax(&spins);
 
         /* exactly one of the attempts on h won */
-        unsigned attempts = 0, won = 0, lost = 0, odd = 0;
+        race_tally t = {0, 0, 0, 0};
         switch (kind) {
         case RACE_FREE2:
         case RACE_FREE4:
         case RACE_CACHE2:
-            for (unsigned i = 0; i < r->participants; i++) {
-                attempts++;
-                if (r->status[i] == OPOOL_OK)
-                    won++;
-                else if (r->status[i] == OPOOL_ESTALE)
-                    lost++;
-                else
-                    odd++;
-            }
+            for (unsigned i = 0; i < r->participants; i++) tally_free(&t, r->status[i]);
             break;
         case RACE_MIXED4:
-            for (unsigned i = 0; i < 2; i++) {
-                attempts++;
-                if (r->status[i] == OPOOL_OK)
-                    won++;
-                else if (r->status[i] == OPOOL_ESTALE)
-                    lost++;
-                else
-                    odd++;
-            }
-            for (unsigned i = 2; i < 4; i++) {
-                attempts++;
-                if (r->bulk[i] == 1)
-                    won++;
-                else if (r->bulk[i] == 0)
-                    lost++;
-                else
-                    odd++;
-            }
+            for (unsigned i = 0; i < 2; i++) tally_free(&t, r->status[i]);
+            for (unsigned i = 2; i < 4; i++) tally_bulk(&t, r->bulk[i], 0, 1); /* {h} */
             break;
-        case RACE_BULK_VS_FREE: /* the bulk frees its own handle whatever happens */
-            attempts = 2;
-            if (r->bulk[0] == 2)
-                won++;
-            else if (r->bulk[0] == 1)
-                lost++;
-            else
-                odd++;
-            if (r->status[1] == OPOOL_OK)
-                won++;
-            else if (r->status[1] == OPOOL_ESTALE)
-                lost++;
-            else
-                odd++;
+        case RACE_BULK_VS_FREE:               /* the bulk frees its own handle whatever happens */
+            tally_bulk(&t, r->bulk[0], 1, 1); /* {own, h} */
+            tally_free(&t, r->status[1]);
             winners++; /* own[0] */
             CHECK(!opool_mt_valid(r->pool, own));
             break;
         case RACE_CACHE_BULK: /* own always freed; h: one winner of three attempts */
-            attempts = 3;
-            if (r->bulk[0] == 2)
-                won++, lost++;
-            else if (r->bulk[0] == 1)
-                lost += 2;
-            else
-                odd++;
-            if (r->status[1] == OPOOL_OK)
-                won++;
-            else if (r->status[1] == OPOOL_ESTALE)
-                lost++;
-            else
-                odd++;
+            tally_bulk(&t, r->bulk[0], 1, 2); /* {h, own, h} */
+            tally_free(&t, r->status[1]);
             winners++; /* own[0] */
             CHECK(!opool_mt_valid(r->pool, own));
             break;
-        case RACE_BULK_DUP: /* the bulk's second h always loses */
-            attempts = 3;
-            if (r->bulk[0] == 1)
-                won++, lost++;
-            else if (r->bulk[0] == 0)
-                lost += 2;
-            else
-                odd++;
-            if (r->status[1] == OPOOL_OK)
-                won++;
-            else if (r->status[1] == OPOOL_ESTALE)
-                lost++;
-            else
-                odd++;
+        case RACE_BULK_DUP:                   /* the bulk's second h always loses */
+            tally_bulk(&t, r->bulk[0], 0, 2); /* {h, h} */
+            tally_free(&t, r->status[1]);
             break;
         default:
             break;
         }
-        if (won != 1 || odd != 0 || won + lost != attempts) {
+        if (t.won != 1 || t.odd != 0 || t.won + t.lost != t.attempts) {
             if (bad_rounds++ < 10)
                 fprintf(stderr,
                         "round %llu kind %d: %u winners, %u losers, %u odd results of %u "
                         "attempts (status %d %d %d %d, bulk %u %u %u %u)\n",
-                        (unsigned long long)k, (int)kind, won, lost, odd, attempts, r->status[0],
-                        r->status[1], r->status[2], r->status[3], r->bulk[0], r->bulk[1],
-                        r->bulk[2], r->bulk[3]);
+                        (unsigned long long)k, (int)kind, t.won, t.lost, t.odd, t.attempts,
+                        r->status[0], r->status[1], r->status[2], r->status[3], r->bulk[0],
+                        r->bulk[1], r->bulk[2], r->bulk[3]);
         }
-        winners += won;
-        losers += lost;
+        winners += t.won;
+        losers += t.lost;
         by_kind[kind]++;
         if (opool_mt_valid(r->pool, h)) bad_rounds++;
         progress(0);

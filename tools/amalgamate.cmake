@@ -58,13 +58,8 @@ foreach(f IN LISTS public private)
     list(APPEND bundled "${n}")
 endforeach()
 
-file(STRINGS "${root}/include/opool.h" version_lines REGEX "^#define OPOOL_VERSION_(MAJOR|MINOR|PATCH) ")
-set(version "")
-foreach(l IN LISTS version_lines)
-    string(REGEX REPLACE "^#define OPOOL_VERSION_[A-Z]+ +([0-9]+).*" "\\1" v "${l}")
-    string(APPEND version ".${v}")
-endforeach()
-string(SUBSTRING "${version}" 1 -1 version)
+include("${CMAKE_CURRENT_LIST_DIR}/version.cmake")
+opool_read_version("${root}/include/opool.h" version)
 
 # ---- one file's text, ready to paste ----
 

@@ -56,13 +56,8 @@ endif()
 list(REMOVE_ITEM headers include/opool.h)
 list(INSERT headers 0 include/opool.h)
 
-file(STRINGS "${INCLUDE_DIR}/opool.h" version_lines REGEX "^#define OPOOL_VERSION_(MAJOR|MINOR|PATCH) ")
-set(version "")
-foreach(l IN LISTS version_lines)
-    string(REGEX REPLACE "^#define OPOOL_VERSION_[A-Z]+ +([0-9]+).*" "\\1" v "${l}")
-    string(APPEND version ".${v}")
-endforeach()
-string(SUBSTRING "${version}" 1 -1 version)
+include("${CMAKE_CURRENT_LIST_DIR}/version.cmake")
+opool_read_version("${INCLUDE_DIR}/opool.h" version)
 
 # Characters that CMake lists would take apart stand in for themselves as control characters
 # while a header is processed line by line; restore() gives the text back.

@@ -2513,50 +2513,8 @@ static const char *unit_of(const char *workload) {
 }
 
 /* "iterate 10% live" -> "iterate_10_live" */
-static void slug_of(const char *name, char *out, size_t cap) {
-    size_t j = 0;
-    for (const char *c = name; *c && j + 1 < cap; c++) {
-        bool alnum =
-            (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
-        if (alnum)
-            out[j++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-        else if (j > 0 && out[j - 1] != '_')
-            out[j++] = '_';
-    }
-    while (j > 0 && out[j - 1] == '_') j--;
-    out[j] = '\0';
-}
-
-/* Writes the charts into dir; returns how many were written. */
-static int write_charts(const char *dir, const bench_row *rows, int nrows, const char *mode) {
-    int written = 0;
-    char sub[240], path[4200], slug[64], title[120];
-    snprintf(sub, sizeof sub, "%s: median of the repetitions, whiskers min to max", mode);
-    for (int i = 0; i < nrows; i++) {
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++) seen = strcmp(rows[j].workload, rows[i].workload) == 0;
-        if (seen) continue;
-        const char *w = rows[i].workload;
-        slug_of(w, slug, sizeof slug);
-        snprintf(path, sizeof path, "%s%s.svg", dir, slug);
-        snprintf(title, sizeof title, "opool_bench: %.39s (%s)", w, unit_of(w));
-        written += bench_svg_bars(path, title, sub, unit_of(w), rows, nrows, w) > 0;
-        if (strcmp(w, "churn") == 0 || strcmp(w, "lookup") == 0) {
-            snprintf(path, sizeof path, "%s%s_vs_n.svg", dir, slug);
-            snprintf(title, sizeof title, "opool_bench: %.39s against live objects N", w);
-            written += bench_svg_lines(path, title, sub, unit_of(w), rows, nrows, w) > 0;
-        }
-    }
-    return written;
-}
-
-/* The directory part of path, with its slash ("" for none). */
-static void dir_of(const char *path, char *out, size_t cap) {
-    const char *slash = strrchr(path, '/');
-    size_t len = slash ? (size_t)(slash - path) + 1 : 0;
-    if (len >= cap) len = 0;
-    memcpy(out, path, len);
-    out[len] = '\0';
+static bool lines_of(const char *workload) {
+    return strcmp(workload, "churn") == 0 || strcmp(workload, "lookup") == 0;
 }
 
 int main(int argc, char **argv) {
@@ -2681,10 +2639,9 @@ int main(int argc, char **argv) {
                         mode, &m) == 0)
         printf("\nCSV: %s\n", csv);
     if (!opt.layouts) {
-        char dir[4096];
-        dir_of(csv, dir, sizeof dir);
-        int charts = write_charts(dir, g_rows, g_nrows, mode);
-        if (charts > 0) printf("SVG: %d charts in %s\n", charts, dir[0] ? dir : "./");
+        static const bench_svg_run run = {
+            "opool_bench", "", {"N", "live objects N"}, unit_of, lines_of};
+        bench_svg_charts(csv, &run, g_rows, g_nrows, mode);
     }
     fprintf(stderr, "opool_bench: done in %.1f s\n", (double)(bench_now_ns() - g_t_start) / 1e9);
     return 0;

@@ -116,6 +116,7 @@
 
 #include "bench_util.h"
 #include "bench_child.h"
+#include "bench_svg.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -1018,6 +1019,19 @@ static void parse_args(int argc, char **argv) {
     if (opt.reps == 0) opt.reps = opt.quick ? 5 : 9;
 }
 
+/* The charts' y axis, per workload (see WORKLOADS above). */
+static const char *chart_unit(const char *workload) {
+    if (strncmp(workload, "fill", 4) == 0) return "ns per alloc+free pair";
+    if (strncmp(workload, "churn", 5) == 0) return "ns per free+alloc pair";
+    return "ns per realloc call";
+}
+
+/* N is 1K and 1M only: bars say it all. */
+static bool chart_lines(const char *workload) {
+    (void)workload;
+    return false;
+}
+
 int main(int argc, char **argv) {
     parse_args(argc, argv);
     g_t_start = bench_now_ns();
@@ -1099,6 +1113,8 @@ int main(int argc, char **argv) {
     snprintf(soak_csv, sizeof soak_csv, "%.*s_soak.csv", (int)len, csv);
     if (g_nrows && bench_write_csv(csv, table, g_nrows, "glibc", "mimalloc", 0, mode, &m) == 0)
         printf("\nCSV: %s (object_size 0: the workload names the sizes)\n", csv);
+    static const bench_svg_run run = {"bench_heap", "heap_", {"N", "N"}, chart_unit, chart_lines};
+    bench_svg_charts(csv, &run, table, g_nrows, mode);
     if (g_nsoak && write_soak_csv(soak_csv, mode, &m) == 0) printf("CSV: %s\n", soak_csv);
     fflush(stdout);
     fprintf(stderr, "bench_heap: done in %.1f s\n", (double)(bench_now_ns() - g_t_start) / 1e9);

@@ -135,6 +135,7 @@
 
 #include "bench_util.h"
 #include "bench_child.h"
+#include "bench_svg.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -1582,6 +1583,26 @@ static void print_mt_stats(void) {
            g_mt_stats.failed_allocs, g_mt_stats.steals, g_mt_stats.rejected);
 }
 
+static const char *chart_unit(const char *workload) {
+    (void)workload;
+    return "ns per pair, all threads (bulk: per object)";
+}
+
+static bool chart_lines(const char *workload) {
+    (void)workload;
+    return true;
+}
+
+/* mt_alloc_free_pairs.svg (bars grouped by T) and ..._vs_t.svg (lines), next
+ * to the CSV, the allocator builds' rows included. */
+static void write_charts(const char *csv, const char *mode) {
+    static bench_row rows[MAX_ROWS];
+    for (int i = 0; i < g_nrows; i++) rows[i] = g_rows[i].b;
+    static const bench_svg_run run = {
+        "bench_mt", "mt_", {"T", "threads T"}, chart_unit, chart_lines};
+    bench_svg_charts(csv, &run, rows, g_nrows, mode);
+}
+
 static int write_csv(const char *path, const char *mode, const bench_machine *m) {
     FILE *f = bench_csv_create("bench_mt", path);
     if (f == NULL) return -1;
@@ -1702,6 +1723,7 @@ int main(int argc, char **argv) {
              BENCH_MT_POOLS ? "" : BENCH_ALLOC_NAME);
     const char *csv = opt.csv ? opt.csv : csv_default;
     if (write_csv(csv, mode, &m) == 0) printf("\nCSV: %s\n", csv);
+    if (BENCH_MT_POOLS) write_charts(csv, mode);
     dpdk_stop();
     fprintf(stderr, "bench_mt: done in %.1f s\n", (double)(bench_now_ns() - g_t_start) / 1e9);
     return 0;

@@ -30,6 +30,13 @@
 
 #include <math.h>
 
+/* What a row's n counts, for the labels: ("N", "live objects N") in
+ * opool_bench, ("T", "threads T") in bench_mt. */
+typedef struct bench_svg_axis {
+    const char *sym;  /* in "N = 1K" and the tooltips */
+    const char *what; /* under the line chart's x axis */
+} bench_svg_axis;
+
 /* ---- small helpers ---------------------------------------------------------- */
 
 /* Text content or attribute value, XML-escaped. */
@@ -62,6 +69,15 @@ static inline void bench_svg_count(char *buf, size_t cap, uint32_t n) {
         snprintf(buf, cap, "%uK", (unsigned)(n / 1000));
     else
         snprintf(buf, cap, "%u", (unsigned)n);
+}
+
+/* A panel's title: its object size; none for size 0 (rows whose workload
+ * names its sizes, as bench_heap's). */
+static inline void bench_svg_size_label(char *buf, size_t cap, size_t size) {
+    if (size)
+        snprintf(buf, cap, "object size %zu bytes", size);
+    else
+        snprintf(buf, cap, " ");
 }
 
 /* Figures as the tables print them: 3 significant digits, no exponent. */
@@ -281,7 +297,7 @@ static inline void bench_svg_ylog(FILE *f, int x0, int y0, int pw, int ph, doubl
 
 static inline int bench_svg_bars(const char *path, const char *title, const char *subtitle,
                                  const char *ylabel, const bench_row *all, int nall,
-                                 const char *workload) {
+                                 const char *workload, const bench_svg_axis *x) {
     bench_svg_keys k;
     bench_svg_collect(&k, all, nall, workload);
     if (k.nsubj == 0) return 0;
@@ -304,9 +320,9 @@ static inline int bench_svg_bars(const char *path, const char *title, const char
         char buf[96], a[32], b[32], c[32];
         if (by_size) {
             bench_svg_count(a, sizeof a, k.n[0]);
-            snprintf(buf, sizeof buf, "N = %s", a);
+            snprintf(buf, sizeof buf, "%s = %s", x->sym, a);
         } else {
-            snprintf(buf, sizeof buf, "object size %zu bytes", k.size[p]);
+            bench_svg_size_label(buf, sizeof buf, k.size[p]);
         }
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", left, y0 - 8, buf);
         /* room above the tallest whisker for its rotated label (~36 px) */
@@ -328,27 +344,27 @@ static inline int bench_svg_bars(const char *path, const char *title, const char
                 snprintf(buf, sizeof buf, "%zu B", size);
             } else {
                 bench_svg_count(a, sizeof a, n);
-                snprintf(buf, sizeof buf, "N = %s", a);
+                snprintf(buf, sizeof buf, "%s = %s", x->sym, a);
             }
             fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
                     gx + k.nsubj * (bw + bgap) / 2, y0 + ph + 18, buf);
             for (int s = 0; s < k.nsubj; s++) {
                 const bench_row *r = bench_svg_find(all, nall, workload, k.subj[s], size, n);
                 if (r == NULL) continue;
-                double x = gx + s * (bw + bgap);
+                double bx = gx + s * (bw + bgap);
                 double ym = y0 + ph - ph * r->median / top;
                 double ylo = y0 + ph - ph * r->min / top;
                 double yhi = y0 + ph - ph * r->max / top;
-                double cx = x + bw / 2.0;
+                double cx = bx + bw / 2.0;
                 bench_svg_num(a, sizeof a, r->median);
                 bench_svg_num(b, sizeof b, r->min);
                 bench_svg_num(c, sizeof c, r->max);
                 fputs("<g><title>", f);
                 bench_svg_esc(f, r->subject);
-                fprintf(f, ", N %u, %zu B: median %s (min %s, max %s), %d reps</title>\n",
+                fprintf(f, ", %s %u, %zu B: median %s (min %s, max %s), %d reps</title>\n", x->sym,
                         (unsigned)n, size, a, b, c, r->reps);
                 fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>",
-                        x, ym, bw, y0 + ph - ym, bench_svg_color(all, nall, r->subject));
+                        bx, ym, bw, y0 + ph - ym, bench_svg_color(all, nall, r->subject));
                 fprintf(
                     f,
                     "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>"
@@ -370,7 +386,7 @@ static inline int bench_svg_bars(const char *path, const char *title, const char
 
 static inline int bench_svg_lines(const char *path, const char *title, const char *subtitle,
                                   const char *ylabel, const bench_row *all, int nall,
-                                  const char *workload) {
+                                  const char *workload, const bench_svg_axis *x) {
     bench_svg_keys k;
     bench_svg_collect(&k, all, nall, workload);
     if (k.nsubj == 0 || k.nn < 2) return 0;
@@ -385,9 +401,9 @@ static inline int bench_svg_lines(const char *path, const char *title, const cha
     double lx0 = log10((double)k.n[0]), lx1 = log10((double)k.n[k.nn - 1]);
     for (int p = 0; p < k.nsize; p++) {
         int y0 = y + ptop;
-        char a[32], b[32], c[32];
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">object size %zu bytes</text>\n",
-                left, y0 - 8, k.size[p]);
+        char a[32], b[32], c[32], buf[96];
+        bench_svg_size_label(buf, sizeof buf, k.size[p]);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", left, y0 - 8, buf);
         double lo = 0, hi = 0;
         for (int s = 0; s < k.nsubj; s++)
             for (int j = 0; j < k.nn; j++) {
@@ -403,17 +419,17 @@ static inline int bench_svg_lines(const char *path, const char *title, const cha
         if (hi <= lo) hi = lo * 10;
         bench_svg_ylog(f, left, y0, pw, ph, lo, hi, ylabel);
         for (int j = 0; j < k.nn; j++) {
-            double x = left + pad + (pw - 2 * pad) * (log10((double)k.n[j]) - lx0) / (lx1 - lx0);
+            double xj = left + pad + (pw - 2 * pad) * (log10((double)k.n[j]) - lx0) / (lx1 - lx0);
             bench_svg_count(a, sizeof a, k.n[j]);
             fprintf(f,
                     "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333333\"/>"
                     "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                    x, y0 + ph, x, y0 + ph + 5, x, y0 + ph + 18, a);
+                    xj, y0 + ph, xj, y0 + ph + 5, xj, y0 + ph + 18, a);
         }
         fprintf(f,
                 "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#333333\">"
-                "live objects N (log scale)</text>\n",
-                left + pw, y0 + ph + 30);
+                "%s (log scale)</text>\n",
+                left + pw, y0 + ph + 30, x->what);
         for (int s = 0; s < k.nsubj; s++) {
             const char *color = bench_svg_color(all, nall, k.subj[s]);
             fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
@@ -421,35 +437,98 @@ static inline int bench_svg_lines(const char *path, const char *title, const cha
                 const bench_row *r =
                     bench_svg_find(all, nall, workload, k.subj[s], k.size[p], k.n[j]);
                 if (r == NULL) continue;
-                double x =
+                double xj =
                     left + pad + (pw - 2 * pad) * (log10((double)k.n[j]) - lx0) / (lx1 - lx0);
-                fprintf(f, "%.1f,%.1f ", x, bench_svg_logy(r->median, y0, ph, lo, hi));
+                fprintf(f, "%.1f,%.1f ", xj, bench_svg_logy(r->median, y0, ph, lo, hi));
             }
             fputs("\"/>\n", f);
             for (int j = 0; j < k.nn; j++) {
                 const bench_row *r =
                     bench_svg_find(all, nall, workload, k.subj[s], k.size[p], k.n[j]);
                 if (r == NULL) continue;
-                double x =
+                double xj =
                     left + pad + (pw - 2 * pad) * (log10((double)k.n[j]) - lx0) / (lx1 - lx0);
                 bench_svg_num(a, sizeof a, r->median);
                 bench_svg_num(b, sizeof b, r->min);
                 bench_svg_num(c, sizeof c, r->max);
                 fputs("<g><title>", f);
                 bench_svg_esc(f, r->subject);
-                fprintf(f, ", N %u, %zu B: median %s (min %s, max %s)</title>", (unsigned)r->n,
-                        r->size, a, b, c);
+                fprintf(f, ", %s %u, %zu B: median %s (min %s, max %s)</title>", x->sym,
+                        (unsigned)r->n, r->size, a, b, c);
                 fprintf(f,
                         "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
                         "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/></g>\n",
-                        x, bench_svg_logy(r->min, y0, ph, lo, hi), x,
-                        bench_svg_logy(r->max, y0, ph, lo, hi), color, x,
+                        xj, bench_svg_logy(r->min, y0, ph, lo, hi), xj,
+                        bench_svg_logy(r->max, y0, ph, lo, hi), color, xj,
                         bench_svg_logy(r->median, y0, ph, lo, hi), color);
             }
         }
         y = y0 + ph + pbot;
     }
     return bench_svg_close(f, path);
+}
+
+/* ---- every chart of a run ------------------------------------------------------ */
+
+/* "fill+drain" -> "fill_drain": lower case, runs of other characters one '_'. */
+static inline void bench_svg_slug(const char *name, char *out, size_t cap) {
+    size_t j = 0;
+    for (const char *c = name; *c && j + 1 < cap; c++) {
+        bool alnum =
+            (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
+        if (alnum)
+            out[j++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        else if (j > 0 && out[j - 1] != '_')
+            out[j++] = '_';
+    }
+    while (j > 0 && out[j - 1] == '_') j--;
+    out[j] = '\0';
+}
+
+/* The directory part of path, with its '/' ("" for none). */
+static inline void bench_svg_dir_of(const char *path, char *out, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    size_t len = slash ? (size_t)(slash - path) + 1 : 0;
+    if (len >= cap) len = 0;
+    memcpy(out, path, len);
+    out[len] = '\0';
+}
+
+/* How a program's charts are named and labelled. */
+typedef struct bench_svg_run {
+    const char *prog;   /* title prefix and file prefix ("" for none) */
+    const char *prefix; /* file names: <dir><prefix><workload>.svg */
+    bench_svg_axis x;
+    const char *(*unit_of)(const char *workload); /* the y axis */
+    bool (*lines_of)(const char *workload);       /* also <...>_vs_<x>.svg */
+} bench_svg_run;
+
+/* Every workload's bar chart (and line chart where lines_of says so) into the
+ * directory of csv; prints where, and returns how many were written. */
+static inline int bench_svg_charts(const char *csv, const bench_svg_run *run, const bench_row *rows,
+                                   int nrows, const char *mode) {
+    int written = 0;
+    char dir[4096], sub[240], path[4400], slug[64], title[160], xslug[32];
+    bench_svg_dir_of(csv, dir, sizeof dir);
+    bench_svg_slug(run->x.sym, xslug, sizeof xslug);
+    snprintf(sub, sizeof sub, "%s: median of the repetitions, whiskers min to max", mode);
+    for (int i = 0; i < nrows; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) seen = strcmp(rows[j].workload, rows[i].workload) == 0;
+        if (seen) continue;
+        const char *w = rows[i].workload, *unit = run->unit_of(w);
+        bench_svg_slug(w, slug, sizeof slug);
+        snprintf(path, sizeof path, "%s%s%s.svg", dir, run->prefix, slug);
+        snprintf(title, sizeof title, "%s: %.39s (%s)", run->prog, w, unit);
+        written += bench_svg_bars(path, title, sub, unit, rows, nrows, w, &run->x) > 0;
+        if (run->lines_of(w)) {
+            snprintf(path, sizeof path, "%s%s%s_vs_%s.svg", dir, run->prefix, slug, xslug);
+            snprintf(title, sizeof title, "%s: %.39s against %s", run->prog, w, run->x.what);
+            written += bench_svg_lines(path, title, sub, unit, rows, nrows, w, &run->x) > 0;
+        }
+    }
+    if (written > 0) printf("SVG: %d charts in %s\n", written, dir[0] ? dir : "./");
+    return written;
 }
 
 #endif /* OPOOL_BENCH_SVG_H */

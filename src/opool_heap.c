@@ -105,9 +105,10 @@ struct opool_heap {
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
 
-static const uint32_t opool__heap_default_classes[] = {16,  32,  48,  64,   80,   96,   112,  128,
-                                                       160, 192, 224, 256,  320,  384,  448,  512,
-                                                       640, 768, 896, 1024, 1280, 1536, 1792, 2048};
+static const uint32_t opool__heap_default_classes[] = {
+    16,  32,  48,  64,   80,   96,   112,  128,  144,  160,  176,  192, 208, 224,
+    240, 256, 288, 320,  352,  384,  416,  448,  480,  512,  576,  640, 704, 768,
+    832, 896, 960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048};
 
 /* The finding of h as the one formatter of opool_diag.c prints it. */
 static opool__finding opool__heap_finding(const opool_heap *h, opool_status what, const void *ptr) {

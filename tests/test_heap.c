@@ -1954,6 +1954,60 @@ TEST(stats_count_a_scripted_sequence_exactly) {
     opool_heap_destroy(h);
 }
 
+/* A class's allocations and requested bytes stay exact past 2^23 allocations (the inline
+ * alloc keeps them in one packed counter that it folds into the totals there), also for the
+ * largest class, whose sizes fill the packed bytes fastest; live and high water too. */
+TEST(stats_stay_exact_over_millions_of_allocations) {
+    static const uint32_t sizes[] = {16, OPOOL_HEAP_MAX_CLASS_SIZE};
+    recorder r;
+    opool_heap *h = make_heap(sizes, 2, 0, 0, &r);
+    REQUIRE(h);
+    const uint64_t n = ((uint64_t)1 << 23) + 1000;
+    uint64_t big_bytes = 0, small_allocs = 0, small_bytes = 0;
+    void *keep[3] = {NULL, NULL, NULL};
+    for (uint64_t i = 0; i < n; i++) {
+        size_t z = OPOOL_HEAP_MAX_CLASS_SIZE - (size_t)(i % 3) * 4096; /* 16384, 12288, 8192 */
+        void *p = opool_heap_alloc(h, z);
+        REQUIRE(p);
+        big_bytes += z;
+        if (i == n / 2)
+            keep[0] = p; /* two blocks of the class live at once from here */
+        else
+            CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+        if (i % 4096 == 0) {
+            size_t y = 1 + (size_t)(i / 4096) % 16;
+            void *q = opool_heap_alloc(h, y);
+            REQUIRE(q);
+            small_allocs++;
+            small_bytes += y;
+            if (keep[1] == NULL)
+                keep[1] = q;
+            else if (keep[2] == NULL)
+                keep[2] = q;
+            else
+                CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_OK);
+        }
+    }
+    opool_heap_stats s = stats_of(h);
+    const opool_heap_class_stats *c = s.classes;
+    CHECK_EQ_U64(c[1].allocs, n);
+    CHECK_EQ_U64(c[1].requested_bytes, big_bytes);
+    CHECK_EQ_U64(c[1].wasted_bytes, n * OPOOL_HEAP_MAX_CLASS_SIZE - big_bytes);
+    CHECK_EQ_U64(c[1].live, 1);
+    CHECK_EQ_U64(c[1].high_water, 2);
+    CHECK_EQ_U64(c[0].allocs, small_allocs);
+    CHECK_EQ_U64(c[0].requested_bytes, small_bytes);
+    CHECK_EQ_U64(c[0].wasted_bytes, 16 * small_allocs - small_bytes);
+    CHECK_EQ_U64(c[0].live, 2);
+    CHECK_EQ_U64(c[0].high_water, 3);
+    for (int k = 0; k < 3; k++) CHECK_EQ_U64(opool_heap_free(h, keep[k]), OPOOL_OK);
+    s = stats_of(h);
+    CHECK_EQ_U64(s.classes[0].live + s.classes[1].live, 0);
+    CHECK_EQ_U64(s.classes[1].high_water, 2);
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+}
+
 TEST(stats_bytes_grow_with_pages_and_large_blocks) {
     uint32_t size = 512;
     recorder r;
@@ -2524,6 +2578,7 @@ int main(void) {
     RUN(free_blocks_are_inaccessible_under_asan_without_any_flag);
 
     RUN(stats_count_a_scripted_sequence_exactly);
+    RUN(stats_stay_exact_over_millions_of_allocations);
     RUN(stats_bytes_grow_with_pages_and_large_blocks);
 
     RUN(randomized_against_malloc_with_grow);

@@ -975,7 +975,7 @@ static void print_header(const bench_machine *m, const char *mode) {
            load_end);
     for (int i = 0; i < g_ninfo; i++)
         printf("  %s%s\n", i == 0 ? "allocators: " : "            ", g_info[i]);
-    printf("  opool_heap: default classes 16..2048, blocks_per_class 0, OPOOL_HEAP_GROW;\n"
+    printf("  opool_heap: default classes 16..2048 (40), blocks_per_class 0, OPOOL_HEAP_GROW;\n"
            "              pages from the system (mmap regions), blocks above 2048 B from\n"
            "              glibc (this program)\n");
     printf("  method:     %d recorded repetitions after 1 warm-up; ns per operation; the\n"

@@ -68,9 +68,10 @@ static const uint32_t preset_odd[] = {8, 24, 40, 56, 72, 104, 200, 392, 1000, 20
 static const uint32_t preset_big[] = {512, 1024, 4096, 8192, OPOOL_HEAP_MAX_CLASS_SIZE};
 static const uint32_t preset_one[] = {64};
 static uint32_t preset_all[OPOOL_HEAP_MAX_CLASSES]; /* 8, 16, ..., 512 */
-static const uint32_t default_sizes[] = {16,  32,  48,  64,   80,   96,   112,  128,
-                                         160, 192, 224, 256,  320,  384,  448,  512,
-                                         640, 768, 896, 1024, 1280, 1536, 1792, 2048};
+static const uint32_t default_sizes[] = {16,  32,   48,   64,   80,   96,   112,  128,  144,  160,
+                                         176, 192,  208,  224,  240,  256,  288,  320,  352,  384,
+                                         416, 448,  480,  512,  576,  640,  704,  768,  832,  896,
+                                         960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048};
 #define HEAP_PRESETS 5
 
 /* ---- the harness -------------------------------------------------------- */

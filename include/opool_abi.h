@@ -315,13 +315,22 @@ typedef struct opool__hpage {
     uint16_t spare;
 } opool__hpage;
 
-/* What inline allocs and frees update of a class. */
+/* What inline allocs and frees update of a class. Its live count is
+ * high_water - room: an alloc takes one from room, or raises high_water when
+ * room is 0; a free gives one back to room (one counter per call, not two).
+ * Its allocations and the bytes they asked for are allocs and requested plus
+ * what recent ones added to recent: one addition per alloc, of the size plus
+ * one in bit OPOOL__HRECENT_COUNT (sizes are below 2^15, so the bytes of
+ * 2^23 allocs stay below that bit); when the count reaches 2^23, bit 63, the
+ * alloc moves recent into allocs and requested, out of line. */
 typedef struct opool__hclass_hot {
     opool__hpage *page; /* the current page, whose free list allocs pop: the listed page
                            freed into last; never NULL */
-    uint32_t live, high_water;
+    uint32_t room, high_water;
+    uint64_t recent;
     uint64_t allocs, requested;
 } opool__hclass_hot;
+#define OPOOL__HRECENT_COUNT 40
 
 typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empty */
     uintptr_t key;
@@ -345,6 +354,7 @@ OPOOL_API void *opool__heap_alloc_slow(opool_heap *h, size_t size);
 OPOOL_API opool_status opool__heap_free_slow(opool_heap *h, void *ptr);
 OPOOL_API void opool__heap_page_freed(opool_heap *h, opool__hpage *pg);
 OPOOL_API void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size);
+OPOOL_API void opool__heap_fold_recent(opool__hclass_hot *k);
 
 /* The page set's home slot of a page address (the lookup probes on from it). */
 static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
@@ -359,6 +369,17 @@ static inline bool opool__hpage_index(const opool__hpage *pg, uintptr_t off, uin
     uint64_t q = (uint64_t)off * pg->recip;
     *j = (uint32_t)(q >> 32);
     return (uint32_t)q < pg->recip;
+}
+
+/* The statistics of an alloc of size bytes from class k (what the inline and
+ * the out-of-line alloc share). */
+static inline void opool__hclass_count_alloc(opool__hclass_hot *k, size_t size) {
+    if (k->room != 0)
+        k->room--;
+    else
+        k->high_water++;
+    if (OPOOL_UNLIKELY((int64_t)(k->recent += size + ((uint64_t)1 << OPOOL__HRECENT_COUNT)) < 0))
+        opool__heap_fold_recent(k);
 }
 
 static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
@@ -380,9 +401,7 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
     opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
     ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
     pg->live++;
-    if (++k->live > k->high_water) k->high_water = k->live;
-    k->allocs++;
-    k->requested += size;
+    opool__hclass_count_alloc(k, size);
     return b;
 }
 
@@ -405,7 +424,7 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     *(void **)ptr = pg->free;
     pg->free = ptr;
     opool__hclass_hot *k = &c->cls[pg->cls];
-    k->live--;
+    k->room++;
     if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
         opool__heap_page_freed(h, pg); /* list upkeep */
     else

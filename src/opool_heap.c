@@ -105,9 +105,26 @@ struct opool_heap {
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
 
-static const uint32_t opool__heap_default_classes[] = {16,  32,  48,  64,   80,   96,   112,  128,
-                                                       160, 192, 224, 256,  320,  384,  448,  512,
-                                                       640, 768, 896, 1024, 1280, 1536, 1792, 2048};
+static const uint32_t opool__heap_default_classes[] = {
+    16,  32,  48,  64,   80,   96,   112,  128,  144,  160,  176,  192, 208, 224,
+    240, 256, 288, 320,  352,  384,  416,  448,  480,  512,  576,  640, 704, 768,
+    832, 896, 960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048};
+
+/* The bytes part of opool__hclass_hot's recent. */
+#define OPOOL__HRECENT_BYTES ((((uint64_t)1) << OPOOL__HRECENT_COUNT) - 1)
+_Static_assert((uint64_t)OPOOL_HEAP_MAX_CLASS_SIZE << 23 <= OPOOL__HRECENT_BYTES,
+               "2^23 allocations of the largest class fit the bytes of recent");
+
+/* An alloc set bit 63 of k->recent (2^23 allocations since the last time):
+ * into the class's totals. */
+void opool__heap_fold_recent(opool__hclass_hot *k) {
+    k->allocs += k->recent >> OPOOL__HRECENT_COUNT;
+    k->requested += k->recent & OPOOL__HRECENT_BYTES;
+    k->recent = 0;
+}
+
+/* A class's live blocks (opool__hclass_hot). */
+static uint32_t opool__hclass_live(const opool__hclass_hot *t) { return t->high_water - t->room; }
 
 /* The finding of h as the one formatter of opool_diag.c prints it. */
 static opool__finding opool__heap_finding(const opool_heap *h, opool_status what, const void *ptr) {
@@ -119,7 +136,7 @@ static opool__finding opool__heap_finding(const opool_heap *h, opool_status what
         f.block_size = k->size;
         f.refused = !(h->desc.flags & OPOOL_HEAP_FIXED); /* else: at its budget */
         f.failures = opool__episode_failures(&k->episode);
-        f.count = h->hot.cls[k - h->cls].live;
+        f.count = opool__hclass_live(&h->hot.cls[k - h->cls]);
         f.capacity = k->blocks;
     } else {
         f.failures = opool__episode_failures(&h->large_episode);
@@ -173,7 +190,7 @@ static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
 static void opool__heap_settle(opool_heap *h, opool__hclass *k) {
     opool__episode *e = k ? &k->episode : &h->large_episode;
     if (opool__episode_failures(e) == 0) return;
-    uint64_t live = k ? h->hot.cls[k - h->cls].live : h->large.n;
+    uint64_t live = k ? opool__hclass_live(&h->hot.cls[k - h->cls]) : h->large.n;
     if (opool__episode_freed(e, live, k ? k->blocks : h->large_cap)) {
         h->episodes--;
         opool__heap_set_slow(h);
@@ -776,10 +793,7 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
     opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
     opool__hpage_bits(pg)[j / 64] |= (uint64_t)1 << (j % 64);
     pg->live++;
-    opool__hclass_hot *t = &h->hot.cls[c];
-    if (++t->live > t->high_water) t->high_water = t->live;
-    t->allocs++;
-    t->requested += size;
+    opool__hclass_count_alloc(&h->hot.cls[c], size);
     return b;
 }
 
@@ -805,7 +819,7 @@ static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     memcpy(b, &pg->free, sizeof(void *));
     opool__track_on_free(b, pg->size, sizeof(void *), (h->desc.flags & OPOOL_POISON) != 0);
     pg->free = b;
-    h->hot.cls[pg->cls].live--;
+    h->hot.cls[pg->cls].room++;
     opool__heap_settle(h, &h->cls[pg->cls]);
     if (--pg->live == pg->slow_at)
         opool__heap_page_freed(h, pg);
@@ -907,11 +921,11 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
         opool_heap_class_stats *o = &out->classes[c];
         o->size = k->size;
         o->blocks = k->blocks;
-        o->live = t->live;
+        o->live = opool__hclass_live(t);
         o->high_water = t->high_water;
-        o->allocs = t->allocs;
+        o->allocs = t->allocs + (t->recent >> OPOOL__HRECENT_COUNT);
         o->failed_allocs = k->failed;
-        o->requested_bytes = t->requested;
-        o->wasted_bytes = t->allocs * k->size - t->requested;
+        o->requested_bytes = t->requested + (t->recent & OPOOL__HRECENT_BYTES);
+        o->wasted_bytes = o->allocs * k->size - o->requested_bytes;
     }
 }

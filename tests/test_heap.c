@@ -25,9 +25,12 @@
 
 #define PAGE ((uintptr_t)OPOOL_HEAP_PAGE)
 
-static const uint32_t default_sizes[24] = {16,  32,  48,  64,   80,   96,   112,  128,
-                                           160, 192, 224, 256,  320,  384,  448,  512,
-                                           640, 768, 896, 1024, 1280, 1536, 1792, 2048};
+/* The default classes, as the header lists them. */
+#define NDEFAULT 40
+static const uint32_t default_sizes[NDEFAULT] = {
+    16,  32,  48,  64,   80,   96,   112,  128,  144,  160,  176,  192, 208, 224,
+    240, 256, 288, 320,  352,  384,  416,  448,  480,  512,  576,  640, 704, 768,
+    832, 896, 960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048};
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -114,9 +117,16 @@ static uint32_t blocks_per_page(uint32_t size) {
     return n;
 }
 
+/* The index of the default class of exactly size bytes (a size the header lists). */
+static int default_index(uint32_t size) {
+    int c = 0;
+    while (c < NDEFAULT - 1 && default_sizes[c] != size) c++;
+    return c;
+}
+
 /* The smallest default class >= size (size 0 counts as 1); 0 if none. */
 static uint32_t default_class_for(size_t size) {
-    for (int c = 0; c < 24; c++)
+    for (int c = 0; c < NDEFAULT; c++)
         if (size <= default_sizes[c]) return default_sizes[c];
     return 0;
 }
@@ -147,14 +157,14 @@ static int cmp_uptr(const void *a, const void *b) {
 
 /* ---- create ------------------------------------------------------------- */
 
-TEST(create_with_null_desc_gives_the_24_default_classes) {
+TEST(create_with_null_desc_gives_the_40_default_classes) {
     opool_heap *h = NULL;
     REQUIRE(opool_heap_create(&h, NULL) == OPOOL_OK);
     REQUIRE(h);
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.version, OPOOL_HEAP_STATS_VERSION);
-    CHECK_EQ_U64(s.class_count, 24);
-    for (uint32_t c = 0; c < 24; c++) {
+    CHECK_EQ_U64(s.class_count, NDEFAULT);
+    for (uint32_t c = 0; c < NDEFAULT; c++) {
         CHECK_EQ_U64(s.classes[c].size, default_sizes[c]);
         CHECK(s.classes[c].blocks > 0);
         CHECK_EQ_U64(s.classes[c].live, 0);
@@ -163,7 +173,7 @@ TEST(create_with_null_desc_gives_the_24_default_classes) {
     CHECK_EQ_U64(s.large_live, 0);
     CHECK_EQ_U64(s.large_bytes, 0);
     CHECK_EQ_U64(s.rejected, 0);
-    CHECK(s.bytes >= 24 * (size_t)OPOOL_HEAP_PAGE);
+    CHECK(s.bytes >= NDEFAULT * (size_t)OPOOL_HEAP_PAGE);
     opool_heap_destroy(h);
 }
 
@@ -173,8 +183,8 @@ TEST(create_with_zero_desc_gives_the_default_classes_one_page_each) {
     opool_heap *h = create(&d);
     REQUIRE(h);
     opool_heap_stats s = stats_of(h);
-    CHECK_EQ_U64(s.class_count, 24);
-    for (uint32_t c = 0; c < 24; c++) {
+    CHECK_EQ_U64(s.class_count, NDEFAULT);
+    for (uint32_t c = 0; c < NDEFAULT; c++) {
         CHECK_EQ_U64(s.classes[c].size, default_sizes[c]);
         CHECK_EQ_U64(s.classes[c].blocks, blocks_per_page(default_sizes[c]));
     }
@@ -327,8 +337,8 @@ TEST(null_zero_and_flags_zero_descs_give_a_heap_that_grows) {
         }
         CHECK_EQ_U64(opool_heap_create(&h, how == 0 ? NULL : &d), OPOOL_OK);
         REQUIRE(h);
-        CHECK_EQ_U64(stats_of(h).classes[23].size, 2048);
-        CHECK_EQ_U64(stats_of(h).classes[23].blocks, 31);
+        CHECK_EQ_U64(stats_of(h).classes[default_index(2048)].size, 2048);
+        CHECK_EQ_U64(stats_of(h).classes[default_index(2048)].blocks, 31);
         const uint32_t N = 31 + (how == 0 ? 100000 : 10000);
         void **b = (void **)malloc(N * sizeof *b);
         REQUIRE(b);
@@ -336,8 +346,8 @@ TEST(null_zero_and_flags_zero_descs_give_a_heap_that_grows) {
         for (uint32_t k = 0; k < N; k++) got += (b[k] = opool_heap_alloc(h, 2048)) != NULL;
         CHECK_EQ_U64(got, N);
         opool_heap_stats s = stats_of(h);
-        CHECK_EQ_U64(s.classes[23].live, N);
-        CHECK_EQ_U64(s.classes[23].failed_allocs, 0);
+        CHECK_EQ_U64(s.classes[default_index(2048)].live, N);
+        CHECK_EQ_U64(s.classes[default_index(2048)].failed_allocs, 0);
         for (uint32_t k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
         free(b);
         opool_heap_destroy(h);
@@ -355,8 +365,8 @@ TEST(fixed_heap_holds_its_reservation_and_no_more) {
     CHECK(opool_heap_alloc(h, 2048) == NULL);
     CHECK(opool_heap_alloc(h, 2000) == NULL);
     opool_heap_stats s = stats_of(h);
-    CHECK_EQ_U64(s.classes[23].blocks, 31);
-    CHECK_EQ_U64(s.classes[23].failed_allocs, 2);
+    CHECK_EQ_U64(s.classes[default_index(2048)].blocks, 31);
+    CHECK_EQ_U64(s.classes[default_index(2048)].failed_allocs, 2);
     CHECK_EQ_U64(r.n, 2);                     /* the episode's 1st and 2nd */
     CHECK(opool_heap_alloc(h, 1024) != NULL); /* another class is not full */
     for (uint32_t k = 0; k < 31; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
@@ -495,18 +505,23 @@ TEST(alloc_gives_each_size_the_smallest_class_that_fits) {
             fprintf(stderr, "  (size %zu)\n", size);
             CHECK_EQ_U64(got, default_class_for(size));
         }
+        /* the header's bound: above 128 bytes, rounding up costs at most 12.5% */
+        if (size > 128 && (got - size) * 8 > size) {
+            fprintf(stderr, "  (size %zu: %zu usable)\n", size, got);
+            CHECK(!"rounding above 128 bytes costs more than 12.5%");
+        }
         CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
     }
     /* every boundary again, all live at once */
-    void *at[48];
-    for (int c = 0; c < 24; c++) {
+    void *at[2 * NDEFAULT];
+    for (int c = 0; c < NDEFAULT; c++) {
         at[2 * c] = opool_heap_alloc(h, default_sizes[c]);
         at[2 * c + 1] = opool_heap_alloc(h, c ? default_sizes[c - 1] + 1u : 1u);
         CHECK_EQ_U64(opool_heap_usable_size(h, at[2 * c]), default_sizes[c]);
         CHECK_EQ_U64(opool_heap_usable_size(h, at[2 * c + 1]), default_sizes[c]);
     }
     opool_heap_stats s = stats_of(h);
-    for (int c = 0; c < 24; c++) CHECK_EQ_U64(s.classes[c].live, 2);
+    for (int c = 0; c < NDEFAULT; c++) CHECK_EQ_U64(s.classes[c].live, 2);
     CHECK_EQ_U64(s.large_live, 0);
     CHECK_EQ_U64(r.n, 0);
     opool_heap_destroy(h);
@@ -541,7 +556,7 @@ TEST(blocks_are_aligned_to_16_when_the_class_size_is_a_multiple_of_16) {
     recorder r;
     opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
     REQUIRE(h);
-    for (int c = 0; c < 24; c++)
+    for (int c = 0; c < NDEFAULT; c++)
         for (int k = 0; k < 5; k++) {
             void *p = opool_heap_alloc(h, default_sizes[c]);
             REQUIRE(p);
@@ -679,7 +694,7 @@ TEST(a_class_without_grow_holds_blocks_per_class_rounded_up_to_whole_pages) {
     opool_heap *h = make_heap(NULL, 0, 1000, 0, &r);
     REQUIRE(h);
     opool_heap_stats s = stats_of(h);
-    for (int c = 0; c < 24; c++) {
+    for (int c = 0; c < NDEFAULT; c++) {
         uint32_t p = blocks_per_page(default_sizes[c]);
         CHECK_EQ_U64(s.classes[c].blocks, (1000 + p - 1) / p * p);
     }
@@ -1154,7 +1169,7 @@ TEST(sizes_above_the_largest_class_go_to_the_allocator) {
     void *b = opool_heap_alloc(h, 100000);
     REQUIRE(a && b);
     CHECK(c.blocks >= blocks0 + 2);
-    CHECK(c.bytes >= 24 * (size_t)OPOOL_HEAP_PAGE + 2049 + 100000);
+    CHECK(c.bytes >= NDEFAULT * (size_t)OPOOL_HEAP_PAGE + 2049 + 100000);
     CHECK_EQ_U64(opool_heap_usable_size(h, a), 2049);
     CHECK_EQ_U64(opool_heap_usable_size(h, b), 100000);
     memset(a, 1, 2049);
@@ -1163,7 +1178,7 @@ TEST(sizes_above_the_largest_class_go_to_the_allocator) {
     CHECK_EQ_U64(both.large_live, 2);
     CHECK_EQ_U64(both.large_bytes, 2049 + 100000);
     CHECK(both.bytes >= bytes0 + 2049 + 100000);
-    for (int k = 0; k < 24; k++) CHECK_EQ_U64(both.classes[k].allocs, 0);
+    for (int k = 0; k < NDEFAULT; k++) CHECK_EQ_U64(both.classes[k].allocs, 0);
     CHECK_EQ_U64(opool_heap_free(h, a), OPOOL_OK);
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 1);
@@ -1173,7 +1188,7 @@ TEST(sizes_above_the_largest_class_go_to_the_allocator) {
     s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 0);
     CHECK_EQ_U64(s.large_bytes, 0);
-    CHECK(c.bytes < 24 * (size_t)OPOOL_HEAP_PAGE + 100000);
+    CHECK(c.bytes < NDEFAULT * (size_t)OPOOL_HEAP_PAGE + 100000);
     CHECK_EQ_U64(r.n, 0);
     opool_heap_destroy(h);
     CHECK_EQ_U64(c.blocks, 0);
@@ -1200,7 +1215,7 @@ TEST(no_fallback_makes_sizes_above_the_largest_class_fail) {
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 0);
     CHECK_EQ_U64(s.large_bytes, 0);
-    CHECK_EQ_U64(s.classes[23].live, 1);
+    CHECK_EQ_U64(s.classes[default_index(2048)].live, 1);
     CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
     opool_heap_destroy(h);
 }
@@ -1433,7 +1448,7 @@ TEST(free_twice_is_estale_and_reported) {
     CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
     expect_rejected_free(h, &r, p, OPOOL_ESTALE, "a freed block");
     expect_rejected_free(h, &r, p, OPOOL_ESTALE, "a freed block, a third time");
-    CHECK_EQ_U64(stats_of(h).classes[12].live, 1);
+    CHECK_EQ_U64(stats_of(h).classes[default_index(320)].live, 1);
     CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_OK);
     CHECK_EQ_U64(stats_of(h).rejected, 2);
     opool_heap_destroy(h);
@@ -1589,7 +1604,7 @@ TEST(realloc_across_classes_keeps_the_contents) {
     REQUIRE((p = realloc_checked(h, p, 17, 13, 32, false)) != NULL);     /* shrink */
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.classes[1].live, 1);
-    for (int c = 0; c < 24; c++)
+    for (int c = 0; c < NDEFAULT; c++)
         if (c != 1) CHECK_EQ_U64(s.classes[c].live, 0);
     CHECK_EQ_U64(r.n, 4); /* the frees of the old blocks checked in realloc_checked */
     opool_heap_destroy(h);
@@ -1735,7 +1750,7 @@ TEST(realloc_fails_and_keeps_the_block_when_the_allocator_fails) {
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 1);
     CHECK_EQ_U64(s.large_bytes, 3000);
-    CHECK_EQ_U64(s.classes[19].live, 1);
+    CHECK_EQ_U64(s.classes[default_index(1024)].live, 1);
     CHECK_EQ_U64(s.rejected, 0);
     c.fail_from = -1;
     CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
@@ -1936,6 +1951,60 @@ TEST(stats_count_a_scripted_sequence_exactly) {
     CHECK_EQ_U64(s.rejected, 1);
     CHECK_EQ_U64(c[3].size, 0); /* past class_count: zero */
     CHECK_EQ_U64(c[3].allocs, 0);
+    opool_heap_destroy(h);
+}
+
+/* A class's allocations and requested bytes stay exact past 2^23 allocations (the inline
+ * alloc keeps them in one packed counter that it folds into the totals there), also for the
+ * largest class, whose sizes fill the packed bytes fastest; live and high water too. */
+TEST(stats_stay_exact_over_millions_of_allocations) {
+    static const uint32_t sizes[] = {16, OPOOL_HEAP_MAX_CLASS_SIZE};
+    recorder r;
+    opool_heap *h = make_heap(sizes, 2, 0, 0, &r);
+    REQUIRE(h);
+    const uint64_t n = ((uint64_t)1 << 23) + 1000;
+    uint64_t big_bytes = 0, small_allocs = 0, small_bytes = 0;
+    void *keep[3] = {NULL, NULL, NULL};
+    for (uint64_t i = 0; i < n; i++) {
+        size_t z = OPOOL_HEAP_MAX_CLASS_SIZE - (size_t)(i % 3) * 4096; /* 16384, 12288, 8192 */
+        void *p = opool_heap_alloc(h, z);
+        REQUIRE(p);
+        big_bytes += z;
+        if (i == n / 2)
+            keep[0] = p; /* two blocks of the class live at once from here */
+        else
+            CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+        if (i % 4096 == 0) {
+            size_t y = 1 + (size_t)(i / 4096) % 16;
+            void *q = opool_heap_alloc(h, y);
+            REQUIRE(q);
+            small_allocs++;
+            small_bytes += y;
+            if (keep[1] == NULL)
+                keep[1] = q;
+            else if (keep[2] == NULL)
+                keep[2] = q;
+            else
+                CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_OK);
+        }
+    }
+    opool_heap_stats s = stats_of(h);
+    const opool_heap_class_stats *c = s.classes;
+    CHECK_EQ_U64(c[1].allocs, n);
+    CHECK_EQ_U64(c[1].requested_bytes, big_bytes);
+    CHECK_EQ_U64(c[1].wasted_bytes, n * OPOOL_HEAP_MAX_CLASS_SIZE - big_bytes);
+    CHECK_EQ_U64(c[1].live, 1);
+    CHECK_EQ_U64(c[1].high_water, 2);
+    CHECK_EQ_U64(c[0].allocs, small_allocs);
+    CHECK_EQ_U64(c[0].requested_bytes, small_bytes);
+    CHECK_EQ_U64(c[0].wasted_bytes, 16 * small_allocs - small_bytes);
+    CHECK_EQ_U64(c[0].live, 2);
+    CHECK_EQ_U64(c[0].high_water, 3);
+    for (int k = 0; k < 3; k++) CHECK_EQ_U64(opool_heap_free(h, keep[k]), OPOOL_OK);
+    s = stats_of(h);
+    CHECK_EQ_U64(s.classes[0].live + s.classes[1].live, 0);
+    CHECK_EQ_U64(s.classes[1].high_water, 2);
+    CHECK_EQ_U64(r.n, 0);
     opool_heap_destroy(h);
 }
 
@@ -2342,7 +2411,7 @@ static void randomized_run(uint64_t seed, bool grow, long ops) {
     opool_heap_desc d = desc_of(&t->rec);
     if (grow) {
         memcpy(t->sizes, default_sizes, sizeof default_sizes);
-        t->ncls = 24;
+        t->ncls = NDEFAULT;
         /* growth is the default: asked for, or not */
         d.flags = (seed % 2 ? OPOOL_HEAP_GROW : 0) | (seed % 3 == 0 ? OPOOL_POISON : 0);
         d.blocks_per_class = seed % 4 == 0 ? 100 : 0; /* several reserved pages, or one */
@@ -2431,7 +2500,7 @@ int main(void) {
     RUN(null_zero_and_flags_zero_descs_give_a_heap_that_grows);
     RUN(fixed_heap_holds_its_reservation_and_no_more);
     RUN(create_rejects_fixed_with_grow);
-    RUN(create_with_null_desc_gives_the_24_default_classes);
+    RUN(create_with_null_desc_gives_the_40_default_classes);
     RUN(create_with_zero_desc_gives_the_default_classes_one_page_each);
     RUN(create_rejects_null_out);
     RUN(create_rejects_class_sizes_not_ascending);
@@ -2509,6 +2578,7 @@ int main(void) {
     RUN(free_blocks_are_inaccessible_under_asan_without_any_flag);
 
     RUN(stats_count_a_scripted_sequence_exactly);
+    RUN(stats_stay_exact_over_millions_of_allocations);
     RUN(stats_bytes_grow_with_pages_and_large_blocks);
 
     RUN(randomized_against_malloc_with_grow);

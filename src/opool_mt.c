@@ -125,7 +125,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     if (desc == NULL || !opool__mt_geometry_of(desc, &g)) return OPOOL_EINVAL;
     size_t stride = g.stride, chunk_align = g.align; /* the core's rules, one source */
     uint32_t cap = desc->capacity;
-    size_t arrays = (size_t)cap * 2 * sizeof(uint32_t), objects, total;
+    size_t arrays = (size_t)cap * (2 * sizeof(uint32_t) + sizeof(uint64_t)), objects, total;
     if (!opool__mul_ok(stride, cap, &objects)) return OPOOL_EINVAL;
     size_t at = (sizeof(opool_mt) + arrays + chunk_align - 1) & ~(chunk_align - 1);
     if (at < sizeof(opool_mt) || !opool__add_ok(at, objects, &total)) return OPOOL_EINVAL;
@@ -141,6 +141,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     p->block_size = total;
     p->gen = (opool__atomic(uint32_t) *)(p + 1);
     p->next = p->gen + cap;
+    p->own = (opool__atomic(uint64_t) *)(p->next + cap); /* 8-aligned: 8 bytes per slot before */
     p->objects = (unsigned char *)block + at;
     p->stride = stride;
     p->capacity = cap;
@@ -165,6 +166,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
         prev = s;
     }
     opool__atomic_init(&p->next[prev], 0); /* the end */
+    for (uint32_t i = 0; i < cap; i++) opool__atomic_init(&p->own[i], 0); /* no home */
     if ((desc->flags & OPOOL_POISON) || p->checker)
         for (uint32_t i = 0; i < cap; i++)
             opool__track_on_free(opool__mt_object(p, i), stride, 0,

@@ -269,6 +269,78 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     return true;
 }
 
+/* ==== the claim of a slot's home (docs 8) ================================= */
+
+/* The free of h through cache c. When c allocated h's object (c is its
+ * home) and no other path has freed one of c's slots yet (c is biased), the
+ * claim is plain stores: the claim word, a compiler barrier, a read of c's
+ * remote state, the new generation. A revoker's barrier (opool__mt_revoke)
+ * makes the two sides agree (docs 8). Else, and for a cache that is not the
+ * home, opool__mt_claim's CAS. Results as opool__mt_claim. */
+OPOOL__MT_HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
+    opool_mt *p = c->pool;
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
+    /* acquire: the object's state from the thread that made it live, and
+     * the slot's home, written before generation g was released */
+    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->gen[i]) != g)) return OPOOL_ESTALE;
+    /* relaxed: g's home word or a later one. Only allocs write a home, and
+     * the only alloc that writes c's id is this thread's own: so c->home
+     * with no claim is generation g's home, c */
+    if (c->home == 0 || opool__atomic_load_relaxed(&p->own[i]) != c->home)
+        return opool__mt_claim(p, h, keep);
+    OPOOL__MT_POINT(p, CLAIM_CHECKED);
+    /* relaxed: a revoker reads it after its barrier (docs 8) */
+    opool__atomic_store_relaxed(&p->own[i], c->home | g);
+    opool__mt_light_barrier(p); /* the claim before the read of remote */
+    OPOOL__MT_POINT(p, CLAIM_STORED);
+    /* relaxed: ordered after the claim by the barrier pair */
+    if (OPOOL_LIKELY(opool__atomic_load_relaxed(&c->remote) == OPOOL__MT_BIASED)) {
+        OPOOL__MT_POINT(p, CLAIM_BIASED);
+        /* relaxed: no other path changes generation g any more (it sees the
+         * claim); the park or push that follows publishes the slot */
+        opool__atomic_store_relaxed(&p->gen[i], g + 1);
+    } else {
+        uint32_t want = g;
+        /* acquire: as in opool__mt_claim; a revoker that missed the claim
+         * may have won */
+        if (!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1))
+            return OPOOL_ESTALE;
+    }
+    return opool__mt_claimed(p, i, g, keep);
+}
+
+/* Revoke the bias of cache home, once (docs 8): mark it, run the heavy
+ * barrier, mark it done. Every caller that finds it not yet done runs its
+ * own barrier (one that found it being revoked cannot know whether the
+ * other's barrier has run), so no thread waits for another. */
+static OPOOL_NOINLINE void opool__mt_revoke(opool_mt *p, opool_mt_cache *home) {
+    uint32_t biased = OPOOL__MT_BIASED;
+    /* seq_cst: ordered before the barrier; a CAS, so that a revoked cache
+     * never goes back to revoking */
+    opool__atomic_cas_strong_seq_cst_relaxed(&home->remote, &biased, OPOOL__MT_REVOKING);
+    OPOOL__MT_POINT(p, REVOKE_MARKED);
+    /* The home's claim and its read of remote are on either side of the
+     * barrier's point in its thread. membarrier is registered when a cache
+     * is biased (light_park); it fails only if the process lost that
+     * registration, and without it there is no safe answer: try again. */
+    while (!opool__mt_heavy_barrier(p))
+        ;
+    /* release: a free that reads REVOKED (acquire) skips the barrier and
+     * still sees every claim the barrier made visible */
+    opool__atomic_store_release(&home->remote, OPOOL__MT_REVOKED);
+}
+
+bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
+    /* acquire: the record, published with its id before any slot named it */
+    opool_mt_cache *home = opool__atomic_load_acquire(&p->homes[own >> 32]);
+    /* acquire: pairs with the revoker's release of REVOKED */
+    if (opool__atomic_load_acquire(&home->remote) != OPOOL__MT_REVOKED) opool__mt_revoke(p, home);
+    /* relaxed: after the barrier, a claim the home made before reading
+     * remote biased is visible (docs 8) */
+    return (uint32_t)opool__atomic_load_relaxed(&p->own[i]) == g;
+}
+
 /* ==== public: caches ===================================================== */
 
 opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_t size) {
@@ -295,6 +367,14 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         opool__atomic_init(&c->bottom, 0);
         opool__atomic_init(&c->top, 0);
         for (uint32_t e = 0; e < cap; e++) opool__atomic_init(&c->ent[e], OPOOL__MT_EMPTY);
+        /* A home id while there are some, and only with membarrier: without
+         * it the home's barrier would be a fence, as dear as the CAS */
+        uint32_t id = p->light_park ? opool__atomic_fetch_add_relaxed(&p->homes_used, 1) + 1 : 0;
+        if (id >= OPOOL__MT_HOMES) id = 0;
+        c->home = (uint64_t)id << 32;
+        opool__atomic_init(&c->remote, id ? OPOOL__MT_BIASED : OPOOL__MT_REVOKED);
+        /* release: a revoker that reads the id finds the record initialised */
+        if (id) opool__atomic_store_release(&p->homes[id], c);
         c->next_rec = opool__atomic_load_relaxed(&p->caches);
         /* release: the record is initialised before anyone can reach it */
         while (!opool__atomic_cas_weak_release_relaxed(&p->caches, &c->next_rec, c))
@@ -324,7 +404,7 @@ void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
         return NULL;
     }
     opool__mt_add_own_live(c, 1);
-    return opool__mt_take(p, i, out);
+    return opool__mt_take_as(p, i, out, c->home);
 }
 
 /* The waiting is opool_mt_alloc_wait's own (opool__mt_wait): once the
@@ -341,7 +421,7 @@ void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t t
     uint32_t i = opool__mt_take_newest(c);
     if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i)) {
         opool__mt_add_own_live(c, 1);
-        return opool__mt_take(p, i, out);
+        return opool__mt_take_as(p, i, out, c->home);
     }
     void *obj = timeout_ns != 0 ? opool__mt_wait(p, out, timeout_ns) : NULL;
     if (obj == NULL) { /* only a NULL result is a failed alloc */
@@ -355,7 +435,7 @@ opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
     if (OPOOL_UNLIKELY(c == NULL)) return OPOOL_EINVAL;
     opool_mt *p = c->pool;
     bool keep;
-    opool_status s = opool__mt_claim(p, h, &keep);
+    opool_status s = opool__mt_claim_home(c, h, &keep);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
     opool__mt_add_own_live(c, -1);
     if (OPOOL_LIKELY(keep))
@@ -387,7 +467,7 @@ uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **
         }
         opool__mt_add_own_live(c, got);
         for (uint32_t j = 0; j < got; j++, k++) {
-            void *obj = opool__mt_take(p, run[j], &out[k]);
+            void *obj = opool__mt_take_as(p, run[j], &out[k], c->home);
             if (objs) objs[k] = obj;
         }
     }
@@ -422,7 +502,7 @@ uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uin
         if (room > OPOOL__MT_RUN) room = OPOOL__MT_RUN;
         for (; k < n && m < room; k++) {
             bool keep;
-            opool_status s = opool__mt_claim(p, hs[k], &keep);
+            opool_status s = opool__mt_claim_home(c, hs[k], &keep);
             if (OPOOL_UNLIKELY(s != OPOOL_OK)) {
                 /* the run first: reports come in the order single frees make them */
                 opool__mt_free_run_end(c, run, m, ended);

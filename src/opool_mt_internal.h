@@ -40,6 +40,15 @@
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
 
 #define OPOOL__MT_STRIPES 8
+/* Caches that can be a slot's home with a biased claim (docs 8): ids 1 ..
+ * OPOOL__MT_HOMES - 1; a cache record made after them claims with the CAS. */
+#define OPOOL__MT_HOMES 64
+/* A cache's remote state (docs 8). */
+enum {
+    OPOOL__MT_BIASED = 0,   /* only its owner has freed its slots: its claim is plain stores */
+    OPOOL__MT_REVOKING = 1, /* another path is revoking the bias: its barrier may not be done */
+    OPOOL__MT_REVOKED = 2   /* revoked, barrier done: every free of its slots uses the CAS */
+};
 typedef struct opool__mt_stripe {
     OPOOL__MT_ALIGN(opool__atomic(int64_t) n);
 } opool__mt_stripe;
@@ -51,6 +60,10 @@ struct opool_mt {
     unsigned char *objects;
     opool__atomic(uint32_t) * gen;  /* [capacity]: odd = live */
     opool__atomic(uint32_t) * next; /* [capacity]: shared-list link, index + 1 of the slot below */
+    /* [capacity]: the slot's home (the id of the cache that allocated it, 0:
+     * none) << 32 | its claim (the generation its home is freeing, 0: none):
+     * docs 8 */
+    opool__atomic(uint64_t) * own;
     size_t stride;
     uint64_t idx_mask; /* head bits holding top + 1 */
     uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
@@ -80,6 +93,8 @@ struct opool_mt {
     opool__atomic(uint32_t) retired;
     opool__sleepq sleepq; /* the fallback's mutex and condition variable (opool_platform.h) */
     opool__atomic(uint64_t) failed, rejected, steals, sleeps, wake_calls, barrier_calls;
+    opool__atomic(uint32_t) homes_used;                            /* ids handed out */
+    opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
 };
 
 struct opool_mt_cache {
@@ -87,6 +102,10 @@ struct opool_mt_cache {
     struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
     uint32_t mask;                   /* entries in ent - 1 (a power of two - 1) */
     uint32_t size, half;             /* the current owner's */
+    uint64_t home;                   /* its home id << 32 (0: it never claims biased), docs 8 */
+    /* OPOOL__MT_BIASED until another path frees a slot it allocated: read by
+     * its owner's every free, written once by a revoker */
+    opool__atomic(uint32_t) remote;
     opool__atomic(uint32_t) active;
     opool__atomic(int64_t) live; /* allocs minus frees through this record: only its owner writes */
     /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
@@ -127,6 +146,11 @@ bool opool__mt_heavy_barrier(opool_mt *p);
 void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 
 /* opool_mt_cache.c */
+/* A free of slot i from generation g, whose home word is own (non-zero), by
+ * a path other than its home's: revokes the home's bias if needed, then true
+ * if the home's own free of g came first (the caller then fails with
+ * OPOOL_ESTALE, changing nothing). */
+bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own);
 bool opool__mt_thief_enter(opool_mt *p);
 void opool__mt_thief_leave(opool_mt *p);
 uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first,
@@ -149,17 +173,29 @@ uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *firs
 /* ==== slots (docs 4) ===================================================== */
 
 /* Slot i is the caller's (off the list or out of a cache entry): make it
- * live. */
-OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
+ * live, with home as its home word (a cache's c->home; 0 for the shared
+ * path, docs 8). */
+OPOOL__MT_HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out, uint64_t home) {
     /* relaxed: the slot is ours; its last generation came with it (the
      * acquire that gave us the slot) */
     uint32_t g = opool__atomic_load_relaxed(&p->gen[i]) + 1;
     void *obj = opool__mt_object(p, i);
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_prepare(p, i, g, obj);
-    /* release: a get() that sees g sees the object as prepared */
+    /* relaxed: published with the generation below. The shared path writes
+     * only to clear a home or claim left by an earlier generation (so that
+     * it never meets a later one's handle), which keeps its line shared. */
+    if (home != 0 || OPOOL_UNLIKELY(opool__atomic_load_relaxed(&p->own[i]) != 0))
+        opool__atomic_store_relaxed(&p->own[i], home);
+    /* release: a get() that sees g sees the object as prepared, and a free
+     * that sees g sees the slot's home */
     opool__atomic_store_release(&p->gen[i], g);
     if (out) out->bits = (uint64_t)g << 32 | i;
     return obj;
+}
+
+/* The shared path's take: the slot has no home. */
+OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
+    return opool__mt_take_as(p, i, out, 0);
 }
 
 /* An object was freed: while an episode is open, maybe its end (a count
@@ -168,22 +204,35 @@ OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
     if (OPOOL_UNLIKELY(opool__episode_failures(&p->episode) != 0)) opool__mt_settle(p);
 }
 
-/* Take slot h's ownership from its user: OPOOL_OK and *keep (false when the
- * slot retires instead of coming back), or the rejection, changing nothing. */
-OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
-    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
-    uint32_t want = g;
-    /* acquire: the object's state from the thread that made it live (fini
-     * and poison touch it next); nothing is published by making the handle
-     * stale (the push or park that follows publishes the slot). Of two
-     * racing frees exactly one CAS succeeds (docs 4). */
-    if (OPOOL_UNLIKELY(!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1)))
-        return OPOOL_ESTALE;
+/* The end of a claim that won slot i from generation g: fini and poison,
+ * and whether the slot comes back (*keep) or retires. */
+OPOOL__MT_HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
     if (OPOOL_UNLIKELY(!*keep)) opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
     return OPOOL_OK;
+}
+
+/* Take slot h's ownership from its user, by any path but the free through
+ * the slot's biased home (opool__mt_claim_home): OPOOL_OK and *keep (false
+ * when the slot retires instead of coming back), or the rejection, changing
+ * nothing. */
+OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
+    /* acquire: the object's state from the thread that made it live (fini
+     * and poison touch it next), and the slot's home, written before */
+    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->gen[i]) != g)) return OPOOL_ESTALE;
+    /* relaxed: the home of generation g (or a later word, whose generation
+     * makes the CAS below fail) */
+    uint64_t own = opool__atomic_load_relaxed(&p->own[i]);
+    if (OPOOL_UNLIKELY(own != 0) && opool__mt_home_first(p, i, g, own)) return OPOOL_ESTALE;
+    uint32_t want = g;
+    /* acquire: as above. Of two racing frees exactly one CAS succeeds, and
+     * none succeeds after a biased home's claim (docs 4, 8). */
+    if (OPOOL_UNLIKELY(!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1)))
+        return OPOOL_ESTALE;
+    return opool__mt_claimed(p, i, g, keep);
 }
 
 /* The calling thread's stripe of the live counters: threads take stripes in

@@ -44,6 +44,18 @@ typedef enum opool__mt_point {
     /* get_stats has counted the parked slots of one cache, and not yet of
      * the next */
     OPOOL__MT_AT_STATS_SCAN,
+    /* a free through a slot's home cache has checked the generation and
+     * not yet stored its claim (docs 8) */
+    OPOOL__MT_AT_CLAIM_CHECKED,
+    /* the home's free has stored its claim and not yet read its cache's
+     * remote state */
+    OPOOL__MT_AT_CLAIM_STORED,
+    /* the home's free read its cache still biased and has not yet stored
+     * the new generation */
+    OPOOL__MT_AT_CLAIM_BIASED,
+    /* a free by another path has marked the home cache revoking and not yet
+     * run its barrier */
+    OPOOL__MT_AT_REVOKE_MARKED,
     OPOOL__MT_POINTS
 } opool__mt_point;
 

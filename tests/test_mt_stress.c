@@ -1525,7 +1525,10 @@ TEST(no_syscall_without_waiters) {
     opool_mt_stats st;
 
     /* A pool that never runs dry (4 threads hold at most 4 x (8 live + 8 parked) of 256
-     * slots) makes no system call at all: no steal, so no membarrier either. */
+     * slots) makes no system call but the revocations of the caches' biased claims
+     * (CONCURRENCY.md 8): no steal, no sleep, no wake. A revocation is one membarrier by
+     * each free that finds the cache not yet revoked: once per cache but for frees that
+     * race to revoke it (4 cache records, at most 4 threads at a time). */
     opool_desc big = mt_desc(32, 256, NULL);
     big.user = &cnt;
     opool_mt *roomy = mt_create(&big);
@@ -1535,7 +1538,7 @@ TEST(no_syscall_without_waiters) {
     opool_mt_get_stats(roomy, &st);
     CHECK_EQ_U64(st.failed_allocs, 0);
     CHECK_EQ_U64(st.steals, 0);
-    CHECK_EQ_U64(st.barrier_calls, 0);
+    CHECK(st.barrier_calls <= 4 * 4);
     CHECK_EQ_U64(st.sleeps, 0);
     CHECK_EQ_U64(st.wake_calls, 0);
     check_quiescent_empty(roomy, 256);

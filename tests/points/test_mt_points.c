@@ -23,6 +23,9 @@
  *   free_racing_a_held_waiter_wakes_it and its cache variants: a free, a
  *     cache free, a cache bulk free, against a waiter (alloc_wait or
  *     cache_alloc_wait) held between its last try and its sleep
+ *   racing_frees_of_a_handle_held_in_its_home_cache_free_it_once (and the
+ *     same with the rival freeing first through every other path)
+ *   home_free_racing_a_held_revoker_frees_it_once
  *   every_racer_through_every_point_keeps_the_pool_whole
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
@@ -55,7 +58,8 @@
 
 static const char *const point_names[OPOOL__MT_POINTS] = {
     "REFILL_POPPED", "PARK_PUBLISHED", "STEAL_TAKEN", "SPILL_TAKEN",
-    "BULK_POPPED",   "WAIT_SLEEP",     "STATS_SCAN",
+    "BULK_POPPED",   "WAIT_SLEEP",     "STATS_SCAN",  "CLAIM_CHECKED",
+    "CLAIM_STORED",  "CLAIM_BIASED",   "REVOKE_MARKED",
 };
 
 /* ---- the gate: where threads are held ------------------------------------ */
@@ -192,6 +196,7 @@ static void run_cache_alloc(actor *a) {
     a->got = obj != NULL;
 }
 static void run_cache_free(actor *a) { a->got = opool_mt_cache_free(a->c, a->in) == OPOOL_OK; }
+static void run_free(actor *a) { a->got = opool_mt_free(a->p, a->in) == OPOOL_OK; }
 static void run_flush(actor *a) { opool_mt_cache_flush(a->c); }
 static void run_alloc(actor *a) { a->got = opool_mt_alloc(a->p, &a->out[0]) != NULL; }
 static void run_alloc_bulk(actor *a) { a->got = opool_mt_alloc_bulk(a->p, a->out, NULL, a->n); }
@@ -493,6 +498,152 @@ TEST(cache_free_racing_a_held_cache_waiter_wakes_it) {
     free_racing_a_held_waiter(run_cache_wait, BY_CACHE_FREE);
 }
 
+/* ---- the claim of a slot's home (docs/CONCURRENCY.md 8) ------------------ */
+
+/* Two paths free one live handle h, homed in cache X (X allocated it): X's
+ * owner H, held at one of the points of its biased claim, and a rival in
+ * the main thread, through the shared path, a bulk free, or another cache
+ * M (single or bulk). Exactly one gets OPOOL_OK, and which one is fixed by
+ * the point: before H's claim is stored the rival revokes X's bias and wins
+ * with the CAS, and H's CAS then fails; once it is stored the rival finds it
+ * after its barrier and gives up, and H wins (with plain stores if it read
+ * X still biased, with the CAS if not). A rival that skipped the claim
+ * check, or the revocation, would free h a second time: the slot would be
+ * both parked in X and on the shared list. */
+enum { RIVAL_FREE, RIVAL_FREE_BULK, RIVAL_CACHE_FREE, RIVAL_CACHE_FREE_BULK, RIVALS };
+static const char *const rival_names[RIVALS] = {"free", "free_bulk", "cache_free",
+                                                "cache_free_bulk"};
+
+static opool_status rival_free(int how, opool_mt *p, opool_mt_cache *m, opool_handle h) {
+    switch (how) {
+    case RIVAL_FREE:
+        return opool_mt_free(p, h);
+    case RIVAL_FREE_BULK:
+        return opool_mt_free_bulk(p, &h, 1) == 1 ? OPOOL_OK : OPOOL_ESTALE;
+    case RIVAL_CACHE_FREE:
+        return opool_mt_cache_free(m, h);
+    default:
+        return opool_mt_cache_free_bulk(m, &h, 1) == 1 ? OPOOL_OK : OPOOL_ESTALE;
+    }
+}
+
+static void check_freed_once(opool_mt *p, opool_handle h, unsigned oks, const char *ctx,
+                             int line) {
+    if (oks != 1) {
+        char why[160];
+        snprintf(why, sizeof why, "%s: %u of the two frees of one handle succeeded", ctx, oks);
+        test__fail_at(__FILE__, line, why, 0, 0, 0);
+    }
+    CHECK(!opool_mt_valid(p, h));
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    char why[256];
+    if (!opool__mt_check(p, why, sizeof why)) {
+        char full[400];
+        snprintf(full, sizeof full, "%s: %s", ctx, why);
+        test__fail_at(__FILE__, line, full, 0, 0, 0);
+    }
+}
+
+static void home_free_held_against_a_rival(opool__mt_point at, int how) {
+    char ctx[96];
+    snprintf(ctx, sizeof ctx, "home held at %s, rival %s", point_names[at], rival_names[how]);
+    opool_mt *p = make_pool(4);
+    REQUIRE(p != NULL);
+    opool_mt_cache *x = opool_mt_cache_create(p, 4); /* the home */
+    opool_mt_cache *m = opool_mt_cache_create(p, 4); /* the rival's, if it uses one */
+    REQUIRE(x != NULL && m != NULL);
+    opool_handle h;
+    REQUIRE(opool_mt_cache_alloc(x, &h) != NULL);
+
+    actor home = {.role = 1, .run = run_cache_free, .p = p, .c = x, .in = h};
+    arm(at, home.role);
+    start(&home);
+    REQUIRE(await_actor(&home, (int)at) == 1);
+    opool_status r = rival_free(how, p, m, h);
+    let_go(at);
+    CHECK_EQ_U64(await_actor(&home, -1), 2);
+    join(&home);
+    disarm_all();
+    /* before the claim the rival wins; after it the home does */
+    bool rival_first = at == OPOOL__MT_AT_CLAIM_CHECKED;
+    CHECK_EQ_U64(r == OPOOL_OK, rival_first);
+    CHECK_EQ_U64(home.got, !rival_first);
+    check_freed_once(p, h, (r == OPOOL_OK) + home.got, ctx, __LINE__);
+    opool_mt_stats s = stats_of(p);
+    CHECK_EQ_U64(s.rejected_handles, 1);
+    CHECK(s.barrier_calls >= 1); /* the rival revoked X's bias */
+    /* a third free of h, by either path, is stale */
+    CHECK_EQ_U64(opool_mt_cache_free(x, h), OPOOL_ESTALE);
+    CHECK_EQ_U64(rival_free(how, p, m, h), OPOOL_ESTALE);
+    /* X is revoked now: its claim is the CAS, with the same results */
+    REQUIRE(opool_mt_cache_alloc(x, &h) != NULL);
+    CHECK_EQ_U64(opool_mt_cache_free(x, h), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_cache_free(x, h), OPOOL_ESTALE);
+    opool_mt_cache_destroy(x);
+    opool_mt_cache_destroy(m);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+TEST(racing_frees_of_a_handle_held_in_its_home_cache_free_it_once) {
+    static const opool__mt_point points[] = {OPOOL__MT_AT_CLAIM_CHECKED,
+                                             OPOOL__MT_AT_CLAIM_STORED, OPOOL__MT_AT_CLAIM_BIASED};
+    for (unsigned k = 0; k < sizeof points / sizeof points[0]; k++)
+        for (int how = 0; how < RIVALS; how++) home_free_held_against_a_rival(points[k], how);
+}
+
+/* A revoker (a free of h through the shared path) held between marking X
+ * revoking and its barrier; X's owner frees h meanwhile (single or bulk):
+ * it reads X no longer biased and claims with the CAS, and wins; the
+ * revoker, let go, finds the home's claim after its barrier and gives up.
+ * With a second revoker first (another cache's free of h, in the main
+ * thread): it finds X being revoked, runs its own barrier rather than wait
+ * for the first's, finds no claim and wins with the CAS; the home's CAS and
+ * the first revoker then fail. */
+static void home_free_racing_a_held_revoker(bool bulk, bool second) {
+    char ctx[96];
+    snprintf(ctx, sizeof ctx, "revoker held, home %s%s", bulk ? "cache_free_bulk" : "cache_free",
+             second ? ", a second revoker first" : "");
+    opool_mt *p = make_pool(4);
+    REQUIRE(p != NULL);
+    opool_mt_cache *x = opool_mt_cache_create(p, 4);
+    opool_mt_cache *m = opool_mt_cache_create(p, 4);
+    REQUIRE(x != NULL && m != NULL);
+    opool_handle h;
+    REQUIRE(opool_mt_cache_alloc(x, &h) != NULL);
+
+    actor rev = {.role = 1, .run = run_free, .p = p, .in = h};
+    arm(OPOOL__MT_AT_REVOKE_MARKED, rev.role);
+    start(&rev);
+    REQUIRE(await_actor(&rev, OPOOL__MT_AT_REVOKE_MARKED) == 1);
+    uint64_t barriers = stats_of(p).barrier_calls;
+    opool_status other = OPOOL_ESTALE;
+    if (second) {
+        other = opool_mt_cache_free(m, h);
+        CHECK_EQ_U64(other, OPOOL_OK);
+        CHECK_EQ_U64(stats_of(p).barrier_calls, barriers + 1); /* its own barrier */
+    }
+    opool_status home = bulk ? (opool_mt_cache_free_bulk(x, &h, 1) == 1 ? OPOOL_OK : OPOOL_ESTALE)
+                             : opool_mt_cache_free(x, h);
+    CHECK_EQ_U64(home, second ? OPOOL_ESTALE : OPOOL_OK);
+    let_go(OPOOL__MT_AT_REVOKE_MARKED);
+    CHECK_EQ_U64(await_actor(&rev, -1), 2);
+    join(&rev);
+    disarm_all();
+    CHECK_EQ_U64(rev.got, 0);
+    check_freed_once(p, h, (home == OPOOL_OK) + (other == OPOOL_OK) + rev.got, ctx, __LINE__);
+    CHECK_EQ_U64(stats_of(p).rejected_handles, 1 + second);
+    opool_mt_cache_destroy(x);
+    opool_mt_cache_destroy(m);
+    opool_mt_destroy(p);
+}
+
+TEST(home_free_racing_a_held_revoker_frees_it_once) {
+    home_free_racing_a_held_revoker(false, false);
+    home_free_racing_a_held_revoker(true, false);
+    home_free_racing_a_held_revoker(false, true);
+}
+
 /* ---- every racer through every point ------------------------------------- */
 
 /* A pool of C = 8 slots; the main thread's cache M (created first) and cache
@@ -597,6 +748,15 @@ static void one_pair(opool__mt_point at, racer r) {
         for (uint32_t k = 2; k < C; k++) opool_mt_cache_free(x, hs[k]);
         h.run = run_stats;
         break;
+    case OPOOL__MT_AT_CLAIM_CHECKED: /* the pool full, one slot homed in X: H frees it */
+    case OPOOL__MT_AT_CLAIM_STORED:  /* through X (the home's claim) */
+    case OPOOL__MT_AT_CLAIM_BIASED:
+    case OPOOL__MT_AT_REVOKE_MARKED: /* or through the shared path (a revoker) */
+        for (uint32_t k = 2; k < C - 1; k++) keep(&held, hs[k]);
+        opool_mt_free(p, hs[C - 1]);
+        REQUIRE(opool_mt_cache_alloc(x, &h.in) != NULL);
+        h.run = at == OPOOL__MT_AT_REVOKE_MARKED ? run_free : run_cache_free;
+        break;
     case OPOOL__MT_POINTS:
         break;
     }
@@ -698,7 +858,7 @@ static void one_pair(opool__mt_point at, racer r) {
     /* no slot with two owners: every live handle names another slot */
     ledger all = held;
     for (uint32_t k = 0; k < racing.n; k++) keep(&all, racing.h[k]);
-    if (h.run != run_cache_free && h.run != run_stats)
+    if (h.run != run_cache_free && h.run != run_free && h.run != run_stats)
         for (uint32_t k = 0; k < h.got; k++) keep(&all, h.out[k]);
     if (w.got) keep(&all, w.out[0]);
     for (uint32_t i = 0; i < all.n; i++)
@@ -760,6 +920,8 @@ int main(void) {
     RUN(cache_free_bulk_racing_a_held_waiter_wakes_it);
     RUN(free_racing_a_held_cache_waiter_wakes_it);
     RUN(cache_free_racing_a_held_cache_waiter_wakes_it);
+    RUN(racing_frees_of_a_handle_held_in_its_home_cache_free_it_once);
+    RUN(home_free_racing_a_held_revoker_frees_it_once);
     RUN(every_racer_through_every_point_keeps_the_pool_whole);
 
     opool__mt_set_point_hook(NULL);

@@ -89,6 +89,7 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
     opool_mt pool;
     opool__atomic(uint32_t) next[NSLOTS];
     opool__atomic(uint32_t) gen[NSLOTS];
+    opool__atomic(uint64_t) homes[NSLOTS]; /* the slots' home words: none */
     alignas(
         64) unsigned char mem[sizeof(opool_mt_cache) + CACHE_CAP * sizeof(opool__atomic(uint32_t))];
     opool_mt_cache *c;
@@ -103,6 +104,7 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
         new (&c->live) opool__atomic(int64_t);
         new (&c->bottom) opool__atomic(uint64_t);
         new (&c->top) opool__atomic(uint64_t);
+        new (&c->remote) opool__atomic(uint32_t);
         for (uint32_t e = 0; e < CACHE_CAP; e++) new (&c->ent[e]) opool__atomic(uint32_t);
     }
     ~deque_test() {
@@ -110,6 +112,7 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
         typedef opool__atomic(int64_t) a64s;
         typedef opool__atomic(uint64_t) a64;
         for (uint32_t e = 0; e < CACHE_CAP; e++) c->ent[e].~a32();
+        c->remote.~a32();
         c->top.~a64();
         c->bottom.~a64();
         c->live.~a64s();
@@ -119,6 +122,7 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
     void before() {
         pool.next = next;
         pool.gen = gen;
+        pool.own = homes;
         pool.capacity = NSLOTS;
         pool.idx_mask = 3; /* as opool_mt_create for 3 slots */
         pool.tag_one = 4;
@@ -134,6 +138,7 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
         for (uint32_t i = 0; i < NSLOTS; i++) {
             opool__atomic_init(&next[i], 0);
             opool__atomic_init(&gen[i], 0);
+            opool__atomic_init(&homes[i], 0);
             owner[i].store(0, rl::mo_relaxed, RL_INFO);
             obj[i](RL_INFO) = 0;
         }
@@ -143,8 +148,10 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
         c->mask = CACHE_CAP - 1;
         c->size = CACHE_CAP;
         c->half = CACHE_CAP / 2;
+        c->home = 0;
         opool__atomic_init(&c->active, 1);
         opool__atomic_init(&c->live, 0);
+        opool__atomic_init(&c->remote, OPOOL__MT_REVOKED);
         opool__atomic_init(&c->ent[0], 0);
         opool__atomic_init(&c->ent[1], 1);
         opool__atomic_init(&c->ent[2], OPOOL__MT_EMPTY);

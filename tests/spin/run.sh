@@ -164,5 +164,15 @@ broken "moves refill reads waiters before its publication" moves.pml "-DREFILL -
 broken "moves steal pushes its extras without waking" moves.pml "-DSTEAL -DSTEAL_NO_WAKE" "$safety" "" "$lost" "lost wake-up found"
 broken "moves spill reads waiters before its push" moves.pml "-DSPILL -DSPILL_LOAD_FIRST" "$safety" "" "$lost" "lost wake-up found"
 
+# ---- claim.pml: the home's biased claim against revokers (the home's stores buffered)
+two='assertion violated +!\(two_frees\)'
+verify "claim home against 2 revokers" claim.pml "" "$safety" ""
+verify "claim home reuses the slot, against a stale and a next-generation revoker" claim.pml "-DREUSE" "$safety" ""
+broken "claim revoker without membarrier" claim.pml "-DNO_BARRIER" "$safety" "" "$two" "double free found"
+broken "claim revoker skips the claim check" claim.pml "-DNO_CLAIM_CHECK" "$safety" "" "$two" "double free found"
+broken "claim home stores no claim" claim.pml "-DHOME_NO_CLAIM" "$safety" "" "$two" "double free found"
+broken "claim revoker trusts another's mark without a barrier" claim.pml "-DREVOKING_NO_BARRIER" "$safety" "" "$two" "double free found"
+broken "claim revoked marked before the barrier" claim.pml "-DREVOKED_EARLY" "$safety" "" "$two" "double free found"
+
 echo "$passed" >"$count_file"
 echo "spin: $passed checks passed"

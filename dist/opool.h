@@ -1318,6 +1318,11 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  *   free   makes the generation even with a CAS from the handle's exact
  *          generation: of two threads freeing one handle, exactly one wins and
  *          the other gets OPOOL_ESTALE. Then it pushes the slot (one CAS).
+ *          A cache's free of an object that same cache allocated needs no
+ *          CAS while no other path has freed one of that cache's objects:
+ *          it claims the slot with plain stores, and the first free by
+ *          another path revokes that, once per cache, with one membarrier
+ *          system call (Linux); both keep the guarantee above.
  *   get    one acquire load of the generation: any thread may validate any
  *          handle at any time; a forged or stale one is simply rejected.
  *
@@ -1325,12 +1330,12 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * deque). Its alloc takes the newest parked slot and its free parks the slot,
  * touching only the cache and the slot: no cache line that other threads
  * write, no fence, and no atomic read-modify-write but the free's CAS on the
- * generation. When the cache is empty it refills size/2 slots from the pool
- * in one CAS; when full it spills size/2 (the oldest) in one CAS. Whatever the
- * workload, at most one alloc or free in size/2 reaches the shared head.
+ * generation, and not that one while the objects it frees are its own (above). When the cache is
+ * empty it refills size/2 slots from the pool in one CAS; when full it spills size/2 (the oldest)
+ * in one CAS. Whatever the workload, at most one alloc or free in size/2 reaches the shared head.
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
- * of them in one block starting on a cache line) plus 8 bytes per slot; the
+ * of them in one block starting on a cache line) plus 16 bytes per slot; the
  * pool header is a few cache lines; a cache is 4 bytes per entry plus one
  * line.
  *
@@ -1343,8 +1348,11 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * Linux (an epoch word and a waiter count: a free checks the count, so while
  * nobody waits no free makes a system call), a mutex and condition variable
  * elsewhere (or when built with OPOOL_MT_PORTABLE_WAIT). System calls happen
- * only on the way to sleep, to wake a sleeper, and to steal (below): a pool
- * whose shared list has slots and that nobody waits on makes none.
+ * only on the way to sleep, to wake a sleeper, to steal (below), and once per
+ * cache to revoke its plain-store frees (above; a few times if several
+ * threads race to revoke it): a pool whose shared list has slots, that nobody
+ * waits on and whose objects are freed through the caches that allocated them
+ * makes none.
  *
  * Free slots parked in other threads' caches never make a pool look full:
  *   - every alloc that finds the shared list empty (alloc, alloc_wait,
@@ -1448,7 +1456,8 @@ typedef struct opool_mt_stats {
     uint64_t steals;           /* parked slots taken from caches by other threads */
     uint64_t sleeps;           /* times a waiting thread went to sleep */
     uint64_t wake_calls;       /* wake-up system calls made by frees */
-    uint64_t barrier_calls;    /* membarrier system calls made by thieves (Linux) */
+    uint64_t barrier_calls;    /* membarrier system calls made by thieves and by frees
+                                   revoking a cache's plain-store frees (Linux) */
 } opool_mt_stats;
 #define OPOOL_MT_STATS_VERSION 1u
 
@@ -1498,7 +1507,9 @@ OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t tim
  * threads freeing one handle, exactly one gets OPOOL_OK). A rejected free
  * changes nothing but rejected_handles and is reported with h (neither for p
  * NULL). Lock-free: one CAS on the generation, one on the head; a wake-up
- * system call only if a thread is sleeping. Thread-safe. */
+ * system call only if a thread is sleeping; a membarrier system call the
+ * first time it frees an object of a cache whose plain-store frees are not
+ * yet revoked (HOW IT WORKS). Thread-safe. */
 OPOOL_API opool_status opool_mt_free(opool_mt *p, opool_handle h);
 
 /* The object of h, NULL unless h is live in p (or p NULL). One acquire load:
@@ -1586,8 +1597,10 @@ OPOOL_API void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out,
  * is parked in the cache, spilling the oldest size/2 in one CAS when full.
  * While some thread waits in opool_mt_alloc_wait the slot goes to the shared
  * list instead (and wakes it). Fails as opool_mt_free, and OPOOL_EINVAL for c
- * NULL (not counted, not reported). O(1). Thread-safety: the cache's owner
- * only. */
+ * NULL (not counted, not reported). O(1); no atomic read-modify-write when c
+ * allocated h's object and no other path has freed one of c's objects yet;
+ * otherwise as opool_mt_free (a membarrier system call the first time it
+ * frees another cache's object). Thread-safety: the cache's owner only. */
 OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
 
 /* Bulk versions of the two above: n calls of opool_mt_cache_alloc /
@@ -3388,6 +3401,15 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
 
 #define OPOOL__MT_STRIPES 8
+/* Caches that can be a slot's home with a biased claim (docs 8): ids 1 ..
+ * OPOOL__MT_HOMES - 1; a cache record made after them claims with the CAS. */
+#define OPOOL__MT_HOMES 64
+/* A cache's remote state (docs 8). */
+enum {
+    OPOOL__MT_BIASED = 0,   /* only its owner has freed its slots: its claim is plain stores */
+    OPOOL__MT_REVOKING = 1, /* another path is revoking the bias: its barrier may not be done */
+    OPOOL__MT_REVOKED = 2   /* revoked, barrier done: every free of its slots uses the CAS */
+};
 typedef struct opool__mt_stripe {
     OPOOL__MT_ALIGN(opool__atomic(int64_t) n);
 } opool__mt_stripe;
@@ -3399,6 +3421,10 @@ struct opool_mt {
     unsigned char *objects;
     opool__atomic(uint32_t) * gen;  /* [capacity]: odd = live */
     opool__atomic(uint32_t) * next; /* [capacity]: shared-list link, index + 1 of the slot below */
+    /* [capacity]: the slot's home (the id of the cache that allocated it, 0:
+     * none) << 32 | its claim (the generation its home is freeing, 0: none):
+     * docs 8 */
+    opool__atomic(uint64_t) * own;
     size_t stride;
     uint64_t idx_mask; /* head bits holding top + 1 */
     uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
@@ -3428,6 +3454,8 @@ struct opool_mt {
     opool__atomic(uint32_t) retired;
     opool__sleepq sleepq; /* the fallback's mutex and condition variable (opool_platform.h) */
     opool__atomic(uint64_t) failed, rejected, steals, sleeps, wake_calls, barrier_calls;
+    opool__atomic(uint32_t) homes_used;                            /* ids handed out */
+    opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
 };
 
 struct opool_mt_cache {
@@ -3435,6 +3463,10 @@ struct opool_mt_cache {
     struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
     uint32_t mask;                   /* entries in ent - 1 (a power of two - 1) */
     uint32_t size, half;             /* the current owner's */
+    uint64_t home;                   /* its home id << 32 (0: it never claims biased), docs 8 */
+    /* OPOOL__MT_BIASED until another path frees a slot it allocated: read by
+     * its owner's every free, written once by a revoker */
+    opool__atomic(uint32_t) remote;
     opool__atomic(uint32_t) active;
     opool__atomic(int64_t) live; /* allocs minus frees through this record: only its owner writes */
     /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
@@ -3475,6 +3507,11 @@ OPOOL__INTERNAL bool opool__mt_heavy_barrier(opool_mt *p);
 OPOOL__INTERNAL void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 
 /* opool_mt_cache.c */
+/* A free of slot i from generation g, whose home word is own (non-zero), by
+ * a path other than its home's: revokes the home's bias if needed, then true
+ * if the home's own free of g came first (the caller then fails with
+ * OPOOL_ESTALE, changing nothing). */
+OPOOL__INTERNAL bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own);
 OPOOL__INTERNAL bool opool__mt_thief_enter(opool_mt *p);
 OPOOL__INTERNAL void opool__mt_thief_leave(opool_mt *p);
 OPOOL__INTERNAL uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first,
@@ -3497,17 +3534,29 @@ OPOOL__INTERNAL uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra
 /* ==== slots (docs 4) ===================================================== */
 
 /* Slot i is the caller's (off the list or out of a cache entry): make it
- * live. */
-OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
+ * live, with home as its home word (a cache's c->home; 0 for the shared
+ * path, docs 8). */
+OPOOL__MT_HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out, uint64_t home) {
     /* relaxed: the slot is ours; its last generation came with it (the
      * acquire that gave us the slot) */
     uint32_t g = opool__atomic_load_relaxed(&p->gen[i]) + 1;
     void *obj = opool__mt_object(p, i);
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_prepare(p, i, g, obj);
-    /* release: a get() that sees g sees the object as prepared */
+    /* relaxed: published with the generation below. The shared path writes
+     * only to clear a home or claim left by an earlier generation (so that
+     * it never meets a later one's handle), which keeps its line shared. */
+    if (home != 0 || OPOOL_UNLIKELY(opool__atomic_load_relaxed(&p->own[i]) != 0))
+        opool__atomic_store_relaxed(&p->own[i], home);
+    /* release: a get() that sees g sees the object as prepared, and a free
+     * that sees g sees the slot's home */
     opool__atomic_store_release(&p->gen[i], g);
     if (out) out->bits = (uint64_t)g << 32 | i;
     return obj;
+}
+
+/* The shared path's take: the slot has no home. */
+OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
+    return opool__mt_take_as(p, i, out, 0);
 }
 
 /* An object was freed: while an episode is open, maybe its end (a count
@@ -3516,22 +3565,35 @@ OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
     if (OPOOL_UNLIKELY(opool__episode_failures(&p->episode) != 0)) opool__mt_settle(p);
 }
 
-/* Take slot h's ownership from its user: OPOOL_OK and *keep (false when the
- * slot retires instead of coming back), or the rejection, changing nothing. */
-OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
-    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
-    uint32_t want = g;
-    /* acquire: the object's state from the thread that made it live (fini
-     * and poison touch it next); nothing is published by making the handle
-     * stale (the push or park that follows publishes the slot). Of two
-     * racing frees exactly one CAS succeeds (docs 4). */
-    if (OPOOL_UNLIKELY(!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1)))
-        return OPOOL_ESTALE;
+/* The end of a claim that won slot i from generation g: fini and poison,
+ * and whether the slot comes back (*keep) or retires. */
+OPOOL__MT_HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
     if (OPOOL_UNLIKELY(!*keep)) opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
     return OPOOL_OK;
+}
+
+/* Take slot h's ownership from its user, by any path but the free through
+ * the slot's biased home (opool__mt_claim_home): OPOOL_OK and *keep (false
+ * when the slot retires instead of coming back), or the rejection, changing
+ * nothing. */
+OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
+    /* acquire: the object's state from the thread that made it live (fini
+     * and poison touch it next), and the slot's home, written before */
+    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->gen[i]) != g)) return OPOOL_ESTALE;
+    /* relaxed: the home of generation g (or a later word, whose generation
+     * makes the CAS below fail) */
+    uint64_t own = opool__atomic_load_relaxed(&p->own[i]);
+    if (OPOOL_UNLIKELY(own != 0) && opool__mt_home_first(p, i, g, own)) return OPOOL_ESTALE;
+    uint32_t want = g;
+    /* acquire: as above. Of two racing frees exactly one CAS succeeds, and
+     * none succeeds after a biased home's claim (docs 4, 8). */
+    if (OPOOL_UNLIKELY(!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1)))
+        return OPOOL_ESTALE;
+    return opool__mt_claimed(p, i, g, keep);
 }
 
 /* The calling thread's stripe of the live counters: threads take stripes in
@@ -3705,6 +3767,18 @@ typedef enum opool__mt_point {
     /* get_stats has counted the parked slots of one cache, and not yet of
      * the next */
     OPOOL__MT_AT_STATS_SCAN,
+    /* a free through a slot's home cache has checked the generation and
+     * not yet stored its claim (docs 8) */
+    OPOOL__MT_AT_CLAIM_CHECKED,
+    /* the home's free has stored its claim and not yet read its cache's
+     * remote state */
+    OPOOL__MT_AT_CLAIM_STORED,
+    /* the home's free read its cache still biased and has not yet stored
+     * the new generation */
+    OPOOL__MT_AT_CLAIM_BIASED,
+    /* a free by another path has marked the home cache revoking and not yet
+     * run its barrier */
+    OPOOL__MT_AT_REVOKE_MARKED,
     OPOOL__MT_POINTS
 } opool__mt_point;
 
@@ -5827,7 +5901,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     if (desc == NULL || !opool__mt_geometry_of(desc, &g)) return OPOOL_EINVAL;
     size_t stride = g.stride, chunk_align = g.align; /* the core's rules, one source */
     uint32_t cap = desc->capacity;
-    size_t arrays = (size_t)cap * 2 * sizeof(uint32_t), objects, total;
+    size_t arrays = (size_t)cap * (2 * sizeof(uint32_t) + sizeof(uint64_t)), objects, total;
     if (!opool__mul_ok(stride, cap, &objects)) return OPOOL_EINVAL;
     size_t at = (sizeof(opool_mt) + arrays + chunk_align - 1) & ~(chunk_align - 1);
     if (at < sizeof(opool_mt) || !opool__add_ok(at, objects, &total)) return OPOOL_EINVAL;
@@ -5843,6 +5917,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     p->block_size = total;
     p->gen = (opool__atomic(uint32_t) *)(p + 1);
     p->next = p->gen + cap;
+    p->own = (opool__atomic(uint64_t) *)(p->next + cap); /* 8-aligned: 8 bytes per slot before */
     p->objects = (unsigned char *)block + at;
     p->stride = stride;
     p->capacity = cap;
@@ -5867,6 +5942,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
         prev = s;
     }
     opool__atomic_init(&p->next[prev], 0); /* the end */
+    for (uint32_t i = 0; i < cap; i++) opool__atomic_init(&p->own[i], 0); /* no home */
     if ((desc->flags & OPOOL_POISON) || p->checker)
         for (uint32_t i = 0; i < cap; i++)
             opool__track_on_free(opool__mt_object(p, i), stride, 0,
@@ -6328,6 +6404,78 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     return true;
 }
 
+/* ==== the claim of a slot's home (docs 8) ================================= */
+
+/* The free of h through cache c. When c allocated h's object (c is its
+ * home) and no other path has freed one of c's slots yet (c is biased), the
+ * claim is plain stores: the claim word, a compiler barrier, a read of c's
+ * remote state, the new generation. A revoker's barrier (opool__mt_revoke)
+ * makes the two sides agree (docs 8). Else, and for a cache that is not the
+ * home, opool__mt_claim's CAS. Results as opool__mt_claim. */
+OPOOL__MT_HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
+    opool_mt *p = c->pool;
+    uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
+    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
+    /* acquire: the object's state from the thread that made it live, and
+     * the slot's home, written before generation g was released */
+    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->gen[i]) != g)) return OPOOL_ESTALE;
+    /* relaxed: g's home word or a later one. Only allocs write a home, and
+     * the only alloc that writes c's id is this thread's own: so c->home
+     * with no claim is generation g's home, c */
+    if (c->home == 0 || opool__atomic_load_relaxed(&p->own[i]) != c->home)
+        return opool__mt_claim(p, h, keep);
+    OPOOL__MT_POINT(p, CLAIM_CHECKED);
+    /* relaxed: a revoker reads it after its barrier (docs 8) */
+    opool__atomic_store_relaxed(&p->own[i], c->home | g);
+    opool__mt_light_barrier(p); /* the claim before the read of remote */
+    OPOOL__MT_POINT(p, CLAIM_STORED);
+    /* relaxed: ordered after the claim by the barrier pair */
+    if (OPOOL_LIKELY(opool__atomic_load_relaxed(&c->remote) == OPOOL__MT_BIASED)) {
+        OPOOL__MT_POINT(p, CLAIM_BIASED);
+        /* relaxed: no other path changes generation g any more (it sees the
+         * claim); the park or push that follows publishes the slot */
+        opool__atomic_store_relaxed(&p->gen[i], g + 1);
+    } else {
+        uint32_t want = g;
+        /* acquire: as in opool__mt_claim; a revoker that missed the claim
+         * may have won */
+        if (!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1))
+            return OPOOL_ESTALE;
+    }
+    return opool__mt_claimed(p, i, g, keep);
+}
+
+/* Revoke the bias of cache home, once (docs 8): mark it, run the heavy
+ * barrier, mark it done. Every caller that finds it not yet done runs its
+ * own barrier (one that found it being revoked cannot know whether the
+ * other's barrier has run), so no thread waits for another. */
+static OPOOL_NOINLINE void opool__mt_revoke(opool_mt *p, opool_mt_cache *home) {
+    uint32_t biased = OPOOL__MT_BIASED;
+    /* seq_cst: ordered before the barrier; a CAS, so that a revoked cache
+     * never goes back to revoking */
+    opool__atomic_cas_strong_seq_cst_relaxed(&home->remote, &biased, OPOOL__MT_REVOKING);
+    OPOOL__MT_POINT(p, REVOKE_MARKED);
+    /* The home's claim and its read of remote are on either side of the
+     * barrier's point in its thread. membarrier is registered when a cache
+     * is biased (light_park); it fails only if the process lost that
+     * registration, and without it there is no safe answer: try again. */
+    while (!opool__mt_heavy_barrier(p))
+        ;
+    /* release: a free that reads REVOKED (acquire) skips the barrier and
+     * still sees every claim the barrier made visible */
+    opool__atomic_store_release(&home->remote, OPOOL__MT_REVOKED);
+}
+
+bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
+    /* acquire: the record, published with its id before any slot named it */
+    opool_mt_cache *home = opool__atomic_load_acquire(&p->homes[own >> 32]);
+    /* acquire: pairs with the revoker's release of REVOKED */
+    if (opool__atomic_load_acquire(&home->remote) != OPOOL__MT_REVOKED) opool__mt_revoke(p, home);
+    /* relaxed: after the barrier, a claim the home made before reading
+     * remote biased is visible (docs 8) */
+    return (uint32_t)opool__atomic_load_relaxed(&p->own[i]) == g;
+}
+
 /* ==== public: caches ===================================================== */
 
 opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_t size) {
@@ -6354,6 +6502,14 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         opool__atomic_init(&c->bottom, 0);
         opool__atomic_init(&c->top, 0);
         for (uint32_t e = 0; e < cap; e++) opool__atomic_init(&c->ent[e], OPOOL__MT_EMPTY);
+        /* A home id while there are some, and only with membarrier: without
+         * it the home's barrier would be a fence, as dear as the CAS */
+        uint32_t id = p->light_park ? opool__atomic_fetch_add_relaxed(&p->homes_used, 1) + 1 : 0;
+        if (id >= OPOOL__MT_HOMES) id = 0;
+        c->home = (uint64_t)id << 32;
+        opool__atomic_init(&c->remote, id ? OPOOL__MT_BIASED : OPOOL__MT_REVOKED);
+        /* release: a revoker that reads the id finds the record initialised */
+        if (id) opool__atomic_store_release(&p->homes[id], c);
         c->next_rec = opool__atomic_load_relaxed(&p->caches);
         /* release: the record is initialised before anyone can reach it */
         while (!opool__atomic_cas_weak_release_relaxed(&p->caches, &c->next_rec, c))
@@ -6383,7 +6539,7 @@ void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
         return NULL;
     }
     opool__mt_add_own_live(c, 1);
-    return opool__mt_take(p, i, out);
+    return opool__mt_take_as(p, i, out, c->home);
 }
 
 /* The waiting is opool_mt_alloc_wait's own (opool__mt_wait): once the
@@ -6400,7 +6556,7 @@ void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t t
     uint32_t i = opool__mt_take_newest(c);
     if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i)) {
         opool__mt_add_own_live(c, 1);
-        return opool__mt_take(p, i, out);
+        return opool__mt_take_as(p, i, out, c->home);
     }
     void *obj = timeout_ns != 0 ? opool__mt_wait(p, out, timeout_ns) : NULL;
     if (obj == NULL) { /* only a NULL result is a failed alloc */
@@ -6414,7 +6570,7 @@ opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
     if (OPOOL_UNLIKELY(c == NULL)) return OPOOL_EINVAL;
     opool_mt *p = c->pool;
     bool keep;
-    opool_status s = opool__mt_claim(p, h, &keep);
+    opool_status s = opool__mt_claim_home(c, h, &keep);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
     opool__mt_add_own_live(c, -1);
     if (OPOOL_LIKELY(keep))
@@ -6446,7 +6602,7 @@ uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **
         }
         opool__mt_add_own_live(c, got);
         for (uint32_t j = 0; j < got; j++, k++) {
-            void *obj = opool__mt_take(p, run[j], &out[k]);
+            void *obj = opool__mt_take_as(p, run[j], &out[k], c->home);
             if (objs) objs[k] = obj;
         }
     }
@@ -6481,7 +6637,7 @@ uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uin
         if (room > OPOOL__MT_RUN) room = OPOOL__MT_RUN;
         for (; k < n && m < room; k++) {
             bool keep;
-            opool_status s = opool__mt_claim(p, hs[k], &keep);
+            opool_status s = opool__mt_claim_home(c, hs[k], &keep);
             if (OPOOL_UNLIKELY(s != OPOOL_OK)) {
                 /* the run first: reports come in the order single frees make them */
                 opool__mt_free_run_end(c, run, m, ended);

@@ -50,6 +50,11 @@
  *   free   makes the generation even with a CAS from the handle's exact
  *          generation: of two threads freeing one handle, exactly one wins and
  *          the other gets OPOOL_ESTALE. Then it pushes the slot (one CAS).
+ *          A cache's free of an object that same cache allocated needs no
+ *          CAS while no other path has freed one of that cache's objects:
+ *          it claims the slot with plain stores, and the first free by
+ *          another path revokes that, once per cache, with one membarrier
+ *          system call (Linux); both keep the guarantee above.
  *   get    one acquire load of the generation: any thread may validate any
  *          handle at any time; a forged or stale one is simply rejected.
  *
@@ -57,12 +62,12 @@
  * deque). Its alloc takes the newest parked slot and its free parks the slot,
  * touching only the cache and the slot: no cache line that other threads
  * write, no fence, and no atomic read-modify-write but the free's CAS on the
- * generation. When the cache is empty it refills size/2 slots from the pool
- * in one CAS; when full it spills size/2 (the oldest) in one CAS. Whatever the
- * workload, at most one alloc or free in size/2 reaches the shared head.
+ * generation, and not that one while the objects it frees are its own (above). When the cache is
+ * empty it refills size/2 slots from the pool in one CAS; when full it spills size/2 (the oldest)
+ * in one CAS. Whatever the workload, at most one alloc or free in size/2 reaches the shared head.
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
- * of them in one block starting on a cache line) plus 8 bytes per slot; the
+ * of them in one block starting on a cache line) plus 16 bytes per slot; the
  * pool header is a few cache lines; a cache is 4 bytes per entry plus one
  * line.
  *
@@ -75,8 +80,11 @@
  * Linux (an epoch word and a waiter count: a free checks the count, so while
  * nobody waits no free makes a system call), a mutex and condition variable
  * elsewhere (or when built with OPOOL_MT_PORTABLE_WAIT). System calls happen
- * only on the way to sleep, to wake a sleeper, and to steal (below): a pool
- * whose shared list has slots and that nobody waits on makes none.
+ * only on the way to sleep, to wake a sleeper, to steal (below), and once per
+ * cache to revoke its plain-store frees (above; a few times if several
+ * threads race to revoke it): a pool whose shared list has slots, that nobody
+ * waits on and whose objects are freed through the caches that allocated them
+ * makes none.
  *
  * Free slots parked in other threads' caches never make a pool look full:
  *   - every alloc that finds the shared list empty (alloc, alloc_wait,
@@ -180,7 +188,8 @@ typedef struct opool_mt_stats {
     uint64_t steals;           /* parked slots taken from caches by other threads */
     uint64_t sleeps;           /* times a waiting thread went to sleep */
     uint64_t wake_calls;       /* wake-up system calls made by frees */
-    uint64_t barrier_calls;    /* membarrier system calls made by thieves (Linux) */
+    uint64_t barrier_calls;    /* membarrier system calls made by thieves and by frees
+                                   revoking a cache's plain-store frees (Linux) */
 } opool_mt_stats;
 #define OPOOL_MT_STATS_VERSION 1u
 
@@ -230,7 +239,9 @@ OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t tim
  * threads freeing one handle, exactly one gets OPOOL_OK). A rejected free
  * changes nothing but rejected_handles and is reported with h (neither for p
  * NULL). Lock-free: one CAS on the generation, one on the head; a wake-up
- * system call only if a thread is sleeping. Thread-safe. */
+ * system call only if a thread is sleeping; a membarrier system call the
+ * first time it frees an object of a cache whose plain-store frees are not
+ * yet revoked (HOW IT WORKS). Thread-safe. */
 OPOOL_API opool_status opool_mt_free(opool_mt *p, opool_handle h);
 
 /* The object of h, NULL unless h is live in p (or p NULL). One acquire load:
@@ -318,8 +329,10 @@ OPOOL_API void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out,
  * is parked in the cache, spilling the oldest size/2 in one CAS when full.
  * While some thread waits in opool_mt_alloc_wait the slot goes to the shared
  * list instead (and wakes it). Fails as opool_mt_free, and OPOOL_EINVAL for c
- * NULL (not counted, not reported). O(1). Thread-safety: the cache's owner
- * only. */
+ * NULL (not counted, not reported). O(1); no atomic read-modify-write when c
+ * allocated h's object and no other path has freed one of c's objects yet;
+ * otherwise as opool_mt_free (a membarrier system call the first time it
+ * frees another cache's object). Thread-safety: the cache's owner only. */
 OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
 
 /* Bulk versions of the two above: n calls of opool_mt_cache_alloc /

@@ -1099,6 +1099,137 @@ TEST(racing_double_frees) {
     free(r);
 }
 
+/* The free through a slot's home cache while that cache is biased claims
+ * with plain stores, and every other free revokes the bias first
+ * (CONCURRENCY.md 8). A bias lives until the first free by another path, so
+ * each round takes a fresh pool: the home thread creates its cache, allocates
+ * h through it and frees h through it, while the rival frees h by one of the
+ * four other paths, both released together. Exactly one wins, fini runs
+ * once, and the pool is whole. */
+typedef struct home_race {
+    alignas(64) opool_mt *_Atomic pool; /* the round's pool, NULL: quit */
+    alignas(64) atomic_uint round;
+    alignas(64) atomic_uint arrive;
+    alignas(64) atomic_uint done;
+    _Atomic uint64_t h; /* the home's handle, published before it arrives */
+    int status[2];      /* home, rival: OPOOL_OK or not */
+} home_race;
+
+typedef struct home_racer {
+    home_race *r;
+    unsigned id; /* 0: the home, 1: the rival */
+    pthread_t thread;
+} home_racer;
+
+static void *home_race_worker(void *arg) {
+    home_racer *me = arg;
+    home_race *r = me->r;
+    unsigned seen = 0, spins = 0;
+    for (;;) {
+        unsigned now;
+        while ((now = atomic_load_explicit(&r->round, memory_order_acquire)) == seen) relax(&spins);
+        seen = now;
+        opool_mt *p = atomic_load_explicit(&r->pool, memory_order_acquire);
+        if (p == NULL) break;
+        opool_mt_cache *c = opool_mt_cache_create(p, 4);
+        TCHECK(c != NULL);
+        opool_handle h = OPOOL_NULL;
+        if (me->id == 0) {
+            TCHECK(opool_mt_cache_alloc(c, &h) != NULL);
+            atomic_store_explicit(&r->h, h.bits, memory_order_relaxed);
+        }
+        atomic_fetch_add_explicit(&r->arrive, 1, memory_order_acq_rel);
+        /* spin without yielding for a while: a yield would let the other go first
+         * every time on a loaded machine */
+        for (unsigned n = 0; atomic_load_explicit(&r->arrive, memory_order_acquire) < 2;)
+            if (++n > 100000) relax(&spins);
+        h.bits = atomic_load_explicit(&r->h, memory_order_relaxed);
+        /* one of the two waits a little, more or less each round, so that
+         * either may come first, and often both at once */
+        if (me->id == (now & 1))
+            for (volatile unsigned j = 0; j < (now * 2654435761u >> 24) % 64 * 4; j++)
+                ;
+        int st;
+        switch (me->id == 0 ? 0 : 1 + now % 4) {
+        case 0:
+            st = opool_mt_cache_free(c, h);
+            break;
+        case 1:
+            st = opool_mt_free(p, h);
+            break;
+        case 2:
+            st = opool_mt_free_bulk(p, &h, 1) == 1 ? OPOOL_OK : OPOOL_ESTALE;
+            break;
+        case 3:
+            st = opool_mt_cache_free(c, h);
+            break;
+        default:
+            st = opool_mt_cache_free_bulk(c, &h, 1) == 1 ? OPOOL_OK : OPOOL_ESTALE;
+            break;
+        }
+        r->status[me->id] = st;
+        opool_mt_cache_destroy(c);
+        atomic_fetch_add_explicit(&r->done, 1, memory_order_acq_rel);
+        progress(1 + me->id);
+    }
+    return NULL;
+}
+
+TEST(racing_frees_against_a_biased_home) {
+    static counters cnt;
+    memset(&cnt, 0, sizeof cnt);
+    unsigned fail0 = atomic_load(&mt_failures);
+    home_race *r = zalloc_lines(sizeof *r);
+    REQUIRE(r);
+    home_racer rs[2];
+    for (unsigned i = 0; i < 2; i++) {
+        rs[i].r = r;
+        rs[i].id = i;
+        REQUIRE(pthread_create(&rs[i].thread, NULL, home_race_worker, &rs[i]) == 0);
+    }
+    const uint64_t rounds = scaled(20000, 2000);
+    uint64_t bad = 0, home_won = 0, barriers = 0;
+    unsigned spins = 0;
+    opool_desc d = mt_desc(64, 8, &cnt);
+    wd_arm("racing frees against a biased home", NULL);
+    for (uint64_t k = 0; k < rounds; k++) {
+        opool_mt *p = mt_create(&d);
+        REQUIRE(p);
+        atomic_store_explicit(&r->pool, p, memory_order_relaxed);
+        atomic_store_explicit(&r->arrive, 0, memory_order_relaxed);
+        atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&r->round, 1, memory_order_release);
+        while (atomic_load_explicit(&r->done, memory_order_acquire) < 2) relax(&spins);
+        opool_handle h = {atomic_load_explicit(&r->h, memory_order_relaxed)};
+        unsigned won = (r->status[0] == OPOOL_OK) + (r->status[1] == OPOOL_OK);
+        if (won != 1 && bad++ < 10)
+            fprintf(stderr, "round %llu: %u of the home's free and the rival's (path %u) won\n",
+                    (unsigned long long)k, won, (unsigned)(k + 1) % 4);
+        home_won += r->status[0] == OPOOL_OK;
+        if (opool_mt_valid(p, h)) bad++;
+        opool_mt_stats st;
+        opool_mt_get_stats(p, &st);
+        barriers += st.barrier_calls;
+        check_quiescent_empty(p, 8);
+        opool_mt_destroy(p);
+        progress(0);
+    }
+    atomic_store_explicit(&r->pool, NULL, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->round, 1, memory_order_release);
+    for (unsigned i = 0; i < 2; i++) pthread_join(rs[i].thread, NULL);
+    wd_disarm();
+    CHECK_EQ_U64(bad, 0);
+    CHECK_NO_THREAD_FAILURES(fail0);
+    CHECK_EQ_U64(atomic_load(&cnt.inits), rounds);
+    CHECK_EQ_U64(atomic_load(&cnt.finis), rounds); /* fini runs once, in the winner */
+    if (verbose)
+        printf("   racing frees against a biased home: %llu rounds, the home won %llu, %llu "
+               "membarriers\n",
+               (unsigned long long)rounds, (unsigned long long)home_won,
+               (unsigned long long)barriers);
+    free(r);
+}
+
 /* ==== 3. lost wake-ups ==================================================== */
 
 typedef struct hunt {
@@ -1936,6 +2067,7 @@ int main(int argc, char **argv) {
     TIMED_RUN(stamp_stress_caches);
     TIMED_RUN(stamp_stress_mixed_bulk);
     TIMED_RUN(racing_double_frees);
+    TIMED_RUN(racing_frees_against_a_biased_home);
     TIMED_RUN(lost_wakeup_hunt);
     TIMED_RUN(lost_wakeup_directed_cache_free);
     TIMED_RUN(no_syscall_without_waiters);

@@ -196,7 +196,8 @@
  *   OPOOL_MT_PORTABLE_WAIT opool_mt_alloc_wait sleeps on a pthread mutex and
  *                          condition variable, not the Linux futex;
  *   OPOOL_MT_NO_MEMBARRIER thieves and cache owners use seq_cst fences, not the
- *                          membarrier system call;
+ *                          membarrier system call, and every cache free claims
+ *                          its slot with the CAS;
  *   OPOOL_NO_POSIX_FILES   opool_save_file uses C stdio alone: fflush and
  *                          rename, no fsync, no process id in the temporary name;
  *   OPOOL_PORTABLE         all three above (each is always the case where the
@@ -6456,9 +6457,10 @@ static OPOOL_NOINLINE void opool__mt_revoke(opool_mt *p, opool_mt_cache *home) {
     opool__atomic_cas_strong_seq_cst_relaxed(&home->remote, &biased, OPOOL__MT_REVOKING);
     OPOOL__MT_POINT(p, REVOKE_MARKED);
     /* The home's claim and its read of remote are on either side of the
-     * barrier's point in its thread. membarrier is registered when a cache
-     * is biased (light_park); it fails only if the process lost that
-     * registration, and without it there is no safe answer: try again. */
+     * barrier's point in its thread. A cache is biased only when membarrier
+     * is registered (light_park), and the registration lasts as long as the
+     * process (a child of fork inherits it), so this does not fail; were it
+     * to, there is no safe answer without it: try again. */
     while (!opool__mt_heavy_barrier(p))
         ;
     /* release: a free that reads REVOKED (acquire) skips the barrier and

@@ -134,7 +134,8 @@
  *   OPOOL_MT_PORTABLE_WAIT opool_mt_alloc_wait sleeps on a pthread mutex and
  *                          condition variable, not the Linux futex;
  *   OPOOL_MT_NO_MEMBARRIER thieves and cache owners use seq_cst fences, not the
- *                          membarrier system call;
+ *                          membarrier system call, and every cache free claims
+ *                          its slot with the CAS;
  *   OPOOL_NO_POSIX_FILES   opool_save_file uses C stdio alone: fflush and
  *                          rename, no fsync, no process id in the temporary name;
  *   OPOOL_PORTABLE         all three above (each is always the case where the

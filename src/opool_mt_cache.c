@@ -321,9 +321,10 @@ static OPOOL_NOINLINE void opool__mt_revoke(opool_mt *p, opool_mt_cache *home) {
     opool__atomic_cas_strong_seq_cst_relaxed(&home->remote, &biased, OPOOL__MT_REVOKING);
     OPOOL__MT_POINT(p, REVOKE_MARKED);
     /* The home's claim and its read of remote are on either side of the
-     * barrier's point in its thread. membarrier is registered when a cache
-     * is biased (light_park); it fails only if the process lost that
-     * registration, and without it there is no safe answer: try again. */
+     * barrier's point in its thread. A cache is biased only when membarrier
+     * is registered (light_park), and the registration lasts as long as the
+     * process (a child of fork inherits it), so this does not fail; were it
+     * to, there is no safe answer without it: try again. */
     while (!opool__mt_heavy_barrier(p))
         ;
     /* release: a free that reads REVOKED (acquire) skips the barrier and

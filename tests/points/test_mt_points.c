@@ -197,6 +197,7 @@ static void run_cache_alloc(actor *a) {
 }
 static void run_cache_free(actor *a) { a->got = opool_mt_cache_free(a->c, a->in) == OPOOL_OK; }
 static void run_free(actor *a) { a->got = opool_mt_free(a->p, a->in) == OPOOL_OK; }
+static void run_cache_free_bulk(actor *a) { a->got = opool_mt_cache_free_bulk(a->c, &a->in, 1); }
 static void run_flush(actor *a) { opool_mt_cache_flush(a->c); }
 static void run_alloc(actor *a) { a->got = opool_mt_alloc(a->p, &a->out[0]) != NULL; }
 static void run_alloc_bulk(actor *a) { a->got = opool_mt_alloc_bulk(a->p, a->out, NULL, a->n); }
@@ -501,7 +502,8 @@ TEST(cache_free_racing_a_held_cache_waiter_wakes_it) {
 /* ---- the claim of a slot's home (docs/CONCURRENCY.md 8) ------------------ */
 
 /* Two paths free one live handle h, homed in cache X (X allocated it): X's
- * owner H, held at one of the points of its biased claim, and a rival in
+ * owner H (a cache free, or a cache bulk free of one), held at one of the
+ * points of its biased claim, and a rival in
  * the main thread, through the shared path, a bulk free, or another cache
  * M (single or bulk). Exactly one gets OPOOL_OK, and which one is fixed by
  * the point: before H's claim is stored the rival revokes X's bias and wins
@@ -544,9 +546,10 @@ static void check_freed_once(opool_mt *p, opool_handle h, unsigned oks, const ch
     }
 }
 
-static void home_free_held_against_a_rival(opool__mt_point at, int how) {
+static void home_free_held_against_a_rival(opool__mt_point at, int how, bool home_bulk) {
     char ctx[96];
-    snprintf(ctx, sizeof ctx, "home held at %s, rival %s", point_names[at], rival_names[how]);
+    snprintf(ctx, sizeof ctx, "home (%s) held at %s, rival %s",
+             home_bulk ? "cache_free_bulk" : "cache_free", point_names[at], rival_names[how]);
     opool_mt *p = make_pool(4);
     REQUIRE(p != NULL);
     opool_mt_cache *x = opool_mt_cache_create(p, 4); /* the home */
@@ -555,7 +558,11 @@ static void home_free_held_against_a_rival(opool__mt_point at, int how) {
     opool_handle h;
     REQUIRE(opool_mt_cache_alloc(x, &h) != NULL);
 
-    actor home = {.role = 1, .run = run_cache_free, .p = p, .c = x, .in = h};
+    actor home = {.role = 1,
+                  .run = home_bulk ? run_cache_free_bulk : run_cache_free,
+                  .p = p,
+                  .c = x,
+                  .in = h};
     arm(at, home.role);
     start(&home);
     REQUIRE(await_actor(&home, (int)at) == 1);
@@ -589,7 +596,10 @@ TEST(racing_frees_of_a_handle_held_in_its_home_cache_free_it_once) {
     static const opool__mt_point points[] = {OPOOL__MT_AT_CLAIM_CHECKED,
                                              OPOOL__MT_AT_CLAIM_STORED, OPOOL__MT_AT_CLAIM_BIASED};
     for (unsigned k = 0; k < sizeof points / sizeof points[0]; k++)
-        for (int how = 0; how < RIVALS; how++) home_free_held_against_a_rival(points[k], how);
+        for (int how = 0; how < RIVALS; how++) {
+            home_free_held_against_a_rival(points[k], how, false);
+            home_free_held_against_a_rival(points[k], how, true);
+        }
 }
 
 /* A revoker (a free of h through the shared path) held between marking X

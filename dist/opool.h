@@ -5942,7 +5942,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
         opool__atomic_init(&p->next[prev], s + 1);
         prev = s;
     }
-    opool__atomic_init(&p->next[prev], 0); /* the end */
+    opool__atomic_init(&p->next[prev], 0);                                /* the end */
     for (uint32_t i = 0; i < cap; i++) opool__atomic_init(&p->own[i], 0); /* no home */
     if ((desc->flags & OPOOL_POISON) || p->checker)
         for (uint32_t i = 0; i < cap; i++)

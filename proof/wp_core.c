@@ -1,22 +1,27 @@
 /*
  * wp_core.c -- the ACSL contracts WP proves of the roster operations of
- * opool_abi.h and of the handle check of src/opool.c (proof/run.sh wp, make
- * proof; docs/PROOF.md). The contracts sit
- * here, on declarations of the functions the header defines, so the public
- * headers stay free of annotations; Frama-C joins each contract to the
- * definition that follows.
+ * opool_abi.h, the handle check and object address of src/opool.c, and the
+ * inline lookup (proof/run.sh wp, make proof; docs/PROOF.md). The contracts
+ * sit here, on declarations of the functions the header defines, so the
+ * public headers stay free of annotations; Frama-C joins each contract to
+ * the definition that follows.
  *
  * roster_ok is the roster's part of the pool invariant (the facts
  * tests/support/opool_check.c tests): the slot and roster arrays valid and
  * apart from the hot fields, count <= limit <= nslots, and each roster entry
- * a slot whose pos names that entry (so no slot is in it twice).
+ * a slot whose pos names that entry (so no slot is in it twice). pool_ok,
+ * further down, is the whole invariant as one predicate.
+ *
+ * ACSL lines are laid out by hand: clang-format is off below.
  */
 #include "opool.h"
 #include "opool_internal.h"
 #include "opool_diag.h"
 
+// clang-format off
+
 /*@ predicate arrays_ok(opool__hot *c) =
-      c->count <= c->limit <= c->nslots <= OPOOL_MAX_CAPACITY &&
+      c->count <= c->limit <= c->nslots &&
       \valid(c->slot + (0 .. c->nslots - 1)) && \valid(c->roster + (0 .. c->limit - 1)) &&
       \separated(c, c->slot + (0 .. c->nslots - 1), c->roster + (0 .. c->limit - 1));
 
@@ -60,7 +65,7 @@ static inline uint32_t opool__roster_take(opool__hot *c);
     ensures c->slot[i].pos == c->count && c->roster[c->count] == i;
     // every other slot keeps its facts; slots outside the roster keep their marker
     behavior slots:
-      assumes slots_ok(c);
+      assumes slots_ok(c) && c->nslots <= OPOOL_MAX_CAPACITY; // the markers lie above limit
       ensures in_roster: \forall integer j; 0 <= j < c->nslots && j != i ==>
                 (c->slot[j].pos == OPOOL__RETIRED || c->slot[j].pos == OPOOL__UNBACKED ||
                  (c->slot[j].pos < c->limit && c->roster[c->slot[j].pos] == j));
@@ -83,7 +88,6 @@ static inline void opool__roster_release(opool__hot *c, uint32_t i);
               c->slot[j].pos == \old(c->slot[j].pos);
 */
 static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b);
-
 
 /*@ assigns \nothing;
     ensures \result == (uint32_t)h.bits; */
@@ -115,8 +119,7 @@ static inline uint32_t opool__handle_generation_inline(opool_handle h);
 */
 opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 
-
-/* ==== the pool invariant and the free path (src/opool.c) ==================
+/* ==== the pool invariant and the object of a slot (src/opool.c) ===========
  * pool_ok is the whole invariant of a pool, the facts
  * tests/support/opool_check.c tests, as one predicate:
  *   geometry  nslots <= max_capacity <= OPOOL_MAX_CAPACITY, first <= nslots,
@@ -167,8 +170,7 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
       \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
 */
 
-/* -- assumed: the contracts of what the free path calls but WP does not
- * prove (docs/PROOF.md, Assumptions) -- */
+/* -- assumed: contracts WP does not prove (docs/PROOF.md, Assumptions) -- */
 
 /*@ requires \valid_read(e);
     assigns \nothing; */
@@ -209,7 +211,6 @@ void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_lim
 /*@ requires \valid(p);
     assigns p->hot.fast_limit, p->hot.free_limit; */
 void opool__update_fast(opool *p);
-
 
 /* ==== the inline lookup (opool_abi.h) =====================================
  * opool_get and opool_valid read the pool through its hot fields: a cast of
@@ -275,4 +276,5 @@ static inline bool opool__valid_inline(const opool *p, opool_handle h);
 
 /* the definitions, in this translation unit: the contracts above attach to
  * the static inline functions of the same one */
+// clang-format on
 #include "opool.c"

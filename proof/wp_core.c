@@ -134,10 +134,7 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
  *             base[k] + i * stride begins stride valid bytes, apart from the
  *             pool and its arrays (and chunk k > 0 has chunk_mem[k]). */
 
-/*@ // products grow with a factor (for i * stride below nslots * stride)
-    lemma mul_mono: \forall integer a, b, s; 0 <= a <= b && 0 <= s ==> a * s <= b * s;
-
-    predicate in_chunk(opool__hot *c, integer k, integer i) =
+/*@ predicate in_chunk(opool__hot *c, integer k, integer i) =
       k == 0 ? 0 <= i < c->first
              : c->shift < 32 && (1 << (c->shift + k - 1)) <= i < (1 << (c->shift + k));
 
@@ -150,7 +147,10 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
     // chunk 0 is [0, first): all of a fixed pool (shift 32), else 2^shift
     // slots or the index limit, whichever is lower
     predicate hot_geometry(opool__hot *c) =
-      c->first <= c->nslots && c->shift <= 32 && c->nslots * c->stride <= 18446744073709551615 &&
+      c->first <= c->nslots && c->shift <= 32 &&
+      // (a quantifier here, not a global lemma on products, which slows
+      // every other proof down)
+      (\forall integer i; 0 <= i <= c->nslots ==> i * c->stride <= 18446744073709551615) &&
       (c->shift == 32 ==> c->nslots == c->first) &&
       (c->shift < 32 ==> (1 << c->shift) <= c->first || c->nslots <= c->first);
 
@@ -230,6 +230,17 @@ void opool__update_fast(opool *p);
           c->slot[i].pos < c->limit ==>
         c->base[k] + i * c->stride != \null && \valid(c->base[k] + (i * c->stride .. i * c->stride + c->stride - 1));
 
+    predicate live_in(opool__hot *c, opool_handle h) =
+      ((uint32_t)(h.bits >> 32) & 1) != 0 && (uint32_t)h.bits < c->nslots &&
+      c->slot[(uint32_t)h.bits].gen == (uint32_t)(h.bits >> 32);
+*/
+
+/* The lemmas that pool_ok gives the lookup's precondition, compiled in only
+ * for the lemmas' own run (proof/run.sh defines OPOOL_PROOF_LEMMAS): in the
+ * context of every function's goals they slow cvc4 down (the hardest goal,
+ * roster_ok kept by release, by a quarter). */
+#ifdef OPOOL_PROOF_LEMMAS
+/*@
     // the lookup needs no more than the pool invariant gives (in three
     // steps, then as a whole)
     lemma pool_lookup_arrays: \forall opool *p; pool_ok(p) ==>
@@ -247,11 +258,8 @@ void opool__update_fast(opool *p);
         p->hot.base[k] + i * p->hot.stride != \null &&
         \valid(p->hot.base[k] + (i * p->hot.stride .. i * p->hot.stride + p->hot.stride - 1));
     lemma pool_lookup: \forall opool *p; pool_ok(p) ==> hot_lookup_ok(&p->hot);
-
-    predicate live_in(opool__hot *c, opool_handle h) =
-      ((uint32_t)(h.bits >> 32) & 1) != 0 && (uint32_t)h.bits < c->nslots &&
-      c->slot[(uint32_t)h.bits].gen == (uint32_t)(h.bits >> 32);
 */
+#endif
 
 /*@ requires p == \null || hot_lookup_ok((opool__hot *)p);
     assigns \nothing;

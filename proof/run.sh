@@ -65,7 +65,8 @@ run_wp() {
     local log=$out/wp.log
     echo "== wp: proof/wp_core.c (log: $log)"
     # why3 finds the provers once, into a configuration of our own
-    export WHY3CONFIG=$PWD/$out/why3.conf
+    WHY3CONFIG=$(cd "$out" && pwd)/why3.conf # DIR may be relative or absolute
+    export WHY3CONFIG
     [ -f "$WHY3CONFIG" ] || why3 config detect -C "$WHY3CONFIG" >/dev/null 2>&1
     local typed=opool__roster_put,opool__roster_take,opool__roster_release,opool__roster_swap
     typed=$typed,opool__handle_index_inline,opool__handle_generation_inline,opool__classify

@@ -1,17 +1,24 @@
 /*
  * wp_core.c -- the ACSL contracts WP proves of the roster operations of
- * opool_abi.h and of the handle check of src/opool.c (proof/run.sh wp, make
- * proof; docs/PROOF.md). The contracts sit
- * here, on declarations of the functions the header defines, so the public
- * headers stay free of annotations; Frama-C joins each contract to the
- * definition that follows.
+ * opool_abi.h, the handle check and object address of src/opool.c, and the
+ * inline lookup (proof/run.sh wp, make proof; docs/PROOF.md). The contracts
+ * sit here, on declarations of the functions the header defines, so the
+ * public headers stay free of annotations; Frama-C joins each contract to
+ * the definition that follows.
  *
  * roster_ok is the roster's part of the pool invariant (the facts
  * tests/support/opool_check.c tests): the slot and roster arrays valid and
  * apart from the hot fields, count <= limit <= nslots, and each roster entry
- * a slot whose pos names that entry (so no slot is in it twice).
+ * a slot whose pos names that entry (so no slot is in it twice). pool_ok,
+ * further down, is the whole invariant as one predicate.
+ *
+ * ACSL lines are laid out by hand: clang-format is off below.
  */
 #include "opool.h"
+#include "opool_internal.h"
+#include "opool_diag.h"
+
+// clang-format off
 
 /*@ predicate arrays_ok(opool__hot *c) =
       c->count <= c->limit <= c->nslots &&
@@ -22,6 +29,15 @@
       arrays_ok(c) &&
       \forall integer k; 0 <= k < c->limit ==>
           c->roster[k] < c->nslots && c->slot[c->roster[k]].pos == k;
+
+    // slot j is retired, without storage, or in the roster at its pos; and
+    // live (odd generation) exactly when that pos is below count
+    predicate slot_ok(opool__hot *c, integer j) =
+      (c->slot[j].pos == OPOOL__RETIRED || c->slot[j].pos == OPOOL__UNBACKED ||
+       (c->slot[j].pos < c->limit && c->roster[c->slot[j].pos] == j)) &&
+      ((c->slot[j].gen & 1) != 0 <==> c->slot[j].pos < c->count);
+
+    predicate slots_ok(opool__hot *c) = \forall integer j; 0 <= j < c->nslots ==> slot_ok(c, j);
 
     // what makes it a permutation: no slot is in two entries
     lemma roster_injective{L}: \forall opool__hot *c; roster_ok(c) ==>
@@ -47,6 +63,18 @@ static inline uint32_t opool__roster_take(opool__hot *c);
     assigns c->count, c->roster[0 .. c->limit - 1], c->slot[0 .. c->nslots - 1].pos;
     ensures roster_ok(c) && c->count == \old(c->count) - 1;
     ensures c->slot[i].pos == c->count && c->roster[c->count] == i;
+    // every other slot keeps its facts; slots outside the roster keep their marker
+    behavior slots:
+      assumes slots_ok(c) && c->nslots <= OPOOL_MAX_CAPACITY; // the markers lie above limit
+      ensures in_roster: \forall integer j; 0 <= j < c->nslots && j != i ==>
+                (c->slot[j].pos == OPOOL__RETIRED || c->slot[j].pos == OPOOL__UNBACKED ||
+                 (c->slot[j].pos < c->limit && c->roster[c->slot[j].pos] == j));
+      ensures live: \forall integer j; 0 <= j < c->nslots && j != i ==>
+                ((c->slot[j].gen & 1) != 0 <==> c->slot[j].pos < c->count);
+      ensures \forall integer j; 0 <= j < c->nslots && \old(c->slot[j].pos) >= c->limit ==>
+                c->slot[j].pos == \old(c->slot[j].pos);
+      ensures \forall integer j; 0 <= j < c->nslots && \old(c->slot[j].pos) < c->limit ==>
+                c->slot[j].pos < c->limit;
 */
 static inline void opool__roster_release(opool__hot *c, uint32_t i);
 
@@ -54,11 +82,12 @@ static inline void opool__roster_release(opool__hot *c, uint32_t i);
     assigns c->roster[0 .. c->limit - 1], c->slot[0 .. c->nslots - 1].pos;
     ensures roster_ok(c);
     ensures c->roster[a] == \old(c->roster[b]) && c->roster[b] == \old(c->roster[a]);
+    // the other entries and every other slot's pos stay
+    ensures \forall integer k; 0 <= k < c->limit && k != a && k != b ==> c->roster[k] == \old(c->roster[k]);
+    ensures \forall integer j; 0 <= j < c->nslots && j != \old(c->roster[a]) && j != \old(c->roster[b]) ==>
+              c->slot[j].pos == \old(c->slot[j].pos);
 */
 static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b);
-
-#include "opool_abi.h"
-#include "opool_internal.h"
 
 /*@ assigns \nothing;
     ensures \result == (uint32_t)h.bits; */
@@ -90,6 +119,170 @@ static inline uint32_t opool__handle_generation_inline(opool_handle h);
 */
 opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 
+/* ==== the pool invariant and the object of a slot (src/opool.c) ===========
+ * pool_ok is the whole invariant of a pool, the facts
+ * tests/support/opool_check.c tests, as one predicate:
+ *   geometry  nslots <= max_capacity <= OPOOL_MAX_CAPACITY, first <= nslots,
+ *             shift <= 32 (a fixed pool: every slot in chunk 0), nchunks <= 33;
+ *   roster    roster_ok above: count <= limit <= nslots, the arrays valid and
+ *             apart, every entry a slot whose pos names it;
+ *   slots     each slot below nslots is retired, without storage, or in the
+ *             roster at its pos; live (odd generation) exactly when its pos is
+ *             below count (the roster's inverse, and the live prefix);
+ *   objects   each slot in the roster has its object inside a chunk with
+ *             memory: for every chunk k whose index range holds it,
+ *             base[k] + i * stride begins stride valid bytes, apart from the
+ *             pool and its arrays (and chunk k > 0 has chunk_mem[k]). */
+
+/*@ predicate in_chunk(opool__hot *c, integer k, integer i) =
+      k == 0 ? 0 <= i < c->first
+             : c->shift < 32 && (1 << (c->shift + k - 1)) <= i < (1 << (c->shift + k));
+
+    predicate object_at(opool *p, integer k, integer i) =
+      p->hot.base[k] + i * p->hot.stride != \null &&
+      \valid(p->hot.base[k] + (i * p->hot.stride .. i * p->hot.stride + p->hot.stride - 1)) &&
+      \separated(p->hot.base[k] + (i * p->hot.stride .. i * p->hot.stride + p->hot.stride - 1),
+                 p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
+
+    // chunk 0 is [0, first): all of a fixed pool (shift 32), else 2^shift
+    // slots or the index limit, whichever is lower
+    predicate hot_geometry(opool__hot *c) =
+      c->first <= c->nslots && c->shift <= 32 &&
+      // (a quantifier here, not a global lemma on products, which slows
+      // every other proof down)
+      (\forall integer i; 0 <= i <= c->nslots ==> i * c->stride <= 18446744073709551615) &&
+      (c->shift == 32 ==> c->nslots == c->first) &&
+      (c->shift < 32 ==> (1 << c->shift) <= c->first || c->nslots <= c->first);
+
+    predicate geometry_ok(opool *p) =
+      hot_geometry(&p->hot) && p->hot.nslots <= p->max_capacity <= OPOOL_MAX_CAPACITY &&
+      1 <= p->nchunks <= OPOOL__MAX_CHUNKS &&
+      p->max_capacity * p->hot.stride <= 18446744073709551615;
+
+    predicate objects_ok(opool *p) =
+      (\forall integer i; 0 <= i < p->hot.first && p->hot.slot[i].pos < p->hot.limit ==> object_at(p, 0, i)) &&
+      \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && p->hot.first <= i < p->hot.nslots && in_chunk(&p->hot, k, i) &&
+          p->hot.slot[i].pos < p->hot.limit ==>
+        object_at(p, k, i) && p->chunk_mem[k] != \null;
+
+    predicate pool_ok(opool *p) =
+      \valid(p) && geometry_ok(p) && roster_ok(&p->hot) && slots_ok(&p->hot) && objects_ok(p) &&
+      \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
+*/
+
+/* -- assumed: contracts WP does not prove (docs/PROOF.md, Assumptions) -- */
+
+/*@ requires \valid_read(e);
+    assigns \nothing; */
+static inline uint64_t opool__episode_failures(const opool__episode *e);
+
+// the bit width of i >> shift: the chunk whose index range holds i
+/*@ requires \valid_read(c) && c->shift < 32 && (1 << c->shift) <= i;
+    assigns \nothing;
+    ensures 1 <= \result < OPOOL__MAX_CHUNKS && in_chunk(c, \result, i); */
+static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i);
+
+/* -- proven -- */
+
+/*@ requires \valid_read(c) && chunk < OPOOL__MAX_CHUNKS && i * c->stride <= 18446744073709551615;
+    assigns \nothing;
+    ensures \result == c->base[chunk] + i * c->stride; */
+static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i);
+
+/*@ requires \valid_read(c) && hot_geometry(c) && i < c->nslots;
+    assigns \nothing;
+    ensures i < c->first ==> \result == c->base[0] + i * c->stride;
+    ensures c->first <= i ==> \exists integer k; 1 <= k < OPOOL__MAX_CHUNKS && in_chunk(c, k, i) &&
+                                                \result == c->base[k] + i * c->stride; */
+static inline void *opool__object(const opool__hot *c, uint32_t i);
+
+/*@ assigns \nothing; */
+static inline bool opool__wraps(uint32_t gen, uint32_t gen0, uint32_t k);
+
+/*@ requires \valid_read(p);
+    assigns \nothing; */
+uint32_t opool__slow_bits(const opool *p);
+
+/*@ requires \valid_read(p) && \valid(fast_limit) && \valid(free_limit);
+    requires \separated(fast_limit, free_limit);
+    assigns *fast_limit, *free_limit; */
+void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);
+
+/*@ requires \valid(p);
+    assigns p->hot.fast_limit, p->hot.free_limit; */
+void opool__update_fast(opool *p);
+
+/* ==== the inline lookup (opool_abi.h) =====================================
+ * opool_get and opool_valid read the pool through its hot fields: a cast of
+ * the pool to opool__hot, its first member (offset 0: a _Static_assert of
+ * src/opool_internal.h). WP follows the cast with its Typed+cast model
+ * (proof/run.sh: a run of its own), so these contracts read the hot fields
+ * through that cast, and hot_lookup_ok is the part of pool_ok they need:
+ * the slot array and chunk geometry, and every live slot's object stride
+ * valid bytes at base[k] + i * stride for each chunk k whose range holds i. */
+
+/*@ predicate hot_lookup_ok(opool__hot *c) =
+      \valid_read(c) && hot_geometry(c) && \valid_read(c->slot + (0 .. c->nslots - 1)) &&
+      (\forall integer i; 0 <= i < c->first && (c->slot[i].gen & 1) != 0 ==>
+        c->base[0] + i * c->stride != \null && \valid(c->base[0] + (i * c->stride .. i * c->stride + c->stride - 1))) &&
+      (\forall integer i; 0 <= i < c->nslots && (c->slot[i].gen & 1) != 0 ==> c->slot[i].pos < c->limit) &&
+      \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && c->first <= i < c->nslots && in_chunk(c, k, i) &&
+          c->slot[i].pos < c->limit ==>
+        c->base[k] + i * c->stride != \null && \valid(c->base[k] + (i * c->stride .. i * c->stride + c->stride - 1));
+
+    predicate live_in(opool__hot *c, opool_handle h) =
+      ((uint32_t)(h.bits >> 32) & 1) != 0 && (uint32_t)h.bits < c->nslots &&
+      c->slot[(uint32_t)h.bits].gen == (uint32_t)(h.bits >> 32);
+*/
+
+/* The lemmas that pool_ok gives the lookup's precondition, compiled in only
+ * for the lemmas' own run (proof/run.sh defines OPOOL_PROOF_LEMMAS): in the
+ * context of every function's goals they slow cvc4 down (the hardest goal,
+ * roster_ok kept by release, by a quarter). */
+#ifdef OPOOL_PROOF_LEMMAS
+/*@
+    // the lookup needs no more than the pool invariant gives (in three
+    // steps, then as a whole)
+    lemma pool_lookup_arrays: \forall opool *p; pool_ok(p) ==>
+      \valid_read(&p->hot) && hot_geometry(&p->hot) && \valid_read(p->hot.slot + (0 .. p->hot.nslots - 1));
+    lemma pool_lookup_chunk0: \forall opool *p; pool_ok(p) ==>
+      \forall integer i; 0 <= i < p->hot.first && (p->hot.slot[i].gen & 1) != 0 ==>
+        p->hot.base[0] + i * p->hot.stride != \null &&
+        \valid(p->hot.base[0] + (i * p->hot.stride .. i * p->hot.stride + p->hot.stride - 1));
+    lemma pool_live_in_roster: \forall opool *p; pool_ok(p) ==>
+      \forall integer i; 0 <= i < p->hot.nslots && (p->hot.slot[i].gen & 1) != 0 ==>
+        p->hot.slot[i].pos < p->hot.limit;
+    lemma pool_objects_chunks: \forall opool *p; pool_ok(p) ==>
+      \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && p->hot.first <= i < p->hot.nslots &&
+          in_chunk(&p->hot, k, i) && p->hot.slot[i].pos < p->hot.limit ==>
+        p->hot.base[k] + i * p->hot.stride != \null &&
+        \valid(p->hot.base[k] + (i * p->hot.stride .. i * p->hot.stride + p->hot.stride - 1));
+    lemma pool_lookup: \forall opool *p; pool_ok(p) ==> hot_lookup_ok(&p->hot);
+*/
+#endif
+
+/*@ requires p == \null || hot_lookup_ok((opool__hot *)p);
+    assigns \nothing;
+    behavior null:
+      assumes p == \null;
+      ensures \result == \null;
+    behavior live:
+      assumes p != \null && live_in((opool__hot *)p, h);
+      ensures \result != \null;
+      ensures \valid((char *)\result + (0 .. ((opool__hot *)p)->stride - 1));
+    behavior not_live:
+      assumes p != \null && !live_in((opool__hot *)p, h);
+      ensures \result == \null;
+    complete behaviors;
+    disjoint behaviors; */
+static inline void *opool__get_inline(const opool *p, opool_handle h);
+
+/*@ requires p == \null || hot_lookup_ok((opool__hot *)p);
+    assigns \nothing;
+    ensures \result <==> (p != \null && live_in((opool__hot *)p, h)); */
+static inline bool opool__valid_inline(const opool *p, opool_handle h);
+
 /* the definitions, in this translation unit: the contracts above attach to
  * the static inline functions of the same one */
+// clang-format on
 #include "opool.c"

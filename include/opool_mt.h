@@ -37,14 +37,14 @@
  * gets every bit the indices do not need: 64 - bits(capacity + 1), at least
  * 32. (docs/CONCURRENCY.md gives the wrap analysis and the proofs.)
  *
- * A fresh pool's list holds every slot in a fixed order that puts
- * consecutive allocs on different cache lines of the generations (16 to a
- * line): with L = capacity / 16, its k-th alloc gets slot
- * (k mod L) * 16 + k / L for k < 16 L, and slot k after; below 32 slots that
- * is 0, 1, 2, ... A freed slot is the next one handed out (LIFO). So the
- * same calls from one thread give the same handles, run after run. (With
- * neighbours at the top of the list, every alloc and free of two threads
- * would write lines the other core writes: three times slower shared path.)
+ * A fresh pool hands out its slots 0, 1, 2, ... in order, and a freed slot
+ * is the next one handed out (LIFO): the same calls from one thread give the
+ * same handles, run after run. Neighbouring slots share the cache lines of
+ * their generations and links (16 to a line), which is what a cache's bulk
+ * calls want (a run of 32 slots moves as two lines) and what the shared path
+ * under contention does not: two threads allocating and freeing without a
+ * cache write each other's lines, a few million pairs per second in all
+ * (docs/CONCURRENCY.md section 8). Give each such thread a cache.
  *
  *   alloc  pops a slot (one CAS on the head), then makes its generation odd.
  *   free   makes the generation even with a CAS from the handle's exact
@@ -62,9 +62,10 @@
  * deque). Its alloc takes the newest parked slot and its free parks the slot,
  * touching only the cache and the slot: no cache line that other threads
  * write, no fence, and no atomic read-modify-write but the free's CAS on the
- * generation, and not that one while the objects it frees are its own (above). When the cache is
- * empty it refills size/2 slots from the pool in one CAS; when full it spills size/2 (the oldest)
- * in one CAS. Whatever the workload, at most one alloc or free in size/2 reaches the shared head.
+ * generation, and not that one while the objects it frees are its own
+ * (above). When the cache is empty it refills size/2 slots from the pool in
+ * one CAS; when full it spills size/2 (the oldest) in one CAS. Whatever the
+ * workload, at most one alloc or free in size/2 reaches the shared head.
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
  * of them in one block starting on a cache line) plus 16 bytes per slot; the

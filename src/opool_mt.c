@@ -92,23 +92,6 @@ void opool__mt_at(const opool_mt *p, opool__mt_point at) {
 /* ==== public ============================================================= */
 
 /* The core's geometry of d, if d is also a desc opool_mt accepts. */
-/* The slot the k-th alloc of a fresh pool of cap slots hands out. Each slot's
- * generation and link are 4 bytes, 16 slots to a cache line; the slots at
- * the top of the list are the ones every thread takes and gives back, so if
- * they were neighbours (0, 1, 2, ...) every pair on the shared path would
- * write lines that other cores write too, and contention would cost several
- * line transfers per call. With L = cap / 16 whole lines, the first L allocs
- * take the first slot of each line, the next L the second, and so on: k ->
- * (k % L) * 16 + k / L, a bijection of the first 16 * L slots; the rest
- * follow in order. Consecutive allocs hit different lines, and a cache's
- * refill of up to 32 (consecutive allocs) shares no line with another
- * cache's while 32 * caches <= L. Below 32 slots (L <= 1) it is 0, 1, 2, ...
- * It costs nothing per call: only the list's initial links. */
-static uint32_t opool__mt_fresh_slot(uint32_t cap, uint32_t k) {
-    uint32_t lines = cap / 16;
-    return k < lines * 16 ? k % lines * 16 + k / lines : k;
-}
-
 static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
     if (!opool__geometry_of(d, g)) return false;                /* the core's rules first */
     if (d->object_size == 0) return false;                      /* no id-only concurrent pools */
@@ -156,16 +139,13 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     p->hooks =
         desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) || p->checker;
     p->light_park = opool__membarrier_ready();
-    for (uint32_t i = 0; i < cap; i++) opool__atomic_init(&p->gen[i], p->gen0);
-    /* the list from the top down: the slots of allocs 0, 1, 2, ... */
-    uint32_t prev = opool__mt_fresh_slot(cap, 0);
-    opool__atomic_init(&p->head, prev + 1); /* tag 0 */
-    for (uint32_t k = 1; k < cap; k++) {
-        uint32_t s = opool__mt_fresh_slot(cap, k);
-        opool__atomic_init(&p->next[prev], s + 1);
-        prev = s;
+    /* the list from the top down: 0, 1, 2, ... (the header's promise: a
+     * spread order was measured, docs/CONCURRENCY.md section 8) */
+    for (uint32_t i = 0; i < cap; i++) {
+        opool__atomic_init(&p->gen[i], p->gen0);
+        opool__atomic_init(&p->next[i], i + 2 <= cap ? i + 2 : 0);
     }
-    opool__atomic_init(&p->next[prev], 0);                                /* the end */
+    opool__atomic_init(&p->head, 1);                                      /* top = slot 0, tag 0 */
     for (uint32_t i = 0; i < cap; i++) opool__atomic_init(&p->own[i], 0); /* no home */
     if ((desc->flags & OPOOL_POISON) || p->checker)
         for (uint32_t i = 0; i < cap; i++)

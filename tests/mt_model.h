@@ -13,9 +13,8 @@
  *   - handle = generation << 32 | index; every slot starts at
  *     gen0 = salt & ~1; alloc and free each add one;
  *   - the shared list is a stack: stack[nstack - 1] is the top; a fresh pool
- *     holds every slot, the one its k-th alloc gets k-th from the top: with
- *     L = capacity / 16, slot (k mod L) * 16 + k / L for k < 16 * L, slot k
- *     after (the header's words; 0, 1, 2, ... below 32 slots);
+ *     holds 0, 1, ..., capacity - 1 with 0 on top (the header's words: a
+ *     fresh pool hands out 0, 1, 2, ... in order);
  *   - a cache is a sequence of parked slots, ent[0] the oldest and
  *     ent[n - 1] the newest; H = max(1, size / 2);
  *   - alloc pops the top; free pushes (unless RETIRE_ON_WRAP retires the
@@ -98,13 +97,6 @@ typedef struct mt_model {
 
 static inline void mtm__push(mt_model *m, uint32_t i) { m->stack[m->nstack++] = i; }
 
-/* The slot the k-th alloc of a fresh pool gets, as the header states it. */
-static inline uint32_t mtm__fresh_slot(uint32_t capacity, uint32_t k) {
-    uint32_t lines = capacity / 16; /* L: whole lines of 16 generations */
-    if (k >= 16 * lines) return k;
-    return (k % lines) * 16 + k / lines;
-}
-
 /* The model of a fresh pool of capacity slots whose generations start at
  * gen0 (salt & ~1). False if out of memory. */
 static inline bool mtm_init(mt_model *m, uint32_t capacity, uint32_t flags, uint32_t gen0) {
@@ -118,7 +110,7 @@ static inline bool mtm_init(mt_model *m, uint32_t capacity, uint32_t flags, uint
     m->fini_log = calloc(capacity, sizeof *m->fini_log);
     if (!m->gen || !m->retired || !m->stack || !m->fini_log) return false;
     for (uint32_t i = 0; i < capacity; i++) m->gen[i] = m->gen0;
-    for (uint32_t k = capacity; k-- > 0;) mtm__push(m, mtm__fresh_slot(capacity, k));
+    for (uint32_t i = capacity; i-- > 0;) mtm__push(m, i); /* 0 ends on top */
     return true;
 }
 

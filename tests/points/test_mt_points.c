@@ -218,11 +218,14 @@ static opool_mt *make_pool(uint32_t capacity) {
     return p;
 }
 
-static void check_mt_at(const opool_mt *p, int line) {
-    char why[256] = "opool__mt_check";
-    if (!opool__mt_check(p, why, sizeof why)) test__fail_at(__FILE__, line, why, 0, 0, 0);
+/* The pool's invariant at quiescence; a failure names ctx (if not NULL). */
+static void check_mt_at(const opool_mt *p, const char *ctx, int line) {
+    char why[256] = "opool__mt_check", full[400];
+    if (opool__mt_check(p, why, sizeof why)) return;
+    snprintf(full, sizeof full, "%s%s%s", ctx ? ctx : "", ctx ? ": " : "", why);
+    test__fail_at(__FILE__, line, full, 0, 0, 0);
 }
-#define CHECK_MT(p) check_mt_at(p, __LINE__)
+#define CHECK_MT(p) check_mt_at(p, NULL, __LINE__)
 
 static opool_mt_stats stats_of(const opool_mt *p) {
     opool_mt_stats s;
@@ -538,12 +541,7 @@ static void check_freed_once(opool_mt *p, opool_handle h, unsigned oks, const ch
     }
     CHECK(!opool_mt_valid(p, h));
     CHECK_EQ_U64(opool_mt_count(p), 0);
-    char why[256];
-    if (!opool__mt_check(p, why, sizeof why)) {
-        char full[400];
-        snprintf(full, sizeof full, "%s: %s", ctx, why);
-        test__fail_at(__FILE__, line, full, 0, 0, 0);
-    }
+    check_mt_at(p, ctx, line);
 }
 
 static void home_free_held_against_a_rival(opool__mt_point at, int how, bool home_bulk) {
@@ -885,12 +883,7 @@ static void one_pair(opool__mt_point at, racer r) {
     opool_mt_cache_destroy(x);
     opool_mt_cache_destroy(wc);
     CHECK_EQ_U64(opool_mt_count(p), 0);
-    char why[256];
-    if (!opool__mt_check(p, why, sizeof why)) {
-        char full[400];
-        snprintf(full, sizeof full, "%s: %s", ctx, why);
-        test__fail_at(__FILE__, __LINE__, full, 0, 0, 0);
-    }
+    check_mt_at(p, ctx, __LINE__);
     opool_mt_destroy(p);
 }
 

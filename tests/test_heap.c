@@ -72,6 +72,17 @@ static opool_heap *create(const opool_heap_desc *d) {
     return h;
 }
 
+/* Destroy a heap built on a counting allocator: every byte it took is back,
+ * and it freed nothing it did not get. */
+static void destroy_counted_at(opool_heap *h, const counting *c, int line) {
+    opool_heap_destroy(h);
+    if (c->blocks != 0)
+        test__fail_at(__FILE__, line, "c.blocks == 0 after destroy", (uint64_t)c->blocks, 0, 1);
+    if (c->bad_frees != 0)
+        test__fail_at(__FILE__, line, "c.bad_frees == 0", (uint64_t)c->bad_frees, 0, 1);
+}
+#define DESTROY_COUNTED(h, c) destroy_counted_at(h, c, __LINE__)
+
 static opool_heap_stats stats_of(const opool_heap *h) {
     opool_heap_stats s;
     opool_heap_get_stats(h, &s);
@@ -792,9 +803,7 @@ TEST(a_class_with_grow_keeps_allocating_page_after_page) {
     CHECK_EQ_U64(s.classes[0].high_water, n);
     CHECK(s.bytes >= bytes0 + 4 * (size_t)OPOOL_HEAP_PAGE);
     CHECK_EQ_U64(r.n, 0);
-    opool_heap_destroy(h);
-    CHECK_EQ_U64(c.blocks, 0);
-    CHECK_EQ_U64(c.bad_frees, 0);
+    DESTROY_COUNTED(h, &c);
 }
 
 /* Reuse is LIFO across pages: the block freed last is handed out next, whichever page holds it,
@@ -872,9 +881,7 @@ TEST(grow_moves_empty_grown_pages_but_one_to_the_cache_and_takes_them_back) {
     CHECK_EQ_U64(c.calls, calls);
     CHECK_EQ_U64(r.n, 0);
     free(blocks);
-    opool_heap_destroy(h);
-    CHECK_EQ_U64(c.blocks, 0);
-    CHECK_EQ_U64(c.bad_frees, 0);
+    DESTROY_COUNTED(h, &c);
 }
 
 /* The issue's garbage-collector cycle, smaller: every round allocates 20,000 blocks of 48 bytes
@@ -913,9 +920,7 @@ TEST(a_fill_and_empty_cycle_asks_the_allocator_for_nothing_after_its_first_round
     CHECK(calls < 20); /* pages came in regions, not one request each */
     CHECK_EQ_U64(r.n, 0);
     free(b);
-    opool_heap_destroy(h);
-    CHECK_EQ_U64(c.blocks, 0);
-    CHECK_EQ_U64(c.bad_frees, 0);
+    DESTROY_COUNTED(h, &c);
 }
 
 /* A cached page is dirty: calloc of a block carved from it is zeroed all the same, while a
@@ -974,9 +979,7 @@ TEST(a_heap_grows_page_by_page_when_the_allocator_refuses_regions) {
     CHECK_EQ_U64(r.n, 0);
     for (uint32_t k = 0; k < n; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
     free(b);
-    opool_heap_destroy(h);
-    CHECK_EQ_U64(c.blocks, 0);
-    CHECK_EQ_U64(c.bad_frees, 0);
+    DESTROY_COUNTED(h, &c);
 }
 
 /* The page of p. */
@@ -1190,9 +1193,7 @@ TEST(sizes_above_the_largest_class_go_to_the_allocator) {
     CHECK_EQ_U64(s.large_bytes, 0);
     CHECK(c.bytes < NDEFAULT * (size_t)OPOOL_HEAP_PAGE + 100000);
     CHECK_EQ_U64(r.n, 0);
-    opool_heap_destroy(h);
-    CHECK_EQ_U64(c.blocks, 0);
-    CHECK_EQ_U64(c.bad_frees, 0);
+    DESTROY_COUNTED(h, &c);
 }
 
 TEST(no_fallback_makes_sizes_above_the_largest_class_fail) {

@@ -76,7 +76,8 @@ run_wp() {
     local cast=opool__get_inline,opool__valid_inline
     local fcts=$typed,$cast
     local lemmas=roster_injective,pool_lookup_arrays,pool_lookup_chunk0,pool_live_in_roster
-    lemmas=$lemmas,pool_objects_chunks,pool_lookup
+    lemmas=$lemmas,pool_objects_chunks,pool_lookup,chunk_frame,slot_backed_frame,geometry_frame,mul_range
+    lemmas=$lemmas,mem_range,mem_object
     # wp_core.c includes src/opool.c: one translation unit, so that the
     # contracts reach the static inline functions opool.c calls
     # 120 s a goal: roster_ok kept by release takes cvc4 about 20 s on a quiet

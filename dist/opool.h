@@ -959,21 +959,29 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * opool pools: its blocks are plain pointers (no handles, no generations),
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
- * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the
- * link of its page's free list in its own first bytes. So:
+ * a small header (its class, its free list) and a live bitmap; the blocks
+ * follow, with no header in front of them. The bitmap has one bit per
+ * granule of the page, the granule being the largest power of two that
+ * divides the class size, at most 128 bytes (64 bytes for the 64-byte
+ * class, 16 for the 48-byte one), and a bit is set exactly where a live
+ * block starts: so the header and bitmap take 64 + 8192 / granule bytes
+ * (192 for 64-byte blocks, 576 for 48-byte ones), and a page holds as many
+ * blocks as fit in the rest. A free block holds the link of its page's
+ * free list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page, or the page's next block never
  *     handed out (a bump pointer). O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
  *     that page is one of its own in a hash set of the pages serving its
- *     classes (never reading memory it does not own or no longer uses), that
- *     the pointer is a block's start, and that the block's live bit is set.
- *     O(1) expected.
+ *     classes (never reading memory it does not own or no longer uses), and
+ *     that a live block starts at the pointer: its offset in the page is a
+ *     multiple of the granule and the bitmap's bit for it is set (no
+ *     division). O(1) expected.
  *   - realloc to a size of the block's own class: the same checks, and the
  *     block comes back as it is.
- *   - per block, the only overhead is its live bit; per page, a header of 64
- *     bytes plus the bitmap.
+ *   - per block, no overhead; per page, the header of 64 bytes and the
+ *     bitmap (64 to 1024 bytes: 128 for 64-byte blocks, as one bit per
+ *     block would take).
  * alloc, free and realloc are inline: the common case (a block of the
  * class's current page, a live block of a page of the heap, a resize within
  * the class) costs a few dozen instructions and no call; everything else
@@ -1080,8 +1088,8 @@ enum {
 };
 
 /* Limits: the most size classes a heap may have, the largest class size, and
- * the bytes per page of blocks (a page header of 64 bytes plus one live bit
- * per block comes first). */
+ * the bytes per page of blocks (a page header of 64 bytes plus its live
+ * bitmap come first: HOW IT WORKS). */
 #define OPOOL_HEAP_MAX_CLASSES 64
 #define OPOOL_HEAP_MAX_CLASS_SIZE 16384u /* the largest class size accepted */
 #define OPOOL_HEAP_PAGE 65536u           /* bytes per page of blocks */
@@ -2601,16 +2609,25 @@ extern "C" {
 #endif
 
 /* The header at the start of every 64 KiB page of blocks; the live bitmap
- * (one bit per block, in uint64_t words) follows it. Only pages that serve
- * a class have one that the heap reads (they alone are in its page set). */
+ * follows it, in uint64_t words: one bit per granule of the page, a granule
+ * being the largest power of two that divides the block size (the block
+ * itself for 16, 32, 64 ...; 16 bytes for 48), bit g for page offset
+ * g << gshift. Bit g is set exactly when a live block starts there, so a
+ * free finds "a live block starts at this offset" from the offset alone:
+ * no division, no bounds (the bitmap covers the whole page, its header
+ * included, whose bits stay clear). Only pages that serve a class have one
+ * that the heap reads (they alone are in its page set). */
 typedef struct opool__hpage {
-    void *free;           /* free blocks, linked through their first bytes */
-    uintptr_t block0;     /* the address of block 0 (in the empty-page cache: when it went there) */
-    uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
-    uint32_t live;        /* blocks handed out */
-    uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
-    uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
-    uint32_t end;         /* bytes from block0 to the end of the last block */
+    void *free;       /* free blocks, linked through their first bytes */
+    uintptr_t block0; /* the address of block 0 (in the empty-page cache: when it went there) */
+    uint32_t size;    /* block size */
+    uint16_t gmask;   /* granule - 1: an offset with one of these bits set starts no block */
+    uint8_t gshift;   /* log2 of the granule */
+    uint8_t spare8;
+    uint32_t live;    /* blocks handed out */
+    uint32_t slow_at; /* a free leaving live at this value goes out of line (list upkeep) */
+    uint32_t carved;  /* bytes from block0 handed out at least once; blocks after are fresh */
+    uint32_t end;     /* bytes from block0 to the end of the last block */
     struct opool__hpage *next, *prev; /* the class's listed pages, or the empty-page cache */
     uint32_t region;                  /* index of the region holding the page */
     uint8_t cls;                      /* class index */
@@ -2643,11 +2660,11 @@ typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empt
 /* The start of every opool_heap. */
 typedef struct opool__heap_hot {
     const uint8_t *class_of;    /* [small_max / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
-    const opool__hentry *pages; /* the page set: open addressing, key = page address */
+    const opool__hentry *pages; /* the page set: open addressing, key = page address; one
+                                   empty entry while every free and realloc runs out of line
+                                   (poisoning, a checker, an open episode) */
     uint32_t pages_mask;        /* its capacity - 1 */
     uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
-    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker, an
-                                   open episode) */
     opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
 } opool__heap_hot;
 
@@ -2667,11 +2684,25 @@ static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
 /* The block index of offset off (< 2^16) from block 0 in *j; false when off
  * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
  * 2^14 makes the high half of off * recip the quotient, and the low half
- * below recip exactly when the remainder is 0. */
-static inline bool opool__hpage_index(const opool__hpage *pg, uintptr_t off, uint32_t *j) {
-    uint64_t q = (uint64_t)off * pg->recip;
+ * below recip exactly when the remainder is 0. (The out-of-line paths'.) */
+static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j) {
+    uint64_t q = (uint64_t)off * recip;
     *j = (uint32_t)(q >> 32);
-    return (uint32_t)q < pg->recip;
+    return (uint32_t)q < recip;
+}
+
+/* The live-bitmap word of the granule at address a of page pg, and in *g
+ * that granule (its bit: g & 63). */
+static inline uint64_t *opool__hpage_word(const opool__hpage *pg, uintptr_t a, uint32_t *g) {
+    *g = ((uint32_t)a & (OPOOL_HEAP_PAGE - 1)) >> pg->gshift;
+    return (uint64_t *)(uintptr_t)(pg + 1) + (*g >> 6);
+}
+
+/* Whether a live block of page pg starts at address a (of that page). */
+static inline bool opool__hpage_live(const opool__hpage *pg, uintptr_t a) {
+    uint32_t g;
+    const uint64_t *w = opool__hpage_word(pg, a, &g);
+    return !((uint32_t)a & pg->gmask) && ((*w >> (g & 63)) & 1);
 }
 
 /* The statistics of an alloc of size bytes from class k (what the inline and
@@ -2700,9 +2731,9 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
         b = (void **)(pg->block0 + pg->carved);
         pg->carved += pg->size;
     }
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
     pg->live++;
     opool__hclass_count_alloc(k, size);
     return b;
@@ -2712,18 +2743,15 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* base 0 (NULL among others) would match an empty entry: out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 ||
+    if (OPOOL_UNLIKELY(c == NULL || base == 0 ||
                        c->pages[opool__heap_home(base, c->pages_mask)].key != base))
         return opool__heap_free_slow(h, ptr);
     opool__hpage *pg = (opool__hpage *)base;
-    uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
-    if (OPOOL_UNLIKELY(off >= pg->carved)) return opool__heap_free_slow(h, ptr);
-    uint32_t j;
-    bool start = opool__hpage_index(pg, off, &j);
-    uint64_t *w = (uint64_t *)(void *)(pg + 1) + (j >> 6), bit = (uint64_t)1 << (j & 63);
-    if (OPOOL_UNLIKELY(!start || !(*w & bit)))
-        return opool__heap_free_slow(h, ptr); /* inside a block, or free: rejected there */
-    *w &= ~bit;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, a, &g), v = *w;
+    if (OPOOL_UNLIKELY(((uint32_t)a & pg->gmask) || !((v >> (g & 63)) & 1)))
+        return opool__heap_free_slow(h, ptr); /* not a live block's start: rejected there */
+    *w = v & ~((uint64_t)1 << (g & 63));
     *(void **)ptr = pg->free;
     pg->free = ptr;
     opool__hclass_hot *k = &c->cls[pg->cls];
@@ -2741,15 +2769,11 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 || size - 1 >= c->small_max ||
+    if (OPOOL_UNLIKELY(c == NULL || base == 0 || size - 1 >= c->small_max ||
                        c->pages[opool__heap_home(base, c->pages_mask)].key != base))
         return opool__heap_realloc_slow(h, ptr, size);
     const opool__hpage *pg = (const opool__hpage *)base;
-    uintptr_t off = a - pg->block0;
-    uint32_t j;
-    if (OPOOL_UNLIKELY(off >= pg->carved || !opool__hpage_index(pg, off, &j) ||
-                       !((((const uint64_t *)(const void *)(pg + 1))[j >> 6] >> (j & 63)) & 1) ||
-                       c->class_of[(size + 7) >> 3] != pg->cls))
+    if (OPOOL_UNLIKELY(!opool__hpage_live(pg, a) || c->class_of[(size + 7) >> 3] != pg->cls))
         return opool__heap_realloc_slow(h, ptr, size);
     return ptr;
 }
@@ -4909,6 +4933,7 @@ typedef struct opool__hclass {
     uint32_t size;
     uint32_t recip;      /* ceil(2^32 / size) */
     uint32_t first, per; /* offset of block 0 in a page, blocks per page */
+    uint32_t gshift;     /* log2 of its pages' live-bitmap granule (opool__hpage) */
     uint32_t blocks;     /* in its pages */
     opool__hpage *avail; /* listed pages (not known full); the current page is one */
     opool__hpage *spare; /* the grown page kept when it emptied, if any */
@@ -4927,7 +4952,8 @@ struct opool_heap {
     opool_allocator mem;
     uint32_t nclasses, max_size;
     bool checker;
-    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask */
+    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask
+                          (opool__heap_view) */
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
     size_t page_count;       /* pages serving a class */
@@ -5009,8 +5035,16 @@ static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_statu
     opool__heap_report(h, s, ptr);
 }
 
-/* While an episode is open every free goes out of line, to see its end. */
-static void opool__heap_set_slow(opool_heap *h) { h->hot.slow = h->hooks || h->episodes != 0; }
+/* The page set of the inline paths: h's, or while every free and realloc must
+ * run out of line (poisoning, a checker; an open episode, to see its end),
+ * one that holds no page, so that their one probe misses without a test of
+ * its own. */
+static void opool__heap_view(opool_heap *h) {
+    static const opool__hentry none = {0, 0};
+    bool slow = h->hooks || h->episodes != 0;
+    h->hot.pages = slow || h->pages.e == NULL ? &none : h->pages.e;
+    h->hot.pages_mask = slow || h->pages.e == NULL ? 0 : h->pages.cap - 1;
+}
 
 /* An alloc of class k (NULL: a large block) failed. */
 static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
@@ -5018,7 +5052,7 @@ static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
     if (k) k->failed++;
     if (opool__episode_failures(e) == 0) {
         h->episodes++;
-        opool__heap_set_slow(h);
+        opool__heap_view(h);
         if (k == NULL) h->large_cap = h->large.n;
     }
     uint64_t nth = opool__episode_failed(e);
@@ -5036,7 +5070,7 @@ static void opool__heap_settle(opool_heap *h, opool__hclass *k) {
     uint64_t live = k ? opool__hclass_live(&h->hot.cls[k - h->cls]) : h->large.n;
     if (opool__episode_freed(e, live, k ? k->blocks : h->large_cap)) {
         h->episodes--;
-        opool__heap_set_slow(h);
+        opool__heap_view(h);
     }
 }
 
@@ -5282,21 +5316,26 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
 
 static uint32_t opool__heap_align(uint32_t size) { return size % 16 == 0 ? 16 : 8; }
 
-/* Blocks of a page of class size, and the offset of the first. */
-static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
-    uint32_t align = opool__heap_align(size);
-    uint32_t n = (uint32_t)((OPOOL__HPAGE - sizeof(opool__hpage)) / size);
-    for (;; n--) {
-        uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((n + 63) / 64);
-        hdr = (hdr + align - 1) & ~(align - 1);
-        if (hdr + (uint64_t)n * size <= OPOOL__HPAGE) {
-            *first = hdr;
-            return n;
-        }
-    }
+/* The live-bitmap granule of class size, as its log2: the largest power of
+ * two dividing it (sizes are multiples of 8), at most 128 bytes. Block 0
+ * then starts at a multiple of the granule: 64 + 8192 / granule bytes of
+ * header and bitmap for granules 8 .. 128 (1088, 576, 320, 192, 128). */
+static uint32_t opool__heap_gshift(uint32_t size) {
+    uint32_t g = 3;
+    while (g < 7 && !(size >> g & 1)) g++;
+    return g;
 }
 
-static uint64_t *opool__hpage_bits(opool__hpage *pg) { return (uint64_t *)(void *)(pg + 1); }
+/* Blocks of a page of class size, and the offset of the first: after the
+ * header and a bitmap of one bit per granule of the whole page. */
+static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
+    uint32_t align = opool__heap_align(size);
+    uint32_t bits = (uint32_t)(OPOOL__HPAGE >> opool__heap_gshift(size));
+    uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((bits + 63) / 64);
+    *first = (hdr + align - 1) & ~(align - 1);
+    opool__assert(*first % (1u << opool__heap_gshift(size)) == 0);
+    return (uint32_t)((OPOOL__HPAGE - *first) / size);
+}
 
 /* When a free must leave the inline path: a page off the list at its first
  * free (to list it again), a grown page when it empties (to the cache). */
@@ -5341,8 +5380,7 @@ static void opool__heap_unlist(opool_heap *h, opool__hpage *pg) {
 /* Make room in the page set; the inline free's view follows it. */
 static bool opool__heap_reserve_pages(opool_heap *h) {
     if (!opool__hmap_reserve(h, &h->pages)) return false;
-    h->hot.pages = h->pages.e;
-    h->hot.pages_mask = h->pages.cap - 1;
+    opool__heap_view(h);
     return true;
 }
 
@@ -5380,7 +5418,8 @@ static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserv
     memset(pg, 0, first);
     pg->block0 = (uintptr_t)pg + first;
     pg->size = k->size;
-    pg->recip = k->recip;
+    pg->gshift = (uint8_t)k->gshift;
+    pg->gmask = (uint16_t)((1u << k->gshift) - 1);
     pg->end = n * k->size;
     pg->cls = (uint8_t)c;
     pg->region = region;
@@ -5447,10 +5486,10 @@ static opool_status opool__heap_classify(const opool_heap *h, const void *ptr, o
         uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
         if (off >= pg->carved) return OPOOL_EINVAL;
         uint32_t j;
-        if (!opool__hpage_index(pg, off, &j)) return OPOOL_EINVAL;
+        if (!opool__hpage_index(h->cls[pg->cls].recip, off, &j)) return OPOOL_EINVAL;
         *page = pg;
         *index = j;
-        return (opool__hpage_bits(pg)[j / 64] >> (j % 64)) & 1 ? OPOOL_OK : OPOOL_ESTALE;
+        return opool__hpage_live(pg, a) ? OPOOL_OK : OPOOL_ESTALE;
     }
     if ((*large = opool__hmap_find(&h->large, a)) != NULL) return OPOOL_OK;
     return OPOOL_EINVAL;
@@ -5530,6 +5569,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         h->cls[c].recip =
             (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
         h->cls[c].per = opool__heap_geometry(d.class_sizes[c], &h->cls[c].first);
+        h->cls[c].gshift = opool__heap_gshift(d.class_sizes[c]);
         opool__heap_current(h, c);
     }
     uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
@@ -5542,7 +5582,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     /* poisoning and memory checkers need every call out of line */
     bool slow = h->checker || (d.flags & OPOOL_POISON);
     h->hooks = slow;
-    opool__heap_set_slow(h);
+    opool__heap_view(h);
     h->hot.small_max = slow ? 0 : h->max_size;
     /* the reservation's pages in as few regions as there can be */
     size_t reserved = total / OPOOL__HPAGE;
@@ -5632,9 +5672,9 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
         }
         opool__heap_unlist(h, pg); /* full: its next free lists it again */
     }
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    opool__hpage_bits(pg)[j / 64] |= (uint64_t)1 << (j % 64);
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
     pg->live++;
     opool__hclass_count_alloc(&h->hot.cls[c], size);
     return b;
@@ -5658,7 +5698,9 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
 /* Free the live block j of page pg. */
 static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     char *b = (char *)pg->block0 + (size_t)j * pg->size;
-    opool__hpage_bits(pg)[j / 64] &= ~((uint64_t)1 << (j % 64));
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w &= ~((uint64_t)1 << (g & 63));
     memcpy(b, &pg->free, sizeof(void *));
     opool__track_on_free(b, pg->size, sizeof(void *), (h->desc.flags & OPOOL_POISON) != 0);
     pg->free = b;

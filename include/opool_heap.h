@@ -22,21 +22,29 @@
  * opool pools: its blocks are plain pointers (no handles, no generations),
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
- * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the
- * link of its page's free list in its own first bytes. So:
+ * a small header (its class, its free list) and a live bitmap; the blocks
+ * follow, with no header in front of them. The bitmap has one bit per
+ * granule of the page, the granule being the largest power of two that
+ * divides the class size, at most 128 bytes (64 bytes for the 64-byte
+ * class, 16 for the 48-byte one), and a bit is set exactly where a live
+ * block starts: so the header and bitmap take 64 + 8192 / granule bytes
+ * (192 for 64-byte blocks, 576 for 48-byte ones), and a page holds as many
+ * blocks as fit in the rest. A free block holds the link of its page's
+ * free list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page, or the page's next block never
  *     handed out (a bump pointer). O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
  *     that page is one of its own in a hash set of the pages serving its
- *     classes (never reading memory it does not own or no longer uses), that
- *     the pointer is a block's start, and that the block's live bit is set.
- *     O(1) expected.
+ *     classes (never reading memory it does not own or no longer uses), and
+ *     that a live block starts at the pointer: its offset in the page is a
+ *     multiple of the granule and the bitmap's bit for it is set (no
+ *     division). O(1) expected.
  *   - realloc to a size of the block's own class: the same checks, and the
  *     block comes back as it is.
- *   - per block, the only overhead is its live bit; per page, a header of 64
- *     bytes plus the bitmap.
+ *   - per block, no overhead; per page, the header of 64 bytes and the
+ *     bitmap (64 to 1024 bytes: 128 for 64-byte blocks, as one bit per
+ *     block would take).
  * alloc, free and realloc are inline: the common case (a block of the
  * class's current page, a live block of a page of the heap, a resize within
  * the class) costs a few dozen instructions and no call; everything else
@@ -143,8 +151,8 @@ enum {
 };
 
 /* Limits: the most size classes a heap may have, the largest class size, and
- * the bytes per page of blocks (a page header of 64 bytes plus one live bit
- * per block comes first). */
+ * the bytes per page of blocks (a page header of 64 bytes plus its live
+ * bitmap come first: HOW IT WORKS). */
 #define OPOOL_HEAP_MAX_CLASSES 64
 #define OPOOL_HEAP_MAX_CLASS_SIZE 16384u /* the largest class size accepted */
 #define OPOOL_HEAP_PAGE 65536u           /* bytes per page of blocks */

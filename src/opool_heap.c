@@ -66,6 +66,7 @@ typedef struct opool__hclass {
     uint32_t size;
     uint32_t recip;      /* ceil(2^32 / size) */
     uint32_t first, per; /* offset of block 0 in a page, blocks per page */
+    uint32_t gshift;     /* log2 of its pages' live-bitmap granule (opool__hpage) */
     uint32_t blocks;     /* in its pages */
     opool__hpage *avail; /* listed pages (not known full); the current page is one */
     opool__hpage *spare; /* the grown page kept when it emptied, if any */
@@ -84,7 +85,8 @@ struct opool_heap {
     opool_allocator mem;
     uint32_t nclasses, max_size;
     bool checker;
-    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask */
+    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask
+                          (opool__heap_view) */
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
     size_t page_count;       /* pages serving a class */
@@ -166,8 +168,16 @@ static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_statu
     opool__heap_report(h, s, ptr);
 }
 
-/* While an episode is open every free goes out of line, to see its end. */
-static void opool__heap_set_slow(opool_heap *h) { h->hot.slow = h->hooks || h->episodes != 0; }
+/* The page set of the inline paths: h's, or while every free and realloc must
+ * run out of line (poisoning, a checker; an open episode, to see its end),
+ * one that holds no page, so that their one probe misses without a test of
+ * its own. */
+static void opool__heap_view(opool_heap *h) {
+    static const opool__hentry none = {0, 0};
+    bool slow = h->hooks || h->episodes != 0;
+    h->hot.pages = slow || h->pages.e == NULL ? &none : h->pages.e;
+    h->hot.pages_mask = slow || h->pages.e == NULL ? 0 : h->pages.cap - 1;
+}
 
 /* An alloc of class k (NULL: a large block) failed. */
 static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
@@ -175,7 +185,7 @@ static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
     if (k) k->failed++;
     if (opool__episode_failures(e) == 0) {
         h->episodes++;
-        opool__heap_set_slow(h);
+        opool__heap_view(h);
         if (k == NULL) h->large_cap = h->large.n;
     }
     uint64_t nth = opool__episode_failed(e);
@@ -193,7 +203,7 @@ static void opool__heap_settle(opool_heap *h, opool__hclass *k) {
     uint64_t live = k ? opool__hclass_live(&h->hot.cls[k - h->cls]) : h->large.n;
     if (opool__episode_freed(e, live, k ? k->blocks : h->large_cap)) {
         h->episodes--;
-        opool__heap_set_slow(h);
+        opool__heap_view(h);
     }
 }
 
@@ -439,21 +449,26 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
 
 static uint32_t opool__heap_align(uint32_t size) { return size % 16 == 0 ? 16 : 8; }
 
-/* Blocks of a page of class size, and the offset of the first. */
-static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
-    uint32_t align = opool__heap_align(size);
-    uint32_t n = (uint32_t)((OPOOL__HPAGE - sizeof(opool__hpage)) / size);
-    for (;; n--) {
-        uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((n + 63) / 64);
-        hdr = (hdr + align - 1) & ~(align - 1);
-        if (hdr + (uint64_t)n * size <= OPOOL__HPAGE) {
-            *first = hdr;
-            return n;
-        }
-    }
+/* The live-bitmap granule of class size, as its log2: the largest power of
+ * two dividing it (sizes are multiples of 8), at most 128 bytes. Block 0
+ * then starts at a multiple of the granule: 64 + 8192 / granule bytes of
+ * header and bitmap for granules 8 .. 128 (1088, 576, 320, 192, 128). */
+static uint32_t opool__heap_gshift(uint32_t size) {
+    uint32_t g = 3;
+    while (g < 7 && !(size >> g & 1)) g++;
+    return g;
 }
 
-static uint64_t *opool__hpage_bits(opool__hpage *pg) { return (uint64_t *)(void *)(pg + 1); }
+/* Blocks of a page of class size, and the offset of the first: after the
+ * header and a bitmap of one bit per granule of the whole page. */
+static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
+    uint32_t align = opool__heap_align(size);
+    uint32_t bits = (uint32_t)(OPOOL__HPAGE >> opool__heap_gshift(size));
+    uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((bits + 63) / 64);
+    *first = (hdr + align - 1) & ~(align - 1);
+    opool__assert(*first % (1u << opool__heap_gshift(size)) == 0);
+    return (uint32_t)((OPOOL__HPAGE - *first) / size);
+}
 
 /* When a free must leave the inline path: a page off the list at its first
  * free (to list it again), a grown page when it empties (to the cache). */
@@ -498,8 +513,7 @@ static void opool__heap_unlist(opool_heap *h, opool__hpage *pg) {
 /* Make room in the page set; the inline free's view follows it. */
 static bool opool__heap_reserve_pages(opool_heap *h) {
     if (!opool__hmap_reserve(h, &h->pages)) return false;
-    h->hot.pages = h->pages.e;
-    h->hot.pages_mask = h->pages.cap - 1;
+    opool__heap_view(h);
     return true;
 }
 
@@ -537,7 +551,8 @@ static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserv
     memset(pg, 0, first);
     pg->block0 = (uintptr_t)pg + first;
     pg->size = k->size;
-    pg->recip = k->recip;
+    pg->gshift = (uint8_t)k->gshift;
+    pg->gmask = (uint16_t)((1u << k->gshift) - 1);
     pg->end = n * k->size;
     pg->cls = (uint8_t)c;
     pg->region = region;
@@ -604,10 +619,10 @@ static opool_status opool__heap_classify(const opool_heap *h, const void *ptr, o
         uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
         if (off >= pg->carved) return OPOOL_EINVAL;
         uint32_t j;
-        if (!opool__hpage_index(pg, off, &j)) return OPOOL_EINVAL;
+        if (!opool__hpage_index(h->cls[pg->cls].recip, off, &j)) return OPOOL_EINVAL;
         *page = pg;
         *index = j;
-        return (opool__hpage_bits(pg)[j / 64] >> (j % 64)) & 1 ? OPOOL_OK : OPOOL_ESTALE;
+        return opool__hpage_live(pg, a) ? OPOOL_OK : OPOOL_ESTALE;
     }
     if ((*large = opool__hmap_find(&h->large, a)) != NULL) return OPOOL_OK;
     return OPOOL_EINVAL;
@@ -687,6 +702,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         h->cls[c].recip =
             (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
         h->cls[c].per = opool__heap_geometry(d.class_sizes[c], &h->cls[c].first);
+        h->cls[c].gshift = opool__heap_gshift(d.class_sizes[c]);
         opool__heap_current(h, c);
     }
     uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
@@ -699,7 +715,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     /* poisoning and memory checkers need every call out of line */
     bool slow = h->checker || (d.flags & OPOOL_POISON);
     h->hooks = slow;
-    opool__heap_set_slow(h);
+    opool__heap_view(h);
     h->hot.small_max = slow ? 0 : h->max_size;
     /* the reservation's pages in as few regions as there can be */
     size_t reserved = total / OPOOL__HPAGE;
@@ -789,9 +805,9 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
         }
         opool__heap_unlist(h, pg); /* full: its next free lists it again */
     }
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    opool__hpage_bits(pg)[j / 64] |= (uint64_t)1 << (j % 64);
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
     pg->live++;
     opool__hclass_count_alloc(&h->hot.cls[c], size);
     return b;
@@ -815,7 +831,9 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
 /* Free the live block j of page pg. */
 static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     char *b = (char *)pg->block0 + (size_t)j * pg->size;
-    opool__hpage_bits(pg)[j / 64] &= ~((uint64_t)1 << (j % 64));
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w &= ~((uint64_t)1 << (g & 63));
     memcpy(b, &pg->free, sizeof(void *));
     opool__track_on_free(b, pg->size, sizeof(void *), (h->desc.flags & OPOOL_POISON) != 0);
     pg->free = b;

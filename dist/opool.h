@@ -2610,13 +2610,13 @@ extern "C" {
 
 /* The header at the start of every 64 KiB page of blocks; the live bitmap
  * follows it, in uint64_t words: one bit per granule of the page, a granule
- * being the largest power of two that divides the block size (the block
- * itself for 16, 32, 64 ...; 16 bytes for 48), bit g for page offset
- * g << gshift. Bit g is set exactly when a live block starts there, so a
- * free finds "a live block starts at this offset" from the offset alone:
- * no division, no bounds (the bitmap covers the whole page, its header
- * included, whose bits stay clear). Only pages that serve a class have one
- * that the heap reads (they alone are in its page set). */
+ * being the largest power of two that divides the block size, at most 128
+ * (the block itself for 16, 32, 64; 16 bytes for 48), placed by
+ * opool__hpage_word. A granule's bit is set exactly when a live block
+ * starts there, so a free finds "a live block starts at this offset" from
+ * the offset alone: no division, no bounds (the bitmap covers the whole
+ * page, its header included, whose bits stay clear). Only pages that serve
+ * a class have one that the heap reads (they alone are in its page set). */
 typedef struct opool__hpage {
     void *free;       /* free blocks, linked through their first bytes */
     uintptr_t block0; /* the address of block 0 (in the empty-page cache: when it went there) */
@@ -2692,10 +2692,14 @@ static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j
 }
 
 /* The live-bitmap word of the granule at address a of page pg, and in *g
- * that granule (its bit: g & 63). */
+ * its bit there. Granule g = offset >> gshift is bit g / words of word
+ * g % words (words = 1024 >> gshift): the bit is the offset's top six bits,
+ * the word its bits gshift .. 9. So blocks next to each other have their
+ * bits in different words, and a run of allocs or frees in address order
+ * does not wait on one word's last store at every step. */
 static inline uint64_t *opool__hpage_word(const opool__hpage *pg, uintptr_t a, uint32_t *g) {
-    *g = ((uint32_t)a & (OPOOL_HEAP_PAGE - 1)) >> pg->gshift;
-    return (uint64_t *)(uintptr_t)(pg + 1) + (*g >> 6);
+    *g = ((uint32_t)a & (OPOOL_HEAP_PAGE - 1)) / (OPOOL_HEAP_PAGE / 64);
+    return (uint64_t *)(uintptr_t)(pg + 1) + ((a % (OPOOL_HEAP_PAGE / 64)) >> pg->gshift);
 }
 
 /* Whether a live block of page pg starts at address a (of that page). */

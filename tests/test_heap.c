@@ -1424,6 +1424,35 @@ TEST(free_of_an_interior_pointer_is_einval_and_the_block_stays_live) {
     opool_heap_destroy(h);
 }
 
+/* The live bitmap has a bit per granule (the largest power of two dividing the class size,
+ * at most 128): a pointer inside a block on a granule's boundary has a bit of its own, never
+ * set, so it is rejected as any interior pointer, and the block stays live. */
+TEST(free_of_an_interior_pointer_on_a_granule_boundary_is_einval) {
+    static const uint32_t sizes[] = {24, 48, 80, 96, 1152, 2048};
+    for (int k = 0; k < 6; k++) {
+        uint32_t size = sizes[k], granule = 8;
+        while (granule < 128 && size % (2 * granule) == 0) granule *= 2;
+        recorder r;
+        opool_heap *h = make_heap(&size, 1, 0, 0, &r);
+        REQUIRE(h);
+        unsigned char *p = (unsigned char *)opool_heap_alloc(h, size);
+        unsigned char *q = (unsigned char *)opool_heap_alloc(h, size);
+        REQUIRE(p && q);
+        uint64_t rejected = 0;
+        for (uint32_t off = granule; off < size; off += granule) {
+            CHECK_EQ_U64(opool_heap_free(h, p + off), OPOOL_EINVAL);
+            CHECK_EQ_U64(opool_heap_usable_size(h, q + off), 0);
+            rejected += 2;
+        }
+        CHECK_EQ_U64(stats_of(h).rejected, rejected);
+        CHECK_EQ_U64(stats_of(h).classes[0].live, 2);
+        CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+        CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_OK);
+        CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_ESTALE);
+        opool_heap_destroy(h);
+    }
+}
+
 TEST(free_of_a_block_never_handed_out_is_einval) {
     uint32_t size = 256;
     recorder r;
@@ -2555,6 +2584,7 @@ int main(void) {
     RUN(free_with_a_null_heap_is_einval);
     RUN(free_of_foreign_pointers_is_einval_reported_and_changes_nothing);
     RUN(free_of_an_interior_pointer_is_einval_and_the_block_stays_live);
+    RUN(free_of_an_interior_pointer_on_a_granule_boundary_is_einval);
     RUN(free_of_a_block_never_handed_out_is_einval);
     RUN(free_twice_is_estale_and_reported);
     RUN(free_of_an_interior_pointer_of_a_large_block_is_einval);

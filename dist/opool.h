@@ -972,11 +972,14 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  *     free list of the class's current page, or the page's next block never
  *     handed out (a bump pointer). O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
- *     that page is one of its own in a hash set of the pages serving its
- *     classes (never reading memory it does not own or no longer uses), and
+ *     that page is one of its own (never reading memory it does not own):
+ *     on 64-bit Linux, with the system's memory, by one comparison with the
+ *     address range the heap reserved at create (MEMORY below); else, and
+ *     past that range, in a hash set of the pages serving its classes. Then
  *     that a live block starts at the pointer: its offset in the page is a
  *     multiple of the granule and the bitmap's bit for it is set (no
- *     division). O(1) expected.
+ *     division; a page of the range that serves no class has no bit set).
+ *     O(1) expected.
  *   - realloc to a size of the block's own class: the same checks, and the
  *     block comes back as it is.
  *   - per block, no overhead; per page, the header of 64 bytes and the
@@ -1010,7 +1013,12 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * as few regions as hold them; a growing heap's next region has as many
  * pages as the heap holds (at least 4), so a heap of N pages made about
  * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
- * allocator refuses a region, the heap asks for a single page.
+ * allocator refuses a region, the heap asks for a single page. On 64-bit
+ * Linux a heap with the system's memory reserves 4 GiB of address space at
+ * create (mmap PROT_NONE: no memory, nothing counted against overcommit)
+ * and takes its regions from it in order, each made readable and writable
+ * (mprotect) when taken; past 4 GiB of regions, they are mapped one by
+ * one. If the reservation fails, every region is.
  * A grown page that empties leaves its class (each class keeps one empty
  * page as a spare, so a class at the edge of a page does not trade pages
  * at every step) for a cache of empty pages shared by the whole heap: the
@@ -1021,7 +1029,10 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * go back, oldest first: with the system's memory, their bytes go back at
  * once (madvise(MADV_DONTNEED) on Linux, one call per run of adjacent pages,
  * the addresses kept for later pages); a region none of whose pages is used
- * or cached goes back whole (munmap, or desc.allocator's free). So a
+ * or cached goes back whole (munmap, or desc.allocator's free), except one
+ * of the reserved range, whose memory goes back the same way while its
+ * addresses stay the heap's (its pages vacant, taken before any new
+ * region); destroy unmaps the range. So a
  * fill/empty cycle asks for nothing after its first round, and an idle heap
  * keeps its cache until its next page event. calloc does not write blocks
  * known to be zero (never handed out, in memory fresh from the system).
@@ -2665,6 +2676,9 @@ typedef struct opool__heap_hot {
                                    (poisoning, a checker, an open episode) */
     uint32_t pages_mask;        /* its capacity - 1 */
     uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
+    uintptr_t span_lo;          /* the heap's reserved address range, if any: its pages */
+    uintptr_t span_len;         /* [span_lo, span_lo + span_len) are readable and the heap's
+                                   own; 0 while every free runs out of line */
     opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
 } opool__heap_hot;
 
@@ -2746,9 +2760,11 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
 static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
-    /* base 0 (NULL among others) would match an empty entry: out of line */
+    /* a page of the reserved range, else of the page set; base 0 (NULL among others)
+     * would match an empty entry: out of line */
     if (OPOOL_UNLIKELY(c == NULL || base == 0 ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+                       (a - c->span_lo >= c->span_len &&
+                        c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_free_slow(h, ptr);
     opool__hpage *pg = (opool__hpage *)base;
     uint32_t g;
@@ -2774,7 +2790,8 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
     if (OPOOL_UNLIKELY(c == NULL || base == 0 || size - 1 >= c->small_max ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+                       (a - c->span_lo >= c->span_len &&
+                        c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_realloc_slow(h, ptr, size);
     const opool__hpage *pg = (const opool__hpage *)base;
     if (OPOOL_UNLIKELY(!opool__hpage_live(pg, a) || c->class_of[(size + 7) >> 3] != pg->cls))
@@ -3248,6 +3265,14 @@ OPOOL__INTERNAL void *opool__sys_realloc(void *ptr, size_t size);
  * NULL on failure. Give it back with opool__os_unmap(ptr, size). */
 OPOOL__INTERNAL void *opool__os_map(size_t size, size_t align, bool *zeroed);
 OPOOL__INTERNAL void opool__os_unmap(void *ptr, size_t size);
+/* size bytes of address space at an address aligned to align, reserved and
+ * inaccessible (no memory behind them; mmap where there is one, else NULL:
+ * no reservation). Make parts usable with opool__os_commit, give the whole
+ * back with opool__os_unmap(ptr, size). */
+OPOOL__INTERNAL void *opool__os_reserve(size_t size, size_t align);
+/* [ptr, ptr + size) of a reservation readable and writable, reading zero.
+ * False on failure (nothing changed). */
+OPOOL__INTERNAL bool opool__os_commit(void *ptr, size_t size);
 /* Tell the system the bytes [ptr, ptr + size) of a mapping are not needed
  * (ptr and size multiples of 4096): their memory goes back, the range stays
  * mapped and reads zero when next touched. False where there is no such
@@ -4913,6 +4938,11 @@ bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity) 
  * regions reach 4 MiB. */
 #define OPOOL__REGION_MAX 64u
 #define OPOOL__REGION_MIN 4u
+/* The address range a heap with the system's memory reserves at create for
+ * its regions (64-bit systems): a pointer in its used part is the heap's,
+ * readable, at one comparison (opool__heap_hot.span_lo). Regions past it
+ * are mapped one by one and found through the page set alone. */
+#define OPOOL__HEAP_SPAN (SIZE_MAX > 0xFFFFFFFFu ? (size_t)65536 * 65536 : 0)
 /* The cache's hysteresis: a page that stayed in it this long goes back to
  * the system at the heap's next page event (opool_heap.h, MEMORY). */
 #define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)
@@ -4960,8 +4990,11 @@ struct opool_heap {
                           (opool__heap_view) */
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
-    size_t page_count;       /* pages serving a class */
-    bool os;                 /* regions from opool__os_map (no allocator in the desc) */
+    size_t page_count; /* pages serving a class */
+    bool os;           /* regions from opool__os_map (no allocator in the desc) */
+    char *span;        /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
+                          start, in its first span_used bytes, never unmapped */
+    size_t span_used;
     opool__hregion *regions; /* [region_cap]; entries with base NULL are free */
     uint32_t nregions;       /* entries in use or freed, from the start */
     uint32_t region_cap;
@@ -5048,6 +5081,8 @@ static void opool__heap_view(opool_heap *h) {
     bool slow = h->hooks || h->episodes != 0;
     h->hot.pages = slow || h->pages.e == NULL ? &none : h->pages.e;
     h->hot.pages_mask = slow || h->pages.e == NULL ? 0 : h->pages.cap - 1;
+    h->hot.span_lo = (uintptr_t)h->span;
+    h->hot.span_len = slow ? 0 : h->span_used;
 }
 
 /* An alloc of class k (NULL: a large block) failed. */
@@ -5161,6 +5196,25 @@ static size_t opool__region_bytes(const opool__hregion *r) {
     return (size_t)r->npages * OPOOL__HPAGE;
 }
 
+/* Whether region r lies in h's reserved range. */
+static bool opool__heap_in_span(const opool_heap *h, const opool__hregion *r) {
+    return h->span && (uintptr_t)r->base - (uintptr_t)h->span < h->span_used;
+}
+
+/* npages pages of the system's memory: the next part of the reserved range,
+ * else a mapping of their own. */
+static char *opool__heap_os_pages(opool_heap *h, size_t bytes, bool *zero) {
+    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used &&
+        opool__os_commit(h->span + h->span_used, bytes)) {
+        char *m = h->span + h->span_used;
+        h->span_used += bytes;
+        opool__heap_view(h);
+        *zero = true;
+        return m;
+    }
+    return (char *)opool__os_map(bytes, OPOOL__HPAGE, zero);
+}
+
 /* A free entry of the region array, made if need be. False: no memory. */
 static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
     for (uint32_t i = 0; i < h->nregions; i++)
@@ -5193,7 +5247,7 @@ static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
     if (!opool__heap_region_entry(h, &i)) return false;
     size_t bytes = (size_t)npages * OPOOL__HPAGE;
     bool zero = false;
-    char *m = h->os ? (char *)opool__os_map(bytes, OPOOL__HPAGE, &zero)
+    char *m = h->os ? opool__heap_os_pages(h, bytes, &zero)
                     : (char *)h->mem.alloc(h->mem.ctx, bytes, OPOOL__HPAGE);
     if (m == NULL) return false;
     opool__assert(((uintptr_t)m & (OPOOL__HPAGE - 1)) == 0);
@@ -5267,9 +5321,10 @@ static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now)
 
 /* The bits of the pages of r given back just now: memory back to the system
  * in runs of adjacent pages, one call each; a region that holds no page any
- * more goes back whole. */
+ * more goes back whole, but for one in the reserved range, which keeps its
+ * addresses (its pages vacant, their memory given back). */
 static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
-    if (r->held == 0) {
+    if (r->held == 0 && !opool__heap_in_span(h, r)) {
         opool__heap_free_region(h, r);
         return;
     }
@@ -5565,6 +5620,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->desc.class_sizes = NULL; /* copied below: the caller's array may go away */
     h->mem = mem;
     h->os = os;
+    if (os && OPOOL__HEAP_SPAN) h->span = (char *)opool__os_reserve(OPOOL__HEAP_SPAN, OPOOL__HPAGE);
     h->nclasses = d.class_count;
     h->max_size = d.class_sizes[d.class_count - 1];
     h->checker = opool__checker_active();
@@ -5608,8 +5664,14 @@ nomem:
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
     opool_allocator m = h->mem;
-    for (uint32_t i = 0; i < h->nregions; i++)
-        if (h->regions[i].base) opool__heap_free_region(h, &h->regions[i]);
+    for (uint32_t i = 0; i < h->nregions; i++) {
+        opool__hregion *r = &h->regions[i];
+        if (r->base && opool__heap_in_span(h, r))
+            opool__mem_defined(r->base, opool__region_bytes(r)); /* unmapped below */
+        else if (r->base)
+            opool__heap_free_region(h, r);
+    }
+    if (h->span) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
     if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++)
         if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
@@ -6973,19 +7035,33 @@ void opool__sys_free(void *ctx, void *ptr, size_t size) {
 }
 
 #if defined(OPOOL__MMAP)
-void *opool__os_map(size_t size, size_t align, bool *zeroed) {
-    *zeroed = false;
+/* size bytes at an address aligned to align, with protection prot: align
+ * bytes more mapped than asked, then the ends around the aligned part
+ * unmapped. */
+static void *opool__os_map_aligned(size_t size, size_t align, int prot) {
     if (size > SIZE_MAX - align) return NULL;
-    /* map align bytes more than asked, then unmap the ends around the aligned part */
-    char *raw = (char *)mmap(NULL, size + align, PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *raw = (char *)mmap(NULL, size + align, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == (char *)MAP_FAILED) return NULL;
     uintptr_t at = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
     size_t head = (size_t)(at - (uintptr_t)raw), tail = align - head;
     if (head) (void)munmap(raw, head);
     if (tail) (void)munmap((char *)at + size, tail);
-    *zeroed = true;
     return (void *)at;
+}
+
+void *opool__os_map(size_t size, size_t align, bool *zeroed) {
+    void *p = opool__os_map_aligned(size, align, PROT_READ | PROT_WRITE);
+    *zeroed = p != NULL;
+    return p;
+}
+
+/* PROT_NONE: Linux accounts a private mapping's memory once it is writable */
+void *opool__os_reserve(size_t size, size_t align) {
+    return opool__os_map_aligned(size, align, PROT_NONE);
+}
+
+bool opool__os_commit(void *ptr, size_t size) {
+    return mprotect(ptr, size, PROT_READ | PROT_WRITE) == 0;
 }
 
 void opool__os_unmap(void *ptr, size_t size) { (void)munmap(ptr, size); }
@@ -7006,6 +7082,18 @@ void *opool__os_map(size_t size, size_t align, bool *zeroed) {
 }
 
 void opool__os_unmap(void *ptr, size_t size) { opool__sys_free(NULL, ptr, size); }
+
+void *opool__os_reserve(size_t size, size_t align) {
+    (void)size;
+    (void)align;
+    return NULL;
+}
+
+bool opool__os_commit(void *ptr, size_t size) {
+    (void)ptr;
+    (void)size;
+    return false;
+}
 
 bool opool__os_reset(void *ptr, size_t size) {
     (void)ptr;

@@ -35,11 +35,14 @@
  *     free list of the class's current page, or the page's next block never
  *     handed out (a bump pointer). O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
- *     that page is one of its own in a hash set of the pages serving its
- *     classes (never reading memory it does not own or no longer uses), and
+ *     that page is one of its own (never reading memory it does not own):
+ *     on 64-bit Linux, with the system's memory, by one comparison with the
+ *     address range the heap reserved at create (MEMORY below); else, and
+ *     past that range, in a hash set of the pages serving its classes. Then
  *     that a live block starts at the pointer: its offset in the page is a
  *     multiple of the granule and the bitmap's bit for it is set (no
- *     division). O(1) expected.
+ *     division; a page of the range that serves no class has no bit set).
+ *     O(1) expected.
  *   - realloc to a size of the block's own class: the same checks, and the
  *     block comes back as it is.
  *   - per block, no overhead; per page, the header of 64 bytes and the
@@ -73,7 +76,12 @@
  * as few regions as hold them; a growing heap's next region has as many
  * pages as the heap holds (at least 4), so a heap of N pages made about
  * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
- * allocator refuses a region, the heap asks for a single page.
+ * allocator refuses a region, the heap asks for a single page. On 64-bit
+ * Linux a heap with the system's memory reserves 4 GiB of address space at
+ * create (mmap PROT_NONE: no memory, nothing counted against overcommit)
+ * and takes its regions from it in order, each made readable and writable
+ * (mprotect) when taken; past 4 GiB of regions, they are mapped one by
+ * one. If the reservation fails, every region is.
  * A grown page that empties leaves its class (each class keeps one empty
  * page as a spare, so a class at the edge of a page does not trade pages
  * at every step) for a cache of empty pages shared by the whole heap: the
@@ -84,7 +92,10 @@
  * go back, oldest first: with the system's memory, their bytes go back at
  * once (madvise(MADV_DONTNEED) on Linux, one call per run of adjacent pages,
  * the addresses kept for later pages); a region none of whose pages is used
- * or cached goes back whole (munmap, or desc.allocator's free). So a
+ * or cached goes back whole (munmap, or desc.allocator's free), except one
+ * of the reserved range, whose memory goes back the same way while its
+ * addresses stay the heap's (its pages vacant, taken before any new
+ * region); destroy unmaps the range. So a
  * fill/empty cycle asks for nothing after its first round, and an idle heap
  * keeps its cache until its next page event. calloc does not write blocks
  * known to be zero (never handed out, in memory fresh from the system).

@@ -42,6 +42,11 @@
  * regions reach 4 MiB. */
 #define OPOOL__REGION_MAX 64u
 #define OPOOL__REGION_MIN 4u
+/* The address range a heap with the system's memory reserves at create for
+ * its regions (64-bit systems): a pointer in its used part is the heap's,
+ * readable, at one comparison (opool__heap_hot.span_lo). Regions past it
+ * are mapped one by one and found through the page set alone. */
+#define OPOOL__HEAP_SPAN (SIZE_MAX > 0xFFFFFFFFu ? (size_t)65536 * 65536 : 0)
 /* The cache's hysteresis: a page that stayed in it this long goes back to
  * the system at the heap's next page event (opool_heap.h, MEMORY). */
 #define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)
@@ -89,8 +94,11 @@ struct opool_heap {
                           (opool__heap_view) */
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
-    size_t page_count;       /* pages serving a class */
-    bool os;                 /* regions from opool__os_map (no allocator in the desc) */
+    size_t page_count; /* pages serving a class */
+    bool os;           /* regions from opool__os_map (no allocator in the desc) */
+    char *span;        /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
+                          start, in its first span_used bytes, never unmapped */
+    size_t span_used;
     opool__hregion *regions; /* [region_cap]; entries with base NULL are free */
     uint32_t nregions;       /* entries in use or freed, from the start */
     uint32_t region_cap;
@@ -177,6 +185,8 @@ static void opool__heap_view(opool_heap *h) {
     bool slow = h->hooks || h->episodes != 0;
     h->hot.pages = slow || h->pages.e == NULL ? &none : h->pages.e;
     h->hot.pages_mask = slow || h->pages.e == NULL ? 0 : h->pages.cap - 1;
+    h->hot.span_lo = (uintptr_t)h->span;
+    h->hot.span_len = slow ? 0 : h->span_used;
 }
 
 /* An alloc of class k (NULL: a large block) failed. */
@@ -290,6 +300,25 @@ static size_t opool__region_bytes(const opool__hregion *r) {
     return (size_t)r->npages * OPOOL__HPAGE;
 }
 
+/* Whether region r lies in h's reserved range. */
+static bool opool__heap_in_span(const opool_heap *h, const opool__hregion *r) {
+    return h->span && (uintptr_t)r->base - (uintptr_t)h->span < h->span_used;
+}
+
+/* npages pages of the system's memory: the next part of the reserved range,
+ * else a mapping of their own. */
+static char *opool__heap_os_pages(opool_heap *h, size_t bytes, bool *zero) {
+    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used &&
+        opool__os_commit(h->span + h->span_used, bytes)) {
+        char *m = h->span + h->span_used;
+        h->span_used += bytes;
+        opool__heap_view(h);
+        *zero = true;
+        return m;
+    }
+    return (char *)opool__os_map(bytes, OPOOL__HPAGE, zero);
+}
+
 /* A free entry of the region array, made if need be. False: no memory. */
 static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
     for (uint32_t i = 0; i < h->nregions; i++)
@@ -322,7 +351,7 @@ static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
     if (!opool__heap_region_entry(h, &i)) return false;
     size_t bytes = (size_t)npages * OPOOL__HPAGE;
     bool zero = false;
-    char *m = h->os ? (char *)opool__os_map(bytes, OPOOL__HPAGE, &zero)
+    char *m = h->os ? opool__heap_os_pages(h, bytes, &zero)
                     : (char *)h->mem.alloc(h->mem.ctx, bytes, OPOOL__HPAGE);
     if (m == NULL) return false;
     opool__assert(((uintptr_t)m & (OPOOL__HPAGE - 1)) == 0);
@@ -396,9 +425,10 @@ static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now)
 
 /* The bits of the pages of r given back just now: memory back to the system
  * in runs of adjacent pages, one call each; a region that holds no page any
- * more goes back whole. */
+ * more goes back whole, but for one in the reserved range, which keeps its
+ * addresses (its pages vacant, their memory given back). */
 static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
-    if (r->held == 0) {
+    if (r->held == 0 && !opool__heap_in_span(h, r)) {
         opool__heap_free_region(h, r);
         return;
     }
@@ -694,6 +724,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->desc.class_sizes = NULL; /* copied below: the caller's array may go away */
     h->mem = mem;
     h->os = os;
+    if (os && OPOOL__HEAP_SPAN) h->span = (char *)opool__os_reserve(OPOOL__HEAP_SPAN, OPOOL__HPAGE);
     h->nclasses = d.class_count;
     h->max_size = d.class_sizes[d.class_count - 1];
     h->checker = opool__checker_active();
@@ -737,8 +768,14 @@ nomem:
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
     opool_allocator m = h->mem;
-    for (uint32_t i = 0; i < h->nregions; i++)
-        if (h->regions[i].base) opool__heap_free_region(h, &h->regions[i]);
+    for (uint32_t i = 0; i < h->nregions; i++) {
+        opool__hregion *r = &h->regions[i];
+        if (r->base && opool__heap_in_span(h, r))
+            opool__mem_defined(r->base, opool__region_bytes(r)); /* unmapped below */
+        else if (r->base)
+            opool__heap_free_region(h, r);
+    }
+    if (h->span) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
     if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++)
         if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);

@@ -313,8 +313,9 @@ typedef struct opool__hpage {
     uint16_t gmask;   /* granule - 1: an offset with one of these bits set starts no block */
     uint8_t gshift;   /* log2 of the granule */
     uint8_t spare8;
-    uint32_t live;    /* blocks handed out */
-    uint32_t slow_at; /* a free leaving live at this value goes out of line (list upkeep) */
+    uint32_t toslow;  /* blocks handed out (live) - slow_at, mod 2^32: a free that brings it
+                         to 0 goes out of line (list upkeep) */
+    uint32_t slow_at; /* live = toslow + slow_at */
     uint32_t carved;  /* bytes from block0 handed out at least once; blocks after are fresh */
     uint32_t end;     /* bytes from block0 to the end of the last block */
     struct opool__hpage *next, *prev; /* the class's listed pages, or the empty-page cache */
@@ -430,7 +431,7 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
     uint32_t g;
     uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
     *w |= (uint64_t)1 << (g & 63);
-    pg->live++;
+    pg->toslow++;
     opool__hclass_count_alloc(k, size);
     return b;
 }
@@ -454,7 +455,7 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     pg->free = ptr;
     opool__hclass_hot *k = &c->cls[pg->cls];
     k->room++;
-    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
+    if (OPOOL_UNLIKELY(--pg->toslow == 0))
         opool__heap_page_freed(h, pg); /* list upkeep */
     else
         k->page = pg; /* the next alloc of the class gets this block back */

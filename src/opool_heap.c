@@ -500,13 +500,19 @@ static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
     return (uint32_t)((OPOOL__HPAGE - *first) / size);
 }
 
+/* The blocks of page pg handed out. */
+static uint32_t opool__hpage_count(const opool__hpage *pg) { return pg->toslow + pg->slow_at; }
+
 /* When a free must leave the inline path: a page off the list at its first
- * free (to list it again), a grown page when it empties (to the cache). */
+ * free (to list it again), a grown page when it empties (to the cache);
+ * UINT32_MAX: never (a reserved page on the list: toslow = live + 1). */
 static void opool__hpage_arm(opool__hpage *pg) {
+    uint32_t live = opool__hpage_count(pg);
     if (!(pg->flags & OPOOL__HPAGE_LISTED))
         pg->slow_at = pg->end / pg->size - 1;
     else
         pg->slow_at = pg->flags & OPOOL__HPAGE_RESERVED ? UINT32_MAX : 0;
+    pg->toslow = live - pg->slow_at;
 }
 
 /* The page inline allocs serve from: the listed page a block was last freed
@@ -608,16 +614,16 @@ static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
     opool__heap_decay(h, now);
 }
 
-/* A free left pg->live at pg->slow_at: list the page again if it was off the
+/* A free left pg's live count at pg->slow_at: list the page again if it was off the
  * list (it has a free block now); an empty grown page goes to the heap's
  * cache unless it becomes its class's spare (one empty grown page kept, so
  * a class at the edge of a page does not trade pages with the cache at
  * every step). */
 void opool__heap_page_freed(opool_heap *h, opool__hpage *pg) {
     if (!(pg->flags & OPOOL__HPAGE_LISTED)) opool__heap_list(h, pg);
-    if (pg->live == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
+    if (opool__hpage_count(pg) == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
         opool__hclass *k = &h->cls[pg->cls];
-        if (k->spare != NULL && k->spare != pg && k->spare->live == 0)
+        if (k->spare != NULL && k->spare != pg && opool__hpage_count(k->spare) == 0)
             opool__heap_retire_page(h, pg);
         else
             k->spare = pg;
@@ -845,7 +851,7 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
     uint32_t g;
     uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
     *w |= (uint64_t)1 << (g & 63);
-    pg->live++;
+    pg->toslow++;
     opool__hclass_count_alloc(&h->hot.cls[c], size);
     return b;
 }
@@ -876,7 +882,7 @@ static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     pg->free = b;
     h->hot.cls[pg->cls].room++;
     opool__heap_settle(h, &h->cls[pg->cls]);
-    if (--pg->live == pg->slow_at)
+    if (--pg->toslow == 0)
         opool__heap_page_freed(h, pg);
     else
         h->hot.cls[pg->cls].page = pg; /* as the inline free */

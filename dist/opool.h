@@ -959,21 +959,32 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * opool pools: its blocks are plain pointers (no handles, no generations),
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
- * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the
- * link of its page's free list in its own first bytes. So:
+ * a small header (its class, its free list) and a live bitmap; the blocks
+ * follow, with no header in front of them. The bitmap has one bit per
+ * granule of the page, the granule being the largest power of two that
+ * divides the class size, at most 128 bytes (64 bytes for the 64-byte
+ * class, 16 for the 48-byte one), and a bit is set exactly where a live
+ * block starts: so the header and bitmap take 64 + 8192 / granule bytes
+ * (192 for 64-byte blocks, 576 for 48-byte ones), and a page holds as many
+ * blocks as fit in the rest. A free block holds the link of its page's
+ * free list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page, or the page's next block never
  *     handed out (a bump pointer). O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
- *     that page is one of its own in a hash set of the pages serving its
- *     classes (never reading memory it does not own or no longer uses), that
- *     the pointer is a block's start, and that the block's live bit is set.
+ *     that page is one of its own (never reading memory it does not own):
+ *     on 64-bit Linux, with the system's memory, by one comparison with the
+ *     address range the heap reserved at create (MEMORY below); else, and
+ *     past that range, in a hash set of the pages serving its classes. Then
+ *     that a live block starts at the pointer: its offset in the page is a
+ *     multiple of the granule and the bitmap's bit for it is set (no
+ *     division; a page of the range that serves no class has no bit set).
  *     O(1) expected.
  *   - realloc to a size of the block's own class: the same checks, and the
  *     block comes back as it is.
- *   - per block, the only overhead is its live bit; per page, a header of 64
- *     bytes plus the bitmap.
+ *   - per block, no overhead; per page, the header of 64 bytes and the
+ *     bitmap (64 to 1024 bytes: 128 for 64-byte blocks, as one bit per
+ *     block would take).
  * alloc, free and realloc are inline: the common case (a block of the
  * class's current page, a live block of a page of the heap, a resize within
  * the class) costs a few dozen instructions and no call; everything else
@@ -1002,7 +1013,12 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * as few regions as hold them; a growing heap's next region has as many
  * pages as the heap holds (at least 4), so a heap of N pages made about
  * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
- * allocator refuses a region, the heap asks for a single page.
+ * allocator refuses a region, the heap asks for a single page. On 64-bit
+ * Linux a heap with the system's memory reserves 4 GiB of address space at
+ * create (mmap PROT_NONE: no memory, nothing counted against overcommit)
+ * and takes its regions from it in order, each made readable and writable
+ * (mprotect) when taken; past 4 GiB of regions, they are mapped one by
+ * one. If the reservation fails, every region is.
  * A grown page that empties leaves its class (each class keeps one empty
  * page as a spare, so a class at the edge of a page does not trade pages
  * at every step) for a cache of empty pages shared by the whole heap: the
@@ -1013,7 +1029,10 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * go back, oldest first: with the system's memory, their bytes go back at
  * once (madvise(MADV_DONTNEED) on Linux, one call per run of adjacent pages,
  * the addresses kept for later pages); a region none of whose pages is used
- * or cached goes back whole (munmap, or desc.allocator's free). So a
+ * or cached goes back whole (munmap, or desc.allocator's free), except one
+ * of the reserved range, whose memory goes back the same way while its
+ * addresses stay the heap's (its pages vacant, taken before any new
+ * region); destroy unmaps the range. So a
  * fill/empty cycle asks for nothing after its first round, and an idle heap
  * keeps its cache until its next page event. calloc does not write blocks
  * known to be zero (never handed out, in memory fresh from the system).
@@ -1080,8 +1099,8 @@ enum {
 };
 
 /* Limits: the most size classes a heap may have, the largest class size, and
- * the bytes per page of blocks (a page header of 64 bytes plus one live bit
- * per block comes first). */
+ * the bytes per page of blocks (a page header of 64 bytes plus its live
+ * bitmap come first: HOW IT WORKS). */
 #define OPOOL_HEAP_MAX_CLASSES 64
 #define OPOOL_HEAP_MAX_CLASS_SIZE 16384u /* the largest class size accepted */
 #define OPOOL_HEAP_PAGE 65536u           /* bytes per page of blocks */
@@ -2601,16 +2620,26 @@ extern "C" {
 #endif
 
 /* The header at the start of every 64 KiB page of blocks; the live bitmap
- * (one bit per block, in uint64_t words) follows it. Only pages that serve
+ * follows it, in uint64_t words: one bit per granule of the page, a granule
+ * being the largest power of two that divides the block size, at most 128
+ * (the block itself for 16, 32, 64; 16 bytes for 48), placed by
+ * opool__hpage_word. A granule's bit is set exactly when a live block
+ * starts there, so a free finds "a live block starts at this offset" from
+ * the offset alone: no division, no bounds (the bitmap covers the whole
+ * page, its header included, whose bits stay clear). Only pages that serve
  * a class have one that the heap reads (they alone are in its page set). */
 typedef struct opool__hpage {
-    void *free;           /* free blocks, linked through their first bytes */
-    uintptr_t block0;     /* the address of block 0 (in the empty-page cache: when it went there) */
-    uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
-    uint32_t live;        /* blocks handed out */
-    uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
-    uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
-    uint32_t end;         /* bytes from block0 to the end of the last block */
+    void *free;       /* free blocks, linked through their first bytes */
+    uintptr_t block0; /* the address of block 0 (in the empty-page cache: when it went there) */
+    uint32_t size;    /* block size */
+    uint16_t gmask;   /* granule - 1: an offset with one of these bits set starts no block */
+    uint8_t gshift;   /* log2 of the granule */
+    uint8_t spare8;
+    uint32_t toslow;  /* blocks handed out (live) - slow_at, mod 2^32: a free that brings it
+                         to 0 goes out of line (list upkeep) */
+    uint32_t slow_at; /* live = toslow + slow_at */
+    uint32_t carved;  /* bytes from block0 handed out at least once; blocks after are fresh */
+    uint32_t end;     /* bytes from block0 to the end of the last block */
     struct opool__hpage *next, *prev; /* the class's listed pages, or the empty-page cache */
     uint32_t region;                  /* index of the region holding the page */
     uint8_t cls;                      /* class index */
@@ -2643,11 +2672,14 @@ typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empt
 /* The start of every opool_heap. */
 typedef struct opool__heap_hot {
     const uint8_t *class_of;    /* [small_max / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
-    const opool__hentry *pages; /* the page set: open addressing, key = page address */
+    const opool__hentry *pages; /* the page set: open addressing, key = page address; one
+                                   empty entry while every free and realloc runs out of line
+                                   (poisoning, a checker, an open episode) */
     uint32_t pages_mask;        /* its capacity - 1 */
     uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
-    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker, an
-                                   open episode) */
+    uintptr_t span_lo;          /* the heap's reserved address range, if any: its pages */
+    uintptr_t span_len;         /* [span_lo, span_lo + span_len) are readable and the heap's
+                                   own; 0 while every free runs out of line */
     opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
 } opool__heap_hot;
 
@@ -2667,11 +2699,29 @@ static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
 /* The block index of offset off (< 2^16) from block 0 in *j; false when off
  * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
  * 2^14 makes the high half of off * recip the quotient, and the low half
- * below recip exactly when the remainder is 0. */
-static inline bool opool__hpage_index(const opool__hpage *pg, uintptr_t off, uint32_t *j) {
-    uint64_t q = (uint64_t)off * pg->recip;
+ * below recip exactly when the remainder is 0. (The out-of-line paths'.) */
+static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j) {
+    uint64_t q = (uint64_t)off * recip;
     *j = (uint32_t)(q >> 32);
-    return (uint32_t)q < pg->recip;
+    return (uint32_t)q < recip;
+}
+
+/* The live-bitmap word of the granule at address a of page pg, and in *g
+ * its bit there. Granule g = offset >> gshift is bit g / words of word
+ * g % words (words = 1024 >> gshift): the bit is the offset's top six bits,
+ * the word its bits gshift .. 9. So blocks next to each other have their
+ * bits in different words, and a run of allocs or frees in address order
+ * does not wait on one word's last store at every step. */
+static inline uint64_t *opool__hpage_word(const opool__hpage *pg, uintptr_t a, uint32_t *g) {
+    *g = ((uint32_t)a & (OPOOL_HEAP_PAGE - 1)) / (OPOOL_HEAP_PAGE / 64);
+    return (uint64_t *)(uintptr_t)(pg + 1) + ((a % (OPOOL_HEAP_PAGE / 64)) >> pg->gshift);
+}
+
+/* Whether a live block of page pg starts at address a (of that page). */
+static inline bool opool__hpage_live(const opool__hpage *pg, uintptr_t a) {
+    uint32_t g;
+    const uint64_t *w = opool__hpage_word(pg, a, &g);
+    return !((uint32_t)a & pg->gmask) && ((*w >> (g & 63)) & 1);
 }
 
 /* The statistics of an alloc of size bytes from class k (what the inline and
@@ -2700,10 +2750,10 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
         b = (void **)(pg->block0 + pg->carved);
         pg->carved += pg->size;
     }
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
-    pg->live++;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
+    pg->toslow++;
     opool__hclass_count_alloc(k, size);
     return b;
 }
@@ -2711,24 +2761,23 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
 static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
-    /* base 0 (NULL among others) would match an empty entry: out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+    /* a page of the reserved range, else of the page set; base 0 (NULL among others)
+     * would match an empty entry: out of line */
+    if (OPOOL_UNLIKELY(c == NULL || base == 0 ||
+                       (a - c->span_lo >= c->span_len &&
+                        c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_free_slow(h, ptr);
     opool__hpage *pg = (opool__hpage *)base;
-    uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
-    if (OPOOL_UNLIKELY(off >= pg->carved)) return opool__heap_free_slow(h, ptr);
-    uint32_t j;
-    bool start = opool__hpage_index(pg, off, &j);
-    uint64_t *w = (uint64_t *)(void *)(pg + 1) + (j >> 6), bit = (uint64_t)1 << (j & 63);
-    if (OPOOL_UNLIKELY(!start || !(*w & bit)))
-        return opool__heap_free_slow(h, ptr); /* inside a block, or free: rejected there */
-    *w &= ~bit;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, a, &g), v = *w;
+    if (OPOOL_UNLIKELY(((uint32_t)a & pg->gmask) || !((v >> (g & 63)) & 1)))
+        return opool__heap_free_slow(h, ptr); /* not a live block's start: rejected there */
+    *w = v & ~((uint64_t)1 << (g & 63));
     *(void **)ptr = pg->free;
     pg->free = ptr;
     opool__hclass_hot *k = &c->cls[pg->cls];
     k->room++;
-    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
+    if (OPOOL_UNLIKELY(--pg->toslow == 0))
         opool__heap_page_freed(h, pg); /* list upkeep */
     else
         k->page = pg; /* the next alloc of the class gets this block back */
@@ -2741,15 +2790,12 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 || size - 1 >= c->small_max ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+    if (OPOOL_UNLIKELY(c == NULL || base == 0 || size - 1 >= c->small_max ||
+                       (a - c->span_lo >= c->span_len &&
+                        c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_realloc_slow(h, ptr, size);
     const opool__hpage *pg = (const opool__hpage *)base;
-    uintptr_t off = a - pg->block0;
-    uint32_t j;
-    if (OPOOL_UNLIKELY(off >= pg->carved || !opool__hpage_index(pg, off, &j) ||
-                       !((((const uint64_t *)(const void *)(pg + 1))[j >> 6] >> (j & 63)) & 1) ||
-                       c->class_of[(size + 7) >> 3] != pg->cls))
+    if (OPOOL_UNLIKELY(!opool__hpage_live(pg, a) || c->class_of[(size + 7) >> 3] != pg->cls))
         return opool__heap_realloc_slow(h, ptr, size);
     return ptr;
 }
@@ -3220,6 +3266,14 @@ OPOOL__INTERNAL void *opool__sys_realloc(void *ptr, size_t size);
  * NULL on failure. Give it back with opool__os_unmap(ptr, size). */
 OPOOL__INTERNAL void *opool__os_map(size_t size, size_t align, bool *zeroed);
 OPOOL__INTERNAL void opool__os_unmap(void *ptr, size_t size);
+/* size bytes of address space at an address aligned to align, reserved and
+ * inaccessible (no memory behind them; mmap where there is one, else NULL:
+ * no reservation). Make parts usable with opool__os_commit, give the whole
+ * back with opool__os_unmap(ptr, size). */
+OPOOL__INTERNAL void *opool__os_reserve(size_t size, size_t align);
+/* [ptr, ptr + size) of a reservation readable and writable, reading zero.
+ * False on failure (nothing changed). */
+OPOOL__INTERNAL bool opool__os_commit(void *ptr, size_t size);
 /* Tell the system the bytes [ptr, ptr + size) of a mapping are not needed
  * (ptr and size multiples of 4096): their memory goes back, the range stays
  * mapped and reads zero when next touched. False where there is no such
@@ -4885,6 +4939,11 @@ bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity) 
  * regions reach 4 MiB. */
 #define OPOOL__REGION_MAX 64u
 #define OPOOL__REGION_MIN 4u
+/* The address range a heap with the system's memory reserves at create for
+ * its regions (64-bit systems): a pointer in its used part is the heap's,
+ * readable, at one comparison (opool__heap_hot.span_lo). Regions past it
+ * are mapped one by one and found through the page set alone. */
+#define OPOOL__HEAP_SPAN (SIZE_MAX > 0xFFFFFFFFu ? (size_t)65536 * 65536 : 0)
 /* The cache's hysteresis: a page that stayed in it this long goes back to
  * the system at the heap's next page event (opool_heap.h, MEMORY). */
 #define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)
@@ -4909,6 +4968,7 @@ typedef struct opool__hclass {
     uint32_t size;
     uint32_t recip;      /* ceil(2^32 / size) */
     uint32_t first, per; /* offset of block 0 in a page, blocks per page */
+    uint32_t gshift;     /* log2 of its pages' live-bitmap granule (opool__hpage) */
     uint32_t blocks;     /* in its pages */
     opool__hpage *avail; /* listed pages (not known full); the current page is one */
     opool__hpage *spare; /* the grown page kept when it emptied, if any */
@@ -4927,11 +4987,15 @@ struct opool_heap {
     opool_allocator mem;
     uint32_t nclasses, max_size;
     bool checker;
-    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask */
+    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask
+                          (opool__heap_view) */
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
-    size_t page_count;       /* pages serving a class */
-    bool os;                 /* regions from opool__os_map (no allocator in the desc) */
+    size_t page_count; /* pages serving a class */
+    bool os;           /* regions from opool__os_map (no allocator in the desc) */
+    char *span;        /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
+                          start, in its first span_used bytes, never unmapped */
+    size_t span_used;
     opool__hregion *regions; /* [region_cap]; entries with base NULL are free */
     uint32_t nregions;       /* entries in use or freed, from the start */
     uint32_t region_cap;
@@ -5009,8 +5073,18 @@ static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_statu
     opool__heap_report(h, s, ptr);
 }
 
-/* While an episode is open every free goes out of line, to see its end. */
-static void opool__heap_set_slow(opool_heap *h) { h->hot.slow = h->hooks || h->episodes != 0; }
+/* The page set of the inline paths: h's, or while every free and realloc must
+ * run out of line (poisoning, a checker; an open episode, to see its end),
+ * one that holds no page, so that their one probe misses without a test of
+ * its own. */
+static void opool__heap_view(opool_heap *h) {
+    static const opool__hentry none = {0, 0};
+    bool slow = h->hooks || h->episodes != 0;
+    h->hot.pages = slow || h->pages.e == NULL ? &none : h->pages.e;
+    h->hot.pages_mask = slow || h->pages.e == NULL ? 0 : h->pages.cap - 1;
+    h->hot.span_lo = (uintptr_t)h->span;
+    h->hot.span_len = slow ? 0 : h->span_used;
+}
 
 /* An alloc of class k (NULL: a large block) failed. */
 static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
@@ -5018,7 +5092,7 @@ static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
     if (k) k->failed++;
     if (opool__episode_failures(e) == 0) {
         h->episodes++;
-        opool__heap_set_slow(h);
+        opool__heap_view(h);
         if (k == NULL) h->large_cap = h->large.n;
     }
     uint64_t nth = opool__episode_failed(e);
@@ -5036,7 +5110,7 @@ static void opool__heap_settle(opool_heap *h, opool__hclass *k) {
     uint64_t live = k ? opool__hclass_live(&h->hot.cls[k - h->cls]) : h->large.n;
     if (opool__episode_freed(e, live, k ? k->blocks : h->large_cap)) {
         h->episodes--;
-        opool__heap_set_slow(h);
+        opool__heap_view(h);
     }
 }
 
@@ -5123,6 +5197,25 @@ static size_t opool__region_bytes(const opool__hregion *r) {
     return (size_t)r->npages * OPOOL__HPAGE;
 }
 
+/* Whether region r lies in h's reserved range. */
+static bool opool__heap_in_span(const opool_heap *h, const opool__hregion *r) {
+    return h->span && (uintptr_t)r->base - (uintptr_t)h->span < h->span_used;
+}
+
+/* npages pages of the system's memory: the next part of the reserved range,
+ * else a mapping of their own. */
+static char *opool__heap_os_pages(opool_heap *h, size_t bytes, bool *zero) {
+    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used &&
+        opool__os_commit(h->span + h->span_used, bytes)) {
+        char *m = h->span + h->span_used;
+        h->span_used += bytes;
+        opool__heap_view(h);
+        *zero = true;
+        return m;
+    }
+    return (char *)opool__os_map(bytes, OPOOL__HPAGE, zero);
+}
+
 /* A free entry of the region array, made if need be. False: no memory. */
 static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
     for (uint32_t i = 0; i < h->nregions; i++)
@@ -5155,7 +5248,7 @@ static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
     if (!opool__heap_region_entry(h, &i)) return false;
     size_t bytes = (size_t)npages * OPOOL__HPAGE;
     bool zero = false;
-    char *m = h->os ? (char *)opool__os_map(bytes, OPOOL__HPAGE, &zero)
+    char *m = h->os ? opool__heap_os_pages(h, bytes, &zero)
                     : (char *)h->mem.alloc(h->mem.ctx, bytes, OPOOL__HPAGE);
     if (m == NULL) return false;
     opool__assert(((uintptr_t)m & (OPOOL__HPAGE - 1)) == 0);
@@ -5229,9 +5322,10 @@ static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now)
 
 /* The bits of the pages of r given back just now: memory back to the system
  * in runs of adjacent pages, one call each; a region that holds no page any
- * more goes back whole. */
+ * more goes back whole, but for one in the reserved range, which keeps its
+ * addresses (its pages vacant, their memory given back). */
 static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
-    if (r->held == 0) {
+    if (r->held == 0 && !opool__heap_in_span(h, r)) {
         opool__heap_free_region(h, r);
         return;
     }
@@ -5282,29 +5376,40 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
 
 static uint32_t opool__heap_align(uint32_t size) { return size % 16 == 0 ? 16 : 8; }
 
-/* Blocks of a page of class size, and the offset of the first. */
-static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
-    uint32_t align = opool__heap_align(size);
-    uint32_t n = (uint32_t)((OPOOL__HPAGE - sizeof(opool__hpage)) / size);
-    for (;; n--) {
-        uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((n + 63) / 64);
-        hdr = (hdr + align - 1) & ~(align - 1);
-        if (hdr + (uint64_t)n * size <= OPOOL__HPAGE) {
-            *first = hdr;
-            return n;
-        }
-    }
+/* The live-bitmap granule of class size, as its log2: the largest power of
+ * two dividing it (sizes are multiples of 8), at most 128 bytes. Block 0
+ * then starts at a multiple of the granule: 64 + 8192 / granule bytes of
+ * header and bitmap for granules 8 .. 128 (1088, 576, 320, 192, 128). */
+static uint32_t opool__heap_gshift(uint32_t size) {
+    uint32_t g = 3;
+    while (g < 7 && !(size >> g & 1)) g++;
+    return g;
 }
 
-static uint64_t *opool__hpage_bits(opool__hpage *pg) { return (uint64_t *)(void *)(pg + 1); }
+/* Blocks of a page of class size, and the offset of the first: after the
+ * header and a bitmap of one bit per granule of the whole page. */
+static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
+    uint32_t align = opool__heap_align(size);
+    uint32_t bits = (uint32_t)(OPOOL__HPAGE >> opool__heap_gshift(size));
+    uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((bits + 63) / 64);
+    *first = (hdr + align - 1) & ~(align - 1);
+    opool__assert(*first % (1u << opool__heap_gshift(size)) == 0);
+    return (uint32_t)((OPOOL__HPAGE - *first) / size);
+}
+
+/* The blocks of page pg handed out. */
+static uint32_t opool__hpage_count(const opool__hpage *pg) { return pg->toslow + pg->slow_at; }
 
 /* When a free must leave the inline path: a page off the list at its first
- * free (to list it again), a grown page when it empties (to the cache). */
+ * free (to list it again), a grown page when it empties (to the cache);
+ * UINT32_MAX: never (a reserved page on the list: toslow = live + 1). */
 static void opool__hpage_arm(opool__hpage *pg) {
+    uint32_t live = opool__hpage_count(pg);
     if (!(pg->flags & OPOOL__HPAGE_LISTED))
         pg->slow_at = pg->end / pg->size - 1;
     else
         pg->slow_at = pg->flags & OPOOL__HPAGE_RESERVED ? UINT32_MAX : 0;
+    pg->toslow = live - pg->slow_at;
 }
 
 /* The page inline allocs serve from: the listed page a block was last freed
@@ -5341,8 +5446,7 @@ static void opool__heap_unlist(opool_heap *h, opool__hpage *pg) {
 /* Make room in the page set; the inline free's view follows it. */
 static bool opool__heap_reserve_pages(opool_heap *h) {
     if (!opool__hmap_reserve(h, &h->pages)) return false;
-    h->hot.pages = h->pages.e;
-    h->hot.pages_mask = h->pages.cap - 1;
+    opool__heap_view(h);
     return true;
 }
 
@@ -5380,7 +5484,8 @@ static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserv
     memset(pg, 0, first);
     pg->block0 = (uintptr_t)pg + first;
     pg->size = k->size;
-    pg->recip = k->recip;
+    pg->gshift = (uint8_t)k->gshift;
+    pg->gmask = (uint16_t)((1u << k->gshift) - 1);
     pg->end = n * k->size;
     pg->cls = (uint8_t)c;
     pg->region = region;
@@ -5406,16 +5511,16 @@ static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
     opool__heap_decay(h, now);
 }
 
-/* A free left pg->live at pg->slow_at: list the page again if it was off the
+/* A free left pg's live count at pg->slow_at: list the page again if it was off the
  * list (it has a free block now); an empty grown page goes to the heap's
  * cache unless it becomes its class's spare (one empty grown page kept, so
  * a class at the edge of a page does not trade pages with the cache at
  * every step). */
 void opool__heap_page_freed(opool_heap *h, opool__hpage *pg) {
     if (!(pg->flags & OPOOL__HPAGE_LISTED)) opool__heap_list(h, pg);
-    if (pg->live == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
+    if (opool__hpage_count(pg) == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
         opool__hclass *k = &h->cls[pg->cls];
-        if (k->spare != NULL && k->spare != pg && k->spare->live == 0)
+        if (k->spare != NULL && k->spare != pg && opool__hpage_count(k->spare) == 0)
             opool__heap_retire_page(h, pg);
         else
             k->spare = pg;
@@ -5447,10 +5552,10 @@ static opool_status opool__heap_classify(const opool_heap *h, const void *ptr, o
         uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
         if (off >= pg->carved) return OPOOL_EINVAL;
         uint32_t j;
-        if (!opool__hpage_index(pg, off, &j)) return OPOOL_EINVAL;
+        if (!opool__hpage_index(h->cls[pg->cls].recip, off, &j)) return OPOOL_EINVAL;
         *page = pg;
         *index = j;
-        return (opool__hpage_bits(pg)[j / 64] >> (j % 64)) & 1 ? OPOOL_OK : OPOOL_ESTALE;
+        return opool__hpage_live(pg, a) ? OPOOL_OK : OPOOL_ESTALE;
     }
     if ((*large = opool__hmap_find(&h->large, a)) != NULL) return OPOOL_OK;
     return OPOOL_EINVAL;
@@ -5522,6 +5627,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->desc.class_sizes = NULL; /* copied below: the caller's array may go away */
     h->mem = mem;
     h->os = os;
+    if (os && OPOOL__HEAP_SPAN) h->span = (char *)opool__os_reserve(OPOOL__HEAP_SPAN, OPOOL__HPAGE);
     h->nclasses = d.class_count;
     h->max_size = d.class_sizes[d.class_count - 1];
     h->checker = opool__checker_active();
@@ -5530,6 +5636,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         h->cls[c].recip =
             (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
         h->cls[c].per = opool__heap_geometry(d.class_sizes[c], &h->cls[c].first);
+        h->cls[c].gshift = opool__heap_gshift(d.class_sizes[c]);
         opool__heap_current(h, c);
     }
     uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
@@ -5542,7 +5649,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     /* poisoning and memory checkers need every call out of line */
     bool slow = h->checker || (d.flags & OPOOL_POISON);
     h->hooks = slow;
-    opool__heap_set_slow(h);
+    opool__heap_view(h);
     h->hot.small_max = slow ? 0 : h->max_size;
     /* the reservation's pages in as few regions as there can be */
     size_t reserved = total / OPOOL__HPAGE;
@@ -5564,8 +5671,14 @@ nomem:
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
     opool_allocator m = h->mem;
-    for (uint32_t i = 0; i < h->nregions; i++)
-        if (h->regions[i].base) opool__heap_free_region(h, &h->regions[i]);
+    for (uint32_t i = 0; i < h->nregions; i++) {
+        opool__hregion *r = &h->regions[i];
+        if (r->base && opool__heap_in_span(h, r))
+            opool__mem_defined(r->base, opool__region_bytes(r)); /* unmapped below */
+        else if (r->base)
+            opool__heap_free_region(h, r);
+    }
+    if (h->span) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
     if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++)
         if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
@@ -5632,10 +5745,10 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
         }
         opool__heap_unlist(h, pg); /* full: its next free lists it again */
     }
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    opool__hpage_bits(pg)[j / 64] |= (uint64_t)1 << (j % 64);
-    pg->live++;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
+    pg->toslow++;
     opool__hclass_count_alloc(&h->hot.cls[c], size);
     return b;
 }
@@ -5658,13 +5771,15 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
 /* Free the live block j of page pg. */
 static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     char *b = (char *)pg->block0 + (size_t)j * pg->size;
-    opool__hpage_bits(pg)[j / 64] &= ~((uint64_t)1 << (j % 64));
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w &= ~((uint64_t)1 << (g & 63));
     memcpy(b, &pg->free, sizeof(void *));
     opool__track_on_free(b, pg->size, sizeof(void *), (h->desc.flags & OPOOL_POISON) != 0);
     pg->free = b;
     h->hot.cls[pg->cls].room++;
     opool__heap_settle(h, &h->cls[pg->cls]);
-    if (--pg->live == pg->slow_at)
+    if (--pg->toslow == 0)
         opool__heap_page_freed(h, pg);
     else
         h->hot.cls[pg->cls].page = pg; /* as the inline free */
@@ -6927,19 +7042,33 @@ void opool__sys_free(void *ctx, void *ptr, size_t size) {
 }
 
 #if defined(OPOOL__MMAP)
-void *opool__os_map(size_t size, size_t align, bool *zeroed) {
-    *zeroed = false;
+/* size bytes at an address aligned to align, with protection prot: align
+ * bytes more mapped than asked, then the ends around the aligned part
+ * unmapped. */
+static void *opool__os_map_aligned(size_t size, size_t align, int prot) {
     if (size > SIZE_MAX - align) return NULL;
-    /* map align bytes more than asked, then unmap the ends around the aligned part */
-    char *raw = (char *)mmap(NULL, size + align, PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *raw = (char *)mmap(NULL, size + align, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == (char *)MAP_FAILED) return NULL;
     uintptr_t at = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
     size_t head = (size_t)(at - (uintptr_t)raw), tail = align - head;
     if (head) (void)munmap(raw, head);
     if (tail) (void)munmap((char *)at + size, tail);
-    *zeroed = true;
     return (void *)at;
+}
+
+void *opool__os_map(size_t size, size_t align, bool *zeroed) {
+    void *p = opool__os_map_aligned(size, align, PROT_READ | PROT_WRITE);
+    *zeroed = p != NULL;
+    return p;
+}
+
+/* PROT_NONE: Linux accounts a private mapping's memory once it is writable */
+void *opool__os_reserve(size_t size, size_t align) {
+    return opool__os_map_aligned(size, align, PROT_NONE);
+}
+
+bool opool__os_commit(void *ptr, size_t size) {
+    return mprotect(ptr, size, PROT_READ | PROT_WRITE) == 0;
 }
 
 void opool__os_unmap(void *ptr, size_t size) { (void)munmap(ptr, size); }
@@ -6960,6 +7089,18 @@ void *opool__os_map(size_t size, size_t align, bool *zeroed) {
 }
 
 void opool__os_unmap(void *ptr, size_t size) { opool__sys_free(NULL, ptr, size); }
+
+void *opool__os_reserve(size_t size, size_t align) {
+    (void)size;
+    (void)align;
+    return NULL;
+}
+
+bool opool__os_commit(void *ptr, size_t size) {
+    (void)ptr;
+    (void)size;
+    return false;
+}
 
 bool opool__os_reset(void *ptr, size_t size) {
     (void)ptr;

@@ -298,16 +298,26 @@ extern "C" {
 #endif
 
 /* The header at the start of every 64 KiB page of blocks; the live bitmap
- * (one bit per block, in uint64_t words) follows it. Only pages that serve
+ * follows it, in uint64_t words: one bit per granule of the page, a granule
+ * being the largest power of two that divides the block size, at most 128
+ * (the block itself for 16, 32, 64; 16 bytes for 48), placed by
+ * opool__hpage_word. A granule's bit is set exactly when a live block
+ * starts there, so a free finds "a live block starts at this offset" from
+ * the offset alone: no division, no bounds (the bitmap covers the whole
+ * page, its header included, whose bits stay clear). Only pages that serve
  * a class have one that the heap reads (they alone are in its page set). */
 typedef struct opool__hpage {
-    void *free;           /* free blocks, linked through their first bytes */
-    uintptr_t block0;     /* the address of block 0 (in the empty-page cache: when it went there) */
-    uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
-    uint32_t live;        /* blocks handed out */
-    uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
-    uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
-    uint32_t end;         /* bytes from block0 to the end of the last block */
+    void *free;       /* free blocks, linked through their first bytes */
+    uintptr_t block0; /* the address of block 0 (in the empty-page cache: when it went there) */
+    uint32_t size;    /* block size */
+    uint16_t gmask;   /* granule - 1: an offset with one of these bits set starts no block */
+    uint8_t gshift;   /* log2 of the granule */
+    uint8_t spare8;
+    uint32_t toslow;  /* blocks handed out (live) - slow_at, mod 2^32: a free that brings it
+                         to 0 goes out of line (list upkeep) */
+    uint32_t slow_at; /* live = toslow + slow_at */
+    uint32_t carved;  /* bytes from block0 handed out at least once; blocks after are fresh */
+    uint32_t end;     /* bytes from block0 to the end of the last block */
     struct opool__hpage *next, *prev; /* the class's listed pages, or the empty-page cache */
     uint32_t region;                  /* index of the region holding the page */
     uint8_t cls;                      /* class index */
@@ -340,11 +350,14 @@ typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empt
 /* The start of every opool_heap. */
 typedef struct opool__heap_hot {
     const uint8_t *class_of;    /* [small_max / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
-    const opool__hentry *pages; /* the page set: open addressing, key = page address */
+    const opool__hentry *pages; /* the page set: open addressing, key = page address; one
+                                   empty entry while every free and realloc runs out of line
+                                   (poisoning, a checker, an open episode) */
     uint32_t pages_mask;        /* its capacity - 1 */
     uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
-    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker, an
-                                   open episode) */
+    uintptr_t span_lo;          /* the heap's reserved address range, if any: its pages */
+    uintptr_t span_len;         /* [span_lo, span_lo + span_len) are readable and the heap's
+                                   own; 0 while every free runs out of line */
     opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
 } opool__heap_hot;
 
@@ -364,11 +377,29 @@ static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
 /* The block index of offset off (< 2^16) from block 0 in *j; false when off
  * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
  * 2^14 makes the high half of off * recip the quotient, and the low half
- * below recip exactly when the remainder is 0. */
-static inline bool opool__hpage_index(const opool__hpage *pg, uintptr_t off, uint32_t *j) {
-    uint64_t q = (uint64_t)off * pg->recip;
+ * below recip exactly when the remainder is 0. (The out-of-line paths'.) */
+static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j) {
+    uint64_t q = (uint64_t)off * recip;
     *j = (uint32_t)(q >> 32);
-    return (uint32_t)q < pg->recip;
+    return (uint32_t)q < recip;
+}
+
+/* The live-bitmap word of the granule at address a of page pg, and in *g
+ * its bit there. Granule g = offset >> gshift is bit g / words of word
+ * g % words (words = 1024 >> gshift): the bit is the offset's top six bits,
+ * the word its bits gshift .. 9. So blocks next to each other have their
+ * bits in different words, and a run of allocs or frees in address order
+ * does not wait on one word's last store at every step. */
+static inline uint64_t *opool__hpage_word(const opool__hpage *pg, uintptr_t a, uint32_t *g) {
+    *g = ((uint32_t)a & (OPOOL_HEAP_PAGE - 1)) / (OPOOL_HEAP_PAGE / 64);
+    return (uint64_t *)(uintptr_t)(pg + 1) + ((a % (OPOOL_HEAP_PAGE / 64)) >> pg->gshift);
+}
+
+/* Whether a live block of page pg starts at address a (of that page). */
+static inline bool opool__hpage_live(const opool__hpage *pg, uintptr_t a) {
+    uint32_t g;
+    const uint64_t *w = opool__hpage_word(pg, a, &g);
+    return !((uint32_t)a & pg->gmask) && ((*w >> (g & 63)) & 1);
 }
 
 /* The statistics of an alloc of size bytes from class k (what the inline and
@@ -397,10 +428,10 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
         b = (void **)(pg->block0 + pg->carved);
         pg->carved += pg->size;
     }
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
-    pg->live++;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
+    pg->toslow++;
     opool__hclass_count_alloc(k, size);
     return b;
 }
@@ -408,24 +439,23 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
 static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
-    /* base 0 (NULL among others) would match an empty entry: out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+    /* a page of the reserved range, else of the page set; base 0 (NULL among others)
+     * would match an empty entry: out of line */
+    if (OPOOL_UNLIKELY(c == NULL || base == 0 ||
+                       (a - c->span_lo >= c->span_len &&
+                        c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_free_slow(h, ptr);
     opool__hpage *pg = (opool__hpage *)base;
-    uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
-    if (OPOOL_UNLIKELY(off >= pg->carved)) return opool__heap_free_slow(h, ptr);
-    uint32_t j;
-    bool start = opool__hpage_index(pg, off, &j);
-    uint64_t *w = (uint64_t *)(void *)(pg + 1) + (j >> 6), bit = (uint64_t)1 << (j & 63);
-    if (OPOOL_UNLIKELY(!start || !(*w & bit)))
-        return opool__heap_free_slow(h, ptr); /* inside a block, or free: rejected there */
-    *w &= ~bit;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, a, &g), v = *w;
+    if (OPOOL_UNLIKELY(((uint32_t)a & pg->gmask) || !((v >> (g & 63)) & 1)))
+        return opool__heap_free_slow(h, ptr); /* not a live block's start: rejected there */
+    *w = v & ~((uint64_t)1 << (g & 63));
     *(void **)ptr = pg->free;
     pg->free = ptr;
     opool__hclass_hot *k = &c->cls[pg->cls];
     k->room++;
-    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
+    if (OPOOL_UNLIKELY(--pg->toslow == 0))
         opool__heap_page_freed(h, pg); /* list upkeep */
     else
         k->page = pg; /* the next alloc of the class gets this block back */
@@ -438,15 +468,12 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 || size - 1 >= c->small_max ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+    if (OPOOL_UNLIKELY(c == NULL || base == 0 || size - 1 >= c->small_max ||
+                       (a - c->span_lo >= c->span_len &&
+                        c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_realloc_slow(h, ptr, size);
     const opool__hpage *pg = (const opool__hpage *)base;
-    uintptr_t off = a - pg->block0;
-    uint32_t j;
-    if (OPOOL_UNLIKELY(off >= pg->carved || !opool__hpage_index(pg, off, &j) ||
-                       !((((const uint64_t *)(const void *)(pg + 1))[j >> 6] >> (j & 63)) & 1) ||
-                       c->class_of[(size + 7) >> 3] != pg->cls))
+    if (OPOOL_UNLIKELY(!opool__hpage_live(pg, a) || c->class_of[(size + 7) >> 3] != pg->cls))
         return opool__heap_realloc_slow(h, ptr, size);
     return ptr;
 }

@@ -377,4 +377,9 @@ OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_han
 } /* extern "C" */
 #endif
 
+/* The private layout and the inline cache hits (ABI, not API): its
+ * concurrent part, now that the declarations above exist. */
+#define OPOOL__MT_DECLARED 1
+#include "opool_abi.h"
+
 #endif /* OPOOL_MT_H */

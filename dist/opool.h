@@ -1335,11 +1335,18 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * (above). When the cache is empty it refills size/2 slots from the pool in
  * one CAS; when full it spills size/2 (the oldest) in one CAS. Whatever the
  * workload, at most one alloc or free in size/2 reaches the shared head.
+ * With GCC and Clang such a hit is inline code in the caller, as opool.h's
+ * alloc and free are: opool_mt_cache_alloc and opool_mt_cache_free are
+ * also macros, whose bodies (opool_abi.h) read the cache record and the
+ * slot, and call into the library for everything else (an empty or full
+ * cache, a thief or a waiter around, a handle this cache did not allocate,
+ * every rejected handle, hooks). The name without a call after it is the
+ * exported function, which behaves the same.
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
  * of them in one block starting on a cache line) plus 16 bytes per slot; the
- * pool header is a few cache lines; a cache is 4 bytes per entry plus one
- * line.
+ * pool header is a few cache lines; a cache is 4 bytes per entry plus two
+ * lines.
  *
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
@@ -1577,8 +1584,8 @@ OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
  * slot it returns and gives the rest back to the shared list, waking the
  * waiter). NULL, *out = OPOOL_NULL, for c NULL, or (counted, reported as
  * opool_mt_alloc) when the pool has no free slot left anywhere; a miss that a
- * refill or a steal serves is no failed alloc. Thread-safety: the cache's
- * owner only. */
+ * refill or a steal serves is no failed alloc. A hit is inline with GCC and
+ * Clang (HOW IT WORKS). Thread-safety: the cache's owner only. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
 
 /* opool_mt_alloc_wait through the cache: a hit costs what opool_mt_cache_alloc
@@ -1602,7 +1609,9 @@ OPOOL_API void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out,
  * NULL (not counted, not reported). O(1); no atomic read-modify-write when c
  * allocated h's object and no other path has freed one of c's objects yet;
  * otherwise as opool_mt_free (a membarrier system call the first time it
- * frees another cache's object). Thread-safety: the cache's owner only. */
+ * frees another cache's object). The first case, with room in the cache
+ * and no waiter, is inline with GCC and Clang (HOW IT WORKS). Thread-safety:
+ * the cache's owner only. */
 OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
 
 /* Bulk versions of the two above: n calls of opool_mt_cache_alloc /
@@ -2308,10 +2317,10 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * ========================================================================== */
 /*
  * opool_abi.h -- NOT API, BUT ABI: the private layout behind the inline fast
- * paths of opool.h and opool_heap.h, and those paths' bodies.
+ * paths of opool.h, opool_heap.h and opool_mt.h, and those paths' bodies.
  *
- * Do not include this file yourself and do not use anything in it: opool.h and
- * opool_heap.h include it at their end, and every name here may change in any
+ * Do not include this file yourself and do not use anything in it: opool.h,
+ * opool_heap.h and opool_mt.h include it at their end, and every name here may change in any
  * release. It is installed because inline code compiled into your program
  * reads these structs directly: changing any layout here, or the contract of
  * a function declared here, breaks binaries built against an older copy of
@@ -2321,7 +2330,8 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * HOW THE INLINE FUNCTIONS ARE ALSO EXPORTED
  * ============================================================================
  * Every public function whose common case is inline (opool_alloc, opool_free,
- * opool_get, ..., opool_heap_alloc, opool_heap_free, the handle accessors) is
+ * opool_get, ..., opool_heap_alloc, opool_heap_free, opool_mt_cache_alloc,
+ * opool_mt_cache_free, the handle accessors) is
  * declared in the manual header as an ordinary OPOOL_API function, and the
  * library defines it out of line (src/opool_abi.c), so FFI, dlsym and
  * function pointers reach it. Its body lives here as a static inline function
@@ -3564,8 +3574,9 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
  * ========================================================================== */
 /*
  * opool_mt_internal.h -- what the files of opool_mt share: the pool and cache
- * records, the slot operations of the alloc and free paths (inline, so that
- * a cache hit stays one function call), and the opool__mt_ functions one
+ * pool record (the cache record is in opool_abi.h, whose inline cache hits
+ * read it), the slot operations of the alloc and free paths (inline into
+ * each public call), and the opool__mt_ functions one
  * file defines for another. Private: never installed. The design and the
  * correctness arguments are in docs/CONCURRENCY.md ("docs N" below).
  *
@@ -3593,8 +3604,9 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
 
 #define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
 
-/* The helpers of the alloc and free paths: inlined into each public call so
- * that a cache hit is one function call. Those that several files use are
+/* The helpers of the alloc and free paths: inlined into each public call
+ * (and, for a cache hit, written once more with the __atomic builtins in
+ * opool_abi.h, where the caller's code inlines it). Those that several files use are
  * here (and in opool_mt_list.h); the rest are static in their file. */
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL__MT_HOT static inline __attribute__((always_inline))

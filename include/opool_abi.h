@@ -1,9 +1,9 @@
 /*
  * opool_abi.h -- NOT API, BUT ABI: the private layout behind the inline fast
- * paths of opool.h and opool_heap.h, and those paths' bodies.
+ * paths of opool.h, opool_heap.h and opool_mt.h, and those paths' bodies.
  *
- * Do not include this file yourself and do not use anything in it: opool.h and
- * opool_heap.h include it at their end, and every name here may change in any
+ * Do not include this file yourself and do not use anything in it: opool.h,
+ * opool_heap.h and opool_mt.h include it at their end, and every name here may change in any
  * release. It is installed because inline code compiled into your program
  * reads these structs directly: changing any layout here, or the contract of
  * a function declared here, breaks binaries built against an older copy of
@@ -13,7 +13,8 @@
  * HOW THE INLINE FUNCTIONS ARE ALSO EXPORTED
  * ============================================================================
  * Every public function whose common case is inline (opool_alloc, opool_free,
- * opool_get, ..., opool_heap_alloc, opool_heap_free, the handle accessors) is
+ * opool_get, ..., opool_heap_alloc, opool_heap_free, opool_mt_cache_alloc,
+ * opool_mt_cache_free, the handle accessors) is
  * declared in the manual header as an ordinary OPOOL_API function, and the
  * library defines it out of line (src/opool_abi.c), so FFI, dlsym and
  * function pointers reach it. Its body lives here as a static inline function

@@ -1,7 +1,8 @@
 /*
  * opool_mt_internal.h -- what the files of opool_mt share: the pool and cache
- * records, the slot operations of the alloc and free paths (inline, so that
- * a cache hit stays one function call), and the opool__mt_ functions one
+ * pool record (the cache record is in opool_abi.h, whose inline cache hits
+ * read it), the slot operations of the alloc and free paths (inline into
+ * each public call), and the opool__mt_ functions one
  * file defines for another. Private: never installed. The design and the
  * correctness arguments are in docs/CONCURRENCY.md ("docs N" below).
  *
@@ -29,8 +30,9 @@
 
 #define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
 
-/* The helpers of the alloc and free paths: inlined into each public call so
- * that a cache hit is one function call. Those that several files use are
+/* The helpers of the alloc and free paths: inlined into each public call
+ * (and, for a cache hit, written once more with the __atomic builtins in
+ * opool_abi.h, where the caller's code inlines it). Those that several files use are
  * here (and in opool_mt_list.h); the rest are static in their file. */
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL__MT_HOT static inline __attribute__((always_inline))

@@ -2832,10 +2832,12 @@ typedef struct opool__mt_signals {
 } opool__mt_signals;
 
 /* A cache record (docs/CONCURRENCY.md 5 and 8). Its entries, ent[k & mask],
- * follow it in the same allocation (opool__mt_ent). The first 64 bytes (on
- * LP64) hold every field an alloc hit reads, the copies of the pool's
- * fixed fields included, so a hit reads no line of the pool but its
- * signals. */
+ * follow it in the same allocation (opool__mt_ent). It holds copies of the
+ * pool's fixed fields that a hit needs, so a hit reads no line of the pool
+ * but its signals: on LP64 the record is two cache lines, its owner's. The
+ * 64-bit atomic fields come first, so that C (where _Atomic(uint64_t) may be
+ * more aligned than uint64_t, as on i386) and C++ put every field at the
+ * same offset. */
 struct opool_mt_cache {
     /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
      * stealing deque, oldest at top. The owner pushes and takes at bottom
@@ -2843,16 +2845,17 @@ struct opool_mt_cache {
      * CAS. Both only grow. */
     OPOOL__ATOMIC(uint64_t) bottom;
     OPOOL__ATOMIC(uint64_t) top;
+    OPOOL__ATOMIC(int64_t) live; /* allocs minus frees through this record: only its owner writes */
+    uint64_t home;               /* its home id << 32 (0: it never claims biased), docs 8 */
     OPOOL__ATOMIC(uint32_t) * gen; /* the pool's, copied: its generations */
     OPOOL__ATOMIC(uint64_t) * own; /* the pool's, copied: its slots' home words */
     unsigned char *objects;        /* the pool's, copied */
     size_t stride;                 /* the pool's, copied */
     opool__mt_signals *sig;        /* the pool's */
-    uint32_t mask;                 /* entries - 1 (a power of two - 1) */
-    uint32_t size;                 /* the current owner's size */
-    /* ---- what a free hit reads besides, and the slow paths' fields ---- */
-    uint64_t home;               /* its home id << 32 (0: it never claims biased), docs 8 */
-    OPOOL__ATOMIC(int64_t) live; /* allocs minus frees through this record: only its owner writes */
+    struct opool_mt *pool;
+    struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
+    uint32_t mask;                   /* entries - 1 (a power of two - 1) */
+    uint32_t size;                   /* the current owner's size */
     /* OPOOL__MT_BIASED (0) until another path frees a slot it allocated:
      * read by its owner's every free, written once by a revoker */
     OPOOL__ATOMIC(uint32_t) remote;
@@ -2861,15 +2864,17 @@ struct opool_mt_cache {
     uint32_t fast;
     uint32_t capacity;  /* the pool's, copied */
     uint32_t retire_at; /* a free making this generation retires its slot (odd: never) */
-    struct opool_mt *pool;
-    struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
-    uint32_t half;                   /* the current owner's size / 2 */
-    OPOOL__ATOMIC(uint32_t) active;  /* an owner has it */
+    uint32_t half;      /* the current owner's size / 2 */
+    OPOOL__ATOMIC(uint32_t) active; /* an owner has it */
 };
+
+/* Where the entries start: the record's size rounded up to 8, the same in C
+ * and in C++ whatever padding each gives the record. */
+#define OPOOL__MT_CACHE_HEAD ((sizeof(struct opool_mt_cache) + 7) & ~(size_t)7)
 
 /* The entries of cache c (its owner writes them; anyone may read them). */
 static inline OPOOL__ATOMIC(uint32_t) * opool__mt_ent(const opool_mt_cache *c) {
-    return (OPOOL__ATOMIC(uint32_t) *)(uintptr_t)(c + 1);
+    return (OPOOL__ATOMIC(uint32_t) *)((uintptr_t)c + OPOOL__MT_CACHE_HEAD);
 }
 
 /* Where the inline cache alloc and free go for everything but a hit
@@ -3675,10 +3680,17 @@ struct opool_mt {
  * cache hits of opool_mt.h read it. */
 
 _Static_assert(OPOOL_MAX_CAPACITY < OPOOL__MT_EMPTY, "no slot index is the empty entry");
+/* What C++ callers of the inline hits assume of the records (opool_abi.h). */
+#if !defined(OPOOL_RELACY)
+_Static_assert(offsetof(struct opool_mt_cache, live) == 16 &&
+                   offsetof(struct opool_mt_cache, home) == 24 &&
+                   offsetof(opool__mt_signals, episode) == 16,
+               "the 64-bit fields of the ABI records at offsets aligned in C and C++");
+#endif
 
 /* A cache record of cap entries, rounded up to whole cache lines. */
 static inline size_t opool__mt_cache_bytes(uint32_t cap) {
-    size_t n = sizeof(struct opool_mt_cache) + (size_t)cap * sizeof(opool__atomic(uint32_t));
+    size_t n = OPOOL__MT_CACHE_HEAD + (size_t)cap * sizeof(opool__atomic(uint32_t));
     return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
 }
 

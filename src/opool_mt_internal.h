@@ -101,10 +101,17 @@ struct opool_mt {
  * cache hits of opool_mt.h read it. */
 
 _Static_assert(OPOOL_MAX_CAPACITY < OPOOL__MT_EMPTY, "no slot index is the empty entry");
+/* What C++ callers of the inline hits assume of the records (opool_abi.h). */
+#if !defined(OPOOL_RELACY)
+_Static_assert(offsetof(struct opool_mt_cache, live) == 16 &&
+                   offsetof(struct opool_mt_cache, home) == 24 &&
+                   offsetof(opool__mt_signals, episode) == 16,
+               "the 64-bit fields of the ABI records at offsets aligned in C and C++");
+#endif
 
 /* A cache record of cap entries, rounded up to whole cache lines. */
 static inline size_t opool__mt_cache_bytes(uint32_t cap) {
-    size_t n = sizeof(struct opool_mt_cache) + (size_t)cap * sizeof(opool__atomic(uint32_t));
+    size_t n = OPOOL__MT_CACHE_HEAD + (size_t)cap * sizeof(opool__atomic(uint32_t));
     return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
 }
 

@@ -92,7 +92,7 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
     opool__atomic(uint32_t) gen[NSLOTS];
     opool__atomic(uint64_t) homes[NSLOTS]; /* the slots' home words: none */
     alignas(
-        64) unsigned char mem[sizeof(opool_mt_cache) + CACHE_CAP * sizeof(opool__atomic(uint32_t))];
+        64) unsigned char mem[OPOOL__MT_CACHE_HEAD + CACHE_CAP * sizeof(opool__atomic(uint32_t))];
     opool_mt_cache *c;
     rl::atomic<int> owner[NSLOTS];
     rl::var<int> obj[NSLOTS];

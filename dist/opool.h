@@ -2371,18 +2371,19 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 extern "C" {
 #endif
 
-/* An atomic field of a layout below. In C it is C11's _Atomic(T), which the
- * library's atomics (src/opool_platform.h) operate on and which needs no
- * header; in C++, where _Atomic does not exist, the same bytes as a plain T,
- * which the inline code reads and writes with the __atomic builtins only
- * (every such field is naturally aligned at its offset, so the layouts
- * agree). A test that runs the library's code under a memory-model checker
- * defines it first (tests/relacy). */
+/* An atomic field of a layout below (T a type name). In C it is C11's
+ * _Atomic T, which the library's atomics (src/opool_platform.h) operate on
+ * and which needs no header (the qualifier form: Frama-C 25, which parses
+ * opool.h for the proofs, does not parse _Atomic(T)); in C++, where _Atomic
+ * does not exist, the same bytes as a plain T, which the inline code reads
+ * and writes with the __atomic builtins only (the layouts put each such
+ * field where both languages agree). A test that runs the library's code
+ * under a memory-model checker defines it first (tests/relacy). */
 #if !defined(OPOOL__ATOMIC)
 #if defined(__cplusplus)
 #define OPOOL__ATOMIC(T) T
 #else
-#define OPOOL__ATOMIC(T) _Atomic(T)
+#define OPOOL__ATOMIC(T) _Atomic T
 #endif
 #endif
 

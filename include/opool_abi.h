@@ -56,8 +56,8 @@ extern "C" {
 
 /* An atomic field of a layout below (T a type name). In C it is C11's
  * _Atomic T, which the library's atomics (src/opool_platform.h) operate on
- * and which needs no header (the qualifier form: Frama-C 25, which parses
- * opool.h for the proofs, does not parse _Atomic(T)); in C++, where _Atomic
+ * and which needs no header (the proofs' Frama-C, which ignores _Atomic,
+ * defines this macro first: proof/frama_c.h); in C++, where _Atomic
  * does not exist, the same bytes as a plain T, which the inline code reads
  * and writes with the __atomic builtins only (the layouts put each such
  * field where both languages agree). A test that runs the library's code

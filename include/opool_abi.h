@@ -1,9 +1,9 @@
 /*
  * opool_abi.h -- NOT API, BUT ABI: the private layout behind the inline fast
- * paths of opool.h and opool_heap.h, and those paths' bodies.
+ * paths of opool.h, opool_heap.h and opool_mt.h, and those paths' bodies.
  *
- * Do not include this file yourself and do not use anything in it: opool.h and
- * opool_heap.h include it at their end, and every name here may change in any
+ * Do not include this file yourself and do not use anything in it: opool.h,
+ * opool_heap.h and opool_mt.h include it at their end, and every name here may change in any
  * release. It is installed because inline code compiled into your program
  * reads these structs directly: changing any layout here, or the contract of
  * a function declared here, breaks binaries built against an older copy of
@@ -13,7 +13,8 @@
  * HOW THE INLINE FUNCTIONS ARE ALSO EXPORTED
  * ============================================================================
  * Every public function whose common case is inline (opool_alloc, opool_free,
- * opool_get, ..., opool_heap_alloc, opool_heap_free, the handle accessors) is
+ * opool_get, ..., opool_heap_alloc, opool_heap_free, opool_mt_cache_alloc,
+ * opool_mt_cache_free, the handle accessors) is
  * declared in the manual header as an ordinary OPOOL_API function, and the
  * library defines it out of line (src/opool_abi.c), so FFI, dlsym and
  * function pointers reach it. Its body lives here as a static inline function
@@ -52,6 +53,29 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* An atomic field of a layout below (T a type name). In C it is C11's
+ * _Atomic T, which the library's atomics (src/opool_platform.h) operate on
+ * and which needs no header (the proofs' Frama-C, which ignores _Atomic,
+ * defines this macro first: proof/frama_c.h); in C++, where _Atomic
+ * does not exist, the same bytes as a plain T, which the inline code reads
+ * and writes with the __atomic builtins only (the layouts put each such
+ * field where both languages agree). A test that runs the library's code
+ * under a memory-model checker defines it first (tests/relacy). */
+#if !defined(OPOOL__ATOMIC)
+#if defined(__cplusplus)
+#define OPOOL__ATOMIC(T) T
+#else
+#define OPOOL__ATOMIC(T) _Atomic T
+#endif
+#endif
+
+/* An exhaustion episode of a pool, a concurrent pool or a heap class (its
+ * rule and operations: src/opool_diag.h). Here because the concurrent
+ * pool's inline free reads it. */
+typedef struct opool__episode {
+    OPOOL__ATOMIC(uint64_t) failures; /* failed allocs of the open episode; 0: none open */
+} opool__episode;
 
 typedef struct opool__slot {
     uint32_t gen; /* odd = live, even = free */
@@ -487,3 +511,184 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
 #endif
 
 #endif /* OPOOL__ABI_HEAP_H */
+
+/* ==== the concurrent pool (opool_mt.h), once that header has declared it == */
+
+#if defined(OPOOL__MT_DECLARED) && !defined(OPOOL__ABI_MT_H)
+#define OPOOL__ABI_MT_H
+
+/* The cache hit paths are inline with GCC and Clang (their __atomic
+ * builtins; other compilers call the exported functions), except in the
+ * library's test builds: OPOOL_TEST_HOOKS (the named points of
+ * src/opool_mt_points.h are in the out-of-line path only) and OPOOL_RELACY.
+ * OPOOL_MT_NO_INLINE turns them off too (every call out of line). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(OPOOL_TEST_HOOKS) &&                     \
+    !defined(OPOOL_RELACY) && !defined(OPOOL_MT_NO_INLINE)
+#define OPOOL__MT_INLINE 1
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The words of a pool that cache hits read: one cache line of it, written
+ * only when a thread starts or stops stealing or waiting, when a free wakes
+ * a sleeper and when an exhaustion episode opens or closes. */
+typedef struct opool__mt_signals {
+    OPOOL__ATOMIC(uint32_t) thieves; /* threads that may take parked slots from caches */
+    OPOOL__ATOMIC(uint32_t) waiters; /* threads in alloc_wait */
+    OPOOL__ATOMIC(uint32_t) epoch;   /* the futex word: bumped by a free that saw a waiter */
+    uint32_t spare;
+    opool__episode episode;
+} opool__mt_signals;
+
+/* A cache record (docs/CONCURRENCY.md 5 and 8). Its entries, ent[k & mask],
+ * follow it in the same allocation (opool__mt_ent). It holds copies of the
+ * pool's fixed fields that a hit needs, so a hit reads no line of the pool
+ * but its signals: on LP64 the record is two cache lines, its owner's. The
+ * 64-bit atomic fields come first, so that C (where _Atomic(uint64_t) may be
+ * more aligned than uint64_t, as on i386) and C++ put every field at the
+ * same offset. */
+struct opool_mt_cache {
+    /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
+     * stealing deque, oldest at top. The owner pushes and takes at bottom
+     * (only it writes bottom); thieves and the owner's spills take at top by
+     * CAS. Both only grow. */
+    OPOOL__ATOMIC(uint64_t) bottom;
+    OPOOL__ATOMIC(uint64_t) top;
+    OPOOL__ATOMIC(int64_t) live; /* allocs minus frees through this record: only its owner writes */
+    uint64_t home;               /* its home id << 32 (0: it never claims biased), docs 8 */
+    OPOOL__ATOMIC(uint32_t) * gen; /* the pool's, copied: its generations */
+    OPOOL__ATOMIC(uint64_t) * own; /* the pool's, copied: its slots' home words */
+    unsigned char *objects;        /* the pool's, copied */
+    size_t stride;                 /* the pool's, copied */
+    opool__mt_signals *sig;        /* the pool's */
+    struct opool_mt *pool;
+    struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
+    uint32_t mask;                   /* entries - 1 (a power of two - 1) */
+    uint32_t size;                   /* the current owner's size */
+    /* OPOOL__MT_BIASED (0) until another path frees a slot it allocated:
+     * read by its owner's every free, written once by a revoker */
+    OPOOL__ATOMIC(uint32_t) remote;
+    /* nonzero: hits may take the inline path (a home id, the membarrier
+     * barrier, and a pool without hooks) */
+    uint32_t fast;
+    uint32_t capacity;  /* the pool's, copied */
+    uint32_t retire_at; /* a free making this generation retires its slot (odd: never) */
+    uint32_t half;      /* the current owner's size / 2 */
+    OPOOL__ATOMIC(uint32_t) active; /* an owner has it */
+};
+
+/* Where the entries start: the record's size rounded up to 8, the same in C
+ * and in C++ whatever padding each gives the record. */
+#define OPOOL__MT_CACHE_HEAD ((sizeof(struct opool_mt_cache) + 7) & ~(size_t)7)
+
+/* The entries of cache c (its owner writes them; anyone may read them). */
+static inline OPOOL__ATOMIC(uint32_t) * opool__mt_ent(const opool_mt_cache *c) {
+    return (OPOOL__ATOMIC(uint32_t) *)((uintptr_t)c + OPOOL__MT_CACHE_HEAD);
+}
+
+/* Where the inline cache alloc and free go for everything but a hit
+ * (src/opool_mt_cache.c). Exported, since the inline code in your program
+ * calls them: ABI, not API.
+ *   alloc_slow     the whole alloc: no fast record, an empty cache (refill)
+ *   alloc_lowered  bottom was lowered to b and the barrier passed, but a
+ *                  thief is registered or has emptied the cache: the take
+ *                  as Chase-Lev's, then the rest of the alloc
+ *   free_slow      the whole free: any handle that is not a live slot this
+ *                  cache allocated, a full cache, a retiring slot
+ *   free_revoked   h's claim is stored but the cache is no longer biased:
+ *                  the claim's CAS, then the rest of the free
+ *   parked         the slot is parked and published, and a thread waits or
+ *                  an episode is open: hand it over, or see the episode end */
+OPOOL_API void *opool__mt_cache_alloc_slow(opool_mt_cache *c, opool_handle *out);
+OPOOL_API void *opool__mt_cache_alloc_lowered(opool_mt_cache *c, opool_handle *out, uint64_t b);
+OPOOL_API opool_status opool__mt_cache_free_slow(opool_mt_cache *c, opool_handle h);
+OPOOL_API opool_status opool__mt_cache_free_revoked(opool_mt_cache *c, opool_handle h);
+OPOOL_API void opool__mt_cache_parked(opool_mt_cache *c);
+
+#if defined(OPOOL__MT_INLINE)
+
+/* The __atomic builtins; Clang wants its __c11_ ones on C's _Atomic fields. */
+#if defined(__clang__) && !defined(__cplusplus)
+#define OPOOL__MT_LOAD(p, order) __c11_atomic_load(p, order)
+#define OPOOL__MT_STORE(p, v, order) __c11_atomic_store(p, v, order)
+#else
+#define OPOOL__MT_LOAD(p, order) __atomic_load_n(p, order)
+#define OPOOL__MT_STORE(p, v, order) __atomic_store_n(p, v, order)
+#endif
+
+/* The owner's side of the asymmetric barriers of docs 5, 6 and 8 (a fast
+ * record exists only where the other side is membarrier): orders the
+ * compiler only. */
+#define OPOOL__MT_LIGHT_BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* The alloc hit: the owner's take of the newest parked slot with no thief
+ * registered (docs 5), the slot made live with c as its home (docs 8).
+ * Written as the library's opool__mt_take_newest and opool__mt_take_as. */
+static inline void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
+    if (OPOOL_UNLIKELY(c == NULL || !c->fast)) return opool__mt_cache_alloc_slow(c, out);
+    uint64_t b = OPOOL__MT_LOAD(&c->bottom, __ATOMIC_RELAXED); /* ours */
+    if (OPOOL_UNLIKELY(b == OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED)))
+        return opool__mt_cache_alloc_slow(c, out); /* empty: the refill */
+    OPOOL__MT_STORE(&c->bottom, --b, __ATOMIC_RELAXED);
+    OPOOL__MT_LIGHT_BARRIER(); /* the bottom store before the read of thieves */
+    /* acquire: a thief that has left published its CAS on top before */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->sig->thieves, __ATOMIC_ACQUIRE) != 0 ||
+                       OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED) > b))
+        return opool__mt_cache_alloc_lowered(c, out, b);
+    uint32_t i = OPOOL__MT_LOAD(&opool__mt_ent(c)[b & c->mask], __ATOMIC_RELAXED);
+    uint32_t g = OPOOL__MT_LOAD(&c->gen[i], __ATOMIC_RELAXED) + 1;
+    OPOOL__MT_STORE(&c->own[i], c->home, __ATOMIC_RELAXED); /* published by the next store */
+    /* release: a get() that sees g sees the object, a free the home */
+    OPOOL__MT_STORE(&c->gen[i], g, __ATOMIC_RELEASE);
+    OPOOL__MT_STORE(&c->live, OPOOL__MT_LOAD(&c->live, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    if (out) out->bits = (uint64_t)g << 32 | i;
+    void *obj = c->objects + (size_t)i * c->stride;
+    OPOOL__NONNULL(obj);
+    return obj;
+}
+
+/* The free hit: a live handle of a slot this cache allocated, while the
+ * cache is biased, parked in a cache with room: the claim with plain stores
+ * (docs 8), then the park and its handshake with waiters (docs 6). Written
+ * as the library's opool__mt_claim_home and opool__mt_park. */
+static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    if (OPOOL_UNLIKELY(c == NULL || !c->fast || !(g & 1) || i >= c->capacity))
+        return opool__mt_cache_free_slow(c, h);
+    uint64_t b = OPOOL__MT_LOAD(&c->bottom, __ATOMIC_RELAXED); /* ours */
+    /* acquire: the object's state from the thread that made it live, and
+     * the slot's home, written before generation g was released; a top
+     * read now only grows before the park (full stays false) */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->gen[i], __ATOMIC_ACQUIRE) != g ||
+                       OPOOL__MT_LOAD(&c->own[i], __ATOMIC_RELAXED) != c->home ||
+                       b - OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED) >= c->size ||
+                       g + 1 == c->retire_at))
+        return opool__mt_cache_free_slow(c, h);
+    OPOOL__MT_STORE(&c->own[i], c->home | g, __ATOMIC_RELAXED); /* the claim */
+    OPOOL__MT_LIGHT_BARRIER(); /* the claim before the read of remote */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->remote, __ATOMIC_RELAXED) != 0))
+        return opool__mt_cache_free_revoked(c, h);
+    OPOOL__MT_STORE(&c->gen[i], g + 1, __ATOMIC_RELAXED); /* published by the park */
+    OPOOL__MT_STORE(&c->live, OPOOL__MT_LOAD(&c->live, __ATOMIC_RELAXED) - 1, __ATOMIC_RELAXED);
+    OPOOL__MT_STORE(&opool__mt_ent(c)[b & c->mask], i, __ATOMIC_RELAXED);
+    /* release: a thief that reads the new bottom sees the entry and slot */
+    OPOOL__MT_STORE(&c->bottom, b + 1, __ATOMIC_RELEASE);
+    OPOOL__MT_LIGHT_BARRIER(); /* the park before the read of waiters */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->sig->waiters, __ATOMIC_RELAXED) != 0 ||
+                       OPOOL__MT_LOAD(&c->sig->episode.failures, __ATOMIC_RELAXED) != 0))
+        opool__mt_cache_parked(c);
+    return OPOOL_OK;
+}
+
+#define opool_mt_cache_alloc(c, out) opool__mt_cache_alloc_inline(c, out)
+#define opool_mt_cache_free(c, h) opool__mt_cache_free_inline(c, h)
+
+#endif /* OPOOL__MT_INLINE */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL__ABI_MT_H */

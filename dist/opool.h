@@ -959,21 +959,32 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * opool pools: its blocks are plain pointers (no handles, no generations),
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
- * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the
- * link of its page's free list in its own first bytes. So:
+ * a small header (its class, its free list) and a live bitmap; the blocks
+ * follow, with no header in front of them. The bitmap has one bit per
+ * granule of the page, the granule being the largest power of two that
+ * divides the class size, at most 128 bytes (64 bytes for the 64-byte
+ * class, 16 for the 48-byte one), and a bit is set exactly where a live
+ * block starts: so the header and bitmap take 64 + 8192 / granule bytes
+ * (192 for 64-byte blocks, 576 for 48-byte ones), and a page holds as many
+ * blocks as fit in the rest. A free block holds the link of its page's
+ * free list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page, or the page's next block never
  *     handed out (a bump pointer). O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
- *     that page is one of its own in a hash set of the pages serving its
- *     classes (never reading memory it does not own or no longer uses), that
- *     the pointer is a block's start, and that the block's live bit is set.
+ *     that page is one of its own (never reading memory it does not own):
+ *     on 64-bit Linux, with the system's memory, by one comparison with the
+ *     address range the heap reserved at create (MEMORY below); else, and
+ *     past that range, in a hash set of the pages serving its classes. Then
+ *     that a live block starts at the pointer: its offset in the page is a
+ *     multiple of the granule and the bitmap's bit for it is set (no
+ *     division; a page of the range that serves no class has no bit set).
  *     O(1) expected.
  *   - realloc to a size of the block's own class: the same checks, and the
  *     block comes back as it is.
- *   - per block, the only overhead is its live bit; per page, a header of 64
- *     bytes plus the bitmap.
+ *   - per block, no overhead; per page, the header of 64 bytes and the
+ *     bitmap (64 to 1024 bytes: 128 for 64-byte blocks, as one bit per
+ *     block would take).
  * alloc, free and realloc are inline: the common case (a block of the
  * class's current page, a live block of a page of the heap, a resize within
  * the class) costs a few dozen instructions and no call; everything else
@@ -1002,7 +1013,12 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * as few regions as hold them; a growing heap's next region has as many
  * pages as the heap holds (at least 4), so a heap of N pages made about
  * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
- * allocator refuses a region, the heap asks for a single page.
+ * allocator refuses a region, the heap asks for a single page. On 64-bit
+ * Linux a heap with the system's memory reserves 4 GiB of address space at
+ * create (mmap PROT_NONE: no memory, nothing counted against overcommit)
+ * and takes its regions from it in order, each made readable and writable
+ * (mprotect) when taken; past 4 GiB of regions, they are mapped one by
+ * one. If the reservation fails, every region is.
  * A grown page that empties leaves its class (each class keeps one empty
  * page as a spare, so a class at the edge of a page does not trade pages
  * at every step) for a cache of empty pages shared by the whole heap: the
@@ -1013,7 +1029,10 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * go back, oldest first: with the system's memory, their bytes go back at
  * once (madvise(MADV_DONTNEED) on Linux, one call per run of adjacent pages,
  * the addresses kept for later pages); a region none of whose pages is used
- * or cached goes back whole (munmap, or desc.allocator's free). So a
+ * or cached goes back whole (munmap, or desc.allocator's free), except one
+ * of the reserved range, whose memory goes back the same way while its
+ * addresses stay the heap's (its pages vacant, taken before any new
+ * region); destroy unmaps the range. So a
  * fill/empty cycle asks for nothing after its first round, and an idle heap
  * keeps its cache until its next page event. calloc does not write blocks
  * known to be zero (never handed out, in memory fresh from the system).
@@ -1080,8 +1099,8 @@ enum {
 };
 
 /* Limits: the most size classes a heap may have, the largest class size, and
- * the bytes per page of blocks (a page header of 64 bytes plus one live bit
- * per block comes first). */
+ * the bytes per page of blocks (a page header of 64 bytes plus its live
+ * bitmap come first: HOW IT WORKS). */
 #define OPOOL_HEAP_MAX_CLASSES 64
 #define OPOOL_HEAP_MAX_CLASS_SIZE 16384u /* the largest class size accepted */
 #define OPOOL_HEAP_PAGE 65536u           /* bytes per page of blocks */
@@ -1335,11 +1354,18 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * (above). When the cache is empty it refills size/2 slots from the pool in
  * one CAS; when full it spills size/2 (the oldest) in one CAS. Whatever the
  * workload, at most one alloc or free in size/2 reaches the shared head.
+ * With GCC and Clang such a hit is inline code in the caller, as opool.h's
+ * alloc and free are: opool_mt_cache_alloc and opool_mt_cache_free are
+ * also macros, whose bodies (opool_abi.h) read the cache record and the
+ * slot, and call into the library for everything else (an empty or full
+ * cache, a thief or a waiter around, a handle this cache did not allocate,
+ * every rejected handle, hooks). The name without a call after it is the
+ * exported function, which behaves the same.
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
  * of them in one block starting on a cache line) plus 16 bytes per slot; the
- * pool header is a few cache lines; a cache is 4 bytes per entry plus one
- * line.
+ * pool header is a few cache lines; a cache is 4 bytes per entry plus two
+ * lines.
  *
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
@@ -1577,8 +1603,8 @@ OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
  * slot it returns and gives the rest back to the shared list, waking the
  * waiter). NULL, *out = OPOOL_NULL, for c NULL, or (counted, reported as
  * opool_mt_alloc) when the pool has no free slot left anywhere; a miss that a
- * refill or a steal serves is no failed alloc. Thread-safety: the cache's
- * owner only. */
+ * refill or a steal serves is no failed alloc. A hit is inline with GCC and
+ * Clang (HOW IT WORKS). Thread-safety: the cache's owner only. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
 
 /* opool_mt_alloc_wait through the cache: a hit costs what opool_mt_cache_alloc
@@ -1602,7 +1628,9 @@ OPOOL_API void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out,
  * NULL (not counted, not reported). O(1); no atomic read-modify-write when c
  * allocated h's object and no other path has freed one of c's objects yet;
  * otherwise as opool_mt_free (a membarrier system call the first time it
- * frees another cache's object). Thread-safety: the cache's owner only. */
+ * frees another cache's object). The first case, with room in the cache
+ * and no waiter, is inline with GCC and Clang (HOW IT WORKS). Thread-safety:
+ * the cache's owner only. */
 OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
 
 /* Bulk versions of the two above: n calls of opool_mt_cache_alloc /
@@ -1645,6 +1673,11 @@ OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_han
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* The private layout and the inline cache hits (ABI, not API): its
+ * concurrent part, now that the declarations above exist. */
+#define OPOOL__MT_DECLARED 1
+
 
 #endif /* OPOOL_MT_H */
 
@@ -2303,10 +2336,10 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * ========================================================================== */
 /*
  * opool_abi.h -- NOT API, BUT ABI: the private layout behind the inline fast
- * paths of opool.h and opool_heap.h, and those paths' bodies.
+ * paths of opool.h, opool_heap.h and opool_mt.h, and those paths' bodies.
  *
- * Do not include this file yourself and do not use anything in it: opool.h and
- * opool_heap.h include it at their end, and every name here may change in any
+ * Do not include this file yourself and do not use anything in it: opool.h,
+ * opool_heap.h and opool_mt.h include it at their end, and every name here may change in any
  * release. It is installed because inline code compiled into your program
  * reads these structs directly: changing any layout here, or the contract of
  * a function declared here, breaks binaries built against an older copy of
@@ -2316,7 +2349,8 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * HOW THE INLINE FUNCTIONS ARE ALSO EXPORTED
  * ============================================================================
  * Every public function whose common case is inline (opool_alloc, opool_free,
- * opool_get, ..., opool_heap_alloc, opool_heap_free, the handle accessors) is
+ * opool_get, ..., opool_heap_alloc, opool_heap_free, opool_mt_cache_alloc,
+ * opool_mt_cache_free, the handle accessors) is
  * declared in the manual header as an ordinary OPOOL_API function, and the
  * library defines it out of line (src/opool_abi.c), so FFI, dlsym and
  * function pointers reach it. Its body lives here as a static inline function
@@ -2355,6 +2389,29 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* An atomic field of a layout below (T a type name). In C it is C11's
+ * _Atomic T, which the library's atomics (src/opool_platform.h) operate on
+ * and which needs no header (the proofs' Frama-C, which ignores _Atomic,
+ * defines this macro first: proof/frama_c.h); in C++, where _Atomic
+ * does not exist, the same bytes as a plain T, which the inline code reads
+ * and writes with the __atomic builtins only (the layouts put each such
+ * field where both languages agree). A test that runs the library's code
+ * under a memory-model checker defines it first (tests/relacy). */
+#if !defined(OPOOL__ATOMIC)
+#if defined(__cplusplus)
+#define OPOOL__ATOMIC(T) T
+#else
+#define OPOOL__ATOMIC(T) _Atomic T
+#endif
+#endif
+
+/* An exhaustion episode of a pool, a concurrent pool or a heap class (its
+ * rule and operations: src/opool_diag.h). Here because the concurrent
+ * pool's inline free reads it. */
+typedef struct opool__episode {
+    OPOOL__ATOMIC(uint64_t) failures; /* failed allocs of the open episode; 0: none open */
+} opool__episode;
 
 typedef struct opool__slot {
     uint32_t gen; /* odd = live, even = free */
@@ -2601,16 +2658,26 @@ extern "C" {
 #endif
 
 /* The header at the start of every 64 KiB page of blocks; the live bitmap
- * (one bit per block, in uint64_t words) follows it. Only pages that serve
+ * follows it, in uint64_t words: one bit per granule of the page, a granule
+ * being the largest power of two that divides the block size, at most 128
+ * (the block itself for 16, 32, 64; 16 bytes for 48), placed by
+ * opool__hpage_word. A granule's bit is set exactly when a live block
+ * starts there, so a free finds "a live block starts at this offset" from
+ * the offset alone: no division, no bounds (the bitmap covers the whole
+ * page, its header included, whose bits stay clear). Only pages that serve
  * a class have one that the heap reads (they alone are in its page set). */
 typedef struct opool__hpage {
-    void *free;           /* free blocks, linked through their first bytes */
-    uintptr_t block0;     /* the address of block 0 (in the empty-page cache: when it went there) */
-    uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
-    uint32_t live;        /* blocks handed out */
-    uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
-    uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
-    uint32_t end;         /* bytes from block0 to the end of the last block */
+    void *free;       /* free blocks, linked through their first bytes */
+    uintptr_t block0; /* the address of block 0 (in the empty-page cache: when it went there) */
+    uint32_t size;    /* block size */
+    uint16_t gmask;   /* granule - 1: an offset with one of these bits set starts no block */
+    uint8_t gshift;   /* log2 of the granule */
+    uint8_t spare8;
+    uint32_t toslow;  /* blocks handed out (live) - slow_at, mod 2^32: a free that brings it
+                         to 0 goes out of line (list upkeep) */
+    uint32_t slow_at; /* live = toslow + slow_at */
+    uint32_t carved;  /* bytes from block0 handed out at least once; blocks after are fresh */
+    uint32_t end;     /* bytes from block0 to the end of the last block */
     struct opool__hpage *next, *prev; /* the class's listed pages, or the empty-page cache */
     uint32_t region;                  /* index of the region holding the page */
     uint8_t cls;                      /* class index */
@@ -2643,11 +2710,14 @@ typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empt
 /* The start of every opool_heap. */
 typedef struct opool__heap_hot {
     const uint8_t *class_of;    /* [small_max / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
-    const opool__hentry *pages; /* the page set: open addressing, key = page address */
+    const opool__hentry *pages; /* the page set: open addressing, key = page address; one
+                                   empty entry while every free and realloc runs out of line
+                                   (poisoning, a checker, an open episode) */
     uint32_t pages_mask;        /* its capacity - 1 */
     uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
-    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker, an
-                                   open episode) */
+    uintptr_t span_lo;          /* the heap's reserved address range, if any: its pages */
+    uintptr_t span_len;         /* [span_lo, span_lo + span_len) are readable and the heap's
+                                   own; 0 while every free runs out of line */
     opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
 } opool__heap_hot;
 
@@ -2667,11 +2737,29 @@ static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
 /* The block index of offset off (< 2^16) from block 0 in *j; false when off
  * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
  * 2^14 makes the high half of off * recip the quotient, and the low half
- * below recip exactly when the remainder is 0. */
-static inline bool opool__hpage_index(const opool__hpage *pg, uintptr_t off, uint32_t *j) {
-    uint64_t q = (uint64_t)off * pg->recip;
+ * below recip exactly when the remainder is 0. (The out-of-line paths'.) */
+static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j) {
+    uint64_t q = (uint64_t)off * recip;
     *j = (uint32_t)(q >> 32);
-    return (uint32_t)q < pg->recip;
+    return (uint32_t)q < recip;
+}
+
+/* The live-bitmap word of the granule at address a of page pg, and in *g
+ * its bit there. Granule g = offset >> gshift is bit g / words of word
+ * g % words (words = 1024 >> gshift): the bit is the offset's top six bits,
+ * the word its bits gshift .. 9. So blocks next to each other have their
+ * bits in different words, and a run of allocs or frees in address order
+ * does not wait on one word's last store at every step. */
+static inline uint64_t *opool__hpage_word(const opool__hpage *pg, uintptr_t a, uint32_t *g) {
+    *g = ((uint32_t)a & (OPOOL_HEAP_PAGE - 1)) / (OPOOL_HEAP_PAGE / 64);
+    return (uint64_t *)(uintptr_t)(pg + 1) + ((a % (OPOOL_HEAP_PAGE / 64)) >> pg->gshift);
+}
+
+/* Whether a live block of page pg starts at address a (of that page). */
+static inline bool opool__hpage_live(const opool__hpage *pg, uintptr_t a) {
+    uint32_t g;
+    const uint64_t *w = opool__hpage_word(pg, a, &g);
+    return !((uint32_t)a & pg->gmask) && ((*w >> (g & 63)) & 1);
 }
 
 /* The statistics of an alloc of size bytes from class k (what the inline and
@@ -2700,10 +2788,10 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
         b = (void **)(pg->block0 + pg->carved);
         pg->carved += pg->size;
     }
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
-    pg->live++;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
+    pg->toslow++;
     opool__hclass_count_alloc(k, size);
     return b;
 }
@@ -2711,24 +2799,23 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
 static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
-    /* base 0 (NULL among others) would match an empty entry: out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+    /* a page of the reserved range, else of the page set; base 0 (NULL among others)
+     * would match an empty entry: out of line */
+    if (OPOOL_UNLIKELY(c == NULL || base == 0 ||
+                       (a - c->span_lo >= c->span_len &&
+                        c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_free_slow(h, ptr);
     opool__hpage *pg = (opool__hpage *)base;
-    uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
-    if (OPOOL_UNLIKELY(off >= pg->carved)) return opool__heap_free_slow(h, ptr);
-    uint32_t j;
-    bool start = opool__hpage_index(pg, off, &j);
-    uint64_t *w = (uint64_t *)(void *)(pg + 1) + (j >> 6), bit = (uint64_t)1 << (j & 63);
-    if (OPOOL_UNLIKELY(!start || !(*w & bit)))
-        return opool__heap_free_slow(h, ptr); /* inside a block, or free: rejected there */
-    *w &= ~bit;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, a, &g), v = *w;
+    if (OPOOL_UNLIKELY(((uint32_t)a & pg->gmask) || !((v >> (g & 63)) & 1)))
+        return opool__heap_free_slow(h, ptr); /* not a live block's start: rejected there */
+    *w = v & ~((uint64_t)1 << (g & 63));
     *(void **)ptr = pg->free;
     pg->free = ptr;
     opool__hclass_hot *k = &c->cls[pg->cls];
     k->room++;
-    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
+    if (OPOOL_UNLIKELY(--pg->toslow == 0))
         opool__heap_page_freed(h, pg); /* list upkeep */
     else
         k->page = pg; /* the next alloc of the class gets this block back */
@@ -2741,15 +2828,12 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 || size - 1 >= c->small_max ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+    if (OPOOL_UNLIKELY(c == NULL || base == 0 || size - 1 >= c->small_max ||
+                       (a - c->span_lo >= c->span_len &&
+                        c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_realloc_slow(h, ptr, size);
     const opool__hpage *pg = (const opool__hpage *)base;
-    uintptr_t off = a - pg->block0;
-    uint32_t j;
-    if (OPOOL_UNLIKELY(off >= pg->carved || !opool__hpage_index(pg, off, &j) ||
-                       !((((const uint64_t *)(const void *)(pg + 1))[j >> 6] >> (j & 63)) & 1) ||
-                       c->class_of[(size + 7) >> 3] != pg->cls))
+    if (OPOOL_UNLIKELY(!opool__hpage_live(pg, a) || c->class_of[(size + 7) >> 3] != pg->cls))
         return opool__heap_realloc_slow(h, ptr, size);
     return ptr;
 }
@@ -2763,6 +2847,187 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
 #endif
 
 #endif /* OPOOL__ABI_HEAP_H */
+
+/* ==== the concurrent pool (opool_mt.h), once that header has declared it == */
+
+#if defined(OPOOL__MT_DECLARED) && !defined(OPOOL__ABI_MT_H)
+#define OPOOL__ABI_MT_H
+
+/* The cache hit paths are inline with GCC and Clang (their __atomic
+ * builtins; other compilers call the exported functions), except in the
+ * library's test builds: OPOOL_TEST_HOOKS (the named points of
+ * src/opool_mt_points.h are in the out-of-line path only) and OPOOL_RELACY.
+ * OPOOL_MT_NO_INLINE turns them off too (every call out of line). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(OPOOL_TEST_HOOKS) &&                     \
+    !defined(OPOOL_RELACY) && !defined(OPOOL_MT_NO_INLINE)
+#define OPOOL__MT_INLINE 1
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The words of a pool that cache hits read: one cache line of it, written
+ * only when a thread starts or stops stealing or waiting, when a free wakes
+ * a sleeper and when an exhaustion episode opens or closes. */
+typedef struct opool__mt_signals {
+    OPOOL__ATOMIC(uint32_t) thieves; /* threads that may take parked slots from caches */
+    OPOOL__ATOMIC(uint32_t) waiters; /* threads in alloc_wait */
+    OPOOL__ATOMIC(uint32_t) epoch;   /* the futex word: bumped by a free that saw a waiter */
+    uint32_t spare;
+    opool__episode episode;
+} opool__mt_signals;
+
+/* A cache record (docs/CONCURRENCY.md 5 and 8). Its entries, ent[k & mask],
+ * follow it in the same allocation (opool__mt_ent). It holds copies of the
+ * pool's fixed fields that a hit needs, so a hit reads no line of the pool
+ * but its signals: on LP64 the record is two cache lines, its owner's. The
+ * 64-bit atomic fields come first, so that C (where _Atomic(uint64_t) may be
+ * more aligned than uint64_t, as on i386) and C++ put every field at the
+ * same offset. */
+struct opool_mt_cache {
+    /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
+     * stealing deque, oldest at top. The owner pushes and takes at bottom
+     * (only it writes bottom); thieves and the owner's spills take at top by
+     * CAS. Both only grow. */
+    OPOOL__ATOMIC(uint64_t) bottom;
+    OPOOL__ATOMIC(uint64_t) top;
+    OPOOL__ATOMIC(int64_t) live; /* allocs minus frees through this record: only its owner writes */
+    uint64_t home;               /* its home id << 32 (0: it never claims biased), docs 8 */
+    OPOOL__ATOMIC(uint32_t) * gen; /* the pool's, copied: its generations */
+    OPOOL__ATOMIC(uint64_t) * own; /* the pool's, copied: its slots' home words */
+    unsigned char *objects;        /* the pool's, copied */
+    size_t stride;                 /* the pool's, copied */
+    opool__mt_signals *sig;        /* the pool's */
+    struct opool_mt *pool;
+    struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
+    uint32_t mask;                   /* entries - 1 (a power of two - 1) */
+    uint32_t size;                   /* the current owner's size */
+    /* OPOOL__MT_BIASED (0) until another path frees a slot it allocated:
+     * read by its owner's every free, written once by a revoker */
+    OPOOL__ATOMIC(uint32_t) remote;
+    /* nonzero: hits may take the inline path (a home id, the membarrier
+     * barrier, and a pool without hooks) */
+    uint32_t fast;
+    uint32_t capacity;  /* the pool's, copied */
+    uint32_t retire_at; /* a free making this generation retires its slot (odd: never) */
+    uint32_t half;      /* the current owner's size / 2 */
+    OPOOL__ATOMIC(uint32_t) active; /* an owner has it */
+};
+
+/* Where the entries start: the record's size rounded up to 8, the same in C
+ * and in C++ whatever padding each gives the record. */
+#define OPOOL__MT_CACHE_HEAD ((sizeof(struct opool_mt_cache) + 7) & ~(size_t)7)
+
+/* The entries of cache c (its owner writes them; anyone may read them). */
+static inline OPOOL__ATOMIC(uint32_t) * opool__mt_ent(const opool_mt_cache *c) {
+    return (OPOOL__ATOMIC(uint32_t) *)((uintptr_t)c + OPOOL__MT_CACHE_HEAD);
+}
+
+/* Where the inline cache alloc and free go for everything but a hit
+ * (src/opool_mt_cache.c). Exported, since the inline code in your program
+ * calls them: ABI, not API.
+ *   alloc_slow     the whole alloc: no fast record, an empty cache (refill)
+ *   alloc_lowered  bottom was lowered to b and the barrier passed, but a
+ *                  thief is registered or has emptied the cache: the take
+ *                  as Chase-Lev's, then the rest of the alloc
+ *   free_slow      the whole free: any handle that is not a live slot this
+ *                  cache allocated, a full cache, a retiring slot
+ *   free_revoked   h's claim is stored but the cache is no longer biased:
+ *                  the claim's CAS, then the rest of the free
+ *   parked         the slot is parked and published, and a thread waits or
+ *                  an episode is open: hand it over, or see the episode end */
+OPOOL_API void *opool__mt_cache_alloc_slow(opool_mt_cache *c, opool_handle *out);
+OPOOL_API void *opool__mt_cache_alloc_lowered(opool_mt_cache *c, opool_handle *out, uint64_t b);
+OPOOL_API opool_status opool__mt_cache_free_slow(opool_mt_cache *c, opool_handle h);
+OPOOL_API opool_status opool__mt_cache_free_revoked(opool_mt_cache *c, opool_handle h);
+OPOOL_API void opool__mt_cache_parked(opool_mt_cache *c);
+
+#if defined(OPOOL__MT_INLINE)
+
+/* The __atomic builtins; Clang wants its __c11_ ones on C's _Atomic fields. */
+#if defined(__clang__) && !defined(__cplusplus)
+#define OPOOL__MT_LOAD(p, order) __c11_atomic_load(p, order)
+#define OPOOL__MT_STORE(p, v, order) __c11_atomic_store(p, v, order)
+#else
+#define OPOOL__MT_LOAD(p, order) __atomic_load_n(p, order)
+#define OPOOL__MT_STORE(p, v, order) __atomic_store_n(p, v, order)
+#endif
+
+/* The owner's side of the asymmetric barriers of docs 5, 6 and 8 (a fast
+ * record exists only where the other side is membarrier): orders the
+ * compiler only. */
+#define OPOOL__MT_LIGHT_BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* The alloc hit: the owner's take of the newest parked slot with no thief
+ * registered (docs 5), the slot made live with c as its home (docs 8).
+ * Written as the library's opool__mt_take_newest and opool__mt_take_as. */
+static inline void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
+    if (OPOOL_UNLIKELY(c == NULL || !c->fast)) return opool__mt_cache_alloc_slow(c, out);
+    uint64_t b = OPOOL__MT_LOAD(&c->bottom, __ATOMIC_RELAXED); /* ours */
+    if (OPOOL_UNLIKELY(b == OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED)))
+        return opool__mt_cache_alloc_slow(c, out); /* empty: the refill */
+    OPOOL__MT_STORE(&c->bottom, --b, __ATOMIC_RELAXED);
+    OPOOL__MT_LIGHT_BARRIER(); /* the bottom store before the read of thieves */
+    /* acquire: a thief that has left published its CAS on top before */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->sig->thieves, __ATOMIC_ACQUIRE) != 0 ||
+                       OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED) > b))
+        return opool__mt_cache_alloc_lowered(c, out, b);
+    uint32_t i = OPOOL__MT_LOAD(&opool__mt_ent(c)[b & c->mask], __ATOMIC_RELAXED);
+    uint32_t g = OPOOL__MT_LOAD(&c->gen[i], __ATOMIC_RELAXED) + 1;
+    OPOOL__MT_STORE(&c->own[i], c->home, __ATOMIC_RELAXED); /* published by the next store */
+    /* release: a get() that sees g sees the object, a free the home */
+    OPOOL__MT_STORE(&c->gen[i], g, __ATOMIC_RELEASE);
+    OPOOL__MT_STORE(&c->live, OPOOL__MT_LOAD(&c->live, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    if (out) out->bits = (uint64_t)g << 32 | i;
+    void *obj = c->objects + (size_t)i * c->stride;
+    OPOOL__NONNULL(obj);
+    return obj;
+}
+
+/* The free hit: a live handle of a slot this cache allocated, while the
+ * cache is biased, parked in a cache with room: the claim with plain stores
+ * (docs 8), then the park and its handshake with waiters (docs 6). Written
+ * as the library's opool__mt_claim_home and opool__mt_park. */
+static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    if (OPOOL_UNLIKELY(c == NULL || !c->fast || !(g & 1) || i >= c->capacity))
+        return opool__mt_cache_free_slow(c, h);
+    uint64_t b = OPOOL__MT_LOAD(&c->bottom, __ATOMIC_RELAXED); /* ours */
+    /* acquire: the object's state from the thread that made it live, and
+     * the slot's home, written before generation g was released; a top
+     * read now only grows before the park (full stays false) */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->gen[i], __ATOMIC_ACQUIRE) != g ||
+                       OPOOL__MT_LOAD(&c->own[i], __ATOMIC_RELAXED) != c->home ||
+                       b - OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED) >= c->size ||
+                       g + 1 == c->retire_at))
+        return opool__mt_cache_free_slow(c, h);
+    OPOOL__MT_STORE(&c->own[i], c->home | g, __ATOMIC_RELAXED); /* the claim */
+    OPOOL__MT_LIGHT_BARRIER(); /* the claim before the read of remote */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->remote, __ATOMIC_RELAXED) != 0))
+        return opool__mt_cache_free_revoked(c, h);
+    OPOOL__MT_STORE(&c->gen[i], g + 1, __ATOMIC_RELAXED); /* published by the park */
+    OPOOL__MT_STORE(&c->live, OPOOL__MT_LOAD(&c->live, __ATOMIC_RELAXED) - 1, __ATOMIC_RELAXED);
+    OPOOL__MT_STORE(&opool__mt_ent(c)[b & c->mask], i, __ATOMIC_RELAXED);
+    /* release: a thief that reads the new bottom sees the entry and slot */
+    OPOOL__MT_STORE(&c->bottom, b + 1, __ATOMIC_RELEASE);
+    OPOOL__MT_LIGHT_BARRIER(); /* the park before the read of waiters */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->sig->waiters, __ATOMIC_RELAXED) != 0 ||
+                       OPOOL__MT_LOAD(&c->sig->episode.failures, __ATOMIC_RELAXED) != 0))
+        opool__mt_cache_parked(c);
+    return OPOOL_OK;
+}
+
+#define opool_mt_cache_alloc(c, out) opool__mt_cache_alloc_inline(c, out)
+#define opool_mt_cache_free(c, h) opool__mt_cache_free_inline(c, h)
+
+#endif /* OPOOL__MT_INLINE */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL__ABI_MT_H */
 
 /* ############################################################################
  * IMPLEMENTATION (one C file of the program defines OPOOL_IMPLEMENTATION)
@@ -2835,10 +3100,8 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
 #define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: frees check for its end */
 
-/* An exhaustion episode (opool_diag.h has the rule and its operations). */
-typedef struct opool__episode {
-    _Atomic uint64_t failures; /* failed allocs of the open episode; 0: none open */
-} opool__episode;
+/* An exhaustion episode: opool__episode, in opool_abi.h (opool_diag.h has
+ * the rule and its operations). */
 
 #define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
@@ -3220,6 +3483,14 @@ OPOOL__INTERNAL void *opool__sys_realloc(void *ptr, size_t size);
  * NULL on failure. Give it back with opool__os_unmap(ptr, size). */
 OPOOL__INTERNAL void *opool__os_map(size_t size, size_t align, bool *zeroed);
 OPOOL__INTERNAL void opool__os_unmap(void *ptr, size_t size);
+/* size bytes of address space at an address aligned to align, reserved and
+ * inaccessible (no memory behind them; mmap where there is one, else NULL:
+ * no reservation). Make parts usable with opool__os_commit, give the whole
+ * back with opool__os_unmap(ptr, size). */
+OPOOL__INTERNAL void *opool__os_reserve(size_t size, size_t align);
+/* [ptr, ptr + size) of a reservation readable and writable, reading zero.
+ * False on failure (nothing changed). */
+OPOOL__INTERNAL bool opool__os_commit(void *ptr, size_t size);
 /* Tell the system the bytes [ptr, ptr + size) of a mapping are not needed
  * (ptr and size multiples of 4096): their memory goes back, the range stays
  * mapped and reads zero when next touched. False where there is no such
@@ -3363,8 +3634,9 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
  * ========================================================================== */
 /*
  * opool_mt_internal.h -- what the files of opool_mt share: the pool and cache
- * records, the slot operations of the alloc and free paths (inline, so that
- * a cache hit stays one function call), and the opool__mt_ functions one
+ * pool record (the cache record is in opool_abi.h, whose inline cache hits
+ * read it), the slot operations of the alloc and free paths (inline into
+ * each public call), and the opool__mt_ functions one
  * file defines for another. Private: never installed. The design and the
  * correctness arguments are in docs/CONCURRENCY.md ("docs N" below).
  *
@@ -3392,8 +3664,9 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
 
 #define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
 
-/* The helpers of the alloc and free paths: inlined into each public call so
- * that a cache hit is one function call. Those that several files use are
+/* The helpers of the alloc and free paths: inlined into each public call
+ * (and, for a cache hit, written once more with the __atomic builtins in
+ * opool_abi.h, where the caller's code inlines it). Those that several files use are
  * here (and in opool_mt_list.h); the rest are static in their file. */
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL__MT_HOT static inline __attribute__((always_inline))
@@ -3445,11 +3718,9 @@ struct opool_mt {
      * nor, mostly, with another thread */
     opool__mt_stripe live[OPOOL__MT_STRIPES];
 
-    /* ---- read by every free, written only around waits and episodes ---- */
-    OPOOL__MT_ALIGN(opool__atomic(uint32_t) waiters);
-    opool__atomic(uint32_t) epoch;   /* the futex word: bumped by a free that saw a waiter */
-    opool__episode episode;          /* opool_diag.h */
-    opool__atomic(uint32_t) thieves; /* threads that may take parked slots from caches (docs 5) */
+    /* ---- read by every cache hit and every free, written only around
+     * steals, waits and episodes (opool_abi.h) ---- */
+    OPOOL__MT_ALIGN(opool__mt_signals sig);
 
     /* ---- slow paths ---- */
     OPOOL__MT_ALIGN(opool__atomic(struct opool_mt_cache *) caches); /* registry, push-only */
@@ -3460,31 +3731,21 @@ struct opool_mt {
     opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
 };
 
-struct opool_mt_cache {
-    opool_mt *pool;
-    struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
-    uint32_t mask;                   /* entries in ent - 1 (a power of two - 1) */
-    uint32_t size, half;             /* the current owner's */
-    uint64_t home;                   /* its home id << 32 (0: it never claims biased), docs 8 */
-    /* OPOOL__MT_BIASED until another path frees a slot it allocated: read by
-     * its owner's every free, written once by a revoker */
-    opool__atomic(uint32_t) remote;
-    opool__atomic(uint32_t) active;
-    opool__atomic(int64_t) live; /* allocs minus frees through this record: only its owner writes */
-    /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
-     * stealing deque, oldest at top. The owner pushes and takes at bottom
-     * (only it writes bottom); thieves and the owner's spills take at top by
-     * CAS. Both only grow. */
-    opool__atomic(uint64_t) bottom;
-    opool__atomic(uint64_t) top;
-    opool__atomic(uint32_t) ent[];
-};
+/* struct opool_mt_cache, the cache record, is in opool_abi.h: the inline
+ * cache hits of opool_mt.h read it. */
 
 _Static_assert(OPOOL_MAX_CAPACITY < OPOOL__MT_EMPTY, "no slot index is the empty entry");
+/* What C++ callers of the inline hits assume of the records (opool_abi.h). */
+#if !defined(OPOOL_RELACY)
+_Static_assert(offsetof(struct opool_mt_cache, live) == 16 &&
+                   offsetof(struct opool_mt_cache, home) == 24 &&
+                   offsetof(opool__mt_signals, episode) == 16,
+               "the 64-bit fields of the ABI records at offsets aligned in C and C++");
+#endif
 
 /* A cache record of cap entries, rounded up to whole cache lines. */
 static inline size_t opool__mt_cache_bytes(uint32_t cap) {
-    size_t n = sizeof(struct opool_mt_cache) + (size_t)cap * sizeof(uint32_t);
+    size_t n = OPOOL__MT_CACHE_HEAD + (size_t)cap * sizeof(opool__atomic(uint32_t));
     return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
 }
 
@@ -3564,7 +3825,7 @@ OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
 /* An object was freed: while an episode is open, maybe its end (a count
  * of the pool, out of line: episodes are rare). */
 OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
-    if (OPOOL_UNLIKELY(opool__episode_failures(&p->episode) != 0)) opool__mt_settle(p);
+    if (OPOOL_UNLIKELY(opool__episode_failures(&p->sig.episode) != 0)) opool__mt_settle(p);
 }
 
 /* The end of a claim that won slot i from generation g: fini and poison,
@@ -3574,6 +3835,19 @@ OPOOL__MT_HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
     if (OPOOL_UNLIKELY(!*keep)) opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
     return OPOOL_OK;
+}
+
+/* The claim's CAS of slot i from generation g to g + 1, and its end: of
+ * two racing frees exactly one CAS succeeds, and none succeeds after a
+ * biased home's claim (docs 4, 8). OPOOL_ESTALE, changing nothing, when
+ * another free came first. */
+OPOOL__MT_HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
+    uint32_t want = g;
+    /* acquire: the object's state from the thread that made it live (fini
+     * and poison touch it next) */
+    if (OPOOL_UNLIKELY(!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1)))
+        return OPOOL_ESTALE;
+    return opool__mt_claimed(p, i, g, keep);
 }
 
 /* Take slot h's ownership from its user, by any path but the free through
@@ -3590,12 +3864,7 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
      * makes the CAS below fail) */
     uint64_t own = opool__atomic_load_relaxed(&p->own[i]);
     if (OPOOL_UNLIKELY(own != 0) && opool__mt_home_first(p, i, g, own)) return OPOOL_ESTALE;
-    uint32_t want = g;
-    /* acquire: as above. Of two racing frees exactly one CAS succeeds, and
-     * none succeeds after a biased home's claim (docs 4, 8). */
-    if (OPOOL_UNLIKELY(!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1)))
-        return OPOOL_ESTALE;
-    return opool__mt_claimed(p, i, g, keep);
+    return opool__mt_claim_cas(p, i, g, keep);
 }
 
 /* The calling thread's stripe of the live counters: threads take stripes in
@@ -3629,7 +3898,7 @@ OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
     /* seq_cst: the freer's half of the handshake (docs 6): after the push's
      * seq_cst CAS, either this sees the waiter or the waiter's pop sees the
      * slots */
-    if (OPOOL_UNLIKELY(opool__atomic_load_seq_cst(&p->waiters) != 0)) opool__mt_wake_slow(p, n);
+    if (OPOOL_UNLIKELY(opool__atomic_load_seq_cst(&p->sig.waiters) != 0)) opool__mt_wake_slow(p, n);
     opool__mt_end_episode(p);
 }
 
@@ -4526,6 +4795,7 @@ void opool_get_stats(const opool *p, opool_stats *out) {
 
 
 
+
 /* ==== handles ============================================================ */
 
 uint32_t(opool_handle_index)(opool_handle h) { return opool__handle_index_inline(h); }
@@ -4562,6 +4832,26 @@ void *(opool_heap_alloc)(opool_heap *h, size_t size) { return opool__heap_alloc_
 opool_status(opool_heap_free)(opool_heap *h, void *ptr) { return opool__heap_free_inline(h, ptr); }
 void *(opool_heap_realloc)(opool_heap *h, void *ptr, size_t size) {
     return opool__heap_realloc_inline(h, ptr, size);
+}
+
+/* ==== the concurrent pool's caches ======================================= */
+/* The inline hits exist only with GCC and Clang, and not in the library's
+ * test builds: elsewhere the whole call is the out-of-line path. */
+
+void *(opool_mt_cache_alloc)(opool_mt_cache *c, opool_handle *out) {
+#if defined(OPOOL__MT_INLINE)
+    return opool__mt_cache_alloc_inline(c, out);
+#else
+    return opool__mt_cache_alloc_slow(c, out);
+#endif
+}
+
+opool_status(opool_mt_cache_free)(opool_mt_cache *c, opool_handle h) {
+#if defined(OPOOL__MT_INLINE)
+    return opool__mt_cache_free_inline(c, h);
+#else
+    return opool__mt_cache_free_slow(c, h);
+#endif
 }
 
 /* ============================================================================
@@ -4885,6 +5175,11 @@ bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity) 
  * regions reach 4 MiB. */
 #define OPOOL__REGION_MAX 64u
 #define OPOOL__REGION_MIN 4u
+/* The address range a heap with the system's memory reserves at create for
+ * its regions (64-bit systems): a pointer in its used part is the heap's,
+ * readable, at one comparison (opool__heap_hot.span_lo). Regions past it
+ * are mapped one by one and found through the page set alone. */
+#define OPOOL__HEAP_SPAN (SIZE_MAX > 0xFFFFFFFFu ? (size_t)65536 * 65536 : 0)
 /* The cache's hysteresis: a page that stayed in it this long goes back to
  * the system at the heap's next page event (opool_heap.h, MEMORY). */
 #define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)
@@ -4909,6 +5204,7 @@ typedef struct opool__hclass {
     uint32_t size;
     uint32_t recip;      /* ceil(2^32 / size) */
     uint32_t first, per; /* offset of block 0 in a page, blocks per page */
+    uint32_t gshift;     /* log2 of its pages' live-bitmap granule (opool__hpage) */
     uint32_t blocks;     /* in its pages */
     opool__hpage *avail; /* listed pages (not known full); the current page is one */
     opool__hpage *spare; /* the grown page kept when it emptied, if any */
@@ -4927,11 +5223,15 @@ struct opool_heap {
     opool_allocator mem;
     uint32_t nclasses, max_size;
     bool checker;
-    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask */
+    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask
+                          (opool__heap_view) */
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
-    size_t page_count;       /* pages serving a class */
-    bool os;                 /* regions from opool__os_map (no allocator in the desc) */
+    size_t page_count; /* pages serving a class */
+    bool os;           /* regions from opool__os_map (no allocator in the desc) */
+    char *span;        /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
+                          start, in its first span_used bytes, never unmapped */
+    size_t span_used;
     opool__hregion *regions; /* [region_cap]; entries with base NULL are free */
     uint32_t nregions;       /* entries in use or freed, from the start */
     uint32_t region_cap;
@@ -5009,8 +5309,18 @@ static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_statu
     opool__heap_report(h, s, ptr);
 }
 
-/* While an episode is open every free goes out of line, to see its end. */
-static void opool__heap_set_slow(opool_heap *h) { h->hot.slow = h->hooks || h->episodes != 0; }
+/* The page set of the inline paths: h's, or while every free and realloc must
+ * run out of line (poisoning, a checker; an open episode, to see its end),
+ * one that holds no page, so that their one probe misses without a test of
+ * its own. */
+static void opool__heap_view(opool_heap *h) {
+    static const opool__hentry none = {0, 0};
+    bool slow = h->hooks || h->episodes != 0;
+    h->hot.pages = slow || h->pages.e == NULL ? &none : h->pages.e;
+    h->hot.pages_mask = slow || h->pages.e == NULL ? 0 : h->pages.cap - 1;
+    h->hot.span_lo = (uintptr_t)h->span;
+    h->hot.span_len = slow ? 0 : h->span_used;
+}
 
 /* An alloc of class k (NULL: a large block) failed. */
 static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
@@ -5018,7 +5328,7 @@ static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
     if (k) k->failed++;
     if (opool__episode_failures(e) == 0) {
         h->episodes++;
-        opool__heap_set_slow(h);
+        opool__heap_view(h);
         if (k == NULL) h->large_cap = h->large.n;
     }
     uint64_t nth = opool__episode_failed(e);
@@ -5036,7 +5346,7 @@ static void opool__heap_settle(opool_heap *h, opool__hclass *k) {
     uint64_t live = k ? opool__hclass_live(&h->hot.cls[k - h->cls]) : h->large.n;
     if (opool__episode_freed(e, live, k ? k->blocks : h->large_cap)) {
         h->episodes--;
-        opool__heap_set_slow(h);
+        opool__heap_view(h);
     }
 }
 
@@ -5123,6 +5433,25 @@ static size_t opool__region_bytes(const opool__hregion *r) {
     return (size_t)r->npages * OPOOL__HPAGE;
 }
 
+/* Whether region r lies in h's reserved range. */
+static bool opool__heap_in_span(const opool_heap *h, const opool__hregion *r) {
+    return h->span && (uintptr_t)r->base - (uintptr_t)h->span < h->span_used;
+}
+
+/* npages pages of the system's memory: the next part of the reserved range,
+ * else a mapping of their own. */
+static char *opool__heap_os_pages(opool_heap *h, size_t bytes, bool *zero) {
+    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used &&
+        opool__os_commit(h->span + h->span_used, bytes)) {
+        char *m = h->span + h->span_used;
+        h->span_used += bytes;
+        opool__heap_view(h);
+        *zero = true;
+        return m;
+    }
+    return (char *)opool__os_map(bytes, OPOOL__HPAGE, zero);
+}
+
 /* A free entry of the region array, made if need be. False: no memory. */
 static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
     for (uint32_t i = 0; i < h->nregions; i++)
@@ -5155,7 +5484,7 @@ static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
     if (!opool__heap_region_entry(h, &i)) return false;
     size_t bytes = (size_t)npages * OPOOL__HPAGE;
     bool zero = false;
-    char *m = h->os ? (char *)opool__os_map(bytes, OPOOL__HPAGE, &zero)
+    char *m = h->os ? opool__heap_os_pages(h, bytes, &zero)
                     : (char *)h->mem.alloc(h->mem.ctx, bytes, OPOOL__HPAGE);
     if (m == NULL) return false;
     opool__assert(((uintptr_t)m & (OPOOL__HPAGE - 1)) == 0);
@@ -5229,9 +5558,10 @@ static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now)
 
 /* The bits of the pages of r given back just now: memory back to the system
  * in runs of adjacent pages, one call each; a region that holds no page any
- * more goes back whole. */
+ * more goes back whole, but for one in the reserved range, which keeps its
+ * addresses (its pages vacant, their memory given back). */
 static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
-    if (r->held == 0) {
+    if (r->held == 0 && !opool__heap_in_span(h, r)) {
         opool__heap_free_region(h, r);
         return;
     }
@@ -5282,29 +5612,40 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
 
 static uint32_t opool__heap_align(uint32_t size) { return size % 16 == 0 ? 16 : 8; }
 
-/* Blocks of a page of class size, and the offset of the first. */
-static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
-    uint32_t align = opool__heap_align(size);
-    uint32_t n = (uint32_t)((OPOOL__HPAGE - sizeof(opool__hpage)) / size);
-    for (;; n--) {
-        uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((n + 63) / 64);
-        hdr = (hdr + align - 1) & ~(align - 1);
-        if (hdr + (uint64_t)n * size <= OPOOL__HPAGE) {
-            *first = hdr;
-            return n;
-        }
-    }
+/* The live-bitmap granule of class size, as its log2: the largest power of
+ * two dividing it (sizes are multiples of 8), at most 128 bytes. Block 0
+ * then starts at a multiple of the granule: 64 + 8192 / granule bytes of
+ * header and bitmap for granules 8 .. 128 (1088, 576, 320, 192, 128). */
+static uint32_t opool__heap_gshift(uint32_t size) {
+    uint32_t g = 3;
+    while (g < 7 && !(size >> g & 1)) g++;
+    return g;
 }
 
-static uint64_t *opool__hpage_bits(opool__hpage *pg) { return (uint64_t *)(void *)(pg + 1); }
+/* Blocks of a page of class size, and the offset of the first: after the
+ * header and a bitmap of one bit per granule of the whole page. */
+static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
+    uint32_t align = opool__heap_align(size);
+    uint32_t bits = (uint32_t)(OPOOL__HPAGE >> opool__heap_gshift(size));
+    uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((bits + 63) / 64);
+    *first = (hdr + align - 1) & ~(align - 1);
+    opool__assert(*first % (1u << opool__heap_gshift(size)) == 0);
+    return (uint32_t)((OPOOL__HPAGE - *first) / size);
+}
+
+/* The blocks of page pg handed out. */
+static uint32_t opool__hpage_count(const opool__hpage *pg) { return pg->toslow + pg->slow_at; }
 
 /* When a free must leave the inline path: a page off the list at its first
- * free (to list it again), a grown page when it empties (to the cache). */
+ * free (to list it again), a grown page when it empties (to the cache);
+ * UINT32_MAX: never (a reserved page on the list: toslow = live + 1). */
 static void opool__hpage_arm(opool__hpage *pg) {
+    uint32_t live = opool__hpage_count(pg);
     if (!(pg->flags & OPOOL__HPAGE_LISTED))
         pg->slow_at = pg->end / pg->size - 1;
     else
         pg->slow_at = pg->flags & OPOOL__HPAGE_RESERVED ? UINT32_MAX : 0;
+    pg->toslow = live - pg->slow_at;
 }
 
 /* The page inline allocs serve from: the listed page a block was last freed
@@ -5341,8 +5682,7 @@ static void opool__heap_unlist(opool_heap *h, opool__hpage *pg) {
 /* Make room in the page set; the inline free's view follows it. */
 static bool opool__heap_reserve_pages(opool_heap *h) {
     if (!opool__hmap_reserve(h, &h->pages)) return false;
-    h->hot.pages = h->pages.e;
-    h->hot.pages_mask = h->pages.cap - 1;
+    opool__heap_view(h);
     return true;
 }
 
@@ -5380,7 +5720,8 @@ static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserv
     memset(pg, 0, first);
     pg->block0 = (uintptr_t)pg + first;
     pg->size = k->size;
-    pg->recip = k->recip;
+    pg->gshift = (uint8_t)k->gshift;
+    pg->gmask = (uint16_t)((1u << k->gshift) - 1);
     pg->end = n * k->size;
     pg->cls = (uint8_t)c;
     pg->region = region;
@@ -5406,16 +5747,16 @@ static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
     opool__heap_decay(h, now);
 }
 
-/* A free left pg->live at pg->slow_at: list the page again if it was off the
+/* A free left pg's live count at pg->slow_at: list the page again if it was off the
  * list (it has a free block now); an empty grown page goes to the heap's
  * cache unless it becomes its class's spare (one empty grown page kept, so
  * a class at the edge of a page does not trade pages with the cache at
  * every step). */
 void opool__heap_page_freed(opool_heap *h, opool__hpage *pg) {
     if (!(pg->flags & OPOOL__HPAGE_LISTED)) opool__heap_list(h, pg);
-    if (pg->live == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
+    if (opool__hpage_count(pg) == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
         opool__hclass *k = &h->cls[pg->cls];
-        if (k->spare != NULL && k->spare != pg && k->spare->live == 0)
+        if (k->spare != NULL && k->spare != pg && opool__hpage_count(k->spare) == 0)
             opool__heap_retire_page(h, pg);
         else
             k->spare = pg;
@@ -5447,10 +5788,10 @@ static opool_status opool__heap_classify(const opool_heap *h, const void *ptr, o
         uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
         if (off >= pg->carved) return OPOOL_EINVAL;
         uint32_t j;
-        if (!opool__hpage_index(pg, off, &j)) return OPOOL_EINVAL;
+        if (!opool__hpage_index(h->cls[pg->cls].recip, off, &j)) return OPOOL_EINVAL;
         *page = pg;
         *index = j;
-        return (opool__hpage_bits(pg)[j / 64] >> (j % 64)) & 1 ? OPOOL_OK : OPOOL_ESTALE;
+        return opool__hpage_live(pg, a) ? OPOOL_OK : OPOOL_ESTALE;
     }
     if ((*large = opool__hmap_find(&h->large, a)) != NULL) return OPOOL_OK;
     return OPOOL_EINVAL;
@@ -5522,6 +5863,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->desc.class_sizes = NULL; /* copied below: the caller's array may go away */
     h->mem = mem;
     h->os = os;
+    if (os && OPOOL__HEAP_SPAN) h->span = (char *)opool__os_reserve(OPOOL__HEAP_SPAN, OPOOL__HPAGE);
     h->nclasses = d.class_count;
     h->max_size = d.class_sizes[d.class_count - 1];
     h->checker = opool__checker_active();
@@ -5530,6 +5872,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         h->cls[c].recip =
             (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
         h->cls[c].per = opool__heap_geometry(d.class_sizes[c], &h->cls[c].first);
+        h->cls[c].gshift = opool__heap_gshift(d.class_sizes[c]);
         opool__heap_current(h, c);
     }
     uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
@@ -5542,7 +5885,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     /* poisoning and memory checkers need every call out of line */
     bool slow = h->checker || (d.flags & OPOOL_POISON);
     h->hooks = slow;
-    opool__heap_set_slow(h);
+    opool__heap_view(h);
     h->hot.small_max = slow ? 0 : h->max_size;
     /* the reservation's pages in as few regions as there can be */
     size_t reserved = total / OPOOL__HPAGE;
@@ -5564,8 +5907,14 @@ nomem:
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
     opool_allocator m = h->mem;
-    for (uint32_t i = 0; i < h->nregions; i++)
-        if (h->regions[i].base) opool__heap_free_region(h, &h->regions[i]);
+    for (uint32_t i = 0; i < h->nregions; i++) {
+        opool__hregion *r = &h->regions[i];
+        if (r->base && opool__heap_in_span(h, r))
+            opool__mem_defined(r->base, opool__region_bytes(r)); /* unmapped below */
+        else if (r->base)
+            opool__heap_free_region(h, r);
+    }
+    if (h->span) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
     if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++)
         if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
@@ -5632,10 +5981,10 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
         }
         opool__heap_unlist(h, pg); /* full: its next free lists it again */
     }
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    opool__hpage_bits(pg)[j / 64] |= (uint64_t)1 << (j % 64);
-    pg->live++;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
+    pg->toslow++;
     opool__hclass_count_alloc(&h->hot.cls[c], size);
     return b;
 }
@@ -5658,13 +6007,15 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
 /* Free the live block j of page pg. */
 static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     char *b = (char *)pg->block0 + (size_t)j * pg->size;
-    opool__hpage_bits(pg)[j / 64] &= ~((uint64_t)1 << (j % 64));
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w &= ~((uint64_t)1 << (g & 63));
     memcpy(b, &pg->free, sizeof(void *));
     opool__track_on_free(b, pg->size, sizeof(void *), (h->desc.flags & OPOOL_POISON) != 0);
     pg->free = b;
     h->hot.cls[pg->cls].room++;
     opool__heap_settle(h, &h->cls[pg->cls]);
-    if (--pg->live == pg->slow_at)
+    if (--pg->toslow == 0)
         opool__heap_page_freed(h, pg);
     else
         h->hot.cls[pg->cls].page = pg; /* as the inline free */
@@ -5797,7 +6148,7 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
     opool__finding f = opool__finding_of(OPOOL__KIND_MT, what, p, p ? p->desc.name : NULL);
     f.handle = h;
     if (p != NULL) {
-        f.failures = opool__episode_failures(&p->episode);
+        f.failures = opool__episode_failures(&p->sig.episode);
         f.count = opool_mt_count(p);
         f.capacity = opool_mt_capacity(p);
     }
@@ -5819,7 +6170,7 @@ static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
 OPOOL_NOINLINE void opool__mt_failed(opool_mt *p) {
     /* relaxed: statistics publish nothing */
     opool__atomic_fetch_add_relaxed(&p->failed, 1);
-    if (opool__episode_failed(&p->episode)) opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
+    if (opool__episode_failed(&p->sig.episode)) opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
 }
 
 OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h) {
@@ -5845,7 +6196,7 @@ OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
 /* While an episode is open, a free counts the pool to see whether it ended
  * (out of line: episodes are rare). */
 OPOOL_NOINLINE void opool__mt_settle(opool_mt *p) {
-    opool__episode_freed(&p->episode, opool_mt_count(p), opool_mt_capacity(p));
+    opool__episode_freed(&p->sig.episode, opool_mt_count(p), opool_mt_capacity(p));
 }
 
 /* ==== test hooks ========================================================= */
@@ -6124,20 +6475,16 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
 
 /* ==== the deque ========================================================== */
 
-/* The owner's take at bottom: the newest parked slot, or EMPTY. Without a
- * thief around (the common case) it costs no atomic read-modify-write and no
- * fence: see docs 5 for why a thief can then never reach entry b. */
-OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
+/* The rest of the owner's take once bottom is lowered to b (the slot it
+ * takes) and the light barrier passed: the newest parked slot, or EMPTY.
+ * Without a thief around (the common case) it costs no atomic read-modify-
+ * write and no fence: see docs 5 for why a thief can then never reach entry
+ * b. The inline alloc hit (opool_abi.h) does the same for its common case
+ * and comes here (opool__mt_cache_alloc_lowered) for the rest. */
+OPOOL__MT_HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
     opool_mt *p = c->pool;
-    /* relaxed: only this thread writes bottom; a stale top is smaller, so
-     * "empty" is never wrong */
-    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
-    if (b == opool__atomic_load_relaxed(&c->top)) return OPOOL__MT_EMPTY;
-    b--;
-    opool__atomic_store_relaxed(&c->bottom, b);
-    opool__mt_light_barrier(p); /* the bottom store before the read of thieves */
     /* acquire: a thief that has left published its CAS on top before */
-    bool contended = opool__atomic_load_acquire(&p->thieves) != 0;
+    bool contended = opool__atomic_load_acquire(&p->sig.thieves) != 0;
     /* seq_cst: Chase-Lev's take fence, paired with the thief's between its
      * reads of top and bottom */
     if (OPOOL_UNLIKELY(contended)) opool__atomic_fence_seq_cst();
@@ -6145,7 +6492,7 @@ OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
     uint32_t x = OPOOL__MT_EMPTY;
     if (OPOOL_LIKELY(t <= b)) {
         /* relaxed: written by this thread */
-        x = opool__atomic_load_relaxed(&c->ent[b & c->mask]);
+        x = opool__atomic_load_relaxed(&opool__mt_ent(c)[b & c->mask]);
         if (OPOOL_UNLIKELY(t == b && contended)) {
             /* the last one, and a thief may be after it: the CAS decides;
              * seq_cst as in Chase-Lev; the tag is top itself, which only grows */
@@ -6156,6 +6503,18 @@ OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
         opool__atomic_store_relaxed(&c->bottom, b + 1); /* thieves emptied it */
     }
     return x;
+}
+
+/* The owner's take at bottom: the newest parked slot, or EMPTY. */
+OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
+    /* relaxed: only this thread writes bottom; a stale top is smaller, so
+     * "empty" is never wrong */
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
+    if (b == opool__atomic_load_relaxed(&c->top)) return OPOOL__MT_EMPTY;
+    b--;
+    opool__atomic_store_relaxed(&c->bottom, b);
+    opool__mt_light_barrier(c->pool); /* the bottom store before the read of thieves */
+    return opool__mt_take_lowered(c, b);
 }
 
 /* The owner's take of a run: up to k of the newest parked slots, newest
@@ -6174,7 +6533,7 @@ static uint32_t opool__mt_take_newest_run(opool_mt_cache *c, uint32_t k, uint32_
     opool__atomic_store_relaxed(&c->bottom, b - n);
     opool__mt_light_barrier(p); /* the bottom store before the read of thieves */
     /* acquire: a thief that has left published its CAS on top before */
-    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->thieves) != 0)) {
+    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->sig.thieves) != 0)) {
         opool__atomic_store_relaxed(&c->bottom, b); /* as it was: the takes below decide */
         uint32_t got = 0;
         while (got < n && (out[got] = opool__mt_take_newest(c)) != OPOOL__MT_EMPTY) got++;
@@ -6187,7 +6546,7 @@ static uint32_t opool__mt_take_newest_run(opool_mt_cache *c, uint32_t k, uint32_
         opool__atomic_store_relaxed(&c->bottom, b - n);
     }
     for (uint32_t j = 0; j < n; j++) /* relaxed: written by this thread */
-        out[j] = opool__atomic_load_relaxed(&c->ent[(b - 1 - j) & c->mask]);
+        out[j] = opool__atomic_load_relaxed(&opool__mt_ent(c)[(b - 1 - j) & c->mask]);
     return n;
 }
 
@@ -6211,7 +6570,7 @@ static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner,
         uint32_t n = b - t < k ? (uint32_t)(b - t) : k;
         /* relaxed: ordered by the acquire of bottom. A thief reads before its
          * CAS: once top moves, the owner may reuse the place */
-        uint32_t stolen = owner ? 0 : opool__atomic_load_relaxed(&c->ent[t & c->mask]);
+        uint32_t stolen = owner ? 0 : opool__atomic_load_relaxed(&opool__mt_ent(c)[t & c->mask]);
         /* seq_cst: the steal's CAS of Chase-Lev; on failure someone took
          * entries first: look again */
         if (!opool__atomic_cas_strong_seq_cst_relaxed(&c->top, &t, t + n)) continue;
@@ -6219,7 +6578,8 @@ static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner,
         uint32_t below = 0;
         for (uint32_t j = 0; j < n; j++) {
             /* relaxed: the owner reads its own entries */
-            uint32_t i = owner ? opool__atomic_load_relaxed(&c->ent[(t + j) & c->mask]) : stolen;
+            uint32_t i =
+                owner ? opool__atomic_load_relaxed(&opool__mt_ent(c)[(t + j) & c->mask]) : stolen;
             if (j == 0)
                 *last = i;
             else
@@ -6236,13 +6596,13 @@ static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner,
  * visible to this thread and every later read of thieves see it (docs 5). */
 bool opool__mt_thief_enter(opool_mt *p) {
     /* seq_cst: ordered before the heavy barrier and the reads of the decks */
-    opool__atomic_fetch_add_seq_cst(&p->thieves, 1);
+    opool__atomic_fetch_add_seq_cst(&p->sig.thieves, 1);
     return opool__mt_heavy_barrier(p);
 }
 
 void opool__mt_thief_leave(opool_mt *p) {
     /* release: an owner that reads 0 (acquire) sees every CAS this thief made */
-    opool__atomic_fetch_sub_release(&p->thieves, 1);
+    opool__atomic_fetch_sub_release(&p->sig.thieves, 1);
 }
 
 /* Steal k parked slots from the caches, oldest first, plus up to extra more
@@ -6330,24 +6690,40 @@ OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
     opool__mt_light_barrier(p);
     OPOOL__MT_POINT(p, PARK_PUBLISHED);
     /* relaxed: ordered after the publication by the barrier pair (docs 6) */
-    return opool__atomic_load_relaxed(&p->waiters) != 0;
+    return opool__atomic_load_relaxed(&p->sig.waiters) != 0;
+}
+
+/* A thread waits and may have scanned the cache before the slot just
+ * parked was there: take it back and give it to the shared list, which
+ * wakes the waiter. */
+static OPOOL_NOINLINE void opool__mt_unpark(opool_mt_cache *c) {
+    uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
+    if (j != OPOOL__MT_EMPTY) {
+        opool__mt_push(c->pool, j, j);
+        opool__mt_freed(c->pool, 1);
+    }
 }
 
 /* Park slot i as the newest of the cache, or give it to a waiter. */
 OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
-    opool_mt *p = c->pool;
     if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
-    uint64_t b = opool__atomic_load_relaxed(&c->bottom);  /* ours */
-    opool__atomic_store_relaxed(&c->ent[b & c->mask], i); /* released below */
-    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + 1))) {
-        uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
-        if (j != OPOOL__MT_EMPTY) {
-            opool__mt_push(p, j, j);
-            opool__mt_freed(p, 1);
-        }
-    } else {
-        opool__mt_end_episode(p);
-    }
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);            /* ours */
+    opool__atomic_store_relaxed(&opool__mt_ent(c)[b & c->mask], i); /* released below */
+    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + 1)))
+        opool__mt_unpark(c);
+    else
+        opool__mt_end_episode(c->pool);
+}
+
+/* The inline free hit (opool_abi.h) parked and published its slot, then saw
+ * a waiter or an open episode: what opool__mt_park does then. */
+void opool__mt_cache_parked(opool_mt_cache *c) {
+    /* relaxed: read again after the inline path's barrier pair (docs 6): a
+     * waiter that has left since needs nothing, a new one scans after */
+    if (opool__atomic_load_relaxed(&c->pool->sig.waiters) != 0)
+        opool__mt_unpark(c);
+    else
+        opool__mt_end_episode(c->pool);
 }
 
 /* Park the n slots of is[] (n <= c->size - parked) as n parks would, is[0]
@@ -6357,7 +6733,8 @@ static void opool__mt_park_run(opool_mt_cache *c, const uint32_t *is, uint32_t n
     opool_mt *p = c->pool;
     uint64_t b = opool__atomic_load_relaxed(&c->bottom); /* ours */
     for (uint32_t j = 0; j < n; j++)
-        opool__atomic_store_relaxed(&c->ent[(b + j) & c->mask], is[j]); /* released below */
+        opool__atomic_store_relaxed(&opool__mt_ent(c)[(b + j) & c->mask],
+                                    is[j]); /* released below */
     if (OPOOL_UNLIKELY(opool__mt_publish(c, b + n)))
         opool__mt_spill(c, c->size);
     else
@@ -6380,7 +6757,7 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     uint32_t i = first;
     for (uint32_t k = n - 1; k-- > 0;) {
         i = opool__mt_link_of(p, i);
-        opool__atomic_store_relaxed(&c->ent[(b + k) & c->mask], i);
+        opool__atomic_store_relaxed(&opool__mt_ent(c)[(b + k) & c->mask], i);
     }
     if (n > 1 && OPOOL_UNLIKELY(opool__mt_publish(c, b + n - 1))) opool__mt_spill(c, c->size);
     return true;
@@ -6417,14 +6794,9 @@ OPOOL__MT_HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle 
         /* relaxed: no other path changes generation g any more (it sees the
          * claim); the park or push that follows publishes the slot */
         opool__atomic_store_relaxed(&p->gen[i], g + 1);
-    } else {
-        uint32_t want = g;
-        /* acquire: as in opool__mt_claim; a revoker that missed the claim
-         * may have won */
-        if (!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1))
-            return OPOOL_ESTALE;
+        return opool__mt_claimed(p, i, g, keep);
     }
-    return opool__mt_claimed(p, i, g, keep);
+    return opool__mt_claim_cas(p, i, g, keep); /* a revoker that missed the claim may have won */
 }
 
 /* Revoke the bias of cache home, once (docs 8): mark it, run the heavy
@@ -6479,17 +6851,28 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         c = (opool_mt_cache *)p->mem.alloc(p->mem.ctx, opool__mt_cache_bytes(cap), OPOOL__LINE);
         if (c == NULL) return OPOOL_ENOMEM;
         c->pool = p;
+        c->gen = p->gen; /* the pool's fixed fields, where a hit reads them */
+        c->own = p->own;
+        c->objects = p->objects;
+        c->stride = p->stride;
+        c->sig = &p->sig;
+        c->capacity = p->capacity;
+        c->retire_at = (p->desc.flags & OPOOL_RETIRE_ON_WRAP) ? p->gen0 : 1; /* odd: never */
         c->mask = cap - 1;
         opool__atomic_init(&c->active, 1);
         opool__atomic_init(&c->live, 0);
         opool__atomic_init(&c->bottom, 0);
         opool__atomic_init(&c->top, 0);
-        for (uint32_t e = 0; e < cap; e++) opool__atomic_init(&c->ent[e], OPOOL__MT_EMPTY);
+        for (uint32_t e = 0; e < cap; e++)
+            opool__atomic_init(&opool__mt_ent(c)[e], OPOOL__MT_EMPTY);
         /* A home id while there are some, and only with membarrier: without
          * it the home's barrier would be a fence, as dear as the CAS */
         uint32_t id = p->light_park ? opool__atomic_fetch_add_relaxed(&p->homes_used, 1) + 1 : 0;
         if (id >= OPOOL__MT_HOMES) id = 0;
         c->home = (uint64_t)id << 32;
+        /* the inline hits: only a home claims biased, and only with
+         * membarrier is their barrier a compiler barrier (opool_abi.h) */
+        c->fast = id != 0 && p->light_park && !p->hooks;
         opool__atomic_init(&c->remote, id ? OPOOL__MT_BIASED : OPOOL__MT_REVOKED);
         /* release: a revoker that reads the id finds the record initialised */
         if (id) opool__atomic_store_release(&p->homes[id], c);
@@ -6509,20 +6892,29 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
     return opool_mt_cache_create_ex(&c, p, size) == OPOOL_OK ? c : NULL;
 }
 
-void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
+/* A cache alloc once its take gave slot i (EMPTY: the cache was empty). */
+static void *opool__mt_cache_alloc_got(opool_mt_cache *c, opool_handle *out, uint32_t i) {
+    if (OPOOL_UNLIKELY(i == OPOOL__MT_EMPTY) && !opool__mt_refill(c, &i)) {
+        if (out) *out = OPOOL_NULL;
+        opool__mt_failed(c->pool);
+        return NULL;
+    }
+    opool__mt_add_own_live(c, 1);
+    return opool__mt_take_as(c->pool, i, out, c->home);
+}
+
+/* opool_mt_cache_alloc, the whole of it (opool_abi.c and the inline hit
+ * come here for what they do not do themselves). */
+void *opool__mt_cache_alloc_slow(opool_mt_cache *c, opool_handle *out) {
     if (OPOOL_UNLIKELY(c == NULL)) {
         if (out) *out = OPOOL_NULL;
         return NULL;
     }
-    opool_mt *p = c->pool;
-    uint32_t i = opool__mt_take_newest(c);
-    if (OPOOL_UNLIKELY(i == OPOOL__MT_EMPTY) && !opool__mt_refill(c, &i)) {
-        if (out) *out = OPOOL_NULL;
-        opool__mt_failed(p);
-        return NULL;
-    }
-    opool__mt_add_own_live(c, 1);
-    return opool__mt_take_as(p, i, out, c->home);
+    return opool__mt_cache_alloc_got(c, out, opool__mt_take_newest(c));
+}
+
+void *opool__mt_cache_alloc_lowered(opool_mt_cache *c, opool_handle *out, uint64_t b) {
+    return opool__mt_cache_alloc_got(c, out, opool__mt_take_lowered(c, b));
 }
 
 /* The waiting is opool_mt_alloc_wait's own (opool__mt_wait): once the
@@ -6549,18 +6941,32 @@ void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t t
     return obj;
 }
 
-opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
-    if (OPOOL_UNLIKELY(c == NULL)) return OPOOL_EINVAL;
-    opool_mt *p = c->pool;
-    bool keep;
-    opool_status s = opool__mt_claim_home(c, h, &keep);
-    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
+/* A cache free once h is claimed: its count, then the park (or, for a
+ * retiring slot, the episode's check). */
+static opool_status opool__mt_cache_freed(opool_mt_cache *c, opool_handle h, bool keep) {
     opool__mt_add_own_live(c, -1);
     if (OPOOL_LIKELY(keep))
         opool__mt_park(c, opool_handle_index(h));
     else
-        opool__mt_end_episode(p); /* every free checks, after its count fell */
+        opool__mt_end_episode(c->pool); /* every free checks, after its count fell */
     return OPOOL_OK;
+}
+
+/* opool_mt_cache_free, the whole of it (as opool__mt_cache_alloc_slow). */
+opool_status opool__mt_cache_free_slow(opool_mt_cache *c, opool_handle h) {
+    if (OPOOL_UNLIKELY(c == NULL)) return OPOOL_EINVAL;
+    bool keep;
+    opool_status s = opool__mt_claim_home(c, h, &keep);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(c->pool, s, h);
+    return opool__mt_cache_freed(c, h, keep);
+}
+
+opool_status opool__mt_cache_free_revoked(opool_mt_cache *c, opool_handle h) {
+    bool keep;
+    opool_status s =
+        opool__mt_claim_cas(c->pool, opool_handle_index(h), opool_handle_generation(h), &keep);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(c->pool, s, h);
+    return opool__mt_cache_freed(c, h, keep);
 }
 
 /* Bulk calls work in runs of at most OPOOL__MT_RUN slots: one move of bottom
@@ -6577,7 +6983,7 @@ uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **
         uint32_t want = n - k < OPOOL__MT_RUN ? n - k : OPOOL__MT_RUN;
         uint32_t got = opool__mt_take_newest_run(c, want, run);
         if (got == 0) { /* empty: one single alloc refills (or steals, or fails) */
-            void *obj = opool_mt_cache_alloc(c, &out[k]);
+            void *obj = opool__mt_cache_alloc_slow(c, &out[k]);
             if (obj == NULL) break;
             if (objs) objs[k] = obj;
             k++;
@@ -6614,7 +7020,7 @@ uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uin
         uint32_t parked = opool__mt_parked(c), m = 0, ended = 0;
         uint32_t room = parked < c->size ? c->size - parked : 0;
         if (room == 0) { /* full: this free spills, as a single one would */
-            freed += opool_mt_cache_free(c, hs[k++]) == OPOOL_OK;
+            freed += opool__mt_cache_free_slow(c, hs[k++]) == OPOOL_OK;
             continue;
         }
         if (room > OPOOL__MT_RUN) room = OPOOL__MT_RUN;
@@ -6661,14 +7067,14 @@ void opool_mt_cache_destroy(opool_mt_cache *c) {
 
 OPOOL_NOINLINE void opool__mt_wake_slow(opool_mt *p, uint32_t n) {
     opool__atomic_fetch_add_relaxed(&p->wake_calls, 1); /* statistics */
-    opool__sleepq_wake(&p->sleepq, &p->epoch, n);       /* releases the slots to the woken */
+    opool__sleepq_wake(&p->sleepq, &p->sig.epoch, n);   /* releases the slots to the woken */
 }
 
 /* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
  * none). Returns at once if it already moved; spurious returns are fine. */
 static void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
     opool__atomic_fetch_add_relaxed(&p->sleeps, 1); /* statistics */
-    opool__sleepq_sleep(&p->sleepq, &p->epoch, e, deadline);
+    opool__sleepq_sleep(&p->sleepq, &p->sig.epoch, e, deadline);
 }
 
 /* The waiter's heavy barrier (docs 6): every park that a cache owner made
@@ -6693,11 +7099,11 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
         deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
     }
     /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
-    opool__atomic_fetch_add_seq_cst(&p->waiters, 1);
+    opool__atomic_fetch_add_seq_cst(&p->sig.waiters, 1);
     bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
     for (;;) {
         /* acquire: pairs with the release bump of a free that saw us */
-        uint32_t e = opool__atomic_load_acquire(&p->epoch);
+        uint32_t e = opool__atomic_load_acquire(&p->sig.epoch);
         uint32_t i;
         uint32_t unused;
         if (opool__mt_pop(p, 1, &i) == 1 ||
@@ -6716,7 +7122,7 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
         if (!scan_ok) scan_ok = opool__mt_heavy_barrier(p);
     }
     opool__mt_thief_leave(p);
-    opool__atomic_fetch_sub_relaxed(&p->waiters, 1); /* only makes frees cheaper */
+    opool__atomic_fetch_sub_relaxed(&p->sig.waiters, 1); /* only makes frees cheaper */
     return obj;
 }
 
@@ -6927,19 +7333,33 @@ void opool__sys_free(void *ctx, void *ptr, size_t size) {
 }
 
 #if defined(OPOOL__MMAP)
-void *opool__os_map(size_t size, size_t align, bool *zeroed) {
-    *zeroed = false;
+/* size bytes at an address aligned to align, with protection prot: align
+ * bytes more mapped than asked, then the ends around the aligned part
+ * unmapped. */
+static void *opool__os_map_aligned(size_t size, size_t align, int prot) {
     if (size > SIZE_MAX - align) return NULL;
-    /* map align bytes more than asked, then unmap the ends around the aligned part */
-    char *raw = (char *)mmap(NULL, size + align, PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *raw = (char *)mmap(NULL, size + align, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == (char *)MAP_FAILED) return NULL;
     uintptr_t at = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
     size_t head = (size_t)(at - (uintptr_t)raw), tail = align - head;
     if (head) (void)munmap(raw, head);
     if (tail) (void)munmap((char *)at + size, tail);
-    *zeroed = true;
     return (void *)at;
+}
+
+void *opool__os_map(size_t size, size_t align, bool *zeroed) {
+    void *p = opool__os_map_aligned(size, align, PROT_READ | PROT_WRITE);
+    *zeroed = p != NULL;
+    return p;
+}
+
+/* PROT_NONE: Linux accounts a private mapping's memory once it is writable */
+void *opool__os_reserve(size_t size, size_t align) {
+    return opool__os_map_aligned(size, align, PROT_NONE);
+}
+
+bool opool__os_commit(void *ptr, size_t size) {
+    return mprotect(ptr, size, PROT_READ | PROT_WRITE) == 0;
 }
 
 void opool__os_unmap(void *ptr, size_t size) { (void)munmap(ptr, size); }
@@ -6960,6 +7380,18 @@ void *opool__os_map(size_t size, size_t align, bool *zeroed) {
 }
 
 void opool__os_unmap(void *ptr, size_t size) { opool__sys_free(NULL, ptr, size); }
+
+void *opool__os_reserve(size_t size, size_t align) {
+    (void)size;
+    (void)align;
+    return NULL;
+}
+
+bool opool__os_commit(void *ptr, size_t size) {
+    (void)ptr;
+    (void)size;
+    return false;
+}
 
 bool opool__os_reset(void *ptr, size_t size) {
     (void)ptr;

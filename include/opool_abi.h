@@ -1,9 +1,9 @@
 /*
  * opool_abi.h -- NOT API, BUT ABI: the private layout behind the inline fast
- * paths of opool.h and opool_heap.h, and those paths' bodies.
+ * paths of opool.h, opool_heap.h and opool_mt.h, and those paths' bodies.
  *
- * Do not include this file yourself and do not use anything in it: opool.h and
- * opool_heap.h include it at their end, and every name here may change in any
+ * Do not include this file yourself and do not use anything in it: opool.h,
+ * opool_heap.h and opool_mt.h include it at their end, and every name here may change in any
  * release. It is installed because inline code compiled into your program
  * reads these structs directly: changing any layout here, or the contract of
  * a function declared here, breaks binaries built against an older copy of
@@ -13,7 +13,8 @@
  * HOW THE INLINE FUNCTIONS ARE ALSO EXPORTED
  * ============================================================================
  * Every public function whose common case is inline (opool_alloc, opool_free,
- * opool_get, ..., opool_heap_alloc, opool_heap_free, the handle accessors) is
+ * opool_get, ..., opool_heap_alloc, opool_heap_free, opool_mt_cache_alloc,
+ * opool_mt_cache_free, the handle accessors) is
  * declared in the manual header as an ordinary OPOOL_API function, and the
  * library defines it out of line (src/opool_abi.c), so FFI, dlsym and
  * function pointers reach it. Its body lives here as a static inline function
@@ -52,6 +53,29 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* An atomic field of a layout below (T a type name). In C it is C11's
+ * _Atomic T, which the library's atomics (src/opool_platform.h) operate on
+ * and which needs no header (the proofs' Frama-C, which ignores _Atomic,
+ * defines this macro first: proof/frama_c.h); in C++, where _Atomic
+ * does not exist, the same bytes as a plain T, which the inline code reads
+ * and writes with the __atomic builtins only (the layouts put each such
+ * field where both languages agree). A test that runs the library's code
+ * under a memory-model checker defines it first (tests/relacy). */
+#if !defined(OPOOL__ATOMIC)
+#if defined(__cplusplus)
+#define OPOOL__ATOMIC(T) T
+#else
+#define OPOOL__ATOMIC(T) _Atomic T
+#endif
+#endif
+
+/* An exhaustion episode of a pool, a concurrent pool or a heap class (its
+ * rule and operations: src/opool_diag.h). Here because the concurrent
+ * pool's inline free reads it. */
+typedef struct opool__episode {
+    OPOOL__ATOMIC(uint64_t) failures; /* failed allocs of the open episode; 0: none open */
+} opool__episode;
 
 typedef struct opool__slot {
     uint32_t gen; /* odd = live, even = free */
@@ -298,16 +322,26 @@ extern "C" {
 #endif
 
 /* The header at the start of every 64 KiB page of blocks; the live bitmap
- * (one bit per block, in uint64_t words) follows it. Only pages that serve
+ * follows it, in uint64_t words: one bit per granule of the page, a granule
+ * being the largest power of two that divides the block size, at most 128
+ * (the block itself for 16, 32, 64; 16 bytes for 48), placed by
+ * opool__hpage_word. A granule's bit is set exactly when a live block
+ * starts there, so a free finds "a live block starts at this offset" from
+ * the offset alone: no division, no bounds (the bitmap covers the whole
+ * page, its header included, whose bits stay clear). Only pages that serve
  * a class have one that the heap reads (they alone are in its page set). */
 typedef struct opool__hpage {
-    void *free;           /* free blocks, linked through their first bytes */
-    uintptr_t block0;     /* the address of block 0 (in the empty-page cache: when it went there) */
-    uint32_t size, recip; /* block size; ceil(2^32 / size): offset / size without a division */
-    uint32_t live;        /* blocks handed out */
-    uint32_t slow_at;     /* a free leaving live at this value goes out of line (list upkeep) */
-    uint32_t carved;      /* bytes from block0 handed out at least once; blocks after are fresh */
-    uint32_t end;         /* bytes from block0 to the end of the last block */
+    void *free;       /* free blocks, linked through their first bytes */
+    uintptr_t block0; /* the address of block 0 (in the empty-page cache: when it went there) */
+    uint32_t size;    /* block size */
+    uint16_t gmask;   /* granule - 1: an offset with one of these bits set starts no block */
+    uint8_t gshift;   /* log2 of the granule */
+    uint8_t spare8;
+    uint32_t toslow;  /* blocks handed out (live) - slow_at, mod 2^32: a free that brings it
+                         to 0 goes out of line (list upkeep) */
+    uint32_t slow_at; /* live = toslow + slow_at */
+    uint32_t carved;  /* bytes from block0 handed out at least once; blocks after are fresh */
+    uint32_t end;     /* bytes from block0 to the end of the last block */
     struct opool__hpage *next, *prev; /* the class's listed pages, or the empty-page cache */
     uint32_t region;                  /* index of the region holding the page */
     uint8_t cls;                      /* class index */
@@ -340,11 +374,14 @@ typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empt
 /* The start of every opool_heap. */
 typedef struct opool__heap_hot {
     const uint8_t *class_of;    /* [small_max / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
-    const opool__hentry *pages; /* the page set: open addressing, key = page address */
+    const opool__hentry *pages; /* the page set: open addressing, key = page address; one
+                                   empty entry while every free and realloc runs out of line
+                                   (poisoning, a checker, an open episode) */
     uint32_t pages_mask;        /* its capacity - 1 */
     uint32_t small_max;         /* inline allocs for sizes 1..small_max; 0: none */
-    uint32_t slow;              /* nonzero: every free out of line (poisoning, a checker, an
-                                   open episode) */
+    uintptr_t span_lo;          /* the heap's reserved address range, if any: its pages */
+    uintptr_t span_len;         /* [span_lo, span_lo + span_len) are readable and the heap's
+                                   own; 0 while every free runs out of line */
     opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
 } opool__heap_hot;
 
@@ -364,11 +401,29 @@ static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
 /* The block index of offset off (< 2^16) from block 0 in *j; false when off
  * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
  * 2^14 makes the high half of off * recip the quotient, and the low half
- * below recip exactly when the remainder is 0. */
-static inline bool opool__hpage_index(const opool__hpage *pg, uintptr_t off, uint32_t *j) {
-    uint64_t q = (uint64_t)off * pg->recip;
+ * below recip exactly when the remainder is 0. (The out-of-line paths'.) */
+static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j) {
+    uint64_t q = (uint64_t)off * recip;
     *j = (uint32_t)(q >> 32);
-    return (uint32_t)q < pg->recip;
+    return (uint32_t)q < recip;
+}
+
+/* The live-bitmap word of the granule at address a of page pg, and in *g
+ * its bit there. Granule g = offset >> gshift is bit g / words of word
+ * g % words (words = 1024 >> gshift): the bit is the offset's top six bits,
+ * the word its bits gshift .. 9. So blocks next to each other have their
+ * bits in different words, and a run of allocs or frees in address order
+ * does not wait on one word's last store at every step. */
+static inline uint64_t *opool__hpage_word(const opool__hpage *pg, uintptr_t a, uint32_t *g) {
+    *g = ((uint32_t)a & (OPOOL_HEAP_PAGE - 1)) / (OPOOL_HEAP_PAGE / 64);
+    return (uint64_t *)(uintptr_t)(pg + 1) + ((a % (OPOOL_HEAP_PAGE / 64)) >> pg->gshift);
+}
+
+/* Whether a live block of page pg starts at address a (of that page). */
+static inline bool opool__hpage_live(const opool__hpage *pg, uintptr_t a) {
+    uint32_t g;
+    const uint64_t *w = opool__hpage_word(pg, a, &g);
+    return !((uint32_t)a & pg->gmask) && ((*w >> (g & 63)) & 1);
 }
 
 /* The statistics of an alloc of size bytes from class k (what the inline and
@@ -397,10 +452,10 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
         b = (void **)(pg->block0 + pg->carved);
         pg->carved += pg->size;
     }
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    ((uint64_t *)(void *)(pg + 1))[j >> 6] |= (uint64_t)1 << (j & 63);
-    pg->live++;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
+    pg->toslow++;
     opool__hclass_count_alloc(k, size);
     return b;
 }
@@ -408,24 +463,23 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
 static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
-    /* base 0 (NULL among others) would match an empty entry: out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+    /* a page of the reserved range, else of the page set; base 0 (NULL among others)
+     * would match an empty entry: out of line */
+    if (OPOOL_UNLIKELY(c == NULL || base == 0 ||
+                       (a - c->span_lo >= c->span_len &&
+                        c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_free_slow(h, ptr);
     opool__hpage *pg = (opool__hpage *)base;
-    uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
-    if (OPOOL_UNLIKELY(off >= pg->carved)) return opool__heap_free_slow(h, ptr);
-    uint32_t j;
-    bool start = opool__hpage_index(pg, off, &j);
-    uint64_t *w = (uint64_t *)(void *)(pg + 1) + (j >> 6), bit = (uint64_t)1 << (j & 63);
-    if (OPOOL_UNLIKELY(!start || !(*w & bit)))
-        return opool__heap_free_slow(h, ptr); /* inside a block, or free: rejected there */
-    *w &= ~bit;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, a, &g), v = *w;
+    if (OPOOL_UNLIKELY(((uint32_t)a & pg->gmask) || !((v >> (g & 63)) & 1)))
+        return opool__heap_free_slow(h, ptr); /* not a live block's start: rejected there */
+    *w = v & ~((uint64_t)1 << (g & 63));
     *(void **)ptr = pg->free;
     pg->free = ptr;
     opool__hclass_hot *k = &c->cls[pg->cls];
     k->room++;
-    if (OPOOL_UNLIKELY(--pg->live == pg->slow_at))
+    if (OPOOL_UNLIKELY(--pg->toslow == 0))
         opool__heap_page_freed(h, pg); /* list upkeep */
     else
         k->page = pg; /* the next alloc of the class gets this block back */
@@ -438,15 +492,12 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
-    if (OPOOL_UNLIKELY(c == NULL || c->slow || base == 0 || size - 1 >= c->small_max ||
-                       c->pages[opool__heap_home(base, c->pages_mask)].key != base))
+    if (OPOOL_UNLIKELY(c == NULL || base == 0 || size - 1 >= c->small_max ||
+                       (a - c->span_lo >= c->span_len &&
+                        c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_realloc_slow(h, ptr, size);
     const opool__hpage *pg = (const opool__hpage *)base;
-    uintptr_t off = a - pg->block0;
-    uint32_t j;
-    if (OPOOL_UNLIKELY(off >= pg->carved || !opool__hpage_index(pg, off, &j) ||
-                       !((((const uint64_t *)(const void *)(pg + 1))[j >> 6] >> (j & 63)) & 1) ||
-                       c->class_of[(size + 7) >> 3] != pg->cls))
+    if (OPOOL_UNLIKELY(!opool__hpage_live(pg, a) || c->class_of[(size + 7) >> 3] != pg->cls))
         return opool__heap_realloc_slow(h, ptr, size);
     return ptr;
 }
@@ -460,3 +511,184 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
 #endif
 
 #endif /* OPOOL__ABI_HEAP_H */
+
+/* ==== the concurrent pool (opool_mt.h), once that header has declared it == */
+
+#if defined(OPOOL__MT_DECLARED) && !defined(OPOOL__ABI_MT_H)
+#define OPOOL__ABI_MT_H
+
+/* The cache hit paths are inline with GCC and Clang (their __atomic
+ * builtins; other compilers call the exported functions), except in the
+ * library's test builds: OPOOL_TEST_HOOKS (the named points of
+ * src/opool_mt_points.h are in the out-of-line path only) and OPOOL_RELACY.
+ * OPOOL_MT_NO_INLINE turns them off too (every call out of line). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(OPOOL_TEST_HOOKS) &&                     \
+    !defined(OPOOL_RELACY) && !defined(OPOOL_MT_NO_INLINE)
+#define OPOOL__MT_INLINE 1
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The words of a pool that cache hits read: one cache line of it, written
+ * only when a thread starts or stops stealing or waiting, when a free wakes
+ * a sleeper and when an exhaustion episode opens or closes. */
+typedef struct opool__mt_signals {
+    OPOOL__ATOMIC(uint32_t) thieves; /* threads that may take parked slots from caches */
+    OPOOL__ATOMIC(uint32_t) waiters; /* threads in alloc_wait */
+    OPOOL__ATOMIC(uint32_t) epoch;   /* the futex word: bumped by a free that saw a waiter */
+    uint32_t spare;
+    opool__episode episode;
+} opool__mt_signals;
+
+/* A cache record (docs/CONCURRENCY.md 5 and 8). Its entries, ent[k & mask],
+ * follow it in the same allocation (opool__mt_ent). It holds copies of the
+ * pool's fixed fields that a hit needs, so a hit reads no line of the pool
+ * but its signals: on LP64 the record is two cache lines, its owner's. The
+ * 64-bit atomic fields come first, so that C (where _Atomic(uint64_t) may be
+ * more aligned than uint64_t, as on i386) and C++ put every field at the
+ * same offset. */
+struct opool_mt_cache {
+    /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
+     * stealing deque, oldest at top. The owner pushes and takes at bottom
+     * (only it writes bottom); thieves and the owner's spills take at top by
+     * CAS. Both only grow. */
+    OPOOL__ATOMIC(uint64_t) bottom;
+    OPOOL__ATOMIC(uint64_t) top;
+    OPOOL__ATOMIC(int64_t) live; /* allocs minus frees through this record: only its owner writes */
+    uint64_t home;               /* its home id << 32 (0: it never claims biased), docs 8 */
+    OPOOL__ATOMIC(uint32_t) * gen; /* the pool's, copied: its generations */
+    OPOOL__ATOMIC(uint64_t) * own; /* the pool's, copied: its slots' home words */
+    unsigned char *objects;        /* the pool's, copied */
+    size_t stride;                 /* the pool's, copied */
+    opool__mt_signals *sig;        /* the pool's */
+    struct opool_mt *pool;
+    struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
+    uint32_t mask;                   /* entries - 1 (a power of two - 1) */
+    uint32_t size;                   /* the current owner's size */
+    /* OPOOL__MT_BIASED (0) until another path frees a slot it allocated:
+     * read by its owner's every free, written once by a revoker */
+    OPOOL__ATOMIC(uint32_t) remote;
+    /* nonzero: hits may take the inline path (a home id, the membarrier
+     * barrier, and a pool without hooks) */
+    uint32_t fast;
+    uint32_t capacity;  /* the pool's, copied */
+    uint32_t retire_at; /* a free making this generation retires its slot (odd: never) */
+    uint32_t half;      /* the current owner's size / 2 */
+    OPOOL__ATOMIC(uint32_t) active; /* an owner has it */
+};
+
+/* Where the entries start: the record's size rounded up to 8, the same in C
+ * and in C++ whatever padding each gives the record. */
+#define OPOOL__MT_CACHE_HEAD ((sizeof(struct opool_mt_cache) + 7) & ~(size_t)7)
+
+/* The entries of cache c (its owner writes them; anyone may read them). */
+static inline OPOOL__ATOMIC(uint32_t) * opool__mt_ent(const opool_mt_cache *c) {
+    return (OPOOL__ATOMIC(uint32_t) *)((uintptr_t)c + OPOOL__MT_CACHE_HEAD);
+}
+
+/* Where the inline cache alloc and free go for everything but a hit
+ * (src/opool_mt_cache.c). Exported, since the inline code in your program
+ * calls them: ABI, not API.
+ *   alloc_slow     the whole alloc: no fast record, an empty cache (refill)
+ *   alloc_lowered  bottom was lowered to b and the barrier passed, but a
+ *                  thief is registered or has emptied the cache: the take
+ *                  as Chase-Lev's, then the rest of the alloc
+ *   free_slow      the whole free: any handle that is not a live slot this
+ *                  cache allocated, a full cache, a retiring slot
+ *   free_revoked   h's claim is stored but the cache is no longer biased:
+ *                  the claim's CAS, then the rest of the free
+ *   parked         the slot is parked and published, and a thread waits or
+ *                  an episode is open: hand it over, or see the episode end */
+OPOOL_API void *opool__mt_cache_alloc_slow(opool_mt_cache *c, opool_handle *out);
+OPOOL_API void *opool__mt_cache_alloc_lowered(opool_mt_cache *c, opool_handle *out, uint64_t b);
+OPOOL_API opool_status opool__mt_cache_free_slow(opool_mt_cache *c, opool_handle h);
+OPOOL_API opool_status opool__mt_cache_free_revoked(opool_mt_cache *c, opool_handle h);
+OPOOL_API void opool__mt_cache_parked(opool_mt_cache *c);
+
+#if defined(OPOOL__MT_INLINE)
+
+/* The __atomic builtins; Clang wants its __c11_ ones on C's _Atomic fields. */
+#if defined(__clang__) && !defined(__cplusplus)
+#define OPOOL__MT_LOAD(p, order) __c11_atomic_load(p, order)
+#define OPOOL__MT_STORE(p, v, order) __c11_atomic_store(p, v, order)
+#else
+#define OPOOL__MT_LOAD(p, order) __atomic_load_n(p, order)
+#define OPOOL__MT_STORE(p, v, order) __atomic_store_n(p, v, order)
+#endif
+
+/* The owner's side of the asymmetric barriers of docs 5, 6 and 8 (a fast
+ * record exists only where the other side is membarrier): orders the
+ * compiler only. */
+#define OPOOL__MT_LIGHT_BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* The alloc hit: the owner's take of the newest parked slot with no thief
+ * registered (docs 5), the slot made live with c as its home (docs 8).
+ * Written as the library's opool__mt_take_newest and opool__mt_take_as. */
+static inline void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
+    if (OPOOL_UNLIKELY(c == NULL || !c->fast)) return opool__mt_cache_alloc_slow(c, out);
+    uint64_t b = OPOOL__MT_LOAD(&c->bottom, __ATOMIC_RELAXED); /* ours */
+    if (OPOOL_UNLIKELY(b == OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED)))
+        return opool__mt_cache_alloc_slow(c, out); /* empty: the refill */
+    OPOOL__MT_STORE(&c->bottom, --b, __ATOMIC_RELAXED);
+    OPOOL__MT_LIGHT_BARRIER(); /* the bottom store before the read of thieves */
+    /* acquire: a thief that has left published its CAS on top before */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->sig->thieves, __ATOMIC_ACQUIRE) != 0 ||
+                       OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED) > b))
+        return opool__mt_cache_alloc_lowered(c, out, b);
+    uint32_t i = OPOOL__MT_LOAD(&opool__mt_ent(c)[b & c->mask], __ATOMIC_RELAXED);
+    uint32_t g = OPOOL__MT_LOAD(&c->gen[i], __ATOMIC_RELAXED) + 1;
+    OPOOL__MT_STORE(&c->own[i], c->home, __ATOMIC_RELAXED); /* published by the next store */
+    /* release: a get() that sees g sees the object, a free the home */
+    OPOOL__MT_STORE(&c->gen[i], g, __ATOMIC_RELEASE);
+    OPOOL__MT_STORE(&c->live, OPOOL__MT_LOAD(&c->live, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    if (out) out->bits = (uint64_t)g << 32 | i;
+    void *obj = c->objects + (size_t)i * c->stride;
+    OPOOL__NONNULL(obj);
+    return obj;
+}
+
+/* The free hit: a live handle of a slot this cache allocated, while the
+ * cache is biased, parked in a cache with room: the claim with plain stores
+ * (docs 8), then the park and its handshake with waiters (docs 6). Written
+ * as the library's opool__mt_claim_home and opool__mt_park. */
+static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
+    uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
+    if (OPOOL_UNLIKELY(c == NULL || !c->fast || !(g & 1) || i >= c->capacity))
+        return opool__mt_cache_free_slow(c, h);
+    uint64_t b = OPOOL__MT_LOAD(&c->bottom, __ATOMIC_RELAXED); /* ours */
+    /* acquire: the object's state from the thread that made it live, and
+     * the slot's home, written before generation g was released; a top
+     * read now only grows before the park (full stays false) */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->gen[i], __ATOMIC_ACQUIRE) != g ||
+                       OPOOL__MT_LOAD(&c->own[i], __ATOMIC_RELAXED) != c->home ||
+                       b - OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED) >= c->size ||
+                       g + 1 == c->retire_at))
+        return opool__mt_cache_free_slow(c, h);
+    OPOOL__MT_STORE(&c->own[i], c->home | g, __ATOMIC_RELAXED); /* the claim */
+    OPOOL__MT_LIGHT_BARRIER(); /* the claim before the read of remote */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->remote, __ATOMIC_RELAXED) != 0))
+        return opool__mt_cache_free_revoked(c, h);
+    OPOOL__MT_STORE(&c->gen[i], g + 1, __ATOMIC_RELAXED); /* published by the park */
+    OPOOL__MT_STORE(&c->live, OPOOL__MT_LOAD(&c->live, __ATOMIC_RELAXED) - 1, __ATOMIC_RELAXED);
+    OPOOL__MT_STORE(&opool__mt_ent(c)[b & c->mask], i, __ATOMIC_RELAXED);
+    /* release: a thief that reads the new bottom sees the entry and slot */
+    OPOOL__MT_STORE(&c->bottom, b + 1, __ATOMIC_RELEASE);
+    OPOOL__MT_LIGHT_BARRIER(); /* the park before the read of waiters */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->sig->waiters, __ATOMIC_RELAXED) != 0 ||
+                       OPOOL__MT_LOAD(&c->sig->episode.failures, __ATOMIC_RELAXED) != 0))
+        opool__mt_cache_parked(c);
+    return OPOOL_OK;
+}
+
+#define opool_mt_cache_alloc(c, out) opool__mt_cache_alloc_inline(c, out)
+#define opool_mt_cache_free(c, h) opool__mt_cache_free_inline(c, h)
+
+#endif /* OPOOL__MT_INLINE */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPOOL__ABI_MT_H */

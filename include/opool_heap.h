@@ -22,21 +22,32 @@
  * opool pools: its blocks are plain pointers (no handles, no generations),
  * and what it shares with opool.h is the conventions (desc, statuses, the
  * allocator and report callbacks, the poison pattern). A page starts with
- * a small header (its class, its free list and one live bit per block); the
- * blocks follow, with no header in front of them. A free block holds the
- * link of its page's free list in its own first bytes. So:
+ * a small header (its class, its free list) and a live bitmap; the blocks
+ * follow, with no header in front of them. The bitmap has one bit per
+ * granule of the page, the granule being the largest power of two that
+ * divides the class size, at most 128 bytes (64 bytes for the 64-byte
+ * class, 16 for the 48-byte one), and a bit is set exactly where a live
+ * block starts: so the header and bitmap take 64 + 8192 / granule bytes
+ * (192 for 64-byte blocks, 576 for 48-byte ones), and a page holds as many
+ * blocks as fit in the rest. A free block holds the link of its page's
+ * free list in its own first bytes. So:
  *   - alloc: one table lookup from the size to the class, then a pop from the
  *     free list of the class's current page, or the page's next block never
  *     handed out (a bump pointer). O(1).
  *   - free: the page is the pointer rounded down to 64 KiB; the heap checks
- *     that page is one of its own in a hash set of the pages serving its
- *     classes (never reading memory it does not own or no longer uses), that
- *     the pointer is a block's start, and that the block's live bit is set.
+ *     that page is one of its own (never reading memory it does not own):
+ *     on 64-bit Linux, with the system's memory, by one comparison with the
+ *     address range the heap reserved at create (MEMORY below); else, and
+ *     past that range, in a hash set of the pages serving its classes. Then
+ *     that a live block starts at the pointer: its offset in the page is a
+ *     multiple of the granule and the bitmap's bit for it is set (no
+ *     division; a page of the range that serves no class has no bit set).
  *     O(1) expected.
  *   - realloc to a size of the block's own class: the same checks, and the
  *     block comes back as it is.
- *   - per block, the only overhead is its live bit; per page, a header of 64
- *     bytes plus the bitmap.
+ *   - per block, no overhead; per page, the header of 64 bytes and the
+ *     bitmap (64 to 1024 bytes: 128 for 64-byte blocks, as one bit per
+ *     block would take).
  * alloc, free and realloc are inline: the common case (a block of the
  * class's current page, a live block of a page of the heap, a resize within
  * the class) costs a few dozen instructions and no call; everything else
@@ -65,7 +76,12 @@
  * as few regions as hold them; a growing heap's next region has as many
  * pages as the heap holds (at least 4), so a heap of N pages made about
  * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
- * allocator refuses a region, the heap asks for a single page.
+ * allocator refuses a region, the heap asks for a single page. On 64-bit
+ * Linux a heap with the system's memory reserves 4 GiB of address space at
+ * create (mmap PROT_NONE: no memory, nothing counted against overcommit)
+ * and takes its regions from it in order, each made readable and writable
+ * (mprotect) when taken; past 4 GiB of regions, they are mapped one by
+ * one. If the reservation fails, every region is.
  * A grown page that empties leaves its class (each class keeps one empty
  * page as a spare, so a class at the edge of a page does not trade pages
  * at every step) for a cache of empty pages shared by the whole heap: the
@@ -76,7 +92,10 @@
  * go back, oldest first: with the system's memory, their bytes go back at
  * once (madvise(MADV_DONTNEED) on Linux, one call per run of adjacent pages,
  * the addresses kept for later pages); a region none of whose pages is used
- * or cached goes back whole (munmap, or desc.allocator's free). So a
+ * or cached goes back whole (munmap, or desc.allocator's free), except one
+ * of the reserved range, whose memory goes back the same way while its
+ * addresses stay the heap's (its pages vacant, taken before any new
+ * region); destroy unmaps the range. So a
  * fill/empty cycle asks for nothing after its first round, and an idle heap
  * keeps its cache until its next page event. calloc does not write blocks
  * known to be zero (never handed out, in memory fresh from the system).
@@ -143,8 +162,8 @@ enum {
 };
 
 /* Limits: the most size classes a heap may have, the largest class size, and
- * the bytes per page of blocks (a page header of 64 bytes plus one live bit
- * per block comes first). */
+ * the bytes per page of blocks (a page header of 64 bytes plus its live
+ * bitmap come first: HOW IT WORKS). */
 #define OPOOL_HEAP_MAX_CLASSES 64
 #define OPOOL_HEAP_MAX_CLASS_SIZE 16384u /* the largest class size accepted */
 #define OPOOL_HEAP_PAGE 65536u           /* bytes per page of blocks */

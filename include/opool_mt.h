@@ -66,11 +66,18 @@
  * (above). When the cache is empty it refills size/2 slots from the pool in
  * one CAS; when full it spills size/2 (the oldest) in one CAS. Whatever the
  * workload, at most one alloc or free in size/2 reaches the shared head.
+ * With GCC and Clang such a hit is inline code in the caller, as opool.h's
+ * alloc and free are: opool_mt_cache_alloc and opool_mt_cache_free are
+ * also macros, whose bodies (opool_abi.h) read the cache record and the
+ * slot, and call into the library for everything else (an empty or full
+ * cache, a thief or a waiter around, a handle this cache did not allocate,
+ * every rejected handle, hooks). The name without a call after it is the
+ * exported function, which behaves the same.
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
  * of them in one block starting on a cache line) plus 16 bytes per slot; the
- * pool header is a few cache lines; a cache is 4 bytes per entry plus one
- * line.
+ * pool header is a few cache lines; a cache is 4 bytes per entry plus two
+ * lines.
  *
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
@@ -308,8 +315,8 @@ OPOOL_API opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size);
  * slot it returns and gives the rest back to the shared list, waking the
  * waiter). NULL, *out = OPOOL_NULL, for c NULL, or (counted, reported as
  * opool_mt_alloc) when the pool has no free slot left anywhere; a miss that a
- * refill or a steal serves is no failed alloc. Thread-safety: the cache's
- * owner only. */
+ * refill or a steal serves is no failed alloc. A hit is inline with GCC and
+ * Clang (HOW IT WORKS). Thread-safety: the cache's owner only. */
 OPOOL_API void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out);
 
 /* opool_mt_alloc_wait through the cache: a hit costs what opool_mt_cache_alloc
@@ -333,7 +340,9 @@ OPOOL_API void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out,
  * NULL (not counted, not reported). O(1); no atomic read-modify-write when c
  * allocated h's object and no other path has freed one of c's objects yet;
  * otherwise as opool_mt_free (a membarrier system call the first time it
- * frees another cache's object). Thread-safety: the cache's owner only. */
+ * frees another cache's object). The first case, with room in the cache
+ * and no waiter, is inline with GCC and Clang (HOW IT WORKS). Thread-safety:
+ * the cache's owner only. */
 OPOOL_API opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h);
 
 /* Bulk versions of the two above: n calls of opool_mt_cache_alloc /
@@ -376,5 +385,10 @@ OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_han
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* The private layout and the inline cache hits (ABI, not API): its
+ * concurrent part, now that the declarations above exist. */
+#define OPOOL__MT_DECLARED 1
+#include "opool_abi.h"
 
 #endif /* OPOOL_MT_H */

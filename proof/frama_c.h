@@ -15,6 +15,11 @@ typedef long double max_align_t;
 void *opool__sys_alloc(void *ctx, size_t size, size_t align);
 void opool__sys_free(void *ctx, void *ptr, size_t size);
 
+/* The atomic fields of opool_abi.h's layouts: Frama-C ignores _Atomic (its
+ * <stdatomic.h> defines it to nothing), but opool.h includes no such header,
+ * so they are spelled plain here, as its libc would make them. */
+#define OPOOL__ATOMIC(T) T
+
 /* opool_internal.h's rounding of an address, whose bit mask on an address
  * neither EVA nor WP follows: the same padding, computed from the address's
  * offset in its block and the block's residue the harness chose

@@ -10,6 +10,7 @@
  */
 #include "opool_internal.h"
 #include "opool_heap.h"
+#include "opool_mt.h"
 
 /* ==== handles ============================================================ */
 
@@ -47,4 +48,24 @@ void *(opool_heap_alloc)(opool_heap *h, size_t size) { return opool__heap_alloc_
 opool_status(opool_heap_free)(opool_heap *h, void *ptr) { return opool__heap_free_inline(h, ptr); }
 void *(opool_heap_realloc)(opool_heap *h, void *ptr, size_t size) {
     return opool__heap_realloc_inline(h, ptr, size);
+}
+
+/* ==== the concurrent pool's caches ======================================= */
+/* The inline hits exist only with GCC and Clang, and not in the library's
+ * test builds: elsewhere the whole call is the out-of-line path. */
+
+void *(opool_mt_cache_alloc)(opool_mt_cache *c, opool_handle *out) {
+#if defined(OPOOL__MT_INLINE)
+    return opool__mt_cache_alloc_inline(c, out);
+#else
+    return opool__mt_cache_alloc_slow(c, out);
+#endif
+}
+
+opool_status(opool_mt_cache_free)(opool_mt_cache *c, opool_handle h) {
+#if defined(OPOOL__MT_INLINE)
+    return opool__mt_cache_free_inline(c, h);
+#else
+    return opool__mt_cache_free_slow(c, h);
+#endif
 }

@@ -42,6 +42,11 @@
  * regions reach 4 MiB. */
 #define OPOOL__REGION_MAX 64u
 #define OPOOL__REGION_MIN 4u
+/* The address range a heap with the system's memory reserves at create for
+ * its regions (64-bit systems): a pointer in its used part is the heap's,
+ * readable, at one comparison (opool__heap_hot.span_lo). Regions past it
+ * are mapped one by one and found through the page set alone. */
+#define OPOOL__HEAP_SPAN (SIZE_MAX > 0xFFFFFFFFu ? (size_t)65536 * 65536 : 0)
 /* The cache's hysteresis: a page that stayed in it this long goes back to
  * the system at the heap's next page event (opool_heap.h, MEMORY). */
 #define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)
@@ -66,6 +71,7 @@ typedef struct opool__hclass {
     uint32_t size;
     uint32_t recip;      /* ceil(2^32 / size) */
     uint32_t first, per; /* offset of block 0 in a page, blocks per page */
+    uint32_t gshift;     /* log2 of its pages' live-bitmap granule (opool__hpage) */
     uint32_t blocks;     /* in its pages */
     opool__hpage *avail; /* listed pages (not known full); the current page is one */
     opool__hpage *spare; /* the grown page kept when it emptied, if any */
@@ -84,11 +90,15 @@ struct opool_heap {
     opool_allocator mem;
     uint32_t nclasses, max_size;
     bool checker;
-    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask */
+    opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask
+                          (opool__heap_view) */
     opool__hmap large; /* key: block address */
     uint64_t large_bytes, rejected;
-    size_t page_count;       /* pages serving a class */
-    bool os;                 /* regions from opool__os_map (no allocator in the desc) */
+    size_t page_count; /* pages serving a class */
+    bool os;           /* regions from opool__os_map (no allocator in the desc) */
+    char *span;        /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
+                          start, in its first span_used bytes, never unmapped */
+    size_t span_used;
     opool__hregion *regions; /* [region_cap]; entries with base NULL are free */
     uint32_t nregions;       /* entries in use or freed, from the start */
     uint32_t region_cap;
@@ -166,8 +176,18 @@ static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_statu
     opool__heap_report(h, s, ptr);
 }
 
-/* While an episode is open every free goes out of line, to see its end. */
-static void opool__heap_set_slow(opool_heap *h) { h->hot.slow = h->hooks || h->episodes != 0; }
+/* The page set of the inline paths: h's, or while every free and realloc must
+ * run out of line (poisoning, a checker; an open episode, to see its end),
+ * one that holds no page, so that their one probe misses without a test of
+ * its own. */
+static void opool__heap_view(opool_heap *h) {
+    static const opool__hentry none = {0, 0};
+    bool slow = h->hooks || h->episodes != 0;
+    h->hot.pages = slow || h->pages.e == NULL ? &none : h->pages.e;
+    h->hot.pages_mask = slow || h->pages.e == NULL ? 0 : h->pages.cap - 1;
+    h->hot.span_lo = (uintptr_t)h->span;
+    h->hot.span_len = slow ? 0 : h->span_used;
+}
 
 /* An alloc of class k (NULL: a large block) failed. */
 static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
@@ -175,7 +195,7 @@ static OPOOL_NOINLINE void opool__heap_failed(opool_heap *h, opool__hclass *k) {
     if (k) k->failed++;
     if (opool__episode_failures(e) == 0) {
         h->episodes++;
-        opool__heap_set_slow(h);
+        opool__heap_view(h);
         if (k == NULL) h->large_cap = h->large.n;
     }
     uint64_t nth = opool__episode_failed(e);
@@ -193,7 +213,7 @@ static void opool__heap_settle(opool_heap *h, opool__hclass *k) {
     uint64_t live = k ? opool__hclass_live(&h->hot.cls[k - h->cls]) : h->large.n;
     if (opool__episode_freed(e, live, k ? k->blocks : h->large_cap)) {
         h->episodes--;
-        opool__heap_set_slow(h);
+        opool__heap_view(h);
     }
 }
 
@@ -280,6 +300,25 @@ static size_t opool__region_bytes(const opool__hregion *r) {
     return (size_t)r->npages * OPOOL__HPAGE;
 }
 
+/* Whether region r lies in h's reserved range. */
+static bool opool__heap_in_span(const opool_heap *h, const opool__hregion *r) {
+    return h->span && (uintptr_t)r->base - (uintptr_t)h->span < h->span_used;
+}
+
+/* npages pages of the system's memory: the next part of the reserved range,
+ * else a mapping of their own. */
+static char *opool__heap_os_pages(opool_heap *h, size_t bytes, bool *zero) {
+    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used &&
+        opool__os_commit(h->span + h->span_used, bytes)) {
+        char *m = h->span + h->span_used;
+        h->span_used += bytes;
+        opool__heap_view(h);
+        *zero = true;
+        return m;
+    }
+    return (char *)opool__os_map(bytes, OPOOL__HPAGE, zero);
+}
+
 /* A free entry of the region array, made if need be. False: no memory. */
 static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
     for (uint32_t i = 0; i < h->nregions; i++)
@@ -312,7 +351,7 @@ static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
     if (!opool__heap_region_entry(h, &i)) return false;
     size_t bytes = (size_t)npages * OPOOL__HPAGE;
     bool zero = false;
-    char *m = h->os ? (char *)opool__os_map(bytes, OPOOL__HPAGE, &zero)
+    char *m = h->os ? opool__heap_os_pages(h, bytes, &zero)
                     : (char *)h->mem.alloc(h->mem.ctx, bytes, OPOOL__HPAGE);
     if (m == NULL) return false;
     opool__assert(((uintptr_t)m & (OPOOL__HPAGE - 1)) == 0);
@@ -386,9 +425,10 @@ static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now)
 
 /* The bits of the pages of r given back just now: memory back to the system
  * in runs of adjacent pages, one call each; a region that holds no page any
- * more goes back whole. */
+ * more goes back whole, but for one in the reserved range, which keeps its
+ * addresses (its pages vacant, their memory given back). */
 static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
-    if (r->held == 0) {
+    if (r->held == 0 && !opool__heap_in_span(h, r)) {
         opool__heap_free_region(h, r);
         return;
     }
@@ -439,29 +479,40 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
 
 static uint32_t opool__heap_align(uint32_t size) { return size % 16 == 0 ? 16 : 8; }
 
-/* Blocks of a page of class size, and the offset of the first. */
-static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
-    uint32_t align = opool__heap_align(size);
-    uint32_t n = (uint32_t)((OPOOL__HPAGE - sizeof(opool__hpage)) / size);
-    for (;; n--) {
-        uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((n + 63) / 64);
-        hdr = (hdr + align - 1) & ~(align - 1);
-        if (hdr + (uint64_t)n * size <= OPOOL__HPAGE) {
-            *first = hdr;
-            return n;
-        }
-    }
+/* The live-bitmap granule of class size, as its log2: the largest power of
+ * two dividing it (sizes are multiples of 8), at most 128 bytes. Block 0
+ * then starts at a multiple of the granule: 64 + 8192 / granule bytes of
+ * header and bitmap for granules 8 .. 128 (1088, 576, 320, 192, 128). */
+static uint32_t opool__heap_gshift(uint32_t size) {
+    uint32_t g = 3;
+    while (g < 7 && !(size >> g & 1)) g++;
+    return g;
 }
 
-static uint64_t *opool__hpage_bits(opool__hpage *pg) { return (uint64_t *)(void *)(pg + 1); }
+/* Blocks of a page of class size, and the offset of the first: after the
+ * header and a bitmap of one bit per granule of the whole page. */
+static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
+    uint32_t align = opool__heap_align(size);
+    uint32_t bits = (uint32_t)(OPOOL__HPAGE >> opool__heap_gshift(size));
+    uint32_t hdr = (uint32_t)sizeof(opool__hpage) + 8 * ((bits + 63) / 64);
+    *first = (hdr + align - 1) & ~(align - 1);
+    opool__assert(*first % (1u << opool__heap_gshift(size)) == 0);
+    return (uint32_t)((OPOOL__HPAGE - *first) / size);
+}
+
+/* The blocks of page pg handed out. */
+static uint32_t opool__hpage_count(const opool__hpage *pg) { return pg->toslow + pg->slow_at; }
 
 /* When a free must leave the inline path: a page off the list at its first
- * free (to list it again), a grown page when it empties (to the cache). */
+ * free (to list it again), a grown page when it empties (to the cache);
+ * UINT32_MAX: never (a reserved page on the list: toslow = live + 1). */
 static void opool__hpage_arm(opool__hpage *pg) {
+    uint32_t live = opool__hpage_count(pg);
     if (!(pg->flags & OPOOL__HPAGE_LISTED))
         pg->slow_at = pg->end / pg->size - 1;
     else
         pg->slow_at = pg->flags & OPOOL__HPAGE_RESERVED ? UINT32_MAX : 0;
+    pg->toslow = live - pg->slow_at;
 }
 
 /* The page inline allocs serve from: the listed page a block was last freed
@@ -498,8 +549,7 @@ static void opool__heap_unlist(opool_heap *h, opool__hpage *pg) {
 /* Make room in the page set; the inline free's view follows it. */
 static bool opool__heap_reserve_pages(opool_heap *h) {
     if (!opool__hmap_reserve(h, &h->pages)) return false;
-    h->hot.pages = h->pages.e;
-    h->hot.pages_mask = h->pages.cap - 1;
+    opool__heap_view(h);
     return true;
 }
 
@@ -537,7 +587,8 @@ static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserv
     memset(pg, 0, first);
     pg->block0 = (uintptr_t)pg + first;
     pg->size = k->size;
-    pg->recip = k->recip;
+    pg->gshift = (uint8_t)k->gshift;
+    pg->gmask = (uint16_t)((1u << k->gshift) - 1);
     pg->end = n * k->size;
     pg->cls = (uint8_t)c;
     pg->region = region;
@@ -563,16 +614,16 @@ static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
     opool__heap_decay(h, now);
 }
 
-/* A free left pg->live at pg->slow_at: list the page again if it was off the
+/* A free left pg's live count at pg->slow_at: list the page again if it was off the
  * list (it has a free block now); an empty grown page goes to the heap's
  * cache unless it becomes its class's spare (one empty grown page kept, so
  * a class at the edge of a page does not trade pages with the cache at
  * every step). */
 void opool__heap_page_freed(opool_heap *h, opool__hpage *pg) {
     if (!(pg->flags & OPOOL__HPAGE_LISTED)) opool__heap_list(h, pg);
-    if (pg->live == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
+    if (opool__hpage_count(pg) == 0 && !(pg->flags & OPOOL__HPAGE_RESERVED)) {
         opool__hclass *k = &h->cls[pg->cls];
-        if (k->spare != NULL && k->spare != pg && k->spare->live == 0)
+        if (k->spare != NULL && k->spare != pg && opool__hpage_count(k->spare) == 0)
             opool__heap_retire_page(h, pg);
         else
             k->spare = pg;
@@ -604,10 +655,10 @@ static opool_status opool__heap_classify(const opool_heap *h, const void *ptr, o
         uintptr_t off = a - pg->block0; /* below block 0 wraps above carved */
         if (off >= pg->carved) return OPOOL_EINVAL;
         uint32_t j;
-        if (!opool__hpage_index(pg, off, &j)) return OPOOL_EINVAL;
+        if (!opool__hpage_index(h->cls[pg->cls].recip, off, &j)) return OPOOL_EINVAL;
         *page = pg;
         *index = j;
-        return (opool__hpage_bits(pg)[j / 64] >> (j % 64)) & 1 ? OPOOL_OK : OPOOL_ESTALE;
+        return opool__hpage_live(pg, a) ? OPOOL_OK : OPOOL_ESTALE;
     }
     if ((*large = opool__hmap_find(&h->large, a)) != NULL) return OPOOL_OK;
     return OPOOL_EINVAL;
@@ -679,6 +730,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     h->desc.class_sizes = NULL; /* copied below: the caller's array may go away */
     h->mem = mem;
     h->os = os;
+    if (os && OPOOL__HEAP_SPAN) h->span = (char *)opool__os_reserve(OPOOL__HEAP_SPAN, OPOOL__HPAGE);
     h->nclasses = d.class_count;
     h->max_size = d.class_sizes[d.class_count - 1];
     h->checker = opool__checker_active();
@@ -687,6 +739,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         h->cls[c].recip =
             (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
         h->cls[c].per = opool__heap_geometry(d.class_sizes[c], &h->cls[c].first);
+        h->cls[c].gshift = opool__heap_gshift(d.class_sizes[c]);
         opool__heap_current(h, c);
     }
     uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
@@ -699,7 +752,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     /* poisoning and memory checkers need every call out of line */
     bool slow = h->checker || (d.flags & OPOOL_POISON);
     h->hooks = slow;
-    opool__heap_set_slow(h);
+    opool__heap_view(h);
     h->hot.small_max = slow ? 0 : h->max_size;
     /* the reservation's pages in as few regions as there can be */
     size_t reserved = total / OPOOL__HPAGE;
@@ -721,8 +774,14 @@ nomem:
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
     opool_allocator m = h->mem;
-    for (uint32_t i = 0; i < h->nregions; i++)
-        if (h->regions[i].base) opool__heap_free_region(h, &h->regions[i]);
+    for (uint32_t i = 0; i < h->nregions; i++) {
+        opool__hregion *r = &h->regions[i];
+        if (r->base && opool__heap_in_span(h, r))
+            opool__mem_defined(r->base, opool__region_bytes(r)); /* unmapped below */
+        else if (r->base)
+            opool__heap_free_region(h, r);
+    }
+    if (h->span) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
     if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++)
         if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
@@ -789,10 +848,10 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
         }
         opool__heap_unlist(h, pg); /* full: its next free lists it again */
     }
-    uint32_t j;
-    opool__hpage_index(pg, (uintptr_t)b - pg->block0, &j);
-    opool__hpage_bits(pg)[j / 64] |= (uint64_t)1 << (j % 64);
-    pg->live++;
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
+    pg->toslow++;
     opool__hclass_count_alloc(&h->hot.cls[c], size);
     return b;
 }
@@ -815,13 +874,15 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
 /* Free the live block j of page pg. */
 static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     char *b = (char *)pg->block0 + (size_t)j * pg->size;
-    opool__hpage_bits(pg)[j / 64] &= ~((uint64_t)1 << (j % 64));
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w &= ~((uint64_t)1 << (g & 63));
     memcpy(b, &pg->free, sizeof(void *));
     opool__track_on_free(b, pg->size, sizeof(void *), (h->desc.flags & OPOOL_POISON) != 0);
     pg->free = b;
     h->hot.cls[pg->cls].room++;
     opool__heap_settle(h, &h->cls[pg->cls]);
-    if (--pg->live == pg->slow_at)
+    if (--pg->toslow == 0)
         opool__heap_page_freed(h, pg);
     else
         h->hot.cls[pg->cls].page = pg; /* as the inline free */

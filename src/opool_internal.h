@@ -42,10 +42,8 @@
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
 #define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: frees check for its end */
 
-/* An exhaustion episode (opool_diag.h has the rule and its operations). */
-typedef struct opool__episode {
-    _Atomic uint64_t failures; /* failed allocs of the open episode; 0: none open */
-} opool__episode;
+/* An exhaustion episode: opool__episode, in opool_abi.h (opool_diag.h has
+ * the rule and its operations). */
 
 #define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 

@@ -19,7 +19,7 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
     opool__finding f = opool__finding_of(OPOOL__KIND_MT, what, p, p ? p->desc.name : NULL);
     f.handle = h;
     if (p != NULL) {
-        f.failures = opool__episode_failures(&p->episode);
+        f.failures = opool__episode_failures(&p->sig.episode);
         f.count = opool_mt_count(p);
         f.capacity = opool_mt_capacity(p);
     }
@@ -41,7 +41,7 @@ static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
 OPOOL_NOINLINE void opool__mt_failed(opool_mt *p) {
     /* relaxed: statistics publish nothing */
     opool__atomic_fetch_add_relaxed(&p->failed, 1);
-    if (opool__episode_failed(&p->episode)) opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
+    if (opool__episode_failed(&p->sig.episode)) opool__mt_report(p, OPOOL_EFULL, OPOOL_NULL);
 }
 
 OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h) {
@@ -67,7 +67,7 @@ OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
 /* While an episode is open, a free counts the pool to see whether it ended
  * (out of line: episodes are rare). */
 OPOOL_NOINLINE void opool__mt_settle(opool_mt *p) {
-    opool__episode_freed(&p->episode, opool_mt_count(p), opool_mt_capacity(p));
+    opool__episode_freed(&p->sig.episode, opool_mt_count(p), opool_mt_capacity(p));
 }
 
 /* ==== test hooks ========================================================= */

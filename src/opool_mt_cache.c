@@ -7,20 +7,16 @@
 
 /* ==== the deque ========================================================== */
 
-/* The owner's take at bottom: the newest parked slot, or EMPTY. Without a
- * thief around (the common case) it costs no atomic read-modify-write and no
- * fence: see docs 5 for why a thief can then never reach entry b. */
-OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
+/* The rest of the owner's take once bottom is lowered to b (the slot it
+ * takes) and the light barrier passed: the newest parked slot, or EMPTY.
+ * Without a thief around (the common case) it costs no atomic read-modify-
+ * write and no fence: see docs 5 for why a thief can then never reach entry
+ * b. The inline alloc hit (opool_abi.h) does the same for its common case
+ * and comes here (opool__mt_cache_alloc_lowered) for the rest. */
+OPOOL__MT_HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
     opool_mt *p = c->pool;
-    /* relaxed: only this thread writes bottom; a stale top is smaller, so
-     * "empty" is never wrong */
-    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
-    if (b == opool__atomic_load_relaxed(&c->top)) return OPOOL__MT_EMPTY;
-    b--;
-    opool__atomic_store_relaxed(&c->bottom, b);
-    opool__mt_light_barrier(p); /* the bottom store before the read of thieves */
     /* acquire: a thief that has left published its CAS on top before */
-    bool contended = opool__atomic_load_acquire(&p->thieves) != 0;
+    bool contended = opool__atomic_load_acquire(&p->sig.thieves) != 0;
     /* seq_cst: Chase-Lev's take fence, paired with the thief's between its
      * reads of top and bottom */
     if (OPOOL_UNLIKELY(contended)) opool__atomic_fence_seq_cst();
@@ -28,7 +24,7 @@ OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
     uint32_t x = OPOOL__MT_EMPTY;
     if (OPOOL_LIKELY(t <= b)) {
         /* relaxed: written by this thread */
-        x = opool__atomic_load_relaxed(&c->ent[b & c->mask]);
+        x = opool__atomic_load_relaxed(&opool__mt_ent(c)[b & c->mask]);
         if (OPOOL_UNLIKELY(t == b && contended)) {
             /* the last one, and a thief may be after it: the CAS decides;
              * seq_cst as in Chase-Lev; the tag is top itself, which only grows */
@@ -39,6 +35,18 @@ OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
         opool__atomic_store_relaxed(&c->bottom, b + 1); /* thieves emptied it */
     }
     return x;
+}
+
+/* The owner's take at bottom: the newest parked slot, or EMPTY. */
+OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
+    /* relaxed: only this thread writes bottom; a stale top is smaller, so
+     * "empty" is never wrong */
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
+    if (b == opool__atomic_load_relaxed(&c->top)) return OPOOL__MT_EMPTY;
+    b--;
+    opool__atomic_store_relaxed(&c->bottom, b);
+    opool__mt_light_barrier(c->pool); /* the bottom store before the read of thieves */
+    return opool__mt_take_lowered(c, b);
 }
 
 /* The owner's take of a run: up to k of the newest parked slots, newest
@@ -57,7 +65,7 @@ static uint32_t opool__mt_take_newest_run(opool_mt_cache *c, uint32_t k, uint32_
     opool__atomic_store_relaxed(&c->bottom, b - n);
     opool__mt_light_barrier(p); /* the bottom store before the read of thieves */
     /* acquire: a thief that has left published its CAS on top before */
-    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->thieves) != 0)) {
+    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->sig.thieves) != 0)) {
         opool__atomic_store_relaxed(&c->bottom, b); /* as it was: the takes below decide */
         uint32_t got = 0;
         while (got < n && (out[got] = opool__mt_take_newest(c)) != OPOOL__MT_EMPTY) got++;
@@ -70,7 +78,7 @@ static uint32_t opool__mt_take_newest_run(opool_mt_cache *c, uint32_t k, uint32_
         opool__atomic_store_relaxed(&c->bottom, b - n);
     }
     for (uint32_t j = 0; j < n; j++) /* relaxed: written by this thread */
-        out[j] = opool__atomic_load_relaxed(&c->ent[(b - 1 - j) & c->mask]);
+        out[j] = opool__atomic_load_relaxed(&opool__mt_ent(c)[(b - 1 - j) & c->mask]);
     return n;
 }
 
@@ -94,7 +102,7 @@ static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner,
         uint32_t n = b - t < k ? (uint32_t)(b - t) : k;
         /* relaxed: ordered by the acquire of bottom. A thief reads before its
          * CAS: once top moves, the owner may reuse the place */
-        uint32_t stolen = owner ? 0 : opool__atomic_load_relaxed(&c->ent[t & c->mask]);
+        uint32_t stolen = owner ? 0 : opool__atomic_load_relaxed(&opool__mt_ent(c)[t & c->mask]);
         /* seq_cst: the steal's CAS of Chase-Lev; on failure someone took
          * entries first: look again */
         if (!opool__atomic_cas_strong_seq_cst_relaxed(&c->top, &t, t + n)) continue;
@@ -102,7 +110,8 @@ static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner,
         uint32_t below = 0;
         for (uint32_t j = 0; j < n; j++) {
             /* relaxed: the owner reads its own entries */
-            uint32_t i = owner ? opool__atomic_load_relaxed(&c->ent[(t + j) & c->mask]) : stolen;
+            uint32_t i =
+                owner ? opool__atomic_load_relaxed(&opool__mt_ent(c)[(t + j) & c->mask]) : stolen;
             if (j == 0)
                 *last = i;
             else
@@ -119,13 +128,13 @@ static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner,
  * visible to this thread and every later read of thieves see it (docs 5). */
 bool opool__mt_thief_enter(opool_mt *p) {
     /* seq_cst: ordered before the heavy barrier and the reads of the decks */
-    opool__atomic_fetch_add_seq_cst(&p->thieves, 1);
+    opool__atomic_fetch_add_seq_cst(&p->sig.thieves, 1);
     return opool__mt_heavy_barrier(p);
 }
 
 void opool__mt_thief_leave(opool_mt *p) {
     /* release: an owner that reads 0 (acquire) sees every CAS this thief made */
-    opool__atomic_fetch_sub_release(&p->thieves, 1);
+    opool__atomic_fetch_sub_release(&p->sig.thieves, 1);
 }
 
 /* Steal k parked slots from the caches, oldest first, plus up to extra more
@@ -213,24 +222,40 @@ OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
     opool__mt_light_barrier(p);
     OPOOL__MT_POINT(p, PARK_PUBLISHED);
     /* relaxed: ordered after the publication by the barrier pair (docs 6) */
-    return opool__atomic_load_relaxed(&p->waiters) != 0;
+    return opool__atomic_load_relaxed(&p->sig.waiters) != 0;
+}
+
+/* A thread waits and may have scanned the cache before the slot just
+ * parked was there: take it back and give it to the shared list, which
+ * wakes the waiter. */
+static OPOOL_NOINLINE void opool__mt_unpark(opool_mt_cache *c) {
+    uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
+    if (j != OPOOL__MT_EMPTY) {
+        opool__mt_push(c->pool, j, j);
+        opool__mt_freed(c->pool, 1);
+    }
 }
 
 /* Park slot i as the newest of the cache, or give it to a waiter. */
 OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
-    opool_mt *p = c->pool;
     if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
-    uint64_t b = opool__atomic_load_relaxed(&c->bottom);  /* ours */
-    opool__atomic_store_relaxed(&c->ent[b & c->mask], i); /* released below */
-    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + 1))) {
-        uint32_t j = opool__mt_take_newest(c); /* else a thief, maybe the waiter, has it */
-        if (j != OPOOL__MT_EMPTY) {
-            opool__mt_push(p, j, j);
-            opool__mt_freed(p, 1);
-        }
-    } else {
-        opool__mt_end_episode(p);
-    }
+    uint64_t b = opool__atomic_load_relaxed(&c->bottom);            /* ours */
+    opool__atomic_store_relaxed(&opool__mt_ent(c)[b & c->mask], i); /* released below */
+    if (OPOOL_UNLIKELY(opool__mt_publish(c, b + 1)))
+        opool__mt_unpark(c);
+    else
+        opool__mt_end_episode(c->pool);
+}
+
+/* The inline free hit (opool_abi.h) parked and published its slot, then saw
+ * a waiter or an open episode: what opool__mt_park does then. */
+void opool__mt_cache_parked(opool_mt_cache *c) {
+    /* relaxed: read again after the inline path's barrier pair (docs 6): a
+     * waiter that has left since needs nothing, a new one scans after */
+    if (opool__atomic_load_relaxed(&c->pool->sig.waiters) != 0)
+        opool__mt_unpark(c);
+    else
+        opool__mt_end_episode(c->pool);
 }
 
 /* Park the n slots of is[] (n <= c->size - parked) as n parks would, is[0]
@@ -240,7 +265,8 @@ static void opool__mt_park_run(opool_mt_cache *c, const uint32_t *is, uint32_t n
     opool_mt *p = c->pool;
     uint64_t b = opool__atomic_load_relaxed(&c->bottom); /* ours */
     for (uint32_t j = 0; j < n; j++)
-        opool__atomic_store_relaxed(&c->ent[(b + j) & c->mask], is[j]); /* released below */
+        opool__atomic_store_relaxed(&opool__mt_ent(c)[(b + j) & c->mask],
+                                    is[j]); /* released below */
     if (OPOOL_UNLIKELY(opool__mt_publish(c, b + n)))
         opool__mt_spill(c, c->size);
     else
@@ -263,7 +289,7 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     uint32_t i = first;
     for (uint32_t k = n - 1; k-- > 0;) {
         i = opool__mt_link_of(p, i);
-        opool__atomic_store_relaxed(&c->ent[(b + k) & c->mask], i);
+        opool__atomic_store_relaxed(&opool__mt_ent(c)[(b + k) & c->mask], i);
     }
     if (n > 1 && OPOOL_UNLIKELY(opool__mt_publish(c, b + n - 1))) opool__mt_spill(c, c->size);
     return true;
@@ -300,14 +326,9 @@ OPOOL__MT_HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle 
         /* relaxed: no other path changes generation g any more (it sees the
          * claim); the park or push that follows publishes the slot */
         opool__atomic_store_relaxed(&p->gen[i], g + 1);
-    } else {
-        uint32_t want = g;
-        /* acquire: as in opool__mt_claim; a revoker that missed the claim
-         * may have won */
-        if (!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1))
-            return OPOOL_ESTALE;
+        return opool__mt_claimed(p, i, g, keep);
     }
-    return opool__mt_claimed(p, i, g, keep);
+    return opool__mt_claim_cas(p, i, g, keep); /* a revoker that missed the claim may have won */
 }
 
 /* Revoke the bias of cache home, once (docs 8): mark it, run the heavy
@@ -362,17 +383,28 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         c = (opool_mt_cache *)p->mem.alloc(p->mem.ctx, opool__mt_cache_bytes(cap), OPOOL__LINE);
         if (c == NULL) return OPOOL_ENOMEM;
         c->pool = p;
+        c->gen = p->gen; /* the pool's fixed fields, where a hit reads them */
+        c->own = p->own;
+        c->objects = p->objects;
+        c->stride = p->stride;
+        c->sig = &p->sig;
+        c->capacity = p->capacity;
+        c->retire_at = (p->desc.flags & OPOOL_RETIRE_ON_WRAP) ? p->gen0 : 1; /* odd: never */
         c->mask = cap - 1;
         opool__atomic_init(&c->active, 1);
         opool__atomic_init(&c->live, 0);
         opool__atomic_init(&c->bottom, 0);
         opool__atomic_init(&c->top, 0);
-        for (uint32_t e = 0; e < cap; e++) opool__atomic_init(&c->ent[e], OPOOL__MT_EMPTY);
+        for (uint32_t e = 0; e < cap; e++)
+            opool__atomic_init(&opool__mt_ent(c)[e], OPOOL__MT_EMPTY);
         /* A home id while there are some, and only with membarrier: without
          * it the home's barrier would be a fence, as dear as the CAS */
         uint32_t id = p->light_park ? opool__atomic_fetch_add_relaxed(&p->homes_used, 1) + 1 : 0;
         if (id >= OPOOL__MT_HOMES) id = 0;
         c->home = (uint64_t)id << 32;
+        /* the inline hits: only a home claims biased, and only with
+         * membarrier is their barrier a compiler barrier (opool_abi.h) */
+        c->fast = id != 0 && p->light_park && !p->hooks;
         opool__atomic_init(&c->remote, id ? OPOOL__MT_BIASED : OPOOL__MT_REVOKED);
         /* release: a revoker that reads the id finds the record initialised */
         if (id) opool__atomic_store_release(&p->homes[id], c);
@@ -392,20 +424,29 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
     return opool_mt_cache_create_ex(&c, p, size) == OPOOL_OK ? c : NULL;
 }
 
-void *opool_mt_cache_alloc(opool_mt_cache *c, opool_handle *out) {
+/* A cache alloc once its take gave slot i (EMPTY: the cache was empty). */
+static void *opool__mt_cache_alloc_got(opool_mt_cache *c, opool_handle *out, uint32_t i) {
+    if (OPOOL_UNLIKELY(i == OPOOL__MT_EMPTY) && !opool__mt_refill(c, &i)) {
+        if (out) *out = OPOOL_NULL;
+        opool__mt_failed(c->pool);
+        return NULL;
+    }
+    opool__mt_add_own_live(c, 1);
+    return opool__mt_take_as(c->pool, i, out, c->home);
+}
+
+/* opool_mt_cache_alloc, the whole of it (opool_abi.c and the inline hit
+ * come here for what they do not do themselves). */
+void *opool__mt_cache_alloc_slow(opool_mt_cache *c, opool_handle *out) {
     if (OPOOL_UNLIKELY(c == NULL)) {
         if (out) *out = OPOOL_NULL;
         return NULL;
     }
-    opool_mt *p = c->pool;
-    uint32_t i = opool__mt_take_newest(c);
-    if (OPOOL_UNLIKELY(i == OPOOL__MT_EMPTY) && !opool__mt_refill(c, &i)) {
-        if (out) *out = OPOOL_NULL;
-        opool__mt_failed(p);
-        return NULL;
-    }
-    opool__mt_add_own_live(c, 1);
-    return opool__mt_take_as(p, i, out, c->home);
+    return opool__mt_cache_alloc_got(c, out, opool__mt_take_newest(c));
+}
+
+void *opool__mt_cache_alloc_lowered(opool_mt_cache *c, opool_handle *out, uint64_t b) {
+    return opool__mt_cache_alloc_got(c, out, opool__mt_take_lowered(c, b));
 }
 
 /* The waiting is opool_mt_alloc_wait's own (opool__mt_wait): once the
@@ -432,18 +473,32 @@ void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t t
     return obj;
 }
 
-opool_status opool_mt_cache_free(opool_mt_cache *c, opool_handle h) {
-    if (OPOOL_UNLIKELY(c == NULL)) return OPOOL_EINVAL;
-    opool_mt *p = c->pool;
-    bool keep;
-    opool_status s = opool__mt_claim_home(c, h, &keep);
-    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
+/* A cache free once h is claimed: its count, then the park (or, for a
+ * retiring slot, the episode's check). */
+static opool_status opool__mt_cache_freed(opool_mt_cache *c, opool_handle h, bool keep) {
     opool__mt_add_own_live(c, -1);
     if (OPOOL_LIKELY(keep))
         opool__mt_park(c, opool_handle_index(h));
     else
-        opool__mt_end_episode(p); /* every free checks, after its count fell */
+        opool__mt_end_episode(c->pool); /* every free checks, after its count fell */
     return OPOOL_OK;
+}
+
+/* opool_mt_cache_free, the whole of it (as opool__mt_cache_alloc_slow). */
+opool_status opool__mt_cache_free_slow(opool_mt_cache *c, opool_handle h) {
+    if (OPOOL_UNLIKELY(c == NULL)) return OPOOL_EINVAL;
+    bool keep;
+    opool_status s = opool__mt_claim_home(c, h, &keep);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(c->pool, s, h);
+    return opool__mt_cache_freed(c, h, keep);
+}
+
+opool_status opool__mt_cache_free_revoked(opool_mt_cache *c, opool_handle h) {
+    bool keep;
+    opool_status s =
+        opool__mt_claim_cas(c->pool, opool_handle_index(h), opool_handle_generation(h), &keep);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(c->pool, s, h);
+    return opool__mt_cache_freed(c, h, keep);
 }
 
 /* Bulk calls work in runs of at most OPOOL__MT_RUN slots: one move of bottom
@@ -460,7 +515,7 @@ uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **
         uint32_t want = n - k < OPOOL__MT_RUN ? n - k : OPOOL__MT_RUN;
         uint32_t got = opool__mt_take_newest_run(c, want, run);
         if (got == 0) { /* empty: one single alloc refills (or steals, or fails) */
-            void *obj = opool_mt_cache_alloc(c, &out[k]);
+            void *obj = opool__mt_cache_alloc_slow(c, &out[k]);
             if (obj == NULL) break;
             if (objs) objs[k] = obj;
             k++;
@@ -497,7 +552,7 @@ uint32_t opool_mt_cache_free_bulk(opool_mt_cache *c, const opool_handle *hs, uin
         uint32_t parked = opool__mt_parked(c), m = 0, ended = 0;
         uint32_t room = parked < c->size ? c->size - parked : 0;
         if (room == 0) { /* full: this free spills, as a single one would */
-            freed += opool_mt_cache_free(c, hs[k++]) == OPOOL_OK;
+            freed += opool__mt_cache_free_slow(c, hs[k++]) == OPOOL_OK;
             continue;
         }
         if (room > OPOOL__MT_RUN) room = OPOOL__MT_RUN;

@@ -1,7 +1,8 @@
 /*
  * opool_mt_internal.h -- what the files of opool_mt share: the pool and cache
- * records, the slot operations of the alloc and free paths (inline, so that
- * a cache hit stays one function call), and the opool__mt_ functions one
+ * pool record (the cache record is in opool_abi.h, whose inline cache hits
+ * read it), the slot operations of the alloc and free paths (inline into
+ * each public call), and the opool__mt_ functions one
  * file defines for another. Private: never installed. The design and the
  * correctness arguments are in docs/CONCURRENCY.md ("docs N" below).
  *
@@ -29,8 +30,9 @@
 
 #define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
 
-/* The helpers of the alloc and free paths: inlined into each public call so
- * that a cache hit is one function call. Those that several files use are
+/* The helpers of the alloc and free paths: inlined into each public call
+ * (and, for a cache hit, written once more with the __atomic builtins in
+ * opool_abi.h, where the caller's code inlines it). Those that several files use are
  * here (and in opool_mt_list.h); the rest are static in their file. */
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL__MT_HOT static inline __attribute__((always_inline))
@@ -82,11 +84,9 @@ struct opool_mt {
      * nor, mostly, with another thread */
     opool__mt_stripe live[OPOOL__MT_STRIPES];
 
-    /* ---- read by every free, written only around waits and episodes ---- */
-    OPOOL__MT_ALIGN(opool__atomic(uint32_t) waiters);
-    opool__atomic(uint32_t) epoch;   /* the futex word: bumped by a free that saw a waiter */
-    opool__episode episode;          /* opool_diag.h */
-    opool__atomic(uint32_t) thieves; /* threads that may take parked slots from caches (docs 5) */
+    /* ---- read by every cache hit and every free, written only around
+     * steals, waits and episodes (opool_abi.h) ---- */
+    OPOOL__MT_ALIGN(opool__mt_signals sig);
 
     /* ---- slow paths ---- */
     OPOOL__MT_ALIGN(opool__atomic(struct opool_mt_cache *) caches); /* registry, push-only */
@@ -97,31 +97,21 @@ struct opool_mt {
     opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
 };
 
-struct opool_mt_cache {
-    opool_mt *pool;
-    struct opool_mt_cache *next_rec; /* registry link: set before the record is published */
-    uint32_t mask;                   /* entries in ent - 1 (a power of two - 1) */
-    uint32_t size, half;             /* the current owner's */
-    uint64_t home;                   /* its home id << 32 (0: it never claims biased), docs 8 */
-    /* OPOOL__MT_BIASED until another path frees a slot it allocated: read by
-     * its owner's every free, written once by a revoker */
-    opool__atomic(uint32_t) remote;
-    opool__atomic(uint32_t) active;
-    opool__atomic(int64_t) live; /* allocs minus frees through this record: only its owner writes */
-    /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
-     * stealing deque, oldest at top. The owner pushes and takes at bottom
-     * (only it writes bottom); thieves and the owner's spills take at top by
-     * CAS. Both only grow. */
-    opool__atomic(uint64_t) bottom;
-    opool__atomic(uint64_t) top;
-    opool__atomic(uint32_t) ent[];
-};
+/* struct opool_mt_cache, the cache record, is in opool_abi.h: the inline
+ * cache hits of opool_mt.h read it. */
 
 _Static_assert(OPOOL_MAX_CAPACITY < OPOOL__MT_EMPTY, "no slot index is the empty entry");
+/* What C++ callers of the inline hits assume of the records (opool_abi.h). */
+#if !defined(OPOOL_RELACY)
+_Static_assert(offsetof(struct opool_mt_cache, live) == 16 &&
+                   offsetof(struct opool_mt_cache, home) == 24 &&
+                   offsetof(opool__mt_signals, episode) == 16,
+               "the 64-bit fields of the ABI records at offsets aligned in C and C++");
+#endif
 
 /* A cache record of cap entries, rounded up to whole cache lines. */
 static inline size_t opool__mt_cache_bytes(uint32_t cap) {
-    size_t n = sizeof(struct opool_mt_cache) + (size_t)cap * sizeof(uint32_t);
+    size_t n = OPOOL__MT_CACHE_HEAD + (size_t)cap * sizeof(opool__atomic(uint32_t));
     return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
 }
 
@@ -201,7 +191,7 @@ OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
 /* An object was freed: while an episode is open, maybe its end (a count
  * of the pool, out of line: episodes are rare). */
 OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
-    if (OPOOL_UNLIKELY(opool__episode_failures(&p->episode) != 0)) opool__mt_settle(p);
+    if (OPOOL_UNLIKELY(opool__episode_failures(&p->sig.episode) != 0)) opool__mt_settle(p);
 }
 
 /* The end of a claim that won slot i from generation g: fini and poison,
@@ -211,6 +201,19 @@ OPOOL__MT_HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
     if (OPOOL_UNLIKELY(!*keep)) opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
     return OPOOL_OK;
+}
+
+/* The claim's CAS of slot i from generation g to g + 1, and its end: of
+ * two racing frees exactly one CAS succeeds, and none succeeds after a
+ * biased home's claim (docs 4, 8). OPOOL_ESTALE, changing nothing, when
+ * another free came first. */
+OPOOL__MT_HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
+    uint32_t want = g;
+    /* acquire: the object's state from the thread that made it live (fini
+     * and poison touch it next) */
+    if (OPOOL_UNLIKELY(!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1)))
+        return OPOOL_ESTALE;
+    return opool__mt_claimed(p, i, g, keep);
 }
 
 /* Take slot h's ownership from its user, by any path but the free through
@@ -227,12 +230,7 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
      * makes the CAS below fail) */
     uint64_t own = opool__atomic_load_relaxed(&p->own[i]);
     if (OPOOL_UNLIKELY(own != 0) && opool__mt_home_first(p, i, g, own)) return OPOOL_ESTALE;
-    uint32_t want = g;
-    /* acquire: as above. Of two racing frees exactly one CAS succeeds, and
-     * none succeeds after a biased home's claim (docs 4, 8). */
-    if (OPOOL_UNLIKELY(!opool__atomic_cas_strong_acquire_relaxed(&p->gen[i], &want, g + 1)))
-        return OPOOL_ESTALE;
-    return opool__mt_claimed(p, i, g, keep);
+    return opool__mt_claim_cas(p, i, g, keep);
 }
 
 /* The calling thread's stripe of the live counters: threads take stripes in
@@ -266,7 +264,7 @@ OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
     /* seq_cst: the freer's half of the handshake (docs 6): after the push's
      * seq_cst CAS, either this sees the waiter or the waiter's pop sees the
      * slots */
-    if (OPOOL_UNLIKELY(opool__atomic_load_seq_cst(&p->waiters) != 0)) opool__mt_wake_slow(p, n);
+    if (OPOOL_UNLIKELY(opool__atomic_load_seq_cst(&p->sig.waiters) != 0)) opool__mt_wake_slow(p, n);
     opool__mt_end_episode(p);
 }
 

@@ -8,14 +8,14 @@
 
 OPOOL_NOINLINE void opool__mt_wake_slow(opool_mt *p, uint32_t n) {
     opool__atomic_fetch_add_relaxed(&p->wake_calls, 1); /* statistics */
-    opool__sleepq_wake(&p->sleepq, &p->epoch, n);       /* releases the slots to the woken */
+    opool__sleepq_wake(&p->sleepq, &p->sig.epoch, n);   /* releases the slots to the woken */
 }
 
 /* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
  * none). Returns at once if it already moved; spurious returns are fine. */
 static void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
     opool__atomic_fetch_add_relaxed(&p->sleeps, 1); /* statistics */
-    opool__sleepq_sleep(&p->sleepq, &p->epoch, e, deadline);
+    opool__sleepq_sleep(&p->sleepq, &p->sig.epoch, e, deadline);
 }
 
 /* The waiter's heavy barrier (docs 6): every park that a cache owner made
@@ -40,11 +40,11 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
         deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
     }
     /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
-    opool__atomic_fetch_add_seq_cst(&p->waiters, 1);
+    opool__atomic_fetch_add_seq_cst(&p->sig.waiters, 1);
     bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
     for (;;) {
         /* acquire: pairs with the release bump of a free that saw us */
-        uint32_t e = opool__atomic_load_acquire(&p->epoch);
+        uint32_t e = opool__atomic_load_acquire(&p->sig.epoch);
         uint32_t i;
         uint32_t unused;
         if (opool__mt_pop(p, 1, &i) == 1 ||
@@ -63,6 +63,6 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
         if (!scan_ok) scan_ok = opool__mt_heavy_barrier(p);
     }
     opool__mt_thief_leave(p);
-    opool__atomic_fetch_sub_relaxed(&p->waiters, 1); /* only makes frees cheaper */
+    opool__atomic_fetch_sub_relaxed(&p->sig.waiters, 1); /* only makes frees cheaper */
     return obj;
 }

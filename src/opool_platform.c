@@ -202,19 +202,33 @@ void opool__sys_free(void *ctx, void *ptr, size_t size) {
 }
 
 #if defined(OPOOL__MMAP)
-void *opool__os_map(size_t size, size_t align, bool *zeroed) {
-    *zeroed = false;
+/* size bytes at an address aligned to align, with protection prot: align
+ * bytes more mapped than asked, then the ends around the aligned part
+ * unmapped. */
+static void *opool__os_map_aligned(size_t size, size_t align, int prot) {
     if (size > SIZE_MAX - align) return NULL;
-    /* map align bytes more than asked, then unmap the ends around the aligned part */
-    char *raw = (char *)mmap(NULL, size + align, PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *raw = (char *)mmap(NULL, size + align, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == (char *)MAP_FAILED) return NULL;
     uintptr_t at = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
     size_t head = (size_t)(at - (uintptr_t)raw), tail = align - head;
     if (head) (void)munmap(raw, head);
     if (tail) (void)munmap((char *)at + size, tail);
-    *zeroed = true;
     return (void *)at;
+}
+
+void *opool__os_map(size_t size, size_t align, bool *zeroed) {
+    void *p = opool__os_map_aligned(size, align, PROT_READ | PROT_WRITE);
+    *zeroed = p != NULL;
+    return p;
+}
+
+/* PROT_NONE: Linux accounts a private mapping's memory once it is writable */
+void *opool__os_reserve(size_t size, size_t align) {
+    return opool__os_map_aligned(size, align, PROT_NONE);
+}
+
+bool opool__os_commit(void *ptr, size_t size) {
+    return mprotect(ptr, size, PROT_READ | PROT_WRITE) == 0;
 }
 
 void opool__os_unmap(void *ptr, size_t size) { (void)munmap(ptr, size); }
@@ -235,6 +249,18 @@ void *opool__os_map(size_t size, size_t align, bool *zeroed) {
 }
 
 void opool__os_unmap(void *ptr, size_t size) { opool__sys_free(NULL, ptr, size); }
+
+void *opool__os_reserve(size_t size, size_t align) {
+    (void)size;
+    (void)align;
+    return NULL;
+}
+
+bool opool__os_commit(void *ptr, size_t size) {
+    (void)ptr;
+    (void)size;
+    return false;
+}
 
 bool opool__os_reset(void *ptr, size_t size) {
     (void)ptr;

@@ -208,6 +208,14 @@ void *opool__sys_realloc(void *ptr, size_t size);
  * NULL on failure. Give it back with opool__os_unmap(ptr, size). */
 void *opool__os_map(size_t size, size_t align, bool *zeroed);
 void opool__os_unmap(void *ptr, size_t size);
+/* size bytes of address space at an address aligned to align, reserved and
+ * inaccessible (no memory behind them; mmap where there is one, else NULL:
+ * no reservation). Make parts usable with opool__os_commit, give the whole
+ * back with opool__os_unmap(ptr, size). */
+void *opool__os_reserve(size_t size, size_t align);
+/* [ptr, ptr + size) of a reservation readable and writable, reading zero.
+ * False on failure (nothing changed). */
+bool opool__os_commit(void *ptr, size_t size);
 /* Tell the system the bytes [ptr, ptr + size) of a mapping are not needed
  * (ptr and size multiples of 4096): their memory goes back, the range stays
  * mapped and reads zero when next touched. False where there is no such

@@ -6,7 +6,7 @@
  * Only the public API and its statistics are used. The number of blocks a
  * 64 KiB page holds is not in the header; it is measured (a heap with
  * blocks_per_class 1 holds exactly one page per class) and checked to waste
- * less than a block beyond the page header and its bitmap.
+ * less than a block beyond the page header and its bitmap (opool_heap.h).
  */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
@@ -649,20 +649,18 @@ TEST(live_blocks_never_overlap) {
     opool_heap_destroy(h);
 }
 
-/* The inline paths find a block's index, and whether an offset is a block start, with one
- * multiply by a reciprocal: exact for every class size allowed and every offset in a page. */
+/* The out-of-line paths find a block's index, and whether an offset is a block start, with
+ * one multiply by a reciprocal: exact for every class size allowed and every offset in a
+ * page. */
 TEST(block_index_by_reciprocal_is_exact_for_every_class_size) {
     for (uint32_t size = 8; size <= OPOOL_HEAP_MAX_CLASS_SIZE; size += 8) {
-        opool__hpage pg;
-        memset(&pg, 0, sizeof pg);
-        pg.size = size;
-        pg.recip = (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
+        uint32_t recip = (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
         uint32_t bad = 0;
         /* every offset for the default classes' range, a stride of them above */
         uint32_t step = size <= 2048 ? 1 : 7;
         for (uint32_t off = 0; off < OPOOL_HEAP_PAGE; off += step) {
             uint32_t j;
-            bool start = opool__hpage_index(&pg, off, &j);
+            bool start = opool__hpage_index(recip, off, &j);
             bad += j != off / size || start != (off % size == 0);
         }
         if (bad) {
@@ -673,15 +671,18 @@ TEST(block_index_by_reciprocal_is_exact_for_every_class_size) {
 }
 
 TEST(pages_hold_as_many_blocks_as_fit_after_the_header_and_bitmap) {
-    static const uint32_t sizes[] = {8, 16, 24, 64, 1024, 2048, 4096, 16384};
-    for (int k = 0; k < 8; k++) {
+    static const uint32_t sizes[] = {8, 16, 24, 48, 64, 96, 1024, 1152, 2048, 4096, 16384};
+    for (int k = 0; k < 11; k++) {
         uint32_t size = sizes[k], p = blocks_per_page(size);
-        /* fits: 64-byte header, at least a bit per block, the blocks */
-        CHECK(64 + (p + 7) / 8 + (uint64_t)p * size <= OPOOL_HEAP_PAGE);
-        /* and one more would not fit even with the bitmap in whole words and 16 bytes lost
-         * to alignment */
-        uint64_t most = OPOOL_HEAP_PAGE / size;
-        CHECK(64 + 8 * ((most + 63) / 64) + 16 + (uint64_t)(p + 1) * size > OPOOL_HEAP_PAGE);
+        /* the bitmap: one bit per granule of the page, the largest power of two dividing
+         * the size, at most 128 bytes */
+        uint32_t granule = 8;
+        while (granule < 128 && size % (2 * granule) == 0) granule *= 2;
+        uint64_t first = 64 + OPOOL_HEAP_PAGE / granule / 8;
+        /* fits: the header, the bitmap, the blocks */
+        CHECK(first + (uint64_t)p * size <= OPOOL_HEAP_PAGE);
+        /* and one more would not fit */
+        CHECK(first + (uint64_t)(p + 1) * size > OPOOL_HEAP_PAGE);
     }
 }
 
@@ -1421,6 +1422,35 @@ TEST(free_of_an_interior_pointer_is_einval_and_the_block_stays_live) {
     CHECK_EQ_U64(stats_of(h).rejected, 3);
     CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
     opool_heap_destroy(h);
+}
+
+/* The live bitmap has a bit per granule (the largest power of two dividing the class size,
+ * at most 128): a pointer inside a block on a granule's boundary has a bit of its own, never
+ * set, so it is rejected as any interior pointer, and the block stays live. */
+TEST(free_of_an_interior_pointer_on_a_granule_boundary_is_einval) {
+    static const uint32_t sizes[] = {24, 48, 80, 96, 1152, 2048};
+    for (int k = 0; k < 6; k++) {
+        uint32_t size = sizes[k], granule = 8;
+        while (granule < 128 && size % (2 * granule) == 0) granule *= 2;
+        recorder r;
+        opool_heap *h = make_heap(&size, 1, 0, 0, &r);
+        REQUIRE(h);
+        unsigned char *p = (unsigned char *)opool_heap_alloc(h, size);
+        unsigned char *q = (unsigned char *)opool_heap_alloc(h, size);
+        REQUIRE(p && q);
+        uint64_t rejected = 0;
+        for (uint32_t off = granule; off < size; off += granule) {
+            CHECK_EQ_U64(opool_heap_free(h, p + off), OPOOL_EINVAL);
+            CHECK_EQ_U64(opool_heap_usable_size(h, q + off), 0);
+            rejected += 2;
+        }
+        CHECK_EQ_U64(stats_of(h).rejected, rejected);
+        CHECK_EQ_U64(stats_of(h).classes[0].live, 2);
+        CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+        CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_OK);
+        CHECK_EQ_U64(opool_heap_free(h, q), OPOOL_ESTALE);
+        opool_heap_destroy(h);
+    }
 }
 
 TEST(free_of_a_block_never_handed_out_is_einval) {
@@ -2554,6 +2584,7 @@ int main(void) {
     RUN(free_with_a_null_heap_is_einval);
     RUN(free_of_foreign_pointers_is_einval_reported_and_changes_nothing);
     RUN(free_of_an_interior_pointer_is_einval_and_the_block_stays_live);
+    RUN(free_of_an_interior_pointer_on_a_granule_boundary_is_einval);
     RUN(free_of_a_block_never_handed_out_is_einval);
     RUN(free_twice_is_estale_and_reported);
     RUN(free_of_an_interior_pointer_of_a_large_block_is_einval);

@@ -2531,7 +2531,10 @@ static void op_cache_alloc(diff *t) {
     if (t->cache[c] == NULL) return;
     bool with_out = rng_below(&t->r, 8) != 0 || (t->m.nstack == 0 && t->m.cache[c].n == 0);
     opool_handle out = {0x1234};
-    unsigned char *obj = opool_mt_cache_alloc(t->cache[c], with_out ? &out : NULL);
+    /* the inline hit of opool_abi.h, or the exported function (FFI, dlsym) */
+    unsigned char *obj = rng_chance(&t->r, 50)
+                             ? opool_mt_cache_alloc(t->cache[c], with_out ? &out : NULL)
+                             : (opool_mt_cache_alloc)(t->cache[c], with_out ? &out : NULL);
     uint32_t got = with_out ? (obj ? opool_handle_index(out) : MTM_NONE) : slot_of(t, obj);
     uint32_t shared = t->m.nstack;
     uint64_t want;
@@ -2552,7 +2555,8 @@ static void op_cache_free(diff *t, bool valid) {
     check_before_free(t, &bits, 1);
     opool_handle h = {bits};
     uint32_t shared = t->m.nstack;
-    opool_status s = opool_mt_cache_free(t->cache[c], h);
+    opool_status s = rng_chance(&t->r, 50) ? opool_mt_cache_free(t->cache[c], h)
+                                           : (opool_mt_cache_free)(t->cache[c], h);
     EXPECT_EQ(t, s, mtm_cache_free(&t->m, c, bits));
     if (diff_trace)
         fprintf(stderr, "  cache %u: 0x%016" PRIx64 " -> %s (retired %u)\n", c, bits,
@@ -2711,6 +2715,11 @@ static bool diff_setup(diff *t) {
     t->d.salt = salt;
     if (rng_chance(r, 50)) t->d.init = diff_init;
     if (rng_chance(r, 50)) t->d.fini = diff_fini;
+    if (rng_chance(r, 25)) { /* no hooks: the caches' hits take the inline path (opool_abi.h) */
+        t->d.flags &= OPOOL_RETIRE_ON_WRAP;
+        t->d.init = NULL;
+        t->d.fini = NULL;
+    }
     t->d.report = diff_report;
     t->d.user = t;
     t->counted = rng_chance(r, 50);

@@ -22,9 +22,13 @@
 #include <new>
 #include <ostream>
 
+#include "opool_platform.h"
+/* The atomic fields of the records of opool_abi.h, as the library's
+ * atomics here: Relacy's (its inline cache hits are off under OPOOL_RELACY:
+ * every call below is the library's own path) */
+#define OPOOL__ATOMIC(T) opool__atomic(T)
 #include "opool.h"
 #include "opool_mt.h"
-#include "opool_platform.h"
 
 /* What opool_mt_internal.h takes from the single-threaded core's headers
  * (which use C11 atomics directly, not the macro layer): the episode record
@@ -33,9 +37,6 @@
 #define OPOOL_DIAG_H
 #define OPOOL_NOINLINE
 #define OPOOL__LINE 64
-typedef struct opool__episode {
-    int unused;
-} opool__episode;
 static inline uint64_t opool__episode_failures(const opool__episode *) { return 0; }
 /* C11 keywords of opool_mt_internal.h, in C++ */
 #define _Alignas(x) alignas(x)
@@ -91,13 +92,13 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
     opool__atomic(uint32_t) gen[NSLOTS];
     opool__atomic(uint64_t) homes[NSLOTS]; /* the slots' home words: none */
     alignas(
-        64) unsigned char mem[sizeof(opool_mt_cache) + CACHE_CAP * sizeof(opool__atomic(uint32_t))];
+        64) unsigned char mem[OPOOL__MT_CACHE_HEAD + CACHE_CAP * sizeof(opool__atomic(uint32_t))];
     opool_mt_cache *c;
     rl::atomic<int> owner[NSLOTS];
     rl::var<int> obj[NSLOTS];
 
-    /* The record is raw memory with a flexible array, as the allocator gives
-     * it; its atomics are C++ objects here, constructed one by one. */
+    /* The record is raw memory followed by its entries, as the allocator
+     * gives it; its atomics are C++ objects here, constructed one by one. */
     deque_test() {
         c = reinterpret_cast<opool_mt_cache *>(mem);
         new (&c->active) opool__atomic(uint32_t);
@@ -105,13 +106,13 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
         new (&c->bottom) opool__atomic(uint64_t);
         new (&c->top) opool__atomic(uint64_t);
         new (&c->remote) opool__atomic(uint32_t);
-        for (uint32_t e = 0; e < CACHE_CAP; e++) new (&c->ent[e]) opool__atomic(uint32_t);
+        for (uint32_t e = 0; e < CACHE_CAP; e++) new (&opool__mt_ent(c)[e]) opool__atomic(uint32_t);
     }
     ~deque_test() {
         typedef opool__atomic(uint32_t) a32;
         typedef opool__atomic(int64_t) a64s;
         typedef opool__atomic(uint64_t) a64;
-        for (uint32_t e = 0; e < CACHE_CAP; e++) c->ent[e].~a32();
+        for (uint32_t e = 0; e < CACHE_CAP; e++) opool__mt_ent(c)[e].~a32();
         c->remote.~a32();
         c->top.~a64();
         c->bottom.~a64();
@@ -130,9 +131,9 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
         pool.light_park = nobarrier;
         pool.desc.flags = 0;
         pool.gen0 = 0;
-        opool__atomic_init(&pool.waiters, 0);
-        opool__atomic_init(&pool.epoch, 0);
-        opool__atomic_init(&pool.thieves, 0);
+        opool__atomic_init(&pool.sig.waiters, 0);
+        opool__atomic_init(&pool.sig.epoch, 0);
+        opool__atomic_init(&pool.sig.thieves, 0);
         opool__atomic_init(&pool.steals, 0);
         opool__atomic_init(&pool.barrier_calls, 0);
         for (uint32_t i = 0; i < NSLOTS; i++) {
@@ -144,6 +145,14 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
         }
         opool__atomic_init(&pool.head, 3); /* slot 2 listed */
         c->pool = &pool;
+        c->gen = gen; /* the pool's fixed fields, as cache_create copies them */
+        c->own = homes;
+        c->objects = NULL;
+        c->stride = 0;
+        c->sig = &pool.sig;
+        c->capacity = NSLOTS;
+        c->retire_at = 1;
+        c->fast = 0;
         c->next_rec = NULL;
         c->mask = CACHE_CAP - 1;
         c->size = CACHE_CAP;
@@ -152,10 +161,10 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
         opool__atomic_init(&c->active, 1);
         opool__atomic_init(&c->live, 0);
         opool__atomic_init(&c->remote, OPOOL__MT_REVOKED);
-        opool__atomic_init(&c->ent[0], 0);
-        opool__atomic_init(&c->ent[1], 1);
-        opool__atomic_init(&c->ent[2], OPOOL__MT_EMPTY);
-        opool__atomic_init(&c->ent[3], OPOOL__MT_EMPTY);
+        opool__atomic_init(&opool__mt_ent(c)[0], 0);
+        opool__atomic_init(&opool__mt_ent(c)[1], 1);
+        opool__atomic_init(&opool__mt_ent(c)[2], OPOOL__MT_EMPTY);
+        opool__atomic_init(&opool__mt_ent(c)[3], OPOOL__MT_EMPTY);
         opool__atomic_init(&c->top, 0);
         opool__atomic_init(&c->bottom, 2);
         opool__atomic_init(&pool.caches, c);
@@ -239,13 +248,13 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
         uint64_t top = c->top.load(rl::mo_relaxed, RL_INFO);
         uint64_t bottom = c->bottom.load(rl::mo_relaxed, RL_INFO);
         for (uint64_t k = top; k < bottom; k++) {
-            uint32_t i = c->ent[k & c->mask].load(rl::mo_relaxed, RL_INFO);
+            uint32_t i = opool__mt_ent(c)[k & c->mask].load(rl::mo_relaxed, RL_INFO);
             RL_ASSERT(i < NSLOTS && !seen[i]); /* parked twice, or parked and listed */
             seen[i] = true;
             n++;
         }
         RL_ASSERT(n == NSLOTS); /* a slot lost */
-        RL_ASSERT(pool.thieves.load(rl::mo_relaxed, RL_INFO) == 0);
+        RL_ASSERT(pool.sig.thieves.load(rl::mo_relaxed, RL_INFO) == 0);
     }
 };
 

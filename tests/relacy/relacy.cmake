@@ -11,9 +11,8 @@
 #                                        whole; the fence path): must pass
 #   relacy_deque_catches_nobarrier       the membarrier path with a membarrier that does
 #                                        nothing: Relacy must fail it
-#   The deque tests need GCC: clang rejects the cache record's flexible array of atomics once
-#   they are C++ objects with destructors (rl::atomic); GCC accepts it as an extension
-#   (hence -Wno-pedantic on that target only).
+#   The cache record (opool_abi.h) has no flexible array any more (its entries follow it), so
+#   the deque tests build with any C++ compiler and the strict warnings.
 #
 # Built only with a C++ compiler, the Relacy headers (Debian: relacy-dev) and no sanitizer:
 # Relacy runs its threads as fibers on one thread, which ThreadSanitizer and AddressSanitizer
@@ -49,18 +48,13 @@ add_test(NAME relacy_freelist_catches_weak_push COMMAND relacy_freelist_weak)
 set_tests_properties(relacy_freelist relacy_freelist_catches_untagged
     relacy_freelist_catches_weak_push PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS mt)
 
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    add_executable(relacy_deque "${PROJECT_SOURCE_DIR}/tests/relacy/deque.cpp")
-    target_include_directories(relacy_deque SYSTEM PRIVATE "${OPOOL_RELACY_INCLUDE_DIR}")
-    target_include_directories(relacy_deque PRIVATE "${PROJECT_SOURCE_DIR}/src"
-        "${PROJECT_SOURCE_DIR}/include")
-    target_compile_definitions(relacy_deque PRIVATE OPOOL_RELACY=1)
-    opool_warnings(relacy_deque)
-    target_compile_options(relacy_deque PRIVATE -Wno-pedantic) # the flexible array, above
-    add_test(NAME relacy_deque COMMAND relacy_deque ok)
-    add_test(NAME relacy_deque_catches_nobarrier COMMAND relacy_deque nobarrier)
-    set_tests_properties(relacy_deque relacy_deque_catches_nobarrier
-        PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS mt)
-else()
-    message(STATUS "opool: relacy_deque skipped (needs GCC: a flexible array of rl::atomic)")
-endif()
+add_executable(relacy_deque "${PROJECT_SOURCE_DIR}/tests/relacy/deque.cpp")
+target_include_directories(relacy_deque SYSTEM PRIVATE "${OPOOL_RELACY_INCLUDE_DIR}")
+target_include_directories(relacy_deque PRIVATE "${PROJECT_SOURCE_DIR}/src"
+    "${PROJECT_SOURCE_DIR}/include")
+target_compile_definitions(relacy_deque PRIVATE OPOOL_RELACY=1)
+opool_warnings(relacy_deque)
+add_test(NAME relacy_deque COMMAND relacy_deque ok)
+add_test(NAME relacy_deque_catches_nobarrier COMMAND relacy_deque nobarrier)
+set_tests_properties(relacy_deque relacy_deque_catches_nobarrier
+    PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS mt)

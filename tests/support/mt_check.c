@@ -50,7 +50,7 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
             OPOOL__MT_FAIL("cache holds %llu slots, size %u", (unsigned long long)(bottom - top),
                            c->size);
         for (uint64_t k = top; k < bottom; k++) {
-            uint32_t i = opool__mt_peek(&c->ent[k & c->mask]);
+            uint32_t i = opool__mt_peek(&opool__mt_ent(c)[k & c->mask]);
             if (i >= p->capacity) OPOOL__MT_FAIL("parked index %u out of range", i);
             if (seen[i])
                 OPOOL__MT_FAIL("slot %u both parked and %s", i,

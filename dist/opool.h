@@ -3179,6 +3179,15 @@ static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t s
 #define OPOOL__PAD(a, align) ((size_t)(-(uintptr_t)(a) & ((uintptr_t)(align)-1)))
 #endif
 
+/* False when address a cannot lie in the block that b points into. In C
+ * every address is compared as an integer, so this is 1 and costs nothing
+ * (opool_handle_of). A static analyzer relates an address turned into an
+ * integer to its block only within that block: proof/frama_c.h defines
+ * this first, as "a and b point into one block" (docs/PROOF.md). */
+#ifndef OPOOL__SAME_BLOCK
+#define OPOOL__SAME_BLOCK(a, b) 1
+#endif
+
 /* The alignment of desc's objects: object_align, or alignof(max_align_t). */
 static inline size_t opool__object_align(const opool_desc *d) {
     return d->object_align ? d->object_align : alignof(max_align_t);
@@ -4660,7 +4669,9 @@ opool_handle opool_handle_of(const opool *p, const void *obj) {
     for (uint32_t c = 0; c < p->nchunks; c++) {
         if (!opool__chunk_backed(p, c)) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-        uintptr_t start = (uintptr_t)(h->base[c] + (size_t)lo * h->stride);
+        const char *first = h->base[c] + (size_t)lo * h->stride;
+        uintptr_t start = (uintptr_t)first;
+        if (!OPOOL__SAME_BLOCK(obj, first)) continue;
         if (a < start || a - start >= (uintptr_t)(hi - lo) * h->stride) continue;
         uintptr_t off = a - start;
         if (off % h->stride != 0) return OPOOL_NULL;

@@ -15,6 +15,12 @@ typedef long double max_align_t;
 void *opool__sys_alloc(void *ctx, size_t size, size_t align);
 void opool__sys_free(void *ctx, void *ptr, size_t size);
 
+/* The library's exported names, without their visibility attribute, which
+ * Frama-C attaches to the return type: a handle returned by an exported
+ * function would be cast to that type, which EVA reads as bits reinterpreted
+ * (losing the value). Visibility means nothing to the analyzers. */
+#define OPOOL_API
+
 /* The atomic fields of opool_abi.h's layouts: Frama-C ignores _Atomic (its
  * <stdatomic.h> defines it to nothing), but opool.h includes no such header,
  * so they are spelled plain here, as its libc would make them. */
@@ -26,6 +32,18 @@ void opool__sys_free(void *ctx, void *ptr, size_t size);
  * (eva_support.c; no function WP proves rounds an address). */
 size_t opool_proof_pad(const void *a, size_t align);
 #define OPOOL__PAD(a, align) opool_proof_pad(a, align)
+
+/* opool_internal.h's "a may lie in b's block" (1 in C, where opool_handle_of
+ * compares addresses as integers): the analyzers relate an address turned
+ * into an integer to its block only within that block, so the test says
+ * whether a and b point into one block (an assumed contract: blocks apart
+ * share no address, EVA's model of memory). */
+/*@ assigns \result \from a, b;
+  @ behavior one: assumes \base_addr(a) == \base_addr(b); ensures \result == 1;
+  @ behavior apart: assumes \base_addr(a) != \base_addr(b); ensures \result == 0;
+  @ complete behaviors; disjoint behaviors; */
+int opool_proof_same_block(const void *a, const void *b);
+#define OPOOL__SAME_BLOCK(a, b) opool_proof_same_block(a, b)
 
 /* Frama-C knows __builtin_clzll only by a contract (a result below 64),
  * which loses which chunk an index is in: the same count, as a loop EVA

@@ -528,7 +528,9 @@ opool_handle opool_handle_of(const opool *p, const void *obj) {
     for (uint32_t c = 0; c < p->nchunks; c++) {
         if (!opool__chunk_backed(p, c)) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-        uintptr_t start = (uintptr_t)(h->base[c] + (size_t)lo * h->stride);
+        const char *first = h->base[c] + (size_t)lo * h->stride;
+        uintptr_t start = (uintptr_t)first;
+        if (!OPOOL__SAME_BLOCK(obj, first)) continue;
         if (a < start || a - start >= (uintptr_t)(hi - lo) * h->stride) continue;
         uintptr_t off = a - start;
         if (off % h->stride != 0) return OPOOL_NULL;

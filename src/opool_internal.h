@@ -121,6 +121,15 @@ static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t s
 #define OPOOL__PAD(a, align) ((size_t)(-(uintptr_t)(a) & ((uintptr_t)(align)-1)))
 #endif
 
+/* False when address a cannot lie in the block that b points into. In C
+ * every address is compared as an integer, so this is 1 and costs nothing
+ * (opool_handle_of). A static analyzer relates an address turned into an
+ * integer to its block only within that block: proof/frama_c.h defines
+ * this first, as "a and b point into one block" (docs/PROOF.md). */
+#ifndef OPOOL__SAME_BLOCK
+#define OPOOL__SAME_BLOCK(a, b) 1
+#endif
+
 /* The alignment of desc's objects: object_align, or alignof(max_align_t). */
 static inline size_t opool__object_align(const opool_desc *d) {
     return d->object_align ? d->object_align : alignof(max_align_t);

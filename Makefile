@@ -10,9 +10,10 @@
 #                        build/tsan   clang, -O1, ThreadSanitizer: the concurrent tests (label mt;
 #                                     re-configured first so a new test is built)
 #                        spin         the Promela models of tests/spin (tests/spin/run.sh)
-#                        eva          Frama-C's EVA over proof/eva_core.c: no handle or index
-#                                     value makes the core read or write outside its memory
-#                                     (proof/run.sh eva; zero alarms; two runs side by side)
+#                        eva          Frama-C's EVA over proof/eva_core.c: no handle, index
+#                                     or pointer makes the core read or write outside its
+#                                     memory (proof/run.sh eva; zero alarms, the harness's
+#                                     assertions valid; two runs side by side)
 #                      all with -Werror; stops at the first failure. With gcc alone (no
 #                      clang, or no libclang-rt-14-dev) build/clang is skipped and build/asan
 #                      uses gcc, and the summary says so; without clang the TSan stage is

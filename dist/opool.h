@@ -4401,17 +4401,22 @@ static void opool__retire(opool *p, uint32_t i) {
     opool__update_fast(p);
 }
 
-/* Free live slot i: fini, swap-delete, next generation, poison, retire. */
+/* The hooks, each called from one place (docs/PROOF.md gives them the
+ * contract the proofs assume of a user's hook). */
+static void opool__call_fini(const opool *p, void *obj) { p->desc.fini(obj, p->desc.user); }
+static void opool__call_init(const opool *p, void *obj) { p->desc.init(obj, p->desc.user); }
+
+/* Free live slot i: fini, next generation, swap-delete, poison, retire. */
 void opool__release(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
     uint32_t g = h->slot[i].gen;
     void *obj = opool__object(h, i);
     if (p->desc.fini) {
-        p->desc.fini(obj, p->desc.user);
+        opool__call_fini(p, obj);
         if (h->slot[i].gen != g) return; /* fini freed its own object */
     }
-    opool__roster_release(h, i);
     h->slot[i].gen = ++g;
+    opool__roster_release(h, i);
     opool__track_on_free(obj, h->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
     if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && opool__wraps(g, p->gen0, h->index_bits))
         opool__retire(p, i);
@@ -4438,7 +4443,7 @@ static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen) {
                                (p->desc.flags & OPOOL_POISON) != 0))
         opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
     if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, p->desc.object_size);
-    if (p->desc.init) p->desc.init(obj, p->desc.user);
+    if (p->desc.init) opool__call_init(p, obj);
     return obj;
 }
 

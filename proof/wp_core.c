@@ -1,7 +1,8 @@
 /*
  * wp_core.c -- the ACSL contracts WP proves of the roster operations of
- * opool_abi.h, the handle check and object address of src/opool.c, and the
- * inline lookup (proof/run.sh wp, make proof; docs/PROOF.md). The contracts
+ * opool_abi.h, the handle check, object address and free (release, the
+ * out-of-line free) of src/opool.c, and the inline lookup (proof/run.sh wp,
+ * make proof; docs/PROOF.md). The contracts
  * sit here, on declarations of the functions the header defines, so the
  * public headers stay free of annotations; Frama-C joins each contract to
  * the definition that follows.
@@ -75,6 +76,10 @@ static inline uint32_t opool__roster_take(opool__hot *c);
                 c->slot[j].pos == \old(c->slot[j].pos);
       ensures \forall integer j; 0 <= j < c->nslots && \old(c->slot[j].pos) < c->limit ==>
                 c->slot[j].pos < c->limit;
+    // what it leaves: the bounds, and every slot's generation
+    behavior keeps:
+      ensures c->nslots == \old(c->nslots) && c->limit == \old(c->limit) && c->free_limit == \old(c->free_limit);
+      ensures \forall integer j; 0 <= j < c->nslots ==> c->slot[j].gen == \old(c->slot[j].gen);
 */
 static inline void opool__roster_release(opool__hot *c, uint32_t i);
 
@@ -167,6 +172,7 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 
     predicate pool_ok(opool *p) =
       \valid(p) && geometry_ok(p) && roster_ok(&p->hot) && slots_ok(&p->hot) && objects_ok(p) &&
+      p->hot.free_limit <= p->hot.nslots && // the inline free's bound
       \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
 */
 
@@ -286,12 +292,74 @@ uint32_t opool__slow_bits(const opool *p);
 
 /*@ requires \valid_read(p) && \valid(fast_limit) && \valid(free_limit);
     requires \separated(fast_limit, free_limit);
-    assigns *fast_limit, *free_limit; */
+    assigns *fast_limit, *free_limit;
+    ensures *free_limit == 0 || *free_limit == p->hot.nslots; */
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);
 
 /*@ requires \valid(p);
-    assigns p->hot.fast_limit, p->hot.free_limit; */
+    assigns p->hot.fast_limit, p->hot.free_limit;
+    ensures \old(roster_ok(&p->hot)) ==> roster_ok(&p->hot);
+    ensures \old(roster_ok(&p->hot)) ==>
+              \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    ensures p->hot.free_limit <= p->hot.nslots; */
 void opool__update_fast(opool *p);
+
+/* ==== freeing a live slot (src/opool.c) ==================================
+ * opool__release is the free of every out-of-line path (opool_free's slow
+ * path, opool_free_object, eviction, destroy): from a pool that pool_ok
+ * describes and a live slot i, it makes exactly slot i stale (its
+ * generation the next one), one object fewer, the roster still a roster
+ * with its inverse, and every other slot's generation as it was; it writes
+ * nothing but the fields below and slot i's object. Every call it makes is
+ * a step with a contract of its own: the two calls into other files
+ * (opool_track.c, opool_diag.c) and the hooks are assumed (docs/PROOF.md,
+ * Assumptions); retire, the roster and the inline bounds are proven. */
+
+// opool_track.c: poisons and hides the freed object's bytes (assumed)
+/*@ requires \valid((char *)obj + (0 .. size - 1));
+    assigns ((char *)obj)[0 .. size - 1]; */
+void opool__track_on_free(void *obj, size_t size, size_t keep, bool poison);
+
+// opool_diag.c: may end the pool's exhaustion episode (assumed)
+/*@ requires \valid(e);
+    assigns e->failures; */
+bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity);
+
+// assumed of a user's hook: it writes its own object, does not call into
+// the pool, and returns (docs/PROOF.md, Assumptions)
+/*@ requires \valid_read(p) && \valid((char *)obj + (0 .. p->hot.stride - 1));
+    assigns ((char *)obj)[0 .. p->hot.stride - 1];
+    exits \false; */
+static void opool__call_fini(const opool *p, void *obj);
+
+/*@ requires \valid_read(p) && \valid((char *)obj + (0 .. p->hot.stride - 1));
+    assigns ((char *)obj)[0 .. p->hot.stride - 1];
+    exits \false; */
+static void opool__call_init(const opool *p, void *obj);
+
+/*@ requires \valid(p) && roster_ok(&p->hot) && i < p->hot.nslots && p->hot.count < p->hot.limit;
+    requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
+    requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
+    assigns p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.limit,
+            p->retired, p->hot.fast_limit, p->hot.free_limit;
+    ensures roster_ok(&p->hot) && p->hot.limit == \old(p->hot.limit) - 1;
+    ensures p->hot.slot[i].pos == OPOOL__RETIRED;
+    ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
+    ensures p->hot.free_limit <= p->hot.nslots;
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+*/
+static void opool__retire(opool *p, uint32_t i);
+
+// no assigns clause: its paths through a callee that might exit leave the
+// object's bytes to an existential the provers do not find (docs/PROOF.md)
+/*@ requires pool_ok(p) && i < p->hot.nslots && (p->hot.slot[i].gen & 1) != 0;
+    ensures roster_ok(&p->hot);
+    ensures p->hot.free_limit <= p->hot.nslots;
+    ensures p->hot.count == \old(p->hot.count) - 1;
+    ensures p->hot.slot[i].gen == (uint32_t)(\old(p->hot.slot[i].gen) + 1);
+    ensures \forall integer j; 0 <= j < p->hot.nslots && j != i ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+*/
+void opool__release(opool *p, uint32_t i);
 
 /* ==== the inline lookup (opool_abi.h) =====================================
  * opool_get and opool_valid read the pool through its hot fields: a cast of
@@ -362,6 +430,39 @@ static inline void *opool__get_inline(const opool *p, opool_handle h);
     assigns \nothing;
     ensures \result <==> (p != \null && live_in((opool__hot *)p, h)); */
 static inline bool opool__valid_inline(const opool *p, opool_handle h);
+
+/* ==== the out-of-line free (src/opool.c): every handle ====================
+ * opool_free's path for every handle the inline one does not take: a live
+ * handle is freed as above; any other of the 2^64 values, a NULL pool
+ * included, is rejected with the status the header promises, and the pool
+ * keeps every slot (only the count of rejections moves). */
+
+// assumed of a report (the user's hook or the default printer): it writes
+// none of the pool's memory (docs/PROOF.md, Assumptions)
+/*@ requires \valid(p);
+    assigns \nothing; */
+void opool__report(opool *p, opool_status what, opool_handle h);
+
+/*@ requires p == \null || pool_ok(p);
+    behavior null:
+      assumes p == \null;
+      assigns \nothing;
+      ensures \result == OPOOL_EINVAL;
+    behavior live:
+      assumes p != \null && live_in(&p->hot, h);
+      ensures \result == OPOOL_OK;
+      ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
+      ensures p->hot.count == \old(p->hot.count) - 1;
+      ensures p->hot.slot[(uint32_t)h.bits].gen == (uint32_t)(\old(p->hot.slot[(uint32_t)h.bits].gen) + 1);
+      ensures \forall integer j; 0 <= j < p->hot.nslots && j != (uint32_t)h.bits ==>
+                p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    behavior not_live:
+      assumes p != \null && !live_in(&p->hot, h);
+      assigns p->rejected;
+      ensures \result == OPOOL_EINVAL || \result == OPOOL_ESTALE;
+    complete behaviors;
+    disjoint behaviors; */
+opool_status opool__free_slow(opool *p, opool_handle h);
 
 /* the definitions, in this translation unit: the contracts above attach to
  * the static inline functions of the same one */

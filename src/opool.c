@@ -265,7 +265,7 @@ static void opool__retire(opool *p, uint32_t i) {
 static void opool__call_fini(const opool *p, void *obj) { p->desc.fini(obj, p->desc.user); }
 static void opool__call_init(const opool *p, void *obj) { p->desc.init(obj, p->desc.user); }
 
-/* Free live slot i: fini, next generation, swap-delete, poison, retire. */
+/* Free live slot i: fini, poison, next generation, swap-delete, retire. */
 void opool__release(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
     uint32_t g = h->slot[i].gen;
@@ -274,9 +274,9 @@ void opool__release(opool *p, uint32_t i) {
         opool__call_fini(p, obj);
         if (h->slot[i].gen != g) return; /* fini freed its own object */
     }
+    opool__track_on_free(obj, h->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
     h->slot[i].gen = ++g;
     opool__roster_release(h, i);
-    opool__track_on_free(obj, h->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
     if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && opool__wraps(g, p->gen0, h->index_bits))
         opool__retire(p, i);
     if (opool__episode_failures(&p->episode) != 0 &&

@@ -301,7 +301,8 @@ static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen) {
     if (!opool__track_on_reuse(obj, h->stride, 0, p->desc.object_size,
                                (p->desc.flags & OPOOL_POISON) != 0))
         opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
-    if (p->desc.flags & OPOOL_ZERO) memset(obj, 0, p->desc.object_size);
+    if ((p->desc.flags & OPOOL_ZERO) && p->desc.object_size != 0)
+        memset(obj, 0, p->desc.object_size);
     if (p->desc.init) opool__call_init(p, obj);
     return obj;
 }
@@ -510,19 +511,31 @@ opool_status opool__free_slow(opool *p, opool_handle h) {
     return OPOOL_OK;
 }
 
-void *opool_alloc_at(opool *p, opool_handle want) {
-    uint32_t i = opool_handle_index(want), g = opool_handle_generation(want);
-    if (p == NULL || !(g & 1) || i >= p->max_capacity) return NULL;
-    opool__hot *h = &p->hot;
+/* Grow until index i (below max_capacity) has storage; false when the
+ * pool cannot grow to it. */
+static bool opool__reach(opool *p, uint32_t i) {
+    const opool__hot *h = &p->hot;
     while (i >= h->nslots || h->slot[i].pos == OPOOL__UNBACKED)
-        if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return NULL;
+        if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return false;
+    return true;
+}
+
+/* Slot i (with storage) becomes live with odd generation g, if it is free. */
+static void *opool__claim(opool *p, uint32_t i, uint32_t g) {
+    opool__hot *h = &p->hot;
     uint32_t pos = h->slot[i].pos, prev = h->slot[i].gen;
     if (pos == OPOOL__RETIRED || (prev & 1)) return NULL;
+    h->slot[i].gen = g;
     /* slot i goes to the top of the free stack, whose old top takes its place */
     opool__roster_swap(h, pos, h->count);
     opool__roster_take(h);
-    h->slot[i].gen = g;
     return opool__prepare(p, i, prev);
+}
+
+void *opool_alloc_at(opool *p, opool_handle want) {
+    uint32_t i = opool_handle_index(want), g = opool_handle_generation(want);
+    if (p == NULL || !(g & 1) || i >= p->max_capacity || !opool__reach(p, i)) return NULL;
+    return opool__claim(p, i, g);
 }
 
 opool_handle opool_handle_of(const opool *p, const void *obj) {

@@ -91,7 +91,8 @@ run_wp() {
     local typed=opool__roster_put,opool__roster_take,opool__roster_release,opool__roster_swap
     typed=$typed,opool__handle_index_inline,opool__handle_generation_inline,opool__classify
     typed=$typed,opool__object_in,opool__object,opool__wraps,opool__slow_bits,opool__fast_bounds
-    typed=$typed,opool__update_fast,opool__retire,opool__release,opool__free_slow
+    typed=$typed,opool__update_fast,opool__retire,opool__release,opool__free_slow,opool__handle
+    typed=$typed,opool__prepare,opool__claim,opool_alloc_at
     # the inline lookup casts the pool to its hot fields: WP's cast model
     local cast=opool__get_inline,opool__valid_inline
     local fcts=$typed,$cast

@@ -1,7 +1,7 @@
 /*
  * wp_core.c -- the ACSL contracts WP proves of the roster operations of
  * opool_abi.h, the handle check, object address and free (release, the
- * out-of-line free) of src/opool.c, and the inline lookup (proof/run.sh wp,
+ * out-of-line free), opool_alloc_at of src/opool.c, and the inline lookup (proof/run.sh wp,
  * make proof; docs/PROOF.md). The contracts
  * sit here, on declarations of the functions the header defines, so the
  * public headers stay free of annotations; Frama-C joins each contract to
@@ -25,6 +25,16 @@
       c->count <= c->limit <= c->nslots &&
       \valid(c->slot + (0 .. c->nslots - 1)) && \valid(c->roster + (0 .. c->limit - 1)) &&
       \separated(c, c->slot + (0 .. c->nslots - 1), c->roster + (0 .. c->limit - 1));
+
+    // chunk 0 is [0, first): all of a fixed pool (shift 32), else 2^shift
+    // slots or the index limit, whichever is lower
+    predicate hot_geometry(opool__hot *c) =
+      c->first <= c->nslots && c->shift <= 32 &&
+      // (a quantifier here, not a global lemma on products, which slows
+      // every other proof down)
+      (\forall integer i; 0 <= i <= c->nslots ==> i * c->stride <= 18446744073709551615) &&
+      (c->shift == 32 ==> c->nslots == c->first) &&
+      (c->shift < 32 ==> (1 << c->shift) <= c->first || c->nslots <= c->first);
 
     predicate roster_ok(opool__hot *c) =
       arrays_ok(c) &&
@@ -56,6 +66,8 @@ static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i);
     assigns c->count;
     ensures \result == c->roster[\old(c->count)] && \result < c->nslots;
     ensures c->count == \old(c->count) + 1 && roster_ok(c);
+    ensures c->nslots == \old(c->nslots) && c->limit == \old(c->limit);
+    ensures \old(hot_geometry(c)) ==> hot_geometry(c);
 */
 static inline uint32_t opool__roster_take(opool__hot *c);
 
@@ -86,6 +98,8 @@ static inline void opool__roster_release(opool__hot *c, uint32_t i);
 /*@ requires \valid(c) && roster_ok(c) && a < c->limit && b < c->limit;
     assigns c->roster[0 .. c->limit - 1], c->slot[0 .. c->nslots - 1].pos;
     ensures roster_ok(c);
+    ensures c->count == \old(c->count) && c->nslots == \old(c->nslots) && c->limit == \old(c->limit);
+    ensures \old(hot_geometry(c)) ==> hot_geometry(c);
     ensures c->roster[a] == \old(c->roster[b]) && c->roster[b] == \old(c->roster[a]);
     // the other entries and every other slot's pos stay
     ensures \forall integer k; 0 <= k < c->limit && k != a && k != b ==> c->roster[k] == \old(c->roster[k]);
@@ -149,20 +163,10 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
       \separated(p->hot.base[k] + (i * p->hot.stride .. i * p->hot.stride + p->hot.stride - 1),
                  p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
 
-    // chunk 0 is [0, first): all of a fixed pool (shift 32), else 2^shift
-    // slots or the index limit, whichever is lower
-    predicate hot_geometry(opool__hot *c) =
-      c->first <= c->nslots && c->shift <= 32 &&
-      // (a quantifier here, not a global lemma on products, which slows
-      // every other proof down)
-      (\forall integer i; 0 <= i <= c->nslots ==> i * c->stride <= 18446744073709551615) &&
-      (c->shift == 32 ==> c->nslots == c->first) &&
-      (c->shift < 32 ==> (1 << c->shift) <= c->first || c->nslots <= c->first);
-
     predicate geometry_ok(opool *p) =
       hot_geometry(&p->hot) && p->hot.nslots <= p->max_capacity <= OPOOL_MAX_CAPACITY &&
       1 <= p->nchunks <= OPOOL__MAX_CHUNKS &&
-      p->max_capacity * p->hot.stride <= 18446744073709551615;
+      p->max_capacity * p->hot.stride <= 18446744073709551615 && p->desc.object_size <= p->hot.stride;
 
     predicate objects_ok(opool *p) =
       (\forall integer i; 0 <= i < p->hot.first && p->hot.slot[i].pos < p->hot.limit ==> object_at(p, 0, i)) &&
@@ -244,7 +248,8 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
     lemma geometry_frame{L1,L2}: \forall opool *p; geometry_ok{L1}(p) &&
       \at(p->hot.stride, L1) == \at(p->hot.stride, L2) && \at(p->hot.shift, L1) == \at(p->hot.shift, L2) &&
       \at(p->hot.first, L1) == \at(p->hot.first, L2) && \at(p->max_capacity, L1) == \at(p->max_capacity, L2) &&
-      \at(p->hot.nslots, L1) == \at(p->hot.nslots, L2) && \at(p->nchunks, L1) == \at(p->nchunks, L2) ==>
+      \at(p->hot.nslots, L1) == \at(p->hot.nslots, L2) && \at(p->nchunks, L1) == \at(p->nchunks, L2) &&
+      \at(p->desc.object_size, L1) == \at(p->desc.object_size, L2) ==>
       geometry_ok{L2}(p);
 
     // the products of a chunk's range, and the object of one of its indices
@@ -431,17 +436,98 @@ static inline void *opool__get_inline(const opool *p, opool_handle h);
     ensures \result <==> (p != \null && live_in((opool__hot *)p, h)); */
 static inline bool opool__valid_inline(const opool *p, opool_handle h);
 
+/* ==== taking a free slot (src/opool.c) ===================================
+ * opool_alloc_at grows as needed (opool__reach), then claims the slot
+ * (opool__claim): from a pool that pool_ok describes, a free slot with
+ * storage becomes live at the generation asked for, one object more, the
+ * roster still a roster, every other slot's generation as it was, and the
+ * object returned is stride valid bytes. A live or retired slot
+ * is refused and nothing is written. The object's part of pool_ok is
+ * carried for slot i alone (slot_object_ok): across the roster steps and the
+ * hooks, one slot's facts carry where the whole of objects_ok does not. */
+
+/*@ // slot i's object, for every chunk whose index range holds i
+    predicate slot_object_ok(opool *p, integer i) =
+      (i < p->hot.first ==> object_at(p, 0, i)) &&
+      (p->hot.first <= i ==> \forall integer k; 0 < k < OPOOL__MAX_CHUNKS && in_chunk(&p->hot, k, i) ==>
+                              object_at(p, k, i));
+*/
+
+// assumed of a report (the user's hook or the default printer): it writes
+// none of the pool's memory (docs/PROOF.md, Assumptions)
+/*@ requires \valid(p);
+    assigns \nothing;
+    allocates \nothing; */
+void opool__report(opool *p, opool_status what, opool_handle h);
+
+/*@ assigns \nothing; */
+opool_handle opool__handle(uint32_t i, uint32_t gen);
+
+// opool_track.c: checks the freed object's pattern, reads only (assumed)
+/*@ requires \valid((char *)obj + (0 .. size - 1));
+    assigns \nothing; */
+bool opool__track_on_reuse(void *obj, size_t size, size_t keep, size_t live, bool poison);
+
+/*@ requires \valid(p) && hot_geometry(&p->hot) && roster_ok(&p->hot) && i < p->hot.nslots;
+    requires slot_object_ok(p, i) && p->desc.object_size <= p->hot.stride;
+    requires p->hot.free_limit <= p->hot.nslots;
+    ensures \result != \null && \valid((char *)\result + (0 .. p->hot.stride - 1));
+    ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
+    ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].pos == \old(p->hot.slot[j].pos);
+*/
+static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen);
+
+// (hot_geometry is part of pool_ok, named on its own so that the roster
+// steps' postconditions carry it; docs/PROOF.md lists the three goals of
+// this function that are still open)
+/*@ requires pool_ok(p) && hot_geometry(&p->hot);
+    requires i < p->hot.nslots && p->hot.slot[i].pos != OPOOL__UNBACKED && (g & 1) != 0;
+    behavior claimed:
+      assumes p->hot.slot[i].pos != OPOOL__RETIRED && (p->hot.slot[i].gen & 1) == 0;
+      ensures \result != \null && \valid((char *)\result + (0 .. p->hot.stride - 1));
+        ensures p->hot.slot[i].gen == g && p->hot.slot[i].pos == \old(p->hot.count);
+      ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
+      ensures p->hot.count == \old(p->hot.count) + 1 && p->hot.nslots == \old(p->hot.nslots);
+      ensures \forall integer j; 0 <= j < p->hot.nslots && j != i ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    behavior refused:
+      assumes p->hot.slot[i].pos == OPOOL__RETIRED || (p->hot.slot[i].gen & 1) != 0;
+      assigns \nothing;
+      ensures \result == \null;
+    complete behaviors;
+    disjoint behaviors;
+*/
+static void *opool__claim(opool *p, uint32_t i, uint32_t g);
+
+// assumed until opool__grow is proven (docs/PROOF.md, Not proven yet): the
+// growth keeps the invariant, and true means index i has storage
+/*@ requires pool_ok(p) && i < p->max_capacity;
+    ensures pool_ok(p) && p->max_capacity == \old(p->max_capacity);
+    ensures \result ==> i < p->hot.nslots && p->hot.slot[i].pos != OPOOL__UNBACKED;
+*/
+static bool opool__reach(opool *p, uint32_t i);
+
+/*@ requires p == \null || pool_ok(p);
+    behavior rejected:
+      assumes p == \null || ((uint32_t)(want.bits >> 32) & 1) == 0 || (uint32_t)want.bits >= p->max_capacity;
+      assigns \nothing;
+      ensures \result == \null;
+    behavior in_range:
+      assumes p != \null && ((uint32_t)(want.bits >> 32) & 1) != 0 && (uint32_t)want.bits < p->max_capacity;
+      ensures \result == \null ||
+              (\valid((char *)\result + (0 .. p->hot.stride - 1)) &&
+               live_in(&p->hot, want) && roster_ok(&p->hot));
+    complete behaviors;
+    disjoint behaviors;
+*/
+void *opool_alloc_at(opool *p, opool_handle want);
+
 /* ==== the out-of-line free (src/opool.c): every handle ====================
  * opool_free's path for every handle the inline one does not take: a live
  * handle is freed as above; any other of the 2^64 values, a NULL pool
  * included, is rejected with the status the header promises, and the pool
  * keeps every slot (only the count of rejections moves). */
-
-// assumed of a report (the user's hook or the default printer): it writes
-// none of the pool's memory (docs/PROOF.md, Assumptions)
-/*@ requires \valid(p);
-    assigns \nothing; */
-void opool__report(opool *p, opool_status what, opool_handle h);
 
 /*@ requires p == \null || pool_ok(p);
     behavior null:

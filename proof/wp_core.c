@@ -487,7 +487,7 @@ static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen);
     behavior claimed:
       assumes p->hot.slot[i].pos != OPOOL__RETIRED && (p->hot.slot[i].gen & 1) == 0;
       ensures \result != \null && \valid((char *)\result + (0 .. p->hot.stride - 1));
-        ensures p->hot.slot[i].gen == g && p->hot.slot[i].pos == \old(p->hot.count);
+      ensures p->hot.slot[i].gen == g && p->hot.slot[i].pos == \old(p->hot.count);
       ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
       ensures p->hot.count == \old(p->hot.count) + 1 && p->hot.nslots == \old(p->hot.nslots);
       ensures \forall integer j; 0 <= j < p->hot.nslots && j != i ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);

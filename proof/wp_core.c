@@ -67,7 +67,6 @@ static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i);
     ensures \result == c->roster[\old(c->count)] && \result < c->nslots;
     ensures c->count == \old(c->count) + 1 && roster_ok(c);
     ensures c->nslots == \old(c->nslots) && c->limit == \old(c->limit);
-    ensures \old(hot_geometry(c)) ==> hot_geometry(c);
 */
 static inline uint32_t opool__roster_take(opool__hot *c);
 
@@ -99,7 +98,6 @@ static inline void opool__roster_release(opool__hot *c, uint32_t i);
     assigns c->roster[0 .. c->limit - 1], c->slot[0 .. c->nslots - 1].pos;
     ensures roster_ok(c);
     ensures c->count == \old(c->count) && c->nslots == \old(c->nslots) && c->limit == \old(c->limit);
-    ensures \old(hot_geometry(c)) ==> hot_geometry(c);
     ensures c->roster[a] == \old(c->roster[b]) && c->roster[b] == \old(c->roster[a]);
     // the other entries and every other slot's pos stay
     ensures \forall integer k; 0 <= k < c->limit && k != a && k != b ==> c->roster[k] == \old(c->roster[k]);
@@ -479,10 +477,8 @@ bool opool__track_on_reuse(void *obj, size_t size, size_t keep, size_t live, boo
 */
 static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen);
 
-// (hot_geometry is part of pool_ok, named on its own so that the roster
-// steps' postconditions carry it; docs/PROOF.md lists the three goals of
-// this function that are still open)
-/*@ requires pool_ok(p) && hot_geometry(&p->hot);
+// (docs/PROOF.md lists the three goals of this function that are still open)
+/*@ requires pool_ok(p);
     requires i < p->hot.nslots && p->hot.slot[i].pos != OPOOL__UNBACKED && (g & 1) != 0;
     behavior claimed:
       assumes p->hot.slot[i].pos != OPOOL__RETIRED && (p->hot.slot[i].gen & 1) == 0;

@@ -4430,10 +4430,10 @@ void opool__release_all(opool *p) {
     while (p->hot.count > 0) opool__release(p, p->hot.roster[p->hot.count - 1]);
 }
 
-/* Slot i has just become live with generation g: the checks and hooks. */
-static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen) {
+/* Slot i, object obj, has just become live after generation prev_gen: the
+ * checks and hooks. */
+static void *opool__prepare(opool *p, uint32_t i, void *obj, uint32_t prev_gen) {
     opool__hot *h = &p->hot;
-    void *obj = opool__object(h, i);
     if (h->count > h->high_water) {
         h->high_water = h->count;
         opool__update_fast(p);
@@ -4636,7 +4636,7 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
     uint32_t i = opool__roster_take(h);
     uint32_t g = ++h->slot[i].gen;
     if (out) *out = opool__handle(i, g);
-    return opool__prepare(p, i, g - 1);
+    return opool__prepare(p, i, opool__object(h, i), g - 1);
 }
 
 opool_status opool__free_slow(opool *p, opool_handle h) {
@@ -4666,11 +4666,12 @@ static void *opool__claim(opool *p, uint32_t i, uint32_t g) {
     opool__hot *h = &p->hot;
     uint32_t pos = h->slot[i].pos, prev = h->slot[i].gen;
     if (pos == OPOOL__RETIRED || (prev & 1)) return NULL;
+    void *obj = opool__object(h, i);
     h->slot[i].gen = g;
     /* slot i goes to the top of the free stack, whose old top takes its place */
     opool__roster_swap(h, pos, h->count);
     opool__roster_take(h);
-    return opool__prepare(p, i, prev);
+    return opool__prepare(p, i, obj, prev);
 }
 
 void *opool_alloc_at(opool *p, opool_handle want) {

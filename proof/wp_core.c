@@ -103,6 +103,8 @@ static inline void opool__roster_release(opool__hot *c, uint32_t i);
     ensures \forall integer k; 0 <= k < c->limit && k != a && k != b ==> c->roster[k] == \old(c->roster[k]);
     ensures \forall integer j; 0 <= j < c->nslots && j != \old(c->roster[a]) && j != \old(c->roster[b]) ==>
               c->slot[j].pos == \old(c->slot[j].pos);
+    // and every generation (which the assigns clause above leaves its callers to derive)
+    ensures \forall integer j; 0 <= j < c->nslots ==> c->slot[j].gen == \old(c->slot[j].gen);
 */
 static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b);
 
@@ -440,9 +442,14 @@ static inline bool opool__valid_inline(const opool *p, opool_handle h);
  * storage becomes live at the generation asked for, one object more, the
  * roster still a roster, every other slot's generation as it was, and the
  * object returned is stride valid bytes. A live or retired slot
- * is refused and nothing is written. The object's part of pool_ok is
- * carried for slot i alone (slot_object_ok): across the roster steps and the
- * hooks, one slot's facts carry where the whole of objects_ok does not. */
+ * is refused and nothing is written. Two things make the claim provable:
+ * the object's address is taken before any write, and its facts reach
+ * opool__prepare as facts about that address (validity does not change
+ * with the pool's memory); and the roster's swap says that it keeps every
+ * generation, which its assigns clause (every slot's pos) leaves the
+ * provers to derive through a quantifier they do not instantiate. The
+ * caller states what pool_ok says of slot i's object (slot_object_ok), in
+ * the one state where pool_ok holds whole. */
 
 /*@ // slot i's object, for every chunk whose index range holds i
     predicate slot_object_ok(opool *p, integer i) =
@@ -466,20 +473,22 @@ opool_handle opool__handle(uint32_t i, uint32_t gen);
     assigns \nothing; */
 bool opool__track_on_reuse(void *obj, size_t size, size_t keep, size_t live, bool poison);
 
-/*@ requires \valid(p) && hot_geometry(&p->hot) && roster_ok(&p->hot) && i < p->hot.nslots;
-    requires slot_object_ok(p, i) && p->desc.object_size <= p->hot.stride;
-    requires p->hot.free_limit <= p->hot.nslots;
-    ensures \result != \null && \valid((char *)\result + (0 .. p->hot.stride - 1));
+/*@ requires \valid(p) && roster_ok(&p->hot) && i < p->hot.nslots;
+    requires obj != \null && \valid((char *)obj + (0 .. p->hot.stride - 1));
+    requires \separated((char *)obj + (0 .. p->hot.stride - 1),
+                        p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
+    requires p->desc.object_size <= p->hot.stride && p->hot.free_limit <= p->hot.nslots;
+    ensures \result == obj && \result != \null && \valid((char *)\result + (0 .. p->hot.stride - 1));
     ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
     ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].pos == \old(p->hot.slot[j].pos);
 */
-static void *opool__prepare(opool *p, uint32_t i, uint32_t prev_gen);
+static void *opool__prepare(opool *p, uint32_t i, void *obj, uint32_t prev_gen);
 
-// (docs/PROOF.md lists the three goals of this function that are still open)
 /*@ requires pool_ok(p);
     requires i < p->hot.nslots && p->hot.slot[i].pos != OPOOL__UNBACKED && (g & 1) != 0;
+    requires p->hot.slot[i].pos < p->hot.limit ==> slot_object_ok(p, i);
     behavior claimed:
       assumes p->hot.slot[i].pos != OPOOL__RETIRED && (p->hot.slot[i].gen & 1) == 0;
       ensures \result != \null && \valid((char *)\result + (0 .. p->hot.stride - 1));

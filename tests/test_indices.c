@@ -900,6 +900,45 @@ TEST(id_only_pool_token_names_no_object) {
     opool_destroy(p);
 }
 
+/* init gets the token; OPOOL_ZERO has no bytes to clear (the token is
+ * never dereferenced), on opool_alloc and on opool_alloc_at past a growth */
+typedef struct {
+    int calls;
+    void *last;
+} token_seen;
+
+static void see_token(void *obj, void *user) {
+    token_seen *s = user;
+    s->calls++;
+    s->last = obj;
+}
+
+TEST(id_only_pool_with_zero_and_init_hands_init_the_token) {
+    token_seen seen = {0, NULL};
+    opool_desc d = quiet_desc(0, 4, SALT);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 64;
+    d.flags = OPOOL_ZERO;
+    d.init = see_token;
+    d.user = &seen;
+    opool *p = NULL;
+    REQUIRE(opool_create(&p, &d) == OPOOL_OK);
+    opool_handle a;
+    void *t = opool_alloc(p, &a);
+    REQUIRE(t);
+    CHECK_EQ_U64(seen.calls, 1);
+    CHECK_EQ_PTR(seen.last, t);
+    opool_handle far = handle(7, 40); /* index 40: past two growths */
+    CHECK_EQ_PTR(opool_alloc_at(p, far), t);
+    CHECK_EQ_U64(seen.calls, 2);
+    CHECK_EQ_PTR(seen.last, t);
+    CHECK(opool_valid(p, far) && opool_valid(p, a));
+    CHECK_EQ_U64(opool_count(p), 2);
+    CHECK(opool_alloc_at(p, far) == NULL); /* live: refused, no init */
+    CHECK_EQ_U64(seen.calls, 2);
+    opool_destroy(p);
+}
+
 TEST(id_only_pool_costs_12_bytes_per_slot) {
     opool *small = id_pool(1000, 0, NULL), *big = id_pool(2000, 0, NULL);
     REQUIRE(small && big);
@@ -1130,6 +1169,7 @@ int main(void) {
     RUN(id_only_pool_hands_out_handles_and_one_non_null_token);
     RUN(id_only_pool_get_valid_at_and_free_work_by_handle);
     RUN(id_only_pool_token_names_no_object);
+    RUN(id_only_pool_with_zero_and_init_hands_init_the_token);
     RUN(id_only_pool_costs_12_bytes_per_slot);
     RUN(id_only_pool_grows_without_object_memory);
     RUN(id_only_pool_saves_and_loads);

@@ -2432,8 +2432,8 @@ typedef struct opool__hot {
     uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint64_t allocs;
     size_t stride;
-    /* base[c] + i * stride is the object at index i of chunk c (for c > 0,
-     * base[c] itself lies lo(c) * stride before the chunk's memory) */
+    /* base[c] is chunk c's first object (index lo(c), 0 for chunk 0): the
+     * object at index i of chunk c is base[c] + (i - lo(c)) * stride */
     char *base[OPOOL__MAX_CHUNKS];
     uint32_t limit; /* slots in the roster: usable capacity */
     uint32_t high_water;
@@ -2485,30 +2485,47 @@ static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
 
 /* ---- objects -------------------------------------------------------------- */
 
-/* The chunk of slot i: 0 below 2^shift (every slot of a fixed pool, whose
- * shift is 32), else the bit width of i >> shift. */
-static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
-    uint64_t q = (uint64_t)i >> c->shift;
+/* The position of i's highest set bit (i > 0). */
+static inline uint32_t opool__top_bit(uint32_t i) {
 #if defined(__GNUC__) || defined(__clang__)
-    return (uint32_t)(63 - __builtin_clzll(q * 2 + 1)); /* q * 2 + 1: never 0 */
+    return (uint32_t)(63 - __builtin_clzll(i));
 #else
-    uint32_t w = 0;
-    for (; q; q >>= 1) w++;
-    return w;
+    uint32_t t = 0;
+    while (i >> t > 1) t++;
+    return t;
 #endif
 }
 
-/* The object of slot i of chunk c. */
-static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i) {
-    void *obj = c->base[chunk] + (size_t)i * c->stride;
+/* The chunk of slot i past chunk 0 of a growing pool (i >= 2^shift):
+ * chunk k begins at index 2^(shift+k-1), i's top bit. */
+static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
+    return opool__top_bit(i) - c->shift + 1;
+}
+
+/* The object offset bytes into chunk c's memory. */
+static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t offset) {
+    void *obj = c->base[chunk] + offset;
     OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
     return obj;
 }
 
+/* The object of slot i past chunk 0 (i >= 2^shift): (i - 2^t) * stride
+ * bytes into its chunk, which begins at index 2^t, t being i's top bit
+ * (one bit count serves both). Written as i * stride - 2^t * stride, so
+ * that the product does not wait for the bit count; the address is formed
+ * inside the chunk. */
+static inline void *opool__object_far(const opool__hot *c, uint32_t i) {
+    uint32_t t = opool__top_bit(i);
+    return opool__object_in(c, opool__chunk_of(c, i),
+                            (size_t)i * c->stride - ((size_t)1 << t) * c->stride);
+}
+
 /* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
- * takes the first branch; a grown chunk costs a shift and a bit count. */
+ * takes the first branch; a grown chunk costs a bit count, a shift and a
+ * subtraction. */
 static inline void *opool__object(const opool__hot *c, uint32_t i) {
-    return opool__object_in(c, OPOOL_LIKELY(i < c->first) ? 0 : opool__chunk_of(c, i), i);
+    return OPOOL_LIKELY(i < c->first) ? opool__object_in(c, 0, (size_t)i * c->stride)
+                                      : opool__object_far(c, i);
 }
 
 static inline void *opool__get_inline(const opool *p, opool_handle h) {
@@ -2517,10 +2534,10 @@ static inline void *opool__get_inline(const opool *p, opool_handle h) {
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
     if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
         if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
-        return opool__object_in(c, 0, i);
+        return opool__object_in(c, 0, (size_t)i * c->stride);
     }
     if (OPOOL_UNLIKELY(i >= c->nslots || c->slot[i].gen != g || !(g & 1))) return NULL;
-    return opool__object_in(c, opool__chunk_of(c, i), i);
+    return opool__object_far(c, i);
 }
 
 static inline bool opool__valid_inline(const opool *p, opool_handle h) {
@@ -4230,9 +4247,7 @@ bool opool__chunk_alloc(opool *p, uint32_t c) {
         mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), opool__object_align(&p->desc));
     if (mem == NULL) return false;
     p->chunk_mem[c] = mem;
-    /* biased, so that base[c] + i * stride addresses index i: the address
-     * lo * stride before the chunk (never dereferenced) */
-    p->hot.base[c] = (char *)mem - (size_t)opool__chunk_lo(p, c) * p->hot.stride;
+    p->hot.base[c] = (char *)mem;
     return true;
 }
 
@@ -4688,7 +4703,7 @@ opool_handle opool_handle_of(const opool *p, const void *obj) {
     for (uint32_t c = 0; c < p->nchunks; c++) {
         if (!opool__chunk_backed(p, c)) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-        const char *first = h->base[c] + (size_t)lo * h->stride;
+        const char *first = h->base[c];
         uintptr_t start = (uintptr_t)first;
         if (!OPOOL__SAME_BLOCK(obj, first)) continue;
         if (a < start || a - start >= (uintptr_t)(hi - lo) * h->stride) continue;

@@ -149,18 +149,22 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
  *             roster at its pos; live (odd generation) exactly when its pos is
  *             below count (the roster's inverse, and the live prefix);
  *   objects   each slot in the roster has its object inside a chunk with
- *             memory: for every chunk k whose index range holds it,
- *             base[k] + i * stride begins stride valid bytes, apart from the
- *             pool and its arrays (and chunk k > 0 has chunk_mem[k]). */
+ *             memory: for every chunk k whose index range [lo(k), hi(k))
+ *             holds it, base[k] + (i - lo(k)) * stride begins stride valid
+ *             bytes, apart from the pool and its arrays (and chunk k > 0 has
+ *             chunk_mem[k]). */
 
 /*@ predicate in_chunk(opool__hot *c, integer k, integer i) =
       k == 0 ? 0 <= i < c->first
              : c->shift < 32 && (1 << (c->shift + k - 1)) <= i < (1 << (c->shift + k));
 
+    // the first index of chunk k, whose object base[k] is (opool__span_lo)
+    logic integer chunk_lo(opool__hot *c, integer k) = k == 0 ? 0 : (1 << (c->shift + k - 1));
+
     predicate object_at(opool *p, integer k, integer i) =
-      p->hot.base[k] + i * p->hot.stride != \null &&
-      \valid(p->hot.base[k] + (i * p->hot.stride .. i * p->hot.stride + p->hot.stride - 1)) &&
-      \separated(p->hot.base[k] + (i * p->hot.stride .. i * p->hot.stride + p->hot.stride - 1),
+      \let x = (i - chunk_lo(&p->hot, k)) * p->hot.stride;
+      p->hot.base[k] + x != \null && \valid(p->hot.base[k] + (x .. x + p->hot.stride - 1)) &&
+      \separated(p->hot.base[k] + (x .. x + p->hot.stride - 1),
                  p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
 
     predicate geometry_ok(opool *p) =
@@ -195,12 +199,13 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
  * is the step back from chunks_ok to the object of a slot for the lookup
  * (docs/PROOF.md, Not proven yet). Proven in the lemmas' run. */
 #ifdef OPOOL_PROOF_LEMMAS
-/*@ // chunk k's index range [lo, hi): chunk 0 is [0, first); chunk k > 0 is
-    // [2^(shift+k-1), 2^(shift+k)) cut at max_capacity (opool__span_lo/hi)
-    logic integer chunk_lo(opool *p, integer k) = k == 0 ? 0 : (1 << (p->hot.shift + k - 1));
+/*@ // chunk k's index range [chunk_lo, chunk_hi): chunk 0 is [0, first); chunk
+    // k > 0 is [2^(shift+k-1), 2^(shift+k)) cut at max_capacity
+    // (opool__span_lo/hi); chunk_len of them, from base[k]
     logic integer chunk_hi(opool *p, integer k) =
       k == 0 ? p->hot.first :
       ((1 << (p->hot.shift + k)) < p->max_capacity ? (1 << (p->hot.shift + k)) : p->max_capacity);
+    logic integer chunk_len(opool *p, integer k) = chunk_hi(p, k) - chunk_lo(&p->hot, k);
 
     predicate backed(opool *p, integer k) = k == 0 || p->chunk_mem[k] != \null;
 
@@ -212,8 +217,8 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
     // pool and its arrays
     predicate chunk_ok(opool *p, integer k) =
       backed(p, k) ==>
-        mem_ok(p->hot.base[k], chunk_lo(p, k) * p->hot.stride, chunk_hi(p, k) * p->hot.stride) &&
-        \separated(p->hot.base[k] + (chunk_lo(p, k) * p->hot.stride .. chunk_hi(p, k) * p->hot.stride - 1),
+        mem_ok(p->hot.base[k], 0, chunk_len(p, k) * p->hot.stride) &&
+        \separated(p->hot.base[k] + (0 .. chunk_len(p, k) * p->hot.stride - 1),
                    p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
 
     predicate chunks_ok(opool *p) = \forall integer k; 0 <= k < OPOOL__MAX_CHUNKS ==> chunk_ok(p, k);
@@ -231,10 +236,8 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
       \at(p->hot.slot, L1) == \at(p->hot.slot, L2) && \at(p->hot.roster, L1) == \at(p->hot.roster, L2) &&
       \at(p->hot.nslots, L2) <= \at(p->hot.nslots, L1) && \at(p->hot.limit, L2) <= \at(p->hot.limit, L1) &&
       \at(p->hot.base[k], L1) == \at(p->hot.base[k], L2) && \at(p->chunk_mem[k], L1) == \at(p->chunk_mem[k], L2) &&
-      (mem_ok{L1}(\at(p->hot.base[k], L1), chunk_lo{L1}(p, k) * \at(p->hot.stride, L1),
-                  chunk_hi{L1}(p, k) * \at(p->hot.stride, L1)) ==>
-       mem_ok{L2}(\at(p->hot.base[k], L1), chunk_lo{L1}(p, k) * \at(p->hot.stride, L1),
-                  chunk_hi{L1}(p, k) * \at(p->hot.stride, L1))) ==>
+      (mem_ok{L1}(\at(p->hot.base[k], L1), 0, chunk_len{L1}(p, k) * \at(p->hot.stride, L1)) ==>
+       mem_ok{L2}(\at(p->hot.base[k], L1), 0, chunk_len{L1}(p, k) * \at(p->hot.stride, L1))) ==>
       chunk_ok{L2}(p, k);
 
     lemma slot_backed_frame{L1,L2}: \forall opool *p, integer k, i;
@@ -268,24 +271,38 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
     assigns \nothing; */
 static inline uint64_t opool__episode_failures(const opool__episode *e);
 
-// the bit width of i >> shift: the chunk whose index range holds i
-/*@ requires \valid_read(c) && c->shift < 32 && (1 << c->shift) <= i;
+// the position of i's highest set bit: the highest power of two up to i
+// (i > 0, stated as a power of two up to it)
+/*@ requires \exists integer n; 0 <= n < 32 && (1 << n) <= i;
     assigns \nothing;
-    ensures 1 <= \result < OPOOL__MAX_CHUNKS && in_chunk(c, \result, i); */
-static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i);
+    ensures \result < 32 && (1 << \result) <= i < (1 << (\result + 1));
+    ensures \forall integer n; 0 <= n && (1 << n) <= i ==> n <= \result;
+    ensures \forall integer n; 0 <= n && i < (1 << n) ==> \result < n; */
+static inline uint32_t opool__top_bit(uint32_t i);
 
 /* -- proven -- */
 
-/*@ requires \valid_read(c) && chunk < OPOOL__MAX_CHUNKS && i * c->stride <= 18446744073709551615;
+/*@ requires \valid_read(c) && c->shift < 32 && (1 << c->shift) <= i;
     assigns \nothing;
-    ensures \result == c->base[chunk] + i * c->stride; */
-static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, uint32_t i);
+    ensures 1 <= \result < OPOOL__MAX_CHUNKS && in_chunk(c, \result, i) && c->shift + \result <= 32; */
+static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i);
+
+/*@ requires \valid_read(c) && chunk < OPOOL__MAX_CHUNKS;
+    assigns \nothing;
+    ensures \result == c->base[chunk] + offset; */
+static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t offset);
+
+/*@ requires \valid_read(c) && hot_geometry(c) && c->shift < 32 && (1 << c->shift) <= i < c->nslots;
+    assigns \nothing;
+    ensures \exists integer k; 1 <= k < OPOOL__MAX_CHUNKS && in_chunk(c, k, i) &&
+                               \result == c->base[k] + (i - chunk_lo(c, k)) * c->stride; */
+static inline void *opool__object_far(const opool__hot *c, uint32_t i);
 
 /*@ requires \valid_read(c) && hot_geometry(c) && i < c->nslots;
     assigns \nothing;
     ensures i < c->first ==> \result == c->base[0] + i * c->stride;
     ensures c->first <= i ==> \exists integer k; 1 <= k < OPOOL__MAX_CHUNKS && in_chunk(c, k, i) &&
-                                                \result == c->base[k] + i * c->stride; */
+                                                \result == c->base[k] + (i - chunk_lo(c, k)) * c->stride; */
 static inline void *opool__object(const opool__hot *c, uint32_t i);
 
 /*@ assigns \nothing; */
@@ -373,7 +390,8 @@ void opool__release(opool *p, uint32_t i);
  * (proof/run.sh: a run of its own), so these contracts read the hot fields
  * through that cast, and hot_lookup_ok is the part of pool_ok they need:
  * the slot array and chunk geometry, and every live slot's object stride
- * valid bytes at base[k] + i * stride for each chunk k whose range holds i. */
+ * valid bytes at base[k] + (i - lo(k)) * stride for each chunk k whose
+ * range holds i. */
 
 /*@ predicate hot_lookup_ok(opool__hot *c) =
       \valid_read(c) && hot_geometry(c) && \valid_read(c->slot + (0 .. c->nslots - 1)) &&
@@ -382,7 +400,7 @@ void opool__release(opool *p, uint32_t i);
       (\forall integer i; 0 <= i < c->nslots && (c->slot[i].gen & 1) != 0 ==> c->slot[i].pos < c->limit) &&
       \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && c->first <= i < c->nslots && in_chunk(c, k, i) &&
           c->slot[i].pos < c->limit ==>
-        c->base[k] + i * c->stride != \null && \valid(c->base[k] + (i * c->stride .. i * c->stride + c->stride - 1));
+        \let x = (i - chunk_lo(c, k)) * c->stride; c->base[k] + x != \null && \valid(c->base[k] + (x .. x + c->stride - 1));
 
     predicate live_in(opool__hot *c, opool_handle h) =
       ((uint32_t)(h.bits >> 32) & 1) != 0 && (uint32_t)h.bits < c->nslots &&
@@ -409,8 +427,8 @@ void opool__release(opool *p, uint32_t i);
     lemma pool_objects_chunks: \forall opool *p; pool_ok(p) ==>
       \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && p->hot.first <= i < p->hot.nslots &&
           in_chunk(&p->hot, k, i) && p->hot.slot[i].pos < p->hot.limit ==>
-        p->hot.base[k] + i * p->hot.stride != \null &&
-        \valid(p->hot.base[k] + (i * p->hot.stride .. i * p->hot.stride + p->hot.stride - 1));
+        \let x = (i - chunk_lo(&p->hot, k)) * p->hot.stride;
+        p->hot.base[k] + x != \null && \valid(p->hot.base[k] + (x .. x + p->hot.stride - 1));
     lemma pool_lookup: \forall opool *p; pool_ok(p) ==> hot_lookup_ok(&p->hot);
 */
 #endif

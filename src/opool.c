@@ -89,9 +89,7 @@ bool opool__chunk_alloc(opool *p, uint32_t c) {
         mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), opool__object_align(&p->desc));
     if (mem == NULL) return false;
     p->chunk_mem[c] = mem;
-    /* biased, so that base[c] + i * stride addresses index i: the address
-     * lo * stride before the chunk (never dereferenced) */
-    p->hot.base[c] = (char *)mem - (size_t)opool__chunk_lo(p, c) * p->hot.stride;
+    p->hot.base[c] = (char *)mem;
     return true;
 }
 
@@ -547,7 +545,7 @@ opool_handle opool_handle_of(const opool *p, const void *obj) {
     for (uint32_t c = 0; c < p->nchunks; c++) {
         if (!opool__chunk_backed(p, c)) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-        const char *first = h->base[c] + (size_t)lo * h->stride;
+        const char *first = h->base[c];
         uintptr_t start = (uintptr_t)first;
         if (!OPOOL__SAME_BLOCK(obj, first)) continue;
         if (a < start || a - start >= (uintptr_t)(hi - lo) * h->stride) continue;

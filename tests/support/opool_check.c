@@ -124,9 +124,8 @@ static bool opool__check_chunks(const opool *p, opool__why *w) {
         if (h->base[c] == NULL) return opool__fail(w, "backed chunk %" PRIu32 " has base NULL", c);
         if (mem % opool__object_align(&p->desc) != 0)
             return opool__fail(w, "chunk %" PRIu32 " misaligned", c);
-        if ((uintptr_t)h->base[c] + (uintptr_t)lo * h->stride != mem)
-            return opool__fail(w, "base[%" PRIu32 "] does not address chunk_mem[%" PRIu32 "]", c,
-                               c);
+        if ((uintptr_t)h->base[c] != mem)
+            return opool__fail(w, "base[%" PRIu32 "] is not chunk_mem[%" PRIu32 "]", c, c);
     }
     if (!boundary) return opool__fail(w, "nslots %" PRIu32 " is not the end of a chunk", h->nslots);
     return true;

@@ -90,7 +90,7 @@ run_wp() {
     [ -f "$WHY3CONFIG" ] || why3 config detect -C "$WHY3CONFIG" >/dev/null 2>&1
     local typed=opool__roster_put,opool__roster_take,opool__roster_release,opool__roster_swap
     typed=$typed,opool__handle_index_inline,opool__handle_generation_inline,opool__classify
-    typed=$typed,opool__object_in,opool__object,opool__wraps,opool__slow_bits,opool__fast_bounds
+    typed=$typed,opool__chunk_of,opool__object_in,opool__object_far,opool__object,opool__wraps,opool__slow_bits,opool__fast_bounds
     typed=$typed,opool__update_fast,opool__retire,opool__release,opool__free_slow,opool__handle
     typed=$typed,opool__prepare,opool__claim,opool_alloc_at
     # the inline lookup casts the pool to its hot fields: WP's cast model

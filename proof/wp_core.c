@@ -158,11 +158,10 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
       k == 0 ? 0 <= i < c->first
              : c->shift < 32 && (1 << (c->shift + k - 1)) <= i < (1 << (c->shift + k));
 
-    // the first index of chunk k, whose object base[k] is (opool__span_lo)
-    logic integer chunk_lo(opool__hot *c, integer k) = k == 0 ? 0 : (1 << (c->shift + k - 1));
-
-    predicate object_at(opool *p, integer k, integer i) =
-      \let x = (i - chunk_lo(&p->hot, k)) * p->hot.stride;
+    // the object x bytes into chunk k: slot i's is i * stride into chunk 0,
+    // (i - 2^(shift+k-1)) * stride into a grown chunk k (written out, as in
+    // in_chunk, so that the provers meet the same terms)
+    predicate object_at(opool *p, integer k, integer x) =
       p->hot.base[k] + x != \null && \valid(p->hot.base[k] + (x .. x + p->hot.stride - 1)) &&
       \separated(p->hot.base[k] + (x .. x + p->hot.stride - 1),
                  p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
@@ -173,10 +172,10 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
       p->max_capacity * p->hot.stride <= 18446744073709551615 && p->desc.object_size <= p->hot.stride;
 
     predicate objects_ok(opool *p) =
-      (\forall integer i; 0 <= i < p->hot.first && p->hot.slot[i].pos < p->hot.limit ==> object_at(p, 0, i)) &&
+      (\forall integer i; 0 <= i < p->hot.first && p->hot.slot[i].pos < p->hot.limit ==> object_at(p, 0, i * p->hot.stride)) &&
       \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && p->hot.first <= i < p->hot.nslots && in_chunk(&p->hot, k, i) &&
           p->hot.slot[i].pos < p->hot.limit ==>
-        object_at(p, k, i) && p->chunk_mem[k] != \null;
+        object_at(p, k, (i - (1 << (p->hot.shift + k - 1))) * p->hot.stride) && p->chunk_mem[k] != \null;
 
     predicate pool_ok(opool *p) =
       \valid(p) && geometry_ok(p) && roster_ok(&p->hot) && slots_ok(&p->hot) && objects_ok(p) &&
@@ -202,10 +201,11 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 /*@ // chunk k's index range [chunk_lo, chunk_hi): chunk 0 is [0, first); chunk
     // k > 0 is [2^(shift+k-1), 2^(shift+k)) cut at max_capacity
     // (opool__span_lo/hi); chunk_len of them, from base[k]
+    logic integer chunk_lo(opool *p, integer k) = k == 0 ? 0 : (1 << (p->hot.shift + k - 1));
     logic integer chunk_hi(opool *p, integer k) =
       k == 0 ? p->hot.first :
       ((1 << (p->hot.shift + k)) < p->max_capacity ? (1 << (p->hot.shift + k)) : p->max_capacity);
-    logic integer chunk_len(opool *p, integer k) = chunk_hi(p, k) - chunk_lo(&p->hot, k);
+    logic integer chunk_len(opool *p, integer k) = chunk_hi(p, k) - chunk_lo(p, k);
 
     predicate backed(opool *p, integer k) = k == 0 || p->chunk_mem[k] != \null;
 
@@ -295,14 +295,14 @@ static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t
 /*@ requires \valid_read(c) && hot_geometry(c) && c->shift < 32 && (1 << c->shift) <= i < c->nslots;
     assigns \nothing;
     ensures \exists integer k; 1 <= k < OPOOL__MAX_CHUNKS && in_chunk(c, k, i) &&
-                               \result == c->base[k] + (i - chunk_lo(c, k)) * c->stride; */
+                               \result == c->base[k] + (i - (1 << (c->shift + k - 1))) * c->stride; */
 static inline void *opool__object_far(const opool__hot *c, uint32_t i);
 
 /*@ requires \valid_read(c) && hot_geometry(c) && i < c->nslots;
     assigns \nothing;
     ensures i < c->first ==> \result == c->base[0] + i * c->stride;
     ensures c->first <= i ==> \exists integer k; 1 <= k < OPOOL__MAX_CHUNKS && in_chunk(c, k, i) &&
-                                                \result == c->base[k] + (i - chunk_lo(c, k)) * c->stride; */
+                                                \result == c->base[k] + (i - (1 << (c->shift + k - 1))) * c->stride; */
 static inline void *opool__object(const opool__hot *c, uint32_t i);
 
 /*@ assigns \nothing; */
@@ -400,7 +400,7 @@ void opool__release(opool *p, uint32_t i);
       (\forall integer i; 0 <= i < c->nslots && (c->slot[i].gen & 1) != 0 ==> c->slot[i].pos < c->limit) &&
       \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && c->first <= i < c->nslots && in_chunk(c, k, i) &&
           c->slot[i].pos < c->limit ==>
-        \let x = (i - chunk_lo(c, k)) * c->stride; c->base[k] + x != \null && \valid(c->base[k] + (x .. x + c->stride - 1));
+        \let x = (i - (1 << (c->shift + k - 1))) * c->stride; c->base[k] + x != \null && \valid(c->base[k] + (x .. x + c->stride - 1));
 
     predicate live_in(opool__hot *c, opool_handle h) =
       ((uint32_t)(h.bits >> 32) & 1) != 0 && (uint32_t)h.bits < c->nslots &&
@@ -427,7 +427,7 @@ void opool__release(opool *p, uint32_t i);
     lemma pool_objects_chunks: \forall opool *p; pool_ok(p) ==>
       \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && p->hot.first <= i < p->hot.nslots &&
           in_chunk(&p->hot, k, i) && p->hot.slot[i].pos < p->hot.limit ==>
-        \let x = (i - chunk_lo(&p->hot, k)) * p->hot.stride;
+        \let x = (i - (1 << (p->hot.shift + k - 1))) * p->hot.stride;
         p->hot.base[k] + x != \null && \valid(p->hot.base[k] + (x .. x + p->hot.stride - 1));
     lemma pool_lookup: \forall opool *p; pool_ok(p) ==> hot_lookup_ok(&p->hot);
 */
@@ -471,9 +471,9 @@ static inline bool opool__valid_inline(const opool *p, opool_handle h);
 
 /*@ // slot i's object, for every chunk whose index range holds i
     predicate slot_object_ok(opool *p, integer i) =
-      (i < p->hot.first ==> object_at(p, 0, i)) &&
+      (i < p->hot.first ==> object_at(p, 0, i * p->hot.stride)) &&
       (p->hot.first <= i ==> \forall integer k; 0 < k < OPOOL__MAX_CHUNKS && in_chunk(&p->hot, k, i) ==>
-                              object_at(p, k, i));
+                              object_at(p, k, (i - (1 << (p->hot.shift + k - 1))) * p->hot.stride));
 */
 
 // assumed of a report (the user's hook or the default printer): it writes

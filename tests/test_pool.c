@@ -2032,6 +2032,82 @@ TEST(create_in_grow_pool_takes_chunks_from_the_allocator) {
     free(buf);
 }
 
+/* The blocks a pool took from its allocator, for checking where its
+ * objects lie. */
+typedef struct block_log {
+    counting c;
+    int n;
+    const char *at[64];
+    size_t size[64];
+} block_log;
+
+static void *logged_alloc(void *ctx, size_t size, size_t align) {
+    block_log *b = ctx;
+    void *p = counting_alloc(&b->c, size, align);
+    if (p != NULL && b->n < 64) {
+        b->at[b->n] = p;
+        b->size[b->n++] = size;
+    }
+    return p;
+}
+
+static void logged_free(void *ctx, void *ptr, size_t size) {
+    counting_free(&((block_log *)ctx)->c, ptr, size);
+}
+
+/* Whether [obj, obj + n) lies inside one block the pool took. */
+static bool in_a_block(const block_log *b, const void *obj, size_t n) {
+    for (int k = 0; k < b->n; k++) {
+        uintptr_t lo = (uintptr_t)b->at[k], a = (uintptr_t)obj;
+        if (a >= lo && a - lo <= b->size[k] && b->size[k] - (a - lo) >= n) return true;
+    }
+    return false;
+}
+
+/* Every object of a grown pool, reached by handle, by index and through the
+ * live list, is stride bytes inside memory the pool took for it (a grown
+ * chunk's or the creation block), and no two overlap. */
+TEST(every_object_of_a_grown_pool_lies_inside_its_chunk) {
+    enum { MAX = 40, SIZE = 24 };
+    block_log b = {0};
+    opool_desc d = desc_of(SIZE, 4);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = MAX; /* chunks [0,4) [4,8) [8,16) [16,32) [32,40) */
+    d.allocator = counting_allocator(&b.c);
+    d.allocator.alloc = logged_alloc;
+    d.allocator.free = logged_free;
+    d.allocator.ctx = &b;
+    opool *p = create(&d);
+    REQUIRE(p);
+    opool_handle h[MAX];
+    alloc_n(p, MAX, h);
+    CHECK(b.n >= 5); /* the creation block and four grown chunks */
+    const char *obj[MAX];
+    for (uint32_t k = 0; k < MAX; k++) {
+        obj[k] = opool_get(p, h[k]);
+        REQUIRE(obj[k] != NULL);
+        CHECK(in_a_block(&b, obj[k], SIZE));
+        CHECK(opool_at(p, opool_handle_index(h[k])) == obj[k]);
+        CHECK_EQ_U64(opool_handle_of(p, obj[k]).bits, h[k].bits);
+        for (uint32_t j = 0; j < k; j++)
+            CHECK((uintptr_t)obj[j] + SIZE <= (uintptr_t)obj[k] ||
+                  (uintptr_t)obj[k] + SIZE <= (uintptr_t)obj[j]);
+    }
+    for (uint32_t i = 0; i < opool_count(p); i++)
+        CHECK(in_a_block(&b, opool_live_object(p, i), SIZE));
+    /* after a shrink gives back the chunk below one that holds objects, the
+     * next growth refills it, and the objects still lie inside */
+    for (uint32_t k = 4; k < 8; k++) CHECK_EQ_U64(opool_free(p, h[k]), OPOOL_OK);
+    CHECK_EQ_U64(opool_shrink(p), 4);
+    for (uint32_t k = 4; k < 8; k++) {
+        REQUIRE(opool_alloc(p, &h[k]) != NULL);
+        CHECK(in_a_block(&b, opool_get(p, h[k]), SIZE));
+        CHECK_EQ_U64(opool_handle_index(h[k]), k);
+    }
+    opool_destroy(p);
+    CHECK_EQ_U64(b.c.blocks, 0);
+}
+
 TEST(allocator_failure_gives_enomem_and_leaks_nothing) {
     counting c;
     opool_desc d = desc_of(16, 8);
@@ -2422,6 +2498,7 @@ int main(int argc, char **argv) {
     RUN(create_in_accepts_any_buffer_alignment);
     RUN(create_in_rejects_null_or_small_buffer);
     RUN(create_in_grow_pool_takes_chunks_from_the_allocator);
+    RUN(every_object_of_a_grown_pool_lies_inside_its_chunk);
     RUN(allocator_failure_gives_enomem_and_leaks_nothing);
     RUN(custom_allocator_gets_every_byte_back);
     RUN(grow_pool_with_huge_max_capacity_grows_lazily);

@@ -3138,7 +3138,6 @@ struct opool {
     uint64_t failed_allocs, rejected, evictions, grows;
     void *block;       /* the creation block, when opool_create allocated it */
     size_t block_size; /* bytes of the creation block (or of the caller's buffer used) */
-    void *chunk_mem[OPOOL__MAX_CHUNKS]; /* storage of chunks >= 1 (chunk 0 lives in the block) */
 };
 
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
@@ -4236,17 +4235,16 @@ size_t opool__chunk_bytes(const opool *p, uint32_t c) {
     return (size_t)(opool__chunk_hi(p, c) - opool__chunk_lo(p, c)) * p->hot.stride;
 }
 
-bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->chunk_mem[c] != NULL; }
+bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->hot.base[c] != NULL; }
 
 /* Give chunk c (>= 1) its storage: the allocator's, or for an id-only pool
  * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
- * returns. Sets chunk_mem[c] and base[c]; false when memory is not there. */
+ * returns. Sets base[c]; false when memory is not there. */
 bool opool__chunk_alloc(opool *p, uint32_t c) {
     void *mem = p->hot.base[0];
     if (p->hot.stride != 0)
         mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), opool__object_align(&p->desc));
     if (mem == NULL) return false;
-    p->chunk_mem[c] = mem;
     p->hot.base[c] = (char *)mem;
     return true;
 }
@@ -4254,11 +4252,10 @@ bool opool__chunk_alloc(opool *p, uint32_t c) {
 /* Give chunk c's storage back (shrink, destroy, a failed grow). */
 void opool__chunk_free(opool *p, uint32_t c) {
     if (p->hot.stride != 0) {
-        opool__mem_defined(p->chunk_mem[c], opool__chunk_bytes(p, c));
-        opool__mem_free(&p->mem, p->chunk_mem[c], opool__chunk_bytes(p, c),
+        opool__mem_defined(p->hot.base[c], opool__chunk_bytes(p, c));
+        opool__mem_free(&p->mem, p->hot.base[c], opool__chunk_bytes(p, c),
                         opool__object_align(&p->desc));
     }
-    p->chunk_mem[c] = NULL;
     p->hot.base[c] = NULL;
 }
 
@@ -4358,7 +4355,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
         if (h->slot[i].pos == OPOOL__RETIRED) continue;
         opool__roster_put(h, h->limit++, i);
     }
-    opool__range_freed(p, (char *)p->chunk_mem[c], hi - lo);
+    opool__range_freed(p, p->hot.base[c], hi - lo);
     p->grows++;
     opool__update_fast(p);
     return true;
@@ -4493,7 +4490,7 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
 bool opool__restore_chunk(opool *p, uint32_t c) {
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
     if (!opool__chunk_alloc(p, c)) return false;
-    opool__range_freed(p, (char *)p->chunk_mem[c], hi - lo);
+    opool__range_freed(p, p->hot.base[c], hi - lo);
     return true;
 }
 
@@ -4628,7 +4625,7 @@ void opool_destroy(opool *p) {
     /* the memory goes back whole: hidden free slots must not stay hidden */
     opool__mem_defined(p->hot.base[0], (size_t)p->hot.first * p->hot.stride);
     for (uint32_t c = 1; c < p->nchunks; c++)
-        if (p->chunk_mem[c]) opool__chunk_free(p, c);
+        if (opool__chunk_backed(p, c)) opool__chunk_free(p, c);
     if (p->arrays_owned)
         opool__mem_free(&m, p->hot.slot,
                         (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
@@ -4775,7 +4772,7 @@ uint32_t opool_shrink(opool *p) {
     opool__hot *h = &p->hot;
     uint32_t released = 0;
     for (uint32_t c = 1; c < p->nchunks; c++) {
-        if (!p->chunk_mem[c]) continue;
+        if (!opool__chunk_backed(p, c)) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
         uint32_t i = lo;
         while (i < hi && !(h->slot[i].gen & 1)) i++;
@@ -4820,7 +4817,7 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     size_t bytes = p->block_size;
     if (p->arrays_owned) bytes += (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t));
     for (uint32_t c = 1; c < p->nchunks; c++)
-        if (p->chunk_mem[c]) bytes += opool__chunk_bytes(p, c);
+        if (opool__chunk_backed(p, c)) bytes += opool__chunk_bytes(p, c);
     out->bytes = bytes;
 }
 

@@ -151,8 +151,8 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
  *   objects   each slot in the roster has its object inside a chunk with
  *             memory: for every chunk k whose index range [lo(k), hi(k))
  *             holds it, base[k] + (i - lo(k)) * stride begins stride valid
- *             bytes, apart from the pool and its arrays (and chunk k > 0 has
- *             chunk_mem[k]). */
+ *             bytes, apart from the pool and its arrays (and base[k], a
+ *             grown chunk's memory, is not NULL). */
 
 /*@ predicate in_chunk(opool__hot *c, integer k, integer i) =
       k == 0 ? 0 <= i < c->first
@@ -175,7 +175,7 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
       (\forall integer i; 0 <= i < p->hot.first && p->hot.slot[i].pos < p->hot.limit ==> object_at(p, 0, i * p->hot.stride)) &&
       \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && p->hot.first <= i < p->hot.nslots && in_chunk(&p->hot, k, i) &&
           p->hot.slot[i].pos < p->hot.limit ==>
-        object_at(p, k, (i - (1 << (p->hot.shift + k - 1))) * p->hot.stride) && p->chunk_mem[k] != \null;
+        object_at(p, k, (i - (1 << (p->hot.shift + k - 1))) * p->hot.stride) && p->hot.base[k] != \null;
 
     predicate pool_ok(opool *p) =
       \valid(p) && geometry_ok(p) && roster_ok(&p->hot) && slots_ok(&p->hot) && objects_ok(p) &&
@@ -207,7 +207,7 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
       ((1 << (p->hot.shift + k)) < p->max_capacity ? (1 << (p->hot.shift + k)) : p->max_capacity);
     logic integer chunk_len(opool *p, integer k) = chunk_hi(p, k) - chunk_lo(p, k);
 
-    predicate backed(opool *p, integer k) = k == 0 || p->chunk_mem[k] != \null;
+    predicate backed(opool *p, integer k) = k == 0 || p->hot.base[k] != \null;
 
     // bytes [from, to) from b are there: reads the allocation table alone
     predicate mem_ok(char *b, integer from, integer to) =
@@ -226,7 +226,7 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
     // every slot in the roster past chunk 0 lies in a chunk with memory
     predicate slots_backed(opool *p) =
       \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && p->hot.first <= i < p->hot.nslots &&
-          in_chunk(&p->hot, k, i) && p->hot.slot[i].pos < p->hot.limit ==> p->chunk_mem[k] != \null;
+          in_chunk(&p->hot, k, i) && p->hot.slot[i].pos < p->hot.limit ==> p->hot.base[k] != \null;
 
     // one chunk at a time, one slot at a time: cvc4 proves neither for all
     // chunks or slots at once, and a caller's goal for all of them from these
@@ -235,7 +235,7 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
       \at(p->hot.first, L1) == \at(p->hot.first, L2) && \at(p->max_capacity, L1) == \at(p->max_capacity, L2) &&
       \at(p->hot.slot, L1) == \at(p->hot.slot, L2) && \at(p->hot.roster, L1) == \at(p->hot.roster, L2) &&
       \at(p->hot.nslots, L2) <= \at(p->hot.nslots, L1) && \at(p->hot.limit, L2) <= \at(p->hot.limit, L1) &&
-      \at(p->hot.base[k], L1) == \at(p->hot.base[k], L2) && \at(p->chunk_mem[k], L1) == \at(p->chunk_mem[k], L2) &&
+      \at(p->hot.base[k], L1) == \at(p->hot.base[k], L2) &&
       (mem_ok{L1}(\at(p->hot.base[k], L1), 0, chunk_len{L1}(p, k) * \at(p->hot.stride, L1)) ==>
        mem_ok{L2}(\at(p->hot.base[k], L1), 0, chunk_len{L1}(p, k) * \at(p->hot.stride, L1))) ==>
       chunk_ok{L2}(p, k);
@@ -243,10 +243,10 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
     lemma slot_backed_frame{L1,L2}: \forall opool *p, integer k, i;
       0 < k < OPOOL__MAX_CHUNKS && \at(p->hot.first, L2) <= i < \at(p->hot.nslots, L2) && slots_backed{L1}(p) &&
       \at(p->hot.shift, L1) == \at(p->hot.shift, L2) && \at(p->hot.first, L1) == \at(p->hot.first, L2) &&
-      \at(p->hot.nslots, L1) == \at(p->hot.nslots, L2) && \at(p->chunk_mem[k], L1) == \at(p->chunk_mem[k], L2) &&
+      \at(p->hot.nslots, L1) == \at(p->hot.nslots, L2) && \at(p->hot.base[k], L1) == \at(p->hot.base[k], L2) &&
       (\at(p->hot.slot[i].pos, L2) < \at(p->hot.limit, L2) ==> \at(p->hot.slot[i].pos, L1) < \at(p->hot.limit, L1)) &&
       \at(in_chunk(&p->hot, k, i), L2) && \at(p->hot.slot[i].pos, L2) < \at(p->hot.limit, L2) ==>
-      \at(p->chunk_mem[k], L2) != \null;
+      \at(p->hot.base[k], L2) != \null;
 
     lemma geometry_frame{L1,L2}: \forall opool *p; geometry_ok{L1}(p) &&
       \at(p->hot.stride, L1) == \at(p->hot.stride, L2) && \at(p->hot.shift, L1) == \at(p->hot.shift, L2) &&

@@ -63,7 +63,6 @@ struct opool {
     uint64_t failed_allocs, rejected, evictions, grows;
     void *block;       /* the creation block, when opool_create allocated it */
     size_t block_size; /* bytes of the creation block (or of the caller's buffer used) */
-    void *chunk_mem[OPOOL__MAX_CHUNKS]; /* storage of chunks >= 1 (chunk 0 lives in the block) */
 };
 
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");

@@ -588,7 +588,7 @@ TEST(check_catches_each_corruption) {
     REQUIRE(opool__check(p, why, sizeof why));
     opool__hot *c = (opool__hot *)(void *)p;
     REQUIRE(p->retired == 1 && p->nchunks == 6);
-    REQUIRE(p->chunk_mem[4] != NULL && p->chunk_mem[5] == NULL); /* chunk 5 = [64, 100) */
+    REQUIRE(c->base[4] != NULL && c->base[5] == NULL); /* chunk 5 = [64, 100) */
     uint32_t live = opool_handle_index(opool_live_handle(p, 0));
     uint32_t free_top = c->roster[c->count + 1];
 
@@ -610,10 +610,9 @@ TEST(check_catches_each_corruption) {
     CORRUPT(uint32_t, "retired count", p->retired, 0);
     CORRUPT(uint32_t, "retired marker", c->slot[63].pos, OPOOL__UNBACKED);
     CORRUPT(uint32_t, "unbacked marker in a backed chunk", c->slot[free_top].pos, OPOOL__UNBACKED);
-    CORRUPT(char *, "base of chunk 1", c->base[1], c->base[1] + c->stride);
+    CORRUPT(char *, "base of chunk 1 misaligned", c->base[1], c->base[1] + 1);
     CORRUPT(char *, "base of an unbacked chunk", c->base[5], (char *)(uintptr_t)64);
     CORRUPT(char *, "base beyond the chunks", c->base[6], (char *)(uintptr_t)64);
-    CORRUPT(void *, "chunk memory beyond the chunks", p->chunk_mem[6], (void *)c->base[0]);
     CORRUPT(char *, "base[0]", c->base[0], NULL);
     CORRUPT(uint32_t, "gen0 odd", p->gen0, p->gen0 | 1);
     CORRUPT(uint32_t, "nchunks", p->nchunks, p->nchunks + 1);

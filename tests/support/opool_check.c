@@ -97,7 +97,7 @@ static bool opool__check_chunks(const opool *p, opool__why *w) {
     bool boundary = false;
     for (uint32_t c = 0; c < OPOOL__MAX_CHUNKS; c++) {
         if (c >= p->nchunks) {
-            if (p->chunk_mem[c] != NULL || h->base[c] != NULL)
+            if (h->base[c] != NULL)
                 return opool__fail(w, "chunk %" PRIu32 " beyond nchunks has storage", c);
             continue;
         }
@@ -106,26 +106,17 @@ static bool opool__check_chunks(const opool *p, opool__why *w) {
         if (lo >= hi) return opool__fail(w, "chunk %" PRIu32 " is empty", c);
         if (hi == h->nslots) boundary = true;
         if (c == 0) {
-            if (p->chunk_mem[0] != NULL) return opool__fail(w, "chunk_mem[0] is set");
             if (h->base[0] == NULL || (uintptr_t)h->base[0] % p->align != 0)
                 return opool__fail(w, "base[0] %p NULL or misaligned", (void *)h->base[0]);
             continue;
         }
-        if (!opool__chunk_backed(p, c)) {
-            if (h->base[c] != NULL)
-                return opool__fail(w, "chunk %" PRIu32 " has no storage but base[] is set", c);
-            continue;
-        }
+        if (!opool__chunk_backed(p, c)) continue;
         if (hi > h->nslots)
             return opool__fail(w,
                                "backed chunk %" PRIu32 " ends at %" PRIu32 " past nslots %" PRIu32,
                                c, hi, h->nslots);
-        uintptr_t mem = (uintptr_t)p->chunk_mem[c];
-        if (h->base[c] == NULL) return opool__fail(w, "backed chunk %" PRIu32 " has base NULL", c);
-        if (mem % opool__object_align(&p->desc) != 0)
+        if ((uintptr_t)h->base[c] % opool__object_align(&p->desc) != 0)
             return opool__fail(w, "chunk %" PRIu32 " misaligned", c);
-        if ((uintptr_t)h->base[c] != mem)
-            return opool__fail(w, "base[%" PRIu32 "] is not chunk_mem[%" PRIu32 "]", c, c);
     }
     if (!boundary) return opool__fail(w, "nslots %" PRIu32 " is not the end of a chunk", h->nslots);
     return true;

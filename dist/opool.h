@@ -2502,7 +2502,7 @@ static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
     return opool__top_bit(i) - c->shift + 1;
 }
 
-/* The object offset bytes into chunk c's memory. */
+/* The object offset bytes into the memory of chunk `chunk`. */
 static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t offset) {
     void *obj = c->base[chunk] + offset;
     OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */

@@ -174,10 +174,11 @@ static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t
 }
 
 /* The object of slot i past chunk 0 (i >= 2^shift): (i - 2^t) * stride
- * bytes into its chunk, which begins at index 2^t, t being i's top bit
- * (one bit count serves both). Written as i * stride - 2^t * stride, so
- * that the product does not wait for the bit count; the address is formed
- * inside the chunk. */
+ * bytes into its chunk, which begins at index 2^t, t being i's top bit.
+ * opool__chunk_of counts the same bit (the compiler emits one count; the
+ * proof needs the chunk from a function whose contract names it). Written as
+ * i * stride - 2^t * stride, so that the product does not wait for the bit
+ * count; the address is formed inside the chunk. */
 static inline void *opool__object_far(const opool__hot *c, uint32_t i) {
     uint32_t t = opool__top_bit(i);
     return opool__object_in(c, opool__chunk_of(c, i),

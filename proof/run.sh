@@ -98,7 +98,7 @@ run_wp() {
     local fcts=$typed,$cast
     local lemmas=roster_injective,pool_lookup_arrays,pool_lookup_chunk0,pool_live_in_roster
     lemmas=$lemmas,pool_objects_chunks,pool_lookup,chunk_frame,slot_backed_frame,geometry_frame,mul_range
-    lemmas=$lemmas,mem_range,mem_object
+    lemmas=$lemmas,mem_range,mem_object,slot_object_far
     # wp_core.c includes src/opool.c: one translation unit, so that the
     # contracts reach the static inline functions opool.c calls
     # 480 s a goal: roster_ok kept by retire takes cvc4 2.1 to 2.5 million

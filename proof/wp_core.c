@@ -57,12 +57,14 @@
 */
 
 /*@ requires \valid(c) && arrays_ok(c) && k < c->limit && i < c->nslots;
+    exits \false;
     assigns c->roster[k], c->slot[i].pos;
     ensures c->roster[k] == i && c->slot[i].pos == k;
 */
 static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i);
 
 /*@ requires \valid(c) && roster_ok(c) && c->count < c->limit;
+    exits \false;
     assigns c->count;
     ensures \result == c->roster[\old(c->count)] && \result < c->nslots;
     ensures c->count == \old(c->count) + 1 && roster_ok(c);
@@ -72,6 +74,7 @@ static inline uint32_t opool__roster_take(opool__hot *c);
 
 /*@ requires \valid(c) && roster_ok(c) && i < c->nslots && 0 < c->count;
     requires c->slot[i].pos < c->count && c->roster[c->slot[i].pos] == i;
+    exits \false;
     assigns c->count, c->roster[0 .. c->limit - 1], c->slot[0 .. c->nslots - 1].pos;
     ensures roster_ok(c) && c->count == \old(c->count) - 1;
     ensures c->slot[i].pos == c->count && c->roster[c->count] == i;
@@ -95,6 +98,7 @@ static inline uint32_t opool__roster_take(opool__hot *c);
 static inline void opool__roster_release(opool__hot *c, uint32_t i);
 
 /*@ requires \valid(c) && roster_ok(c) && a < c->limit && b < c->limit;
+    exits \false;
     assigns c->roster[0 .. c->limit - 1], c->slot[0 .. c->nslots - 1].pos;
     ensures roster_ok(c);
     ensures c->count == \old(c->count) && c->nslots == \old(c->nslots) && c->limit == \old(c->limit);
@@ -183,6 +187,29 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
       \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
 */
 
+/* ---- which object: slot i's, as a term -----------------------------------
+ * slot_object names slot i's object without an existential over chunks, so
+ * that a contract can say which bytes it writes (the free's assigns clause)
+ * and which object the lookup returns. It needs i's top bit as a logic
+ * function: top is given by the fact that defines it (an axiom: for i > 0
+ * exactly one t has 2^t <= i < 2^(t+1); docs/PROOF.md, Assumptions). */
+
+/*@ axiomatic Top {
+      // the position of the highest set bit of i > 0
+      logic integer top(integer i);
+      axiom top_def: \forall integer i, t; 0 <= t && (1 << t) <= i < (1 << (t + 1)) ==> top(i) == t;
+    }
+    // slot i's object: i * stride into chunk 0, else (i - 2^t) * stride into
+    // chunk t - shift + 1, t being i's top bit
+    logic char *slot_object(opool__hot *c, integer i) =
+      i < c->first ? c->base[0] + i * c->stride
+                   : c->base[top(i) - c->shift + 1] + (i - (1 << top(i))) * c->stride;
+
+    // in the chunk whose range holds it (which the lookup finds with a bit count)
+    lemma slot_object_far: \forall opool__hot *c, integer k, i; 0 < k && c->first <= i && in_chunk(c, k, i) ==>
+      slot_object(c, i) == c->base[k] + (i - (1 << (c->shift + k - 1))) * c->stride;
+*/
+
 /* ---- toward the paths that write: objects per chunk, and frame lemmas ----
  * objects_ok above, per slot, cannot be carried across a call that writes
  * other fields: cvc4 times out even for opool__update_fast, and a lemma
@@ -265,15 +292,18 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 */
 #endif
 
+
 /* -- assumed: contracts WP does not prove (docs/PROOF.md, Assumptions) -- */
 
 /*@ requires \valid_read(e);
+    exits \false;
     assigns \nothing; */
 static inline uint64_t opool__episode_failures(const opool__episode *e);
 
 // the position of i's highest set bit: the highest power of two up to i
 // (i > 0, stated as a power of two up to it)
 /*@ requires \exists integer n; 0 <= n < 32 && (1 << n) <= i;
+    exits \false;
     assigns \nothing;
     ensures \result < 32 && (1 << \result) <= i < (1 << (\result + 1));
     ensures \forall integer n; 0 <= n && (1 << n) <= i ==> n <= \result;
@@ -283,42 +313,51 @@ static inline uint32_t opool__top_bit(uint32_t i);
 /* -- proven -- */
 
 /*@ requires \valid_read(c) && c->shift < 32 && (1 << c->shift) <= i;
+    exits \false;
     assigns \nothing;
     ensures 1 <= \result < OPOOL__MAX_CHUNKS && in_chunk(c, \result, i) && c->shift + \result <= 32; */
 static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i);
 
 /*@ requires \valid_read(c) && chunk < OPOOL__MAX_CHUNKS;
+    exits \false;
     assigns \nothing;
     ensures \result == c->base[chunk] + offset; */
 static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t offset);
 
 /*@ requires \valid_read(c) && hot_geometry(c) && c->shift < 32 && (1 << c->shift) <= i < c->nslots;
+    exits \false;
     assigns \nothing;
     ensures \exists integer k; 1 <= k < OPOOL__MAX_CHUNKS && in_chunk(c, k, i) &&
                                \result == c->base[k] + (i - (1 << (c->shift + k - 1))) * c->stride; */
 static inline void *opool__object_far(const opool__hot *c, uint32_t i);
 
 /*@ requires \valid_read(c) && hot_geometry(c) && i < c->nslots;
+    exits \false;
     assigns \nothing;
     ensures i < c->first ==> \result == c->base[0] + i * c->stride;
     ensures c->first <= i ==> \exists integer k; 1 <= k < OPOOL__MAX_CHUNKS && in_chunk(c, k, i) &&
-                                                \result == c->base[k] + (i - (1 << (c->shift + k - 1))) * c->stride; */
+                                                \result == c->base[k] + (i - (1 << (c->shift + k - 1))) * c->stride;
+    ensures \result == slot_object(c, i); */
 static inline void *opool__object(const opool__hot *c, uint32_t i);
 
-/*@ assigns \nothing; */
+/*@ exits \false;
+    assigns \nothing; */
 static inline bool opool__wraps(uint32_t gen, uint32_t gen0, uint32_t k);
 
 /*@ requires \valid_read(p);
+    exits \false;
     assigns \nothing; */
 uint32_t opool__slow_bits(const opool *p);
 
 /*@ requires \valid_read(p) && \valid(fast_limit) && \valid(free_limit);
     requires \separated(fast_limit, free_limit);
+    exits \false;
     assigns *fast_limit, *free_limit;
     ensures *free_limit == 0 || *free_limit == p->hot.nslots; */
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit);
 
 /*@ requires \valid(p);
+    exits \false;
     assigns p->hot.fast_limit, p->hot.free_limit;
     ensures \old(roster_ok(&p->hot)) ==> roster_ok(&p->hot);
     ensures \old(roster_ok(&p->hot)) ==>
@@ -339,11 +378,13 @@ void opool__update_fast(opool *p);
 
 // opool_track.c: poisons and hides the freed object's bytes (assumed)
 /*@ requires \valid((char *)obj + (0 .. size - 1));
+    exits \false;
     assigns ((char *)obj)[0 .. size - 1]; */
 void opool__track_on_free(void *obj, size_t size, size_t keep, bool poison);
 
 // opool_diag.c: may end the pool's exhaustion episode (assumed)
 /*@ requires \valid(e);
+    exits \false;
     assigns e->failures; */
 bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity);
 
@@ -362,6 +403,7 @@ static void opool__call_init(const opool *p, void *obj);
 /*@ requires \valid(p) && roster_ok(&p->hot) && i < p->hot.nslots && p->hot.count < p->hot.limit;
     requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
     requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
+    exits \false;
     assigns p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.limit,
             p->retired, p->hot.fast_limit, p->hot.free_limit;
     ensures roster_ok(&p->hot) && p->hot.limit == \old(p->hot.limit) - 1;
@@ -372,9 +414,12 @@ static void opool__call_init(const opool *p, void *obj);
 */
 static void opool__retire(opool *p, uint32_t i);
 
-// no assigns clause: its paths through a callee that might exit leave the
-// object's bytes to an existential the provers do not find (docs/PROOF.md)
+// it writes the free's fields, the slot and roster arrays, the exhaustion
+// episode's count and slot i's object, nothing else
 /*@ requires pool_ok(p) && i < p->hot.nslots && (p->hot.slot[i].gen & 1) != 0;
+    assigns p->hot.count, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures,
+            p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.slot[i].gen,
+            slot_object(&p->hot, i)[0 .. p->hot.stride - 1];
     ensures roster_ok(&p->hot);
     ensures p->hot.free_limit <= p->hot.nslots;
     ensures p->hot.count == \old(p->hot.count) - 1;
@@ -442,6 +487,7 @@ void opool__release(opool *p, uint32_t i);
       assumes p != \null && live_in((opool__hot *)p, h);
       ensures \result != \null;
       ensures \valid((char *)\result + (0 .. ((opool__hot *)p)->stride - 1));
+      ensures \result == slot_object((opool__hot *)p, (uint32_t)h.bits);
     behavior not_live:
       assumes p != \null && !live_in((opool__hot *)p, h);
       ensures \result == \null;
@@ -559,6 +605,9 @@ void *opool_alloc_at(opool *p, opool_handle want);
       ensures \result == OPOOL_EINVAL;
     behavior live:
       assumes p != \null && live_in(&p->hot, h);
+      assigns p->hot.count, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures,
+              p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos,
+              p->hot.slot[(uint32_t)h.bits].gen, slot_object(&p->hot, (uint32_t)h.bits)[0 .. p->hot.stride - 1];
       ensures \result == OPOOL_OK;
       ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
       ensures p->hot.count == \old(p->hot.count) - 1;

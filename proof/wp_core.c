@@ -319,20 +319,17 @@ static inline uint32_t opool__top_bit(uint32_t i);
 static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i);
 
 /*@ requires \valid_read(c) && chunk < OPOOL__MAX_CHUNKS;
-    exits \false;
     assigns \nothing;
     ensures \result == c->base[chunk] + offset; */
 static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t offset);
 
 /*@ requires \valid_read(c) && hot_geometry(c) && c->shift < 32 && (1 << c->shift) <= i < c->nslots;
-    exits \false;
     assigns \nothing;
     ensures \exists integer k; 1 <= k < OPOOL__MAX_CHUNKS && in_chunk(c, k, i) &&
                                \result == c->base[k] + (i - (1 << (c->shift + k - 1))) * c->stride; */
 static inline void *opool__object_far(const opool__hot *c, uint32_t i);
 
 /*@ requires \valid_read(c) && hot_geometry(c) && i < c->nslots;
-    exits \false;
     assigns \nothing;
     ensures i < c->first ==> \result == c->base[0] + i * c->stride;
     ensures c->first <= i ==> \exists integer k; 1 <= k < OPOOL__MAX_CHUNKS && in_chunk(c, k, i) &&

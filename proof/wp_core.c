@@ -292,7 +292,6 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 */
 #endif
 
-
 /* -- assumed: contracts WP does not prove (docs/PROOF.md, Assumptions) -- */
 
 /*@ requires \valid_read(e);

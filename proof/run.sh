@@ -101,10 +101,10 @@ run_wp() {
     lemmas=$lemmas,mem_range,mem_object,slot_object_far
     # wp_core.c includes src/opool.c: one translation unit, so that the
     # contracts reach the static inline functions opool.c calls
-    # 480 s a goal: roster_ok kept by retire takes cvc4 2.1 to 2.5 million
-    # steps, 96 to 104 s at a load of 2 on two cores; it timed out at 120 s at
-    # a load of 5, and at 240 s beside a CI run (docs/PROOF.md). Only a goal
-    # that fails waits that long.
+    # 480 s a goal: roster_ok kept by retire takes cvc4 about 4 million
+    # steps, 229 to 259 s at a load of 3 to 4 on two cores; it timed out at
+    # 240 s beside a CI run once (docs/PROOF.md). Only a goal that fails
+    # waits that long.
     "${fc[@]}" proof/wp_core.c -wp -wp-fct "$typed" -wp-rte -wp-prover cvc4,z3 -wp-timeout 480 -wp-split \
         -wp-par 2 >"$log" 2>&1 || true
     "${fc[@]}" proof/wp_core.c -wp -wp-model Typed+cast -wp-fct "$cast" -wp-rte -wp-prover cvc4,z3 \

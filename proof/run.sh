@@ -93,8 +93,8 @@ run_wp() {
     typed=$typed,opool__chunk_of,opool__object_in,opool__object_far,opool__object,opool__wraps,opool__slow_bits,opool__fast_bounds
     typed=$typed,opool__update_fast,opool__retire,opool__release,opool__free_slow,opool__handle
     typed=$typed,opool__prepare,opool__claim,opool_alloc_at
-    # the inline lookup casts the pool to its hot fields: WP's cast model
-    local cast=opool__get_inline,opool__valid_inline
+    # the inline lookup and free cast the pool to its hot fields: WP's cast model
+    local cast=opool__get_inline,opool__valid_inline,opool__free_inline
     local fcts=$typed,$cast
     local lemmas=roster_injective,pool_lookup_arrays,pool_lookup_chunk0,pool_live_in_roster
     lemmas=$lemmas,pool_objects_chunks,pool_lookup,chunk_frame,slot_backed_frame,geometry_frame,mul_range

@@ -595,6 +595,12 @@ void *opool_alloc_at(opool *p, opool_handle want);
  * keeps every slot (only the count of rejections moves). */
 
 /*@ requires p == \null || pool_ok(p);
+    // every behavior's writes together: what a caller that does not know
+    // which applies may assume (opool_free below)
+    assigns p->hot.count, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures,
+            p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos,
+            p->hot.slot[(uint32_t)h.bits].gen, slot_object(&p->hot, (uint32_t)h.bits)[0 .. p->hot.stride - 1],
+            p->rejected;
     behavior null:
       assumes p == \null;
       assigns \nothing;
@@ -614,9 +620,53 @@ void *opool_alloc_at(opool *p, opool_handle want);
       assumes p != \null && !live_in(&p->hot, h);
       assigns p->rejected;
       ensures \result == OPOOL_EINVAL || \result == OPOOL_ESTALE;
+      // (what the assigns clause says, for a caller given all behaviors' writes)
+      ensures sl_kept: p->hot.count == \old(p->hot.count) &&
+              \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     complete behaviors;
     disjoint behaviors; */
 opool_status opool__free_slow(opool *p, opool_handle h);
+
+/* ==== the inline free (opool_abi.h): every handle ========================
+ * opool_free itself: a live handle of an index below free_limit (the bound
+ * the pool keeps at 0 while anything needs the slow path) is freed in line,
+ * the roster's release and the next generation; every other handle, and a
+ * NULL pool, goes to the out-of-line path above. So the promise is the
+ * out-of-line one, for every handle: a live handle freed (OPOOL_OK, the
+ * next generation, one object fewer, every other generation kept); any
+ * other rejected with the status the header gives, the count and every
+ * generation kept. The writes are stated once for all handles, since WP
+ * gives the out-of-line call the writes of all its behaviors together. It
+ * reads the pool through its hot fields (the cast of the lookup: WP's
+ * Typed+cast model). */
+
+/*@ requires p == \null || pool_ok(p);
+    // what either path may write, whatever the handle
+    assigns p->hot.count, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures,
+            p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos,
+            p->hot.slot[(uint32_t)h.bits].gen, slot_object(&p->hot, (uint32_t)h.bits)[0 .. p->hot.stride - 1],
+            p->rejected;
+    behavior null:
+      assumes p == \null;
+      ensures \result == OPOOL_EINVAL;
+    behavior live:
+      assumes p != \null && live_in(&p->hot, h);
+      ensures \result == OPOOL_OK;
+      // (roster_ok, which the out-of-line path ensures, is not proven after
+      // the inline one: docs/PROOF.md, Not proven yet)
+      ensures p->hot.free_limit <= p->hot.nslots;
+      ensures p->hot.count == \old(p->hot.count) - 1;
+      ensures p->hot.slot[(uint32_t)h.bits].gen == (uint32_t)(\old(p->hot.slot[(uint32_t)h.bits].gen) + 1);
+      ensures \forall integer j; 0 <= j < p->hot.nslots && j != (uint32_t)h.bits ==>
+                p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    behavior not_live:
+      assumes p != \null && !live_in(&p->hot, h);
+      ensures \result == OPOOL_EINVAL || \result == OPOOL_ESTALE;
+      ensures fi_kept: p->hot.count == \old(p->hot.count) &&
+              \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    complete behaviors;
+    disjoint behaviors; */
+static inline opool_status opool__free_inline(opool *p, opool_handle h);
 
 /* the definitions, in this translation unit: the contracts above attach to
  * the static inline functions of the same one */

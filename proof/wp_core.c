@@ -1,11 +1,11 @@
 /*
  * wp_core.c -- the ACSL contracts WP proves of the roster operations of
  * opool_abi.h, the handle check, object address and free (release, the
- * out-of-line free), opool_alloc_at of src/opool.c, and the inline lookup (proof/run.sh wp,
- * make proof; docs/PROOF.md). The contracts
- * sit here, on declarations of the functions the header defines, so the
- * public headers stay free of annotations; Frama-C joins each contract to
- * the definition that follows.
+ * out-of-line free), opool_alloc_at of src/opool.c, and the inline lookup
+ * and free (proof/run.sh wp, make proof; docs/PROOF.md). The contracts sit
+ * here, on declarations of the functions the header defines, so the public
+ * headers stay free of annotations; Frama-C joins each contract to the
+ * definition that follows.
  *
  * roster_ok is the roster's part of the pool invariant (the facts
  * tests/support/opool_check.c tests): the slot and roster arrays valid and

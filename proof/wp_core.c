@@ -410,12 +410,19 @@ static void opool__call_init(const opool *p, void *obj);
 */
 static void opool__retire(opool *p, uint32_t i);
 
+// what the free of slot i writes: its fields, the roster entries below
+// limit, the slots' pos, slot i's generation and slot i's object (the
+// release's assigns clause, and with the count of rejections that of every
+// call that frees by handle)
+#define OPOOL__FREE_WRITES(p, i)                                                                      \
+    p->hot.count, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures, \
+    p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.slot[i].gen, \
+    slot_object(&p->hot, i)[0 .. p->hot.stride - 1]
+
 // it writes the free's fields, the slot and roster arrays, the exhaustion
 // episode's count and slot i's object, nothing else
 /*@ requires pool_ok(p) && i < p->hot.nslots && (p->hot.slot[i].gen & 1) != 0;
-    assigns p->hot.count, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures,
-            p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.slot[i].gen,
-            slot_object(&p->hot, i)[0 .. p->hot.stride - 1];
+    assigns OPOOL__FREE_WRITES(p, i);
     ensures roster_ok(&p->hot);
     ensures p->hot.free_limit <= p->hot.nslots;
     ensures p->hot.count == \old(p->hot.count) - 1;
@@ -597,19 +604,14 @@ void *opool_alloc_at(opool *p, opool_handle want);
 /*@ requires p == \null || pool_ok(p);
     // every behavior's writes together: what a caller that does not know
     // which applies may assume (opool_free below)
-    assigns p->hot.count, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures,
-            p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos,
-            p->hot.slot[(uint32_t)h.bits].gen, slot_object(&p->hot, (uint32_t)h.bits)[0 .. p->hot.stride - 1],
-            p->rejected;
+    assigns OPOOL__FREE_WRITES(p, (uint32_t)h.bits), p->rejected;
     behavior null:
       assumes p == \null;
       assigns \nothing;
       ensures \result == OPOOL_EINVAL;
     behavior live:
       assumes p != \null && live_in(&p->hot, h);
-      assigns p->hot.count, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures,
-              p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos,
-              p->hot.slot[(uint32_t)h.bits].gen, slot_object(&p->hot, (uint32_t)h.bits)[0 .. p->hot.stride - 1];
+      assigns OPOOL__FREE_WRITES(p, (uint32_t)h.bits);
       ensures \result == OPOOL_OK;
       ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
       ensures p->hot.count == \old(p->hot.count) - 1;
@@ -642,10 +644,7 @@ opool_status opool__free_slow(opool *p, opool_handle h);
 
 /*@ requires p == \null || pool_ok(p);
     // what either path may write, whatever the handle
-    assigns p->hot.count, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures,
-            p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos,
-            p->hot.slot[(uint32_t)h.bits].gen, slot_object(&p->hot, (uint32_t)h.bits)[0 .. p->hot.stride - 1],
-            p->rejected;
+    assigns OPOOL__FREE_WRITES(p, (uint32_t)h.bits), p->rejected;
     behavior null:
       assumes p == \null;
       ensures \result == OPOOL_EINVAL;

@@ -96,9 +96,8 @@ run_wp() {
     # the inline lookup and free cast the pool to its hot fields: WP's cast model
     local cast=opool__get_inline,opool__valid_inline,opool__free_inline
     local fcts=$typed,$cast
-    local lemmas=roster_injective,pool_lookup_arrays,pool_lookup_chunk0,pool_live_in_roster
-    lemmas=$lemmas,pool_objects_chunks,pool_lookup,chunk_frame,slot_backed_frame,geometry_frame,mul_range
-    lemmas=$lemmas,mem_range,mem_object,slot_object_far
+    local lemmas=roster_injective,pool_lookup_arrays,pool_live_in_roster,pool_lookup
+    lemmas=$lemmas,geometry_frame,slot_object_far
     # wp_core.c includes src/opool.c: one translation unit, so that the
     # contracts reach the static inline functions opool.c calls
     # 480 s a goal: roster_ok kept by retire takes cvc4 about 4 million

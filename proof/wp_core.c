@@ -152,39 +152,14 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
  *   slots     each slot below nslots is retired, without storage, or in the
  *             roster at its pos; live (odd generation) exactly when its pos is
  *             below count (the roster's inverse, and the live prefix);
- *   objects   each slot in the roster has its object inside a chunk with
- *             memory: for every chunk k whose index range [lo(k), hi(k))
- *             holds it, base[k] + (i - lo(k)) * stride begins stride valid
- *             bytes, apart from the pool and its arrays (and base[k], a
- *             grown chunk's memory, is not NULL). */
+ *   objects   each slot in the roster has its object (slot_object: for the
+ *             chunk k whose index range [lo(k), hi(k)) holds it,
+ *             base[k] + (i - lo(k)) * stride) stride valid bytes, not NULL,
+ *             apart from the pool and its arrays. */
 
 /*@ predicate in_chunk(opool__hot *c, integer k, integer i) =
       k == 0 ? 0 <= i < c->first
              : c->shift < 32 && (1 << (c->shift + k - 1)) <= i < (1 << (c->shift + k));
-
-    // the object x bytes into chunk k: slot i's is i * stride into chunk 0,
-    // (i - 2^(shift+k-1)) * stride into a grown chunk k (written out, as in
-    // in_chunk, so that the provers meet the same terms)
-    predicate object_at(opool *p, integer k, integer x) =
-      p->hot.base[k] + x != \null && \valid(p->hot.base[k] + (x .. x + p->hot.stride - 1)) &&
-      \separated(p->hot.base[k] + (x .. x + p->hot.stride - 1),
-                 p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
-
-    predicate geometry_ok(opool *p) =
-      hot_geometry(&p->hot) && p->hot.nslots <= p->max_capacity <= OPOOL_MAX_CAPACITY &&
-      1 <= p->nchunks <= OPOOL__MAX_CHUNKS &&
-      p->max_capacity * p->hot.stride <= 18446744073709551615 && p->desc.object_size <= p->hot.stride;
-
-    predicate objects_ok(opool *p) =
-      (\forall integer i; 0 <= i < p->hot.first && p->hot.slot[i].pos < p->hot.limit ==> object_at(p, 0, i * p->hot.stride)) &&
-      \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && p->hot.first <= i < p->hot.nslots && in_chunk(&p->hot, k, i) &&
-          p->hot.slot[i].pos < p->hot.limit ==>
-        object_at(p, k, (i - (1 << (p->hot.shift + k - 1))) * p->hot.stride) && p->hot.base[k] != \null;
-
-    predicate pool_ok(opool *p) =
-      \valid(p) && geometry_ok(p) && roster_ok(&p->hot) && slots_ok(&p->hot) && objects_ok(p) &&
-      p->hot.free_limit <= p->hot.nslots && // the inline free's bound
-      \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
 */
 
 /* ---- which object: slot i's, as a term -----------------------------------
@@ -199,96 +174,61 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
       logic integer top(integer i);
       axiom top_def: \forall integer i, t; 0 <= t && (1 << t) <= i < (1 << (t + 1)) ==> top(i) == t;
     }
-    // slot i's object: i * stride into chunk 0, else (i - 2^t) * stride into
-    // chunk t - shift + 1, t being i's top bit
-    logic char *slot_object(opool__hot *c, integer i) =
-      i < c->first ? c->base[0] + i * c->stride
-                   : c->base[top(i) - c->shift + 1] + (i - (1 << top(i))) * c->stride;
+    // slot i's object from the chunk bases and the geometry's values: i *
+    // stride into chunk 0, else (i - 2^t) * stride into chunk t - shift + 1,
+    // t being i's top bit
+    logic char *object_of(opool__hot *c, integer first, integer shift, integer stride, integer i) =
+      i < first ? c->base[0] + i * stride
+                : c->base[top(i) - shift + 1] + (i - (1 << top(i))) * stride;
+    logic char *slot_object(opool__hot *c, integer i) = object_of(c, c->first, c->shift, c->stride, i);
 
     // in the chunk whose range holds it (which the lookup finds with a bit count)
     lemma slot_object_far: \forall opool__hot *c, integer k, i; 0 < k && c->first <= i && in_chunk(c, k, i) ==>
       slot_object(c, i) == c->base[k] + (i - (1 << (c->shift + k - 1))) * c->stride;
 */
 
-/* ---- toward the paths that write: objects per chunk, and frame lemmas ----
- * objects_ok above, per slot, cannot be carried across a call that writes
- * other fields: cvc4 times out even for opool__update_fast, and a lemma
- * over two states cannot carry a validity across, since WP gives each state
- * its own allocation table. The same facts split in two carry across:
- * chunk_ok, per chunk, is the only part that reads the allocation table
- * (mem_ok) and takes its validity as a premise about exactly its chunk, which
- * holds at once in a function whose two states share the table (a call
- * without allocates/frees clauses); slots_backed, per slot, has no pointer.
- * With these lemmas in context (and pool_ok's objects_ok replaced by
- * chunks_ok && slots_backed) cvc4 proves opool__update_fast keeping each part
- * of the invariant in 0.5 to 4 s; what is missing before pool_ok can switch
- * is the step back from chunks_ok to the object of a slot for the lookup
- * (docs/PROOF.md, Not proven yet). Proven in the lemmas' run. */
+/* ---- the pool invariant --------------------------------------------------
+ * objects_ok names slot i's object once (object_of), with one quantified
+ * variable, and passes the fields its facts read as values (object_ok reads
+ * no memory but the allocation table): so a write elsewhere leaves each
+ * instance the same term once the fields read the same, and the provers
+ * carry it across a write by instantiating the old fact at the new slot. */
+
+/*@ // stride valid bytes at o, not NULL, apart from the pool and its arrays
+    // (the arrays' addresses and lengths as values)
+    predicate object_ok(char *o, integer stride, opool *p, opool__slot *slot, integer nslots,
+                        uint32_t *roster, integer limit) =
+      o != \null && \valid(o + (0 .. stride - 1)) &&
+      \separated(o + (0 .. stride - 1), p, slot + (0 .. nslots - 1), roster + (0 .. limit - 1));
+
+    // slot i's object, as objects_ok states it
+    predicate slot_object_ok(opool *p, integer i) =
+      object_ok(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, i), p->hot.stride,
+                p, p->hot.slot, p->hot.nslots, p->hot.roster, p->hot.limit);
+
+    predicate geometry_ok(opool *p) =
+      hot_geometry(&p->hot) && p->hot.nslots <= p->max_capacity <= OPOOL_MAX_CAPACITY &&
+      1 <= p->nchunks <= OPOOL__MAX_CHUNKS &&
+      p->max_capacity * p->hot.stride <= 18446744073709551615 && p->desc.object_size <= p->hot.stride;
+
+    predicate objects_ok(opool *p) =
+      \forall integer i; 0 <= i < p->hot.nslots && p->hot.slot[i].pos < p->hot.limit ==>
+        object_ok(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, i), p->hot.stride,
+                  p, p->hot.slot, p->hot.nslots, p->hot.roster, p->hot.limit);
+
+    predicate pool_ok(opool *p) =
+      \valid(p) && geometry_ok(p) && roster_ok(&p->hot) && slots_ok(&p->hot) && objects_ok(p) &&
+      p->hot.free_limit <= p->hot.nslots && // the inline free's bound
+      \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
+*/
+
 #ifdef OPOOL_PROOF_LEMMAS
-/*@ // chunk k's index range [chunk_lo, chunk_hi): chunk 0 is [0, first); chunk
-    // k > 0 is [2^(shift+k-1), 2^(shift+k)) cut at max_capacity
-    // (opool__span_lo/hi); chunk_len of them, from base[k]
-    logic integer chunk_lo(opool *p, integer k) = k == 0 ? 0 : (1 << (p->hot.shift + k - 1));
-    logic integer chunk_hi(opool *p, integer k) =
-      k == 0 ? p->hot.first :
-      ((1 << (p->hot.shift + k)) < p->max_capacity ? (1 << (p->hot.shift + k)) : p->max_capacity);
-    logic integer chunk_len(opool *p, integer k) = chunk_hi(p, k) - chunk_lo(p, k);
-
-    predicate backed(opool *p, integer k) = k == 0 || p->hot.base[k] != \null;
-
-    // bytes [from, to) from b are there: reads the allocation table alone
-    predicate mem_ok(char *b, integer from, integer to) =
-      \base_addr(b) != \null && \valid(b + (from .. to - 1));
-
-    // a chunk with memory holds every object of its range, apart from the
-    // pool and its arrays
-    predicate chunk_ok(opool *p, integer k) =
-      backed(p, k) ==>
-        mem_ok(p->hot.base[k], 0, chunk_len(p, k) * p->hot.stride) &&
-        \separated(p->hot.base[k] + (0 .. chunk_len(p, k) * p->hot.stride - 1),
-                   p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
-
-    predicate chunks_ok(opool *p) = \forall integer k; 0 <= k < OPOOL__MAX_CHUNKS ==> chunk_ok(p, k);
-
-    // every slot in the roster past chunk 0 lies in a chunk with memory
-    predicate slots_backed(opool *p) =
-      \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && p->hot.first <= i < p->hot.nslots &&
-          in_chunk(&p->hot, k, i) && p->hot.slot[i].pos < p->hot.limit ==> p->hot.base[k] != \null;
-
-    // one chunk at a time, one slot at a time: cvc4 proves neither for all
-    // chunks or slots at once, and a caller's goal for all of them from these
-    lemma chunk_frame{L1,L2}: \forall opool *p, integer k; 0 <= k < OPOOL__MAX_CHUNKS && chunks_ok{L1}(p) &&
-      \at(p->hot.stride, L1) == \at(p->hot.stride, L2) && \at(p->hot.shift, L1) == \at(p->hot.shift, L2) &&
-      \at(p->hot.first, L1) == \at(p->hot.first, L2) && \at(p->max_capacity, L1) == \at(p->max_capacity, L2) &&
-      \at(p->hot.slot, L1) == \at(p->hot.slot, L2) && \at(p->hot.roster, L1) == \at(p->hot.roster, L2) &&
-      \at(p->hot.nslots, L2) <= \at(p->hot.nslots, L1) && \at(p->hot.limit, L2) <= \at(p->hot.limit, L1) &&
-      \at(p->hot.base[k], L1) == \at(p->hot.base[k], L2) &&
-      (mem_ok{L1}(\at(p->hot.base[k], L1), 0, chunk_len{L1}(p, k) * \at(p->hot.stride, L1)) ==>
-       mem_ok{L2}(\at(p->hot.base[k], L1), 0, chunk_len{L1}(p, k) * \at(p->hot.stride, L1))) ==>
-      chunk_ok{L2}(p, k);
-
-    lemma slot_backed_frame{L1,L2}: \forall opool *p, integer k, i;
-      0 < k < OPOOL__MAX_CHUNKS && \at(p->hot.first, L2) <= i < \at(p->hot.nslots, L2) && slots_backed{L1}(p) &&
-      \at(p->hot.shift, L1) == \at(p->hot.shift, L2) && \at(p->hot.first, L1) == \at(p->hot.first, L2) &&
-      \at(p->hot.nslots, L1) == \at(p->hot.nslots, L2) && \at(p->hot.base[k], L1) == \at(p->hot.base[k], L2) &&
-      (\at(p->hot.slot[i].pos, L2) < \at(p->hot.limit, L2) ==> \at(p->hot.slot[i].pos, L1) < \at(p->hot.limit, L1)) &&
-      \at(in_chunk(&p->hot, k, i), L2) && \at(p->hot.slot[i].pos, L2) < \at(p->hot.limit, L2) ==>
-      \at(p->hot.base[k], L2) != \null;
-
-    lemma geometry_frame{L1,L2}: \forall opool *p; geometry_ok{L1}(p) &&
+/*@ lemma geometry_frame{L1,L2}: \forall opool *p; geometry_ok{L1}(p) &&
       \at(p->hot.stride, L1) == \at(p->hot.stride, L2) && \at(p->hot.shift, L1) == \at(p->hot.shift, L2) &&
       \at(p->hot.first, L1) == \at(p->hot.first, L2) && \at(p->max_capacity, L1) == \at(p->max_capacity, L2) &&
       \at(p->hot.nslots, L1) == \at(p->hot.nslots, L2) && \at(p->nchunks, L1) == \at(p->nchunks, L2) &&
       \at(p->desc.object_size, L1) == \at(p->desc.object_size, L2) ==>
       geometry_ok{L2}(p);
-
-    // the products of a chunk's range, and the object of one of its indices
-    lemma mul_range: \forall integer lo, hi, i, s; lo <= i < hi && 0 <= s ==>
-      lo * s <= i * s && i * s + s <= hi * s;
-    lemma mem_range{L}: \forall char *b, integer lo, hi, i, s; mem_ok(b, lo * s, hi * s) && lo <= i < hi && 0 <= s ==>
-      mem_ok(b, i * s, i * s + s);
-    lemma mem_object{L}: \forall char *b, integer x, s; mem_ok(b, x, x + s) ==>
-      b + x != \null && \valid(b + (x .. x + s - 1));
 */
 #endif
 
@@ -437,18 +377,14 @@ void opool__release(opool *p, uint32_t i);
  * src/opool_internal.h). WP follows the cast with its Typed+cast model
  * (proof/run.sh: a run of its own), so these contracts read the hot fields
  * through that cast, and hot_lookup_ok is the part of pool_ok they need:
- * the slot array and chunk geometry, and every live slot's object stride
- * valid bytes at base[k] + (i - lo(k)) * stride for each chunk k whose
- * range holds i. */
+ * the slot array and chunk geometry, and every live slot's object
+ * (object_of, as objects_ok states it) stride valid bytes, not NULL. */
 
 /*@ predicate hot_lookup_ok(opool__hot *c) =
       \valid_read(c) && hot_geometry(c) && \valid_read(c->slot + (0 .. c->nslots - 1)) &&
-      (\forall integer i; 0 <= i < c->first && (c->slot[i].gen & 1) != 0 ==>
-        c->base[0] + i * c->stride != \null && \valid(c->base[0] + (i * c->stride .. i * c->stride + c->stride - 1))) &&
-      (\forall integer i; 0 <= i < c->nslots && (c->slot[i].gen & 1) != 0 ==> c->slot[i].pos < c->limit) &&
-      \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && c->first <= i < c->nslots && in_chunk(c, k, i) &&
-          c->slot[i].pos < c->limit ==>
-        \let x = (i - (1 << (c->shift + k - 1))) * c->stride; c->base[k] + x != \null && \valid(c->base[k] + (x .. x + c->stride - 1));
+      \forall integer i; 0 <= i < c->nslots && (c->slot[i].gen & 1) != 0 ==>
+        object_of(c, c->first, c->shift, c->stride, i) != \null &&
+        \valid(object_of(c, c->first, c->shift, c->stride, i) + (0 .. c->stride - 1));
 
     predicate live_in(opool__hot *c, opool_handle h) =
       ((uint32_t)(h.bits >> 32) & 1) != 0 && (uint32_t)h.bits < c->nslots &&
@@ -461,22 +397,13 @@ void opool__release(opool *p, uint32_t i);
  * roster_ok kept by release, by a quarter). */
 #ifdef OPOOL_PROOF_LEMMAS
 /*@
-    // the lookup needs no more than the pool invariant gives (in three
+    // the lookup needs no more than the pool invariant gives (in two
     // steps, then as a whole)
     lemma pool_lookup_arrays: \forall opool *p; pool_ok(p) ==>
       \valid_read(&p->hot) && hot_geometry(&p->hot) && \valid_read(p->hot.slot + (0 .. p->hot.nslots - 1));
-    lemma pool_lookup_chunk0: \forall opool *p; pool_ok(p) ==>
-      \forall integer i; 0 <= i < p->hot.first && (p->hot.slot[i].gen & 1) != 0 ==>
-        p->hot.base[0] + i * p->hot.stride != \null &&
-        \valid(p->hot.base[0] + (i * p->hot.stride .. i * p->hot.stride + p->hot.stride - 1));
     lemma pool_live_in_roster: \forall opool *p; pool_ok(p) ==>
       \forall integer i; 0 <= i < p->hot.nslots && (p->hot.slot[i].gen & 1) != 0 ==>
         p->hot.slot[i].pos < p->hot.limit;
-    lemma pool_objects_chunks: \forall opool *p; pool_ok(p) ==>
-      \forall integer k, i; 0 < k < OPOOL__MAX_CHUNKS && p->hot.first <= i < p->hot.nslots &&
-          in_chunk(&p->hot, k, i) && p->hot.slot[i].pos < p->hot.limit ==>
-        \let x = (i - (1 << (p->hot.shift + k - 1))) * p->hot.stride;
-        p->hot.base[k] + x != \null && \valid(p->hot.base[k] + (x .. x + p->hot.stride - 1));
     lemma pool_lookup: \forall opool *p; pool_ok(p) ==> hot_lookup_ok(&p->hot);
 */
 #endif
@@ -518,12 +445,6 @@ static inline bool opool__valid_inline(const opool *p, opool_handle h);
  * caller states what pool_ok says of slot i's object (slot_object_ok), in
  * the one state where pool_ok holds whole. */
 
-/*@ // slot i's object, for every chunk whose index range holds i
-    predicate slot_object_ok(opool *p, integer i) =
-      (i < p->hot.first ==> object_at(p, 0, i * p->hot.stride)) &&
-      (p->hot.first <= i ==> \forall integer k; 0 < k < OPOOL__MAX_CHUNKS && in_chunk(&p->hot, k, i) ==>
-                              object_at(p, k, (i - (1 << (p->hot.shift + k - 1))) * p->hot.stride));
-*/
 
 // assumed of a report (the user's hook or the default printer): it writes
 // none of the pool's memory (docs/PROOF.md, Assumptions)

@@ -372,15 +372,22 @@ static void opool__retire(opool *p, uint32_t i);
     p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.slot[i].gen, \
     slot_object(&p->hot, i)[0 .. p->hot.stride - 1]
 
+// what the free of live slot i makes of the generations and the count: one
+// object fewer, slot i's generation the next one, every other kept (ensures
+// clauses of the release and of both frees' live behavior; separate clauses,
+// which -wp-split proves one at a time)
+#define OPOOL__FREED(p, i)                                                                        \
+    ensures p->hot.count == \old(p->hot.count) - 1;                                               \
+    ensures p->hot.slot[i].gen == (uint32_t)(\old(p->hot.slot[i].gen) + 1);                       \
+    ensures \forall integer j; 0 <= j < p->hot.nslots && j != i ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+
 // it writes the free's fields, the slot and roster arrays, the exhaustion
 // episode's count and slot i's object, nothing else
 /*@ requires pool_ok(p) && i < p->hot.nslots && (p->hot.slot[i].gen & 1) != 0;
     assigns OPOOL__FREE_WRITES(p, i);
     ensures roster_ok(&p->hot);
     ensures p->hot.free_limit <= p->hot.nslots;
-    ensures p->hot.count == \old(p->hot.count) - 1;
-    ensures p->hot.slot[i].gen == (uint32_t)(\old(p->hot.slot[i].gen) + 1);
-    ensures \forall integer j; 0 <= j < p->hot.nslots && j != i ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    OPOOL__FREED(p, i)
 */
 void opool__release(opool *p, uint32_t i);
 
@@ -548,10 +555,7 @@ void *opool_alloc_at(opool *p, opool_handle want);
       assigns OPOOL__FREE_WRITES(p, (uint32_t)h.bits);
       ensures \result == OPOOL_OK;
       ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
-      ensures p->hot.count == \old(p->hot.count) - 1;
-      ensures p->hot.slot[(uint32_t)h.bits].gen == (uint32_t)(\old(p->hot.slot[(uint32_t)h.bits].gen) + 1);
-      ensures \forall integer j; 0 <= j < p->hot.nslots && j != (uint32_t)h.bits ==>
-                p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+      OPOOL__FREED(p, (uint32_t)h.bits)
     behavior not_live:
       assumes p != \null && !live_in(&p->hot, h);
       assigns p->rejected;
@@ -588,10 +592,7 @@ opool_status opool__free_slow(opool *p, opool_handle h);
       // (roster_ok, which the out-of-line path ensures, is not proven after
       // the inline one: docs/PROOF.md, Not proven yet)
       ensures p->hot.free_limit <= p->hot.nslots;
-      ensures p->hot.count == \old(p->hot.count) - 1;
-      ensures p->hot.slot[(uint32_t)h.bits].gen == (uint32_t)(\old(p->hot.slot[(uint32_t)h.bits].gen) + 1);
-      ensures \forall integer j; 0 <= j < p->hot.nslots && j != (uint32_t)h.bits ==>
-                p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+      OPOOL__FREED(p, (uint32_t)h.bits)
     behavior not_live:
       assumes p != \null && !live_in(&p->hot, h);
       ensures \result == OPOOL_EINVAL || \result == OPOOL_ESTALE;

@@ -86,7 +86,7 @@ static inline uint32_t opool__roster_take(opool__hot *c);
     ensures c->slot[i].pos == c->count && c->roster[c->count] == i;
     // every other slot keeps its facts; slots outside the roster keep their marker
     behavior slots:
-      // (slot i's own record may be mid-write: the out-of-line free steps its generation first)
+      // (slot i's own facts are not needed: its generation is written after)
       assumes slots_ok_but(c, i) && c->nslots <= OPOOL_MAX_CAPACITY; // the markers lie above limit
       ensures in_roster: \forall integer j; 0 <= j < c->nslots && j != i ==>
                 (c->slot[j].pos == OPOOL__RETIRED || c->slot[j].pos == OPOOL__UNBACKED ||
@@ -323,7 +323,7 @@ void opool__update_fast(opool *p);
  * nothing but the fields below and slot i's object. Every call it makes is
  * a step with a contract of its own: the two calls into other files
  * (opool_track.c, opool_diag.c) and the hooks are assumed (docs/PROOF.md,
- * Assumptions); retire, the roster and the inline bounds are proven. */
+ * Assumptions); retire, the two writes (opool__unlink) and the inline bounds are proven. */
 
 // opool_track.c: poisons and hides the freed object's bytes (assumed)
 /*@ requires \valid((char *)obj + (0 .. size - 1));
@@ -380,6 +380,48 @@ static void opool__retire(opool *p, uint32_t i);
     ensures p->hot.count == \old(p->hot.count) - 1;                                               \
     ensures p->hot.slot[i].gen == (uint32_t)(\old(p->hot.slot[i].gen) + 1);                       \
     ensures \forall integer j; 0 <= j < p->hot.nslots && j != i ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+
+/* A live slot's next generation is a free one (even), wrapping included.
+ * WP's theory of bit operations defines bit 0 through shifts, not through
+ * the remainder by 2, so the lemmas' run proves the link first (a number
+ * shifted left has bit 0 clear; an even number is one shifted left); only
+ * next_even is in the functions' context. */
+#ifdef OPOOL_PROOF_LEMMAS
+/*@ lemma even_low: \forall integer y; 0 <= y ==> ((y << 1) & 1) == 0;
+    lemma half: \forall integer x; 0 <= x && x % 2 == 0 ==> ((x / 2) << 1) == x;
+    lemma even_clear: \forall integer x; 0 <= x && x % 2 == 0 ==> (x & 1) == 0;
+    lemma odd_mod: \forall integer x; 0 <= x && (x & 1) != 0 ==> x % 2 == 1;
+*/
+#endif
+/*@ lemma next_even: \forall integer x; 0 <= x <= 4294967295 && (x & 1) != 0 ==> ((uint32_t)(x + 1) & 1) == 0; */
+
+// the release's two writes (src/opool.c): live slot i leaves the live
+// prefix with its next generation g (even), and the pool whose hot fields
+// these are keeps each part of its invariant (pool_ok is their conjunction;
+// stated whole, one goal would redo them all). Proven in the lemmas' run:
+// geometry_ok kept needs geometry_frame in context.
+/*@ requires \valid(c) && roster_ok(c) && i < c->nslots && (c->slot[i].gen & 1) != 0 && (g & 1) == 0;
+    requires c->slot[i].pos < c->count && c->roster[c->slot[i].pos] == i;
+    exits \false;
+    assigns c->count, c->roster[c->slot[i].pos], c->roster[c->count - 1], c->slot[c->roster[c->count - 1]].pos,
+            c->slot[i].pos, c->slot[i].gen;
+    ensures roster_ok(c) && c->count == \old(c->count) - 1;
+    ensures c->slot[i].pos == c->count && c->roster[c->count] == i && c->slot[i].gen == g;
+    ensures c->nslots == \old(c->nslots) && c->limit == \old(c->limit) && c->free_limit == \old(c->free_limit);
+    ensures \forall integer j; 0 <= j < c->nslots && j != i ==> c->slot[j].gen == \old(c->slot[j].gen);
+    ensures u_geometry: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==> geometry_ok(q);
+    ensures u_in_roster: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>
+      \forall integer j; 0 <= j < c->nslots ==>
+        (c->slot[j].pos == OPOOL__RETIRED || c->slot[j].pos == OPOOL__UNBACKED ||
+         (c->slot[j].pos < c->limit && c->roster[c->slot[j].pos] == j));
+    ensures u_live: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>
+      \forall integer j; 0 <= j < c->nslots ==> ((c->slot[j].gen & 1) != 0 <==> c->slot[j].pos < c->count);
+    ensures u_objects: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==> objects_ok(q);
+    ensures u_rest: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>
+      \valid(q) && c->free_limit <= c->nslots &&
+      \separated(q, c->slot + (0 .. c->nslots - 1), c->roster + (0 .. c->limit - 1));
+*/
+static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g);
 
 // it writes the free's fields, the slot and roster arrays, the exhaustion
 // episode's count and slot i's object, nothing else

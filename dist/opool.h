@@ -4419,7 +4419,15 @@ static void opool__retire(opool *p, uint32_t i) {
 static void opool__call_fini(const opool *p, void *obj) { p->desc.fini(obj, p->desc.user); }
 static void opool__call_init(const opool *p, void *obj) { p->desc.init(obj, p->desc.user); }
 
-/* Free live slot i: fini, poison, next generation, swap-delete, retire. */
+/* Live slot i leaves the live prefix and takes its next generation, g (the
+ * release's two writes: a step of its own, so that the proof states what
+ * they keep, docs/PROOF.md). */
+static inline void opool__unlink(opool__hot *h, uint32_t i, uint32_t g) {
+    opool__roster_release(h, i);
+    h->slot[i].gen = g;
+}
+
+/* Free live slot i: fini, poison, swap-delete and next generation, retire. */
 void opool__release(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
     uint32_t g = h->slot[i].gen;
@@ -4429,8 +4437,7 @@ void opool__release(opool *p, uint32_t i) {
         if (h->slot[i].gen != g) return; /* fini freed its own object */
     }
     opool__track_on_free(obj, h->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
-    h->slot[i].gen = ++g;
-    opool__roster_release(h, i);
+    opool__unlink(h, i, ++g);
     if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && opool__wraps(g, p->gen0, h->index_bits))
         opool__retire(p, i);
     if (opool__episode_failures(&p->episode) != 0 &&

@@ -21,6 +21,15 @@
 
 // clang-format off
 
+// slot j's two facts of the invariant: retired, without storage, or in the
+// roster at its pos; live (odd generation) exactly when that pos is below
+// count. (Macros, not predicates: each is written out under a quantifier,
+// below.)
+#define OPOOL__PLACED(c, j)                                                  \
+    (c->slot[j].pos == OPOOL__RETIRED || c->slot[j].pos == OPOOL__UNBACKED || \
+     (c->slot[j].pos < c->limit && c->roster[c->slot[j].pos] == j))
+#define OPOOL__LIVE_AT(c, j) ((c->slot[j].gen & 1) != 0 <==> c->slot[j].pos < c->count)
+
 /*@ predicate arrays_ok(opool__hot *c) =
       c->count <= c->limit <= c->nslots &&
       \valid(c->slot + (0 .. c->nslots - 1)) && \valid(c->roster + (0 .. c->limit - 1)) &&
@@ -41,16 +50,11 @@
       \forall integer k; 0 <= k < c->limit ==>
           c->roster[k] < c->nslots && c->slot[c->roster[k]].pos == k;
 
-    // every slot j but i is retired, without storage, or in the roster at its
-    // pos; and live (odd generation) exactly when that pos is below count.
-    // (Written out under the quantifier: with a predicate per slot there,
-    // the provers time out on any path that calls the roster with pool_ok
-    // in context.)
+    // every slot j but i has both facts (the macros above: with a predicate
+    // per slot under the quantifier, the provers time out on any path that
+    // calls the roster with pool_ok in context)
     predicate slots_ok_but(opool__hot *c, integer i) =
-      \forall integer j; 0 <= j < c->nslots && j != i ==>
-        (c->slot[j].pos == OPOOL__RETIRED || c->slot[j].pos == OPOOL__UNBACKED ||
-         (c->slot[j].pos < c->limit && c->roster[c->slot[j].pos] == j)) &&
-        ((c->slot[j].gen & 1) != 0 <==> c->slot[j].pos < c->count);
+      \forall integer j; 0 <= j < c->nslots && j != i ==> OPOOL__PLACED(c, j) && OPOOL__LIVE_AT(c, j);
     predicate slots_ok(opool__hot *c) = slots_ok_but(c, -1);
 
     // what makes it a permutation: no slot is in two entries
@@ -88,11 +92,8 @@ static inline uint32_t opool__roster_take(opool__hot *c);
     behavior slots:
       // (slot i's own facts are not needed: its generation is written after)
       assumes slots_ok_but(c, i) && c->nslots <= OPOOL_MAX_CAPACITY; // the markers lie above limit
-      ensures in_roster: \forall integer j; 0 <= j < c->nslots && j != i ==>
-                (c->slot[j].pos == OPOOL__RETIRED || c->slot[j].pos == OPOOL__UNBACKED ||
-                 (c->slot[j].pos < c->limit && c->roster[c->slot[j].pos] == j));
-      ensures live: \forall integer j; 0 <= j < c->nslots && j != i ==>
-                ((c->slot[j].gen & 1) != 0 <==> c->slot[j].pos < c->count);
+      ensures in_roster: \forall integer j; 0 <= j < c->nslots && j != i ==> OPOOL__PLACED(c, j);
+      ensures live: \forall integer j; 0 <= j < c->nslots && j != i ==> OPOOL__LIVE_AT(c, j);
       ensures \forall integer j; 0 <= j < c->nslots && \old(c->slot[j].pos) >= c->limit ==>
                 c->slot[j].pos == \old(c->slot[j].pos);
       ensures \forall integer j; 0 <= j < c->nslots && \old(c->slot[j].pos) < c->limit ==>
@@ -411,11 +412,9 @@ static void opool__retire(opool *p, uint32_t i);
     ensures \forall integer j; 0 <= j < c->nslots && j != i ==> c->slot[j].gen == \old(c->slot[j].gen);
     ensures u_geometry: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==> geometry_ok(q);
     ensures u_in_roster: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>
-      \forall integer j; 0 <= j < c->nslots ==>
-        (c->slot[j].pos == OPOOL__RETIRED || c->slot[j].pos == OPOOL__UNBACKED ||
-         (c->slot[j].pos < c->limit && c->roster[c->slot[j].pos] == j));
+      \forall integer j; 0 <= j < c->nslots ==> OPOOL__PLACED(c, j);
     ensures u_live: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>
-      \forall integer j; 0 <= j < c->nslots ==> ((c->slot[j].gen & 1) != 0 <==> c->slot[j].pos < c->count);
+      \forall integer j; 0 <= j < c->nslots ==> OPOOL__LIVE_AT(c, j);
     ensures u_objects: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==> objects_ok(q);
     ensures u_rest: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>
       \valid(q) && c->free_limit <= c->nslots &&

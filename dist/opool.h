@@ -4403,14 +4403,21 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
     return OPOOL_OK;
 }
 
-/* Live slot i has just gone through its last generation: it leaves the
- * roster for good (its free-stack place goes to the roster's last entry). */
-static void opool__retire(opool *p, uint32_t i) {
+/* Free slot i leaves the roster for good: its free-stack place goes to the
+ * roster's last entry (retire's writes: a step of its own, so that the
+ * proof states what they keep, docs/PROOF.md). */
+static inline void opool__drop(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
     opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
     h->limit--;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
+}
+
+/* Live slot i has just gone through its last generation: it leaves the
+ * roster for good. */
+static void opool__retire(opool *p, uint32_t i) {
+    opool__drop(p, i);
     opool__update_fast(p);
 }
 
@@ -4681,16 +4688,23 @@ static bool opool__reach(opool *p, uint32_t i) {
     return true;
 }
 
+/* Free slot i in the roster joins the live prefix with odd generation g:
+ * it goes to the top of the free stack, whose old top takes its place, and
+ * is taken (the claim's writes: a step of its own, so that the proof states
+ * what they keep, docs/PROOF.md). */
+static inline void opool__link(opool__hot *h, uint32_t i, uint32_t g) {
+    h->slot[i].gen = g;
+    opool__roster_swap(h, h->slot[i].pos, h->count);
+    opool__roster_take(h);
+}
+
 /* Slot i (with storage) becomes live with odd generation g, if it is free. */
 static void *opool__claim(opool *p, uint32_t i, uint32_t g) {
     opool__hot *h = &p->hot;
     uint32_t pos = h->slot[i].pos, prev = h->slot[i].gen;
     if (pos == OPOOL__RETIRED || (prev & 1)) return NULL;
     void *obj = opool__object(h, i);
-    h->slot[i].gen = g;
-    /* slot i goes to the top of the free stack, whose old top takes its place */
-    opool__roster_swap(h, pos, h->count);
-    opool__roster_take(h);
+    opool__link(h, i, g);
     return opool__prepare(p, i, obj, prev);
 }
 

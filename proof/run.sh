@@ -91,19 +91,21 @@ run_wp() {
     local typed=opool__roster_put,opool__roster_take,opool__roster_release,opool__roster_swap
     typed=$typed,opool__handle_index_inline,opool__handle_generation_inline,opool__classify
     typed=$typed,opool__chunk_of,opool__object_in,opool__object_far,opool__object,opool__wraps,opool__slow_bits,opool__fast_bounds
-    typed=$typed,opool__update_fast,opool__retire,opool__release,opool__free_slow,opool__handle
+    typed=$typed,opool__retire,opool__release,opool__free_slow,opool__handle
     typed=$typed,opool__prepare,opool__claim,opool_alloc_at
     # the inline lookup and free cast the pool to its hot fields: WP's cast model
     local cast=opool__get_inline,opool__valid_inline,opool__free_inline
-    local fcts=$typed,$cast,opool__unlink
+    # the steps that keep pool_ok part by part (below)
+    local steps=opool__update_fast,opool__unlink,opool__drop,opool__link
+    local fcts=$typed,$cast,$steps
     local lemmas=roster_injective,pool_lookup_arrays,pool_live_in_roster,pool_lookup
-    lemmas=$lemmas,geometry_frame,slot_object_far,even_low,half,even_clear,odd_mod,next_even
+    lemmas=$lemmas,geometry_frame,object_ok_shrink,slot_object_far,even_low,half,even_clear,odd_mod,next_even
     # wp_core.c includes src/opool.c: one translation unit, so that the
     # contracts reach the static inline functions opool.c calls
-    # 480 s a goal: roster_ok kept by retire takes cvc4 about 4 million
-    # steps, 229 to 259 s at a load of 3 to 4 on two cores; it timed out at
-    # 240 s beside a CI run once (docs/PROOF.md). Only a goal that fails
-    # waits that long.
+    # 480 s a goal: the hardest, retire's in-roster half of slots_ok, takes
+    # cvc4 about 1.9 million steps (102 s with the run's other process on
+    # the second core); under load such goals have taken twice as long and
+    # more (docs/PROOF.md). Only a goal that fails waits that long.
     "${fc[@]}" proof/wp_core.c -wp -wp-fct "$typed" -wp-rte -wp-prover cvc4,z3 -wp-timeout 480 -wp-split \
         -wp-par 2 >"$log" 2>&1 || true
     "${fc[@]}" proof/wp_core.c -wp -wp-model Typed+cast -wp-fct "$cast" -wp-rte -wp-prover cvc4,z3 \
@@ -112,11 +114,13 @@ run_wp() {
     frama-c -machdep gcc_x86_64 -c11 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" proof/wp_core.c \
         -wp -wp-prop "$lemmas" -wp-prover cvc4,z3 -wp-timeout 60 -wp-par 2 \
         >>"$log" 2>&1 || true
-    # the release's two writes keep pool_ok part by part; geometry_ok kept
-    # needs the lemma geometry_frame in context, so it runs where the
-    # lemmas are defined
+    # the steps that keep pool_ok part by part (the bounds' update, the
+    # release's two writes, retire's, the claim's): geometry_ok kept needs
+    # the lemma geometry_frame in context, objects_ok after retire's
+    # object_ok_shrink, so they run where the lemmas are defined (retire's
+    # objects_ok, about 70 s, is the longest)
     frama-c -machdep gcc_x86_64 -c11 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" proof/wp_core.c \
-        -wp -wp-fct opool__unlink -wp-rte -wp-prover cvc4,z3 -wp-timeout 120 -wp-split -wp-par 2 \
+        -wp -wp-fct "$steps" -wp-rte -wp-prover cvc4,z3 -wp-timeout 240 -wp-split -wp-par 2 \
         >>"$log" 2>&1 || true
     # goals proven per function: WP names each goal typed_<function>_<property>
     echo "goals proven per function:"

@@ -30,6 +30,19 @@
      (c->slot[j].pos < c->limit && c->roster[c->slot[j].pos] == j))
 #define OPOOL__LIVE_AT(c, j) ((c->slot[j].gen & 1) != 0 <==> c->slot[j].pos < c->count)
 
+// what a step keeps of pool_ok: each part its own ensures clause (stated
+// whole, pool_ok would be one goal that redoes them all), for the pool q
+// whose hot fields c are, from what the step is given (pre: for example
+// "\old(pool_ok(p)) ==>"). pool_ok is these and roster_ok, which each step
+// ensures of its own.
+#define OPOOL__KEEPS(pre, q, c)                                                             \
+    ensures k_geometry: pre geometry_ok(q);                                                \
+    ensures k_in_roster: pre \forall integer j; 0 <= j < c->nslots ==> OPOOL__PLACED(c, j); \
+    ensures k_live: pre \forall integer j; 0 <= j < c->nslots ==> OPOOL__LIVE_AT(c, j);     \
+    ensures k_objects: pre objects_ok(q);                                                  \
+    ensures k_rest: pre \valid(q) && c->free_limit <= c->nslots &&                         \
+      \separated(q, c->slot + (0 .. c->nslots - 1), c->roster + (0 .. c->limit - 1));
+
 /*@ predicate arrays_ok(opool__hot *c) =
       c->count <= c->limit <= c->nslots &&
       \valid(c->slot + (0 .. c->nslots - 1)) && \valid(c->roster + (0 .. c->limit - 1)) &&
@@ -107,7 +120,7 @@ static inline void opool__roster_release(opool__hot *c, uint32_t i);
 
 /*@ requires \valid(c) && roster_ok(c) && a < c->limit && b < c->limit;
     exits \false;
-    assigns c->roster[0 .. c->limit - 1], c->slot[0 .. c->nslots - 1].pos;
+    assigns c->roster[a], c->roster[b], c->slot[c->roster[a]].pos, c->slot[c->roster[b]].pos;
     ensures roster_ok(c);
     ensures c->count == \old(c->count) && c->nslots == \old(c->nslots) && c->limit == \old(c->limit);
     ensures c->roster[a] == \old(c->roster[b]) && c->roster[b] == \old(c->roster[a]);
@@ -246,6 +259,15 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 */
 #endif
 
+/* an object apart from a shorter roster: what objects_ok keeps when the
+ * roster's limit falls (retire); proven in the lemmas' run */
+#ifdef OPOOL_PROOF_LEMMAS
+/*@ lemma object_ok_shrink: \forall char *o, integer stride, opool *p, opool__slot *slot, integer nslots,
+        uint32_t *roster, integer limit, shorter; 0 <= shorter <= limit &&
+      object_ok(o, stride, p, slot, nslots, roster, limit) ==> object_ok(o, stride, p, slot, nslots, roster, shorter);
+*/
+#endif
+
 /* -- assumed: contracts WP does not prove (docs/PROOF.md, Assumptions) -- */
 
 /*@ requires \valid_read(e);
@@ -312,7 +334,8 @@ void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_lim
     ensures \old(roster_ok(&p->hot)) ==> roster_ok(&p->hot);
     ensures \old(roster_ok(&p->hot)) ==>
               \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
-    ensures p->hot.free_limit <= p->hot.nslots; */
+    ensures p->hot.free_limit <= p->hot.nslots;
+    OPOOL__KEEPS(\old(pool_ok(p)) ==>, p, (&p->hot)) */
 void opool__update_fast(opool *p);
 
 /* ==== freeing a live slot (src/opool.c) ==================================
@@ -350,6 +373,23 @@ static void opool__call_fini(const opool *p, void *obj);
     exits \false; */
 static void opool__call_init(const opool *p, void *obj);
 
+// retire's writes (src/opool.c): free slot i leaves the roster for good,
+// its place going to the last entry, one more slot retired, and the pool
+// keeps each part of its invariant
+/*@ requires \valid(p) && roster_ok(&p->hot) && i < p->hot.nslots;
+    requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
+    requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
+    exits \false;
+    assigns p->hot.roster[p->hot.slot[i].pos], p->hot.roster[p->hot.limit - 1],
+            p->hot.slot[p->hot.roster[p->hot.limit - 1]].pos, p->hot.slot[i].pos, p->hot.limit, p->retired;
+    ensures roster_ok(&p->hot) && p->hot.limit == \old(p->hot.limit) - 1 && p->hot.slot[i].pos == OPOOL__RETIRED;
+    ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
+    ensures p->hot.free_limit == \old(p->hot.free_limit);
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    OPOOL__KEEPS(\old(pool_ok(p)) ==>, p, (&p->hot))
+*/
+static inline void opool__drop(opool *p, uint32_t i);
+
 /*@ requires \valid(p) && roster_ok(&p->hot) && i < p->hot.nslots && p->hot.count < p->hot.limit;
     requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
     requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
@@ -361,6 +401,7 @@ static void opool__call_init(const opool *p, void *obj);
     ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
     ensures p->hot.free_limit <= p->hot.nslots;
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    OPOOL__KEEPS(\old(pool_ok(p)) ==>, p, (&p->hot))
 */
 static void opool__retire(opool *p, uint32_t i);
 
@@ -410,15 +451,7 @@ static void opool__retire(opool *p, uint32_t i);
     ensures c->slot[i].pos == c->count && c->roster[c->count] == i && c->slot[i].gen == g;
     ensures c->nslots == \old(c->nslots) && c->limit == \old(c->limit) && c->free_limit == \old(c->free_limit);
     ensures \forall integer j; 0 <= j < c->nslots && j != i ==> c->slot[j].gen == \old(c->slot[j].gen);
-    ensures u_geometry: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==> geometry_ok(q);
-    ensures u_in_roster: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>
-      \forall integer j; 0 <= j < c->nslots ==> OPOOL__PLACED(c, j);
-    ensures u_live: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>
-      \forall integer j; 0 <= j < c->nslots ==> OPOOL__LIVE_AT(c, j);
-    ensures u_objects: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==> objects_ok(q);
-    ensures u_rest: \forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>
-      \valid(q) && c->free_limit <= c->nslots &&
-      \separated(q, c->slot + (0 .. c->nslots - 1), c->roster + (0 .. c->limit - 1));
+    OPOOL__KEEPS(\forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>, q, c)
 */
 static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g);
 
@@ -501,10 +534,11 @@ static inline bool opool__valid_inline(const opool *p, opool_handle h);
  * the object's address is taken before any write, and its facts reach
  * opool__prepare as facts about that address (validity does not change
  * with the pool's memory); and the roster's swap says that it keeps every
- * generation, which its assigns clause (every slot's pos) leaves the
- * provers to derive through a quantifier they do not instantiate. The
- * caller states what pool_ok says of slot i's object (slot_object_ok), in
- * the one state where pool_ok holds whole. */
+ * generation, which its assigns clause leaves the provers to derive from
+ * address arithmetic. The caller states what pool_ok says of slot i's
+ * object (slot_object_ok), in the one state where pool_ok holds whole. The
+ * claim's writes are a step (opool__link) proven to keep every part of
+ * pool_ok; the checks and hooks after them (opool__prepare) are not yet. */
 
 
 // assumed of a report (the user's hook or the default printer): it writes
@@ -534,6 +568,22 @@ bool opool__track_on_reuse(void *obj, size_t size, size_t keep, size_t live, boo
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].pos == \old(p->hot.slot[j].pos);
 */
 static void *opool__prepare(opool *p, uint32_t i, void *obj, uint32_t prev_gen);
+
+// the claim's writes (src/opool.c): free slot i in the roster joins the
+// live prefix with odd generation g, and the pool whose hot fields these
+// are keeps each part of its invariant
+/*@ requires \valid(c) && roster_ok(c) && i < c->nslots && (g & 1) != 0;
+    requires c->count <= c->slot[i].pos < c->limit && c->roster[c->slot[i].pos] == i;
+    exits \false;
+    assigns c->slot[i].gen, c->roster[c->slot[i].pos], c->roster[c->count], c->slot[c->roster[c->count]].pos,
+            c->slot[i].pos, c->count;
+    ensures roster_ok(c) && c->count == \old(c->count) + 1;
+    ensures c->slot[i].pos == \old(c->count) && c->slot[i].gen == g;
+    ensures c->nslots == \old(c->nslots) && c->limit == \old(c->limit) && c->free_limit == \old(c->free_limit);
+    ensures \forall integer j; 0 <= j < c->nslots && j != i ==> c->slot[j].gen == \old(c->slot[j].gen);
+    OPOOL__KEEPS(\forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>, q, c)
+*/
+static inline void opool__link(opool__hot *c, uint32_t i, uint32_t g);
 
 /*@ requires pool_ok(p);
     requires i < p->hot.nslots && p->hot.slot[i].pos != OPOOL__UNBACKED && (g & 1) != 0;

@@ -91,12 +91,13 @@ run_wp() {
     local typed=opool__roster_put,opool__roster_take,opool__roster_release,opool__roster_swap
     typed=$typed,opool__handle_index_inline,opool__handle_generation_inline,opool__classify
     typed=$typed,opool__chunk_of,opool__object_in,opool__object_far,opool__object,opool__wraps,opool__slow_bits,opool__fast_bounds
-    typed=$typed,opool__retire,opool__release,opool__free_slow,opool__handle
+    typed=$typed,opool__retire,opool__release,opool__handle
     typed=$typed,opool__prepare,opool__claim,opool_alloc_at
     # the inline lookup and free cast the pool to its hot fields: WP's cast model
     local cast=opool__get_inline,opool__valid_inline,opool__free_inline
-    # the steps that keep pool_ok part by part (below)
+    # the steps that keep pool_ok part by part, and the out-of-line free (below)
     local steps=opool__update_fast,opool__unlink,opool__drop,opool__link
+    steps=$steps,opool__episode_end,opool__freed,opool__count_alloc,opool__free_slow
     local fcts=$typed,$cast,$steps
     local lemmas=roster_injective,pool_lookup_arrays,pool_live_in_roster,pool_lookup
     lemmas=$lemmas,geometry_frame,object_ok_shrink,slot_object_far,even_low,half,even_clear,odd_mod,next_even
@@ -115,10 +116,12 @@ run_wp() {
         -wp -wp-prop "$lemmas" -wp-prover cvc4,z3 -wp-timeout 60 -wp-par 2 \
         >>"$log" 2>&1 || true
     # the steps that keep pool_ok part by part (the bounds' update, the
-    # release's two writes, retire's, the claim's): geometry_ok kept needs
-    # the lemma geometry_frame in context, objects_ok after retire's
-    # object_ok_shrink, so they run where the lemmas are defined (retire's
-    # objects_ok, about 70 s, is the longest)
+    # release's two writes, retire's, the episode's end, the release's
+    # steps after its writes, the claim's two sets of writes), and the
+    # out-of-line free (pool_ok after a rejected handle's count): geometry_ok
+    # kept needs the lemma geometry_frame in context, objects_ok after retire's
+    # writes object_ok_shrink, so they run where the lemmas are defined
+    # (objects_ok after retire's writes, about 70 s, is the longest)
     frama-c -machdep gcc_x86_64 -c11 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" proof/wp_core.c \
         -wp -wp-fct "$steps" -wp-rte -wp-prover cvc4,z3 -wp-timeout 240 -wp-split -wp-par 2 \
         >>"$log" 2>&1 || true

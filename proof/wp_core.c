@@ -342,12 +342,16 @@ void opool__update_fast(opool *p);
  * opool__release is the free of every out-of-line path (opool_free's slow
  * path, opool_free_object, eviction, destroy): from a pool that pool_ok
  * describes and a live slot i, it makes exactly slot i stale (its
- * generation the next one), one object fewer, the roster still a roster
- * with its inverse, and every other slot's generation as it was; it writes
+ * generation the next one), one object fewer, every other slot's
+ * generation as it was, and a pool that pool_ok describes; it writes
  * nothing but the fields below and slot i's object. Every call it makes is
  * a step with a contract of its own: the two calls into other files
  * (opool_track.c, opool_diag.c) and the hooks are assumed (docs/PROOF.md,
- * Assumptions); retire, the two writes (opool__unlink) and the inline bounds are proven. */
+ * Assumptions); the two writes (opool__unlink), retire, the episode's end
+ * and the inline bounds are proven. A step proves each part of pool_ok
+ * (OPOOL__KEEPS); the whole predicate is put together where the next step
+ * requires it (opool__freed after opool__unlink, opool__episode_end after
+ * retire) and at the release's end, one goal each. */
 
 // opool_track.c: poisons and hides the freed object's bytes (assumed)
 /*@ requires \valid((char *)obj + (0 .. size - 1));
@@ -405,6 +409,34 @@ static inline void opool__drop(opool *p, uint32_t i);
 */
 static void opool__retire(opool *p, uint32_t i);
 
+// the episode's end (src/opool.c): from a pool that pool_ok describes, the
+// episode's count and the inline bounds may change, and the pool keeps each
+// part of its invariant
+/*@ requires pool_ok(p);
+    exits \false;
+    assigns p->episode.failures, p->hot.fast_limit, p->hot.free_limit;
+    ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    OPOOL__KEEPS(, p, (&p->hot))
+*/
+static inline void opool__episode_end(opool *p);
+
+// the release's steps after its writes (src/opool.c): from a pool that
+// pool_ok describes and free slot i in the roster, slot i may retire and the
+// episode may end; the count and every generation stay, and the pool keeps
+// each part of its invariant
+/*@ requires pool_ok(p) && i < p->hot.nslots;
+    requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
+    exits \false;
+    assigns p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.limit,
+            p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures;
+    ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
+    ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    OPOOL__KEEPS(, p, (&p->hot))
+*/
+static inline void opool__freed(opool *p, uint32_t i, uint32_t g);
+
 // what the free of slot i writes: its fields, the roster entries below
 // limit, the slots' pos, slot i's generation and slot i's object (the
 // release's assigns clause, and with the count of rejections that of every
@@ -459,6 +491,7 @@ static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g);
 // episode's count and slot i's object, nothing else
 /*@ requires pool_ok(p) && i < p->hot.nslots && (p->hot.slot[i].gen & 1) != 0;
     assigns OPOOL__FREE_WRITES(p, i);
+    ensures pool_ok(p);
     ensures roster_ok(&p->hot);
     ensures p->hot.free_limit <= p->hot.nslots;
     OPOOL__FREED(p, i)
@@ -537,8 +570,10 @@ static inline bool opool__valid_inline(const opool *p, opool_handle h);
  * generation, which its assigns clause leaves the provers to derive from
  * address arithmetic. The caller states what pool_ok says of slot i's
  * object (slot_object_ok), in the one state where pool_ok holds whole. The
- * claim's writes are a step (opool__link) proven to keep every part of
- * pool_ok; the checks and hooks after them (opool__prepare) are not yet. */
+ * claim's writes are a step (opool__link), and so are its writes to the
+ * pool in opool__prepare (opool__count_alloc), each proven to keep every
+ * part of pool_ok; prepare requires pool_ok whole (put together after the
+ * link), and the claim ensures it. */
 
 
 // assumed of a report (the user's hook or the default printer): it writes
@@ -556,38 +591,55 @@ opool_handle opool__handle(uint32_t i, uint32_t gen);
     assigns \nothing; */
 bool opool__track_on_reuse(void *obj, size_t size, size_t keep, size_t live, bool poison);
 
-/*@ requires \valid(p) && roster_ok(&p->hot) && i < p->hot.nslots;
+// the claim's writes to the pool after the roster's (src/opool.c): the high
+// water, the inline bounds and the count of allocs; every slot keeps its
+// generation and pos, and the pool each part of its invariant
+/*@ requires \valid(p) && roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
+    requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
+    exits \false;
+    assigns p->hot.high_water, p->hot.fast_limit, p->hot.free_limit, p->hot.allocs;
+    ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].pos == \old(p->hot.slot[j].pos);
+    OPOOL__KEEPS(\old(pool_ok(p)) ==>, p, (&p->hot))
+*/
+static inline void opool__count_alloc(opool *p);
+
+/*@ requires pool_ok(p) && i < p->hot.nslots;
     requires obj != \null && \valid((char *)obj + (0 .. p->hot.stride - 1));
     requires \separated((char *)obj + (0 .. p->hot.stride - 1),
                         p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
-    requires p->desc.object_size <= p->hot.stride && p->hot.free_limit <= p->hot.nslots;
     ensures \result == obj && \result != \null && \valid((char *)\result + (0 .. p->hot.stride - 1));
     ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
     ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].pos == \old(p->hot.slot[j].pos);
+    OPOOL__KEEPS(, p, (&p->hot))
 */
 static void *opool__prepare(opool *p, uint32_t i, void *obj, uint32_t prev_gen);
 
 // the claim's writes (src/opool.c): free slot i in the roster joins the
-// live prefix with odd generation g, and the pool whose hot fields these
-// are keeps each part of its invariant
-/*@ requires \valid(c) && roster_ok(c) && i < c->nslots && (g & 1) != 0;
-    requires c->count <= c->slot[i].pos < c->limit && c->roster[c->slot[i].pos] == i;
+// live prefix with odd generation g, and the pool keeps each part of its
+// invariant. (It takes the pool, not its hot fields as the release's writes
+// do: the claim puts pool_ok together after it, 19 s, where from the
+// parts stated for every pool q with &q->hot == c it timed out at 300 s.)
+/*@ requires \valid(p) && roster_ok(&p->hot) && i < p->hot.nslots && (g & 1) != 0;
+    requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
     exits \false;
-    assigns c->slot[i].gen, c->roster[c->slot[i].pos], c->roster[c->count], c->slot[c->roster[c->count]].pos,
-            c->slot[i].pos, c->count;
-    ensures roster_ok(c) && c->count == \old(c->count) + 1;
-    ensures c->slot[i].pos == \old(c->count) && c->slot[i].gen == g;
-    ensures c->nslots == \old(c->nslots) && c->limit == \old(c->limit) && c->free_limit == \old(c->free_limit);
-    ensures \forall integer j; 0 <= j < c->nslots && j != i ==> c->slot[j].gen == \old(c->slot[j].gen);
-    OPOOL__KEEPS(\forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>, q, c)
+    assigns p->hot.slot[i].gen, p->hot.roster[p->hot.slot[i].pos], p->hot.roster[p->hot.count], p->hot.slot[p->hot.roster[p->hot.count]].pos,
+            p->hot.slot[i].pos, p->hot.count;
+    ensures roster_ok(&p->hot) && p->hot.count == \old(p->hot.count) + 1;
+    ensures p->hot.slot[i].pos == \old(p->hot.count) && p->hot.slot[i].gen == g;
+    ensures p->hot.nslots == \old(p->hot.nslots) && p->hot.limit == \old(p->hot.limit) && p->hot.free_limit == \old(p->hot.free_limit);
+    ensures \forall integer j; 0 <= j < p->hot.nslots && j != i ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    OPOOL__KEEPS(\old(pool_ok(p)) ==>, p, (&p->hot))
 */
-static inline void opool__link(opool__hot *c, uint32_t i, uint32_t g);
+static inline void opool__link(opool *p, uint32_t i, uint32_t g);
 
 /*@ requires pool_ok(p);
     requires i < p->hot.nslots && p->hot.slot[i].pos != OPOOL__UNBACKED && (g & 1) != 0;
     requires p->hot.slot[i].pos < p->hot.limit ==> slot_object_ok(p, i);
+    ensures pool_ok(p);
     behavior claimed:
       assumes p->hot.slot[i].pos != OPOOL__RETIRED && (p->hot.slot[i].gen & 1) == 0;
       ensures \result != \null && \valid((char *)\result + (0 .. p->hot.stride - 1));
@@ -613,6 +665,7 @@ static void *opool__claim(opool *p, uint32_t i, uint32_t g);
 static bool opool__reach(opool *p, uint32_t i);
 
 /*@ requires p == \null || pool_ok(p);
+    ensures p == \null || pool_ok(p);
     behavior rejected:
       assumes p == \null || ((uint32_t)(want.bits >> 32) & 1) == 0 || (uint32_t)want.bits >= p->max_capacity;
       assigns \nothing;
@@ -634,6 +687,7 @@ void *opool_alloc_at(opool *p, opool_handle want);
  * keeps every slot (only the count of rejections moves). */
 
 /*@ requires p == \null || pool_ok(p);
+    ensures p == \null || pool_ok(p);
     // every behavior's writes together: what a caller that does not know
     // which applies may assume (opool_free below)
     assigns OPOOL__FREE_WRITES(p, (uint32_t)h.bits), p->rejected;

@@ -276,6 +276,24 @@ static inline void opool__unlink(opool__hot *h, uint32_t i, uint32_t g) {
     h->slot[i].gen = g;
 }
 
+/* An object was freed: an open exhaustion episode ends if the pool has
+ * recovered, and the inline paths open again. */
+static inline void opool__episode_end(opool *p) {
+    if (opool__episode_failures(&p->episode) != 0 &&
+        opool__episode_freed(&p->episode, p->hot.count, p->hot.limit))
+        opool__update_fast(p);
+}
+
+/* Slot i has just been freed with generation g: it retires if g was its
+ * last, and the exhaustion episode may end (the release's steps after its
+ * writes: a step of their own, so that the proof states what the pool is
+ * after them, docs/PROOF.md). */
+static inline void opool__freed(opool *p, uint32_t i, uint32_t g) {
+    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && opool__wraps(g, p->gen0, p->hot.index_bits))
+        opool__retire(p, i);
+    opool__episode_end(p);
+}
+
 /* Free live slot i: fini, poison, swap-delete and next generation, retire. */
 void opool__release(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
@@ -287,11 +305,7 @@ void opool__release(opool *p, uint32_t i) {
     }
     opool__track_on_free(obj, h->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
     opool__unlink(h, i, ++g);
-    if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && opool__wraps(g, p->gen0, h->index_bits))
-        opool__retire(p, i);
-    if (opool__episode_failures(&p->episode) != 0 &&
-        opool__episode_freed(&p->episode, h->count, h->limit))
-        opool__update_fast(p);
+    opool__freed(p, i, g);
 }
 
 /* Free every live object, last roster entry first (fini may free others). */
@@ -299,16 +313,24 @@ void opool__release_all(opool *p) {
     while (p->hot.count > 0) opool__release(p, p->hot.roster[p->hot.count - 1]);
 }
 
-/* Slot i, object obj, has just become live after generation prev_gen: the
- * checks and hooks. */
-static void *opool__prepare(opool *p, uint32_t i, void *obj, uint32_t prev_gen) {
+/* An alloc has made one more object live: the high water, the inline
+ * bounds and the count of allocs (the claim's writes to the pool after the
+ * roster's: a step of their own, so that the proof states what they keep,
+ * docs/PROOF.md). */
+static inline void opool__count_alloc(opool *p) {
     opool__hot *h = &p->hot;
     if (h->count > h->high_water) {
         h->high_water = h->count;
         opool__update_fast(p);
     }
     h->allocs++;
-    if (!opool__track_on_reuse(obj, h->stride, 0, p->desc.object_size,
+}
+
+/* Slot i, object obj, has just become live after generation prev_gen: the
+ * checks and hooks. */
+static void *opool__prepare(opool *p, uint32_t i, void *obj, uint32_t prev_gen) {
+    opool__count_alloc(p);
+    if (!opool__track_on_reuse(obj, p->hot.stride, 0, p->desc.object_size,
                                (p->desc.flags & OPOOL_POISON) != 0))
         opool__report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, prev_gen - 1));
     if ((p->desc.flags & OPOOL_ZERO) && p->desc.object_size != 0)
@@ -534,7 +556,8 @@ static bool opool__reach(opool *p, uint32_t i) {
  * it goes to the top of the free stack, whose old top takes its place, and
  * is taken (the claim's writes: a step of its own, so that the proof states
  * what they keep, docs/PROOF.md). */
-static inline void opool__link(opool__hot *h, uint32_t i, uint32_t g) {
+static inline void opool__link(opool *p, uint32_t i, uint32_t g) {
+    opool__hot *h = &p->hot;
     h->slot[i].gen = g;
     opool__roster_swap(h, h->slot[i].pos, h->count);
     opool__roster_take(h);
@@ -546,7 +569,7 @@ static void *opool__claim(opool *p, uint32_t i, uint32_t g) {
     uint32_t pos = h->slot[i].pos, prev = h->slot[i].gen;
     if (pos == OPOOL__RETIRED || (prev & 1)) return NULL;
     void *obj = opool__object(h, i);
-    opool__link(h, i, g);
+    opool__link(p, i, g);
     return opool__prepare(p, i, obj, prev);
 }
 

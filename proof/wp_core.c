@@ -734,7 +734,7 @@ opool_status opool__free_slow(opool *p, opool_handle h);
     behavior live:
       assumes p != \null && live_in(&p->hot, h);
       ensures \result == OPOOL_OK;
-      // (roster_ok, which the out-of-line path ensures, is not proven after
+      // (pool_ok, which the out-of-line path ensures, is not proven after
       // the inline one: docs/PROOF.md, Not proven yet)
       ensures p->hot.free_limit <= p->hot.nslots;
       OPOOL__FREED(p, (uint32_t)h.bits)

@@ -284,10 +284,11 @@ static inline void opool__episode_end(opool *p) {
         opool__update_fast(p);
 }
 
-/* Slot i has just been freed with generation g: it retires if g was its
- * last, and the exhaustion episode may end (the release's steps after its
- * writes: a step of their own, so that the proof states what the pool is
- * after them, docs/PROOF.md). */
+/* Slot i has just been freed to generation g: under OPOOL_RETIRE_ON_WRAP it
+ * retires if g is back at the first (opool__wraps), and the exhaustion
+ * episode may end (the release's steps after its writes: a step of their
+ * own, so that the proof states what the pool is after them,
+ * docs/PROOF.md). */
 static inline void opool__freed(opool *p, uint32_t i, uint32_t g) {
     if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && opool__wraps(g, p->gen0, p->hot.index_bits))
         opool__retire(p, i);

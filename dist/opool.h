@@ -4386,6 +4386,12 @@ void opool__report(opool *p, opool_status what, opool_handle h) {
 
 /* ==== slots ============================================================== */
 
+/* The writes of the free and of the claim come in small steps (opool__drop,
+ * opool__unlink, opool__freed, opool__episode_end, opool__count_alloc,
+ * opool__link): each has a contract in proof/wp_core.c that WP proves keeps
+ * the pool invariant, and the callers chain them (docs/PROOF.md). They are
+ * static inline, so the compiled paths are what they would be written out. */
+
 opool_handle opool__handle(uint32_t i, uint32_t gen) {
     opool_handle h;
     h.bits = (uint64_t)gen << 32 | i;
@@ -4404,8 +4410,7 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
 }
 
 /* Free slot i leaves the roster for good: its free-stack place goes to the
- * roster's last entry (retire's writes: a step of its own, so that the
- * proof states what they keep, docs/PROOF.md). */
+ * roster's last entry (retire's writes). */
 static inline void opool__drop(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
     opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
@@ -4414,8 +4419,8 @@ static inline void opool__drop(opool *p, uint32_t i) {
     p->retired++;
 }
 
-/* Live slot i has just gone through its last generation: it leaves the
- * roster for good. */
+/* Slot i has just been freed to its last generation: it leaves the roster
+ * for good. */
 static void opool__retire(opool *p, uint32_t i) {
     opool__drop(p, i);
     opool__update_fast(p);
@@ -4427,8 +4432,7 @@ static void opool__call_fini(const opool *p, void *obj) { p->desc.fini(obj, p->d
 static void opool__call_init(const opool *p, void *obj) { p->desc.init(obj, p->desc.user); }
 
 /* Live slot i leaves the live prefix and takes its next generation, g (the
- * release's two writes: a step of its own, so that the proof states what
- * they keep, docs/PROOF.md). */
+ * release's two writes). */
 static inline void opool__unlink(opool__hot *h, uint32_t i, uint32_t g) {
     opool__roster_release(h, i);
     h->slot[i].gen = g;
@@ -4444,9 +4448,7 @@ static inline void opool__episode_end(opool *p) {
 
 /* Slot i has just been freed to generation g: under OPOOL_RETIRE_ON_WRAP it
  * retires if g is back at the first (opool__wraps), and the exhaustion
- * episode may end (the release's steps after its writes: a step of their
- * own, so that the proof states what the pool is after them,
- * docs/PROOF.md). */
+ * episode may end (the release's steps after its writes). */
 static inline void opool__freed(opool *p, uint32_t i, uint32_t g) {
     if ((p->desc.flags & OPOOL_RETIRE_ON_WRAP) && opool__wraps(g, p->gen0, p->hot.index_bits))
         opool__retire(p, i);
@@ -4474,8 +4476,7 @@ void opool__release_all(opool *p) {
 
 /* An alloc has made one more object live: the high water, the inline
  * bounds and the count of allocs (the claim's writes to the pool after the
- * roster's: a step of their own, so that the proof states what they keep,
- * docs/PROOF.md). */
+ * roster's). */
 static inline void opool__count_alloc(opool *p) {
     opool__hot *h = &p->hot;
     if (h->count > h->high_water) {
@@ -4713,8 +4714,7 @@ static bool opool__reach(opool *p, uint32_t i) {
 
 /* Free slot i in the roster joins the live prefix with odd generation g:
  * it goes to the top of the free stack, whose old top takes its place, and
- * is taken (the claim's writes: a step of its own, so that the proof states
- * what they keep, docs/PROOF.md). */
+ * is taken (the claim's writes). */
 static inline void opool__link(opool *p, uint32_t i, uint32_t g) {
     opool__hot *h = &p->hot;
     h->slot[i].gen = g;

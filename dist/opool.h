@@ -4280,8 +4280,12 @@ opool_allocator opool__allocator_of(const opool_desc *d) {
 void opool__range_freed(opool *p, char *first_obj, uint32_t n) {
     bool poison = (p->desc.flags & OPOOL_POISON) != 0;
     if (!poison && !p->checker) return;
+    size_t stride = p->hot.stride;
+#ifdef OPOOL__POISON_LOOP
+    /*@ OPOOL__POISON_LOOP */
+#endif
     for (uint32_t k = 0; k < n; k++)
-        opool__track_on_free(first_obj + (size_t)k * p->hot.stride, p->hot.stride, 0, poison);
+        opool__track_on_free(first_obj + (size_t)k * stride, stride, 0, poison);
 }
 
 /* Why alloc and free must take the out-of-line path now (0: they need not). */
@@ -4333,11 +4337,57 @@ bool opool__reserve_slots(opool *p, uint32_t n) {
     return true;
 }
 
+/* The growth's steps. Each loop of the growth (these, and opool__range_freed's)
+ * has its invariant in proof/wp_core.c, which defines the macro that names
+ * it when WP reads this file; src/ carries no ACSL of its own. */
+
+/* The lowest chunk above 0 without storage; nchunks when each has it. */
+static inline uint32_t opool__unbacked_chunk(const opool *p) {
+    uint32_t c = 1;
+#ifdef OPOOL__UNBACKED_LOOP
+    /*@ OPOOL__UNBACKED_LOOP */
+#endif
+    while (c < p->nchunks && opool__chunk_backed(p, c)) c++;
+    return c;
+}
+
+/* Slots [nslots, hi) come into being (hi above nslots): no storage yet, the
+ * first generation. */
+static inline void opool__born(opool *p, uint32_t hi) {
+    opool__hot *h = &p->hot;
+#ifdef OPOOL__BORN_LOOP
+    /*@ OPOOL__BORN_LOOP */
+#endif
+    for (uint32_t i = h->nslots; i < hi; i++) {
+        h->slot[i].gen = p->gen0;
+        h->slot[i].pos = OPOOL__UNBACKED;
+    }
+    h->nslots = hi;
+}
+
+/* Slot i, outside the roster until now, takes the entry after the free
+ * stack's last (the growth's one write to the roster). */
+static inline void opool__join(opool__hot *h, uint32_t i) { opool__roster_put(h, h->limit++, i); }
+
+/* The slots of [lo, hi) without storage join the free stack, in ascending
+ * order (one retired before shrink gave its chunk back stays retired). The
+ * roster always has room, since none of them is in it and it holds a slot
+ * at most once; the loop's bound on limit says so where the compiler and
+ * the prover see it (a compare per slot of a growth), so that no pool
+ * state can make it write past nslots entries (docs/PROOF.md). */
+static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi) {
+    opool__hot *h = &p->hot;
+#ifdef OPOOL__ENROL_LOOP
+    /*@ OPOOL__ENROL_LOOP */
+#endif
+    for (uint32_t i = lo; i < hi && h->limit < h->nslots; i++)
+        if (h->slot[i].pos == OPOOL__UNBACKED) opool__join(h, i);
+}
+
 /* Give storage to the lowest chunk that has none; its slots join the free
  * stack in ascending order. False when no chunk is left or memory is not. */
 OPOOL_NOINLINE bool opool__grow(opool *p) {
-    uint32_t c = 1;
-    while (c < p->nchunks && opool__chunk_backed(p, c)) c++;
+    uint32_t c = opool__unbacked_chunk(p);
     if (c >= p->nchunks) return false;
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
     if (!opool__chunk_alloc(p, c)) return false;
@@ -4345,17 +4395,8 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
         opool__chunk_free(p, c);
         return false;
     }
-    opool__hot *h = &p->hot;
-    for (uint32_t i = h->nslots; i < hi; i++) {
-        h->slot[i].gen = p->gen0;
-        h->slot[i].pos = OPOOL__UNBACKED;
-    }
-    if (h->nslots < hi) h->nslots = hi;
-    for (uint32_t i = lo; i < hi; i++) {
-        /* a slot retired before shrink gave its chunk back stays retired */
-        if (h->slot[i].pos == OPOOL__RETIRED) continue;
-        opool__roster_put(h, h->limit++, i);
-    }
+    if (p->hot.nslots < hi) opool__born(p, hi);
+    opool__enrol(p, lo, hi);
     opool__range_freed(p, p->hot.base[c], hi - lo);
     p->grows++;
     opool__update_fast(p);

@@ -259,6 +259,21 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 */
 #endif
 
+/* geometry_ok with more slots, up to max_capacity, the rest of what it reads
+ * as it was: what the growth's new slots keep (opool__born); proven in the
+ * lemmas' run */
+#ifdef OPOOL_PROOF_LEMMAS
+/*@ lemma geometry_more{L1,L2}: \forall opool *p; geometry_ok{L1}(p) &&
+      \at(p->hot.stride, L1) == \at(p->hot.stride, L2) && \at(p->hot.shift, L1) == \at(p->hot.shift, L2) &&
+      \at(p->hot.first, L1) == \at(p->hot.first, L2) && \at(p->max_capacity, L1) == \at(p->max_capacity, L2) &&
+      \at(p->nchunks, L1) == \at(p->nchunks, L2) &&
+      \at(p->desc.object_size, L1) == \at(p->desc.object_size, L2) &&
+      \at(p->hot.nslots, L1) <= \at(p->hot.nslots, L2) <= \at(p->max_capacity, L2) &&
+      \at(p->hot.shift, L2) < 32 && (1 << \at(p->hot.shift, L2)) <= \at(p->hot.first, L2) ==>
+      geometry_ok{L2}(p);
+*/
+#endif
+
 /* an object apart from a shorter roster: what objects_ok keeps when the
  * roster's limit falls (retire); proven in the lemmas' run */
 #ifdef OPOOL_PROOF_LEMMAS
@@ -655,6 +670,175 @@ static inline void opool__link(opool *p, uint32_t i, uint32_t g);
     disjoint behaviors;
 */
 static void *opool__claim(opool *p, uint32_t i, uint32_t g);
+
+/* ==== growth: the new slots (src/opool.c) ================================
+ * opool__grow gives a chunk its storage, makes the slot array reach the
+ * chunk's end, then runs two steps: opool__born (the slots past nslots come
+ * into being, without storage) and opool__enrol (the chunk's slots without
+ * storage join the free stack). Each step is proven to keep every part of
+ * pool_ok, given what the allocation before it provides: arrays valid and
+ * apart at the new length, and the chunk's objects valid and apart. Their
+ * loops' invariants are the two macros below, which src/opool.c names just
+ * before each loop when they are defined (here, and nowhere else). */
+
+// which chunk grows, and where its slots are (opool_internal.h,
+// src/opool.c): chunk c >= 1 of a growing pool is [2^(shift + c - 1),
+// min(2^(shift + c), max_capacity)); the lowest one without storage
+/*@ requires 1 <= c && shift + c <= 32;
+    exits \false;
+    assigns \nothing;
+    ensures \result == (1 << (shift + c - 1)); */
+static inline uint64_t opool__span_lo(uint32_t shift, uint32_t c);
+
+/*@ requires 1 <= c && shift + c <= 32;
+    exits \false;
+    assigns \nothing;
+    ensures \result == ((1 << (shift + c)) < max_capacity ? (1 << (shift + c)) : max_capacity); */
+static inline uint32_t opool__span_hi(uint32_t shift, uint32_t max_capacity, uint32_t c);
+
+/*@ requires \valid_read(p) && 1 <= c && p->hot.shift + c <= 32;
+    exits \false;
+    assigns \nothing;
+    ensures \result == (1 << (p->hot.shift + c - 1)); */
+uint64_t opool__chunk_lo(const opool *p, uint32_t c);
+
+/*@ requires \valid_read(p) && 1 <= c && p->hot.shift + c <= 32;
+    exits \false;
+    assigns \nothing;
+    ensures \result == ((1 << (p->hot.shift + c)) < p->max_capacity ? (1 << (p->hot.shift + c)) : p->max_capacity); */
+uint32_t opool__chunk_hi(const opool *p, uint32_t c);
+
+/*@ requires \valid_read(p) && c < OPOOL__MAX_CHUNKS;
+    exits \false;
+    assigns \nothing;
+    ensures \result <==> (c == 0 || p->hot.base[c] != \null); */
+bool opool__chunk_backed(const opool *p, uint32_t c);
+
+// the search's loop: every chunk in [1, c) has storage
+#define OPOOL__UNBACKED_LOOP                                                              \
+    loop invariant ub_c: 1 <= c <= p->nchunks;                                            \
+    loop invariant ub_backed: \forall integer k; 1 <= k < c ==> p->hot.base[k] != \null;  \
+    loop assigns c;                                                                       \
+    loop variant p->nchunks - c;
+
+/*@ requires \valid_read(p) && 1 <= p->nchunks <= OPOOL__MAX_CHUNKS;
+    exits \false;
+    assigns \nothing;
+    ensures 1 <= \result <= p->nchunks;
+    ensures \forall integer k; 1 <= k < \result ==> p->hot.base[k] != \null;
+    ensures \result < p->nchunks ==> p->hot.base[\result] == \null; */
+static inline uint32_t opool__unbacked_chunk(const opool *p);
+
+// the poisoning of n new slots' objects from first_obj (src/opool.c): it
+// writes their bytes and nothing else (opool__track_on_free is assumed)
+#define OPOOL__POISON_LOOP                                                                \
+    loop invariant rf_k: 0 <= k <= n;                                                     \
+    loop assigns k, first_obj[0 .. n * p->hot.stride - 1];                                \
+    loop variant n - k;
+
+/*@ requires \valid_read(p) && \valid(first_obj + (0 .. n * p->hot.stride - 1));
+    requires n * p->hot.stride <= 18446744073709551615;
+    exits \false;
+    assigns first_obj[0 .. n * p->hot.stride - 1]; */
+void opool__range_freed(opool *p, char *first_obj, uint32_t n);
+
+// born's loop: slots [nslots, i) are new, without storage, at gen0
+#define OPOOL__BORN_LOOP                                                                  \
+    loop invariant born_i: h->nslots <= i <= hi;                                         \
+    loop invariant born_roster: roster_ok(h);                                             \
+    loop invariant born_new: \forall integer j; h->nslots <= j < i ==>                     \
+      h->slot[j].gen == p->gen0 && h->slot[j].pos == OPOOL__UNBACKED;                    \
+    loop assigns i, h->slot[h->nslots .. hi - 1];                                        \
+    loop variant hi - i;
+
+// enrol's loop: the roster and both facts of every slot hold; the slots
+// ahead are as they were; a slot in the roster was in it, or is one of
+// [lo, i) that had no storage
+#define OPOOL__ENROL_LOOP                                                                 \
+    loop invariant en_i: lo <= i <= hi;                                                   \
+    loop invariant en_limit: \at(h->limit, LoopEntry) <= h->limit <= h->nslots;          \
+    loop invariant en_roster: roster_ok(h);                                               \
+    loop invariant en_fields: h->count == \at(h->count, LoopEntry) &&                     \
+      h->nslots == \at(h->nslots, LoopEntry) && h->first == \at(h->first, LoopEntry) &&   \
+      h->shift == \at(h->shift, LoopEntry) && h->free_limit == \at(h->free_limit, LoopEntry) && \
+      p->max_capacity == \at(p->max_capacity, LoopEntry) && p->nchunks == \at(p->nchunks, LoopEntry); \
+    loop invariant en_gen: \forall integer j; 0 <= j < h->nslots ==>                      \
+      h->slot[j].gen == \at(h->slot[j].gen, LoopEntry);                                   \
+    loop invariant en_placed: \forall integer j; 0 <= j < h->nslots ==> OPOOL__PLACED(h, j); \
+    loop invariant en_live: \forall integer j; 0 <= j < h->nslots ==> OPOOL__LIVE_AT(h, j);  \
+    loop invariant en_ahead: \forall integer j; i <= j < hi ==>                           \
+      h->slot[j].pos == \at(h->slot[j].pos, LoopEntry);                                  \
+    loop invariant en_joined: \forall integer j; 0 <= j < h->nslots && h->slot[j].pos < h->limit ==> \
+      \at(h->slot[j].pos, LoopEntry) < \at(h->limit, LoopEntry) ||                       \
+      (lo <= j < i && \at(h->slot[j].pos, LoopEntry) == OPOOL__UNBACKED);                \
+    loop assigns i, h->limit, h->roster[\at(h->limit, LoopEntry) .. \at(h->nslots, LoopEntry) - 1], \
+                 h->slot[lo .. hi - 1].pos;                                               \
+    loop variant hi - i;
+
+// slots [nslots, hi) come into being (hi above nslots), without storage,
+// at the pool's first generation (even): given the slot array valid and
+// apart up to hi, and every object in the roster apart from it, the pool
+// keeps each part of its invariant
+/*@ requires pool_ok(p) && (p->gen0 & 1) == 0;
+    requires p->hot.nslots < hi <= p->max_capacity && p->hot.shift < 32 && (1 << p->hot.shift) <= p->hot.first;
+    requires \valid(p->hot.slot + (0 .. hi - 1));
+    requires \separated(p, p->hot.slot + (0 .. hi - 1), p->hot.roster + (0 .. p->hot.limit - 1));
+    requires \forall integer j; 0 <= j < p->hot.nslots && p->hot.slot[j].pos < p->hot.limit ==>
+      object_ok(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, j), p->hot.stride,
+                p, p->hot.slot, hi, p->hot.roster, p->hot.limit);
+    exits \false;
+    assigns p->hot.slot[p->hot.nslots .. hi - 1], p->hot.nslots;
+    ensures p->hot.nslots == hi;
+    ensures \forall integer j; \old(p->hot.nslots) <= j < hi ==>
+              p->hot.slot[j].gen == p->gen0 && p->hot.slot[j].pos == OPOOL__UNBACKED;
+    ensures \forall integer j; 0 <= j < \old(p->hot.nslots) ==>
+              p->hot.slot[j].gen == \old(p->hot.slot[j].gen) && p->hot.slot[j].pos == \old(p->hot.slot[j].pos);
+    ensures roster_ok(&p->hot);
+    OPOOL__KEEPS(, p, (&p->hot))
+*/
+static inline void opool__born(opool *p, uint32_t hi);
+
+// enrol's write: slot i, outside the roster, takes the entry at limit, one
+// more; every other slot and entry as it was, and each slot's two facts
+// kept (i is free: an even generation)
+/*@ requires \valid(c) && roster_ok(c) && c->limit < c->nslots <= OPOOL_MAX_CAPACITY && i < c->nslots;
+    requires c->slot[i].pos == OPOOL__UNBACKED && (c->slot[i].gen & 1) == 0;
+    requires \valid(c->roster + (0 .. c->nslots - 1));
+    requires \separated(c, c->slot + (0 .. c->nslots - 1), c->roster + (0 .. c->nslots - 1));
+    exits \false;
+    assigns c->limit, c->roster[c->limit], c->slot[i].pos;
+    ensures roster_ok(c) && c->limit == \old(c->limit) + 1;
+    ensures c->slot[i].pos == \old(c->limit) && c->roster[\old(c->limit)] == i;
+    ensures \forall integer j; 0 <= j < c->nslots && j != i ==> c->slot[j].pos == \old(c->slot[j].pos);
+    ensures \forall integer j; 0 <= j < c->nslots ==> c->slot[j].gen == \old(c->slot[j].gen);
+    ensures \forall integer k; 0 <= k < \old(c->limit) ==> c->roster[k] == \old(c->roster[k]);
+    behavior slots:
+      assumes slots_ok(c);
+      ensures in_roster: \forall integer j; 0 <= j < c->nslots ==> OPOOL__PLACED(c, j);
+      ensures live: \forall integer j; 0 <= j < c->nslots ==> OPOOL__LIVE_AT(c, j);
+*/
+static inline void opool__join(opool__hot *c, uint32_t i);
+
+// the slots of [lo, hi) without storage join the free stack: given the
+// roster valid and apart up to nslots, and the object of every slot that
+// may be in the roster after valid and apart from both arrays at that
+// length, the pool keeps each part of its invariant, the count and every
+// generation
+/*@ requires pool_ok(p) && lo <= hi <= p->hot.nslots;
+    requires \valid(p->hot.roster + (0 .. p->hot.nslots - 1));
+    requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.nslots - 1));
+    requires \forall integer j; 0 <= j < p->hot.nslots &&
+               (p->hot.slot[j].pos < p->hot.limit || (lo <= j < hi && p->hot.slot[j].pos == OPOOL__UNBACKED)) ==>
+      object_ok(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, j), p->hot.stride,
+                p, p->hot.slot, p->hot.nslots, p->hot.roster, p->hot.nslots);
+    exits \false;
+    assigns p->hot.limit, p->hot.roster[p->hot.limit .. p->hot.nslots - 1], p->hot.slot[lo .. hi - 1].pos;
+    ensures roster_ok(&p->hot) && \old(p->hot.limit) <= p->hot.limit;
+    ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    OPOOL__KEEPS(, p, (&p->hot))
+*/
+static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi);
 
 // assumed until opool__grow is proven (docs/PROOF.md, Not proven yet): the
 // growth keeps the invariant, and true means index i has storage

@@ -93,10 +93,11 @@ run_wp() {
     typed=$typed,opool__chunk_of,opool__object_in,opool__object_far,opool__object,opool__wraps,opool__slow_bits,opool__fast_bounds
     typed=$typed,opool__retire,opool__release,opool__handle
     typed=$typed,opool__prepare,opool__claim,opool_alloc_at
-    # the growth's steps that need no lemma: its chunk, the chunk's slots,
-    # the roster's one write, the poisoning of the new objects
+    # the growth's steps that need no lemma (its chunk, the chunk's range,
+    # the roster's one write, the poisoning of the new objects), and
+    # opool_alloc_at's loop over the growth (opool__reach)
     typed=$typed,opool__span_lo,opool__span_hi,opool__chunk_lo,opool__chunk_hi,opool__chunk_backed
-    typed=$typed,opool__unbacked_chunk,opool__join,opool__range_freed
+    typed=$typed,opool__unbacked_chunk,opool__join,opool__range_freed,opool__reach
     # the inline lookup and free cast the pool to its hot fields: WP's cast model
     local cast=opool__get_inline,opool__valid_inline,opool__free_inline
     # the steps that keep pool_ok part by part, and the out-of-line free (below)

@@ -1,11 +1,13 @@
 /*
  * wp_core.c -- the ACSL contracts WP proves of the roster operations of
  * opool_abi.h, the handle check, object address and free (release, the
- * out-of-line free), opool_alloc_at of src/opool.c, and the inline lookup
- * and free (proof/run.sh wp, make proof; docs/PROOF.md). The contracts sit
- * here, on declarations of the functions the header defines, so the public
- * headers stay free of annotations; Frama-C joins each contract to the
- * definition that follows.
+ * out-of-line free), opool_alloc_at and the growth's steps of src/opool.c,
+ * and the inline lookup and free (proof/run.sh wp, make proof;
+ * docs/PROOF.md). The contracts sit here, on declarations of the functions
+ * the header defines, so the public headers stay free of annotations;
+ * Frama-C joins each contract to the definition that follows. A loop's
+ * invariant is a macro here (OPOOL__*_LOOP) that src/opool.c names in
+ * place, under #ifdef of that macro.
  *
  * roster_ok is the roster's part of the pool invariant (the facts
  * tests/support/opool_check.c tests): the slot and roster arrays valid and
@@ -840,8 +842,23 @@ static inline void opool__join(opool__hot *c, uint32_t i);
 */
 static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi);
 
-// assumed until opool__grow is proven (docs/PROOF.md, Not proven yet): the
-// growth keeps the invariant, and true means index i has storage
+// assumed until its chaining of the steps above is proven (docs/PROOF.md,
+// Not proven yet): the growth keeps the invariant and the index limit
+/*@ requires pool_ok(p);
+    exits \false;
+    ensures pool_ok(p) && p->max_capacity == \old(p->max_capacity);
+*/
+bool opool__grow(opool *p);
+
+// reach's loop: the invariant and the index limit. (The loop calls grow,
+// which may write anything: so it has no assigns clause, and WP then lets
+// the loop change its locals too; re_same says they stay.)
+#define OPOOL__REACH_LOOP                                                                 \
+    loop invariant re_same: p == \at(p, LoopEntry) && i == \at(i, LoopEntry) && h == &p->hot; \
+    loop invariant re_ok: pool_ok(p) && p->max_capacity == \at(p->max_capacity, LoopEntry);
+
+// grow until index i has storage: the invariant kept, and true means
+// index i has storage
 /*@ requires pool_ok(p) && i < p->max_capacity;
     ensures pool_ok(p) && p->max_capacity == \old(p->max_capacity);
     ensures \result ==> i < p->hot.nslots && p->hot.slot[i].pos != OPOOL__UNBACKED;

@@ -179,9 +179,10 @@ bool opool__reserve_slots(opool *p, uint32_t n) {
     return true;
 }
 
-/* The growth's steps. Each loop of the growth (these, and opool__range_freed's)
- * has its invariant in proof/wp_core.c, which defines the macro that names
- * it when WP reads this file; src/ carries no ACSL of its own. */
+/* The growth's steps. Each loop of the growth (these, opool__range_freed's,
+ * and opool__reach's over it) has its invariant in proof/wp_core.c, which
+ * defines the macro that names it when WP reads this file; src/ carries no
+ * ACSL of its own. */
 
 /* The lowest chunk above 0 without storage; nchunks when each has it. */
 static inline uint32_t opool__unbacked_chunk(const opool *p) {
@@ -590,6 +591,9 @@ opool_status opool__free_slow(opool *p, opool_handle h) {
  * pool cannot grow to it. */
 static bool opool__reach(opool *p, uint32_t i) {
     const opool__hot *h = &p->hot;
+#ifdef OPOOL__REACH_LOOP
+    /*@ OPOOL__REACH_LOOP */
+#endif
     while (i >= h->nslots || h->slot[i].pos == OPOOL__UNBACKED)
         if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return false;
     return true;

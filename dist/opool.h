@@ -4386,16 +4386,14 @@ static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi) {
 }
 
 /* Give storage to the lowest chunk that has none; its slots join the free
- * stack in ascending order. False when no chunk is left or memory is not. */
+ * stack in ascending order. False when no chunk is left or memory is not.
+ * The arrays grow first: when the chunk's storage then fails, the pool is
+ * whole as it was, only its arrays longer (the next growth's). */
 OPOOL_NOINLINE bool opool__grow(opool *p) {
     uint32_t c = opool__unbacked_chunk(p);
     if (c >= p->nchunks) return false;
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    if (!opool__chunk_alloc(p, c)) return false;
-    if (!opool__reserve_slots(p, hi)) {
-        opool__chunk_free(p, c);
-        return false;
-    }
+    if (!opool__reserve_slots(p, hi) || !opool__chunk_alloc(p, c)) return false;
     if (p->hot.nslots < hi) opool__born(p, hi);
     opool__enrol(p, lo, hi);
     opool__range_freed(p, p->hot.base[c], hi - lo);

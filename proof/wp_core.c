@@ -674,14 +674,15 @@ static inline void opool__link(opool *p, uint32_t i, uint32_t g);
 static void *opool__claim(opool *p, uint32_t i, uint32_t g);
 
 /* ==== growth: the new slots (src/opool.c) ================================
- * opool__grow gives a chunk its storage, makes the slot array reach the
- * chunk's end, then runs two steps: opool__born (the slots past nslots come
+ * opool__grow makes the slot array reach the chunk's end, gives the chunk
+ * its storage, then runs two steps: opool__born (the slots past nslots come
  * into being, without storage) and opool__enrol (the chunk's slots without
  * storage join the free stack). Each step is proven to keep every part of
- * pool_ok, given what the allocation before it provides: arrays valid and
- * apart at the new length, and the chunk's objects valid and apart. Their
- * loops' invariants are the two macros below, which src/opool.c names just
- * before each loop when they are defined (here, and nowhere else). */
+ * pool_ok, given what the allocations before it provide: arrays valid and
+ * apart at the new length, and the chunk's objects valid and apart. The
+ * loops' invariants are the macros below (OPOOL__*_LOOP), which src/opool.c
+ * names just before each loop when they are defined (here, and nowhere
+ * else). */
 
 // which chunk grows, and where its slots are (opool_internal.h,
 // src/opool.c): chunk c >= 1 of a growing pool is [2^(shift + c - 1),

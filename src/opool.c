@@ -92,7 +92,7 @@ bool opool__chunk_alloc(opool *p, uint32_t c) {
     return true;
 }
 
-/* Give chunk c's storage back (shrink, destroy, a failed grow). */
+/* Give chunk c's storage back (shrink, destroy). */
 void opool__chunk_free(opool *p, uint32_t c) {
     if (p->hot.stride != 0) {
         opool__mem_defined(p->hot.base[c], opool__chunk_bytes(p, c));

@@ -675,10 +675,11 @@ static void *opool__claim(opool *p, uint32_t i, uint32_t g);
 
 /* ==== growth: the new slots (src/opool.c) ================================
  * opool__grow makes the slot array reach the chunk's end, gives the chunk
- * its storage, then runs two steps: opool__born (the slots past nslots come
- * into being, without storage) and opool__enrol (the chunk's slots without
- * storage join the free stack). Each step is proven to keep every part of
- * pool_ok, given what the allocations before it provide: arrays valid and
+ * its storage, then runs its steps: opool__born (the slots past nslots come
+ * into being, without storage), opool__enrol (the chunk's slots without
+ * storage join the free stack) and opool__range_freed (their objects
+ * poisoned, further down). The first two are proven to keep every part of
+ * pool_ok, given what the allocations before them provide: arrays valid and
  * apart at the new length, and the chunk's objects valid and apart. The
  * loops' invariants are the macros below (OPOOL__*_LOOP), which src/opool.c
  * names just before each loop when they are defined (here, and nowhere

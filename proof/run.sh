@@ -93,20 +93,21 @@ run_wp() {
     typed=$typed,opool__chunk_of,opool__object_in,opool__object_far,opool__object,opool__wraps,opool__slow_bits,opool__fast_bounds
     typed=$typed,opool__retire,opool__release,opool__handle
     typed=$typed,opool__prepare,opool__claim,opool_alloc_at
-    # the growth's steps that need no lemma (its chunk, the chunk's range,
+    # the growth's steps that need no lemma (which chunk, where it starts,
     # the roster's one write, the poisoning of the new objects), and
     # opool_alloc_at's loop over the growth (opool__reach)
-    typed=$typed,opool__span_lo,opool__span_hi,opool__chunk_lo,opool__chunk_hi,opool__chunk_backed
+    typed=$typed,opool__span_lo,opool__span_hi,opool__chunk_lo,opool__chunk_backed
     typed=$typed,opool__unbacked_chunk,opool__join,opool__range_freed,opool__reach
     # the inline lookup and free cast the pool to its hot fields: WP's cast model
     local cast=opool__get_inline,opool__valid_inline,opool__free_inline
     # the steps that keep pool_ok part by part, and the out-of-line free (below)
     local steps=opool__update_fast,opool__unlink,opool__drop,opool__link
     steps=$steps,opool__episode_end,opool__freed,opool__count_alloc,opool__free_slow
-    steps=$steps,opool__born,opool__enrol
+    steps=$steps,opool__chunk_hi,opool__back_chunk,opool__born,opool__enrol,opool__count_grow,opool__grow
     local fcts=$typed,$cast,$steps
     local lemmas=roster_injective,pool_lookup_arrays,pool_live_in_roster,pool_lookup
     lemmas=$lemmas,geometry_frame,geometry_more,object_ok_shrink,slot_object_far,even_low,half,even_clear,odd_mod,next_even
+    lemmas=$lemmas,chunk_top,chunk_object,chunk_offset,chunk_bytes_le,offset_pos,offset_in,offset_le,object_in_room,backed_object
     # wp_core.c includes src/opool.c: one translation unit, so that the
     # contracts reach the static inline functions opool.c calls
     # 480 s a goal: the hardest, retire's in-roster half of slots_ok, takes
@@ -119,16 +120,18 @@ run_wp() {
         -wp-timeout 60 -wp-split -wp-par 2 >>"$log" 2>&1 || true
     # the lemmas, which the functions' proofs use (-wp-fct leaves them out)
     frama-c -machdep gcc_x86_64 -c11 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" proof/wp_core.c \
-        -wp -wp-prop "$lemmas" -wp-prover cvc4,z3 -wp-timeout 60 -wp-par 2 \
+        -wp -wp-prop "$lemmas" -wp-prover cvc4,z3 -wp-timeout 120 -wp-par 2 \
         >>"$log" 2>&1 || true
     # the steps that keep pool_ok part by part (the bounds' update, the
     # release's two writes, retire's, the episode's end, the release's
     # steps after its writes, the claim's two sets of writes), and the
     # out-of-line free (pool_ok after a rejected handle's count), and the
-    # growth's two steps (the new slots; the slots that join the roster):
+    # growth with its other steps (the chunk's end and bytes, the base's
+    # write, the new slots, the slots that join the roster, the count):
     # geometry_ok kept needs the lemma geometry_frame (geometry_more for new
     # slots) in context, objects_ok after retire's or enrol's writes
-    # object_ok_shrink, so they run where the lemmas are defined
+    # object_ok_shrink, the chunk's objects chunk_offset and backed_object,
+    # so they run where the lemmas are defined
     # (objects_ok after retire's writes, about 70 s, is the longest)
     frama-c -machdep gcc_x86_64 -c11 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" proof/wp_core.c \
         -wp -wp-fct "$steps" -wp-rte -wp-prover cvc4,z3 -wp-timeout 240 -wp-split -wp-par 2 \

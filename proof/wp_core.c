@@ -1,7 +1,7 @@
 /*
  * wp_core.c -- the ACSL contracts WP proves of the roster operations of
  * opool_abi.h, the handle check, object address and free (release, the
- * out-of-line free), opool_alloc_at and the growth's steps of src/opool.c,
+ * out-of-line free), opool_alloc_at and the growth of src/opool.c,
  * and the inline lookup and free (proof/run.sh wp, make proof;
  * docs/PROOF.md). The contracts sit here, on declarations of the functions
  * the header defines, so the public headers stay free of annotations;
@@ -42,6 +42,7 @@
     ensures k_in_roster: pre \forall integer j; 0 <= j < c->nslots ==> OPOOL__PLACED(c, j); \
     ensures k_live: pre \forall integer j; 0 <= j < c->nslots ==> OPOOL__LIVE_AT(c, j);     \
     ensures k_objects: pre objects_ok(q);                                                  \
+    ensures k_room: pre room_ok(q);                                                        \
     ensures k_rest: pre \valid(q) && c->free_limit <= c->nslots &&                         \
       \separated(q, c->slot + (0 .. c->nslots - 1), c->roster + (0 .. c->limit - 1));
 
@@ -192,6 +193,18 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
  * function: top is given by the fact that defines it (an axiom: for i > 0
  * exactly one t has 2^t <= i < 2^(t+1); docs/PROOF.md, Assumptions). */
 
+/* ---- a slot's offset in its chunk -----------------------------------------
+ * (j - lo) * s as a function of its own, so that the provers can find the
+ * facts stated for every j of a chunk (a product inside an expression is
+ * no pattern for them): defined by the one fact that gives its value (an
+ * axiom; docs/PROOF.md, Assumptions). */
+
+/*@ axiomatic Offset {
+      logic integer offset(integer j, integer lo, integer s);
+      axiom offset_def: \forall integer j, lo, s; offset(j, lo, s) == (j - lo) * s;
+    }
+*/
+
 /*@ axiomatic Top {
       // the position of the highest set bit of i > 0
       logic integer top(integer i);
@@ -231,20 +244,38 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
     // slot i's object, as objects_ok states it
     predicate slot_object_ok(opool *p, integer i) =
       object_ok(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, i), p->hot.stride,
-                p, p->hot.slot, p->hot.nslots, p->hot.roster, p->hot.limit);
+                p, p->hot.slot, p->slot_cap, p->hot.roster, p->slot_cap);
 
     predicate geometry_ok(opool *p) =
       hot_geometry(&p->hot) && p->hot.nslots <= p->max_capacity <= OPOOL_MAX_CAPACITY &&
       1 <= p->nchunks <= OPOOL__MAX_CHUNKS &&
       p->max_capacity * p->hot.stride <= 18446744073709551615 && p->desc.object_size <= p->hot.stride;
 
+    // (apart from the arrays at their capacity, which no step but their
+    // growth changes)
     predicate objects_ok(opool *p) =
       \forall integer i; 0 <= i < p->hot.nslots && p->hot.slot[i].pos < p->hot.limit ==>
         object_ok(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, i), p->hot.stride,
-                  p, p->hot.slot, p->hot.nslots, p->hot.roster, p->hot.limit);
+                  p, p->hot.slot, p->slot_cap, p->hot.roster, p->slot_cap);
+
+    // what the growth needs: both arrays valid for slot_cap entries and
+    // apart, nslots within them; gen0 even; on a growing pool (more than one
+    // chunk) chunk 0 is 2^shift slots, and each chunk c in [1, nchunks)
+    // starts above chunk 0 and below the index limit
+    predicate arrays_room(opool *p, opool__slot *slot, uint32_t *roster, integer cap) =
+      \valid(slot + (0 .. cap - 1)) && \valid(roster + (0 .. cap - 1)) &&
+      \separated(p, slot + (0 .. cap - 1), roster + (0 .. cap - 1));
+    predicate chunks_room(integer first, integer shift, integer nchunks, integer max_capacity) =
+      shift + nchunks <= 33 && (1 < nchunks ==> first == (1 << shift)) &&
+      \forall integer t; shift <= t && t + 1 < shift + nchunks ==>
+        first <= (1 << t) < max_capacity && (1 << t) < (1 << (t + 1));
+    predicate room_ok(opool *p) =
+      p->hot.nslots <= p->slot_cap && (p->gen0 & 1) == 0 &&
+      arrays_room(p, p->hot.slot, p->hot.roster, p->slot_cap) &&
+      chunks_room(p->hot.first, p->hot.shift, p->nchunks, p->max_capacity);
 
     predicate pool_ok(opool *p) =
-      \valid(p) && geometry_ok(p) && roster_ok(&p->hot) && slots_ok(&p->hot) && objects_ok(p) &&
+      \valid(p) && geometry_ok(p) && roster_ok(&p->hot) && slots_ok(&p->hot) && objects_ok(p) && room_ok(p) &&
       p->hot.free_limit <= p->hot.nslots && // the inline free's bound
       \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
 */
@@ -674,16 +705,37 @@ static inline void opool__link(opool *p, uint32_t i, uint32_t g);
 static void *opool__claim(opool *p, uint32_t i, uint32_t g);
 
 /* ==== growth: the new slots (src/opool.c) ================================
- * opool__grow makes the slot array reach the chunk's end, gives the chunk
- * its storage, then runs its steps: opool__born (the slots past nslots come
- * into being, without storage), opool__enrol (the chunk's slots without
- * storage join the free stack) and opool__range_freed (their objects
- * poisoned, further down). The first two are proven to keep every part of
- * pool_ok, given what the allocations before them provide: arrays valid and
- * apart at the new length, and the chunk's objects valid and apart. The
- * loops' invariants are the macros below (OPOOL__*_LOOP), which src/opool.c
+ * opool__grow makes the slot arrays reach the chunk's end, asks for the
+ * chunk's storage, then runs its steps: opool__range_freed (the new
+ * objects poisoned: it writes their bytes alone), opool__born (the slots
+ * past nslots come into being, without storage), opool__back_chunk (the
+ * base's one write, which states the chunk's objects as enrol needs them),
+ * opool__enrol (the chunk's slots without storage join the free stack) and
+ * opool__count_grow. Each step is proven to keep every part of pool_ok,
+ * given what the allocations provide (assumed, further down): arrays valid
+ * and apart at their capacity (room_ok), the chunk's storage valid and
+ * apart (chunk_room); and grow is proven to chain them. The loops'
+ * invariants are the macros below (OPOOL__*_LOOP), which src/opool.c
  * names just before each loop when they are defined (here, and nowhere
  * else). */
+
+/*@ // chunk c's index range [chunk_start, chunk_end) on a growing pool
+    // (functions of values, as object_of: a write elsewhere leaves the same
+    // term once the fields read the same)
+    logic integer chunk_start(integer shift, integer c) = 1 << (shift + c - 1);
+    logic integer chunk_end(integer shift, integer max_capacity, integer c) =
+      (1 << (shift + c)) < max_capacity ? (1 << (shift + c)) : max_capacity;
+    // its objects' bytes
+    logic integer chunk_size(integer shift, integer max_capacity, integer stride, integer c) =
+      offset(chunk_end(shift, max_capacity, c) - chunk_start(shift, c), 0, stride);
+
+    // storage at b of size bytes: not NULL, valid and apart from the pool
+    // and its arrays at their capacity (the addresses and lengths as
+    // values, as object_ok states an object)
+    predicate chunk_room(char *b, integer size, opool *p, opool__slot *slot, uint32_t *roster, integer cap) =
+      b != \null && \valid(b + (0 .. size - 1)) &&
+      \separated(b + (0 .. size - 1), p, slot + (0 .. cap - 1), roster + (0 .. cap - 1));
+*/
 
 // which chunk grows, and where its slots are (opool_internal.h,
 // src/opool.c): chunk c >= 1 of a growing pool is [2^(shift + c - 1),
@@ -700,16 +752,26 @@ static inline uint64_t opool__span_lo(uint32_t shift, uint32_t c);
     ensures \result == ((1 << (shift + c)) < max_capacity ? (1 << (shift + c)) : max_capacity); */
 static inline uint32_t opool__span_hi(uint32_t shift, uint32_t max_capacity, uint32_t c);
 
-/*@ requires \valid_read(p) && 1 <= c && p->hot.shift + c <= 32;
+// (each states what the growth needs of the range as facts of its own: that
+// the start and the count fit 32 bits lets WP's simplifier drop the
+// growth's casts, docs/PROOF.md)
+/*@ requires \valid_read(p) && room_ok(p) && 1 <= c < p->nchunks && p->hot.shift + c <= 32;
     exits \false;
     assigns \nothing;
-    ensures \result == (1 << (p->hot.shift + c - 1)); */
+    ensures \result == chunk_start(p->hot.shift, c);
+    ensures p->hot.first <= \result < p->max_capacity && (uint32_t)\result == \result; */
 uint64_t opool__chunk_lo(const opool *p, uint32_t c);
 
-/*@ requires \valid_read(p) && 1 <= c && p->hot.shift + c <= 32;
+/*@ requires \valid_read(p) && room_ok(p) && 1 <= c < p->nchunks && p->hot.shift + c <= 32;
+    requires offset(p->max_capacity, 0, p->hot.stride) <= 18446744073709551615; // (geometry_ok's)
     exits \false;
     assigns \nothing;
-    ensures \result == ((1 << (p->hot.shift + c)) < p->max_capacity ? (1 << (p->hot.shift + c)) : p->max_capacity); */
+    ensures \result == chunk_end(p->hot.shift, p->max_capacity, c);
+    ensures chunk_start(p->hot.shift, c) < \result <= p->max_capacity;
+    ensures (uint32_t)(\result - chunk_start(p->hot.shift, c)) == \result - chunk_start(p->hot.shift, c);
+    ensures chunk_size(p->hot.shift, p->max_capacity, p->hot.stride, c) <= offset(p->max_capacity, 0, p->hot.stride) <=
+            18446744073709551615;
+ */
 uint32_t opool__chunk_hi(const opool *p, uint32_t c);
 
 /*@ requires \valid_read(p) && c < OPOOL__MAX_CHUNKS;
@@ -740,8 +802,9 @@ static inline uint32_t opool__unbacked_chunk(const opool *p);
     loop assigns k, first_obj[0 .. n * p->hot.stride - 1];                                \
     loop variant n - k;
 
-/*@ requires \valid_read(p) && \valid(first_obj + (0 .. n * p->hot.stride - 1));
-    requires n * p->hot.stride <= 18446744073709551615;
+/*@ requires \valid_read(p);
+    requires rf_valid: \valid(first_obj + (0 .. offset(n, 0, p->hot.stride) - 1));
+    requires rf_size: offset(n, 0, p->hot.stride) <= 18446744073709551615;
     exits \false;
     assigns first_obj[0 .. n * p->hot.stride - 1]; */
 void opool__range_freed(opool *p, char *first_obj, uint32_t n);
@@ -765,7 +828,9 @@ void opool__range_freed(opool *p, char *first_obj, uint32_t n);
     loop invariant en_fields: h->count == \at(h->count, LoopEntry) &&                     \
       h->nslots == \at(h->nslots, LoopEntry) && h->first == \at(h->first, LoopEntry) &&   \
       h->shift == \at(h->shift, LoopEntry) && h->free_limit == \at(h->free_limit, LoopEntry) && \
-      p->max_capacity == \at(p->max_capacity, LoopEntry) && p->nchunks == \at(p->nchunks, LoopEntry); \
+      p->max_capacity == \at(p->max_capacity, LoopEntry) && p->nchunks == \at(p->nchunks, LoopEntry) && \
+      p->slot_cap == \at(p->slot_cap, LoopEntry) && p->gen0 == \at(p->gen0, LoopEntry); \
+    loop invariant en_objects: objects_ok(p);                                             \
     loop invariant en_gen: \forall integer j; 0 <= j < h->nslots ==>                      \
       h->slot[j].gen == \at(h->slot[j].gen, LoopEntry);                                   \
     loop invariant en_placed: \forall integer j; 0 <= j < h->nslots ==> OPOOL__PLACED(h, j); \
@@ -779,20 +844,17 @@ void opool__range_freed(opool *p, char *first_obj, uint32_t n);
                  h->slot[lo .. hi - 1].pos;                                               \
     loop variant hi - i;
 
-// slots [nslots, hi) come into being (hi above nslots), without storage,
-// at the pool's first generation (even): given the slot array valid and
-// apart up to hi, and every object in the roster apart from it, the pool
+// slots [nslots, hi) come into being (hi above nslots, within the arrays'
+// capacity), without storage, at the pool's first generation: the pool
 // keeps each part of its invariant
-/*@ requires pool_ok(p) && (p->gen0 & 1) == 0;
-    requires p->hot.nslots < hi <= p->max_capacity && p->hot.shift < 32 && (1 << p->hot.shift) <= p->hot.first;
-    requires \valid(p->hot.slot + (0 .. hi - 1));
-    requires \separated(p, p->hot.slot + (0 .. hi - 1), p->hot.roster + (0 .. p->hot.limit - 1));
-    requires \forall integer j; 0 <= j < p->hot.nslots && p->hot.slot[j].pos < p->hot.limit ==>
-      object_ok(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, j), p->hot.stride,
-                p, p->hot.slot, hi, p->hot.roster, p->hot.limit);
+/*@ requires pool_ok(p);
+    requires p->hot.nslots < hi <= p->max_capacity && hi <= p->slot_cap;
+    requires p->hot.shift < 32 && (1 << p->hot.shift) <= p->hot.first;
     exits \false;
     assigns p->hot.slot[p->hot.nslots .. hi - 1], p->hot.nslots;
     ensures p->hot.nslots == hi;
+    ensures bo_fields: p->hot.first == \old(p->hot.first) && p->hot.shift == \old(p->hot.shift) &&
+      p->max_capacity == \old(p->max_capacity) && p->nchunks == \old(p->nchunks) && p->slot_cap == \old(p->slot_cap);
     ensures \forall integer j; \old(p->hot.nslots) <= j < hi ==>
               p->hot.slot[j].gen == p->gen0 && p->hot.slot[j].pos == OPOOL__UNBACKED;
     ensures \forall integer j; 0 <= j < \old(p->hot.nslots) ==>
@@ -805,36 +867,37 @@ static inline void opool__born(opool *p, uint32_t hi);
 // enrol's write: slot i, outside the roster, takes the entry at limit, one
 // more; every other slot and entry as it was, and each slot's two facts
 // kept (i is free: an even generation)
-/*@ requires \valid(c) && roster_ok(c) && c->limit < c->nslots <= OPOOL_MAX_CAPACITY && i < c->nslots;
-    requires c->slot[i].pos == OPOOL__UNBACKED && (c->slot[i].gen & 1) == 0;
-    requires \valid(c->roster + (0 .. c->nslots - 1));
-    requires \separated(c, c->slot + (0 .. c->nslots - 1), c->roster + (0 .. c->nslots - 1));
-    exits \false;
-    assigns c->limit, c->roster[c->limit], c->slot[i].pos;
-    ensures roster_ok(c) && c->limit == \old(c->limit) + 1;
-    ensures c->slot[i].pos == \old(c->limit) && c->roster[\old(c->limit)] == i;
-    ensures \forall integer j; 0 <= j < c->nslots && j != i ==> c->slot[j].pos == \old(c->slot[j].pos);
-    ensures \forall integer j; 0 <= j < c->nslots ==> c->slot[j].gen == \old(c->slot[j].gen);
-    ensures \forall integer k; 0 <= k < \old(c->limit) ==> c->roster[k] == \old(c->roster[k]);
-    behavior slots:
-      assumes slots_ok(c);
-      ensures in_roster: \forall integer j; 0 <= j < c->nslots ==> OPOOL__PLACED(c, j);
-      ensures live: \forall integer j; 0 <= j < c->nslots ==> OPOOL__LIVE_AT(c, j);
-*/
-static inline void opool__join(opool__hot *c, uint32_t i);
-
-// the slots of [lo, hi) without storage join the free stack: given the
-// roster valid and apart up to nslots, and the object of every slot that
-// may be in the roster after valid and apart from both arrays at that
-// length, the pool keeps each part of its invariant, the count and every
-// generation
-/*@ requires pool_ok(p) && lo <= hi <= p->hot.nslots;
+/*@ requires \valid(p) && roster_ok(&p->hot) && p->hot.limit < p->hot.nslots <= OPOOL_MAX_CAPACITY && i < p->hot.nslots;
+    requires p->hot.slot[i].pos == OPOOL__UNBACKED && (p->hot.slot[i].gen & 1) == 0;
     requires \valid(p->hot.roster + (0 .. p->hot.nslots - 1));
     requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.nslots - 1));
-    requires \forall integer j; 0 <= j < p->hot.nslots &&
-               (p->hot.slot[j].pos < p->hot.limit || (lo <= j < hi && p->hot.slot[j].pos == OPOOL__UNBACKED)) ==>
-      object_ok(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, j), p->hot.stride,
-                p, p->hot.slot, p->hot.nslots, p->hot.roster, p->hot.nslots);
+    exits \false;
+    assigns p->hot.limit, p->hot.roster[p->hot.limit], p->hot.slot[i].pos;
+    ensures roster_ok(&p->hot) && p->hot.limit == \old(p->hot.limit) + 1;
+    ensures p->hot.slot[i].pos == \old(p->hot.limit) && p->hot.roster[\old(p->hot.limit)] == i;
+    ensures \forall integer j; 0 <= j < p->hot.nslots && j != i ==> p->hot.slot[j].pos == \old(p->hot.slot[j].pos);
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    ensures \forall integer k; 0 <= k < \old(p->hot.limit) ==> p->hot.roster[k] == \old(p->hot.roster[k]);
+    behavior slots:
+      assumes slots_ok(&p->hot);
+      ensures in_roster: \forall integer j; 0 <= j < p->hot.nslots ==> OPOOL__PLACED((&p->hot), j);
+      ensures live: \forall integer j; 0 <= j < p->hot.nslots ==> OPOOL__LIVE_AT((&p->hot), j);
+*/
+static inline void opool__join(opool *p, uint32_t i);
+
+// the slots of [lo, hi) without storage join the free stack: given that
+// slot j's object is slot lo's and j's offset, within storage valid and
+// apart (what opool__back_chunk ensures; a product under the quantifier
+// is no pattern the provers can use, so the offsets' bounds are stated
+// through offset), the pool keeps each part of its invariant, the count
+// and every generation
+/*@ requires pool_ok(p) && lo <= hi <= p->hot.nslots;
+    requires \forall integer j; lo <= j < hi ==>
+      object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, j) ==
+        object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, lo) + offset(j, lo, p->hot.stride) &&
+      0 <= offset(j, lo, p->hot.stride) && offset(j, lo, p->hot.stride) + p->hot.stride <= offset(hi, lo, p->hot.stride);
+    requires chunk_room(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, lo), offset(hi, lo, p->hot.stride),
+                        p, p->hot.slot, p->hot.roster, p->slot_cap);
     exits \false;
     assigns p->hot.limit, p->hot.roster[p->hot.limit .. p->hot.nslots - 1], p->hot.slot[lo .. hi - 1].pos;
     ensures roster_ok(&p->hot) && \old(p->hot.limit) <= p->hot.limit;
@@ -844,8 +907,96 @@ static inline void opool__join(opool__hot *c, uint32_t i);
 */
 static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi);
 
-// assumed until its chaining of the steps above is proven (docs/PROOF.md,
-// Not proven yet): the growth keeps the invariant and the index limit
+/* the growth's chunk: slot j's object is chunk c's storage and j's offset
+ * into it (chunk_top, chunk_object, chunk_offset); an offset within
+ * storage is an object (offset_in, object_in_room); a slot whose object
+ * objects_ok states is in a chunk with storage (backed_object); a chunk's
+ * bytes within the index limit's (chunk_bytes_le, offset_le); proven in the
+ * lemmas' run */
+#ifdef OPOOL_PROOF_LEMMAS
+/*@ lemma chunk_top: \forall opool *p, integer c, j; 1 <= c && p->hot.shift < 32 &&
+      chunk_start(p->hot.shift, c) <= j < chunk_end(p->hot.shift, p->max_capacity, c) ==> top(j) == p->hot.shift + c - 1;
+    lemma chunk_object{L}: \forall opool *p, integer c, j; 1 <= c && p->hot.shift < 32 &&
+      p->hot.first <= chunk_start(p->hot.shift, c) <= j < chunk_end(p->hot.shift, p->max_capacity, c) ==>
+      object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, j) ==
+        p->hot.base[c] + (j - chunk_start(p->hot.shift, c)) * p->hot.stride;
+    lemma chunk_offset{L}: \forall opool *p, integer c, j; 1 <= c && p->hot.shift < 32 &&
+      p->hot.first <= chunk_start(p->hot.shift, c) <= j < chunk_end(p->hot.shift, p->max_capacity, c) ==>
+      object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, j) ==
+        object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, chunk_start(p->hot.shift, c)) +
+          offset(j, chunk_start(p->hot.shift, c), p->hot.stride);
+    lemma object_in_room: \forall char *b, integer size, off, stride, opool *p, opool__slot *slot, uint32_t *roster, integer cap;
+      chunk_room(b, size, p, slot, roster, cap) && 0 <= off && 0 <= stride && off + stride <= size ==>
+      object_ok(b + off, stride, p, slot, cap, roster, cap);
+    lemma chunk_bytes_le: \forall integer shift, max, s, c; 1 <= c && 0 <= shift && shift + c <= 32 && 0 <= s &&
+      0 <= chunk_start(shift, c) < chunk_end(shift, max, c) <= max ==> chunk_size(shift, max, s, c) <= offset(max, 0, s);
+    lemma offset_pos: \forall integer j, lo, s; lo <= j && 0 <= s ==> 0 <= offset(j, lo, s);
+    lemma offset_in: \forall integer j, lo, hi, s; lo <= j < hi && 0 <= s ==> offset(j, lo, s) + s <= offset(hi, lo, s);
+    lemma offset_le: \forall integer j, lo, m, s; 0 <= lo <= j <= m && 0 <= s ==> offset(j, lo, s) <= offset(m, 0, s);
+    lemma backed_object{L}: \forall opool *p, integer i; p->hot.first <= i &&
+      object_ok(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, i), p->hot.stride,
+                p, p->hot.slot, p->slot_cap, p->hot.roster, p->slot_cap) ==>
+      p->hot.base[top(i) - p->hot.shift + 1] != \null;
+*/
+#endif
+
+/* ---- the growth's allocations, and the growth itself --------------------
+ * Assumed (docs/PROOF.md, Assumptions): the allocator returns NULL or a new
+ * block, apart from every block the pool holds, and writes none of the
+ * pool's memory. So the arrays' growth keeps the pool as it was, every
+ * entry copied to the new arrays; and chunk c's storage is valid for its
+ * slots and apart from the pool and its arrays. */
+
+/*@ requires pool_ok(p) && n <= p->max_capacity;
+    exits \false;
+    assigns p->hot.slot, p->hot.roster, p->slot_cap, p->arrays_owned;
+    ensures pool_ok(p);
+    ensures \result ==> n <= p->slot_cap;
+    ensures \forall integer j; 0 <= j < p->hot.nslots ==>
+              p->hot.slot[j].gen == \old(p->hot.slot[j].gen) && p->hot.slot[j].pos == \old(p->hot.slot[j].pos);
+    ensures \forall integer k; 0 <= k < p->hot.limit ==> p->hot.roster[k] == \old(p->hot.roster[k]);
+*/
+bool opool__reserve_slots(opool *p, uint32_t n);
+
+// chunk c's storage: NULL, or chunk_size bytes valid and apart from
+// the pool and its arrays (the allocator's call through a pointer: assumed,
+// as the allocator's contract, docs/PROOF.md, Assumptions)
+/*@ requires \valid_read(p) && 1 <= c && p->hot.shift + c <= 32;
+    exits \false;
+    assigns \nothing;
+    ensures \result == \null ||
+            chunk_room(\result, chunk_size(p->hot.shift, p->max_capacity, p->hot.stride, c), p, p->hot.slot, p->hot.roster, p->slot_cap); */
+char *opool__chunk_storage(const opool *p, uint32_t c);
+
+// the growth's write to the bases: chunk c, without storage, takes mem,
+// and the pool keeps each part of its invariant
+/*@ requires pool_ok(p) && 1 <= c < p->nchunks && p->hot.base[c] == \null;
+    requires chunk_room(mem, chunk_size(p->hot.shift, p->max_capacity, p->hot.stride, c), p, p->hot.slot, p->hot.roster, p->slot_cap);
+    exits \false;
+    assigns p->hot.base[c];
+    ensures p->hot.base[c] == mem;
+    // its slots' objects, as opool__enrol requires them
+    ensures bk_objects: \let lo = chunk_start(p->hot.shift, c); \let hi = chunk_end(p->hot.shift, p->max_capacity, c);
+      \forall integer j; lo <= j < hi ==>
+        object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, j) ==
+          object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, lo) + offset(j, lo, p->hot.stride) &&
+        0 <= offset(j, lo, p->hot.stride) && offset(j, lo, p->hot.stride) + p->hot.stride <= offset(hi, lo, p->hot.stride);
+    ensures bk_room: \let lo = chunk_start(p->hot.shift, c); \let hi = chunk_end(p->hot.shift, p->max_capacity, c);
+      chunk_room(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, lo), offset(hi, lo, p->hot.stride),
+                 p, p->hot.slot, p->hot.roster, p->slot_cap);
+    OPOOL__KEEPS(, p, (&p->hot)) */
+static inline void opool__back_chunk(opool *p, uint32_t c, char *mem);
+
+// the growth's count (src/opool.c): a statistic, which the invariant
+// does not read
+/*@ requires pool_ok(p);
+    exits \false;
+    assigns p->grows;
+    ensures pool_ok(p); */
+static inline void opool__count_grow(opool *p);
+
+// the growth keeps the invariant and the index limit (proven: it chains
+// the steps above)
 /*@ requires pool_ok(p);
     exits \false;
     ensures pool_ok(p) && p->max_capacity == \old(p->max_capacity);

@@ -80,17 +80,18 @@ size_t opool__chunk_bytes(const opool *p, uint32_t c) {
 
 bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->hot.base[c] != NULL; }
 
-/* Give chunk c (>= 1) its storage: the allocator's, or for an id-only pool
+/* Storage for chunk c (>= 1): the allocator's, or for an id-only pool
  * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
- * returns. Sets base[c]; false when memory is not there. */
-bool opool__chunk_alloc(opool *p, uint32_t c) {
-    void *mem = p->hot.base[0];
-    if (p->hot.stride != 0)
-        mem = p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c), opool__object_align(&p->desc));
-    if (mem == NULL) return false;
-    p->hot.base[c] = (char *)mem;
-    return true;
+ * returns. NULL when memory is not there. */
+char *opool__chunk_storage(const opool *p, uint32_t c) {
+    if (p->hot.stride == 0) return p->hot.base[0];
+    return (char *)p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c),
+                                opool__object_align(&p->desc));
 }
+
+/* Chunk c, which had none, takes its storage mem (the growth's one write
+ * to the chunk bases). */
+static inline void opool__back_chunk(opool *p, uint32_t c, char *mem) { p->hot.base[c] = mem; }
 
 /* Give chunk c's storage back (shrink, destroy). */
 void opool__chunk_free(opool *p, uint32_t c) {
@@ -210,7 +211,9 @@ static inline void opool__born(opool *p, uint32_t hi) {
 
 /* Slot i, outside the roster until now, takes the entry after the free
  * stack's last (the growth's one write to the roster). */
-static inline void opool__join(opool__hot *h, uint32_t i) { opool__roster_put(h, h->limit++, i); }
+static inline void opool__join(opool *p, uint32_t i) {
+    opool__roster_put(&p->hot, p->hot.limit++, i);
+}
 
 /* The slots of [lo, hi) without storage join the free stack, in ascending
  * order (one retired before shrink gave its chunk back stays retired). The
@@ -224,22 +227,30 @@ static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi) {
     /*@ OPOOL__ENROL_LOOP */
 #endif
     for (uint32_t i = lo; i < hi && h->limit < h->nslots; i++)
-        if (h->slot[i].pos == OPOOL__UNBACKED) opool__join(h, i);
+        if (h->slot[i].pos == OPOOL__UNBACKED) opool__join(p, i);
 }
+
+/* One growth more (the statistic). */
+static inline void opool__count_grow(opool *p) { p->grows++; }
 
 /* Give storage to the lowest chunk that has none; its slots join the free
  * stack in ascending order. False when no chunk is left or memory is not.
  * The arrays grow first: when the chunk's storage then fails, the pool is
- * whole as it was, only its arrays longer (the next growth's). */
+ * whole as it was, only its arrays longer (the next growth's). The new
+ * objects are poisoned before any slot names them; each step after is one
+ * whose contract WP proves (proof/wp_core.c, docs/PROOF.md). */
 OPOOL_NOINLINE bool opool__grow(opool *p) {
     uint32_t c = opool__unbacked_chunk(p);
     if (c >= p->nchunks) return false;
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    if (!opool__reserve_slots(p, hi) || !opool__chunk_alloc(p, c)) return false;
+    if (!opool__reserve_slots(p, hi)) return false;
+    char *mem = opool__chunk_storage(p, c);
+    if (mem == NULL) return false;
+    opool__range_freed(p, mem, hi - lo);
     if (p->hot.nslots < hi) opool__born(p, hi);
+    opool__back_chunk(p, c, mem);
     opool__enrol(p, lo, hi);
-    opool__range_freed(p, p->hot.base[c], hi - lo);
-    p->grows++;
+    opool__count_grow(p);
     opool__update_fast(p);
     return true;
 }
@@ -410,8 +421,10 @@ static OPOOL_NOINLINE bool opool__make_room(opool *p) {
  * record is written afterwards. Its objects start free (poisoned, hidden). */
 bool opool__restore_chunk(opool *p, uint32_t c) {
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
-    if (!opool__chunk_alloc(p, c)) return false;
-    opool__range_freed(p, p->hot.base[c], hi - lo);
+    char *mem = opool__chunk_storage(p, c);
+    if (mem == NULL) return false;
+    opool__back_chunk(p, c, mem);
+    opool__range_freed(p, mem, hi - lo);
     return true;
 }
 

@@ -103,7 +103,7 @@ static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t s
 }
 
 /* What the core asks its allocator for (opool.h, opool_allocator, says why):
- * the creation block, slot arrays, and (opool__chunk_alloc) object chunks. */
+ * the creation block, slot arrays, and (opool__chunk_storage) object chunks. */
 #define OPOOL__BLOCK_ALIGN alignof(struct opool)
 #define OPOOL__ARRAY_ALIGN alignof(opool__slot)
 
@@ -189,7 +189,7 @@ uint64_t opool__chunk_lo(const opool *p, uint32_t c);
 uint32_t opool__chunk_hi(const opool *p, uint32_t c);
 size_t opool__chunk_bytes(const opool *p, uint32_t c);
 bool opool__chunk_backed(const opool *p, uint32_t c);
-bool opool__chunk_alloc(opool *p, uint32_t c);
+char *opool__chunk_storage(const opool *p, uint32_t c);
 void opool__chunk_free(opool *p, uint32_t c);
 void opool__report(opool *p, opool_status what, opool_handle h);
 uint32_t opool__slow_bits(const opool *p);

@@ -132,9 +132,10 @@ run_wp() {
     # slots) in context, objects_ok after retire's or enrol's writes
     # object_ok_shrink, the chunk's objects chunk_offset and backed_object,
     # so they run where the lemmas are defined
-    # (objects_ok after retire's writes, about 70 s, is the longest)
+    # (objects_ok after the claim's writes, 205 s and more, is the longest:
+    # 480 s a goal, as in the functions' run)
     frama-c -machdep gcc_x86_64 -c11 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" proof/wp_core.c \
-        -wp -wp-fct "$steps" -wp-rte -wp-prover cvc4,z3 -wp-timeout 240 -wp-split -wp-par 2 \
+        -wp -wp-fct "$steps" -wp-rte -wp-prover cvc4,z3 -wp-timeout 480 -wp-split -wp-par 2 \
         >>"$log" 2>&1 || true
     # goals proven per function: WP names each goal typed_<function>_<property>
     echo "goals proven per function:"

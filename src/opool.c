@@ -423,8 +423,8 @@ bool opool__restore_chunk(opool *p, uint32_t c) {
     uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
     char *mem = opool__chunk_storage(p, c);
     if (mem == NULL) return false;
-    opool__back_chunk(p, c, mem);
     opool__range_freed(p, mem, hi - lo);
+    opool__back_chunk(p, c, mem);
     return true;
 }
 

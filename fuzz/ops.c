@@ -804,6 +804,12 @@ static bool desc_breaks_a_rule(const opool_desc *d) {
            ((d->save_object == NULL) != (d->load_object == NULL));
 }
 
+/* 4 GiB (2 GiB with a 32-bit size_t); what "near SIZE_MAX" means: within
+ * 1 TiB (within 2 GiB, where the slot arrays of a large capacity alone
+ * take more than the address space). */
+#define OPS_4GIB_OR_2GIB (SIZE_MAX > 0xFFFFFFFFu ? 0x100000000ull : 0x80000000ull)
+#define OPS_NEAR_SIZE_MAX (SIZE_MAX > 0xFFFFFFFFu ? 0x10000000000ull : 0x80000000ull)
+
 /* A desc with any field from the input; create must follow the header. */
 static void op_desc(fz *f) {
     begin(f, "desc");
@@ -812,7 +818,7 @@ static void op_desc(fz *f) {
     memset(&d, 0, sizeof d);
     uint8_t b = fuzz_u8(in), e = fuzz_u8(in);
     static const size_t sizes[] = {
-        0, 1, 3, 64, 4095, (size_t)1 << 32, SIZE_MAX / 2, SIZE_MAX - 63, SIZE_MAX};
+        0, 1, 3, 64, 4095, (size_t)OPS_4GIB_OR_2GIB, SIZE_MAX / 2, SIZE_MAX - 63, SIZE_MAX};
     d.object_size = (b & 1) ? sizes[fuzz_u8(in) % 9] : 1u + (size_t)fuzz_u8(in);
     d.object_align = (b & 2) ? (size_t)fuzz_u16(in) : (size_t)1 << (fuzz_u8(in) % 14);
     static const uint32_t caps[] = {
@@ -841,7 +847,7 @@ static void op_desc(fz *f) {
     bool overflow = !invalid && (__builtin_add_overflow(d.object_size, align - 1, &stride) ||
                                  __builtin_mul_overflow(stride & ~(align - 1), maxcap, &all));
     /* near SIZE_MAX the header and the arrays may push past it too */
-    bool near = !invalid && !overflow && all > SIZE_MAX - ((size_t)1 << 40);
+    bool near = !invalid && !overflow && all > SIZE_MAX - (size_t)OPS_NEAR_SIZE_MAX;
 
     size_t need = opool_required_bytes(&d);
     opool *p = (opool *)&mem; /* must be reset to NULL on failure */

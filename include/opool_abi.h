@@ -365,6 +365,9 @@ typedef struct opool__hpage {
     uint8_t cls;                      /* class index */
     uint8_t flags;                    /* OPOOL__HPAGE_RESERVED, _LISTED, _ZERO (opool_heap.c) */
     uint16_t spare;
+#if UINTPTR_MAX == 0xFFFFFFFFu
+    uint32_t pad32[4]; /* 4-byte pointers: the four above take 16 bytes less; still 64 */
+#endif
 } opool__hpage;
 
 /* What inline allocs and frees update of a class. Its live count is

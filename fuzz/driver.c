@@ -14,6 +14,9 @@
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
+/* 32-bit systems: readdir fails (EOVERFLOW) on a file system with 64-bit
+ * inode numbers unless it uses the 64-bit records */
+#define _FILE_OFFSET_BITS 64
 
 #include "fuzz.h"
 

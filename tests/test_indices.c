@@ -28,8 +28,12 @@ static opool *make(uint32_t capacity, uint32_t flags) {
     return opool_create(&p, &d) == OPOOL_OK ? p : NULL;
 }
 
+/* A growable pool of 16-byte objects; where max_capacity of them would not
+ * fit the address space (32-bit systems, above 2^28), an id-only pool
+ * (object_size 0), whose handles follow the same rules. */
 static opool *make_grow(uint32_t capacity, uint32_t max_capacity, uint32_t flags) {
-    opool_desc d = quiet_desc(16, capacity, SALT);
+    size_t size = max_capacity > SIZE_MAX / 16 / 2 ? 0 : 16;
+    opool_desc d = quiet_desc(size, capacity, SALT);
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = max_capacity;
     d.flags = flags;

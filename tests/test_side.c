@@ -197,7 +197,7 @@ TEST(put_fails_cleanly_when_growth_cannot_be_allocated) {
     s = NULL;
     /* values so large that 16 of them fit size_t but no malloc gives them */
     REQUIRE(opool_side_create(&s, SIZE_MAX / 17, 1, 0) == OPOOL_OK);
-    CHECK_EQ_PTR(opool_side_put(s, handle(1, 0)), NULL);               /* malloc said no */
+    CHECK_EQ_PTR(opool_side_put(s, handle(1, 0)), NULL); /* malloc said no */
     CHECK_EQ_U64(opool_side_count(s), 0);
     opool_side_destroy(s);
     CHECK_EQ_U64(opool_side_create(&s, SIZE_MAX / 17, 1, 16), OPOOL_ENOMEM);

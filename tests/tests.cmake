@@ -15,6 +15,14 @@
 
 set_tests_properties(test_mt PROPERTIES LABELS mt) # tests/test_mt.c: opool_mt, one thread
 
+# Derived salts depend on nothing but the order of creation: a fresh process prints the same
+# first generations on every run and every platform (tests/test_pool.c, run under the
+# cross-build's emulator by CTest).
+add_test(NAME derived_salt_is_the_same_run_after_run
+    COMMAND test_pool --print-derived-generations)
+set_tests_properties(derived_salt_is_the_same_run_after_run PROPERTIES
+    PASS_REGULAR_EXPRESSION "^92ca2f0f\r?\n3cd6e3f3\r?\n1b147dcd\r?\n$")
+
 # ---- test support: tests/support/*.c ------------------------------------------------------
 # Test-only code that needs the library's private records (the invariant checkers opool__check
 # and opool__mt_check, opool__mt_set_gen) lives in the static library opool_test_support
@@ -200,3 +208,4 @@ opool_add_valgrind_expect(debug_valgrind_catches_read_never read-never
     "Invalid read of size 4" "read_never \\([^)]*debug_valgrind.c:")
 opool_add_valgrind_expect(debug_valgrind_catches_read_grown read-grown
     "Invalid read of size 4" "read_grown \\([^)]*debug_valgrind.c:")
+

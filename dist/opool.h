@@ -5691,6 +5691,12 @@ static opool__hpage *opool__heap_cache_take(opool_heap *h) {
     return pg;
 }
 
+/* The cache's clock, kept in a cached page's block0: ticks of 2^20 ns
+ * (about 1 ms) in a uintptr_t. With 32-bit pointers it wraps every 52 days;
+ * ages are differences mod 2^32 then, so a page cached across a wrap may
+ * wait for a later page event to go back. */
+static uintptr_t opool__cache_tick(uint64_t ns) { return (uintptr_t)(ns >> 20); }
+
 static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now) {
     pg->prev = NULL;
     pg->next = h->cache;
@@ -5699,7 +5705,7 @@ static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now)
     else
         h->cache_tail = pg;
     h->cache = pg;
-    pg->block0 = (uintptr_t)now; /* a cached page has no block 0: the time it came */
+    pg->block0 = opool__cache_tick(now); /* a cached page has no block 0: the time it came */
     h->cached++;
 }
 
@@ -5729,9 +5735,10 @@ static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
  * back. */
 static void opool__heap_decay(opool_heap *h, uint64_t now) {
     opool__hpage *pg = h->cache_tail;
-    if (pg == NULL || now - (uint64_t)pg->block0 < OPOOL__HEAP_DECAY_NS) return;
+    uintptr_t tick = opool__cache_tick(now), decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
+    if (pg == NULL || tick - pg->block0 < decay) return;
     uint32_t lo = UINT32_MAX, hi = 0;
-    while ((pg = h->cache_tail) != NULL && now - (uint64_t)pg->block0 >= OPOOL__HEAP_DECAY_NS) {
+    while ((pg = h->cache_tail) != NULL && tick - pg->block0 >= decay) {
         h->cache_tail = pg->prev;
         if (h->cache_tail)
             h->cache_tail->next = NULL;

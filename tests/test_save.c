@@ -19,6 +19,7 @@
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* fork, mkdtemp, setrlimit, opendir */
 #endif
+#define _FILE_OFFSET_BITS 64 /* 32-bit systems: readdir of a file system with 64-bit inodes */
 
 #include "opool.h"
 #include "opool_internal.h" /* white-box: compare the pools' private state */
@@ -1597,7 +1598,10 @@ TEST(load_takes_few_allocations_for_many_records) {
 }
 
 TEST(crafted_sizes_allocate_no_more_than_the_input) {
-    /* a header promising 2^32 - 256 slots of 1 byte, followed by almost nothing */
+    /* a header promising the most slots of 1 byte a pool can have here
+     * (OPOOL_MAX_CAPACITY; 2^26 with 32-bit pointers, where the slot arrays
+     * of more do not fit the address space), followed by almost nothing */
+    const uint32_t most = SIZE_MAX > 0xFFFFFFFFu ? OPOOL_MAX_CAPACITY : 1u << 26;
     img m;
     memset(&m, 0, sizeof m);
     m.version = 1;
@@ -1606,13 +1610,13 @@ TEST(crafted_sizes_allocate_no_more_than_the_input) {
     m.object_align = 1;
     m.stride = 1;
     m.shift = 32;
-    m.first = m.max_capacity = m.nslots = m.limit = OPOOL_MAX_CAPACITY;
+    m.first = m.max_capacity = m.nslots = m.limit = most;
     m.chunks = 1;
-    opool_desc d = desc_of(OPOOL_MAX_CAPACITY);
+    opool_desc d = desc_of(most);
     d.object_size = 1;
     d.object_align = 1;
     CHECK_IMG(m, d, OPOOL_ECORRUPT);
-    m.count = m.high_water = m.allocs = OPOOL_MAX_CAPACITY;
+    m.count = m.high_water = m.allocs = most;
     CHECK_IMG(m, d, OPOOL_ECORRUPT);
 
     /* save_object records: a length of 2^62 and of 2^64 - 1 */

@@ -151,9 +151,11 @@ OPOOL_API void opool_not_exported(void);
         TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS abi)
 endif()
 
-if(OPOOL_SANITIZE OR NOT OPOOL_VALGRIND_EXE OR NOT OPOOL_HAVE_VALGRIND_H)
+if(OPOOL_SANITIZE OR CMAKE_CROSSCOMPILING OR NOT OPOOL_VALGRIND_EXE OR NOT OPOOL_HAVE_VALGRIND_H)
     if(OPOOL_SANITIZE)
         set(_why "a sanitizer build")
+    elseif(CMAKE_CROSSCOMPILING)
+        set(_why "a cross build")
     elseif(NOT OPOOL_VALGRIND_EXE)
         set(_why "valgrind not found")
     else()

@@ -1880,8 +1880,8 @@ typedef struct victim {
     uint64_t ops;
     pthread_t thread;
 #if defined(_WIN32)
-    HANDLE handle;      /* the victim's own thread, for SuspendThread */
-    atomic_bool named;  /* handle is set */
+    HANDLE handle;     /* the victim's own thread, for SuspendThread */
+    atomic_bool named; /* handle is set */
 #endif
 } victim;
 

@@ -27,6 +27,10 @@
  * files or libraries may each carry their own copy. Pools must then stay in
  * the file that created them.
  *
+ * On Windows, the program links the system's synchronization library
+ * (WaitOnAddress): -lsynchronization with mingw-w64; MSVC is told by a
+ * #pragma comment in the implementation.
+ *
  * The implementation is C11: compile it in a .c file. C++ files include this
  * header without OPOOL_IMPLEMENTATION (the API, opool_typed.h's macro
  * included, compiles as C++11 and later) and link with that C file.
@@ -3314,8 +3318,18 @@ OPOOL__INTERNAL void opool__restore_cut(opool *p, uint32_t k);
  *   ==== switches   what the build may turn off, and what it found
  *   ==== atomics    C11 atomics, one macro per operation and memory order
  *   ==== threads    the clock, sleeping on a word, the process-wide barrier
- *   ==== memory     aligned allocation (the default allocator)
+ *   ==== memory     aligned allocation (the default allocator), the heap's ranges
  *   ==== files      durable writes and the atomic replace of opool_save_file
+ *
+ * What each system gets:
+ *               Linux                      Windows                       others
+ *   clock       clock_gettime MONOTONIC    QueryPerformanceCounter       clock_gettime
+ *   sleeping    futex                      WaitOnAddress                 pthread cond
+ *   barrier     membarrier (expedited)     FlushProcessWriteBuffers      fences
+ *                                          (Wine: fences)
+ *   ranges      mmap, mprotect, madvise    VirtualAlloc, VirtualFree     aligned malloc
+ *   files       fsync, rename, getpid      FlushFileBuffers, MoveFileExW C stdio
+ * (POSIX systems other than Linux: fsync, rename, getpid for files.)
  */
 #ifndef OPOOL_PLATFORM_H
 #define OPOOL_PLATFORM_H
@@ -3330,9 +3344,11 @@ OPOOL__INTERNAL void opool__restore_cut(opool *p, uint32_t k);
 
 /* ==== switches ============================================================ */
 
-/* Define OPOOL_PORTABLE to build with no Linux- or POSIX-specific path at
- * all (what every other system gets): it implies the two below and
- * OPOOL_NO_POSIX_FILES. make test builds and runs such a copy. */
+/* Define OPOOL_PORTABLE to build with no Linux-, Windows- or POSIX-specific
+ * path at all (what every other system gets): it implies the two below and
+ * OPOOL_NO_POSIX_FILES. make test builds and runs such a copy. Windows keeps
+ * its clock and files (C has no monotonic clock, and its rename cannot
+ * replace a file there). */
 #if defined(OPOOL_PORTABLE)
 #ifndef OPOOL_MT_PORTABLE_WAIT
 #define OPOOL_MT_PORTABLE_WAIT 1
@@ -3345,26 +3361,39 @@ OPOOL__INTERNAL void opool__restore_cut(opool *p, uint32_t k);
 #endif
 #endif
 
-/* Sleeping: the Linux futex, else a pthread mutex and condition variable. */
+/* Sleeping: the Linux futex, Windows' WaitOnAddress, else a pthread mutex
+ * and condition variable. */
 #if defined(__linux__) && !defined(OPOOL_MT_PORTABLE_WAIT)
 #define OPOOL__FUTEX 1
 #endif
-/* The waiter's heavy barrier: Linux's expedited membarrier, else fences. */
+#if defined(_WIN32) && !defined(OPOOL_MT_PORTABLE_WAIT)
+#define OPOOL__WAIT_ON_ADDRESS 1
+#endif
+/* The waiter's heavy barrier: Linux's expedited membarrier, Windows'
+ * FlushProcessWriteBuffers (not under Wine), else fences. */
 #if defined(__linux__) && !defined(OPOOL_MT_NO_MEMBARRIER)
 #define OPOOL__MEMBARRIER 1
 #endif
+#if defined(_WIN32) && !defined(OPOOL_MT_NO_MEMBARRIER)
+#define OPOOL__FLUSH_WRITE_BUFFERS 1
+#endif
 /* Large memory for the heap's regions: mmap and madvise (Linux),
- * else the C library's aligned allocation. */
+ * VirtualAlloc and VirtualFree (Windows), else the C library's aligned
+ * allocation. */
 #if defined(__linux__) && !defined(OPOOL_PORTABLE)
 #define OPOOL__MMAP 1
 #endif
+#if defined(_WIN32) && !defined(OPOOL_PORTABLE)
+#define OPOOL__VIRTUAL_ALLOC 1
+#endif
 /* Files: fsync of the file and its directory, the process id in temporary
- * names (POSIX); else C stdio alone (fflush, rename). */
+ * names (POSIX); FlushFileBuffers, MoveFileExW and UTF-8 paths (Windows,
+ * always); else C stdio alone (fflush, rename). */
 #if !defined(_WIN32) && !defined(OPOOL_NO_POSIX_FILES)
 #define OPOOL__POSIX_FILES 1
 #endif
 
-#if !defined(OPOOL__FUTEX)
+#if !defined(OPOOL__FUTEX) && !defined(OPOOL__WAIT_ON_ADDRESS)
 #include <pthread.h>
 #endif
 
@@ -3459,12 +3488,15 @@ OPOOL__INTERNAL void opool__restore_cut(opool *p, uint32_t k);
 
 /* ==== threads ============================================================= */
 
-/* CLOCK_MONOTONIC, in nanoseconds. */
+/* A monotonic clock, in nanoseconds: CLOCK_MONOTONIC; Windows:
+ * QueryPerformanceCounter. */
 OPOOL__INTERNAL uint64_t opool__now_ns(void);
 
 /* What a word that threads sleep on needs beside itself: nothing with the
- * futex; the mutex and condition variable of the fallback otherwise. */
-#if defined(OPOOL__FUTEX)
+ * futex or WaitOnAddress; the mutex and condition variable of the fallback
+ * otherwise (realtime: its clock is CLOCK_REALTIME, the system's threads
+ * having no monotonic one for it, e.g. winpthreads). */
+#if defined(OPOOL__FUTEX) || defined(OPOOL__WAIT_ON_ADDRESS)
 typedef struct opool__sleepq {
     char unused; /* C has no empty struct */
 } opool__sleepq;
@@ -3472,6 +3504,7 @@ typedef struct opool__sleepq {
 typedef struct opool__sleepq {
     pthread_mutex_t lock;
     pthread_cond_t cond;
+    bool realtime;
 } opool__sleepq;
 #endif
 
@@ -3481,17 +3514,22 @@ OPOOL__INTERNAL void opool__sleepq_destroy(opool__sleepq *q);
  * sees what the caller did before) and wake up to n threads sleeping on it. */
 OPOOL__INTERNAL void opool__sleepq_wake(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t n);
 /* Sleep while *word is still e, at most until deadline (opool__now_ns time;
- * UINT64_MAX: none). Returns at once if it already moved; a wake after the
- * caller read e is never lost; spurious returns are possible. */
+ * UINT64_MAX: none; Windows sleeps in whole milliseconds, rounded up).
+ * Returns at once if it already moved; a wake after the caller read e is
+ * never lost; spurious returns are possible. */
 OPOOL__INTERNAL void opool__sleepq_sleep(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t e,
                          uint64_t deadline);
 
 /* Registers the process for the expedited membarrier once, on first use:
  * true if opool__membarrier can be relied on (the owner side of a park may
- * then use a compiler barrier only, docs/CONCURRENCY.md 6). */
+ * then use a compiler barrier only, docs/CONCURRENCY.md 6). Windows: true,
+ * nothing to register; but false under Wine, whose FlushProcessWriteBuffers
+ * does nothing (8.0). */
 OPOOL__INTERNAL bool opool__membarrier_ready(void);
 /* A full barrier on every running thread of the process; false if the
- * system refused it (never call it unless opool__membarrier_ready). */
+ * system refused it (never call it unless opool__membarrier_ready).
+ * Windows: FlushProcessWriteBuffers, which interrupts every processor that
+ * runs a thread of the process and drains its stores (never fails). */
 OPOOL__INTERNAL bool opool__membarrier(void);
 
 /* ==== memory ============================================================== */
@@ -3507,33 +3545,51 @@ OPOOL__INTERNAL void opool__sys_free(void *ctx, void *ptr, size_t size);
 OPOOL__INTERNAL void *opool__sys_realloc(void *ptr, size_t size);
 
 /* size bytes (a multiple of align) at an address aligned to align (a power
- * of two, at least 4096), straight from the system: mmap where there is
- * one, else opool__sys_alloc. *zeroed: the memory is known to read zero.
- * NULL on failure. Give it back with opool__os_unmap(ptr, size). */
+ * of two, at least 4096), straight from the system: mmap or VirtualAlloc
+ * where there is one, else opool__sys_alloc. *zeroed: the memory is known
+ * to read zero. NULL on failure. Give it back with opool__os_unmap(ptr,
+ * size), whole: Windows releases a reservation only whole, from its base. */
 OPOOL__INTERNAL void *opool__os_map(size_t size, size_t align, bool *zeroed);
 OPOOL__INTERNAL void opool__os_unmap(void *ptr, size_t size);
 /* size bytes of address space at an address aligned to align, reserved and
- * inaccessible (no memory behind them; mmap where there is one, else NULL:
- * no reservation). Make parts usable with opool__os_commit, give the whole
- * back with opool__os_unmap(ptr, size). */
+ * inaccessible (no memory behind them; mmap or VirtualAlloc MEM_RESERVE
+ * where there is one, else NULL: no reservation). Make parts usable with
+ * opool__os_commit, give the whole back with opool__os_unmap(ptr, size). */
 OPOOL__INTERNAL void *opool__os_reserve(size_t size, size_t align);
 /* [ptr, ptr + size) of a reservation readable and writable, reading zero.
  * False on failure (nothing changed). */
 OPOOL__INTERNAL bool opool__os_commit(void *ptr, size_t size);
 /* Tell the system the bytes [ptr, ptr + size) of a mapping are not needed
- * (ptr and size multiples of 4096): their memory goes back, the range stays
- * mapped and reads zero when next touched. False where there is no such
- * call (the bytes stay as they are). */
+ * (ptr and size multiples of 4096, within one mapping): their memory goes
+ * back, the range stays mapped and reads zero when next touched (Linux:
+ * MADV_DONTNEED; Windows: decommitted and committed again). False where
+ * there is no such call (the bytes stay as they are). */
 OPOOL__INTERNAL bool opool__os_reset(void *ptr, size_t size);
 
 /* ==== files =============================================================== */
 
-/* Flush f's bytes to the device (without POSIX: to the C library's). */
+/* Paths are the C library's bytes, but on Windows: UTF-8, turned into the
+ * system's UTF-16 (bytes that are not UTF-8: the ANSI code page, as fopen
+ * takes them), the same way for every call below. */
+
+/* A new file at path, for writing bytes (C11's fopen "wbx": NULL if
+ * anything is there already, or on any failure). */
+OPOOL__INTERNAL FILE *opool__file_create(const char *path);
+/* The file at path, for reading bytes (fopen "rb"); NULL with errno ENOENT
+ * when there is none. */
+OPOOL__INTERNAL FILE *opool__file_open_read(const char *path);
+/* Delete the file at path; false if it could not be. */
+OPOOL__INTERNAL bool opool__file_remove(const char *path);
+/* Flush f's bytes to the device (fsync; Windows: FlushFileBuffers; C stdio
+ * alone: to the C library's). */
 OPOOL__INTERNAL bool opool__file_sync(FILE *f);
-/* Put `from` in place of `to` in one step. */
+/* Put `from` in place of `to` in one step (rename; Windows: MoveFileExW,
+ * write-through). False, and both files as they were, if it cannot be done:
+ * on Windows, while another process has `to` open without FILE_SHARE_DELETE. */
 OPOOL__INTERNAL bool opool__file_replace(const char *from, const char *to);
 /* Make a rename in the directory of path durable (best effort: the file is
- * already in place, so a failure changes nothing). May write into path. */
+ * already in place, so a failure changes nothing). May write into path.
+ * Nothing on Windows: MoveFileExW's write-through did it. */
 OPOOL__INTERNAL void opool__file_sync_dir(char *path);
 /* A number that tells this process from others running now (0 if none). */
 OPOOL__INTERNAL unsigned long opool__process_id(void);
@@ -7288,12 +7344,18 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
  * the one file of src/ with system calls and POSIX headers.
  *
  * Sections (grep for "==== "):
- *   ==== threads    clock, futex or mutex and condition variable, membarrier
+ *   ==== threads    clock, futex or WaitOnAddress or mutex and condition
+ *                   variable, membarrier or FlushProcessWriteBuffers
  *   ==== memory     aligned allocation, mappings for the heap's regions
- *   ==== files      fsync, rename, the process id
+ *   ==== files      fsync or FlushFileBuffers, rename or MoveFileExW, the
+ *                   process id
  */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, fileno, fsync, open, getpid */
+#endif
+#if defined(_WIN32) && (!defined(_WIN32_WINNT) || _WIN32_WINNT < 0x0602)
+#undef _WIN32_WINNT
+#define _WIN32_WINNT 0x0602 /* Windows 8: WaitOnAddress */
 #endif
 
 
@@ -7335,9 +7397,17 @@ int madvise(void *addr, size_t length, int advice);
 #endif
 
 #if defined(_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <fcntl.h>
 #include <io.h>
 #include <malloc.h>
+#include <sys/stat.h>
 #include <windows.h>
+#if defined(_MSC_VER)
+#pragma comment(lib, "synchronization") /* WaitOnAddress; mingw-w64: -lsynchronization */
+#endif
 #elif defined(OPOOL__POSIX_FILES)
 #include <fcntl.h>
 #include <unistd.h>
@@ -7348,19 +7418,39 @@ int madvise(void *addr, size_t length, int advice);
 _Static_assert(sizeof(opool__atomic(uint32_t)) == sizeof(uint32_t),
                "the futex word is a plain uint32");
 
+#if defined(_WIN32)
+uint64_t opool__now_ns(void) {
+    /* the counter's rate is fixed at boot; racing first calls store the same value */
+    static opool__atomic(uint64_t) opool__qpc_hz;
+    uint64_t hz = opool__atomic_load_relaxed(&opool__qpc_hz);
+    if (hz == 0) {
+        LARGE_INTEGER f;
+        QueryPerformanceFrequency(&f); /* never fails since Windows XP */
+        hz = (uint64_t)f.QuadPart;
+        opool__atomic_store_relaxed(&opool__qpc_hz, hz);
+    }
+    LARGE_INTEGER c;
+    QueryPerformanceCounter(&c);
+    uint64_t t = (uint64_t)c.QuadPart;
+    /* whole seconds, then the rest: no overflow for hz below 18 GHz */
+    return t / hz * 1000000000u + t % hz * 1000000000u / hz;
+}
+#else
 uint64_t opool__now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
+#endif
 
 void opool__sleepq_init(opool__sleepq *q) {
-#if defined(OPOOL__FUTEX)
+#if defined(OPOOL__FUTEX) || defined(OPOOL__WAIT_ON_ADDRESS)
     (void)q;
 #else
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    /* winpthreads refuses CLOCK_MONOTONIC: deadlines are then converted */
+    q->realtime = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0;
     pthread_mutex_init(&q->lock, NULL);
     pthread_cond_init(&q->cond, &ca);
     pthread_condattr_destroy(&ca);
@@ -7368,7 +7458,7 @@ void opool__sleepq_init(opool__sleepq *q) {
 }
 
 void opool__sleepq_destroy(opool__sleepq *q) {
-#if defined(OPOOL__FUTEX)
+#if defined(OPOOL__FUTEX) || defined(OPOOL__WAIT_ON_ADDRESS)
     (void)q;
 #else
     pthread_cond_destroy(&q->cond);
@@ -7383,6 +7473,13 @@ void opool__sleepq_wake(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32
     opool__atomic_fetch_add_release(word, 1);
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : (int)n, NULL,
             NULL, 0);
+#elif defined(OPOOL__WAIT_ON_ADDRESS)
+    (void)q;
+    opool__atomic_fetch_add_release(word, 1); /* as above */
+    if (n == 1)
+        WakeByAddressSingle((void *)word);
+    else
+        WakeByAddressAll((void *)word);
 #else
     pthread_mutex_lock(&q->lock);
     opool__atomic_fetch_add_release(word, 1); /* as above */
@@ -7408,16 +7505,36 @@ void opool__sleepq_sleep(opool__sleepq *q, opool__atomic(uint32_t) * word, uint3
     /* the kernel compares the word with e and sleeps atomically: a bump after
      * our read of e either makes this return at once or wakes it */
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, e, tp, NULL, 0);
+#elif defined(OPOOL__WAIT_ON_ADDRESS)
+    (void)q;
+    DWORD ms = INFINITE;
+    if (deadline != UINT64_MAX) {
+        uint64_t now = opool__now_ns(), left = deadline > now ? deadline - now : 0;
+        uint64_t up = left / 1000000u + (left % 1000000u != 0); /* never wake early */
+        ms = up < INFINITE ? (DWORD)up : INFINITE - 1;
+    }
+    /* as the futex: the system compares the word with e and sleeps atomically
+     * with respect to WakeByAddress* */
+    (void)WaitOnAddress((volatile void *)word, &e, sizeof e, ms);
 #else
     pthread_mutex_lock(&q->lock);
+    uint64_t shift = 0; /* from opool__now_ns to the condition variable's clock */
+    if (deadline != UINT64_MAX && q->realtime) {
+        struct timespec r;
+        clock_gettime(CLOCK_REALTIME, &r);
+        uint64_t real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
+        uint64_t now = opool__now_ns();
+        shift = real > now ? real - now : 0;
+        if (deadline > UINT64_MAX - 1 - shift) deadline = UINT64_MAX; /* so far: none */
+    }
     /* relaxed: the waker bumps the word under the same mutex */
     while (opool__atomic_load_relaxed(word) == e) {
         if (deadline == UINT64_MAX) {
             pthread_cond_wait(&q->cond, &q->lock);
         } else {
             struct timespec until;
-            until.tv_sec = (time_t)(deadline / 1000000000u);
-            until.tv_nsec = (long)(deadline % 1000000000u);
+            until.tv_sec = (time_t)((deadline + shift) / 1000000000u);
+            until.tv_nsec = (long)((deadline + shift) % 1000000000u);
             if (pthread_cond_timedwait(&q->cond, &q->lock, &until) == ETIMEDOUT) break;
         }
     }
@@ -7440,6 +7557,17 @@ bool opool__membarrier_ready(void) {
         opool__atomic_store_relaxed(&opool__membarrier_state, s);
     }
     return s == 1;
+#elif defined(OPOOL__FLUSH_WRITE_BUFFERS)
+    /* 1 Windows, 2 Wine, 0 not asked yet. Wine (8.0 at least) makes
+     * FlushProcessWriteBuffers a stub that does nothing: fences there. */
+    static opool__atomic(int) opool__wine_state;
+    int s = opool__atomic_load_relaxed(&opool__wine_state); /* relaxed: as above */
+    if (s == 0) {
+        HMODULE nt = GetModuleHandleW(L"ntdll.dll");
+        s = nt != NULL && GetProcAddress(nt, "wine_get_version") != NULL ? 2 : 1;
+        opool__atomic_store_relaxed(&opool__wine_state, s);
+    }
+    return s == 1;
 #else
     return false;
 #endif
@@ -7448,6 +7576,13 @@ bool opool__membarrier_ready(void) {
 bool opool__membarrier(void) {
 #if defined(OPOOL__MEMBARRIER)
     return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+#elif defined(OPOOL__FLUSH_WRITE_BUFFERS)
+    /* an interrupt on every processor that runs a thread of the process: each
+     * drains its store buffer there, between two of its instructions, as
+     * membarrier's barrier on each running thread; the caller's own call is
+     * a full barrier too */
+    FlushProcessWriteBuffers();
+    return true;
 #else
     return false;
 #endif
@@ -7527,6 +7662,61 @@ bool opool__os_reset(void *ptr, size_t size) {
     return false;
 #endif
 }
+#elif defined(OPOOL__VIRTUAL_ALLOC)
+/* size bytes at an address aligned to align, reserved (MEM_RESERVE) or
+ * reserved and committed. A reservation starts at a multiple of the
+ * allocation granularity (64 KiB); for more, size + align bytes are
+ * reserved to find an aligned address, released, and size bytes reserved
+ * there, again if another thread took the range meanwhile (the part
+ * around it cannot be released alone: a reservation goes back whole). */
+static void *opool__os_map_aligned(size_t size, size_t align, DWORD type, DWORD protect) {
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    if (align <= si.dwAllocationGranularity) return VirtualAlloc(NULL, size, type, protect);
+    if (size > SIZE_MAX - align) return NULL;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        char *raw = (char *)VirtualAlloc(NULL, size + align, MEM_RESERVE, PAGE_NOACCESS);
+        if (raw == NULL) return NULL;
+        uintptr_t at = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
+        (void)VirtualFree(raw, 0, MEM_RELEASE);
+        void *p = VirtualAlloc((void *)at, size, type, protect);
+        if (p != NULL) return p;
+    }
+    return NULL;
+}
+
+void *opool__os_map(size_t size, size_t align, bool *zeroed) {
+    void *p = opool__os_map_aligned(size, align, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+    *zeroed = p != NULL;
+    return p;
+}
+
+/* Reserved only: no commit charge until opool__os_commit */
+void *opool__os_reserve(size_t size, size_t align) {
+    return opool__os_map_aligned(size, align, MEM_RESERVE, PAGE_NOACCESS);
+}
+
+bool opool__os_commit(void *ptr, size_t size) {
+    return VirtualAlloc(ptr, size, MEM_COMMIT, PAGE_READWRITE) != NULL;
+}
+
+/* ptr: the base of the reservation (VirtualFree releases it whole) */
+void opool__os_unmap(void *ptr, size_t size) {
+    (void)size;
+    (void)VirtualFree(ptr, 0, MEM_RELEASE);
+}
+
+/* MEM_RESET would keep the bytes until the system wants the memory: they
+ * would not read zero. Decommitted, the memory goes back at once; committed
+ * again, the range reads zero. The second call fails only at the system's
+ * commit limit, reached in between: the range is then inaccessible, and the
+ * process stops here rather than fault later in a page the heap thinks it
+ * has (as Linux kills a process that overcommitted). */
+bool opool__os_reset(void *ptr, size_t size) {
+    if (!VirtualFree(ptr, size, MEM_DECOMMIT)) return false; /* nothing changed */
+    if (VirtualAlloc(ptr, size, MEM_COMMIT, PAGE_READWRITE) == NULL) abort();
+    return true;
+}
 #else
 void *opool__os_map(size_t size, size_t align, bool *zeroed) {
     *zeroed = false;
@@ -7556,24 +7746,96 @@ bool opool__os_reset(void *ptr, size_t size) {
 
 /* ==== files =============================================================== */
 
+#if defined(_WIN32)
+/* path (UTF-8) in UTF-16, in *w (free it): 1; 0 when path is not UTF-8 (the
+ * ANSI calls take it then, as fopen does); -1 when out of memory. */
+static int opool__wide(const char *path, wchar_t **w) {
+    *w = NULL;
+    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, NULL, 0);
+    if (n <= 0) return 0;
+    *w = (wchar_t *)malloc((size_t)n * sizeof **w);
+    if (*w == NULL) return -1;
+    (void)MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, *w, n);
+    return 1;
+}
+
+/* _O_EXCL rather than fopen's "x", which Windows' older C library lacks */
+FILE *opool__file_create(const char *path) {
+    const int flags = _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY;
+    wchar_t *w;
+    int k = opool__wide(path, &w), fd = -1;
+    if (k < 0) return NULL;
+    fd = k ? _wopen(w, flags, _S_IREAD | _S_IWRITE) : _open(path, flags, _S_IREAD | _S_IWRITE);
+    free(w);
+    if (fd < 0) return NULL;
+    FILE *f = _fdopen(fd, "wb");
+    if (f == NULL) _close(fd);
+    return f;
+}
+
+FILE *opool__file_open_read(const char *path) {
+    wchar_t *w;
+    int k = opool__wide(path, &w);
+    if (k < 0) return NULL;
+    FILE *f = k ? _wfopen(w, L"rb") : fopen(path, "rb");
+    free(w);
+    return f;
+}
+
+bool opool__file_remove(const char *path) {
+    wchar_t *w;
+    int k = opool__wide(path, &w);
+    if (k < 0) return false;
+    bool ok = k ? DeleteFileW(w) != 0 : DeleteFileA(path) != 0;
+    free(w);
+    return ok;
+}
+
 bool opool__file_sync(FILE *f) {
     if (fflush(f) != 0) return false;
-#if defined(_WIN32)
-    return _commit(_fileno(f)) == 0;
-#elif defined(OPOOL__POSIX_FILES)
+    intptr_t h = _get_osfhandle(_fileno(f));
+    return h != (intptr_t)INVALID_HANDLE_VALUE && FlushFileBuffers((HANDLE)h) != 0;
+}
+
+/* Refused, with nothing changed, while `to` is open elsewhere without
+ * FILE_SHARE_DELETE (C's fopen shares no delete): the caller's error. */
+bool opool__file_replace(const char *from, const char *to) {
+    const DWORD how = MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH;
+    wchar_t *wf, *wt = NULL;
+    int kf = opool__wide(from, &wf), kt = kf < 0 ? -1 : opool__wide(to, &wt);
+    bool ok = false;
+    if (kf > 0 && kt > 0)
+        ok = MoveFileExW(wf, wt, how) != 0;
+    else if (kf == 0 && kt == 0)
+        ok = MoveFileExA(from, to, how) != 0;
+    /* else out of memory, or one path UTF-8 and the other not: refused */
+    free(wf);
+    free(wt);
+    return ok;
+}
+
+void opool__file_sync_dir(char *path) {
+    (void)path; /* MOVEFILE_WRITE_THROUGH returned once the rename was on disk */
+}
+
+unsigned long opool__process_id(void) { return (unsigned long)GetCurrentProcessId(); }
+#else
+FILE *opool__file_create(const char *path) { return fopen(path, "wbx"); }
+
+FILE *opool__file_open_read(const char *path) { return fopen(path, "rb"); }
+
+bool opool__file_remove(const char *path) { return remove(path) == 0; }
+
+bool opool__file_sync(FILE *f) {
+    if (fflush(f) != 0) return false;
+#if defined(OPOOL__POSIX_FILES)
     return fsync(fileno(f)) == 0;
 #else
     return true; /* C stdio has nothing further */
 #endif
 }
 
-bool opool__file_replace(const char *from, const char *to) {
-#if defined(_WIN32)
-    return MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) != 0;
-#else
-    return rename(from, to) == 0;
-#endif
-}
+bool opool__file_replace(const char *from, const char *to) { return rename(from, to) == 0; }
 
 void opool__file_sync_dir(char *path) {
 #if defined(OPOOL__POSIX_FILES)
@@ -7602,6 +7864,7 @@ unsigned long opool__process_id(void) {
     return 0;
 #endif
 }
+#endif
 
 /* ============================================================================
  * src/opool_save.c
@@ -8497,7 +8760,7 @@ static opool_status opool__save_file(const opool *const *pools, uint32_t n, bool
     if (path == NULL || *path == '\0') return OPOOL_EINVAL;
     const opool_allocator *mem = &pools[0]->mem;
     /* the temporary file: path + ".<pid>.<serial>.tmp", beside it, created
-     * exclusively (C11 "x") so it can never be someone else's file */
+     * exclusively (C11's "x") so it can never be someone else's file */
     size_t len = strlen(path), size = len + 48;
     char *tmp = (char *)mem->alloc(mem->ctx, size, 1);
     if (tmp == NULL) return OPOOL_ENOMEM;
@@ -8507,7 +8770,7 @@ static opool_status opool__save_file(const opool *const *pools, uint32_t n, bool
         /* relaxed: only uniqueness within the process matters */
         uint32_t serial = atomic_fetch_add_explicit(&opool__file_serial, 1, memory_order_relaxed);
         snprintf(tmp, size, "%s.%lu.%lu.tmp", path, pid, (unsigned long)serial);
-        f = fopen(tmp, "wbx");
+        f = opool__file_create(tmp);
     }
     opool_status st = OPOOL_EIO;
     if (f == NULL) goto out;
@@ -8518,7 +8781,7 @@ static opool_status opool__save_file(const opool *const *pools, uint32_t n, bool
     if (fclose(f) != 0 && st == OPOOL_OK) st = OPOOL_EIO;
     if (st == OPOOL_OK && !opool__file_replace(tmp, path)) st = OPOOL_EIO;
     if (st != OPOOL_OK) {
-        (void)remove(tmp);
+        (void)opool__file_remove(tmp);
         goto out;
     }
     memcpy(tmp, path, len + 1);
@@ -8552,7 +8815,7 @@ static opool_status opool__load_entry(opool **out, const opool_desc *descs, uint
         st = opool__load_image(out, descs, n, world, read, ctx, false, &e);
     } else {
         errno = 0;
-        FILE *f = fopen(path, "rb");
+        FILE *f = opool__file_open_read(path);
         if (f == NULL) {
             bool missing = false;
 #if defined(ENOENT)

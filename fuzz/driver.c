@@ -150,7 +150,9 @@ int main(int argc, char **argv) {
     }
     signal(SIGABRT, on_signal);
     signal(SIGSEGV, on_signal);
+#if defined(SIGBUS) /* POSIX; not in C, nor on Windows */
     signal(SIGBUS, on_signal);
+#endif
     signal(SIGFPE, on_signal);
     signal(SIGILL, on_signal);
 #ifdef DRIVER_SANITIZER

@@ -58,8 +58,11 @@ if(OPOOL_HAVE_LOAD)
     opool_fuzz_program(fuzz_gen_corpus "${OPOOL_FUZZ_DIR}/gen_corpus.c")
     target_compile_definitions(fuzz_gen_corpus PRIVATE OPOOL_FUZZ_HAVE_LOAD=1)
     # generate the load seeds afresh (each is checked to load as it is written), replay them
+    # the script runs both programs itself: through the cross build's emulator, if any
+    string(REPLACE ";" "|" _opool_emulator "${CMAKE_CROSSCOMPILING_EMULATOR}")
     opool_register_test(fuzz_load_fresh_seeds "${CMAKE_COMMAND}"
         "-DGEN=$<TARGET_FILE:fuzz_gen_corpus>" "-DTARGET=$<TARGET_FILE:fuzz_load>"
+        "-DEMULATOR=${_opool_emulator}"
         "-DOUT=${OPOOL_TEST_WORK_DIR}/fuzz_load_fresh_seeds/seeds"
         -P "${OPOOL_FUZZ_DIR}/fresh_seeds.cmake")
     if(TARGET test_faults)

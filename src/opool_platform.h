@@ -10,8 +10,18 @@
  *   ==== switches   what the build may turn off, and what it found
  *   ==== atomics    C11 atomics, one macro per operation and memory order
  *   ==== threads    the clock, sleeping on a word, the process-wide barrier
- *   ==== memory     aligned allocation (the default allocator)
+ *   ==== memory     aligned allocation (the default allocator), the heap's ranges
  *   ==== files      durable writes and the atomic replace of opool_save_file
+ *
+ * What each system gets:
+ *               Linux                      Windows                       others
+ *   clock       clock_gettime MONOTONIC    QueryPerformanceCounter       clock_gettime
+ *   sleeping    futex                      WaitOnAddress                 pthread cond
+ *   barrier     membarrier (expedited)     FlushProcessWriteBuffers      fences
+ *                                          (Wine: fences)
+ *   ranges      mmap, mprotect, madvise    VirtualAlloc, VirtualFree     aligned malloc
+ *   files       fsync, rename, getpid      FlushFileBuffers, MoveFileExW C stdio
+ * (POSIX systems other than Linux: fsync, rename, getpid for files.)
  */
 #ifndef OPOOL_PLATFORM_H
 #define OPOOL_PLATFORM_H
@@ -26,9 +36,11 @@
 
 /* ==== switches ============================================================ */
 
-/* Define OPOOL_PORTABLE to build with no Linux- or POSIX-specific path at
- * all (what every other system gets): it implies the two below and
- * OPOOL_NO_POSIX_FILES. make test builds and runs such a copy. */
+/* Define OPOOL_PORTABLE to build with no Linux-, Windows- or POSIX-specific
+ * path at all (what every other system gets): it implies the two below and
+ * OPOOL_NO_POSIX_FILES. make test builds and runs such a copy. Windows keeps
+ * its clock and files (C has no monotonic clock, and its rename cannot
+ * replace a file there). */
 #if defined(OPOOL_PORTABLE)
 #ifndef OPOOL_MT_PORTABLE_WAIT
 #define OPOOL_MT_PORTABLE_WAIT 1
@@ -41,26 +53,39 @@
 #endif
 #endif
 
-/* Sleeping: the Linux futex, else a pthread mutex and condition variable. */
+/* Sleeping: the Linux futex, Windows' WaitOnAddress, else a pthread mutex
+ * and condition variable. */
 #if defined(__linux__) && !defined(OPOOL_MT_PORTABLE_WAIT)
 #define OPOOL__FUTEX 1
 #endif
-/* The waiter's heavy barrier: Linux's expedited membarrier, else fences. */
+#if defined(_WIN32) && !defined(OPOOL_MT_PORTABLE_WAIT)
+#define OPOOL__WAIT_ON_ADDRESS 1
+#endif
+/* The waiter's heavy barrier: Linux's expedited membarrier, Windows'
+ * FlushProcessWriteBuffers (not under Wine), else fences. */
 #if defined(__linux__) && !defined(OPOOL_MT_NO_MEMBARRIER)
 #define OPOOL__MEMBARRIER 1
 #endif
+#if defined(_WIN32) && !defined(OPOOL_MT_NO_MEMBARRIER)
+#define OPOOL__FLUSH_WRITE_BUFFERS 1
+#endif
 /* Large memory for the heap's regions: mmap and madvise (Linux),
- * else the C library's aligned allocation. */
+ * VirtualAlloc and VirtualFree (Windows), else the C library's aligned
+ * allocation. */
 #if defined(__linux__) && !defined(OPOOL_PORTABLE)
 #define OPOOL__MMAP 1
 #endif
+#if defined(_WIN32) && !defined(OPOOL_PORTABLE)
+#define OPOOL__VIRTUAL_ALLOC 1
+#endif
 /* Files: fsync of the file and its directory, the process id in temporary
- * names (POSIX); else C stdio alone (fflush, rename). */
+ * names (POSIX); FlushFileBuffers, MoveFileExW and UTF-8 paths (Windows,
+ * always); else C stdio alone (fflush, rename). */
 #if !defined(_WIN32) && !defined(OPOOL_NO_POSIX_FILES)
 #define OPOOL__POSIX_FILES 1
 #endif
 
-#if !defined(OPOOL__FUTEX)
+#if !defined(OPOOL__FUTEX) && !defined(OPOOL__WAIT_ON_ADDRESS)
 #include <pthread.h>
 #endif
 
@@ -155,12 +180,15 @@
 
 /* ==== threads ============================================================= */
 
-/* CLOCK_MONOTONIC, in nanoseconds. */
+/* A monotonic clock, in nanoseconds: CLOCK_MONOTONIC; Windows:
+ * QueryPerformanceCounter. */
 uint64_t opool__now_ns(void);
 
 /* What a word that threads sleep on needs beside itself: nothing with the
- * futex; the mutex and condition variable of the fallback otherwise. */
-#if defined(OPOOL__FUTEX)
+ * futex or WaitOnAddress; the mutex and condition variable of the fallback
+ * otherwise (realtime: its clock is CLOCK_REALTIME, the system's threads
+ * having no monotonic one for it, e.g. winpthreads). */
+#if defined(OPOOL__FUTEX) || defined(OPOOL__WAIT_ON_ADDRESS)
 typedef struct opool__sleepq {
     char unused; /* C has no empty struct */
 } opool__sleepq;
@@ -168,6 +196,7 @@ typedef struct opool__sleepq {
 typedef struct opool__sleepq {
     pthread_mutex_t lock;
     pthread_cond_t cond;
+    bool realtime;
 } opool__sleepq;
 #endif
 
@@ -177,17 +206,22 @@ void opool__sleepq_destroy(opool__sleepq *q);
  * sees what the caller did before) and wake up to n threads sleeping on it. */
 void opool__sleepq_wake(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t n);
 /* Sleep while *word is still e, at most until deadline (opool__now_ns time;
- * UINT64_MAX: none). Returns at once if it already moved; a wake after the
- * caller read e is never lost; spurious returns are possible. */
+ * UINT64_MAX: none; Windows sleeps in whole milliseconds, rounded up).
+ * Returns at once if it already moved; a wake after the caller read e is
+ * never lost; spurious returns are possible. */
 void opool__sleepq_sleep(opool__sleepq *q, opool__atomic(uint32_t) * word, uint32_t e,
                          uint64_t deadline);
 
 /* Registers the process for the expedited membarrier once, on first use:
  * true if opool__membarrier can be relied on (the owner side of a park may
- * then use a compiler barrier only, docs/CONCURRENCY.md 6). */
+ * then use a compiler barrier only, docs/CONCURRENCY.md 6). Windows: true,
+ * nothing to register; but false under Wine, whose FlushProcessWriteBuffers
+ * does nothing (8.0). */
 bool opool__membarrier_ready(void);
 /* A full barrier on every running thread of the process; false if the
- * system refused it (never call it unless opool__membarrier_ready). */
+ * system refused it (never call it unless opool__membarrier_ready).
+ * Windows: FlushProcessWriteBuffers, which interrupts every processor that
+ * runs a thread of the process and drains its stores (never fails). */
 bool opool__membarrier(void);
 
 /* ==== memory ============================================================== */
@@ -203,33 +237,51 @@ void opool__sys_free(void *ctx, void *ptr, size_t size);
 void *opool__sys_realloc(void *ptr, size_t size);
 
 /* size bytes (a multiple of align) at an address aligned to align (a power
- * of two, at least 4096), straight from the system: mmap where there is
- * one, else opool__sys_alloc. *zeroed: the memory is known to read zero.
- * NULL on failure. Give it back with opool__os_unmap(ptr, size). */
+ * of two, at least 4096), straight from the system: mmap or VirtualAlloc
+ * where there is one, else opool__sys_alloc. *zeroed: the memory is known
+ * to read zero. NULL on failure. Give it back with opool__os_unmap(ptr,
+ * size), whole: Windows releases a reservation only whole, from its base. */
 void *opool__os_map(size_t size, size_t align, bool *zeroed);
 void opool__os_unmap(void *ptr, size_t size);
 /* size bytes of address space at an address aligned to align, reserved and
- * inaccessible (no memory behind them; mmap where there is one, else NULL:
- * no reservation). Make parts usable with opool__os_commit, give the whole
- * back with opool__os_unmap(ptr, size). */
+ * inaccessible (no memory behind them; mmap or VirtualAlloc MEM_RESERVE
+ * where there is one, else NULL: no reservation). Make parts usable with
+ * opool__os_commit, give the whole back with opool__os_unmap(ptr, size). */
 void *opool__os_reserve(size_t size, size_t align);
 /* [ptr, ptr + size) of a reservation readable and writable, reading zero.
  * False on failure (nothing changed). */
 bool opool__os_commit(void *ptr, size_t size);
 /* Tell the system the bytes [ptr, ptr + size) of a mapping are not needed
- * (ptr and size multiples of 4096): their memory goes back, the range stays
- * mapped and reads zero when next touched. False where there is no such
- * call (the bytes stay as they are). */
+ * (ptr and size multiples of 4096, within one mapping): their memory goes
+ * back, the range stays mapped and reads zero when next touched (Linux:
+ * MADV_DONTNEED; Windows: decommitted and committed again). False where
+ * there is no such call (the bytes stay as they are). */
 bool opool__os_reset(void *ptr, size_t size);
 
 /* ==== files =============================================================== */
 
-/* Flush f's bytes to the device (without POSIX: to the C library's). */
+/* Paths are the C library's bytes, but on Windows: UTF-8, turned into the
+ * system's UTF-16 (bytes that are not UTF-8: the ANSI code page, as fopen
+ * takes them), the same way for every call below. */
+
+/* A new file at path, for writing bytes (C11's fopen "wbx": NULL if
+ * anything is there already, or on any failure). */
+FILE *opool__file_create(const char *path);
+/* The file at path, for reading bytes (fopen "rb"); NULL with errno ENOENT
+ * when there is none. */
+FILE *opool__file_open_read(const char *path);
+/* Delete the file at path; false if it could not be. */
+bool opool__file_remove(const char *path);
+/* Flush f's bytes to the device (fsync; Windows: FlushFileBuffers; C stdio
+ * alone: to the C library's). */
 bool opool__file_sync(FILE *f);
-/* Put `from` in place of `to` in one step. */
+/* Put `from` in place of `to` in one step (rename; Windows: MoveFileExW,
+ * write-through). False, and both files as they were, if it cannot be done:
+ * on Windows, while another process has `to` open without FILE_SHARE_DELETE. */
 bool opool__file_replace(const char *from, const char *to);
 /* Make a rename in the directory of path durable (best effort: the file is
- * already in place, so a failure changes nothing). May write into path. */
+ * already in place, so a failure changes nothing). May write into path.
+ * Nothing on Windows: MoveFileExW's write-through did it. */
 void opool__file_sync_dir(char *path);
 /* A number that tells this process from others running now (0 if none). */
 unsigned long opool__process_id(void);

@@ -20,7 +20,7 @@
  * path every pool takes.
  */
 #include "opool_internal.h"
-#include "opool_platform.h" /* fsync, rename: opool_save_file */
+#include "opool_platform.h" /* files: create, sync, replace, open */
 #include "opool_diag.h"
 
 #include <errno.h>
@@ -889,7 +889,7 @@ static opool_status opool__save_file(const opool *const *pools, uint32_t n, bool
     if (path == NULL || *path == '\0') return OPOOL_EINVAL;
     const opool_allocator *mem = &pools[0]->mem;
     /* the temporary file: path + ".<pid>.<serial>.tmp", beside it, created
-     * exclusively (C11 "x") so it can never be someone else's file */
+     * exclusively (C11's "x") so it can never be someone else's file */
     size_t len = strlen(path), size = len + 48;
     char *tmp = (char *)mem->alloc(mem->ctx, size, 1);
     if (tmp == NULL) return OPOOL_ENOMEM;
@@ -899,7 +899,7 @@ static opool_status opool__save_file(const opool *const *pools, uint32_t n, bool
         /* relaxed: only uniqueness within the process matters */
         uint32_t serial = atomic_fetch_add_explicit(&opool__file_serial, 1, memory_order_relaxed);
         snprintf(tmp, size, "%s.%lu.%lu.tmp", path, pid, (unsigned long)serial);
-        f = fopen(tmp, "wbx");
+        f = opool__file_create(tmp);
     }
     opool_status st = OPOOL_EIO;
     if (f == NULL) goto out;
@@ -910,7 +910,7 @@ static opool_status opool__save_file(const opool *const *pools, uint32_t n, bool
     if (fclose(f) != 0 && st == OPOOL_OK) st = OPOOL_EIO;
     if (st == OPOOL_OK && !opool__file_replace(tmp, path)) st = OPOOL_EIO;
     if (st != OPOOL_OK) {
-        (void)remove(tmp);
+        (void)opool__file_remove(tmp);
         goto out;
     }
     memcpy(tmp, path, len + 1);
@@ -944,7 +944,7 @@ static opool_status opool__load_entry(opool **out, const opool_desc *descs, uint
         st = opool__load_image(out, descs, n, world, read, ctx, false, &e);
     } else {
         errno = 0;
-        FILE *f = fopen(path, "rb");
+        FILE *f = opool__file_open_read(path);
         if (f == NULL) {
             bool missing = false;
 #if defined(ENOENT)

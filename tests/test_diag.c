@@ -7,8 +7,8 @@
  * include/opool_mt.h, include/opool_heap.h).
  *
  * stderr is captured by pointing file descriptor 2 at a temporary file
- * while a test runs the default reports (POSIX); elsewhere those tests say
- * they are skipped.
+ * while a test runs the default reports (POSIX, and Windows' C library);
+ * elsewhere those tests say they are skipped.
  */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* dup, dup2, fileno */
@@ -17,6 +17,7 @@
 #include "opool.h"
 #include "opool_heap.h"
 #include "opool_mt.h"
+#include "aligned.h"
 #include "helpers.h"
 #include "test.h"
 
@@ -27,6 +28,18 @@
 #if defined(__unix__) || defined(__APPLE__)
 #include <unistd.h>
 #define HAVE_CAPTURE 1
+#define CAPTURE_FILE() tmpfile()
+#elif defined(_WIN32)
+#include <io.h>
+#define HAVE_CAPTURE 1
+#define dup _dup
+#define dup2 _dup2
+#define close _close
+#define fileno _fileno
+/* A named file in the test's directory: tmpfile() writes to the root of the
+ * drive (refused without rights), and text mode turns the \r\n that stderr
+ * wrote back into \n. */
+#define CAPTURE_FILE() fopen("stderr-capture.txt", "w+")
 #endif
 
 /* ---- capturing stderr ----------------------------------------------------- */
@@ -40,7 +53,7 @@ typedef struct capture {
 
 static void capture_begin(capture *c) {
     fflush(stderr);
-    c->file = tmpfile();
+    c->file = CAPTURE_FILE();
     c->saved = dup(2);
     if (c->file) dup2(fileno(c->file), 2);
 }
@@ -56,6 +69,9 @@ static void capture_end(capture *c) {
     size_t n = fread(c->text, 1, sizeof c->text - 1, c->file);
     c->text[n] = '\0';
     fclose(c->file);
+#if defined(_WIN32)
+    remove("stderr-capture.txt");
+#endif
 }
 
 /* Lines of text. */
@@ -474,19 +490,18 @@ TEST(a_full_heap_class_prints_its_block_size_and_a_handful_of_lines) {
 }
 
 #ifdef HAVE_CAPTURE
-/* An allocator that refuses every request once told to (POSIX, as the
- * capture of stderr). */
+/* An allocator that refuses every request once told to (where stderr can
+ * be captured). */
 static bool refuse_all;
 static void *refusing_alloc(void *ctx, size_t size, size_t align) {
     (void)ctx;
     if (refuse_all) return NULL;
-    void *p = NULL;
-    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) == 0 ? p
-                                                                                          : NULL;
+    if (align < sizeof(void *)) align = sizeof(void *);
+    return test_aligned_alloc(align, (size + align - 1) / align * align);
 }
 static void refusing_free(void *ctx, void *ptr, size_t size) {
     (void)ctx, (void)size;
-    free(ptr);
+    test_aligned_free(ptr);
 }
 #endif
 

@@ -16,6 +16,7 @@
 #include "opool.h"
 #include "opool_internal.h"
 #include "support/opool_check.h"
+#include "aligned.h"
 #include "model.h"
 #include "test.h"
 
@@ -55,7 +56,7 @@ static void *faulty_alloc(void *ctx, size_t size, size_t align) {
     }
     if (align < sizeof(void *)) align = sizeof(void *);
     size_t rounded = (size + align - 1) / align * align;
-    void *ptr = aligned_alloc(align, rounded ? rounded : align);
+    void *ptr = test_aligned_alloc(align, rounded ? rounded : align);
     if (ptr == NULL) return NULL;
     memset(ptr, 0xA5, size); /* the pool must not rely on fresh memory being zero */
     f->live[f->nlive].ptr = ptr;
@@ -72,7 +73,7 @@ static void faulty_free(void *ctx, void *ptr, size_t size) {
         if (f->live[k].size != size) f->bad_frees++;
         f->bytes -= f->live[k].size;
         f->live[k] = f->live[--f->nlive];
-        free(ptr);
+        test_aligned_free(ptr);
         return;
     }
     f->bad_frees++; /* never handed out, or freed twice */

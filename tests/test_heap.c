@@ -3,7 +3,8 @@
  * (include/opool_heap.h): one behaviour per test, exact results, then a
  * randomized differential test against malloc with shadow copies.
  *
- * Only the public API and its statistics are used. The number of blocks a
+ * Only the public API and its statistics are used (and, without POSIX's
+ * nanosleep, the heap's clock to wait on). The number of blocks a
  * 64 KiB page holds is not in the header; it is measured (a heap with
  * blocks_per_class 1 holds exactly one page per class) and checked to waste
  * less than a block beyond the page header and its bitmap (opool_heap.h).
@@ -14,6 +15,7 @@
 
 #include "opool_heap.h"
 #include "counting.h"
+#include "opool_platform.h" /* opool__now_ns: the heap's clock */
 #include "test.h"
 
 #include <stdalign.h>
@@ -1075,10 +1077,10 @@ static void sleep_ms(long ms) {
     while (nanosleep(&t, &t) != 0) {
     }
 #else
-    struct timespec t0, t;
-    timespec_get(&t0, TIME_UTC);
-    do timespec_get(&t, TIME_UTC);
-    while ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L < ms);
+    /* the heap's own clock (C11's timespec_get is not in every C library) */
+    uint64_t t0 = opool__now_ns();
+    while (opool__now_ns() - t0 < (uint64_t)ms * 1000000u) {
+    }
 #endif
 }
 

@@ -21,6 +21,7 @@
 #include "opool_mt.h"
 #include "mt_check.h" /* opool__mt_check, opool__mt_set_gen: test support */
 #include "mt_model.h"
+#include "opool_platform.h" /* opool__now_ns */
 #include "counting.h"
 #include "helpers.h"
 #include "test.h"
@@ -153,11 +154,9 @@ static uint32_t next_cache_index(opool_mt_cache *c) {
     return opool_mt_cache_alloc(c, &h) ? opool_handle_index(h) : UINT32_MAX;
 }
 
-static uint64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+/* The clock the waits measure their timeouts on (CLOCK_MONOTONIC; Windows:
+ * QueryPerformanceCounter, which the C library converts with its own rounding). */
+static uint64_t now_ns(void) { return opool__now_ns(); }
 
 /* ---- creation ----------------------------------------------------------- */
 

@@ -18,7 +18,8 @@
  *                             NULL (or came up short), exactly.
  *   no_syscall_without_waiters  sleeps == wake_calls == 0 after contended use with no waiter.
  *   preempted_*               a thread stopped with a cache full of parked slots, and one
- *                             stopped anywhere by a signal: the others go on.
+ *                             stopped anywhere by a signal (Windows: SuspendThread): the
+ *                             others go on.
  *
  * Hangs: a watchdog thread aborts the program, naming the phase and the pool's stats, when
  * no thread makes progress for WATCHDOG_SECONDS. No check is ever on timing.
@@ -33,12 +34,18 @@
 
 #include "opool_mt.h"
 #include "mt_check.h" /* opool__mt_check: test support */
+#include "aligned.h"
 #include "test.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#define NOMINMAX
+#include <windows.h> /* SuspendThread: Windows has no signal to send a thread */
+#endif
 #include <stdalign.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -127,10 +134,11 @@ static void relax(unsigned *spins) {
     if (++*spins % 16 == 0) sched_yield();
 }
 
-/* Zeroed memory for structs with cache-line-aligned members (calloc only gives 16). */
+/* Zeroed memory for structs with cache-line-aligned members (calloc only gives 16);
+ * test_aligned_free gives it back. */
 static void *zalloc_lines(size_t size) {
     size = (size + 63) / 64 * 64;
-    void *p = aligned_alloc(64, size);
+    void *p = test_aligned_alloc(64, size);
     if (p) memset(p, 0, size);
     return p;
 }
@@ -823,7 +831,7 @@ static void stamp_stress(int nthreads, enum mode mode, size_t object_size) {
     opool_mt_destroy(s->pool);
     free(s->ptr_of);
     free(ws);
-    free(s);
+    test_aligned_free(s);
 }
 
 static void stamp_stress_mode(enum mode mode) {
@@ -1096,7 +1104,7 @@ TEST(racing_double_frees) {
         printf("   racing double frees: %llu rounds, %llu losers\n", (unsigned long long)rounds,
                (unsigned long long)losers);
     opool_mt_destroy(r->pool);
-    free(r);
+    test_aligned_free(r);
 }
 
 /* The free through a slot's home cache while that cache is biased claims
@@ -1227,7 +1235,7 @@ TEST(racing_frees_against_a_biased_home) {
                "membarriers\n",
                (unsigned long long)rounds, (unsigned long long)home_won,
                (unsigned long long)barriers);
-    free(r);
+    test_aligned_free(r);
 }
 
 /* ==== 3. lost wake-ups ==================================================== */
@@ -1859,12 +1867,57 @@ TEST(preempted_cache_owner_does_not_stop_others) {
 
 /* A thread stopped ANYWHERE -- a signal handler that blocks until released, delivered at
  * random moments of its alloc/free loop, so often inside the library between two of its
- * atomic steps -- must not stop the others: while it is stopped, two threads each
- * complete their next 200 alloc/free pairs. The pool has room for everything the stopped
- * thread can hold (2 live, 4 in a refill or spill in flight) plus the others' demand, so
- * their allocs never fail while it is stopped (its parked slots are stolen). */
-static atomic_int sig_stopped, sig_resume;
+ * atomic steps (Windows: SuspendThread, which stops a thread wherever it is) -- must not
+ * stop the others: while it is stopped, two threads each complete their next 200
+ * alloc/free pairs. The pool has room for everything the stopped thread can hold (2 live,
+ * 4 in a refill or spill in flight) plus the others' demand, so their allocs never fail
+ * while it is stopped (its parked slots are stolen). */
 static atomic_uint stop_epoch; /* odd while the victim is stopped */
+
+typedef struct victim {
+    opool_mt *pool;
+    atomic_bool quit;
+    uint64_t ops;
+    pthread_t thread;
+#if defined(_WIN32)
+    HANDLE handle;     /* the victim's own thread, for SuspendThread */
+    atomic_bool named; /* handle is set */
+#endif
+} victim;
+
+#if defined(_WIN32)
+/* The victim names itself (a pthread_t is not a Windows handle everywhere). */
+static void victim_begin(victim *v) {
+    HANDLE me = GetCurrentThread(); /* a pseudo-handle: means "the caller" in any thread */
+    TCHECK(DuplicateHandle(GetCurrentProcess(), me, GetCurrentProcess(), &v->handle,
+                           THREAD_SUSPEND_RESUME | THREAD_GET_CONTEXT, FALSE, 0));
+    atomic_store(&v->named, true);
+}
+
+static bool victim_setup(victim *v) {
+    unsigned spins = 0;
+    while (!atomic_load(&v->named)) relax(&spins);
+    return v->handle != NULL;
+}
+
+/* SuspendThread only asks; GetThreadContext returns once the thread has stopped. */
+static bool victim_stop(victim *v) {
+    wd_note("the victim thread did not stop on SuspendThread");
+    if (SuspendThread(v->handle) == (DWORD)-1) return false;
+    CONTEXT ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.ContextFlags = CONTEXT_CONTROL;
+    return GetThreadContext(v->handle, &ctx) != 0;
+}
+
+static bool victim_resume(victim *v) {
+    wd_note("the victim thread did not resume on ResumeThread");
+    return ResumeThread(v->handle) != (DWORD)-1;
+}
+
+static void victim_teardown(victim *v) { CloseHandle(v->handle); }
+#else
+static atomic_int sig_stopped, sig_resume;
 
 static void on_stop(int sig) {
     (void)sig;
@@ -1880,14 +1933,49 @@ static void on_stop(int sig) {
 }
 static void on_resume(int sig) { (void)sig; }
 
-typedef struct victim {
-    opool_mt *pool;
-    atomic_bool quit;
-    uint64_t ops;
-} victim;
+static void victim_begin(victim *v) { (void)v; }
+
+static bool victim_setup(victim *v) {
+    (void)v;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGUSR2); /* held until the handler's sigsuspend */
+    if (sigaction(SIGUSR1, &sa, NULL) != 0) return false;
+    sa.sa_handler = on_resume;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGUSR2, &sa, NULL) == 0;
+}
+
+static bool victim_stop(victim *v) {
+    unsigned spins = 0;
+    atomic_store(&sig_resume, 0);
+    wd_note("the victim thread did not stop on SIGUSR1");
+    if (pthread_kill(v->thread, SIGUSR1) != 0) return false;
+    while (!atomic_load(&sig_stopped)) relax(&spins);
+    return true;
+}
+
+static bool victim_resume(victim *v) {
+    unsigned spins = 0;
+    atomic_store(&sig_resume, 1);
+    wd_note("the victim thread did not resume on SIGUSR2");
+    if (pthread_kill(v->thread, SIGUSR2) != 0) return false;
+    while (atomic_load(&sig_stopped)) relax(&spins);
+    return true;
+}
+
+static void victim_teardown(victim *v) {
+    (void)v;
+    signal(SIGUSR1, SIG_DFL);
+    signal(SIGUSR2, SIG_DFL);
+}
+#endif
 
 static void *victim_thread(void *arg) {
     victim *v = arg;
+    victim_begin(v);
     uint64_t rng = rng_seed(77, 77);
     opool_mt_cache *c = opool_mt_cache_create(v->pool, 8);
     TCHECK(c != NULL);
@@ -1962,22 +2050,13 @@ TEST(preempted_anywhere_does_not_stop_others) {
     d.user = &cnt;
     opool_mt *p = mt_create(&d);
     REQUIRE(p);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGUSR2); /* held until the handler's sigsuspend */
-    REQUIRE(sigaction(SIGUSR1, &sa, NULL) == 0);
-    sa.sa_handler = on_resume;
-    sigemptyset(&sa.sa_mask);
-    REQUIRE(sigaction(SIGUSR2, &sa, NULL) == 0);
 
     wd_arm("preempted anywhere: a stopped thread stops the others", p);
     victim v;
     memset(&v, 0, sizeof v);
     v.pool = p;
-    pthread_t vt;
-    REQUIRE(pthread_create(&vt, NULL, victim_thread, &v) == 0);
+    REQUIRE(pthread_create(&v.thread, NULL, victim_thread, &v) == 0);
+    REQUIRE(victim_setup(&v));
     runner rs[2];
     for (unsigned i = 0; i < 2; i++) {
         memset(&rs[i], 0, sizeof rs[i]);
@@ -1992,10 +2071,7 @@ TEST(preempted_anywhere_does_not_stop_others) {
     for (uint64_t k = 0; k < stops; k++) {
         for (volatile uint32_t i = 0, m = rng_below(&rng, 20000); i < m; i = i + 1) {
         }
-        atomic_store(&sig_resume, 0);
-        wd_note("the victim thread did not stop on SIGUSR1");
-        if (pthread_kill(vt, SIGUSR1) != 0) break;
-        while (!atomic_load(&sig_stopped)) relax(&spins);
+        if (!victim_stop(&v)) break;
         atomic_fetch_add(&stop_epoch, 1); /* odd: stopped */
         wd_note("the runners made no progress while the victim was stopped (not lock-free)");
         uint64_t base[2];
@@ -2003,22 +2079,18 @@ TEST(preempted_anywhere_does_not_stop_others) {
         for (unsigned i = 0; i < 2; i++)
             while (atomic_load(&rs[i].pairs) < base[i] + 200) relax(&spins);
         atomic_fetch_add(&stop_epoch, 1); /* even: about to resume */
-        atomic_store(&sig_resume, 1);
-        wd_note("the victim thread did not resume on SIGUSR2");
-        if (pthread_kill(vt, SIGUSR2) != 0) break;
-        while (atomic_load(&sig_stopped)) relax(&spins);
+        if (!victim_resume(&v)) break;
         stopped_total++;
         progress(0);
     }
     atomic_store(&v.quit, true);
-    pthread_join(vt, NULL);
+    pthread_join(v.thread, NULL);
     for (unsigned i = 0; i < 2; i++) {
         atomic_store(&rs[i].quit, true);
         pthread_join(rs[i].thread, NULL);
     }
     wd_disarm();
-    signal(SIGUSR1, SIG_DFL);
-    signal(SIGUSR2, SIG_DFL);
+    victim_teardown(&v);
     CHECK_NO_THREAD_FAILURES(fail0);
     /* the runners' allocs never failed while the victim was stopped */
     CHECK_EQ_U64(stopped_total, stops);

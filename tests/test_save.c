@@ -25,7 +25,9 @@
 #include "opool_internal.h" /* white-box: compare the pools' private state */
 #include "support/opool_check.h"
 #include "helpers.h"
+#include "opool_platform.h" /* opool__file_remove: a path as the library takes it */
 #include "stream.h"
+#include "tempdir.h"
 #include "test.h"
 
 #include <stdalign.h>
@@ -35,8 +37,7 @@
 #include <string.h>
 
 #if defined(__unix__) || defined(__APPLE__)
-#define TEST_POSIX 1
-#include <dirent.h>
+#define TEST_POSIX 1 /* fork, setrlimit: a crash and a full disk in a child */
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -1816,39 +1817,19 @@ TEST(image_layout_is_the_documented_one) {
 
 /* ---- files ------------------------------------------------------------------ */
 
-#ifdef TEST_POSIX
+#ifdef TEST_FILES
 static char test_dir[64];
 
 /* A fresh empty directory in the working directory (ctest gives each test
  * program its own). */
-static bool make_dir(void) {
-    strcpy(test_dir, "save-XXXXXX");
-    return mkdtemp(test_dir) != NULL;
-}
+static bool make_dir(void) { return temp_dir(test_dir, sizeof test_dir, "save"); }
 
 static void path_in_dir(char *out, size_t size, const char *name) {
     snprintf(out, size, "%s/%s", test_dir, name);
 }
 
 /* Files in the test directory; removes them all when `clean`. */
-static int dir_files(bool clean) {
-    DIR *dir = opendir(test_dir);
-    if (dir == NULL) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(dir)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        n++;
-        if (clean) {
-            char path[512];
-            path_in_dir(path, sizeof path, e->d_name);
-            remove(path);
-        }
-    }
-    closedir(dir);
-    if (clean) rmdir(test_dir);
-    return n;
-}
+static int dir_files(bool clean) { return temp_dir_files(test_dir, clean); }
 
 static long file_size(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -1858,7 +1839,9 @@ static long file_size(const char *path) {
     fclose(f);
     return n;
 }
+#endif
 
+#ifdef TEST_POSIX
 static opool *big_pool(opool_desc *d, hooks *k, bool callbacks) {
     *d = desc_of(20000);
     d->object_size = 64;
@@ -1874,7 +1857,7 @@ static opool *big_pool(opool_desc *d, hooks *k, bool callbacks) {
 #endif
 
 TEST(save_file_and_load_file_round_trip) {
-#ifdef TEST_POSIX
+#ifdef TEST_FILES
     REQUIRE(make_dir());
     char path[128];
     path_in_dir(path, sizeof path, "pool.bin");
@@ -1900,7 +1883,7 @@ TEST(save_file_and_load_file_round_trip) {
 }
 
 TEST(save_file_replaces_the_previous_file) {
-#ifdef TEST_POSIX
+#ifdef TEST_FILES
     REQUIRE(make_dir());
     char path[128];
     path_in_dir(path, sizeof path, "pool.bin");
@@ -2010,8 +1993,81 @@ TEST(full_disk_during_save_file_leaves_the_previous_file_intact) {
 #endif
 }
 
+/* Windows refuses to replace a file that another handle has open without
+ * FILE_SHARE_DELETE (as C's fopen opens it): the save is an I/O error, the
+ * open file keeps its bytes, the temporary file is gone. (POSIX replaces
+ * it: the reader keeps the old file, the name the new one.) */
+TEST(save_file_over_a_file_open_elsewhere_replaces_it_or_fails_cleanly) {
+#ifdef TEST_FILES
+    REQUIRE(make_dir());
+    char path[128];
+    path_in_dir(path, sizeof path, "pool.bin");
+    opool_desc d = desc_of(8);
+    opool *p = create(&d);
+    REQUIRE(p);
+    alloc_stamped(p, 24, 1);
+    REQUIRE(opool_save_file(p, path) == OPOOL_OK);
+    long old_size = file_size(path);
+    opool *q = create(&d);
+    REQUIRE(q);
+    for (int i = 0; i < 5; i++) alloc_stamped(q, 24, (uint64_t)i + 2);
+    FILE *reader = fopen(path, "rb");
+    REQUIRE(reader);
+    opool_status st = opool_save_file(q, path);
+#if defined(_WIN32)
+    CHECK_EQ_U64(st, OPOOL_EIO);
+#else
+    CHECK_EQ_U64(st, OPOOL_OK);
+#endif
+    fseek(reader, 0, SEEK_END);
+    CHECK_EQ_U64(ftell(reader), old_size); /* the open file is the old one */
+    fclose(reader);
+    CHECK_EQ_U64(dir_files(false), 1); /* no temporary file left */
+    opool *back = NULL;
+    CHECK_EQ_U64(opool_load_file(&back, &d, path), OPOOL_OK);
+    REQUIRE(back);
+    CHECK_SAME_STATE(st == OPOOL_OK ? q : p, back);
+    opool_destroy(back);
+    /* closed, it is replaced */
+    CHECK_EQ_U64(opool_save_file(q, path), OPOOL_OK);
+    CHECK_EQ_U64(opool_load_file(&back, &d, path), OPOOL_OK);
+    REQUIRE(back);
+    CHECK_SAME_STATE(q, back);
+    opool_destroy(back);
+    opool_destroy(q);
+    opool_destroy(p);
+    dir_files(true);
+#endif
+}
+
+/* UTF-8 names (opool_platform.h: Windows converts them to UTF-16). */
+TEST(save_file_and_load_file_take_a_utf8_path) {
+#ifdef TEST_FILES
+    REQUIRE(make_dir());
+    char path[128];
+    path_in_dir(path, sizeof path,
+                "sauvegard\xc3\xa9"
+                "e-\xe4\xb8\x96.bin"); /* sauvegardée-世 */
+    opool_desc d = desc_of(8);
+    opool *p = create(&d);
+    REQUIRE(p);
+    alloc_stamped(p, 24, 7);
+    CHECK_EQ_U64(opool_save_file(p, path), OPOOL_OK);
+    CHECK_EQ_U64(opool_save_file(p, path), OPOOL_OK); /* replaces it */
+    CHECK_EQ_U64(dir_files(false), 1);
+    opool *q = NULL;
+    CHECK_EQ_U64(opool_load_file(&q, &d, path), OPOOL_OK);
+    REQUIRE(q);
+    CHECK_SAME_STATE(p, q);
+    opool_destroy(q);
+    opool_destroy(p);
+    CHECK(opool__file_remove(path)); /* remove() would take the bytes as ANSI on Windows */
+    CHECK_EQ_U64(dir_files(true), 0);
+#endif
+}
+
 TEST(save_file_into_a_missing_directory_is_an_io_error) {
-#ifdef TEST_POSIX
+#ifdef TEST_FILES
     opool_desc d = desc_of(4);
     opool *p = create(&d);
     REQUIRE(p);
@@ -2029,7 +2085,7 @@ TEST(load_file_of_a_missing_file_is_enoent) {
 }
 
 TEST(load_file_with_bytes_after_the_image_is_corrupt) {
-#ifdef TEST_POSIX
+#ifdef TEST_FILES
     REQUIRE(make_dir());
     char path[128];
     path_in_dir(path, sizeof path, "pool.bin");
@@ -2274,6 +2330,8 @@ int main(void) {
     RUN(save_file_replaces_the_previous_file);
     RUN(crash_during_save_file_leaves_the_previous_file_intact);
     RUN(full_disk_during_save_file_leaves_the_previous_file_intact);
+    RUN(save_file_over_a_file_open_elsewhere_replaces_it_or_fails_cleanly);
+    RUN(save_file_and_load_file_take_a_utf8_path);
     RUN(save_file_into_a_missing_directory_is_an_io_error);
     RUN(load_file_of_a_missing_file_is_enoent);
     RUN(load_file_with_bytes_after_the_image_is_corrupt);

@@ -51,6 +51,9 @@ function(opool_add_library_copy name)
     if(OPOOL_NEEDS_LIBATOMIC)
         target_link_libraries(${name} PUBLIC atomic)
     endif()
+    if(OPOOL_SYSTEM_LIBS)
+        target_link_libraries(${name} PUBLIC ${OPOOL_SYSTEM_LIBS})
+    endif()
 endfunction()
 
 # opool_add_copy_test(NAME SOURCE LIBRARY): test NAME, SOURCE built against LIBRARY (a copy).

@@ -114,6 +114,10 @@ set(result [=[
  * files or libraries may each carry their own copy. Pools must then stay in
  * the file that created them.
  *
+ * On Windows, the program links the system's synchronization library
+ * (WaitOnAddress): -lsynchronization with mingw-w64; MSVC is told by a
+ * #pragma comment in the implementation.
+ *
  * The implementation is C11: compile it in a .c file. C++ files include this
  * header without OPOOL_IMPLEMENTATION (the API, opool_typed.h's macro
  * included, compiles as C++11 and later) and link with that C file.

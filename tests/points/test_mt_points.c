@@ -33,6 +33,7 @@
 #include "opool_mt.h"
 #include "mt_check.h" /* opool__mt_check: test support */
 #include "opool_mt_points.h"
+#include "opool_platform.h" /* opool__membarrier_ready: are there homes? */
 #include "helpers.h"
 #include "test.h"
 
@@ -104,9 +105,13 @@ static void disarm_all(void) {
     pthread_mutex_unlock(&G.m);
 }
 
+/* The condition variable's clock: CLOCK_MONOTONIC, or CLOCK_REALTIME where the
+ * threads library has no other (winpthreads). */
+static clockid_t cv_clock = CLOCK_MONOTONIC;
+
 static struct timespec limit_from_now(void) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(cv_clock, &t);
     t.tv_sec += LIMIT_S;
     return t;
 }
@@ -590,7 +595,22 @@ static void home_free_held_against_a_rival(opool__mt_point at, int how, bool hom
     opool_mt_destroy(p);
 }
 
+/* A cache is a home only with the process-wide barrier (light_park): without
+ * it (old kernels; Wine, whose FlushProcessWriteBuffers does nothing) no
+ * free passes the points of the claim and the revocation. */
+static bool homes_exist(const char *test) {
+    if (opool__membarrier_ready()) return true;
+    printf("   %s: skipped: no process-wide barrier, so no home caches\n", test);
+    return false;
+}
+
+static bool is_home_point(int at) {
+    return at == OPOOL__MT_AT_CLAIM_CHECKED || at == OPOOL__MT_AT_CLAIM_STORED ||
+           at == OPOOL__MT_AT_CLAIM_BIASED || at == OPOOL__MT_AT_REVOKE_MARKED;
+}
+
 TEST(racing_frees_of_a_handle_held_in_its_home_cache_free_it_once) {
+    if (!homes_exist("racing_frees_of_a_handle_held_in_its_home_cache_free_it_once")) return;
     static const opool__mt_point points[] = {OPOOL__MT_AT_CLAIM_CHECKED,
                                              OPOOL__MT_AT_CLAIM_STORED, OPOOL__MT_AT_CLAIM_BIASED};
     for (unsigned k = 0; k < sizeof points / sizeof points[0]; k++)
@@ -647,6 +667,7 @@ static void home_free_racing_a_held_revoker(bool bulk, bool second) {
 }
 
 TEST(home_free_racing_a_held_revoker_frees_it_once) {
+    if (!homes_exist("home_free_racing_a_held_revoker_frees_it_once")) return;
     home_free_racing_a_held_revoker(false, false);
     home_free_racing_a_held_revoker(true, false);
     home_free_racing_a_held_revoker(false, true);
@@ -889,14 +910,16 @@ static void one_pair(opool__mt_point at, racer r) {
 
 TEST(every_racer_through_every_point_keeps_the_pool_whole) {
     memset(G.reached, 0, sizeof G.reached);
+    bool homes = homes_exist("every_racer_through_every_point_keeps_the_pool_whole, home points");
     for (int at = 0; at < OPOOL__MT_POINTS; at++)
         for (int r = 0; r < R_COUNT; r++) {
             if (at == OPOOL__MT_AT_WAIT_SLEEP && (r == R_WAIT || r == R_CACHE_WAIT))
                 continue; /* one held at a time */
+            if (!homes && is_home_point(at)) continue;
             one_pair((opool__mt_point)at, (racer)r);
         }
     for (int at = 0; at < OPOOL__MT_POINTS; at++)
-        if (G.reached[at] == 0) {
+        if (G.reached[at] == 0 && (homes || !is_home_point(at))) {
             char why[96];
             snprintf(why, sizeof why, "point %s never reached", point_names[at]);
             test__fail_at(__FILE__, __LINE__, why, 0, 0, 0);
@@ -906,7 +929,7 @@ TEST(every_racer_through_every_point_keeps_the_pool_whole) {
 int main(void) {
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0) cv_clock = CLOCK_REALTIME;
     pthread_cond_init(&G.cv, &ca);
     pthread_condattr_destroy(&ca);
     opool__mt_set_point_hook(on_point);

@@ -411,6 +411,27 @@ static opool__hpage *opool__heap_cache_take(opool_heap *h) {
     return pg;
 }
 
+/* A cached page keeps the time it came in its block0 (a uintptr_t): the
+ * opool__now_ns time itself where that holds 64 bits; where it holds 32
+ * (wasm32, i686, ...), that time in units of 2^20 ns (about a millisecond),
+ * which wraps after 52 days: ages are then differences modulo 2^32, right for
+ * any age below that (an older page seems young, and goes at a later event). */
+#if UINTPTR_MAX >= UINT64_MAX
+#define OPOOL__HEAP_TICK_SHIFT 0
+#else
+#define OPOOL__HEAP_TICK_SHIFT 20
+#endif
+
+static uintptr_t opool__heap_tick(uint64_t now) {
+    return (uintptr_t)(now >> OPOOL__HEAP_TICK_SHIFT);
+}
+
+/* Whether a page cached at tick `came` has stayed OPOOL__HEAP_DECAY_NS by now. */
+static bool opool__heap_aged(uintptr_t came, uint64_t now) {
+    return (uintptr_t)(opool__heap_tick(now) - came) >=
+           (uintptr_t)(OPOOL__HEAP_DECAY_NS >> OPOOL__HEAP_TICK_SHIFT);
+}
+
 static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now) {
     pg->prev = NULL;
     pg->next = h->cache;
@@ -419,7 +440,7 @@ static void opool__heap_cache_put(opool_heap *h, opool__hpage *pg, uint64_t now)
     else
         h->cache_tail = pg;
     h->cache = pg;
-    pg->block0 = (uintptr_t)now; /* a cached page has no block 0: the time it came */
+    pg->block0 = opool__heap_tick(now); /* a cached page has no block 0: the time it came */
     h->cached++;
 }
 
@@ -449,9 +470,9 @@ static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
  * back. */
 static void opool__heap_decay(opool_heap *h, uint64_t now) {
     opool__hpage *pg = h->cache_tail;
-    if (pg == NULL || now - (uint64_t)pg->block0 < OPOOL__HEAP_DECAY_NS) return;
+    if (pg == NULL || !opool__heap_aged(pg->block0, now)) return;
     uint32_t lo = UINT32_MAX, hi = 0;
-    while ((pg = h->cache_tail) != NULL && now - (uint64_t)pg->block0 >= OPOOL__HEAP_DECAY_NS) {
+    while ((pg = h->cache_tail) != NULL && opool__heap_aged(pg->block0, now)) {
         h->cache_tail = pg->prev;
         if (h->cache_tail)
             h->cache_tail->next = NULL;

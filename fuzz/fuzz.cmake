@@ -61,6 +61,7 @@ if(OPOOL_HAVE_LOAD)
     opool_register_test(fuzz_load_fresh_seeds "${CMAKE_COMMAND}"
         "-DGEN=$<TARGET_FILE:fuzz_gen_corpus>" "-DTARGET=$<TARGET_FILE:fuzz_load>"
         "-DOUT=${OPOOL_TEST_WORK_DIR}/fuzz_load_fresh_seeds/seeds"
+        "-DEMULATOR=${CMAKE_CROSSCOMPILING_EMULATOR}"
         -P "${OPOOL_FUZZ_DIR}/fresh_seeds.cmake")
     if(TARGET test_faults)
         target_compile_definitions(test_faults PRIVATE OPOOL_TEST_HAVE_LOAD=1)

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #if defined(__unix__) || defined(__APPLE__)
-#include <unistd.h>
+#include "redirect.h"
 #define HAVE_CAPTURE 1
 #endif
 
@@ -34,22 +34,19 @@
 #ifdef HAVE_CAPTURE
 typedef struct capture {
     FILE *file;
-    int saved;
+    stderr_redirect saved;
+    bool on;
     char text[16384];
 } capture;
 
 static void capture_begin(capture *c) {
-    fflush(stderr);
     c->file = tmpfile();
-    c->saved = dup(2);
-    if (c->file) dup2(fileno(c->file), 2);
+    c->on = c->file && stderr_redirect_begin(&c->saved, fileno(c->file));
 }
 
 /* Restores stderr; c->text holds what was written meanwhile. */
 static void capture_end(capture *c) {
-    fflush(stderr);
-    dup2(c->saved, 2);
-    close(c->saved);
+    if (c->on) stderr_redirect_end(&c->saved);
     c->text[0] = '\0';
     if (c->file == NULL) return;
     rewind(c->file);

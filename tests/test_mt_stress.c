@@ -1863,8 +1863,10 @@ TEST(preempted_cache_owner_does_not_stop_others) {
  * complete their next 200 alloc/free pairs. The pool has room for everything the stopped
  * thread can hold (2 live, 4 in a refill or spill in flight) plus the others' demand, so
  * their allocs never fail while it is stopped (its parked slots are stolen). */
-static atomic_int sig_stopped, sig_resume;
 static atomic_uint stop_epoch; /* odd while the victim is stopped */
+
+#if !defined(__EMSCRIPTEN__)
+static atomic_int sig_stopped, sig_resume;
 
 static void on_stop(int sig) {
     (void)sig;
@@ -1879,6 +1881,7 @@ static void on_stop(int sig) {
     errno = saved;
 }
 static void on_resume(int sig) { (void)sig; }
+#endif
 
 typedef struct victim {
     opool_mt *pool;
@@ -1947,6 +1950,7 @@ static void *runner_thread(void *arg) {
     return NULL;
 }
 
+#if !defined(__EMSCRIPTEN__)
 TEST(preempted_anywhere_does_not_stop_others) {
 #if defined(STRESS_TSAN)
     /* TSan defers an asynchronous signal to the thread's next intercepted call (never
@@ -2027,6 +2031,59 @@ TEST(preempted_anywhere_does_not_stop_others) {
     check_quiescent_empty(p, 16);
     opool_mt_destroy(p);
 }
+#else
+/* WebAssembly has no asynchronous signal: nothing runs a handler inside a running thread
+ * (emscripten has no sigsuspend, and its pthread_kill of any signal but 0 terminates the
+ * thread's worker). That termination is what stops a wasm thread anywhere, at any
+ * instruction, so the same promise takes this form: the victim is terminated at a random
+ * moment of its alloc/free loop, and then the two runners each complete their next 200
+ * pairs with no alloc failing (its parked slots are stolen). It never resumes: its slots,
+ * live or parked, stay lost, so each round has a pool of its own, left undestroyed (the
+ * terminated thread's cache still points into it), and the victim's record is never freed. */
+TEST(preempted_anywhere_does_not_stop_others) {
+    unsigned fail0 = atomic_load(&mt_failures);
+    const uint64_t rounds = scaled(20, 5);
+    uint64_t rng = rng_seed(8, 8);
+    unsigned spins = 0;
+    for (uint64_t k = 0; k < rounds; k++) {
+        opool_desc d = mt_desc(32, 16, NULL);
+        opool_mt *p = mt_create(&d);
+        REQUIRE(p);
+        wd_arm("preempted anywhere: a terminated thread stops the others", p);
+        victim *v = (victim *)calloc(1, sizeof *v);
+        REQUIRE(v);
+        v->pool = p;
+        pthread_t vt;
+        REQUIRE(pthread_create(&vt, NULL, victim_thread, v) == 0);
+        runner rs[2];
+        for (unsigned i = 0; i < 2; i++) {
+            memset(&rs[i], 0, sizeof rs[i]);
+            rs[i].pool = p;
+            rs[i].id = i;
+            REQUIRE(pthread_create(&rs[i].thread, NULL, runner_thread, &rs[i]) == 0);
+        }
+        sleep_ns(20 * 1000 * 1000 + (long)rng_below(&rng, 20 * 1000 * 1000));
+        REQUIRE(pthread_kill(vt, SIGTERM) == 0);
+        /* node's main thread terminates the worker: give it the time to */
+        sleep_ns(100 * 1000 * 1000);
+        atomic_fetch_add(&stop_epoch, 1); /* odd: stopped */
+        wd_note("the runners made no progress after the victim was terminated (not lock-free)");
+        uint64_t base[2];
+        for (unsigned i = 0; i < 2; i++) base[i] = atomic_load(&rs[i].pairs);
+        for (unsigned i = 0; i < 2; i++)
+            while (atomic_load(&rs[i].pairs) < base[i] + 200) relax(&spins);
+        atomic_fetch_add(&stop_epoch, 1); /* even */
+        for (unsigned i = 0; i < 2; i++) {
+            atomic_store(&rs[i].quit, true);
+            pthread_join(rs[i].thread, NULL);
+        }
+        wd_disarm();
+        progress(0);
+        CHECK_EQ_U64(rs[0].failures + rs[1].failures, 0);
+    }
+    CHECK_NO_THREAD_FAILURES(fail0);
+}
+#endif
 
 /* ==== main ================================================================= */
 

@@ -32,7 +32,9 @@ static opool *make(uint32_t capacity, uint32_t flags) {
  * fit the address space (32-bit systems, above 2^28), an id-only pool
  * (object_size 0), whose handles follow the same rules. */
 static opool *make_grow(uint32_t capacity, uint32_t max_capacity, uint32_t flags) {
-    size_t size = max_capacity > SIZE_MAX / 16 / 2 ? 0 : 16;
+    /* in 64 bits: a uint32_t compared with SIZE_MAX / 32 is always false to gcc's
+     * -Wtype-limits on 64-bit systems */
+    size_t size = (uint64_t)max_capacity * 32 > SIZE_MAX ? 0 : 16;
     opool_desc d = quiet_desc(size, capacity, SALT);
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = max_capacity;

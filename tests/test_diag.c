@@ -25,21 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <unistd.h>
+#if defined(__unix__) || defined(__APPLE__) || defined(_WIN32)
+#include "redirect.h"
 #define HAVE_CAPTURE 1
-#define CAPTURE_FILE() tmpfile()
-#elif defined(_WIN32)
-#include <io.h>
-#define HAVE_CAPTURE 1
-#define dup _dup
-#define dup2 _dup2
-#define close _close
-#define fileno _fileno
-/* A named file in the test's directory: tmpfile() writes to the root of the
- * drive (refused without rights), and text mode turns the \r\n that stderr
- * wrote back into \n. */
-#define CAPTURE_FILE() fopen("stderr-capture.txt", "w+")
 #endif
 
 /* ---- capturing stderr ----------------------------------------------------- */
@@ -47,22 +35,26 @@
 #ifdef HAVE_CAPTURE
 typedef struct capture {
     FILE *file;
-    int saved;
+    stderr_redirect saved;
+    bool on;
     char text[16384];
 } capture;
 
 static void capture_begin(capture *c) {
-    fflush(stderr);
-    c->file = CAPTURE_FILE();
-    c->saved = dup(2);
-    if (c->file) dup2(fileno(c->file), 2);
+#if defined(_WIN32)
+    /* a named file in the test's directory: tmpfile() writes to the root of
+     * the drive (refused without rights), and text mode turns the \r\n that
+     * stderr wrote back into \n */
+    c->file = fopen("stderr-capture.txt", "w+");
+#else
+    c->file = tmpfile();
+#endif
+    c->on = c->file && stderr_redirect_begin(&c->saved, fileno(c->file));
 }
 
 /* Restores stderr; c->text holds what was written meanwhile. */
 static void capture_end(capture *c) {
-    fflush(stderr);
-    dup2(c->saved, 2);
-    close(c->saved);
+    if (c->on) stderr_redirect_end(&c->saved);
     c->text[0] = '\0';
     if (c->file == NULL) return;
     rewind(c->file);

@@ -86,6 +86,11 @@ foreach(e IN LISTS out_lines)
     if(NOT e MATCHES "error:")
         continue()
     endif()
+    # a compiler driver's own summary of the compiler it ran (emcc: "emcc: error: '...clang...'
+    # failed (returned 1)"): the errors are those of the lines above
+    if(e MATCHES "^[a-z+-]+: error: '.*' failed \\(returned [0-9]+\\)")
+        continue()
+    endif()
     if(e MATCHES "^([^:]+):([0-9]+):([0-9]+:)? (fatal )?error:")
         set(file "${CMAKE_MATCH_1}")
         set(at "${CMAKE_MATCH_2}")

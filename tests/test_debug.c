@@ -29,7 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__unix__) || defined(__APPLE__)
+/* WebAssembly under node has no fork (emscripten's fails with ENOSYS) */
+#if (defined(__unix__) || defined(__APPLE__)) && !defined(__EMSCRIPTEN__)
 #define HAVE_FORK 1
 #include <signal.h>
 #include <sys/types.h>

@@ -14,11 +14,23 @@
 #                                     or pointer makes the core read or write outside its
 #                                     memory (proof/run.sh eva; zero alarms, the harness's
 #                                     assertions valid; two runs side by side)
+#                        install      the static and shared installs, each used by CMake
+#                                     and pkg-config consumers, and by a user's ASan and
+#                                     TSan builds with gcc and clang (tests/user/check.sh)
 #                      all with -Werror; stops at the first failure. With gcc alone (no
 #                      clang, or no libclang-rt-14-dev) build/clang is skipped and build/asan
 #                      uses gcc, and the summary says so; without clang the TSan stage is
 #                      skipped, without spin the model check, without frama-c the EVA
 #                      stage, without clang-format the layout check, each with a note.
+#   make platforms     the cross builds, each built with -Werror and its whole test suite run
+#                      under its emulator (not part of make test; .ci/run runs it after):
+#                        build/i686     i686-linux-gnu-gcc, static, qemu-i386 (32-bit x86)
+#                        build/aarch64  aarch64-linux-gnu-gcc, qemu-aarch64 (64-bit ARM)
+#                        build/mingw64  x86_64-w64-mingw32-gcc-posix, wine64 (Windows x86-64)
+#                        build/wasm32   emscripten (emcmake), node (WebAssembly, wasm threads)
+#                      toolchains in cmake/toolchains/; test_mt_stress at $(PLATFORM_STRESS)
+#                      of its counts (wasm: $(WASM_STRESS)). PLATFORMS picks some; a missing
+#                      toolchain is an error: make platform-deps installs them (apt-get)
 #   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS) at object
 #                      sizes 16, 64 and 256 (under 5 minutes; table, bench/out/core.csv and SVG
 #                      charts): the pools (C, and Boost.Pool and plf::colony when found) and
@@ -123,6 +135,7 @@ need = $(call have,$(1)) || { echo "error: $(1) not found ($(2))" >&2; exit 1; }
 can_sanitize = $(call have,$(1)) && printf 'int main(void) { return 0; }\n' | \
 	$(1) -x c -fsanitize=address,undefined -o build/.sanitize-probe - >/dev/null 2>&1
 
+.PHONY: platforms platform-deps
 .PHONY: test test-format test-gcc test-clang test-asan test-tsan test-spin test-eva test-install proof bench bench-quick bench-build bench-deps \
         build check format format-check clean help fuzz fuzz-build fuzz-cov fuzz-corpus
 
@@ -244,7 +257,9 @@ proof:
 #   shared  a BUILD_SHARED_LIBS=ON build of the library alone (build/shared) into
 #           build/install-shared: its SONAME must be libopool.so.<SOVERSION> and the
 #           consumers must load it (NEEDED), not a static copy;
-# then a third consumer that builds opool from this source tree with add_subdirectory.
+# then a third consumer that builds opool from this source tree with add_subdirectory. With
+# pkg-config, each install is also used as a user's sanitizer build uses it
+# (tests/user/check.sh: ASan sees a write after free, TSan a race and no false one).
 SHARED_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_SHARED_LIBS=ON -DOPOOL_WERROR=ON \
                -DOPOOL_BUILD_TESTS=OFF -DOPOOL_BUILD_EXAMPLES=OFF
 test-install:
@@ -293,6 +308,11 @@ test-install:
 			LD_LIBRARY_PATH="$(CURDIR)/$$libdir" build/consumer/pc_consumer_$$kind; \
 			checks=$$((checks + 1)); \
 		fi; \
+		if [ $$have_pc = 1 ]; then \
+			echo "   sanitizer builds against the $$kind install (tests/user/check.sh):"; \
+			GCC=$(GCC) CLANG=$(CLANG) tests/user/check.sh $$kind "$(CURDIR)/$$prefix" build/user-sanitizers.count; \
+			checks=$$((checks + $$(cat build/user-sanitizers.count))); \
+		fi; \
 		for prog in $$programs; do \
 			needed=$$(objdump -p "$$prog" | sed -n 's/^ *NEEDED *\(libopool.*\)/\1/p'); \
 			if [ $$kind = shared ] && [ "$$needed" != "$$soname" ]; then \
@@ -310,6 +330,65 @@ test-install:
 	checks=$$((checks + 1)); \
 	echo "$$checks" > build/install-check.count; \
 	echo "install check: $$checks passed, 0 failed"
+
+# ---- make platforms ----
+
+PLATFORMS ?= i686 aarch64 mingw64 wasm32
+PLATFORM_STRESS ?= 0.25
+WASM_STRESS ?= 0.05
+PLATFORM_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPOOL_ASSERTS=ON $(COMMON)
+# The Debian packages of the four (their C libraries come as dependencies).
+PLATFORM_DEPS := gcc-i686-linux-gnu g++-i686-linux-gnu gcc-aarch64-linux-gnu \
+                 g++-aarch64-linux-gnu qemu-user mingw-w64 wine64 wine emscripten
+# Debian's emscripten runs its JavaScript tools with node, which must find Debian's node
+# modules (acorn) when node is not Debian's own.
+export NODE_PATH := $(NODE_PATH)$(if $(NODE_PATH),:)/usr/share/nodejs
+# Wine: quiet, and its prefix (made on first use, about 20 s) kept under build/.
+export WINEDEBUG := -all
+
+platform-deps:
+	@sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	missing=(); \
+	for p in $(PLATFORM_DEPS); do \
+		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q '^install ok installed$$' || missing+=("$$p"); \
+	done; \
+	if (( $${#missing[@]} == 0 )); then echo "platform-deps: all installed"; exit 0; fi; \
+	echo "+ $$sudo apt-get install $${missing[*]}"; \
+	$$sudo apt-get update -q; \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$${missing[@]}"
+
+platforms:
+	@mkdir -p build; : > build/platform-times.txt; \
+	export WINEPREFIX="$(CURDIR)/build/wineprefix"; \
+	for t in $(PLATFORMS); do \
+		t0=$$(date +%s); dir=build/$$t; \
+		case $$t in \
+		(i686|aarch64) tc=cmake/toolchains/$$t-linux-gnu.cmake; cc=$$t-linux-gnu-gcc; run=qemu-$${t/i686/i386};; \
+		(mingw64) tc=cmake/toolchains/x86_64-w64-mingw32.cmake; cc=x86_64-w64-mingw32-gcc-posix; run=wine;; \
+		(wasm32) tc=; cc=emcc; run=node;; \
+		(*) echo "make platforms: unknown platform $$t (known: i686 aarch64 mingw64 wasm32)" >&2; exit 1;; \
+		esac; \
+		for tool in $$cc $$run; do \
+			command -v $$tool >/dev/null 2>&1 || { echo "error: $$tool not found (make platform-deps)" >&2; exit 1; }; \
+		done; \
+		stress=$(PLATFORM_STRESS); [ $$t != wasm32 ] || stress=$(WASM_STRESS); \
+		echo "== $$dir: $$cc, run by $$run"; \
+		if [ $$t = wasm32 ]; then \
+			want="emcmake $(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress"; \
+			if [ ! -f $$dir/CMakeCache.txt ] || [ "$$(cat $$dir/.opool-configure 2>/dev/null)" != "$$want" ]; then \
+				rm -rf $$dir; \
+				emcmake $(CMAKE) -S . -B $$dir -G "Unix Makefiles" $(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress; \
+				echo "$$want" > $$dir/.opool-configure; \
+			fi; \
+		else \
+			$(call configure,$$dir,$$cc,,-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/$$tc $(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress); \
+		fi; \
+		$(CMAKE) --build $$dir -j$(JOBS); \
+		$(CTEST) --test-dir $$dir --output-on-failure --no-tests=error -j$(JOBS) 2>&1 | tee $$dir/ctest.log; \
+		echo "$$t $$(( $$(date +%s) - t0 )) $$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' $$dir/ctest.log)" >> build/platform-times.txt; \
+	done; \
+	echo; echo "== make platforms: seconds and tests per platform"; \
+	while read -r t secs n; do printf '   %-8s %4ss  %s tests passed\n' "$$t" "$$secs" "$$n"; done < build/platform-times.txt
 
 # ---- make bench ----
 
@@ -466,7 +545,7 @@ build:
 check: build
 	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
 
-FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h proof/*.c proof/*.h tests/*.c tests/*.h tests/*.cpp tests/relacy/*.cpp \
+FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h proof/*.c proof/*.h tests/*.c tests/*.h tests/*.cpp tests/relacy/*.cpp tests/user/*.c \
                           tests/support/*.[ch] bench/*.c bench/*.h bench/*.cpp examples/*.c \
                           examples/*.h fuzz/*.c fuzz/*.h cmake/consumer/*.c)
 

@@ -3481,7 +3481,18 @@ OPOOL__INTERNAL void opool__restore_cut(opool *p, uint32_t k);
     atomic_compare_exchange_strong_explicit(p, expected, desired, memory_order_seq_cst,            \
                                             memory_order_relaxed)
 
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__)
+/* GCC's ThreadSanitizer does not model fences (its -Wtsan rejects them):
+ * there, every fence is a seq_cst read-modify-write of one word instead.
+ * Any two such fences are then ordered, and the later one synchronises
+ * with the earlier: all that a pair of seq_cst fences orders, and more.
+ * Such a build only: the word is a point of contention. */
+OPOOL__INTERNAL extern opool__atomic(uint32_t) opool__fence_word;
+#define opool__atomic_fence_seq_cst()                                                              \
+    ((void)atomic_fetch_add_explicit(&opool__fence_word, 0, memory_order_seq_cst))
+#else
 #define opool__atomic_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
+#endif
 /* A compiler barrier only: orders nothing between threads by itself. */
 #define opool__atomic_signal_fence_seq_cst() atomic_signal_fence(memory_order_seq_cst)
 #endif /* OPOOL_RELACY */
@@ -3790,7 +3801,8 @@ struct opool_mt {
     uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
     uint32_t capacity;
     uint32_t gen0;
-    bool hooks;      /* init, fini, ZERO, POISON or a memory checker: the slow slot paths */
+    bool sync;       /* the program's TSan is told of slot hand-offs (opool_track.h) */
+    bool hooks;      /* init, fini, ZERO, POISON, a memory checker or sync: the slow slot paths */
     bool checker;    /* ASan or Valgrind hides free slots */
     bool light_park; /* membarrier: the owner's park needs only a compiler barrier */
     void *block;
@@ -4167,7 +4179,14 @@ OPOOL__INTERNAL void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
 #include <stddef.h>
 
 /* Memory checkers: free slots are made inaccessible to them, fresh objects
- * accessible (and, under Valgrind, undefined). */
+ * accessible (and, under Valgrind, undefined).
+ *
+ * The library compiled with AddressSanitizer calls its interface directly.
+ * Compiled without (the usual installed package), it still serves a
+ * program built with -fsanitize=address: on ELF systems with GCC or Clang
+ * it refers to ASan's functions weakly, and finds them at run time exactly
+ * when the program has ASan's runtime (OPOOL__WEAK_SANITIZERS). Valgrind is
+ * asked at run time (with <valgrind/memcheck.h> at build time). */
 #if defined(__SANITIZE_ADDRESS__)
 #define OPOOL__ASAN 1
 #elif defined(__has_feature)
@@ -4175,24 +4194,44 @@ OPOOL__INTERNAL void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
 #define OPOOL__ASAN 1
 #endif
 #endif
+#if defined(__SANITIZE_THREAD__)
+#define OPOOL__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OPOOL__TSAN 1
+#endif
+#endif
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__ELF__) &&                               \
+    !defined(OPOOL_NO_WEAK_SANITIZERS) && !defined(__EMSCRIPTEN__)
+#define OPOOL__WEAK_SANITIZERS 1
+#endif
+
 #if defined(OPOOL__ASAN)
 #include <sanitizer/asan_interface.h>
 #define opool__mem_noaccess(ptr, n) ASAN_POISON_MEMORY_REGION(ptr, n)
 #define opool__mem_undefined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
 #define opool__mem_defined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
 #define opool__checker_active() true
-#elif defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
-#include <valgrind/memcheck.h>
-#define opool__mem_noaccess(ptr, n) ((void)VALGRIND_MAKE_MEM_NOACCESS(ptr, n))
-#define opool__mem_undefined(ptr, n) ((void)VALGRIND_MAKE_MEM_UNDEFINED(ptr, n))
-#define opool__mem_defined(ptr, n) ((void)VALGRIND_MAKE_MEM_DEFINED(ptr, n))
-#define opool__checker_active() (RUNNING_ON_VALGRIND != 0)
 #else
-#define opool__mem_noaccess(ptr, n) ((void)(ptr), (void)(n))
-#define opool__mem_undefined(ptr, n) ((void)(ptr), (void)(n))
-#define opool__mem_defined(ptr, n) ((void)(ptr), (void)(n))
-#define opool__checker_active() false
+/* [ptr, ptr + n) inaccessible; accessible with undefined contents (Valgrind;
+ * ASan has no such state); accessible and defined. No-ops without a checker. */
+OPOOL__INTERNAL void opool__mem_noaccess(const void *ptr, size_t n);
+OPOOL__INTERNAL void opool__mem_undefined(const void *ptr, size_t n);
+OPOOL__INTERNAL void opool__mem_defined(const void *ptr, size_t n);
+/* A checker watches this process (ASan's runtime, or Valgrind). */
+OPOOL__INTERNAL bool opool__checker_active(void);
 #endif
+
+/* ThreadSanitizer sees the synchronisation of a library compiled with it.
+ * One compiled without it is invisible to a program built with
+ * -fsanitize=thread, so where its runtime is found (weakly, as ASan's above)
+ * a concurrent pool tells it what its atomics imply for the objects: a slot
+ * handed back (release) happens before the next owner takes it (acquire).
+ * opool__sync_active(): true exactly then; the pool then keeps every slot
+ * path out of line (the inline ones are the program's own code). */
+OPOOL__INTERNAL bool opool__sync_active(void);
+OPOOL__INTERNAL void opool__sync_release(const void *obj);
+OPOOL__INTERNAL void opool__sync_acquire(const void *obj);
 
 /* The size bytes at obj (a slot with its padding, or a block) have just
  * become free, or were born free. With poison, bytes [keep, size) get the
@@ -6391,6 +6430,7 @@ OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s, opoo
 
 /* The checks and hooks of a slot about to go live with generation g. */
 OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj) {
+    if (p->sync) opool__sync_acquire(obj); /* after whoever freed it last */
     if (!opool__track_on_reuse(obj, p->stride, 0, p->desc.object_size,
                                (p->desc.flags & OPOOL_POISON) != 0))
         opool__mt_report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, g - 2));
@@ -6401,6 +6441,7 @@ OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void 
 OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
     if (p->desc.fini) p->desc.fini(obj, p->desc.user);
     opool__track_on_free(obj, p->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
+    if (p->sync) opool__sync_release(obj); /* before the slot is published */
 }
 
 /* While an episode is open, a free counts the pool to see whether it ended
@@ -6475,8 +6516,9 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     /* Shadow memory is per 8 bytes: slots narrower than that would share it
      * between threads, so the checker only watches slots that do not. */
     p->checker = opool__checker_active() && stride % 8 == 0;
-    p->hooks =
-        desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) || p->checker;
+    p->sync = opool__sync_active();
+    p->hooks = desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) ||
+               p->checker || p->sync;
     p->light_park = opool__membarrier_ready();
     /* the list from the top down: 0, 1, 2, ... (the header's promise: a
      * spread order was measured, docs/CONCURRENCY.md section 8) */
@@ -7414,6 +7456,10 @@ int madvise(void *addr, size_t length, int advice);
 #endif
 
 /* ==== threads ============================================================= */
+
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__)
+opool__atomic(uint32_t) opool__fence_word; /* opool__atomic_fence_seq_cst under GCC's TSan */
+#endif
 
 _Static_assert(sizeof(opool__atomic(uint32_t)) == sizeof(uint32_t),
                "the futex word is a plain uint32");
@@ -9098,7 +9144,85 @@ void *opool_side_value_at(const opool_side *s, uint32_t i) {
  */
 
 
+#include <stdint.h>
 #include <string.h>
+
+#if !defined(OPOOL__ASAN) && defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
+#include <valgrind/memcheck.h>
+#define OPOOL__VALGRIND 1
+#endif
+
+/* ==== checkers ============================================================ */
+
+#if defined(OPOOL__WEAK_SANITIZERS)
+/* The runtimes' own interface (sanitizer/asan_interface.h and
+ * tsan_interface.h of GCC and Clang), declared weak: NULL unless the
+ * program links the runtime. */
+extern void __asan_poison_memory_region(void const volatile *addr, size_t size)
+    __attribute__((weak));
+extern void __asan_unpoison_memory_region(void const volatile *addr, size_t size)
+    __attribute__((weak));
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+#define OPOOL__ASAN_POISON __asan_poison_memory_region
+#define OPOOL__ASAN_UNPOISON __asan_unpoison_memory_region
+#define OPOOL__TSAN_ACQUIRE __tsan_acquire
+#define OPOOL__TSAN_RELEASE __tsan_release
+#else
+#define OPOOL__ASAN_POISON ((void (*)(void const volatile *, size_t))NULL)
+#define OPOOL__ASAN_UNPOISON ((void (*)(void const volatile *, size_t))NULL)
+#define OPOOL__TSAN_ACQUIRE ((void (*)(void *))NULL)
+#define OPOOL__TSAN_RELEASE ((void (*)(void *))NULL)
+#endif
+
+#if !defined(OPOOL__ASAN)
+void opool__mem_noaccess(const void *ptr, size_t n) {
+    if (OPOOL__ASAN_POISON) OPOOL__ASAN_POISON(ptr, n);
+#if defined(OPOOL__VALGRIND)
+    (void)VALGRIND_MAKE_MEM_NOACCESS(ptr, n);
+#endif
+}
+
+void opool__mem_undefined(const void *ptr, size_t n) {
+    if (OPOOL__ASAN_UNPOISON) OPOOL__ASAN_UNPOISON(ptr, n);
+#if defined(OPOOL__VALGRIND)
+    (void)VALGRIND_MAKE_MEM_UNDEFINED(ptr, n);
+#endif
+}
+
+void opool__mem_defined(const void *ptr, size_t n) {
+    if (OPOOL__ASAN_UNPOISON) OPOOL__ASAN_UNPOISON(ptr, n);
+#if defined(OPOOL__VALGRIND)
+    (void)VALGRIND_MAKE_MEM_DEFINED(ptr, n);
+#endif
+}
+
+bool opool__checker_active(void) {
+#if defined(OPOOL__VALGRIND)
+    if (RUNNING_ON_VALGRIND) return true;
+#endif
+    return OPOOL__ASAN_POISON != NULL && OPOOL__ASAN_UNPOISON != NULL;
+}
+#endif
+
+/* A library compiled with TSan is seen whole: nothing to add. */
+bool opool__sync_active(void) {
+#if defined(OPOOL__TSAN)
+    return false;
+#else
+    return OPOOL__TSAN_ACQUIRE != NULL && OPOOL__TSAN_RELEASE != NULL;
+#endif
+}
+
+void opool__sync_release(const void *obj) {
+    if (OPOOL__TSAN_RELEASE) OPOOL__TSAN_RELEASE((void *)(uintptr_t)obj);
+}
+
+void opool__sync_acquire(const void *obj) {
+    if (OPOOL__TSAN_ACQUIRE) OPOOL__TSAN_ACQUIRE((void *)(uintptr_t)obj);
+}
+
+/* ==== poison ============================================================== */
 
 /* The poison pattern's bytes: 0x1deadb0b little-endian, repeated, whatever
  * the machine's byte order. */

@@ -15,8 +15,10 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 /* 32-bit systems: readdir fails (EOVERFLOW) on a file system with 64-bit
- * inode numbers unless it uses the 64-bit records */
+ * inode numbers unless it uses the 64-bit records (CMake defines it too) */
+#ifndef _FILE_OFFSET_BITS
 #define _FILE_OFFSET_BITS 64
+#endif
 
 #include "fuzz.h"
 

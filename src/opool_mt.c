@@ -52,6 +52,7 @@ OPOOL_NOINLINE opool_status opool__mt_rejected(opool_mt *p, opool_status s, opoo
 
 /* The checks and hooks of a slot about to go live with generation g. */
 OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj) {
+    if (p->sync) opool__sync_acquire(obj); /* after whoever freed it last */
     if (!opool__track_on_reuse(obj, p->stride, 0, p->desc.object_size,
                                (p->desc.flags & OPOOL_POISON) != 0))
         opool__mt_report(p, OPOOL_EWRITE_AFTER_FREE, opool__handle(i, g - 2));
@@ -62,6 +63,7 @@ OPOOL_NOINLINE void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void 
 OPOOL_NOINLINE void opool__mt_released(opool_mt *p, void *obj) {
     if (p->desc.fini) p->desc.fini(obj, p->desc.user);
     opool__track_on_free(obj, p->stride, 0, (p->desc.flags & OPOOL_POISON) != 0);
+    if (p->sync) opool__sync_release(obj); /* before the slot is published */
 }
 
 /* While an episode is open, a free counts the pool to see whether it ended
@@ -136,8 +138,9 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     /* Shadow memory is per 8 bytes: slots narrower than that would share it
      * between threads, so the checker only watches slots that do not. */
     p->checker = opool__checker_active() && stride % 8 == 0;
-    p->hooks =
-        desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) || p->checker;
+    p->sync = opool__sync_active();
+    p->hooks = desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) ||
+               p->checker || p->sync;
     p->light_park = opool__membarrier_ready();
     /* the list from the top down: 0, 1, 2, ... (the header's promise: a
      * spread order was measured, docs/CONCURRENCY.md section 8) */

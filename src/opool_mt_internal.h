@@ -71,7 +71,8 @@ struct opool_mt {
     uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
     uint32_t capacity;
     uint32_t gen0;
-    bool hooks;      /* init, fini, ZERO, POISON or a memory checker: the slow slot paths */
+    bool sync;       /* the program's TSan is told of slot hand-offs (opool_track.h) */
+    bool hooks;      /* init, fini, ZERO, POISON, a memory checker or sync: the slow slot paths */
     bool checker;    /* ASan or Valgrind hides free slots */
     bool light_park; /* membarrier: the owner's park needs only a compiler barrier */
     void *block;

@@ -74,6 +74,10 @@ int madvise(void *addr, size_t length, int advice);
 
 /* ==== threads ============================================================= */
 
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__)
+opool__atomic(uint32_t) opool__fence_word; /* opool__atomic_fence_seq_cst under GCC's TSan */
+#endif
+
 _Static_assert(sizeof(opool__atomic(uint32_t)) == sizeof(uint32_t),
                "the futex word is a plain uint32");
 

@@ -173,7 +173,18 @@
     atomic_compare_exchange_strong_explicit(p, expected, desired, memory_order_seq_cst,            \
                                             memory_order_relaxed)
 
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__)
+/* GCC's ThreadSanitizer does not model fences (its -Wtsan rejects them):
+ * there, every fence is a seq_cst read-modify-write of one word instead.
+ * Any two such fences are then ordered, and the later one synchronises
+ * with the earlier: all that a pair of seq_cst fences orders, and more.
+ * Such a build only: the word is a point of contention. */
+extern opool__atomic(uint32_t) opool__fence_word;
+#define opool__atomic_fence_seq_cst()                                                              \
+    ((void)atomic_fetch_add_explicit(&opool__fence_word, 0, memory_order_seq_cst))
+#else
 #define opool__atomic_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
+#endif
 /* A compiler barrier only: orders nothing between threads by itself. */
 #define opool__atomic_signal_fence_seq_cst() atomic_signal_fence(memory_order_seq_cst)
 #endif /* OPOOL_RELACY */

@@ -13,7 +13,14 @@
 #include <stddef.h>
 
 /* Memory checkers: free slots are made inaccessible to them, fresh objects
- * accessible (and, under Valgrind, undefined). */
+ * accessible (and, under Valgrind, undefined).
+ *
+ * The library compiled with AddressSanitizer calls its interface directly.
+ * Compiled without (the usual installed package), it still serves a
+ * program built with -fsanitize=address: on ELF systems with GCC or Clang
+ * it refers to ASan's functions weakly, and finds them at run time exactly
+ * when the program has ASan's runtime (OPOOL__WEAK_SANITIZERS). Valgrind is
+ * asked at run time (with <valgrind/memcheck.h> at build time). */
 #if defined(__SANITIZE_ADDRESS__)
 #define OPOOL__ASAN 1
 #elif defined(__has_feature)
@@ -21,24 +28,44 @@
 #define OPOOL__ASAN 1
 #endif
 #endif
+#if defined(__SANITIZE_THREAD__)
+#define OPOOL__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OPOOL__TSAN 1
+#endif
+#endif
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__ELF__) &&                               \
+    !defined(OPOOL_NO_WEAK_SANITIZERS) && !defined(__EMSCRIPTEN__)
+#define OPOOL__WEAK_SANITIZERS 1
+#endif
+
 #if defined(OPOOL__ASAN)
 #include <sanitizer/asan_interface.h>
 #define opool__mem_noaccess(ptr, n) ASAN_POISON_MEMORY_REGION(ptr, n)
 #define opool__mem_undefined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
 #define opool__mem_defined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
 #define opool__checker_active() true
-#elif defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
-#include <valgrind/memcheck.h>
-#define opool__mem_noaccess(ptr, n) ((void)VALGRIND_MAKE_MEM_NOACCESS(ptr, n))
-#define opool__mem_undefined(ptr, n) ((void)VALGRIND_MAKE_MEM_UNDEFINED(ptr, n))
-#define opool__mem_defined(ptr, n) ((void)VALGRIND_MAKE_MEM_DEFINED(ptr, n))
-#define opool__checker_active() (RUNNING_ON_VALGRIND != 0)
 #else
-#define opool__mem_noaccess(ptr, n) ((void)(ptr), (void)(n))
-#define opool__mem_undefined(ptr, n) ((void)(ptr), (void)(n))
-#define opool__mem_defined(ptr, n) ((void)(ptr), (void)(n))
-#define opool__checker_active() false
+/* [ptr, ptr + n) inaccessible; accessible with undefined contents (Valgrind;
+ * ASan has no such state); accessible and defined. No-ops without a checker. */
+void opool__mem_noaccess(const void *ptr, size_t n);
+void opool__mem_undefined(const void *ptr, size_t n);
+void opool__mem_defined(const void *ptr, size_t n);
+/* A checker watches this process (ASan's runtime, or Valgrind). */
+bool opool__checker_active(void);
 #endif
+
+/* ThreadSanitizer sees the synchronisation of a library compiled with it.
+ * One compiled without it is invisible to a program built with
+ * -fsanitize=thread, so where its runtime is found (weakly, as ASan's above)
+ * a concurrent pool tells it what its atomics imply for the objects: a slot
+ * handed back (release) happens before the next owner takes it (acquire).
+ * opool__sync_active(): true exactly then; the pool then keeps every slot
+ * path out of line (the inline ones are the program's own code). */
+bool opool__sync_active(void);
+void opool__sync_release(const void *obj);
+void opool__sync_acquire(const void *obj);
 
 /* The size bytes at obj (a slot with its padding, or a block) have just
  * become free, or were born free. With poison, bytes [keep, size) get the

@@ -19,7 +19,6 @@
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* fork, mkdtemp, setrlimit, opendir */
 #endif
-#define _FILE_OFFSET_BITS 64 /* 32-bit systems: readdir of a file system with 64-bit inodes */
 
 #include "opool.h"
 #include "opool_internal.h" /* white-box: compare the pools' private state */
@@ -35,6 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
+#include <valgrind/memcheck.h>
+#endif
 
 /* WebAssembly under node has no fork (emscripten's fails with ENOSYS) */
 #if (defined(__unix__) || defined(__APPLE__)) && !defined(__EMSCRIPTEN__)

@@ -204,7 +204,7 @@ endfunction()
 opool_add_valgrind_expect(debug_valgrind_catches_uninit_reuse uninit-reuse
     "Conditional jump or move depends on uninitialised value"
     "branch_on_reused[.a-z0-9]* \\([^)]*debug_valgrind.c:"
-    "Uninitialised value was created by a client request.*at 0x[0-9A-F]+: opool__track_on_reuse.*by 0x[0-9A-F]+: opool__prepare")
+    "Uninitialised value was created by a client request.*0x[0-9A-F]+: opool__track_on_reuse.*by 0x[0-9A-F]+: opool__prepare")
 opool_add_valgrind_expect(debug_valgrind_catches_read_freed read-freed
     "Invalid read of size 4" "read_freed \\([^)]*debug_valgrind.c:")
 opool_add_valgrind_expect(debug_valgrind_catches_write_freed write-freed

@@ -144,8 +144,14 @@
  *                          <valgrind/memcheck.h> is found and OPOOL_VALGRIND);
  *   NDEBUG                 removes the library's asserts (the CMake option
  *                          OPOOL_ASSERTS keeps them).
+ *   OPOOL_NO_WEAK_SANITIZERS  no weak references to the sanitizers' runtimes
+ *                          (below).
  * Under AddressSanitizer free slots and blocks are poisoned automatically (an
- * opool_mt only when its stride is a multiple of 8). CMake options:
+ * opool_mt only when its stride is a multiple of 8), and under
+ * ThreadSanitizer an opool_mt's slot hand-offs are visible: compiled with the
+ * sanitizer, or, on ELF systems with GCC or Clang, compiled without it (the
+ * usual installed library) and linked into a program that has the runtime,
+ * found at run time through weak references (docs/DEBUGGING.md). CMake options:
  * BUILD_SHARED_LIBS, OPOOL_BUILD_TESTS, OPOOL_BUILD_EXAMPLES (both ON at top
  * level), OPOOL_BUILD_BENCH, OPOOL_WERROR, OPOOL_ASSERTS (OFF),
  * OPOOL_VALGRIND (ON), OPOOL_INSTALL (ON at top level). The target is

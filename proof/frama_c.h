@@ -15,6 +15,10 @@ typedef long double max_align_t;
 void *opool__sys_alloc(void *ctx, size_t size, size_t align);
 void opool__sys_free(void *ctx, void *ptr, size_t size);
 
+/* No sanitizer's runtime in the analysed program: no weak references to
+ * one (opool_track.h), which the analyzers would take for defined functions. */
+#define OPOOL_NO_WEAK_SANITIZERS 1
+
 /* The library's exported names, without their visibility attribute, which
  * Frama-C attaches to the return type: a handle returned by an exported
  * function would be cast to that type, which EVA reads as bits reinterpreted

@@ -98,9 +98,7 @@ static opool_handle hk_evict(opool *p, void *user) {
 static bool hk_save(const void *obj, opool_write_fn write, void *wctx, void *user) {
     hooks *k = (hooks *)user;
     int call = k->saves++;
-#ifdef TEST_POSIX
-    if (call == k->exit_at) _exit(42); /* a crash in the middle of a save */
-#endif
+    if (call == k->exit_at) _Exit(42); /* a crash in the middle of a save */
     if (call == k->save_fail_at) return false;
     /* the object size is not passed: these tests keep it in the first byte's place */
     const unsigned char *b = (const unsigned char *)obj;
@@ -1844,7 +1842,14 @@ static long file_size(const char *path) {
 }
 #endif
 
-#ifdef TEST_POSIX
+/* A save that crashes half-way runs in a child process: fork on POSIX, the
+ * test program itself started again on Windows (`test_save --crash-save
+ * PATH`: no fork there). */
+#if defined(TEST_POSIX) || (defined(_WIN32) && defined(TEST_FILES))
+#define TEST_CHILD 1
+#endif
+
+#ifdef TEST_CHILD
 static opool *big_pool(opool_desc *d, hooks *k, bool callbacks) {
     *d = desc_of(20000);
     d->object_size = 64;
@@ -1856,6 +1861,35 @@ static opool *big_pool(opool_desc *d, hooks *k, bool callbacks) {
     if (p == NULL) return NULL;
     for (uint32_t i = 0; i < 20000; i++) alloc_stamped(p, d->object_size, i);
     return p;
+}
+
+/* The child: saves a big pool to path, and exits with 42 in the middle. */
+static int crash_save(const char *path) {
+    hooks k;
+    hooks_reset(&k);
+    opool_desc bd;
+    opool *big = big_pool(&bd, &k, true);
+    if (big == NULL) return 3;
+    k.exit_at = 15000; /* after ~375 KB of object records */
+    (void)opool_save_file(big, path);
+    return 0; /* not reached: save_object exits first */
+}
+
+static const char *self_path; /* argv[0] */
+
+/* crash_save(path) in a child process: its exit status, -1 if it did not exit. */
+static int run_crash_save(const char *path) {
+    fflush(NULL);
+#if defined(_WIN32)
+    return (int)_spawnl(_P_WAIT, self_path, self_path, "--crash-save", path, (char *)NULL);
+#else
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) _exit(crash_save(path));
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+#endif
 }
 #endif
 
@@ -1910,7 +1944,7 @@ TEST(save_file_replaces_the_previous_file) {
 }
 
 TEST(crash_during_save_file_leaves_the_previous_file_intact) {
-#ifdef TEST_POSIX
+#ifdef TEST_CHILD
     REQUIRE(make_dir());
     char path[128];
     path_in_dir(path, sizeof path, "pool.bin");
@@ -1921,22 +1955,7 @@ TEST(crash_during_save_file_leaves_the_previous_file_intact) {
     REQUIRE(opool_save_file(old, path) == OPOOL_OK);
     long old_size = file_size(path);
 
-    hooks k;
-    hooks_reset(&k);
-    opool_desc bd;
-    opool *big = big_pool(&bd, &k, true);
-    REQUIRE(big);
-    k.exit_at = 15000; /* after ~375 KB of object records */
-    fflush(NULL);
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        (void)opool_save_file(big, path);
-        _exit(0); /* not reached: save_object exits first */
-    }
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 42);
+    CHECK_EQ_U64(run_crash_save(path), 42);
     CHECK_EQ_U64(file_size(path), old_size);
     CHECK_EQ_U64(dir_files(false), 2); /* the crash left its temporary file behind */
     opool *q = NULL;
@@ -1944,7 +1963,6 @@ TEST(crash_during_save_file_leaves_the_previous_file_intact) {
     REQUIRE(q);
     CHECK_SAME_STATE(old, q);
     opool_destroy(q);
-    opool_destroy(big);
     opool_destroy(old);
     dir_files(true);
 #endif
@@ -2272,7 +2290,14 @@ TEST(randomized_round_trip_behaves_like_the_original) {
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+#ifdef TEST_CHILD
+    if (argc == 3 && strcmp(argv[1], "--crash-save") == 0) return crash_save(argv[2]);
+    self_path = argv[0];
+#else
+    (void)argc;
+    (void)argv;
+#endif
     RUN(fixed_pool_round_trip_restores_slots_roster_and_objects);
     RUN(empty_pools_round_trip);
     RUN(full_pool_round_trip_keeps_the_exhaustion_episode);

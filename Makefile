@@ -28,7 +28,9 @@
 #                        build/aarch64  aarch64-linux-gnu-gcc, qemu-aarch64 (64-bit ARM)
 #                        build/mingw64  x86_64-w64-mingw32-gcc-posix, wine64 (Windows x86-64)
 #                        build/wasm32   emscripten (emcmake), node (WebAssembly, wasm threads)
-#                      toolchains in cmake/toolchains/; test_mt_stress at $(PLATFORM_STRESS)
+#                      toolchains in cmake/toolchains/; aarch64's heaps reserve 256 MiB,
+#                      not 4 GiB (qemu-user keeps bookkeeping for every reserved page:
+#                      test_heap peaked at 23 GB); test_mt_stress at $(PLATFORM_STRESS)
 #                      of its counts (wasm: $(WASM_STRESS)). PLATFORMS picks some; a missing
 #                      toolchain is an error: make platform-deps installs them (apt-get)
 #   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS) at object
@@ -372,6 +374,7 @@ platforms:
 			command -v $$tool >/dev/null 2>&1 || { echo "error: $$tool not found (make platform-deps)" >&2; exit 1; }; \
 		done; \
 		stress=$(PLATFORM_STRESS); [ $$t != wasm32 ] || stress=$(WASM_STRESS); \
+		extra=; [ $$t != aarch64 ] || extra=-DCMAKE_C_FLAGS=-DOPOOL_HEAP_SPAN=0x10000000; \
 		echo "== $$dir: $$cc, run by $$run"; \
 		if [ $$t = wasm32 ]; then \
 			want="emcmake $(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress"; \
@@ -381,7 +384,7 @@ platforms:
 				echo "$$want" > $$dir/.opool-configure; \
 			fi; \
 		else \
-			$(call configure,$$dir,$$cc,,-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/$$tc $(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress); \
+			$(call configure,$$dir,$$cc,,-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/$$tc $(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress $$extra); \
 		fi; \
 		$(CMAKE) --build $$dir -j$(JOBS); \
 		$(CTEST) --test-dir $$dir --output-on-failure --no-tests=error -j$(JOBS) 2>&1 | tee $$dir/ctest.log; \

@@ -211,7 +211,9 @@
  *   NDEBUG                 removes the library's asserts (the CMake option
  *                          OPOOL_ASSERTS keeps them).
  *   OPOOL_NO_WEAK_SANITIZERS  no weak references to the sanitizers' runtimes
- *                          (below).
+ *                          (below);
+ *   OPOOL_HEAP_SPAN        bytes of address space a heap reserves at create
+ *                          (opool_heap.h, MEMORY; 4 GiB on 64-bit systems).
  * Under AddressSanitizer free slots and blocks are poisoned automatically (an
  * opool_mt only when its stride is a multiple of 8), and under
  * ThreadSanitizer an opool_mt's slot hand-offs are visible: compiled with the
@@ -1024,11 +1026,16 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * pages as the heap holds (at least 4), so a heap of N pages made about
  * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
  * allocator refuses a region, the heap asks for a single page. On 64-bit
- * Linux a heap with the system's memory reserves 4 GiB of address space at
- * create (mmap PROT_NONE: no memory, nothing counted against overcommit)
- * and takes its regions from it in order, each made readable and writable
- * (mprotect) when taken; past 4 GiB of regions, they are mapped one by
- * one. If the reservation fails, every region is.
+ * Linux and Windows a heap with the system's memory reserves 4 GiB of
+ * address space at create (mmap PROT_NONE, or VirtualAlloc MEM_RESERVE: no
+ * memory, nothing counted against overcommit) and takes its regions from it
+ * in order, each made readable and writable (mprotect, MEM_COMMIT) when
+ * taken; past 4 GiB of regions, they are mapped one by one. If the
+ * reservation fails, every region is. Build the library with OPOOL_HEAP_SPAN
+ * defined to another multiple of 64 KiB (0: no reservation) where address
+ * space is scarce or costly: some consoles and sandboxes, or qemu-user,
+ * whose bookkeeping of every reserved page makes 4 GiB per heap cost real
+ * memory (make platforms builds aarch64 with 256 MiB).
  * A grown page that empties leaves its class (each class keeps one empty
  * page as a spare, so a class at the edge of a page does not trade pages
  * at every step) for a cache of empty pages shared by the whole heap: the
@@ -5426,8 +5433,14 @@ bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity) 
 /* The address range a heap with the system's memory reserves at create for
  * its regions (64-bit systems): a pointer in its used part is the heap's,
  * readable, at one comparison (opool__heap_hot.span_lo). Regions past it
- * are mapped one by one and found through the page set alone. */
+ * are mapped one by one and found through the page set alone. 4 GiB;
+ * OPOOL_HEAP_SPAN at build time sets another size (opool_heap.h). */
+#if defined(OPOOL_HEAP_SPAN)
+#define OPOOL__HEAP_SPAN ((size_t)(OPOOL_HEAP_SPAN))
+#else
 #define OPOOL__HEAP_SPAN (SIZE_MAX > 0xFFFFFFFFu ? (size_t)65536 * 65536 : 0)
+#endif
+_Static_assert(OPOOL__HEAP_SPAN % OPOOL_HEAP_PAGE == 0, "OPOOL_HEAP_SPAN: a multiple of 64 KiB");
 /* The cache's hysteresis: a page that stayed in it this long goes back to
  * the system at the heap's next page event (opool_heap.h, MEMORY). */
 #define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)

@@ -145,7 +145,9 @@
  *   NDEBUG                 removes the library's asserts (the CMake option
  *                          OPOOL_ASSERTS keeps them).
  *   OPOOL_NO_WEAK_SANITIZERS  no weak references to the sanitizers' runtimes
- *                          (below).
+ *                          (below);
+ *   OPOOL_HEAP_SPAN        bytes of address space a heap reserves at create
+ *                          (opool_heap.h, MEMORY; 4 GiB on 64-bit systems).
  * Under AddressSanitizer free slots and blocks are poisoned automatically (an
  * opool_mt only when its stride is a multiple of 8), and under
  * ThreadSanitizer an opool_mt's slot hand-offs are visible: compiled with the

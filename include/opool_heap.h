@@ -77,11 +77,16 @@
  * pages as the heap holds (at least 4), so a heap of N pages made about
  * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
  * allocator refuses a region, the heap asks for a single page. On 64-bit
- * Linux a heap with the system's memory reserves 4 GiB of address space at
- * create (mmap PROT_NONE: no memory, nothing counted against overcommit)
- * and takes its regions from it in order, each made readable and writable
- * (mprotect) when taken; past 4 GiB of regions, they are mapped one by
- * one. If the reservation fails, every region is.
+ * Linux and Windows a heap with the system's memory reserves 4 GiB of
+ * address space at create (mmap PROT_NONE, or VirtualAlloc MEM_RESERVE: no
+ * memory, nothing counted against overcommit) and takes its regions from it
+ * in order, each made readable and writable (mprotect, MEM_COMMIT) when
+ * taken; past 4 GiB of regions, they are mapped one by one. If the
+ * reservation fails, every region is. Build the library with OPOOL_HEAP_SPAN
+ * defined to another multiple of 64 KiB (0: no reservation) where address
+ * space is scarce or costly: some consoles and sandboxes, or qemu-user,
+ * whose bookkeeping of every reserved page makes 4 GiB per heap cost real
+ * memory (make platforms builds aarch64 with 256 MiB).
  * A grown page that empties leaves its class (each class keeps one empty
  * page as a spare, so a class at the edge of a page does not trade pages
  * at every step) for a cache of empty pages shared by the whole heap: the

@@ -45,8 +45,14 @@
 /* The address range a heap with the system's memory reserves at create for
  * its regions (64-bit systems): a pointer in its used part is the heap's,
  * readable, at one comparison (opool__heap_hot.span_lo). Regions past it
- * are mapped one by one and found through the page set alone. */
+ * are mapped one by one and found through the page set alone. 4 GiB;
+ * OPOOL_HEAP_SPAN at build time sets another size (opool_heap.h). */
+#if defined(OPOOL_HEAP_SPAN)
+#define OPOOL__HEAP_SPAN ((size_t)(OPOOL_HEAP_SPAN))
+#else
 #define OPOOL__HEAP_SPAN (SIZE_MAX > 0xFFFFFFFFu ? (size_t)65536 * 65536 : 0)
+#endif
+_Static_assert(OPOOL__HEAP_SPAN % OPOOL_HEAP_PAGE == 0, "OPOOL_HEAP_SPAN: a multiple of 64 KiB");
 /* The cache's hysteresis: a page that stayed in it this long goes back to
  * the system at the heap's next page event (opool_heap.h, MEMORY). */
 #define OPOOL__HEAP_DECAY_NS ((uint64_t)1000 * 1000 * 1000)

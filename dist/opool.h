@@ -4179,10 +4179,11 @@ OPOOL__INTERNAL void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
  * ========================================================================== */
 /*
  * opool_track.h -- the debug hooks of every slot and block, written once
- * (like mimalloc's track.h): the poison pattern of OPOOL_POISON and the
- * memory checkers (AddressSanitizer, Valgrind memcheck). Every module calls
- * the same pair when a slot or block becomes free and when it is handed out
- * again; the caller reports a damaged pattern through opool_diag.h.
+ * (like mimalloc's track.h): the poison pattern of OPOOL_POISON, the
+ * memory checkers (AddressSanitizer, Valgrind memcheck) and the hand-offs
+ * ThreadSanitizer must be told of. Every module calls the same pair when a
+ * slot or block becomes free and when it is handed out again; the caller
+ * reports a damaged pattern through opool_diag.h.
  * Private: never installed.
  */
 #ifndef OPOOL_TRACK_H
@@ -9158,8 +9159,9 @@ void *opool_side_value_at(const opool_side *s, uint32_t i) {
  * src/opool_track.c
  * ========================================================================== */
 /*
- * opool_track.c -- the poison pattern and the memory checkers' hooks (see
- * opool_track.h): the only code that fills or checks poison.
+ * opool_track.c -- the poison pattern, the memory checkers' hooks and the
+ * ThreadSanitizer hand-offs (see opool_track.h): the only code that fills or
+ * checks poison, and the only weak references to a sanitizer's runtime.
  */
 
 

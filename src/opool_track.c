@@ -1,6 +1,7 @@
 /*
- * opool_track.c -- the poison pattern and the memory checkers' hooks (see
- * opool_track.h): the only code that fills or checks poison.
+ * opool_track.c -- the poison pattern, the memory checkers' hooks and the
+ * ThreadSanitizer hand-offs (see opool_track.h): the only code that fills or
+ * checks poison, and the only weak references to a sanitizer's runtime.
  */
 #include "opool_track.h"
 

@@ -1,9 +1,10 @@
 /*
  * opool_track.h -- the debug hooks of every slot and block, written once
- * (like mimalloc's track.h): the poison pattern of OPOOL_POISON and the
- * memory checkers (AddressSanitizer, Valgrind memcheck). Every module calls
- * the same pair when a slot or block becomes free and when it is handed out
- * again; the caller reports a damaged pattern through opool_diag.h.
+ * (like mimalloc's track.h): the poison pattern of OPOOL_POISON, the
+ * memory checkers (AddressSanitizer, Valgrind memcheck) and the hand-offs
+ * ThreadSanitizer must be told of. Every module calls the same pair when a
+ * slot or block becomes free and when it is handed out again; the caller
+ * reports a damaged pattern through opool_diag.h.
  * Private: never installed.
  */
 #ifndef OPOOL_TRACK_H

@@ -4226,7 +4226,8 @@ OPOOL__INTERNAL void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
 #define opool__mem_undefined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
 #define opool__mem_defined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
 #define opool__checker_active() true
-#else
+#elif defined(OPOOL__WEAK_SANITIZERS) || (defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND)
+#define OPOOL__CHECKERS 1
 /* [ptr, ptr + n) inaccessible; accessible with undefined contents (Valgrind;
  * ASan has no such state); accessible and defined. No-ops without a checker. */
 OPOOL__INTERNAL void opool__mem_noaccess(const void *ptr, size_t n);
@@ -4234,6 +4235,12 @@ OPOOL__INTERNAL void opool__mem_undefined(const void *ptr, size_t n);
 OPOOL__INTERNAL void opool__mem_defined(const void *ptr, size_t n);
 /* A checker watches this process (ASan's runtime, or Valgrind). */
 OPOOL__INTERNAL bool opool__checker_active(void);
+#else
+/* no checker can watch: nothing to tell */
+#define opool__mem_noaccess(ptr, n) ((void)(ptr), (void)(n))
+#define opool__mem_undefined(ptr, n) ((void)(ptr), (void)(n))
+#define opool__mem_defined(ptr, n) ((void)(ptr), (void)(n))
+#define opool__checker_active() false
 #endif
 
 /* ThreadSanitizer sees the synchronisation of a library compiled with it.
@@ -9168,7 +9175,7 @@ void *opool_side_value_at(const opool_side *s, uint32_t i) {
 #include <stdint.h>
 #include <string.h>
 
-#if !defined(OPOOL__ASAN) && defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
+#if defined(OPOOL__CHECKERS) && defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
 #include <valgrind/memcheck.h>
 #define OPOOL__VALGRIND 1
 #endif
@@ -9196,7 +9203,7 @@ extern void __tsan_release(void *addr) __attribute__((weak));
 #define OPOOL__TSAN_RELEASE ((void (*)(void *))NULL)
 #endif
 
-#if !defined(OPOOL__ASAN)
+#if defined(OPOOL__CHECKERS)
 void opool__mem_noaccess(const void *ptr, size_t n) {
     if (OPOOL__ASAN_POISON) OPOOL__ASAN_POISON(ptr, n);
 #if defined(OPOOL__VALGRIND)

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if !defined(OPOOL__ASAN) && defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
+#if defined(OPOOL__CHECKERS) && defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND
 #include <valgrind/memcheck.h>
 #define OPOOL__VALGRIND 1
 #endif
@@ -36,7 +36,7 @@ extern void __tsan_release(void *addr) __attribute__((weak));
 #define OPOOL__TSAN_RELEASE ((void (*)(void *))NULL)
 #endif
 
-#if !defined(OPOOL__ASAN)
+#if defined(OPOOL__CHECKERS)
 void opool__mem_noaccess(const void *ptr, size_t n) {
     if (OPOOL__ASAN_POISON) OPOOL__ASAN_POISON(ptr, n);
 #if defined(OPOOL__VALGRIND)

@@ -47,7 +47,8 @@
 #define opool__mem_undefined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
 #define opool__mem_defined(ptr, n) ASAN_UNPOISON_MEMORY_REGION(ptr, n)
 #define opool__checker_active() true
-#else
+#elif defined(OPOOL__WEAK_SANITIZERS) || (defined(OPOOL_HAVE_VALGRIND) && OPOOL_HAVE_VALGRIND)
+#define OPOOL__CHECKERS 1
 /* [ptr, ptr + n) inaccessible; accessible with undefined contents (Valgrind;
  * ASan has no such state); accessible and defined. No-ops without a checker. */
 void opool__mem_noaccess(const void *ptr, size_t n);
@@ -55,6 +56,12 @@ void opool__mem_undefined(const void *ptr, size_t n);
 void opool__mem_defined(const void *ptr, size_t n);
 /* A checker watches this process (ASan's runtime, or Valgrind). */
 bool opool__checker_active(void);
+#else
+/* no checker can watch: nothing to tell */
+#define opool__mem_noaccess(ptr, n) ((void)(ptr), (void)(n))
+#define opool__mem_undefined(ptr, n) ((void)(ptr), (void)(n))
+#define opool__mem_defined(ptr, n) ((void)(ptr), (void)(n))
+#define opool__checker_active() false
 #endif
 
 /* ThreadSanitizer sees the synchronisation of a library compiled with it.

@@ -337,7 +337,7 @@ test-install:
 
 PLATFORMS ?= i686 aarch64 mingw64 wasm32
 PLATFORM_STRESS ?= 0.25
-WASM_STRESS ?= 0.05
+WASM_STRESS ?= 0.02
 PLATFORM_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPOOL_ASSERTS=ON $(COMMON)
 # The Debian packages of the four (their C libraries come as dependencies).
 PLATFORM_DEPS := gcc-i686-linux-gnu g++-i686-linux-gnu gcc-aarch64-linux-gnu \

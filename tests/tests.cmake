@@ -102,6 +102,7 @@ include("${PROJECT_SOURCE_DIR}/tests/points/points.cmake")
 include("${PROJECT_SOURCE_DIR}/tests/relacy/relacy.cmake")
 
 include("${PROJECT_SOURCE_DIR}/tests/typed/typed.cmake")
+include("${PROJECT_SOURCE_DIR}/tests/cpp/cpp.cmake")
 include("${PROJECT_SOURCE_DIR}/cmake/dist.cmake")
 
 # docs/API.md is generated from the comments of include/*.h by tools/apidoc.cmake (make docs).

@@ -1,0 +1,58 @@
+# tests/cpp/cpp.cmake -- include/opool.hpp's tests (included by tests/tests.cmake), built only
+# with a C++17 compiler:
+#
+#   test_hpp           tests/cpp/test_hpp.cpp as C++17: lives, exceptions, range-for, handles,
+#                      side tables, mt_pool, save/load, heap_resource
+#   test_hpp_cxx20     the same as C++20 (when the compiler has it)
+#   test_hpp_noexc     the same with -fno-exceptions -fno-rtti (GCC and Clang), as game builds
+#   test_hpp_mt        tests/cpp/test_hpp_mt.cpp: threads (label mt: ThreadSanitizer too)
+#   hpp_mix_handles    tests/cpp/mix_handles.cpp must fail to compile on each marked line
+#                      (handles of two types never mix), and compile with -DOPL_CONTROL
+#                      (tests/typed/expect_compile.cmake judges both)
+
+if(NOT CMAKE_CXX_COMPILER OR NOT "cxx_std_17" IN_LIST CMAKE_CXX_COMPILE_FEATURES)
+    message(STATUS "opool: no C++17 compiler; include/opool.hpp's tests skipped")
+    return()
+endif()
+
+set(_hpp_dir "${PROJECT_SOURCE_DIR}/tests/cpp")
+
+# opool_add_hpp_test(NAME SOURCE STANDARD [options...])
+function(opool_add_hpp_test name source standard)
+    opool_add_test(${name} "${_hpp_dir}/${source}")
+    set_target_properties(${name} PROPERTIES CXX_STANDARD ${standard} CXX_STANDARD_REQUIRED ON
+                                             CXX_EXTENSIONS OFF)
+    if(ARGN)
+        target_compile_options(${name} PRIVATE ${ARGN})
+    endif()
+endfunction()
+
+opool_add_hpp_test(test_hpp test_hpp.cpp 17)
+if("cxx_std_20" IN_LIST CMAKE_CXX_COMPILE_FEATURES)
+    opool_add_hpp_test(test_hpp_cxx20 test_hpp.cpp 20)
+endif()
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    opool_add_hpp_test(test_hpp_noexc test_hpp.cpp 17 -fno-exceptions -fno-rtti)
+endif()
+opool_add_hpp_test(test_hpp_mt test_hpp_mt.cpp 17)
+set_tests_properties(test_hpp_mt PROPERTIES LABELS mt)
+
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND NOT OPOOL_SANITIZE)
+    foreach(mode fail compile)
+        set(_name hpp_mix_handles)
+        set(_flags -std=c++17)
+        if(mode STREQUAL "compile")
+            set(_name hpp_mix_handles_control)
+            list(APPEND _flags -DOPL_CONTROL)
+        endif()
+        file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
+        add_test(NAME ${_name}
+            COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${CMAKE_CXX_COMPILER}" -DLANG=CXX
+                    "-DSOURCE=${_hpp_dir}/mix_handles.cpp"
+                    "-DINCLUDE_DIR=${PROJECT_SOURCE_DIR}/include" -DMODE=${mode}
+                    "-DFLAGS=${_flags}" "-DEXPECT=opl::handle<ship>"
+                    -P "${PROJECT_SOURCE_DIR}/tests/typed/expect_compile.cmake"
+            WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
+        set_tests_properties(${_name} PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS typed)
+    endforeach()
+endif()

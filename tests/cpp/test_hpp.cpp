@@ -1,0 +1,786 @@
+/*
+ * test_hpp.cpp -- include/opool.hpp as a C++ user reads it: objects with
+ * constructors and destructors, every path that ends one, exceptions at
+ * every throwing point, range-for with the C loop's promise, typed handles
+ * in std containers, side tables, the concurrent pool, save/load and the
+ * pmr resource. Built as C++17, C++20, and C++17 with -fno-exceptions
+ * -fno-rtti (tests/cpp/cpp.cmake); the exception tests need exceptions.
+ */
+#include "opool.hpp"
+
+#include "helpers.h"
+#include "loop_check.h"
+#include "test.h"
+
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#if OPOOL_HPP_EXCEPTIONS
+#include <stdexcept>
+#endif
+
+/* ---- a type that counts its lives ---------------------------------------- */
+
+/* Every constructor and destructor is counted; each object holds a heap
+ * string (a leak or a double destruction shows under ASan) and its own
+ * address (a memcpy'd object would be caught by check()). */
+struct lives {
+    static long made, ended;
+    static int throw_in; /* the n-th construction from now throws (0: none) */
+    static long alive() { return made - ended; }
+    static void reset() { made = ended = 0, throw_in = 0; }
+};
+long lives::made, lives::ended;
+int lives::throw_in;
+
+struct tracked {
+    std::string text;
+    int value;
+    const tracked *self;
+    explicit tracked(int v) : text("object number " + std::to_string(v)), value(v), self(this) {
+        if (lives::throw_in != 0 && --lives::throw_in == 0) {
+#if OPOOL_HPP_EXCEPTIONS
+            throw std::runtime_error("constructor failed");
+#endif
+        }
+        lives::made++;
+    }
+    tracked(const tracked &) = delete;
+    tracked &operator=(const tracked &) = delete;
+    ~tracked() {
+        lives::ended++;
+        self = nullptr;
+    }
+    bool check(int v) const {
+        return self == this && value == v && text == "object number " + std::to_string(v);
+    }
+};
+
+static opl::options opts(uint32_t capacity, uint32_t max_capacity = 0, uint32_t salt = 0) {
+    opl::options o = opl::options();
+    o.capacity = capacity;
+    o.max_capacity = max_capacity;
+    o.salt = salt;
+    return o;
+}
+
+/* ---- handles ------------------------------------------------------------- */
+
+TEST(a_handle_is_8_bytes_null_by_default_and_ordered) {
+    struct a {};
+    CHECK(sizeof(opl::handle<a>) == 8 && sizeof(opl::handle32<a>) == 4);
+    opl::handle<a> n;
+    CHECK(!n && n.raw().bits == 0 && opool_handle_is_null(n.raw()));
+    opl::handle<a> x(handle(3, 7)), y(handle(5, 7)), x2(handle(3, 7));
+    CHECK(x && x == x2 && x != y && x < y && !(y < x) && !(x < x2));
+    CHECK(x.index() == 7 && x.generation() == 3);
+    CHECK(std::hash<opl::handle<a>>()(x) == std::hash<opl::handle<a>>()(x2));
+    CHECK(std::hash<opl::handle<a>>()(x) != std::hash<opl::handle<a>>()(y));
+}
+
+TEST(handles_key_std_containers) {
+    opl::pool<int> p(opts(64));
+    REQUIRE(p);
+    std::unordered_map<opl::handle<int>, int> by_hash;
+    std::map<opl::handle<int>, int> by_order;
+    std::set<opl::handle<int>> set;
+    std::vector<opl::handle<int>> hs;
+    for (int k = 0; k < 64; k++) {
+        auto e = p.emplace(k);
+        REQUIRE(e.obj != nullptr);
+        by_hash[e.h] = k, by_order[e.h] = k, set.insert(e.h), hs.push_back(e.h);
+    }
+    CHECK(by_hash.size() == 64 && by_order.size() == 64 && set.size() == 64);
+    for (int k = 0; k < 64; k++)
+        CHECK(by_hash.at(hs[(size_t)k]) == k && by_order.at(hs[(size_t)k]) == k);
+    p.erase(hs[5]);
+    auto again = p.emplace(99); /* the same slot, a new generation: another key */
+    CHECK(again.h.index() == hs[5].index() && again.h != hs[5] && !by_hash.count(again.h));
+}
+
+TEST(compact_handles_expand_to_the_live_handle_only) {
+    opl::pool<int> p(opts(16));
+    auto e = p.emplace(1);
+    opl::handle32<int> c = p.compact(e.h);
+    CHECK(c && p.expand(c) == e.h);
+    CHECK(std::hash<opl::handle32<int>>()(c) == std::hash<opl::handle32<int>>()(p.compact(e.h)));
+    p.erase(e.h);
+    CHECK(!p.compact(e.h) && !p.expand(c));
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+TEST(a_pool_that_failed_to_be_created_says_why_and_refuses_everything) {
+    lives::reset();
+    opl::pool<tracked> p(opts(0));
+    CHECK(!p && p.status() == OPOOL_EINVAL && p.c_pool() == nullptr);
+    auto e = p.emplace(1);
+    CHECK(!e.h && e.obj == nullptr && lives::made == 0);
+    CHECK(!p.erase(opl::handle<tracked>(handle(1, 0))) && p.get(e.h) == nullptr);
+    CHECK(p.size() == 0 && p.capacity() == 0);
+    int visits = 0;
+    for (tracked &t : p) (void)t, visits++;
+    CHECK(visits == 0);
+    opl::pool<tracked> q(opts(8, 4)); /* max_capacity below capacity */
+    CHECK(!q && q.status() == OPOOL_EINVAL);
+    opl::options bad = opts(8);
+    bad.flags = 1u << 20;
+    opl::pool<tracked> r(bad);
+    CHECK(!r && r.status() == OPOOL_EINVAL);
+    opl::pool<tracked> ok(opts(8));
+    CHECK(ok && ok.status() == OPOOL_OK && ok.capacity() == 8);
+}
+
+/* ---- objects' lives ------------------------------------------------------ */
+
+TEST(emplace_constructs_in_place_and_erase_destroys) {
+    lives::reset();
+    {
+        opl::pool<tracked> p(opts(4));
+        auto [h, obj] = p.emplace(7);
+        REQUIRE(obj != nullptr);
+        CHECK(obj->check(7) && p.get(h) == obj && p.contains(h) && p.size() == 1);
+        CHECK(opool_get(p.c_pool(), h.raw()) == obj && p.handle_of(*obj) == h);
+        CHECK(lives::made == 1 && lives::ended == 0);
+        CHECK(p.erase(h));
+        CHECK(lives::ended == 1 && p.size() == 0 && p.get(h) == nullptr && !p.contains(h));
+        CHECK(!p.erase(h)); /* the second time: stale, nothing runs */
+        CHECK(lives::ended == 1 && p.stats().rejected_handles == 1);
+        auto e = p.emplace(8);
+        CHECK(p.erase(e.obj) && lives::ended == 2 && !p.erase(e.obj));
+        CHECK(!p.erase(static_cast<const tracked *>(nullptr)));
+    }
+    CHECK(lives::alive() == 0);
+}
+
+TEST(emplace_on_a_full_pool_constructs_nothing) {
+    lives::reset();
+    opl::pool<tracked> p(opts(2));
+    /* (the default report prints the exhaustion episode's first line) */
+    CHECK(p.emplace(1).obj && p.emplace(2).obj);
+    auto e = p.emplace(3);
+    CHECK(!e.h && e.obj == nullptr && lives::made == 2 && p.stats().failed_allocs == 1);
+}
+
+TEST(erase_of_null_stale_and_foreign_handles_is_false_and_destroys_nothing) {
+    lives::reset();
+    opl::pool<tracked> a(opts(4, 0, 0x100)), b(opts(4, 0, 0x200));
+    auto x = a.emplace(1), y = b.emplace(2);
+    CHECK(!a.erase(opl::handle<tracked>()));
+    CHECK(!a.erase(opl::handle<tracked>(y.h.raw()))); /* b's handle, same slot index */
+    CHECK(!a.erase(opl::handle<tracked>(handle(x.h.generation() + 2, x.h.index()))));
+    CHECK(!a.erase(opl::handle<tracked>(handle(1, 1000))));
+    CHECK(lives::ended == 0 && x.obj->check(1) && y.obj->check(2));
+    CHECK(a.stats().rejected_handles == 4);
+}
+
+TEST(clear_retain_and_the_destructor_end_every_object_once) {
+    lives::reset();
+    {
+        opl::pool<tracked> p(opts(32));
+        for (int k = 0; k < 20; k++) p.emplace(k);
+        CHECK(p.retain([](tracked &t, opl::handle<tracked>) { return t.value % 2 == 0; }) == 10);
+        CHECK(lives::ended == 10 && p.size() == 10);
+        for (tracked &t : p) CHECK(t.value % 2 == 0 && t.check(t.value));
+        p.clear();
+        CHECK(lives::ended == 20 && p.size() == 0);
+        auto e = p.emplace(5); /* cleared: slots from 0 again */
+        CHECK(e.h.index() == 0);
+        for (int k = 0; k < 7; k++) p.emplace(k);
+    }
+    CHECK(lives::made == 28 && lives::alive() == 0);
+}
+
+TEST(retain_lets_keep_erase_its_own_object) {
+    lives::reset();
+    opl::pool<tracked> p(opts(8));
+    for (int k = 0; k < 8; k++) p.emplace(k);
+    uint32_t n = p.retain([&p](tracked &t, opl::handle<tracked> h) {
+        if (t.value == 3) return !p.erase(h); /* gone already: retain must not count it */
+        return t.value != 5;
+    });
+    CHECK(n == 1 && p.size() == 6 && lives::ended == 2);
+}
+
+TEST(moving_a_pool_moves_its_objects_and_assignment_ends_the_old_ones) {
+    lives::reset();
+    opl::pool<tracked> a(opts(8));
+    auto e = a.emplace(1);
+    opl::pool<tracked> b(std::move(a));
+    CHECK(!a && a.size() == 0 && b.get(e.h) == e.obj && lives::ended == 0);
+    opl::pool<tracked> c(opts(4));
+    c.emplace(2), c.emplace(3);
+    c = std::move(b); /* c's two objects end */
+    CHECK(lives::ended == 2 && c.get(e.h) == e.obj && e.obj->check(1));
+    c = opl::pool<tracked>();
+    CHECK(lives::alive() == 0);
+}
+
+/* The oldest object (the smallest value) is the victim. */
+static opl::handle<tracked> evict_smallest(opl::pool<tracked> &p, void *user) {
+    (*static_cast<int *>(user))++;
+    opl::handle<tracked> best;
+    int v = 1 << 30;
+    for (auto [h, t] : p.items())
+        if (t.value < v) v = t.value, best = h;
+    return best;
+}
+
+TEST(eviction_runs_the_victims_destructor) {
+    lives::reset();
+    int calls = 0;
+    {
+        opl::pool<tracked> p(opts(4), evict_smallest, &calls);
+        REQUIRE(p);
+        std::vector<opl::handle<tracked>> hs;
+        for (int k = 0; k < 10; k++) hs.push_back(p.emplace(k).h);
+        CHECK(calls == 6 && lives::ended == 6 && p.size() == 4);
+        CHECK(p.stats().evictions == 6 && p.get(hs[5]) == nullptr && p.get(hs[6])->check(6));
+        opl::pool<tracked> moved(std::move(p)); /* the chooser follows the pool */
+        CHECK(moved.emplace(10).obj && calls == 7 && moved.get(hs[6]) == nullptr);
+    }
+    CHECK(lives::alive() == 0);
+    opl::pool<tracked> none(opts(4), nullptr);
+    CHECK(!none && none.status() == OPOOL_EINVAL);
+}
+
+static opl::handle<tracked> evict_nothing(opl::pool<tracked> &, void *) {
+    return opl::handle<tracked>();
+}
+
+TEST(an_eviction_that_names_no_victim_fails_the_emplace) {
+    lives::reset();
+    opl::pool<tracked> p(opts(1), evict_nothing);
+    auto e = p.emplace(1), f = p.emplace(2);
+    CHECK(e.obj && !f.obj && !f.h && lives::made == 1 && lives::ended == 0);
+}
+
+TEST(a_growing_pool_keeps_objects_in_place_and_shrink_ends_none) {
+    lives::reset();
+    opl::pool<tracked> p(opts(4, 64));
+    std::vector<opl::emplaced<tracked>> es;
+    for (int k = 0; k < 40; k++) es.push_back(p.emplace(k));
+    CHECK(p.capacity() >= 40 && p.stats().grows > 0);
+    for (int k = 0; k < 40; k++) CHECK(p.get(es[(size_t)k].h) == es[(size_t)k].obj);
+    for (int k = 4; k < 40; k++) p.erase(es[(size_t)k].h);
+    CHECK(p.shrink() > 0 && lives::ended == 36);
+    for (int k = 0; k < 4; k++) CHECK(es[(size_t)k].obj->check(k));
+    p.sort();
+    CHECK(lives::alive() == 4);
+}
+
+#if OPOOL_HPP_EXCEPTIONS
+TEST(a_throwing_constructor_leaves_no_live_slot_and_rethrows) {
+    lives::reset();
+    opl::pool<tracked> p(opts(2));
+    auto a = p.emplace(1);
+    lives::throw_in = 1;
+    bool thrown = false;
+    try {
+        p.emplace(2);
+    } catch (const std::runtime_error &) {
+        thrown = true;
+    }
+    CHECK(thrown && p.size() == 1 && lives::made == 1 && lives::ended == 0);
+    opool_stats s = p.stats();
+    CHECK(s.allocs == 2 && s.frees == 1 && s.count == 1);
+    auto b = p.emplace(3); /* the slot came back, with a newer generation */
+    CHECK(b.obj && b.h.index() == 1 && b.h.generation() > a.h.generation());
+    CHECK(p.size() == 2 && lives::alive() == 2);
+}
+
+TEST(a_keep_that_throws_leaves_the_pool_consistent) {
+    lives::reset();
+    opl::pool<tracked> p(opts(8));
+    for (int k = 0; k < 8; k++) p.emplace(k);
+    bool thrown = false;
+    try {
+        p.retain([](tracked &t, opl::handle<tracked>) {
+            if (t.value == 3) throw std::runtime_error("keep");
+            return t.value < 5; /* visited before 3: 7, 6, 5 erased */
+        });
+    } catch (const std::runtime_error &) {
+        thrown = true;
+    }
+    CHECK(thrown && p.size() == 5 && lives::ended == 3);
+    for (tracked &t : p) CHECK(t.check(t.value) && t.value < 5);
+}
+#endif
+
+/* ---- iteration ----------------------------------------------------------- */
+
+TEST(range_for_visits_every_live_object_once) {
+    opl::pool<int> p(opts(16));
+    std::vector<opl::handle<int>> hs;
+    for (int k = 0; k < 10; k++) hs.push_back(p.emplace(k).h);
+    p.erase(hs[2]), p.erase(hs[7]);
+    std::multiset<int> seen;
+    for (int &v : p) seen.insert(v);
+    CHECK(seen == std::multiset<int>({0, 1, 3, 4, 5, 6, 8, 9}));
+    std::map<opl::handle<int>, int> pairs;
+    for (auto [h, v] : p.items()) pairs[h] = v;
+    CHECK(pairs.size() == 8);
+    for (auto &[h, v] : pairs) CHECK(p.get(h) && *p.get(h) == v);
+    const opl::pool<int> &cp = p;
+    int sum = 0;
+    for (const int &v : cp) sum += v;
+    for (auto [h, v] : cp.items()) CHECK(cp.get(h) == &v);
+    CHECK(sum == 36);
+}
+
+TEST(erasing_the_current_object_and_emplacing_inside_the_loop) {
+    lives::reset();
+    opl::pool<tracked> p(opts(64));
+    for (int k = 0; k < 20; k++) p.emplace(k);
+    int visits = 0;
+    for (auto [h, t] : p.items()) {
+        visits++;
+        CHECK(t.value < 20); /* never one emplaced inside */
+        if (t.value % 3 == 0) {
+            CHECK(p.erase(h));
+        } else {
+            CHECK(p.emplace(100 + t.value).obj != nullptr);
+        }
+    }
+    CHECK(visits == 20 && p.size() == 20 - 7 + 13 && lives::ended == 7);
+    for (tracked &t : p) { /* the plain form: erase through the object */
+        if (t.value >= 100) CHECK(p.erase(&t));
+    }
+    CHECK(p.size() == 13 && lives::alive() == 13);
+}
+
+/* The position of h in the live list (the index the loop reads). */
+static uint32_t position(const opool *p, opool_handle h) {
+    for (uint32_t k = 0; k < opool_count(p); k++)
+        if (opool_live_handle(p, k).bits == h.bits) return k;
+    return UINT32_MAX;
+}
+
+/* Random histories, each op checked against a plain model (the live
+ * handles and their values); every few ops a range-for loop that erases
+ * the current object, emplaces, and erases others, under loop_check.h's
+ * rules. Constructor failures are injected where exceptions exist. */
+TEST(random_histories_keep_the_model_and_the_iteration_promise) {
+    lives::reset();
+    loop_check lc = loop_check();
+    uint64_t ops = 0, loops = 0;
+    for (uint32_t seed = 1; seed <= 60; seed++) {
+        rng r = {seed * 0x51ED27u};
+        uint32_t cap = 1 + rng_below(&r, 40);
+        bool grows = rng_chance(&r, 40);
+        opl::pool<tracked> p(opts(cap, grows ? cap * 4 : 0, seed * 2 + 1));
+        REQUIRE(p);
+        uint32_t max = grows ? cap * 4 : cap;
+        std::map<uint64_t, int> model; /* handle bits -> value */
+        std::vector<opl::handle<tracked>> gone;
+        int next = 0;
+        auto check_all = [&]() {
+            CHECK(p.size() == model.size() && lives::alive() == (long)model.size());
+            for (auto &[bits, v] : model) {
+                const tracked *t = p.get(opl::handle<tracked>(opool_handle{bits}));
+                CHECK(t != nullptr && t->check(v));
+            }
+            for (auto h : gone) CHECK(p.get(h) == nullptr);
+        };
+        auto emplace = [&]() -> opl::handle<tracked> {
+            bool fail = false;
+#if OPOOL_HPP_EXCEPTIONS
+            fail = rng_chance(&r, 10);
+            if (fail) lives::throw_in = 1;
+            try {
+#endif
+                auto e = p.emplace(next);
+                if (model.size() >= max) {
+                    CHECK(!e.obj && !e.h);
+                    lives::throw_in = 0; /* no slot: no constructor ran */
+                    return opl::handle<tracked>();
+                }
+                CHECK(!fail && e.obj != nullptr);
+                CHECK(model.count(e.h.raw().bits) == 0);
+                model[e.h.raw().bits] = next++;
+                return e.h;
+#if OPOOL_HPP_EXCEPTIONS
+            } catch (const std::runtime_error &) {
+                CHECK(fail && model.size() < max);
+                lives::throw_in = 0;
+                return opl::handle<tracked>();
+            }
+#endif
+        };
+        auto erase = [&](opl::handle<tracked> h) {
+            CHECK(p.erase(h));
+            model.erase(h.raw().bits);
+            gone.push_back(h);
+        };
+        auto random_live = [&]() {
+            auto it = model.begin();
+            std::advance(it, rng_below(&r, (uint32_t)model.size()));
+            return opl::handle<tracked>(opool_handle{it->first});
+        };
+        for (int step = 0; step < 300; step++, ops++) {
+            uint32_t op = rng_below(&r, 100);
+            if (op < 40) {
+                (void)emplace();
+            } else if (op < 70 && !model.empty()) {
+                erase(random_live());
+            } else if (op < 75 && !gone.empty()) {
+                CHECK(!p.erase(gone[rng_below(&r, (uint32_t)gone.size())]));
+            } else if (op < 77) {
+                p.clear();
+                for (auto &[bits, v] : model) (void)v, gone.push_back(opl::handle<tracked>(opool_handle{bits}));
+                model.clear();
+            } else if (op < 82) {
+                uint32_t mod = 2 + rng_below(&r, 3), expect = 0;
+                for (auto &[bits, v] : model) expect += v % (int)mod == 0;
+                uint32_t n = p.retain([mod](tracked &t, opl::handle<tracked>) { return t.value % (int)mod != 0; });
+                CHECK(n == expect);
+                for (auto it = model.begin(); it != model.end();)
+                    if (it->second % (int)mod == 0) {
+                        gone.push_back(opl::handle<tracked>(opool_handle{it->first}));
+                        it = model.erase(it);
+                    } else {
+                        ++it;
+                    }
+            } else {
+                loops++;
+                CHECK(loop_begin(&lc, p.c_pool()));
+                for (auto [h, t] : p.items()) {
+                    uint32_t i = position(p.c_pool(), h.raw());
+                    CHECK(loop_visit(&lc, p.c_pool(), i, h.raw()));
+                    auto m = model.find(h.raw().bits);
+                    CHECK(m != model.end() && t.check(m->second));
+                    uint32_t what = rng_below(&r, 10);
+                    if (what < 3) {
+                        CHECK(loop_before_free(&lc, p.c_pool(), i, h.raw()));
+                        erase(h);
+                    } else if (what < 5) {
+                        opl::handle<tracked> n = emplace();
+                        if (n) CHECK(loop_after_alloc(&lc, p.c_pool(), i, n.raw()));
+                    } else if (what < 6 && model.size() > 1) {
+                        opl::handle<tracked> other = random_live();
+                        CHECK(loop_before_free(&lc, p.c_pool(), i, other.raw()));
+                        erase(other);
+                    }
+                }
+                CHECK(loop_end(&lc));
+                if (lc.failed) fprintf(stderr, "seed %u: %s\n", seed, lc.why);
+            }
+            check_all();
+        }
+    }
+    loop_check_free(&lc);
+    CHECK(lives::alive() == 0);
+    printf("random histories: %llu ops, %llu range-for loops\n", (unsigned long long)ops,
+           (unsigned long long)loops);
+}
+
+/* ---- side tables --------------------------------------------------------- */
+
+TEST(a_side_value_lives_with_its_entry_and_hides_once_its_object_is_erased) {
+    lives::reset();
+    opl::pool<int> objects(opts(8));
+    {
+        opl::side_table<int, tracked> side(objects);
+        REQUIRE(side);
+        auto a = objects.emplace(1), b = objects.emplace(2);
+        tracked *va = side.emplace(a.h, 10);
+        REQUIRE(va != nullptr);
+        CHECK(va->check(10) && side.get(a.h) == va && side.contains(a.h) && !side.get(b.h));
+        CHECK(side.emplace(a.h, 11)->check(11) && lives::ended == 1); /* replaced */
+        CHECK(side.erase(a.h) && lives::ended == 2 && !side.get(a.h) && !side.erase(a.h));
+        side.emplace(b.h, 20);
+        objects.erase(b.h);
+        CHECK(side.get(b.h) == nullptr && side.size() == 1 && lives::alive() == 1);
+        auto c = objects.emplace(3); /* b's slot, a new life: b's value is replaced */
+        CHECK(c.h.index() == b.h.index());
+        CHECK(side.emplace(c.h, 30)->check(30) && lives::alive() == 1 && side.size() == 1);
+        CHECK(side.emplace(opl::handle<int>(), 1) == nullptr);
+        CHECK(side.emplace(b.h, 1) == nullptr && lives::made == 4);
+        auto d = objects.emplace(4);
+        side.emplace(d.h, 40);
+        objects.erase(d.h);
+        CHECK(side.prune() == 1 && side.size() == 1 && lives::alive() == 1);
+    }
+    CHECK(lives::alive() == 0); /* the table's destruction ended the rest */
+}
+
+TEST(side_values_never_move_while_they_live) {
+    lives::reset();
+    opl::pool<int> objects(opts(4, 4096));
+    opl::side_table<int, tracked> side(objects);
+    std::vector<std::pair<opl::handle<int>, tracked *>> vs;
+    for (int k = 0; k < 3000; k++) {
+        auto e = objects.emplace(k);
+        if (k % 3 == 0) vs.push_back({e.h, side.emplace(e.h, k)});
+    }
+    for (auto &[h, v] : vs) CHECK(side.get(h) == v && v->check((int)(h.index())));
+    side.clear();
+    CHECK(lives::alive() == 0 && side.size() == 0);
+}
+
+#if OPOOL_HPP_EXCEPTIONS
+TEST(a_side_value_whose_constructor_throws_leaves_no_entry) {
+    lives::reset();
+    opl::pool<int> objects(opts(4));
+    opl::side_table<int, tracked> side(objects);
+    auto a = objects.emplace(1);
+    side.emplace(a.h, 1);
+    lives::throw_in = 1;
+    bool thrown = false;
+    try {
+        side.emplace(a.h, 2); /* the old value ends first: a replacement */
+    } catch (const std::runtime_error &) {
+        thrown = true;
+    }
+    CHECK(thrown && side.get(a.h) == nullptr && side.size() == 0 && lives::alive() == 0);
+    CHECK(side.emplace(a.h, 3)->check(3));
+}
+#endif
+
+/* ---- save and load ------------------------------------------------------- */
+
+struct point {
+    float x, y;
+    opl::handle<point> next;
+};
+
+TEST(a_pool_of_a_trivially_copyable_type_saves_and_loads) {
+    const char *path = "hpp_points.opool";
+    opl::options o = opts(16, 0, 0x40);
+    opl::pool<point> p(o);
+    auto a = p.emplace(point{1, 2, {}});
+    auto b = p.emplace(point{3, 4, a.h});
+    p.erase(p.emplace(point{5, 6, {}}).h);
+    CHECK(p.save_file(path) == OPOOL_OK);
+    opl::pool<point> q = opl::pool<point>::load_file(o, path);
+    REQUIRE(q);
+    CHECK(q.status() == OPOOL_OK && q.size() == 2);
+    CHECK(q.get(b.h)->x == 3 && q.get(b.h)->next == a.h && q.get(a.h)->y == 2);
+    CHECK(q.emplace(point{}).h == p.emplace(point{}).h); /* the same next handle */
+
+    opl::pool<point> wrong = opl::pool<point>::load_file(opts(32), path);
+    CHECK(!wrong && wrong.status() == OPOOL_EINVAL);
+    CHECK(opool_last_load_error()->status == OPOOL_EINVAL);
+    opl::pool<point> missing = opl::pool<point>::load_file(o, "no-such-file.opool");
+    CHECK(!missing && missing.status() == OPOOL_ENOENT);
+    remove(path);
+}
+
+struct bytes {
+    std::vector<unsigned char> v;
+    size_t at = 0;
+};
+static size_t write_bytes(void *ctx, const void *data, size_t n) {
+    auto *b = static_cast<bytes *>(ctx);
+    b->v.insert(b->v.end(), (const unsigned char *)data, (const unsigned char *)data + n);
+    return n;
+}
+static size_t read_bytes(void *ctx, void *data, size_t n) {
+    auto *b = static_cast<bytes *>(ctx);
+    size_t k = std::min(n, b->v.size() - b->at);
+    if (k != 0) std::memcpy(data, b->v.data() + b->at, k);
+    b->at += k;
+    return k;
+}
+
+TEST(a_truncated_or_corrupted_image_loads_no_pool) {
+    opl::options o = opts(8);
+    opl::pool<point> p(o);
+    for (int k = 0; k < 5; k++) p.emplace(point{(float)k, 0, {}});
+    bytes img;
+    REQUIRE(p.save(write_bytes, &img) == OPOOL_OK);
+    bytes whole = img;
+    CHECK(opl::pool<point>::load(o, read_bytes, &whole).size() == 5);
+    for (size_t cut = 0; cut < img.v.size(); cut += 7) {
+        bytes part;
+        part.v.assign(img.v.begin(), img.v.begin() + (long)cut);
+        opl::pool<point> q = opl::pool<point>::load(o, read_bytes, &part);
+        CHECK(!q && q.status() == OPOOL_ECORRUPT);
+    }
+    img.v[img.v.size() / 2] ^= 0x40;
+    opl::pool<point> r = opl::pool<point>::load(o, read_bytes, &img);
+    CHECK(!r && r.status() == OPOOL_ECORRUPT);
+}
+
+/* ---- the concurrent pool (one thread here; tests/cpp/test_hpp_mt.cpp races) */
+
+TEST(an_mt_pool_constructs_and_destroys_through_every_path) {
+    lives::reset();
+    {
+        opl::mt_pool<tracked> p(opts(8));
+        REQUIRE(p);
+        auto a = p.emplace(1);
+        CHECK(a.obj->check(1) && p.get(a.h) == a.obj && p.contains(a.h) && p.size() == 1);
+        CHECK(p.erase(a.h) && lives::ended == 1 && !p.erase(a.h) && lives::ended == 1);
+        opl::mt_cache<tracked> c(p, 4);
+        REQUIRE(c);
+        auto b = c.emplace(2);
+        CHECK(b.obj->check(2) && c.erase(b.h) && lives::ended == 2 && !c.erase(b.h));
+        auto d = c.emplace(3); /* through the cache, erased through the pool */
+        CHECK(d.obj->check(3) && p.erase(d.h) && lives::ended == 3);
+        c.emplace(4), p.emplace(5);
+        c.flush();
+        CHECK(p.size() == 2 && p.capacity() == 8 && p.stats().caches == 1);
+    }
+    CHECK(lives::alive() == 0 && lives::made == 5);
+    opl::mt_pool<tracked> bad(opts(0));
+    CHECK(!bad && bad.status() == OPOOL_EINVAL && !bad.emplace(1).obj);
+}
+
+TEST(emplace_wait_on_a_full_mt_pool_times_out_with_nothing_built) {
+    lives::reset();
+    opl::mt_pool<tracked> p(opts(2));
+    opl::mt_cache<tracked> c(p, 2);
+    auto a = p.emplace(1), b = p.emplace(2);
+    auto e = p.emplace_wait(std::chrono::milliseconds(5), 3);
+    auto f = c.emplace_wait(std::chrono::microseconds(100), 4);
+    auto g = p.emplace_wait(std::chrono::seconds(-1), 5);
+    CHECK(!e.obj && !f.obj && !g.obj && lives::made == 2 && p.stats().failed_allocs == 3);
+    p.erase(a.h);
+    auto h = p.emplace_wait(std::chrono::hours::max(), 6); /* a slot is free: no wait */
+    CHECK(h.obj && h.obj->check(6) && b.obj->check(2));
+}
+
+#if OPOOL_HPP_EXCEPTIONS
+TEST(a_throwing_constructor_in_an_mt_pool_frees_without_destroying) {
+    lives::reset();
+    {
+        opl::mt_pool<tracked> p(opts(4));
+        opl::mt_cache<tracked> c(p, 4);
+        for (int path = 0; path < 2; path++) {
+            lives::throw_in = 1;
+            bool thrown = false;
+            try {
+                if (path == 0)
+                    p.emplace(1);
+                else
+                    c.emplace(1);
+            } catch (const std::runtime_error &) {
+                thrown = true;
+            }
+            CHECK(thrown && p.size() == 0 && lives::made == 0 && lives::ended == 0);
+        }
+        CHECK(c.emplace(2).obj && p.emplace(3).obj && lives::alive() == 2);
+    }
+    CHECK(lives::alive() == 0);
+}
+#endif
+
+/* ---- heap_resource ------------------------------------------------------- */
+
+#if OPOOL_HPP_PMR
+TEST(pmr_containers_live_on_a_heap_resource) {
+    opl::heap_resource r;
+    REQUIRE(r && r.status() == OPOOL_OK);
+    {
+        std::pmr::vector<std::pmr::string> names(&r);
+        for (int k = 0; k < 200; k++)
+            names.emplace_back("a name long enough to leave the small-string buffer " +
+                               std::to_string(k));
+        opool_heap_stats s;
+        opool_heap_get_stats(r.c_heap(), &s);
+        uint64_t live = 0;
+        for (uint32_t k = 0; k < s.class_count; k++) live += s.classes[k].live;
+        CHECK(live >= 200);
+        CHECK(names[150] == "a name long enough to leave the small-string buffer 150");
+        std::pmr::unordered_map<int, std::pmr::string> m(&r);
+        for (int k = 0; k < 100; k++) m[k] = names[(size_t)k];
+        CHECK(m.size() == 100 && m[42] == names[42]);
+    }
+    opool_heap_stats s;
+    opool_heap_get_stats(r.c_heap(), &s);
+    uint64_t live = 0;
+    for (uint32_t k = 0; k < s.class_count; k++) live += s.classes[k].live;
+    CHECK(live == 0 && s.large_live == 0 && s.rejected == 0);
+    void *wide = r.allocate(100, 64); /* beyond the heap's alignment: upstream */
+    CHECK(((uintptr_t)wide & 63) == 0);
+    r.deallocate(wide, 100, 64);
+    void *sixteen = r.allocate(24, 16);
+    CHECK(((uintptr_t)sixteen & 15) == 0 && opool_heap_usable_size(r.c_heap(), sixteen) >= 24);
+    r.deallocate(sixteen, 24, 16);
+    CHECK(r.is_equal(r) && !r.is_equal(*std::pmr::new_delete_resource()));
+}
+
+TEST(a_heap_resource_whose_classes_are_not_16_aligned_sends_16_aligned_requests_upstream) {
+    static const uint32_t classes[] = {24, 40};
+    opool_heap_desc d = opool_heap_desc();
+    d.class_sizes = classes;
+    d.class_count = 2;
+    opl::heap_resource r(&d);
+    REQUIRE(r);
+    void *p = r.allocate(24, 16), *q = r.allocate(24, 8);
+    CHECK(((uintptr_t)p & 15) == 0 && opool_heap_usable_size(r.c_heap(), q) == 24);
+    r.deallocate(p, 24, 16), r.deallocate(q, 24, 8);
+    opool_heap_stats s;
+    opool_heap_get_stats(r.c_heap(), &s);
+    CHECK(s.rejected == 0 && s.classes[0].allocs == 1);
+}
+
+#if OPOOL_HPP_EXCEPTIONS
+static void quiet_heap(opool_heap *, opool_status, const void *, void *) {}
+
+TEST(a_full_fixed_heap_throws_bad_alloc) {
+    opool_heap_desc d = opool_heap_desc();
+    d.flags = OPOOL_HEAP_FIXED;
+    d.report = quiet_heap;
+    opl::heap_resource r(&d);
+    REQUIRE(r);
+    std::vector<void *> got;
+    bool thrown = false;
+    try {
+        for (int k = 0; k < 100000; k++) got.push_back(r.allocate(1024, 8));
+    } catch (const std::bad_alloc &) {
+        thrown = true;
+    }
+    CHECK(thrown && !got.empty() && got.size() < 100000);
+    for (void *p : got) r.deallocate(p, 1024, 8);
+}
+#endif
+#endif
+
+int main() {
+    RUN(a_handle_is_8_bytes_null_by_default_and_ordered);
+    RUN(handles_key_std_containers);
+    RUN(compact_handles_expand_to_the_live_handle_only);
+    RUN(a_pool_that_failed_to_be_created_says_why_and_refuses_everything);
+    RUN(emplace_constructs_in_place_and_erase_destroys);
+    RUN(emplace_on_a_full_pool_constructs_nothing);
+    RUN(erase_of_null_stale_and_foreign_handles_is_false_and_destroys_nothing);
+    RUN(clear_retain_and_the_destructor_end_every_object_once);
+    RUN(retain_lets_keep_erase_its_own_object);
+    RUN(moving_a_pool_moves_its_objects_and_assignment_ends_the_old_ones);
+    RUN(eviction_runs_the_victims_destructor);
+    RUN(an_eviction_that_names_no_victim_fails_the_emplace);
+    RUN(a_growing_pool_keeps_objects_in_place_and_shrink_ends_none);
+#if OPOOL_HPP_EXCEPTIONS
+    RUN(a_throwing_constructor_leaves_no_live_slot_and_rethrows);
+    RUN(a_keep_that_throws_leaves_the_pool_consistent);
+#endif
+    RUN(range_for_visits_every_live_object_once);
+    RUN(erasing_the_current_object_and_emplacing_inside_the_loop);
+    RUN(random_histories_keep_the_model_and_the_iteration_promise);
+    RUN(a_side_value_lives_with_its_entry_and_hides_once_its_object_is_erased);
+    RUN(side_values_never_move_while_they_live);
+#if OPOOL_HPP_EXCEPTIONS
+    RUN(a_side_value_whose_constructor_throws_leaves_no_entry);
+#endif
+    RUN(a_pool_of_a_trivially_copyable_type_saves_and_loads);
+    RUN(a_truncated_or_corrupted_image_loads_no_pool);
+    RUN(an_mt_pool_constructs_and_destroys_through_every_path);
+    RUN(emplace_wait_on_a_full_mt_pool_times_out_with_nothing_built);
+#if OPOOL_HPP_EXCEPTIONS
+    RUN(a_throwing_constructor_in_an_mt_pool_frees_without_destroying);
+#endif
+#if OPOOL_HPP_PMR
+    RUN(pmr_containers_live_on_a_heap_resource);
+    RUN(a_heap_resource_whose_classes_are_not_16_aligned_sends_16_aligned_requests_upstream);
+#if OPOOL_HPP_EXCEPTIONS
+    RUN(a_full_fixed_heap_throws_bad_alloc);
+#endif
+#endif
+    return test_summary();
+}

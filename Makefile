@@ -294,12 +294,18 @@ test-install:
 		fi; \
 		checks=$$((checks + 1)); \
 		$(CMAKE) -S cmake/consumer -B build/consumer/cmake-$$kind -G "Unix Makefiles" \
-			-DCMAKE_C_COMPILER=$(GCC) -DCMAKE_PREFIX_PATH="$(CURDIR)/$$prefix" \
+			-DCMAKE_C_COMPILER=$(GCC) $(if $(GXX),-DCMAKE_CXX_COMPILER=$(GXX)) \
+			-DCMAKE_PREFIX_PATH="$(CURDIR)/$$prefix" \
 			-DOPOOL_EXPECT_PREFIX="$(CURDIR)/$$prefix" >/dev/null; \
 		$(CMAKE) --build build/consumer/cmake-$$kind >/dev/null; \
 		programs=build/consumer/cmake-$$kind/consumer; \
 		echo "   find_package consumer ($$kind):"; build/consumer/cmake-$$kind/consumer; \
 		checks=$$((checks + 1)); \
+		if [ -x build/consumer/cmake-$$kind/consumer_cpp ]; then \
+			programs="$$programs build/consumer/cmake-$$kind/consumer_cpp"; \
+			echo "   find_package consumer, C++ ($$kind):"; build/consumer/cmake-$$kind/consumer_cpp; \
+			checks=$$((checks + 1)); \
+		fi; \
 		if [ $$have_pc = 1 ]; then \
 			flags=$$(PKG_CONFIG_PATH="$(CURDIR)/$$libdir/pkgconfig" pkg-config --cflags --libs opool); \
 			echo "   pkg-config --cflags --libs opool ($$kind): $$flags"; \
@@ -556,9 +562,9 @@ build:
 check: build
 	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
 
-FORMAT_FILES = $(wildcard include/*.h src/*.c src/*.h proof/*.c proof/*.h tests/*.c tests/*.h tests/*.cpp tests/relacy/*.cpp tests/user/*.c \
+FORMAT_FILES = $(wildcard include/*.h include/*.hpp src/*.c src/*.h proof/*.c proof/*.h tests/*.c tests/*.h tests/*.cpp tests/cpp/*.cpp tests/relacy/*.cpp tests/user/*.c \
                           tests/support/*.[ch] bench/*.c bench/*.h bench/*.cpp examples/*.c \
-                          examples/*.h fuzz/*.c fuzz/*.h cmake/consumer/*.c)
+                          examples/*.h fuzz/*.c fuzz/*.h cmake/consumer/*.c cmake/consumer/*.cpp examples/*.cpp)
 
 format:
 	@if [ -z "$(CLANG_FORMAT)" ]; then echo "clang-format not found: nothing formatted"; exit 0; fi; \

@@ -71,9 +71,23 @@
 #endif
 #endif
 
+/* The C headers' inline bodies are C: C++ warnings about C idioms (casts,
+ * 0 for NULL) are silenced for them here, so a C++ build with those
+ * warnings as errors includes opool.hpp first and stays clean. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wzero-as-null-pointer-constant"
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuseless-cast"
+#endif
+#endif
 #include "opool.h"
 #include "opool_heap.h"
 #include "opool_mt.h"
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include <chrono>
 #include <cstddef>
@@ -110,18 +124,18 @@ namespace opl {
  * Handles of different T never convert into each other; handle<T>(raw)
  * makes one from a C handle, explicitly. */
 template <class T> class handle {
-public:
+  public:
     constexpr handle() noexcept : h_{0} {}
     constexpr explicit handle(opool_handle h) noexcept : h_(h) {}
     constexpr opool_handle raw() const noexcept { return h_; }
     constexpr explicit operator bool() const noexcept { return h_.bits != 0; }
-    constexpr uint32_t index() const noexcept { return (uint32_t)h_.bits; }
-    constexpr uint32_t generation() const noexcept { return (uint32_t)(h_.bits >> 32); }
+    constexpr uint32_t index() const noexcept { return static_cast<uint32_t>(h_.bits); }
+    constexpr uint32_t generation() const noexcept { return static_cast<uint32_t>(h_.bits >> 32); }
     friend constexpr bool operator==(handle a, handle b) noexcept { return a.h_.bits == b.h_.bits; }
     friend constexpr bool operator!=(handle a, handle b) noexcept { return a.h_.bits != b.h_.bits; }
     friend constexpr bool operator<(handle a, handle b) noexcept { return a.h_.bits < b.h_.bits; }
 
-private:
+  private:
     opool_handle h_;
 };
 
@@ -130,7 +144,7 @@ private:
  * handles, gives the false-match bound). Null by default; compares and
  * hashes like handle<T>. */
 template <class T> class handle32 {
-public:
+  public:
     constexpr handle32() noexcept : h_{0} {}
     constexpr explicit handle32(opool_handle32 h) noexcept : h_(h) {}
     constexpr opool_handle32 raw() const noexcept { return h_; }
@@ -145,7 +159,7 @@ public:
         return a.h_.bits < b.h_.bits;
     }
 
-private:
+  private:
     opool_handle32 h_;
 };
 
@@ -227,7 +241,7 @@ inline T *construct_or_free(void *mem, Free free, A &&...args) {
  * the index it visits; an index left past the end by frees of other
  * objects is skipped, as OPOOL_FOREACH skips it. */
 template <class T, class Value> class live_iterator {
-public:
+  public:
     using value_type = Value;
     using difference_type = std::ptrdiff_t;
     using iterator_category = std::input_iterator_tag;
@@ -257,10 +271,19 @@ public:
         return a.at_ != b.at_;
     }
 
-private:
+  private:
     const opool *p_;
     uint32_t at_;
 };
+
+/* x as a size_t (its low bits where size_t is narrower), without a cast
+ * that -Wuseless-cast names where they are one type */
+template <class U> inline size_t to_size(U x) noexcept {
+    if constexpr (sizeof(size_t) < sizeof(U))
+        return static_cast<size_t>(x);
+    else
+        return x;
+}
 
 template <class It> struct range {
     It b, e;
@@ -283,7 +306,7 @@ template <class T> class pool {
     static_assert(!std::is_reference<T>::value && !std::is_const<T>::value,
                   "opl::pool<T>: T is an object type, not const");
 
-public:
+  public:
     using value_type = T;
     using iterator = detail::live_iterator<T, T &>;
     using const_iterator = detail::live_iterator<const T, const T &>;
@@ -493,7 +516,7 @@ public:
      * pool does not exist). Freeing through it skips ~T. */
     opool *c_pool() const noexcept { return p_; }
 
-private:
+  private:
     struct evictor {
         evict_fn choose;
         void *user;
@@ -513,8 +536,7 @@ private:
 
     void destroy_all() noexcept {
         if constexpr (!std::is_trivially_destructible<T>::value) {
-            for (uint32_t i = size(); i-- > 0;)
-                static_cast<T *>(opool_live_object(p_, i))->~T();
+            for (uint32_t i = size(); i-- > 0;) static_cast<T *>(opool_live_object(p_, i))->~T();
         }
     }
 
@@ -554,7 +576,7 @@ private:
  * it must not outlive the pool<T> (moving the pool<T> is fine).
  * Thread-safety: one thread at a time, with the pool. */
 template <class T, class V> class side_table {
-public:
+  public:
     using value_type = V;
 
     explicit side_table(pool<T> &p) noexcept : objects_(p.c_pool()) {
@@ -641,7 +663,7 @@ public:
     /* Values held, those of erased objects not yet pruned or replaced included. */
     uint32_t size() const noexcept { return opool_count(values_); }
 
-private:
+  private:
     bool drop(opool_handle h) noexcept {
         V *v = static_cast<V *>(opool_get(values_, h));
         if (v == nullptr) return false;
@@ -683,7 +705,7 @@ inline uint64_t timeout_ns(std::chrono::duration<Rep, Period> d) noexcept {
     if (d == std::chrono::duration<Rep, Period>::max()) return OPOOL_WAIT_FOREVER;
     using ns = std::chrono::duration<double, std::nano>;
     double n = std::chrono::duration_cast<ns>(d).count();
-    return n >= 1.8e19 ? OPOOL_WAIT_FOREVER : (uint64_t)n;
+    return n >= 1.8e19 ? OPOOL_WAIT_FOREVER : static_cast<uint64_t>(n);
 }
 /* Free a slot whose object was never constructed, without its fini. */
 template <class Free> inline void free_unbuilt(Free free) noexcept {
@@ -701,7 +723,7 @@ template <class Free> inline void free_unbuilt(Free free) noexcept {
  * object alive while another thread uses it is the caller's protocol, as
  * in C. No iteration (the C pool has no live list). */
 template <class T> class mt_pool {
-public:
+  public:
     using value_type = T;
 
     mt_pool() noexcept = default;
@@ -709,7 +731,8 @@ public:
         options f = o;
         f.max_capacity = 0;
         opool_desc d = detail::desc_of(f, sizeof(T), alignof(T));
-        if constexpr (!std::is_trivially_destructible<T>::value) d.fini = &detail::run_destructor<T>;
+        if constexpr (!std::is_trivially_destructible<T>::value)
+            d.fini = &detail::run_destructor<T>;
         status_ = opool_mt_create(&p_, &d);
     }
     mt_pool(const mt_pool &) = delete;
@@ -764,7 +787,7 @@ public:
     }
     opool_mt *c_pool() const noexcept { return p_; }
 
-private:
+  private:
     template <class... A> emplaced<T> build(void *mem, opool_handle h, A &&...args) {
         if (OPOOL_UNLIKELY(mem == nullptr)) return {handle<T>(), nullptr};
         T *obj = detail::construct_or_free<T>(
@@ -782,7 +805,7 @@ private:
  * per cache; the pool must outlive it. size: 2 .. OPOOL_MT_CACHE_MAX
  * (0: 64). */
 template <class T> class mt_cache {
-public:
+  public:
     explicit mt_cache(mt_pool<T> &p, uint32_t size = 0) noexcept {
         status_ = opool_mt_cache_create_ex(&c_, p.c_pool(), size ? size : 64);
     }
@@ -823,7 +846,7 @@ public:
     void flush() noexcept { opool_mt_cache_flush(c_); }
     opool_mt_cache *c_cache() const noexcept { return c_; }
 
-private:
+  private:
     template <class... A> emplaced<T> build(void *mem, opool_handle h, A &&...args) {
         if (OPOOL_UNLIKELY(mem == nullptr)) return {handle<T>(), nullptr};
         T *obj = detail::construct_or_free<T>(
@@ -851,7 +874,7 @@ private:
  * every block in it, dies with the resource; containers using it must go
  * first. Thread-safety: one thread at a time, as the heap. */
 class heap_resource : public std::pmr::memory_resource {
-public:
+  public:
     heap_resource() noexcept : heap_resource(nullptr) {}
     explicit heap_resource(const opool_heap_desc *desc,
                            std::pmr::memory_resource *upstream = nullptr) noexcept
@@ -870,7 +893,7 @@ public:
     opool_status status() const noexcept { return status_; }
     opool_heap *c_heap() const noexcept { return h_; }
 
-protected:
+  protected:
     void *do_allocate(std::size_t bytes, std::size_t align) override {
         if (!from_heap(align)) return upstream_->allocate(bytes, align);
         void *p = opool_heap_alloc(h_, bytes);
@@ -893,7 +916,7 @@ protected:
         return this == &o;
     }
 
-private:
+  private:
     bool from_heap(std::size_t align) const noexcept { return align <= (align16_ ? 16u : 8u); }
 
     opool_heap *h_ = nullptr;
@@ -912,12 +935,13 @@ namespace std {
 template <class T> struct hash<opl::handle<T>> {
     size_t operator()(opl::handle<T> h) const noexcept {
         uint64_t x = h.raw().bits * 0x9E3779B97F4A7C15ull;
-        return (size_t)(x ^ (x >> 32));
+        return opl::detail::to_size(x ^ (x >> 32));
     }
 };
 template <class T> struct hash<opl::handle32<T>> {
     size_t operator()(opl::handle32<T> h) const noexcept {
-        return (size_t)(h.raw().bits * 0x9E3779B1u);
+        uint32_t x = h.raw().bits * 0x9E3779B1u;
+        return x;
     }
 };
 } // namespace std

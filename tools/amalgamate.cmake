@@ -219,3 +219,19 @@ string(LENGTH "${result}" bytes)
 include("${CMAKE_CURRENT_LIST_DIR}/generated.cmake")
 opool_write_or_check(FILE "${committed}" CONTENT_VAR result MAKE dist FROM sources
                      SUMMARY "opool ${version}, ${bytes} bytes, from ${inputs}")
+
+# ---- dist/opool.hpp: include/opool.hpp over the single header ----
+# The C++ header as it is, its #include lines of the C headers replaced by one of opool.h
+# (which holds them all). Written and checked with the single header, OUT's name + "pp".
+file(READ "${root}/include/opool.hpp" hpp)
+string(REGEX REPLACE "\n#include \"opool_(heap|mt)\\.h\"" "" hpp "${hpp}")
+if(NOT hpp MATCHES "\n#include \"opool\\.h\"\n")
+    message(FATAL_ERROR "include/opool.hpp: no #include \"opool.h\" line to keep")
+endif()
+string(REPLACE "/*\n * opool.hpp -- " "/*\n * dist/opool.hpp: the C++ header of the single-header distribution, used with\n * dist/opool.h beside it (OPOOL_IMPLEMENTATION in one C file, as there).\n *\n * opool.hpp -- " hpp "${hpp}")
+if(DEFINED OUT)
+    set(OUT "${OUT}pp")
+endif()
+string(LENGTH "${hpp}" bytes)
+opool_write_or_check(FILE "${root}/dist/opool.hpp" CONTENT_VAR hpp MAKE dist
+                     FROM "include/opool.hpp" SUMMARY "opool ${version}, ${bytes} bytes")

@@ -6,6 +6,8 @@
 #   test_hpp_cxx20     the same as C++20 (when the compiler has it)
 #   test_hpp_noexc     the same with -fno-exceptions -fno-rtti (GCC and Clang), as game builds
 #   test_hpp_mt        tests/cpp/test_hpp_mt.cpp: threads (label mt: ThreadSanitizer too)
+#   hpp_strict         tests/cpp/strict.cpp, every template instantiated, compiles under strict
+#                      warnings (-Wold-style-cast, -Wconversion, -Wshadow, ...) as errors
 #   hpp_mix_handles    tests/cpp/mix_handles.cpp must fail to compile on each marked line
 #                      (handles of two types never mix), and compile with -DOPL_CONTROL
 #                      (tests/typed/expect_compile.cmake judges both)
@@ -55,4 +57,19 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND NOT OPOOL_SANITIZE)
             WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
         set_tests_properties(${_name} PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS typed)
     endforeach()
+
+    set(_strict -std=c++17 -Wshadow -Wcast-qual -Wundef -Wconversion -Wsign-conversion
+                -Wmissing-declarations -Wredundant-decls -Wnon-virtual-dtor -Wold-style-cast
+                -Wzero-as-null-pointer-constant)
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+        list(APPEND _strict -Wuseless-cast)
+    endif()
+    file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/hpp_strict")
+    add_test(NAME hpp_strict
+        COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${CMAKE_CXX_COMPILER}" -DLANG=CXX
+                "-DSOURCE=${_hpp_dir}/strict.cpp" "-DINCLUDE_DIR=${PROJECT_SOURCE_DIR}/include"
+                -DMODE=compile "-DFLAGS=${_strict}"
+                -P "${PROJECT_SOURCE_DIR}/tests/typed/expect_compile.cmake"
+        WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/hpp_strict")
+    set_tests_properties(hpp_strict PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS typed)
 endif()

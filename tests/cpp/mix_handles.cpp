@@ -30,16 +30,16 @@ int main() {
     opool_handle raw = b.raw();
     int bad = 0;
 
-    bad += bullets.get(PICK(s, b)) != nullptr;              /* EXPECT-ERROR */
-    bad += bullets.contains(PICK(s, b));                    /* EXPECT-ERROR */
-    opl::handle<bullet> copy = PICK(s, b);                  /* EXPECT-ERROR */
-    bad += PICK(s, b) == copy;                              /* EXPECT-ERROR */
-    bad += PICK(s, b) < copy;                               /* EXPECT-ERROR */
-    opl::handle<bullet> from_raw = PICK(raw, b);            /* EXPECT-ERROR */
-    bad += bullets.erase(PICK(raw, from_raw));              /* EXPECT-ERROR */
-    opl::side_table<ship, int> hits(PICK(bullets, ships));  /* EXPECT-ERROR */
-    bad += hits.get(PICK(b, s)) != nullptr;                 /* EXPECT-ERROR */
-    opl::handle32<ship> c = ships.compact(PICK(b, s));      /* EXPECT-ERROR */
+    bad += bullets.get(PICK(s, b)) != nullptr;               /* EXPECT-ERROR */
+    bad += bullets.contains(PICK(s, b));                     /* EXPECT-ERROR */
+    opl::handle<bullet> copy = PICK(s, b);                   /* EXPECT-ERROR */
+    bad += PICK(s, b) == copy;                               /* EXPECT-ERROR */
+    bad += PICK(s, b) < copy;                                /* EXPECT-ERROR */
+    opl::handle<bullet> from_raw = PICK(raw, b);             /* EXPECT-ERROR */
+    bad += bullets.erase(PICK(raw, from_raw));               /* EXPECT-ERROR */
+    opl::side_table<ship, int> hits(PICK(bullets, ships));   /* EXPECT-ERROR */
+    bad += hits.get(PICK(b, s)) != nullptr;                  /* EXPECT-ERROR */
+    opl::handle32<ship> c = ships.compact(PICK(b, s));       /* EXPECT-ERROR */
     bad += bullets.expand(PICK(c, bullets.compact(b))) == b; /* EXPECT-ERROR */
     (void)raw, (void)c;
     return bad;

@@ -431,12 +431,14 @@ TEST(random_histories_keep_the_model_and_the_iteration_promise) {
                 CHECK(!p.erase(gone[rng_below(&r, (uint32_t)gone.size())]));
             } else if (op < 77) {
                 p.clear();
-                for (auto &[bits, v] : model) (void)v, gone.push_back(opl::handle<tracked>(opool_handle{bits}));
+                for (auto &[bits, v] : model)
+                    (void)v, gone.push_back(opl::handle<tracked>(opool_handle{bits}));
                 model.clear();
             } else if (op < 82) {
                 uint32_t mod = 2 + rng_below(&r, 3), expect = 0;
                 for (auto &[bits, v] : model) expect += v % (int)mod == 0;
-                uint32_t n = p.retain([mod](tracked &t, opl::handle<tracked>) { return t.value % (int)mod != 0; });
+                uint32_t n = p.retain(
+                    [mod](tracked &t, opl::handle<tracked>) { return t.value % (int)mod != 0; });
                 CHECK(n == expect);
                 for (auto it = model.begin(); it != model.end();)
                     if (it->second % (int)mod == 0) {

@@ -19,7 +19,8 @@ static std::atomic<long> made, ended;
 struct job {
     std::string name;
     int owner;
-    explicit job(int o) : name("a job long enough to live on the heap, owner " + std::to_string(o)), owner(o) {
+    explicit job(int o)
+        : name("a job long enough to live on the heap, owner " + std::to_string(o)), owner(o) {
         made.fetch_add(1, std::memory_order_relaxed);
     }
     ~job() { ended.fetch_add(1, std::memory_order_relaxed); }

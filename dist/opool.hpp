@@ -1,0 +1,950 @@
+/*
+ * dist/opool.hpp: the C++ header of the single-header distribution, used with
+ * dist/opool.h beside it (OPOOL_IMPLEMENTATION in one C file, as there).
+ *
+ * opool.hpp -- opool for C++17: pools of objects with constructors and
+ * destructors, typed handles, range-for (namespace opl)
+ *
+ * ============================================================================
+ * WHAT IT IS
+ * ============================================================================
+ * Thin templates over the C library (opool.h, opool_mt.h, opool_heap.h) that
+ * give a pool of T the lifetime of T: emplace constructs in place, erase
+ * runs ~T, and the pool's destructor runs ~T of every object still live.
+ * The namespace is opl, not opool: in C++ that name is the C pool's type.
+ * Every promise of the C headers holds (handles, ITERATION, EXHAUSTION,
+ * save/load); this header says only what the templates add.
+ *
+ * ============================================================================
+ * STEP BY STEP
+ * ============================================================================
+ *     struct ship { std::string name; opl::handle<ship> target; ... };
+ *
+ *     opl::pool<ship> ships({.capacity = 256, .name = "ships"});  // C++20 designators;
+ *     if (!ships) ...;                                           // C++17: o.capacity = 256
+ *
+ *     auto [h, s] = ships.emplace("Rocinante");   // {null, nullptr} when full
+ *     ship *same = ships.get(h);                  // nullptr once h is stale
+ *     ships.erase(h);                             // ~ship, then the slot is free
+ *
+ *     for (ship &s : ships) ...;                  // every live ship once
+ *     for (auto [h, s] : ships.items())           // with its handle; erasing
+ *         if (s.hull <= 0) ships.erase(h);        // the current one is allowed
+ *
+ *     std::unordered_map<opl::handle<ship>, int> score;   // handles hash and compare
+ *
+ * ============================================================================
+ * WHAT EACH TYPE COSTS
+ * ============================================================================
+ * pool<T> holds the C pool's pointer and calls its inline functions: for a
+ * trivially destructible T, emplace, erase and get compile to what
+ * opool_alloc, opool_free and opool_get compile to, plus T's constructor.
+ * For a T with a destructor the wrapper runs ~T itself, before the free,
+ * and installs no fini, so alloc and free stay on the inline fast path;
+ * erase then costs one opool_get more. Only two paths end objects inside
+ * the C library, and the wrapper covers both: the pool's own eviction
+ * (the evict constructor) runs ~T of the victim before the C pool frees
+ * it, and clear, retain and the destructor walk the live list first.
+ *
+ * mt_pool<T> installs a fini that runs ~T when T has a destructor: in a
+ * shared pool only the free that wins the slot may destroy the object, and
+ * the C pool runs fini in exactly that free. A fini keeps an opool_mt off
+ * its caches' inline paths (opool_mt.h); a trivially destructible T keeps
+ * them.
+ *
+ * ============================================================================
+ * EXCEPTIONS
+ * ============================================================================
+ * Nothing here throws except T's (or V's) constructor, and heap_resource,
+ * which must (std::pmr). A constructor that throws leaves no live slot: the
+ * slot is freed (its handle stale, counted as an alloc and a free) and the
+ * exception goes on. Builds with -fno-exceptions and -fno-rtti: then
+ * heap_resource calls std::abort() where it would throw std::bad_alloc.
+ *
+ * ============================================================================
+ * LICENSE: zlib (see LICENSE)
+ * ============================================================================
+ */
+#ifndef OPOOL_HPP
+#define OPOOL_HPP
+
+#if !defined(__cplusplus) || __cplusplus < 201703L
+#if !defined(_MSVC_LANG) || _MSVC_LANG < 201703L
+#error "opool.hpp needs C++17 or later (opool.h alone serves C and C++11)"
+#endif
+#endif
+
+/* The C headers' inline bodies are C: C++ warnings about C idioms (casts,
+ * 0 for NULL) are silenced for them here, so a C++ build with those
+ * warnings as errors includes opool.hpp first and stays clean. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wzero-as-null-pointer-constant"
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuseless-cast"
+#endif
+#endif
+#include "opool.h"
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#if defined(__has_include)
+#if __has_include(<memory_resource>)
+#include <memory_resource>
+#endif
+#endif
+
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
+#define OPOOL_HPP_EXCEPTIONS 1
+#else
+#define OPOOL_HPP_EXCEPTIONS 0
+#endif
+
+#define OPOOL_HPP__SAVABLE                                                                         \
+    "opl::pool<T>::save/load: T must be trivially copyable (an image holds the objects' bytes); "  \
+    "save a T with pointers through the C API's save_object/load_object"
+
+namespace opl {
+
+/* ---- handles ------------------------------------------------------------ */
+
+/* The handle of a T in a pool<T> or mt_pool<T>: 8 bytes, an opool_handle
+ * underneath (raw()). Null by default; ==, != and < compare the bits (a
+ * strict weak order, for std::set and std::map); std::hash is specialised.
+ * Handles of different T never convert into each other; handle<T>(raw)
+ * makes one from a C handle, explicitly. */
+template <class T> class handle {
+  public:
+    constexpr handle() noexcept : h_{0} {}
+    constexpr explicit handle(opool_handle h) noexcept : h_(h) {}
+    constexpr opool_handle raw() const noexcept { return h_; }
+    constexpr explicit operator bool() const noexcept { return h_.bits != 0; }
+    constexpr uint32_t index() const noexcept { return static_cast<uint32_t>(h_.bits); }
+    constexpr uint32_t generation() const noexcept { return static_cast<uint32_t>(h_.bits >> 32); }
+    friend constexpr bool operator==(handle a, handle b) noexcept { return a.h_.bits == b.h_.bits; }
+    friend constexpr bool operator!=(handle a, handle b) noexcept { return a.h_.bits != b.h_.bits; }
+    friend constexpr bool operator<(handle a, handle b) noexcept { return a.h_.bits < b.h_.bits; }
+
+  private:
+    opool_handle h_;
+};
+
+/* A compact handle: 4 bytes, an opool_handle32 underneath; made by
+ * pool<T>::compact and read back by pool<T>::expand (opool.h, compact
+ * handles, gives the false-match bound). Null by default; compares and
+ * hashes like handle<T>. */
+template <class T> class handle32 {
+  public:
+    constexpr handle32() noexcept : h_{0} {}
+    constexpr explicit handle32(opool_handle32 h) noexcept : h_(h) {}
+    constexpr opool_handle32 raw() const noexcept { return h_; }
+    constexpr explicit operator bool() const noexcept { return h_.bits != 0; }
+    friend constexpr bool operator==(handle32 a, handle32 b) noexcept {
+        return a.h_.bits == b.h_.bits;
+    }
+    friend constexpr bool operator!=(handle32 a, handle32 b) noexcept {
+        return a.h_.bits != b.h_.bits;
+    }
+    friend constexpr bool operator<(handle32 a, handle32 b) noexcept {
+        return a.h_.bits < b.h_.bits;
+    }
+
+  private:
+    opool_handle32 h_;
+};
+
+static_assert(sizeof(handle<int>) == 8, "a handle is 8 bytes");
+static_assert(sizeof(handle32<int>) == 4, "a compact handle is 4 bytes");
+
+/* ---- options ------------------------------------------------------------ */
+
+/* How to make a pool: an aggregate, zero fields are the defaults (as in
+ * opool_desc). object_size and object_align come from T.
+ *   capacity      required, > 0: slots reserved at creation;
+ *   max_capacity  above capacity: the pool grows up to it (OPOOL_FULL_GROW),
+ *                 else it is fixed;
+ *   flags         OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP (opool.h);
+ *                 OPOOL_ZERO fills the bytes before T's constructor runs;
+ *   salt          the generation origin (opool_desc.salt);
+ *   name          the pool's name in the default report's lines (must
+ *                 outlive the pool). */
+struct options {
+    uint32_t capacity;
+    uint32_t max_capacity;
+    uint32_t flags;
+    uint32_t salt;
+    const char *name;
+};
+
+/* What emplace returns: the new object's handle and address, or {null,
+ * nullptr} when the pool is full (or was not created). */
+template <class T> struct emplaced {
+    handle<T> h;
+    T *obj;
+};
+
+/* What items() yields: a live object with its handle, for
+ * `for (auto [h, obj] : p.items())`. */
+template <class T> struct item {
+    handle<typename std::remove_const<T>::type> h;
+    T &obj;
+};
+
+namespace detail {
+
+inline opool_desc desc_of(const options &o, size_t size, size_t align) noexcept {
+    opool_desc d = opool_desc();
+    d.object_size = size;
+    d.object_align = align;
+    d.capacity = o.capacity;
+    d.max_capacity = o.max_capacity;
+    d.on_full = o.max_capacity > o.capacity ? OPOOL_FULL_GROW : OPOOL_FULL_FAIL;
+    d.flags = o.flags;
+    d.salt = o.salt;
+    d.name = o.name;
+    return d;
+}
+
+template <class T, class... A> inline T *construct(void *mem, A &&...args) {
+    return ::new (mem) T(std::forward<A>(args)...);
+}
+
+/* Construct a T in mem, which free() gives back if the constructor throws. */
+template <class T, class Free, class... A>
+inline T *construct_or_free(void *mem, Free free, A &&...args) {
+#if OPOOL_HPP_EXCEPTIONS
+    if constexpr (!std::is_nothrow_constructible<T, A...>::value) {
+        try {
+            return construct<T>(mem, std::forward<A>(args)...);
+        } catch (...) {
+            free();
+            throw;
+        }
+    }
+#else
+    (void)free;
+#endif
+    return construct<T>(mem, std::forward<A>(args)...);
+}
+
+/* The backward loop of opool.h (ITERATION) as an iterator: at is one past
+ * the index it visits; an index left past the end by frees of other
+ * objects is skipped, as OPOOL_FOREACH skips it. */
+template <class T, class Value> class live_iterator {
+  public:
+    using value_type = Value;
+    using difference_type = std::ptrdiff_t;
+    using iterator_category = std::input_iterator_tag;
+    using pointer = void;
+    using reference = Value;
+
+    live_iterator(const opool *p, uint32_t at) noexcept : p_(p), at_(at) {}
+    Value operator*() const noexcept {
+        if constexpr (std::is_same<Value, T &>::value)
+            return *static_cast<T *>(opool_live_object(p_, at_ - 1));
+        else
+            return Value{decltype(Value::h)(opool_live_handle(p_, at_ - 1)),
+                         *static_cast<T *>(opool_live_object(p_, at_ - 1))};
+    }
+    live_iterator &operator++() noexcept {
+        uint32_t n = opool_count(p_);
+        at_ = at_ - 1 < n ? at_ - 1 : n;
+        return *this;
+    }
+    /* the position in the live list of the object visited, for code that
+     * also uses opool_live_handle */
+    uint32_t index() const noexcept { return at_ - 1; }
+    friend bool operator==(const live_iterator &a, const live_iterator &b) noexcept {
+        return a.at_ == b.at_;
+    }
+    friend bool operator!=(const live_iterator &a, const live_iterator &b) noexcept {
+        return a.at_ != b.at_;
+    }
+
+  private:
+    const opool *p_;
+    uint32_t at_;
+};
+
+/* x as a size_t (its low bits where size_t is narrower), without a cast
+ * that -Wuseless-cast names where they are one type */
+template <class U> inline size_t to_size(U x) noexcept {
+    if constexpr (sizeof(size_t) < sizeof(U))
+        return static_cast<size_t>(x);
+    else
+        return x;
+}
+
+template <class It> struct range {
+    It b, e;
+    It begin() const noexcept { return b; }
+    It end() const noexcept { return e; }
+};
+
+} // namespace detail
+
+/* ---- pool<T> ------------------------------------------------------------ */
+
+/* A move-only owner of one C pool of T. Creation failures do not throw:
+ * test the pool (explicit operator bool) and read status() for why
+ * (OPOOL_EINVAL: capacity 0, above OPOOL_MAX_CAPACITY, max_capacity below
+ * capacity, unknown flags, alignof(T) above 4096; OPOOL_ENOMEM). A pool
+ * that was not created (or was moved from) is empty and full: emplace
+ * gives {null, nullptr}, get nullptr, erase false. Thread-safety: one
+ * thread at a time per pool, as the C pool. */
+template <class T> class pool {
+    static_assert(!std::is_reference<T>::value && !std::is_const<T>::value,
+                  "opl::pool<T>: T is an object type, not const");
+
+  public:
+    using value_type = T;
+    using iterator = detail::live_iterator<T, T &>;
+    using const_iterator = detail::live_iterator<const T, const T &>;
+    /* the evict constructor's chooser: a live handle of p, the victim */
+    using evict_fn = handle<T> (*)(pool &p, void *user);
+
+    pool() noexcept = default;
+
+    /* Create the C pool (opool_create with object_size sizeof(T),
+     * object_align alignof(T) and o's fields). O(capacity). */
+    explicit pool(const options &o) noexcept {
+        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
+        status_ = opool_create(&p_, &d);
+    }
+
+    /* A pool that, when full, erases the object evict names and reuses its
+     * slot (OPOOL_FULL_EVICT): ~T runs on the victim, its handles go stale,
+     * stats().evictions counts it. evict runs inside emplace, on a full
+     * pool; returning anything but a live handle makes that emplace fail
+     * ({null, nullptr}, counted and reported as full). max_capacity is
+     * ignored (an evicting pool does not grow). OPOOL_ENOMEM also when the
+     * chooser's record (16 bytes) cannot be allocated. */
+    pool(const options &o, evict_fn evict, void *user = nullptr) noexcept {
+        if (evict == nullptr) {
+            status_ = OPOOL_EINVAL;
+            return;
+        }
+        ev_ = new (std::nothrow) evictor{evict, user, this};
+        if (ev_ == nullptr) {
+            status_ = OPOOL_ENOMEM;
+            return;
+        }
+        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
+        d.max_capacity = 0;
+        d.on_full = OPOOL_FULL_EVICT;
+        d.evict = &pool::evict_trampoline;
+        d.user = ev_;
+        status_ = opool_create(&p_, &d);
+        if (status_ != OPOOL_OK) release_evictor();
+    }
+
+    pool(const pool &) = delete;
+    pool &operator=(const pool &) = delete;
+    pool(pool &&o) noexcept : p_(o.p_), status_(o.status_), ev_(o.ev_) {
+        o.p_ = nullptr;
+        o.ev_ = nullptr;
+        o.status_ = OPOOL_EINVAL;
+        if (ev_) ev_->self = this;
+    }
+    pool &operator=(pool &&o) noexcept {
+        if (this != &o) {
+            reset();
+            p_ = o.p_;
+            status_ = o.status_;
+            ev_ = o.ev_;
+            o.p_ = nullptr;
+            o.ev_ = nullptr;
+            o.status_ = OPOOL_EINVAL;
+            if (ev_) ev_->self = this;
+        }
+        return *this;
+    }
+
+    /* ~T of every live object (last live-list entry first), then
+     * opool_destroy. */
+    ~pool() { reset(); }
+
+    /* true when the pool exists (created, not moved from) */
+    explicit operator bool() const noexcept { return p_ != nullptr; }
+    /* why creation or loading failed; OPOOL_OK for a pool that exists */
+    opool_status status() const noexcept { return status_; }
+
+    /* Construct a T from args in a new slot (opool_alloc, then placement
+     * new). {null, nullptr} when the pool is full and its policy cannot make
+     * room (counted and reported as opool_alloc says); T's constructor does
+     * not run then. A constructor that throws: the slot is freed and the
+     * exception goes on. O(1) plus T's constructor; inline. */
+    template <class... A> emplaced<T> emplace(A &&...args) {
+        opool_handle h;
+        void *mem = opool_alloc(p_, &h);
+        if (OPOOL_UNLIKELY(mem == nullptr)) return {handle<T>(), nullptr};
+        T *obj = detail::construct_or_free<T>(
+            mem, [this, h] { (void)opool_free(p_, h); }, std::forward<A>(args)...);
+        return {handle<T>(h), obj};
+    }
+
+    /* The object of h, nullptr unless h is live in this pool. O(1); inline. */
+    T *get(handle<T> h) noexcept { return static_cast<T *>(opool_get(p_, h.raw())); }
+    const T *get(handle<T> h) const noexcept {
+        return static_cast<const T *>(opool_get(p_, h.raw()));
+    }
+    bool contains(handle<T> h) const noexcept { return opool_valid(p_, h.raw()); }
+
+    /* Run ~T of h's object, then free its slot: true. false, and no object
+     * changes, when h is not live (stale, foreign, null: opool_free's
+     * rejection, counted and reported as it says). O(1); inline. */
+    bool erase(handle<T> h) noexcept {
+        if constexpr (!std::is_trivially_destructible<T>::value) {
+            if (T *obj = get(h)) obj->~T();
+        }
+        return opool_free(p_, h.raw()) == OPOOL_OK;
+    }
+
+    /* Erase the object at obj (a pointer into this pool): as erase of its
+     * handle; false for any other pointer. O(chunks) (opool_handle_of). */
+    bool erase(const T *obj) noexcept { return obj != nullptr && erase(handle_of(*obj)); }
+
+    /* ~T of every live object, then opool_clear (the next emplaces take
+     * slots 0, 1, 2, ... as in a fresh pool). O(capacity). */
+    void clear() noexcept {
+        destroy_all();
+        opool_clear(p_);
+    }
+
+    /* Visit every live object once (the backward loop: objects emplaced
+     * meanwhile are not visited) and erase each for which keep(T &,
+     * handle<T>) returns false; keep may erase its own object. Returns how
+     * many it erased. O(count) plus keep and the erasures. */
+    template <class F> uint32_t retain(F keep) {
+        uint32_t erased = 0;
+        for (uint32_t i = size(); i-- > 0;) {
+            T *obj = static_cast<T *>(opool_live_object(p_, i));
+            if (obj == nullptr) continue; /* past the end after erasures inside keep */
+            handle<T> h(opool_live_handle(p_, i));
+            if (!keep(*obj, h) && erase(h)) erased++;
+        }
+        return erased;
+    }
+
+    uint32_t size() const noexcept { return opool_count(p_); }
+    bool empty() const noexcept { return size() == 0; }
+    uint32_t capacity() const noexcept { return opool_capacity(p_); }
+    opool_stats stats() const noexcept {
+        opool_stats s;
+        opool_get_stats(p_, &s);
+        return s;
+    }
+
+    /* Reorder the live list by slot (memory order); opool_sort. */
+    void sort() noexcept { opool_sort(p_); }
+    /* Give back grown chunks holding no object; opool_shrink. No object ends. */
+    uint32_t shrink() noexcept { return opool_shrink(p_); }
+
+    /* The handle of the live object obj (the start of an object of this
+     * pool), null otherwise. O(chunks). */
+    handle<T> handle_of(const T &obj) const noexcept {
+        return handle<T>(opool_handle_of(p_, &obj));
+    }
+    /* The i-th entry of the live list (opool_live_handle), null past the end. */
+    handle<T> live_handle(uint32_t i) const noexcept { return handle<T>(opool_live_handle(p_, i)); }
+
+    /* Compact handles (opool_handle_compact / opool_handle_expand). */
+    handle32<T> compact(handle<T> h) const noexcept {
+        return handle32<T>(opool_handle_compact(p_, h.raw()));
+    }
+    handle<T> expand(handle32<T> c) const noexcept {
+        return handle<T>(opool_handle_expand(p_, c.raw()));
+    }
+
+    /* Range-for over the live objects with the C backward loop's promise
+     * (opool.h, ITERATION): every object live when the loop starts is
+     * visited exactly once; erasing the current one is allowed; objects
+     * emplaced inside are not visited. Erasing others inside follows the
+     * same rules as in C. clear, sort, shrink and load between loops. */
+    iterator begin() noexcept { return iterator(p_, size()); }
+    iterator end() noexcept { return iterator(p_, 0); }
+    const_iterator begin() const noexcept { return const_iterator(p_, size()); }
+    const_iterator end() const noexcept { return const_iterator(p_, 0); }
+
+    /* The same loop, yielding item<T>{handle, T &}. */
+    detail::range<detail::live_iterator<T, item<T>>> items() noexcept {
+        return {{p_, size()}, {p_, 0}};
+    }
+    detail::range<detail::live_iterator<const T, item<const T>>> items() const noexcept {
+        return {{p_, size()}, {p_, 0}};
+    }
+
+    /* Save and load (opool_save, opool_load and their _file forms, with the
+     * same results): T must be trivially copyable, since an image holds the
+     * objects' bytes. load and load_file give a pool whose status() says
+     * how it went; the options must be those the saved pool was made with
+     * (capacity, max_capacity), or OPOOL_EINVAL. */
+    opool_status save(opool_write_fn write, void *ctx) const noexcept {
+        static_assert(std::is_trivially_copyable<T>::value, OPOOL_HPP__SAVABLE);
+        return p_ ? opool_save(p_, write, ctx) : OPOOL_EINVAL;
+    }
+    opool_status save_file(const char *path) const noexcept {
+        static_assert(std::is_trivially_copyable<T>::value, OPOOL_HPP__SAVABLE);
+        return p_ ? opool_save_file(p_, path) : OPOOL_EINVAL;
+    }
+    static pool load(const options &o, opool_read_fn read, void *ctx) noexcept {
+        static_assert(std::is_trivially_copyable<T>::value, OPOOL_HPP__SAVABLE);
+        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
+        pool p;
+        p.status_ = opool_load(&p.p_, &d, read, ctx);
+        return p;
+    }
+    static pool load_file(const options &o, const char *path) noexcept {
+        static_assert(std::is_trivially_copyable<T>::value, OPOOL_HPP__SAVABLE);
+        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
+        pool p;
+        p.status_ = opool_load_file(&p.p_, &d, path);
+        return p;
+    }
+
+    /* The C pool underneath, for everything the C API has (NULL when the
+     * pool does not exist). Freeing through it skips ~T. */
+    opool *c_pool() const noexcept { return p_; }
+
+  private:
+    struct evictor {
+        evict_fn choose;
+        void *user;
+        pool *self;
+    };
+
+    /* The C pool's evict: the user's choice, destroyed here (the C pool
+     * then frees the slot without a fini). */
+    static opool_handle evict_trampoline(opool *, void *user) {
+        evictor *e = static_cast<evictor *>(user);
+        handle<T> victim = e->choose(*e->self, e->user);
+        if constexpr (!std::is_trivially_destructible<T>::value) {
+            if (T *obj = e->self->get(victim)) obj->~T();
+        }
+        return victim.raw();
+    }
+
+    void destroy_all() noexcept {
+        if constexpr (!std::is_trivially_destructible<T>::value) {
+            for (uint32_t i = size(); i-- > 0;) static_cast<T *>(opool_live_object(p_, i))->~T();
+        }
+    }
+
+    void release_evictor() noexcept {
+        delete ev_;
+        ev_ = nullptr;
+    }
+
+    void reset() noexcept {
+        destroy_all();
+        opool_destroy(p_);
+        p_ = nullptr;
+        release_evictor();
+    }
+
+    opool *p_ = nullptr;
+    opool_status status_ = OPOOL_EINVAL;
+    evictor *ev_ = nullptr;
+};
+
+/* ---- side_table<T, V> --------------------------------------------------- */
+
+/* Values V kept for some objects of a pool<T>, keyed by their handles, like
+ * a component store. get(h) gives h's value only while h's object is live
+ * in the pool. The values live in a pool of their own, each in the slot of
+ * its object's index (opool_alloc_at with the object's handle), so they
+ * never move while they live, whatever V is (a std::string, a vector), and
+ * get is two generation compares. Memory: sizeof(V) rounded to its
+ * alignment, plus 12 bytes, per slot up to the highest index holding a
+ * value (the whole capacity of a fixed pool, reserved at construction).
+ *
+ * ~V runs when a value is erased, replaced (emplace again for the same
+ * object, or for a new object in the slot of an erased one), pruned, or
+ * the table is destroyed. A value whose object was erased from the pool
+ * without erase here stays (get no longer gives it) until one of those:
+ * prune() drops them all at once. The table keeps the C pool's address:
+ * it must not outlive the pool<T> (moving the pool<T> is fine).
+ * Thread-safety: one thread at a time, with the pool. */
+template <class T, class V> class side_table {
+  public:
+    using value_type = V;
+
+    explicit side_table(pool<T> &p) noexcept : objects_(p.c_pool()) {
+        opool_stats s = p.stats();
+        if (objects_ == nullptr) {
+            status_ = OPOOL_EINVAL;
+            return;
+        }
+        options o = options();
+        o.capacity = s.capacity;
+        o.max_capacity = s.max_capacity;
+        opool_desc d = detail::desc_of(o, sizeof(V), alignof(V));
+        status_ = opool_create(&values_, &d);
+    }
+    side_table(const side_table &) = delete;
+    side_table &operator=(const side_table &) = delete;
+    side_table(side_table &&o) noexcept
+        : objects_(o.objects_), values_(o.values_), status_(o.status_) {
+        o.values_ = nullptr;
+        o.status_ = OPOOL_EINVAL;
+    }
+    side_table &operator=(side_table &&o) noexcept {
+        if (this != &o) {
+            reset();
+            objects_ = o.objects_;
+            values_ = o.values_;
+            status_ = o.status_;
+            o.values_ = nullptr;
+            o.status_ = OPOOL_EINVAL;
+        }
+        return *this;
+    }
+    ~side_table() { reset(); }
+
+    explicit operator bool() const noexcept { return values_ != nullptr; }
+    opool_status status() const noexcept { return status_; }
+
+    /* Construct h's value from args, replacing (~V) any value h's object
+     * had. nullptr when h's object is not live in the pool or the table
+     * cannot grow to its index (no memory); V's constructor does not run
+     * then. A constructor that throws leaves h without a value. O(1) plus
+     * growth. */
+    template <class... A> V *emplace(handle<T> h, A &&...args) {
+        if (!opool_valid(objects_, h.raw())) return nullptr;
+        drop(opool_handle_at(values_, h.index())); /* this object's, or an earlier one's */
+        void *mem = opool_alloc_at(values_, h.raw());
+        if (mem == nullptr) return nullptr;
+        return detail::construct_or_free<V>(
+            mem, [this, h] { (void)opool_free(values_, h.raw()); }, std::forward<A>(args)...);
+    }
+
+    /* h's value, nullptr unless h's object is live and has one. O(1). */
+    V *get(handle<T> h) noexcept {
+        return opool_valid(objects_, h.raw()) ? static_cast<V *>(opool_get(values_, h.raw()))
+                                              : nullptr;
+    }
+    const V *get(handle<T> h) const noexcept {
+        return opool_valid(objects_, h.raw()) ? static_cast<const V *>(opool_get(values_, h.raw()))
+                                              : nullptr;
+    }
+    bool contains(handle<T> h) const noexcept { return get(h) != nullptr; }
+
+    /* ~V of h's value: true; false when there is none (erased already, or
+     * never emplaced). Also for an h whose object is gone, whose value
+     * then still lived. O(1). */
+    bool erase(handle<T> h) noexcept { return drop(h.raw()); }
+
+    /* ~V of every value whose object is no longer live; how many. O(values). */
+    uint32_t prune() noexcept {
+        uint32_t n = 0;
+        for (uint32_t i = opool_count(values_); i-- > 0;) {
+            opool_handle h = opool_live_handle(values_, i);
+            if (h.bits != 0 && !opool_valid(objects_, h) && drop(h)) n++;
+        }
+        return n;
+    }
+
+    /* ~V of every value. */
+    void clear() noexcept {
+        destroy_all();
+        opool_clear(values_);
+    }
+
+    /* Values held, those of erased objects not yet pruned or replaced included. */
+    uint32_t size() const noexcept { return opool_count(values_); }
+
+  private:
+    bool drop(opool_handle h) noexcept {
+        V *v = static_cast<V *>(opool_get(values_, h));
+        if (v == nullptr) return false;
+        v->~V();
+        return opool_free(values_, h) == OPOOL_OK;
+    }
+    void destroy_all() noexcept {
+        if constexpr (!std::is_trivially_destructible<V>::value) {
+            for (uint32_t i = opool_count(values_); i-- > 0;)
+                static_cast<V *>(opool_live_object(values_, i))->~V();
+        }
+    }
+    void reset() noexcept {
+        destroy_all();
+        opool_destroy(values_);
+        values_ = nullptr;
+    }
+
+    opool *objects_;
+    opool *values_ = nullptr;
+    opool_status status_ = OPOOL_EINVAL;
+};
+
+/* ---- mt_pool<T> and mt_cache<T> ------------------------------------------ */
+
+namespace detail {
+/* Set while a thread frees the slot of a T whose constructor threw: the
+ * fini it runs then must not destroy what was never built. */
+inline bool &fini_skipped() noexcept {
+    static thread_local bool skip = false;
+    return skip;
+}
+template <class T> void run_destructor(void *obj, void *) {
+    if (!fini_skipped()) static_cast<T *>(obj)->~T();
+}
+template <class Rep, class Period>
+inline uint64_t timeout_ns(std::chrono::duration<Rep, Period> d) noexcept {
+    if (d <= d.zero()) return 0;
+    if (d == std::chrono::duration<Rep, Period>::max()) return OPOOL_WAIT_FOREVER;
+    using ns = std::chrono::duration<double, std::nano>;
+    double n = std::chrono::duration_cast<ns>(d).count();
+    return n >= 1.8e19 ? OPOOL_WAIT_FOREVER : static_cast<uint64_t>(n);
+}
+/* Free a slot whose object was never constructed, without its fini. */
+template <class Free> inline void free_unbuilt(Free free) noexcept {
+    fini_skipped() = true;
+    free();
+    fini_skipped() = false;
+}
+} // namespace detail
+
+/* The concurrent pool (opool_mt.h) with T's lifetime: emplace constructs,
+ * and ~T runs in the free that wins the slot (erase, a cache's erase, the
+ * pool's destructor for what is still live). Created from options like
+ * pool<T> (max_capacity and the evict constructor do not apply: an opool_mt
+ * is fixed). Every call but the destructor is thread-safe; keeping an
+ * object alive while another thread uses it is the caller's protocol, as
+ * in C. No iteration (the C pool has no live list). */
+template <class T> class mt_pool {
+  public:
+    using value_type = T;
+
+    mt_pool() noexcept = default;
+    explicit mt_pool(const options &o) noexcept {
+        options f = o;
+        f.max_capacity = 0;
+        opool_desc d = detail::desc_of(f, sizeof(T), alignof(T));
+        if constexpr (!std::is_trivially_destructible<T>::value)
+            d.fini = &detail::run_destructor<T>;
+        status_ = opool_mt_create(&p_, &d);
+    }
+    mt_pool(const mt_pool &) = delete;
+    mt_pool &operator=(const mt_pool &) = delete;
+    mt_pool(mt_pool &&o) noexcept : p_(o.p_), status_(o.status_) {
+        o.p_ = nullptr;
+        o.status_ = OPOOL_EINVAL;
+    }
+    mt_pool &operator=(mt_pool &&o) noexcept {
+        if (this != &o) {
+            opool_mt_destroy(p_);
+            p_ = o.p_;
+            status_ = o.status_;
+            o.p_ = nullptr;
+            o.status_ = OPOOL_EINVAL;
+        }
+        return *this;
+    }
+    /* ~T of every live object; no other thread may use the pool or its caches */
+    ~mt_pool() { opool_mt_destroy(p_); }
+
+    explicit operator bool() const noexcept { return p_ != nullptr; }
+    opool_status status() const noexcept { return status_; }
+
+    /* As pool<T>::emplace, over opool_mt_alloc. Lock-free. */
+    template <class... A> emplaced<T> emplace(A &&...args) {
+        opool_handle h;
+        return build(opool_mt_alloc(p_, &h), h, std::forward<A>(args)...);
+    }
+    /* emplace, but while the pool is full wait up to timeout for a slot
+     * (opool_mt_alloc_wait; zero or negative: do not wait; the duration
+     * type's max(), or above 2^64 ns: no limit). */
+    template <class Rep, class Period, class... A>
+    emplaced<T> emplace_wait(std::chrono::duration<Rep, Period> timeout, A &&...args) {
+        opool_handle h;
+        void *mem = opool_mt_alloc_wait(p_, &h, detail::timeout_ns(timeout));
+        return build(mem, h, std::forward<A>(args)...);
+    }
+
+    /* ~T and free, in the free that wins (of two threads erasing one
+     * handle, exactly one gets true). false for a stale, foreign or null
+     * handle (counted, reported as opool_mt_free says). Lock-free. */
+    bool erase(handle<T> h) noexcept { return opool_mt_free(p_, h.raw()) == OPOOL_OK; }
+    T *get(handle<T> h) const noexcept { return static_cast<T *>(opool_mt_get(p_, h.raw())); }
+    bool contains(handle<T> h) const noexcept { return opool_mt_valid(p_, h.raw()); }
+    uint32_t size() const noexcept { return opool_mt_count(p_); }
+    uint32_t capacity() const noexcept { return opool_mt_capacity(p_); }
+    opool_mt_stats stats() const noexcept {
+        opool_mt_stats s;
+        opool_mt_get_stats(p_, &s);
+        return s;
+    }
+    opool_mt *c_pool() const noexcept { return p_; }
+
+  private:
+    template <class... A> emplaced<T> build(void *mem, opool_handle h, A &&...args) {
+        if (OPOOL_UNLIKELY(mem == nullptr)) return {handle<T>(), nullptr};
+        T *obj = detail::construct_or_free<T>(
+            mem, [this, h] { detail::free_unbuilt([&] { (void)opool_mt_free(p_, h); }); },
+            std::forward<A>(args)...);
+        return {handle<T>(h), obj};
+    }
+
+    opool_mt *p_ = nullptr;
+    opool_status status_ = OPOOL_EINVAL;
+};
+
+/* One thread's cache of an mt_pool<T> (opool_mt_cache): emplace and erase
+ * without touching shared lines while it has slots. One thread at a time
+ * per cache; the pool must outlive it. size: 2 .. OPOOL_MT_CACHE_MAX
+ * (0: 64). */
+template <class T> class mt_cache {
+  public:
+    explicit mt_cache(mt_pool<T> &p, uint32_t size = 0) noexcept {
+        status_ = opool_mt_cache_create_ex(&c_, p.c_pool(), size ? size : 64);
+    }
+    mt_cache(const mt_cache &) = delete;
+    mt_cache &operator=(const mt_cache &) = delete;
+    mt_cache(mt_cache &&o) noexcept : c_(o.c_), status_(o.status_) {
+        o.c_ = nullptr;
+        o.status_ = OPOOL_EINVAL;
+    }
+    mt_cache &operator=(mt_cache &&o) noexcept {
+        if (this != &o) {
+            opool_mt_cache_destroy(c_);
+            c_ = o.c_;
+            status_ = o.status_;
+            o.c_ = nullptr;
+            o.status_ = OPOOL_EINVAL;
+        }
+        return *this;
+    }
+    /* Gives the parked slots back; objects emplaced through it stay live. */
+    ~mt_cache() { opool_mt_cache_destroy(c_); }
+
+    explicit operator bool() const noexcept { return c_ != nullptr; }
+    opool_status status() const noexcept { return status_; }
+
+    template <class... A> emplaced<T> emplace(A &&...args) {
+        opool_handle h;
+        return build(opool_mt_cache_alloc(c_, &h), h, std::forward<A>(args)...);
+    }
+    template <class Rep, class Period, class... A>
+    emplaced<T> emplace_wait(std::chrono::duration<Rep, Period> timeout, A &&...args) {
+        opool_handle h;
+        void *mem = opool_mt_cache_alloc_wait(c_, &h, detail::timeout_ns(timeout));
+        return build(mem, h, std::forward<A>(args)...);
+    }
+    /* Any live handle of the pool, whichever thread emplaced it. */
+    bool erase(handle<T> h) noexcept { return opool_mt_cache_free(c_, h.raw()) == OPOOL_OK; }
+    void flush() noexcept { opool_mt_cache_flush(c_); }
+    opool_mt_cache *c_cache() const noexcept { return c_; }
+
+  private:
+    template <class... A> emplaced<T> build(void *mem, opool_handle h, A &&...args) {
+        if (OPOOL_UNLIKELY(mem == nullptr)) return {handle<T>(), nullptr};
+        T *obj = detail::construct_or_free<T>(
+            mem, [this, h] { detail::free_unbuilt([&] { (void)opool_mt_cache_free(c_, h); }); },
+            std::forward<A>(args)...);
+        return {handle<T>(h), obj};
+    }
+
+    opool_mt_cache *c_ = nullptr;
+    opool_status status_ = OPOOL_EINVAL;
+};
+
+/* ---- heap_resource ------------------------------------------------------- */
+
+#if defined(__cpp_lib_memory_resource) || (defined(_LIBCPP_VERSION) && _LIBCPP_VERSION >= 16000)
+#define OPOOL_HPP_PMR 1
+/* A std::pmr::memory_resource over an opool_heap, so std::pmr containers
+ * (vector, string, unordered_map, ...) take their memory from size
+ * classes. Requests aligned to 8 (16, when every class size is a multiple
+ * of 16, as the default classes are) go to the heap; more strictly
+ * aligned ones to upstream (std::pmr::new_delete_resource() unless given).
+ * A heap that cannot serve a request (a full OPOOL_HEAP_FIXED class, no
+ * memory) throws std::bad_alloc, as the standard asks (std::abort() under
+ * -fno-exceptions). Default-constructed: a heap that grows. The heap, and
+ * every block in it, dies with the resource; containers using it must go
+ * first. Thread-safety: one thread at a time, as the heap. */
+class heap_resource : public std::pmr::memory_resource {
+  public:
+    heap_resource() noexcept : heap_resource(nullptr) {}
+    explicit heap_resource(const opool_heap_desc *desc,
+                           std::pmr::memory_resource *upstream = nullptr) noexcept
+        : upstream_(upstream ? upstream : std::pmr::new_delete_resource()) {
+        status_ = opool_heap_create(&h_, desc);
+        align16_ = true;
+        if (desc && desc->class_sizes)
+            for (uint32_t k = 0; k < desc->class_count; k++)
+                if (desc->class_sizes[k] % 16 != 0) align16_ = false;
+    }
+    heap_resource(const heap_resource &) = delete;
+    heap_resource &operator=(const heap_resource &) = delete;
+    ~heap_resource() override { opool_heap_destroy(h_); }
+
+    explicit operator bool() const noexcept { return h_ != nullptr; }
+    opool_status status() const noexcept { return status_; }
+    opool_heap *c_heap() const noexcept { return h_; }
+
+  protected:
+    void *do_allocate(std::size_t bytes, std::size_t align) override {
+        if (!from_heap(align)) return upstream_->allocate(bytes, align);
+        void *p = opool_heap_alloc(h_, bytes);
+        if (p == nullptr) {
+#if OPOOL_HPP_EXCEPTIONS
+            throw std::bad_alloc();
+#else
+            std::abort();
+#endif
+        }
+        return p;
+    }
+    void do_deallocate(void *p, std::size_t bytes, std::size_t align) override {
+        if (from_heap(align))
+            (void)opool_heap_free(h_, p);
+        else
+            upstream_->deallocate(p, bytes, align);
+    }
+    bool do_is_equal(const std::pmr::memory_resource &o) const noexcept override {
+        return this == &o;
+    }
+
+  private:
+    bool from_heap(std::size_t align) const noexcept { return align <= (align16_ ? 16u : 8u); }
+
+    opool_heap *h_ = nullptr;
+    opool_status status_ = OPOOL_EINVAL;
+    std::pmr::memory_resource *upstream_;
+    bool align16_ = true;
+};
+#else
+#define OPOOL_HPP_PMR 0
+#endif
+
+} // namespace opl
+
+/* Handles hash by their bits (mixed, so that neighbouring slots spread). */
+namespace std {
+template <class T> struct hash<opl::handle<T>> {
+    size_t operator()(opl::handle<T> h) const noexcept {
+        uint64_t x = h.raw().bits * 0x9E3779B97F4A7C15ull;
+        return opl::detail::to_size(x ^ (x >> 32));
+    }
+};
+template <class T> struct hash<opl::handle32<T>> {
+    size_t operator()(opl::handle32<T> h) const noexcept {
+        uint32_t x = h.raw().bits * 0x9E3779B1u;
+        return x;
+    }
+};
+} // namespace std
+
+#endif /* OPOOL_HPP */

@@ -322,6 +322,26 @@ template <class T> class pool {
         status_ = opool_create(&p_, &d);
     }
 
+    /* Create the C pool from a whole opool_desc, for what options lacks
+     * (allocator, report, user, OPOOL_FULL_GROW's limits as given). Its
+     * object_size and object_align are T's (0 in d means T's; anything else
+     * but T's is OPOOL_EINVAL). The wrapper owns the objects' lives, so d
+     * must have no init, fini, evict (use the evict constructor),
+     * save_object or load_object: OPOOL_EINVAL otherwise. */
+    explicit pool(const opool_desc &d) noexcept {
+        opool_desc c = d;
+        bool sized = (c.object_size == 0 || c.object_size == sizeof(T)) &&
+                     (c.object_align == 0 || c.object_align == alignof(T));
+        if (!sized || c.init || c.fini || c.evict || c.on_full == OPOOL_FULL_EVICT ||
+            c.save_object || c.load_object) {
+            status_ = OPOOL_EINVAL;
+            return;
+        }
+        c.object_size = sizeof(T);
+        c.object_align = alignof(T);
+        status_ = opool_create(&p_, &c);
+    }
+
     /* A pool that, when full, erases the object evict names and reuses its
      * slot (OPOOL_FULL_EVICT): ~T runs on the victim, its handles go stale,
      * stats().evictions counts it. evict runs inside emplace, on a full

@@ -122,7 +122,9 @@ static inline opool_allocator counting_allocator(counting *c) {
     memset(c, 0, sizeof *c);
     c->fail_from = -1;
     c->fail_only = -1;
-    opool_allocator a = {.alloc = counting_alloc, .free = counting_free, .ctx = c};
+    opool_allocator a;
+    memset(&a, 0, sizeof a);
+    a.alloc = counting_alloc, a.free = counting_free, a.ctx = c; /* C and C++ alike */
     return a;
 }
 

@@ -8,6 +8,7 @@
  */
 #include "opool.hpp"
 
+#include "counting.h"
 #include "helpers.h"
 #include "loop_check.h"
 #include "test.h"
@@ -133,6 +134,40 @@ TEST(a_pool_that_failed_to_be_created_says_why_and_refuses_everything) {
     CHECK(!r && r.status() == OPOOL_EINVAL);
     opl::pool<tracked> ok(opts(8));
     CHECK(ok && ok.status() == OPOOL_OK && ok.capacity() == 8);
+}
+
+static void count_report(opool *, opool_status what, opool_handle, void *user) {
+    if (what == OPOOL_EFULL) ++*static_cast<int *>(user);
+}
+
+TEST(a_pool_from_a_whole_desc_takes_its_report_and_allocator_and_refuses_hooks) {
+    lives::reset();
+    counting mem;
+    int fulls = 0;
+    opool_desc d = opool_desc();
+    d.capacity = 2;
+    d.report = count_report;
+    d.user = &fulls;
+    d.allocator = counting_allocator(&mem);
+    {
+        opl::pool<tracked> p(d);
+        REQUIRE(p);
+        CHECK(mem.blocks == 1 && p.stats().capacity == 2);
+        p.emplace(1), p.emplace(2);
+        CHECK(!p.emplace(3).obj && fulls == 1 && lives::made == 2);
+    }
+    CHECK(mem.blocks == 0 && lives::alive() == 0);
+    opool_desc sized = d;
+    sized.object_size = sizeof(tracked) + 8;
+    opl::pool<tracked> a(sized);
+    opool_desc hooked = d;
+    hooked.fini = [](void *, void *) {};
+    opl::pool<tracked> b(hooked);
+    opool_desc evicting = d;
+    evicting.on_full = OPOOL_FULL_EVICT;
+    opl::pool<tracked> c(evicting);
+    CHECK(!a && !b && !c && a.status() == OPOOL_EINVAL && b.status() == OPOOL_EINVAL &&
+          c.status() == OPOOL_EINVAL && mem.calls == 1);
 }
 
 /* ---- objects' lives ------------------------------------------------------ */
@@ -749,6 +784,7 @@ int main() {
     RUN(handles_key_std_containers);
     RUN(compact_handles_expand_to_the_live_handle_only);
     RUN(a_pool_that_failed_to_be_created_says_why_and_refuses_everything);
+    RUN(a_pool_from_a_whole_desc_takes_its_report_and_allocator_and_refuses_hooks);
     RUN(emplace_constructs_in_place_and_erase_destroys);
     RUN(emplace_on_a_full_pool_constructs_nothing);
     RUN(erase_of_null_stale_and_foreign_handles_is_false_and_destroys_nothing);

@@ -140,7 +140,8 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
-#if defined(OPOOL_BENCH_HAVE_BOOST) || defined(OPOOL_BENCH_HAVE_COLONY)
+#if defined(OPOOL_BENCH_HAVE_BOOST) || defined(OPOOL_BENCH_HAVE_COLONY) ||                         \
+    defined(OPOOL_BENCH_HAVE_OPL)
 #define BENCH_PEERS 1
 #include "bench_peers.h"
 #else
@@ -747,10 +748,11 @@ enum {
     S_LAY_F,
     S_BOOST_OBJ, /* S_BOOST_OBJ + bench_peer_kind: the C++ peers */
     S_BOOST_POOL,
-    S_COLONY
+    S_COLONY,
+    S_OPL /* opl::pool<T>, include/opool.hpp */
 };
 #define N_LAY 6
-#define N_PEER 3
+#define N_PEER 4
 
 typedef struct cl_state {
     uint32_t n;
@@ -795,7 +797,8 @@ static const char *subject_name(int id) {
                                         "F = AC, deferred swap",
                                         "boost::object_pool",
                                         "boost::pool<>",
-                                        "plf::colony"};
+                                        "plf::colony",
+                                        "opl::pool<T>"};
     return names[id];
 }
 
@@ -887,6 +890,7 @@ static void cl_setup(cl_state *st) {
         case S_BOOST_OBJ:
         case S_BOOST_POOL:
         case S_COLONY:
+        case S_OPL:
             st->peer[id - S_BOOST_OBJ] = make_peer(id, n);
             if (bench_peer_fill(st->peer[id - S_BOOST_OBJ], 0) != 0)
                 fail("%s failed while pre-filling %u objects", subject_name(id), n);
@@ -941,6 +945,7 @@ static void cl_teardown(cl_state *st) {
         case S_BOOST_OBJ:
         case S_BOOST_POOL:
         case S_COLONY:
+        case S_OPL:
             bench_peer_destroy(st->peer[id - S_BOOST_OBJ]);
             break;
 #endif
@@ -968,6 +973,7 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
     case S_BOOST_OBJ:
     case S_BOOST_POOL:
     case S_COLONY:
+    case S_OPL:
         return bench_peer_object(st->peer[id - S_BOOST_OBJ], k);
 #endif
     case S_LAY_AC:
@@ -1015,6 +1021,7 @@ static uint64_t churn_subject(cl_state *st, int id, uint64_t seed, uint64_t iter
     case S_BOOST_OBJ:
     case S_BOOST_POOL:
     case S_COLONY:
+    case S_OPL:
         return bench_peer_churn(st->peer[id - S_BOOST_OBJ], seed, iters, tag);
 #endif
     case S_LAY_AC:
@@ -1050,6 +1057,7 @@ static uint64_t lookup_subject(const cl_state *st, int id, uint64_t seed, uint64
     case S_BOOST_OBJ:
     case S_BOOST_POOL:
     case S_COLONY:
+    case S_OPL:
         return bench_peer_lookup(st->peer[id - S_BOOST_OBJ], seed, iters);
 #endif
     case S_LAY_AC:
@@ -1110,6 +1118,8 @@ static const char *churn_note(int id) {
         return "malloc/free; T*, not validated";
     case S_COLONY:
         return "emplace/erase; iterator, not validated";
+    case S_OPL:
+        return "emplace/erase; handle<T>, C++ over opool";
     default:
         return NULL;
     }
@@ -1326,6 +1336,7 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     case S_BOOST_OBJ:
     case S_BOOST_POOL:
     case S_COLONY:
+    case S_OPL:
         bad = bench_peer_fill(peer, tag);
         break;
 #endif
@@ -1366,6 +1377,7 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     case S_BOOST_OBJ:
     case S_BOOST_POOL:
     case S_COLONY:
+    case S_OPL:
         bad = bench_peer_drain(peer, st->perm, n);
         break;
 #endif
@@ -1397,6 +1409,8 @@ static const char *filldrain_note(int id) {
         return "per pair; purged, one block of N per rep";
     case S_COLONY:
         return "per pair; groups reserved, refilled in order";
+    case S_OPL:
+        return "per pair; clear() between reps";
     default:
         return "per alloc+free pair";
     }

@@ -4,6 +4,7 @@
 #   OPOOL_BENCH_HAVE_BOOST   <boost/pool/object_pool.hpp> found (Debian: libboost-dev):
 #                            boost::object_pool<T> and boost::pool<>
 #   OPOOL_BENCH_HAVE_COLONY  <plf_colony.h> found (Debian: libplf-colony-dev): plf::colony<T>
+#   OPOOL_BENCH_HAVE_OPL     a C++17 compiler: opl::pool<T> of include/opool.hpp
 #
 # Each definition reaches both bench_core.c (which subjects to run, and the note for a
 # missing one) and bench_peers.cpp (which peers to compile). Without a C++ compiler, or
@@ -34,14 +35,19 @@ if(NOT OPOOL_BENCH_HAVE_COLONY)
     message(STATUS "opool: opool_bench without plf::colony: <plf_colony.h> not found "
                    "(make bench-deps)")
 endif()
-if(NOT OPOOL_BENCH_HAVE_BOOST AND NOT OPOOL_BENCH_HAVE_COLONY)
+# opl::pool<T> (include/opool.hpp) needs nothing but C++17.
+set(OPOOL_BENCH_HAVE_OPL OFF)
+if("cxx_std_17" IN_LIST CMAKE_CXX_COMPILE_FEATURES)
+    set(OPOOL_BENCH_HAVE_OPL ON)
+endif()
+if(NOT OPOOL_BENCH_HAVE_BOOST AND NOT OPOOL_BENCH_HAVE_COLONY AND NOT OPOOL_BENCH_HAVE_OPL)
     return()
 endif()
 
 target_sources(opool_bench PRIVATE "${PROJECT_SOURCE_DIR}/bench/bench_peers.cpp")
 set_target_properties(opool_bench PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
                                              CXX_EXTENSIONS OFF)
-foreach(_peer BOOST COLONY)
+foreach(_peer BOOST COLONY OPL)
     if(OPOOL_BENCH_HAVE_${_peer})
         target_compile_definitions(opool_bench PRIVATE OPOOL_BENCH_HAVE_${_peer}=1)
     endif()

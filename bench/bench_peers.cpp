@@ -29,8 +29,15 @@
  *       O(groups) and not how colony is meant to be driven when iterators can
  *       be kept. reserve(n) at creation. Colony is the one peer that iterates
  *       its live objects (skipping erased runs with its skipfield).
- * No peer validates a handle: a stale pointer or iterator is dereferenced all
- * the same, as with malloc. bench_core.c's tables say so in their notes.
+ *   opl::pool<T>  emplace(a, b) / erase(handle<T>) / get(handle<T>): the C
+ *       pool through include/opool.hpp, the way a C++ user writes it. T is
+ *       trivially destructible, so erase is opool_free and emplace is
+ *       opool_alloc plus the constructor: its rows against the opool rows
+ *       measure what the wrapper costs (nothing, if it is right). clear()
+ *       resets it, as opool_clear does the C subject.
+ * No other peer validates a handle: a stale pointer or iterator is
+ * dereferenced all the same, as with malloc. bench_core.c's tables say so in
+ * their notes.
  */
 #include "bench_util.h"
 
@@ -53,6 +60,9 @@
 #endif
 #ifdef OPOOL_BENCH_HAVE_COLONY
 #include <plf_colony.h>
+#endif
+#ifdef OPOOL_BENCH_HAVE_OPL
+#include "opool.hpp"
 #endif
 
 namespace {
@@ -292,6 +302,72 @@ template <class T> struct colony_peer final : bench_peer {
 
 #endif /* OPOOL_BENCH_HAVE_COLONY */
 
+#ifdef OPOOL_BENCH_HAVE_OPL
+
+template <class T> struct opl_peer final : bench_peer {
+    static opl::options options_for(u32 n_) {
+        opl::options o = opl::options();
+        o.capacity = n_;
+        return o;
+    }
+    explicit opl_peer(u32 n_) : bench_peer(n_), pool(options_for(n_)), h(n_) {
+        if (!pool) throw std::bad_alloc();
+    }
+
+    u64 fill(u64 tag) override {
+        const u32 n_ = n;
+        opl::handle<T> *H = h.data();
+        for (u32 k = 0; k < n_; k++) {
+            auto e = pool.emplace(u64{k}, tag);
+            if (e.obj == nullptr) return 1;
+            H[k] = e.h;
+        }
+        return 0;
+    }
+    u64 drain(const u32 *perm, u32 count_) override {
+        const opl::handle<T> *H = h.data();
+        u64 bad = 0;
+        for (u32 j = 0; j < count_; j++) bad += !pool.erase(H[perm[j]]);
+        return bad;
+    }
+    void fresh() override { pool.clear(); }
+    u64 churn(u64 seed, u64 iters, u64 tag) override {
+        const u32 n_ = n;
+        opl::handle<T> *H = h.data();
+        u64 bad = 0;
+        for (u64 it = 0; it < iters; it++) {
+            u32 k = bench_below(&seed, n_);
+            bad += !pool.erase(H[k]);
+            auto e = pool.emplace(u64{k}, tag + it);
+            bad += e.obj == nullptr;
+            H[k] = e.h;
+        }
+        return bad;
+    }
+    u64 lookup(u64 seed, u64 iters) const override {
+        const u32 n_ = n;
+        const opl::handle<T> *H = h.data();
+        u64 sum = 0;
+        for (u64 it = 0; it < iters; it++) {
+            u32 k = bench_below(&seed, n_);
+            const T *o = pool.get(H[k]); /* validated: nullptr for a stale handle */
+            if (o != nullptr) sum += o->w[0] + o->w[1];
+        }
+        return sum;
+    }
+    bool iterate(u32, u64 *) const override { return false; }
+    bool count(u32 *live) const override {
+        *live = pool.size();
+        return true;
+    }
+    const void *object_of(u32 k) const override { return pool.get(h.data()[k]); }
+
+    opl::pool<T> pool;
+    handle_array<opl::handle<T>> h;
+};
+
+#endif /* OPOOL_BENCH_HAVE_OPL */
+
 template <template <class> class Peer> bench_peer *make_sized(std::size_t size, u32 n) {
     switch (size) {
     case 16:
@@ -335,6 +411,10 @@ const char *bench_peer_version(bench_peer_kind kind) {
     case BENCH_PEER_COLONY:
         return "plf_colony.h (states no version)";
 #endif
+#ifdef OPOOL_BENCH_HAVE_OPL
+    case BENCH_PEER_OPL_POOL:
+        return "include/opool.hpp of this tree";
+#endif
     default:
         return nullptr;
     }
@@ -344,6 +424,8 @@ const char *bench_peer_skip(bench_peer_kind kind, const char *workload) {
     bool boost = kind == BENCH_PEER_BOOST_OBJECT_POOL || kind == BENCH_PEER_BOOST_POOL;
     if (boost && std::strcmp(workload, "iter") == 0)
         return "keeps no record of live objects: nothing to iterate";
+    if (kind == BENCH_PEER_OPL_POOL && std::strcmp(workload, "iter") == 0)
+        return "its range-for is the opool rows' backward loop over the same live list";
     if (kind == BENCH_PEER_BOOST_OBJECT_POOL && std::strcmp(workload, "filldrain") == 0)
         return "destroy() is ordered_free, O(free chunks) per call: a random drain of "
                "N = 1,000,000 walks about N^2/4 links";
@@ -362,6 +444,10 @@ bench_peer *bench_peer_create(bench_peer_kind kind, size_t object_size, uint32_t
 #ifdef OPOOL_BENCH_HAVE_COLONY
         case BENCH_PEER_COLONY:
             return make_sized<colony_peer>(object_size, n);
+#endif
+#ifdef OPOOL_BENCH_HAVE_OPL
+        case BENCH_PEER_OPL_POOL:
+            return make_sized<opl_peer>(object_size, n);
 #endif
         default:
             (void)object_size;

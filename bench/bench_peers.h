@@ -4,6 +4,8 @@
  *   BENCH_PEER_BOOST_OBJECT_POOL  boost::object_pool<T>: construct(a, b) / destroy(p)
  *   BENCH_PEER_BOOST_POOL         boost::pool<>: malloc() / free(p), placement new
  *   BENCH_PEER_COLONY             plf::colony<T>: emplace(a, b) / erase(iterator)
+ *   BENCH_PEER_OPL_POOL           opl::pool<T> (include/opool.hpp): emplace(a, b) /
+ *                                 erase(handle<T>), get(handle<T>): opool's own C++ face
  *
  * A peer holds one container and its own handle array of n handles (T* for the
  * pools, a colony iterator for colony: none is validated, like malloc's
@@ -16,7 +18,8 @@
  *
  * Which peers exist is fixed at configure time: bench/bench_peers.cmake
  * defines OPOOL_BENCH_HAVE_BOOST and OPOOL_BENCH_HAVE_COLONY when it finds the
- * headers, and compiles bench_peers.cpp only if one of them is defined.
+ * headers, and OPOOL_BENCH_HAVE_OPL whenever a C++17 compiler exists (it
+ * compiles bench_peers.cpp then).
  * Nothing here is thread-safe; failures other than the documented results are
  * C++ exceptions (std::bad_alloc) and end the program.
  */
@@ -35,6 +38,7 @@ typedef enum bench_peer_kind {
     BENCH_PEER_BOOST_OBJECT_POOL,
     BENCH_PEER_BOOST_POOL,
     BENCH_PEER_COLONY,
+    BENCH_PEER_OPL_POOL,
     BENCH_PEER_KINDS
 } bench_peer_kind;
 

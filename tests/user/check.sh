@@ -13,7 +13,9 @@
 #   user_tsan.c  -fsanitize=thread: the hand-off through opool_mt's caches gets no report;
 #                the deliberate race gets one
 # and, for KIND static, user_tsan.c from the single header dist/opool.h, built with -Werror
-# (GCC's TSan refuses fences): the same two outcomes.
+# (GCC's TSan refuses fences): the same two outcomes; and, with the matching C++ compilers
+# (g++, clang++-14), include/opool.hpp's tests: tests/cpp/test_hpp.cpp under ASan+UBSan
+# (leak detection on) and tests/cpp/test_hpp_mt.cpp under TSan, each clean.
 set -euo pipefail
 kind=$1 prefix=$2 count_file=$3
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -95,6 +97,25 @@ for cc in "${GCC:-gcc}" "${CLANG:-clang-14}"; do
         done
     else
         echo "   $tag: cannot link -fsanitize=thread, skipped"
+    fi
+    # C++: include/opool.hpp's own tests, built by the user's C++ compiler with its
+    # sanitizers against the installed library (static install: the C++ side is all header)
+    cxx=$(case "$cc" in (*clang*) echo "${cc/clang/clang++}";; (*gcc*) echo "${cc/gcc/g++}";; esac)
+    if [ "$kind" = static ] && command -v "$cxx" >/dev/null 2>&1; then
+        if can "$cc" address,undefined; then
+            exe="$out/test_hpp_asan_$tag"
+            "$cxx" -std=c++17 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+                -I"$root/tests" "$root/tests/cpp/test_hpp.cpp" $flags -o "$exe"
+            rc=0; ASAN_OPTIONS=detect_leaks=1 "$exe" > "$exe.log" 2>&1 || rc=$?
+            clean "$kind $(basename "$cxx") asan+ubsan tests/cpp/test_hpp.cpp" "$exe.log" $rc
+        fi
+        if can "$cc" thread; then
+            exe="$out/test_hpp_mt_tsan_$tag"
+            "$cxx" -std=c++17 -g -O1 -fsanitize=thread -I"$root/tests" \
+                "$root/tests/cpp/test_hpp_mt.cpp" $flags -pthread -o "$exe"
+            rc=0; "$exe" > "$exe.log" 2>&1 || rc=$?
+            clean "$kind $(basename "$cxx") tsan tests/cpp/test_hpp_mt.cpp" "$exe.log" $rc
+        fi
     fi
 done
 echo "$checks" > "$count_file"

@@ -323,13 +323,35 @@ template <class T> class pool {
         status_ = opool_create(&p_, &d);
     }
 
+    /* Create the C pool from a whole opool_desc, for what options lacks
+     * (allocator, report, user, OPOOL_FULL_GROW's limits as given). Its
+     * object_size and object_align are T's (0 in d means T's; anything else
+     * but T's is OPOOL_EINVAL). The wrapper owns the objects' lives, so d
+     * must have no init, fini, evict (use the evict constructor),
+     * save_object or load_object: OPOOL_EINVAL otherwise. */
+    explicit pool(const opool_desc &d) noexcept {
+        opool_desc c = d;
+        bool sized = (c.object_size == 0 || c.object_size == sizeof(T)) &&
+                     (c.object_align == 0 || c.object_align == alignof(T));
+        if (!sized || c.init || c.fini || c.evict || c.on_full == OPOOL_FULL_EVICT ||
+            c.save_object || c.load_object) {
+            status_ = OPOOL_EINVAL;
+            return;
+        }
+        c.object_size = sizeof(T);
+        c.object_align = alignof(T);
+        status_ = opool_create(&p_, &c);
+    }
+
     /* A pool that, when full, erases the object evict names and reuses its
      * slot (OPOOL_FULL_EVICT): ~T runs on the victim, its handles go stale,
      * stats().evictions counts it. evict runs inside emplace, on a full
      * pool; returning anything but a live handle makes that emplace fail
      * ({null, nullptr}, counted and reported as full). max_capacity is
-     * ignored (an evicting pool does not grow). OPOOL_ENOMEM also when the
-     * chooser's record (16 bytes) cannot be allocated. */
+     * ignored (an evicting pool does not grow). evict runs inside the C
+     * library: it must not throw (a throw ends the program, std::terminate).
+     * OPOOL_ENOMEM also when the chooser's record (24 bytes) cannot be
+     * allocated. */
     pool(const options &o, evict_fn evict, void *user = nullptr) noexcept {
         if (evict == nullptr) {
             status_ = OPOOL_EINVAL;
@@ -425,7 +447,8 @@ template <class T> class pool {
     /* Visit every live object once (the backward loop: objects emplaced
      * meanwhile are not visited) and erase each for which keep(T &,
      * handle<T>) returns false; keep may erase its own object. Returns how
-     * many it erased. O(count) plus keep and the erasures. */
+     * many it erased. If keep throws, the objects erased so far stay erased
+     * and the rest stay live. O(count) plus keep and the erasures. */
     template <class F> uint32_t retain(F keep) {
         uint32_t erased = 0;
         for (uint32_t i = size(); i-- > 0;) {
@@ -526,7 +549,7 @@ template <class T> class pool {
 
     /* The C pool's evict: the user's choice, destroyed here (the C pool
      * then frees the slot without a fini). */
-    static opool_handle evict_trampoline(opool *, void *user) {
+    static opool_handle evict_trampoline(opool *, void *user) noexcept {
         evictor *e = static_cast<evictor *>(user);
         handle<T> victim = e->choose(*e->self, e->user);
         if constexpr (!std::is_trivially_destructible<T>::value) {
@@ -573,8 +596,9 @@ template <class T> class pool {
  * object, or for a new object in the slot of an erased one), pruned, or
  * the table is destroyed. A value whose object was erased from the pool
  * without erase here stays (get no longer gives it) until one of those:
- * prune() drops them all at once. The table keeps the C pool's address:
- * it must not outlive the pool<T> (moving the pool<T> is fine).
+ * prune() drops them all at once. The table keeps the address of the C
+ * pool underneath: it must not outlive it (moving the pool<T> elsewhere is
+ * fine; destroying it, or assigning another pool to it, is not).
  * Thread-safety: one thread at a time, with the pool. */
 template <class T, class V> class side_table {
   public:
@@ -697,7 +721,7 @@ inline bool &fini_skipped() noexcept {
     static thread_local bool skip = false;
     return skip;
 }
-template <class T> void run_destructor(void *obj, void *) {
+template <class T> void run_destructor(void *obj, void *) noexcept {
     if (!fini_skipped()) static_cast<T *>(obj)->~T();
 }
 template <class Rep, class Period>

@@ -4,6 +4,7 @@
  * and spill; stealing by passing threads; and the opool_mt_cache_* API.
  */
 #include "opool_mt_list.h"
+#include "opool_track.h"
 
 /* ==== the deque ========================================================== */
 
@@ -379,6 +380,7 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         if (c->mask + 1 >= size && opool__atomic_cas_strong_acquire_relaxed(&c->active, &idle, 1))
             break;
     }
+    if (c != NULL && p->sync) opool__sync_acquire(c); /* ThreadSanitizer: after its last owner */
     if (c == NULL) {
         c = (opool_mt_cache *)p->mem.alloc(p->mem.ctx, opool__mt_cache_bytes(cap), OPOOL__LINE);
         if (c == NULL) return OPOOL_ENOMEM;
@@ -582,6 +584,7 @@ void opool_mt_cache_flush(opool_mt_cache *c) {
 void opool_mt_cache_destroy(opool_mt_cache *c) {
     if (c == NULL) return;
     opool_mt_cache_flush(c);
+    if (c->pool->sync) opool__sync_release(c); /* ThreadSanitizer: before the next owner */
     /* release: the next owner (acquire in create) starts from this state */
     opool__atomic_store_release(&c->active, 0);
 }

@@ -58,6 +58,8 @@ opool_status opool__mt_rejected(opool_mt *, opool_status s, opool_handle) {
 void opool__mt_prepare(opool_mt *, uint32_t, uint32_t, void *) { NEVER_REACHED("prepare"); }
 void opool__mt_released(opool_mt *, void *) { NEVER_REACHED("released"); }
 void opool__mt_settle(opool_mt *) { NEVER_REACHED("settle"); }
+void opool__sync_acquire(const void *) { NEVER_REACHED("sync_acquire"); }
+void opool__sync_release(const void *) { NEVER_REACHED("sync_release"); }
 uint64_t opool__now_ns(void) {
     NEVER_REACHED("opool__now_ns");
     return 0;

@@ -259,7 +259,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
 
 void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)user;
-    if (p == NULL && opool__load_report_default()) return; /* a failed load's line */
+    if (p == NULL && opool__diag_default_reporting()) return; /* a failed load's line */
     opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
     f.handle = h;
     if (p != NULL) {

@@ -5,7 +5,8 @@
  *
  * Sections (grep for "==== "):
  *   ==== table      every message and every status text
- *   ==== format     the placeholders, the default report
+ *   ==== format     the placeholders, the default report, the finding being
+ *                   reported on this thread
  *   ==== episodes   when exhaustion is reported, and when it ends
  */
 #include "opool_diag.h"
@@ -96,7 +97,36 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(LOAD_OBJECT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_OBJECT, OPOOL__PRINT,                        \
       "load_object rejected object {found} of {expected}")
 
-enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER };
+/* The name a failed load's record gives each check (opool_load_error.check);
+ * NULL: the header field the finding names. */
+#define OPOOL__LOAD_CHECK_NAMES(X)                                                                 \
+    X(LOAD_DESC, "desc")                                                                           \
+    X(LOAD_NOFILE, "file")                                                                         \
+    X(LOAD_IO, "file")                                                                             \
+    X(LOAD_NOMEM, "memory")                                                                        \
+    X(LOAD_TRUNCATED, "truncated")                                                                 \
+    X(LOAD_TRAILING, "trailing bytes")                                                             \
+    X(LOAD_MAGIC, "magic")                                                                         \
+    X(LOAD_WORLD_MAGIC, "magic")                                                                   \
+    X(LOAD_POOL_MAGIC, "magic")                                                                    \
+    X(LOAD_VERSION, "version")                                                                     \
+    X(LOAD_CHECKSUM, "checksum")                                                                   \
+    X(LOAD_FIELD, NULL)                                                                            \
+    X(LOAD_SLOT, "slot records")                                                                   \
+    X(LOAD_POOLS, "pools")                                                                         \
+    X(LOAD_MISMATCH, NULL)                                                                         \
+    X(LOAD_OBJECT, "load_object")
+
+const char *opool__load_check_name(const opool__finding *f) {
+    switch (f->check) {
+#define OPOOL__CHECK_CASE(check, name)                                                             \
+    case OPOOL__##check:                                                                           \
+        return name ? name : f->field;
+        OPOOL__LOAD_CHECK_NAMES(OPOOL__CHECK_CASE)
+#undef OPOOL__CHECK_CASE
+    }
+    return f->field;
+}
 
 typedef struct opool__message {
     opool_status what;
@@ -251,6 +281,24 @@ void opool__diag_default(const opool__finding *f) {
     opool__diag_format(line, sizeof line, f);
     fputs(line, stderr);
     if (m->action == OPOOL__ABORT) abort();
+}
+
+/* The finding a report of this thread is being called for, if any: a
+ * report that calls opool_default_report(NULL, ...) prints its line. */
+static _Thread_local const opool__finding *opool__reporting;
+
+void opool__diag_report_through(void (*call)(const void *ctx), const void *ctx,
+                                const opool__finding *f) {
+    const opool__finding *outer = opool__reporting;
+    opool__reporting = f;
+    call(ctx);
+    opool__reporting = outer;
+}
+
+bool opool__diag_default_reporting(void) {
+    if (opool__reporting == NULL) return false;
+    opool__diag_default(opool__reporting);
+    return true;
 }
 
 /* ==== episodes =========================================================== */

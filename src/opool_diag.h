@@ -24,8 +24,13 @@ typedef enum opool__kind {
 
 /* Which check of a load failed: each has its message in opool_diag.c's
  * table (OPOOL__DIAG_MESSAGES, the rows named after it). */
+/* The step of a message (opool_diag.c's table): a finding that is not
+ * exhaustion, the failure that opens an episode, the later ones; the checks
+ * of a load follow. */
+enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER, OPOOL__STEPS };
+
 typedef enum opool__load_check {
-    OPOOL__LOAD_DESC = 16, /* after the table's episode steps */
+    OPOOL__LOAD_DESC = OPOOL__STEPS,
     OPOOL__LOAD_NOFILE,
     OPOOL__LOAD_IO,
     OPOOL__LOAD_NOMEM,
@@ -78,10 +83,19 @@ void opool__diag_default(const opool__finding *f);
  * the whole message; 0 for a finding that is silent by default. */
 size_t opool__diag_format(char *buf, size_t size, const opool__finding *f);
 
-/* opool_default_report(NULL, ...) called from a report that a failed load
- * is making (opool_save.c): prints the load's line and returns true; false
- * when no load is reporting on this thread. */
-bool opool__load_report_default(void);
+/* The name of the check a load finding failed (opool_load_error.check): a
+ * string constant, or the header field it names. */
+const char *opool__load_check_name(const opool__finding *f);
+
+/* call(ctx), a user's report being called for f: meanwhile, on this thread,
+ * opool__diag_default_reporting() prints f's line (nests). */
+void opool__diag_report_through(void (*call)(const void *ctx), const void *ctx,
+                                const opool__finding *f);
+
+/* opool_default_report(NULL, ...) called from inside
+ * opool__diag_report_through: prints that finding's line and returns true;
+ * false when no report is being called so on this thread. */
+bool opool__diag_default_reporting(void);
 
 /* ---- exhaustion episodes ---------------------------------------------------
  * An episode opens at a failed alloc and is reported at its 1st, 2nd, 4th,

@@ -346,34 +346,31 @@ opool_status opool_save_many(const opool *const *pools, uint32_t n, opool_write_
 
 /* ==== errors ============================================================= */
 
-/* The thread's record of its last failed load (opool_last_load_error), and
- * the finding being reported while a report runs (so that
- * opool_default_report(NULL, ...) called from it prints the load's line). */
+/* The thread's record of its last failed load (opool_last_load_error). */
 static _Thread_local opool_load_error opool__last_error;
-static _Thread_local const opool__finding *opool__reporting;
 
 const opool_load_error *opool_last_load_error(void) { return &opool__last_error; }
 
-bool opool__load_report_default(void) {
-    if (opool__reporting == NULL) return false;
-    opool__diag_default(opool__reporting);
-    return true;
+typedef struct opool__load_report {
+    const opool_desc *d;
+    const opool__finding *e;
+} opool__load_report;
+
+static void opool__load_call_report(const void *ctx) {
+    const opool__load_report *r = (const opool__load_report *)ctx;
+    r->d->report(NULL, r->e->what, OPOOL_NULL, r->d->user);
 }
 
 /* A failed check: what e says goes into the record, then to the report of
  * the desc concerned (not for an invalid desc: its report may be as bad). */
 static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opool__finding *e) {
-    static const char *const checks[] = {
-        "desc",         "file",  "file",  "memory",     "truncated", "trailing bytes",
-        "magic",        "magic", "magic", "version",    "checksum",  NULL,
-        "slot records", "pools", NULL,    "load_object"};
     const opool_desc *d = e->pool < n ? &descs[e->pool] : &descs[0];
     e->kind = OPOOL__KIND_LOAD;
     e->name = d->name;
     opool_load_error *r = &opool__last_error;
     r->status = e->what;
     r->pool = e->npools ? e->pool : 0;
-    r->check = checks[e->check - OPOOL__LOAD_DESC] ? checks[e->check - OPOOL__LOAD_DESC] : e->field;
+    r->check = opool__load_check_name(e);
     r->expected = e->expected;
     r->found = e->found;
     size_t len = opool__diag_format(r->message, sizeof r->message, e);
@@ -383,10 +380,8 @@ static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opoo
         r->message[len - 1] = '\0'; /* the newline */
     if (e->check == OPOOL__LOAD_DESC) return e->what;
     if (d->report) {
-        const opool__finding *outer = opool__reporting;
-        opool__reporting = e;
-        d->report(NULL, e->what, OPOOL_NULL, d->user);
-        opool__reporting = outer;
+        opool__load_report call = {d, e};
+        opool__diag_report_through(opool__load_call_report, &call, e);
     } else {
         opool__diag_default(e);
     }

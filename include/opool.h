@@ -112,7 +112,7 @@
  * Different pools may be used by different threads at the same time.
  *
  * ============================================================================
- * INLINE FUNCTIONS, EXPORTED SYMBOLS, BUILD-TIME CONFIGURATION
+ * INLINE FUNCTIONS AND EXPORTED SYMBOLS
  * ============================================================================
  * The calls marked "inline" below (and opool_heap_alloc, opool_heap_free)
  * are two things at once: a call opool_alloc(p, &h) expands to a static
@@ -125,40 +125,16 @@
  * every function of the public headers and, of the opool__ names, only the
  * slow paths opool_abi.h declares (the CTest abi_exports checks that).
  *
- * Macros that change what is built:
- *   OPOOL_IMPLEMENTATION   the single header dist/opool.h: define it in exactly
- *                          one C file, before its first #include, to compile
- *                          the library there;
- *   OPOOL_STATIC           with OPOOL_IMPLEMENTATION: the whole library static,
- *                          private to that file (sets OPOOL_API);
- *   OPOOL_MT_PORTABLE_WAIT opool_mt_alloc_wait sleeps on a pthread mutex and
- *                          condition variable, not the Linux futex;
- *   OPOOL_MT_NO_MEMBARRIER thieves and cache owners use seq_cst fences, not the
- *                          membarrier system call, and every cache free claims
- *                          its slot with the CAS;
- *   OPOOL_NO_POSIX_FILES   opool_save_file uses C stdio alone: fflush and
- *                          rename, no fsync, no process id in the temporary name;
- *   OPOOL_PORTABLE         all three above (each is always the case where the
- *                          platform lacks the call; make test builds this way);
- *   OPOOL_HAVE_VALGRIND    1: Valgrind client requests (set by CMake when
- *                          <valgrind/memcheck.h> is found and OPOOL_VALGRIND);
- *   NDEBUG                 removes the library's asserts (the CMake option
- *                          OPOOL_ASSERTS keeps them).
- *   OPOOL_NO_WEAK_SANITIZERS  no weak references to the sanitizers' runtimes
- *                          (below);
- *   OPOOL_HEAP_SPAN        bytes of address space a heap reserves at create
- *                          (opool_heap.h, MEMORY; 4 GiB on 64-bit systems).
- * Under AddressSanitizer free slots and blocks are poisoned automatically (an
- * opool_mt only when its stride is a multiple of 8), and under
- * ThreadSanitizer an opool_mt's slot hand-offs are visible: compiled with the
- * sanitizer, or, on ELF systems with GCC or Clang, compiled without it (the
- * usual installed library) and linked into a program that has the runtime,
- * found at run time through weak references (docs/DEBUGGING.md). CMake options:
- * BUILD_SHARED_LIBS, OPOOL_BUILD_TESTS, OPOOL_BUILD_EXAMPLES (both ON at top
- * level), OPOOL_BUILD_BENCH, OPOOL_WERROR, OPOOL_ASSERTS (OFF),
- * OPOOL_VALGRIND (ON), OPOOL_INSTALL (ON at top level). The target is
- * opool::opool; cmake --install also installs the CMake package and
- * opool.pc, both carrying the thread library.
+ * Under AddressSanitizer free slots and blocks are poisoned, and under
+ * ThreadSanitizer an opool_mt's slot hand-offs are visible, also when the
+ * library was built without the sanitizer (ELF systems, GCC or Clang):
+ * docs/DEBUGGING.md.
+ *
+ * BUILDING. The CMake options and the macros that change what is built
+ * (OPOOL_PORTABLE, OPOOL_MT_NO_MEMBARRIER, OPOOL_HEAP_SPAN, ...) are listed
+ * in docs/BUILDING.md. The single header dist/opool.h is compiled by
+ * defining OPOOL_IMPLEMENTATION (and OPOOL_STATIC) in one C file: its own
+ * manual says how.
  *
  * ============================================================================
  * LICENSE: zlib (see LICENSE)

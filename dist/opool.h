@@ -3625,8 +3625,13 @@ typedef enum opool__kind {
 
 /* Which check of a load failed: each has its message in opool_diag.c's
  * table (OPOOL__DIAG_MESSAGES, the rows named after it). */
+/* The step of a message (opool_diag.c's table): a finding that is not
+ * exhaustion, the failure that opens an episode, the later ones; the checks
+ * of a load follow. */
+enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER, OPOOL__STEPS };
+
 typedef enum opool__load_check {
-    OPOOL__LOAD_DESC = 16, /* after the table's episode steps */
+    OPOOL__LOAD_DESC = OPOOL__STEPS,
     OPOOL__LOAD_NOFILE,
     OPOOL__LOAD_IO,
     OPOOL__LOAD_NOMEM,
@@ -3679,10 +3684,19 @@ OPOOL__INTERNAL void opool__diag_default(const opool__finding *f);
  * the whole message; 0 for a finding that is silent by default. */
 OPOOL__INTERNAL size_t opool__diag_format(char *buf, size_t size, const opool__finding *f);
 
-/* opool_default_report(NULL, ...) called from a report that a failed load
- * is making (opool_save.c): prints the load's line and returns true; false
- * when no load is reporting on this thread. */
-OPOOL__INTERNAL bool opool__load_report_default(void);
+/* The name of the check a load finding failed (opool_load_error.check): a
+ * string constant, or the header field it names. */
+OPOOL__INTERNAL const char *opool__load_check_name(const opool__finding *f);
+
+/* call(ctx), a user's report being called for f: meanwhile, on this thread,
+ * opool__diag_default_reporting() prints f's line (nests). */
+OPOOL__INTERNAL void opool__diag_report_through(void (*call)(const void *ctx), const void *ctx,
+                                const opool__finding *f);
+
+/* opool_default_report(NULL, ...) called from inside
+ * opool__diag_report_through: prints that finding's line and returns true;
+ * false when no report is being called so on this thread. */
+OPOOL__INTERNAL bool opool__diag_default_reporting(void);
 
 /* ---- exhaustion episodes ---------------------------------------------------
  * An episode opens at a failed alloc and is reported at its 1st, 2nd, 4th,
@@ -4512,7 +4526,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
 
 void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)user;
-    if (p == NULL && opool__load_report_default()) return; /* a failed load's line */
+    if (p == NULL && opool__diag_default_reporting()) return; /* a failed load's line */
     opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
     f.handle = h;
     if (p != NULL) {
@@ -5103,7 +5117,8 @@ opool_status(opool_mt_cache_free)(opool_mt_cache *c, opool_handle h) {
  *
  * Sections (grep for "==== "):
  *   ==== table      every message and every status text
- *   ==== format     the placeholders, the default report
+ *   ==== format     the placeholders, the default report, the finding being
+ *                   reported on this thread
  *   ==== episodes   when exhaustion is reported, and when it ends
  */
 
@@ -5194,7 +5209,36 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(LOAD_OBJECT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_OBJECT, OPOOL__PRINT,                        \
       "load_object rejected object {found} of {expected}")
 
-enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER };
+/* The name a failed load's record gives each check (opool_load_error.check);
+ * NULL: the header field the finding names. */
+#define OPOOL__LOAD_CHECK_NAMES(X)                                                                 \
+    X(LOAD_DESC, "desc")                                                                           \
+    X(LOAD_NOFILE, "file")                                                                         \
+    X(LOAD_IO, "file")                                                                             \
+    X(LOAD_NOMEM, "memory")                                                                        \
+    X(LOAD_TRUNCATED, "truncated")                                                                 \
+    X(LOAD_TRAILING, "trailing bytes")                                                             \
+    X(LOAD_MAGIC, "magic")                                                                         \
+    X(LOAD_WORLD_MAGIC, "magic")                                                                   \
+    X(LOAD_POOL_MAGIC, "magic")                                                                    \
+    X(LOAD_VERSION, "version")                                                                     \
+    X(LOAD_CHECKSUM, "checksum")                                                                   \
+    X(LOAD_FIELD, NULL)                                                                            \
+    X(LOAD_SLOT, "slot records")                                                                   \
+    X(LOAD_POOLS, "pools")                                                                         \
+    X(LOAD_MISMATCH, NULL)                                                                         \
+    X(LOAD_OBJECT, "load_object")
+
+const char *opool__load_check_name(const opool__finding *f) {
+    switch (f->check) {
+#define OPOOL__CHECK_CASE(check, name)                                                             \
+    case OPOOL__##check:                                                                           \
+        return name ? name : f->field;
+        OPOOL__LOAD_CHECK_NAMES(OPOOL__CHECK_CASE)
+#undef OPOOL__CHECK_CASE
+    }
+    return f->field;
+}
 
 typedef struct opool__message {
     opool_status what;
@@ -5349,6 +5393,24 @@ void opool__diag_default(const opool__finding *f) {
     opool__diag_format(line, sizeof line, f);
     fputs(line, stderr);
     if (m->action == OPOOL__ABORT) abort();
+}
+
+/* The finding a report of this thread is being called for, if any: a
+ * report that calls opool_default_report(NULL, ...) prints its line. */
+static _Thread_local const opool__finding *opool__reporting;
+
+void opool__diag_report_through(void (*call)(const void *ctx), const void *ctx,
+                                const opool__finding *f) {
+    const opool__finding *outer = opool__reporting;
+    opool__reporting = f;
+    call(ctx);
+    opool__reporting = outer;
+}
+
+bool opool__diag_default_reporting(void) {
+    if (opool__reporting == NULL) return false;
+    opool__diag_default(opool__reporting);
+    return true;
 }
 
 /* ==== episodes =========================================================== */
@@ -6728,6 +6790,7 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
  */
 
 
+
 /* ==== the deque ========================================================== */
 
 /* The rest of the owner's take once bottom is lowered to b (the slot it
@@ -7102,6 +7165,7 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         if (c->mask + 1 >= size && opool__atomic_cas_strong_acquire_relaxed(&c->active, &idle, 1))
             break;
     }
+    if (c != NULL && p->sync) opool__sync_acquire(c); /* ThreadSanitizer: after its last owner */
     if (c == NULL) {
         c = (opool_mt_cache *)p->mem.alloc(p->mem.ctx, opool__mt_cache_bytes(cap), OPOOL__LINE);
         if (c == NULL) return OPOOL_ENOMEM;
@@ -7305,6 +7369,7 @@ void opool_mt_cache_flush(opool_mt_cache *c) {
 void opool_mt_cache_destroy(opool_mt_cache *c) {
     if (c == NULL) return;
     opool_mt_cache_flush(c);
+    if (c->pool->sync) opool__sync_release(c); /* ThreadSanitizer: before the next owner */
     /* release: the next owner (acquire in create) starts from this state */
     opool__atomic_store_release(&c->active, 0);
 }
@@ -8266,34 +8331,31 @@ opool_status opool_save_many(const opool *const *pools, uint32_t n, opool_write_
 
 /* ==== errors ============================================================= */
 
-/* The thread's record of its last failed load (opool_last_load_error), and
- * the finding being reported while a report runs (so that
- * opool_default_report(NULL, ...) called from it prints the load's line). */
+/* The thread's record of its last failed load (opool_last_load_error). */
 static _Thread_local opool_load_error opool__last_error;
-static _Thread_local const opool__finding *opool__reporting;
 
 const opool_load_error *opool_last_load_error(void) { return &opool__last_error; }
 
-bool opool__load_report_default(void) {
-    if (opool__reporting == NULL) return false;
-    opool__diag_default(opool__reporting);
-    return true;
+typedef struct opool__load_report {
+    const opool_desc *d;
+    const opool__finding *e;
+} opool__load_report;
+
+static void opool__load_call_report(const void *ctx) {
+    const opool__load_report *r = (const opool__load_report *)ctx;
+    r->d->report(NULL, r->e->what, OPOOL_NULL, r->d->user);
 }
 
 /* A failed check: what e says goes into the record, then to the report of
  * the desc concerned (not for an invalid desc: its report may be as bad). */
 static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opool__finding *e) {
-    static const char *const checks[] = {
-        "desc",         "file",  "file",  "memory",     "truncated", "trailing bytes",
-        "magic",        "magic", "magic", "version",    "checksum",  NULL,
-        "slot records", "pools", NULL,    "load_object"};
     const opool_desc *d = e->pool < n ? &descs[e->pool] : &descs[0];
     e->kind = OPOOL__KIND_LOAD;
     e->name = d->name;
     opool_load_error *r = &opool__last_error;
     r->status = e->what;
     r->pool = e->npools ? e->pool : 0;
-    r->check = checks[e->check - OPOOL__LOAD_DESC] ? checks[e->check - OPOOL__LOAD_DESC] : e->field;
+    r->check = opool__load_check_name(e);
     r->expected = e->expected;
     r->found = e->found;
     size_t len = opool__diag_format(r->message, sizeof r->message, e);
@@ -8303,10 +8365,8 @@ static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opoo
         r->message[len - 1] = '\0'; /* the newline */
     if (e->check == OPOOL__LOAD_DESC) return e->what;
     if (d->report) {
-        const opool__finding *outer = opool__reporting;
-        opool__reporting = e;
-        d->report(NULL, e->what, OPOOL_NULL, d->user);
-        opool__reporting = outer;
+        opool__load_report call = {d, e};
+        opool__diag_report_through(opool__load_call_report, &call, e);
     } else {
         opool__diag_default(e);
     }

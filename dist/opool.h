@@ -3742,10 +3742,14 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
  * The files of opool_mt, each with one job:
  *   opool_mt_internal.h   the records and the shared slot operations (docs 4)
  *   opool_mt_list.h       the ABA-tagged shared free list (docs 3), inline
- *   opool_mt_wait.c       the wait/wake handshake and the waiter (docs 6)
- *   opool_mt_cache.c      caches: parking, refill, spill, stealing, and the
- *                         opool_mt_cache_* API (docs 5, 6)
- *   opool_mt.c            the pool's API, its slow slot paths and reporting
+ *   opool_mt.c            the pool: create, destroy, the slow steps of a slot,
+ *                         failures and reports, get, count and stats
+ *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier (docs 6)
+ *   opool_mt_cache.c      caches: parking, refill, spill, stealing, the waiter,
+ *                         and the opool_mt_cache_* API (docs 5, 6)
+ *   opool_mt_shared.c     the calls without a cache: alloc, alloc_wait, free, bulk
+ * Each .c calls only the files listed above it (make test checks that no
+ * two object files use each other, directly or around a loop).
  *   opool_mt_points.h     named points where a test holds a thread (tests only)
  * The operating system's part (futex, membarrier, clock) and the atomics
  * are in opool_platform.h.
@@ -3855,7 +3859,7 @@ OPOOL__MT_HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
 
 /* ==== shared between the files (each defined where its comment says) ==== */
 
-/* opool_mt.c: the slow slot paths and the failures */
+/* opool_mt.c: the slow steps of a slot and the failures */
 OPOOL__INTERNAL void opool__mt_failed(opool_mt *p);
 OPOOL__INTERNAL opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h);
 OPOOL__INTERNAL void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj);
@@ -3864,12 +3868,15 @@ OPOOL__INTERNAL void opool__mt_settle(opool_mt *p);
 
 /* opool_mt_wait.c */
 OPOOL__INTERNAL void opool__mt_wake_slow(opool_mt *p, uint32_t n);
+/* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
+ * none). Returns at once if it already moved; spurious returns are fine. */
+OPOOL__INTERNAL void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline);
 OPOOL__INTERNAL bool opool__mt_heavy_barrier(opool_mt *p);
+
+/* opool_mt_cache.c */
 /* Wait for a slot until timeout_ns have passed (the caller's first try
  * failed): the object, made live, or NULL. */
 OPOOL__INTERNAL void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
-
-/* opool_mt_cache.c */
 /* A free of slot i from generation g, whose home word is own (non-zero), by
  * a path other than its home's: revokes the home's bias if needed, then true
  * if the home's own free of g came first (the caller then fails with
@@ -6443,15 +6450,17 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
  * ========================================================================== */
 /*
  * opool_mt.c -- the lock-free concurrent pool (see include/opool_mt.h): its
- * API, the slow paths of taking and releasing a slot, and its reports. The
+ * creation and destruction, the slow steps of a slot going live or free,
+ * its failures and reports, and what reads it (get, count, stats). Taking
+ * and giving back slots is opool_mt_shared.c's and opool_mt_cache.c's. The
  * design and the correctness arguments are in docs/CONCURRENCY.md, whose
  * section numbers the comments cite as "docs N"; opool_mt_internal.h lists
- * the other files of opool_mt and their jobs.
+ * the other files of opool_mt and their jobs. Calls nothing of them.
  *
  * Sections (grep for "==== "):
  *   ==== slots         failures, rejections, preparing and releasing a slot (docs 4)
  *   ==== test hooks    the named points' hook (OPOOL_TEST_HOOKS builds only)
- *   ==== public        the API (caches: opool_mt_cache.c)
+ *   ==== public        create, destroy, get, count, capacity, stats
  */
 
 
@@ -6619,49 +6628,6 @@ void opool_mt_destroy(opool_mt *p) {
     p->mem.free(p->mem.ctx, p->block, p->block_size);
 }
 
-/* alloc without counting a failure: the shared list, else a steal. */
-OPOOL__MT_HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
-    uint32_t i;
-    if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i) == 0) &&
-        opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
-        return NULL;
-    opool__mt_add_live(p, 1);
-    return opool__mt_take(p, i, out);
-}
-
-void *opool_mt_alloc(opool_mt *p, opool_handle *out) {
-    if (out) *out = OPOOL_NULL;
-    if (OPOOL_UNLIKELY(p == NULL)) return NULL;
-    void *obj = opool__mt_try(p, out);
-    if (OPOOL_UNLIKELY(obj == NULL)) opool__mt_failed(p);
-    return obj;
-}
-
-void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
-    if (out) *out = OPOOL_NULL;
-    if (p == NULL) return NULL;
-    void *obj = opool__mt_try(p, out);
-    if (obj == NULL && timeout_ns != 0) obj = opool__mt_wait(p, out, timeout_ns);
-    if (obj == NULL) opool__mt_failed(p);
-    return obj;
-}
-
-opool_status opool_mt_free(opool_mt *p, opool_handle h) {
-    if (OPOOL_UNLIKELY(p == NULL)) return OPOOL_EINVAL;
-    bool keep;
-    opool_status s = opool__mt_claim(p, h, &keep);
-    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
-    opool__mt_add_live(p, -1);
-    if (OPOOL_LIKELY(keep)) {
-        uint32_t i = opool_handle_index(h);
-        opool__mt_push(p, i, i);
-        opool__mt_freed(p, 1);
-    } else {
-        opool__mt_end_episode(p); /* every free checks, after its count fell */
-    }
-    return OPOOL_OK;
-}
-
 void *opool_mt_get(const opool_mt *p, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     if (p == NULL || !(g & 1) || i >= p->capacity) return NULL;
@@ -6687,66 +6653,6 @@ uint32_t opool_mt_count(const opool_mt *p) {
 uint32_t opool_mt_capacity(const opool_mt *p) {
     /* relaxed: a statistic */
     return p ? p->capacity - opool__atomic_load_relaxed(&p->retired) : 0;
-}
-
-uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n) {
-    if (p == NULL || out == NULL || n == 0) return 0;
-    uint32_t first = 0, got = opool__mt_pop(p, n, &first);
-    if (got < n) {
-        OPOOL__MT_POINT(p, BULK_POPPED);
-        /* the stolen chain goes after the popped one */
-        /* a bulk alloc takes exactly what it misses: no extras */
-        uint32_t sfirst, stolen = opool__mt_steal(p, n - got, 0, &sfirst);
-        if (stolen) {
-            if (got) {
-                uint32_t last = first;
-                for (uint32_t k = 1; k < got; k++) last = opool__mt_link_of(p, last);
-                opool__mt_link(p, last, sfirst);
-            } else {
-                first = sfirst;
-            }
-            got += stolen;
-        }
-    }
-    uint32_t i = first;
-    for (uint32_t k = 0; k < got; k++) {
-        uint32_t below = k + 1 < got ? opool__mt_link_of(p, i) : 0;
-        void *obj = opool__mt_take(p, i, &out[k]);
-        if (objs) objs[k] = obj;
-        i = below;
-    }
-    if (got) opool__mt_add_live(p, got);
-    if (got < n) opool__mt_failed(p);
-    return got;
-}
-
-uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n) {
-    if (p == NULL || hs == NULL) return 0;
-    uint32_t first = 0, last = 0, chained = 0, freed = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        bool keep;
-        opool_status s = opool__mt_claim(p, hs[k], &keep);
-        if (s != OPOOL_OK) {
-            opool__mt_rejected(p, s, hs[k]);
-            continue;
-        }
-        freed++;
-        if (!keep) continue;
-        uint32_t i = opool_handle_index(hs[k]);
-        if (chained++ == 0)
-            last = i;
-        else
-            opool__mt_link(p, i, first);
-        first = i;
-    }
-    if (freed) opool__mt_add_live(p, -(int64_t)freed);
-    if (chained) {
-        opool__mt_push(p, first, last);
-        opool__mt_freed(p, chained);
-    } else if (freed) {
-        opool__mt_end_episode(p); /* every free checks, after its count fell */
-    }
-    return freed;
 }
 
 void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
@@ -7149,6 +7055,43 @@ bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
     return (uint32_t)opool__atomic_load_relaxed(&p->own[i]) == g;
 }
 
+/* ==== the waiter (docs 6) ================================================ */
+
+OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
+    void *obj = NULL;
+    uint64_t deadline = UINT64_MAX;
+    if (timeout_ns != OPOOL_WAIT_FOREVER) {
+        uint64_t now = opool__now_ns();
+        deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
+    }
+    /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
+    opool__atomic_fetch_add_seq_cst(&p->sig.waiters, 1);
+    bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
+    for (;;) {
+        /* acquire: pairs with the release bump of a free that saw us */
+        uint32_t e = opool__atomic_load_acquire(&p->sig.epoch);
+        uint32_t i;
+        uint32_t unused;
+        if (opool__mt_pop(p, 1, &i) == 1 ||
+            (scan_ok && opool__mt_steal_registered(p, 1, 0, &i, &unused))) {
+            opool__mt_add_live(p, 1);
+            obj = opool__mt_take(p, i, out);
+            break;
+        }
+        uint64_t now = opool__now_ns();
+        if (now >= deadline) break;
+        /* without the heavy barrier a park may hide from the scan: poll */
+        uint64_t until = deadline;
+        if (!scan_ok && deadline - now > 1000000) until = now + 1000000;
+        OPOOL__MT_POINT(p, WAIT_SLEEP);
+        opool__mt_sleep(p, e, until);
+        if (!scan_ok) scan_ok = opool__mt_heavy_barrier(p);
+    }
+    opool__mt_thief_leave(p);
+    opool__atomic_fetch_sub_relaxed(&p->sig.waiters, 1); /* only makes frees cheaper */
+    return obj;
+}
+
 /* ==== public: caches ===================================================== */
 
 opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_t size) {
@@ -7375,13 +7318,128 @@ void opool_mt_cache_destroy(opool_mt_cache *c) {
 }
 
 /* ============================================================================
+ * src/opool_mt_shared.c
+ * ========================================================================== */
+/*
+ * opool_mt_shared.c -- opool_mt's calls without a cache (docs/CONCURRENCY.md
+ * 3, 4): opool_mt_alloc, opool_mt_alloc_wait, opool_mt_free and the bulk
+ * calls, on the shared free list, stealing from caches and waiting
+ * (opool_mt_cache.c) when it is empty.
+ */
+
+
+/* alloc without counting a failure: the shared list, else a steal. */
+OPOOL__MT_HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
+    uint32_t i;
+    if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i) == 0) &&
+        opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
+        return NULL;
+    opool__mt_add_live(p, 1);
+    return opool__mt_take(p, i, out);
+}
+
+void *opool_mt_alloc(opool_mt *p, opool_handle *out) {
+    if (out) *out = OPOOL_NULL;
+    if (OPOOL_UNLIKELY(p == NULL)) return NULL;
+    void *obj = opool__mt_try(p, out);
+    if (OPOOL_UNLIKELY(obj == NULL)) opool__mt_failed(p);
+    return obj;
+}
+
+void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
+    if (out) *out = OPOOL_NULL;
+    if (p == NULL) return NULL;
+    void *obj = opool__mt_try(p, out);
+    if (obj == NULL && timeout_ns != 0) obj = opool__mt_wait(p, out, timeout_ns);
+    if (obj == NULL) opool__mt_failed(p);
+    return obj;
+}
+
+opool_status opool_mt_free(opool_mt *p, opool_handle h) {
+    if (OPOOL_UNLIKELY(p == NULL)) return OPOOL_EINVAL;
+    bool keep;
+    opool_status s = opool__mt_claim(p, h, &keep);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(p, s, h);
+    opool__mt_add_live(p, -1);
+    if (OPOOL_LIKELY(keep)) {
+        uint32_t i = opool_handle_index(h);
+        opool__mt_push(p, i, i);
+        opool__mt_freed(p, 1);
+    } else {
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
+    }
+    return OPOOL_OK;
+}
+
+uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n) {
+    if (p == NULL || out == NULL || n == 0) return 0;
+    uint32_t first = 0, got = opool__mt_pop(p, n, &first);
+    if (got < n) {
+        OPOOL__MT_POINT(p, BULK_POPPED);
+        /* the stolen chain goes after the popped one */
+        /* a bulk alloc takes exactly what it misses: no extras */
+        uint32_t sfirst, stolen = opool__mt_steal(p, n - got, 0, &sfirst);
+        if (stolen) {
+            if (got) {
+                uint32_t last = first;
+                for (uint32_t k = 1; k < got; k++) last = opool__mt_link_of(p, last);
+                opool__mt_link(p, last, sfirst);
+            } else {
+                first = sfirst;
+            }
+            got += stolen;
+        }
+    }
+    uint32_t i = first;
+    for (uint32_t k = 0; k < got; k++) {
+        uint32_t below = k + 1 < got ? opool__mt_link_of(p, i) : 0;
+        void *obj = opool__mt_take(p, i, &out[k]);
+        if (objs) objs[k] = obj;
+        i = below;
+    }
+    if (got) opool__mt_add_live(p, got);
+    if (got < n) opool__mt_failed(p);
+    return got;
+}
+
+uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n) {
+    if (p == NULL || hs == NULL) return 0;
+    uint32_t first = 0, last = 0, chained = 0, freed = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        bool keep;
+        opool_status s = opool__mt_claim(p, hs[k], &keep);
+        if (s != OPOOL_OK) {
+            opool__mt_rejected(p, s, hs[k]);
+            continue;
+        }
+        freed++;
+        if (!keep) continue;
+        uint32_t i = opool_handle_index(hs[k]);
+        if (chained++ == 0)
+            last = i;
+        else
+            opool__mt_link(p, i, first);
+        first = i;
+    }
+    if (freed) opool__mt_add_live(p, -(int64_t)freed);
+    if (chained) {
+        opool__mt_push(p, first, last);
+        opool__mt_freed(p, chained);
+    } else if (freed) {
+        opool__mt_end_episode(p); /* every free checks, after its count fell */
+    }
+    return freed;
+}
+
+/* ============================================================================
  * src/opool_mt_wait.c
  * ========================================================================== */
 /*
- * opool_mt_wait.c -- opool_mt's wait/wake handshake (docs/CONCURRENCY.md 6):
- * the wake of a free that saw a waiter, the heavy barrier of waiters and
- * thieves, and the waiter of opool_mt_alloc_wait. The sleeping itself
- * (futex, or mutex and condition variable) is opool_platform.c's.
+ * opool_mt_wait.c -- opool_mt's wait/wake primitives (docs/CONCURRENCY.md 6):
+ * the wake of a free that saw a waiter, a waiter's sleep, and the heavy
+ * barrier of waiters and thieves. The waiter itself, which steals, is
+ * opool_mt_cache.c's; the sleeping (futex, or mutex and condition variable)
+ * is opool_platform.c's. Calls nothing of the other opool_mt files.
  */
 
 
@@ -7392,7 +7450,7 @@ OPOOL_NOINLINE void opool__mt_wake_slow(opool_mt *p, uint32_t n) {
 
 /* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
  * none). Returns at once if it already moved; spurious returns are fine. */
-static void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
+void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
     opool__atomic_fetch_add_relaxed(&p->sleeps, 1); /* statistics */
     opool__sleepq_sleep(&p->sleepq, &p->sig.epoch, e, deadline);
 }
@@ -7409,41 +7467,6 @@ bool opool__mt_heavy_barrier(opool_mt *p) {
     /* seq_cst: pairs with the owners' seq_cst fence between park and read */
     opool__atomic_fence_seq_cst();
     return true;
-}
-
-OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
-    void *obj = NULL;
-    uint64_t deadline = UINT64_MAX;
-    if (timeout_ns != OPOOL_WAIT_FOREVER) {
-        uint64_t now = opool__now_ns();
-        deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
-    }
-    /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
-    opool__atomic_fetch_add_seq_cst(&p->sig.waiters, 1);
-    bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
-    for (;;) {
-        /* acquire: pairs with the release bump of a free that saw us */
-        uint32_t e = opool__atomic_load_acquire(&p->sig.epoch);
-        uint32_t i;
-        uint32_t unused;
-        if (opool__mt_pop(p, 1, &i) == 1 ||
-            (scan_ok && opool__mt_steal_registered(p, 1, 0, &i, &unused))) {
-            opool__mt_add_live(p, 1);
-            obj = opool__mt_take(p, i, out);
-            break;
-        }
-        uint64_t now = opool__now_ns();
-        if (now >= deadline) break;
-        /* without the heavy barrier a park may hide from the scan: poll */
-        uint64_t until = deadline;
-        if (!scan_ok && deadline - now > 1000000) until = now + 1000000;
-        OPOOL__MT_POINT(p, WAIT_SLEEP);
-        opool__mt_sleep(p, e, until);
-        if (!scan_ok) scan_ok = opool__mt_heavy_barrier(p);
-    }
-    opool__mt_thief_leave(p);
-    opool__atomic_fetch_sub_relaxed(&p->sig.waiters, 1); /* only makes frees cheaper */
-    return obj;
 }
 
 /* ============================================================================

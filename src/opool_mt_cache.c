@@ -364,6 +364,43 @@ bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
     return (uint32_t)opool__atomic_load_relaxed(&p->own[i]) == g;
 }
 
+/* ==== the waiter (docs 6) ================================================ */
+
+OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
+    void *obj = NULL;
+    uint64_t deadline = UINT64_MAX;
+    if (timeout_ns != OPOOL_WAIT_FOREVER) {
+        uint64_t now = opool__now_ns();
+        deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
+    }
+    /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
+    opool__atomic_fetch_add_seq_cst(&p->sig.waiters, 1);
+    bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
+    for (;;) {
+        /* acquire: pairs with the release bump of a free that saw us */
+        uint32_t e = opool__atomic_load_acquire(&p->sig.epoch);
+        uint32_t i;
+        uint32_t unused;
+        if (opool__mt_pop(p, 1, &i) == 1 ||
+            (scan_ok && opool__mt_steal_registered(p, 1, 0, &i, &unused))) {
+            opool__mt_add_live(p, 1);
+            obj = opool__mt_take(p, i, out);
+            break;
+        }
+        uint64_t now = opool__now_ns();
+        if (now >= deadline) break;
+        /* without the heavy barrier a park may hide from the scan: poll */
+        uint64_t until = deadline;
+        if (!scan_ok && deadline - now > 1000000) until = now + 1000000;
+        OPOOL__MT_POINT(p, WAIT_SLEEP);
+        opool__mt_sleep(p, e, until);
+        if (!scan_ok) scan_ok = opool__mt_heavy_barrier(p);
+    }
+    opool__mt_thief_leave(p);
+    opool__atomic_fetch_sub_relaxed(&p->sig.waiters, 1); /* only makes frees cheaper */
+    return obj;
+}
+
 /* ==== public: caches ===================================================== */
 
 opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_t size) {

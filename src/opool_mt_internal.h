@@ -9,10 +9,14 @@
  * The files of opool_mt, each with one job:
  *   opool_mt_internal.h   the records and the shared slot operations (docs 4)
  *   opool_mt_list.h       the ABA-tagged shared free list (docs 3), inline
- *   opool_mt_wait.c       the wait/wake handshake and the waiter (docs 6)
- *   opool_mt_cache.c      caches: parking, refill, spill, stealing, and the
- *                         opool_mt_cache_* API (docs 5, 6)
- *   opool_mt.c            the pool's API, its slow slot paths and reporting
+ *   opool_mt.c            the pool: create, destroy, the slow steps of a slot,
+ *                         failures and reports, get, count and stats
+ *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier (docs 6)
+ *   opool_mt_cache.c      caches: parking, refill, spill, stealing, the waiter,
+ *                         and the opool_mt_cache_* API (docs 5, 6)
+ *   opool_mt_shared.c     the calls without a cache: alloc, alloc_wait, free, bulk
+ * Each .c calls only the files listed above it (make test checks that no
+ * two object files use each other, directly or around a loop).
  *   opool_mt_points.h     named points where a test holds a thread (tests only)
  * The operating system's part (futex, membarrier, clock) and the atomics
  * are in opool_platform.h.
@@ -122,7 +126,7 @@ OPOOL__MT_HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
 
 /* ==== shared between the files (each defined where its comment says) ==== */
 
-/* opool_mt.c: the slow slot paths and the failures */
+/* opool_mt.c: the slow steps of a slot and the failures */
 void opool__mt_failed(opool_mt *p);
 opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h);
 void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj);
@@ -131,12 +135,15 @@ void opool__mt_settle(opool_mt *p);
 
 /* opool_mt_wait.c */
 void opool__mt_wake_slow(opool_mt *p, uint32_t n);
+/* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
+ * none). Returns at once if it already moved; spurious returns are fine. */
+void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline);
 bool opool__mt_heavy_barrier(opool_mt *p);
+
+/* opool_mt_cache.c */
 /* Wait for a slot until timeout_ns have passed (the caller's first try
  * failed): the object, made live, or NULL. */
 void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
-
-/* opool_mt_cache.c */
 /* A free of slot i from generation g, whose home word is own (non-zero), by
  * a path other than its home's: revokes the home's bias if needed, then true
  * if the home's own free of g came first (the caller then fails with

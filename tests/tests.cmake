@@ -160,6 +160,24 @@ OPOOL_API void opool_not_exported(void);
         TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS abi)
 endif()
 
+# ---- an acyclic library: tests/abi/acyclic.cmake --------------------------------------------
+# abi_acyclic: no two object files of the static library use each other, directly or around a
+# loop (from `nm -A` of the archive); abi_acyclic_catches_a_cycle: the same check must find
+# the cycle of a two-file archive built for it (tests/abi/cycle_a.c, cycle_b.c).
+if(CMAKE_NM AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT MINGW AND NOT EMSCRIPTEN)
+    set(_acyclic_lib ${OPOOL_TEST_LIB})
+    add_library(abi_cycle STATIC "${PROJECT_SOURCE_DIR}/tests/abi/cycle_a.c"
+                                 "${PROJECT_SOURCE_DIR}/tests/abi/cycle_b.c")
+    add_test(NAME abi_acyclic
+        COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIB=$<TARGET_FILE:${_acyclic_lib}>"
+                -P "${PROJECT_SOURCE_DIR}/tests/abi/acyclic.cmake")
+    add_test(NAME abi_acyclic_catches_a_cycle
+        COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIB=$<TARGET_FILE:abi_cycle>"
+                -DEXPECT_CYCLE=ON -P "${PROJECT_SOURCE_DIR}/tests/abi/acyclic.cmake")
+    set_tests_properties(abi_acyclic abi_acyclic_catches_a_cycle PROPERTIES
+        TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS abi)
+endif()
+
 if(OPOOL_SANITIZE OR CMAKE_CROSSCOMPILING OR NOT OPOOL_VALGRIND_EXE OR NOT OPOOL_HAVE_VALGRIND_H)
     if(OPOOL_SANITIZE)
         set(_why "a sanitizer build")

@@ -1,0 +1,4 @@
+/* cycle_a.c, cycle_b.c -- two files that use each other: the archive the test
+ * abi_acyclic_catches_a_cycle gives tests/abi/acyclic.cmake, which must find it. */
+int cycle_b(int n);
+int cycle_a(int n) { return n > 0 ? cycle_b(n - 1) : 0; }

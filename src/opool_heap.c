@@ -846,25 +846,19 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
             }
         }
         if (pg->free != NULL) {
-            b = (char *)pg->free;
-            opool__mem_defined(b, sizeof(void *));
-            memcpy(&pg->free, b, sizeof(void *));
+            opool__mem_defined(pg->free, sizeof(void *)); /* the link a checker hid */
+            b = (char *)opool__hpage_pop(pg);
             if (h->checker || (h->desc.flags & OPOOL_POISON)) opool__heap_reuse(h, b, k->size);
             break;
         }
-        if (pg->carved < pg->end) { /* carve the next fresh block */
-            b = (char *)pg->block0 + pg->carved;
-            pg->carved += k->size;
+        if ((b = (char *)opool__hpage_carve(pg)) != NULL) {
             opool__mem_undefined(b, k->size);
             *zero = (pg->flags & OPOOL__HPAGE_ZERO) != 0;
             break;
         }
         opool__heap_unlist(h, pg); /* full: its next free lists it again */
     }
-    uint32_t g;
-    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
-    *w |= (uint64_t)1 << (g & 63);
-    pg->toslow++;
+    opool__hpage_lent(pg, b);
     opool__hclass_count_alloc(&h->hot.cls[c], size);
     return b;
 }
@@ -887,18 +881,12 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
 /* Free the live block j of page pg. */
 static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     char *b = (char *)pg->block0 + (size_t)j * pg->size;
-    uint32_t g;
-    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
-    *w &= ~((uint64_t)1 << (g & 63));
-    memcpy(b, &pg->free, sizeof(void *));
+    (void)opool__hpage_take_back(pg, b); /* live: opool__heap_locate found it so */
     opool__track_on_free(b, pg->size, sizeof(void *), (h->desc.flags & OPOOL_POISON) != 0);
-    pg->free = b;
-    h->hot.cls[pg->cls].room++;
+    opool__hclass_hot *k = &h->hot.cls[pg->cls];
+    k->room++;
     opool__heap_settle(h, &h->cls[pg->cls]);
-    if (--pg->toslow == 0)
-        opool__heap_page_freed(h, pg);
-    else
-        h->hot.cls[pg->cls].page = pg; /* as the inline free */
+    opool__hpage_after_free(h, k, pg);
 }
 
 /* Every free the inline path does not finish: NULL, h NULL, fallback

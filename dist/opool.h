@@ -2787,6 +2787,58 @@ static inline void opool__hclass_count_alloc(opool__hclass_hot *k, size_t size) 
         opool__heap_fold_recent(k);
 }
 
+/* ---- a class block's alloc and free, in steps --------------------------
+ * Each step has one body, here: the inline paths below and the out-of-line
+ * ones of src/opool_heap.c (which add the checks and hooks around them)
+ * both call it. */
+
+/* The head of pg's free list, popped; NULL when the list is empty. */
+static inline void *opool__hpage_pop(opool__hpage *pg) {
+    void **b = (void **)pg->free;
+    if (OPOOL_LIKELY(b != NULL)) pg->free = *b;
+    return b;
+}
+
+/* The next block of pg never handed out; NULL when every block has been. */
+static inline void *opool__hpage_carve(opool__hpage *pg) {
+    if (OPOOL_UNLIKELY(pg->carved >= pg->end)) return NULL;
+    void *b = (void *)(pg->block0 + pg->carved);
+    pg->carved += pg->size;
+    return b;
+}
+
+/* Block b of pg handed out: its live bit set, the page's count raised. */
+static inline void opool__hpage_lent(opool__hpage *pg, void *b) {
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
+    *w |= (uint64_t)1 << (g & 63);
+    pg->toslow++;
+}
+
+/* Block b of pg given back, if a live block of pg starts at b: its live
+ * bit cleared, b on top of the page's free list (linked through its first
+ * bytes), true. False, and nothing changed, otherwise. */
+static inline bool opool__hpage_take_back(opool__hpage *pg, void *b) {
+    uint32_t g;
+    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g), v = *w;
+    if (OPOOL_UNLIKELY(((uint32_t)(uintptr_t)b & pg->gmask) || !((v >> (g & 63)) & 1)))
+        return false;
+    *w = v & ~((uint64_t)1 << (g & 63));
+    *(void **)b = pg->free;
+    pg->free = b;
+    return true;
+}
+
+/* After a block of pg went back to class k: list upkeep when the page's
+ * count reaches its mark, else pg becomes the class's current page (the
+ * next alloc of the class gets the block back). */
+static inline void opool__hpage_after_free(opool_heap *h, opool__hclass_hot *k, opool__hpage *pg) {
+    if (OPOOL_UNLIKELY(--pg->toslow == 0))
+        opool__heap_page_freed(h, pg);
+    else
+        k->page = pg;
+}
+
 static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     /* size 0 wraps to SIZE_MAX: out of line, as are fallback sizes */
@@ -2794,18 +2846,10 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
         return opool__heap_alloc_slow(h, size);
     opool__hclass_hot *k = &c->cls[c->class_of[(size + 7) >> 3]];
     opool__hpage *pg = k->page;
-    void **b = (void **)pg->free;
-    if (OPOOL_LIKELY(b != NULL)) {
-        pg->free = *b;
-    } else { /* the page's next block never handed out, if any */
-        if (OPOOL_UNLIKELY(pg->carved >= pg->end)) return opool__heap_alloc_slow(h, size);
-        b = (void **)(pg->block0 + pg->carved);
-        pg->carved += pg->size;
-    }
-    uint32_t g;
-    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
-    *w |= (uint64_t)1 << (g & 63);
-    pg->toslow++;
+    void *b = opool__hpage_pop(pg);
+    if (OPOOL_UNLIKELY(b == NULL) && (b = opool__hpage_carve(pg)) == NULL)
+        return opool__heap_alloc_slow(h, size);
+    opool__hpage_lent(pg, b);
     opool__hclass_count_alloc(k, size);
     return b;
 }
@@ -2820,19 +2864,11 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
                         c->pages[opool__heap_home(base, c->pages_mask)].key != base)))
         return opool__heap_free_slow(h, ptr);
     opool__hpage *pg = (opool__hpage *)base;
-    uint32_t g;
-    uint64_t *w = opool__hpage_word(pg, a, &g), v = *w;
-    if (OPOOL_UNLIKELY(((uint32_t)a & pg->gmask) || !((v >> (g & 63)) & 1)))
+    if (OPOOL_UNLIKELY(!opool__hpage_take_back(pg, ptr)))
         return opool__heap_free_slow(h, ptr); /* not a live block's start: rejected there */
-    *w = v & ~((uint64_t)1 << (g & 63));
-    *(void **)ptr = pg->free;
-    pg->free = ptr;
     opool__hclass_hot *k = &c->cls[pg->cls];
     k->room++;
-    if (OPOOL_UNLIKELY(--pg->toslow == 0))
-        opool__heap_page_freed(h, pg); /* list upkeep */
-    else
-        k->page = pg; /* the next alloc of the class gets this block back */
+    opool__hpage_after_free(h, k, pg);
     return OPOOL_OK;
 }
 
@@ -6287,25 +6323,19 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
             }
         }
         if (pg->free != NULL) {
-            b = (char *)pg->free;
-            opool__mem_defined(b, sizeof(void *));
-            memcpy(&pg->free, b, sizeof(void *));
+            opool__mem_defined(pg->free, sizeof(void *)); /* the link a checker hid */
+            b = (char *)opool__hpage_pop(pg);
             if (h->checker || (h->desc.flags & OPOOL_POISON)) opool__heap_reuse(h, b, k->size);
             break;
         }
-        if (pg->carved < pg->end) { /* carve the next fresh block */
-            b = (char *)pg->block0 + pg->carved;
-            pg->carved += k->size;
+        if ((b = (char *)opool__hpage_carve(pg)) != NULL) {
             opool__mem_undefined(b, k->size);
             *zero = (pg->flags & OPOOL__HPAGE_ZERO) != 0;
             break;
         }
         opool__heap_unlist(h, pg); /* full: its next free lists it again */
     }
-    uint32_t g;
-    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
-    *w |= (uint64_t)1 << (g & 63);
-    pg->toslow++;
+    opool__hpage_lent(pg, b);
     opool__hclass_count_alloc(&h->hot.cls[c], size);
     return b;
 }
@@ -6328,18 +6358,12 @@ void *opool_heap_calloc(opool_heap *h, size_t n, size_t size) {
 /* Free the live block j of page pg. */
 static void opool__heap_release(opool_heap *h, opool__hpage *pg, uint32_t j) {
     char *b = (char *)pg->block0 + (size_t)j * pg->size;
-    uint32_t g;
-    uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g);
-    *w &= ~((uint64_t)1 << (g & 63));
-    memcpy(b, &pg->free, sizeof(void *));
+    (void)opool__hpage_take_back(pg, b); /* live: opool__heap_locate found it so */
     opool__track_on_free(b, pg->size, sizeof(void *), (h->desc.flags & OPOOL_POISON) != 0);
-    pg->free = b;
-    h->hot.cls[pg->cls].room++;
+    opool__hclass_hot *k = &h->hot.cls[pg->cls];
+    k->room++;
     opool__heap_settle(h, &h->cls[pg->cls]);
-    if (--pg->toslow == 0)
-        opool__heap_page_freed(h, pg);
-    else
-        h->hot.cls[pg->cls].page = pg; /* as the inline free */
+    opool__hpage_after_free(h, k, pg);
 }
 
 /* Every free the inline path does not finish: NULL, h NULL, fallback

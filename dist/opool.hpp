@@ -238,6 +238,17 @@ inline T *construct_or_free(void *mem, Free free, A &&...args) {
     return construct<T>(mem, std::forward<A>(args)...);
 }
 
+/* What an emplace returns once its alloc gave mem and h: {null, nullptr}
+ * for no memory; else the T built there, free(h) giving the slot back if
+ * the constructor throws. */
+template <class T, class Free, class... A>
+inline emplaced<T> emplace_in(void *mem, opool_handle h, Free free, A &&...args) {
+    if (OPOOL_UNLIKELY(mem == nullptr)) return {handle<T>(), nullptr};
+    T *obj = construct_or_free<T>(
+        mem, [&free, h] { free(h); }, std::forward<A>(args)...);
+    return {handle<T>(h), obj};
+}
+
 /* The backward loop of opool.h (ITERATION) as an iterator: at is one past
  * the index it visits; an index left past the end by frees of other
  * objects is skipped, as OPOOL_FOREACH skips it. */
@@ -410,10 +421,8 @@ template <class T> class pool {
     template <class... A> emplaced<T> emplace(A &&...args) {
         opool_handle h;
         void *mem = opool_alloc(p_, &h);
-        if (OPOOL_UNLIKELY(mem == nullptr)) return {handle<T>(), nullptr};
-        T *obj = detail::construct_or_free<T>(
-            mem, [this, h] { (void)opool_free(p_, h); }, std::forward<A>(args)...);
-        return {handle<T>(h), obj};
+        return detail::emplace_in<T>(
+            mem, h, [this](opool_handle x) { (void)opool_free(p_, x); }, std::forward<A>(args)...);
     }
 
     /* The object of h, nullptr unless h is live in this pool. O(1); inline. */
@@ -785,7 +794,8 @@ template <class T> class mt_pool {
     /* As pool<T>::emplace, over opool_mt_alloc. Lock-free. */
     template <class... A> emplaced<T> emplace(A &&...args) {
         opool_handle h;
-        return build(opool_mt_alloc(p_, &h), h, std::forward<A>(args)...);
+        void *mem = opool_mt_alloc(p_, &h);
+        return detail::emplace_in<T>(mem, h, unbuilt(), std::forward<A>(args)...);
     }
     /* emplace, but while the pool is full wait up to timeout for a slot
      * (opool_mt_alloc_wait; zero or negative: do not wait; the duration
@@ -794,7 +804,7 @@ template <class T> class mt_pool {
     emplaced<T> emplace_wait(std::chrono::duration<Rep, Period> timeout, A &&...args) {
         opool_handle h;
         void *mem = opool_mt_alloc_wait(p_, &h, detail::timeout_ns(timeout));
-        return build(mem, h, std::forward<A>(args)...);
+        return detail::emplace_in<T>(mem, h, unbuilt(), std::forward<A>(args)...);
     }
 
     /* ~T and free, in the free that wins (of two threads erasing one
@@ -813,12 +823,10 @@ template <class T> class mt_pool {
     opool_mt *c_pool() const noexcept { return p_; }
 
   private:
-    template <class... A> emplaced<T> build(void *mem, opool_handle h, A &&...args) {
-        if (OPOOL_UNLIKELY(mem == nullptr)) return {handle<T>(), nullptr};
-        T *obj = detail::construct_or_free<T>(
-            mem, [this, h] { detail::free_unbuilt([&] { (void)opool_mt_free(p_, h); }); },
-            std::forward<A>(args)...);
-        return {handle<T>(h), obj};
+    /* gives back the slot of a T whose constructor threw */
+    auto unbuilt() noexcept {
+        return
+            [this](opool_handle h) { detail::free_unbuilt([&] { (void)opool_mt_free(p_, h); }); };
     }
 
     opool_mt *p_ = nullptr;
@@ -858,13 +866,14 @@ template <class T> class mt_cache {
 
     template <class... A> emplaced<T> emplace(A &&...args) {
         opool_handle h;
-        return build(opool_mt_cache_alloc(c_, &h), h, std::forward<A>(args)...);
+        void *mem = opool_mt_cache_alloc(c_, &h);
+        return detail::emplace_in<T>(mem, h, unbuilt(), std::forward<A>(args)...);
     }
     template <class Rep, class Period, class... A>
     emplaced<T> emplace_wait(std::chrono::duration<Rep, Period> timeout, A &&...args) {
         opool_handle h;
         void *mem = opool_mt_cache_alloc_wait(c_, &h, detail::timeout_ns(timeout));
-        return build(mem, h, std::forward<A>(args)...);
+        return detail::emplace_in<T>(mem, h, unbuilt(), std::forward<A>(args)...);
     }
     /* Any live handle of the pool, whichever thread emplaced it. */
     bool erase(handle<T> h) noexcept { return opool_mt_cache_free(c_, h.raw()) == OPOOL_OK; }
@@ -872,12 +881,10 @@ template <class T> class mt_cache {
     opool_mt_cache *c_cache() const noexcept { return c_; }
 
   private:
-    template <class... A> emplaced<T> build(void *mem, opool_handle h, A &&...args) {
-        if (OPOOL_UNLIKELY(mem == nullptr)) return {handle<T>(), nullptr};
-        T *obj = detail::construct_or_free<T>(
-            mem, [this, h] { detail::free_unbuilt([&] { (void)opool_mt_cache_free(c_, h); }); },
-            std::forward<A>(args)...);
-        return {handle<T>(h), obj};
+    auto unbuilt() noexcept {
+        return [this](opool_handle h) {
+            detail::free_unbuilt([&] { (void)opool_mt_cache_free(c_, h); });
+        };
     }
 
     opool_mt_cache *c_ = nullptr;

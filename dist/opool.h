@@ -2905,9 +2905,10 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
 
 /* The cache hit paths are inline with GCC and Clang (their __atomic
  * builtins; other compilers call the exported functions), except in the
- * library's test builds: OPOOL_TEST_HOOKS (the named points of
- * src/opool_mt_points.h are in the out-of-line path only) and OPOOL_RELACY.
- * OPOOL_MT_NO_INLINE turns them off too (every call out of line). */
+ * library's test builds (OPOOL_TEST_HOOKS, OPOOL_RELACY), whose calls reach
+ * the same bodies through the exported functions, with the named points of
+ * src/opool_mt_points.h in them. OPOOL_MT_NO_INLINE turns them off too
+ * (every call out of line). */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(OPOOL_TEST_HOOKS) &&                     \
     !defined(OPOOL_RELACY) && !defined(OPOOL_MT_NO_INLINE)
 #define OPOOL__MT_INLINE 1
@@ -2993,43 +2994,115 @@ OPOOL_API opool_status opool__mt_cache_free_slow(opool_mt_cache *c, opool_handle
 OPOOL_API opool_status opool__mt_cache_free_revoked(opool_mt_cache *c, opool_handle h);
 OPOOL_API void opool__mt_cache_parked(opool_mt_cache *c);
 
-#if defined(OPOOL__MT_INLINE)
-
-/* The __atomic builtins; Clang wants its __c11_ ones on C's _Atomic fields. */
+/* The steps of a cache hit, each written once below, for the inline hits
+ * and for the library's own paths (src/opool_mt_cache.c): on these macros,
+ * here GCC's and Clang's __atomic builtins, a compiler barrier and no named
+ * points. The library defines them first, on its own atomics, with its
+ * barrier and the named points of its test builds (src/opool_mt_steps.h);
+ * the single header keeps these. The barrier and the points are used in
+ * the hits only, which run only where the other side of the barriers is
+ * membarrier (c->fast): the steps the library's other paths share are
+ * memory operations, with no barrier in them. */
+#if !defined(OPOOL__MT_STEPS) && (defined(__GNUC__) || defined(__clang__))
+#define OPOOL__MT_STEPS 1
 #if defined(__clang__) && !defined(__cplusplus)
-#define OPOOL__MT_LOAD(p, order) __c11_atomic_load(p, order)
-#define OPOOL__MT_STORE(p, v, order) __c11_atomic_store(p, v, order)
+#define OPOOL__MT_LOAD_RELAXED(p) __c11_atomic_load(p, __ATOMIC_RELAXED)
+#define OPOOL__MT_LOAD_ACQUIRE(p) __c11_atomic_load(p, __ATOMIC_ACQUIRE)
+#define OPOOL__MT_STORE_RELAXED(p, v) __c11_atomic_store(p, v, __ATOMIC_RELAXED)
+#define OPOOL__MT_STORE_RELEASE(p, v) __c11_atomic_store(p, v, __ATOMIC_RELEASE)
 #else
-#define OPOOL__MT_LOAD(p, order) __atomic_load_n(p, order)
-#define OPOOL__MT_STORE(p, v, order) __atomic_store_n(p, v, order)
+#define OPOOL__MT_LOAD_RELAXED(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define OPOOL__MT_LOAD_ACQUIRE(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define OPOOL__MT_STORE_RELAXED(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
+#define OPOOL__MT_STORE_RELEASE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
+#endif
+/* The owner's side of the asymmetric barriers of docs 5, 6 and 8: orders
+ * the compiler only. */
+#define OPOOL__MT_LIGHT_BARRIER(c) __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define OPOOL__MT_HIT_POINT(c, at) ((void)0)
 #endif
 
-/* The owner's side of the asymmetric barriers of docs 5, 6 and 8 (a fast
- * record exists only where the other side is membarrier): orders the
- * compiler only. */
-#define OPOOL__MT_LIGHT_BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#if defined(OPOOL__MT_STEPS)
+
+/* The owner lowers bottom to take the newest parked slot: false when the
+ * cache is empty (a stale top is smaller, so "empty" is never wrong), else
+ * bottom lowered and in *b the entry to take. The light barrier that must
+ * follow, before the read of thieves, is the caller's. */
+static inline bool opool__mt_lower(opool_mt_cache *c, uint64_t *b) {
+    uint64_t x = OPOOL__MT_LOAD_RELAXED(&c->bottom); /* ours */
+    if (OPOOL_UNLIKELY(x == OPOOL__MT_LOAD_RELAXED(&c->top))) return false;
+    OPOOL__MT_STORE_RELAXED(&c->bottom, --x);
+    *b = x;
+    return true;
+}
+
+/* The owner's count of what went live through c, by d (only it writes; only
+ * counts read it). */
+static inline void opool__mt_count_own(opool_mt_cache *c, int64_t d) {
+    OPOOL__MT_STORE_RELAXED(&c->live, OPOOL__MT_LOAD_RELAXED(&c->live) + d);
+}
+
+/* Slot i's home word, for the generation about to go live (published by
+ * opool__mt_go_live's store). */
+static inline void opool__mt_set_home(OPOOL__ATOMIC(uint64_t) * own, uint32_t i, uint64_t home) {
+    OPOOL__MT_STORE_RELAXED(&own[i], home);
+}
+
+/* Slot i goes live with generation g, published (release): a get that sees
+ * g sees the object as prepared, and a free that sees g sees its home. The
+ * handle to *out. */
+static inline void opool__mt_go_live(OPOOL__ATOMIC(uint32_t) * gen, uint32_t i, uint32_t g,
+                                     opool_handle *out) {
+    OPOOL__MT_STORE_RELEASE(&gen[i], g);
+    if (out) out->bits = (uint64_t)g << 32 | i;
+}
+
+/* The claim of slot i's generation g by its home c, by plain stores
+ * (docs 8): the claim word, which a revoker reads after its barrier. The
+ * light barrier, then opool__mt_still_biased, must follow. */
+static inline void opool__mt_claim_store(opool_mt_cache *c, uint32_t i, uint32_t g) {
+    OPOOL__MT_STORE_RELAXED(&c->own[i], c->home | g);
+}
+
+/* After a claim and the light barrier: true while no revoker has come, and
+ * the claim stands (relaxed: ordered after the claim by the barrier pair). */
+static inline bool opool__mt_still_biased(const opool_mt_cache *c) {
+    return OPOOL__MT_LOAD_RELAXED(&c->remote) == 0; /* OPOOL__MT_BIASED */
+}
+
+/* The publication of the park (docs 6), the one way slots enter a cache:
+ * bottom raised to b over the entries written below it (release: a thief
+ * that reads the new bottom sees them and their slots). The light barrier,
+ * then opool__mt_waiting, must follow. */
+static inline void opool__mt_set_bottom(opool_mt_cache *c, uint64_t b) {
+    OPOOL__MT_STORE_RELEASE(&c->bottom, b);
+}
+
+/* After a publication and the light barrier: true if a thread waits. It may
+ * have scanned this cache before the entries were there and gone to sleep,
+ * so they must go to the shared list, which wakes it (relaxed: ordered
+ * after the publication by the barrier pair). */
+static inline bool opool__mt_waiting(const opool_mt_cache *c) {
+    return OPOOL__MT_LOAD_RELAXED(&c->sig->waiters) != 0;
+}
 
 /* The alloc hit: the owner's take of the newest parked slot with no thief
- * registered (docs 5), the slot made live with c as its home (docs 8).
- * Written as the library's opool__mt_take_newest and opool__mt_take_as. */
+ * registered (docs 5), the slot made live with c as its home (docs 8). The
+ * exported opool_mt_cache_alloc runs it too (src/opool_abi.c), so the
+ * library's tests run this body. */
 static inline void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
-    if (OPOOL_UNLIKELY(c == NULL || !c->fast)) return opool__mt_cache_alloc_slow(c, out);
-    uint64_t b = OPOOL__MT_LOAD(&c->bottom, __ATOMIC_RELAXED); /* ours */
-    if (OPOOL_UNLIKELY(b == OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED)))
+    uint64_t b;
+    if (OPOOL_UNLIKELY(c == NULL || !c->fast || !opool__mt_lower(c, &b)))
         return opool__mt_cache_alloc_slow(c, out); /* empty: the refill */
-    OPOOL__MT_STORE(&c->bottom, --b, __ATOMIC_RELAXED);
-    OPOOL__MT_LIGHT_BARRIER(); /* the bottom store before the read of thieves */
+    OPOOL__MT_LIGHT_BARRIER(c);                    /* the bottom store before the read of thieves */
     /* acquire: a thief that has left published its CAS on top before */
-    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->sig->thieves, __ATOMIC_ACQUIRE) != 0 ||
-                       OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED) > b))
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD_ACQUIRE(&c->sig->thieves) != 0 ||
+                       OPOOL__MT_LOAD_RELAXED(&c->top) > b))
         return opool__mt_cache_alloc_lowered(c, out, b);
-    uint32_t i = OPOOL__MT_LOAD(&opool__mt_ent(c)[b & c->mask], __ATOMIC_RELAXED);
-    uint32_t g = OPOOL__MT_LOAD(&c->gen[i], __ATOMIC_RELAXED) + 1;
-    OPOOL__MT_STORE(&c->own[i], c->home, __ATOMIC_RELAXED); /* published by the next store */
-    /* release: a get() that sees g sees the object, a free the home */
-    OPOOL__MT_STORE(&c->gen[i], g, __ATOMIC_RELEASE);
-    OPOOL__MT_STORE(&c->live, OPOOL__MT_LOAD(&c->live, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
-    if (out) out->bits = (uint64_t)g << 32 | i;
+    uint32_t i = OPOOL__MT_LOAD_RELAXED(&opool__mt_ent(c)[b & c->mask]);
+    opool__mt_set_home(c->own, i, c->home);
+    opool__mt_go_live(c->gen, i, OPOOL__MT_LOAD_RELAXED(&c->gen[i]) + 1, out);
+    opool__mt_count_own(c, 1);
     void *obj = c->objects + (size_t)i * c->stride;
     OPOOL__NONNULL(obj);
     return obj;
@@ -3037,37 +3110,41 @@ static inline void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle
 
 /* The free hit: a live handle of a slot this cache allocated, while the
  * cache is biased, parked in a cache with room: the claim with plain stores
- * (docs 8), then the park and its handshake with waiters (docs 6). Written
- * as the library's opool__mt_claim_home and opool__mt_park. */
+ * (docs 8), then the park and its handshake with waiters (docs 6). The
+ * exported opool_mt_cache_free runs it too. */
 static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || !c->fast || !(g & 1) || i >= c->capacity))
         return opool__mt_cache_free_slow(c, h);
-    uint64_t b = OPOOL__MT_LOAD(&c->bottom, __ATOMIC_RELAXED); /* ours */
+    uint64_t b = OPOOL__MT_LOAD_RELAXED(&c->bottom); /* ours */
     /* acquire: the object's state from the thread that made it live, and
      * the slot's home, written before generation g was released; a top
      * read now only grows before the park (full stays false) */
-    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->gen[i], __ATOMIC_ACQUIRE) != g ||
-                       OPOOL__MT_LOAD(&c->own[i], __ATOMIC_RELAXED) != c->home ||
-                       b - OPOOL__MT_LOAD(&c->top, __ATOMIC_RELAXED) >= c->size ||
-                       g + 1 == c->retire_at))
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD_ACQUIRE(&c->gen[i]) != g ||
+                       OPOOL__MT_LOAD_RELAXED(&c->own[i]) != c->home ||
+                       b - OPOOL__MT_LOAD_RELAXED(&c->top) >= c->size || g + 1 == c->retire_at))
         return opool__mt_cache_free_slow(c, h);
-    OPOOL__MT_STORE(&c->own[i], c->home | g, __ATOMIC_RELAXED); /* the claim */
-    OPOOL__MT_LIGHT_BARRIER(); /* the claim before the read of remote */
-    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->remote, __ATOMIC_RELAXED) != 0))
-        return opool__mt_cache_free_revoked(c, h);
-    OPOOL__MT_STORE(&c->gen[i], g + 1, __ATOMIC_RELAXED); /* published by the park */
-    OPOOL__MT_STORE(&c->live, OPOOL__MT_LOAD(&c->live, __ATOMIC_RELAXED) - 1, __ATOMIC_RELAXED);
-    OPOOL__MT_STORE(&opool__mt_ent(c)[b & c->mask], i, __ATOMIC_RELAXED);
-    /* release: a thief that reads the new bottom sees the entry and slot */
-    OPOOL__MT_STORE(&c->bottom, b + 1, __ATOMIC_RELEASE);
-    OPOOL__MT_LIGHT_BARRIER(); /* the park before the read of waiters */
-    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD(&c->sig->waiters, __ATOMIC_RELAXED) != 0 ||
-                       OPOOL__MT_LOAD(&c->sig->episode.failures, __ATOMIC_RELAXED) != 0))
+    OPOOL__MT_HIT_POINT(c, CLAIM_CHECKED);
+    opool__mt_claim_store(c, i, g);
+    OPOOL__MT_LIGHT_BARRIER(c); /* the claim before the read of remote */
+    OPOOL__MT_HIT_POINT(c, CLAIM_STORED);
+    if (OPOOL_UNLIKELY(!opool__mt_still_biased(c))) return opool__mt_cache_free_revoked(c, h);
+    OPOOL__MT_HIT_POINT(c, CLAIM_BIASED);
+    OPOOL__MT_STORE_RELAXED(&c->gen[i], g + 1); /* published by the park */
+    opool__mt_count_own(c, -1);
+    OPOOL__MT_STORE_RELAXED(&opool__mt_ent(c)[b & c->mask], i); /* published below */
+    opool__mt_set_bottom(c, b + 1);
+    OPOOL__MT_LIGHT_BARRIER(c); /* the park before the read of waiters */
+    OPOOL__MT_HIT_POINT(c, PARK_PUBLISHED);
+    if (OPOOL_UNLIKELY(opool__mt_waiting(c) ||
+                       OPOOL__MT_LOAD_RELAXED(&c->sig->episode.failures) != 0))
         opool__mt_cache_parked(c);
     return OPOOL_OK;
 }
 
+#endif /* OPOOL__MT_STEPS */
+
+#if defined(OPOOL__MT_INLINE)
 #define opool_mt_cache_alloc(c, out) opool__mt_cache_alloc_inline(c, out)
 #define opool_mt_cache_free(c, h) opool__mt_cache_free_inline(c, h)
 
@@ -3799,6 +3876,8 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
 
 
 
+
+
 /* ==== layout ============================================================= */
 
 #define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
@@ -3824,6 +3903,7 @@ enum {
     OPOOL__MT_REVOKING = 1, /* another path is revoking the bias: its barrier may not be done */
     OPOOL__MT_REVOKED = 2   /* revoked, barrier done: every free of its slots uses the CAS */
 };
+_Static_assert(OPOOL__MT_BIASED == 0, "opool_abi.h's opool__mt_claim_biased reads biased as 0");
 typedef struct opool__mt_stripe {
     OPOOL__MT_ALIGN(opool__atomic(int64_t) n);
 } opool__mt_stripe;
@@ -3928,15 +4008,6 @@ OPOOL__INTERNAL uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra
  * one membarrier then serves the next allocs too. */
 #define OPOOL__MT_STEAL_EXTRA 15u
 
-/* Named points of the protocol where a test may hold the thread that reaches
- * them (opool_mt_points.h). Only the test-support build defines
- * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
-#if defined(OPOOL_TEST_HOOKS)
-#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
-#else
-#define OPOOL__MT_POINT(p, at) ((void)0)
-#endif
-
 /* ==== slots (docs 4) ===================================================== */
 
 /* Slot i is the caller's (off the list or out of a cache entry): make it
@@ -3948,15 +4019,11 @@ OPOOL__MT_HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out
     uint32_t g = opool__atomic_load_relaxed(&p->gen[i]) + 1;
     void *obj = opool__mt_object(p, i);
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_prepare(p, i, g, obj);
-    /* relaxed: published with the generation below. The shared path writes
-     * only to clear a home or claim left by an earlier generation (so that
-     * it never meets a later one's handle), which keeps its line shared. */
+    /* the shared path writes a home word only to clear a home or claim left
+     * by an earlier generation, which keeps its line shared */
     if (home != 0 || OPOOL_UNLIKELY(opool__atomic_load_relaxed(&p->own[i]) != 0))
-        opool__atomic_store_relaxed(&p->own[i], home);
-    /* release: a get() that sees g sees the object as prepared, and a free
-     * that sees g sees the slot's home */
-    opool__atomic_store_release(&p->gen[i], g);
-    if (out) out->bits = (uint64_t)g << 32 | i;
+        opool__mt_set_home(p->own, i, home); /* opool_abi.h */
+    opool__mt_go_live(p->gen, i, g, out);
     return obj;
 }
 
@@ -4028,10 +4095,6 @@ OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
 }
 
 /* A cache record's counter: one writer, so no read-modify-write. */
-OPOOL__MT_HOT void opool__mt_add_own_live(struct opool_mt_cache *c, int64_t d) {
-    /* relaxed: only count() reads it, and only the owner writes */
-    opool__atomic_store_relaxed(&c->live, opool__atomic_load_relaxed(&c->live) + d);
-}
 
 /* ==== waiting (docs 6) =================================================== */
 
@@ -4206,6 +4269,50 @@ OPOOL__INTERNAL void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
 
 #endif /* OPOOL_TEST_HOOKS */
 #endif /* OPOOL_MT_POINTS_H */
+
+/* ============================================================================
+ * src/opool_mt_steps.h
+ * ========================================================================== */
+/*
+ * opool_mt_steps.h -- the library's definitions of the macros that
+ * include/opool_abi.h's cache steps are written on (its atomics, its light
+ * barrier of either kind, its named points), so that those steps, the
+ * bodies of the inline cache hits, are the library's own code too. Included
+ * before opool_mt.h (by opool_mt_internal.h, and by the Relacy test, which
+ * runs them on Relacy's atomics). Private: never installed.
+ */
+#ifndef OPOOL_MT_STEPS_H
+#define OPOOL_MT_STEPS_H
+
+
+
+
+/* Named points of the protocol where a test may hold the thread that reaches
+ * them (opool_mt_points.h). Only the test-support build defines
+ * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
+#if defined(OPOOL_TEST_HOOKS)
+#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
+#else
+#define OPOOL__MT_POINT(p, at) ((void)0)
+#endif
+
+/* The macros of opool_abi.h's cache steps, on the library's atomics, its
+ * barrier of either kind (opool__mt_light_barrier, opool_mt_internal.h) and its named
+ * points: defined before opool_mt.h, so that those steps, the inline hits'
+ * bodies, are the library's own code too. */
+#if !defined(OPOOL__MT_STEPS) /* the single header has defined its own, the header's */
+struct opool_mt;
+static inline void opool__mt_light_barrier(const struct opool_mt *p);
+#define OPOOL__MT_STEPS 1
+#define OPOOL__MT_LOAD_RELAXED(p) opool__atomic_load_relaxed(p)
+#define OPOOL__MT_LOAD_ACQUIRE(p) opool__atomic_load_acquire(p)
+#define OPOOL__MT_STORE_RELAXED(p, v) opool__atomic_store_relaxed(p, v)
+#define OPOOL__MT_STORE_RELEASE(p, v) opool__atomic_store_release(p, v)
+#define OPOOL__MT_LIGHT_BARRIER(c) opool__mt_light_barrier((c)->pool)
+#define OPOOL__MT_HIT_POINT(c, at) OPOOL__MT_POINT((c)->pool, at)
+#endif
+
+#endif /* OPOOL_MT_STEPS_H */
 
 /* ============================================================================
  * src/opool_track.h
@@ -5131,23 +5238,16 @@ void *(opool_heap_realloc)(opool_heap *h, void *ptr, size_t size) {
 }
 
 /* ==== the concurrent pool's caches ======================================= */
-/* The inline hits exist only with GCC and Clang, and not in the library's
- * test builds: elsewhere the whole call is the out-of-line path. */
+/* The hits' bodies are opool_abi.h's, on the library's atomics and barrier
+ * (opool_mt_internal.h): in the library's test builds too, where the
+ * callers' inline hits are off, so the tests run the body callers inline. */
 
 void *(opool_mt_cache_alloc)(opool_mt_cache *c, opool_handle *out) {
-#if defined(OPOOL__MT_INLINE)
     return opool__mt_cache_alloc_inline(c, out);
-#else
-    return opool__mt_cache_alloc_slow(c, out);
-#endif
 }
 
 opool_status(opool_mt_cache_free)(opool_mt_cache *c, opool_handle h) {
-#if defined(OPOOL__MT_INLINE)
     return opool__mt_cache_free_inline(c, h);
-#else
-    return opool__mt_cache_free_slow(c, h);
-#endif
 }
 
 /* ============================================================================
@@ -6755,12 +6855,8 @@ OPOOL__MT_HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
 
 /* The owner's take at bottom: the newest parked slot, or EMPTY. */
 OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
-    /* relaxed: only this thread writes bottom; a stale top is smaller, so
-     * "empty" is never wrong */
-    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
-    if (b == opool__atomic_load_relaxed(&c->top)) return OPOOL__MT_EMPTY;
-    b--;
-    opool__atomic_store_relaxed(&c->bottom, b);
+    uint64_t b;
+    if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi.h */
     opool__mt_light_barrier(c->pool); /* the bottom store before the read of thieves */
     return opool__mt_take_lowered(c, b);
 }
@@ -6924,21 +7020,16 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
     }
 }
 
-/* The owner's half of the park handshake (docs 6), the one way slots enter
- * a cache: publish the entries below bottom b (written by the caller), then
- * read waiters. True if a thread waits: it may have scanned this cache
- * before the entries were there and gone to sleep, so the caller must give
- * them to the shared list, which wakes it. Every path that parks slots
- * (cache_free, refill) ends with this. */
+/* The owner's half of the park handshake (docs 6): publish the entries
+ * below bottom b (written by the caller), then read waiters. True if a
+ * thread waits: the caller must give the entries to the shared list, which
+ * wakes it. Every path that parks slots (cache_free, refill) ends with
+ * this; the inline free hit (opool_abi.h) makes the same steps. */
 OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
-    opool_mt *p = c->pool;
-    /* release: a thief that reads the new bottom (acquire) sees the entries
-     * and the slots as we left them */
-    opool__atomic_store_release(&c->bottom, b);
-    opool__mt_light_barrier(p);
-    OPOOL__MT_POINT(p, PARK_PUBLISHED);
-    /* relaxed: ordered after the publication by the barrier pair (docs 6) */
-    return opool__atomic_load_relaxed(&p->sig.waiters) != 0;
+    opool__mt_set_bottom(c, b);
+    opool__mt_light_barrier(c->pool);
+    OPOOL__MT_POINT(c->pool, PARK_PUBLISHED);
+    return opool__mt_waiting(c);
 }
 
 /* A thread waits and may have scanned the cache before the slot just
@@ -7032,12 +7123,10 @@ OPOOL__MT_HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle 
     if (c->home == 0 || opool__atomic_load_relaxed(&p->own[i]) != c->home)
         return opool__mt_claim(p, h, keep);
     OPOOL__MT_POINT(p, CLAIM_CHECKED);
-    /* relaxed: a revoker reads it after its barrier (docs 8) */
-    opool__atomic_store_relaxed(&p->own[i], c->home | g);
-    opool__mt_light_barrier(p); /* the claim before the read of remote */
+    opool__mt_claim_store(c, i, g); /* opool_abi.h */
+    opool__mt_light_barrier(p);     /* the claim before the read of remote */
     OPOOL__MT_POINT(p, CLAIM_STORED);
-    /* relaxed: ordered after the claim by the barrier pair */
-    if (OPOOL_LIKELY(opool__atomic_load_relaxed(&c->remote) == OPOOL__MT_BIASED)) {
+    if (OPOOL_LIKELY(opool__mt_still_biased(c))) {
         OPOOL__MT_POINT(p, CLAIM_BIASED);
         /* relaxed: no other path changes generation g any more (it sees the
          * claim); the park or push that follows publishes the slot */
@@ -7185,7 +7274,7 @@ static void *opool__mt_cache_alloc_got(opool_mt_cache *c, opool_handle *out, uin
         opool__mt_failed(c->pool);
         return NULL;
     }
-    opool__mt_add_own_live(c, 1);
+    opool__mt_count_own(c, 1);
     return opool__mt_take_as(c->pool, i, out, c->home);
 }
 
@@ -7216,7 +7305,7 @@ void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t t
     opool_mt *p = c->pool;
     uint32_t i = opool__mt_take_newest(c);
     if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i)) {
-        opool__mt_add_own_live(c, 1);
+        opool__mt_count_own(c, 1);
         return opool__mt_take_as(p, i, out, c->home);
     }
     void *obj = timeout_ns != 0 ? opool__mt_wait(p, out, timeout_ns) : NULL;
@@ -7230,7 +7319,7 @@ void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t t
 /* A cache free once h is claimed: its count, then the park (or, for a
  * retiring slot, the episode's check). */
 static opool_status opool__mt_cache_freed(opool_mt_cache *c, opool_handle h, bool keep) {
-    opool__mt_add_own_live(c, -1);
+    opool__mt_count_own(c, -1);
     if (OPOOL_LIKELY(keep))
         opool__mt_park(c, opool_handle_index(h));
     else
@@ -7275,7 +7364,7 @@ uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **
             k++;
             continue;
         }
-        opool__mt_add_own_live(c, got);
+        opool__mt_count_own(c, got);
         for (uint32_t j = 0; j < got; j++, k++) {
             void *obj = opool__mt_take_as(p, run[j], &out[k], c->home);
             if (objs) objs[k] = obj;
@@ -7290,7 +7379,7 @@ uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **
 static void opool__mt_free_run_end(opool_mt_cache *c, const uint32_t *run, uint32_t m,
                                    uint32_t ended) {
     if (ended == 0) return;
-    opool__mt_add_own_live(c, -(int64_t)ended);
+    opool__mt_count_own(c, -(int64_t)ended);
     if (m)
         opool__mt_park_run(c, run, m);
     else

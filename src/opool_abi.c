@@ -10,7 +10,7 @@
  */
 #include "opool_internal.h"
 #include "opool_heap.h"
-#include "opool_mt.h"
+#include "opool_mt_internal.h"
 
 /* ==== handles ============================================================ */
 
@@ -51,21 +51,14 @@ void *(opool_heap_realloc)(opool_heap *h, void *ptr, size_t size) {
 }
 
 /* ==== the concurrent pool's caches ======================================= */
-/* The inline hits exist only with GCC and Clang, and not in the library's
- * test builds: elsewhere the whole call is the out-of-line path. */
+/* The hits' bodies are opool_abi.h's, on the library's atomics and barrier
+ * (opool_mt_internal.h): in the library's test builds too, where the
+ * callers' inline hits are off, so the tests run the body callers inline. */
 
 void *(opool_mt_cache_alloc)(opool_mt_cache *c, opool_handle *out) {
-#if defined(OPOOL__MT_INLINE)
     return opool__mt_cache_alloc_inline(c, out);
-#else
-    return opool__mt_cache_alloc_slow(c, out);
-#endif
 }
 
 opool_status(opool_mt_cache_free)(opool_mt_cache *c, opool_handle h) {
-#if defined(OPOOL__MT_INLINE)
     return opool__mt_cache_free_inline(c, h);
-#else
-    return opool__mt_cache_free_slow(c, h);
-#endif
 }

@@ -40,12 +40,8 @@ OPOOL__MT_HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
 
 /* The owner's take at bottom: the newest parked slot, or EMPTY. */
 OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
-    /* relaxed: only this thread writes bottom; a stale top is smaller, so
-     * "empty" is never wrong */
-    uint64_t b = opool__atomic_load_relaxed(&c->bottom);
-    if (b == opool__atomic_load_relaxed(&c->top)) return OPOOL__MT_EMPTY;
-    b--;
-    opool__atomic_store_relaxed(&c->bottom, b);
+    uint64_t b;
+    if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi.h */
     opool__mt_light_barrier(c->pool); /* the bottom store before the read of thieves */
     return opool__mt_take_lowered(c, b);
 }
@@ -209,21 +205,16 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
     }
 }
 
-/* The owner's half of the park handshake (docs 6), the one way slots enter
- * a cache: publish the entries below bottom b (written by the caller), then
- * read waiters. True if a thread waits: it may have scanned this cache
- * before the entries were there and gone to sleep, so the caller must give
- * them to the shared list, which wakes it. Every path that parks slots
- * (cache_free, refill) ends with this. */
+/* The owner's half of the park handshake (docs 6): publish the entries
+ * below bottom b (written by the caller), then read waiters. True if a
+ * thread waits: the caller must give the entries to the shared list, which
+ * wakes it. Every path that parks slots (cache_free, refill) ends with
+ * this; the inline free hit (opool_abi.h) makes the same steps. */
 OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
-    opool_mt *p = c->pool;
-    /* release: a thief that reads the new bottom (acquire) sees the entries
-     * and the slots as we left them */
-    opool__atomic_store_release(&c->bottom, b);
-    opool__mt_light_barrier(p);
-    OPOOL__MT_POINT(p, PARK_PUBLISHED);
-    /* relaxed: ordered after the publication by the barrier pair (docs 6) */
-    return opool__atomic_load_relaxed(&p->sig.waiters) != 0;
+    opool__mt_set_bottom(c, b);
+    opool__mt_light_barrier(c->pool);
+    OPOOL__MT_POINT(c->pool, PARK_PUBLISHED);
+    return opool__mt_waiting(c);
 }
 
 /* A thread waits and may have scanned the cache before the slot just
@@ -317,12 +308,10 @@ OPOOL__MT_HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle 
     if (c->home == 0 || opool__atomic_load_relaxed(&p->own[i]) != c->home)
         return opool__mt_claim(p, h, keep);
     OPOOL__MT_POINT(p, CLAIM_CHECKED);
-    /* relaxed: a revoker reads it after its barrier (docs 8) */
-    opool__atomic_store_relaxed(&p->own[i], c->home | g);
-    opool__mt_light_barrier(p); /* the claim before the read of remote */
+    opool__mt_claim_store(c, i, g); /* opool_abi.h */
+    opool__mt_light_barrier(p);     /* the claim before the read of remote */
     OPOOL__MT_POINT(p, CLAIM_STORED);
-    /* relaxed: ordered after the claim by the barrier pair */
-    if (OPOOL_LIKELY(opool__atomic_load_relaxed(&c->remote) == OPOOL__MT_BIASED)) {
+    if (OPOOL_LIKELY(opool__mt_still_biased(c))) {
         OPOOL__MT_POINT(p, CLAIM_BIASED);
         /* relaxed: no other path changes generation g any more (it sees the
          * claim); the park or push that follows publishes the slot */
@@ -470,7 +459,7 @@ static void *opool__mt_cache_alloc_got(opool_mt_cache *c, opool_handle *out, uin
         opool__mt_failed(c->pool);
         return NULL;
     }
-    opool__mt_add_own_live(c, 1);
+    opool__mt_count_own(c, 1);
     return opool__mt_take_as(c->pool, i, out, c->home);
 }
 
@@ -501,7 +490,7 @@ void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t t
     opool_mt *p = c->pool;
     uint32_t i = opool__mt_take_newest(c);
     if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i)) {
-        opool__mt_add_own_live(c, 1);
+        opool__mt_count_own(c, 1);
         return opool__mt_take_as(p, i, out, c->home);
     }
     void *obj = timeout_ns != 0 ? opool__mt_wait(p, out, timeout_ns) : NULL;
@@ -515,7 +504,7 @@ void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t t
 /* A cache free once h is claimed: its count, then the park (or, for a
  * retiring slot, the episode's check). */
 static opool_status opool__mt_cache_freed(opool_mt_cache *c, opool_handle h, bool keep) {
-    opool__mt_add_own_live(c, -1);
+    opool__mt_count_own(c, -1);
     if (OPOOL_LIKELY(keep))
         opool__mt_park(c, opool_handle_index(h));
     else
@@ -560,7 +549,7 @@ uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **
             k++;
             continue;
         }
-        opool__mt_add_own_live(c, got);
+        opool__mt_count_own(c, got);
         for (uint32_t j = 0; j < got; j++, k++) {
             void *obj = opool__mt_take_as(p, run[j], &out[k], c->home);
             if (objs) objs[k] = obj;
@@ -575,7 +564,7 @@ uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **
 static void opool__mt_free_run_end(opool_mt_cache *c, const uint32_t *run, uint32_t m,
                                    uint32_t ended) {
     if (ended == 0) return;
-    opool__mt_add_own_live(c, -(int64_t)ended);
+    opool__mt_count_own(c, -(int64_t)ended);
     if (m)
         opool__mt_park_run(c, run, m);
     else

@@ -26,9 +26,11 @@
 
 #include "opool_diag.h"
 #include "opool_internal.h"
-#include "opool_mt.h"
 #include "opool_mt_points.h"
 #include "opool_platform.h"
+
+#include "opool_mt_steps.h" /* before opool_mt.h: its cache steps are ours */
+#include "opool_mt.h"
 
 /* ==== layout ============================================================= */
 
@@ -55,6 +57,7 @@ enum {
     OPOOL__MT_REVOKING = 1, /* another path is revoking the bias: its barrier may not be done */
     OPOOL__MT_REVOKED = 2   /* revoked, barrier done: every free of its slots uses the CAS */
 };
+_Static_assert(OPOOL__MT_BIASED == 0, "opool_abi.h's opool__mt_claim_biased reads biased as 0");
 typedef struct opool__mt_stripe {
     OPOOL__MT_ALIGN(opool__atomic(int64_t) n);
 } opool__mt_stripe;
@@ -159,15 +162,6 @@ uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *firs
  * one membarrier then serves the next allocs too. */
 #define OPOOL__MT_STEAL_EXTRA 15u
 
-/* Named points of the protocol where a test may hold the thread that reaches
- * them (opool_mt_points.h). Only the test-support build defines
- * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
-#if defined(OPOOL_TEST_HOOKS)
-#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
-#else
-#define OPOOL__MT_POINT(p, at) ((void)0)
-#endif
-
 /* ==== slots (docs 4) ===================================================== */
 
 /* Slot i is the caller's (off the list or out of a cache entry): make it
@@ -179,15 +173,11 @@ OPOOL__MT_HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out
     uint32_t g = opool__atomic_load_relaxed(&p->gen[i]) + 1;
     void *obj = opool__mt_object(p, i);
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_prepare(p, i, g, obj);
-    /* relaxed: published with the generation below. The shared path writes
-     * only to clear a home or claim left by an earlier generation (so that
-     * it never meets a later one's handle), which keeps its line shared. */
+    /* the shared path writes a home word only to clear a home or claim left
+     * by an earlier generation, which keeps its line shared */
     if (home != 0 || OPOOL_UNLIKELY(opool__atomic_load_relaxed(&p->own[i]) != 0))
-        opool__atomic_store_relaxed(&p->own[i], home);
-    /* release: a get() that sees g sees the object as prepared, and a free
-     * that sees g sees the slot's home */
-    opool__atomic_store_release(&p->gen[i], g);
-    if (out) out->bits = (uint64_t)g << 32 | i;
+        opool__mt_set_home(p->own, i, home); /* opool_abi.h */
+    opool__mt_go_live(p->gen, i, g, out);
     return obj;
 }
 
@@ -259,10 +249,6 @@ OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
 }
 
 /* A cache record's counter: one writer, so no read-modify-write. */
-OPOOL__MT_HOT void opool__mt_add_own_live(struct opool_mt_cache *c, int64_t d) {
-    /* relaxed: only count() reads it, and only the owner writes */
-    opool__atomic_store_relaxed(&c->live, opool__atomic_load_relaxed(&c->live) + d);
-}
 
 /* ==== waiting (docs 6) =================================================== */
 

@@ -28,6 +28,7 @@
  * every call below is the library's own path) */
 #define OPOOL__ATOMIC(T) opool__atomic(T)
 #include "opool.h"
+#include "opool_mt_steps.h" /* opool_abi.h's cache steps on the library's atomics: Relacy's */
 #include "opool_mt.h"
 
 /* What opool_mt_internal.h takes from the single-threaded core's headers

@@ -85,6 +85,9 @@ bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->hot.b
  * returns. NULL when memory is not there. */
 char *opool__chunk_storage(const opool *p, uint32_t c) {
     if (p->hot.stride == 0) return p->hot.base[0];
+#ifdef OPOOL__ALLOC_CALL
+    /*@ OPOOL__ALLOC_CALL */
+#endif
     return (char *)p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c),
                                 opool__object_align(&p->desc));
 }

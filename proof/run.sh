@@ -56,10 +56,12 @@ errors='User Error|\[kernel\] Failure|[Aa]borted|Unexpected error|Fatal error|St
 
 # ---- EVA ---------------------------------------------------------------------
 
-# One EVA run of eva_core.c over the shapes in mask $1, logging to $2; prints
-# its one-line verdict and returns non-zero on any failure.
+# One EVA run of eva_core.c over the shapes in mask $1, logging to $2; on
+# any failure prints why (also into $2.why) and returns non-zero.
 eva_once() {
     local mask=$1 log=$2
+    rm -f "$log.why"
+    why() { echo "$1" | tee "$log.why"; }
     # fresh: each allocation its own base (grown slot arrays are copied from
     # the old ones); precision 2 unrolls the core's short loops; the final
     # states (hundreds of MB for the growing pools' partitions) not printed
@@ -68,12 +70,12 @@ eva_once() {
         "${core[@]}" -eva -eva-no-alloc-returns-null -eva-alloc-builtin fresh -eva-precision 2 \
         -eva-msg-key=-final-states >"$log" 2>&1; then
         tail -20 "$log"
-        echo "eva: Frama-C failed ($log)"
+        why "eva: Frama-C failed ($log)"
         return 1
     fi
     if grep -Eq "$errors" "$log"; then
         grep -E -m3 "$errors" "$log"
-        echo "eva: Frama-C reported an error ($log)"
+        why "eva: Frama-C reported an error ($log)"
         return 1
     fi
     local alarms
@@ -82,32 +84,38 @@ eva_once() {
     # the harness's own assertions (results of the calls) are no alarms
     if grep -q 'got status \(unknown\|invalid\)' "$log"; then
         grep -B1 'got status \(unknown\|invalid\)' "$log" | head -20
-        echo "eva: an assertion of the harness is not proven ($log)"
+        why "eva: an assertion of the harness is not proven ($log)"
         return 1
     fi
     if ! grep -q 'Frama_C_show_each_reached_end' "$log"; then
-        echo "eva: the harness's end is unreachable (an error on every path; $log)"
+        why "eva: the harness's end is unreachable (an error on every path; $log)"
         return 1
     fi
     if [ -z "$alarms" ] || [ "$alarms" != 0 ]; then
-        echo "eva: ${alarms:-an unknown number of} alarms ($log)"
+        why "eva: ${alarms:-an unknown number of} alarms ($log)"
         return 1
     fi
     if grep -q 'Neither code nor specification' "$log"; then
         grep -A1 'Neither code nor specification' "$log"
-        echo "eva: a function without code or contract (its effects are guessed; $log)"
+        why "eva: a function without code or contract (its effects are guessed; $log)"
         return 1
     fi
+}
+
+# Fails with the first failed EVA run's reason.
+eva_failed() {
+    fail "$(cat "$out/eva.log.why" "$out/eva-grow.log.why" 2>/dev/null | head -1)"
 }
 
 run_eva() {
     echo "== eva: proof/eva_core.c (logs: $out/eva.log, $out/eva-grow.log)"
     local t0=$SECONDS
+    rm -f "$out/eva.log.why" "$out/eva-grow.log.why"
     if [ -n "${OPOOL_EVA_SHAPES:-}" ]; then
-        eva_once "$OPOOL_EVA_SHAPES" "$out/eva.log" || fail "eva: see above"
+        eva_once "$OPOOL_EVA_SHAPES" "$out/eva.log" || eva_failed
     elif [ -n "${OPOOL_PROOF_SERIAL:-}" ]; then
-        eva_once 0x3f "$out/eva.log" || fail "eva: see above"
-        eva_once 0xc0 "$out/eva-grow.log" || fail "eva: see above"
+        eva_once 0x3f "$out/eva.log" || eva_failed
+        eva_once 0xc0 "$out/eva-grow.log" || eva_failed
     else
         # two runs side by side, of about the same length: the fixed pools and
         # the growing pools of 64 and 40 slots; those of 48 (hooks, poison and
@@ -116,7 +124,7 @@ run_eva() {
         local first=$! rc=0
         eva_once 0xc0 "$out/eva-grow.log" || rc=1
         wait $first || rc=1
-        [ $rc = 0 ] || fail "eva: see above"
+        [ $rc = 0 ] || eva_failed
     fi
     echo "eva: 0 alarms, every assertion of the harness valid, $((SECONDS - t0)) s"
 }

@@ -260,16 +260,17 @@ run_wp() {
     fc=(frama-c -machdep gcc_x86_64 -c11)
     # wp_core.c includes src/opool.c: one translation unit, so that the
     # contracts reach the static inline functions opool.c calls. The provers'
-    # limits are a goal's, and only a goal that fails waits them out: 480 s
+    # limits are a goal's, and only a goal that fails waits them out: 900 s
     # for the plain and the steps' runs, whose hardest goals (retire's
-    # in-roster half of slots_ok, objects_ok kept by the claim's writes) have
-    # taken 100 to 205 s under load (docs/PROOF.md). The one call through a
+    # in-roster half of slots_ok, objects_ok kept by the claim's writes) take
+    # 100 to 205 s on a quiet machine, and retire's timed out at 480 s at a
+    # load of 5 on two cores (docs/PROOF.md, "Time"). The one call through a
     # pointer whose body WP proves, the allocator's in opool__chunk_storage,
     # is to opool__any_alloc (an admitted precondition), so the runtime check
     # of the pointer (\valid_function, which WP 25 cannot prove) is left out:
     # -rte-no-pointer-call.
     [ -z "$typed" ] || wp_once plain "$out/wp-plain.log" "${fc[@]}" "-cpp-extra-args=$cpp" proof/wp_core.c \
-        -wp -wp-fct "$typed" -wp-rte -rte-no-pointer-call -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 480)" \
+        -wp -wp-fct "$typed" -wp-rte -rte-no-pointer-call -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 900)" \
         -wp-split -wp-par 2
     # the inline lookup and free cast the pool to its hot fields: WP's cast model
     [ -z "$cast" ] || wp_once cast "$out/wp-cast.log" "${fc[@]}" "-cpp-extra-args=$cpp" proof/wp_core.c \
@@ -283,7 +284,7 @@ run_wp() {
     # chunk_offset, backed_object, ...) in context, so they run where the
     # lemmas are defined
     [ -z "$steps" ] || wp_once steps "$out/wp-steps.log" "${fc[@]}" "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" \
-        proof/wp_core.c -wp -wp-fct "$steps" -wp-rte -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 480)" \
+        proof/wp_core.c -wp -wp-fct "$steps" -wp-rte -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 900)" \
         -wp-split -wp-par 2
     cat "$out"/wp-*.log >"$out/wp.log" 2>/dev/null || fail "wp: no function or lemma selected"
 

@@ -7,7 +7,10 @@
  * the header defines, so the public headers stay free of annotations;
  * Frama-C joins each contract to the definition that follows. A loop's
  * invariant is a macro here (OPOOL__*_LOOP) that src/opool.c names in
- * place, under #ifdef of that macro.
+ * place, under #ifdef of that macro. A declaration with a contract ends
+ * with a comment that proof/run.sh reads: "// assumed" (its body is not
+ * proven: docs/PROOF.md, Assumptions), "// wp: cast" or "// wp: lemmas"
+ * (the frama-c run that proves it), or none (the plain run).
  *
  * roster_ok is the roster's part of the pool invariant (the facts
  * tests/support/opool_check.c tests): the slot and roster arrays valid and

@@ -276,9 +276,11 @@ run_wp() {
     [ -z "$cast" ] || wp_once cast "$out/wp-cast.log" "${fc[@]}" "-cpp-extra-args=$cpp" proof/wp_core.c \
         -wp -wp-model Typed+cast -wp-fct "$cast" -wp-rte -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 60)" \
         -wp-split -wp-par 2
-    # the lemmas, which the functions' proofs use (-wp-fct leaves them out)
+    # the lemmas, which the functions' proofs use (-wp-fct leaves them out);
+    # chunk_offset timed out at 120 s at a load of 2 (z3 proves chunk_object,
+    # its neighbour, in 37 s)
     [ -z "$lemmas" ] || wp_once lemmas "$out/wp-lemmas.log" "${fc[@]}" "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" \
-        proof/wp_core.c -wp -wp-prop "$lemmas" -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 120)" -wp-par 2
+        proof/wp_core.c -wp -wp-prop "$lemmas" -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 300)" -wp-par 2
     # the steps that keep pool_ok part by part, the out-of-line free and the
     # growth: their goals need lemmas (geometry_frame, object_ok_shrink,
     # chunk_offset, backed_object, ...) in context, so they run where the

@@ -71,7 +71,10 @@
 #   make fuzz-corpus   regenerate the seed-* files of fuzz/corpus/{ops,load} (fuzz/gen_corpus.c;
 #                      the heap seeds are committed inputs)
 #   make proof         the machine-checked proofs of docs/PROOF.md (proof/run.sh): EVA, then WP
-#                      with goals proven per function (needs frama-c-base, why3, z3, cvc4)
+#                      with goals proven per function (needs frama-c-base, why3, z3, cvc4); fails
+#                      on any alarm, unproven goal, aborted run or missing tool
+#   make proof-mutants seven bugs of proof/mutants/, each in a copy of the tree: each must make
+#                      the proof fail (proof/mutants.sh)
 #   make dist          regenerate dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)
 #   make docs          regenerate docs/API.md from the header comments (cmake -P tools/apidoc.cmake)
 #   make clean         remove build/
@@ -138,7 +141,7 @@ can_sanitize = $(call have,$(1)) && printf 'int main(void) { return 0; }\n' | \
 	$(1) -x c -fsanitize=address,undefined -o build/.sanitize-probe - >/dev/null 2>&1
 
 .PHONY: platforms platform-deps
-.PHONY: test test-format test-gcc test-clang test-asan test-tsan test-spin test-eva test-install proof bench bench-quick bench-build bench-deps \
+.PHONY: test test-format test-gcc test-clang test-asan test-tsan test-spin test-eva test-install proof proof-mutants bench bench-quick bench-build bench-deps \
         build check format format-check clean help fuzz fuzz-build fuzz-cov fuzz-corpus
 
 help:
@@ -252,6 +255,12 @@ test-eva:
 proof:
 	@$(call need,frama-c,apt-get install frama-c-base why3 z3 cvc4); \
 	proof/run.sh build/proof
+
+# The seven bugs of proof/mutants/, each applied to a copy of the tree: the proof must fail
+# on every one, in the halves each names (proof/mutants.sh, docs/PROOF.md).
+proof-mutants:
+	@$(call need,frama-c,apt-get install frama-c-base why3 z3 cvc4); \
+	proof/mutants.sh build/proof-mutants
 
 # Install the library twice and link a consumer (cmake/consumer/main.c) against each install
 # only, with find_package(opool) and with pkg-config, and run it:

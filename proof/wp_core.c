@@ -7,7 +7,10 @@
  * the header defines, so the public headers stay free of annotations;
  * Frama-C joins each contract to the definition that follows. A loop's
  * invariant is a macro here (OPOOL__*_LOOP) that src/opool.c names in
- * place, under #ifdef of that macro.
+ * place, under #ifdef of that macro. A declaration with a contract ends
+ * with a comment that proof/run.sh reads: "// assumed" (its body is not
+ * proven: docs/PROOF.md, Assumptions), "// wp: cast" or "// wp: lemmas"
+ * (the frama-c run that proves it), or none (the plain run).
  *
  * roster_ok is the roster's part of the pool invariant (the facts
  * tests/support/opool_check.c tests): the slot and roster arrays valid and
@@ -321,7 +324,7 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 /*@ requires \valid_read(e);
     exits \false;
     assigns \nothing; */
-static inline uint64_t opool__episode_failures(const opool__episode *e);
+static inline uint64_t opool__episode_failures(const opool__episode *e); // assumed
 
 // the position of i's highest set bit: the highest power of two up to i
 // (i > 0, stated as a power of two up to it)
@@ -331,7 +334,7 @@ static inline uint64_t opool__episode_failures(const opool__episode *e);
     ensures \result < 32 && (1 << \result) <= i < (1 << (\result + 1));
     ensures \forall integer n; 0 <= n && (1 << n) <= i ==> n <= \result;
     ensures \forall integer n; 0 <= n && i < (1 << n) ==> \result < n; */
-static inline uint32_t opool__top_bit(uint32_t i);
+static inline uint32_t opool__top_bit(uint32_t i); // assumed
 
 /* -- proven -- */
 
@@ -384,7 +387,7 @@ void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_lim
               \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     ensures p->hot.free_limit <= p->hot.nslots;
     OPOOL__KEEPS(\old(pool_ok(p)) ==>, p, (&p->hot)) */
-void opool__update_fast(opool *p);
+void opool__update_fast(opool *p); // wp: lemmas
 
 /* ==== freeing a live slot (src/opool.c) ==================================
  * opool__release is the free of every out-of-line path (opool_free's slow
@@ -405,25 +408,39 @@ void opool__update_fast(opool *p);
 /*@ requires \valid((char *)obj + (0 .. size - 1));
     exits \false;
     assigns ((char *)obj)[0 .. size - 1]; */
-void opool__track_on_free(void *obj, size_t size, size_t keep, bool poison);
+void opool__track_on_free(void *obj, size_t size, size_t keep, bool poison); // assumed
 
 // opool_diag.c: may end the pool's exhaustion episode (assumed)
 /*@ requires \valid(e);
     exits \false;
     assigns e->failures; */
-bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity);
+bool opool__episode_freed(opool__episode *e, uint64_t count, uint64_t capacity); // assumed
 
-// assumed of a user's hook: it writes its own object, does not call into
-// the pool, and returns (docs/PROOF.md, Assumptions)
-/*@ requires \valid_read(p) && \valid((char *)obj + (0 .. p->hot.stride - 1));
+/* The pools whose hooks stay local: init, fini and report (the user's or
+ * the default printer) write at most their own object's stride bytes, call
+ * nothing of the pool, and return. The API allows more (a fini or report
+ * that frees other objects, opool.h), which the code handles and these
+ * contracts do not: every contract whose path may call a hook requires
+ * hooks_local of its pool, so the theorems are about such pools, and the
+ * hooks' assumed contracts are what their code does under it. A predicate
+ * of the pool alone, with no definition: nothing is assumed of a pool that
+ * does not meet it. */
+/*@ axiomatic Hooks { predicate hooks_local(opool *p); } */
+
+// a user's fini: under hooks_local, it writes its own object and returns
+// (docs/PROOF.md, Assumptions)
+/*@ requires hooks_local(p);
+    requires \valid_read(p) && \valid((char *)obj + (0 .. p->hot.stride - 1));
     assigns ((char *)obj)[0 .. p->hot.stride - 1];
     exits \false; */
-static void opool__call_fini(const opool *p, void *obj);
+static void opool__call_fini(const opool *p, void *obj); // assumed
 
-/*@ requires \valid_read(p) && \valid((char *)obj + (0 .. p->hot.stride - 1));
+// a user's init: the same
+/*@ requires hooks_local(p);
+    requires \valid_read(p) && \valid((char *)obj + (0 .. p->hot.stride - 1));
     assigns ((char *)obj)[0 .. p->hot.stride - 1];
     exits \false; */
-static void opool__call_init(const opool *p, void *obj);
+static void opool__call_init(const opool *p, void *obj); // assumed
 
 // retire's writes (src/opool.c): free slot i leaves the roster for good,
 // its place going to the last entry, one more slot retired, and the pool
@@ -440,7 +457,7 @@ static void opool__call_init(const opool *p, void *obj);
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     OPOOL__KEEPS(\old(pool_ok(p)) ==>, p, (&p->hot))
 */
-static inline void opool__drop(opool *p, uint32_t i);
+static inline void opool__drop(opool *p, uint32_t i); // wp: lemmas
 
 /*@ requires \valid(p) && roster_ok(&p->hot) && i < p->hot.nslots && p->hot.count < p->hot.limit;
     requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
@@ -467,7 +484,7 @@ static void opool__retire(opool *p, uint32_t i);
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     OPOOL__KEEPS(, p, (&p->hot))
 */
-static inline void opool__episode_end(opool *p);
+static inline void opool__episode_end(opool *p); // wp: lemmas
 
 // the release's steps after its writes (src/opool.c): from a pool that
 // pool_ok describes and free slot i in the roster, slot i may retire and the
@@ -483,7 +500,7 @@ static inline void opool__episode_end(opool *p);
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     OPOOL__KEEPS(, p, (&p->hot))
 */
-static inline void opool__freed(opool *p, uint32_t i, uint32_t g);
+static inline void opool__freed(opool *p, uint32_t i, uint32_t g); // wp: lemmas
 
 // what the free of slot i writes: its fields, the roster entries below
 // limit, the slots' pos, slot i's generation and slot i's object (the
@@ -533,11 +550,12 @@ static inline void opool__freed(opool *p, uint32_t i, uint32_t g);
     ensures \forall integer j; 0 <= j < c->nslots && j != i ==> c->slot[j].gen == \old(c->slot[j].gen);
     OPOOL__KEEPS(\forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>, q, c)
 */
-static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g);
+static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g); // wp: lemmas
 
 // it writes the free's fields, the slot and roster arrays, the exhaustion
 // episode's count and slot i's object, nothing else
 /*@ requires pool_ok(p) && i < p->hot.nslots && (p->hot.slot[i].gen & 1) != 0;
+    requires hooks_local(p);
     assigns OPOOL__FREE_WRITES(p, i);
     ensures pool_ok(p);
     ensures roster_ok(&p->hot);
@@ -598,12 +616,12 @@ void opool__release(opool *p, uint32_t i);
       ensures \result == \null;
     complete behaviors;
     disjoint behaviors; */
-static inline void *opool__get_inline(const opool *p, opool_handle h);
+static inline void *opool__get_inline(const opool *p, opool_handle h); // wp: cast
 
 /*@ requires p == \null || hot_lookup_ok((opool__hot *)p);
     assigns \nothing;
     ensures \result <==> (p != \null && live_in((opool__hot *)p, h)); */
-static inline bool opool__valid_inline(const opool *p, opool_handle h);
+static inline bool opool__valid_inline(const opool *p, opool_handle h); // wp: cast
 
 /* ==== taking a free slot (src/opool.c) ===================================
  * opool_alloc_at grows as needed (opool__reach), then claims the slot
@@ -624,12 +642,12 @@ static inline bool opool__valid_inline(const opool *p, opool_handle h);
  * link), and the claim ensures it. */
 
 
-// assumed of a report (the user's hook or the default printer): it writes
-// none of the pool's memory (docs/PROOF.md, Assumptions)
-/*@ requires \valid(p);
+// a report (the user's hook or the default printer): under hooks_local, it
+// writes none of the pool's memory (docs/PROOF.md, Assumptions)
+/*@ requires \valid(p) && hooks_local(p);
     assigns \nothing;
     allocates \nothing; */
-void opool__report(opool *p, opool_status what, opool_handle h);
+void opool__report(opool *p, opool_status what, opool_handle h); // assumed
 
 /*@ assigns \nothing; */
 opool_handle opool__handle(uint32_t i, uint32_t gen);
@@ -637,7 +655,7 @@ opool_handle opool__handle(uint32_t i, uint32_t gen);
 // opool_track.c: checks the freed object's pattern, reads only (assumed)
 /*@ requires \valid((char *)obj + (0 .. size - 1));
     assigns \nothing; */
-bool opool__track_on_reuse(void *obj, size_t size, size_t keep, size_t live, bool poison);
+bool opool__track_on_reuse(void *obj, size_t size, size_t keep, size_t live, bool poison); // assumed
 
 // the claim's writes to the pool after the roster's (src/opool.c): the high
 // water, the inline bounds and the count of allocs; every slot keeps its
@@ -651,9 +669,9 @@ bool opool__track_on_reuse(void *obj, size_t size, size_t keep, size_t live, boo
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].pos == \old(p->hot.slot[j].pos);
     OPOOL__KEEPS(\old(pool_ok(p)) ==>, p, (&p->hot))
 */
-static inline void opool__count_alloc(opool *p);
+static inline void opool__count_alloc(opool *p); // wp: lemmas
 
-/*@ requires pool_ok(p) && i < p->hot.nslots;
+/*@ requires pool_ok(p) && i < p->hot.nslots && hooks_local(p);
     requires obj != \null && \valid((char *)obj + (0 .. p->hot.stride - 1));
     requires \separated((char *)obj + (0 .. p->hot.stride - 1),
                         p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
@@ -682,10 +700,11 @@ static void *opool__prepare(opool *p, uint32_t i, void *obj, uint32_t prev_gen);
     ensures \forall integer j; 0 <= j < p->hot.nslots && j != i ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     OPOOL__KEEPS(\old(pool_ok(p)) ==>, p, (&p->hot))
 */
-static inline void opool__link(opool *p, uint32_t i, uint32_t g);
+static inline void opool__link(opool *p, uint32_t i, uint32_t g); // wp: lemmas
 
 /*@ requires pool_ok(p);
     requires i < p->hot.nslots && p->hot.slot[i].pos != OPOOL__UNBACKED && (g & 1) != 0;
+    requires hooks_local(p);
     requires p->hot.slot[i].pos < p->hot.limit ==> slot_object_ok(p, i);
     ensures pool_ok(p);
     behavior claimed:
@@ -772,7 +791,7 @@ uint64_t opool__chunk_lo(const opool *p, uint32_t c);
     ensures chunk_size(p->hot.shift, p->max_capacity, p->hot.stride, c) <= offset(p->max_capacity, 0, p->hot.stride) <=
             18446744073709551615;
  */
-uint32_t opool__chunk_hi(const opool *p, uint32_t c);
+uint32_t opool__chunk_hi(const opool *p, uint32_t c); // wp: lemmas
 
 /*@ requires \valid_read(p) && c < OPOOL__MAX_CHUNKS;
     exits \false;
@@ -862,7 +881,7 @@ void opool__range_freed(opool *p, char *first_obj, uint32_t n);
     ensures roster_ok(&p->hot);
     OPOOL__KEEPS(, p, (&p->hot))
 */
-static inline void opool__born(opool *p, uint32_t hi);
+static inline void opool__born(opool *p, uint32_t hi); // wp: lemmas
 
 // enrol's write: slot i, outside the roster, takes the entry at limit, one
 // more; every other slot and entry as it was, and each slot's two facts
@@ -905,7 +924,7 @@ static inline void opool__join(opool *p, uint32_t i);
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     OPOOL__KEEPS(, p, (&p->hot))
 */
-static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi);
+static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi); // wp: lemmas
 
 /* the growth's chunk: slot j's object is chunk c's storage and j's offset
  * into it (chunk_top, chunk_object, chunk_offset); an offset within
@@ -956,16 +975,62 @@ static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi);
               p->hot.slot[j].gen == \old(p->hot.slot[j].gen) && p->hot.slot[j].pos == \old(p->hot.slot[j].pos);
     ensures \forall integer k; 0 <= k < p->hot.limit ==> p->hot.roster[k] == \old(p->hot.roster[k]);
 */
-bool opool__reserve_slots(opool *p, uint32_t n);
+bool opool__reserve_slots(opool *p, uint32_t n); // assumed
 
-// chunk c's storage: NULL, or chunk_size bytes valid and apart from
-// the pool and its arrays (the allocator's call through a pointer: assumed,
-// as the allocator's contract, docs/PROOF.md, Assumptions)
-/*@ requires \valid_read(p) && 1 <= c && p->hot.shift + c <= 32;
+// a chunk's slot count times the stride, as the code computes it (64-bit
+// operands), is its bytes when they fit: what opool__chunk_bytes needs (a
+// product of a cast the provers do not match with offset's); proven in the
+// lemmas' run
+#ifdef OPOOL_PROOF_LEMMAS
+/*@ lemma bytes_exact: \forall integer n, s; 0 <= n <= 4294967295 && 0 <= s <= 18446744073709551615 &&
+      offset(n, 0, s) <= 18446744073709551615 ==> (uint64_t)((uint64_t)n * s) == offset(n, 0, s);
+*/
+#endif
+
+// chunk c's bytes (src/opool.c): its index range times the stride, the
+// size the growth asks its allocator for
+/*@ requires \valid_read(p) && room_ok(p) && 1 <= c < p->nchunks && p->hot.shift + c <= 32;
+    requires offset(p->max_capacity, 0, p->hot.stride) <= 18446744073709551615; // (geometry_ok's)
     exits \false;
     assigns \nothing;
-    ensures \result == \null ||
-            chunk_room(\result, chunk_size(p->hot.shift, p->max_capacity, p->hot.stride, c), p, p->hot.slot, p->hot.roster, p->slot_cap); */
+    ensures \result == chunk_size(p->hot.shift, p->max_capacity, p->hot.stride, c); */
+size_t opool__chunk_bytes(const opool *p, uint32_t c); // wp: lemmas
+
+/*@ requires \valid_read(d);
+    exits \false;
+    assigns \nothing; */
+static inline size_t opool__object_align(const opool_desc *d);
+
+// the allocator as opool.h promises it (opool_allocator): NULL, or size
+// valid bytes; chunk_storage's call through p->mem.alloc is taken as a call
+// of this (OPOOL__ALLOC_CALL)
+/*@ exits \false;
+    assigns \nothing;
+    ensures \result == \null || \valid((char *)\result + (0 .. size - 1)); */
+void *opool__any_alloc(void *ctx, size_t size, size_t align); // assumed
+
+#define OPOOL__ALLOC_CALL calls opool__any_alloc;
+
+// chunk c's storage: NULL, or chunk_size bytes valid (cs_size, proven from
+// the allocator's contract: the size asked for is the chunk's) and apart
+// from the pool and its arrays (the allocator returns a new block, which
+// WP 25 cannot state: \fresh is not implemented). cs_size is a check:
+// proven, not given to callers; callers get cs_room, admitted, which is
+// cs_size and that separation (docs/PROOF.md, Assumptions). (With cs_size
+// and the separation as two clauses for callers, one of grow's goals
+// timed out at 240 s where it takes seconds with chunk_room whole.)
+/*@ requires \valid_read(p) && room_ok(p) && 1 <= c < p->nchunks && p->hot.shift + c <= 32;
+    requires offset(p->max_capacity, 0, p->hot.stride) <= 18446744073709551615; // (geometry_ok's)
+    // the pool's allocator is one that keeps opool.h's promise
+    admit requires p->mem.alloc == &opool__any_alloc;
+    // an id-only pool's token (opool__build sets it inside the pool's block)
+    admit requires p->hot.stride == 0 ==> p->hot.base[0] != \null;
+    exits \false;
+    assigns \nothing;
+    check ensures cs_size: \result == \null ||
+      (\result != \null && \valid(\result + (0 .. chunk_size(p->hot.shift, p->max_capacity, p->hot.stride, c) - 1)));
+    admit ensures cs_room: \result == \null ||
+      chunk_room(\result, chunk_size(p->hot.shift, p->max_capacity, p->hot.stride, c), p, p->hot.slot, p->hot.roster, p->slot_cap); */
 char *opool__chunk_storage(const opool *p, uint32_t c);
 
 // the growth's write to the bases: chunk c, without storage, takes mem,
@@ -985,7 +1050,7 @@ char *opool__chunk_storage(const opool *p, uint32_t c);
       chunk_room(object_of(&p->hot, p->hot.first, p->hot.shift, p->hot.stride, lo), offset(hi, lo, p->hot.stride),
                  p, p->hot.slot, p->hot.roster, p->slot_cap);
     OPOOL__KEEPS(, p, (&p->hot)) */
-static inline void opool__back_chunk(opool *p, uint32_t c, char *mem);
+static inline void opool__back_chunk(opool *p, uint32_t c, char *mem); // wp: lemmas
 
 // the growth's count (src/opool.c): a statistic, which the invariant
 // does not read
@@ -993,7 +1058,7 @@ static inline void opool__back_chunk(opool *p, uint32_t c, char *mem);
     exits \false;
     assigns p->grows;
     ensures pool_ok(p); */
-static inline void opool__count_grow(opool *p);
+static inline void opool__count_grow(opool *p); // wp: lemmas
 
 // the growth keeps the invariant and the index limit (proven: it chains
 // the steps above)
@@ -1001,7 +1066,7 @@ static inline void opool__count_grow(opool *p);
     exits \false;
     ensures pool_ok(p) && p->max_capacity == \old(p->max_capacity);
 */
-bool opool__grow(opool *p);
+bool opool__grow(opool *p); // wp: lemmas
 
 // reach's loop: the invariant and the index limit. (The loop calls grow,
 // which may write anything: so it has no assigns clause, and WP then lets
@@ -1019,6 +1084,7 @@ bool opool__grow(opool *p);
 static bool opool__reach(opool *p, uint32_t i);
 
 /*@ requires p == \null || pool_ok(p);
+    requires p == \null || hooks_local(p);
     ensures p == \null || pool_ok(p);
     behavior rejected:
       assumes p == \null || ((uint32_t)(want.bits >> 32) & 1) == 0 || (uint32_t)want.bits >= p->max_capacity;
@@ -1041,6 +1107,7 @@ void *opool_alloc_at(opool *p, opool_handle want);
  * keeps every slot (only the count of rejections moves). */
 
 /*@ requires p == \null || pool_ok(p);
+    requires p == \null || hooks_local(p);
     ensures p == \null || pool_ok(p);
     // every behavior's writes together: what a caller that does not know
     // which applies may assume (opool_free below)
@@ -1064,7 +1131,7 @@ void *opool_alloc_at(opool *p, opool_handle want);
               \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     complete behaviors;
     disjoint behaviors; */
-opool_status opool__free_slow(opool *p, opool_handle h);
+opool_status opool__free_slow(opool *p, opool_handle h); // wp: lemmas
 
 /* ==== the inline free (opool_abi.h): every handle ========================
  * opool_free itself: a live handle of an index below free_limit (the bound
@@ -1080,6 +1147,7 @@ opool_status opool__free_slow(opool *p, opool_handle h);
  * Typed+cast model). */
 
 /*@ requires p == \null || pool_ok(p);
+    requires p == \null || hooks_local(p);
     // what either path may write, whatever the handle
     assigns OPOOL__FREE_WRITES(p, (uint32_t)h.bits), p->rejected;
     behavior null:
@@ -1099,7 +1167,7 @@ opool_status opool__free_slow(opool *p, opool_handle h);
               \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
     complete behaviors;
     disjoint behaviors; */
-static inline opool_status opool__free_inline(opool *p, opool_handle h);
+static inline opool_status opool__free_inline(opool *p, opool_handle h); // wp: cast
 
 /* the definitions, in this translation unit: the contracts above attach to
  * the static inline functions of the same one */

@@ -4499,9 +4499,14 @@ bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->hot.b
 
 /* Storage for chunk c (>= 1): the allocator's, or for an id-only pool
  * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
- * returns. NULL when memory is not there. */
+ * returns. NULL when memory is not there. (OPOOL__ALLOC_CALL, defined only
+ * in proof/wp_core.c, tells WP which contract the call through the
+ * pointer keeps.) */
 char *opool__chunk_storage(const opool *p, uint32_t c) {
     if (p->hot.stride == 0) return p->hot.base[0];
+#ifdef OPOOL__ALLOC_CALL
+        /*@ OPOOL__ALLOC_CALL */
+#endif
     return (char *)p->mem.alloc(p->mem.ctx, opool__chunk_bytes(p, c),
                                 opool__object_align(&p->desc));
 }

@@ -272,9 +272,6 @@ template <class T, class Value> class live_iterator {
         at_ = at_ - 1 < n ? at_ - 1 : n;
         return *this;
     }
-    /* the position in the live list of the object visited, for code that
-     * also uses opool_live_handle */
-    uint32_t index() const noexcept { return at_ - 1; }
     friend bool operator==(const live_iterator &a, const live_iterator &b) noexcept {
         return a.at_ == b.at_;
     }

@@ -132,6 +132,13 @@ TEST(a_pool_that_failed_to_be_created_says_why_and_refuses_everything) {
     bad.flags = 1u << 20;
     opl::pool<tracked> r(bad);
     CHECK(!r && r.status() == OPOOL_EINVAL);
+    struct alignas(8192) too_aligned {
+        char c;
+    };
+    opl::pool<too_aligned> wide(opts(8)); /* object_align above 4096 */
+    CHECK(!wide && wide.status() == OPOOL_EINVAL);
+    opl::side_table<tracked, int> orphan(p); /* of a pool that does not exist */
+    CHECK(!orphan && orphan.status() == OPOOL_EINVAL && orphan.get(e.h) == nullptr);
     opl::pool<tracked> ok(opts(8));
     CHECK(ok && ok.status() == OPOOL_OK && ok.capacity() == 8);
 }
@@ -168,6 +175,9 @@ TEST(a_pool_from_a_whole_desc_takes_its_report_and_allocator_and_refuses_hooks) 
     opl::pool<tracked> c(evicting);
     CHECK(!a && !b && !c && a.status() == OPOOL_EINVAL && b.status() == OPOOL_EINVAL &&
           c.status() == OPOOL_EINVAL && mem.calls == 1);
+    mem.fail_from = 0; /* the allocator refuses: ENOMEM, nothing built */
+    opl::pool<tracked> starved(d);
+    CHECK(!starved && starved.status() == OPOOL_ENOMEM && mem.blocks == 0);
 }
 
 /* ---- objects' lives ------------------------------------------------------ */
@@ -666,6 +676,11 @@ TEST(an_mt_pool_constructs_and_destroys_through_every_path) {
     CHECK(lives::alive() == 0 && lives::made == 5);
     opl::mt_pool<tracked> bad(opts(0));
     CHECK(!bad && bad.status() == OPOOL_EINVAL && !bad.emplace(1).obj);
+    opl::mt_pool<tracked> ok(opts(4));
+    opl::mt_cache<tracked> huge(ok, OPOOL_MT_CACHE_MAX + 1), orphan(bad);
+    CHECK(!huge && huge.status() == OPOOL_EINVAL && !huge.emplace(1).obj);
+    CHECK(!orphan && orphan.status() == OPOOL_EINVAL && !orphan.erase(opl::handle<tracked>()));
+    CHECK(lives::made == 5);
 }
 
 TEST(emplace_wait_on_a_full_mt_pool_times_out_with_nothing_built) {

@@ -892,7 +892,10 @@ template <class T> class mt_cache {
 
 #if defined(__cpp_lib_memory_resource) || (defined(_LIBCPP_VERSION) && _LIBCPP_VERSION >= 16000)
 #define OPOOL_HPP_PMR 1
-/* A std::pmr::memory_resource over an opool_heap, so std::pmr containers
+/* Only where the standard library has <memory_resource> (libstdc++ 9 and
+ * later, libc++ 16 and later: not Debian's emscripten 3.1, whose libc++ is
+ * older); OPOOL_HPP_PMR says whether it is there.
+ * A std::pmr::memory_resource over an opool_heap, so std::pmr containers
  * (vector, string, unordered_map, ...) take their memory from size
  * classes. Requests aligned to 8 (16, when every class size is a multiple
  * of 16, as the default classes are) go to the heap; more strictly

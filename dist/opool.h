@@ -2439,6 +2439,22 @@ typedef struct opool__hot {
 OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
 OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
 
+/* ---- handles ---------------------------------------------------------------
+ * A handle is its slot's generation in the high 32 bits over the slot's
+ * index; a live generation is odd. Every path packs and checks a handle with
+ * these two (inline and out of line, full and compact). */
+
+static inline opool_handle opool__handle(uint32_t i, uint32_t gen) {
+    opool_handle h;
+    h.bits = (uint64_t)gen << 32 | i;
+    return h;
+}
+
+/* Whether g is slot i's generation and a live one (i < nslots). */
+static inline bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
+    return OPOOL_LIKELY(c->slot[i].gen == g) && OPOOL_LIKELY(g & 1);
+}
+
 /* ---- the roster ------------------------------------------------------------
  * One array of slot indices, [0, limit): positions [0, count) are the live
  * list in iteration order, [count, limit) the free stack with its top at
@@ -2474,6 +2490,21 @@ static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
     uint32_t i = c->roster[a];
     opool__roster_put(c, a, c->roster[b]);
     opool__roster_put(c, b, i);
+}
+
+/* The two halves of every alloc and free, inline or not. take: the free
+ * stack's top goes live at its next generation (its index; its handle to
+ * *out). unlink: live slot i leaves the live list with generation g. */
+static inline uint32_t opool__take(opool__hot *c, opool_handle *out) {
+    uint32_t i = opool__roster_take(c);
+    uint32_t g = ++c->slot[i].gen;
+    if (out) *out = opool__handle(i, g);
+    return i;
+}
+
+static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
+    opool__roster_release(c, i);
+    c->slot[i].gen = g;
 }
 
 /* ---- objects -------------------------------------------------------------- */
@@ -2527,10 +2558,10 @@ static inline void *opool__get_inline(const opool *p, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
     if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
-        if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
+        if (OPOOL_UNLIKELY(!opool__live_gen(c, i, g))) return NULL;
         return opool__object_in(c, 0, (size_t)i * c->stride);
     }
-    if (OPOOL_UNLIKELY(i >= c->nslots || c->slot[i].gen != g || !(g & 1))) return NULL;
+    if (OPOOL_UNLIKELY(i >= c->nslots || !opool__live_gen(c, i, g))) return NULL;
     return opool__object_far(c, i);
 }
 
@@ -2556,7 +2587,7 @@ static inline opool_handle opool__handle_at_inline(const opool *p, uint32_t inde
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c != NULL && index < c->nslots && (c->slot[index].gen & 1))
-        h.bits = (uint64_t)c->slot[index].gen << 32 | index;
+        h = opool__handle(index, c->slot[index].gen);
     return h;
 }
 
@@ -2566,7 +2597,7 @@ static inline opool_handle32 opool__handle_compact_inline(const opool *p, opool_
     const opool__hot *c = (const opool__hot *)(const void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     opool_handle32 r = {0};
-    if (c != NULL && c->index_bits < 32 && i < c->nslots && (g & 1) && c->slot[i].gen == g)
+    if (c != NULL && c->index_bits < 32 && i < c->nslots && opool__live_gen(c, i, g))
         r.bits = g << c->index_bits | i;
     return r;
 }
@@ -2578,7 +2609,7 @@ static inline opool_handle opool__handle_expand_inline(const opool *p, opool_han
     uint32_t k = c->index_bits, i = x.bits & ((1u << k) - 1);
     if (i >= c->nslots) return h;
     uint32_t g = c->slot[i].gen;
-    if ((g & 1) && (g << k | i) == x.bits) h.bits = (uint64_t)g << 32 | i;
+    if ((g & 1) && (g << k | i) == x.bits) h = opool__handle(i, g);
     return h;
 }
 
@@ -2587,7 +2618,7 @@ static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i)
     opool_handle h = {0};
     if (c != NULL && i < c->count) {
         uint32_t s = c->roster[i];
-        h.bits = (uint64_t)c->slot[s].gen << 32 | s;
+        h = opool__handle(s, c->slot[s].gen);
     }
     return h;
 }
@@ -2608,10 +2639,8 @@ static inline void *opool__alloc_inline(opool *p, opool_handle *out) {
         if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
         c->high_water = c->fast_limit = n + 1;
     }
-    uint32_t i = opool__roster_take(c);
-    uint32_t g = ++c->slot[i].gen;
+    uint32_t i = opool__take(c, out);
     c->allocs++;
-    if (out) out->bits = (uint64_t)g << 32 | i;
     return opool__object(c, i);
 }
 
@@ -2619,9 +2648,8 @@ static inline opool_status opool__free_inline(opool *p, opool_handle h) {
     opool__hot *c = (opool__hot *)(void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
-    if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return opool__free_slow(p, h);
-    opool__roster_release(c, i);
-    c->slot[i].gen = g + 1;
+    if (OPOOL_UNLIKELY(!opool__live_gen(c, i, g))) return opool__free_slow(p, h);
+    opool__unlink(c, i, g + 1);
     return OPOOL_OK;
 }
 
@@ -3024,6 +3052,18 @@ OPOOL_API void opool__mt_cache_parked(opool_mt_cache *c);
 
 #if defined(OPOOL__MT_STEPS)
 
+/* The handle check of every path of the concurrent pool: OPOOL_OK when g is
+ * slot i's generation and a live one; else OPOOL_EINVAL (an even generation,
+ * an index past capacity) or OPOOL_ESTALE. acquire: the object's state from
+ * the thread that made it live, and the slot's home, written before
+ * generation g was released. */
+static inline opool_status opool__mt_live(OPOOL__ATOMIC(uint32_t) * gen, uint32_t capacity,
+                                          uint32_t i, uint32_t g) {
+    if (OPOOL_UNLIKELY(!(g & 1) || i >= capacity)) return OPOOL_EINVAL;
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD_ACQUIRE(&gen[i]) != g)) return OPOOL_ESTALE;
+    return OPOOL_OK;
+}
+
 /* The owner lowers bottom to take the newest parked slot: false when the
  * cache is empty (a stale top is smaller, so "empty" is never wrong), else
  * bottom lowered and in *b the entry to take. The light barrier that must
@@ -3054,7 +3094,7 @@ static inline void opool__mt_set_home(OPOOL__ATOMIC(uint64_t) * own, uint32_t i,
 static inline void opool__mt_go_live(OPOOL__ATOMIC(uint32_t) * gen, uint32_t i, uint32_t g,
                                      opool_handle *out) {
     OPOOL__MT_STORE_RELEASE(&gen[i], g);
-    if (out) out->bits = (uint64_t)g << 32 | i;
+    if (out) *out = opool__handle(i, g);
 }
 
 /* The claim of slot i's generation g by its home c, by plain stores
@@ -3114,14 +3154,13 @@ static inline void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle
  * exported opool_mt_cache_free runs it too. */
 static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
-    if (OPOOL_UNLIKELY(c == NULL || !c->fast || !(g & 1) || i >= c->capacity))
+    if (OPOOL_UNLIKELY(c == NULL || !c->fast ||
+                       opool__mt_live(c->gen, c->capacity, i, g) != OPOOL_OK))
         return opool__mt_cache_free_slow(c, h);
     uint64_t b = OPOOL__MT_LOAD_RELAXED(&c->bottom); /* ours */
-    /* acquire: the object's state from the thread that made it live, and
-     * the slot's home, written before generation g was released; a top
-     * read now only grows before the park (full stays false) */
-    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD_ACQUIRE(&c->gen[i]) != g ||
-                       OPOOL__MT_LOAD_RELAXED(&c->own[i]) != c->home ||
+    /* a top read after the check's acquire only grows before the park
+     * (full stays false) */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD_RELAXED(&c->own[i]) != c->home ||
                        b - OPOOL__MT_LOAD_RELAXED(&c->top) >= c->size || g + 1 == c->retire_at))
         return opool__mt_cache_free_slow(c, h);
     OPOOL__MT_HIT_POINT(c, CLAIM_CHECKED);
@@ -3252,6 +3291,11 @@ struct opool {
 
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
 _Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
+
+/* Bytes of the slot and roster arrays of n slots, which share one block. */
+static inline size_t opool__arrays_bytes(uint32_t n) {
+    return (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
+}
 _Static_assert(offsetof(opool__hot, base) + sizeof(char *) <= OPOOL__LINE || sizeof(void *) > 8,
                "the common inline paths read one cache line");
 
@@ -3383,7 +3427,6 @@ OPOOL__INTERNAL void opool__update_fast(opool *p);
 OPOOL__INTERNAL void opool__range_freed(opool *p, char *first_obj, uint32_t n);
 OPOOL__INTERNAL bool opool__reserve_slots(opool *p, uint32_t n);
 OPOOL__INTERNAL bool opool__grow(opool *p);
-OPOOL__INTERNAL opool_handle opool__handle(uint32_t i, uint32_t gen);
 OPOOL__INTERNAL opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 OPOOL__INTERNAL void opool__release(opool *p, uint32_t i);
 OPOOL__INTERNAL void opool__release_all(opool *p);
@@ -4066,10 +4109,8 @@ OPOOL__MT_HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t
  * nothing. */
 OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
-    /* acquire: the object's state from the thread that made it live (fini
-     * and poison touch it next), and the slot's home, written before */
-    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->gen[i]) != g)) return OPOOL_ESTALE;
+    opool_status s = opool__mt_live(p->gen, p->capacity, i, g); /* fini and poison read after */
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
     /* relaxed: the home of generation g (or a later word, whose generation
      * makes the CAS below fail) */
     uint64_t own = opool__atomic_load_relaxed(&p->own[i]);
@@ -4474,7 +4515,7 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     if (!opool__mul_ok(stride, maxcap, &all_objects)) return false;
     (void)all_objects;
     first_objects = stride * g->first;
-    arrays = (size_t)g->first * (sizeof(opool__slot) + sizeof(uint32_t));
+    arrays = opool__arrays_bytes(g->first);
     total = sizeof(struct opool) + arrays;
     g->objects_at = total;
     if (!opool__add_ok(total, g->align - 1, &total)) return false;
@@ -4585,16 +4626,14 @@ void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p
 /* Make the slot and roster arrays hold at least n entries, keeping contents. */
 bool opool__reserve_slots(opool *p, uint32_t n) {
     if (n <= p->slot_cap) return true;
-    size_t bytes = (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
+    size_t bytes = opool__arrays_bytes(n);
     opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, OPOOL__ARRAY_ALIGN);
     if (slot == NULL) return false;
     uint32_t *roster = (uint32_t *)(slot + n);
     memcpy(slot, p->hot.slot, (size_t)p->hot.nslots * sizeof(opool__slot));
     memcpy(roster, p->hot.roster, (size_t)p->hot.limit * sizeof(uint32_t));
     if (p->arrays_owned)
-        opool__mem_free(&p->mem, p->hot.slot,
-                        (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
-                        OPOOL__ARRAY_ALIGN);
+        opool__mem_free(&p->mem, p->hot.slot, opool__arrays_bytes(p->slot_cap), OPOOL__ARRAY_ALIGN);
     p->hot.slot = slot;
     p->hot.roster = roster;
     p->slot_cap = n;
@@ -4702,16 +4741,10 @@ void opool__report(opool *p, opool_status what, opool_handle h) {
 /* ==== slots ============================================================== */
 
 /* The writes of the free and of the claim come in small steps (opool__drop,
- * opool__unlink, opool__freed, opool__episode_end, opool__count_alloc,
- * opool__link): each has a contract in proof/wp_core.c that WP proves keeps
+ * opool__unlink (opool_abi.h), opool__freed, opool__episode_end,
+ * opool__count_alloc, opool__link): each has a contract in proof/wp_core.c that WP proves keeps
  * the pool invariant, and the callers chain them (docs/PROOF.md). They are
  * static inline, so the compiled paths are what they would be written out. */
-
-opool_handle opool__handle(uint32_t i, uint32_t gen) {
-    opool_handle h;
-    h.bits = (uint64_t)gen << 32 | i;
-    return h;
-}
 
 /* OPOOL_OK if h is live in p, with its index in *index (the index checked
  * is the one the caller acts on); else the status every handle-taking call
@@ -4719,7 +4752,7 @@ opool_handle opool__handle(uint32_t i, uint32_t gen) {
 opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     if (!(g & 1) || i >= p->hot.nslots) return OPOOL_EINVAL;
-    if (p->hot.slot[i].gen != g) return OPOOL_ESTALE;
+    if (!opool__live_gen(&p->hot, i, g)) return OPOOL_ESTALE;
     *index = i;
     return OPOOL_OK;
 }
@@ -4745,13 +4778,6 @@ static void opool__retire(opool *p, uint32_t i) {
  * contract the proofs assume of a user's hook). */
 static void opool__call_fini(const opool *p, void *obj) { p->desc.fini(obj, p->desc.user); }
 static void opool__call_init(const opool *p, void *obj) { p->desc.init(obj, p->desc.user); }
-
-/* Live slot i leaves the live prefix and takes its next generation, g (the
- * release's two writes). */
-static inline void opool__unlink(opool__hot *h, uint32_t i, uint32_t g) {
-    opool__roster_release(h, i);
-    h->slot[i].gen = g;
-}
 
 /* An object was freed: an open exhaustion episode ends if the pool has
  * recovered, and the inline paths open again. */
@@ -4983,9 +5009,7 @@ void opool_destroy(opool *p) {
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (opool__chunk_backed(p, c)) opool__chunk_free(p, c);
     if (p->arrays_owned)
-        opool__mem_free(&m, p->hot.slot,
-                        (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
-                        OPOOL__ARRAY_ALIGN);
+        opool__mem_free(&m, p->hot.slot, opool__arrays_bytes(p->slot_cap), OPOOL__ARRAY_ALIGN);
     if (p->block) opool__mem_free(&m, p->block, p->block_size, OPOOL__BLOCK_ALIGN);
 }
 
@@ -5001,10 +5025,8 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
         if (nth) opool__report(p, OPOOL_EFULL, OPOOL_NULL);
         return NULL;
     }
-    uint32_t i = opool__roster_take(h);
-    uint32_t g = ++h->slot[i].gen;
-    if (out) *out = opool__handle(i, g);
-    return opool__prepare(p, i, opool__object(h, i), g - 1);
+    uint32_t i = opool__take(h, out);
+    return opool__prepare(p, i, opool__object(h, i), h->slot[i].gen - 1);
 }
 
 opool_status opool__free_slow(opool *p, opool_handle h) {
@@ -5181,7 +5203,7 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     out->evictions = p->evictions;
     out->grows = p->grows;
     size_t bytes = p->block_size;
-    if (p->arrays_owned) bytes += (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t));
+    if (p->arrays_owned) bytes += opool__arrays_bytes(p->slot_cap);
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (opool__chunk_backed(p, c)) bytes += opool__chunk_bytes(p, c);
     out->bytes = bytes;
@@ -6759,9 +6781,7 @@ void opool_mt_destroy(opool_mt *p) {
 
 void *opool_mt_get(const opool_mt *p, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (p == NULL || !(g & 1) || i >= p->capacity) return NULL;
-    /* acquire: pairs with the release store of alloc: the object is ready */
-    if (opool__atomic_load_acquire(&p->gen[i]) != g) return NULL;
+    if (p == NULL || opool__mt_live(p->gen, p->capacity, i, g) != OPOOL_OK) return NULL;
     return opool__mt_object(p, i);
 }
 
@@ -7118,10 +7138,8 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
 OPOOL__MT_HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
     opool_mt *p = c->pool;
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
-    /* acquire: the object's state from the thread that made it live, and
-     * the slot's home, written before generation g was released */
-    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->gen[i]) != g)) return OPOOL_ESTALE;
+    opool_status s = opool__mt_live(p->gen, p->capacity, i, g);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
     /* relaxed: g's home word or a later one. Only allocs write a home, and
      * the only alloc that writes c's id is this thread's own: so c->home
      * with no claim is generation g's home, c */

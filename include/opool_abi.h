@@ -110,6 +110,22 @@ typedef struct opool__hot {
 OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
 OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
 
+/* ---- handles ---------------------------------------------------------------
+ * A handle is its slot's generation in the high 32 bits over the slot's
+ * index; a live generation is odd. Every path packs and checks a handle with
+ * these two (inline and out of line, full and compact). */
+
+static inline opool_handle opool__handle(uint32_t i, uint32_t gen) {
+    opool_handle h;
+    h.bits = (uint64_t)gen << 32 | i;
+    return h;
+}
+
+/* Whether g is slot i's generation and a live one (i < nslots). */
+static inline bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
+    return OPOOL_LIKELY(c->slot[i].gen == g) && OPOOL_LIKELY(g & 1);
+}
+
 /* ---- the roster ------------------------------------------------------------
  * One array of slot indices, [0, limit): positions [0, count) are the live
  * list in iteration order, [count, limit) the free stack with its top at
@@ -145,6 +161,21 @@ static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
     uint32_t i = c->roster[a];
     opool__roster_put(c, a, c->roster[b]);
     opool__roster_put(c, b, i);
+}
+
+/* The two halves of every alloc and free, inline or not. take: the free
+ * stack's top goes live at its next generation (its index; its handle to
+ * *out). unlink: live slot i leaves the live list with generation g. */
+static inline uint32_t opool__take(opool__hot *c, opool_handle *out) {
+    uint32_t i = opool__roster_take(c);
+    uint32_t g = ++c->slot[i].gen;
+    if (out) *out = opool__handle(i, g);
+    return i;
+}
+
+static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
+    opool__roster_release(c, i);
+    c->slot[i].gen = g;
 }
 
 /* ---- objects -------------------------------------------------------------- */
@@ -198,10 +229,10 @@ static inline void *opool__get_inline(const opool *p, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
     if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
-        if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return NULL;
+        if (OPOOL_UNLIKELY(!opool__live_gen(c, i, g))) return NULL;
         return opool__object_in(c, 0, (size_t)i * c->stride);
     }
-    if (OPOOL_UNLIKELY(i >= c->nslots || c->slot[i].gen != g || !(g & 1))) return NULL;
+    if (OPOOL_UNLIKELY(i >= c->nslots || !opool__live_gen(c, i, g))) return NULL;
     return opool__object_far(c, i);
 }
 
@@ -227,7 +258,7 @@ static inline opool_handle opool__handle_at_inline(const opool *p, uint32_t inde
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c != NULL && index < c->nslots && (c->slot[index].gen & 1))
-        h.bits = (uint64_t)c->slot[index].gen << 32 | index;
+        h = opool__handle(index, c->slot[index].gen);
     return h;
 }
 
@@ -237,7 +268,7 @@ static inline opool_handle32 opool__handle_compact_inline(const opool *p, opool_
     const opool__hot *c = (const opool__hot *)(const void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     opool_handle32 r = {0};
-    if (c != NULL && c->index_bits < 32 && i < c->nslots && (g & 1) && c->slot[i].gen == g)
+    if (c != NULL && c->index_bits < 32 && i < c->nslots && opool__live_gen(c, i, g))
         r.bits = g << c->index_bits | i;
     return r;
 }
@@ -249,7 +280,7 @@ static inline opool_handle opool__handle_expand_inline(const opool *p, opool_han
     uint32_t k = c->index_bits, i = x.bits & ((1u << k) - 1);
     if (i >= c->nslots) return h;
     uint32_t g = c->slot[i].gen;
-    if ((g & 1) && (g << k | i) == x.bits) h.bits = (uint64_t)g << 32 | i;
+    if ((g & 1) && (g << k | i) == x.bits) h = opool__handle(i, g);
     return h;
 }
 
@@ -258,7 +289,7 @@ static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i)
     opool_handle h = {0};
     if (c != NULL && i < c->count) {
         uint32_t s = c->roster[i];
-        h.bits = (uint64_t)c->slot[s].gen << 32 | s;
+        h = opool__handle(s, c->slot[s].gen);
     }
     return h;
 }
@@ -279,10 +310,8 @@ static inline void *opool__alloc_inline(opool *p, opool_handle *out) {
         if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
         c->high_water = c->fast_limit = n + 1;
     }
-    uint32_t i = opool__roster_take(c);
-    uint32_t g = ++c->slot[i].gen;
+    uint32_t i = opool__take(c, out);
     c->allocs++;
-    if (out) out->bits = (uint64_t)g << 32 | i;
     return opool__object(c, i);
 }
 
@@ -290,9 +319,8 @@ static inline opool_status opool__free_inline(opool *p, opool_handle h) {
     opool__hot *c = (opool__hot *)(void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
-    if (OPOOL_UNLIKELY(c->slot[i].gen != g || !(g & 1))) return opool__free_slow(p, h);
-    opool__roster_release(c, i);
-    c->slot[i].gen = g + 1;
+    if (OPOOL_UNLIKELY(!opool__live_gen(c, i, g))) return opool__free_slow(p, h);
+    opool__unlink(c, i, g + 1);
     return OPOOL_OK;
 }
 
@@ -695,6 +723,18 @@ OPOOL_API void opool__mt_cache_parked(opool_mt_cache *c);
 
 #if defined(OPOOL__MT_STEPS)
 
+/* The handle check of every path of the concurrent pool: OPOOL_OK when g is
+ * slot i's generation and a live one; else OPOOL_EINVAL (an even generation,
+ * an index past capacity) or OPOOL_ESTALE. acquire: the object's state from
+ * the thread that made it live, and the slot's home, written before
+ * generation g was released. */
+static inline opool_status opool__mt_live(OPOOL__ATOMIC(uint32_t) * gen, uint32_t capacity,
+                                          uint32_t i, uint32_t g) {
+    if (OPOOL_UNLIKELY(!(g & 1) || i >= capacity)) return OPOOL_EINVAL;
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD_ACQUIRE(&gen[i]) != g)) return OPOOL_ESTALE;
+    return OPOOL_OK;
+}
+
 /* The owner lowers bottom to take the newest parked slot: false when the
  * cache is empty (a stale top is smaller, so "empty" is never wrong), else
  * bottom lowered and in *b the entry to take. The light barrier that must
@@ -725,7 +765,7 @@ static inline void opool__mt_set_home(OPOOL__ATOMIC(uint64_t) * own, uint32_t i,
 static inline void opool__mt_go_live(OPOOL__ATOMIC(uint32_t) * gen, uint32_t i, uint32_t g,
                                      opool_handle *out) {
     OPOOL__MT_STORE_RELEASE(&gen[i], g);
-    if (out) out->bits = (uint64_t)g << 32 | i;
+    if (out) *out = opool__handle(i, g);
 }
 
 /* The claim of slot i's generation g by its home c, by plain stores
@@ -785,14 +825,13 @@ static inline void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle
  * exported opool_mt_cache_free runs it too. */
 static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
-    if (OPOOL_UNLIKELY(c == NULL || !c->fast || !(g & 1) || i >= c->capacity))
+    if (OPOOL_UNLIKELY(c == NULL || !c->fast ||
+                       opool__mt_live(c->gen, c->capacity, i, g) != OPOOL_OK))
         return opool__mt_cache_free_slow(c, h);
     uint64_t b = OPOOL__MT_LOAD_RELAXED(&c->bottom); /* ours */
-    /* acquire: the object's state from the thread that made it live, and
-     * the slot's home, written before generation g was released; a top
-     * read now only grows before the park (full stays false) */
-    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD_ACQUIRE(&c->gen[i]) != g ||
-                       OPOOL__MT_LOAD_RELAXED(&c->own[i]) != c->home ||
+    /* a top read after the check's acquire only grows before the park
+     * (full stays false) */
+    if (OPOOL_UNLIKELY(OPOOL__MT_LOAD_RELAXED(&c->own[i]) != c->home ||
                        b - OPOOL__MT_LOAD_RELAXED(&c->top) >= c->size || g + 1 == c->retire_at))
         return opool__mt_cache_free_slow(c, h);
     OPOOL__MT_HIT_POINT(c, CLAIM_CHECKED);

@@ -146,6 +146,17 @@ static inline uint32_t opool__handle_index_inline(opool_handle h);
     ensures \result == (uint32_t)(h.bits >> 32); */
 static inline uint32_t opool__handle_generation_inline(opool_handle h);
 
+/* ---- the handle: its packing and its check (opool_abi.h) --------------- */
+
+/*@ assigns \nothing;
+    ensures (uint32_t)\result.bits == i && (uint32_t)(\result.bits >> 32) == gen; */
+static inline opool_handle opool__handle(uint32_t i, uint32_t gen);
+
+/*@ requires \valid_read(c) && \valid_read(c->slot + i);
+    assigns \nothing;
+    ensures \result <==> (c->slot[i].gen == g && (g & 1) != 0); */
+static inline bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g);
+
 /* ---- the handle check of every out-of-line path (src/opool.c) ----------
  * OPOOL_OK exactly when h's generation is odd, its index below nslots and
  * that slot's generation; then the index is written, and only then. */
@@ -534,7 +545,8 @@ static inline void opool__freed(opool *p, uint32_t i, uint32_t g); // wp: lemmas
 #endif
 /*@ lemma next_even: \forall integer x; 0 <= x <= 4294967295 && (x & 1) != 0 ==> ((uint32_t)(x + 1) & 1) == 0; */
 
-// the release's two writes (src/opool.c): live slot i leaves the live
+// the release's two writes (opool__unlink, opool_abi.h: the inline free's
+// too): live slot i leaves the live
 // prefix with its next generation g (even), and the pool whose hot fields
 // these are keeps each part of its invariant (pool_ok is their conjunction;
 // stated whole, one goal would redo them all). Proven in the lemmas' run:
@@ -648,9 +660,6 @@ static inline bool opool__valid_inline(const opool *p, opool_handle h); // wp: c
     assigns \nothing;
     allocates \nothing; */
 void opool__report(opool *p, opool_status what, opool_handle h); // assumed
-
-/*@ assigns \nothing; */
-opool_handle opool__handle(uint32_t i, uint32_t gen);
 
 // opool_track.c: checks the freed object's pattern, reads only (assumed)
 /*@ requires \valid((char *)obj + (0 .. size - 1));

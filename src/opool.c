@@ -57,7 +57,7 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     if (!opool__mul_ok(stride, maxcap, &all_objects)) return false;
     (void)all_objects;
     first_objects = stride * g->first;
-    arrays = (size_t)g->first * (sizeof(opool__slot) + sizeof(uint32_t));
+    arrays = opool__arrays_bytes(g->first);
     total = sizeof(struct opool) + arrays;
     g->objects_at = total;
     if (!opool__add_ok(total, g->align - 1, &total)) return false;
@@ -168,16 +168,14 @@ void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p
 /* Make the slot and roster arrays hold at least n entries, keeping contents. */
 bool opool__reserve_slots(opool *p, uint32_t n) {
     if (n <= p->slot_cap) return true;
-    size_t bytes = (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
+    size_t bytes = opool__arrays_bytes(n);
     opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, OPOOL__ARRAY_ALIGN);
     if (slot == NULL) return false;
     uint32_t *roster = (uint32_t *)(slot + n);
     memcpy(slot, p->hot.slot, (size_t)p->hot.nslots * sizeof(opool__slot));
     memcpy(roster, p->hot.roster, (size_t)p->hot.limit * sizeof(uint32_t));
     if (p->arrays_owned)
-        opool__mem_free(&p->mem, p->hot.slot,
-                        (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
-                        OPOOL__ARRAY_ALIGN);
+        opool__mem_free(&p->mem, p->hot.slot, opool__arrays_bytes(p->slot_cap), OPOOL__ARRAY_ALIGN);
     p->hot.slot = slot;
     p->hot.roster = roster;
     p->slot_cap = n;
@@ -285,16 +283,10 @@ void opool__report(opool *p, opool_status what, opool_handle h) {
 /* ==== slots ============================================================== */
 
 /* The writes of the free and of the claim come in small steps (opool__drop,
- * opool__unlink, opool__freed, opool__episode_end, opool__count_alloc,
- * opool__link): each has a contract in proof/wp_core.c that WP proves keeps
+ * opool__unlink (opool_abi.h), opool__freed, opool__episode_end,
+ * opool__count_alloc, opool__link): each has a contract in proof/wp_core.c that WP proves keeps
  * the pool invariant, and the callers chain them (docs/PROOF.md). They are
  * static inline, so the compiled paths are what they would be written out. */
-
-opool_handle opool__handle(uint32_t i, uint32_t gen) {
-    opool_handle h;
-    h.bits = (uint64_t)gen << 32 | i;
-    return h;
-}
 
 /* OPOOL_OK if h is live in p, with its index in *index (the index checked
  * is the one the caller acts on); else the status every handle-taking call
@@ -302,7 +294,7 @@ opool_handle opool__handle(uint32_t i, uint32_t gen) {
 opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     if (!(g & 1) || i >= p->hot.nslots) return OPOOL_EINVAL;
-    if (p->hot.slot[i].gen != g) return OPOOL_ESTALE;
+    if (!opool__live_gen(&p->hot, i, g)) return OPOOL_ESTALE;
     *index = i;
     return OPOOL_OK;
 }
@@ -328,13 +320,6 @@ static void opool__retire(opool *p, uint32_t i) {
  * contract the proofs assume of a user's hook). */
 static void opool__call_fini(const opool *p, void *obj) { p->desc.fini(obj, p->desc.user); }
 static void opool__call_init(const opool *p, void *obj) { p->desc.init(obj, p->desc.user); }
-
-/* Live slot i leaves the live prefix and takes its next generation, g (the
- * release's two writes). */
-static inline void opool__unlink(opool__hot *h, uint32_t i, uint32_t g) {
-    opool__roster_release(h, i);
-    h->slot[i].gen = g;
-}
 
 /* An object was freed: an open exhaustion episode ends if the pool has
  * recovered, and the inline paths open again. */
@@ -566,9 +551,7 @@ void opool_destroy(opool *p) {
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (opool__chunk_backed(p, c)) opool__chunk_free(p, c);
     if (p->arrays_owned)
-        opool__mem_free(&m, p->hot.slot,
-                        (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t)),
-                        OPOOL__ARRAY_ALIGN);
+        opool__mem_free(&m, p->hot.slot, opool__arrays_bytes(p->slot_cap), OPOOL__ARRAY_ALIGN);
     if (p->block) opool__mem_free(&m, p->block, p->block_size, OPOOL__BLOCK_ALIGN);
 }
 
@@ -584,10 +567,8 @@ void *opool__alloc_slow(opool *p, opool_handle *out) {
         if (nth) opool__report(p, OPOOL_EFULL, OPOOL_NULL);
         return NULL;
     }
-    uint32_t i = opool__roster_take(h);
-    uint32_t g = ++h->slot[i].gen;
-    if (out) *out = opool__handle(i, g);
-    return opool__prepare(p, i, opool__object(h, i), g - 1);
+    uint32_t i = opool__take(h, out);
+    return opool__prepare(p, i, opool__object(h, i), h->slot[i].gen - 1);
 }
 
 opool_status opool__free_slow(opool *p, opool_handle h) {
@@ -764,7 +745,7 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     out->evictions = p->evictions;
     out->grows = p->grows;
     size_t bytes = p->block_size;
-    if (p->arrays_owned) bytes += (size_t)p->slot_cap * (sizeof(opool__slot) + sizeof(uint32_t));
+    if (p->arrays_owned) bytes += opool__arrays_bytes(p->slot_cap);
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (opool__chunk_backed(p, c)) bytes += opool__chunk_bytes(p, c);
     out->bytes = bytes;

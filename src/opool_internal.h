@@ -67,6 +67,11 @@ struct opool {
 
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
 _Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
+
+/* Bytes of the slot and roster arrays of n slots, which share one block. */
+static inline size_t opool__arrays_bytes(uint32_t n) {
+    return (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
+}
 _Static_assert(offsetof(opool__hot, base) + sizeof(char *) <= OPOOL__LINE || sizeof(void *) > 8,
                "the common inline paths read one cache line");
 
@@ -198,7 +203,6 @@ void opool__update_fast(opool *p);
 void opool__range_freed(opool *p, char *first_obj, uint32_t n);
 bool opool__reserve_slots(opool *p, uint32_t n);
 bool opool__grow(opool *p);
-opool_handle opool__handle(uint32_t i, uint32_t gen);
 opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 void opool__release(opool *p, uint32_t i);
 void opool__release_all(opool *p);

@@ -180,9 +180,7 @@ void opool_mt_destroy(opool_mt *p) {
 
 void *opool_mt_get(const opool_mt *p, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (p == NULL || !(g & 1) || i >= p->capacity) return NULL;
-    /* acquire: pairs with the release store of alloc: the object is ready */
-    if (opool__atomic_load_acquire(&p->gen[i]) != g) return NULL;
+    if (p == NULL || opool__mt_live(p->gen, p->capacity, i, g) != OPOOL_OK) return NULL;
     return opool__mt_object(p, i);
 }
 

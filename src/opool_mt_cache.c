@@ -298,10 +298,8 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
 OPOOL__MT_HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
     opool_mt *p = c->pool;
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
-    /* acquire: the object's state from the thread that made it live, and
-     * the slot's home, written before generation g was released */
-    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->gen[i]) != g)) return OPOOL_ESTALE;
+    opool_status s = opool__mt_live(p->gen, p->capacity, i, g);
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
     /* relaxed: g's home word or a later one. Only allocs write a home, and
      * the only alloc that writes c's id is this thread's own: so c->home
      * with no claim is generation g's home, c */

@@ -220,10 +220,8 @@ OPOOL__MT_HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t
  * nothing. */
 OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (OPOOL_UNLIKELY(!(g & 1) || i >= p->capacity)) return OPOOL_EINVAL;
-    /* acquire: the object's state from the thread that made it live (fini
-     * and poison touch it next), and the slot's home, written before */
-    if (OPOOL_UNLIKELY(opool__atomic_load_acquire(&p->gen[i]) != g)) return OPOOL_ESTALE;
+    opool_status s = opool__mt_live(p->gen, p->capacity, i, g); /* fini and poison read after */
+    if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
     /* relaxed: the home of generation g (or a later word, whose generation
      * makes the CAS below fail) */
     uint64_t own = opool__atomic_load_relaxed(&p->own[i]);

@@ -24,9 +24,10 @@
  *     after the allocation number come a byte whose bits 0-1 are n - 1
  *     and n bytes, desc numbers modulo LOAD_NDESCS; the image is a world
  *     of n pools loaded with opool_load_many. A failure must leave every
- *     out[i] NULL and every byte given back; a success must give pools
- *     that each pass the LOAD checks, and a world that saves again to an
- *     image that loads into identical pools and saves to the same bytes.
+ *     out[i] NULL, every byte given back, and name one of the n pools or
+ *     none; a success must give pools that each pass the LOAD checks, and
+ *     a world that saves again to an image that loads into identical pools
+ *     and saves to the same bytes.
  *
  *   bit 7 set: ROUND TRIP. A pool from the desc is built by operations
  *     decoded from the input (the last 8 bytes steer the checks), then
@@ -425,7 +426,10 @@ static void mode_world(const uint8_t *data, size_t size, bool inject) {
         if (st != OPOOL_ECORRUPT && st != OPOOL_EINVAL && !(inject && st == OPOOL_ENOMEM))
             FUZZ_FAIL("load_many gave %s", opool_status_str(st));
         for (uint32_t i = 0; i < n; i++) FUZZ_CHECK(out[i] == NULL);
-        FUZZ_CHECK(opool_last_load_error()->status == st);
+        const opool_load_error *why = opool_last_load_error();
+        FUZZ_CHECK(why->status == st);
+        /* a pool of the world, or the image as a whole */
+        FUZZ_CHECK(why->pool < n || why->pool == UINT32_MAX);
         FUZZ_CHECK_MEM_BALANCED(&mem);
         return;
     }

@@ -829,8 +829,10 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_load_many_file(opool **out, const o
  * it: which check failed, with the expected and the found value. */
 typedef struct opool_load_error {
     opool_status status; /* what the load returned; OPOOL_OK: no load failed on this thread */
-    uint32_t pool;       /* world loads: the pool's index; UINT32_MAX: the image as a whole
-                          * (checksum, truncation, header). opool_load: 0 */
+    uint32_t pool;       /* world loads: the index of the pool whose section is damaged (or,
+                          * for a desc that does not fit, whose desc); UINT32_MAX: the image
+                          * as a whole: its header or checksum, or damage no one section can
+                          * be blamed for (docs/FORMAT.md). opool_load: 0 */
     const char *check;   /* the check: a header field ("object_size", "capacity", "version",
                           * "max_capacity", ...) or "checksum", "magic", "truncated",
                           * "trailing bytes", "slot records", "pools", "load_object", "desc",

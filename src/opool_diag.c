@@ -92,6 +92,9 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "slot records: slot {found}'s generation or roster position is inconsistent")                \
     X(LOAD_POOLS, OPOOL_EINVAL, OPOOL__LOADS, LOAD_POOLS, OPOOL__PRINT,                            \
       "pools: the image has {found}, the call {expected}")                                         \
+    X(LOAD_COUNT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_COUNT, OPOOL__PRINT,                          \
+      "pools: the header counts {found}, the call {expected}, and the image does not hold "        \
+      "{found}")                                                                                   \
     X(LOAD_MISMATCH, OPOOL_EINVAL, OPOOL__LOADS, LOAD_MISMATCH, OPOOL__PRINT,                      \
       "{field}: the image has {found}, the desc {expected}")                                       \
     X(LOAD_OBJECT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_OBJECT, OPOOL__PRINT,                        \
@@ -114,6 +117,7 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(LOAD_FIELD, NULL)                                                                            \
     X(LOAD_SLOT, "slot records")                                                                   \
     X(LOAD_POOLS, "pools")                                                                         \
+    X(LOAD_COUNT, "pools")                                                                         \
     X(LOAD_MISMATCH, NULL)                                                                         \
     X(LOAD_OBJECT, "load_object")
 
@@ -250,7 +254,8 @@ size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
             snprintf(where, sizeof where, " of pool %lu of %lu", (unsigned long)f->pool,
                      (unsigned long)f->npools);
         else if (f->npools)
-            snprintf(where, sizeof where, " of a world of %lu pools", (unsigned long)f->npools);
+            snprintf(where, sizeof where, " of a world of %lu pool%s", (unsigned long)f->npools,
+                     f->npools == 1 ? "" : "s");
         OPOOL__PUT("opool: load%s%s%s%s: ", where, f->name ? " \"" : "", f->name ? f->name : "",
                    f->name ? "\"" : "");
     } else if (f->name)

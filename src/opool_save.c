@@ -366,7 +366,7 @@ static void opool__load_call_report(const void *ctx) {
 static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opool__finding *e) {
     const opool_desc *d = e->pool < n ? &descs[e->pool] : &descs[0];
     e->kind = OPOOL__KIND_LOAD;
-    e->name = d->name;
+    e->name = e->pool < n || !e->npools ? d->name : NULL; /* the image as a whole: no pool's */
     opool_load_error *r = &opool__last_error;
     r->status = e->what;
     r->pool = e->npools ? e->pool : 0;
@@ -592,6 +592,17 @@ static opool_status opool__load_fits(const opool_desc *desc, const opool__geomet
     return OPOOL_OK;
 }
 
+/* Whether the first n bytes at b (n at most the magic's 8) may begin a pool
+ * image's section at offset `at`; if not, e says which magic they fail (a
+ * world image's, where a pool image was to start, says so). */
+static bool opool__magic_ok(opool__finding *e, const unsigned char *b, size_t n, uint64_t at) {
+    if (n == 0 || memcmp(b, opool__img_magic, n) == 0) return true;
+    bool world = memcmp(b, opool__world_magic, n) == 0;
+    opool__load_set(e, OPOOL_ECORRUPT,
+                    world && at == 0 ? OPOOL__LOAD_WORLD_MAGIC : OPOOL__LOAD_MAGIC, NULL, 0, 0);
+    return false;
+}
+
 /* Section k of the image at offset `at`: its header is read, decoded and
  * checked, and *end is where its objects end, as far as the header (and
  * each record's length) says; those bytes are not all read yet. */
@@ -599,14 +610,17 @@ static opool_status opool__load_section(opool__reader *r, uint64_t at, opool__im
                                         uint64_t *end) {
     opool__finding *e = r->e;
     opool_status st = opool__load_fill(r, at + OPOOL__IMG_HEADER);
-    if (st != OPOOL_OK) return st;
-    const unsigned char *b = r->buf + at;
-    if (memcmp(b, opool__img_magic, sizeof opool__img_magic) != 0) {
-        bool world = memcmp(b, opool__world_magic, sizeof opool__world_magic) == 0;
-        return opool__load_set(e, OPOOL_ECORRUPT,
-                               world && at == 0 ? OPOOL__LOAD_WORLD_MAGIC : OPOOL__LOAD_MAGIC, NULL,
-                               0, 0);
+    if (st != OPOOL_OK) {
+        /* the input ends in what should be a header: if the bytes there do
+         * not begin as one, no section begins there at all */
+        size_t part = r->used > at ? r->used - (size_t)at : 0;
+        if (part > sizeof opool__img_magic) part = sizeof opool__img_magic;
+        if (e->check == OPOOL__LOAD_TRUNCATED && !opool__magic_ok(e, r->buf + at, part, at))
+            st = OPOOL_ECORRUPT;
+        return st;
     }
+    const unsigned char *b = r->buf + at;
+    if (!opool__magic_ok(e, b, sizeof opool__img_magic, at)) return OPOOL_ECORRUPT;
     opool__io_decode(im, b);
     st = opool__load_header_ok(im, e);
     if (st != OPOOL_OK) return st;
@@ -768,11 +782,25 @@ static opool_status opool__load_image(opool **out, const opool_desc *descs, uint
     }
 
     /* pass 1: read every section (a header may promise more than the input
-     * holds: each is read only as far as the bytes arrive) */
+     * holds: each is read only as far as the bytes arrive). Before the
+     * checksum, a failure names a pool only where the bytes say which:
+     * input that ends names the section it ends in; a section that does not
+     * begin where the one before ends names none (either may be damaged);
+     * a section past the call's count, the count. */
     for (k = 0, at = base; k < npools; k++, at = end) {
         if (world) e->pool = k;
         st = opool__load_section(&r, at, &im, &end);
-        if (st != OPOOL_OK) goto done;
+        if (st != OPOOL_OK) {
+            if (world && k >= n) {
+                st = opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_COUNT, NULL, n, npools);
+                e->pool = UINT32_MAX;
+            } else if (world && e->check == OPOOL__LOAD_TRUNCATED && r.used < at) {
+                e->pool = k - 1; /* ended inside the section before */
+            } else if (world && e->check == OPOOL__LOAD_MAGIC && k > 0) {
+                e->pool = UINT32_MAX;
+            }
+            goto done;
+        }
         if (k + 1 == npools && !(im.flags & OPOOL__IMG_BY_CALLBACK) &&
             end <= SIZE_MAX - OPOOL__IMG_CHECKSUM)
             r.total = (size_t)end + OPOOL__IMG_CHECKSUM; /* every size is known */
@@ -783,7 +811,10 @@ static opool_status opool__load_image(opool **out, const opool_desc *descs, uint
         goto done;
     }
     st = opool__load_fill(&r, end + OPOOL__IMG_CHECKSUM);
-    if (st != OPOOL_OK) goto done;
+    if (st != OPOOL_OK) {
+        if (world && r.used < end) e->pool = npools - 1; /* ended inside the last section */
+        goto done;
+    }
     if (whole) {
         unsigned char extra;
         if (read(ctx, &extra, 1) != 0) {

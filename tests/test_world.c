@@ -180,7 +180,7 @@ static stream saved_world(opool *const *p, uint32_t n) {
 /* The fixture of the failure tests: c reset (no failure planned), d the
  * descs of world_descs counting through c, hooks reset, and *s the image of
  * a world made and destroyed again. False if the world could not be made. */
-static bool saved_fixture(counting *c, opool_desc d[NP], stream *s) {
+static bool saved_fixture(counting *c, opool_desc d[NP], stream *s, size_t start[NP + 1]) {
     memset(c, 0, sizeof *c);
     c->fail_from = c->fail_only = -1;
     world_descs(d, c);
@@ -188,8 +188,42 @@ static bool saved_fixture(counting *c, opool_desc d[NP], stream *s) {
     world w;
     if (!world_make(&w, d)) return false;
     *s = saved_world(w.p, NP);
+    /* section i is pool i's own image without its checksum */
+    start[0] = 16;
+    for (int i = 0; i < NP; i++) {
+        stream one = stream_new();
+        CHECK_EQ_U64(opool_save(w.p[i], stream_write, &one), OPOOL_OK);
+        start[i + 1] = start[i] + one.size - 8;
+        stream_free(&one);
+    }
     world_destroy(&w);
     return true;
+}
+
+/* The pool a failed load of the fixture may name for damage at byte `at`:
+ * the one whose section holds it, else UINT32_MAX (the image's header or
+ * checksum). */
+static uint32_t section_of(const size_t start[NP + 1], size_t at) {
+    for (uint32_t i = 0; i < NP; i++)
+        if (at >= start[i] && at < start[i + 1]) return i;
+    return UINT32_MAX;
+}
+
+/* The last failed load named pool `want` (UINT32_MAX: none), and its line
+ * carries that pool's name and no other. */
+static void check_named(const opool_desc *d, uint32_t want, size_t at, int line) {
+    const opool_load_error *r = opool_last_load_error();
+    bool ok = r->pool == want;
+    for (uint32_t i = 0; i < NP; i++) {
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "\"%s\"", d[i].name);
+        ok = ok && (strstr(r->message, quoted) != NULL) == (i == want);
+    }
+    if (!ok) {
+        fprintf(stderr, "  (line %d: damage at byte %zu named pool %lu, want %lu: %s)\n", line, at,
+                (unsigned long)r->pool, (unsigned long)want, r->message);
+        CHECK(ok);
+    }
 }
 
 static stream saved_pool(const opool *p) {
@@ -472,7 +506,8 @@ TEST(every_allocation_failure_of_a_world_load_is_enomem_with_nothing_built) {
     counting c;
     opool_desc d[NP];
     stream s;
-    REQUIRE(saved_fixture(&c, d, &s));
+    size_t start[NP + 1];
+    REQUIRE(saved_fixture(&c, d, &s, start));
     REQUIRE(c.blocks == 0);
     long calls = 0;
     for (long k = 0;; k++) {
@@ -503,11 +538,13 @@ TEST(every_truncation_of_a_world_image_is_corrupt_with_nothing_built) {
     counting c;
     opool_desc d[NP];
     stream s;
-    REQUIRE(saved_fixture(&c, d, &s));
+    size_t start[NP + 1];
+    REQUIRE(saved_fixture(&c, d, &s, start));
     for (size_t len = 0; len < s.size; len++) {
         check_failed_load(d, NP, s.data, len, &c, OPOOL_ECORRUPT, __LINE__);
         CHECK(strcmp(opool_last_load_error()->check, "truncated") == 0);
         CHECK_EQ_U64(opool_last_load_error()->found, len);
+        check_named(d, section_of(start, len), len, __LINE__); /* where the input ended */
     }
     check_failed_load(d, NP, s.data, s.size, &c, OPOOL_OK, __LINE__);
     stream_free(&s);
@@ -517,13 +554,22 @@ TEST(every_flipped_bit_of_a_world_image_is_corrupt_with_nothing_built) {
     counting c;
     opool_desc d[NP];
     stream s;
-    REQUIRE(saved_fixture(&c, d, &s));
+    size_t start[NP + 1];
+    REQUIRE(saved_fixture(&c, d, &s, start));
     unsigned char *b = (unsigned char *)malloc(s.size);
     REQUIRE(b);
     for (size_t bit = 0; bit < s.size * 8; bit++) {
         memcpy(b, s.data, s.size);
         b[bit / 8] ^= (unsigned char)(1u << (bit % 8));
         check_failed_load(d, NP, b, s.size, &c, OPOOL_ECORRUPT, __LINE__);
+        /* the damaged pool, or none; in the header's count, the count */
+        uint32_t named = opool_last_load_error()->pool;
+        if (named != UINT32_MAX) check_named(d, section_of(start, bit / 8), bit / 8, __LINE__);
+        if (named == UINT32_MAX) check_named(d, UINT32_MAX, bit / 8, __LINE__);
+        if (bit / 8 >= 12 && bit / 8 < 16 && get_le(b + 12, 4) > NP) {
+            CHECK(strcmp(opool_last_load_error()->check, "pools") == 0);
+            CHECK_EQ_U64(opool_last_load_error()->found, get_le(b + 12, 4));
+        }
     }
     free(b);
     stream_free(&s);
@@ -533,7 +579,8 @@ TEST(a_desc_mismatch_in_the_last_pool_is_einval_with_nothing_built) {
     counting c;
     opool_desc d[NP];
     stream s;
-    REQUIRE(saved_fixture(&c, d, &s));
+    size_t start[NP + 1];
+    REQUIRE(saved_fixture(&c, d, &s, start));
     d[2].object_size = 12;
     d[2].report = hk_report;
     check_failed_load(d, NP, s.data, s.size, &c, OPOOL_EINVAL, __LINE__);
@@ -556,7 +603,8 @@ TEST(a_rejected_object_finis_exactly_the_objects_already_rebuilt) {
     counting c;
     opool_desc d[NP];
     stream s;
-    REQUIRE(saved_fixture(&c, d, &s));
+    size_t start[NP + 1];
+    REQUIRE(saved_fixture(&c, d, &s, start));
     hooks_reset();
     hk.load_fail_at = 4;
     opool *out[NP] = {BAD_OUT, BAD_OUT, BAD_OUT};
@@ -581,7 +629,7 @@ TEST(a_pool_image_and_a_world_image_are_told_apart) {
     CHECK_EQ_U64(load_from(&out, &d, 1, one.data, one.size), OPOOL_ECORRUPT);
     CHECK(out == NULL);
     CHECK(strcmp(opool_last_load_error()->message,
-                 "opool: load of a world of 1 pools: magic: the image is one pool's (load it with "
+                 "opool: load of a world of 1 pool: magic: the image is one pool's (load it with "
                  "opool_load), not a world") == 0);
     stream s = stream_of(many.data, many.size);
     out = BAD_OUT;
@@ -677,29 +725,27 @@ TEST(each_load_check_reports_its_field_expected_and_found) {
                "opool: load of pool 1 of 2 \"b\": load_object: the image has 0, the desc 1",
                __LINE__);
     check_line(d, 1, s.data, s.size, OPOOL_EINVAL,
-               "opool: load of a world of 1 pools \"a\": pools: the image has 2, the call 1",
-               __LINE__);
+               "opool: load of a world of 1 pool: pools: the image has 2, the call 1", __LINE__);
 
     memcpy(b, s.data, s.size);
     b[s.size - 1] ^= 0x80;
     uint64_t hash = fnv(b, s.size - 8);
     char want[200];
-    snprintf(
-        want, sizeof want,
-        "opool: load of a world of 2 pools \"a\": checksum: the image says 0x%016llx, its bytes "
-        "hash to 0x%016llx",
-        (unsigned long long)get_le(b + s.size - 8, 8), (unsigned long long)hash);
+    snprintf(want, sizeof want,
+             "opool: load of a world of 2 pools: checksum: the image says 0x%016llx, its bytes "
+             "hash to 0x%016llx",
+             (unsigned long long)get_le(b + s.size - 8, 8), (unsigned long long)hash);
     check_line(d, 2, b, s.size, OPOOL_ECORRUPT, want, __LINE__);
 
     check_line(d, 2, s.data, s.size - 3, OPOOL_ECORRUPT,
-               "opool: load of a world of 2 pools \"a\": truncated: the input ended after 389 "
+               "opool: load of a world of 2 pools: truncated: the input ended after 389 "
                "bytes, the image needs 392",
                __LINE__);
 
     memcpy(b, s.data, s.size);
     put_le(b + 8, 2, 4);
     check_line(d, 2, b, s.size, OPOOL_ECORRUPT,
-               "opool: load of a world of 2 pools \"a\": version: the image has 2, this library "
+               "opool: load of a world of 2 pools: version: the image has 2, this library "
                "reads 1",
                __LINE__);
 
@@ -728,10 +774,68 @@ TEST(each_load_check_reports_its_field_expected_and_found) {
 
     memcpy(b, "NOTOPOOL", 8);
     check_line(d, 2, b, s.size, OPOOL_ECORRUPT,
-               "opool: load of a world of 2 pools \"a\": magic: the input is not an opool image",
+               "opool: load of a world of 2 pools: magic: the input is not an opool image",
                __LINE__);
     free(b);
     stream_free(&s);
+}
+
+/* A user's report: a cut inside the first pool's section named the second
+ * pool; a pool count of 16386 named "pool 2 of 2" with the first pool's
+ * name; a checksum failure carried the first pool's name. */
+TEST(world_load_errors_name_the_damaged_pool_or_none) {
+    opool_desc d[2];
+    d[0] = quiet_desc(64, 100, 0x1000);
+    d[1] = quiet_desc(16, 8, 0x2000);
+    d[0].name = "big";
+    d[1].name = "small";
+    opool *p[2] = {NULL, NULL};
+    REQUIRE(opool_create(&p[0], &d[0]) == OPOOL_OK);
+    REQUIRE(opool_create(&p[1], &d[1]) == OPOOL_OK);
+    opool_handle h;
+    for (int i = 0; i < 100; i++) memset(opool_alloc(p[0], &h), i, 64);
+    memset(opool_alloc(p[1], &h), 7, 16);
+    stream s = saved_world(p, 2);
+    stream one = saved_pool(p[0]);
+    size_t big_end = 16 + one.size - 8; /* where big's section ends */
+    REQUIRE(s.size > big_end && big_end > 1000);
+    char want[200];
+
+    snprintf(want, sizeof want,
+             "opool: load of pool 0 of 2 \"big\": truncated: the input ended after 1000 bytes, "
+             "the image needs %zu",
+             big_end + 136);
+    check_line(d, 2, s.data, 1000, OPOOL_ECORRUPT, want, __LINE__);
+    CHECK_EQ_U64(opool_last_load_error()->pool, 0);
+    snprintf(want, sizeof want,
+             "opool: load of pool 1 of 2 \"small\": truncated: the input ended after %zu bytes, "
+             "the image needs %zu",
+             big_end + 136, s.size);
+    check_line(d, 2, s.data, big_end + 136, OPOOL_ECORRUPT, want, __LINE__);
+
+    unsigned char *b = (unsigned char *)malloc(s.size);
+    REQUIRE(b);
+    memcpy(b, s.data, s.size);
+    b[13] ^= 0x40;
+    check_line(d, 2, b, s.size, OPOOL_ECORRUPT,
+               "opool: load of a world of 2 pools: pools: the header counts 16386, the call 2, "
+               "and the image does not hold 16386",
+               __LINE__);
+    CHECK_EQ_U64(opool_last_load_error()->pool, UINT32_MAX);
+    CHECK_EQ_U64(opool_last_load_error()->found, 16386);
+
+    memcpy(b, s.data, s.size);
+    b[big_end - 1] ^= 0x01; /* big's last object: only the checksum sees it */
+    CHECK_EQ_U64(load_from((opool *[2]){NULL, NULL}, d, 2, b, s.size), OPOOL_ECORRUPT);
+    CHECK(strncmp(opool_last_load_error()->message,
+                  "opool: load of a world of 2 pools: checksum: the image says ", 60) == 0);
+    CHECK_EQ_U64(opool_last_load_error()->pool, UINT32_MAX);
+
+    free(b);
+    stream_free(&one);
+    stream_free(&s);
+    opool_destroy(p[0]);
+    opool_destroy(p[1]);
 }
 
 TEST(a_single_pool_load_names_the_failed_check) {
@@ -955,6 +1059,7 @@ int main(void) {
     RUN(a_rejected_object_finis_exactly_the_objects_already_rebuilt);
     RUN(a_pool_image_and_a_world_image_are_told_apart);
     RUN(each_load_check_reports_its_field_expected_and_found);
+    RUN(world_load_errors_name_the_damaged_pool_or_none);
     RUN(a_single_pool_load_names_the_failed_check);
 #ifdef TEST_CAPTURE
     RUN(the_default_report_prints_the_line_on_stderr);

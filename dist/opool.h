@@ -172,7 +172,13 @@
  * count <= capacity - ceil(capacity / 4) objects live (a quarter of the
  * usable slots free again: 48 of 64, 0 of 1); the next failure then opens a
  * new episode. The concurrent pool and the heap (per size class) follow the
- * same rule.
+ * same rule. The default report also prints at most 4 such lines a second
+ * for one pool (or heap), however the pool gets there: one that swings
+ * between full and recovered opens an episode per swing. The next line it
+ * prints ends "[after N lines held back, M of them opening an episode: at
+ * most 4 a second]", and destroy prints the count still held back, if any.
+ * A report of your own is called for every episode's 1st, 2nd, 4th...
+ * failure, unrationed.
  *
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
  * Different pools may be used by different threads at the same time.
@@ -3271,6 +3277,15 @@ static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_
 /* An exhaustion episode: opool__episode, in opool_abi.h (opool_diag.h has
  * the rule and its operations). */
 
+/* The default report's ration of exhaustion lines, one per pool, concurrent
+ * pool or heap (opool_diag.h: opool__quota_take). */
+typedef struct opool__quota {
+    OPOOL__ATOMIC(uint64_t) window;   /* when the current second began (opool__now_ns) */
+    OPOOL__ATOMIC(uint64_t) printed;  /* lines printed in it */
+    OPOOL__ATOMIC(uint64_t) held;     /* lines held back since the last printed */
+    OPOOL__ATOMIC(uint64_t) episodes; /* of those, the ones that opened an episode */
+} opool__quota;
+
 #define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
 struct opool {
@@ -3284,6 +3299,7 @@ struct opool {
     uint32_t retired;
     size_t align; /* of objects */
     opool__episode episode;
+    opool__quota quota;
     bool arrays_owned; /* slot/roster arrays came from the allocator */
     bool checker;      /* ASan or Valgrind watches the objects */
     uint64_t failed_allocs, rejected, evictions, grows;
@@ -3826,6 +3842,7 @@ typedef struct opool__finding {
     const char *field;        /* the header field (or part) concerned */
     uint64_t expected, found; /* what the desc or the format wants; what the image holds */
     uint32_t pool, npools;    /* world loads (npools > 0): the pool's index, UINT32_MAX: none */
+    opool__quota *quota;      /* the default report's ration of lines for self (NULL: none) */
 } opool__finding;
 
 /* A finding of what about self (NULL: unknown) named name, every other
@@ -3835,8 +3852,18 @@ OPOOL__INTERNAL opool__finding opool__finding_of(opool__kind kind, opool_status 
 
 /* The default report: the finding's line on stderr (nothing for the
  * findings that are silent by default: rejected handles and pointers), then
- * abort() for OPOOL_EWRITE_AFTER_FREE. */
+ * abort() for OPOOL_EWRITE_AFTER_FREE. Exhaustion lines are rationed by
+ * f->quota: at most OPOOL__QUOTA_LINES in a second of one object; the
+ * next line printed says how many were held back meanwhile, and how many of
+ * those opened an episode (a pool that swings between full and recovered
+ * opens one per swing). */
 OPOOL__INTERNAL void opool__diag_default(const opool__finding *f);
+
+#define OPOOL__QUOTA_LINES 4
+
+/* At the end of self (of kind, named name): a line for the exhaustion lines
+ * its quota q still holds back, if any. */
+OPOOL__INTERNAL void opool__diag_flush(opool__kind kind, const void *self, const char *name, opool__quota *q);
 
 /* The finding's message, as the default report prints it (with its final
  * newline), in buf (cut to size - 1 bytes; size > 0). Returns the length of
@@ -3993,7 +4020,8 @@ struct opool_mt {
     opool__atomic(uint32_t) retired;
     opool__sleepq sleepq; /* the fallback's mutex and condition variable (opool_platform.h) */
     opool__atomic(uint64_t) failed, rejected, steals, sleeps, wake_calls, barrier_calls;
-    opool__atomic(uint32_t) homes_used;                            /* ids handed out */
+    opool__quota quota;                 /* of the default report's lines */
+    opool__atomic(uint32_t) homes_used; /* ids handed out */
     opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
 };
 
@@ -4730,6 +4758,7 @@ void opool_default_report(opool *p, opool_status what, opool_handle h, void *use
         f.failures = opool__episode_failures(&p->episode);
         f.count = p->hot.count;
         f.capacity = p->hot.limit;
+        f.quota = &p->quota;
     }
     opool__diag_default(&f);
 }
@@ -5005,6 +5034,7 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
 
 void opool_destroy(opool *p) {
     if (p == NULL) return;
+    opool__diag_flush(OPOOL__KIND_POOL, p, p->desc.name, &p->quota);
     if (p->desc.fini) opool__release_all(p);
     opool_allocator m = p->mem;
     /* the memory goes back whole: hidden free slots must not stay hidden */
@@ -5296,6 +5326,7 @@ opool_status(opool_mt_cache_free)(opool_mt_cache *c, opool_handle h) {
  */
 
 
+
 /* ==== table ============================================================== */
 
 /* What the default report does with a message. */
@@ -5525,12 +5556,9 @@ static void opool__put_field(char *buf, size_t size, size_t *at, const char *key
 #undef OPOOL__IS
 }
 
-size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
+/* "opool: <what reports>: ", the start of every line. */
+static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__finding *f) {
     static const char *const kinds[] = {"pool", "concurrent pool", "heap"};
-    const opool__message *m = opool__message_of(f);
-    size_t zero = 0, *at = &zero;
-    buf[0] = '\0';
-    if (m == NULL || m->action == OPOOL__SILENT) return 0;
     if (f->kind == OPOOL__KIND_LOAD) {
         /* no object exists yet: the pool is named by its desc and, in a
          * world, by its index */
@@ -5547,6 +5575,14 @@ size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
         OPOOL__PUT("opool: %s \"%s\" (%p): ", kinds[f->kind], f->name, (void *)(uintptr_t)f->self);
     else
         OPOOL__PUT("opool: %s %p: ", kinds[f->kind], (void *)(uintptr_t)f->self);
+}
+
+size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
+    const opool__message *m = opool__message_of(f);
+    size_t zero = 0, *at = &zero;
+    buf[0] = '\0';
+    if (m == NULL || m->action == OPOOL__SILENT) return 0;
+    opool__put_prefix(buf, size, at, f);
     for (const char *t = m->text; *t;) {
         const char *open = strchr(t, '{');
         if (open == NULL) {
@@ -5564,13 +5600,65 @@ size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
 
 #undef OPOOL__PUT
 
+/* Whether an exhaustion line of an object may be printed now, under its
+ * quota q; if so, the lines held back since its last one (and of those, the
+ * ones that opened an episode) go to *held and *episodes. Relaxed: the quota
+ * only rations lines; racing threads may print one line too many or too few
+ * in a second, and each held line is counted once. */
+static bool opool__quota_take(opool__quota *q, bool opens, uint64_t *held, uint64_t *episodes) {
+    uint64_t now = opool__now_ns();
+    uint64_t start = atomic_load_explicit(&q->window, memory_order_relaxed);
+    if ((start == 0 || now - start >= 1000000000u) &&
+        atomic_compare_exchange_strong_explicit(&q->window, &start, now, memory_order_relaxed,
+                                                memory_order_relaxed))
+        atomic_store_explicit(&q->printed, 0, memory_order_relaxed); /* a new second */
+    if (atomic_fetch_add_explicit(&q->printed, 1, memory_order_relaxed) >= OPOOL__QUOTA_LINES) {
+        atomic_fetch_add_explicit(&q->held, 1, memory_order_relaxed);
+        if (opens) atomic_fetch_add_explicit(&q->episodes, 1, memory_order_relaxed);
+        return false;
+    }
+    *held = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
+    *episodes = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
+    return true;
+}
+
+/* Puts the held-back count after the line in buf (which ends with a newline). */
+static void opool__put_held(char *buf, size_t size, uint64_t held, uint64_t episodes) {
+    size_t len = strlen(buf);
+    if (len == 0 || held == 0) return;
+    snprintf(buf + len - 1, size - (len - 1),
+             " [after %llu lines held back, %llu of them opening an episode: at most %d a "
+             "second]\n",
+             (unsigned long long)held, (unsigned long long)episodes, OPOOL__QUOTA_LINES);
+}
+
 void opool__diag_default(const opool__finding *f) {
     const opool__message *m = opool__message_of(f);
     if (m == NULL || m->action == OPOOL__SILENT) return;
-    char line[512];
-    opool__diag_format(line, sizeof line, f);
+    uint64_t held = 0, episodes = 0;
+    if (f->quota && f->what == OPOOL_EFULL &&
+        !opool__quota_take(f->quota, m->step == OPOOL__FIRST, &held, &episodes))
+        return;
+    char line[640];
+    opool__diag_format(line, sizeof line - 128, f);
+    opool__put_held(line, sizeof line, held, episodes);
     fputs(line, stderr);
     if (m->action == OPOOL__ABORT) abort();
+}
+
+void opool__diag_flush(opool__kind kind, const void *self, const char *name, opool__quota *q) {
+    uint64_t held = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
+    uint64_t episodes = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
+    if (held == 0) return;
+    opool__finding f = opool__finding_of(kind, OPOOL_EFULL, self, name);
+    char line[640];
+    size_t at = 0;
+    opool__put_prefix(line, sizeof line, &at, &f);
+    snprintf(line + at, sizeof line - at,
+             "destroyed with %llu exhaustion lines held back, %llu of them opening an episode "
+             "(at most %d a second)\n",
+             (unsigned long long)held, (unsigned long long)episodes, OPOOL__QUOTA_LINES);
+    fputs(line, stderr);
 }
 
 /* The finding a report of this thread is being called for, if any: a
@@ -5729,6 +5817,7 @@ struct opool_heap {
     opool__episode large_episode; /* of the fallback allocator */
     uint64_t large_cap;           /* large blocks live when its episode opened */
     const opool__hclass *full;    /* the class whose OPOOL_EFULL is being reported; NULL: large */
+    opool__quota quota;           /* of the default report's lines */
     opool__hpage none;            /* the current page of a class without one: no free block */
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
@@ -5759,6 +5848,7 @@ static opool__finding opool__heap_finding(const opool_heap *h, opool_status what
     opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
     f.ptr = ptr;
     if (h == NULL || what != OPOOL_EFULL) return f;
+    f.quota = (opool__quota *)(uintptr_t)&h->quota; /* reports may come from const calls */
     const opool__hclass *k = h->full;
     if (k != NULL) {
         f.block_size = k->size;
@@ -6398,6 +6488,7 @@ nomem:
 
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
+    opool__diag_flush(OPOOL__KIND_HEAP, h, h->desc.name, &h->quota);
     opool_allocator m = h->mem;
     for (uint32_t i = 0; i < h->nregions; i++) {
         opool__hregion *r = &h->regions[i];
@@ -6633,6 +6724,7 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
         f.failures = opool__episode_failures(&p->sig.episode);
         f.count = opool_mt_count(p);
         f.capacity = opool_mt_capacity(p);
+        f.quota = &p->quota;
     }
     opool__diag_default(&f);
 }
@@ -6772,6 +6864,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
 
 void opool_mt_destroy(opool_mt *p) {
     if (p == NULL) return;
+    opool__diag_flush(OPOOL__KIND_MT, p, p->desc.name, &p->quota);
     /* relaxed below: no other thread uses the pool any more (the contract) */
     for (uint32_t i = 0; i < p->capacity; i++)
         if (p->desc.fini && (opool__atomic_load_relaxed(&p->gen[i]) & 1))

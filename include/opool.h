@@ -106,7 +106,13 @@
  * count <= capacity - ceil(capacity / 4) objects live (a quarter of the
  * usable slots free again: 48 of 64, 0 of 1); the next failure then opens a
  * new episode. The concurrent pool and the heap (per size class) follow the
- * same rule.
+ * same rule. The default report also prints at most 4 such lines a second
+ * for one pool (or heap), however the pool gets there: one that swings
+ * between full and recovered opens an episode per swing. The next line it
+ * prints ends "[after N lines held back, M of them opening an episode: at
+ * most 4 a second]", and destroy prints the count still held back, if any.
+ * A report of your own is called for every episode's 1st, 2nd, 4th...
+ * failure, unrationed.
  *
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
  * Different pools may be used by different threads at the same time.

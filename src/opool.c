@@ -269,6 +269,7 @@ void opool_default_report(opool *p, opool_status what, opool_handle h, void *use
         f.failures = opool__episode_failures(&p->episode);
         f.count = p->hot.count;
         f.capacity = p->hot.limit;
+        f.quota = &p->quota;
     }
     opool__diag_default(&f);
 }
@@ -544,6 +545,7 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
 
 void opool_destroy(opool *p) {
     if (p == NULL) return;
+    opool__diag_flush(OPOOL__KIND_POOL, p, p->desc.name, &p->quota);
     if (p->desc.fini) opool__release_all(p);
     opool_allocator m = p->mem;
     /* the memory goes back whole: hidden free slots must not stay hidden */

@@ -10,6 +10,7 @@
  *   ==== episodes   when exhaustion is reported, and when it ends
  */
 #include "opool_diag.h"
+#include "opool_platform.h"
 
 /* ==== table ============================================================== */
 
@@ -240,12 +241,9 @@ static void opool__put_field(char *buf, size_t size, size_t *at, const char *key
 #undef OPOOL__IS
 }
 
-size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
+/* "opool: <what reports>: ", the start of every line. */
+static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__finding *f) {
     static const char *const kinds[] = {"pool", "concurrent pool", "heap"};
-    const opool__message *m = opool__message_of(f);
-    size_t zero = 0, *at = &zero;
-    buf[0] = '\0';
-    if (m == NULL || m->action == OPOOL__SILENT) return 0;
     if (f->kind == OPOOL__KIND_LOAD) {
         /* no object exists yet: the pool is named by its desc and, in a
          * world, by its index */
@@ -262,6 +260,14 @@ size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
         OPOOL__PUT("opool: %s \"%s\" (%p): ", kinds[f->kind], f->name, (void *)(uintptr_t)f->self);
     else
         OPOOL__PUT("opool: %s %p: ", kinds[f->kind], (void *)(uintptr_t)f->self);
+}
+
+size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
+    const opool__message *m = opool__message_of(f);
+    size_t zero = 0, *at = &zero;
+    buf[0] = '\0';
+    if (m == NULL || m->action == OPOOL__SILENT) return 0;
+    opool__put_prefix(buf, size, at, f);
     for (const char *t = m->text; *t;) {
         const char *open = strchr(t, '{');
         if (open == NULL) {
@@ -279,13 +285,65 @@ size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
 
 #undef OPOOL__PUT
 
+/* Whether an exhaustion line of an object may be printed now, under its
+ * quota q; if so, the lines held back since its last one (and of those, the
+ * ones that opened an episode) go to *held and *episodes. Relaxed: the quota
+ * only rations lines; racing threads may print one line too many or too few
+ * in a second, and each held line is counted once. */
+static bool opool__quota_take(opool__quota *q, bool opens, uint64_t *held, uint64_t *episodes) {
+    uint64_t now = opool__now_ns();
+    uint64_t start = atomic_load_explicit(&q->window, memory_order_relaxed);
+    if ((start == 0 || now - start >= 1000000000u) &&
+        atomic_compare_exchange_strong_explicit(&q->window, &start, now, memory_order_relaxed,
+                                                memory_order_relaxed))
+        atomic_store_explicit(&q->printed, 0, memory_order_relaxed); /* a new second */
+    if (atomic_fetch_add_explicit(&q->printed, 1, memory_order_relaxed) >= OPOOL__QUOTA_LINES) {
+        atomic_fetch_add_explicit(&q->held, 1, memory_order_relaxed);
+        if (opens) atomic_fetch_add_explicit(&q->episodes, 1, memory_order_relaxed);
+        return false;
+    }
+    *held = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
+    *episodes = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
+    return true;
+}
+
+/* Puts the held-back count after the line in buf (which ends with a newline). */
+static void opool__put_held(char *buf, size_t size, uint64_t held, uint64_t episodes) {
+    size_t len = strlen(buf);
+    if (len == 0 || held == 0) return;
+    snprintf(buf + len - 1, size - (len - 1),
+             " [after %llu lines held back, %llu of them opening an episode: at most %d a "
+             "second]\n",
+             (unsigned long long)held, (unsigned long long)episodes, OPOOL__QUOTA_LINES);
+}
+
 void opool__diag_default(const opool__finding *f) {
     const opool__message *m = opool__message_of(f);
     if (m == NULL || m->action == OPOOL__SILENT) return;
-    char line[512];
-    opool__diag_format(line, sizeof line, f);
+    uint64_t held = 0, episodes = 0;
+    if (f->quota && f->what == OPOOL_EFULL &&
+        !opool__quota_take(f->quota, m->step == OPOOL__FIRST, &held, &episodes))
+        return;
+    char line[640];
+    opool__diag_format(line, sizeof line - 128, f);
+    opool__put_held(line, sizeof line, held, episodes);
     fputs(line, stderr);
     if (m->action == OPOOL__ABORT) abort();
+}
+
+void opool__diag_flush(opool__kind kind, const void *self, const char *name, opool__quota *q) {
+    uint64_t held = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
+    uint64_t episodes = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
+    if (held == 0) return;
+    opool__finding f = opool__finding_of(kind, OPOOL_EFULL, self, name);
+    char line[640];
+    size_t at = 0;
+    opool__put_prefix(line, sizeof line, &at, &f);
+    snprintf(line + at, sizeof line - at,
+             "destroyed with %llu exhaustion lines held back, %llu of them opening an episode "
+             "(at most %d a second)\n",
+             (unsigned long long)held, (unsigned long long)episodes, OPOOL__QUOTA_LINES);
+    fputs(line, stderr);
 }
 
 /* The finding a report of this thread is being called for, if any: a

@@ -67,6 +67,7 @@ typedef struct opool__finding {
     const char *field;        /* the header field (or part) concerned */
     uint64_t expected, found; /* what the desc or the format wants; what the image holds */
     uint32_t pool, npools;    /* world loads (npools > 0): the pool's index, UINT32_MAX: none */
+    opool__quota *quota;      /* the default report's ration of lines for self (NULL: none) */
 } opool__finding;
 
 /* A finding of what about self (NULL: unknown) named name, every other
@@ -76,8 +77,18 @@ opool__finding opool__finding_of(opool__kind kind, opool_status what, const void
 
 /* The default report: the finding's line on stderr (nothing for the
  * findings that are silent by default: rejected handles and pointers), then
- * abort() for OPOOL_EWRITE_AFTER_FREE. */
+ * abort() for OPOOL_EWRITE_AFTER_FREE. Exhaustion lines are rationed by
+ * f->quota: at most OPOOL__QUOTA_LINES in a second of one object; the
+ * next line printed says how many were held back meanwhile, and how many of
+ * those opened an episode (a pool that swings between full and recovered
+ * opens one per swing). */
 void opool__diag_default(const opool__finding *f);
+
+#define OPOOL__QUOTA_LINES 4
+
+/* At the end of self (of kind, named name): a line for the exhaustion lines
+ * its quota q still holds back, if any. */
+void opool__diag_flush(opool__kind kind, const void *self, const char *name, opool__quota *q);
 
 /* The finding's message, as the default report prints it (with its final
  * newline), in buf (cut to size - 1 bytes; size > 0). Returns the length of

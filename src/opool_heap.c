@@ -117,6 +117,7 @@ struct opool_heap {
     opool__episode large_episode; /* of the fallback allocator */
     uint64_t large_cap;           /* large blocks live when its episode opened */
     const opool__hclass *full;    /* the class whose OPOOL_EFULL is being reported; NULL: large */
+    opool__quota quota;           /* of the default report's lines */
     opool__hpage none;            /* the current page of a class without one: no free block */
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
@@ -147,6 +148,7 @@ static opool__finding opool__heap_finding(const opool_heap *h, opool_status what
     opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
     f.ptr = ptr;
     if (h == NULL || what != OPOOL_EFULL) return f;
+    f.quota = (opool__quota *)(uintptr_t)&h->quota; /* reports may come from const calls */
     const opool__hclass *k = h->full;
     if (k != NULL) {
         f.block_size = k->size;
@@ -786,6 +788,7 @@ nomem:
 
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
+    opool__diag_flush(OPOOL__KIND_HEAP, h, h->desc.name, &h->quota);
     opool_allocator m = h->mem;
     for (uint32_t i = 0; i < h->nregions; i++) {
         opool__hregion *r = &h->regions[i];

@@ -45,6 +45,15 @@
 /* An exhaustion episode: opool__episode, in opool_abi.h (opool_diag.h has
  * the rule and its operations). */
 
+/* The default report's ration of exhaustion lines, one per pool, concurrent
+ * pool or heap (opool_diag.h: opool__quota_take). */
+typedef struct opool__quota {
+    OPOOL__ATOMIC(uint64_t) window;   /* when the current second began (opool__now_ns) */
+    OPOOL__ATOMIC(uint64_t) printed;  /* lines printed in it */
+    OPOOL__ATOMIC(uint64_t) held;     /* lines held back since the last printed */
+    OPOOL__ATOMIC(uint64_t) episodes; /* of those, the ones that opened an episode */
+} opool__quota;
+
 #define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
 struct opool {
@@ -58,6 +67,7 @@ struct opool {
     uint32_t retired;
     size_t align; /* of objects */
     opool__episode episode;
+    opool__quota quota;
     bool arrays_owned; /* slot/roster arrays came from the allocator */
     bool checker;      /* ASan or Valgrind watches the objects */
     uint64_t failed_allocs, rejected, evictions, grows;

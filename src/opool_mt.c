@@ -24,6 +24,7 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
         f.failures = opool__episode_failures(&p->sig.episode);
         f.count = opool_mt_count(p);
         f.capacity = opool_mt_capacity(p);
+        f.quota = &p->quota;
     }
     opool__diag_default(&f);
 }
@@ -163,6 +164,7 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
 
 void opool_mt_destroy(opool_mt *p) {
     if (p == NULL) return;
+    opool__diag_flush(OPOOL__KIND_MT, p, p->desc.name, &p->quota);
     /* relaxed below: no other thread uses the pool any more (the contract) */
     for (uint32_t i = 0; i < p->capacity; i++)
         if (p->desc.fini && (opool__atomic_load_relaxed(&p->gen[i]) & 1))

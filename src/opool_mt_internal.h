@@ -101,7 +101,8 @@ struct opool_mt {
     opool__atomic(uint32_t) retired;
     opool__sleepq sleepq; /* the fallback's mutex and condition variable (opool_platform.h) */
     opool__atomic(uint64_t) failed, rejected, steals, sleeps, wake_calls, barrier_calls;
-    opool__atomic(uint32_t) homes_used;                            /* ids handed out */
+    opool__quota quota;                 /* of the default report's lines */
+    opool__atomic(uint32_t) homes_used; /* ids handed out */
     opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
 };
 

@@ -33,12 +33,15 @@
 
 /* What opool_mt_internal.h takes from the single-threaded core's headers
  * (which use C11 atomics directly, not the macro layer): the episode record
- * only rations reports; here none is ever open. */
+ * and the quota only ration reports; here none is ever made. */
 #define OPOOL_INTERNAL_H
 #define OPOOL_DIAG_H
 #define OPOOL_NOINLINE
 #define OPOOL__LINE 64
 static inline uint64_t opool__episode_failures(const opool__episode *) { return 0; }
+typedef struct opool__quota {
+    char unused;
+} opool__quota;
 /* C11 keywords of opool_mt_internal.h, in C++ */
 #define _Alignas(x) alignas(x)
 #define _Static_assert static_assert

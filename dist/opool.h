@@ -313,7 +313,8 @@ typedef struct opool_handle32 {
  * opool_status_str gives, in order: "ok", "invalid argument", "out of
  * memory", "pool full", "already freed, or stale (a handle of a freed object
  * or of another pool)", "slot busy", "corrupt saved pool", "write after
- * free", "timed out", "input/output error", "no such file". */
+ * free", "timed out", "input/output error", "no such file", "objects left
+ * live at destroy (a leak)". */
 typedef enum opool_status {
     OPOOL_OK = 0,
     OPOOL_EINVAL,            /* bad argument: NULL, zero, overflow, never-issued handle */
@@ -328,7 +329,9 @@ typedef enum opool_status {
                                 returns NULL) */
     OPOOL_EIO,               /* a write (save) or a file (open, read, sync, rename) failed; a
                                 stream read that comes up short is the input's end (ECORRUPT) */
-    OPOOL_ENOENT             /* opool_load_file, opool_load_many_file: no file at the path */
+    OPOOL_ENOENT,            /* opool_load_file, opool_load_many_file: no file at the path */
+    OPOOL_ELEAK              /* never returned: report receives it from a destroy that finds
+                                objects still live (opool_destroy) */
 } opool_status;
 
 /* What an alloc does when no slot is free (desc.on_full).
@@ -362,7 +365,13 @@ typedef enum opool_full_policy {
  *   OPOOL_RETIRE_ON_WRAP: a slot whose generation would come back to its
  *   first value (after 2^31 reuses) is retired for good: no stale handle can
  *   ever match again. Retired slots leave the capacity and are counted in
- *   stats.retired. */
+ *   stats.retired.
+ *   OPOOL_TRACK_SITES: every alloc records where it was called (file:line,
+ *   through opool_alloc's call site) and when, for opool_alloc_site and the
+ *   leak report of opool_destroy. Cost: allocs run out of line, 16 bytes a
+ *   slot, allocated with the pool's allocator at the first alloc of each
+ *   slot range (frees stay inline). Nothing at all without the flag.
+ *   OPOOL_REPORT_SIZING: opool_destroy prints opool_sizing_line on stderr. */
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
@@ -370,7 +379,9 @@ enum {
                                        the generation bits of a compact handle (see
                                        opool_handle_compact) count, so that compact handles
                                        never match falsely either */
-    OPOOL__FLAGS_ALL = (1u << 3) - 1
+    OPOOL_TRACK_SITES = 1u << 3,    /* allocs record their call site: opool_alloc_site */
+    OPOOL_REPORT_SIZING = 1u << 4,  /* destroy prints the sizing line (opool_sizing_line) */
+    OPOOL__FLAGS_ALL = (1u << 5) - 1
 };
 
 /* Largest capacity or max_capacity a pool accepts. */
@@ -505,8 +516,13 @@ typedef struct opool_stats {
     uint64_t evictions;        /* victims freed by OPOOL_FULL_EVICT */
     uint64_t grows;            /* chunks added by OPOOL_FULL_GROW */
     size_t bytes;              /* memory the pool holds, bookkeeping included */
+    uint64_t episodes;         /* exhaustion episodes opened (see EXHAUSTION) */
+    uint32_t peak_demand;      /* most objects wanted at once: at each failed alloc, the live
+                                  count plus the allocs that failed since the last alloc or
+                                  free that succeeded (0: none ever failed). A capacity of
+                                  at least this would have avoided every failure seen */
 } opool_stats;
-#define OPOOL_STATS_VERSION 1u
+#define OPOOL_STATS_VERSION 2u
 
 /* ---- lifetime ----------------------------------------------------------- */
 
@@ -551,7 +567,15 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, s
 /* Run fini on every live object (last live-list entry first), then give back
  * every chunk and the pool's block (not an opool_create_in buffer).
  * NULL-safe; cannot fail. Every handle and pointer of the pool dies with it.
- * O(live objects) with fini, O(chunks) without. Thread-safety: per pool (one
+ * Objects still live are reported first, once: report(p, OPOOL_ELEAK, the
+ * handle of the oldest live object, user), while the pool is still whole.
+ * The default prints their number and, under OPOOL_TRACK_SITES, where the
+ * oldest four were allocated:
+ *   opool: pool "ships" (0x...): leak: destroyed with 3 objects live; the
+ *   oldest allocated at game.c:120, game.c:120, ai.c:88
+ * (free them, or opool_clear, before destroying a pool on purpose). With
+ * OPOOL_REPORT_SIZING, the sizing line follows. O(live objects) with fini
+ * or objects left live, O(chunks) otherwise. Thread-safety: per pool (one
  * thread at a time, as every call below). */
 OPOOL_API void opool_destroy(opool *p);
 
@@ -746,6 +770,24 @@ OPOOL_API opool_handle opool_handle_expand(const opool *p, opool_handle32 c);
  * Thread-safety: per pool. */
 OPOOL_API void opool_get_stats(const opool *p, opool_stats *out);
 
+/* Where h's object was allocated, "file:line" (a string constant of the
+ * program), in a pool created with OPOOL_TRACK_SITES; NULL when h is not
+ * live, the pool does not track sites, or the object came from
+ * opool_alloc_at, a load, or the exported opool_alloc called through a
+ * function pointer (no call site is known). Typed pools give the line of
+ * their declaration, opl::pool<T> a line of opool.hpp. O(1).
+ * Thread-safety: per pool. */
+OPOOL_API const char *opool_alloc_site(const opool *p, opool_handle h);
+
+/* The pool's sizing line, as snprintf writes (always terminated when size
+ * > 0; returns the length it needed, newline included), e.g.
+ *   opool: pool "bullets" (0x...): sizing: capacity 64, high water 64, 1
+ *   exhaustion episode, 960 allocs failed: a capacity of 72 would have
+ *   avoided them
+ * or "...: sizing: capacity 64, high water 12, never exhausted". p NULL
+ * writes the empty string and returns 0. O(1). Thread-safety: per pool. */
+OPOOL_API size_t opool_sizing_line(const opool *p, char *buf, size_t size);
+
 /* A short constant English description (listed at opool_status), "unknown
  * status" for any other value; never NULL. It reads right for every kind of
  * object (for a heap, OPOOL_ESTALE is a double free). O(1). Thread-safety:
@@ -762,6 +804,8 @@ OPOOL_API const char *opool_status_str(opool_status s);
  *                            live)" at its 2nd, 4th, 8th... (see EXHAUSTION);
  *   OPOOL_EWRITE_AFTER_FREE  "opool: pool ... (0x...): write after free: slot 2 was
  *                            changed while free (last handle 0x...)", then calls abort();
+ *   OPOOL_ELEAK              "opool: pool ... (0x...): leak: destroyed with 3 objects
+ *                            live; ..." (see opool_destroy);
  * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
  * p NULL: the line names no pool; called from a report that a failed load
  * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to
@@ -1188,9 +1232,11 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
 
 /* Release every region and every large block at once (live blocks included:
- * there are no destructors). NULL-safe; cannot fail. O(regions + large
- * blocks). Thread-safety: per heap (one thread at a time, as every call
- * below). */
+ * there are no destructors). Blocks still live are reported first, once:
+ * report(h, OPOOL_ELEAK, NULL, user); the default prints "opool: heap ...
+ * (0x...): leak: destroyed with N blocks live (B bytes)". NULL-safe; cannot
+ * fail. O(regions + large blocks + classes). Thread-safety: per heap (one thread at a time, as
+ * every call below). */
 OPOOL_API void opool_heap_destroy(opool_heap *h);
 
 /* A block of at least size bytes (size 0 counts as 1), from the smallest class
@@ -1496,13 +1542,17 @@ typedef struct opool_mt_stats {
  * OPOOL_EINVAL: out or desc NULL, anything opool_create rejects, object_size
  * 0 (an id-only pool is the core pool's), max_capacity other than 0 or
  * capacity, on_full other than OPOOL_FULL_FAIL, an evict or save/load
- * callback, an allocator without free. OPOOL_ENOMEM: the allocator failed.
+ * callback, OPOOL_TRACK_SITES or OPOOL_REPORT_SIZING (the core pool's), an
+ * allocator without free. OPOOL_ENOMEM: the allocator failed.
  * *out is NULL on failure. One allocation; O(capacity). Thread-safety: any
  * thread, not concurrent with any use of *out. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_mt_create(opool_mt **out, const opool_desc *desc);
 
 /* Run fini on every live object, release every cache record and the pool.
- * NULL-safe; cannot fail. O(capacity + caches). Thread-safety: no other
+ * Objects still live are reported first, once: report_mt(p, OPOOL_ELEAK,
+ * a live object's handle, user); the default prints "opool: concurrent
+ * pool ... (0x...): leak: destroyed with N objects live". NULL-safe; cannot
+ * fail. O(capacity + caches). Thread-safety: no other
  * thread may be using the pool or any of its caches; caches not destroyed
  * are released with it (their pointers die). */
 OPOOL_API void opool_mt_destroy(opool_mt *p);
@@ -2444,7 +2494,7 @@ typedef struct opool__hot {
 /* Where the inline alloc and free go for everything but their common case
  * (defined in src/opool.c). Exported, since the inline code in your program
  * calls them: ABI, not API. */
-OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
+OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out, const char *site);
 OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
 
 /* ---- handles ---------------------------------------------------------------
@@ -2637,14 +2687,14 @@ static inline void *opool__live_object_inline(const opool *p, uint32_t i) {
     return opool__object(c, c->roster[i]);
 }
 
-static inline void *opool__alloc_inline(opool *p, opool_handle *out) {
+static inline void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
     opool__hot *c = (opool__hot *)(void *)p;
-    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out);
+    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out, site);
     uint32_t n = c->count;
     if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
         /* the pool is full, has hooks, or count is about to pass the high
          * water mark (n == high_water then: raise it here, still inline) */
-        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
+        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out, site);
         c->high_water = c->fast_limit = n + 1;
     }
     uint32_t i = opool__take(c, out);
@@ -2676,7 +2726,12 @@ static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
 #define opool_handle_generation(h) opool__handle_generation_inline(h)
 #define opool_handle_is_null(h) opool__handle_is_null_inline(h)
 #define opool_handle_eq(a, b) opool__handle_eq_inline(a, b)
-#define opool_alloc(p, out) opool__alloc_inline(p, out)
+/* Its call site, "file:line" (kept only under OPOOL_TRACK_SITES): a
+ * constant the inline alloc hands to its out-of-line path alone. */
+#define OPOOL__STR2(x) #x
+#define OPOOL__STR(x) OPOOL__STR2(x)
+#define OPOOL__SITE __FILE__ ":" OPOOL__STR(__LINE__)
+#define opool_alloc(p, out) opool__alloc_inline(p, out, OPOOL__SITE)
 #define opool_free(p, h) opool__free_inline(p, h)
 #define opool_get(p, h) opool__get_inline(p, h)
 #define opool_valid(p, h) opool__valid_inline(p, h)
@@ -3273,6 +3328,7 @@ static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_
 /* Bits of opool__slow_bits: why alloc/free must take the out-of-line path. */
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
 #define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: frees check for its end */
+#define OPOOL__SLOW_SITES 4u   /* OPOOL_TRACK_SITES: allocs record their site (frees stay inline) */
 
 /* An exhaustion episode: opool__episode, in opool_abi.h (opool_diag.h has
  * the rule and its operations). */
@@ -3285,6 +3341,14 @@ typedef struct opool__quota {
     OPOOL__ATOMIC(uint64_t) held;     /* lines held back since the last printed */
     OPOOL__ATOMIC(uint64_t) episodes; /* of those, the ones that opened an episode */
 } opool__quota;
+
+/* Where and when slot i's object was allocated (OPOOL_TRACK_SITES): true of
+ * the object while gen is the slot's generation. */
+typedef struct opool__site {
+    const char *where; /* "file:line" of the alloc's call; NULL: unknown */
+    uint64_t serial;   /* the alloc's number in the pool: lower is older */
+    uint32_t gen;
+} opool__site;
 
 #define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
@@ -3300,8 +3364,14 @@ struct opool {
     size_t align; /* of objects */
     opool__episode episode;
     opool__quota quota;
-    bool arrays_owned; /* slot/roster arrays came from the allocator */
-    bool checker;      /* ASan or Valgrind watches the objects */
+    opool__site *sites; /* [sites_cap], OPOOL_TRACK_SITES: slot i's object's site */
+    uint32_t sites_cap;
+    uint32_t run;         /* allocs failed since the last that succeeded, or a free */
+    uint64_t run_mark;    /* allocs and frees done at the last failed alloc */
+    uint32_t peak_demand; /* stats.peak_demand */
+    uint64_t episodes;    /* stats.episodes */
+    bool arrays_owned;    /* slot/roster arrays came from the allocator */
+    bool checker;         /* ASan or Valgrind watches the objects */
     uint64_t failed_allocs, rejected, evictions, grows;
     void *block;       /* the creation block, when opool_create allocated it */
     size_t block_size; /* bytes of the creation block (or of the caller's buffer used) */
@@ -3446,6 +3516,10 @@ OPOOL__INTERNAL void opool__range_freed(opool *p, char *first_obj, uint32_t n);
 OPOOL__INTERNAL bool opool__reserve_slots(opool *p, uint32_t n);
 OPOOL__INTERNAL bool opool__grow(opool *p);
 OPOOL__INTERNAL opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
+/* The handles (h) and sites (where) of up to max (at most 8) live objects of
+ * p with a recorded site, the oldest first (OPOOL_TRACK_SITES); how many.
+ * Either array may be NULL. */
+OPOOL__INTERNAL uint32_t opool__oldest(const opool *p, opool_handle *h, const char **where, uint32_t max);
 OPOOL__INTERNAL void opool__release(opool *p, uint32_t i);
 OPOOL__INTERNAL void opool__release_all(opool *p);
 
@@ -3843,6 +3917,9 @@ typedef struct opool__finding {
     uint64_t expected, found; /* what the desc or the format wants; what the image holds */
     uint32_t pool, npools;    /* world loads (npools > 0): the pool's index, UINT32_MAX: none */
     opool__quota *quota;      /* the default report's ration of lines for self (NULL: none) */
+    const char *detail;       /* OPOOL_ELEAK: the end of the line (where, or how to learn it) */
+    uint64_t bytes;           /* heap OPOOL_ELEAK: bytes of the blocks live */
+    uint64_t high_water, episodes, demand; /* the sizing line (opool_sizing_line) */
 } opool__finding;
 
 /* A finding of what about self (NULL: unknown) named name, every other
@@ -3869,6 +3946,10 @@ OPOOL__INTERNAL void opool__diag_flush(opool__kind kind, const void *self, const
  * newline), in buf (cut to size - 1 bytes; size > 0). Returns the length of
  * the whole message; 0 for a finding that is silent by default. */
 OPOOL__INTERNAL size_t opool__diag_format(char *buf, size_t size, const opool__finding *f);
+
+/* As opool__diag_format, with text (its placeholders filled in from f)
+ * after the line's start. */
+OPOOL__INTERNAL size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const char *text);
 
 /* The name of the check a load finding failed (opool_load_error.check): a
  * string constant, or the header field it names. */
@@ -4633,6 +4714,7 @@ uint32_t opool__slow_bits(const opool *p) {
         p->checker)
         s |= OPOOL__SLOW_HOOKS;
     if (opool__episode_failures(&p->episode) != 0) s |= OPOOL__SLOW_EPISODE;
+    if (d->flags & OPOOL_TRACK_SITES) s |= OPOOL__SLOW_SITES;
     return s;
 }
 
@@ -4644,9 +4726,9 @@ uint32_t opool__slow_bits(const opool *p) {
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit) {
     const opool__hot *h = &p->hot;
     uint32_t slow = opool__slow_bits(p);
-    *fast_limit = (slow & OPOOL__SLOW_HOOKS) ? 0
-                  : h->high_water < h->limit ? h->high_water
-                                             : h->limit;
+    *fast_limit = (slow & (OPOOL__SLOW_HOOKS | OPOOL__SLOW_SITES)) ? 0
+                  : h->high_water < h->limit                       ? h->high_water
+                                                                   : h->limit;
     *free_limit = slow ? 0 : h->nslots;
 }
 
@@ -4749,16 +4831,33 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
 
 /* ==== reports ============================================================ */
 
+/* The end of a leak's line: where the oldest live objects were allocated,
+ * or how to learn it. */
+static void opool__leak_sites(const opool *p, char *buf, size_t size) {
+    const char *where[4];
+    uint32_t n = opool__oldest(p, NULL, where, 4);
+    if (!(p->desc.flags & OPOOL_TRACK_SITES)) {
+        snprintf(buf, size, " (OPOOL_TRACK_SITES tells where they were allocated)");
+        return;
+    }
+    size_t at = (size_t)snprintf(buf, size, n ? "; the oldest allocated at " : "; no site known");
+    for (uint32_t k = 0; k < n && at < size; k++)
+        at += (size_t)snprintf(buf + at, size - at, "%s%s", k ? ", " : "", where[k]);
+}
+
 void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)user;
     if (p == NULL && opool__diag_default_reporting()) return; /* a failed load's line */
     opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
     f.handle = h;
+    char sites[320] = "";
     if (p != NULL) {
         f.failures = opool__episode_failures(&p->episode);
         f.count = p->hot.count;
         f.capacity = p->hot.limit;
         f.quota = &p->quota;
+        if (what == OPOOL_ELEAK) opool__leak_sites(p, sites, sizeof sites);
+        f.detail = sites;
     }
     opool__diag_default(&f);
 }
@@ -5035,6 +5134,16 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
 void opool_destroy(opool *p) {
     if (p == NULL) return;
     opool__diag_flush(OPOOL__KIND_POOL, p, p->desc.name, &p->quota);
+    if (p->hot.count > 0) {
+        opool_handle oldest[1];
+        if (opool__oldest(p, oldest, NULL, 1) == 0) oldest[0] = opool_live_handle(p, 0);
+        opool__report(p, OPOOL_ELEAK, oldest[0]);
+    }
+    if (p->desc.flags & OPOOL_REPORT_SIZING) {
+        char line[256];
+        opool_sizing_line(p, line, sizeof line);
+        fputs(line, stderr);
+    }
     if (p->desc.fini) opool__release_all(p);
     opool_allocator m = p->mem;
     /* the memory goes back whole: hidden free slots must not stay hidden */
@@ -5043,23 +5152,124 @@ void opool_destroy(opool *p) {
         if (opool__chunk_backed(p, c)) opool__chunk_free(p, c);
     if (p->arrays_owned)
         opool__mem_free(&m, p->hot.slot, opool__arrays_bytes(p->slot_cap), OPOOL__ARRAY_ALIGN);
+    if (p->sites)
+        opool__mem_free(&m, p->sites, p->sites_cap * sizeof *p->sites, alignof(opool__site));
     if (p->block) opool__mem_free(&m, p->block, p->block_size, OPOOL__BLOCK_ALIGN);
 }
 
-void *opool__alloc_slow(opool *p, opool_handle *out) {
+/* An alloc failed: its statistics (the demand it shows: stats.peak_demand),
+ * and its episode. */
+static void opool__failed(opool *p) {
+    opool__hot *h = &p->hot;
+    p->failed_allocs++;
+    uint64_t done = 2 * h->allocs - h->count; /* allocs and frees that succeeded */
+    if (done != p->run_mark) p->run = 0;
+    p->run_mark = done;
+    if (p->run < UINT32_MAX - h->count) p->run++;
+    if (h->count + p->run > p->peak_demand) p->peak_demand = h->count + p->run;
+    bool opens = opool__episode_failures(&p->episode) == 0;
+    uint64_t nth = opool__episode_failed(&p->episode);
+    if (opens) {
+        p->episodes++;
+        opool__update_fast(p);
+    }
+    if (nth) opool__report(p, OPOOL_EFULL, OPOOL_NULL);
+}
+
+/* Slot i's object was allocated at site, now (OPOOL_TRACK_SITES). The
+ * record array grows to the slot arrays' size when i is past it; if the
+ * allocator refuses, the site stays unknown. */
+static void opool__track_site(opool *p, uint32_t i, const char *site) {
+    if (i >= p->sites_cap) {
+        uint32_t cap = p->slot_cap;
+        opool__site *s =
+            (opool__site *)p->mem.alloc(p->mem.ctx, cap * sizeof *s, alignof(opool__site));
+        if (s == NULL) return;
+        memset(s, 0, cap * sizeof *s);
+        if (p->sites) {
+            memcpy(s, p->sites, p->sites_cap * sizeof *s);
+            opool__mem_free(&p->mem, p->sites, p->sites_cap * sizeof *s, alignof(opool__site));
+        }
+        p->sites = s;
+        p->sites_cap = cap;
+    }
+    opool__site *r = &p->sites[i];
+    r->where = site;
+    r->serial = p->hot.allocs;
+    r->gen = p->hot.slot[i].gen;
+}
+
+void *opool__alloc_slow(opool *p, opool_handle *out, const char *site) {
     if (out) *out = OPOOL_NULL;
     if (p == NULL) return NULL;
     opool__hot *h = &p->hot;
     if (h->count == h->limit && !opool__make_room(p)) {
-        p->failed_allocs++;
-        bool opens = opool__episode_failures(&p->episode) == 0;
-        uint64_t nth = opool__episode_failed(&p->episode);
-        if (opens) opool__update_fast(p);
-        if (nth) opool__report(p, OPOOL_EFULL, OPOOL_NULL);
+        opool__failed(p);
         return NULL;
     }
     uint32_t i = opool__take(h, out);
-    return opool__prepare(p, i, opool__object(h, i), h->slot[i].gen - 1);
+    void *obj = opool__prepare(p, i, opool__object(h, i), h->slot[i].gen - 1);
+    if (p->desc.flags & OPOOL_TRACK_SITES) opool__track_site(p, i, site);
+    return obj;
+}
+
+/* The recorded site of live slot i, or NULL. */
+static const opool__site *opool__site_of(const opool *p, uint32_t i) {
+    const opool__site *r = i < p->sites_cap ? &p->sites[i] : NULL;
+    return r && r->where && r->gen == p->hot.slot[i].gen ? r : NULL;
+}
+
+uint32_t opool__oldest(const opool *p, opool_handle *h, const char **where, uint32_t max) {
+    const opool__site *best[8];
+    uint32_t n = 0;
+    if (max > 8) max = 8;
+    for (uint32_t k = 0; k < p->hot.count; k++) {
+        const opool__site *r = opool__site_of(p, p->hot.roster[k]);
+        if (r == NULL || (n == max && r->serial >= best[n - 1]->serial)) continue;
+        uint32_t at = n < max ? n++ : n - 1; /* insertion: best stays oldest first */
+        while (at > 0 && best[at - 1]->serial > r->serial) {
+            best[at] = best[at - 1];
+            at--;
+        }
+        best[at] = r;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = (uint32_t)(best[k] - p->sites);
+        if (h) h[k] = opool__handle(i, best[k]->gen);
+        if (where) where[k] = best[k]->where;
+    }
+    return n;
+}
+
+size_t opool_sizing_line(const opool *p, char *buf, size_t size) {
+    char none[1];
+    if (buf == NULL || size == 0) buf = none, size = 1;
+    buf[0] = '\0';
+    if (p == NULL) return 0;
+    opool__finding f = opool__finding_of(OPOOL__KIND_POOL, OPOOL_OK, p, p->desc.name);
+    f.capacity = p->hot.shift < 32 ? p->max_capacity : p->hot.limit;
+    f.high_water = p->hot.high_water;
+    f.failures = p->failed_allocs;
+    f.episodes = p->episodes;
+    f.demand = p->peak_demand;
+    const char *limit = p->hot.shift < 32 ? "max_capacity" : "capacity";
+    char text[200];
+    if (p->episodes == 0)
+        snprintf(text, sizeof text,
+                 "sizing: %s {capacity}, high water {high_water}, never exhausted", limit);
+    else
+        snprintf(text, sizeof text,
+                 "sizing: %s {capacity}, high water {high_water}, {failures} allocs failed in "
+                 "{episodes} exhaustion episode%s: a %s of {demand} would have avoided them",
+                 limit, p->episodes == 1 ? "" : "s", limit);
+    return opool__diag_text(buf, size, &f, text);
+}
+
+const char *opool_alloc_site(const opool *p, opool_handle h) {
+    uint32_t i = 0;
+    if (p == NULL || opool__classify(p, h, &i) != OPOOL_OK) return NULL;
+    const opool__site *r = opool__site_of(p, i);
+    return r ? r->where : NULL;
 }
 
 opool_status opool__free_slow(opool *p, opool_handle h) {
@@ -5235,6 +5445,8 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     out->rejected_handles = p->rejected;
     out->evictions = p->evictions;
     out->grows = p->grows;
+    out->episodes = p->episodes;
+    out->peak_demand = p->peak_demand;
     size_t bytes = p->block_size;
     if (p->arrays_owned) bytes += opool__arrays_bytes(p->slot_cap);
     for (uint32_t c = 1; c < p->nchunks; c++)
@@ -5268,7 +5480,7 @@ bool(opool_handle_eq)(opool_handle a, opool_handle b) { return opool__handle_eq_
 
 /* ==== the core pool ====================================================== */
 
-void *(opool_alloc)(opool *p, opool_handle *out) { return opool__alloc_inline(p, out); }
+void *(opool_alloc)(opool *p, opool_handle *out) { return opool__alloc_inline(p, out, NULL); }
 opool_status(opool_free)(opool *p, opool_handle h) { return opool__free_inline(p, h); }
 void *(opool_get)(const opool *p, opool_handle h) { return opool__get_inline(p, h); }
 bool(opool_valid)(const opool *p, opool_handle h) { return opool__valid_inline(p, h); }
@@ -5373,6 +5585,10 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "write after free: slot {slot} was changed while free (last handle {handle})")               \
     X(BLOCK_WRITTEN, OPOOL_EWRITE_AFTER_FREE, OPOOL__BLOCKS, ANY, OPOOL__ABORT,                    \
       "write after free: block {ptr} was changed while free")                                      \
+    X(LEAK, OPOOL_ELEAK, OPOOL__SLOTS, ANY, OPOOL__PRINT,                                          \
+      "leak: destroyed with {count} objects live{detail}")                                         \
+    X(BLOCKS_LEAK, OPOOL_ELEAK, OPOOL__BLOCKS, ANY, OPOOL__PRINT,                                  \
+      "leak: destroyed with {count} blocks live ({bytes} bytes)")                                  \
     X(STALE_HANDLE, OPOOL_ESTALE, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                \
       "rejected handle {handle}: its object was freed, or it is another pool's")                   \
     X(BAD_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                  \
@@ -5471,7 +5687,8 @@ static const opool__message opool__messages[] = {OPOOL__DIAG_MESSAGES(OPOOL__MES
     X(OPOOL_EWRITE_AFTER_FREE, "write after free")                                                 \
     X(OPOOL_ETIMEDOUT, "timed out")                                                                \
     X(OPOOL_EIO, "input/output error")                                                             \
-    X(OPOOL_ENOENT, "no such file")
+    X(OPOOL_ENOENT, "no such file")                                                                \
+    X(OPOOL_ELEAK, "objects left live at destroy (a leak)")
 
 const char *opool_status_str(opool_status s) {
     switch (s) {
@@ -5543,6 +5760,16 @@ static void opool__put_field(char *buf, size_t size, size_t *at, const char *key
         OPOOL__PUT("0x%016llx", (unsigned long long)f->handle.bits);
     else if (OPOOL__IS("ptr"))
         OPOOL__PUT("%p", (void *)(uintptr_t)f->ptr);
+    else if (OPOOL__IS("detail"))
+        OPOOL__PUT("%s", f->detail ? f->detail : "");
+    else if (OPOOL__IS("high_water"))
+        OPOOL__PUT("%llu", (unsigned long long)f->high_water);
+    else if (OPOOL__IS("episodes"))
+        OPOOL__PUT("%llu", (unsigned long long)f->episodes);
+    else if (OPOOL__IS("demand"))
+        OPOOL__PUT("%llu", (unsigned long long)f->demand);
+    else if (OPOOL__IS("bytes"))
+        OPOOL__PUT("%llu", (unsigned long long)f->bytes);
     else if (OPOOL__IS("field"))
         OPOOL__PUT("%s", f->field ? f->field : "?");
     else if (OPOOL__IS("expected"))
@@ -5579,11 +5806,16 @@ static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__f
 
 size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
     const opool__message *m = opool__message_of(f);
-    size_t zero = 0, *at = &zero;
     buf[0] = '\0';
     if (m == NULL || m->action == OPOOL__SILENT) return 0;
+    return opool__diag_text(buf, size, f, m->text);
+}
+
+size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const char *text) {
+    size_t zero = 0, *at = &zero;
+    buf[0] = '\0';
     opool__put_prefix(buf, size, at, f);
-    for (const char *t = m->text; *t;) {
+    for (const char *t = text; *t;) {
         const char *open = strchr(t, '{');
         if (open == NULL) {
             OPOOL__PUT("%s", t);
@@ -5818,7 +6050,8 @@ struct opool_heap {
     uint64_t large_cap;           /* large blocks live when its episode opened */
     const opool__hclass *full;    /* the class whose OPOOL_EFULL is being reported; NULL: large */
     opool__quota quota;           /* of the default report's lines */
-    opool__hpage none;            /* the current page of a class without one: no free block */
+    uint64_t leak_blocks, leak_bytes; /* the OPOOL_ELEAK being reported */
+    opool__hpage none;                /* the current page of a class without one: no free block */
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
 
@@ -5847,6 +6080,10 @@ static uint32_t opool__hclass_live(const opool__hclass_hot *t) { return t->high_
 static opool__finding opool__heap_finding(const opool_heap *h, opool_status what, const void *ptr) {
     opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
     f.ptr = ptr;
+    if (h != NULL && what == OPOOL_ELEAK) {
+        f.count = h->leak_blocks;
+        f.bytes = h->leak_bytes;
+    }
     if (h == NULL || what != OPOOL_EFULL) return f;
     f.quota = (opool__quota *)(uintptr_t)&h->quota; /* reports may come from const calls */
     const opool__hclass *k = h->full;
@@ -6489,6 +6726,17 @@ nomem:
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
     opool__diag_flush(OPOOL__KIND_HEAP, h, h->desc.name, &h->quota);
+    uint64_t live = h->large.n, bytes = h->large_bytes;
+    for (uint32_t c = 0; c < h->nclasses; c++) {
+        uint64_t n = opool__hclass_live(&h->hot.cls[c]);
+        live += n;
+        bytes += n * h->cls[c].size;
+    }
+    if (live > 0) {
+        h->leak_blocks = live;
+        h->leak_bytes = bytes;
+        opool__heap_report(h, OPOOL_ELEAK, NULL);
+    }
     opool_allocator m = h->mem;
     for (uint32_t i = 0; i < h->nregions; i++) {
         opool__hregion *r = &h->regions[i];
@@ -6803,6 +7051,7 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
     if (d->allocator.alloc && !d->allocator.free) return false; /* it calls free */
     if (d->max_capacity != 0 && d->max_capacity != d->capacity) return false;
     if (d->on_full != OPOOL_FULL_FAIL || d->evict != NULL) return false;
+    if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING)) return false; /* the core's only */
     return d->save_object == NULL && d->load_object == NULL;
 }
 
@@ -6865,6 +7114,13 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
 void opool_mt_destroy(opool_mt *p) {
     if (p == NULL) return;
     opool__diag_flush(OPOOL__KIND_MT, p, p->desc.name, &p->quota);
+    for (uint32_t i = 0; i < p->capacity; i++) { /* the first live object: a leak */
+        uint32_t g = opool__atomic_load_relaxed(&p->gen[i]);
+        if (g & 1) {
+            opool__mt_report(p, OPOOL_ELEAK, opool__handle(i, g));
+            break;
+        }
+    }
     /* relaxed below: no other thread uses the pool any more (the contract) */
     for (uint32_t i = 0; i < p->capacity; i++)
         if (p->desc.fini && (opool__atomic_load_relaxed(&p->gen[i]) & 1))
@@ -8962,6 +9218,7 @@ static void opool__load_undo(opool **out, uint32_t n, uint32_t done) {
     for (uint32_t i = 0; i < n; i++) {
         if (out[i] == NULL) continue;
         if (i >= done) opool__restore_cut(out[i], 0);
+        opool_clear(out[i]); /* fini on what load_object rebuilt; then no leak to report */
         opool_destroy(out[i]);
         out[i] = NULL;
     }

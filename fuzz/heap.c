@@ -847,10 +847,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     check_stats(f);
     for (uint32_t i = 0; i < f->nlive; i++) free(f->live[i].shadow);
+    /* the blocks left live: one OPOOL_ELEAK */
+    uint32_t reports = f->nreports, left = (f->nlive + 1) / 2;
     opool_heap_destroy(f->h);
     f->h = NULL;
+    FUZZ_CHECK_EQ(f->nreports - reports, left ? 1u : 0u);
+    if (left) FUZZ_CHECK_EQ(f->last_what, OPOOL_ELEAK);
     FUZZ_CHECK_MEM_BALANCED(&f->mem);
     page_cache_empty();
+    if (f->other) FUZZ_CHECK_EQ(opool_heap_free(f->other, f->other_block), OPOOL_OK);
     opool_heap_destroy(f->other);
     free(f->foreign);
     free(f);

@@ -703,9 +703,9 @@ static void op_nulls(fz *f) {
     FUZZ_CHECK_EQ(s.version, 0);
     FUZZ_CHECK_EQ(s.allocs, 0);
     opool_get_stats(f->p, NULL);
-    for (int k = -1; k <= (int)OPOOL_ENOENT + 1; k++)
+    for (int k = -1; k <= (int)OPOOL_ELEAK + 1; k++)
         FUZZ_CHECK(opool_status_str((opool_status)k) != NULL);
-    FUZZ_CHECK(strcmp(opool_status_str((opool_status)(OPOOL_ENOENT + 1)), "unknown status") == 0);
+    FUZZ_CHECK(strcmp(opool_status_str((opool_status)(OPOOL_ELEAK + 1)), "unknown status") == 0);
     uint32_t i = (uint32_t)(h.bits >> 32);
     EXPECT_EQ(opool_live_handle(f->p, f->m.count + i % 4).bits, 0);
     EXPECT_EQ((uintptr_t)opool_live_object(f->p, f->m.count + i % 4), 0);
@@ -902,7 +902,9 @@ static void op_desc(fz *f) {
         FUZZ_CHECK((unsigned char *)p >= buf + off && (unsigned char *)p < buf + off + need);
         char why[256];
         if (!opool__check(p, why, sizeof why)) FAIL("opool__check after create_in: %s", why);
-        FUZZ_CHECK(opool_alloc(p, NULL) != NULL);
+        opool_handle h;
+        FUZZ_CHECK(opool_alloc(p, &h) != NULL);
+        FUZZ_CHECK_EQ(opool_free(p, h), OPOOL_OK); /* none left live: no leak to report */
         opool_destroy(p);
         free(buf);
         FUZZ_CHECK_MEM_BALANCED(&mem);
@@ -1068,8 +1070,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         want[k] = f->addr[i];
         check_pattern(f, want[k], model_bits(f->m.gen[i], i), SIZE_MAX, "before destroy");
     }
+    uint32_t reports = f->nreports;
     opool_destroy(f->p);
     f->p = NULL;
+    /* objects left live: one OPOOL_ELEAK, with a live object's handle */
+    EXPECT_EQ(f->nreports - reports, live ? 1u : 0u);
+    if (live && reports < MAX_REPORTS) {
+        EXPECT_EQ(f->reports[reports].what, OPOOL_ELEAK);
+        uint64_t bits = f->reports[reports].handle;
+        uint32_t i = (uint32_t)bits;
+        if (!(i < f->m.nslots && model_bits(f->m.gen[i], i) == bits && (f->m.gen[i] & 1)))
+            FAIL("the leak report named %llx, not a live object", (unsigned long long)bits);
+    }
     if (f->d.fini) {
         EXPECT_EQ(f->nfini, live);
         qsort(want, live, sizeof *want, cmp_ptr);

@@ -247,7 +247,8 @@ typedef struct opool_handle32 {
  * opool_status_str gives, in order: "ok", "invalid argument", "out of
  * memory", "pool full", "already freed, or stale (a handle of a freed object
  * or of another pool)", "slot busy", "corrupt saved pool", "write after
- * free", "timed out", "input/output error", "no such file". */
+ * free", "timed out", "input/output error", "no such file", "objects left
+ * live at destroy (a leak)". */
 typedef enum opool_status {
     OPOOL_OK = 0,
     OPOOL_EINVAL,            /* bad argument: NULL, zero, overflow, never-issued handle */
@@ -262,7 +263,9 @@ typedef enum opool_status {
                                 returns NULL) */
     OPOOL_EIO,               /* a write (save) or a file (open, read, sync, rename) failed; a
                                 stream read that comes up short is the input's end (ECORRUPT) */
-    OPOOL_ENOENT             /* opool_load_file, opool_load_many_file: no file at the path */
+    OPOOL_ENOENT,            /* opool_load_file, opool_load_many_file: no file at the path */
+    OPOOL_ELEAK              /* never returned: report receives it from a destroy that finds
+                                objects still live (opool_destroy) */
 } opool_status;
 
 /* What an alloc does when no slot is free (desc.on_full).
@@ -296,7 +299,13 @@ typedef enum opool_full_policy {
  *   OPOOL_RETIRE_ON_WRAP: a slot whose generation would come back to its
  *   first value (after 2^31 reuses) is retired for good: no stale handle can
  *   ever match again. Retired slots leave the capacity and are counted in
- *   stats.retired. */
+ *   stats.retired.
+ *   OPOOL_TRACK_SITES: every alloc records where it was called (file:line,
+ *   through opool_alloc's call site) and when, for opool_alloc_site and the
+ *   leak report of opool_destroy. Cost: allocs run out of line, 16 bytes a
+ *   slot, allocated with the pool's allocator at the first alloc of each
+ *   slot range (frees stay inline). Nothing at all without the flag.
+ *   OPOOL_REPORT_SIZING: opool_destroy prints opool_sizing_line on stderr. */
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
@@ -304,7 +313,9 @@ enum {
                                        the generation bits of a compact handle (see
                                        opool_handle_compact) count, so that compact handles
                                        never match falsely either */
-    OPOOL__FLAGS_ALL = (1u << 3) - 1
+    OPOOL_TRACK_SITES = 1u << 3,    /* allocs record their call site: opool_alloc_site */
+    OPOOL_REPORT_SIZING = 1u << 4,  /* destroy prints the sizing line (opool_sizing_line) */
+    OPOOL__FLAGS_ALL = (1u << 5) - 1
 };
 
 /* Largest capacity or max_capacity a pool accepts. */
@@ -439,8 +450,13 @@ typedef struct opool_stats {
     uint64_t evictions;        /* victims freed by OPOOL_FULL_EVICT */
     uint64_t grows;            /* chunks added by OPOOL_FULL_GROW */
     size_t bytes;              /* memory the pool holds, bookkeeping included */
+    uint64_t episodes;         /* exhaustion episodes opened (see EXHAUSTION) */
+    uint32_t peak_demand;      /* most objects wanted at once: at each failed alloc, the live
+                                  count plus the allocs that failed since the last alloc or
+                                  free that succeeded (0: none ever failed). A capacity of
+                                  at least this would have avoided every failure seen */
 } opool_stats;
-#define OPOOL_STATS_VERSION 1u
+#define OPOOL_STATS_VERSION 2u
 
 /* ---- lifetime ----------------------------------------------------------- */
 
@@ -485,7 +501,15 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, s
 /* Run fini on every live object (last live-list entry first), then give back
  * every chunk and the pool's block (not an opool_create_in buffer).
  * NULL-safe; cannot fail. Every handle and pointer of the pool dies with it.
- * O(live objects) with fini, O(chunks) without. Thread-safety: per pool (one
+ * Objects still live are reported first, once: report(p, OPOOL_ELEAK, the
+ * handle of the oldest live object, user), while the pool is still whole.
+ * The default prints their number and, under OPOOL_TRACK_SITES, where the
+ * oldest four were allocated:
+ *   opool: pool "ships" (0x...): leak: destroyed with 3 objects live; the
+ *   oldest allocated at game.c:120, game.c:120, ai.c:88
+ * (free them, or opool_clear, before destroying a pool on purpose). With
+ * OPOOL_REPORT_SIZING, the sizing line follows. O(live objects) with fini
+ * or objects left live, O(chunks) otherwise. Thread-safety: per pool (one
  * thread at a time, as every call below). */
 OPOOL_API void opool_destroy(opool *p);
 
@@ -680,6 +704,24 @@ OPOOL_API opool_handle opool_handle_expand(const opool *p, opool_handle32 c);
  * Thread-safety: per pool. */
 OPOOL_API void opool_get_stats(const opool *p, opool_stats *out);
 
+/* Where h's object was allocated, "file:line" (a string constant of the
+ * program), in a pool created with OPOOL_TRACK_SITES; NULL when h is not
+ * live, the pool does not track sites, or the object came from
+ * opool_alloc_at, a load, or the exported opool_alloc called through a
+ * function pointer (no call site is known). Typed pools give the line of
+ * their declaration, opl::pool<T> a line of opool.hpp. O(1).
+ * Thread-safety: per pool. */
+OPOOL_API const char *opool_alloc_site(const opool *p, opool_handle h);
+
+/* The pool's sizing line, as snprintf writes (always terminated when size
+ * > 0; returns the length it needed, newline included), e.g.
+ *   opool: pool "bullets" (0x...): sizing: capacity 64, high water 64, 1
+ *   exhaustion episode, 960 allocs failed: a capacity of 72 would have
+ *   avoided them
+ * or "...: sizing: capacity 64, high water 12, never exhausted". p NULL
+ * writes the empty string and returns 0. O(1). Thread-safety: per pool. */
+OPOOL_API size_t opool_sizing_line(const opool *p, char *buf, size_t size);
+
 /* A short constant English description (listed at opool_status), "unknown
  * status" for any other value; never NULL. It reads right for every kind of
  * object (for a heap, OPOOL_ESTALE is a double free). O(1). Thread-safety:
@@ -696,6 +738,8 @@ OPOOL_API const char *opool_status_str(opool_status s);
  *                            live)" at its 2nd, 4th, 8th... (see EXHAUSTION);
  *   OPOOL_EWRITE_AFTER_FREE  "opool: pool ... (0x...): write after free: slot 2 was
  *                            changed while free (last handle 0x...)", then calls abort();
+ *   OPOOL_ELEAK              "opool: pool ... (0x...): leak: destroyed with 3 objects
+ *                            live; ..." (see opool_destroy);
  * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
  * p NULL: the line names no pool; called from a report that a failed load
  * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to

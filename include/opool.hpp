@@ -575,7 +575,7 @@ template <class T> class pool {
     }
 
     void reset() noexcept {
-        destroy_all();
+        clear(); /* a container that ends with objects: no leak to report */
         opool_destroy(p_);
         p_ = nullptr;
         release_evictor();
@@ -707,7 +707,7 @@ template <class T, class V> class side_table {
         }
     }
     void reset() noexcept {
-        destroy_all();
+        clear();
         opool_destroy(values_);
         values_ = nullptr;
     }
@@ -737,6 +737,12 @@ inline uint64_t timeout_ns(std::chrono::duration<Rep, Period> d) noexcept {
     double n = std::chrono::duration_cast<ns>(d).count();
     return n >= 1.8e19 ? OPOOL_WAIT_FOREVER : static_cast<uint64_t>(n);
 }
+/* The concurrent pool's report: the default, but for the objects still live
+ * at destroy, which mt_pool's destructor ends on purpose (no leak). */
+inline void mt_report(opool_mt *p, opool_status what, opool_handle h, void *user) {
+    if (what != OPOOL_ELEAK) opool_mt_default_report(p, what, h, user);
+}
+
 /* Free a slot whose object was never constructed, without its fini. */
 template <class Free> inline void free_unbuilt(Free free) noexcept {
     fini_skipped() = true;
@@ -763,6 +769,7 @@ template <class T> class mt_pool {
         opool_desc d = detail::desc_of(f, sizeof(T), alignof(T));
         if constexpr (!std::is_trivially_destructible<T>::value)
             d.fini = &detail::run_destructor<T>;
+        d.report_mt = &detail::mt_report;
         status_ = opool_mt_create(&p_, &d);
     }
     mt_pool(const mt_pool &) = delete;

@@ -107,7 +107,7 @@ typedef struct opool__hot {
 /* Where the inline alloc and free go for everything but their common case
  * (defined in src/opool.c). Exported, since the inline code in your program
  * calls them: ABI, not API. */
-OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out);
+OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out, const char *site);
 OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
 
 /* ---- handles ---------------------------------------------------------------
@@ -300,14 +300,14 @@ static inline void *opool__live_object_inline(const opool *p, uint32_t i) {
     return opool__object(c, c->roster[i]);
 }
 
-static inline void *opool__alloc_inline(opool *p, opool_handle *out) {
+static inline void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
     opool__hot *c = (opool__hot *)(void *)p;
-    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out);
+    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out, site);
     uint32_t n = c->count;
     if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
         /* the pool is full, has hooks, or count is about to pass the high
          * water mark (n == high_water then: raise it here, still inline) */
-        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out);
+        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out, site);
         c->high_water = c->fast_limit = n + 1;
     }
     uint32_t i = opool__take(c, out);
@@ -339,7 +339,12 @@ static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
 #define opool_handle_generation(h) opool__handle_generation_inline(h)
 #define opool_handle_is_null(h) opool__handle_is_null_inline(h)
 #define opool_handle_eq(a, b) opool__handle_eq_inline(a, b)
-#define opool_alloc(p, out) opool__alloc_inline(p, out)
+/* Its call site, "file:line" (kept only under OPOOL_TRACK_SITES): a
+ * constant the inline alloc hands to its out-of-line path alone. */
+#define OPOOL__STR2(x) #x
+#define OPOOL__STR(x) OPOOL__STR2(x)
+#define OPOOL__SITE __FILE__ ":" OPOOL__STR(__LINE__)
+#define opool_alloc(p, out) opool__alloc_inline(p, out, OPOOL__SITE)
 #define opool_free(p, h) opool__free_inline(p, h)
 #define opool_get(p, h) opool__get_inline(p, h)
 #define opool_valid(p, h) opool__valid_inline(p, h)

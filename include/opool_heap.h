@@ -255,9 +255,11 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
 
 /* Release every region and every large block at once (live blocks included:
- * there are no destructors). NULL-safe; cannot fail. O(regions + large
- * blocks). Thread-safety: per heap (one thread at a time, as every call
- * below). */
+ * there are no destructors). Blocks still live are reported first, once:
+ * report(h, OPOOL_ELEAK, NULL, user); the default prints "opool: heap ...
+ * (0x...): leak: destroyed with N blocks live (B bytes)". NULL-safe; cannot
+ * fail. O(regions + large blocks + classes). Thread-safety: per heap (one thread at a time, as
+ * every call below). */
 OPOOL_API void opool_heap_destroy(opool_heap *h);
 
 /* A block of at least size bytes (size 0 counts as 1), from the smallest class

@@ -207,13 +207,17 @@ typedef struct opool_mt_stats {
  * OPOOL_EINVAL: out or desc NULL, anything opool_create rejects, object_size
  * 0 (an id-only pool is the core pool's), max_capacity other than 0 or
  * capacity, on_full other than OPOOL_FULL_FAIL, an evict or save/load
- * callback, an allocator without free. OPOOL_ENOMEM: the allocator failed.
+ * callback, OPOOL_TRACK_SITES or OPOOL_REPORT_SIZING (the core pool's), an
+ * allocator without free. OPOOL_ENOMEM: the allocator failed.
  * *out is NULL on failure. One allocation; O(capacity). Thread-safety: any
  * thread, not concurrent with any use of *out. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_mt_create(opool_mt **out, const opool_desc *desc);
 
 /* Run fini on every live object, release every cache record and the pool.
- * NULL-safe; cannot fail. O(capacity + caches). Thread-safety: no other
+ * Objects still live are reported first, once: report_mt(p, OPOOL_ELEAK,
+ * a live object's handle, user); the default prints "opool: concurrent
+ * pool ... (0x...): leak: destroyed with N objects live". NULL-safe; cannot
+ * fail. O(capacity + caches). Thread-safety: no other
  * thread may be using the pool or any of its caches; caches not destroyed
  * are released with it (their pointers die). */
 OPOOL_API void opool_mt_destroy(opool_mt *p);

@@ -148,8 +148,7 @@ static inline uint32_t opool__handle_generation_inline(opool_handle h);
 
 /* ---- the handle: its packing and its check (opool_abi.h) --------------- */
 
-/*@ assigns \nothing;
-    ensures (uint32_t)\result.bits == i && (uint32_t)(\result.bits >> 32) == gen; */
+/*@ assigns \nothing; */
 static inline opool_handle opool__handle(uint32_t i, uint32_t gen);
 
 /*@ requires \valid_read(c) && \valid_read(c->slot + i);

@@ -144,6 +144,7 @@ uint32_t opool__slow_bits(const opool *p) {
         p->checker)
         s |= OPOOL__SLOW_HOOKS;
     if (opool__episode_failures(&p->episode) != 0) s |= OPOOL__SLOW_EPISODE;
+    if (d->flags & OPOOL_TRACK_SITES) s |= OPOOL__SLOW_SITES;
     return s;
 }
 
@@ -155,9 +156,9 @@ uint32_t opool__slow_bits(const opool *p) {
 void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_limit) {
     const opool__hot *h = &p->hot;
     uint32_t slow = opool__slow_bits(p);
-    *fast_limit = (slow & OPOOL__SLOW_HOOKS) ? 0
-                  : h->high_water < h->limit ? h->high_water
-                                             : h->limit;
+    *fast_limit = (slow & (OPOOL__SLOW_HOOKS | OPOOL__SLOW_SITES)) ? 0
+                  : h->high_water < h->limit                       ? h->high_water
+                                                                   : h->limit;
     *free_limit = slow ? 0 : h->nslots;
 }
 
@@ -260,16 +261,33 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
 
 /* ==== reports ============================================================ */
 
+/* The end of a leak's line: where the oldest live objects were allocated,
+ * or how to learn it. */
+static void opool__leak_sites(const opool *p, char *buf, size_t size) {
+    const char *where[4];
+    uint32_t n = opool__oldest(p, NULL, where, 4);
+    if (!(p->desc.flags & OPOOL_TRACK_SITES)) {
+        snprintf(buf, size, " (OPOOL_TRACK_SITES tells where they were allocated)");
+        return;
+    }
+    size_t at = (size_t)snprintf(buf, size, n ? "; the oldest allocated at " : "; no site known");
+    for (uint32_t k = 0; k < n && at < size; k++)
+        at += (size_t)snprintf(buf + at, size - at, "%s%s", k ? ", " : "", where[k]);
+}
+
 void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)user;
     if (p == NULL && opool__diag_default_reporting()) return; /* a failed load's line */
     opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
     f.handle = h;
+    char sites[320] = "";
     if (p != NULL) {
         f.failures = opool__episode_failures(&p->episode);
         f.count = p->hot.count;
         f.capacity = p->hot.limit;
         f.quota = &p->quota;
+        if (what == OPOOL_ELEAK) opool__leak_sites(p, sites, sizeof sites);
+        f.detail = sites;
     }
     opool__diag_default(&f);
 }
@@ -546,6 +564,16 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
 void opool_destroy(opool *p) {
     if (p == NULL) return;
     opool__diag_flush(OPOOL__KIND_POOL, p, p->desc.name, &p->quota);
+    if (p->hot.count > 0) {
+        opool_handle oldest[1];
+        if (opool__oldest(p, oldest, NULL, 1) == 0) oldest[0] = opool_live_handle(p, 0);
+        opool__report(p, OPOOL_ELEAK, oldest[0]);
+    }
+    if (p->desc.flags & OPOOL_REPORT_SIZING) {
+        char line[256];
+        opool_sizing_line(p, line, sizeof line);
+        fputs(line, stderr);
+    }
     if (p->desc.fini) opool__release_all(p);
     opool_allocator m = p->mem;
     /* the memory goes back whole: hidden free slots must not stay hidden */
@@ -554,23 +582,124 @@ void opool_destroy(opool *p) {
         if (opool__chunk_backed(p, c)) opool__chunk_free(p, c);
     if (p->arrays_owned)
         opool__mem_free(&m, p->hot.slot, opool__arrays_bytes(p->slot_cap), OPOOL__ARRAY_ALIGN);
+    if (p->sites)
+        opool__mem_free(&m, p->sites, p->sites_cap * sizeof *p->sites, alignof(opool__site));
     if (p->block) opool__mem_free(&m, p->block, p->block_size, OPOOL__BLOCK_ALIGN);
 }
 
-void *opool__alloc_slow(opool *p, opool_handle *out) {
+/* An alloc failed: its statistics (the demand it shows: stats.peak_demand),
+ * and its episode. */
+static void opool__failed(opool *p) {
+    opool__hot *h = &p->hot;
+    p->failed_allocs++;
+    uint64_t done = 2 * h->allocs - h->count; /* allocs and frees that succeeded */
+    if (done != p->run_mark) p->run = 0;
+    p->run_mark = done;
+    if (p->run < UINT32_MAX - h->count) p->run++;
+    if (h->count + p->run > p->peak_demand) p->peak_demand = h->count + p->run;
+    bool opens = opool__episode_failures(&p->episode) == 0;
+    uint64_t nth = opool__episode_failed(&p->episode);
+    if (opens) {
+        p->episodes++;
+        opool__update_fast(p);
+    }
+    if (nth) opool__report(p, OPOOL_EFULL, OPOOL_NULL);
+}
+
+/* Slot i's object was allocated at site, now (OPOOL_TRACK_SITES). The
+ * record array grows to the slot arrays' size when i is past it; if the
+ * allocator refuses, the site stays unknown. */
+static void opool__track_site(opool *p, uint32_t i, const char *site) {
+    if (i >= p->sites_cap) {
+        uint32_t cap = p->slot_cap;
+        opool__site *s =
+            (opool__site *)p->mem.alloc(p->mem.ctx, cap * sizeof *s, alignof(opool__site));
+        if (s == NULL) return;
+        memset(s, 0, cap * sizeof *s);
+        if (p->sites) {
+            memcpy(s, p->sites, p->sites_cap * sizeof *s);
+            opool__mem_free(&p->mem, p->sites, p->sites_cap * sizeof *s, alignof(opool__site));
+        }
+        p->sites = s;
+        p->sites_cap = cap;
+    }
+    opool__site *r = &p->sites[i];
+    r->where = site;
+    r->serial = p->hot.allocs;
+    r->gen = p->hot.slot[i].gen;
+}
+
+void *opool__alloc_slow(opool *p, opool_handle *out, const char *site) {
     if (out) *out = OPOOL_NULL;
     if (p == NULL) return NULL;
     opool__hot *h = &p->hot;
     if (h->count == h->limit && !opool__make_room(p)) {
-        p->failed_allocs++;
-        bool opens = opool__episode_failures(&p->episode) == 0;
-        uint64_t nth = opool__episode_failed(&p->episode);
-        if (opens) opool__update_fast(p);
-        if (nth) opool__report(p, OPOOL_EFULL, OPOOL_NULL);
+        opool__failed(p);
         return NULL;
     }
     uint32_t i = opool__take(h, out);
-    return opool__prepare(p, i, opool__object(h, i), h->slot[i].gen - 1);
+    void *obj = opool__prepare(p, i, opool__object(h, i), h->slot[i].gen - 1);
+    if (p->desc.flags & OPOOL_TRACK_SITES) opool__track_site(p, i, site);
+    return obj;
+}
+
+/* The recorded site of live slot i, or NULL. */
+static const opool__site *opool__site_of(const opool *p, uint32_t i) {
+    const opool__site *r = i < p->sites_cap ? &p->sites[i] : NULL;
+    return r && r->where && r->gen == p->hot.slot[i].gen ? r : NULL;
+}
+
+uint32_t opool__oldest(const opool *p, opool_handle *h, const char **where, uint32_t max) {
+    const opool__site *best[8];
+    uint32_t n = 0;
+    if (max > 8) max = 8;
+    for (uint32_t k = 0; k < p->hot.count; k++) {
+        const opool__site *r = opool__site_of(p, p->hot.roster[k]);
+        if (r == NULL || (n == max && r->serial >= best[n - 1]->serial)) continue;
+        uint32_t at = n < max ? n++ : n - 1; /* insertion: best stays oldest first */
+        while (at > 0 && best[at - 1]->serial > r->serial) {
+            best[at] = best[at - 1];
+            at--;
+        }
+        best[at] = r;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = (uint32_t)(best[k] - p->sites);
+        if (h) h[k] = opool__handle(i, best[k]->gen);
+        if (where) where[k] = best[k]->where;
+    }
+    return n;
+}
+
+size_t opool_sizing_line(const opool *p, char *buf, size_t size) {
+    char none[1];
+    if (buf == NULL || size == 0) buf = none, size = 1;
+    buf[0] = '\0';
+    if (p == NULL) return 0;
+    opool__finding f = opool__finding_of(OPOOL__KIND_POOL, OPOOL_OK, p, p->desc.name);
+    f.capacity = p->hot.shift < 32 ? p->max_capacity : p->hot.limit;
+    f.high_water = p->hot.high_water;
+    f.failures = p->failed_allocs;
+    f.episodes = p->episodes;
+    f.demand = p->peak_demand;
+    const char *limit = p->hot.shift < 32 ? "max_capacity" : "capacity";
+    char text[200];
+    if (p->episodes == 0)
+        snprintf(text, sizeof text,
+                 "sizing: %s {capacity}, high water {high_water}, never exhausted", limit);
+    else
+        snprintf(text, sizeof text,
+                 "sizing: %s {capacity}, high water {high_water}, {failures} allocs failed in "
+                 "{episodes} exhaustion episode%s: a %s of {demand} would have avoided them",
+                 limit, p->episodes == 1 ? "" : "s", limit);
+    return opool__diag_text(buf, size, &f, text);
+}
+
+const char *opool_alloc_site(const opool *p, opool_handle h) {
+    uint32_t i = 0;
+    if (p == NULL || opool__classify(p, h, &i) != OPOOL_OK) return NULL;
+    const opool__site *r = opool__site_of(p, i);
+    return r ? r->where : NULL;
 }
 
 opool_status opool__free_slow(opool *p, opool_handle h) {
@@ -746,6 +875,8 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     out->rejected_handles = p->rejected;
     out->evictions = p->evictions;
     out->grows = p->grows;
+    out->episodes = p->episodes;
+    out->peak_demand = p->peak_demand;
     size_t bytes = p->block_size;
     if (p->arrays_owned) bytes += opool__arrays_bytes(p->slot_cap);
     for (uint32_t c = 1; c < p->nchunks; c++)

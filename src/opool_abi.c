@@ -21,7 +21,7 @@ bool(opool_handle_eq)(opool_handle a, opool_handle b) { return opool__handle_eq_
 
 /* ==== the core pool ====================================================== */
 
-void *(opool_alloc)(opool *p, opool_handle *out) { return opool__alloc_inline(p, out); }
+void *(opool_alloc)(opool *p, opool_handle *out) { return opool__alloc_inline(p, out, NULL); }
 opool_status(opool_free)(opool *p, opool_handle h) { return opool__free_inline(p, h); }
 void *(opool_get)(const opool *p, opool_handle h) { return opool__get_inline(p, h); }
 bool(opool_valid)(const opool *p, opool_handle h) { return opool__valid_inline(p, h); }

@@ -58,6 +58,10 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "write after free: slot {slot} was changed while free (last handle {handle})")               \
     X(BLOCK_WRITTEN, OPOOL_EWRITE_AFTER_FREE, OPOOL__BLOCKS, ANY, OPOOL__ABORT,                    \
       "write after free: block {ptr} was changed while free")                                      \
+    X(LEAK, OPOOL_ELEAK, OPOOL__SLOTS, ANY, OPOOL__PRINT,                                          \
+      "leak: destroyed with {count} objects live{detail}")                                         \
+    X(BLOCKS_LEAK, OPOOL_ELEAK, OPOOL__BLOCKS, ANY, OPOOL__PRINT,                                  \
+      "leak: destroyed with {count} blocks live ({bytes} bytes)")                                  \
     X(STALE_HANDLE, OPOOL_ESTALE, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                \
       "rejected handle {handle}: its object was freed, or it is another pool's")                   \
     X(BAD_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                  \
@@ -156,7 +160,8 @@ static const opool__message opool__messages[] = {OPOOL__DIAG_MESSAGES(OPOOL__MES
     X(OPOOL_EWRITE_AFTER_FREE, "write after free")                                                 \
     X(OPOOL_ETIMEDOUT, "timed out")                                                                \
     X(OPOOL_EIO, "input/output error")                                                             \
-    X(OPOOL_ENOENT, "no such file")
+    X(OPOOL_ENOENT, "no such file")                                                                \
+    X(OPOOL_ELEAK, "objects left live at destroy (a leak)")
 
 const char *opool_status_str(opool_status s) {
     switch (s) {
@@ -228,6 +233,16 @@ static void opool__put_field(char *buf, size_t size, size_t *at, const char *key
         OPOOL__PUT("0x%016llx", (unsigned long long)f->handle.bits);
     else if (OPOOL__IS("ptr"))
         OPOOL__PUT("%p", (void *)(uintptr_t)f->ptr);
+    else if (OPOOL__IS("detail"))
+        OPOOL__PUT("%s", f->detail ? f->detail : "");
+    else if (OPOOL__IS("high_water"))
+        OPOOL__PUT("%llu", (unsigned long long)f->high_water);
+    else if (OPOOL__IS("episodes"))
+        OPOOL__PUT("%llu", (unsigned long long)f->episodes);
+    else if (OPOOL__IS("demand"))
+        OPOOL__PUT("%llu", (unsigned long long)f->demand);
+    else if (OPOOL__IS("bytes"))
+        OPOOL__PUT("%llu", (unsigned long long)f->bytes);
     else if (OPOOL__IS("field"))
         OPOOL__PUT("%s", f->field ? f->field : "?");
     else if (OPOOL__IS("expected"))
@@ -264,11 +279,16 @@ static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__f
 
 size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
     const opool__message *m = opool__message_of(f);
-    size_t zero = 0, *at = &zero;
     buf[0] = '\0';
     if (m == NULL || m->action == OPOOL__SILENT) return 0;
+    return opool__diag_text(buf, size, f, m->text);
+}
+
+size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const char *text) {
+    size_t zero = 0, *at = &zero;
+    buf[0] = '\0';
     opool__put_prefix(buf, size, at, f);
-    for (const char *t = m->text; *t;) {
+    for (const char *t = text; *t;) {
         const char *open = strchr(t, '{');
         if (open == NULL) {
             OPOOL__PUT("%s", t);

@@ -68,6 +68,9 @@ typedef struct opool__finding {
     uint64_t expected, found; /* what the desc or the format wants; what the image holds */
     uint32_t pool, npools;    /* world loads (npools > 0): the pool's index, UINT32_MAX: none */
     opool__quota *quota;      /* the default report's ration of lines for self (NULL: none) */
+    const char *detail;       /* OPOOL_ELEAK: the end of the line (where, or how to learn it) */
+    uint64_t bytes;           /* heap OPOOL_ELEAK: bytes of the blocks live */
+    uint64_t high_water, episodes, demand; /* the sizing line (opool_sizing_line) */
 } opool__finding;
 
 /* A finding of what about self (NULL: unknown) named name, every other
@@ -94,6 +97,10 @@ void opool__diag_flush(opool__kind kind, const void *self, const char *name, opo
  * newline), in buf (cut to size - 1 bytes; size > 0). Returns the length of
  * the whole message; 0 for a finding that is silent by default. */
 size_t opool__diag_format(char *buf, size_t size, const opool__finding *f);
+
+/* As opool__diag_format, with text (its placeholders filled in from f)
+ * after the line's start. */
+size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const char *text);
 
 /* The name of the check a load finding failed (opool_load_error.check): a
  * string constant, or the header field it names. */

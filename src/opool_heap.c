@@ -118,7 +118,8 @@ struct opool_heap {
     uint64_t large_cap;           /* large blocks live when its episode opened */
     const opool__hclass *full;    /* the class whose OPOOL_EFULL is being reported; NULL: large */
     opool__quota quota;           /* of the default report's lines */
-    opool__hpage none;            /* the current page of a class without one: no free block */
+    uint64_t leak_blocks, leak_bytes; /* the OPOOL_ELEAK being reported */
+    opool__hpage none;                /* the current page of a class without one: no free block */
     opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
 };
 
@@ -147,6 +148,10 @@ static uint32_t opool__hclass_live(const opool__hclass_hot *t) { return t->high_
 static opool__finding opool__heap_finding(const opool_heap *h, opool_status what, const void *ptr) {
     opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
     f.ptr = ptr;
+    if (h != NULL && what == OPOOL_ELEAK) {
+        f.count = h->leak_blocks;
+        f.bytes = h->leak_bytes;
+    }
     if (h == NULL || what != OPOOL_EFULL) return f;
     f.quota = (opool__quota *)(uintptr_t)&h->quota; /* reports may come from const calls */
     const opool__hclass *k = h->full;
@@ -789,6 +794,17 @@ nomem:
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
     opool__diag_flush(OPOOL__KIND_HEAP, h, h->desc.name, &h->quota);
+    uint64_t live = h->large.n, bytes = h->large_bytes;
+    for (uint32_t c = 0; c < h->nclasses; c++) {
+        uint64_t n = opool__hclass_live(&h->hot.cls[c]);
+        live += n;
+        bytes += n * h->cls[c].size;
+    }
+    if (live > 0) {
+        h->leak_blocks = live;
+        h->leak_bytes = bytes;
+        opool__heap_report(h, OPOOL_ELEAK, NULL);
+    }
     opool_allocator m = h->mem;
     for (uint32_t i = 0; i < h->nregions; i++) {
         opool__hregion *r = &h->regions[i];

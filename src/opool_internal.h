@@ -41,6 +41,7 @@
 /* Bits of opool__slow_bits: why alloc/free must take the out-of-line path. */
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
 #define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: frees check for its end */
+#define OPOOL__SLOW_SITES 4u   /* OPOOL_TRACK_SITES: allocs record their site (frees stay inline) */
 
 /* An exhaustion episode: opool__episode, in opool_abi.h (opool_diag.h has
  * the rule and its operations). */
@@ -53,6 +54,14 @@ typedef struct opool__quota {
     OPOOL__ATOMIC(uint64_t) held;     /* lines held back since the last printed */
     OPOOL__ATOMIC(uint64_t) episodes; /* of those, the ones that opened an episode */
 } opool__quota;
+
+/* Where and when slot i's object was allocated (OPOOL_TRACK_SITES): true of
+ * the object while gen is the slot's generation. */
+typedef struct opool__site {
+    const char *where; /* "file:line" of the alloc's call; NULL: unknown */
+    uint64_t serial;   /* the alloc's number in the pool: lower is older */
+    uint32_t gen;
+} opool__site;
 
 #define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
@@ -68,8 +77,14 @@ struct opool {
     size_t align; /* of objects */
     opool__episode episode;
     opool__quota quota;
-    bool arrays_owned; /* slot/roster arrays came from the allocator */
-    bool checker;      /* ASan or Valgrind watches the objects */
+    opool__site *sites; /* [sites_cap], OPOOL_TRACK_SITES: slot i's object's site */
+    uint32_t sites_cap;
+    uint32_t run;         /* allocs failed since the last that succeeded, or a free */
+    uint64_t run_mark;    /* allocs and frees done at the last failed alloc */
+    uint32_t peak_demand; /* stats.peak_demand */
+    uint64_t episodes;    /* stats.episodes */
+    bool arrays_owned;    /* slot/roster arrays came from the allocator */
+    bool checker;         /* ASan or Valgrind watches the objects */
     uint64_t failed_allocs, rejected, evictions, grows;
     void *block;       /* the creation block, when opool_create allocated it */
     size_t block_size; /* bytes of the creation block (or of the caller's buffer used) */
@@ -214,6 +229,10 @@ void opool__range_freed(opool *p, char *first_obj, uint32_t n);
 bool opool__reserve_slots(opool *p, uint32_t n);
 bool opool__grow(opool *p);
 opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
+/* The handles (h) and sites (where) of up to max (at most 8) live objects of
+ * p with a recorded site, the oldest first (OPOOL_TRACK_SITES); how many.
+ * Either array may be NULL. */
+uint32_t opool__oldest(const opool *p, opool_handle *h, const char **where, uint32_t max);
 void opool__release(opool *p, uint32_t i);
 void opool__release_all(opool *p);
 

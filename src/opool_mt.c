@@ -103,6 +103,7 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
     if (d->allocator.alloc && !d->allocator.free) return false; /* it calls free */
     if (d->max_capacity != 0 && d->max_capacity != d->capacity) return false;
     if (d->on_full != OPOOL_FULL_FAIL || d->evict != NULL) return false;
+    if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING)) return false; /* the core's only */
     return d->save_object == NULL && d->load_object == NULL;
 }
 
@@ -165,6 +166,13 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
 void opool_mt_destroy(opool_mt *p) {
     if (p == NULL) return;
     opool__diag_flush(OPOOL__KIND_MT, p, p->desc.name, &p->quota);
+    for (uint32_t i = 0; i < p->capacity; i++) { /* the first live object: a leak */
+        uint32_t g = opool__atomic_load_relaxed(&p->gen[i]);
+        if (g & 1) {
+            opool__mt_report(p, OPOOL_ELEAK, opool__handle(i, g));
+            break;
+        }
+    }
     /* relaxed below: no other thread uses the pool any more (the contract) */
     for (uint32_t i = 0; i < p->capacity; i++)
         if (p->desc.fini && (opool__atomic_load_relaxed(&p->gen[i]) & 1))

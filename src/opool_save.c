@@ -717,6 +717,7 @@ static void opool__load_undo(opool **out, uint32_t n, uint32_t done) {
     for (uint32_t i = 0; i < n; i++) {
         if (out[i] == NULL) continue;
         if (i >= done) opool__restore_cut(out[i], 0);
+        opool_clear(out[i]); /* fini on what load_object rebuilt; then no leak to report */
         opool_destroy(out[i]);
         out[i] = NULL;
     }

@@ -76,6 +76,11 @@ struct model {
     /* statistics */
     uint32_t high_water, retired_count;
     uint64_t allocs, frees, failed_allocs, rejected, evictions, grows;
+    /* the run's: episodes opened; the allocs failed since one succeeded or
+     * a free (run), counted from run_mark (allocs + frees then); the most
+     * objects wanted at once */
+    uint64_t episodes, run_mark;
+    uint32_t run, peak_demand;
 
     /* callbacks the last operation made (cleared by model_begin) */
     uint32_t *fini_log; /* slot indexes, in call order, [max] */
@@ -239,6 +244,14 @@ static inline void model_stats(const model *m, opool_stats *s) {
     s->rejected_handles = m->rejected;
     s->evictions = m->evictions;
     s->grows = m->grows;
+    s->episodes = m->episodes;
+    s->peak_demand = m->peak_demand;
+}
+
+/* A loaded pool starts the run's statistics again (docs/FORMAT.md). */
+static inline void model_new_run(model *m) {
+    m->episodes = m->run_mark = 0;
+    m->run = m->peak_demand = 0;
 }
 
 /* ---- internal steps ----------------------------------------------------- */
@@ -326,8 +339,13 @@ static inline bool model_alloc(model *m, uint64_t *out) {
         }
         if (m->count == m->limit) {
             m->failed_allocs++;
+            uint64_t done = m->allocs + m->frees;
+            if (done != m->run_mark) m->run = 0;
+            m->run_mark = done;
+            m->run++;
+            if (m->count + m->run > m->peak_demand) m->peak_demand = m->count + m->run;
             /* reported at the episode's 1st, 2nd, 4th, 8th... failure */
-            m->episode++;
+            if (m->episode++ == 0) m->episodes++;
             if ((m->episode & (m->episode - 1)) == 0) model__report(m, OPOOL_EFULL, 0);
             return false;
         }

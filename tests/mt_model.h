@@ -479,7 +479,15 @@ static inline bool mtm_set_gen(mt_model *m, uint32_t i, uint32_t gen) {
 
 /* opool_mt_destroy: fini of every live slot (in index order; the pool's order
  * is free). */
+/* Destroy: objects left live are reported once, OPOOL_ELEAK with the first
+ * live slot's handle; fini runs on each. */
 static inline void mtm_destroy(mt_model *m) {
+    bool leak = false;
+    for (uint32_t i = 0; i < m->capacity; i++) {
+        if (!mtm_is_live(m, i)) continue;
+        if (!leak) mtm__report(m, OPOOL_ELEAK, mtm_bits(m->gen[i], i));
+        leak = true;
+    }
     for (uint32_t i = 0; i < m->capacity; i++)
         if (mtm_is_live(m, i)) m->fini_log[m->nfini++] = i;
 }

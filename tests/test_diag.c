@@ -108,6 +108,10 @@ static size_t check_rationed(const char *text, const char *want) {
     static char gb[16384], wb[1 << 20];
     static char *got[256], *wl[8192];
     size_t ng = split_lines(text, gb, sizeof gb, got, 256);
+    size_t kept = 0; /* a leak's line at destroy is not an exhaustion line */
+    for (size_t g = 0; g < ng; g++)
+        if (strstr(got[g], ": leak: destroyed with ") == NULL) got[kept++] = got[g];
+    ng = kept;
     size_t nw = split_lines(want, wb, sizeof wb, wl, 8192);
     size_t w = 0;
     bool ok = true;
@@ -591,6 +595,252 @@ TEST(a_concurrent_pool_held_full_prints_a_handful_of_lines) {
 #endif
 }
 
+/* ---- leaks and sizes ------------------------------------------------------ */
+
+/* opool_alloc, noting its line in *line: both __LINE__s are the line of
+ * the macro's use. */
+#define ALLOC_NOTING_LINE(p, h, line) (*(line) = __LINE__, opool_alloc(p, h))
+
+/* "file:line" of this file. */
+static const char *here(int line) {
+    static char buf[4][600];
+    static int next;
+    char *b = buf[next++ % 4];
+    snprintf(b, sizeof buf[0], "%s:%d", __FILE__, line);
+    return b;
+}
+
+TEST(a_pool_tracking_sites_knows_where_each_live_object_was_allocated) {
+    opool_desc d = quiet_desc(16, 8, 0x100);
+    d.flags = OPOOL_TRACK_SITES;
+    opool *p = create(&d);
+    REQUIRE(p);
+    opool_handle a, b, c, e;
+    int la, lb, lc, le;
+    CHECK(ALLOC_NOTING_LINE(p, &a, &la) != NULL);
+    CHECK(ALLOC_NOTING_LINE(p, &b, &lb) != NULL);
+    CHECK(ALLOC_NOTING_LINE(p, &c, &lc) != NULL);
+    CHECK(strcmp(opool_alloc_site(p, a), here(la)) == 0);
+    CHECK(strcmp(opool_alloc_site(p, b), here(lb)) == 0);
+    CHECK(strcmp(opool_alloc_site(p, c), here(lc)) == 0);
+    /* a freed object has none; its slot's next object has its own */
+    CHECK_EQ_U64(opool_free(p, a), OPOOL_OK);
+    CHECK(opool_alloc_site(p, a) == NULL);
+    CHECK(ALLOC_NOTING_LINE(p, &e, &le) != NULL);
+    CHECK_EQ_U64(opool_handle_index(e), opool_handle_index(a));
+    CHECK(strcmp(opool_alloc_site(p, e), here(le)) == 0);
+    /* no call site: the exported function, alloc_at; and a pool without the flag */
+    void *(*alloc)(opool *, opool_handle *) = opool_alloc;
+    opool_handle f;
+    CHECK(alloc(p, &f) != NULL);
+    CHECK(opool_alloc_site(p, f) == NULL);
+    opool_handle g = {((uint64_t)(0x100 + 1) << 32) | 6};
+    CHECK(opool_alloc_at(p, g) != NULL);
+    CHECK(opool_alloc_site(p, g) == NULL);
+    CHECK(opool_alloc_site(p, OPOOL_NULL) == NULL);
+    CHECK(opool_alloc_site(NULL, b) == NULL);
+    opool_clear(p);
+    opool_destroy(p);
+    d.flags = 0;
+    p = create(&d);
+    CHECK(opool_alloc(p, &a) != NULL);
+    CHECK(opool_alloc_site(p, a) == NULL);
+    opool_clear(p);
+    opool_destroy(p);
+}
+
+/* What a report saw: the statuses and handles, and the line the default
+ * would print (opool_default_report called from it, captured). */
+typedef struct leak_seen {
+    int reports;
+    opool_status what;
+    opool_handle h;
+} leak_seen;
+
+static void leak_report(opool *p, opool_status what, opool_handle h, void *user) {
+    leak_seen *x = (leak_seen *)user;
+    x->reports++;
+    x->what = what;
+    x->h = h;
+    opool_default_report(p, what, h, user);
+}
+
+TEST(destroy_reports_the_objects_left_live_once_with_the_oldest_sites) {
+#ifdef HAVE_CAPTURE
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 16;
+    d.capacity = 8;
+    d.name = "ships";
+    d.flags = OPOOL_TRACK_SITES;
+    leak_seen x = {0, OPOOL_OK, {0}};
+    d.report = leak_report;
+    d.user = &x;
+    opool *p = create(&d);
+    REQUIRE(p);
+    opool_handle h[6];
+    int line[6];
+    for (int k = 0; k < 6; k++) {
+        CHECK(ALLOC_NOTING_LINE(p, &h[k], &line[k]) != NULL);
+    }
+    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* the oldest goes: 1..5 stay */
+    CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_OK);
+    void *self = p;
+    capture c;
+    capture_begin(&c);
+    opool_destroy(p);
+    capture_end(&c);
+    CHECK_EQ_U64(x.reports, 1);
+    CHECK_EQ_U64(x.what, OPOOL_ELEAK);
+    CHECK_EQ_U64(x.h.bits, h[1].bits); /* the oldest live object */
+    char want[2048];
+    snprintf(want, sizeof want,
+             "opool: pool \"ships\" (%p): leak: destroyed with 4 objects live; the oldest "
+             "allocated at %s, %s, %s, %s\n",
+             self, here(line[1]), here(line[3]), here(line[4]), here(line[5]));
+    check_text(c.text, want);
+
+    /* without the flag: the count, and how to learn more; none live: nothing */
+    d.flags = 0;
+    d.name = NULL;
+    x.reports = 0;
+    p = create(&d);
+    REQUIRE(p);
+    CHECK(opool_alloc(p, NULL) != NULL);
+    self = p;
+    capture_begin(&c);
+    opool_destroy(p);
+    capture_end(&c);
+    snprintf(want, sizeof want,
+             "opool: pool %p: leak: destroyed with 1 objects live (OPOOL_TRACK_SITES tells where "
+             "they were allocated)\n",
+             self);
+    check_text(c.text, want);
+    p = create(&d);
+    opool_handle one;
+    CHECK(opool_alloc(p, &one) != NULL);
+    CHECK_EQ_U64(opool_free(p, one), OPOOL_OK);
+    x.reports = 0;
+    capture_begin(&c);
+    opool_destroy(p);
+    capture_end(&c);
+    CHECK_EQ_U64(x.reports, 0);
+    check_text(c.text, "");
+#else
+    printf("skipped destroy_reports_the_objects_left_live_once_with_the_oldest_sites\n");
+#endif
+}
+
+TEST(the_concurrent_pool_and_the_heap_report_what_is_left_live) {
+#ifdef HAVE_CAPTURE
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 8;
+    d.capacity = 8;
+    d.name = "jobs";
+    opool_mt *m = NULL;
+    REQUIRE(opool_mt_create(&m, &d) == OPOOL_OK);
+    opool_handle h;
+    for (int k = 0; k < 3; k++) CHECK(opool_mt_alloc(m, &h) != NULL);
+    d.flags = OPOOL_TRACK_SITES; /* the core pool's alone */
+    opool_mt *refused = NULL;
+    CHECK_EQ_U64(opool_mt_create(&refused, &d), OPOOL_EINVAL);
+    d.flags = OPOOL_REPORT_SIZING;
+    CHECK_EQ_U64(opool_mt_create(&refused, &d), OPOOL_EINVAL);
+    opool_heap_desc hd;
+    memset(&hd, 0, sizeof hd);
+    hd.name = "text";
+    opool_heap *t = NULL;
+    REQUIRE(opool_heap_create(&t, &hd) == OPOOL_OK);
+    CHECK(opool_heap_alloc(t, 24) != NULL);  /* a 32-byte block */
+    CHECK(opool_heap_alloc(t, 100) != NULL); /* 112 */
+    void *gone = opool_heap_alloc(t, 8);
+    CHECK_EQ_U64(opool_heap_free(t, gone), OPOOL_OK);
+    void *ms = m, *ts = t;
+    capture c;
+    capture_begin(&c);
+    opool_mt_destroy(m);
+    opool_heap_destroy(t);
+    capture_end(&c);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "opool: concurrent pool \"jobs\" (%p): leak: destroyed with 3 objects live\n"
+             "opool: heap \"text\" (%p): leak: destroyed with 2 blocks live (144 bytes)\n",
+             ms, ts);
+    check_text(c.text, want);
+#else
+    printf("skipped the_concurrent_pool_and_the_heap_report_what_is_left_live\n");
+#endif
+}
+
+TEST(the_sizing_line_says_what_capacity_would_have_avoided_the_failures) {
+    opool_desc d = quiet_desc(16, 4, 0x100);
+    d.name = "bullets";
+    opool *p = create(&d);
+    REQUIRE(p);
+    char line[256];
+    char want[256];
+    snprintf(want, sizeof want,
+             "opool: pool \"bullets\" (%p): sizing: capacity 4, high water 0, never exhausted\n",
+             (void *)p);
+    CHECK_EQ_U64(opool_sizing_line(p, line, sizeof line), strlen(want));
+    check_text(line, want);
+    opool_handle h[4];
+    for (int k = 0; k < 4; k++) CHECK(opool_alloc(p, &h[k]) != NULL);
+    /* a frame wants three more: 7 at once */
+    for (int k = 0; k < 3; k++) CHECK(opool_alloc(p, NULL) == NULL);
+    /* one freed and taken again (3 live ends the episode), then one more wanted: 5 */
+    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK);
+    CHECK(opool_alloc(p, &h[0]) != NULL);
+    CHECK(opool_alloc(p, NULL) == NULL);
+    opool_stats s;
+    opool_get_stats(p, &s);
+    CHECK_EQ_U64(s.episodes, 2);
+    CHECK_EQ_U64(s.peak_demand, 7);
+    snprintf(want, sizeof want,
+             "opool: pool \"bullets\" (%p): sizing: capacity 4, high water 4, 4 allocs failed in 2 "
+             "exhaustion episodes: a capacity of 7 would have avoided them\n",
+             (void *)p);
+    CHECK_EQ_U64(opool_sizing_line(p, line, sizeof line), strlen(want));
+    check_text(line, want);
+    /* cut short: as snprintf */
+    CHECK_EQ_U64(opool_sizing_line(p, line, 10), strlen(want));
+    CHECK(strcmp(line, "opool: po") == 0);
+    CHECK_EQ_U64(opool_sizing_line(p, NULL, 0), strlen(want));
+    CHECK_EQ_U64(opool_sizing_line(NULL, line, sizeof line), 0);
+    CHECK(line[0] == '\0');
+    opool_clear(p);
+    opool_destroy(p);
+
+    /* a growing pool names its limit */
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 8;
+    p = create(&d);
+    for (int k = 0; k < 9; k++) (void)opool_alloc(p, NULL);
+    snprintf(want, sizeof want,
+             "opool: pool \"bullets\" (%p): sizing: max_capacity 8, high water 8, 1 allocs failed "
+             "in 1 exhaustion episode: a max_capacity of 9 would have avoided them\n",
+             (void *)p);
+    opool_sizing_line(p, line, sizeof line);
+    check_text(line, want);
+#ifdef HAVE_CAPTURE
+    /* OPOOL_REPORT_SIZING: at destroy, after the leak */
+    opool_clear(p);
+    opool_destroy(p);
+    d.flags = OPOOL_REPORT_SIZING;
+    p = create(&d);
+    opool_sizing_line(p, want, sizeof want);
+    capture c;
+    capture_begin(&c);
+    opool_destroy(p);
+    capture_end(&c);
+    check_text(c.text, want);
+#else
+    opool_clear(p);
+    opool_destroy(p);
+#endif
+}
+
 /* ---- the heap ------------------------------------------------------------- */
 
 TEST(a_full_heap_class_prints_its_block_size_and_a_handful_of_lines) {
@@ -734,6 +984,8 @@ TEST(every_status_has_its_own_text) {
     CHECK_EQ_U64(OPOOL_ETIMEDOUT, 8); /* appended after it: older values keep their numbers */
     CHECK_EQ_U64(OPOOL_EIO, 9);
     CHECK_EQ_U64(OPOOL_ENOENT, 10);
+    CHECK_EQ_U64(OPOOL_ELEAK, 11);
+    CHECK(strcmp(opool_status_str(OPOOL_ELEAK), "objects left live at destroy (a leak)") == 0);
 }
 
 int main(void) {
@@ -752,6 +1004,10 @@ int main(void) {
     RUN(a_full_heap_class_prints_its_block_size_and_a_handful_of_lines);
     RUN(a_growing_heap_refused_a_page_says_so);
     RUN(a_heap_double_free_is_stale_and_reads_as_already_freed);
+    RUN(a_pool_tracking_sites_knows_where_each_live_object_was_allocated);
+    RUN(destroy_reports_the_objects_left_live_once_with_the_oldest_sites);
+    RUN(the_concurrent_pool_and_the_heap_report_what_is_left_live);
+    RUN(the_sizing_line_says_what_capacity_would_have_avoided_the_failures);
     RUN(every_status_has_its_own_text);
     return test_summary();
 }

@@ -693,6 +693,7 @@ static void op_save_load(harness *h) {
     model *m = &h->m;
     begin(h, "save+load");
     if (m->episode) m->episode = 1;
+    model_new_run(m);
     stream s = stream_new();
     EXPECT_EQ(h, opool_save(h->p, stream_write, &s), OPOOL_OK);
     opool *q = NULL;

@@ -285,6 +285,9 @@ static void check_same_state(const opool *a, const opool *b, int line) {
     opool_stats s, t;
     opool_get_stats(a, &s);
     opool_get_stats(b, &t);
+    /* the run's statistics start again in a loaded pool (docs/FORMAT.md) */
+    s.episodes = t.episodes = 0;
+    s.peak_demand = t.peak_demand = 0;
     CHECK(memcmp(&s, &t, sizeof s) == 0);
     check_sound(b, line);
     if (test__checks_failed != before) fprintf(stderr, "  (pools compared at line %d)\n", line);

@@ -368,7 +368,7 @@ typedef enum opool_full_policy {
  *   stats.retired.
  *   OPOOL_TRACK_SITES: every alloc records where it was called (file:line,
  *   through opool_alloc's call site) and when, for opool_alloc_site and the
- *   leak report of opool_destroy. Cost: allocs run out of line, 16 bytes a
+ *   leak report of opool_destroy. Cost: allocs run out of line, 24 bytes a
  *   slot, allocated with the pool's allocator at the first alloc of each
  *   slot range (frees stay inline). Nothing at all without the flag.
  *   OPOOL_REPORT_SIZING: opool_destroy prints opool_sizing_line on stderr. */

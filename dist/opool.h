@@ -3920,6 +3920,8 @@ typedef struct opool__finding {
     const char *detail;       /* OPOOL_ELEAK: the end of the line (where, or how to learn it) */
     uint64_t bytes;           /* heap OPOOL_ELEAK: bytes of the blocks live */
     uint64_t high_water, episodes, demand; /* the sizing line (opool_sizing_line) */
+    uint64_t held, held_episodes;          /* exhaustion lines the quota held back before */
+    bool held_suffix;                      /* the line says so (the default report) */
 } opool__finding;
 
 /* A finding of what about self (NULL: unknown) named name, every other
@@ -5826,6 +5828,11 @@ size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const c
         opool__put_field(buf, size, at, open + 1, (size_t)(close - open - 1), f);
         t = close + 1;
     }
+    if (f->held_suffix)
+        OPOOL__PUT(" [after %llu lines held back, %llu of them opening an episode: at most %d a "
+                   "second]",
+                   (unsigned long long)f->held, (unsigned long long)f->held_episodes,
+                   OPOOL__QUOTA_LINES);
     OPOOL__PUT("\n");
     return *at;
 }
@@ -5854,26 +5861,16 @@ static bool opool__quota_take(opool__quota *q, bool opens, uint64_t *held, uint6
     return true;
 }
 
-/* Puts the held-back count after the line in buf (which ends with a newline). */
-static void opool__put_held(char *buf, size_t size, uint64_t held, uint64_t episodes) {
-    size_t len = strlen(buf);
-    if (len == 0 || held == 0) return;
-    snprintf(buf + len - 1, size - (len - 1),
-             " [after %llu lines held back, %llu of them opening an episode: at most %d a "
-             "second]\n",
-             (unsigned long long)held, (unsigned long long)episodes, OPOOL__QUOTA_LINES);
-}
-
 void opool__diag_default(const opool__finding *f) {
     const opool__message *m = opool__message_of(f);
     if (m == NULL || m->action == OPOOL__SILENT) return;
-    uint64_t held = 0, episodes = 0;
+    opool__finding g = *f;
     if (f->quota && f->what == OPOOL_EFULL &&
-        !opool__quota_take(f->quota, m->step == OPOOL__FIRST, &held, &episodes))
+        !opool__quota_take(f->quota, m->step == OPOOL__FIRST, &g.held, &g.held_episodes))
         return;
+    g.held_suffix = g.held != 0;
     char line[640];
-    opool__diag_format(line, sizeof line - 128, f);
-    opool__put_held(line, sizeof line, held, episodes);
+    opool__diag_format(line, sizeof line, &g);
     fputs(line, stderr);
     if (m->action == OPOOL__ABORT) abort();
 }
@@ -5883,14 +5880,14 @@ void opool__diag_flush(opool__kind kind, const void *self, const char *name, opo
     uint64_t episodes = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
     if (held == 0) return;
     opool__finding f = opool__finding_of(kind, OPOOL_EFULL, self, name);
-    char line[640];
+    char start[320] = "";
     size_t at = 0;
-    opool__put_prefix(line, sizeof line, &at, &f);
-    snprintf(line + at, sizeof line - at,
-             "destroyed with %llu exhaustion lines held back, %llu of them opening an episode "
-             "(at most %d a second)\n",
-             (unsigned long long)held, (unsigned long long)episodes, OPOOL__QUOTA_LINES);
-    fputs(line, stderr);
+    opool__put_prefix(start, sizeof start, &at, &f);
+    fprintf(stderr,
+            "%.*sdestroyed with %llu exhaustion lines held back, %llu of them opening an episode "
+            "(at most %d a second)\n",
+            (int)(at < sizeof start ? at : sizeof start - 1), start, (unsigned long long)held,
+            (unsigned long long)episodes, OPOOL__QUOTA_LINES);
 }
 
 /* The finding a report of this thread is being called for, if any: a

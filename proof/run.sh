@@ -64,10 +64,13 @@ eva_once() {
     why() { echo "$1" | tee "$log.why"; }
     # fresh: each allocation its own base (grown slot arrays are copied from
     # the old ones); precision 2 unrolls the core's short loops; the final
-    # states (hundreds of MB for the growing pools' partitions) not printed
+    # states (hundreds of MB for the growing pools' partitions) not printed;
+    # the handle check inlined: EVA keeps the facts behind a branch, not
+    # behind a bool a call returns
     if ! frama-c -machdep gcc_x86_64 -c11 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_SHAPES=$mask" \
         proof/eva_core.c proof/eva_support.c \
-        "${core[@]}" -eva -eva-no-alloc-returns-null -eva-alloc-builtin fresh -eva-precision 2 \
+        "${core[@]}" -inline-calls opool__live_gen \
+        -eva -eva-no-alloc-returns-null -eva-alloc-builtin fresh -eva-precision 2 \
         -eva-msg-key=-final-states >"$log" 2>&1; then
         tail -20 "$log"
         why "eva: Frama-C failed ($log)"

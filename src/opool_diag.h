@@ -71,6 +71,8 @@ typedef struct opool__finding {
     const char *detail;       /* OPOOL_ELEAK: the end of the line (where, or how to learn it) */
     uint64_t bytes;           /* heap OPOOL_ELEAK: bytes of the blocks live */
     uint64_t high_water, episodes, demand; /* the sizing line (opool_sizing_line) */
+    uint64_t held, held_episodes;          /* exhaustion lines the quota held back before */
+    bool held_suffix;                      /* the line says so (the default report) */
 } opool__finding;
 
 /* A finding of what about self (NULL: unknown) named name, every other

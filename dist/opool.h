@@ -1791,12 +1791,14 @@ OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_han
  * dense arrays grow or an entry is swapped into a removed one's place: do
  * not keep value pointers across put or remove.
  *
- * A table does not know the pool: it cannot tell that h's object was freed.
- * An entry lives until it is removed or its index is put again with another
- * generation (which happens as soon as the slot's next object gets a value),
- * so a stale handle never reaches a value put for another life of its slot.
- * To drop entries with their objects, remove them where the objects are
- * freed (or sweep with opool_valid, as above).
+ * A table does not know its pool unless told (opool_side_follow): then it
+ * never gives a value for a handle whose object was freed, at the cost of
+ * one opool_valid (a load of the slot's generation) in each get and put.
+ * Either way an entry lives until it is removed or its index is put again
+ * with another generation (which happens as soon as the slot's next object
+ * gets a value), so a stale handle never reaches a value put for another
+ * life of its slot. To drop the entries of freed objects, remove them where
+ * the objects are freed, or sweep with opool_side_prune (O(entries)).
  *
  * ITERATION. opool_side_handle_at(s, i) and opool_side_value_at(s, i), for i
  * in [0, count), walk the entries in their dense order; the rules of the
@@ -1872,14 +1874,15 @@ OPOOL_API void opool_side_destroy(opool_side *s);
  * of another generation at h's index (in place: same position, its value
  * zero-filled: a table cannot tell which of two generations is newer).
  * NULL, and the table unchanged: s NULL, h's generation even (OPOOL_NULL
- * included), OPOOL_MAX_CAPACITY entries already, or an allocation failed
- * while growing. O(1) amortised (growth doubles the dense
+ * included), h not live in the pool the table follows, OPOOL_MAX_CAPACITY
+ * entries already, or an allocation failed while growing. O(1) amortised (growth doubles the dense
  * arrays; a page is 8 KiB). Moves no value unless the dense arrays grow.
  * Writes: no other call on the table at the same time. */
 OPOOL_API void *opool_side_put(opool_side *s, opool_handle h);
 
 /* h's value, or NULL unless the table has an entry for exactly h (s NULL,
- * index never put, removed, or put since with another generation). O(1).
+ * index never put, removed, or put since with another generation) and, in
+ * a table that follows a pool, h is live there. O(1).
  * Reads only: concurrent readers are fine while nobody writes. */
 OPOOL_API void *opool_side_get(const opool_side *s, opool_handle h);
 
@@ -1893,6 +1896,42 @@ OPOOL_API opool_status opool_side_remove(opool_side *s, opool_handle h);
 /* Remove every entry; the memory stays for reuse. O(count). NULL-safe.
  * Writes: no other call on the table at the same time. */
 OPOOL_API void opool_side_clear(opool_side *s);
+
+/* From now on, p is the pool whose handles key s (NULL: none): get and put
+ * give NULL for a handle that is not live in p, as for one never put. The
+ * entries of freed objects stay (and iteration shows them) until removed,
+ * re-keyed by a put for the slot's next object, or pruned. p must outlive
+ * s or be unfollowed first. O(1). NULL-safe. Writes. */
+OPOOL_API void opool_side_follow(opool_side *s, const opool *p);
+
+/* Remove every entry whose handle is not live in p (NULL: the followed
+ * pool; none: nothing is removed). Returns how many were removed. O(entries).
+ * NULL-safe. Writes. */
+OPOOL_API uint32_t opool_side_prune(opool_side *s, const opool *p);
+
+/* ---- save and load (docs/FORMAT.md, "Side tables") --------------------
+ * A table's image: its value layout, then every entry's handle and value
+ * bytes, in dense order, and a checksum. Values are saved as bytes: keep
+ * them trivially copyable (no pointers), as the pool's default objects. */
+
+/* Write s's image through write (opool.h's opool_write_fn). OPOOL_EINVAL: s
+ * or write NULL; OPOOL_EIO: write took fewer bytes than given. O(entries).
+ * Reads s only. */
+OPOOL_API opool_status opool_side_save(const opool_side *s, opool_write_fn write, void *ctx);
+
+/* Read a table saved by opool_side_save into a new table *out whose values
+ * are value_size bytes aligned to value_align, as opool_side_create makes
+ * (entries in their saved order; no pool followed). OPOOL_EINVAL: out or
+ * read NULL, value_size and value_align not what the image was saved with,
+ * or not accepted by opool_side_create; OPOOL_ECORRUPT: not a table's
+ * image, truncated, a checksum that fails, an even generation or one index
+ * twice among the entries; OPOOL_ENOMEM. *out NULL and nothing held after a
+ * failure, whose check the thread's opool_last_load_error() names (nothing
+ * is reported: a table has no report). O(entries). Thread-safety: any
+ * thread (the stream is the caller's). */
+OPOOL_API OPOOL_NODISCARD opool_status opool_side_load(opool_side **out, size_t value_size,
+                                                       size_t value_align, opool_read_fn read,
+                                                       void *ctx);
 
 /* Entries; 0 for NULL. O(1). Reads only: concurrent readers are fine while
  * nobody writes. */
@@ -2065,6 +2104,10 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
  *     uint32_t     S_count(const S *s);
  *     H            S_handle_at(const S *s, uint32_t i);
  *     V           *S_value_at(const S *s, uint32_t i);
+ *     void         S_follow(S *s, const P *p);       // get/put: NULL for handles dead in p
+ *     uint32_t     S_prune(S *s, const P *p);        // remove the entries dead in p
+ *     opool_status S_save(const S *s, opool_write_fn write, void *ctx);
+ *     opool_status S_load(S **out, opool_read_fn read, void *ctx);
  *     opool_side  *S_raw(S *s);                      // the untyped table
  *
  * ============================================================================
@@ -2374,6 +2417,23 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     }                                                                                              \
     OPOOL__TYPED_FN V *side##_value_at(const side *s, uint32_t i) {                                \
         return (V *)opool_side_value_at(OPOOL__CSRAW(s), i);                                       \
+    }                                                                                              \
+    OPOOL__TYPED_FN void side##_follow(side *s, const pool *p) {                                   \
+        opool_side_follow(OPOOL__SRAW(s), OPOOL__CRAW(p));                                         \
+    }                                                                                              \
+    OPOOL__TYPED_FN uint32_t side##_prune(side *s, const pool *p) {                                \
+        return opool_side_prune(OPOOL__SRAW(s), OPOOL__CRAW(p));                                   \
+    }                                                                                              \
+    OPOOL__TYPED_FN opool_status side##_save(const side *s, opool_write_fn write, void *ctx) {     \
+        return opool_side_save(OPOOL__CSRAW(s), write, ctx);                                       \
+    }                                                                                              \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status side##_load(side **out, opool_read_fn read,       \
+                                                             void *ctx) {                          \
+        opool_side *raw = NULL;                                                                    \
+        if (out == NULL) return OPOOL_EINVAL;                                                      \
+        opool_status s = opool_side_load(&raw, sizeof(V), OPOOL__ALIGNOF(V), read, ctx);           \
+        *out = (side *)(void *)raw; /* NULL on failure */                                          \
+        return s;                                                                                  \
     }                                                                                              \
     struct side##__opool_side /* the caller's semicolon ends this (redundant) declaration */
 
@@ -3520,6 +3580,11 @@ OPOOL__INTERNAL opool_status opool__classify(const opool *p, opool_handle h, uin
  * p with a recorded site, the oldest first (OPOOL_TRACK_SITES); how many.
  * Either array may be NULL. */
 OPOOL__INTERNAL uint32_t opool__oldest(const opool *p, opool_handle *h, const char **where, uint32_t max);
+
+/* A side table's value stride (value_size rounded up to its alignment) and
+ * alignment (opool_side.c), for its image (opool_save.c). */
+struct opool_side;
+OPOOL__INTERNAL void opool__side_layout(const struct opool_side *s, size_t *stride, size_t *align);
 OPOOL__INTERNAL void opool__release(opool *p, uint32_t i);
 OPOOL__INTERNAL void opool__release_all(opool *p);
 
@@ -3895,6 +3960,8 @@ typedef enum opool__load_check {
     OPOOL__LOAD_POOLS,
     OPOOL__LOAD_COUNT,
     OPOOL__LOAD_MISMATCH,
+    OPOOL__LOAD_LAYOUT, /* a side table's value layout differs from the call's */
+    OPOOL__LOAD_ENTRY,  /* a side table's entry that no table holds */
     OPOOL__LOAD_OBJECT
 } opool__load_check;
 
@@ -3916,6 +3983,7 @@ typedef struct opool__finding {
     const char *field;        /* the header field (or part) concerned */
     uint64_t expected, found; /* what the desc or the format wants; what the image holds */
     uint32_t pool, npools;    /* world loads (npools > 0): the pool's index, UINT32_MAX: none */
+    bool side;                /* the image is a side table's */
     opool__quota *quota;      /* the default report's ration of lines for self (NULL: none) */
     const char *detail;       /* OPOOL_ELEAK: the end of the line (where, or how to learn it) */
     uint64_t bytes;           /* heap OPOOL_ELEAK: bytes of the blocks live */
@@ -5631,6 +5699,10 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "{found}")                                                                                   \
     X(LOAD_MISMATCH, OPOOL_EINVAL, OPOOL__LOADS, LOAD_MISMATCH, OPOOL__PRINT,                      \
       "{field}: the image has {found}, the desc {expected}")                                       \
+    X(LOAD_LAYOUT, OPOOL_EINVAL, OPOOL__LOADS, LOAD_LAYOUT, OPOOL__PRINT,                          \
+      "{field}: the image has {found}, the call {expected}")                                       \
+    X(LOAD_ENTRY, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_ENTRY, OPOOL__PRINT,                          \
+      "entries: entry {found} has an even generation or the index of an earlier one")              \
     X(LOAD_OBJECT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_OBJECT, OPOOL__PRINT,                        \
       "load_object rejected object {found} of {expected}")
 
@@ -5653,6 +5725,8 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(LOAD_POOLS, "pools")                                                                         \
     X(LOAD_COUNT, "pools")                                                                         \
     X(LOAD_MISMATCH, NULL)                                                                         \
+    X(LOAD_LAYOUT, NULL)                                                                           \
+    X(LOAD_ENTRY, "entries")                                                                       \
     X(LOAD_OBJECT, "load_object")
 
 const char *opool__load_check_name(const opool__finding *f) {
@@ -5792,7 +5866,9 @@ static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__f
         /* no object exists yet: the pool is named by its desc and, in a
          * world, by its index */
         char where[64] = "";
-        if (f->npools && f->pool != UINT32_MAX)
+        if (f->side)
+            snprintf(where, sizeof where, " of a side table");
+        else if (f->npools && f->pool != UINT32_MAX)
             snprintf(where, sizeof where, " of pool %lu of %lu", (unsigned long)f->pool,
                      (unsigned long)f->npools);
         else if (f->npools)
@@ -8521,6 +8597,7 @@ unsigned long opool__process_id(void) {
 
 
 
+
 #include <errno.h>
 
 /* ==== format ============================================================= */
@@ -8861,10 +8938,9 @@ static void opool__load_call_report(const void *ctx) {
 
 /* A failed check: what e says goes into the record, then to the report of
  * the desc concerned (not for an invalid desc: its report may be as bad). */
-static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opool__finding *e) {
-    const opool_desc *d = e->pool < n ? &descs[e->pool] : &descs[0];
+/* The thread's record of the failed check e. */
+static void opool__load_record(opool__finding *e) {
     e->kind = OPOOL__KIND_LOAD;
-    e->name = e->pool < n || !e->npools ? d->name : NULL; /* the image as a whole: no pool's */
     opool_load_error *r = &opool__last_error;
     r->status = e->what;
     r->pool = e->npools ? e->pool : 0;
@@ -8876,6 +8952,12 @@ static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opoo
         snprintf(r->message, sizeof r->message, "opool: load: no file at the path");
     else if (len <= sizeof r->message)
         r->message[len - 1] = '\0'; /* the newline */
+}
+
+static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opool__finding *e) {
+    const opool_desc *d = e->pool < n ? &descs[e->pool] : &descs[0];
+    e->name = e->pool < n || !e->npools ? d->name : NULL; /* the image as a whole: no pool's */
+    opool__load_record(e);
     if (e->check == OPOOL__LOAD_DESC) return e->what;
     if (d->report) {
         opool__load_report call = {d, e};
@@ -9396,6 +9478,131 @@ opool_status opool_load_many(opool **out, const opool_desc *descs, uint32_t n, o
     return opool__load_entry(out, descs, n, true, read, ctx, NULL);
 }
 
+/* ==== side tables ======================================================== */
+
+/* A side table's image (docs/FORMAT.md, "Side tables"): magic, u32 version,
+ * u32 entries, u64 value stride, u64 value alignment; per entry its handle
+ * (u64) and stride value bytes, in dense order; the checksum. */
+#define OPOOL__SIDE_VERSION 1u
+#define OPOOL__SIDE_HEADER 32u
+static const unsigned char opool__side_magic[8] = {'O', 'P', 'O', 'O', 'L', 'S', 'D', 'T'};
+
+opool_status opool_side_save(const opool_side *s, opool_write_fn write, void *ctx) {
+    if (s == NULL || write == NULL) return OPOOL_EINVAL;
+    size_t stride, align;
+    opool__side_layout(s, &stride, &align);
+    uint32_t n = opool_side_count(s);
+    opool__writer w;
+    opool__save_start(&w, write, ctx);
+    unsigned char rec[OPOOL__SIDE_HEADER];
+    memcpy(rec, opool__side_magic, sizeof opool__side_magic);
+    opool__io_put64(
+        opool__io_put64(opool__io_put32(opool__io_put32(rec + 8, OPOOL__SIDE_VERSION), n), stride),
+        align);
+    opool__save_bytes(&w, rec, OPOOL__SIDE_HEADER);
+    for (uint32_t k = 0; k < n && !w.failed; k++) {
+        opool__io_put64(rec, opool_side_handle_at(s, k).bits);
+        opool__save_bytes(&w, rec, 8);
+        opool__save_bytes(&w, opool_side_value_at(s, k), stride);
+    }
+    return opool__save_finish(&w);
+}
+
+/* The entries of a side image checked and read into t (every byte present,
+ * the checksum sound). */
+static opool_status opool__side_entries(opool_side *t, const unsigned char *b, uint32_t n,
+                                        size_t stride, opool__finding *e) {
+    for (uint32_t k = 0; k < n; k++, b += 8 + stride) {
+        opool_handle h = {opool__io_get64(b)};
+        void *v = (opool_handle_generation(h) & 1) ? opool_side_put(t, h) : NULL;
+        if (v == NULL && (opool_handle_generation(h) & 1))
+            return opool__load_set(e, OPOOL_ENOMEM, OPOOL__LOAD_NOMEM, NULL, 0, 0);
+        /* an even generation, or an index twice (the put re-keyed an entry) */
+        if (v == NULL || opool_side_count(t) != k + 1)
+            return opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_ENTRY, NULL, n, k);
+        memcpy(v, b + 8, stride);
+    }
+    return OPOOL_OK;
+}
+
+opool_status opool_side_load(opool_side **out, size_t value_size, size_t value_align,
+                             opool_read_fn read, void *ctx) {
+    if (out == NULL) return OPOOL_EINVAL;
+    *out = NULL;
+    opool_side *t = NULL;
+    opool_status st = read ? opool_side_create(&t, value_size, value_align, 0) : OPOOL_EINVAL;
+    if (st != OPOOL_OK) return st;
+    size_t stride, align;
+    opool__side_layout(t, &stride, &align);
+
+    opool__finding e = opool__finding_of(OPOOL__KIND_LOAD, OPOOL_OK, NULL, NULL);
+    e.pool = UINT32_MAX;
+    e.side = true;
+    opool__reader r;
+    memset(&r, 0, sizeof r);
+    r.read = read;
+    r.ctx = ctx;
+    opool_desc libc; /* the C library's allocator, as the table's own */
+    memset(&libc, 0, sizeof libc);
+    r.mem = opool__allocator_of(&libc);
+    r.total = SIZE_MAX;
+    r.e = &e;
+    uint64_t n = 0, end = 0;
+    st = opool__load_fill(&r, OPOOL__SIDE_HEADER);
+    if (st != OPOOL_OK) goto done;
+    if (memcmp(r.buf, opool__side_magic, sizeof opool__side_magic) != 0) {
+        st = opool__load_set(&e, OPOOL_ECORRUPT, OPOOL__LOAD_MAGIC, NULL, 0, 0);
+        goto done;
+    }
+    uint32_t version = opool__io_get32(r.buf + 8);
+    if (version != OPOOL__SIDE_VERSION) {
+        st = opool__load_set(&e, OPOOL_ECORRUPT, OPOOL__LOAD_VERSION, NULL, OPOOL__SIDE_VERSION,
+                             version);
+        goto done;
+    }
+    /* the size the header gives, read as far as the bytes arrive; then the
+     * checksum, so that damage is ECORRUPT; then the call's layout */
+    n = opool__io_get32(r.buf + 12);
+    uint64_t saved_stride = opool__io_get64(r.buf + 16), saved_align = opool__io_get64(r.buf + 24);
+    uint64_t room = (uint64_t)(SIZE_MAX - OPOOL__SIDE_HEADER - OPOOL__IMG_CHECKSUM);
+    if (n > OPOOL_MAX_CAPACITY) {
+        st = OPOOL__CORRUPT(&e, "entries", n);
+        goto done;
+    }
+    if (saved_stride > room - 8 || (n != 0 && 8 + saved_stride > room / n)) {
+        st = OPOOL__CORRUPT(&e, "value stride", saved_stride);
+        goto done;
+    }
+    end = OPOOL__SIDE_HEADER + n * (8 + saved_stride);
+    r.total = (size_t)end + OPOOL__IMG_CHECKSUM;
+    st = opool__load_fill(&r, end + OPOOL__IMG_CHECKSUM);
+    if (st != OPOOL_OK) goto done;
+    uint64_t hash = opool__io_fnv(OPOOL__FNV_OFFSET, r.buf, (size_t)end);
+    uint64_t said = opool__io_get64(r.buf + end);
+    if (hash != said) {
+        st = opool__load_set(&e, OPOOL_ECORRUPT, OPOOL__LOAD_CHECKSUM, NULL, hash, said);
+        goto done;
+    }
+    if (saved_stride != stride || saved_align != align) {
+        bool s_differs = saved_stride != stride;
+        st = opool__load_set(&e, OPOOL_EINVAL, OPOOL__LOAD_LAYOUT,
+                             s_differs ? "value_size (rounded up to value_align)" : "value_align",
+                             s_differs ? stride : align, s_differs ? saved_stride : saved_align);
+        goto done;
+    }
+    st = opool__side_entries(t, r.buf + OPOOL__SIDE_HEADER, (uint32_t)n, stride, &e);
+
+done:
+    if (r.buf) opool__mem_free(&r.mem, r.buf, r.cap, 1);
+    if (st != OPOOL_OK) {
+        opool_side_destroy(t);
+        opool__load_record(&e);
+        return st;
+    }
+    *out = t;
+    return OPOOL_OK;
+}
+
 /* ==== files ============================================================== */
 
 static size_t opool__file_write(void *ctx, const void *data, size_t size) {
@@ -9522,10 +9729,12 @@ opool_status opool_load_many_file(opool **out, const opool_desc *descs, uint32_t
  *   ==== growth     pages of the sparse array, the dense arrays
  *   ==== public     the API
  *
- * Self-contained: it needs nothing of the pool's internals, only the handle
- * layout of opool.h (index in the low 32 bits, generation in the high 32,
- * odd while live).
+ * It needs nothing of the pool's internals: the handle layout of opool.h
+ * (index in the low 32 bits, generation in the high 32, odd while live),
+ * and opool_valid for a followed pool. Saving and loading a table is
+ * opool_save.c's (with the pools' images).
  */
+
 
 
 #include <stdlib.h>
@@ -9557,6 +9766,7 @@ struct opool_side {
     void *values_block;    /* what malloc returned for values (NULL: none) */
     size_t stride;         /* value_size rounded up to align; 0: a set of handles */
     size_t align;
+    const opool *pool; /* followed (opool_side_follow): its dead handles have no value */
 };
 
 /* Where the values of a table without value storage point: any non-NULL
@@ -9675,9 +9885,15 @@ void opool_side_destroy(opool_side *s) {
     free(s);
 }
 
+/* Whether h may have an entry: a live generation, and a live object in the
+ * followed pool, if any. */
+static bool opool__side_may_hold(const opool_side *s, opool_handle h) {
+    return (opool_handle_generation(h) & 1) && (s->pool == NULL || opool_valid(s->pool, h));
+}
+
 void *opool_side_put(opool_side *s, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (s == NULL || !(g & 1)) return NULL;
+    if (s == NULL || !opool__side_may_hold(s, h)) return NULL;
     opool__side_rec *r = opool__side_rec_make(s, i);
     if (r == NULL) return NULL;
     if (r->gen == g) return opool__side_value(s, r->pos);
@@ -9702,7 +9918,7 @@ void *opool_side_put(opool_side *s, opool_handle h) {
 
 void *opool_side_get(const opool_side *s, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (s == NULL || !(g & 1)) return NULL;
+    if (s == NULL || !opool__side_may_hold(s, h)) return NULL;
     const opool__side_rec *r = opool__side_rec_of(s, i);
     if (r == NULL || r->gen != g) return NULL;
     return opool__side_value(s, r->pos);
@@ -9729,6 +9945,28 @@ void opool_side_clear(opool_side *s) {
     for (uint32_t k = 0; k < s->count; k++)
         opool__side_rec_of(s, opool_handle_index(s->handles[k]))->gen = 0;
     s->count = 0;
+}
+
+void opool__side_layout(const opool_side *s, size_t *stride, size_t *align) {
+    *stride = s->stride;
+    *align = s->align;
+}
+
+void opool_side_follow(opool_side *s, const opool *p) {
+    if (s) s->pool = p;
+}
+
+uint32_t opool_side_prune(opool_side *s, const opool *p) {
+    if (s == NULL) return 0;
+    if (p == NULL) p = s->pool;
+    if (p == NULL) return 0;
+    uint32_t removed = 0;
+    for (uint32_t k = s->count; k-- > 0;) /* the backward loop: remove the current one */
+        if (!opool_valid(p, s->handles[k])) {
+            opool_side_remove(s, s->handles[k]);
+            removed++;
+        }
+    return removed;
 }
 
 uint32_t opool_side_count(const opool_side *s) { return s ? s->count : 0; }

@@ -21,6 +21,7 @@
 #endif
 
 #include "opool.h"
+#include "opool_side.h"
 
 static const char *out_dir;
 static unsigned written;
@@ -505,6 +506,36 @@ static void gen_world(void) {
     }
 }
 
+/* Side tables of each layout, a few entries, some removed and re-keyed. */
+static void gen_side(void) {
+    static bytes b;
+    for (size_t l = 0; l < SIDE_LAYOUTS; l++) {
+        opool_side *s = NULL;
+        if (opool_side_create(&s, side_layouts[l][0], side_layouts[l][1], 0) != OPOOL_OK) exit(1);
+        for (uint32_t i = 0; i < 6 + 4 * (uint32_t)l; i++) {
+            opool_handle h = {((uint64_t)(2 * i + 1) << 32) | (i * 5)};
+            unsigned char *v = (unsigned char *)opool_side_put(s, h);
+            for (size_t k = 0; v && k < side_layouts[l][0]; k++) v[k] = (unsigned char)(i + k);
+        }
+        opool_handle gone = {((uint64_t)3 << 32) | 5}, again = {((uint64_t)9 << 32) | 10};
+        (void)opool_side_remove(s, gone);
+        (void)opool_side_put(s, again);
+        fuzz_buf img = {0};
+        if (opool_side_save(s, buf_write, &img) != OPOOL_OK) exit(1);
+        opool_side_destroy(s);
+        for (unsigned fix = 0; fix < 2; fix++) {
+            b.n = 0;
+            put8(&b, LOAD_SIDE | (fix ? LOAD_FIX_CHECKSUM : 0));
+            put8(&b, (unsigned)l);
+            for (size_t i = 0; i < img.size; i++) put8(&b, img.data[i]);
+            char name[64];
+            snprintf(name, sizeof name, "side-%zu%s", l, fix ? "-fixsum" : "");
+            write_seed(name, b.d, b.n);
+        }
+        free(img.data);
+    }
+}
+
 #endif /* OPOOL_FUZZ_HAVE_LOAD */
 
 int main(int argc, char **argv) {
@@ -519,6 +550,7 @@ int main(int argc, char **argv) {
 #ifdef OPOOL_FUZZ_HAVE_LOAD
         gen_load();
         gen_world();
+        gen_side();
 #else
         fprintf(stderr, "%s: built without opool_load: no load seeds\n", argv[0]);
         return 1;

@@ -29,6 +29,13 @@
  *     a world that saves again to an image that loads into identical pools
  *     and saves to the same bytes.
  *
+ *   bit 7 clear, bit 5 set: SIDE. A side table's image: byte 1 picks a
+ *     value layout of fuzz/load_descs.h (modulo SIDE_LAYOUTS) and the
+ *     image follows (bit 3: its checksum fixed, as above). A failure must be
+ *     OPOOL_ECORRUPT or OPOOL_EINVAL with *out NULL and the thread's record
+ *     saying so; a success must hold distinct indices of odd generations,
+ *     each found by get at its position, and save to the same bytes.
+ *
  *   bit 7 set: ROUND TRIP. A pool from the desc is built by operations
  *     decoded from the input (the last 8 bytes steer the checks), then
  *     saved. A save into a short stream gives OPOOL_ECORRUPT, a save whose
@@ -54,6 +61,7 @@
 
 #include "opool.h"
 #include "opool_internal.h"
+#include "opool_side.h"
 #include "support/opool_check.h"
 
 _Static_assert(LOAD_AUTO >= LOAD_NDESCS, "LOAD_AUTO is not one of the fixed descs");
@@ -625,9 +633,52 @@ static uint64_t fnv1a(const uint8_t *b, size_t n) {
     return h;
 }
 
+/* SIDE: opool_side_load of hostile bytes with layout number l. */
+static void mode_side(uint8_t l, const uint8_t *data, size_t size) {
+    size_t vsize = side_layouts[l % SIDE_LAYOUTS][0], valign = side_layouts[l % SIDE_LAYOUTS][1];
+    opool_side *t = (opool_side *)&data; /* must become NULL on failure */
+    stream s = {data, size, 0};
+    opool_status st = opool_side_load(&t, vsize, valign, stream_read, &s);
+    if (st != OPOOL_OK) {
+        if (st != OPOOL_ECORRUPT && st != OPOOL_EINVAL)
+            FUZZ_FAIL("side_load gave %s", opool_status_str(st));
+        FUZZ_CHECK(t == NULL);
+        FUZZ_CHECK(opool_last_load_error()->status == st);
+        return;
+    }
+    uint32_t n = opool_side_count(t);
+    for (uint32_t k = 0; k < n; k++) {
+        opool_handle h = opool_side_handle_at(t, k);
+        FUZZ_CHECK(opool_handle_generation(h) & 1);
+        FUZZ_CHECK(opool_side_get(t, h) == opool_side_value_at(t, k)); /* one entry an index */
+    }
+    fuzz_buf again = {0};
+    FUZZ_CHECK_EQ(opool_side_save(t, fuzz_buf_write, &again), OPOOL_OK);
+    FUZZ_CHECK_EQ(again.size, size);
+    if (memcmp(again.data, data, size) != 0) FUZZ_FAIL("a loaded side table saves other bytes");
+    free(again.data);
+    opool_side_destroy(t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;
     uint8_t b0 = data[0];
+    if ((b0 & (LOAD_ROUND_TRIP | LOAD_SIDE)) == LOAD_SIDE) {
+        if (size < 2) return 0;
+        if (!(b0 & LOAD_FIX_CHECKSUM) || size < 2 + 8) {
+            mode_side(data[1], data + 2, size - 2);
+            return 0;
+        }
+        uint8_t *img = (uint8_t *)malloc(size - 2);
+        if (!img) abort();
+        memcpy(img, data + 2, size - 2);
+        size_t body = size - 2 - 8;
+        uint64_t h = fnv1a(img, body);
+        for (int i = 0; i < 8; i++) img[body + i] = (uint8_t)(h >> (8 * i));
+        mode_side(data[1], img, size - 2);
+        free(img);
+        return 0;
+    }
     int k = b0 & 7; /* LOAD_AUTO and above: a desc made to fit the image */
     if (k > LOAD_AUTO) k = LOAD_AUTO;
     bool world = (b0 & LOAD_WORLD) != 0;

@@ -19,6 +19,7 @@
 /* fuzz/load.c: byte 0 of an input is a desc number (bits 0-2) and these */
 #define LOAD_FIX_CHECKSUM 0x08 /* the last 8 bytes become a valid checksum */
 #define LOAD_WORLD 0x10        /* a world image: n and n desc numbers come first */
+#define LOAD_SIDE 0x20         /* a side table's image: a layout number comes first */
 #define LOAD_WORLD_MAX 4       /* pools in a world the target loads */
 #define LOAD_INJECT 0x40       /* the next byte: allocations fail from that one on */
 #define LOAD_ROUND_TRIP 0x80   /* build, save, load, compare */
@@ -138,5 +139,9 @@ static inline opool_desc load_desc(int k, fuzz_mem *mem) {
     }
     return d;
 }
+
+/* The value layouts of side tables the SIDE mode loads with (fuzz/load.c). */
+static const size_t side_layouts[][2] = {{24, 8}, {0, 1}, {1, 1}, {12, 4}, {96, 64}};
+#define SIDE_LAYOUTS (sizeof side_layouts / sizeof side_layouts[0])
 
 #endif /* OPOOL_FUZZ_LOAD_DESCS_H */

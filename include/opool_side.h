@@ -54,12 +54,14 @@
  * dense arrays grow or an entry is swapped into a removed one's place: do
  * not keep value pointers across put or remove.
  *
- * A table does not know the pool: it cannot tell that h's object was freed.
- * An entry lives until it is removed or its index is put again with another
- * generation (which happens as soon as the slot's next object gets a value),
- * so a stale handle never reaches a value put for another life of its slot.
- * To drop entries with their objects, remove them where the objects are
- * freed (or sweep with opool_valid, as above).
+ * A table does not know its pool unless told (opool_side_follow): then it
+ * never gives a value for a handle whose object was freed, at the cost of
+ * one opool_valid (a load of the slot's generation) in each get and put.
+ * Either way an entry lives until it is removed or its index is put again
+ * with another generation (which happens as soon as the slot's next object
+ * gets a value), so a stale handle never reaches a value put for another
+ * life of its slot. To drop the entries of freed objects, remove them where
+ * the objects are freed, or sweep with opool_side_prune (O(entries)).
  *
  * ITERATION. opool_side_handle_at(s, i) and opool_side_value_at(s, i), for i
  * in [0, count), walk the entries in their dense order; the rules of the
@@ -135,14 +137,15 @@ OPOOL_API void opool_side_destroy(opool_side *s);
  * of another generation at h's index (in place: same position, its value
  * zero-filled: a table cannot tell which of two generations is newer).
  * NULL, and the table unchanged: s NULL, h's generation even (OPOOL_NULL
- * included), OPOOL_MAX_CAPACITY entries already, or an allocation failed
- * while growing. O(1) amortised (growth doubles the dense
+ * included), h not live in the pool the table follows, OPOOL_MAX_CAPACITY
+ * entries already, or an allocation failed while growing. O(1) amortised (growth doubles the dense
  * arrays; a page is 8 KiB). Moves no value unless the dense arrays grow.
  * Writes: no other call on the table at the same time. */
 OPOOL_API void *opool_side_put(opool_side *s, opool_handle h);
 
 /* h's value, or NULL unless the table has an entry for exactly h (s NULL,
- * index never put, removed, or put since with another generation). O(1).
+ * index never put, removed, or put since with another generation) and, in
+ * a table that follows a pool, h is live there. O(1).
  * Reads only: concurrent readers are fine while nobody writes. */
 OPOOL_API void *opool_side_get(const opool_side *s, opool_handle h);
 
@@ -156,6 +159,42 @@ OPOOL_API opool_status opool_side_remove(opool_side *s, opool_handle h);
 /* Remove every entry; the memory stays for reuse. O(count). NULL-safe.
  * Writes: no other call on the table at the same time. */
 OPOOL_API void opool_side_clear(opool_side *s);
+
+/* From now on, p is the pool whose handles key s (NULL: none): get and put
+ * give NULL for a handle that is not live in p, as for one never put. The
+ * entries of freed objects stay (and iteration shows them) until removed,
+ * re-keyed by a put for the slot's next object, or pruned. p must outlive
+ * s or be unfollowed first. O(1). NULL-safe. Writes. */
+OPOOL_API void opool_side_follow(opool_side *s, const opool *p);
+
+/* Remove every entry whose handle is not live in p (NULL: the followed
+ * pool; none: nothing is removed). Returns how many were removed. O(entries).
+ * NULL-safe. Writes. */
+OPOOL_API uint32_t opool_side_prune(opool_side *s, const opool *p);
+
+/* ---- save and load (docs/FORMAT.md, "Side tables") --------------------
+ * A table's image: its value layout, then every entry's handle and value
+ * bytes, in dense order, and a checksum. Values are saved as bytes: keep
+ * them trivially copyable (no pointers), as the pool's default objects. */
+
+/* Write s's image through write (opool.h's opool_write_fn). OPOOL_EINVAL: s
+ * or write NULL; OPOOL_EIO: write took fewer bytes than given. O(entries).
+ * Reads s only. */
+OPOOL_API opool_status opool_side_save(const opool_side *s, opool_write_fn write, void *ctx);
+
+/* Read a table saved by opool_side_save into a new table *out whose values
+ * are value_size bytes aligned to value_align, as opool_side_create makes
+ * (entries in their saved order; no pool followed). OPOOL_EINVAL: out or
+ * read NULL, value_size and value_align not what the image was saved with,
+ * or not accepted by opool_side_create; OPOOL_ECORRUPT: not a table's
+ * image, truncated, a checksum that fails, an even generation or one index
+ * twice among the entries; OPOOL_ENOMEM. *out NULL and nothing held after a
+ * failure, whose check the thread's opool_last_load_error() names (nothing
+ * is reported: a table has no report). O(entries). Thread-safety: any
+ * thread (the stream is the caller's). */
+OPOOL_API OPOOL_NODISCARD opool_status opool_side_load(opool_side **out, size_t value_size,
+                                                       size_t value_align, opool_read_fn read,
+                                                       void *ctx);
 
 /* Entries; 0 for NULL. O(1). Reads only: concurrent readers are fine while
  * nobody writes. */

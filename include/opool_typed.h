@@ -149,6 +149,10 @@
  *     uint32_t     S_count(const S *s);
  *     H            S_handle_at(const S *s, uint32_t i);
  *     V           *S_value_at(const S *s, uint32_t i);
+ *     void         S_follow(S *s, const P *p);       // get/put: NULL for handles dead in p
+ *     uint32_t     S_prune(S *s, const P *p);        // remove the entries dead in p
+ *     opool_status S_save(const S *s, opool_write_fn write, void *ctx);
+ *     opool_status S_load(S **out, opool_read_fn read, void *ctx);
  *     opool_side  *S_raw(S *s);                      // the untyped table
  *
  * ============================================================================
@@ -458,6 +462,23 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     }                                                                                              \
     OPOOL__TYPED_FN V *side##_value_at(const side *s, uint32_t i) {                                \
         return (V *)opool_side_value_at(OPOOL__CSRAW(s), i);                                       \
+    }                                                                                              \
+    OPOOL__TYPED_FN void side##_follow(side *s, const pool *p) {                                   \
+        opool_side_follow(OPOOL__SRAW(s), OPOOL__CRAW(p));                                         \
+    }                                                                                              \
+    OPOOL__TYPED_FN uint32_t side##_prune(side *s, const pool *p) {                                \
+        return opool_side_prune(OPOOL__SRAW(s), OPOOL__CRAW(p));                                   \
+    }                                                                                              \
+    OPOOL__TYPED_FN opool_status side##_save(const side *s, opool_write_fn write, void *ctx) {     \
+        return opool_side_save(OPOOL__CSRAW(s), write, ctx);                                       \
+    }                                                                                              \
+    OPOOL__TYPED_FN OPOOL_NODISCARD opool_status side##_load(side **out, opool_read_fn read,       \
+                                                             void *ctx) {                          \
+        opool_side *raw = NULL;                                                                    \
+        if (out == NULL) return OPOOL_EINVAL;                                                      \
+        opool_status s = opool_side_load(&raw, sizeof(V), OPOOL__ALIGNOF(V), read, ctx);           \
+        *out = (side *)(void *)raw; /* NULL on failure */                                          \
+        return s;                                                                                  \
     }                                                                                              \
     struct side##__opool_side /* the caller's semicolon ends this (redundant) declaration */
 

@@ -102,6 +102,10 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "{found}")                                                                                   \
     X(LOAD_MISMATCH, OPOOL_EINVAL, OPOOL__LOADS, LOAD_MISMATCH, OPOOL__PRINT,                      \
       "{field}: the image has {found}, the desc {expected}")                                       \
+    X(LOAD_LAYOUT, OPOOL_EINVAL, OPOOL__LOADS, LOAD_LAYOUT, OPOOL__PRINT,                          \
+      "{field}: the image has {found}, the call {expected}")                                       \
+    X(LOAD_ENTRY, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_ENTRY, OPOOL__PRINT,                          \
+      "entries: entry {found} has an even generation or the index of an earlier one")              \
     X(LOAD_OBJECT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_OBJECT, OPOOL__PRINT,                        \
       "load_object rejected object {found} of {expected}")
 
@@ -124,6 +128,8 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(LOAD_POOLS, "pools")                                                                         \
     X(LOAD_COUNT, "pools")                                                                         \
     X(LOAD_MISMATCH, NULL)                                                                         \
+    X(LOAD_LAYOUT, NULL)                                                                           \
+    X(LOAD_ENTRY, "entries")                                                                       \
     X(LOAD_OBJECT, "load_object")
 
 const char *opool__load_check_name(const opool__finding *f) {
@@ -263,7 +269,9 @@ static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__f
         /* no object exists yet: the pool is named by its desc and, in a
          * world, by its index */
         char where[64] = "";
-        if (f->npools && f->pool != UINT32_MAX)
+        if (f->side)
+            snprintf(where, sizeof where, " of a side table");
+        else if (f->npools && f->pool != UINT32_MAX)
             snprintf(where, sizeof where, " of pool %lu of %lu", (unsigned long)f->pool,
                      (unsigned long)f->npools);
         else if (f->npools)

@@ -46,6 +46,8 @@ typedef enum opool__load_check {
     OPOOL__LOAD_POOLS,
     OPOOL__LOAD_COUNT,
     OPOOL__LOAD_MISMATCH,
+    OPOOL__LOAD_LAYOUT, /* a side table's value layout differs from the call's */
+    OPOOL__LOAD_ENTRY,  /* a side table's entry that no table holds */
     OPOOL__LOAD_OBJECT
 } opool__load_check;
 
@@ -67,6 +69,7 @@ typedef struct opool__finding {
     const char *field;        /* the header field (or part) concerned */
     uint64_t expected, found; /* what the desc or the format wants; what the image holds */
     uint32_t pool, npools;    /* world loads (npools > 0): the pool's index, UINT32_MAX: none */
+    bool side;                /* the image is a side table's */
     opool__quota *quota;      /* the default report's ration of lines for self (NULL: none) */
     const char *detail;       /* OPOOL_ELEAK: the end of the line (where, or how to learn it) */
     uint64_t bytes;           /* heap OPOOL_ELEAK: bytes of the blocks live */

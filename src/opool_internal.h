@@ -233,6 +233,11 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
  * p with a recorded site, the oldest first (OPOOL_TRACK_SITES); how many.
  * Either array may be NULL. */
 uint32_t opool__oldest(const opool *p, opool_handle *h, const char **where, uint32_t max);
+
+/* A side table's value stride (value_size rounded up to its alignment) and
+ * alignment (opool_side.c), for its image (opool_save.c). */
+struct opool_side;
+void opool__side_layout(const struct opool_side *s, size_t *stride, size_t *align);
 void opool__release(opool *p, uint32_t i);
 void opool__release_all(opool *p);
 

@@ -22,6 +22,7 @@
 #include "opool_internal.h"
 #include "opool_platform.h" /* files: create, sync, replace, open */
 #include "opool_diag.h"
+#include "opool_side.h"
 
 #include <errno.h>
 
@@ -363,10 +364,9 @@ static void opool__load_call_report(const void *ctx) {
 
 /* A failed check: what e says goes into the record, then to the report of
  * the desc concerned (not for an invalid desc: its report may be as bad). */
-static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opool__finding *e) {
-    const opool_desc *d = e->pool < n ? &descs[e->pool] : &descs[0];
+/* The thread's record of the failed check e. */
+static void opool__load_record(opool__finding *e) {
     e->kind = OPOOL__KIND_LOAD;
-    e->name = e->pool < n || !e->npools ? d->name : NULL; /* the image as a whole: no pool's */
     opool_load_error *r = &opool__last_error;
     r->status = e->what;
     r->pool = e->npools ? e->pool : 0;
@@ -378,6 +378,12 @@ static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opoo
         snprintf(r->message, sizeof r->message, "opool: load: no file at the path");
     else if (len <= sizeof r->message)
         r->message[len - 1] = '\0'; /* the newline */
+}
+
+static opool_status opool__load_failed(const opool_desc *descs, uint32_t n, opool__finding *e) {
+    const opool_desc *d = e->pool < n ? &descs[e->pool] : &descs[0];
+    e->name = e->pool < n || !e->npools ? d->name : NULL; /* the image as a whole: no pool's */
+    opool__load_record(e);
     if (e->check == OPOOL__LOAD_DESC) return e->what;
     if (d->report) {
         opool__load_report call = {d, e};
@@ -896,6 +902,131 @@ opool_status opool_load(opool **out, const opool_desc *desc, opool_read_fn read,
 opool_status opool_load_many(opool **out, const opool_desc *descs, uint32_t n, opool_read_fn read,
                              void *ctx) {
     return opool__load_entry(out, descs, n, true, read, ctx, NULL);
+}
+
+/* ==== side tables ======================================================== */
+
+/* A side table's image (docs/FORMAT.md, "Side tables"): magic, u32 version,
+ * u32 entries, u64 value stride, u64 value alignment; per entry its handle
+ * (u64) and stride value bytes, in dense order; the checksum. */
+#define OPOOL__SIDE_VERSION 1u
+#define OPOOL__SIDE_HEADER 32u
+static const unsigned char opool__side_magic[8] = {'O', 'P', 'O', 'O', 'L', 'S', 'D', 'T'};
+
+opool_status opool_side_save(const opool_side *s, opool_write_fn write, void *ctx) {
+    if (s == NULL || write == NULL) return OPOOL_EINVAL;
+    size_t stride, align;
+    opool__side_layout(s, &stride, &align);
+    uint32_t n = opool_side_count(s);
+    opool__writer w;
+    opool__save_start(&w, write, ctx);
+    unsigned char rec[OPOOL__SIDE_HEADER];
+    memcpy(rec, opool__side_magic, sizeof opool__side_magic);
+    opool__io_put64(
+        opool__io_put64(opool__io_put32(opool__io_put32(rec + 8, OPOOL__SIDE_VERSION), n), stride),
+        align);
+    opool__save_bytes(&w, rec, OPOOL__SIDE_HEADER);
+    for (uint32_t k = 0; k < n && !w.failed; k++) {
+        opool__io_put64(rec, opool_side_handle_at(s, k).bits);
+        opool__save_bytes(&w, rec, 8);
+        opool__save_bytes(&w, opool_side_value_at(s, k), stride);
+    }
+    return opool__save_finish(&w);
+}
+
+/* The entries of a side image checked and read into t (every byte present,
+ * the checksum sound). */
+static opool_status opool__side_entries(opool_side *t, const unsigned char *b, uint32_t n,
+                                        size_t stride, opool__finding *e) {
+    for (uint32_t k = 0; k < n; k++, b += 8 + stride) {
+        opool_handle h = {opool__io_get64(b)};
+        void *v = (opool_handle_generation(h) & 1) ? opool_side_put(t, h) : NULL;
+        if (v == NULL && (opool_handle_generation(h) & 1))
+            return opool__load_set(e, OPOOL_ENOMEM, OPOOL__LOAD_NOMEM, NULL, 0, 0);
+        /* an even generation, or an index twice (the put re-keyed an entry) */
+        if (v == NULL || opool_side_count(t) != k + 1)
+            return opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_ENTRY, NULL, n, k);
+        memcpy(v, b + 8, stride);
+    }
+    return OPOOL_OK;
+}
+
+opool_status opool_side_load(opool_side **out, size_t value_size, size_t value_align,
+                             opool_read_fn read, void *ctx) {
+    if (out == NULL) return OPOOL_EINVAL;
+    *out = NULL;
+    opool_side *t = NULL;
+    opool_status st = read ? opool_side_create(&t, value_size, value_align, 0) : OPOOL_EINVAL;
+    if (st != OPOOL_OK) return st;
+    size_t stride, align;
+    opool__side_layout(t, &stride, &align);
+
+    opool__finding e = opool__finding_of(OPOOL__KIND_LOAD, OPOOL_OK, NULL, NULL);
+    e.pool = UINT32_MAX;
+    e.side = true;
+    opool__reader r;
+    memset(&r, 0, sizeof r);
+    r.read = read;
+    r.ctx = ctx;
+    opool_desc libc; /* the C library's allocator, as the table's own */
+    memset(&libc, 0, sizeof libc);
+    r.mem = opool__allocator_of(&libc);
+    r.total = SIZE_MAX;
+    r.e = &e;
+    uint64_t n = 0, end = 0;
+    st = opool__load_fill(&r, OPOOL__SIDE_HEADER);
+    if (st != OPOOL_OK) goto done;
+    if (memcmp(r.buf, opool__side_magic, sizeof opool__side_magic) != 0) {
+        st = opool__load_set(&e, OPOOL_ECORRUPT, OPOOL__LOAD_MAGIC, NULL, 0, 0);
+        goto done;
+    }
+    uint32_t version = opool__io_get32(r.buf + 8);
+    if (version != OPOOL__SIDE_VERSION) {
+        st = opool__load_set(&e, OPOOL_ECORRUPT, OPOOL__LOAD_VERSION, NULL, OPOOL__SIDE_VERSION,
+                             version);
+        goto done;
+    }
+    /* the size the header gives, read as far as the bytes arrive; then the
+     * checksum, so that damage is ECORRUPT; then the call's layout */
+    n = opool__io_get32(r.buf + 12);
+    uint64_t saved_stride = opool__io_get64(r.buf + 16), saved_align = opool__io_get64(r.buf + 24);
+    uint64_t room = (uint64_t)(SIZE_MAX - OPOOL__SIDE_HEADER - OPOOL__IMG_CHECKSUM);
+    if (n > OPOOL_MAX_CAPACITY) {
+        st = OPOOL__CORRUPT(&e, "entries", n);
+        goto done;
+    }
+    if (saved_stride > room - 8 || (n != 0 && 8 + saved_stride > room / n)) {
+        st = OPOOL__CORRUPT(&e, "value stride", saved_stride);
+        goto done;
+    }
+    end = OPOOL__SIDE_HEADER + n * (8 + saved_stride);
+    r.total = (size_t)end + OPOOL__IMG_CHECKSUM;
+    st = opool__load_fill(&r, end + OPOOL__IMG_CHECKSUM);
+    if (st != OPOOL_OK) goto done;
+    uint64_t hash = opool__io_fnv(OPOOL__FNV_OFFSET, r.buf, (size_t)end);
+    uint64_t said = opool__io_get64(r.buf + end);
+    if (hash != said) {
+        st = opool__load_set(&e, OPOOL_ECORRUPT, OPOOL__LOAD_CHECKSUM, NULL, hash, said);
+        goto done;
+    }
+    if (saved_stride != stride || saved_align != align) {
+        bool s_differs = saved_stride != stride;
+        st = opool__load_set(&e, OPOOL_EINVAL, OPOOL__LOAD_LAYOUT,
+                             s_differs ? "value_size (rounded up to value_align)" : "value_align",
+                             s_differs ? stride : align, s_differs ? saved_stride : saved_align);
+        goto done;
+    }
+    st = opool__side_entries(t, r.buf + OPOOL__SIDE_HEADER, (uint32_t)n, stride, &e);
+
+done:
+    if (r.buf) opool__mem_free(&r.mem, r.buf, r.cap, 1);
+    if (st != OPOOL_OK) {
+        opool_side_destroy(t);
+        opool__load_record(&e);
+        return st;
+    }
+    *out = t;
+    return OPOOL_OK;
 }
 
 /* ==== files ============================================================== */

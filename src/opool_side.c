@@ -7,11 +7,13 @@
  *   ==== growth     pages of the sparse array, the dense arrays
  *   ==== public     the API
  *
- * Self-contained: it needs nothing of the pool's internals, only the handle
- * layout of opool.h (index in the low 32 bits, generation in the high 32,
- * odd while live).
+ * It needs nothing of the pool's internals: the handle layout of opool.h
+ * (index in the low 32 bits, generation in the high 32, odd while live),
+ * and opool_valid for a followed pool. Saving and loading a table is
+ * opool_save.c's (with the pools' images).
  */
 #include "opool_side.h"
+#include "opool_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,7 @@ struct opool_side {
     void *values_block;    /* what malloc returned for values (NULL: none) */
     size_t stride;         /* value_size rounded up to align; 0: a set of handles */
     size_t align;
+    const opool *pool; /* followed (opool_side_follow): its dead handles have no value */
 };
 
 /* Where the values of a table without value storage point: any non-NULL
@@ -160,9 +163,15 @@ void opool_side_destroy(opool_side *s) {
     free(s);
 }
 
+/* Whether h may have an entry: a live generation, and a live object in the
+ * followed pool, if any. */
+static bool opool__side_may_hold(const opool_side *s, opool_handle h) {
+    return (opool_handle_generation(h) & 1) && (s->pool == NULL || opool_valid(s->pool, h));
+}
+
 void *opool_side_put(opool_side *s, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (s == NULL || !(g & 1)) return NULL;
+    if (s == NULL || !opool__side_may_hold(s, h)) return NULL;
     opool__side_rec *r = opool__side_rec_make(s, i);
     if (r == NULL) return NULL;
     if (r->gen == g) return opool__side_value(s, r->pos);
@@ -187,7 +196,7 @@ void *opool_side_put(opool_side *s, opool_handle h) {
 
 void *opool_side_get(const opool_side *s, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (s == NULL || !(g & 1)) return NULL;
+    if (s == NULL || !opool__side_may_hold(s, h)) return NULL;
     const opool__side_rec *r = opool__side_rec_of(s, i);
     if (r == NULL || r->gen != g) return NULL;
     return opool__side_value(s, r->pos);
@@ -214,6 +223,28 @@ void opool_side_clear(opool_side *s) {
     for (uint32_t k = 0; k < s->count; k++)
         opool__side_rec_of(s, opool_handle_index(s->handles[k]))->gen = 0;
     s->count = 0;
+}
+
+void opool__side_layout(const opool_side *s, size_t *stride, size_t *align) {
+    *stride = s->stride;
+    *align = s->align;
+}
+
+void opool_side_follow(opool_side *s, const opool *p) {
+    if (s) s->pool = p;
+}
+
+uint32_t opool_side_prune(opool_side *s, const opool *p) {
+    if (s == NULL) return 0;
+    if (p == NULL) p = s->pool;
+    if (p == NULL) return 0;
+    uint32_t removed = 0;
+    for (uint32_t k = s->count; k-- > 0;) /* the backward loop: remove the current one */
+        if (!opool_valid(p, s->handles[k])) {
+            opool_side_remove(s, s->handles[k]);
+            removed++;
+        }
+    return removed;
 }
 
 uint32_t opool_side_count(const opool_side *s) { return s ? s->count : 0; }

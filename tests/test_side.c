@@ -6,6 +6,7 @@
  */
 #include "opool_side.h"
 #include "helpers.h"
+#include "stream.h"
 #include "test.h"
 
 #include <stdalign.h>
@@ -353,6 +354,205 @@ TEST(stale_handles_of_a_reused_slot_are_rejected) {
     opool_destroy(p);
 }
 
+/* ---- following a pool ----------------------------------------------------- */
+
+TEST(a_table_following_its_pool_has_no_value_for_a_freed_object) {
+    opool_desc d = quiet_desc(8, 8, 0x100);
+    opool *p = NULL;
+    REQUIRE(opool_create(&p, &d) == OPOOL_OK);
+    opool_side *s = table(8);
+    REQUIRE(s != NULL);
+    opool_side_follow(s, p);
+    opool_handle a, b, c;
+    REQUIRE(opool_alloc(p, &a) && opool_alloc(p, &b) && opool_alloc(p, &c));
+    REQUIRE(opool_side_put(s, a) && opool_side_put(s, b) && opool_side_put(s, c));
+    REQUIRE(opool_free(p, b) == OPOOL_OK);
+    CHECK_EQ_PTR(opool_side_get(s, b), NULL); /* dead in the pool: no value */
+    CHECK_EQ_PTR(opool_side_put(s, b), NULL); /* nor a new one */
+    CHECK(opool_side_get(s, a) != NULL);
+    CHECK_EQ_U64(opool_side_count(s), 3); /* the entry stays until pruned */
+    CHECK_EQ_U64(opool_side_prune(s, NULL), 1);
+    CHECK_EQ_U64(opool_side_count(s), 2);
+    CHECK_EQ_U64(opool_side_remove(s, b), OPOOL_ESTALE);
+    CHECK_EQ_U64(opool_side_prune(s, NULL), 0);
+    /* a pool given to prune; unfollowed, a dead handle's value shows again */
+    REQUIRE(opool_free(p, a) == OPOOL_OK);
+    opool_side_follow(s, NULL);
+    CHECK(opool_side_get(s, a) != NULL);
+    CHECK_EQ_U64(opool_side_prune(s, NULL), 0); /* no pool to ask */
+    CHECK_EQ_U64(opool_side_prune(s, p), 1);
+    CHECK_EQ_U64(opool_side_count(s), 1);
+    CHECK(opool_side_handle_at(s, 0).bits == c.bits);
+    CHECK_EQ_U64(opool_side_prune(NULL, p), 0);
+    opool_side_follow(NULL, p);
+    opool_side_destroy(s);
+    opool_destroy(p);
+}
+
+/* ---- save and load -------------------------------------------------------- */
+
+static stream saved(const opool_side *t) {
+    stream st = stream_new();
+    CHECK_EQ_U64(opool_side_save(t, stream_write, &st), OPOOL_OK);
+    return st;
+}
+
+static opool_status load_from(opool_side **out, size_t size, size_t align, const unsigned char *b,
+                              size_t n) {
+    stream st = stream_of(b, n);
+    return opool_side_load(out, size, align, stream_read, &st);
+}
+
+/* A table of 40 entries, some removed and re-keyed, values tagged. */
+static opool_side *sample(void) {
+    opool_side *s = table(0);
+    if (s == NULL) return NULL;
+    for (uint32_t i = 0; i < 40; i++) {
+        struct val *v = opool_side_put(s, handle(0x101 + 2 * (i % 3), i * 7));
+        if (v) v->a = i, v->b = ~(uint64_t)i, v->c = i * 3;
+    }
+    for (uint32_t i = 0; i < 40; i += 5) opool_side_remove(s, handle(0x101 + 2 * (i % 3), i * 7));
+    opool_side_put(s, handle(0x301, 14)); /* re-keyed in place */
+    return s;
+}
+
+TEST(save_and_load_give_the_same_entries_in_the_same_order) {
+    opool_side *s = sample();
+    REQUIRE(s != NULL);
+    stream st = saved(s);
+    CHECK_EQ_U64(st.size, 32 + opool_side_count(s) * (8 + sizeof(struct val)) + 8);
+    opool_side *t = (opool_side *)&st;
+    CHECK_EQ_U64(load_from(&t, sizeof(struct val), alignof(struct val), st.data, st.size),
+                 OPOOL_OK);
+    REQUIRE(t != NULL);
+    CHECK_EQ_U64(opool_side_count(t), opool_side_count(s));
+    for (uint32_t k = 0; k < opool_side_count(s); k++) {
+        opool_handle h = opool_side_handle_at(s, k);
+        CHECK_EQ_U64(opool_side_handle_at(t, k).bits, h.bits);
+        CHECK(memcmp(opool_side_get(t, h), opool_side_get(s, h), sizeof(struct val)) == 0);
+        CHECK(addr(opool_side_get(t, h)) % alignof(struct val) == 0);
+    }
+    /* and it keeps working, then saves to the same bytes */
+    stream again = saved(t);
+    CHECK(again.size == st.size && memcmp(again.data, st.data, st.size) == 0);
+    CHECK(opool_side_put(t, handle(0x111, 900)) != NULL);
+    stream_free(&again);
+    opool_side_destroy(t);
+    /* a set of handles */
+    opool_side *set = NULL;
+    REQUIRE(opool_side_create(&set, 0, 1, 0) == OPOOL_OK);
+    for (uint32_t i = 0; i < 10; i++) CHECK(opool_side_put(set, handle(0x11, i * 3)) != NULL);
+    stream ss = saved(set);
+    CHECK_EQ_U64(ss.size, 32 + 10 * 8 + 8);
+    CHECK_EQ_U64(load_from(&t, 0, 1, ss.data, ss.size), OPOOL_OK);
+    CHECK_EQ_U64(opool_side_count(t), 10);
+    CHECK(opool_side_get(t, handle(0x11, 27)) != NULL);
+    opool_side_destroy(t);
+    opool_side_destroy(set);
+    stream_free(&ss);
+    stream_free(&st);
+    opool_side_destroy(s);
+}
+
+TEST(side_save_and_load_reject_null_arguments_and_a_short_write) {
+    opool_side *s = sample();
+    REQUIRE(s != NULL);
+    stream st = stream_new();
+    CHECK_EQ_U64(opool_side_save(NULL, stream_write, &st), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_side_save(s, NULL, &st), OPOOL_EINVAL);
+    CHECK_EQ_U64(st.size, 0);
+    st.fail_after = 100;
+    CHECK_EQ_U64(opool_side_save(s, stream_write, &st), OPOOL_EIO);
+    stream_free(&st);
+    st = saved(s);
+    opool_side *t = s;
+    CHECK_EQ_U64(opool_side_load(NULL, 24, 8, stream_read, &st), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_side_load(&t, 24, 8, NULL, &st), OPOOL_EINVAL);
+    CHECK_EQ_PTR(t, NULL);
+    t = s;
+    CHECK_EQ_U64(load_from(&t, 24, 3, st.data, st.size), OPOOL_EINVAL); /* not a power of 2 */
+    CHECK_EQ_PTR(t, NULL);
+    stream_free(&st);
+    opool_side_destroy(s);
+}
+
+TEST(a_side_image_loaded_with_another_layout_is_einval_naming_it) {
+    opool_side *s = sample();
+    REQUIRE(s != NULL);
+    stream st = saved(s);
+    opool_side *t = s;
+    CHECK_EQ_U64(load_from(&t, 32, 8, st.data, st.size), OPOOL_EINVAL);
+    CHECK_EQ_PTR(t, NULL);
+    const opool_load_error *r = opool_last_load_error();
+    CHECK_EQ_U64(r->status, OPOOL_EINVAL);
+    CHECK(strcmp(r->check, "value_size (rounded up to value_align)") == 0);
+    CHECK_EQ_U64(r->expected, 32);
+    CHECK_EQ_U64(r->found, 24);
+    CHECK(strcmp(r->message, "opool: load of a side table: value_size (rounded up to "
+                             "value_align): the image has 24, the call 32") == 0);
+    CHECK_EQ_U64(load_from(&t, 24, 16, st.data, st.size), OPOOL_EINVAL); /* stride 32 */
+    CHECK_EQ_U64(load_from(&t, 20, 8, st.data, st.size), OPOOL_OK);      /* stride 24 */
+    opool_side_destroy(t);
+    CHECK_EQ_U64(load_from(&t, 24, 4, st.data, st.size), OPOOL_EINVAL);
+    CHECK(strcmp(opool_last_load_error()->check, "value_align") == 0);
+    stream_free(&st);
+    opool_side_destroy(s);
+}
+
+/* The checksum of b[0, n - 8) into its last 8 bytes (FNV-1a, docs/FORMAT.md). */
+static void reseal(unsigned char *b, size_t n) {
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i + 8 < n; i++) h = (h ^ b[i]) * 0x100000001b3u;
+    for (int k = 0; k < 8; k++) b[n - 8 + k] = (unsigned char)(h >> (8 * k));
+}
+
+TEST(every_truncation_and_flipped_bit_of_a_side_image_is_corrupt) {
+    opool_side *s = sample();
+    REQUIRE(s != NULL);
+    stream st = saved(s);
+    for (size_t n = 0; n < st.size; n++) {
+        opool_side *t = s;
+        CHECK_EQ_U64(load_from(&t, 24, 8, st.data, n), OPOOL_ECORRUPT);
+        CHECK_EQ_PTR(t, NULL);
+        CHECK(strcmp(opool_last_load_error()->check, "truncated") == 0 ||
+              (n < 8 && strcmp(opool_last_load_error()->check, "magic") == 0));
+    }
+    unsigned char *b = (unsigned char *)malloc(st.size);
+    REQUIRE(b != NULL);
+    for (size_t bit = 0; bit < st.size * 8; bit++) {
+        memcpy(b, st.data, st.size);
+        b[bit / 8] ^= (unsigned char)(1u << bit % 8);
+        opool_side *t = s;
+        opool_status got = load_from(&t, 24, 8, b, st.size);
+        if (got != OPOOL_ECORRUPT) fprintf(stderr, "  bit %zu: %d\n", bit, (int)got);
+        CHECK_EQ_U64(got, OPOOL_ECORRUPT);
+        CHECK_EQ_PTR(t, NULL);
+    }
+    /* entries no table holds, sealed: an even generation, one index twice */
+    memcpy(b, st.data, st.size);
+    b[32 + 4] &= 0xFE; /* entry 0's generation, low byte */
+    reseal(b, st.size);
+    opool_side *t = s;
+    CHECK_EQ_U64(load_from(&t, 24, 8, b, st.size), OPOOL_ECORRUPT);
+    CHECK(strcmp(opool_last_load_error()->check, "entries") == 0);
+    CHECK_EQ_U64(opool_last_load_error()->found, 0);
+    memcpy(b, st.data, st.size);
+    memcpy(b + 32 + 32, b + 32, 4); /* entry 1 at entry 0's index */
+    reseal(b, st.size);
+    CHECK_EQ_U64(load_from(&t, 24, 8, b, st.size), OPOOL_ECORRUPT);
+    CHECK_EQ_U64(opool_last_load_error()->found, 1);
+    CHECK(strcmp(opool_last_load_error()->message,
+                 "opool: load of a side table: entries: entry 1 has an even generation or the "
+                 "index of an earlier one") == 0);
+    /* a count the bytes cannot hold */
+    memcpy(b, st.data, st.size);
+    b[15] = 0xFF;
+    CHECK_EQ_U64(load_from(&t, 24, 8, b, st.size), OPOOL_ECORRUPT);
+    free(b);
+    stream_free(&st);
+    opool_side_destroy(s);
+}
+
 /* ---- the differential run ------------------------------------------------
  * The model: the entries in dense order, each a handle and its value's
  * bytes, and the rules of opool_side.h spelled out plainly (linear search,
@@ -409,13 +609,17 @@ static void fill(unsigned char *v, size_t size, uint64_t tag) {
     for (size_t i = 0; i < size; i++) v[i] = (unsigned char)(tag >> (i % 8 * 8)) ^ (unsigned char)i;
 }
 
-static bool same_state(const opool_side *s, const side_model *m, size_t size, size_t align) {
+/* The table holds the model's entries; get finds each (when it follows a
+ * pool: each whose handle is live there). */
+static bool same_state(const opool_side *s, const side_model *m, size_t size, size_t align,
+                       const opool *follow) {
     if (opool_side_count(s) != m->n) return false;
     for (uint32_t k = 0; k < m->n; k++) {
         const unsigned char *v = opool_side_value_at(s, k);
+        bool found = follow == NULL || opool_valid(follow, m->h[k]);
         if (opool_side_handle_at(s, k).bits != m->h[k].bits || v == NULL ||
             (size && (addr(v) % align != 0 || memcmp(v, m->v[k], size) != 0)) ||
-            opool_side_get(s, m->h[k]) != v)
+            opool_side_get(s, m->h[k]) != (found ? v : NULL))
             return false;
     }
     return opool_handle_is_null(opool_side_handle_at(s, m->n));
@@ -441,6 +645,9 @@ static void differential(uint64_t seed, uint32_t ops) {
         opool_destroy(p);
         return;
     }
+    /* half the runs follow the pool: no value for a dead handle */
+    bool follow = rng_chance(&r, 50);
+    if (follow) opool_side_follow(s, p);
     opool_handle ring[RING]; /* handles the pool issued: live or stale */
     uint32_t nring = 0;
     int bad = 0;
@@ -457,7 +664,7 @@ static void differential(uint64_t seed, uint32_t ops) {
                 (void)opool_free(p, opool_live_handle(p, rng_below(&r, opool_count(p))));
         } else if (what < 50) {
             bool fresh;
-            int k = m_put(&m, h, &fresh);
+            int k = follow && !opool_valid(p, h) ? -1 : m_put(&m, h, &fresh);
             unsigned char *v = opool_side_put(s, h);
             ok = (k < 0) == (v == NULL);
             if (ok && v != NULL) {
@@ -470,7 +677,7 @@ static void differential(uint64_t seed, uint32_t ops) {
             }
             (void)fresh;
         } else if (what < 75) {
-            int k = m_find(&m, h);
+            int k = follow && !opool_valid(p, h) ? -1 : m_find(&m, h);
             const unsigned char *v = opool_side_get(s, h);
             ok = (k < 0) == (v == NULL) && (v == NULL || size == 0 || memcmp(v, m.v[k], size) == 0);
         } else if (what < 93) {
@@ -483,8 +690,8 @@ static void differential(uint64_t seed, uint32_t ops) {
                 if (ok && rng_chance(&r, 40)) ok = opool_side_remove(s, at) == m_remove(&m, at);
                 if (ok && nring && rng_chance(&r, 20)) {
                     opool_handle n = ring[rng_below(&r, nring)];
-                    bool fresh;
-                    int k = m_put(&m, n, &fresh);
+                    bool fresh = false;
+                    int k = follow && !opool_valid(p, n) ? -1 : m_put(&m, n, &fresh);
                     ok = (k < 0) == (opool_side_put(s, n) == NULL);
                     if (ok && k >= 0 && fresh && size) {
                         unsigned char *v = opool_side_value_at(s, (uint32_t)k);
@@ -495,10 +702,29 @@ static void differential(uint64_t seed, uint32_t ops) {
             }
             (void)start;
         } else if (what < 99) {
-            opool_side_clear(s);
-            m.n = 0;
+            if (rng_chance(&r, 50)) {
+                opool_side_clear(s);
+                m.n = 0;
+            } else { /* prune: the model's own backward loop */
+                uint32_t gone = 0;
+                for (uint32_t k = m.n; k-- > 0;)
+                    if (!opool_valid(p, m.h[k])) gone += m_remove(&m, m.h[k]) == OPOOL_OK;
+                ok = opool_side_prune(s, p) == gone;
+            }
+        } else { /* save and load: the same table, following nothing until told */
+            stream st = stream_new();
+            opool_side *t = NULL;
+            ok = opool_side_save(s, stream_write, &st) == OPOOL_OK &&
+                 opool_side_load(&t, size, align, stream_read, &st) == OPOOL_OK;
+            stream_free(&st);
+            if (ok) {
+                opool_side_destroy(s);
+                s = t;
+                if (follow) opool_side_follow(s, p);
+            }
         }
-        if (ok && (op % 16 == 0 || what >= 93)) ok = same_state(s, &m, size, align);
+        if (ok && (op % 16 == 0 || what >= 93))
+            ok = same_state(s, &m, size, align, follow ? p : NULL);
         if (!ok) {
             bad++;
             fprintf(stderr, "seed %llu op %u (kind %u): table and model disagree\n",
@@ -506,7 +732,7 @@ static void differential(uint64_t seed, uint32_t ops) {
         }
         CHECK(ok);
     }
-    CHECK(same_state(s, &m, size, align));
+    CHECK(same_state(s, &m, size, align, follow ? p : NULL));
     opool_side_destroy(s);
     opool_destroy(p);
 }
@@ -536,6 +762,11 @@ int main(void) {
     RUN(entries_past_the_count_are_null);
     RUN(the_backward_loop_visits_each_entry_once_and_may_remove_it_and_put);
     RUN(stale_handles_of_a_reused_slot_are_rejected);
+    RUN(a_table_following_its_pool_has_no_value_for_a_freed_object);
+    RUN(save_and_load_give_the_same_entries_in_the_same_order);
+    RUN(side_save_and_load_reject_null_arguments_and_a_short_write);
+    RUN(a_side_image_loaded_with_another_layout_is_einval_naming_it);
+    RUN(every_truncation_and_flipped_bit_of_a_side_image_is_corrupt);
     RUN(randomised_runs_agree_with_the_reference_model);
     return test_summary();
 }

@@ -1933,6 +1933,46 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_side_load(opool_side **out, size_t 
                                                        size_t value_align, opool_read_fn read,
                                                        void *ctx);
 
+/* ---- worlds: pools and side tables in one image ------------------------
+ * opool_save_world writes a header, the pools' world image (as
+ * opool_save_many) and each table's image; opool_load_world reads it back
+ * all or nothing: on any failure every out[i] and sides[i] is NULL and
+ * nothing is held. Each part checks itself as when loaded alone, and the
+ * thread's opool_last_load_error() names the part: "load of pool 1 of 2
+ * ...", "load of side table 0 of 1 ..." (its pool field: the table's
+ * index), or "load of a world of 2 pools: ..." for the header. The _file
+ * forms save atomically and load a file that holds exactly one such image,
+ * as opool_save_many_file and opool_load_many_file do. */
+
+/* The value layout of a side table a world load rebuilds. */
+typedef struct opool_side_layout {
+    size_t value_size, value_align; /* as given to opool_side_create */
+} opool_side_layout;
+
+/* OPOOL_EINVAL: what opool_save_many refuses of the pools, sides NULL with m
+ * above 0, a NULL or repeated table, write NULL; OPOOL_EIO: a short write;
+ * OPOOL_ECORRUPT/OPOOL_ENOMEM from a pool's save_object. O(everything). */
+OPOOL_API opool_status opool_save_world(const opool *const *pools, uint32_t n,
+                                        const opool_side *const *sides, uint32_t m,
+                                        opool_write_fn write, void *ctx);
+OPOOL_API opool_status opool_save_world_file(const opool *const *pools, uint32_t n,
+                                             const opool_side *const *sides, uint32_t m,
+                                             const char *path);
+
+/* OPOOL_EINVAL: out NULL, sides or layouts NULL with m above 0, descs NULL,
+ * n 0, read (or path) NULL, an image of another number of pools or tables,
+ * a desc or layout that does not fit its part; OPOOL_ECORRUPT: damaged or
+ * hostile bytes (the file form: a byte after the image too); OPOOL_ENOMEM;
+ * the file form also OPOOL_ENOENT and OPOOL_EIO as opool_load_many_file. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_load_world(opool **out, const opool_desc *descs,
+                                                        uint32_t n, opool_side **sides,
+                                                        const opool_side_layout *layouts,
+                                                        uint32_t m, opool_read_fn read, void *ctx);
+OPOOL_API OPOOL_NODISCARD opool_status opool_load_world_file(opool **out, const opool_desc *descs,
+                                                             uint32_t n, opool_side **sides,
+                                                             const opool_side_layout *layouts,
+                                                             uint32_t m, const char *path);
+
 /* Entries; 0 for NULL. O(1). Reads only: concurrent readers are fine while
  * nobody writes. */
 OPOOL_API uint32_t opool_side_count(const opool_side *s);
@@ -3958,6 +3998,7 @@ typedef enum opool__load_check {
     OPOOL__LOAD_FIELD,
     OPOOL__LOAD_SLOT,
     OPOOL__LOAD_POOLS,
+    OPOOL__LOAD_SIDES, /* a world's side tables: not the call's number */
     OPOOL__LOAD_COUNT,
     OPOOL__LOAD_MISMATCH,
     OPOOL__LOAD_LAYOUT, /* a side table's value layout differs from the call's */
@@ -5694,6 +5735,8 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "slot records: slot {found}'s generation or roster position is inconsistent")                \
     X(LOAD_POOLS, OPOOL_EINVAL, OPOOL__LOADS, LOAD_POOLS, OPOOL__PRINT,                            \
       "pools: the image has {found}, the call {expected}")                                         \
+    X(LOAD_SIDES, OPOOL_EINVAL, OPOOL__LOADS, LOAD_SIDES, OPOOL__PRINT,                            \
+      "side tables: the image has {found}, the call {expected}")                                   \
     X(LOAD_COUNT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_COUNT, OPOOL__PRINT,                          \
       "pools: the header counts {found}, the call {expected}, and the image does not hold "        \
       "{found}")                                                                                   \
@@ -5724,6 +5767,7 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(LOAD_SLOT, "slot records")                                                                   \
     X(LOAD_POOLS, "pools")                                                                         \
     X(LOAD_COUNT, "pools")                                                                         \
+    X(LOAD_SIDES, "side tables")                                                                   \
     X(LOAD_MISMATCH, NULL)                                                                         \
     X(LOAD_LAYOUT, NULL)                                                                           \
     X(LOAD_ENTRY, "entries")                                                                       \
@@ -5866,7 +5910,10 @@ static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__f
         /* no object exists yet: the pool is named by its desc and, in a
          * world, by its index */
         char where[64] = "";
-        if (f->side)
+        if (f->side && f->npools)
+            snprintf(where, sizeof where, " of side table %lu of %lu", (unsigned long)f->pool,
+                     (unsigned long)f->npools);
+        else if (f->side)
             snprintf(where, sizeof where, " of a side table");
         else if (f->npools && f->pool != UINT32_MAX)
             snprintf(where, sizeof where, " of pool %lu of %lu", (unsigned long)f->pool,
@@ -9525,8 +9572,10 @@ static opool_status opool__side_entries(opool_side *t, const unsigned char *b, u
     return OPOOL_OK;
 }
 
-opool_status opool_side_load(opool_side **out, size_t value_size, size_t value_align,
-                             opool_read_fn read, void *ctx) {
+/* opool_side_load of table `index` of `count` in a world (count 0: alone). */
+static opool_status opool__side_load(opool_side **out, size_t value_size, size_t value_align,
+                                     opool_read_fn read, void *ctx, uint32_t index,
+                                     uint32_t count) {
     if (out == NULL) return OPOOL_EINVAL;
     *out = NULL;
     opool_side *t = NULL;
@@ -9536,7 +9585,8 @@ opool_status opool_side_load(opool_side **out, size_t value_size, size_t value_a
     opool__side_layout(t, &stride, &align);
 
     opool__finding e = opool__finding_of(OPOOL__KIND_LOAD, OPOOL_OK, NULL, NULL);
-    e.pool = UINT32_MAX;
+    e.pool = count ? index : UINT32_MAX;
+    e.npools = count;
     e.side = true;
     opool__reader r;
     memset(&r, 0, sizeof r);
@@ -9603,6 +9653,88 @@ done:
     return OPOOL_OK;
 }
 
+opool_status opool_side_load(opool_side **out, size_t value_size, size_t value_align,
+                             opool_read_fn read, void *ctx) {
+    return opool__side_load(out, value_size, value_align, read, ctx, 0, 0);
+}
+
+/* ==== worlds with side tables ============================================
+ * A header (magic, u32 version, u32 pools, u32 side tables, u32 reserved 0),
+ * the pools' world image, then each table's image: every part checks
+ * itself, and a load keeps all or nothing. */
+
+#define OPOOL__WSIDE_VERSION 1u
+#define OPOOL__WSIDE_HEADER 24u
+static const unsigned char opool__wside_magic[8] = {'O', 'P', 'O', 'O', 'L', 'W', 'S', 'D'};
+
+/* m distinct tables, none NULL (m 0: sides may be NULL). */
+static bool opool__sides_ok(const opool_side *const *sides, uint32_t m) {
+    if (m != 0 && sides == NULL) return false;
+    for (uint32_t i = 0; i < m; i++) {
+        if (sides[i] == NULL) return false;
+        for (uint32_t j = 0; j < i; j++)
+            if (sides[j] == sides[i]) return false;
+    }
+    return true;
+}
+
+opool_status opool_save_world(const opool *const *pools, uint32_t n, const opool_side *const *sides,
+                              uint32_t m, opool_write_fn write, void *ctx) {
+    if (!opool__save_many_ok(pools, n) || !opool__sides_ok(sides, m) || write == NULL)
+        return OPOOL_EINVAL;
+    unsigned char rec[OPOOL__WSIDE_HEADER];
+    memcpy(rec, opool__wside_magic, sizeof opool__wside_magic);
+    opool__io_put32(
+        opool__io_put32(opool__io_put32(opool__io_put32(rec + 8, OPOOL__WSIDE_VERSION), n), m), 0);
+    if (write(ctx, rec, sizeof rec) != sizeof rec) return OPOOL_EIO;
+    opool_status st = opool_save_many(pools, n, write, ctx);
+    for (uint32_t i = 0; i < m && st == OPOOL_OK; i++) st = opool_side_save(sides[i], write, ctx);
+    return st;
+}
+
+/* Everything a world load built, given back: out[0..n) and sides[0..m)
+ * NULL again. */
+static void opool__world_undo(opool **out, uint32_t n, opool_side **sides, uint32_t m) {
+    opool__load_undo(out, n, n);
+    for (uint32_t i = 0; i < m; i++) {
+        opool_side_destroy(sides[i]);
+        sides[i] = NULL;
+    }
+}
+
+/* The world's header, pools and tables from read; on failure nothing is
+ * kept and e (the header's checks) or the part's own load has said why. */
+static opool_status opool__load_world(opool **out, const opool_desc *descs, uint32_t n,
+                                      opool_side **sides, const opool_side_layout *layouts,
+                                      uint32_t m, opool_read_fn read, void *ctx,
+                                      opool__finding *e) {
+    unsigned char rec[OPOOL__WSIDE_HEADER];
+    size_t got = 0;
+    while (got < sizeof rec) {
+        size_t k = read(ctx, rec + got, sizeof rec - got);
+        if (k == 0 || k > sizeof rec - got) break; /* the end (or a read not to be trusted) */
+        got += k;
+    }
+    if (got < sizeof rec)
+        return opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_TRUNCATED, NULL, sizeof rec, got);
+    if (memcmp(rec, opool__wside_magic, sizeof opool__wside_magic) != 0)
+        return opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_MAGIC, NULL, 0, 0);
+    uint32_t version = opool__io_get32(rec + 8), np = opool__io_get32(rec + 12);
+    uint32_t ns = opool__io_get32(rec + 16), reserved = opool__io_get32(rec + 20);
+    if (version != OPOOL__WSIDE_VERSION)
+        return opool__load_set(e, OPOOL_ECORRUPT, OPOOL__LOAD_VERSION, NULL, OPOOL__WSIDE_VERSION,
+                               version);
+    if (reserved != 0) return OPOOL__CORRUPT(e, "reserved", reserved);
+    if (np != n) return opool__load_set(e, OPOOL_EINVAL, OPOOL__LOAD_POOLS, NULL, n, np);
+    if (ns != m) return opool__load_set(e, OPOOL_EINVAL, OPOOL__LOAD_SIDES, NULL, m, ns);
+    opool_status st = opool_load_many(out, descs, n, read, ctx); /* records and reports its own */
+    for (uint32_t i = 0; i < m && st == OPOOL_OK; i++)
+        st = opool__side_load(&sides[i], layouts[i].value_size, layouts[i].value_align, read, ctx,
+                              i, m);
+    if (st != OPOOL_OK) opool__world_undo(out, n, sides, m);
+    return st;
+}
+
 /* ==== files ============================================================== */
 
 static size_t opool__file_write(void *ctx, const void *data, size_t size) {
@@ -9616,10 +9748,25 @@ static size_t opool__file_read(void *ctx, void *data, size_t size) {
 static _Atomic uint32_t opool__file_serial;
 
 /* Save pools[0..n) (a world, or one pool's image) to path atomically. */
-static opool_status opool__save_file(const opool *const *pools, uint32_t n, bool world,
-                                     const char *path) {
+/* What a file save writes: pools[0..n) and sides[0..m), as opool_save
+ * (world false), opool_save_many (world, no table) or opool_save_world. */
+typedef struct opool__saving {
+    const opool *const *pools;
+    uint32_t n;
+    bool world;
+    const opool_side *const *sides;
+    uint32_t m;
+} opool__saving;
+
+static opool_status opool__save_to(const opool__saving *w, FILE *f) {
+    if (w->m != 0) return opool_save_world(w->pools, w->n, w->sides, w->m, opool__file_write, f);
+    return w->world ? opool_save_many(w->pools, w->n, opool__file_write, f)
+                    : opool_save(w->pools[0], opool__file_write, f);
+}
+
+static opool_status opool__save_file(const opool__saving *w, const char *path) {
     if (path == NULL || *path == '\0') return OPOOL_EINVAL;
-    const opool_allocator *mem = &pools[0]->mem;
+    const opool_allocator *mem = &w->pools[0]->mem;
     /* the temporary file: path + ".<pid>.<serial>.tmp", beside it, created
      * exclusively (C11's "x") so it can never be someone else's file */
     size_t len = strlen(path), size = len + 48;
@@ -9636,8 +9783,7 @@ static opool_status opool__save_file(const opool *const *pools, uint32_t n, bool
     opool_status st = OPOOL_EIO;
     if (f == NULL) goto out;
 
-    st = world ? opool_save_many(pools, n, opool__file_write, f)
-               : opool_save(pools[0], opool__file_write, f);
+    st = opool__save_to(w, f);
     if (st == OPOOL_OK && !opool__file_sync(f)) st = OPOOL_EIO;
     if (fclose(f) != 0 && st == OPOOL_OK) st = OPOOL_EIO;
     if (st == OPOOL_OK && !opool__file_replace(tmp, path)) st = OPOOL_EIO;
@@ -9654,12 +9800,21 @@ out:
 
 opool_status opool_save_file(const opool *p, const char *path) {
     if (p == NULL) return OPOOL_EINVAL;
-    return opool__save_file(&p, 1, false, path);
+    opool__saving w = {&p, 1, false, NULL, 0};
+    return opool__save_file(&w, path);
 }
 
 opool_status opool_save_many_file(const opool *const *pools, uint32_t n, const char *path) {
     if (!opool__save_many_ok(pools, n)) return OPOOL_EINVAL;
-    return opool__save_file(pools, n, true, path);
+    opool__saving w = {pools, n, true, NULL, 0};
+    return opool__save_file(&w, path);
+}
+
+opool_status opool_save_world_file(const opool *const *pools, uint32_t n,
+                                   const opool_side *const *sides, uint32_t m, const char *path) {
+    if (!opool__save_many_ok(pools, n) || !opool__sides_ok(sides, m)) return OPOOL_EINVAL;
+    opool__saving w = {pools, n, true, sides, m};
+    return opool__save_file(&w, path);
 }
 
 static opool_status opool__load_entry(opool **out, const opool_desc *descs, uint32_t n, bool world,
@@ -9715,6 +9870,69 @@ opool_status opool_load_many_file(opool **out, const opool_desc *descs, uint32_t
         return OPOOL_EINVAL;
     }
     return opool__load_entry(out, descs, n, true, NULL, NULL, path);
+}
+
+/* opool_load_world and its file form: arguments, the load, the header's
+ * failure recorded and reported (each part records its own). `path`: a
+ * file load (NULL: read/ctx is the stream). */
+static opool_status opool__load_world_entry(opool **out, const opool_desc *descs, uint32_t n,
+                                            opool_side **sides, const opool_side_layout *layouts,
+                                            uint32_t m, opool_read_fn read, void *ctx,
+                                            const char *path) {
+    if (out == NULL || (m != 0 && sides == NULL)) return OPOOL_EINVAL;
+    for (uint32_t i = 0; i < n; i++) out[i] = NULL;
+    for (uint32_t i = 0; i < m; i++) sides[i] = NULL;
+    if (descs == NULL || n == 0 || (m != 0 && layouts == NULL) || (path == NULL && read == NULL))
+        return OPOOL_EINVAL;
+    opool__finding e = opool__finding_of(OPOOL__KIND_LOAD, OPOOL_OK, NULL, NULL);
+    e.npools = n;
+    e.pool = UINT32_MAX;
+    opool_status st;
+    if (path == NULL) {
+        st = opool__load_world(out, descs, n, sides, layouts, m, read, ctx, &e);
+    } else {
+        errno = 0;
+        FILE *f = opool__file_open_read(path);
+        if (f == NULL) {
+            bool missing = false;
+#if defined(ENOENT)
+            missing = errno == ENOENT;
+#endif
+            st = missing ? opool__load_set(&e, OPOOL_ENOENT, OPOOL__LOAD_NOFILE, NULL, 0, 0)
+                         : opool__load_set(&e, OPOOL_EIO, OPOOL__LOAD_IO, NULL, 0, 0);
+        } else {
+            unsigned char extra;
+            st = opool__load_world(out, descs, n, sides, layouts, m, opool__file_read, f, &e);
+            if (ferror(f)) { /* a read that failed: the file's error, not the image's */
+                opool__world_undo(out, n, sides, m);
+                st = opool__load_set(&e, OPOOL_EIO, OPOOL__LOAD_IO, NULL, 0, 0);
+            } else if (st == OPOOL_OK && fread(&extra, 1, 1, f) != 0) {
+                opool__world_undo(out, n, sides, m);
+                st = opool__load_set(&e, OPOOL_ECORRUPT, OPOOL__LOAD_TRAILING, NULL, 0, 0);
+            }
+            fclose(f);
+        }
+    }
+    return st != OPOOL_OK && e.what != OPOOL_OK ? opool__load_failed(descs, n, &e) : st;
+}
+
+opool_status opool_load_world(opool **out, const opool_desc *descs, uint32_t n, opool_side **sides,
+                              const opool_side_layout *layouts, uint32_t m, opool_read_fn read,
+                              void *ctx) {
+    return opool__load_world_entry(out, descs, n, sides, layouts, m, read, ctx, NULL);
+}
+
+opool_status opool_load_world_file(opool **out, const opool_desc *descs, uint32_t n,
+                                   opool_side **sides, const opool_side_layout *layouts, uint32_t m,
+                                   const char *path) {
+    if (path == NULL) {
+        if (out)
+            for (uint32_t i = 0; i < n; i++) out[i] = NULL;
+        if (sides)
+            for (uint32_t i = 0; i < m; i++) sides[i] = NULL;
+        return OPOOL_EINVAL;
+    }
+    return opool__load_world_entry(out, descs, n, sides, layouts, m, NULL, NULL, path);
 }
 
 /* ============================================================================

@@ -536,6 +536,47 @@ static void gen_side(void) {
     }
 }
 
+/* Worlds of pools and side tables. */
+static void gen_world_sides(void) {
+    static bytes b;
+    for (int w = 0; w < 2; w++) {
+        uint32_t n = 1 + (uint32_t)w, m = 2 - (uint32_t)w;
+        opool *p[2];
+        opool_desc d[2];
+        for (uint32_t i = 0; i < n; i++) {
+            d[i] = load_desc((int)i, NULL);
+            if (opool_create(&p[i], &d[i]) != OPOOL_OK) exit(1);
+            build_state((int)i, p[i], ST_HOLES);
+        }
+        opool_side *t[2];
+        for (uint32_t k = 0; k < m; k++) {
+            if (opool_side_create(&t[k], side_layouts[k][0], side_layouts[k][1], 0)) exit(1);
+            for (uint32_t i = 0; i < opool_count(p[0]); i += 1 + k)
+                (void)opool_side_put(t[k], opool_live_handle(p[0], i));
+        }
+        fuzz_buf img = {0};
+        if (opool_save_world((const opool *const *)p, n, (const opool_side *const *)t, m, buf_write,
+                             &img) != OPOOL_OK)
+            exit(1);
+        b.n = 0;
+        put8(&b, LOAD_WORLD | LOAD_SIDE);
+        put8(&b, n - 1);
+        for (uint32_t i = 0; i < n; i++) put8(&b, i);
+        put8(&b, m);
+        for (uint32_t k = 0; k < m; k++) put8(&b, k);
+        for (size_t i = 0; i < img.size; i++) put8(&b, img.data[i]);
+        char name[64];
+        snprintf(name, sizeof name, "world-sides-n%u-m%u", n, m);
+        write_seed(name, b.d, b.n);
+        free(img.data);
+        for (uint32_t k = 0; k < m; k++) opool_side_destroy(t[k]);
+        for (uint32_t i = 0; i < n; i++) {
+            opool_clear(p[i]);
+            opool_destroy(p[i]);
+        }
+    }
+}
+
 #endif /* OPOOL_FUZZ_HAVE_LOAD */
 
 int main(int argc, char **argv) {
@@ -551,6 +592,7 @@ int main(int argc, char **argv) {
         gen_load();
         gen_world();
         gen_side();
+        gen_world_sides();
 #else
         fprintf(stderr, "%s: built without opool_load: no load seeds\n", argv[0]);
         return 1;

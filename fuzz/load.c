@@ -36,6 +36,12 @@
  *     saying so; a success must hold distinct indices of odd generations,
  *     each found by get at its position, and save to the same bytes.
  *
+ *   bits 4 and 5 set (bit 7 clear): WORLD WITH SIDES. As WORLD, then a
+ *     byte whose bits 0-1 are m and m layout numbers; the image is read by
+ *     opool_load_world. A failure must leave every pool and table NULL and
+ *     every byte given back; a success must give pools that pass the LOAD
+ *     checks, and a world that saves to the same bytes.
+ *
  *   bit 7 set: ROUND TRIP. A pool from the desc is built by operations
  *     decoded from the input (the last 8 bytes steer the checks), then
  *     saved. A save into a short stream gives OPOOL_ECORRUPT, a save whose
@@ -660,9 +666,68 @@ static void mode_side(uint8_t l, const uint8_t *data, size_t size) {
     opool_side_destroy(t);
 }
 
+/* WORLD WITH SIDES: opool_load_world of n pools and m tables. */
+static void mode_world_sides(const uint8_t *data, size_t size) {
+    fuzz_mem mem = {0};
+    if (size < 1) return;
+    uint32_t n = 1 + (data[0] & 3u);
+    if (size < 1 + n + 1) return;
+    int ks[LOAD_WORLD_MAX];
+    opool_desc d[LOAD_WORLD_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+        ks[i] = data[1 + i] % LOAD_NDESCS;
+        d[i] = load_desc(ks[i], &mem);
+    }
+    uint32_t m = data[1 + n] & 3u;
+    if (size < 2 + n + m) return;
+    opool_side_layout lay[4];
+    for (uint32_t i = 0; i < m; i++) {
+        size_t l = data[2 + n + i] % SIDE_LAYOUTS;
+        lay[i].value_size = side_layouts[l][0];
+        lay[i].value_align = side_layouts[l][1];
+    }
+    data += 2 + n + m;
+    size -= 2 + n + m;
+    opool *out[LOAD_WORLD_MAX];
+    opool_side *t[4];
+    stream s = {data, size, 0};
+    opool_status st = opool_load_world(out, d, n, t, lay, m, stream_read, &s);
+    if (st != OPOOL_OK) {
+        if (st != OPOOL_ECORRUPT && st != OPOOL_EINVAL)
+            FUZZ_FAIL("load_world gave %s", opool_status_str(st));
+        for (uint32_t i = 0; i < n; i++) FUZZ_CHECK(out[i] == NULL);
+        for (uint32_t i = 0; i < m; i++) FUZZ_CHECK(t[i] == NULL);
+        FUZZ_CHECK(opool_last_load_error()->status == st);
+        FUZZ_CHECK_MEM_BALANCED(&mem);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        check_pool(out[i], "after load_world");
+        check_objects(ks[i], out[i]);
+    }
+    fuzz_buf again = {0};
+    st = opool_save_world((const opool *const *)out, n, (const opool_side *const *)t, m,
+                          fuzz_buf_write, &again);
+    if (st == OPOOL_OK) { /* (a save_object may refuse a hostile object: not ours) */
+        FUZZ_CHECK_EQ(again.size, s.at);
+        if (memcmp(again.data, data, s.at) != 0) FUZZ_FAIL("a loaded world saves other bytes");
+    }
+    free(again.data);
+    for (uint32_t i = 0; i < m; i++) opool_side_destroy(t[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        opool_clear(out[i]);
+        opool_destroy(out[i]);
+    }
+    FUZZ_CHECK_MEM_BALANCED(&mem);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;
     uint8_t b0 = data[0];
+    if ((b0 & (LOAD_ROUND_TRIP | LOAD_SIDE | LOAD_WORLD)) == (LOAD_SIDE | LOAD_WORLD)) {
+        mode_world_sides(data + 1, size - 1);
+        return 0;
+    }
     if ((b0 & (LOAD_ROUND_TRIP | LOAD_SIDE)) == LOAD_SIDE) {
         if (size < 2) return 0;
         if (!(b0 & LOAD_FIX_CHECKSUM) || size < 2 + 8) {

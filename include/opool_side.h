@@ -196,6 +196,46 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_side_load(opool_side **out, size_t 
                                                        size_t value_align, opool_read_fn read,
                                                        void *ctx);
 
+/* ---- worlds: pools and side tables in one image ------------------------
+ * opool_save_world writes a header, the pools' world image (as
+ * opool_save_many) and each table's image; opool_load_world reads it back
+ * all or nothing: on any failure every out[i] and sides[i] is NULL and
+ * nothing is held. Each part checks itself as when loaded alone, and the
+ * thread's opool_last_load_error() names the part: "load of pool 1 of 2
+ * ...", "load of side table 0 of 1 ..." (its pool field: the table's
+ * index), or "load of a world of 2 pools: ..." for the header. The _file
+ * forms save atomically and load a file that holds exactly one such image,
+ * as opool_save_many_file and opool_load_many_file do. */
+
+/* The value layout of a side table a world load rebuilds. */
+typedef struct opool_side_layout {
+    size_t value_size, value_align; /* as given to opool_side_create */
+} opool_side_layout;
+
+/* OPOOL_EINVAL: what opool_save_many refuses of the pools, sides NULL with m
+ * above 0, a NULL or repeated table, write NULL; OPOOL_EIO: a short write;
+ * OPOOL_ECORRUPT/OPOOL_ENOMEM from a pool's save_object. O(everything). */
+OPOOL_API opool_status opool_save_world(const opool *const *pools, uint32_t n,
+                                        const opool_side *const *sides, uint32_t m,
+                                        opool_write_fn write, void *ctx);
+OPOOL_API opool_status opool_save_world_file(const opool *const *pools, uint32_t n,
+                                             const opool_side *const *sides, uint32_t m,
+                                             const char *path);
+
+/* OPOOL_EINVAL: out NULL, sides or layouts NULL with m above 0, descs NULL,
+ * n 0, read (or path) NULL, an image of another number of pools or tables,
+ * a desc or layout that does not fit its part; OPOOL_ECORRUPT: damaged or
+ * hostile bytes (the file form: a byte after the image too); OPOOL_ENOMEM;
+ * the file form also OPOOL_ENOENT and OPOOL_EIO as opool_load_many_file. */
+OPOOL_API OPOOL_NODISCARD opool_status opool_load_world(opool **out, const opool_desc *descs,
+                                                        uint32_t n, opool_side **sides,
+                                                        const opool_side_layout *layouts,
+                                                        uint32_t m, opool_read_fn read, void *ctx);
+OPOOL_API OPOOL_NODISCARD opool_status opool_load_world_file(opool **out, const opool_desc *descs,
+                                                             uint32_t n, opool_side **sides,
+                                                             const opool_side_layout *layouts,
+                                                             uint32_t m, const char *path);
+
 /* Entries; 0 for NULL. O(1). Reads only: concurrent readers are fine while
  * nobody writes. */
 OPOOL_API uint32_t opool_side_count(const opool_side *s);

@@ -97,6 +97,8 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "slot records: slot {found}'s generation or roster position is inconsistent")                \
     X(LOAD_POOLS, OPOOL_EINVAL, OPOOL__LOADS, LOAD_POOLS, OPOOL__PRINT,                            \
       "pools: the image has {found}, the call {expected}")                                         \
+    X(LOAD_SIDES, OPOOL_EINVAL, OPOOL__LOADS, LOAD_SIDES, OPOOL__PRINT,                            \
+      "side tables: the image has {found}, the call {expected}")                                   \
     X(LOAD_COUNT, OPOOL_ECORRUPT, OPOOL__LOADS, LOAD_COUNT, OPOOL__PRINT,                          \
       "pools: the header counts {found}, the call {expected}, and the image does not hold "        \
       "{found}")                                                                                   \
@@ -127,6 +129,7 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
     X(LOAD_SLOT, "slot records")                                                                   \
     X(LOAD_POOLS, "pools")                                                                         \
     X(LOAD_COUNT, "pools")                                                                         \
+    X(LOAD_SIDES, "side tables")                                                                   \
     X(LOAD_MISMATCH, NULL)                                                                         \
     X(LOAD_LAYOUT, NULL)                                                                           \
     X(LOAD_ENTRY, "entries")                                                                       \
@@ -269,7 +272,10 @@ static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__f
         /* no object exists yet: the pool is named by its desc and, in a
          * world, by its index */
         char where[64] = "";
-        if (f->side)
+        if (f->side && f->npools)
+            snprintf(where, sizeof where, " of side table %lu of %lu", (unsigned long)f->pool,
+                     (unsigned long)f->npools);
+        else if (f->side)
             snprintf(where, sizeof where, " of a side table");
         else if (f->npools && f->pool != UINT32_MAX)
             snprintf(where, sizeof where, " of pool %lu of %lu", (unsigned long)f->pool,

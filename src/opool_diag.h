@@ -44,6 +44,7 @@ typedef enum opool__load_check {
     OPOOL__LOAD_FIELD,
     OPOOL__LOAD_SLOT,
     OPOOL__LOAD_POOLS,
+    OPOOL__LOAD_SIDES, /* a world's side tables: not the call's number */
     OPOOL__LOAD_COUNT,
     OPOOL__LOAD_MISMATCH,
     OPOOL__LOAD_LAYOUT, /* a side table's value layout differs from the call's */

@@ -22,6 +22,7 @@
 #endif
 
 #include "opool.h"
+#include "opool_side.h"
 #include "counting.h"
 #include "helpers.h"
 #include "stream.h"
@@ -993,6 +994,197 @@ TEST(world_file_round_trip_missing_file_and_mismatch_are_told_apart) {
 }
 #endif
 
+/* ---- worlds with side tables --------------------------------------------- */
+
+#define NS 2 /* side tables in the standard world: names of pool 0's units, a set of pool 1's */
+
+static const opool_side_layout side_layouts[NS] = {{24, 8}, {0, 1}};
+
+/* The fixture's world and its tables, saved: *s. */
+static bool saved_world_with_sides(counting *c, opool_desc d[NP], stream *s) {
+    memset(c, 0, sizeof *c);
+    c->fail_from = c->fail_only = -1;
+    world_descs(d, c);
+    hooks_reset();
+    world w;
+    if (!world_make(&w, d)) return false;
+    opool_side *t[NS] = {NULL, NULL};
+    for (int k = 0; k < NS; k++)
+        if (opool_side_create(&t[k], side_layouts[k].value_size, side_layouts[k].value_align, 0))
+            return false;
+    for (uint32_t i = 0; i < opool_count(w.p[0]); i++) {
+        char *name = (char *)opool_side_put(t[0], opool_live_handle(w.p[0], i));
+        if (name) snprintf(name, 24, "unit %u", i);
+    }
+    for (uint32_t i = 0; i < opool_count(w.p[1]); i += 2)
+        (void)opool_side_put(t[1], opool_live_handle(w.p[1], i));
+    *s = stream_new();
+    CHECK_EQ_U64(
+        opool_save_world(cpools(w.p), NP, (const opool_side *const *)t, NS, stream_write, s),
+        OPOOL_OK);
+    for (int k = 0; k < NS; k++) opool_side_destroy(t[k]);
+    world_destroy(&w);
+    return true;
+}
+
+static opool_status load_world_from(opool **out, const opool_desc *d, opool_side **t,
+                                    const unsigned char *b, size_t size) {
+    stream s = stream_of(b, size);
+    return opool_load_world(out, d, NP, t, side_layouts, NS, stream_read, &s);
+}
+
+TEST(a_world_with_side_tables_round_trips_whole) {
+    counting c;
+    opool_desc d[NP];
+    stream s;
+    REQUIRE(saved_world_with_sides(&c, d, &s));
+    opool *out[NP];
+    opool_side *t[NS];
+    CHECK_EQ_U64(load_world_from(out, d, t, s.data, s.size), OPOOL_OK);
+    REQUIRE(!all_null(out, NP) && t[0] && t[1]);
+    CHECK_EQ_U64(opool_side_count(t[0]), opool_count(out[0]));
+    for (uint32_t i = 0; i < opool_count(out[0]); i++) {
+        char want[24];
+        snprintf(want, sizeof want, "unit %u", i);
+        const char *name = (const char *)opool_side_get(t[0], opool_live_handle(out[0], i));
+        CHECK(name && strcmp(name, want) == 0);
+    }
+    CHECK_EQ_U64(opool_side_count(t[1]), (opool_count(out[1]) + 1) / 2);
+    /* saved again: the same bytes */
+    stream again = stream_new();
+    CHECK_EQ_U64(
+        opool_save_world(cpools(out), NP, (const opool_side *const *)t, NS, stream_write, &again),
+        OPOOL_OK);
+    CHECK(again.size == s.size && memcmp(again.data, s.data, s.size) == 0);
+    /* the wrong number of tables, then none where some are saved */
+    opool *o2[NP];
+    opool_side *t2[NS];
+    stream in = stream_of(s.data, s.size);
+    CHECK_EQ_U64(opool_load_world(o2, d, NP, t2, side_layouts, 1, stream_read, &in), OPOOL_EINVAL);
+    CHECK(all_null(o2, NP) && t2[0] == NULL);
+    CHECK(strcmp(opool_last_load_error()->message,
+                 "opool: load of a world of 3 pools: side tables: the image has 2, the call 1") ==
+          0);
+    in = stream_of(s.data, s.size);
+    CHECK_EQ_U64(opool_load_many(o2, d, NP, stream_read, &in),
+                 OPOOL_ECORRUPT); /* not a pools' world */
+    /* a table whose layout is not the call's: the part is named */
+    opool_side_layout other[NS] = {{32, 8}, {0, 1}};
+    in = stream_of(s.data, s.size);
+    CHECK_EQ_U64(opool_load_world(o2, d, NP, t2, other, NS, stream_read, &in), OPOOL_EINVAL);
+    CHECK(all_null(o2, NP) && t2[0] == NULL && t2[1] == NULL);
+    CHECK(strncmp(opool_last_load_error()->message, "opool: load of side table 0 of 2: value_size",
+                  44) == 0);
+    CHECK_EQ_U64(opool_last_load_error()->pool, 0);
+    /* the arguments */
+    CHECK_EQ_U64(opool_save_world(cpools(out), NP, NULL, 1, stream_write, &again), OPOOL_EINVAL);
+    const opool_side *twice[2] = {t[0], t[0]};
+    CHECK_EQ_U64(opool_save_world(cpools(out), NP, twice, 2, stream_write, &again), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_load_world(NULL, d, NP, t2, side_layouts, NS, stream_read, &in),
+                 OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_load_world(o2, d, NP, NULL, side_layouts, NS, stream_read, &in),
+                 OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_load_world(o2, d, NP, t2, NULL, NS, stream_read, &in), OPOOL_EINVAL);
+    stream_free(&again);
+    for (int k = 0; k < NS; k++) opool_side_destroy(t[k]);
+    for (int i = 0; i < NP; i++) opool_destroy(out[i]);
+    CHECK_EQ_U64(c.blocks, 0);
+    stream_free(&s);
+}
+
+/* Loads the world with sides, CHECKs the status, and that nothing is held. */
+static void check_failed_world(const opool_desc *d, const unsigned char *b, size_t size,
+                               counting *c, opool_status want, int line) {
+    opool *out[NP];
+    opool_side *t[NS];
+    opool_status st = load_world_from(out, d, t, b, size);
+    bool ok = st == want && all_null(out, NP) && t[0] == NULL && t[1] == NULL && c->blocks == 0;
+    if (!ok) {
+        fprintf(stderr, "  (line %d: status %s, want %s; blocks %ld)\n", line, opool_status_str(st),
+                opool_status_str(want), c->blocks);
+        CHECK(ok);
+    }
+}
+
+TEST(every_truncation_flipped_bit_and_failed_allocation_of_a_world_with_sides_keeps_nothing) {
+    counting c;
+    opool_desc d[NP];
+    stream s;
+    REQUIRE(saved_world_with_sides(&c, d, &s));
+    for (size_t len = 0; len < s.size; len++)
+        check_failed_world(d, s.data, len, &c, OPOOL_ECORRUPT, __LINE__);
+    unsigned char *b = (unsigned char *)malloc(s.size);
+    REQUIRE(b);
+    for (size_t bit = 0; bit < s.size * 8; bit++) {
+        memcpy(b, s.data, s.size);
+        b[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+        /* the header's counts are the call's business: EINVAL */
+        bool count = bit / 8 >= 12 && bit / 8 < 20;
+        check_failed_world(d, b, s.size, &c, count ? OPOOL_EINVAL : OPOOL_ECORRUPT, __LINE__);
+    }
+    for (long n = 0; n < 1000; n++) { /* each pool allocation failing, from the n-th on */
+        c.calls = 0;
+        c.fail_from = n;
+        opool *out[NP];
+        opool_side *t[NS];
+        opool_status st = load_world_from(out, d, t, s.data, s.size);
+        c.fail_from = -1;
+        if (st == OPOOL_OK) {
+            for (int k = 0; k < NS; k++) opool_side_destroy(t[k]);
+            for (int i = 0; i < NP; i++) opool_destroy(out[i]);
+            CHECK(n > 6);
+            break;
+        }
+        CHECK_EQ_U64(st, OPOOL_ENOMEM);
+        CHECK(all_null(out, NP) && t[0] == NULL && t[1] == NULL);
+        CHECK_EQ_U64(c.blocks, 0);
+    }
+    free(b);
+    stream_free(&s);
+}
+
+#ifdef TEST_FILES
+TEST(a_world_with_side_tables_saves_to_a_file_atomically) {
+    char dir[64];
+    REQUIRE(temp_dir(dir, sizeof dir, "world-sides"));
+    char path[128];
+    snprintf(path, sizeof path, "%s/world.sav", dir);
+    counting c;
+    opool_desc d[NP];
+    stream s;
+    REQUIRE(saved_world_with_sides(&c, d, &s));
+    opool *out[NP];
+    opool_side *t[NS];
+    CHECK_EQ_U64(opool_load_world_file(out, d, NP, t, side_layouts, NS, path), OPOOL_ENOENT);
+    CHECK_EQ_U64(load_world_from(out, d, t, s.data, s.size), OPOOL_OK);
+    CHECK_EQ_U64(opool_save_world_file(cpools(out), NP, (const opool_side *const *)t, NS, path),
+                 OPOOL_OK);
+    for (int k = 0; k < NS; k++) opool_side_destroy(t[k]);
+    for (int i = 0; i < NP; i++) opool_destroy(out[i]);
+    CHECK_EQ_U64(opool_load_world_file(out, d, NP, t, side_layouts, NS, path), OPOOL_OK);
+    REQUIRE(t[0] != NULL);
+    stream again = stream_new();
+    CHECK_EQ_U64(
+        opool_save_world(cpools(out), NP, (const opool_side *const *)t, NS, stream_write, &again),
+        OPOOL_OK);
+    CHECK(again.size == s.size && memcmp(again.data, s.data, s.size) == 0);
+    for (int k = 0; k < NS; k++) opool_side_destroy(t[k]);
+    for (int i = 0; i < NP; i++) opool_destroy(out[i]);
+    FILE *f = fopen(path, "ab");
+    REQUIRE(f);
+    fputc(0, f);
+    fclose(f);
+    CHECK_EQ_U64(opool_load_world_file(out, d, NP, t, side_layouts, NS, path), OPOOL_ECORRUPT);
+    CHECK(strcmp(opool_last_load_error()->check, "trailing bytes") == 0);
+    CHECK(all_null(out, NP) && t[0] == NULL && t[1] == NULL);
+    CHECK_EQ_U64(opool_load_world_file(out, d, NP, t, side_layouts, NS, NULL), OPOOL_EINVAL);
+    CHECK_EQ_U64(temp_dir_files(dir, true), 1);
+    CHECK_EQ_U64(c.blocks, 0);
+    stream_free(&again);
+    stream_free(&s);
+}
+#endif
+
 /* ---- randomized: worlds against each pool's own image --------------------- */
 
 TEST(random_worlds_load_as_their_pools_save) {
@@ -1060,12 +1252,15 @@ int main(void) {
     RUN(a_pool_image_and_a_world_image_are_told_apart);
     RUN(each_load_check_reports_its_field_expected_and_found);
     RUN(world_load_errors_name_the_damaged_pool_or_none);
+    RUN(a_world_with_side_tables_round_trips_whole);
+    RUN(every_truncation_flipped_bit_and_failed_allocation_of_a_world_with_sides_keeps_nothing);
     RUN(a_single_pool_load_names_the_failed_check);
 #ifdef TEST_CAPTURE
     RUN(the_default_report_prints_the_line_on_stderr);
 #endif
 #ifdef TEST_FILES
     RUN(world_file_round_trip_missing_file_and_mismatch_are_told_apart);
+    RUN(a_world_with_side_tables_saves_to_a_file_atomically);
 #endif
     RUN(random_worlds_load_as_their_pools_save);
     return test_summary();

@@ -244,6 +244,12 @@ static void opool__put_field(char *buf, size_t size, size_t *at, const char *key
         OPOOL__PUT("%p", (void *)(uintptr_t)f->ptr);
     else if (OPOOL__IS("detail"))
         OPOOL__PUT("%s", f->detail ? f->detail : "");
+    else if (OPOOL__IS("held"))
+        OPOOL__PUT("%llu", (unsigned long long)f->held);
+    else if (OPOOL__IS("held_episodes"))
+        OPOOL__PUT("%llu", (unsigned long long)f->held_episodes);
+    else if (OPOOL__IS("quota"))
+        OPOOL__PUT("%d", OPOOL__QUOTA_LINES);
     else if (OPOOL__IS("high_water"))
         OPOOL__PUT("%llu", (unsigned long long)f->high_water);
     else if (OPOOL__IS("episodes"))
@@ -298,10 +304,9 @@ size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
     return opool__diag_text(buf, size, f, m->text);
 }
 
-size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const char *text) {
-    size_t zero = 0, *at = &zero;
-    buf[0] = '\0';
-    opool__put_prefix(buf, size, at, f);
+/* text at *at in buf, its placeholders filled in from f. */
+static void opool__put_text(char *buf, size_t size, size_t *at, const opool__finding *f,
+                            const char *text) {
     for (const char *t = text; *t;) {
         const char *open = strchr(t, '{');
         if (open == NULL) {
@@ -313,11 +318,17 @@ size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const c
         opool__put_field(buf, size, at, open + 1, (size_t)(close - open - 1), f);
         t = close + 1;
     }
+}
+
+size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const char *text) {
+    size_t zero = 0, *at = &zero;
+    buf[0] = '\0';
+    opool__put_prefix(buf, size, at, f);
+    opool__put_text(buf, size, at, f, text);
     if (f->held_suffix)
-        OPOOL__PUT(" [after %llu lines held back, %llu of them opening an episode: at most %d a "
-                   "second]",
-                   (unsigned long long)f->held, (unsigned long long)f->held_episodes,
-                   OPOOL__QUOTA_LINES);
+        opool__put_text(buf, size, at, f,
+                        " [after {held} lines held back, {held_episodes} of them opening an "
+                        "episode: at most {quota} a second]");
     OPOOL__PUT("\n");
     return *at;
 }

@@ -501,8 +501,9 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, s
 /* Run fini on every live object (last live-list entry first), then give back
  * every chunk and the pool's block (not an opool_create_in buffer).
  * NULL-safe; cannot fail. Every handle and pointer of the pool dies with it.
- * Objects still live are reported first, once: report(p, OPOOL_ELEAK, the
- * handle of the oldest live object, user), while the pool is still whole.
+ * Objects still live are reported first, once: report(p, OPOOL_ELEAK, a
+ * live object's handle (the oldest, under OPOOL_TRACK_SITES), user), while
+ * the pool is still whole.
  * The default prints their number and, under OPOOL_TRACK_SITES, where the
  * oldest four were allocated:
  *   opool: pool "ships" (0x...): leak: destroyed with 3 objects live; the

@@ -3436,11 +3436,11 @@ static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_
 
 /* The default report's ration of exhaustion lines, one per pool, concurrent
  * pool or heap (opool_diag.h: opool__quota_take). */
-typedef struct opool__quota {
-    OPOOL__ATOMIC(uint64_t) window;   /* when the current second began (opool__now_ns) */
-    OPOOL__ATOMIC(uint64_t) printed;  /* lines printed in it */
-    OPOOL__ATOMIC(uint64_t) held;     /* lines held back since the last printed */
-    OPOOL__ATOMIC(uint64_t) episodes; /* of those, the ones that opened an episode */
+typedef struct opool__quota {         /* 32-bit words: no stricter alignment for the pool (i386) */
+    OPOOL__ATOMIC(uint32_t) second;   /* the monotonic clock's second of the lines counted */
+    OPOOL__ATOMIC(uint32_t) printed;  /* lines printed in it */
+    OPOOL__ATOMIC(uint32_t) held;     /* lines held back since the last printed */
+    OPOOL__ATOMIC(uint32_t) episodes; /* of those, the ones that opened an episode */
 } opool__quota;
 
 /* Where and when slot i's object was allocated (OPOOL_TRACK_SITES): true of
@@ -5980,11 +5980,10 @@ size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const c
  * only rations lines; racing threads may print one line too many or too few
  * in a second, and each held line is counted once. */
 static bool opool__quota_take(opool__quota *q, bool opens, uint64_t *held, uint64_t *episodes) {
-    uint64_t now = opool__now_ns();
-    uint64_t start = atomic_load_explicit(&q->window, memory_order_relaxed);
-    if ((start == 0 || now - start >= 1000000000u) &&
-        atomic_compare_exchange_strong_explicit(&q->window, &start, now, memory_order_relaxed,
-                                                memory_order_relaxed))
+    uint32_t now = (uint32_t)(opool__now_ns() / 1000000000u) + 1; /* 0: none yet */
+    uint32_t second = atomic_load_explicit(&q->second, memory_order_relaxed);
+    if (second != now && atomic_compare_exchange_strong_explicit(
+                             &q->second, &second, now, memory_order_relaxed, memory_order_relaxed))
         atomic_store_explicit(&q->printed, 0, memory_order_relaxed); /* a new second */
     if (atomic_fetch_add_explicit(&q->printed, 1, memory_order_relaxed) >= OPOOL__QUOTA_LINES) {
         atomic_fetch_add_explicit(&q->held, 1, memory_order_relaxed);

@@ -48,11 +48,11 @@
 
 /* The default report's ration of exhaustion lines, one per pool, concurrent
  * pool or heap (opool_diag.h: opool__quota_take). */
-typedef struct opool__quota {
-    OPOOL__ATOMIC(uint64_t) window;   /* when the current second began (opool__now_ns) */
-    OPOOL__ATOMIC(uint64_t) printed;  /* lines printed in it */
-    OPOOL__ATOMIC(uint64_t) held;     /* lines held back since the last printed */
-    OPOOL__ATOMIC(uint64_t) episodes; /* of those, the ones that opened an episode */
+typedef struct opool__quota {         /* 32-bit words: no stricter alignment for the pool (i386) */
+    OPOOL__ATOMIC(uint32_t) second;   /* the monotonic clock's second of the lines counted */
+    OPOOL__ATOMIC(uint32_t) printed;  /* lines printed in it */
+    OPOOL__ATOMIC(uint32_t) held;     /* lines held back since the last printed */
+    OPOOL__ATOMIC(uint32_t) episodes; /* of those, the ones that opened an episode */
 } opool__quota;
 
 /* Where and when slot i's object was allocated (OPOOL_TRACK_SITES): true of

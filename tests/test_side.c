@@ -18,6 +18,10 @@ struct val { /* 24 bytes, alignment 8 */
     uint32_t c;
 };
 
+/* struct val's size and alignment: 24 and 8 on LP64, 20 and 4 on i386 */
+#define VS sizeof(struct val)
+#define VA alignof(struct val)
+
 static opool_side *table(uint32_t capacity) {
     opool_side *s = NULL;
     if (opool_side_create(&s, sizeof(struct val), alignof(struct val), capacity) != OPOOL_OK)
@@ -466,11 +470,11 @@ TEST(side_save_and_load_reject_null_arguments_and_a_short_write) {
     stream_free(&st);
     st = saved(s);
     opool_side *t = s;
-    CHECK_EQ_U64(opool_side_load(NULL, 24, 8, stream_read, &st), OPOOL_EINVAL);
-    CHECK_EQ_U64(opool_side_load(&t, 24, 8, NULL, &st), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_side_load(NULL, VS, VA, stream_read, &st), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_side_load(&t, VS, VA, NULL, &st), OPOOL_EINVAL);
     CHECK_EQ_PTR(t, NULL);
     t = s;
-    CHECK_EQ_U64(load_from(&t, 24, 3, st.data, st.size), OPOOL_EINVAL); /* not a power of 2 */
+    CHECK_EQ_U64(load_from(&t, VS, 3, st.data, st.size), OPOOL_EINVAL); /* not a power of 2 */
     CHECK_EQ_PTR(t, NULL);
     stream_free(&st);
     opool_side_destroy(s);
@@ -481,19 +485,23 @@ TEST(a_side_image_loaded_with_another_layout_is_einval_naming_it) {
     REQUIRE(s != NULL);
     stream st = saved(s);
     opool_side *t = s;
-    CHECK_EQ_U64(load_from(&t, 32, 8, st.data, st.size), OPOOL_EINVAL);
+    CHECK_EQ_U64(load_from(&t, VS + VA, VA, st.data, st.size), OPOOL_EINVAL);
     CHECK_EQ_PTR(t, NULL);
     const opool_load_error *r = opool_last_load_error();
     CHECK_EQ_U64(r->status, OPOOL_EINVAL);
     CHECK(strcmp(r->check, "value_size (rounded up to value_align)") == 0);
-    CHECK_EQ_U64(r->expected, 32);
-    CHECK_EQ_U64(r->found, 24);
-    CHECK(strcmp(r->message, "opool: load of a side table: value_size (rounded up to "
-                             "value_align): the image has 24, the call 32") == 0);
-    CHECK_EQ_U64(load_from(&t, 24, 16, st.data, st.size), OPOOL_EINVAL); /* stride 32 */
-    CHECK_EQ_U64(load_from(&t, 20, 8, st.data, st.size), OPOOL_OK);      /* stride 24 */
+    CHECK_EQ_U64(r->expected, VS + VA);
+    CHECK_EQ_U64(r->found, VS);
+    char want[160];
+    snprintf(want, sizeof want,
+             "opool: load of a side table: value_size (rounded up to value_align): the image has "
+             "%zu, the call %zu",
+             (size_t)VS, (size_t)(VS + VA));
+    CHECK(strcmp(r->message, want) == 0);
+    CHECK_EQ_U64(load_from(&t, VS, 2 * VA, st.data, st.size), OPOOL_EINVAL);  /* rounded up */
+    CHECK_EQ_U64(load_from(&t, VS - VA + 1, VA, st.data, st.size), OPOOL_OK); /* the same stride */
     opool_side_destroy(t);
-    CHECK_EQ_U64(load_from(&t, 24, 4, st.data, st.size), OPOOL_EINVAL);
+    CHECK_EQ_U64(load_from(&t, VS, VA / 2, st.data, st.size), OPOOL_EINVAL);
     CHECK(strcmp(opool_last_load_error()->check, "value_align") == 0);
     stream_free(&st);
     opool_side_destroy(s);
@@ -512,19 +520,19 @@ TEST(every_truncation_and_flipped_bit_of_a_side_image_is_corrupt) {
     stream st = saved(s);
     for (size_t n = 0; n < st.size; n++) {
         opool_side *t = s;
-        CHECK_EQ_U64(load_from(&t, 24, 8, st.data, n), OPOOL_ECORRUPT);
+        CHECK_EQ_U64(load_from(&t, VS, VA, st.data, n), OPOOL_ECORRUPT);
         CHECK_EQ_PTR(t, NULL);
         CHECK(strcmp(opool_last_load_error()->check, "truncated") == 0 ||
               (n < 8 && strcmp(opool_last_load_error()->check, "magic") == 0));
     }
-    REQUIRE(st.size >= 32 + 2 * 32 + 8); /* a header, two entries, the checksum */
+    REQUIRE(st.size >= 32 + 2 * (8 + VS) + 8); /* a header, two entries, the checksum */
     unsigned char *b = (unsigned char *)malloc(st.size);
     REQUIRE(b != NULL);
     for (size_t bit = 0; bit < st.size * 8; bit++) {
         memcpy(b, st.data, st.size);
         b[bit / 8] ^= (unsigned char)(1u << bit % 8);
         opool_side *t = s;
-        opool_status got = load_from(&t, 24, 8, b, st.size);
+        opool_status got = load_from(&t, VS, VA, b, st.size);
         if (got != OPOOL_ECORRUPT) fprintf(stderr, "  bit %zu: %d\n", bit, (int)got);
         CHECK_EQ_U64(got, OPOOL_ECORRUPT);
         CHECK_EQ_PTR(t, NULL);
@@ -534,13 +542,13 @@ TEST(every_truncation_and_flipped_bit_of_a_side_image_is_corrupt) {
     b[32 + 4] &= 0xFE; /* entry 0's generation, low byte */
     reseal(b, st.size);
     opool_side *t = s;
-    CHECK_EQ_U64(load_from(&t, 24, 8, b, st.size), OPOOL_ECORRUPT);
+    CHECK_EQ_U64(load_from(&t, VS, VA, b, st.size), OPOOL_ECORRUPT);
     CHECK(strcmp(opool_last_load_error()->check, "entries") == 0);
     CHECK_EQ_U64(opool_last_load_error()->found, 0);
     memcpy(b, st.data, st.size);
-    memcpy(b + 32 + 32, b + 32, 4); /* entry 1 at entry 0's index */
+    memcpy(b + 32 + 8 + VS, b + 32, 4); /* entry 1 at entry 0's index */
     reseal(b, st.size);
-    CHECK_EQ_U64(load_from(&t, 24, 8, b, st.size), OPOOL_ECORRUPT);
+    CHECK_EQ_U64(load_from(&t, VS, VA, b, st.size), OPOOL_ECORRUPT);
     CHECK_EQ_U64(opool_last_load_error()->found, 1);
     CHECK(strcmp(opool_last_load_error()->message,
                  "opool: load of a side table: entries: entry 1 has an even generation or the "
@@ -548,7 +556,7 @@ TEST(every_truncation_and_flipped_bit_of_a_side_image_is_corrupt) {
     /* a count the bytes cannot hold */
     memcpy(b, st.data, st.size);
     b[15] = 0xFF;
-    CHECK_EQ_U64(load_from(&t, 24, 8, b, st.size), OPOOL_ECORRUPT);
+    CHECK_EQ_U64(load_from(&t, VS, VA, b, st.size), OPOOL_ECORRUPT);
     free(b);
     stream_free(&st);
     opool_side_destroy(s);

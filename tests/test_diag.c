@@ -691,6 +691,7 @@ TEST(destroy_reports_the_objects_left_live_once_with_the_oldest_sites) {
     opool_destroy(p);
     capture_end(&c);
     CHECK_EQ_U64(x.reports, 1);
+    CHECK_EQ_U64(lines_of(c.text), 1);
     CHECK_EQ_U64(x.what, OPOOL_ELEAK);
     CHECK_EQ_U64(x.h.bits, h[1].bits); /* the oldest live object */
     char want[2048];

@@ -1196,6 +1196,24 @@ opool_status opool_save_world_file(const opool *const *pools, uint32_t n,
     return opool__save_file(&w, path);
 }
 
+/* path opened for reading; NULL, and e says why: no file there
+ * (OPOOL_ENOENT), or any other failure (OPOOL_EIO). */
+static FILE *opool__load_open(const char *path, opool__finding *e) {
+    errno = 0;
+    FILE *f = opool__file_open_read(path);
+    if (f == NULL) {
+        bool missing = false;
+#if defined(ENOENT)
+        missing = errno == ENOENT;
+#endif
+        if (missing)
+            opool__load_set(e, OPOOL_ENOENT, OPOOL__LOAD_NOFILE, NULL, 0, 0);
+        else
+            opool__load_set(e, OPOOL_EIO, OPOOL__LOAD_IO, NULL, 0, 0);
+    }
+    return f;
+}
+
 static opool_status opool__load_entry(opool **out, const opool_desc *descs, uint32_t n, bool world,
                                       opool_read_fn read, void *ctx, const char *path) {
     if (out == NULL) return OPOOL_EINVAL;
@@ -1209,15 +1227,9 @@ static opool_status opool__load_entry(opool **out, const opool_desc *descs, uint
     if (path == NULL) {
         st = opool__load_image(out, descs, n, world, read, ctx, false, &e);
     } else {
-        errno = 0;
-        FILE *f = opool__file_open_read(path);
+        FILE *f = opool__load_open(path, &e);
         if (f == NULL) {
-            bool missing = false;
-#if defined(ENOENT)
-            missing = errno == ENOENT;
-#endif
-            st = missing ? opool__load_set(&e, OPOOL_ENOENT, OPOOL__LOAD_NOFILE, NULL, 0, 0)
-                         : opool__load_set(&e, OPOOL_EIO, OPOOL__LOAD_IO, NULL, 0, 0);
+            st = e.what;
         } else {
             st = opool__load_image(out, descs, n, world, opool__file_read, f, true, &e);
             /* a read that failed looks like the end of the input to the
@@ -1270,15 +1282,9 @@ static opool_status opool__load_world_entry(opool **out, const opool_desc *descs
     if (path == NULL) {
         st = opool__load_world(out, descs, n, sides, layouts, m, read, ctx, &e);
     } else {
-        errno = 0;
-        FILE *f = opool__file_open_read(path);
+        FILE *f = opool__load_open(path, &e);
         if (f == NULL) {
-            bool missing = false;
-#if defined(ENOENT)
-            missing = errno == ENOENT;
-#endif
-            st = missing ? opool__load_set(&e, OPOOL_ENOENT, OPOOL__LOAD_NOFILE, NULL, 0, 0)
-                         : opool__load_set(&e, OPOOL_EIO, OPOOL__LOAD_IO, NULL, 0, 0);
+            st = e.what;
         } else {
             unsigned char extra;
             st = opool__load_world(out, descs, n, sides, layouts, m, opool__file_read, f, &e);

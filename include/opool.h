@@ -723,6 +723,22 @@ OPOOL_API const char *opool_alloc_site(const opool *p, opool_handle h);
  * writes the empty string and returns 0. O(1). Thread-safety: per pool. */
 OPOOL_API size_t opool_sizing_line(const opool *p, char *buf, size_t size);
 
+/* A picture of p as an SVG document, written through write(ctx, ...) in
+ * buffers of at most 4 KiB: every slot with a record as one cell, 64 to a
+ * row, chunk below chunk, coloured by its state: live (green), free (grey),
+ * retired by OPOOL_RETIRE_ON_WRAP (red), given back by opool_shrink (a
+ * dashed outline); chunks not grown are one line of text. A blue line joins
+ * the live list's objects in order from position 0 (ringed), the first
+ * 4096 of them: after churn it jumps about memory, after opool_sort it
+ * sweeps forward. A legend counts each state; each run of same-state cells
+ * has a title ("slots 64-70: free") that a browser shows on hover. The
+ * name's bytes outside printable ASCII are drawn as '?'. Does not change p.
+ * OPOOL_EINVAL: p or write NULL; OPOOL_EIO: write came up short (nothing is
+ * written after it). Reports nothing, allocates nothing. O(slots) time,
+ * about 100 bytes of output per run of same-state cells. Thread-safety: per
+ * pool. docs/DEBUGGING.md shows one. */
+OPOOL_API opool_status opool_draw_svg(const opool *p, opool_write_fn write, void *ctx);
+
 /* A short constant English description (listed at opool_status), "unknown
  * status" for any other value; never NULL. It reads right for every kind of
  * object (for a heap, OPOOL_ESTALE is a double free). O(1). Thread-safety:

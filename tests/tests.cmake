@@ -23,6 +23,21 @@ add_test(NAME derived_salt_is_the_same_run_after_run
 set_tests_properties(derived_salt_is_the_same_run_after_run PROPERTIES
     PASS_REGULAR_EXPRESSION "^92ca2f0f\r?\n3cd6e3f3\r?\n1b147dcd\r?\n$")
 
+# opool_draw_svg's pictures rendered by a real SVG renderer, whose image must have the size and
+# the colours the picture declares (tests/test_draw.c --render). Native builds with
+# rsvg-convert (librsvg2-bin) and pngtopnm (netpbm) found; .ci/run installs both.
+find_program(OPOOL_RSVG_EXE rsvg-convert)
+find_program(OPOOL_PNGTOPNM_EXE pngtopnm)
+if(NOT CMAKE_CROSSCOMPILING AND OPOOL_RSVG_EXE AND OPOOL_PNGTOPNM_EXE)
+    add_test(NAME draw_renders
+        COMMAND test_draw --render "${OPOOL_RSVG_EXE}" "${OPOOL_PNGTOPNM_EXE}" .
+        WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/test_draw")
+    set_tests_properties(draw_renders PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT})
+elseif(NOT CMAKE_CROSSCOMPILING)
+    message(STATUS "opool: rsvg-convert or pngtopnm not found: draw_renders not registered "
+                   "(apt-get install librsvg2-bin netpbm)")
+endif()
+
 # ---- test support: tests/support/*.c ------------------------------------------------------
 # Test-only code that needs the library's private records (the invariant checkers opool__check
 # and opool__mt_check, opool__mt_set_gen) lives in the static library opool_test_support

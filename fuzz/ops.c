@@ -33,6 +33,7 @@
 #include "support/opool_check.h"
 #include "../tests/loop_check.h"
 #include "../tests/model.h"
+#include "../tests/stream.h"
 
 #define STALE_RING 64
 #define MAX_REPORTS 16
@@ -566,6 +567,26 @@ static void op_sort(fz *f) {
     check_callbacks(f, false);
 }
 
+/* opool_draw_svg after a shrink (every slot state may be there): a whole
+ * document whose legend counts what the model holds. */
+static void check_picture(fz *f) {
+    model *m = &f->m;
+    stream s = stream_new();
+    FUZZ_CHECK_EQ(opool_draw_svg(f->p, stream_write, &s), OPOOL_OK);
+    FUZZ_CHECK(s.size > 7 && memcmp(s.data + s.size - 7, "</svg>\n", 7) == 0);
+    uint32_t back = 0;
+    for (uint32_t i = 0; i < m->nslots; i++) back += !m->retired[i] && !model_has_storage(m, i);
+    char want[96];
+    snprintf(want, sizeof want, ">live %u</text>", m->count);
+    stream_write(&s, "", 1);
+    FUZZ_CHECK(strstr((const char *)s.data, want) != NULL);
+    snprintf(want, sizeof want, ">retired %u</text>", m->retired_count);
+    FUZZ_CHECK(strstr((const char *)s.data, want) != NULL);
+    snprintf(want, sizeof want, ">given back %u</text>", back);
+    FUZZ_CHECK(strstr((const char *)s.data, want) != NULL);
+    stream_free(&s);
+}
+
 static void op_shrink(fz *f) {
     model *m = &f->m;
     begin(f, "shrink");
@@ -576,6 +597,7 @@ static void op_shrink(fz *f) {
     for (uint32_t c = 0; c < m->nchunks; c++)
         if (was[c] && !m->present[c])
             for (uint32_t i = m->lo[c]; i < m->hi[c]; i++) f->addr[i] = NULL; /* storage gone */
+    if (m->nslots <= 4096) check_picture(f);
 }
 
 /* A free inside the loop: the promise's bookkeeping, then the free on both. */
@@ -694,6 +716,8 @@ static void op_nulls(fz *f) {
     FUZZ_CHECK_EQ(opool_live_handle(NULL, 0).bits, 0);
     FUZZ_CHECK(opool_live_object(NULL, 0) == NULL);
     FUZZ_CHECK_EQ(opool_shrink(NULL), 0);
+    FUZZ_CHECK_EQ(opool_draw_svg(NULL, stream_write, NULL), OPOOL_EINVAL);
+    FUZZ_CHECK_EQ(opool_draw_svg(f->p, NULL, NULL), OPOOL_EINVAL);
     opool_clear(NULL);
     opool_sort(NULL);
     opool_destroy(NULL);

@@ -118,6 +118,7 @@
  *     uint32_t     P_shrink(P *p);
  *     void         P_get_stats(const P *p, opool_stats *out);
  *     void         P_stats(const P *p, opool_stats *out);  // old name of P_get_stats
+ *     opool_status P_draw_svg(const P *p, opool_write_fn write, void *ctx);
  *     opool       *P_raw(P *p);                      // the untyped pool, for any core call
  * Save and load (desc completed as for P_create, so the same desc that
  * created a pool loads it):
@@ -386,6 +387,9 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     /* the old name of P_get_stats, kept for the code that uses it */                              \
     OPOOL__TYPED_FN void name##_stats(const name *p, opool_stats *out) {                           \
         opool_get_stats(OPOOL__CRAW(p), out);                                                      \
+    }                                                                                              \
+    OPOOL__TYPED_FN opool_status name##_draw_svg(const name *p, opool_write_fn write, void *ctx) { \
+        return opool_draw_svg(OPOOL__CRAW(p), write, ctx);                                         \
     }
 
 #define OPOOL__TYPED_SAVE(name, T)                                                                 \

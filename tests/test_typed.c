@@ -549,6 +549,21 @@ static size_t mem_read(void *ctx, void *data, size_t size) {
     return n;
 }
 
+/* P_draw_svg draws the untyped pool's picture, byte for byte. */
+TEST(draw_svg_draws_the_raw_pools_picture) {
+    enemy_pool *p = enemies(8);
+    REQUIRE(p != NULL);
+    enemy_pool_handle h[3];
+    for (int i = 0; i < 3; i++) REQUIRE(enemy_pool_alloc(p, &h[i]) != NULL);
+    REQUIRE(enemy_pool_free(p, h[1]) == OPOOL_OK);
+    static membuf typed, raw;
+    CHECK_EQ_U64(enemy_pool_draw_svg(p, mem_write, &typed), OPOOL_OK);
+    CHECK_EQ_U64(opool_draw_svg(enemy_pool_raw(p), mem_write, &raw), OPOOL_OK);
+    CHECK(typed.size > 0 && typed.size == raw.size && memcmp(typed.data, raw.data, raw.size) == 0);
+    CHECK_EQ_U64(enemy_pool_draw_svg(NULL, mem_write, &typed), OPOOL_EINVAL);
+    enemy_pool_destroy(p);
+}
+
 TEST(save_and_load_restore_every_handle_and_object) {
     enemy_pool *p = enemies(8);
     REQUIRE(p != NULL);
@@ -724,6 +739,7 @@ int main(void) {
     RUN(iteration_visits_every_live_object_once_and_may_free_it);
     RUN(sort_puts_the_live_list_in_memory_order);
     RUN(shrink_gives_back_grown_storage);
+    RUN(draw_svg_draws_the_raw_pools_picture);
     RUN(save_and_load_restore_every_handle_and_object);
     RUN(save_file_and_load_file_round_trip);
     RUN(typed_and_untyped_pools_driven_identically_agree);

@@ -634,6 +634,17 @@ static size_t read_bytes(void *ctx, void *data, size_t n) {
     return k;
 }
 
+TEST(draw_svg_draws_the_c_pools_picture) {
+    opl::pool<point> p(opts(8));
+    for (int k = 0; k < 5; k++) p.emplace(point{(float)k, 0, {}});
+    bytes pic, raw;
+    CHECK(p.draw_svg(write_bytes, &pic) == OPOOL_OK);
+    CHECK(opool_draw_svg(p.c_pool(), write_bytes, &raw) == OPOOL_OK);
+    CHECK(!pic.v.empty() && pic.v == raw.v);
+    opl::pool<point> none = opl::pool<point>::load(opts(8), read_bytes, &raw); /* not an image */
+    CHECK(!none && none.draw_svg(write_bytes, &pic) == OPOOL_EINVAL);
+}
+
 TEST(a_truncated_or_corrupted_image_loads_no_pool) {
     opl::options o = opts(8);
     opl::pool<point> p(o);
@@ -822,6 +833,7 @@ int main() {
     RUN(a_side_value_whose_constructor_throws_leaves_no_entry);
 #endif
     RUN(a_pool_of_a_trivially_copyable_type_saves_and_loads);
+    RUN(draw_svg_draws_the_c_pools_picture);
     RUN(a_truncated_or_corrupted_image_loads_no_pool);
     RUN(an_mt_pool_constructs_and_destroys_through_every_path);
     RUN(emplace_wait_on_a_full_mt_pool_times_out_with_nothing_built);

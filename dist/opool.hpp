@@ -475,6 +475,11 @@ template <class T> class pool {
         return s;
     }
 
+    /* A picture of the pool as SVG; opool_draw_svg. */
+    opool_status draw_svg(opool_write_fn write, void *ctx) const noexcept {
+        return p_ ? opool_draw_svg(p_, write, ctx) : OPOOL_EINVAL;
+    }
+
     /* Reorder the live list by slot (memory order); opool_sort. */
     void sort() noexcept { opool_sort(p_); }
     /* Give back grown chunks holding no object; opool_shrink. No object ends. */

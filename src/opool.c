@@ -52,10 +52,14 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     g->stride = stride;
     g->align = align > OPOOL__LINE ? align : OPOOL__LINE;
 
-    /* every byte the pool could ever hold must be addressable */
-    size_t all_objects, first_objects, arrays, total;
+    /* every byte the pool could ever hold must be addressable: its objects
+     * and its slot arrays (12 bytes a slot: past SIZE_MAX on a 32-bit
+     * machine from 358M slots, which an id-only pool could ask for), so
+     * that no size computed from an index count below wraps */
+    size_t all_objects, all_arrays, first_objects, arrays, total;
     if (!opool__mul_ok(stride, maxcap, &all_objects)) return false;
-    (void)all_objects;
+    if (!opool__mul_ok(sizeof(opool__slot) + sizeof(uint32_t), maxcap, &all_arrays)) return false;
+    if (!opool__add_ok(all_objects, all_arrays, &total)) return false;
     first_objects = stride * g->first;
     arrays = opool__arrays_bytes(g->first);
     total = sizeof(struct opool) + arrays;

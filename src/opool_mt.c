@@ -114,10 +114,14 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     if (desc == NULL || !opool__mt_geometry_of(desc, &g)) return OPOOL_EINVAL;
     size_t stride = g.stride, chunk_align = g.align; /* the core's rules, one source */
     uint32_t cap = desc->capacity;
-    size_t arrays = (size_t)cap * (2 * sizeof(uint32_t) + sizeof(uint64_t)), objects, total;
-    if (!opool__mul_ok(stride, cap, &objects)) return OPOOL_EINVAL;
-    size_t at = (sizeof(opool_mt) + arrays + chunk_align - 1) & ~(chunk_align - 1);
-    if (at < sizeof(opool_mt) || !opool__add_ok(at, objects, &total)) return OPOOL_EINVAL;
+    /* 16 bytes of arrays a slot: past SIZE_MAX on a 32-bit machine from 268M */
+    size_t arrays, objects, at, total;
+    if (!opool__mul_ok(2 * sizeof(uint32_t) + sizeof(uint64_t), cap, &arrays) ||
+        !opool__mul_ok(stride, cap, &objects) || !opool__add_ok(sizeof(opool_mt), arrays, &at) ||
+        !opool__add_ok(at, chunk_align - 1, &at))
+        return OPOOL_EINVAL;
+    at &= ~(chunk_align - 1);
+    if (!opool__add_ok(at, objects, &total)) return OPOOL_EINVAL;
 
     opool_allocator mem = opool__allocator_of(desc);
     void *block = mem.alloc(mem.ctx, total, chunk_align);

@@ -324,6 +324,28 @@ TEST(create_rejects_overflowing_sizes) {
     CHECK_CREATE_REJECTS(&d);
 }
 
+/* 16 bytes of arrays a slot: 300M one-byte objects need over 5 GB, which a
+ * 32-bit machine cannot address (a wrapped size once asked it for 805 MB
+ * and wrote 5 GB into them). On 64 bits the request is for all of it:
+ * above the 1 GiB this allocator allows, so refused. */
+TEST(create_counts_the_slot_arrays_in_its_size) {
+    counting c;
+    opool_desc d = desc_of(1, 300000000u);
+    d.object_align = 1;
+    d.allocator = counting_allocator(&c);
+    c.max_request = (size_t)1 << 30;
+    opool_mt *p = NULL;
+    if (SIZE_MAX <= UINT32_MAX) {
+        CHECK_EQ_U64(opool_mt_create(&p, &d), OPOOL_EINVAL);
+        CHECK_EQ_U64(c.calls, 0);
+    } else {
+        CHECK_EQ_U64(opool_mt_create(&p, &d), OPOOL_ENOMEM);
+        CHECK_EQ_U64(c.failures, 1);
+    }
+    CHECK(p == NULL);
+    CHECK_EQ_U64(c.blocks, 0);
+}
+
 TEST(allocator_failure_gives_enomem_and_leaks_nothing) {
     counting c;
     opool_desc d = desc_of(16, 8);
@@ -2854,6 +2876,7 @@ int main(int argc, char **argv) {
     RUN(create_accepts_the_three_flags);
     RUN(create_rejects_allocator_with_only_one_function);
     RUN(create_rejects_overflowing_sizes);
+    RUN(create_counts_the_slot_arrays_in_its_size);
     RUN(allocator_failure_gives_enomem_and_leaks_nothing);
     RUN(custom_allocator_gets_every_byte_back);
     RUN(destroy_null_is_a_no_op);

@@ -1904,6 +1904,26 @@ TEST(create_rejects_overflowing_sizes) {
     CHECK_CREATE_REJECTS(&d);
 }
 
+/* The slot arrays count too: 12 bytes a slot, which an id-only pool (or a
+ * small object's) of 400M slots cannot address on a 32-bit machine (a
+ * wrapped size once gave a small block to 400M slot records). On 64 bits
+ * the same pools are valid and need at least their arrays. */
+TEST(create_rejects_slot_arrays_beyond_the_address_space) {
+    opool_desc fixed = desc_of(0, 400000000u), small = desc_of(4, 400000000u);
+    opool_desc grows = desc_of(0, 16);
+    grows.on_full = OPOOL_FULL_GROW;
+    grows.max_capacity = 400000000u;
+    if (SIZE_MAX <= UINT32_MAX) {
+        CHECK_CREATE_REJECTS(&fixed);
+        CHECK_CREATE_REJECTS(&small);
+        CHECK_CREATE_REJECTS(&grows);
+    } else {
+        CHECK((uint64_t)opool_required_bytes(&fixed) >= 12 * (uint64_t)400000000u);
+        CHECK((uint64_t)opool_required_bytes(&small) >= 16 * (uint64_t)400000000u);
+        CHECK(opool_required_bytes(&grows) > 0); /* the first chunk only */
+    }
+}
+
 TEST(required_bytes_covers_the_pool) {
     opool_desc d = desc_of(32, 100);
     size_t n = opool_required_bytes(&d);
@@ -2484,6 +2504,7 @@ int main(int argc, char **argv) {
     RUN(create_rejects_allocator_with_only_one_function);
     RUN(create_rejects_save_object_without_load_object);
     RUN(create_rejects_overflowing_sizes);
+    RUN(create_rejects_slot_arrays_beyond_the_address_space);
     RUN(required_bytes_covers_the_pool);
     RUN(create_in_makes_no_allocation);
     RUN(create_in_accepts_any_buffer_alignment);

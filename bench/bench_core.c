@@ -4,7 +4,7 @@
  * the workloads opool exists for.
  *
  * Usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]
- *                    [--only churn,lookup,filldrain,iter,particles,resident,side]
+ *                    [--only churn,lookup,filldrain,iter,particles,resident,side,frame]
  *                    [--layouts] [--no-peers]
  * Writes the table to stdout, progress to stderr, every sample to the CSV
  * (default bench/out/core.csv) and SVG charts next to it (see "charts").
@@ -78,6 +78,10 @@
  *               N/32, update every live particle (read and write), kill
  *               those whose life ends during the pass; ns per particle
  *               update. Adds "opool sorted/frame" (see "particles" below).
+ *   frame       plf::colony's "general use" at N = 10K and 1M (--quick 100K):
+ *               every frame updates every live object, then erases P% of
+ *               them at random and inserts as many (P = 1 and 10); ns per
+ *               object visited (see "frame" below).
  *   side get    N = 1K, 10K, 100K and 1M: a side table (opool_side.h) with a
  *               value (of the object size) for each of N live handles, put
  *               in a shuffled order; sum a + b of the value of
@@ -199,7 +203,7 @@ static bool wanted(const char *workload) { return bench_list_has(opt.only, workl
 #define FB(o) (((uint64_t *)(void *)(o))[1])
 
 /* Workload identifiers mixed into the seeds. */
-enum { W_CHURN = 1, W_LOOKUP, W_FILLDRAIN, W_ITER, W_PARTICLES, W_SIDE };
+enum { W_CHURN = 1, W_LOOKUP, W_FILLDRAIN, W_ITER, W_PARTICLES, W_SIDE, W_FRAME };
 
 /* ==== the ideal pools ===================================================== */
 
@@ -2226,6 +2230,185 @@ static void run_particles(uint32_t n) {
     free(st.mal);
 }
 
+/* ==== frame: plf::colony's "general use" ====================================
+ * A game's frame over a container of N objects: every frame visits every live
+ * object and updates it (b += 1, summing a + b), then changes P% of them:
+ * N * P / 100 times k = a random slot, erase handles[k], insert a new object
+ * (a = k, b = a tag), handles[k] = its handle (churn's step). Every subject
+ * holds the same objects with the same values at every point, whatever order
+ * it visits them in, so the sums agree. Each repetition goes on from the
+ * state the previous one left, so the free orders age as a game's do; about
+ * 4 million visits per timed sample (--quick: 1 million). ns per object
+ * visited, the changes included. How each subject visits:
+ *   ideal_gen   scans its N slots and skips even generations
+ *   opool       the documented loop, i = count..0 over the live list
+ *   opool sorted/frame  the same after an opool_sort at each frame's start
+ *   plf::colony range-for (its skipfield jumps erased runs)
+ *   slotmap, hop_slotmap, dense_slotmap  (Rust, bench/slotmap) values_mut() */
+
+enum { FR_IGEN, FR_OPOOL, FR_OPOOL_SORT, FR_COLONY, FR_COUNT };
+static const char *const fr_name[FR_COUNT] = {"ideal_gen", "opool", "opool sorted/frame",
+                                              "plf::colony"};
+
+typedef struct fr_state {
+    uint32_t n, pct, changes, frames;
+    igen_pool igen;
+    uint64_t *h_igen;
+    opool *op[2]; /* FR_OPOOL, FR_OPOOL_SORT */
+    opool_handle *h_op[2];
+#if BENCH_PEERS
+    bench_peer *colony;
+#endif
+} fr_state;
+
+static inline void fr_visit(char *o, uint64_t *sum) {
+    FB(o) += 1;
+    *sum += FA(o) + FB(o);
+}
+
+/* Each runs frames frames from seed; returns the sum, counts failures in *bad. */
+static BENCH_NOINLINE uint64_t frames_fr_igen(igen_pool *p, uint64_t *H, uint32_t n, uint64_t seed,
+                                              uint32_t frames, uint32_t changes, uint64_t tag,
+                                              uint64_t *bad) {
+    uint64_t s = 0;
+    for (uint32_t f = 0; f < frames; f++) {
+        for (uint32_t i = 0; i < p->cap; i++)
+            if (p->gen[i] & 1) fr_visit(p->obj + (size_t)i * p->stride, &s);
+        for (uint32_t j = 0; j < changes; j++) {
+            uint32_t k = bench_below(&seed, n);
+            *bad += !igen_free(p, H[k]);
+            char *o = igen_alloc(p, &H[k]);
+            if (o == NULL) return ++*bad, s;
+            FA(o) = k;
+            FB(o) = tag + (uint64_t)f * changes + j;
+        }
+    }
+    return s;
+}
+
+static BENCH_NOINLINE uint64_t frames_fr_opool(opool *p, opool_handle *H, uint32_t n, bool sort,
+                                               uint64_t seed, uint32_t frames, uint32_t changes,
+                                               uint64_t tag, uint64_t *bad) {
+    uint64_t s = 0;
+    for (uint32_t f = 0; f < frames; f++) {
+        if (sort) opool_sort(p);
+        for (uint32_t i = opool_count(p); i-- > 0;) fr_visit(opool_live_object(p, i), &s);
+        for (uint32_t j = 0; j < changes; j++) {
+            uint32_t k = bench_below(&seed, n);
+            *bad += opool_free(p, H[k]) != OPOOL_OK;
+            char *o = opool_alloc(p, &H[k]);
+            if (o == NULL) return ++*bad, s;
+            FA(o) = k;
+            FB(o) = tag + (uint64_t)f * changes + j;
+        }
+    }
+    return s;
+}
+
+/* Untimed: every handle reaches the object written for its slot. */
+static uint64_t fr_verify(const fr_state *st, int id) {
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < st->n; k++) {
+        const char *o = id == FR_IGEN ? igen_get(&st->igen, st->h_igen[k])
+#if BENCH_PEERS
+                        : id == FR_COLONY
+                            ? bench_peer_object(st->colony, k)
+#endif
+                            : opool_get(st->op[id - FR_OPOOL], st->h_op[id - FR_OPOOL][k]);
+        if (o == NULL || FA(o) != k)
+            fail("frame %s N=%u: handles[%u] does not reach its object", fr_name[id], st->n, k);
+        sum += bench_mix(FA(o), FB(o));
+    }
+    return sum;
+}
+
+static double frame_rep(void *ctx, int s, int rep, uint64_t *check) {
+    fr_state *st = ctx;
+    uint64_t seed = bench_seed(W_FRAME, st->n, rep, st->pct), tag = (uint64_t)(rep + 1) << 40;
+    uint64_t bad = 0, sum = 0;
+    uint64_t t0 = bench_now_ns();
+    switch (s) {
+    case FR_IGEN:
+        sum =
+            frames_fr_igen(&st->igen, st->h_igen, st->n, seed, st->frames, st->changes, tag, &bad);
+        break;
+    case FR_OPOOL:
+    case FR_OPOOL_SORT:
+        sum = frames_fr_opool(st->op[s - FR_OPOOL], st->h_op[s - FR_OPOOL], st->n,
+                              s == FR_OPOOL_SORT, seed, st->frames, st->changes, tag, &bad);
+        break;
+#if BENCH_PEERS
+    default:
+        sum = bench_peer_frames(st->colony, seed, st->frames, st->changes, tag, &bad);
+#endif
+    }
+    uint64_t t1 = bench_now_ns();
+    if (bad) fail("frame %s N=%u: %" PRIu64 " failed operations", fr_name[s], st->n, bad);
+    *check = sum + fr_verify(st, s);
+    return (double)(t1 - t0) / ((double)st->n * st->frames);
+}
+
+static void run_frame(uint32_t n, uint32_t pct) {
+    fr_state st;
+    memset(&st, 0, sizeof st);
+    st.n = n;
+    st.pct = pct;
+    st.changes = (uint32_t)((uint64_t)n * pct / 100);
+    st.frames = (opt.quick ? 1000000u : 4000000u) / n;
+    if (st.frames < 2) st.frames = 2;
+    int nsubj = FR_OPOOL_SORT + 1;
+    igen_init(&st.igen, n, opt.size);
+    st.h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
+    for (int v = 0; v < 2; v++) {
+        st.op[v] = make_opool(n);
+        st.h_op[v] = bench_xalloc((size_t)n * sizeof(opool_handle));
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        char *o = igen_alloc(&st.igen, &st.h_igen[k]);
+        FA(o) = k;
+        FB(o) = 0;
+        for (int v = 0; v < 2; v++) {
+            o = opool_alloc(st.op[v], &st.h_op[v][k]);
+            if (o == NULL) fail("opool_alloc failed while pre-filling %u objects", n);
+            FA(o) = k;
+            FB(o) = 0;
+        }
+    }
+#if BENCH_PEERS
+    if (peer_runs(S_COLONY, "frame")) {
+        st.colony = make_peer(S_COLONY, n);
+        if (bench_peer_fill(st.colony, 0) != 0) fail("plf::colony failed while pre-filling");
+        nsubj++;
+    }
+#endif
+    char wname[32];
+    snprintf(wname, sizeof wname, "frame %u%%", pct);
+    case_def c;
+    memset(&c, 0, sizeof c);
+    c.workload = wname;
+    c.n = n;
+    c.ops = (uint64_t)n * st.frames;
+    c.nsubj = nsubj;
+    c.ref1 = FR_IGEN;
+    c.ref2 = -1;
+    for (int j = 0; j < nsubj; j++) c.name[j] = fr_name[j];
+    c.note[FR_IGEN] = "per visit; slot scan of generations";
+    c.note[FR_OPOOL] = "per visit; live list i = count..0";
+    c.note[FR_OPOOL_SORT] = "per visit; the same + opool_sort per frame";
+    c.note[FR_COLONY] = "per visit; range-for";
+    run_case(&c, frame_rep, &st);
+
+    igen_fini(&st.igen);
+    free(st.h_igen);
+    for (int v = 0; v < 2; v++) {
+        opool_destroy(st.op[v]);
+        free(st.h_op[v]);
+    }
+#if BENCH_PEERS
+    if (st.colony) bench_peer_destroy(st.colony);
+#endif
+}
+
 /* ==== subjects in other processes ============================================
  * opool_bench runs the siblings beside it (bench_child.h): opool_bench_<malloc>
  * (this file built with BENCH_ALLOC, bench/bench.cmake), which runs its malloc
@@ -2382,19 +2565,20 @@ static void run_child(void) {
 /* ==== main ==================================================================== */
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]\n"
-               "                   [--only churn,lookup,filldrain,iter,resident,particles,side]\n"
-               "                   [--layouts] [--no-peers]\n"
-               "  --quick    every N at most 100K, fewer operations and repetitions\n"
-               "             (under 30 s, the other processes included)\n"
-               "  --size     one object size (default: 16, 64 and 256 in turn)\n"
-               "  --layouts  the layout experiment instead of the core comparison\n"
-               "  --no-peers do not run opool_bench_<mimalloc|jemalloc|tcmalloc|slotmap>\n"
-               "  --child    (used by opool_bench) the malloc subject only, rows to stdout;\n"
-               "             with --ns N,N,.. (churn/lookup's N points) and --filldrain-reps R\n"
-               "  --csv      CSV output (default bench/out/core.csv, or\n"
-               "             bench/out/layouts.csv with --layouts); the SVG charts\n"
-               "             go to the same directory\n");
+    fprintf(
+        f, "usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]\n"
+           "                   [--only churn,lookup,filldrain,iter,resident,particles,side,frame]\n"
+           "                   [--layouts] [--no-peers]\n"
+           "  --quick    every N at most 100K, fewer operations and repetitions\n"
+           "             (under 30 s, the other processes included)\n"
+           "  --size     one object size (default: 16, 64 and 256 in turn)\n"
+           "  --layouts  the layout experiment instead of the core comparison\n"
+           "  --no-peers do not run opool_bench_<mimalloc|jemalloc|tcmalloc|slotmap>\n"
+           "  --child    (used by opool_bench) the malloc subject only, rows to stdout;\n"
+           "             with --ns N,N,.. (churn/lookup's N points) and --filldrain-reps R\n"
+           "  --csv      CSV output (default bench/out/core.csv, or\n"
+           "             bench/out/layouts.csv with --layouts); the SVG charts\n"
+           "             go to the same directory\n");
 }
 
 static void parse_args(int argc, char **argv) {
@@ -2607,6 +2791,11 @@ int main(int argc, char **argv) {
             run_particles(10000);
             run_particles(100000);
         }
+        if (wanted("frame"))
+            for (uint32_t pct = 1; pct <= 10; pct += 9) {
+                run_frame(10000, pct);
+                run_frame(n_bulk(), pct);
+            }
         if (wanted("side"))
             for (int j = 0; j < n_cl(); j++) run_side(cl_n[j]);
         if (wanted("resident")) run_resident(n_bulk());
@@ -2638,6 +2827,8 @@ int main(int argc, char **argv) {
             "  column compares to the ideal_gen generation scan.\n"
             "particles: per frame spawn N/32, update every live particle, kill those whose\n"
             "  life ends (about N live); ns per particle update.\n"
+            "frame P%%: per frame visit and update every object (N live), then erase P%% at\n"
+            "  random and insert as many; ns per object visited, the changes included.\n"
             "resident: resident-set growth for N objects allocated and written, in a fresh\n"
             "  process per subject; BYTES per live object (the columns are not ns here).\n"
             "side get: a side table's value for handles[random k] (opool_side_get) against\n"

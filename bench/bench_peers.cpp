@@ -116,6 +116,13 @@ struct bench_peer {
     virtual u64 churn(u64 seed, u64 iters, u64 tag) = 0;
     virtual u64 lookup(u64 seed, u64 iters) const = 0;
     virtual bool iterate(u32 passes, u64 *sum) const = 0;
+    /* bench_peers.h's bench_peer_frames; the peers that cannot iterate are
+     * skipped before (bench_peer_skip) */
+    virtual u64 frames(u64 seed, u32 nframes, u32 changes, u64 tag, u64 *bad) {
+        (void)seed, (void)nframes, (void)changes, (void)tag;
+        ++*bad;
+        return 0;
+    }
     virtual bool count(u32 *live) const = 0;
     virtual const void *object_of(u32 k) const = 0;
 
@@ -290,6 +297,23 @@ template <class T> struct colony_peer final : bench_peer {
         *out = sum;
         return true;
     }
+    u64 frames(u64 seed, u32 nframes, u32 changes, u64 tag, u64 *) override {
+        const u32 n_ = n;
+        typename colony::iterator *H = h.data();
+        u64 sum = 0;
+        for (u32 f = 0; f < nframes; f++) {
+            for (T &o : c) {
+                o.w[1] += 1;
+                sum += o.w[0] + o.w[1];
+            }
+            for (u32 j = 0; j < changes; j++) {
+                u32 k = bench_below(&seed, n_);
+                c.erase(H[k]);
+                H[k] = c.emplace(u64{k}, tag + u64{f} * changes + j);
+            }
+        }
+        return sum;
+    }
     bool count(u32 *live) const override {
         *live = static_cast<u32>(c.size());
         return true;
@@ -422,9 +446,9 @@ const char *bench_peer_version(bench_peer_kind kind) {
 
 const char *bench_peer_skip(bench_peer_kind kind, const char *workload) {
     bool boost = kind == BENCH_PEER_BOOST_OBJECT_POOL || kind == BENCH_PEER_BOOST_POOL;
-    if (boost && std::strcmp(workload, "iter") == 0)
-        return "keeps no record of live objects: nothing to iterate";
-    if (kind == BENCH_PEER_OPL_POOL && std::strcmp(workload, "iter") == 0)
+    bool iterates = std::strcmp(workload, "iter") == 0 || std::strcmp(workload, "frame") == 0;
+    if (boost && iterates) return "keeps no record of live objects: nothing to iterate";
+    if (kind == BENCH_PEER_OPL_POOL && iterates)
         return "its range-for is the opool rows' backward loop over the same live list";
     if (kind == BENCH_PEER_BOOST_OBJECT_POOL && std::strcmp(workload, "filldrain") == 0)
         return "destroy() is ordered_free, O(free chunks) per call: a random drain of "
@@ -477,6 +501,11 @@ uint64_t bench_peer_churn(bench_peer *p, uint64_t seed, uint64_t iters, uint64_t
 
 uint64_t bench_peer_lookup(const bench_peer *p, uint64_t seed, uint64_t iters) {
     return p->lookup(seed, iters);
+}
+
+uint64_t bench_peer_frames(bench_peer *p, uint64_t seed, uint32_t frames, uint32_t changes,
+                           uint64_t tag, uint64_t *bad) {
+    return guarded("frame", [&] { return p->frames(seed, frames, changes, tag, bad); });
 }
 
 bool bench_peer_iterate(const bench_peer *p, uint32_t passes, uint64_t *sum) {

@@ -48,7 +48,7 @@ typedef struct bench_peer bench_peer;
  * NULL if that peer was not built (its header was not found). */
 const char *bench_peer_version(bench_peer_kind kind);
 
-/* NULL if the peer runs workload ("churn", "lookup", "filldrain", "iter" as
+/* NULL if the peer runs workload ("churn", "lookup", "filldrain", "iter", "frame" as
  * in bench_core.c's --only), else the one-line reason it does not. */
 const char *bench_peer_skip(bench_peer_kind kind, const char *workload);
 
@@ -82,6 +82,14 @@ uint64_t bench_peer_lookup(const bench_peer *p, uint64_t seed, uint64_t iters);
 /* passes times the sum of a over every live object, in the container's own
  * iteration order. false (and *sum untouched) if the peer cannot iterate. */
 bool bench_peer_iterate(const bench_peer *p, uint32_t passes, uint64_t *sum);
+
+/* bench_core.c's frame: frames times, visit every live object in the
+ * container's own order (b += 1, summing a + b), then changes times k =
+ * bench_below(&seed, n), erase handles[k], insert a = k, b = tag + frame *
+ * changes + j, handles[k] = the new handle. Returns the sum; adds failed
+ * operations to *bad. Only for the peers bench_peer_skip lets run "frame". */
+uint64_t bench_peer_frames(bench_peer *p, uint64_t seed, uint32_t frames, uint32_t changes,
+                           uint64_t tag, uint64_t *bad);
 
 /* *count = the live objects as the container counts them; false if it keeps
  * no count (the Boost pools). */

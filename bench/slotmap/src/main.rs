@@ -2,7 +2,7 @@
 //!
 //! Usage (opool_bench runs it): opool_bench_slotmap --child [--quick] [--size 16|64|256]
 //!                                                  [--reps N] [--filldrain-reps N] [--ns N,N,..]
-//!                                                  [--only churn,lookup,filldrain,iter]
+//!                                                  [--only churn,lookup,filldrain,iter,frame]
 //! --ns lists churn and lookup's live-object counts (default 1000,10000,100000,1000000) and
 //! --filldrain-reps fill+drain's repetitions (default: as bench_core.c's without --reps):
 //! opool_bench passes both, so that each row matches one of its own cases.
@@ -12,7 +12,9 @@
 //!                  list through the vacant slots, a 32-bit version per slot (odd = occupied).
 //!   dense_slotmap  slotmap::DenseSlotMap<DefaultKey, Obj>: the values and their keys in dense
 //!                  arrays (remove is a swap_remove), slots map a key to a position there.
-//! Both are created with_capacity(N), so neither grows inside a timed loop.
+//!   hop_slotmap    slotmap::HopSlotMap<DefaultKey, Obj>: SlotMap whose iteration hops over
+//!                  runs of vacant slots (frame only).
+//! Each is created with_capacity(N), so none grows inside a timed loop.
 //!
 //! The workloads are bench/bench_core.c's, operation for operation: the same splitmix64
 //! sequence (bench_util.h's bench_rng_next, bench_below, bench_seed, bench_shuffle, reproduced
@@ -26,7 +28,7 @@
 //!
 //! Output: bench/bench_child.h's protocol (INFO and ROW lines on stdout); progress on stderr.
 
-use slotmap::{DefaultKey, DenseSlotMap, Key, SlotMap};
+use slotmap::{DefaultKey, DenseSlotMap, HopSlotMap, Key, SlotMap};
 use std::mem::MaybeUninit;
 use std::process::exit;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -86,6 +88,7 @@ const W_CHURN: u32 = 1;
 const W_LOOKUP: u32 = 2;
 const W_FILLDRAIN: u32 = 3;
 const W_ITER: u32 = 4;
+const W_FRAME: u32 = 7;
 
 const MAX_REPS: usize = 64; // BENCH_MAX_REPS
 
@@ -116,6 +119,9 @@ trait Subject {
     fn get(&self, k: DefaultKey) -> Option<(u64, u64)>;
     /// Sum of a over the live objects, in the crate's iteration order.
     fn sum_a(&self) -> u64;
+    /// A frame's update of every live object, in the crate's iteration order (values_mut):
+    /// b += 1; the sum of a + b.
+    fn visit_all(&mut self) -> u64;
     fn len(&self) -> usize;
 }
 
@@ -145,6 +151,12 @@ impl<const PAD: usize> Subject for SlotMap<DefaultKey, Obj<PAD>> {
     }
     fn sum_a(&self) -> u64 {
         self.values().fold(0u64, |s, o| s.wrapping_add(o.a))
+    }
+    fn visit_all(&mut self) -> u64 {
+        self.values_mut().fold(0u64, |s, o| {
+            o.b = o.b.wrapping_add(1);
+            s.wrapping_add(o.a.wrapping_add(o.b))
+        })
     }
     fn len(&self) -> usize {
         SlotMap::len(self)
@@ -178,8 +190,52 @@ impl<const PAD: usize> Subject for DenseSlotMap<DefaultKey, Obj<PAD>> {
     fn sum_a(&self) -> u64 {
         self.values().fold(0u64, |s, o| s.wrapping_add(o.a))
     }
+    fn visit_all(&mut self) -> u64 {
+        self.values_mut().fold(0u64, |s, o| {
+            o.b = o.b.wrapping_add(1);
+            s.wrapping_add(o.a.wrapping_add(o.b))
+        })
+    }
     fn len(&self) -> usize {
         DenseSlotMap::len(self)
+    }
+}
+
+impl<const PAD: usize> Subject for HopSlotMap<DefaultKey, Obj<PAD>> {
+    const NAME: &'static str = "hop_slotmap";
+    fn with_capacity(n: usize) -> Self {
+        HopSlotMap::with_capacity(n)
+    }
+    #[inline(always)]
+    fn insert(&mut self, a: u64, b: u64) -> DefaultKey {
+        HopSlotMap::insert(
+            self,
+            Obj {
+                a,
+                b,
+                _pad: MaybeUninit::uninit(),
+            },
+        )
+    }
+    #[inline(always)]
+    fn remove(&mut self, k: DefaultKey) -> bool {
+        HopSlotMap::remove(self, k).is_some()
+    }
+    #[inline(always)]
+    fn get(&self, k: DefaultKey) -> Option<(u64, u64)> {
+        HopSlotMap::get(self, k).map(|o| (o.a, o.b))
+    }
+    fn sum_a(&self) -> u64 {
+        self.values().fold(0u64, |s, o| s.wrapping_add(o.a))
+    }
+    fn visit_all(&mut self) -> u64 {
+        self.values_mut().fold(0u64, |s, o| {
+            o.b = o.b.wrapping_add(1);
+            s.wrapping_add(o.a.wrapping_add(o.b))
+        })
+    }
+    fn len(&self) -> usize {
+        HopSlotMap::len(self)
     }
 }
 
@@ -245,6 +301,36 @@ fn iterate<M: Subject>(m: &M, passes: u32) -> u64 {
         sum = sum.wrapping_add(m.sum_a());
     }
     sum
+}
+
+/// bench_core.c's frames_fr_*: frames times, update every live object, then changes times
+/// erase handles[random k] and insert a = k, b = tag + frame * changes + j in its place.
+#[inline(never)]
+fn frames<M: Subject>(
+    m: &mut M,
+    h: &mut [DefaultKey],
+    seed: u64,
+    nframes: u32,
+    changes: u32,
+    tag: u64,
+) -> (u64, u64) {
+    let n = h.len() as u32;
+    let mut seed = seed;
+    let (mut sum, mut bad) = (0u64, 0u64);
+    for f in 0..nframes {
+        sum = sum.wrapping_add(m.visit_all());
+        for j in 0..changes {
+            let k = below(&mut seed, n) as usize;
+            // SAFETY: k < n = h.len()
+            let slot = unsafe { h.get_unchecked_mut(k) };
+            bad += !m.remove(*slot) as u64;
+            *slot = m.insert(
+                k as u64,
+                tag.wrapping_add(f as u64 * changes as u64 + j as u64),
+            );
+        }
+    }
+    (sum, bad)
 }
 
 // ==== one subject's state =========================================================
@@ -343,37 +429,41 @@ struct Bench {
 }
 
 impl Bench {
-    /// Runs the repetitions of one case for the two subjects (0 = slotmap, 1 = dense_slotmap),
-    /// starting from a different one each repetition; rep 0 is the discarded warm-up. f runs
-    /// one repetition of one subject: ns per op and the checksum.
+    /// Runs the repetitions of one case for its subjects (names[s]: 0 = slotmap, 1 =
+    /// dense_slotmap, 2 = hop_slotmap where the case has it), starting from a different one
+    /// each repetition; rep 0 is the discarded warm-up. f runs one repetition of one subject:
+    /// ns per op and the checksum.
     fn run_case(
         &mut self,
         workload: &str,
         n: u32,
         reps: i32,
         ops: u64,
-        notes: [&'static str; 2],
-        names: [&'static str; 2],
+        notes: &[&'static str],
+        names: &[&'static str],
         f: &mut dyn FnMut(usize, i32) -> (f64, u64),
     ) {
         let t0 = Instant::now();
-        let mut ns = [Vec::new(), Vec::new()];
-        let mut sums = [0u64; 2];
+        let k = names.len();
+        let mut ns = vec![Vec::new(); k];
+        let mut sums = vec![0u64; k];
         for rep in 0..=reps {
-            let mut r = [(0.0, 0u64); 2];
-            for j in 0..2usize {
-                let s = (j + rep as usize) % 2;
+            let mut r = vec![(0.0, 0u64); k];
+            for j in 0..k {
+                let s = (j + rep as usize) % k;
                 r[s] = f(s, rep);
             }
-            if r[0].1 != r[1].1 {
-                fail(&format!(
-                    "{} N={} repetition {}: checksum of {} is {:016x}, {} has {:016x}",
-                    workload, n, rep, names[1], r[1].1, names[0], r[0].1
-                ));
+            for s in 1..k {
+                if r[s].1 != r[0].1 {
+                    fail(&format!(
+                        "{} N={} repetition {}: checksum of {} is {:016x}, {} has {:016x}",
+                        workload, n, rep, names[s], r[s].1, names[0], r[0].1
+                    ));
+                }
             }
             sink(r[0].1);
             if rep > 0 {
-                for s in 0..2 {
+                for s in 0..k {
                     ns[s].push(r[s].0);
                     sums[s] = sums[s].wrapping_add(r[s].1);
                 }
@@ -500,8 +590,8 @@ fn churn_lookup<const P: usize>(b: &mut Bench, n: u32, do_churn: bool, do_lookup
             n,
             reps,
             churn_iters,
-            ["remove(key) + insert(obj)", "remove (swap_remove) + insert"],
-            names,
+            &["remove(key) + insert(obj)", "remove (swap_remove) + insert"],
+            &names,
             &mut |s, rep| {
                 if s == 0 {
                     churn_rep(&mut s0, rep, churn_iters, churn_warm)
@@ -520,8 +610,8 @@ fn churn_lookup<const P: usize>(b: &mut Bench, n: u32, do_churn: bool, do_lookup
             n,
             reps,
             lookup_iters,
-            ["validated (get)", "validated (get), slot -> dense index"],
-            names,
+            &["validated (get)", "validated (get), slot -> dense index"],
+            &names,
             &mut |s, rep| {
                 if s == 0 {
                     lookup_rep(&s0, rep, lookup_iters, lookup_warm)
@@ -594,8 +684,8 @@ fn filldrain<const P: usize>(b: &mut Bench, n: u32) {
         n,
         reps,
         n as u64,
-        [note, note],
-        [Sm::<P>::NAME, Dsm::<P>::NAME],
+        &[note, note],
+        &[Sm::<P>::NAME, Dsm::<P>::NAME],
         &mut |s, rep| {
             if perm_rep != rep {
                 shuffle(&mut perm, seed(W_FILLDRAIN, n, rep, 0));
@@ -651,17 +741,66 @@ fn iter<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
         n,
         reps,
         live as u64 * passes as u64,
-        [
+        &[
             "per live obj; values(): every slot visited",
             "per live obj; values(): dense array",
         ],
-        [Sm::<P>::NAME, Dsm::<P>::NAME],
+        &[Sm::<P>::NAME, Dsm::<P>::NAME],
         &mut |s, _rep| {
             if s == 0 {
                 iter_rep(&s0, passes, live)
             } else {
                 iter_rep(&s1, passes, live)
             }
+        },
+    );
+}
+
+/// One frame repetition (bench_core.c's frame_rep): ns per object visited, and the checksum.
+fn frame_rep<M: Subject>(st: &mut State<M>, rep: i32, pct: u32, nframes: u32) -> (f64, u64) {
+    let n = st.h.len() as u32;
+    let changes = (n as u64 * pct as u64 / 100) as u32;
+    let tag = ((rep + 1) as u64) << 40;
+    let t0 = Instant::now();
+    let (sum, bad) = frames(
+        &mut st.m,
+        &mut st.h,
+        seed(W_FRAME, n, rep, pct),
+        nframes,
+        changes,
+        tag,
+    );
+    let ns = ns_per(t0, n as u64 * nframes as u64);
+    if bad != 0 {
+        fail(&format!("frame {} N={}: {} failed removes", M::NAME, n, bad));
+    }
+    (ns, sum.wrapping_add(st.verify("frame")))
+}
+
+/// bench_core.c's run_frame: N objects, each repetition going on from the last one's state.
+fn frame<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
+    let visits: u32 = if b.opt.quick { 1000000 } else { 4000000 };
+    let nframes = (visits / n).max(2);
+    let mut s0 = State::<Sm<P>>::filled(n);
+    let mut s1 = State::<Dsm<P>>::filled(n);
+    let mut s2 = State::<HopSlotMap<DefaultKey, Obj<P>>>::filled(n);
+    let name = format!("frame {}%", pct);
+    let reps = b.opt.reps;
+    b.run_case(
+        &name,
+        n,
+        reps,
+        n as u64 * nframes as u64,
+        &[
+            "per visit; values_mut(): every slot",
+            "per visit; values_mut(): dense array",
+            "per visit; values_mut(): hops free runs",
+        ],
+        &[Sm::<P>::NAME, Dsm::<P>::NAME, "hop_slotmap"],
+        &mut |s, rep| match s {
+            0 => frame_rep(&mut s0, rep, pct, nframes),
+            1 => frame_rep(&mut s1, rep, pct, nframes),
+            _ => frame_rep(&mut s2, rep, pct, nframes),
         },
     );
 }
@@ -691,6 +830,12 @@ fn run_all<const P: usize>(b: &mut Bench) {
         iter::<P>(b, big, 50);
         iter::<P>(b, big, 100);
     }
+    if b.opt.wanted("frame") {
+        for pct in [1u32, 10] {
+            frame::<P>(b, 10000, pct);
+            frame::<P>(b, big, pct);
+        }
+    }
 }
 
 // ==== main =========================================================================
@@ -699,7 +844,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: opool_bench_slotmap --child [--quick] [--size 16|64|256] [--reps N]\n\
          \x20                          [--filldrain-reps N] [--ns N,N,..]\n\
-         \x20                          [--only churn,lookup,filldrain,iter]\n\
+         \x20                          [--only churn,lookup,filldrain,iter,frame]\n\
          Run by opool_bench, which merges these rows into its table (bench/bench_child.h)."
     );
     exit(2);

@@ -41,7 +41,8 @@
 #                      (build/bench/opool_bench_<x>):
 #                      mimalloc, jemalloc, tcmalloc (bench_core.c linked with each; skipped
 #                      with a note if the library was not found) and slotmap (Rust's slotmap
-#                      crate, bench/slotmap; needs cargo and librust-slotmap-dev). Their
+#                      and slab crates, bench/slotmap; needs cargo, librust-slotmap-dev and
+#                      librust-slab-dev). Their
 #                      ratios are to opool_bench's reference medians of the same run; their
 #                      checksums must match its subjects'. BENCH_ARGS=--no-peers: no siblings
 #   make bench-quick   the same with --quick: every N at most 100K, fewer repetitions (under
@@ -434,10 +435,10 @@ bench-quick: bench-build
 # The peers, as Debian packages (the one list: .ci/run calls this target). In-process in
 # opool_bench (bench/bench_peers.cpp): Boost.Pool (libboost-dev) and plf::colony
 # (libplf-colony-dev). Allocator builds: mimalloc, jemalloc, tcmalloc (libgoogle-perftools-dev).
-# The Rust peer: cargo and the slotmap crate's Debian source (librust-slotmap-dev). bench_mt's
+# The Rust peers: cargo and the slotmap and slab crates' Debian sources. bench_mt's
 # DPDK rte_mempool (libdpdk-dev) and Concurrency Kit stack (libck-dev).
 BENCH_DEPS := libboost-dev libplf-colony-dev libmimalloc-dev libjemalloc-dev \
-              libgoogle-perftools-dev cargo librust-slotmap-dev libdpdk-dev libck-dev
+              libgoogle-perftools-dev cargo librust-slotmap-dev librust-slab-dev libdpdk-dev libck-dev
 bench-deps:
 	@$(call need,apt-get,bench-deps installs Debian packages); \
 	missing=(); \

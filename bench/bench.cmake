@@ -16,8 +16,9 @@
 #    A library (or its header) that is not found skips its programs, with a one-line note
 #    here; the benchmark then notes the missing program in its output.
 #
-# 2. Rust's slotmap crate (SlotMap, DenseSlotMap): bench/slotmap, a Cargo project built offline
-#    against Debian's librust-slotmap-dev (bench/slotmap/.cargo/config.toml), into
+# 2. Rust's slotmap crate (SlotMap, DenseSlotMap, HopSlotMap) and slab: bench/slotmap, a Cargo
+#    project built offline against Debian's librust-slotmap-dev and librust-slab-dev
+#    (bench/slotmap/.cargo/config.toml), into
 #    opool_bench_slotmap beside opool_bench; cargo's target directory is <build>/cargo.
 #    No cargo, or no crate sources there: a one-line note, and opool_bench notes the missing
 #    program.
@@ -134,9 +135,10 @@ if(TARGET opool_bench)
     find_program(OPOOL_CARGO cargo)
     # the directory source of bench/slotmap/.cargo/config.toml
     file(GLOB _bench_slotmap_src "/usr/share/cargo/registry/slotmap-1.*")
-    if(OPOOL_CARGO AND NOT _bench_slotmap_src)
-        message(STATUS "opool: opool_bench_slotmap skipped: no slotmap crate in "
-                       "/usr/share/cargo/registry (Debian: librust-slotmap-dev)")
+    file(GLOB _bench_slab_src "/usr/share/cargo/registry/slab-0.4.*")
+    if(OPOOL_CARGO AND NOT (_bench_slotmap_src AND _bench_slab_src))
+        message(STATUS "opool: opool_bench_slotmap skipped: no slotmap or slab crate in "
+                       "/usr/share/cargo/registry (Debian: librust-slotmap-dev, librust-slab-dev)")
     elseif(OPOOL_CARGO)
         set(_bench_cargo_dir "${PROJECT_BINARY_DIR}/cargo")
         # Always run: cargo itself knows whether anything changed (a no-op build takes ~0.1 s).

@@ -14,6 +14,8 @@
 //!                  arrays (remove is a swap_remove), slots map a key to a position there.
 //!   hop_slotmap    slotmap::HopSlotMap<DefaultKey, Obj>: SlotMap whose iteration hops over
 //!                  runs of vacant slots (frame only).
+//!   slab           slab::Slab<Obj>: a vector of entries with a free list; keys are plain
+//!                  indices, unversioned (frame only).
 //! Each is created with_capacity(N), so none grows inside a timed loop.
 //!
 //! The workloads are bench/bench_core.c's, operation for operation: the same splitmix64
@@ -28,6 +30,7 @@
 //!
 //! Output: bench/bench_child.h's protocol (INFO and ROW lines on stdout); progress on stderr.
 
+use slab::Slab;
 use slotmap::{DefaultKey, DenseSlotMap, HopSlotMap, Key, SlotMap};
 use std::mem::MaybeUninit;
 use std::process::exit;
@@ -331,6 +334,55 @@ fn frames<M: Subject>(
         }
     }
     (sum, bad)
+}
+
+/// frames() for slab::Slab, whose keys are plain indices (usize, no version: a stale key
+/// reaches whatever occupies its slot now, like a pointer): frame only.
+#[inline(never)]
+fn frames_slab<const P: usize>(
+    m: &mut Slab<Obj<P>>,
+    h: &mut [usize],
+    seed: u64,
+    nframes: u32,
+    changes: u32,
+    tag: u64,
+) -> (u64, u64) {
+    let n = h.len() as u32;
+    let mut seed = seed;
+    let (mut sum, mut bad) = (0u64, 0u64);
+    for f in 0..nframes {
+        for (_, o) in m.iter_mut() {
+            o.b = o.b.wrapping_add(1);
+            sum = sum.wrapping_add(o.a.wrapping_add(o.b));
+        }
+        for j in 0..changes {
+            let k = below(&mut seed, n) as usize;
+            // SAFETY: k < n = h.len()
+            let slot = unsafe { h.get_unchecked_mut(k) };
+            bad += m.try_remove(*slot).is_none() as u64;
+            *slot = m.insert(Obj {
+                a: k as u64,
+                b: tag.wrapping_add(f as u64 * changes as u64 + j as u64),
+                _pad: MaybeUninit::uninit(),
+            });
+        }
+    }
+    (sum, bad)
+}
+
+/// A slab with N objects, h[k]'s with a = k and b = 0.
+fn slab_filled<const P: usize>(n: u32) -> (Slab<Obj<P>>, Vec<usize>) {
+    let mut m = Slab::with_capacity(n as usize);
+    let h = (0..n)
+        .map(|k| {
+            m.insert(Obj {
+                a: k as u64,
+                b: 0,
+                _pad: MaybeUninit::uninit(),
+            })
+        })
+        .collect();
+    (m, h)
 }
 
 // ==== one subject's state =========================================================
@@ -777,6 +829,38 @@ fn frame_rep<M: Subject>(st: &mut State<M>, rep: i32, pct: u32, nframes: u32) ->
     (ns, sum.wrapping_add(st.verify("frame")))
 }
 
+fn frame_rep_slab<const P: usize>(
+    m: &mut Slab<Obj<P>>,
+    h: &mut [usize],
+    rep: i32,
+    pct: u32,
+    nframes: u32,
+) -> (f64, u64) {
+    let n = h.len() as u32;
+    let changes = (n as u64 * pct as u64 / 100) as u32;
+    let t0 = Instant::now();
+    let (sum, bad) = frames_slab(
+        m,
+        h,
+        seed(W_FRAME, n, rep, pct),
+        nframes,
+        changes,
+        ((rep + 1) as u64) << 40,
+    );
+    let ns = ns_per(t0, n as u64 * nframes as u64);
+    if bad != 0 {
+        fail(&format!("frame slab N={}: {} failed removes", n, bad));
+    }
+    let mut check = 0u64;
+    for (k, &key) in h.iter().enumerate() {
+        match m.get(key) {
+            Some(o) if o.a == k as u64 => check = check.wrapping_add(mix(o.a, o.b)),
+            _ => fail(&format!("frame slab N={}: h[{}] does not reach its object", n, k)),
+        }
+    }
+    (ns, sum.wrapping_add(check))
+}
+
 /// bench_core.c's run_frame: N objects, each repetition going on from the last one's state.
 fn frame<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
     let visits: u32 = if b.opt.quick { 1000000 } else { 4000000 };
@@ -784,6 +868,7 @@ fn frame<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
     let mut s0 = State::<Sm<P>>::filled(n);
     let mut s1 = State::<Dsm<P>>::filled(n);
     let mut s2 = State::<HopSlotMap<DefaultKey, Obj<P>>>::filled(n);
+    let (mut slab, mut slab_h) = slab_filled::<P>(n);
     let name = format!("frame {}%", pct);
     let reps = b.opt.reps;
     b.run_case(
@@ -795,12 +880,14 @@ fn frame<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
             "per visit; values_mut(): every slot",
             "per visit; values_mut(): dense array",
             "per visit; values_mut(): hops free runs",
+            "per visit; iter_mut(); keys unversioned",
         ],
-        &[Sm::<P>::NAME, Dsm::<P>::NAME, "hop_slotmap"],
+        &[Sm::<P>::NAME, Dsm::<P>::NAME, "hop_slotmap", "slab"],
         &mut |s, rep| match s {
             0 => frame_rep(&mut s0, rep, pct, nframes),
             1 => frame_rep(&mut s1, rep, pct, nframes),
-            _ => frame_rep(&mut s2, rep, pct, nframes),
+            2 => frame_rep(&mut s2, rep, pct, nframes),
+            _ => frame_rep_slab(&mut slab, &mut slab_h, rep, pct, nframes),
         },
     );
 }

@@ -4,7 +4,7 @@
  * the workloads opool exists for.
  *
  * Usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]
- *                    [--only churn,lookup,filldrain,iter,particles,resident,side,frame]
+ *                    [--only churn,lookup,filldrain,iter,particles,resident,side,arena,frame]
  *                    [--layouts] [--no-peers]
  * Writes the table to stdout, progress to stderr, every sample to the CSV
  * (default bench/out/core.csv) and SVG charts next to it (see "charts").
@@ -78,6 +78,9 @@
  *               N/32, update every live particle (read and write), kill
  *               those whose life ends during the pass; ns per particle
  *               update. Adds "opool sorted/frame" (see "particles" below).
+ *   arena       generational_arena_bench's operations at N = 10K: insert
+ *               into a fresh container (its creation included), get, remove,
+ *               insert into the used container; ns per operation (see "arena").
  *   frame       plf::colony's "general use" at N = 10K and 1M (--quick 100K):
  *               every frame updates every live object, then erases P% of
  *               them at random and inserts as many (P = 1 and 10); ns per
@@ -203,7 +206,7 @@ static bool wanted(const char *workload) { return bench_list_has(opt.only, workl
 #define FB(o) (((uint64_t *)(void *)(o))[1])
 
 /* Workload identifiers mixed into the seeds. */
-enum { W_CHURN = 1, W_LOOKUP, W_FILLDRAIN, W_ITER, W_PARTICLES, W_SIDE, W_FRAME };
+enum { W_CHURN = 1, W_LOOKUP, W_FILLDRAIN, W_ITER, W_PARTICLES, W_SIDE, W_FRAME, W_ARENA };
 
 /* ==== the ideal pools ===================================================== */
 
@@ -2409,6 +2412,133 @@ static void run_frame(uint32_t n, uint32_t pct) {
 #endif
 }
 
+/* ==== arena: generational_arena_bench's operations ========================
+ * mooman219's generational_arena_bench on N = 10,000 objects. One round:
+ * create a container for N, insert N objects (a = k, b = a tag), get each in
+ * k order (summing a + b), remove each in k order, insert N again into the
+ * used container (b = tag + 1), then destroy it (untimed). Each phase is a
+ * case: "arena insert" (the creation included: a fresh container), "arena
+ * get", "arena remove", "arena insert used"; ns per operation, 200 rounds
+ * per sample (--quick 50). Subjects: ideal_gen, opool, and Rust's SlotMap,
+ * DenseSlotMap, HopSlotMap and slab (bench/slotmap). */
+
+enum { AR_INSERT, AR_GET, AR_REMOVE, AR_REUSE, AR_PHASES };
+static const char *const ar_case[AR_PHASES] = {"arena insert", "arena get", "arena remove",
+                                               "arena insert used"};
+enum { AR_IGEN, AR_OPOOL, AR_COUNT };
+
+typedef struct ar_state {
+    uint32_t n, rounds;
+    int phase;
+    uint64_t *h_igen;
+    opool_handle *h_op;
+} ar_state;
+
+/* One round of each subject: adds each phase's nanoseconds to ns[]; returns
+ * the gets' sum plus the final objects' (a, b), which every subject shares. */
+static BENCH_NOINLINE uint64_t arena_igen(uint32_t n, uint64_t *H, uint64_t tag, uint64_t *ns) {
+    igen_pool p;
+    uint64_t sum = 0, bad = 0, t0 = bench_now_ns();
+    igen_init(&p, n, opt.size);
+    for (uint32_t k = 0; k < n; k++) {
+        char *o = igen_alloc(&p, &H[k]);
+        FA(o) = k;
+        FB(o) = tag;
+    }
+    uint64_t t1 = bench_now_ns();
+    for (uint32_t k = 0; k < n; k++) {
+        const char *o = igen_get(&p, H[k]);
+        sum += FA(o) + FB(o);
+    }
+    uint64_t t2 = bench_now_ns();
+    for (uint32_t k = 0; k < n; k++) bad += !igen_free(&p, H[k]);
+    uint64_t t3 = bench_now_ns();
+    for (uint32_t k = 0; k < n; k++) {
+        char *o = igen_alloc(&p, &H[k]);
+        FA(o) = k;
+        FB(o) = tag + 1;
+    }
+    uint64_t t4 = bench_now_ns();
+    for (uint32_t k = 0; k < n; k++) sum += bench_mix(FA(igen_get(&p, H[k])), k);
+    igen_fini(&p);
+    ns[AR_INSERT] += t1 - t0, ns[AR_GET] += t2 - t1, ns[AR_REMOVE] += t3 - t2;
+    ns[AR_REUSE] += t4 - t3;
+    return bad ? 0 : sum;
+}
+
+static BENCH_NOINLINE uint64_t arena_opool(uint32_t n, opool_handle *H, uint64_t tag,
+                                           uint64_t *ns) {
+    uint64_t sum = 0, bad = 0, t0 = bench_now_ns();
+    opool *p = make_opool(n);
+    for (uint32_t k = 0; k < n; k++) {
+        char *o = opool_alloc(p, &H[k]);
+        FA(o) = k;
+        FB(o) = tag;
+    }
+    uint64_t t1 = bench_now_ns();
+    for (uint32_t k = 0; k < n; k++) {
+        const char *o = opool_get(p, H[k]);
+        sum += FA(o) + FB(o);
+    }
+    uint64_t t2 = bench_now_ns();
+    for (uint32_t k = 0; k < n; k++) bad += opool_free(p, H[k]) != OPOOL_OK;
+    uint64_t t3 = bench_now_ns();
+    for (uint32_t k = 0; k < n; k++) {
+        char *o = opool_alloc(p, &H[k]);
+        FA(o) = k;
+        FB(o) = tag + 1;
+    }
+    uint64_t t4 = bench_now_ns();
+    for (uint32_t k = 0; k < n; k++) sum += bench_mix(FA(opool_get(p, H[k])), k);
+    opool_clear(p);
+    opool_destroy(p);
+    ns[AR_INSERT] += t1 - t0, ns[AR_GET] += t2 - t1, ns[AR_REMOVE] += t3 - t2;
+    ns[AR_REUSE] += t4 - t3;
+    return bad ? 0 : sum;
+}
+
+static double arena_rep(void *ctx, int s, int rep, uint64_t *check) {
+    ar_state *st = ctx;
+    uint64_t ns[AR_PHASES] = {0}, sum = 0;
+    for (uint32_t r = 0; r < st->rounds; r++) {
+        uint64_t tag = (uint64_t)(rep + 1) << 40 | (uint64_t)r << 8;
+        uint64_t got = s == AR_IGEN ? arena_igen(st->n, st->h_igen, tag, ns)
+                                    : arena_opool(st->n, st->h_op, tag, ns);
+        if (got == 0) fail("%s N=%u: a remove failed", ar_case[st->phase], st->n);
+        sum += got;
+    }
+    *check = sum;
+    return (double)ns[st->phase] / ((double)st->n * st->rounds);
+}
+
+static void run_arena(uint32_t n) {
+    ar_state st;
+    memset(&st, 0, sizeof st);
+    st.n = n;
+    st.rounds = opt.quick ? 50 : 200;
+    st.h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
+    st.h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
+    static const char *const notes[AR_PHASES] = {
+        "per insert; create for N + N inserts", "per get, in insertion order",
+        "per remove, in insertion order", "per insert after N removes"};
+    for (st.phase = 0; st.phase < AR_PHASES; st.phase++) {
+        case_def c;
+        memset(&c, 0, sizeof c);
+        c.workload = ar_case[st.phase];
+        c.n = n;
+        c.ops = (uint64_t)n * st.rounds;
+        c.nsubj = AR_COUNT;
+        c.ref1 = AR_IGEN;
+        c.ref2 = -1;
+        c.name[AR_IGEN] = "ideal_gen";
+        c.name[AR_OPOOL] = "opool";
+        c.note[AR_IGEN] = c.note[AR_OPOOL] = notes[st.phase];
+        run_case(&c, arena_rep, &st);
+    }
+    free(st.h_igen);
+    free(st.h_op);
+}
+
 /* ==== subjects in other processes ============================================
  * opool_bench runs the siblings beside it (bench_child.h): opool_bench_<malloc>
  * (this file built with BENCH_ALLOC, bench/bench.cmake), which runs its malloc
@@ -2565,20 +2695,20 @@ static void run_child(void) {
 /* ==== main ==================================================================== */
 
 static void usage(FILE *f) {
-    fprintf(
-        f, "usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]\n"
-           "                   [--only churn,lookup,filldrain,iter,resident,particles,side,frame]\n"
-           "                   [--layouts] [--no-peers]\n"
-           "  --quick    every N at most 100K, fewer operations and repetitions\n"
-           "             (under 30 s, the other processes included)\n"
-           "  --size     one object size (default: 16, 64 and 256 in turn)\n"
-           "  --layouts  the layout experiment instead of the core comparison\n"
-           "  --no-peers do not run opool_bench_<mimalloc|jemalloc|tcmalloc|slotmap>\n"
-           "  --child    (used by opool_bench) the malloc subject only, rows to stdout;\n"
-           "             with --ns N,N,.. (churn/lookup's N points) and --filldrain-reps R\n"
-           "  --csv      CSV output (default bench/out/core.csv, or\n"
-           "             bench/out/layouts.csv with --layouts); the SVG charts\n"
-           "             go to the same directory\n");
+    fprintf(f, "usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]\n"
+               "                   [--only "
+               "churn,lookup,filldrain,iter,resident,particles,side,arena,frame]\n"
+               "                   [--layouts] [--no-peers]\n"
+               "  --quick    every N at most 100K, fewer operations and repetitions\n"
+               "             (under 30 s, the other processes included)\n"
+               "  --size     one object size (default: 16, 64 and 256 in turn)\n"
+               "  --layouts  the layout experiment instead of the core comparison\n"
+               "  --no-peers do not run opool_bench_<mimalloc|jemalloc|tcmalloc|slotmap>\n"
+               "  --child    (used by opool_bench) the malloc subject only, rows to stdout;\n"
+               "             with --ns N,N,.. (churn/lookup's N points) and --filldrain-reps R\n"
+               "  --csv      CSV output (default bench/out/core.csv, or\n"
+               "             bench/out/layouts.csv with --layouts); the SVG charts\n"
+               "             go to the same directory\n");
 }
 
 static void parse_args(int argc, char **argv) {
@@ -2676,7 +2806,8 @@ static void print_header(const bench_machine *m, const char *mode, const size_t 
     }
     if (!opt.layouts) print_peers();
 #ifdef __GLIBC__
-    printf("  malloc:    glibc %s, M_TRIM_THRESHOLD raised so freed memory stays mapped\n",
+    printf("  malloc:    glibc %s, M_TRIM_THRESHOLD raised so freed memory stays mapped,\n"
+           "             M_MMAP_THRESHOLD 32 MiB as glibc's sliding threshold would give\n",
            gnu_get_libc_version());
 #endif
     for (int i = 0; i < g_npeer_info; i++)
@@ -2731,6 +2862,13 @@ int main(int argc, char **argv) {
      * glibc returns it to the kernel between repetitions and malloc's next
      * repetition pays page faults the pools do not. */
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    /* Setting the trim threshold turns off glibc's sliding mmap threshold,
+     * under which a block of up to 32 MiB, once freed, comes back from the
+     * heap the next time: what the Rust peers get (their process sets
+     * nothing), and what a C program that sets nothing gets too. Without it
+     * every container the arena workload creates would be a fresh mapping,
+     * its first touches page faults. */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
 #endif
     static const size_t all_sizes[3] = {16, 64, 256};
     size_t sizes[3];
@@ -2791,6 +2929,7 @@ int main(int argc, char **argv) {
             run_particles(10000);
             run_particles(100000);
         }
+        if (wanted("arena")) run_arena(10000);
         if (wanted("frame"))
             for (uint32_t pct = 1; pct <= 10; pct += 9) {
                 run_frame(10000, pct);
@@ -2827,6 +2966,8 @@ int main(int argc, char **argv) {
             "  column compares to the ideal_gen generation scan.\n"
             "particles: per frame spawn N/32, update every live particle, kill those whose\n"
             "  life ends (about N live); ns per particle update.\n"
+            "arena: N inserts into a fresh container (created for N, its creation timed),\n"
+            "  N gets, N removes, N inserts into the used container (ns per operation).\n"
             "frame P%%: per frame visit and update every object (N live), then erase P%% at\n"
             "  random and insert as many; ns per object visited, the changes included.\n"
             "resident: resident-set growth for N objects allocated and written, in a fresh\n"

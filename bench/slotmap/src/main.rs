@@ -2,7 +2,7 @@
 //!
 //! Usage (opool_bench runs it): opool_bench_slotmap --child [--quick] [--size 16|64|256]
 //!                                                  [--reps N] [--filldrain-reps N] [--ns N,N,..]
-//!                                                  [--only churn,lookup,filldrain,iter,frame]
+//!                                                  [--only churn,lookup,filldrain,iter,arena,frame]
 //! --ns lists churn and lookup's live-object counts (default 1000,10000,100000,1000000) and
 //! --filldrain-reps fill+drain's repetitions (default: as bench_core.c's without --reps):
 //! opool_bench passes both, so that each row matches one of its own cases.
@@ -13,9 +13,9 @@
 //!   dense_slotmap  slotmap::DenseSlotMap<DefaultKey, Obj>: the values and their keys in dense
 //!                  arrays (remove is a swap_remove), slots map a key to a position there.
 //!   hop_slotmap    slotmap::HopSlotMap<DefaultKey, Obj>: SlotMap whose iteration hops over
-//!                  runs of vacant slots (frame only).
+//!                  runs of vacant slots (arena and frame only).
 //!   slab           slab::Slab<Obj>: a vector of entries with a free list; keys are plain
-//!                  indices, unversioned (frame only).
+//!                  indices, unversioned (arena and frame only).
 //! Each is created with_capacity(N), so none grows inside a timed loop.
 //!
 //! The workloads are bench/bench_core.c's, operation for operation: the same splitmix64
@@ -808,6 +808,135 @@ fn iter<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
     );
 }
 
+/// One arena round (bench_core.c's arena_*): a container created for n, n inserts, n gets, n
+/// removes and n inserts again, each phase's time added to ns; the gets' sum and the final
+/// objects', or 0 when a remove failed.
+#[inline(never)]
+fn arena_round<M: Subject>(h: &mut [DefaultKey], tag: u64, ns: &mut [u128; 4]) -> u64 {
+    let n = h.len();
+    let (mut sum, mut bad) = (0u64, 0u64);
+    let t0 = Instant::now();
+    let mut m = M::with_capacity(n);
+    for (k, slot) in h.iter_mut().enumerate() {
+        *slot = m.insert(k as u64, tag);
+    }
+    let t1 = Instant::now();
+    for &key in h.iter() {
+        let (a, b) = m.get(key).unwrap_or_else(|| fail("arena: get failed"));
+        sum = sum.wrapping_add(a.wrapping_add(b));
+    }
+    let t2 = Instant::now();
+    for &key in h.iter() {
+        bad += !m.remove(key) as u64;
+    }
+    let t3 = Instant::now();
+    for (k, slot) in h.iter_mut().enumerate() {
+        *slot = m.insert(k as u64, tag + 1);
+    }
+    let t4 = Instant::now();
+    for (k, &key) in h.iter().enumerate() {
+        let (a, _) = m.get(key).unwrap_or_else(|| fail("arena: get failed"));
+        sum = sum.wrapping_add(mix(a, k as u64));
+    }
+    drop(m);
+    ns[0] += (t1 - t0).as_nanos();
+    ns[1] += (t2 - t1).as_nanos();
+    ns[2] += (t3 - t2).as_nanos();
+    ns[3] += (t4 - t3).as_nanos();
+    if bad != 0 {
+        0
+    } else {
+        sum
+    }
+}
+
+/// arena_round for slab::Slab (plain usize keys).
+#[inline(never)]
+fn arena_round_slab<const P: usize>(h: &mut [usize], tag: u64, ns: &mut [u128; 4]) -> u64 {
+    let n = h.len();
+    let (mut sum, mut bad) = (0u64, 0u64);
+    let obj = |a: u64, b: u64| Obj::<P> {
+        a,
+        b,
+        _pad: MaybeUninit::uninit(),
+    };
+    let t0 = Instant::now();
+    let mut m = Slab::with_capacity(n);
+    for (k, slot) in h.iter_mut().enumerate() {
+        *slot = m.insert(obj(k as u64, tag));
+    }
+    let t1 = Instant::now();
+    for &key in h.iter() {
+        let o = m.get(key).unwrap_or_else(|| fail("arena: get failed"));
+        sum = sum.wrapping_add(o.a.wrapping_add(o.b));
+    }
+    let t2 = Instant::now();
+    for &key in h.iter() {
+        bad += m.try_remove(key).is_none() as u64;
+    }
+    let t3 = Instant::now();
+    for (k, slot) in h.iter_mut().enumerate() {
+        *slot = m.insert(obj(k as u64, tag + 1));
+    }
+    let t4 = Instant::now();
+    for (k, &key) in h.iter().enumerate() {
+        let o = m.get(key).unwrap_or_else(|| fail("arena: get failed"));
+        sum = sum.wrapping_add(mix(o.a, k as u64));
+    }
+    drop(m);
+    ns[0] += (t1 - t0).as_nanos();
+    ns[1] += (t2 - t1).as_nanos();
+    ns[2] += (t3 - t2).as_nanos();
+    ns[3] += (t4 - t3).as_nanos();
+    if bad != 0 {
+        0
+    } else {
+        sum
+    }
+}
+
+/// bench_core.c's run_arena: the four phases, each a case of its own.
+fn arena<const P: usize>(b: &mut Bench, n: u32) {
+    let rounds: u32 = if b.opt.quick { 50 } else { 200 };
+    let cases = [
+        ("arena insert", "per insert; create for N + N inserts"),
+        ("arena get", "per get, in insertion order"),
+        ("arena remove", "per remove, in insertion order"),
+        ("arena insert used", "per insert after N removes"),
+    ];
+    let mut hk = vec![DefaultKey::null(); n as usize];
+    let mut hs = vec![0usize; n as usize];
+    let reps = b.opt.reps;
+    for (phase, &(name, note)) in cases.iter().enumerate() {
+        b.run_case(
+            name,
+            n,
+            reps,
+            n as u64 * rounds as u64,
+            &[note, note, note, note],
+            &[Sm::<P>::NAME, Dsm::<P>::NAME, "hop_slotmap", "slab"],
+            &mut |s, rep| {
+                let mut ns = [0u128; 4];
+                let mut sum = 0u64;
+                for r in 0..rounds {
+                    let tag = ((rep + 1) as u64) << 40 | (r as u64) << 8;
+                    let got = match s {
+                        0 => arena_round::<Sm<P>>(&mut hk, tag, &mut ns),
+                        1 => arena_round::<Dsm<P>>(&mut hk, tag, &mut ns),
+                        2 => arena_round::<HopSlotMap<DefaultKey, Obj<P>>>(&mut hk, tag, &mut ns),
+                        _ => arena_round_slab::<P>(&mut hs, tag, &mut ns),
+                    };
+                    if got == 0 {
+                        fail(&format!("{} N={}: a remove failed", name, n));
+                    }
+                    sum = sum.wrapping_add(got);
+                }
+                (ns[phase] as f64 / (n as f64 * rounds as f64), sum)
+            },
+        );
+    }
+}
+
 /// One frame repetition (bench_core.c's frame_rep): ns per object visited, and the checksum.
 fn frame_rep<M: Subject>(st: &mut State<M>, rep: i32, pct: u32, nframes: u32) -> (f64, u64) {
     let n = st.h.len() as u32;
@@ -917,6 +1046,9 @@ fn run_all<const P: usize>(b: &mut Bench) {
         iter::<P>(b, big, 50);
         iter::<P>(b, big, 100);
     }
+    if b.opt.wanted("arena") {
+        arena::<P>(b, 10000);
+    }
     if b.opt.wanted("frame") {
         for pct in [1u32, 10] {
             frame::<P>(b, 10000, pct);
@@ -931,7 +1063,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: opool_bench_slotmap --child [--quick] [--size 16|64|256] [--reps N]\n\
          \x20                          [--filldrain-reps N] [--ns N,N,..]\n\
-         \x20                          [--only churn,lookup,filldrain,iter,frame]\n\
+         \x20                          [--only churn,lookup,filldrain,iter,arena,frame]\n\
          Run by opool_bench, which merges these rows into its table (bench/bench_child.h)."
     );
     exit(2);

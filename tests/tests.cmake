@@ -38,6 +38,15 @@ elseif(NOT CMAKE_CROSSCOMPILING)
                    "(apt-get install librsvg2-bin netpbm)")
 endif()
 
+# Side tables take their memory from the C library: tests/programs/side_faults.c fails each of
+# its allocations in turn during side and world loads, through the linker's --wrap (GNU ld and
+# lld, on Linux; the cross builds for i686 and aarch64 too, not mingw nor emscripten).
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+    opool_add_test(side_faults "${PROJECT_SOURCE_DIR}/tests/programs/side_faults.c")
+    target_link_options(side_faults PRIVATE
+        "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=free")
+endif()
+
 # ---- test support: tests/support/*.c ------------------------------------------------------
 # Test-only code that needs the library's private records (the invariant checkers opool__check
 # and opool__mt_check, opool__mt_set_gen) lives in the static library opool_test_support

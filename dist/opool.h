@@ -4754,10 +4754,14 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     g->stride = stride;
     g->align = align > OPOOL__LINE ? align : OPOOL__LINE;
 
-    /* every byte the pool could ever hold must be addressable */
-    size_t all_objects, first_objects, arrays, total;
+    /* every byte the pool could ever hold must be addressable: its objects
+     * and its slot arrays (12 bytes a slot: past SIZE_MAX on a 32-bit
+     * machine from 358M slots, which an id-only pool could ask for), so
+     * that no size computed from an index count below wraps */
+    size_t all_objects, all_arrays, first_objects, arrays, total;
     if (!opool__mul_ok(stride, maxcap, &all_objects)) return false;
-    (void)all_objects;
+    if (!opool__mul_ok(sizeof(opool__slot) + sizeof(uint32_t), maxcap, &all_arrays)) return false;
+    if (!opool__add_ok(all_objects, all_arrays, &total)) return false;
     first_objects = stride * g->first;
     arrays = opool__arrays_bytes(g->first);
     total = sizeof(struct opool) + arrays;
@@ -6210,8 +6214,8 @@ static const char *const opool__state_cell[OPOOL__NSTATES] = {
     "width=\"11\" height=\"11\" fill=\"#2f9e44\"", /* live: green */
     "width=\"11\" height=\"11\" fill=\"#ced4da\"", /* free: grey */
     "width=\"11\" height=\"11\" fill=\"#c92a2a\"", /* retired: red */
-    "x=\"0.5\" y=\"0.5\" width=\"10\" height=\"10\" fill=\"#ffffff\" stroke=\"#868e96\" "
-    "stroke-dasharray=\"2 2\"", /* given back: outline */
+    ("x=\"0.5\" y=\"0.5\" width=\"10\" height=\"10\" fill=\"#ffffff\" stroke=\"#868e96\" "
+     "stroke-dasharray=\"2 2\""), /* given back: outline */
 };
 #define OPOOL__DRAW_PATH_COLOUR "#1c7ed6"
 
@@ -7483,10 +7487,14 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     if (desc == NULL || !opool__mt_geometry_of(desc, &g)) return OPOOL_EINVAL;
     size_t stride = g.stride, chunk_align = g.align; /* the core's rules, one source */
     uint32_t cap = desc->capacity;
-    size_t arrays = (size_t)cap * (2 * sizeof(uint32_t) + sizeof(uint64_t)), objects, total;
-    if (!opool__mul_ok(stride, cap, &objects)) return OPOOL_EINVAL;
-    size_t at = (sizeof(opool_mt) + arrays + chunk_align - 1) & ~(chunk_align - 1);
-    if (at < sizeof(opool_mt) || !opool__add_ok(at, objects, &total)) return OPOOL_EINVAL;
+    /* 16 bytes of arrays a slot: past SIZE_MAX on a 32-bit machine from 268M */
+    size_t arrays, objects, at, total;
+    if (!opool__mul_ok(2 * sizeof(uint32_t) + sizeof(uint64_t), cap, &arrays) ||
+        !opool__mul_ok(stride, cap, &objects) || !opool__add_ok(sizeof(opool_mt), arrays, &at) ||
+        !opool__add_ok(at, chunk_align - 1, &at))
+        return OPOOL_EINVAL;
+    at &= ~(chunk_align - 1);
+    if (!opool__add_ok(at, objects, &total)) return OPOOL_EINVAL;
 
     opool_allocator mem = opool__allocator_of(desc);
     void *block = mem.alloc(mem.ctx, total, chunk_align);

@@ -127,8 +127,8 @@ static const char *const opool__state_cell[OPOOL__NSTATES] = {
     "width=\"11\" height=\"11\" fill=\"#2f9e44\"", /* live: green */
     "width=\"11\" height=\"11\" fill=\"#ced4da\"", /* free: grey */
     "width=\"11\" height=\"11\" fill=\"#c92a2a\"", /* retired: red */
-    "x=\"0.5\" y=\"0.5\" width=\"10\" height=\"10\" fill=\"#ffffff\" stroke=\"#868e96\" "
-    "stroke-dasharray=\"2 2\"", /* given back: outline */
+    ("x=\"0.5\" y=\"0.5\" width=\"10\" height=\"10\" fill=\"#ffffff\" stroke=\"#868e96\" "
+     "stroke-dasharray=\"2 2\""), /* given back: outline */
 };
 #define OPOOL__DRAW_PATH_COLOUR "#1c7ed6"
 

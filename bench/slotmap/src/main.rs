@@ -128,119 +128,52 @@ trait Subject {
     fn len(&self) -> usize;
 }
 
-impl<const PAD: usize> Subject for SlotMap<DefaultKey, Obj<PAD>> {
-    const NAME: &'static str = "slotmap";
-    fn with_capacity(n: usize) -> Self {
-        SlotMap::with_capacity(n)
-    }
-    #[inline(always)]
-    fn insert(&mut self, a: u64, b: u64) -> DefaultKey {
-        SlotMap::insert(
-            self,
-            Obj {
-                a,
-                b,
-                _pad: MaybeUninit::uninit(),
-            },
-        )
-    }
-    #[inline(always)]
-    fn remove(&mut self, k: DefaultKey) -> bool {
-        SlotMap::remove(self, k).is_some()
-    }
-    #[inline(always)]
-    fn get(&self, k: DefaultKey) -> Option<(u64, u64)> {
-        SlotMap::get(self, k).map(|o| (o.a, o.b))
-    }
-    fn sum_a(&self) -> u64 {
-        self.values().fold(0u64, |s, o| s.wrapping_add(o.a))
-    }
-    fn visit_all(&mut self) -> u64 {
-        self.values_mut().fold(0u64, |s, o| {
-            o.b = o.b.wrapping_add(1);
-            s.wrapping_add(o.a.wrapping_add(o.b))
-        })
-    }
-    fn len(&self) -> usize {
-        SlotMap::len(self)
-    }
+/// The three slotmap containers share their API: one impl each, from this template.
+macro_rules! slotmap_subject {
+    ($map:ident, $name:literal) => {
+        impl<const PAD: usize> Subject for $map<DefaultKey, Obj<PAD>> {
+            const NAME: &'static str = $name;
+            fn with_capacity(n: usize) -> Self {
+                $map::with_capacity(n)
+            }
+            #[inline(always)]
+            fn insert(&mut self, a: u64, b: u64) -> DefaultKey {
+                $map::insert(
+                    self,
+                    Obj {
+                        a,
+                        b,
+                        _pad: MaybeUninit::uninit(),
+                    },
+                )
+            }
+            #[inline(always)]
+            fn remove(&mut self, k: DefaultKey) -> bool {
+                $map::remove(self, k).is_some()
+            }
+            #[inline(always)]
+            fn get(&self, k: DefaultKey) -> Option<(u64, u64)> {
+                $map::get(self, k).map(|o| (o.a, o.b))
+            }
+            fn sum_a(&self) -> u64 {
+                self.values().fold(0u64, |s, o| s.wrapping_add(o.a))
+            }
+            fn visit_all(&mut self) -> u64 {
+                self.values_mut().fold(0u64, |s, o| {
+                    o.b = o.b.wrapping_add(1);
+                    s.wrapping_add(o.a.wrapping_add(o.b))
+                })
+            }
+            fn len(&self) -> usize {
+                $map::len(self)
+            }
+        }
+    };
 }
 
-impl<const PAD: usize> Subject for DenseSlotMap<DefaultKey, Obj<PAD>> {
-    const NAME: &'static str = "dense_slotmap";
-    fn with_capacity(n: usize) -> Self {
-        DenseSlotMap::with_capacity(n)
-    }
-    #[inline(always)]
-    fn insert(&mut self, a: u64, b: u64) -> DefaultKey {
-        DenseSlotMap::insert(
-            self,
-            Obj {
-                a,
-                b,
-                _pad: MaybeUninit::uninit(),
-            },
-        )
-    }
-    #[inline(always)]
-    fn remove(&mut self, k: DefaultKey) -> bool {
-        DenseSlotMap::remove(self, k).is_some()
-    }
-    #[inline(always)]
-    fn get(&self, k: DefaultKey) -> Option<(u64, u64)> {
-        DenseSlotMap::get(self, k).map(|o| (o.a, o.b))
-    }
-    fn sum_a(&self) -> u64 {
-        self.values().fold(0u64, |s, o| s.wrapping_add(o.a))
-    }
-    fn visit_all(&mut self) -> u64 {
-        self.values_mut().fold(0u64, |s, o| {
-            o.b = o.b.wrapping_add(1);
-            s.wrapping_add(o.a.wrapping_add(o.b))
-        })
-    }
-    fn len(&self) -> usize {
-        DenseSlotMap::len(self)
-    }
-}
-
-impl<const PAD: usize> Subject for HopSlotMap<DefaultKey, Obj<PAD>> {
-    const NAME: &'static str = "hop_slotmap";
-    fn with_capacity(n: usize) -> Self {
-        HopSlotMap::with_capacity(n)
-    }
-    #[inline(always)]
-    fn insert(&mut self, a: u64, b: u64) -> DefaultKey {
-        HopSlotMap::insert(
-            self,
-            Obj {
-                a,
-                b,
-                _pad: MaybeUninit::uninit(),
-            },
-        )
-    }
-    #[inline(always)]
-    fn remove(&mut self, k: DefaultKey) -> bool {
-        HopSlotMap::remove(self, k).is_some()
-    }
-    #[inline(always)]
-    fn get(&self, k: DefaultKey) -> Option<(u64, u64)> {
-        HopSlotMap::get(self, k).map(|o| (o.a, o.b))
-    }
-    fn sum_a(&self) -> u64 {
-        self.values().fold(0u64, |s, o| s.wrapping_add(o.a))
-    }
-    fn visit_all(&mut self) -> u64 {
-        self.values_mut().fold(0u64, |s, o| {
-            o.b = o.b.wrapping_add(1);
-            s.wrapping_add(o.a.wrapping_add(o.b))
-        })
-    }
-    fn len(&self) -> usize {
-        HopSlotMap::len(self)
-    }
-}
+slotmap_subject!(SlotMap, "slotmap");
+slotmap_subject!(DenseSlotMap, "dense_slotmap");
+slotmap_subject!(HopSlotMap, "hop_slotmap");
 
 // ==== the loops (bench_core.c's churn_*, lookup_*, fill_*, drain_*, iter_*) ======
 // The handle array is indexed without bounds checks, as in C (k < n by construction), so the
@@ -551,6 +484,7 @@ fn ns_per(t: Instant, ops: u64) -> f64 {
 
 type Sm<const P: usize> = SlotMap<DefaultKey, Obj<P>>;
 type Dsm<const P: usize> = DenseSlotMap<DefaultKey, Obj<P>>;
+type Hsm<const P: usize> = HopSlotMap<DefaultKey, Obj<P>>;
 
 /// One churn repetition (bench_core.c's churn_rep): warm-up churn, timed churn, verify.
 fn churn_rep<M: Subject>(st: &mut State<M>, rep: i32, iters: u64, warm: u64) -> (f64, u64) {
@@ -914,7 +848,7 @@ fn arena<const P: usize>(b: &mut Bench, n: u32) {
             reps,
             n as u64 * rounds as u64,
             &[note, note, note, note],
-            &[Sm::<P>::NAME, Dsm::<P>::NAME, "hop_slotmap", "slab"],
+            &[Sm::<P>::NAME, Dsm::<P>::NAME, Hsm::<P>::NAME, "slab"],
             &mut |s, rep| {
                 let mut ns = [0u128; 4];
                 let mut sum = 0u64;
@@ -923,7 +857,7 @@ fn arena<const P: usize>(b: &mut Bench, n: u32) {
                     let got = match s {
                         0 => arena_round::<Sm<P>>(&mut hk, tag, &mut ns),
                         1 => arena_round::<Dsm<P>>(&mut hk, tag, &mut ns),
-                        2 => arena_round::<HopSlotMap<DefaultKey, Obj<P>>>(&mut hk, tag, &mut ns),
+                        2 => arena_round::<Hsm<P>>(&mut hk, tag, &mut ns),
                         _ => arena_round_slab::<P>(&mut hs, tag, &mut ns),
                     };
                     if got == 0 {
@@ -996,7 +930,7 @@ fn frame<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
     let nframes = (visits / n).max(2);
     let mut s0 = State::<Sm<P>>::filled(n);
     let mut s1 = State::<Dsm<P>>::filled(n);
-    let mut s2 = State::<HopSlotMap<DefaultKey, Obj<P>>>::filled(n);
+    let mut s2 = State::<Hsm<P>>::filled(n);
     let (mut slab, mut slab_h) = slab_filled::<P>(n);
     let name = format!("frame {}%", pct);
     let reps = b.opt.reps;
@@ -1011,7 +945,7 @@ fn frame<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
             "per visit; values_mut(): hops free runs",
             "per visit; iter_mut(); keys unversioned",
         ],
-        &[Sm::<P>::NAME, Dsm::<P>::NAME, "hop_slotmap", "slab"],
+        &[Sm::<P>::NAME, Dsm::<P>::NAME, Hsm::<P>::NAME, "slab"],
         &mut |s, rep| match s {
             0 => frame_rep(&mut s0, rep, pct, nframes),
             1 => frame_rep(&mut s1, rep, pct, nframes),

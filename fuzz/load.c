@@ -660,8 +660,9 @@ static void mode_side(uint8_t l, const uint8_t *data, size_t size) {
     }
     fuzz_buf again = {0};
     FUZZ_CHECK_EQ(opool_side_save(t, fuzz_buf_write, &again), OPOOL_OK);
-    FUZZ_CHECK_EQ(again.size, size);
-    if (memcmp(again.data, data, size) != 0) FUZZ_FAIL("a loaded side table saves other bytes");
+    /* the load read the image and its checksum; what follows is not its */
+    FUZZ_CHECK_EQ(again.size, s.at);
+    if (memcmp(again.data, data, s.at) != 0) FUZZ_FAIL("a loaded side table saves other bytes");
     free(again.data);
     opool_side_destroy(t);
 }

@@ -144,11 +144,15 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
             uint32_t pos = h->slot[i].pos, gen = h->slot[i].gen;
             if (gen & 1) live++;
             if (pos == OPOOL__RETIRED) {
-                if (gen != p->gen0)
-                    return opool__fail(w,
-                                       "retired slot %" PRIu32 " has gen 0x%08" PRIx32
-                                       ", not gen0 0x%08" PRIx32,
-                                       i, gen, p->gen0);
+                /* retired when the bits a compact handle keeps came back to
+                 * gen0's: the generation is gen0 in those bits only */
+                if (!opool__wraps(gen, p->gen0, h->index_bits))
+                    return opool__fail(
+                        w,
+                        "retired slot %" PRIu32 " has gen 0x%08" PRIx32 ", not gen0 0x%08" PRIx32
+                        " in its low %" PRIu32 " bits",
+                        i, gen, p->gen0,
+                        h->index_bits == 0 || h->index_bits >= 32 ? 32u : 32 - h->index_bits);
                 retired++;
             } else if (pos == OPOOL__UNBACKED) {
                 if (backed)

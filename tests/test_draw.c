@@ -25,6 +25,7 @@
 
 enum { LIVE, FREE, RETIRED, BACK, UNDRAWN };
 static const char *const state_names[] = {"live", "free", "retired", "given back"};
+static const char *const state_ids[] = {"live", "free", "retired", "back"}; /* patterns */
 
 #define CELL 12
 #define MAX_SLOTS 4096
@@ -80,6 +81,7 @@ static void read_picture(const char *svg, picture *pic) {
         const char *name = t + used, *end = strstr(name, "</title>");
         int st = state_named(name, (size_t)(end - name));
         CHECK(st >= 0);
+        CHECK(st < 0 || strcmp(id, state_ids[st]) == 0); /* filled in its state's pattern */
         CHECK_EQ_U64(w, (b - a + 1) * CELL);
         CHECK_EQ_U64(h, CELL);
         for (unsigned i = a; i <= b && i < MAX_SLOTS && st >= 0; i++) {

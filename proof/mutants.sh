@@ -7,13 +7,15 @@
 # Each proof/mutants/NAME.patch is one small, realistic bug in the shipped
 # code (a patch of include/ or src/). Its header says which proof halves to
 # run on it and how:
-#   # eva: MASK          the EVA run over these shapes (eva_core.c), or "no"
+#   # eva: MASK          the EVA run over these shapes (eva_core.c), or "no" (and why)
 #   # wp: f,g            WP on these functions only (proof/run.sh's
 #                        OPOOL_WP_ONLY), or "no"
 #   # caught by: eva wp  the halves that must fail on it
 # For each mutant, include/, src/ and proof/ are copied to DIR/NAME/tree (the
 # working files are never touched), the patch applied there, and each half
-# run there with proof/run.sh. Before the mutants, the same runs on an
+# run there with proof/run.sh, for at most OPOOL_MUTANT_LIMIT seconds (default
+# 1200; a half stopped there gives no verdict, and catches nothing). Before
+# the mutants, the same runs on an
 # unmutated copy must pass: a mutant counts as caught only by a half that
 # passes without it (OPOOL_MUTANTS_BASE=no skips that, to run some mutants
 # again after a run whose unmutated copy passed). WP runs with
@@ -54,23 +56,24 @@ copy_tree() {
 
 # Runs half $1 (eva or wp) in tree $2 with argument $3 (shapes or functions),
 # logs in $4; prints proof/run.sh's last line; returns its status.
+# returns its status, 124 when it was stopped at the limit.
+limit=${OPOOL_MUTANT_LIMIT:-1200}
 run_half() {
     local half=$1 tree=$2 arg=$3 logs=$4 rc=0
     mkdir -p "$logs"
     if [ "$half" = eva ]; then
-        OPOOL_EVA_SHAPES=$arg "$tree/proof/run.sh" eva "$logs" >"$logs/eva.out" 2>&1 || rc=$?
-        tail -1 "$logs/eva.out"
+        OPOOL_EVA_SHAPES=$arg timeout "$limit" "$tree/proof/run.sh" eva "$logs" >"$logs/eva.out" 2>&1 || rc=$?
     else
-        OPOOL_WP_ONLY=$arg "$tree/proof/run.sh" wp "$logs" >"$logs/wp.out" 2>&1 || rc=$?
-        tail -1 "$logs/wp.out"
+        OPOOL_WP_ONLY=$arg timeout "$limit" "$tree/proof/run.sh" wp "$logs" >"$logs/wp.out" 2>&1 || rc=$?
     fi
+    tail -1 "$logs/$half.out"
     return $rc
 }
 
 # The unmutated copy, through every run the mutants ask for (EVA: each mask
 # once; WP: the functions of all of them together).
-masks=$(for m in "${mutants[@]}"; do field eva "$m"; done | grep -v '^no$' | sort -u)
-fcts=$(for m in "${mutants[@]}"; do field wp "$m"; done | grep -v '^no$' | tr ',' '\n' | sort -u | paste -sd,)
+masks=$(for m in "${mutants[@]}"; do field eva "$m"; done | grep -v '^no' | sort -u)
+fcts=$(for m in "${mutants[@]}"; do field wp "$m"; done | grep -v '^no' | tr ',' '\n' | sort -u | paste -sd,)
 if [ "${OPOOL_MUTANTS_BASE:-}" = no ]; then
     echo "== proof-mutants: the unmutated copy not run (OPOOL_MUTANTS_BASE=no)"
     masks= fcts=
@@ -107,10 +110,14 @@ for m in "${mutants[@]}"; do
     caught=
     for half in eva wp; do
         arg=$(field "$half" "$m")
-        [ -n "$arg" ] && [ "$arg" != no ] || continue
+        [ -n "$arg" ] && [[ "$arg" != no* ]] || continue
         t0=$SECONDS
-        if line=$(run_half "$half" "$dir/tree" "$arg" "$dir/$half"); then
+        rc=0
+        line=$(run_half "$half" "$dir/tree" "$arg" "$dir/$half") || rc=$?
+        if [ $rc = 0 ]; then
             echo "   $half: passes ($((SECONDS - t0)) s): missed"
+        elif [ $rc = 124 ]; then
+            echo "   $half: no verdict: stopped after $limit s"
         else
             echo "   $half: fails ($((SECONDS - t0)) s): $line"
             caught="$caught $half"

@@ -52,17 +52,16 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     g->stride = stride;
     g->align = align > OPOOL__LINE ? align : OPOOL__LINE;
 
-    /* every byte the pool could ever hold must be addressable: its objects
-     * and its slot arrays (12 bytes a slot: past SIZE_MAX on a 32-bit
-     * machine from 358M slots, which an id-only pool could ask for), so
-     * that no size computed from an index count below wraps */
-    size_t all_objects, all_arrays, first_objects, arrays, total;
+    /* every object the pool could ever hold must be addressable; the slot
+     * arrays of the first chunk too (12 bytes a slot: past SIZE_MAX on a
+     * 32-bit machine from 358M slots, which an id-only pool may ask for).
+     * A growth checks its own arrays (opool__reserve_slots). */
+    size_t all_objects, first_objects, arrays, total;
     if (!opool__mul_ok(stride, maxcap, &all_objects)) return false;
-    if (!opool__mul_ok(sizeof(opool__slot) + sizeof(uint32_t), maxcap, &all_arrays)) return false;
-    if (!opool__add_ok(all_objects, all_arrays, &total)) return false;
+    (void)all_objects;
     first_objects = stride * g->first;
-    arrays = opool__arrays_bytes(g->first);
-    total = sizeof(struct opool) + arrays;
+    if (!opool__arrays_fit(g->first, &arrays)) return false;
+    if (!opool__add_ok(sizeof(struct opool), arrays, &total)) return false;
     g->objects_at = total;
     if (!opool__add_ok(total, g->align - 1, &total)) return false;
     if (!opool__add_ok(total, first_objects, &total)) return false;
@@ -173,7 +172,8 @@ void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p
 /* Make the slot and roster arrays hold at least n entries, keeping contents. */
 bool opool__reserve_slots(opool *p, uint32_t n) {
     if (n <= p->slot_cap) return true;
-    size_t bytes = opool__arrays_bytes(n);
+    size_t bytes;
+    if (!opool__arrays_fit(n, &bytes)) return false;
     opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, OPOOL__ARRAY_ALIGN);
     if (slot == NULL) return false;
     uint32_t *roster = (uint32_t *)(slot + n);

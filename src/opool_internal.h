@@ -93,10 +93,10 @@ struct opool {
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
 _Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
 
-/* Bytes of the slot and roster arrays of n slots, which share one block. */
-static inline size_t opool__arrays_bytes(uint32_t n) {
-    return (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
-}
+/* Bytes of the slot and roster arrays of n slots, which share one block (for
+ * an n whose block exists; opool__arrays_fit checks a new n). */
+#define OPOOL__SLOT_BYTES (sizeof(opool__slot) + sizeof(uint32_t))
+static inline size_t opool__arrays_bytes(uint32_t n) { return (size_t)n * OPOOL__SLOT_BYTES; }
 _Static_assert(offsetof(opool__hot, base) + sizeof(char *) <= OPOOL__LINE || sizeof(void *) > 8,
                "the common inline paths read one cache line");
 
@@ -121,6 +121,12 @@ static inline bool opool__add_ok(size_t a, size_t b, size_t *out) {
     if (a > SIZE_MAX - b) return false;
     *out = a + b;
     return true;
+}
+
+/* *bytes = opool__arrays_bytes(n), or false when a size_t cannot hold it
+ * (a 32-bit machine, from 358M slots: an id-only pool may ask for that). */
+static inline bool opool__arrays_fit(uint32_t n, size_t *bytes) {
+    return opool__mul_ok(OPOOL__SLOT_BYTES, n, bytes);
 }
 
 /* Give back a block of allocator a: through free_aligned when it is set,

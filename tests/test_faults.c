@@ -474,6 +474,32 @@ TEST(create_fails_with_enomem_and_leaves_nothing) {
     free(r);
 }
 
+/* A growth past 358M slots needs slot arrays that a 32-bit size_t cannot
+ * count (12 bytes a slot): opool__reserve_slots refuses it without asking
+ * the allocator, where the wrapped size once asked for a small block. On 64
+ * bits it asks (this allocator refuses), and the pool is as it was. */
+TEST(growth_refuses_slot_arrays_a_size_t_cannot_hold) {
+    faulty f;
+    faulty_reset(&f, 0, false);
+    opool_desc d = grow_desc(16, 400000000u, 0, false);
+    d.object_size = 0; /* an id-only pool: no objects to count */
+    d.allocator.alloc = faulty_alloc;
+    d.allocator.free = faulty_free;
+    d.allocator.ctx = &f;
+    opool *p = NULL;
+    REQUIRE(opool_create(&p, &d) == OPOOL_OK);
+    uint64_t calls = f.calls;
+    f.fail_at = calls + 1;
+    CHECK(!opool__reserve_slots(p, 400000000u));
+    CHECK_EQ_U64(f.calls - calls, SIZE_MAX <= UINT32_MAX ? 0 : 1);
+    char why[256];
+    CHECK(opool__check(p, why, sizeof why));
+    CHECK(opool_alloc(p, NULL) != NULL);
+    opool_clear(p);
+    opool_destroy(p);
+    faulty_balanced(&f);
+}
+
 TEST(fixed_pool_survives_every_failure) {
     opool_desc d = grow_desc(40, 0, 0, true);
     d.on_full = OPOOL_FULL_FAIL;
@@ -889,6 +915,7 @@ TEST(save_survives_every_failure) {
 
 int main(void) {
     RUN(create_fails_with_enomem_and_leaves_nothing);
+    RUN(growth_refuses_slot_arrays_a_size_t_cannot_hold);
     RUN(fixed_pool_survives_every_failure);
     RUN(growth_to_max_survives_every_failure);
     RUN(growth_with_hooks_survives_every_failure);

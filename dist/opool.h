@@ -3501,10 +3501,10 @@ struct opool {
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
 _Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
 
-/* Bytes of the slot and roster arrays of n slots, which share one block. */
-static inline size_t opool__arrays_bytes(uint32_t n) {
-    return (size_t)n * (sizeof(opool__slot) + sizeof(uint32_t));
-}
+/* Bytes of the slot and roster arrays of n slots, which share one block (for
+ * an n whose block exists; opool__arrays_fit checks a new n). */
+#define OPOOL__SLOT_BYTES (sizeof(opool__slot) + sizeof(uint32_t))
+static inline size_t opool__arrays_bytes(uint32_t n) { return (size_t)n * OPOOL__SLOT_BYTES; }
 _Static_assert(offsetof(opool__hot, base) + sizeof(char *) <= OPOOL__LINE || sizeof(void *) > 8,
                "the common inline paths read one cache line");
 
@@ -3529,6 +3529,12 @@ static inline bool opool__add_ok(size_t a, size_t b, size_t *out) {
     if (a > SIZE_MAX - b) return false;
     *out = a + b;
     return true;
+}
+
+/* *bytes = opool__arrays_bytes(n), or false when a size_t cannot hold it
+ * (a 32-bit machine, from 358M slots: an id-only pool may ask for that). */
+static inline bool opool__arrays_fit(uint32_t n, size_t *bytes) {
+    return opool__mul_ok(OPOOL__SLOT_BYTES, n, bytes);
 }
 
 /* Give back a block of allocator a: through free_aligned when it is set,
@@ -4754,17 +4760,16 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     g->stride = stride;
     g->align = align > OPOOL__LINE ? align : OPOOL__LINE;
 
-    /* every byte the pool could ever hold must be addressable: its objects
-     * and its slot arrays (12 bytes a slot: past SIZE_MAX on a 32-bit
-     * machine from 358M slots, which an id-only pool could ask for), so
-     * that no size computed from an index count below wraps */
-    size_t all_objects, all_arrays, first_objects, arrays, total;
+    /* every object the pool could ever hold must be addressable; the slot
+     * arrays of the first chunk too (12 bytes a slot: past SIZE_MAX on a
+     * 32-bit machine from 358M slots, which an id-only pool may ask for).
+     * A growth checks its own arrays (opool__reserve_slots). */
+    size_t all_objects, first_objects, arrays, total;
     if (!opool__mul_ok(stride, maxcap, &all_objects)) return false;
-    if (!opool__mul_ok(sizeof(opool__slot) + sizeof(uint32_t), maxcap, &all_arrays)) return false;
-    if (!opool__add_ok(all_objects, all_arrays, &total)) return false;
+    (void)all_objects;
     first_objects = stride * g->first;
-    arrays = opool__arrays_bytes(g->first);
-    total = sizeof(struct opool) + arrays;
+    if (!opool__arrays_fit(g->first, &arrays)) return false;
+    if (!opool__add_ok(sizeof(struct opool), arrays, &total)) return false;
     g->objects_at = total;
     if (!opool__add_ok(total, g->align - 1, &total)) return false;
     if (!opool__add_ok(total, first_objects, &total)) return false;
@@ -4875,7 +4880,8 @@ void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p
 /* Make the slot and roster arrays hold at least n entries, keeping contents. */
 bool opool__reserve_slots(opool *p, uint32_t n) {
     if (n <= p->slot_cap) return true;
-    size_t bytes = opool__arrays_bytes(n);
+    size_t bytes;
+    if (!opool__arrays_fit(n, &bytes)) return false;
     opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, OPOOL__ARRAY_ALIGN);
     if (slot == NULL) return false;
     uint32_t *roster = (uint32_t *)(slot + n);

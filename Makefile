@@ -34,7 +34,7 @@
 #                      of its counts (wasm: $(WASM_STRESS)). PLATFORMS picks some; a missing
 #                      toolchain is an error: make platform-deps installs them (apt-get)
 #   make bench         Release build of bench/ and a run of opool_bench $(BENCH_ARGS) at object
-#                      sizes 16, 64 and 256 (under 5 minutes; table, bench/out/core.csv and SVG
+#                      sizes 16, 64 and 256 (about 5 minutes; table, bench/out/core.csv and SVG
 #                      charts): the pools (C, and Boost.Pool and plf::colony when found) and
 #                      glibc malloc, then at each size the siblings it finds beside it, each in
 #                      its own process and merged into that size's table

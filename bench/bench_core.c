@@ -130,9 +130,9 @@
  *     them: compare across the process boundary with the machine's noise in
  *     mind). Their checksums, summed over the same repetitions, must equal
  *     this process's for the case or the run fails.
- *   - Time: with every peer, the default run took 3 min 7 s on a 2-core
- *     machine with one other busy program (limit: 5 minutes), --quick 12 s
- *     (limit: 30 s). Most of it is 1M-object cases at 256 bytes.
+ *   - Time: with every peer, the default run took 5 min 16 s on an idle
+ *     2-core machine (the arena and frame workloads: 80 s of it), --quick
+ *     about 20 s (limit: 30 s). Most of it is 1M-object cases.
  */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
@@ -308,6 +308,13 @@ static opool *make_opool_grown(uint32_t cap) {
     opool_status s = opool_create(&p, &d);
     if (s != OPOOL_OK) fail("opool_create(grow to %u): %s", cap, opool_status_str(s));
     return p;
+}
+
+/* The end of a subject's pool: its objects freed first, so that the leak
+ * report (a pool destroyed with objects live) stays out of the output. */
+static void end_opool(opool *p) {
+    opool_clear(p);
+    opool_destroy(p);
 }
 
 static opool *make_opool(uint32_t cap) {
@@ -937,11 +944,11 @@ static void cl_teardown(cl_state *st) {
             free(st->h_igen);
             break;
         case S_OPOOL:
-            opool_destroy(st->op);
+            end_opool(st->op);
             free(st->h_op);
             break;
         case S_OPOOL_GROWN:
-            opool_destroy(st->op_grown);
+            end_opool(st->op_grown);
             free(st->h_grown);
             break;
         case S_MALLOC:
@@ -1477,7 +1484,7 @@ static void run_filldrain(uint32_t n, const int *ids, int nids) {
     for (int k = 0; k < N_PEER; k++)
         if (st.peer[k]) bench_peer_destroy(st.peer[k]);
 #endif
-    if (st.op) opool_destroy(st.op);
+    if (st.op) end_opool(st.op);
     if (st.h_ideal) ideal_fini(&st.ideal);
     if (st.h_igen) igen_fini(&st.igen);
     free(st.h_ideal);
@@ -1645,8 +1652,8 @@ static void run_iter(uint32_t n, uint32_t pct, uint32_t *perm) {
 #endif
 
     igen_fini(&st.igen);
-    opool_destroy(st.op_roster);
-    opool_destroy(st.op_sorted);
+    end_opool(st.op_roster);
+    end_opool(st.op_sorted);
     free(hg);
     free(h1);
     free(h2);
@@ -1765,7 +1772,7 @@ static void run_side(uint32_t n) {
              r[SD_SIDE].median, r[SD_OPOOL].median, r[SD_SIDE].median / r[SD_OPOOL].median);
 
     igen_fini(&st.igen);
-    opool_destroy(st.op);
+    end_opool(st.op);
     opool_side_destroy(st.side);
     free(st.h_igen);
     free(st.h_op);
@@ -2227,8 +2234,8 @@ static void run_particles(uint32_t n) {
 
     ideal_fini(&st.ideal);
     igen_fini(&st.igen);
-    opool_destroy(st.op);
-    opool_destroy(st.op_sort);
+    end_opool(st.op);
+    end_opool(st.op_sort);
     for (uint32_t k = 0; k < st.mal_count; k++) free(st.mal[k]);
     free(st.mal);
 }
@@ -2404,7 +2411,7 @@ static void run_frame(uint32_t n, uint32_t pct) {
     igen_fini(&st.igen);
     free(st.h_igen);
     for (int v = 0; v < 2; v++) {
-        opool_destroy(st.op[v]);
+        end_opool(st.op[v]);
         free(st.h_op[v]);
     }
 #if BENCH_PEERS
@@ -2490,8 +2497,7 @@ static BENCH_NOINLINE uint64_t arena_opool(uint32_t n, opool_handle *H, uint64_t
     }
     uint64_t t4 = bench_now_ns();
     for (uint32_t k = 0; k < n; k++) sum += bench_mix(FA(opool_get(p, H[k])), k);
-    opool_clear(p);
-    opool_destroy(p);
+    end_opool(p);
     ns[AR_INSERT] += t1 - t0, ns[AR_GET] += t2 - t1, ns[AR_REMOVE] += t3 - t2;
     ns[AR_REUSE] += t4 - t3;
     return bad ? 0 : sum;

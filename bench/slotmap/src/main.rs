@@ -114,12 +114,14 @@ struct Obj<const PAD: usize> {
 /// What the loops need of a subject. Every loop is generic over it, so each subject gets its
 /// own compiled loop with the crate's calls inlined: no dynamic dispatch in a timed region.
 trait Subject {
+    /// The container's key: DefaultKey (versioned) for the slotmaps, usize for slab.
+    type K: Copy + Default;
     const NAME: &'static str;
     fn with_capacity(n: usize) -> Self;
-    fn insert(&mut self, a: u64, b: u64) -> DefaultKey;
-    fn remove(&mut self, k: DefaultKey) -> bool;
+    fn insert(&mut self, a: u64, b: u64) -> Self::K;
+    fn remove(&mut self, k: Self::K) -> bool;
     /// (a, b) of k's object, or None for a stale key.
-    fn get(&self, k: DefaultKey) -> Option<(u64, u64)>;
+    fn get(&self, k: Self::K) -> Option<(u64, u64)>;
     /// Sum of a over the live objects, in the crate's iteration order.
     fn sum_a(&self) -> u64;
     /// A frame's update of every live object, in the crate's iteration order (values_mut):
@@ -132,6 +134,7 @@ trait Subject {
 macro_rules! slotmap_subject {
     ($map:ident, $name:literal) => {
         impl<const PAD: usize> Subject for $map<DefaultKey, Obj<PAD>> {
+            type K = DefaultKey;
             const NAME: &'static str = $name;
             fn with_capacity(n: usize) -> Self {
                 $map::with_capacity(n)
@@ -175,12 +178,53 @@ slotmap_subject!(SlotMap, "slotmap");
 slotmap_subject!(DenseSlotMap, "dense_slotmap");
 slotmap_subject!(HopSlotMap, "hop_slotmap");
 
+/// slab::Slab: its keys are plain indices, without a version (a stale key reaches whatever
+/// occupies its slot now, like a pointer).
+impl<const PAD: usize> Subject for Slab<Obj<PAD>> {
+    type K = usize;
+    const NAME: &'static str = "slab";
+    fn with_capacity(n: usize) -> Self {
+        Slab::with_capacity(n)
+    }
+    #[inline(always)]
+    fn insert(&mut self, a: u64, b: u64) -> usize {
+        Slab::insert(
+            self,
+            Obj {
+                a,
+                b,
+                _pad: MaybeUninit::uninit(),
+            },
+        )
+    }
+    #[inline(always)]
+    fn remove(&mut self, k: usize) -> bool {
+        self.try_remove(k).is_some()
+    }
+    #[inline(always)]
+    fn get(&self, k: usize) -> Option<(u64, u64)> {
+        Slab::get(self, k).map(|o| (o.a, o.b))
+    }
+    fn sum_a(&self) -> u64 {
+        self.iter().fold(0u64, |s, (_, o)| s.wrapping_add(o.a))
+    }
+    fn visit_all(&mut self) -> u64 {
+        self.iter_mut().fold(0u64, |s, (_, o)| {
+            o.b = o.b.wrapping_add(1);
+            s.wrapping_add(o.a.wrapping_add(o.b))
+        })
+    }
+    fn len(&self) -> usize {
+        Slab::len(self)
+    }
+}
+
 // ==== the loops (bench_core.c's churn_*, lookup_*, fill_*, drain_*, iter_*) ======
 // The handle array is indexed without bounds checks, as in C (k < n by construction), so the
 // difference from the C subjects is the crate's own work.
 
 #[inline(never)]
-fn churn<M: Subject>(m: &mut M, h: &mut [DefaultKey], seed: u64, iters: u64, tag: u64) -> u64 {
+fn churn<M: Subject>(m: &mut M, h: &mut [M::K], seed: u64, iters: u64, tag: u64) -> u64 {
     let n = h.len() as u32;
     let mut seed = seed;
     let mut bad = 0u64;
@@ -195,7 +239,7 @@ fn churn<M: Subject>(m: &mut M, h: &mut [DefaultKey], seed: u64, iters: u64, tag
 }
 
 #[inline(never)]
-fn lookup<M: Subject>(m: &M, h: &[DefaultKey], seed: u64, iters: u64, bad: &mut u64) -> u64 {
+fn lookup<M: Subject>(m: &M, h: &[M::K], seed: u64, iters: u64, bad: &mut u64) -> u64 {
     let n = h.len() as u32;
     let mut seed = seed;
     let mut sum = 0u64;
@@ -211,14 +255,14 @@ fn lookup<M: Subject>(m: &M, h: &[DefaultKey], seed: u64, iters: u64, bad: &mut 
 }
 
 #[inline(never)]
-fn fill<M: Subject>(m: &mut M, h: &mut [DefaultKey], tag: u64) {
+fn fill<M: Subject>(m: &mut M, h: &mut [M::K], tag: u64) {
     for (k, slot) in h.iter_mut().enumerate() {
         *slot = m.insert(k as u64, tag);
     }
 }
 
 #[inline(never)]
-fn drain<M: Subject>(m: &mut M, h: &[DefaultKey], perm: &[u32]) -> u64 {
+fn drain<M: Subject>(m: &mut M, h: &[M::K], perm: &[u32]) -> u64 {
     let mut bad = 0u64;
     for &p in perm {
         // SAFETY: perm is a permutation of 0..h.len()
@@ -244,7 +288,7 @@ fn iterate<M: Subject>(m: &M, passes: u32) -> u64 {
 #[inline(never)]
 fn frames<M: Subject>(
     m: &mut M,
-    h: &mut [DefaultKey],
+    h: &mut [M::K],
     seed: u64,
     nframes: u32,
     changes: u32,
@@ -269,60 +313,11 @@ fn frames<M: Subject>(
     (sum, bad)
 }
 
-/// frames() for slab::Slab, whose keys are plain indices (usize, no version: a stale key
-/// reaches whatever occupies its slot now, like a pointer): frame only.
-#[inline(never)]
-fn frames_slab<const P: usize>(
-    m: &mut Slab<Obj<P>>,
-    h: &mut [usize],
-    seed: u64,
-    nframes: u32,
-    changes: u32,
-    tag: u64,
-) -> (u64, u64) {
-    let n = h.len() as u32;
-    let mut seed = seed;
-    let (mut sum, mut bad) = (0u64, 0u64);
-    for f in 0..nframes {
-        for (_, o) in m.iter_mut() {
-            o.b = o.b.wrapping_add(1);
-            sum = sum.wrapping_add(o.a.wrapping_add(o.b));
-        }
-        for j in 0..changes {
-            let k = below(&mut seed, n) as usize;
-            // SAFETY: k < n = h.len()
-            let slot = unsafe { h.get_unchecked_mut(k) };
-            bad += m.try_remove(*slot).is_none() as u64;
-            *slot = m.insert(Obj {
-                a: k as u64,
-                b: tag.wrapping_add(f as u64 * changes as u64 + j as u64),
-                _pad: MaybeUninit::uninit(),
-            });
-        }
-    }
-    (sum, bad)
-}
-
-/// A slab with N objects, h[k]'s with a = k and b = 0.
-fn slab_filled<const P: usize>(n: u32) -> (Slab<Obj<P>>, Vec<usize>) {
-    let mut m = Slab::with_capacity(n as usize);
-    let h = (0..n)
-        .map(|k| {
-            m.insert(Obj {
-                a: k as u64,
-                b: 0,
-                _pad: MaybeUninit::uninit(),
-            })
-        })
-        .collect();
-    (m, h)
-}
-
 // ==== one subject's state =========================================================
 
 struct State<M: Subject> {
     m: M,
-    h: Vec<DefaultKey>,
+    h: Vec<M::K>,
 }
 
 impl<M: Subject> State<M> {
@@ -350,7 +345,9 @@ impl<M: Subject> State<M> {
         }
         sum
     }
+}
 
+impl<M: Subject<K = DefaultKey>> State<M> {
     /// Untimed, on an empty map: the next inserts get the slots in ascending order, as a fresh
     /// map hands them out (bench_core.c resets its pools, and malloc, the same way before each
     /// fill). After a random-order drain the free list is in random order; inserting N and
@@ -610,7 +607,7 @@ fn churn_lookup<const P: usize>(b: &mut Bench, n: u32, do_churn: bool, do_lookup
 }
 
 /// One fill+drain repetition (bench_core.c's filldrain_rep).
-fn filldrain_rep<M: Subject>(st: &mut State<M>, perm: &[u32], rep: i32) -> (f64, u64) {
+fn filldrain_rep<M: Subject<K = DefaultKey>>(st: &mut State<M>, perm: &[u32], rep: i32) -> (f64, u64) {
     let n = st.h.len();
     let tag = rep as u64 + 7;
     st.fresh_order();
@@ -746,7 +743,7 @@ fn iter<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
 /// removes and n inserts again, each phase's time added to ns; the gets' sum and the final
 /// objects', or 0 when a remove failed.
 #[inline(never)]
-fn arena_round<M: Subject>(h: &mut [DefaultKey], tag: u64, ns: &mut [u128; 4]) -> u64 {
+fn arena_round<M: Subject>(h: &mut [M::K], tag: u64, ns: &mut [u128; 4]) -> u64 {
     let n = h.len();
     let (mut sum, mut bad) = (0u64, 0u64);
     let t0 = Instant::now();
@@ -784,51 +781,6 @@ fn arena_round<M: Subject>(h: &mut [DefaultKey], tag: u64, ns: &mut [u128; 4]) -
     }
 }
 
-/// arena_round for slab::Slab (plain usize keys).
-#[inline(never)]
-fn arena_round_slab<const P: usize>(h: &mut [usize], tag: u64, ns: &mut [u128; 4]) -> u64 {
-    let n = h.len();
-    let (mut sum, mut bad) = (0u64, 0u64);
-    let obj = |a: u64, b: u64| Obj::<P> {
-        a,
-        b,
-        _pad: MaybeUninit::uninit(),
-    };
-    let t0 = Instant::now();
-    let mut m = Slab::with_capacity(n);
-    for (k, slot) in h.iter_mut().enumerate() {
-        *slot = m.insert(obj(k as u64, tag));
-    }
-    let t1 = Instant::now();
-    for &key in h.iter() {
-        let o = m.get(key).unwrap_or_else(|| fail("arena: get failed"));
-        sum = sum.wrapping_add(o.a.wrapping_add(o.b));
-    }
-    let t2 = Instant::now();
-    for &key in h.iter() {
-        bad += m.try_remove(key).is_none() as u64;
-    }
-    let t3 = Instant::now();
-    for (k, slot) in h.iter_mut().enumerate() {
-        *slot = m.insert(obj(k as u64, tag + 1));
-    }
-    let t4 = Instant::now();
-    for (k, &key) in h.iter().enumerate() {
-        let o = m.get(key).unwrap_or_else(|| fail("arena: get failed"));
-        sum = sum.wrapping_add(mix(o.a, k as u64));
-    }
-    drop(m);
-    ns[0] += (t1 - t0).as_nanos();
-    ns[1] += (t2 - t1).as_nanos();
-    ns[2] += (t3 - t2).as_nanos();
-    ns[3] += (t4 - t3).as_nanos();
-    if bad != 0 {
-        0
-    } else {
-        sum
-    }
-}
-
 /// bench_core.c's run_arena: the four phases, each a case of its own.
 fn arena<const P: usize>(b: &mut Bench, n: u32) {
     let rounds: u32 = if b.opt.quick { 50 } else { 200 };
@@ -848,7 +800,7 @@ fn arena<const P: usize>(b: &mut Bench, n: u32) {
             reps,
             n as u64 * rounds as u64,
             &[note, note, note, note],
-            &[Sm::<P>::NAME, Dsm::<P>::NAME, Hsm::<P>::NAME, "slab"],
+            &[Sm::<P>::NAME, Dsm::<P>::NAME, Hsm::<P>::NAME, Slab::<Obj<P>>::NAME],
             &mut |s, rep| {
                 let mut ns = [0u128; 4];
                 let mut sum = 0u64;
@@ -858,7 +810,7 @@ fn arena<const P: usize>(b: &mut Bench, n: u32) {
                         0 => arena_round::<Sm<P>>(&mut hk, tag, &mut ns),
                         1 => arena_round::<Dsm<P>>(&mut hk, tag, &mut ns),
                         2 => arena_round::<Hsm<P>>(&mut hk, tag, &mut ns),
-                        _ => arena_round_slab::<P>(&mut hs, tag, &mut ns),
+                        _ => arena_round::<Slab<Obj<P>>>(&mut hs, tag, &mut ns),
                     };
                     if got == 0 {
                         fail(&format!("{} N={}: a remove failed", name, n));
@@ -892,38 +844,6 @@ fn frame_rep<M: Subject>(st: &mut State<M>, rep: i32, pct: u32, nframes: u32) ->
     (ns, sum.wrapping_add(st.verify("frame")))
 }
 
-fn frame_rep_slab<const P: usize>(
-    m: &mut Slab<Obj<P>>,
-    h: &mut [usize],
-    rep: i32,
-    pct: u32,
-    nframes: u32,
-) -> (f64, u64) {
-    let n = h.len() as u32;
-    let changes = (n as u64 * pct as u64 / 100) as u32;
-    let t0 = Instant::now();
-    let (sum, bad) = frames_slab(
-        m,
-        h,
-        seed(W_FRAME, n, rep, pct),
-        nframes,
-        changes,
-        ((rep + 1) as u64) << 40,
-    );
-    let ns = ns_per(t0, n as u64 * nframes as u64);
-    if bad != 0 {
-        fail(&format!("frame slab N={}: {} failed removes", n, bad));
-    }
-    let mut check = 0u64;
-    for (k, &key) in h.iter().enumerate() {
-        match m.get(key) {
-            Some(o) if o.a == k as u64 => check = check.wrapping_add(mix(o.a, o.b)),
-            _ => fail(&format!("frame slab N={}: h[{}] does not reach its object", n, k)),
-        }
-    }
-    (ns, sum.wrapping_add(check))
-}
-
 /// bench_core.c's run_frame: N objects, each repetition going on from the last one's state.
 fn frame<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
     let visits: u32 = if b.opt.quick { 1000000 } else { 4000000 };
@@ -931,7 +851,7 @@ fn frame<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
     let mut s0 = State::<Sm<P>>::filled(n);
     let mut s1 = State::<Dsm<P>>::filled(n);
     let mut s2 = State::<Hsm<P>>::filled(n);
-    let (mut slab, mut slab_h) = slab_filled::<P>(n);
+    let mut s3 = State::<Slab<Obj<P>>>::filled(n);
     let name = format!("frame {}%", pct);
     let reps = b.opt.reps;
     b.run_case(
@@ -945,12 +865,12 @@ fn frame<const P: usize>(b: &mut Bench, n: u32, pct: u32) {
             "per visit; values_mut(): hops free runs",
             "per visit; iter_mut(); keys unversioned",
         ],
-        &[Sm::<P>::NAME, Dsm::<P>::NAME, Hsm::<P>::NAME, "slab"],
+        &[Sm::<P>::NAME, Dsm::<P>::NAME, Hsm::<P>::NAME, Slab::<Obj<P>>::NAME],
         &mut |s, rep| match s {
             0 => frame_rep(&mut s0, rep, pct, nframes),
             1 => frame_rep(&mut s1, rep, pct, nframes),
             2 => frame_rep(&mut s2, rep, pct, nframes),
-            _ => frame_rep_slab(&mut slab, &mut slab_h, rep, pct, nframes),
+            _ => frame_rep(&mut s3, rep, pct, nframes),
         },
     );
 }

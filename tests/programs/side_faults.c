@@ -89,6 +89,55 @@ static opool *pool_with_table(uint32_t n, opool_side **table) {
     return p;
 }
 
+/* A load under test: from img, with the allocation numbered fail_at (if
+ * any) failing; its status, and in *nothing_out whether every out pointer
+ * it was given came back NULL. */
+typedef opool_status (*load_fn)(stream *img, bool *nothing_out);
+
+/* Runs load once for each of the made allocations it makes, that one
+ * failing: each must be OPOOL_ENOMEM with nothing out and no block held. */
+static void each_failure_is_enomem(load_fn load, stream *img, long made) {
+    int failed_before = test__checks_failed;
+    for (long k = 0; k < made; k++) {
+        img->pos = 0;
+        long held_before = held;
+        bool nothing_out = false;
+        fail_at = calls + k;
+        opool_status s = load(img, &nothing_out);
+        fail_at = -1;
+        CHECK_EQ_U64(s, OPOOL_ENOMEM);
+        CHECK(nothing_out);
+        CHECK_EQ_U64(held, held_before);
+        if (test__checks_failed != failed_before) {
+            fprintf(stderr, "allocation %ld of %ld failing\n", k, made);
+            return;
+        }
+    }
+}
+
+static opool_status load_side(stream *img, bool *nothing_out) {
+    opool_side *u = (opool_side *)(uintptr_t)1;
+    opool_status s = opool_side_load(&u, sizeof(value), _Alignof(value), stream_read, img);
+    *nothing_out = u == NULL;
+    if (s == OPOOL_OK) opool_side_destroy(u);
+    return s;
+}
+
+static opool_status load_world(stream *img, bool *nothing_out) {
+    opool_desc d = quiet_desc(16, 1500, 0x1000);
+    opool_side_layout lay = {sizeof(value), _Alignof(value)};
+    opool *q = (opool *)(uintptr_t)1;
+    opool_side *u = (opool_side *)(uintptr_t)1;
+    opool_status s = opool_load_world(&q, &d, 1, &u, &lay, 1, stream_read, img);
+    *nothing_out = q == NULL && u == NULL;
+    if (s == OPOOL_OK) {
+        opool_side_destroy(u);
+        opool_clear(q);
+        opool_destroy(q);
+    }
+    return s;
+}
+
 TEST(every_failed_allocation_of_a_side_load_is_enomem_and_holds_nothing) {
     opool_side *t = NULL;
     opool *p = pool_with_table(3000, &t); /* entries in 3 pages of the index */
@@ -104,22 +153,7 @@ TEST(every_failed_allocation_of_a_side_load_is_enomem_and_holds_nothing) {
     CHECK_EQ_U64(opool_side_count(u), opool_side_count(t));
     opool_side_destroy(u);
 
-    int failed_before = test__checks_failed;
-    for (long k = 0; k < made; k++) {
-        img.pos = 0;
-        long held_before = held;
-        fail_at = calls + k;
-        u = (opool_side *)(uintptr_t)1;
-        opool_status s = opool_side_load(&u, sizeof(value), _Alignof(value), stream_read, &img);
-        fail_at = -1;
-        CHECK_EQ_U64(s, OPOOL_ENOMEM);
-        CHECK(u == NULL);
-        CHECK_EQ_U64(held, held_before);
-        if (test__checks_failed != failed_before) {
-            fprintf(stderr, "allocation %ld of %ld failing\n", k, made);
-            break;
-        }
-    }
+    each_failure_is_enomem(load_side, &img, made);
     img.pos = 0;
     REQUIRE(opool_side_load(&u, sizeof(value), _Alignof(value), stream_read, &img) == OPOOL_OK);
     opool_handle h = opool_live_handle(p, 0);
@@ -152,22 +186,7 @@ TEST(every_failed_allocation_of_a_world_load_with_sides_is_enomem_and_holds_noth
     opool_clear(q);
     opool_destroy(q);
 
-    int failed_before = test__checks_failed;
-    for (long k = 0; k < made; k++) {
-        img.pos = 0;
-        long held_before = held;
-        fail_at = calls + k;
-        q = (opool *)(uintptr_t)1, u = (opool_side *)(uintptr_t)1;
-        opool_status s = opool_load_world(&q, &d, 1, &u, &lay, 1, stream_read, &img);
-        fail_at = -1;
-        CHECK_EQ_U64(s, OPOOL_ENOMEM);
-        CHECK(q == NULL && u == NULL);
-        CHECK_EQ_U64(held, held_before);
-        if (test__checks_failed != failed_before) {
-            fprintf(stderr, "allocation %ld of %ld failing\n", k, made);
-            break;
-        }
-    }
+    each_failure_is_enomem(load_world, &img, made);
     stream_free(&img);
     opool_side_destroy(t);
     opool_clear(p);

@@ -46,8 +46,7 @@ static void opool__drawn_span(const opool *p, uint32_t c, uint32_t *lo, uint32_t
     uint64_t l = opool__chunk_lo(p, c);
     uint32_t h = opool__chunk_hi(p, c);
     *lo = l < n ? (uint32_t)l : n;
-    *hi = h < n ? h : n;
-    if (*hi < *lo) *hi = *lo;
+    *hi = h < n ? h : n; /* lo <= hi: both clipped to n from lo(c) <= hi(c) */
 }
 
 static uint32_t opool__rows(uint32_t slots) {

@@ -138,8 +138,21 @@
  * collect the others' handles for after the loop. opool_sort, opool_clear,
  * opool_shrink and opool_load rebuild the list: call them between loops.
  *
+ * NO LIVE LIST. A pool created with OPOOL_NO_LIVE_LIST in desc.flags has no
+ * roster: its free slots are chained through their records (the record's
+ * second word names the next free slot), so alloc takes the chain's first
+ * slot and free puts the freed one first, writing only its own record. Reuse
+ * is LIFO and a fresh pool hands out 0, 1, 2, ... as above; handles,
+ * generations, growth, shrink, retirement, save and load behave as in any
+ * pool. There is nothing to iterate: opool_live_object and opool_live_handle
+ * return NULL and OPOOL_NULL for every i, and opool_retain, opool_sort,
+ * OPOOL_FOREACH (and the typed and C++ loops) report OPOOL_EINVAL to
+ * desc.report and visit nothing. opool_alloc_at walks the chain to the slot
+ * it claims: O(free slots). A saved pool loads with or without the flag.
+ *
  * Memory per slot: the object rounded up to its alignment (the stride), plus
- * 12 bytes of bookkeeping (8 for the slot record, 4 for the roster entry).
+ * 12 bytes of bookkeeping (8 for the slot record, 4 for the roster entry;
+ * 8 in all under OPOOL_NO_LIVE_LIST).
  * The pool header itself is a few hundred bytes.
  *
  * A growable pool (OPOOL_FULL_GROW) reserves its first chunk with its capacity
@@ -371,7 +384,12 @@ typedef enum opool_full_policy {
  *   leak report of opool_destroy. Cost: allocs run out of line, 24 bytes a
  *   slot, allocated with the pool's allocator at the first alloc of each
  *   slot range (frees stay inline). Nothing at all without the flag.
- *   OPOOL_REPORT_SIZING: opool_destroy prints opool_sizing_line on stderr. */
+ *   OPOOL_REPORT_SIZING: opool_destroy prints opool_sizing_line on stderr.
+ *   OPOOL_NO_LIVE_LIST: for pools that are never iterated (id allocators,
+ *   connection tables, resource handles): no roster, so 8 bytes of
+ *   bookkeeping a slot instead of 12, and a free writes nothing but the
+ *   slot's own record (see NO LIVE LIST at the top of this file). The one
+ *   flag that keeps the inline paths. Every handle guarantee is kept. */
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
@@ -381,7 +399,9 @@ enum {
                                        never match falsely either */
     OPOOL_TRACK_SITES = 1u << 3,    /* allocs record their call site: opool_alloc_site */
     OPOOL_REPORT_SIZING = 1u << 4,  /* destroy prints the sizing line (opool_sizing_line) */
-    OPOOL__FLAGS_ALL = (1u << 5) - 1
+    OPOOL_NO_LIVE_LIST = 1u << 5,   /* no live list: 8 bytes of bookkeeping a slot, not 12;
+                                       live_object/live_handle NULL, retain/sort refused */
+    OPOOL__FLAGS_ALL = (1u << 6) - 1
 };
 
 /* Largest capacity or max_capacity a pool accepts. */
@@ -682,8 +702,8 @@ OPOOL_API opool_handle opool_handle_at(const opool *p, uint32_t index);
  * otherwise. Iterate backwards, i = count..0, to free and allocate while
  * iterating: ITERATION at the top of this file says exactly what each does
  * to the loop; in short: every object live at the start is
- * visited once, freeing the object at i and allocating are safe. O(1);
- * inline. Thread-safety: per pool. */
+ * visited once, freeing the object at i and allocating are safe. NULL for
+ * every i under OPOOL_NO_LIVE_LIST. O(1); inline. Thread-safety: per pool. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
 
@@ -694,7 +714,8 @@ OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
  * visited) and may free its own object (then retain does not free it again
  * and does not count it). Frees of other objects inside keep or fini follow
  * ITERATION: one not yet visited is skipped and the last entry takes its
- * place (it may then be visited twice). O(count) plus the frees.
+ * place (it may then be visited twice). O(count) plus the frees. Under
+ * OPOOL_NO_LIVE_LIST: reports OPOOL_EINVAL, visits nothing, returns 0.
  * Thread-safety: the pool's. */
 OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user),
                                 void *user);
@@ -705,14 +726,16 @@ OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h
  * opool_live_object/opool_live_handle (ITERATION says what frees and allocs
  * inside do). Freeing obj (opool_free(p, h)) is allowed; break and continue
  * work; indices left past the end by frees of other objects are skipped.
- * p is evaluated once per object: pass a plain variable.
+ * p is evaluated once per object: pass a plain variable. A pool under
+ * OPOOL_NO_LIVE_LIST reports OPOOL_EINVAL once and runs no body.
  *
  *     OPOOL_FOREACH(pool, struct particle, it, h) {
  *         if (it->life <= 0) opool_free(pool, h);
  *     }
  */
 #define OPOOL_FOREACH(p, T, obj, h)                                                                \
-    for (uint32_t obj##_opool_i_ = opool_count(p), obj##_opool_go_ = 1, obj##_opool_once_ = 0;     \
+    for (uint32_t obj##_opool_i_ = opool__live_count(p), obj##_opool_go_ = 1,                      \
+                  obj##_opool_once_ = 0;                                                           \
          obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
         for (opool_handle h = (obj##_opool_once_ = obj##_opool_i_ < opool_count(p),                \
                               opool_live_handle(p, obj##_opool_i_));                               \
@@ -722,7 +745,8 @@ OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h
 
 /* Reorder the live roster by slot index (memory order) so the next iteration
  * walks memory forward. Handles, objects and the free stack are untouched.
- * NULL-safe; cannot fail. O(capacity) (one pass over the slot records), no
+ * NULL-safe; under OPOOL_NO_LIVE_LIST it reports OPOOL_EINVAL and does
+ * nothing. O(capacity) (one pass over the slot records), no
  * allocation. Thread-safety: per pool. */
 OPOOL_API void opool_sort(opool *p);
 
@@ -1559,7 +1583,8 @@ typedef struct opool_mt_stats {
  * OPOOL_EINVAL: out or desc NULL, anything opool_create rejects, object_size
  * 0 (an id-only pool is the core pool's), max_capacity other than 0 or
  * capacity, on_full other than OPOOL_FULL_FAIL, an evict or save/load
- * callback, OPOOL_TRACK_SITES or OPOOL_REPORT_SIZING (the core pool's), an
+ * callback, OPOOL_TRACK_SITES, OPOOL_REPORT_SIZING or OPOOL_NO_LIVE_LIST (the
+ * core pool's), an
  * allocator without free. OPOOL_ENOMEM: the allocator failed.
  * *out is NULL on failure. One allocation; O(capacity). Thread-safety: any
  * thread, not concurrent with any use of *out. */
@@ -2436,9 +2461,11 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 
 /* OPOOL_FOREACH for typed pool P (the name given to OPOOL_TYPED): declares
  * P_type *obj and P_handle h for the body, once per live object, backwards;
- * freeing obj (P_free(p, h)) inside is allowed, break and continue work. */
+ * freeing obj (P_free(p, h)) inside is allowed, break and continue work.
+ * Under OPOOL_NO_LIVE_LIST it reports OPOOL_EINVAL and runs no body. */
 #define OPOOL_TYPED_FOREACH(P, p, obj, h)                                                          \
-    for (uint32_t obj##_opool_i_ = P##_count(p), obj##_opool_go_ = 1, obj##_opool_once_ = 0;       \
+    for (uint32_t obj##_opool_i_ = opool__live_count(OPOOL__CRAW(p)), obj##_opool_go_ = 1,         \
+                  obj##_opool_once_ = 0;                                                           \
          obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
         for (P##_handle h = (obj##_opool_once_ = obj##_opool_i_ < P##_count(p),                    \
                             P##_live_handle(p, obj##_opool_i_));                                   \
@@ -2595,7 +2622,8 @@ typedef struct opool__slot {
 /* Every field the common inline paths touch sits in the first 64 bytes. */
 typedef struct opool__hot {
     opool__slot *slot;   /* [nslots] */
-    uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count */
+    uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count;
+                            NULL under OPOOL_NO_LIVE_LIST (the free chain instead) */
     uint32_t count;      /* live objects */
     uint32_t fast_limit; /* inline alloc while count < this: min(limit, high_water), 0 if slow */
     uint32_t nslots;     /* slot records: every index below is a slot */
@@ -2610,6 +2638,7 @@ typedef struct opool__hot {
     uint32_t limit; /* slots in the roster: usable capacity */
     uint32_t high_water;
     uint32_t index_bits; /* k of a compact handle (opool_handle_compact); 32: none */
+    uint32_t chain;      /* OPOOL_NO_LIVE_LIST: the first free slot (limit - count of them) */
 } opool__hot;
 
 /* Where the inline alloc and free go for everything but their common case
@@ -2617,6 +2646,9 @@ typedef struct opool__hot {
  * calls them: ABI, not API. */
 OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out, const char *site);
 OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
+/* A pool under OPOOL_NO_LIVE_LIST was asked to iterate: reports
+ * OPOOL_EINVAL, returns 0 (the count of entries to visit). */
+OPOOL_API uint32_t opool__no_live_list(const opool *p);
 
 /* ---- handles ---------------------------------------------------------------
  * A handle is its slot's generation in the high 32 bits over the slot's
@@ -2671,18 +2703,41 @@ static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
     opool__roster_put(c, b, i);
 }
 
+/* ---- the free chain (OPOOL_NO_LIVE_LIST) ---------------------------------
+ * A pool without a live list has no roster: its free slots are chained
+ * through .pos, from c->chain, the last one's .pos a marker (the chain's
+ * end). A live slot's .pos is left as it was. Pop and push are the only
+ * steps of the inline paths; the rest rebuild it (src/opool.c). */
+
+static inline uint32_t opool__chain_take(opool__hot *c) {
+    uint32_t i = c->chain;
+    c->chain = c->slot[i].pos;
+    c->count++;
+    return i;
+}
+
+static inline void opool__chain_release(opool__hot *c, uint32_t i) {
+    c->count--;
+    c->slot[i].pos = c->chain;
+    c->chain = i;
+}
+
 /* The two halves of every alloc and free, inline or not. take: the free
  * stack's top goes live at its next generation (its index; its handle to
- * *out). unlink: live slot i leaves the live list with generation g. */
+ * *out). unlink: live slot i leaves the live list with generation g. The
+ * free stack is the roster's, or the chain of a pool without a live list. */
 static inline uint32_t opool__take(opool__hot *c, opool_handle *out) {
-    uint32_t i = opool__roster_take(c);
+    uint32_t i = OPOOL_LIKELY(c->roster != NULL) ? opool__roster_take(c) : opool__chain_take(c);
     uint32_t g = ++c->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return i;
 }
 
 static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
-    opool__roster_release(c, i);
+    if (OPOOL_LIKELY(c->roster != NULL))
+        opool__roster_release(c, i);
+    else
+        opool__chain_release(c, i);
     c->slot[i].gen = g;
 }
 
@@ -2795,7 +2850,7 @@ static inline opool_handle opool__handle_expand_inline(const opool *p, opool_han
 static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
-    if (c != NULL && i < c->count) {
+    if (c != NULL && i < c->count && c->roster != NULL) {
         uint32_t s = c->roster[i];
         h = opool__handle(s, c->slot[s].gen);
     }
@@ -2804,8 +2859,16 @@ static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i)
 
 static inline void *opool__live_object_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
-    if (c == NULL || i >= c->count) return NULL;
+    if (c == NULL || i >= c->count || c->roster == NULL) return NULL;
     return opool__object(c, c->roster[i]);
+}
+
+/* The entries a loop over the live list visits: count, or 0 (reported) in a
+ * pool without one (OPOOL_FOREACH's start). */
+static inline uint32_t opool__live_count(const opool *p) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    if (c == NULL) return 0;
+    return OPOOL_LIKELY(c->roster != NULL) ? c->count : opool__no_live_list(p);
 }
 
 static inline void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
@@ -3445,6 +3508,8 @@ static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_
 /* Roster-position markers for slots that are not in the roster. */
 #define OPOOL__RETIRED UINT32_MAX        /* generation used up: never comes back */
 #define OPOOL__UNBACKED (UINT32_MAX - 1) /* its chunk was given back by shrink */
+/* The free chain's end (OPOOL_NO_LIVE_LIST): the last free slot's .pos. */
+#define OPOOL__CHAIN_END (UINT32_MAX - 2)
 
 /* Bits of opool__slow_bits: why alloc/free must take the out-of-line path. */
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
@@ -3501,10 +3566,17 @@ struct opool {
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
 _Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
 
-/* Bytes of the slot and roster arrays of n slots, which share one block (for
- * an n whose block exists; opool__arrays_fit checks a new n). */
-#define OPOOL__SLOT_BYTES (sizeof(opool__slot) + sizeof(uint32_t))
-static inline size_t opool__arrays_bytes(uint32_t n) { return (size_t)n * OPOOL__SLOT_BYTES; }
+/* Bytes a slot of a pool with these desc.flags keeps in the slot and roster
+ * arrays, which share one block: its record, and its roster entry unless
+ * the pool has no live list. */
+static inline size_t opool__slot_bytes(uint32_t flags) {
+    return sizeof(opool__slot) + ((flags & OPOOL_NO_LIVE_LIST) ? 0 : sizeof(uint32_t));
+}
+/* The block's bytes for n slots (for an n whose block exists;
+ * opool__arrays_fit checks a new n). */
+static inline size_t opool__arrays_bytes(uint32_t flags, uint32_t n) {
+    return (size_t)n * opool__slot_bytes(flags);
+}
 _Static_assert(offsetof(opool__hot, base) + sizeof(char *) <= OPOOL__LINE || sizeof(void *) > 8,
                "the common inline paths read one cache line");
 
@@ -3531,10 +3603,10 @@ static inline bool opool__add_ok(size_t a, size_t b, size_t *out) {
     return true;
 }
 
-/* *bytes = opool__arrays_bytes(n), or false when a size_t cannot hold it
- * (a 32-bit machine, from 358M slots: an id-only pool may ask for that). */
-static inline bool opool__arrays_fit(uint32_t n, size_t *bytes) {
-    return opool__mul_ok(OPOOL__SLOT_BYTES, n, bytes);
+/* *bytes = opool__arrays_bytes(flags, n), or false when a size_t cannot hold
+ * it (a 32-bit machine, from 358M slots: an id-only pool may ask for that). */
+static inline bool opool__arrays_fit(uint32_t flags, uint32_t n, size_t *bytes) {
+    return opool__mul_ok(opool__slot_bytes(flags), n, bytes);
 }
 
 /* Give back a block of allocator a: through free_aligned when it is set,
@@ -3669,6 +3741,9 @@ OPOOL__INTERNAL void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uin
 OPOOL__INTERNAL void opool__restore_counts(opool *p, const opool__saved_counts *c);
 OPOOL__INTERNAL void *opool__restore_object(opool *p, uint32_t k);
 OPOOL__INTERNAL void opool__restore_cut(opool *p, uint32_t k);
+OPOOL__INTERNAL bool opool__restore_begin(opool *p);
+OPOOL__INTERNAL void opool__restore_done(opool *p);
+OPOOL__INTERNAL bool opool__saved_positions(const opool *p, uint32_t **pos);
 
 #endif /* OPOOL_INTERNAL_H */
 
@@ -4006,9 +4081,9 @@ typedef enum opool__kind {
 /* Which check of a load failed: each has its message in opool_diag.c's
  * table (OPOOL__DIAG_MESSAGES, the rows named after it). */
 /* The step of a message (opool_diag.c's table): a finding that is not
- * exhaustion, the failure that opens an episode, the later ones; the checks
- * of a load follow. */
-enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER, OPOOL__STEPS };
+ * exhaustion, the failure that opens an episode, the later ones, a loop
+ * refused (a pool without a live list); the checks of a load follow. */
+enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER, OPOOL__ITERATE, OPOOL__STEPS };
 
 typedef enum opool__load_check {
     OPOOL__LOAD_DESC = OPOOL__STEPS,
@@ -4046,6 +4121,7 @@ typedef struct opool__finding {
     uint32_t block_size;      /* heap OPOOL_EFULL: the class's block size; 0: a large block */
     bool refused;             /* heap OPOOL_EFULL of a class: why it is full: the allocator
                                  refused a page (true), or a fixed heap's budget (false) */
+    bool iterate;             /* pool OPOOL_EINVAL: a loop over a pool without a live list */
     /* OPOOL__KIND_LOAD: */
     opool__load_check check;
     const char *field;        /* the header field (or part) concerned */
@@ -4768,7 +4844,7 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     if (!opool__mul_ok(stride, maxcap, &all_objects)) return false;
     (void)all_objects;
     first_objects = stride * g->first;
-    if (!opool__arrays_fit(g->first, &arrays)) return false;
+    if (!opool__arrays_fit(d->flags, g->first, &arrays)) return false;
     if (!opool__add_ok(sizeof(struct opool), arrays, &total)) return false;
     g->objects_at = total;
     if (!opool__add_ok(total, g->align - 1, &total)) return false;
@@ -4877,23 +4953,93 @@ void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_lim
  * the episode, the limit or the high water change. */
 void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p->hot.free_limit); }
 
-/* Make the slot and roster arrays hold at least n entries, keeping contents. */
+/* Make the slot and roster arrays hold at least n entries, keeping contents
+ * (a pool without a live list has the slot array only). */
 bool opool__reserve_slots(opool *p, uint32_t n) {
     if (n <= p->slot_cap) return true;
     size_t bytes;
-    if (!opool__arrays_fit(n, &bytes)) return false;
+    if (!opool__arrays_fit(p->desc.flags, n, &bytes)) return false;
     opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, OPOOL__ARRAY_ALIGN);
     if (slot == NULL) return false;
-    uint32_t *roster = (uint32_t *)(slot + n);
     memcpy(slot, p->hot.slot, (size_t)p->hot.nslots * sizeof(opool__slot));
-    memcpy(roster, p->hot.roster, (size_t)p->hot.limit * sizeof(uint32_t));
+    if (p->hot.roster) {
+        uint32_t *roster = (uint32_t *)(slot + n);
+        memcpy(roster, p->hot.roster, (size_t)p->hot.limit * sizeof(uint32_t));
+        p->hot.roster = roster;
+    }
     if (p->arrays_owned)
-        opool__mem_free(&p->mem, p->hot.slot, opool__arrays_bytes(p->slot_cap), OPOOL__ARRAY_ALIGN);
+        opool__mem_free(&p->mem, p->hot.slot, opool__arrays_bytes(p->desc.flags, p->slot_cap),
+                        OPOOL__ARRAY_ALIGN);
     p->hot.slot = slot;
-    p->hot.roster = roster;
     p->slot_cap = n;
     p->arrays_owned = true;
     return true;
+}
+
+/* ==== the free chain =====================================================
+ * A pool created with OPOOL_NO_LIVE_LIST has no roster (hot.roster NULL):
+ * its free stack is the chain of opool_abi.h, through the free slots' .pos,
+ * whose pop and push are there. These are its other steps, each called
+ * where the roster's would be. The proof's pool invariant is the roster's:
+ * none of this is in it (docs/PROOF.md). */
+
+/* Whether the pool keeps a live list (a roster). */
+static inline bool opool__listed(const opool *p) { return p->hot.roster != NULL; }
+
+/* Free slot i leaves the chain: the link that names it (the chain's start
+ * or the .pos of the slot before it) skips it. O(i's place in the chain):
+ * a retirement cuts the slot just pushed, opool_alloc_at any. */
+static inline void opool__chain_cut(opool__hot *h, uint32_t i) {
+    uint32_t *at = &h->chain;
+    while (*at != i) {
+        opool__assert(*at != OPOOL__CHAIN_END);
+        at = &h->slot[*at].pos;
+    }
+    *at = h->slot[i].pos;
+}
+
+/* The free slots with storage become the chain, in ascending order (a
+ * fresh pool's, and opool_clear's and opool_load's rebuild); returns how
+ * many. A live slot's .pos may be anything but a marker. */
+static uint32_t opool__chain_fill(opool__hot *h) {
+    uint32_t *at = &h->chain, n = 0;
+    for (uint32_t i = 0; i < h->nslots; i++) {
+        uint32_t pos = h->slot[i].pos;
+        if ((h->slot[i].gen & 1) || pos == OPOOL__RETIRED || pos == OPOOL__UNBACKED) continue;
+        *at = i;
+        at = &h->slot[i].pos;
+        n++;
+    }
+    *at = OPOOL__CHAIN_END;
+    return n;
+}
+
+/* The chain skips every slot of [lo, hi), keeping its order (shrink, before
+ * it gives their chunk back). */
+static void opool__chain_skip(opool__hot *h, uint32_t lo, uint32_t hi) {
+    uint32_t *at = &h->chain;
+    while (*at != OPOOL__CHAIN_END) {
+        uint32_t i = *at;
+        if (i >= lo && i < hi)
+            *at = h->slot[i].pos;
+        else
+            at = &h->slot[i].pos;
+    }
+}
+
+/* The growth of a pool without a live list (opool__enrol's counterpart):
+ * the slots of [lo, hi) without storage join the chain's end, in ascending
+ * order. */
+static void opool__chain_enrol(opool__hot *h, uint32_t lo, uint32_t hi) {
+    uint32_t *at = &h->chain;
+    while (*at != OPOOL__CHAIN_END) at = &h->slot[*at].pos;
+    for (uint32_t i = lo; i < hi; i++) {
+        if (h->slot[i].pos != OPOOL__UNBACKED) continue;
+        *at = i;
+        at = &h->slot[i].pos;
+        h->limit++;
+    }
+    *at = OPOOL__CHAIN_END;
 }
 
 /* The growth's steps. Each loop of the growth (these, opool__range_freed's,
@@ -4965,7 +5111,10 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     opool__range_freed(p, mem, hi - lo);
     if (p->hot.nslots < hi) opool__born(p, hi);
     opool__back_chunk(p, c, mem);
-    opool__enrol(p, lo, hi);
+    if (opool__listed(p))
+        opool__enrol(p, lo, hi);
+    else
+        opool__chain_enrol(&p->hot, lo, hi);
     opool__count_grow(p);
     opool__update_fast(p);
     return true;
@@ -4987,11 +5136,16 @@ static void opool__leak_sites(const opool *p, char *buf, size_t size) {
         at += (size_t)snprintf(buf + at, size - at, "%s%s", k ? ", " : "", where[k]);
 }
 
+/* The pool whose loop opool__no_live_list is refusing on this thread: its
+ * report's default line says so. */
+static _Thread_local const opool *opool__refusing;
+
 void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)user;
     if (p == NULL && opool__diag_default_reporting()) return; /* a failed load's line */
     opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
     f.handle = h;
+    f.iterate = p != NULL && p == opool__refusing && what == OPOOL_EINVAL;
     char sites[320] = "";
     if (p != NULL) {
         f.failures = opool__episode_failures(&p->episode);
@@ -5009,6 +5163,14 @@ void opool__report(opool *p, opool_status what, opool_handle h) {
         p->desc.report(p, what, h, p->desc.user);
     else
         opool_default_report(p, what, h, p->desc.user);
+}
+
+uint32_t opool__no_live_list(const opool *p) {
+    const opool *outer = opool__refusing;
+    opool__refusing = p;
+    opool__report((opool *)(uintptr_t)p, OPOOL_EINVAL, OPOOL_NULL);
+    opool__refusing = outer;
+    return 0;
 }
 
 /* ==== slots ============================================================== */
@@ -5030,11 +5192,14 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
     return OPOOL_OK;
 }
 
-/* Free slot i leaves the roster for good: its free-stack place goes to the
- * roster's last entry (retire's writes). */
+/* Free slot i leaves the free stack for good: its roster place goes to the
+ * roster's last entry, or the chain skips it (retire's writes). */
 static inline void opool__drop(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
-    opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
+    if (opool__listed(p))
+        opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
+    else
+        opool__chain_cut(h, i);
     h->limit--;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
@@ -5083,9 +5248,17 @@ void opool__release(opool *p, uint32_t i) {
     opool__freed(p, i, g);
 }
 
-/* Free every live object, last roster entry first (fini may free others). */
+/* Free every live object, last roster entry first, or highest slot first
+ * without a live list (fini may free others, and allocate). */
 void opool__release_all(opool *p) {
-    while (p->hot.count > 0) opool__release(p, p->hot.roster[p->hot.count - 1]);
+    opool__hot *h = &p->hot;
+    if (opool__listed(p)) {
+        while (h->count > 0) opool__release(p, h->roster[h->count - 1]);
+        return;
+    }
+    while (h->count > 0)
+        for (uint32_t i = h->nslots; i-- > 0 && h->count > 0;)
+            if (h->slot[i].gen & 1) opool__release(p, i);
 }
 
 /* An alloc has made one more object live: the high water, the inline
@@ -5195,6 +5368,54 @@ void *opool__restore_object(opool *p, uint32_t k) {
  * that opool_destroy runs fini on exactly those). */
 void opool__restore_cut(opool *p, uint32_t k) { p->hot.count = k; }
 
+/* A pool without a live list is restored through a roster of its own, for
+ * the saved positions and objects, until opool__restore_done; false: no
+ * memory. Nothing for a pool with a roster. */
+bool opool__restore_begin(opool *p) {
+    if (opool__listed(p)) return true;
+    uint32_t *r =
+        (uint32_t *)p->mem.alloc(p->mem.ctx, (size_t)p->slot_cap * sizeof *r, alignof(uint32_t));
+    if (r == NULL) return false;
+    p->hot.roster = r;
+    return true;
+}
+
+/* The load is over (every object restored, or the pool cleared to undo
+ * it): a pool without a live list gives that roster back, its free stack
+ * becoming the chain, in the same order. */
+void opool__restore_done(opool *p) {
+    opool__hot *h = &p->hot;
+    if (!(p->desc.flags & OPOOL_NO_LIVE_LIST) || h->roster == NULL) return;
+    uint32_t *at = &h->chain;
+    for (uint32_t k = h->count; k < h->limit; k++) {
+        *at = h->roster[k];
+        at = &h->slot[h->roster[k]].pos;
+    }
+    *at = OPOOL__CHAIN_END;
+    opool__mem_free(&p->mem, h->roster, (size_t)p->slot_cap * sizeof *h->roster, alignof(uint32_t));
+    h->roster = NULL;
+}
+
+/* What opool_save writes for a pool without a live list, which has no
+ * roster positions: those a roster would hold, the live slots [0, count)
+ * in index order, the free ones [count, limit) in the chain's order,
+ * markers kept. *pos: nslots of them, from the pool's allocator (the caller
+ * gives them back); NULL for a pool with a roster (the slots' own). False:
+ * no memory. */
+bool opool__saved_positions(const opool *p, uint32_t **pos) {
+    const opool__hot *h = &p->hot;
+    *pos = NULL;
+    if (opool__listed(p) || h->nslots == 0) return true;
+    uint32_t *r =
+        (uint32_t *)p->mem.alloc(p->mem.ctx, (size_t)h->nslots * sizeof *r, alignof(uint32_t));
+    if (r == NULL) return false;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < h->nslots; i++) r[i] = (h->slot[i].gen & 1) ? k++ : h->slot[i].pos;
+    for (uint32_t i = h->chain; i != OPOOL__CHAIN_END; i = h->slot[i].pos) r[i] = k++;
+    *pos = r;
+    return true;
+}
+
 /* ==== public ============================================================= */
 
 static _Atomic uint32_t opool__pools_created;
@@ -5233,7 +5454,7 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     h->stride = g->stride;
     h->index_bits = opool__index_bits(g->max_capacity);
     h->slot = (opool__slot *)(p + 1);
-    h->roster = (uint32_t *)(h->slot + g->first);
+    h->roster = (desc->flags & OPOOL_NO_LIVE_LIST) ? NULL : (uint32_t *)(h->slot + g->first);
     char *objects = at + g->objects_at;
     objects += OPOOL__PAD(objects, g->align);
     h->base[0] = objects;
@@ -5241,8 +5462,10 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     p->checker = opool__checker_active();
     for (uint32_t i = 0; i < g->first; i++) {
         h->slot[i].gen = p->gen0;
-        opool__roster_put(h, i, i);
+        h->slot[i].pos = 0;
+        if (h->roster) opool__roster_put(h, i, i);
     }
+    if (!h->roster) (void)opool__chain_fill(h);
     /* chunks the index space [0, max_capacity) spans */
     p->nchunks = opool__span_count(h->shift, p->max_capacity);
     opool__assert(p->nchunks <= OPOOL__MAX_CHUNKS);
@@ -5273,12 +5496,21 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
     return s;
 }
 
+/* A live object's handle (count > 0): the live list's first, or the lowest
+ * live slot's without one. */
+static opool_handle opool__some_live(const opool *p) {
+    if (opool__listed(p)) return opool_live_handle(p, 0);
+    uint32_t i = 0;
+    while (!(p->hot.slot[i].gen & 1)) i++;
+    return opool__handle(i, p->hot.slot[i].gen);
+}
+
 void opool_destroy(opool *p) {
     if (p == NULL) return;
     opool__diag_flush(OPOOL__KIND_POOL, p, p->desc.name, &p->quota);
     if (p->hot.count > 0) {
         opool_handle oldest[1];
-        if (opool__oldest(p, oldest, NULL, 1) == 0) oldest[0] = opool_live_handle(p, 0);
+        if (opool__oldest(p, oldest, NULL, 1) == 0) oldest[0] = opool__some_live(p);
         opool__report(p, OPOOL_ELEAK, oldest[0]);
     }
     if (p->desc.flags & OPOOL_REPORT_SIZING) {
@@ -5293,7 +5525,8 @@ void opool_destroy(opool *p) {
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (opool__chunk_backed(p, c)) opool__chunk_free(p, c);
     if (p->arrays_owned)
-        opool__mem_free(&m, p->hot.slot, opool__arrays_bytes(p->slot_cap), OPOOL__ARRAY_ALIGN);
+        opool__mem_free(&m, p->hot.slot, opool__arrays_bytes(p->desc.flags, p->slot_cap),
+                        OPOOL__ARRAY_ALIGN);
     if (p->sites)
         opool__mem_free(&m, p->sites, p->sites_cap * sizeof *p->sites, alignof(opool__site));
     if (p->block) opool__mem_free(&m, p->block, p->block_size, OPOOL__BLOCK_ALIGN);
@@ -5365,8 +5598,13 @@ uint32_t opool__oldest(const opool *p, opool_handle *h, const char **where, uint
     const opool__site *best[8];
     uint32_t n = 0;
     if (max > 8) max = 8;
-    for (uint32_t k = 0; k < p->hot.count; k++) {
-        const opool__site *r = opool__site_of(p, p->hot.roster[k]);
+    const opool__hot *c = &p->hot;
+    /* the live slots: the live list, or every slot without one */
+    uint32_t live = opool__listed(p) ? c->count : c->nslots;
+    for (uint32_t k = 0; k < live; k++) {
+        uint32_t i = opool__listed(p) ? c->roster[k] : k;
+        if (!(c->slot[i].gen & 1)) continue;
+        const opool__site *r = opool__site_of(p, i);
         if (r == NULL || (n == max && r->serial >= best[n - 1]->serial)) continue;
         uint32_t at = n < max ? n++ : n - 1; /* insertion: best stays oldest first */
         while (at > 0 && best[at - 1]->serial > r->serial) {
@@ -5439,14 +5677,19 @@ static bool opool__reach(opool *p, uint32_t i) {
     return true;
 }
 
-/* Free slot i in the roster joins the live prefix with odd generation g:
+/* Free slot i joins the live objects with odd generation g: in the roster
  * it goes to the top of the free stack, whose old top takes its place, and
- * is taken (the claim's writes). */
+ * is taken; the chain skips it (the claim's writes). */
 static inline void opool__link(opool *p, uint32_t i, uint32_t g) {
     opool__hot *h = &p->hot;
     h->slot[i].gen = g;
-    opool__roster_swap(h, h->slot[i].pos, h->count);
-    opool__roster_take(h);
+    if (opool__listed(p)) {
+        opool__roster_swap(h, h->slot[i].pos, h->count);
+        opool__roster_take(h);
+    } else {
+        opool__chain_cut(h, i);
+        h->count++;
+    }
 }
 
 /* Slot i (with storage) becomes live with odd generation g, if it is free. */
@@ -5502,6 +5745,12 @@ void opool_clear(opool *p) {
     if (p == NULL) return;
     opool__hot *h = &p->hot;
     opool__release_all(p);
+    if (!opool__listed(p)) {
+        uint32_t n = opool__chain_fill(h);
+        opool__assert(n == h->limit);
+        (void)n;
+        return;
+    }
     uint32_t k = 0;
     for (uint32_t i = 0; i < h->nslots; i++) {
         uint32_t pos = h->slot[i].pos;
@@ -5515,6 +5764,7 @@ uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
 
 uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user), void *user) {
     if (p == NULL || keep == NULL) return 0;
+    if (!opool__listed(p)) return opool__no_live_list(p);
     opool__hot *h = &p->hot;
     uint32_t freed = 0;
     for (uint32_t k = h->count; k-- > 0;) {
@@ -5531,6 +5781,10 @@ uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *us
 
 void opool_sort(opool *p) {
     if (p == NULL) return;
+    if (!opool__listed(p)) {
+        (void)opool__no_live_list(p);
+        return;
+    }
     opool__hot *h = &p->hot;
     uint32_t k = 0;
     for (uint32_t i = 0; i < h->nslots && k < h->count; i++) {
@@ -5550,6 +5804,7 @@ uint32_t opool_shrink(opool *p) {
         uint32_t i = lo;
         while (i < hi && !(h->slot[i].gen & 1)) i++;
         if (i < hi) continue; /* holds a live object */
+        if (!opool__listed(p)) opool__chain_skip(h, lo, hi);
         for (i = lo; i < hi; i++) {
             if (h->slot[i].pos == OPOOL__RETIRED) continue;
             h->slot[i].pos = OPOOL__UNBACKED;
@@ -5558,6 +5813,11 @@ uint32_t opool_shrink(opool *p) {
         opool__chunk_free(p, c);
     }
     if (released == 0) return 0;
+    if (!opool__listed(p)) {
+        h->limit -= released;
+        opool__update_fast(p);
+        return released;
+    }
     /* close the gaps in the free stack, keeping its order */
     uint32_t k = h->count;
     for (uint32_t at = h->count; at < h->limit; at++) {
@@ -5590,7 +5850,7 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     out->episodes = p->episodes;
     out->peak_demand = p->peak_demand;
     size_t bytes = p->block_size;
-    if (p->arrays_owned) bytes += opool__arrays_bytes(p->slot_cap);
+    if (p->arrays_owned) bytes += opool__arrays_bytes(p->desc.flags, p->slot_cap);
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (opool__chunk_backed(p, c)) bytes += opool__chunk_bytes(p, c);
     out->bytes = bytes;
@@ -5737,6 +5997,8 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "rejected handle {handle}: never issued by this pool (or a pointer to no live object)")      \
     X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
       "rejected block {ptr}: already free (a double free)")                                        \
+    X(NO_LIVE_LIST, OPOOL_EINVAL, OPOOL__SLOTS, ITERATE, OPOOL__PRINT,                             \
+      "iteration refused: created with OPOOL_NO_LIVE_LIST, the pool keeps no live list")           \
     X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
       "rejected pointer {ptr}: not the start of a block of this heap")                             \
     X(LOAD_DESC, OPOOL_EINVAL, OPOOL__LOADS, LOAD_DESC, OPOOL__PRINT,                              \
@@ -5873,6 +6135,7 @@ static const opool__message *opool__message_of(const opool__finding *f) {
                   : f->refused                  ? OPOOL__PAGE
                                                 : OPOOL__BLOCKS;
     int step = f->kind == OPOOL__KIND_LOAD ? (int)f->check
+               : f->iterate                ? OPOOL__ITERATE
                : f->what != OPOOL_EFULL    ? OPOOL__ANY
                : f->failures > 1           ? OPOOL__LATER
                                            : OPOOL__FIRST;
@@ -6258,11 +6521,11 @@ static void opool__svg_chunk(opool__svg *o, const opool *p, const opool__layout 
 }
 
 /* The live list's first positions as one line from cell centre to cell
- * centre, position 0 marked with a ring. */
+ * centre, position 0 marked with a ring (none without a live list). */
 static void opool__svg_path(opool__svg *o, const opool *p, const opool__layout *l) {
     const opool__hot *h = &p->hot;
     uint32_t n = h->count < OPOOL__DRAW_PATH ? h->count : OPOOL__DRAW_PATH;
-    if (n == 0) return;
+    if (n == 0 || h->roster == NULL) return;
     opool__svg_put(o, "<polyline class=\"order\" fill=\"none\" stroke=\"" OPOOL__DRAW_PATH_COLOUR
                       "\" stroke-width=\"1\" stroke-linejoin=\"round\" points=\"");
     unsigned long x0 = 0;
@@ -7481,7 +7744,8 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
     if (d->allocator.alloc && !d->allocator.free) return false; /* it calls free */
     if (d->max_capacity != 0 && d->max_capacity != d->capacity) return false;
     if (d->on_full != OPOOL_FULL_FAIL || d->evict != NULL) return false;
-    if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING)) return false; /* the core's only */
+    if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING | OPOOL_NO_LIVE_LIST))
+        return false; /* the core's only */
     return d->save_object == NULL && d->load_object == NULL;
 }
 
@@ -9185,7 +9449,9 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     im.version = OPOOL__IMG_VERSION;
     im.flags = (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) |
                (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
-    im.pool_flags = d->flags;
+    /* the image of a pool without a live list is the same (its roster
+     * positions made up: opool__saved_positions) and loads into either */
+    im.pool_flags = d->flags & ~(uint32_t)OPOOL_NO_LIVE_LIST;
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
     im.object_align = opool__object_align(d);
@@ -9206,19 +9472,27 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     im.evictions = p->evictions;
     im.grows = p->grows;
 
+    uint32_t *pos;
+    if (!opool__saved_positions(p, &pos)) return OPOOL_ENOMEM;
     unsigned char rec[OPOOL__IMG_HEADER];
     opool__io_encode(&im, rec);
     opool__save_bytes(w, rec, OPOOL__IMG_HEADER);
 
     for (uint32_t i = 0; i < h->nslots && !w->failed; i++) {
-        opool__io_put32(opool__io_put32(rec, h->slot[i].gen), h->slot[i].pos);
+        opool__io_put32(opool__io_put32(rec, h->slot[i].gen), pos ? pos[i] : h->slot[i].pos);
         opool__save_bytes(w, rec, OPOOL__IMG_SLOT);
     }
+    if (pos) opool__mem_free(&p->mem, pos, (size_t)h->nslots * sizeof *pos, alignof(uint32_t));
 
     opool_status st = OPOOL_OK;
     opool__scratch s = {&p->mem, NULL, 0, 0, false};
-    for (uint32_t k = 0; k < n && !w->failed; k++) {
-        const void *obj = opool__object(h, h->roster[k]);
+    /* the objects in live-list order; in index order without a list */
+    for (uint32_t k = 0, i = 0; k < n && !w->failed; k++, i++) {
+        if (h->roster)
+            i = h->roster[k];
+        else
+            while (!(h->slot[i].gen & 1)) i++;
+        const void *obj = opool__object(h, i);
         if (d->save_object == NULL) {
             opool__save_bytes(w, obj, d->object_size);
             continue;
@@ -9601,6 +9875,7 @@ static opool_status opool__load_build_pool(opool **out, const opool_desc *desc,
     if (!opool__reserve_slots(p, im->nslots)) goto nomem;
     for (uint32_t c = 1; c < p->nchunks; c++)
         if ((im->chunks >> c & 1) && !opool__restore_chunk(p, c)) goto nomem;
+    if (!opool__restore_begin(p)) goto nomem; /* the last allocation: undone by load_undo */
 
     for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT)
         opool__restore_slot(p, i, opool__io_get32(rec), opool__io_get32(rec + 4), im->limit);
@@ -9649,6 +9924,7 @@ static opool_status opool__load_objects(opool *p, const opool__image *im, const 
         }
         obj += (size_t)len;
     }
+    opool__restore_done(p);
     return OPOOL_OK;
 }
 
@@ -9659,6 +9935,7 @@ static void opool__load_undo(opool **out, uint32_t n, uint32_t done) {
         if (out[i] == NULL) continue;
         if (i >= done) opool__restore_cut(out[i], 0);
         opool_clear(out[i]); /* fini on what load_object rebuilt; then no leak to report */
+        opool__restore_done(out[i]);
         opool_destroy(out[i]);
         out[i] = NULL;
     }

@@ -72,8 +72,21 @@
  * collect the others' handles for after the loop. opool_sort, opool_clear,
  * opool_shrink and opool_load rebuild the list: call them between loops.
  *
+ * NO LIVE LIST. A pool created with OPOOL_NO_LIVE_LIST in desc.flags has no
+ * roster: its free slots are chained through their records (the record's
+ * second word names the next free slot), so alloc takes the chain's first
+ * slot and free puts the freed one first, writing only its own record. Reuse
+ * is LIFO and a fresh pool hands out 0, 1, 2, ... as above; handles,
+ * generations, growth, shrink, retirement, save and load behave as in any
+ * pool. There is nothing to iterate: opool_live_object and opool_live_handle
+ * return NULL and OPOOL_NULL for every i, and opool_retain, opool_sort,
+ * OPOOL_FOREACH (and the typed and C++ loops) report OPOOL_EINVAL to
+ * desc.report and visit nothing. opool_alloc_at walks the chain to the slot
+ * it claims: O(free slots). A saved pool loads with or without the flag.
+ *
  * Memory per slot: the object rounded up to its alignment (the stride), plus
- * 12 bytes of bookkeeping (8 for the slot record, 4 for the roster entry).
+ * 12 bytes of bookkeeping (8 for the slot record, 4 for the roster entry;
+ * 8 in all under OPOOL_NO_LIVE_LIST).
  * The pool header itself is a few hundred bytes.
  *
  * A growable pool (OPOOL_FULL_GROW) reserves its first chunk with its capacity
@@ -305,7 +318,12 @@ typedef enum opool_full_policy {
  *   leak report of opool_destroy. Cost: allocs run out of line, 24 bytes a
  *   slot, allocated with the pool's allocator at the first alloc of each
  *   slot range (frees stay inline). Nothing at all without the flag.
- *   OPOOL_REPORT_SIZING: opool_destroy prints opool_sizing_line on stderr. */
+ *   OPOOL_REPORT_SIZING: opool_destroy prints opool_sizing_line on stderr.
+ *   OPOOL_NO_LIVE_LIST: for pools that are never iterated (id allocators,
+ *   connection tables, resource handles): no roster, so 8 bytes of
+ *   bookkeeping a slot instead of 12, and a free writes nothing but the
+ *   slot's own record (see NO LIVE LIST at the top of this file). The one
+ *   flag that keeps the inline paths. Every handle guarantee is kept. */
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
@@ -315,7 +333,9 @@ enum {
                                        never match falsely either */
     OPOOL_TRACK_SITES = 1u << 3,    /* allocs record their call site: opool_alloc_site */
     OPOOL_REPORT_SIZING = 1u << 4,  /* destroy prints the sizing line (opool_sizing_line) */
-    OPOOL__FLAGS_ALL = (1u << 5) - 1
+    OPOOL_NO_LIVE_LIST = 1u << 5,   /* no live list: 8 bytes of bookkeeping a slot, not 12;
+                                       live_object/live_handle NULL, retain/sort refused */
+    OPOOL__FLAGS_ALL = (1u << 6) - 1
 };
 
 /* Largest capacity or max_capacity a pool accepts. */
@@ -616,8 +636,8 @@ OPOOL_API opool_handle opool_handle_at(const opool *p, uint32_t index);
  * otherwise. Iterate backwards, i = count..0, to free and allocate while
  * iterating: ITERATION at the top of this file says exactly what each does
  * to the loop; in short: every object live at the start is
- * visited once, freeing the object at i and allocating are safe. O(1);
- * inline. Thread-safety: per pool. */
+ * visited once, freeing the object at i and allocating are safe. NULL for
+ * every i under OPOOL_NO_LIVE_LIST. O(1); inline. Thread-safety: per pool. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
 
@@ -628,7 +648,8 @@ OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
  * visited) and may free its own object (then retain does not free it again
  * and does not count it). Frees of other objects inside keep or fini follow
  * ITERATION: one not yet visited is skipped and the last entry takes its
- * place (it may then be visited twice). O(count) plus the frees.
+ * place (it may then be visited twice). O(count) plus the frees. Under
+ * OPOOL_NO_LIVE_LIST: reports OPOOL_EINVAL, visits nothing, returns 0.
  * Thread-safety: the pool's. */
 OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user),
                                 void *user);
@@ -639,14 +660,16 @@ OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h
  * opool_live_object/opool_live_handle (ITERATION says what frees and allocs
  * inside do). Freeing obj (opool_free(p, h)) is allowed; break and continue
  * work; indices left past the end by frees of other objects are skipped.
- * p is evaluated once per object: pass a plain variable.
+ * p is evaluated once per object: pass a plain variable. A pool under
+ * OPOOL_NO_LIVE_LIST reports OPOOL_EINVAL once and runs no body.
  *
  *     OPOOL_FOREACH(pool, struct particle, it, h) {
  *         if (it->life <= 0) opool_free(pool, h);
  *     }
  */
 #define OPOOL_FOREACH(p, T, obj, h)                                                                \
-    for (uint32_t obj##_opool_i_ = opool_count(p), obj##_opool_go_ = 1, obj##_opool_once_ = 0;     \
+    for (uint32_t obj##_opool_i_ = opool__live_count(p), obj##_opool_go_ = 1,                      \
+                  obj##_opool_once_ = 0;                                                           \
          obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
         for (opool_handle h = (obj##_opool_once_ = obj##_opool_i_ < opool_count(p),                \
                               opool_live_handle(p, obj##_opool_i_));                               \
@@ -656,7 +679,8 @@ OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h
 
 /* Reorder the live roster by slot index (memory order) so the next iteration
  * walks memory forward. Handles, objects and the free stack are untouched.
- * NULL-safe; cannot fail. O(capacity) (one pass over the slot records), no
+ * NULL-safe; under OPOOL_NO_LIVE_LIST it reports OPOOL_EINVAL and does
+ * nothing. O(capacity) (one pass over the slot records), no
  * allocation. Thread-safety: per pool. */
 OPOOL_API void opool_sort(opool *p);
 

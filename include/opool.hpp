@@ -173,8 +173,12 @@ static_assert(sizeof(handle32<int>) == 4, "a compact handle is 4 bytes");
  *   capacity      required, > 0: slots reserved at creation;
  *   max_capacity  above capacity: the pool grows up to it (OPOOL_FULL_GROW),
  *                 else it is fixed;
- *   flags         OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP (opool.h);
- *                 OPOOL_ZERO fills the bytes before T's constructor runs;
+ *   flags         OPOOL_ZERO | OPOOL_POISON | OPOOL_RETIRE_ON_WRAP |
+ *                 OPOOL_NO_LIVE_LIST (opool.h); OPOOL_ZERO fills the bytes
+ *                 before T's constructor runs; OPOOL_NO_LIVE_LIST needs a
+ *                 trivially destructible T (the pool keeps no list of its
+ *                 objects to destroy them by), and its range-for, items() and
+ *                 retain report OPOOL_EINVAL and visit nothing;
  *   salt          the generation origin (opool_desc.salt);
  *   name          the pool's name in the default report's lines (must
  *                 outlive the pool). */
@@ -306,7 +310,8 @@ template <class It> struct range {
 /* A move-only owner of one C pool of T. Creation failures do not throw:
  * test the pool (explicit operator bool) and read status() for why
  * (OPOOL_EINVAL: capacity 0, above OPOOL_MAX_CAPACITY, max_capacity below
- * capacity, unknown flags, alignof(T) above 4096; OPOOL_ENOMEM). A pool
+ * capacity, unknown flags, OPOOL_NO_LIVE_LIST with a T that is not
+ * trivially destructible, alignof(T) above 4096; OPOOL_ENOMEM). A pool
  * that was not created (or was moved from) is empty and full: emplace
  * gives {null, nullptr}, get nullptr, erase false. Thread-safety: one
  * thread at a time per pool, as the C pool. */
@@ -327,7 +332,7 @@ template <class T> class pool {
      * object_align alignof(T) and o's fields). O(capacity). */
     explicit pool(const options &o) noexcept {
         opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
-        status_ = opool_create(&p_, &d);
+        status_ = destructible(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
     }
 
     /* Create the C pool from a whole opool_desc, for what options lacks
@@ -341,7 +346,7 @@ template <class T> class pool {
         bool sized = (c.object_size == 0 || c.object_size == sizeof(T)) &&
                      (c.object_align == 0 || c.object_align == alignof(T));
         if (!sized || c.init || c.fini || c.evict || c.on_full == OPOOL_FULL_EVICT ||
-            c.save_object || c.load_object) {
+            c.save_object || c.load_object || !destructible(c)) {
             status_ = OPOOL_EINVAL;
             return;
         }
@@ -456,7 +461,7 @@ template <class T> class pool {
      * and the rest stay live. O(count) plus keep and the erasures. */
     template <class F> uint32_t retain(F keep) {
         uint32_t erased = 0;
-        for (uint32_t i = size(); i-- > 0;) {
+        for (uint32_t i = opool__live_count(p_); i-- > 0;) {
             T *obj = static_cast<T *>(opool_live_object(p_, i));
             if (obj == nullptr) continue; /* past the end after erasures inside keep */
             handle<T> h(opool_live_handle(p_, i));
@@ -505,17 +510,17 @@ template <class T> class pool {
      * visited exactly once; erasing the current one is allowed; objects
      * emplaced inside are not visited. Erasing others inside follows the
      * same rules as in C. clear, sort, shrink and load between loops. */
-    iterator begin() noexcept { return iterator(p_, size()); }
+    iterator begin() noexcept { return iterator(p_, opool__live_count(p_)); }
     iterator end() noexcept { return iterator(p_, 0); }
-    const_iterator begin() const noexcept { return const_iterator(p_, size()); }
+    const_iterator begin() const noexcept { return const_iterator(p_, opool__live_count(p_)); }
     const_iterator end() const noexcept { return const_iterator(p_, 0); }
 
     /* The same loop, yielding item<T>{handle, T &}. */
     detail::range<detail::live_iterator<T, item<T>>> items() noexcept {
-        return {{p_, size()}, {p_, 0}};
+        return {{p_, opool__live_count(p_)}, {p_, 0}};
     }
     detail::range<detail::live_iterator<const T, item<const T>>> items() const noexcept {
-        return {{p_, size()}, {p_, 0}};
+        return {{p_, opool__live_count(p_)}, {p_, 0}};
     }
 
     /* Save and load (opool_save, opool_load and their _file forms, with the
@@ -566,6 +571,12 @@ template <class T> class pool {
             if (T *obj = e->self->get(victim)) obj->~T();
         }
         return victim.raw();
+    }
+
+    /* Whether a pool of d can destroy its objects: through its live list, or
+     * there is nothing to run (OPOOL_NO_LIVE_LIST keeps no list). */
+    static bool destructible(const opool_desc &d) noexcept {
+        return std::is_trivially_destructible<T>::value || !(d.flags & OPOOL_NO_LIVE_LIST);
     }
 
     void destroy_all() noexcept {

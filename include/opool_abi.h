@@ -87,7 +87,8 @@ typedef struct opool__slot {
 /* Every field the common inline paths touch sits in the first 64 bytes. */
 typedef struct opool__hot {
     opool__slot *slot;   /* [nslots] */
-    uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count */
+    uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count;
+                            NULL under OPOOL_NO_LIVE_LIST (the free chain instead) */
     uint32_t count;      /* live objects */
     uint32_t fast_limit; /* inline alloc while count < this: min(limit, high_water), 0 if slow */
     uint32_t nslots;     /* slot records: every index below is a slot */
@@ -102,6 +103,7 @@ typedef struct opool__hot {
     uint32_t limit; /* slots in the roster: usable capacity */
     uint32_t high_water;
     uint32_t index_bits; /* k of a compact handle (opool_handle_compact); 32: none */
+    uint32_t chain;      /* OPOOL_NO_LIVE_LIST: the first free slot (limit - count of them) */
 } opool__hot;
 
 /* Where the inline alloc and free go for everything but their common case
@@ -109,6 +111,9 @@ typedef struct opool__hot {
  * calls them: ABI, not API. */
 OPOOL_API void *opool__alloc_slow(opool *p, opool_handle *out, const char *site);
 OPOOL_API opool_status opool__free_slow(opool *p, opool_handle h);
+/* A pool under OPOOL_NO_LIVE_LIST was asked to iterate: reports
+ * OPOOL_EINVAL, returns 0 (the count of entries to visit). */
+OPOOL_API uint32_t opool__no_live_list(const opool *p);
 
 /* ---- handles ---------------------------------------------------------------
  * A handle is its slot's generation in the high 32 bits over the slot's
@@ -163,18 +168,41 @@ static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
     opool__roster_put(c, b, i);
 }
 
+/* ---- the free chain (OPOOL_NO_LIVE_LIST) ---------------------------------
+ * A pool without a live list has no roster: its free slots are chained
+ * through .pos, from c->chain, the last one's .pos a marker (the chain's
+ * end). A live slot's .pos is left as it was. Pop and push are the only
+ * steps of the inline paths; the rest rebuild it (src/opool.c). */
+
+static inline uint32_t opool__chain_take(opool__hot *c) {
+    uint32_t i = c->chain;
+    c->chain = c->slot[i].pos;
+    c->count++;
+    return i;
+}
+
+static inline void opool__chain_release(opool__hot *c, uint32_t i) {
+    c->count--;
+    c->slot[i].pos = c->chain;
+    c->chain = i;
+}
+
 /* The two halves of every alloc and free, inline or not. take: the free
  * stack's top goes live at its next generation (its index; its handle to
- * *out). unlink: live slot i leaves the live list with generation g. */
+ * *out). unlink: live slot i leaves the live list with generation g. The
+ * free stack is the roster's, or the chain of a pool without a live list. */
 static inline uint32_t opool__take(opool__hot *c, opool_handle *out) {
-    uint32_t i = opool__roster_take(c);
+    uint32_t i = OPOOL_LIKELY(c->roster != NULL) ? opool__roster_take(c) : opool__chain_take(c);
     uint32_t g = ++c->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return i;
 }
 
 static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
-    opool__roster_release(c, i);
+    if (OPOOL_LIKELY(c->roster != NULL))
+        opool__roster_release(c, i);
+    else
+        opool__chain_release(c, i);
     c->slot[i].gen = g;
 }
 
@@ -287,7 +315,7 @@ static inline opool_handle opool__handle_expand_inline(const opool *p, opool_han
 static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
-    if (c != NULL && i < c->count) {
+    if (c != NULL && i < c->count && c->roster != NULL) {
         uint32_t s = c->roster[i];
         h = opool__handle(s, c->slot[s].gen);
     }
@@ -296,8 +324,16 @@ static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i)
 
 static inline void *opool__live_object_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
-    if (c == NULL || i >= c->count) return NULL;
+    if (c == NULL || i >= c->count || c->roster == NULL) return NULL;
     return opool__object(c, c->roster[i]);
+}
+
+/* The entries a loop over the live list visits: count, or 0 (reported) in a
+ * pool without one (OPOOL_FOREACH's start). */
+static inline uint32_t opool__live_count(const opool *p) {
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    if (c == NULL) return 0;
+    return OPOOL_LIKELY(c->roster != NULL) ? c->count : opool__no_live_list(p);
 }
 
 static inline void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {

@@ -424,9 +424,11 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 
 /* OPOOL_FOREACH for typed pool P (the name given to OPOOL_TYPED): declares
  * P_type *obj and P_handle h for the body, once per live object, backwards;
- * freeing obj (P_free(p, h)) inside is allowed, break and continue work. */
+ * freeing obj (P_free(p, h)) inside is allowed, break and continue work.
+ * Under OPOOL_NO_LIVE_LIST it reports OPOOL_EINVAL and runs no body. */
 #define OPOOL_TYPED_FOREACH(P, p, obj, h)                                                          \
-    for (uint32_t obj##_opool_i_ = P##_count(p), obj##_opool_go_ = 1, obj##_opool_once_ = 0;       \
+    for (uint32_t obj##_opool_i_ = opool__live_count(OPOOL__CRAW(p)), obj##_opool_go_ = 1,         \
+                  obj##_opool_once_ = 0;                                                           \
          obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
         for (P##_handle h = (obj##_opool_once_ = obj##_opool_i_ < P##_count(p),                    \
                             P##_live_handle(p, obj##_opool_i_));                                   \

@@ -60,7 +60,7 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
     if (!opool__mul_ok(stride, maxcap, &all_objects)) return false;
     (void)all_objects;
     first_objects = stride * g->first;
-    if (!opool__arrays_fit(g->first, &arrays)) return false;
+    if (!opool__arrays_fit(d->flags, g->first, &arrays)) return false;
     if (!opool__add_ok(sizeof(struct opool), arrays, &total)) return false;
     g->objects_at = total;
     if (!opool__add_ok(total, g->align - 1, &total)) return false;
@@ -169,23 +169,93 @@ void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_lim
  * the episode, the limit or the high water change. */
 void opool__update_fast(opool *p) { opool__fast_bounds(p, &p->hot.fast_limit, &p->hot.free_limit); }
 
-/* Make the slot and roster arrays hold at least n entries, keeping contents. */
+/* Make the slot and roster arrays hold at least n entries, keeping contents
+ * (a pool without a live list has the slot array only). */
 bool opool__reserve_slots(opool *p, uint32_t n) {
     if (n <= p->slot_cap) return true;
     size_t bytes;
-    if (!opool__arrays_fit(n, &bytes)) return false;
+    if (!opool__arrays_fit(p->desc.flags, n, &bytes)) return false;
     opool__slot *slot = (opool__slot *)p->mem.alloc(p->mem.ctx, bytes, OPOOL__ARRAY_ALIGN);
     if (slot == NULL) return false;
-    uint32_t *roster = (uint32_t *)(slot + n);
     memcpy(slot, p->hot.slot, (size_t)p->hot.nslots * sizeof(opool__slot));
-    memcpy(roster, p->hot.roster, (size_t)p->hot.limit * sizeof(uint32_t));
+    if (p->hot.roster) {
+        uint32_t *roster = (uint32_t *)(slot + n);
+        memcpy(roster, p->hot.roster, (size_t)p->hot.limit * sizeof(uint32_t));
+        p->hot.roster = roster;
+    }
     if (p->arrays_owned)
-        opool__mem_free(&p->mem, p->hot.slot, opool__arrays_bytes(p->slot_cap), OPOOL__ARRAY_ALIGN);
+        opool__mem_free(&p->mem, p->hot.slot, opool__arrays_bytes(p->desc.flags, p->slot_cap),
+                        OPOOL__ARRAY_ALIGN);
     p->hot.slot = slot;
-    p->hot.roster = roster;
     p->slot_cap = n;
     p->arrays_owned = true;
     return true;
+}
+
+/* ==== the free chain =====================================================
+ * A pool created with OPOOL_NO_LIVE_LIST has no roster (hot.roster NULL):
+ * its free stack is the chain of opool_abi.h, through the free slots' .pos,
+ * whose pop and push are there. These are its other steps, each called
+ * where the roster's would be. The proof's pool invariant is the roster's:
+ * none of this is in it (docs/PROOF.md). */
+
+/* Whether the pool keeps a live list (a roster). */
+static inline bool opool__listed(const opool *p) { return p->hot.roster != NULL; }
+
+/* Free slot i leaves the chain: the link that names it (the chain's start
+ * or the .pos of the slot before it) skips it. O(i's place in the chain):
+ * a retirement cuts the slot just pushed, opool_alloc_at any. */
+static inline void opool__chain_cut(opool__hot *h, uint32_t i) {
+    uint32_t *at = &h->chain;
+    while (*at != i) {
+        opool__assert(*at != OPOOL__CHAIN_END);
+        at = &h->slot[*at].pos;
+    }
+    *at = h->slot[i].pos;
+}
+
+/* The free slots with storage become the chain, in ascending order (a
+ * fresh pool's, and opool_clear's and opool_load's rebuild); returns how
+ * many. A live slot's .pos may be anything but a marker. */
+static uint32_t opool__chain_fill(opool__hot *h) {
+    uint32_t *at = &h->chain, n = 0;
+    for (uint32_t i = 0; i < h->nslots; i++) {
+        uint32_t pos = h->slot[i].pos;
+        if ((h->slot[i].gen & 1) || pos == OPOOL__RETIRED || pos == OPOOL__UNBACKED) continue;
+        *at = i;
+        at = &h->slot[i].pos;
+        n++;
+    }
+    *at = OPOOL__CHAIN_END;
+    return n;
+}
+
+/* The chain skips every slot of [lo, hi), keeping its order (shrink, before
+ * it gives their chunk back). */
+static void opool__chain_skip(opool__hot *h, uint32_t lo, uint32_t hi) {
+    uint32_t *at = &h->chain;
+    while (*at != OPOOL__CHAIN_END) {
+        uint32_t i = *at;
+        if (i >= lo && i < hi)
+            *at = h->slot[i].pos;
+        else
+            at = &h->slot[i].pos;
+    }
+}
+
+/* The growth of a pool without a live list (opool__enrol's counterpart):
+ * the slots of [lo, hi) without storage join the chain's end, in ascending
+ * order. */
+static void opool__chain_enrol(opool__hot *h, uint32_t lo, uint32_t hi) {
+    uint32_t *at = &h->chain;
+    while (*at != OPOOL__CHAIN_END) at = &h->slot[*at].pos;
+    for (uint32_t i = lo; i < hi; i++) {
+        if (h->slot[i].pos != OPOOL__UNBACKED) continue;
+        *at = i;
+        at = &h->slot[i].pos;
+        h->limit++;
+    }
+    *at = OPOOL__CHAIN_END;
 }
 
 /* The growth's steps. Each loop of the growth (these, opool__range_freed's,
@@ -257,7 +327,10 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     opool__range_freed(p, mem, hi - lo);
     if (p->hot.nslots < hi) opool__born(p, hi);
     opool__back_chunk(p, c, mem);
-    opool__enrol(p, lo, hi);
+    if (opool__listed(p))
+        opool__enrol(p, lo, hi);
+    else
+        opool__chain_enrol(&p->hot, lo, hi);
     opool__count_grow(p);
     opool__update_fast(p);
     return true;
@@ -279,11 +352,16 @@ static void opool__leak_sites(const opool *p, char *buf, size_t size) {
         at += (size_t)snprintf(buf + at, size - at, "%s%s", k ? ", " : "", where[k]);
 }
 
+/* The pool whose loop opool__no_live_list is refusing on this thread: its
+ * report's default line says so. */
+static _Thread_local const opool *opool__refusing;
+
 void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)user;
     if (p == NULL && opool__diag_default_reporting()) return; /* a failed load's line */
     opool__finding f = opool__finding_of(OPOOL__KIND_POOL, what, p, p ? p->desc.name : NULL);
     f.handle = h;
+    f.iterate = p != NULL && p == opool__refusing && what == OPOOL_EINVAL;
     char sites[320] = "";
     if (p != NULL) {
         f.failures = opool__episode_failures(&p->episode);
@@ -301,6 +379,14 @@ void opool__report(opool *p, opool_status what, opool_handle h) {
         p->desc.report(p, what, h, p->desc.user);
     else
         opool_default_report(p, what, h, p->desc.user);
+}
+
+uint32_t opool__no_live_list(const opool *p) {
+    const opool *outer = opool__refusing;
+    opool__refusing = p;
+    opool__report((opool *)(uintptr_t)p, OPOOL_EINVAL, OPOOL_NULL);
+    opool__refusing = outer;
+    return 0;
 }
 
 /* ==== slots ============================================================== */
@@ -322,11 +408,14 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
     return OPOOL_OK;
 }
 
-/* Free slot i leaves the roster for good: its free-stack place goes to the
- * roster's last entry (retire's writes). */
+/* Free slot i leaves the free stack for good: its roster place goes to the
+ * roster's last entry, or the chain skips it (retire's writes). */
 static inline void opool__drop(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
-    opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
+    if (opool__listed(p))
+        opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
+    else
+        opool__chain_cut(h, i);
     h->limit--;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
@@ -375,9 +464,17 @@ void opool__release(opool *p, uint32_t i) {
     opool__freed(p, i, g);
 }
 
-/* Free every live object, last roster entry first (fini may free others). */
+/* Free every live object, last roster entry first, or highest slot first
+ * without a live list (fini may free others, and allocate). */
 void opool__release_all(opool *p) {
-    while (p->hot.count > 0) opool__release(p, p->hot.roster[p->hot.count - 1]);
+    opool__hot *h = &p->hot;
+    if (opool__listed(p)) {
+        while (h->count > 0) opool__release(p, h->roster[h->count - 1]);
+        return;
+    }
+    while (h->count > 0)
+        for (uint32_t i = h->nslots; i-- > 0 && h->count > 0;)
+            if (h->slot[i].gen & 1) opool__release(p, i);
 }
 
 /* An alloc has made one more object live: the high water, the inline
@@ -487,6 +584,54 @@ void *opool__restore_object(opool *p, uint32_t k) {
  * that opool_destroy runs fini on exactly those). */
 void opool__restore_cut(opool *p, uint32_t k) { p->hot.count = k; }
 
+/* A pool without a live list is restored through a roster of its own, for
+ * the saved positions and objects, until opool__restore_done; false: no
+ * memory. Nothing for a pool with a roster. */
+bool opool__restore_begin(opool *p) {
+    if (opool__listed(p)) return true;
+    uint32_t *r =
+        (uint32_t *)p->mem.alloc(p->mem.ctx, (size_t)p->slot_cap * sizeof *r, alignof(uint32_t));
+    if (r == NULL) return false;
+    p->hot.roster = r;
+    return true;
+}
+
+/* The load is over (every object restored, or the pool cleared to undo
+ * it): a pool without a live list gives that roster back, its free stack
+ * becoming the chain, in the same order. */
+void opool__restore_done(opool *p) {
+    opool__hot *h = &p->hot;
+    if (!(p->desc.flags & OPOOL_NO_LIVE_LIST) || h->roster == NULL) return;
+    uint32_t *at = &h->chain;
+    for (uint32_t k = h->count; k < h->limit; k++) {
+        *at = h->roster[k];
+        at = &h->slot[h->roster[k]].pos;
+    }
+    *at = OPOOL__CHAIN_END;
+    opool__mem_free(&p->mem, h->roster, (size_t)p->slot_cap * sizeof *h->roster, alignof(uint32_t));
+    h->roster = NULL;
+}
+
+/* What opool_save writes for a pool without a live list, which has no
+ * roster positions: those a roster would hold, the live slots [0, count)
+ * in index order, the free ones [count, limit) in the chain's order,
+ * markers kept. *pos: nslots of them, from the pool's allocator (the caller
+ * gives them back); NULL for a pool with a roster (the slots' own). False:
+ * no memory. */
+bool opool__saved_positions(const opool *p, uint32_t **pos) {
+    const opool__hot *h = &p->hot;
+    *pos = NULL;
+    if (opool__listed(p) || h->nslots == 0) return true;
+    uint32_t *r =
+        (uint32_t *)p->mem.alloc(p->mem.ctx, (size_t)h->nslots * sizeof *r, alignof(uint32_t));
+    if (r == NULL) return false;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < h->nslots; i++) r[i] = (h->slot[i].gen & 1) ? k++ : h->slot[i].pos;
+    for (uint32_t i = h->chain; i != OPOOL__CHAIN_END; i = h->slot[i].pos) r[i] = k++;
+    *pos = r;
+    return true;
+}
+
 /* ==== public ============================================================= */
 
 static _Atomic uint32_t opool__pools_created;
@@ -525,7 +670,7 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     h->stride = g->stride;
     h->index_bits = opool__index_bits(g->max_capacity);
     h->slot = (opool__slot *)(p + 1);
-    h->roster = (uint32_t *)(h->slot + g->first);
+    h->roster = (desc->flags & OPOOL_NO_LIVE_LIST) ? NULL : (uint32_t *)(h->slot + g->first);
     char *objects = at + g->objects_at;
     objects += OPOOL__PAD(objects, g->align);
     h->base[0] = objects;
@@ -533,8 +678,10 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     p->checker = opool__checker_active();
     for (uint32_t i = 0; i < g->first; i++) {
         h->slot[i].gen = p->gen0;
-        opool__roster_put(h, i, i);
+        h->slot[i].pos = 0;
+        if (h->roster) opool__roster_put(h, i, i);
     }
+    if (!h->roster) (void)opool__chain_fill(h);
     /* chunks the index space [0, max_capacity) spans */
     p->nchunks = opool__span_count(h->shift, p->max_capacity);
     opool__assert(p->nchunks <= OPOOL__MAX_CHUNKS);
@@ -565,12 +712,21 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
     return s;
 }
 
+/* A live object's handle (count > 0): the live list's first, or the lowest
+ * live slot's without one. */
+static opool_handle opool__some_live(const opool *p) {
+    if (opool__listed(p)) return opool_live_handle(p, 0);
+    uint32_t i = 0;
+    while (!(p->hot.slot[i].gen & 1)) i++;
+    return opool__handle(i, p->hot.slot[i].gen);
+}
+
 void opool_destroy(opool *p) {
     if (p == NULL) return;
     opool__diag_flush(OPOOL__KIND_POOL, p, p->desc.name, &p->quota);
     if (p->hot.count > 0) {
         opool_handle oldest[1];
-        if (opool__oldest(p, oldest, NULL, 1) == 0) oldest[0] = opool_live_handle(p, 0);
+        if (opool__oldest(p, oldest, NULL, 1) == 0) oldest[0] = opool__some_live(p);
         opool__report(p, OPOOL_ELEAK, oldest[0]);
     }
     if (p->desc.flags & OPOOL_REPORT_SIZING) {
@@ -585,7 +741,8 @@ void opool_destroy(opool *p) {
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (opool__chunk_backed(p, c)) opool__chunk_free(p, c);
     if (p->arrays_owned)
-        opool__mem_free(&m, p->hot.slot, opool__arrays_bytes(p->slot_cap), OPOOL__ARRAY_ALIGN);
+        opool__mem_free(&m, p->hot.slot, opool__arrays_bytes(p->desc.flags, p->slot_cap),
+                        OPOOL__ARRAY_ALIGN);
     if (p->sites)
         opool__mem_free(&m, p->sites, p->sites_cap * sizeof *p->sites, alignof(opool__site));
     if (p->block) opool__mem_free(&m, p->block, p->block_size, OPOOL__BLOCK_ALIGN);
@@ -657,8 +814,13 @@ uint32_t opool__oldest(const opool *p, opool_handle *h, const char **where, uint
     const opool__site *best[8];
     uint32_t n = 0;
     if (max > 8) max = 8;
-    for (uint32_t k = 0; k < p->hot.count; k++) {
-        const opool__site *r = opool__site_of(p, p->hot.roster[k]);
+    const opool__hot *c = &p->hot;
+    /* the live slots: the live list, or every slot without one */
+    uint32_t live = opool__listed(p) ? c->count : c->nslots;
+    for (uint32_t k = 0; k < live; k++) {
+        uint32_t i = opool__listed(p) ? c->roster[k] : k;
+        if (!(c->slot[i].gen & 1)) continue;
+        const opool__site *r = opool__site_of(p, i);
         if (r == NULL || (n == max && r->serial >= best[n - 1]->serial)) continue;
         uint32_t at = n < max ? n++ : n - 1; /* insertion: best stays oldest first */
         while (at > 0 && best[at - 1]->serial > r->serial) {
@@ -731,14 +893,19 @@ static bool opool__reach(opool *p, uint32_t i) {
     return true;
 }
 
-/* Free slot i in the roster joins the live prefix with odd generation g:
+/* Free slot i joins the live objects with odd generation g: in the roster
  * it goes to the top of the free stack, whose old top takes its place, and
- * is taken (the claim's writes). */
+ * is taken; the chain skips it (the claim's writes). */
 static inline void opool__link(opool *p, uint32_t i, uint32_t g) {
     opool__hot *h = &p->hot;
     h->slot[i].gen = g;
-    opool__roster_swap(h, h->slot[i].pos, h->count);
-    opool__roster_take(h);
+    if (opool__listed(p)) {
+        opool__roster_swap(h, h->slot[i].pos, h->count);
+        opool__roster_take(h);
+    } else {
+        opool__chain_cut(h, i);
+        h->count++;
+    }
 }
 
 /* Slot i (with storage) becomes live with odd generation g, if it is free. */
@@ -794,6 +961,12 @@ void opool_clear(opool *p) {
     if (p == NULL) return;
     opool__hot *h = &p->hot;
     opool__release_all(p);
+    if (!opool__listed(p)) {
+        uint32_t n = opool__chain_fill(h);
+        opool__assert(n == h->limit);
+        (void)n;
+        return;
+    }
     uint32_t k = 0;
     for (uint32_t i = 0; i < h->nslots; i++) {
         uint32_t pos = h->slot[i].pos;
@@ -807,6 +980,7 @@ uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
 
 uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user), void *user) {
     if (p == NULL || keep == NULL) return 0;
+    if (!opool__listed(p)) return opool__no_live_list(p);
     opool__hot *h = &p->hot;
     uint32_t freed = 0;
     for (uint32_t k = h->count; k-- > 0;) {
@@ -823,6 +997,10 @@ uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *us
 
 void opool_sort(opool *p) {
     if (p == NULL) return;
+    if (!opool__listed(p)) {
+        (void)opool__no_live_list(p);
+        return;
+    }
     opool__hot *h = &p->hot;
     uint32_t k = 0;
     for (uint32_t i = 0; i < h->nslots && k < h->count; i++) {
@@ -842,6 +1020,7 @@ uint32_t opool_shrink(opool *p) {
         uint32_t i = lo;
         while (i < hi && !(h->slot[i].gen & 1)) i++;
         if (i < hi) continue; /* holds a live object */
+        if (!opool__listed(p)) opool__chain_skip(h, lo, hi);
         for (i = lo; i < hi; i++) {
             if (h->slot[i].pos == OPOOL__RETIRED) continue;
             h->slot[i].pos = OPOOL__UNBACKED;
@@ -850,6 +1029,11 @@ uint32_t opool_shrink(opool *p) {
         opool__chunk_free(p, c);
     }
     if (released == 0) return 0;
+    if (!opool__listed(p)) {
+        h->limit -= released;
+        opool__update_fast(p);
+        return released;
+    }
     /* close the gaps in the free stack, keeping its order */
     uint32_t k = h->count;
     for (uint32_t at = h->count; at < h->limit; at++) {
@@ -882,7 +1066,7 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     out->episodes = p->episodes;
     out->peak_demand = p->peak_demand;
     size_t bytes = p->block_size;
-    if (p->arrays_owned) bytes += opool__arrays_bytes(p->slot_cap);
+    if (p->arrays_owned) bytes += opool__arrays_bytes(p->desc.flags, p->slot_cap);
     for (uint32_t c = 1; c < p->nchunks; c++)
         if (opool__chunk_backed(p, c)) bytes += opool__chunk_bytes(p, c);
     out->bytes = bytes;

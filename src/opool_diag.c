@@ -68,6 +68,8 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "rejected handle {handle}: never issued by this pool (or a pointer to no live object)")      \
     X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
       "rejected block {ptr}: already free (a double free)")                                        \
+    X(NO_LIVE_LIST, OPOOL_EINVAL, OPOOL__SLOTS, ITERATE, OPOOL__PRINT,                             \
+      "iteration refused: created with OPOOL_NO_LIVE_LIST, the pool keeps no live list")           \
     X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
       "rejected pointer {ptr}: not the start of a block of this heap")                             \
     X(LOAD_DESC, OPOOL_EINVAL, OPOOL__LOADS, LOAD_DESC, OPOOL__PRINT,                              \
@@ -204,6 +206,7 @@ static const opool__message *opool__message_of(const opool__finding *f) {
                   : f->refused                  ? OPOOL__PAGE
                                                 : OPOOL__BLOCKS;
     int step = f->kind == OPOOL__KIND_LOAD ? (int)f->check
+               : f->iterate                ? OPOOL__ITERATE
                : f->what != OPOOL_EFULL    ? OPOOL__ANY
                : f->failures > 1           ? OPOOL__LATER
                                            : OPOOL__FIRST;

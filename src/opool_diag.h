@@ -25,9 +25,9 @@ typedef enum opool__kind {
 /* Which check of a load failed: each has its message in opool_diag.c's
  * table (OPOOL__DIAG_MESSAGES, the rows named after it). */
 /* The step of a message (opool_diag.c's table): a finding that is not
- * exhaustion, the failure that opens an episode, the later ones; the checks
- * of a load follow. */
-enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER, OPOOL__STEPS };
+ * exhaustion, the failure that opens an episode, the later ones, a loop
+ * refused (a pool without a live list); the checks of a load follow. */
+enum { OPOOL__ANY, OPOOL__FIRST, OPOOL__LATER, OPOOL__ITERATE, OPOOL__STEPS };
 
 typedef enum opool__load_check {
     OPOOL__LOAD_DESC = OPOOL__STEPS,
@@ -65,6 +65,7 @@ typedef struct opool__finding {
     uint32_t block_size;      /* heap OPOOL_EFULL: the class's block size; 0: a large block */
     bool refused;             /* heap OPOOL_EFULL of a class: why it is full: the allocator
                                  refused a page (true), or a fixed heap's budget (false) */
+    bool iterate;             /* pool OPOOL_EINVAL: a loop over a pool without a live list */
     /* OPOOL__KIND_LOAD: */
     opool__load_check check;
     const char *field;        /* the header field (or part) concerned */

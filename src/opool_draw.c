@@ -165,11 +165,11 @@ static void opool__svg_chunk(opool__svg *o, const opool *p, const opool__layout 
 }
 
 /* The live list's first positions as one line from cell centre to cell
- * centre, position 0 marked with a ring. */
+ * centre, position 0 marked with a ring (none without a live list). */
 static void opool__svg_path(opool__svg *o, const opool *p, const opool__layout *l) {
     const opool__hot *h = &p->hot;
     uint32_t n = h->count < OPOOL__DRAW_PATH ? h->count : OPOOL__DRAW_PATH;
-    if (n == 0) return;
+    if (n == 0 || h->roster == NULL) return;
     opool__svg_put(o, "<polyline class=\"order\" fill=\"none\" stroke=\"" OPOOL__DRAW_PATH_COLOUR
                       "\" stroke-width=\"1\" stroke-linejoin=\"round\" points=\"");
     unsigned long x0 = 0;

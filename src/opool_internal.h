@@ -37,6 +37,8 @@
 /* Roster-position markers for slots that are not in the roster. */
 #define OPOOL__RETIRED UINT32_MAX        /* generation used up: never comes back */
 #define OPOOL__UNBACKED (UINT32_MAX - 1) /* its chunk was given back by shrink */
+/* The free chain's end (OPOOL_NO_LIVE_LIST): the last free slot's .pos. */
+#define OPOOL__CHAIN_END (UINT32_MAX - 2)
 
 /* Bits of opool__slow_bits: why alloc/free must take the out-of-line path. */
 #define OPOOL__SLOW_HOOKS 1u   /* init, fini, ZERO, POISON, RETIRE_ON_WRAP, a memory checker */
@@ -93,10 +95,17 @@ struct opool {
 _Static_assert(offsetof(struct opool, hot) == 0, "the inline API reads hot at offset 0");
 _Static_assert(sizeof(opool__slot) == 8, "one slot record per 8 bytes");
 
-/* Bytes of the slot and roster arrays of n slots, which share one block (for
- * an n whose block exists; opool__arrays_fit checks a new n). */
-#define OPOOL__SLOT_BYTES (sizeof(opool__slot) + sizeof(uint32_t))
-static inline size_t opool__arrays_bytes(uint32_t n) { return (size_t)n * OPOOL__SLOT_BYTES; }
+/* Bytes a slot of a pool with these desc.flags keeps in the slot and roster
+ * arrays, which share one block: its record, and its roster entry unless
+ * the pool has no live list. */
+static inline size_t opool__slot_bytes(uint32_t flags) {
+    return sizeof(opool__slot) + ((flags & OPOOL_NO_LIVE_LIST) ? 0 : sizeof(uint32_t));
+}
+/* The block's bytes for n slots (for an n whose block exists;
+ * opool__arrays_fit checks a new n). */
+static inline size_t opool__arrays_bytes(uint32_t flags, uint32_t n) {
+    return (size_t)n * opool__slot_bytes(flags);
+}
 _Static_assert(offsetof(opool__hot, base) + sizeof(char *) <= OPOOL__LINE || sizeof(void *) > 8,
                "the common inline paths read one cache line");
 
@@ -123,10 +132,10 @@ static inline bool opool__add_ok(size_t a, size_t b, size_t *out) {
     return true;
 }
 
-/* *bytes = opool__arrays_bytes(n), or false when a size_t cannot hold it
- * (a 32-bit machine, from 358M slots: an id-only pool may ask for that). */
-static inline bool opool__arrays_fit(uint32_t n, size_t *bytes) {
-    return opool__mul_ok(OPOOL__SLOT_BYTES, n, bytes);
+/* *bytes = opool__arrays_bytes(flags, n), or false when a size_t cannot hold
+ * it (a 32-bit machine, from 358M slots: an id-only pool may ask for that). */
+static inline bool opool__arrays_fit(uint32_t flags, uint32_t n, size_t *bytes) {
+    return opool__mul_ok(opool__slot_bytes(flags), n, bytes);
 }
 
 /* Give back a block of allocator a: through free_aligned when it is set,
@@ -261,5 +270,8 @@ void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint3
 void opool__restore_counts(opool *p, const opool__saved_counts *c);
 void *opool__restore_object(opool *p, uint32_t k);
 void opool__restore_cut(opool *p, uint32_t k);
+bool opool__restore_begin(opool *p);
+void opool__restore_done(opool *p);
+bool opool__saved_positions(const opool *p, uint32_t **pos);
 
 #endif /* OPOOL_INTERNAL_H */

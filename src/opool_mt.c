@@ -103,7 +103,8 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
     if (d->allocator.alloc && !d->allocator.free) return false; /* it calls free */
     if (d->max_capacity != 0 && d->max_capacity != d->capacity) return false;
     if (d->on_full != OPOOL_FULL_FAIL || d->evict != NULL) return false;
-    if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING)) return false; /* the core's only */
+    if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING | OPOOL_NO_LIVE_LIST))
+        return false; /* the core's only */
     return d->save_object == NULL && d->load_object == NULL;
 }
 

@@ -250,7 +250,9 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     im.version = OPOOL__IMG_VERSION;
     im.flags = (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) |
                (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
-    im.pool_flags = d->flags;
+    /* the image of a pool without a live list is the same (its roster
+     * positions made up: opool__saved_positions) and loads into either */
+    im.pool_flags = d->flags & ~(uint32_t)OPOOL_NO_LIVE_LIST;
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
     im.object_align = opool__object_align(d);
@@ -271,19 +273,27 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     im.evictions = p->evictions;
     im.grows = p->grows;
 
+    uint32_t *pos;
+    if (!opool__saved_positions(p, &pos)) return OPOOL_ENOMEM;
     unsigned char rec[OPOOL__IMG_HEADER];
     opool__io_encode(&im, rec);
     opool__save_bytes(w, rec, OPOOL__IMG_HEADER);
 
     for (uint32_t i = 0; i < h->nslots && !w->failed; i++) {
-        opool__io_put32(opool__io_put32(rec, h->slot[i].gen), h->slot[i].pos);
+        opool__io_put32(opool__io_put32(rec, h->slot[i].gen), pos ? pos[i] : h->slot[i].pos);
         opool__save_bytes(w, rec, OPOOL__IMG_SLOT);
     }
+    if (pos) opool__mem_free(&p->mem, pos, (size_t)h->nslots * sizeof *pos, alignof(uint32_t));
 
     opool_status st = OPOOL_OK;
     opool__scratch s = {&p->mem, NULL, 0, 0, false};
-    for (uint32_t k = 0; k < n && !w->failed; k++) {
-        const void *obj = opool__object(h, h->roster[k]);
+    /* the objects in live-list order; in index order without a list */
+    for (uint32_t k = 0, i = 0; k < n && !w->failed; k++, i++) {
+        if (h->roster)
+            i = h->roster[k];
+        else
+            while (!(h->slot[i].gen & 1)) i++;
+        const void *obj = opool__object(h, i);
         if (d->save_object == NULL) {
             opool__save_bytes(w, obj, d->object_size);
             continue;
@@ -666,6 +676,7 @@ static opool_status opool__load_build_pool(opool **out, const opool_desc *desc,
     if (!opool__reserve_slots(p, im->nslots)) goto nomem;
     for (uint32_t c = 1; c < p->nchunks; c++)
         if ((im->chunks >> c & 1) && !opool__restore_chunk(p, c)) goto nomem;
+    if (!opool__restore_begin(p)) goto nomem; /* the last allocation: undone by load_undo */
 
     for (uint32_t i = 0; i < im->nslots; i++, rec += OPOOL__IMG_SLOT)
         opool__restore_slot(p, i, opool__io_get32(rec), opool__io_get32(rec + 4), im->limit);
@@ -714,6 +725,7 @@ static opool_status opool__load_objects(opool *p, const opool__image *im, const 
         }
         obj += (size_t)len;
     }
+    opool__restore_done(p);
     return OPOOL_OK;
 }
 
@@ -724,6 +736,7 @@ static void opool__load_undo(opool **out, uint32_t n, uint32_t done) {
         if (out[i] == NULL) continue;
         if (i >= done) opool__restore_cut(out[i], 0);
         opool_clear(out[i]); /* fini on what load_object rebuilt; then no leak to report */
+        opool__restore_done(out[i]);
         opool_destroy(out[i]);
         out[i] = NULL;
     }

@@ -1832,7 +1832,7 @@ TEST(create_rejects_capacity_above_the_maximum) {
 }
 
 TEST(create_rejects_unknown_flags) {
-    for (uint32_t bit = 5; bit < 32; bit++) { /* OPOOL_REPORT_SIZING is bit 4 */
+    for (uint32_t bit = 6; bit < 32; bit++) { /* OPOOL_NO_LIVE_LIST is bit 5 */
         opool_desc d = desc_of(8, 4);
         d.flags = OPOOL_ZERO | (1u << bit);
         CHECK_CREATE_REJECTS(&d);

@@ -42,8 +42,10 @@ static bool opool__is_pow2(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 static bool opool__check_geometry(const opool *p, opool__why *w) {
     const opool__hot *h = &p->hot;
     const opool_desc *d = &p->desc;
-    if (h->slot == NULL || h->roster == NULL)
-        return opool__fail(w, "slot %p or roster %p is NULL", (void *)h->slot, (void *)h->roster);
+    bool listed = !(d->flags & OPOOL_NO_LIVE_LIST);
+    if (h->slot == NULL || (h->roster == NULL) == listed)
+        return opool__fail(w, "slot %p or roster %p is NULL (or a roster without a live list)",
+                           (void *)h->slot, (void *)h->roster);
     if (p->mem.alloc == NULL || p->mem.free == NULL) return opool__fail(w, "allocator incomplete");
     if (p->gen0 & 1) return opool__fail(w, "gen0 0x%08" PRIx32 " is odd", p->gen0);
     if (p->max_capacity == 0 || p->max_capacity > OPOOL_MAX_CAPACITY)
@@ -75,7 +77,7 @@ static bool opool__check_geometry(const opool *p, opool__why *w) {
     if (h->shift == 32 && p->nchunks != 1)
         return opool__fail(w, "fixed pool with %" PRIu32 " chunks", p->nchunks);
     if (p->slot_cap < h->first) return opool__fail(w, "slot_cap below first");
-    if ((const void *)h->roster != (const void *)(h->slot + p->slot_cap))
+    if (listed && (const void *)h->roster != (const void *)(h->slot + p->slot_cap))
         return opool__fail(w, "roster does not follow the slot_cap slot records");
     if (!p->arrays_owned && (const void *)h->slot != (const void *)(p + 1))
         return opool__fail(w, "slot records outside the creation block, not owned");
@@ -122,6 +124,27 @@ static bool opool__check_chunks(const opool *p, opool__why *w) {
     return true;
 }
 
+/* The free chain of a pool without a live list: limit - count free slots
+ * with storage, each once, then its end (reaching the end in that many
+ * steps rules out a cycle, so none is twice in it). */
+static bool opool__check_chain(const opool *p, opool__why *w) {
+    const opool__hot *h = &p->hot;
+    uint32_t i = h->chain, n = 0;
+    for (; i != OPOOL__CHAIN_END; i = h->slot[i].pos, n++) {
+        if (n == h->limit - h->count)
+            return opool__fail(w, "the chain runs past its %" PRIu32 " free slots",
+                               h->limit - h->count);
+        if (i >= h->nslots) return opool__fail(w, "the chain names slot %" PRIu32, i);
+        uint32_t pos = h->slot[i].pos;
+        if ((h->slot[i].gen & 1) || pos == OPOOL__RETIRED || pos == OPOOL__UNBACKED)
+            return opool__fail(w, "the chain names slot %" PRIu32 ", live or without storage", i);
+    }
+    if (n != h->limit - h->count)
+        return opool__fail(w, "the chain holds %" PRIu32 " of %" PRIu32 " free slots", n,
+                           h->limit - h->count);
+    return true;
+}
+
 /* Slots and roster: every slot is in the roster exactly once, retired, or
  * without storage; the roster is a permutation of the slots in it. */
 static bool opool__check_slots(const opool *p, opool__why *w) {
@@ -165,6 +188,10 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
                     return opool__fail(
                         w, "slot %" PRIu32 " in the roster, chunk %" PRIu32 " has no storage", i,
                         c);
+                if (h->roster == NULL) { /* the chain's links: checked below */
+                    in_roster++;
+                    continue;
+                }
                 if (pos >= h->limit)
                     return opool__fail(w, "slot %" PRIu32 " pos %" PRIu32 " >= limit %" PRIu32, i,
                                        pos, h->limit);
@@ -189,6 +216,7 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
             h->limit, retired, unbacked, h->nslots);
     if (live != h->count)
         return opool__fail(w, "%" PRIu32 " live slots, count %" PRIu32, live, h->count);
+    if (h->roster == NULL) return opool__check_chain(p, w);
 
     /* live prefix, free suffix */
     for (uint32_t k = 0; k < h->limit; k++) {

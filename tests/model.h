@@ -26,7 +26,13 @@
  *     otherwise (and for pools whose limit exceeds 2^31); expanding gives
  *     the current handle of the slot it names when their bits agree;
  *   - retain frees, in backward-loop order, the objects keep rejects;
- *   - shrink drops grown chunks without live objects, keeping generations.
+ *   - shrink drops grown chunks without live objects, keeping generations;
+ *   - OPOOL_NO_LIVE_LIST (NO LIVE LIST): the free stack is a chain, so a
+ *     slot that leaves it otherwise than from the top (a retirement,
+ *     alloc_at) leaves the others' order as it was; there is nothing to
+ *     iterate: live_handle/live_object give nothing, and retain, sort and
+ *     the loops report OPOOL_EINVAL (handle 0). roster[0, count) still
+ *     lists the live slots, in an order nobody can see.
  */
 #ifndef OPOOL_MODEL_H
 #define OPOOL_MODEL_H
@@ -266,10 +272,27 @@ static inline void model__set(model *m, uint32_t position, uint32_t slot) {
     m->pos[slot] = position;
 }
 
-/* Slot i, just freed and sitting on top of the free stack, leaves the roster. */
+/* Whether the pool keeps a live list (no OPOOL_NO_LIVE_LIST). */
+static inline bool model_lists(const model *m) { return !(m->flags & OPOOL_NO_LIVE_LIST); }
+
+/* A pool without a live list was asked to loop over it. */
+static inline void model_refuse_loop(model *m) { model__report(m, OPOOL_EINVAL, 0); }
+
+/* Free slot i leaves the free stack: the entries below it move up one
+ * (a chain's order: the others keep theirs), and the free part ends one
+ * earlier. */
+static inline void model__chain_cut(model *m, uint32_t i) {
+    for (uint32_t k = m->pos[i]; k + 1 < m->limit; k++) model__set(m, k, m->roster[k + 1]);
+}
+
+/* Slot i, just freed and sitting on top of the free stack, leaves the roster:
+ * the roster's last entry takes its place, or the chain closes over it. */
 static inline void model__retire(model *m, uint32_t i) {
     uint32_t at = m->pos[i], last = m->limit - 1;
-    if (at != last) model__set(m, at, m->roster[last]);
+    if (!model_lists(m))
+        model__chain_cut(m, i);
+    else if (at != last)
+        model__set(m, at, m->roster[last]);
     m->limit--;
     m->pos[i] = MODEL_NOPOS;
     m->retired[i] = true;
@@ -366,7 +389,11 @@ static inline bool model_alloc_at(model *m, uint64_t h) {
         while (!model_has_storage(m, i)) model__add_chunk(m, model__missing_chunk(m));
     }
     uint32_t at = m->pos[i], j = m->roster[m->count];
-    model__set(m, at, j);
+    if (model_lists(m)) { /* the free stack's top takes i's place */
+        model__set(m, at, j);
+    } else { /* the chain closes over i: the free slots above it move down one */
+        for (uint32_t k = at; k > m->count; k--) model__set(m, k, m->roster[k - 1]);
+    }
     model__set(m, m->count, i);
     model__take(m, g);
     m->ninit++;
@@ -429,6 +456,10 @@ static inline int model__cmp_u32(const void *a, const void *b) {
 
 /* opool_sort. */
 static inline void model_sort(model *m) {
+    if (!model_lists(m)) {
+        model_refuse_loop(m);
+        return;
+    }
     if (m->count > 1) qsort(m->roster, m->count, sizeof *m->roster, model__cmp_u32);
     for (uint32_t k = 0; k < m->count; k++) m->pos[m->roster[k]] = k;
 }
@@ -488,6 +519,10 @@ static inline uint64_t model_expand(const model *m, uint32_t c) {
  * frees inside keep. Returns the number freed; fini_log has them in order. */
 static inline uint32_t model_retain(model *m, bool (*keep)(uint64_t h, void *user), void *user) {
     uint32_t freed = 0;
+    if (!model_lists(m)) {
+        model_refuse_loop(m);
+        return 0;
+    }
     for (uint32_t k = m->count; k-- > 0;) {
         uint32_t i = m->roster[k];
         if (keep(model_bits(m->gen[i], i), user)) continue;

@@ -174,7 +174,10 @@ static opool_handle cb_evict(opool *p, void *user) {
     f->evict_calls++;
     uint32_t count = opool_count(p);
     opool_handle v;
-    v.bits = pick_victim(f, count, opool_live_handle(p, victim_pos(f, count)).bits);
+    /* without a live list: the model's, as the model's evict will see it */
+    uint64_t at = model_lists(&f->m) ? opool_live_handle(p, victim_pos(f, count)).bits
+                                     : model_live_handle(&f->m, victim_pos(f, count));
+    v.bits = pick_victim(f, count, at);
     void *obj = opool_get(p, v);
     if (obj) check_pattern(f, obj, v.bits, SIZE_MAX, "evict victim");
     if (obj && f->in_loop && !loop_before_free(&f->loop, p, f->loop_index, v))
@@ -264,7 +267,11 @@ static void full_check(fz *f) {
 
     EXPECT_EQ(opool_count(p), m->count);
     EXPECT_EQ(opool_capacity(p), m->limit);
-    for (uint32_t k = 0; k < m->count; k++) {
+    for (uint32_t k = 0; k < m->count && !model_lists(m); k++) { /* nothing to iterate */
+        EXPECT_EQ(opool_live_handle(p, k).bits, 0);
+        EXPECT_EQ((uintptr_t)opool_live_object(p, k), 0);
+    }
+    for (uint32_t k = 0; k < m->count && model_lists(m); k++) {
         opool_handle lh = opool_live_handle(p, k);
         EXPECT_EQ(lh.bits, model_live_handle(m, k));
         unsigned char *obj = (unsigned char *)opool_live_object(p, k);
@@ -297,10 +304,16 @@ static void full_check(fz *f) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     EXPECT_EQ(c->nslots, m->nslots);
     EXPECT_EQ(c->limit, m->limit);
-    for (uint32_t k = m->count; k < m->limit; k++) EXPECT_EQ(c->roster[k], m->roster[k]);
+    if (model_lists(m)) {
+        for (uint32_t k = m->count; k < m->limit; k++) EXPECT_EQ(c->roster[k], m->roster[k]);
+    } else { /* the chain, in the free stack's order (opool__check: it ends there) */
+        uint32_t i = c->chain;
+        for (uint32_t k = m->count; k < m->limit; k++, i = c->slot[i].pos)
+            EXPECT_EQ(i, m->roster[k]);
+    }
     for (uint32_t i = 0; i < m->nslots; i++) {
         EXPECT_EQ(c->slot[i].gen, m->gen[i]);
-        if (m->pos[i] != MODEL_NOPOS) EXPECT_EQ(c->slot[i].pos, m->pos[i]);
+        if (m->pos[i] != MODEL_NOPOS && model_lists(m)) EXPECT_EQ(c->slot[i].pos, m->pos[i]);
         void *want = model_is_live(m, i) ? f->addr[i] : NULL;
         EXPECT_EQ((uintptr_t)opool_at(p, i), (uintptr_t)want);
         EXPECT_EQ(opool_handle_at(p, i).bits, model_handle_at(m, i));
@@ -621,6 +634,14 @@ static void op_iterate(fz *f) {
     uint8_t other_pct = fuzz_u8(&f->in) % 4 == 0 ? 25 : 0;
     uint64_t r = fuzz_u32(&f->in) | 1;
     begin(f, "iterate");
+    if (!model_lists(m)) { /* refused, loudly: one report, no body */
+        uint32_t bodies = 0;
+        OPOOL_FOREACH(f->p, unsigned char, obj, h) bodies++;
+        model_refuse_loop(m);
+        check_callbacks(f, false);
+        EXPECT_EQ(bodies, 0);
+        return;
+    }
     if (!loop_begin(&f->loop, f->p)) FAIL("iteration promise: %s", f->loop.why);
     f->in_loop = true;
     for (uint32_t i = opool_count(f->p); i-- > 0;) {
@@ -757,7 +778,7 @@ static void op_retain(fz *f) {
     f->keep_calls = 0;
     uint32_t live = f->m.count;
     EXPECT_EQ(opool_retain(f->p, cb_keep, f), model_retain(&f->m, keep_decides, f));
-    EXPECT_EQ(f->keep_calls, live);
+    EXPECT_EQ(f->keep_calls, model_lists(&f->m) ? live : 0);
     EXPECT_EQ(opool_retain(NULL, cb_keep, f), 0);
     EXPECT_EQ(opool_retain(f->p, NULL, f), 0);
     check_callbacks(f, false);
@@ -974,6 +995,8 @@ static void configure(fz *f) {
 
     static const uint32_t salts[] = {1,           2,           3,           0xFFFFFFFEu,
                                      0xFFFFFFFFu, 0x80000000u, 0xFFFFFFF0u, 0};
+    if (b5 & 0x80) d->flags |= OPOOL_NO_LIVE_LIST;
+    b5 &= 0x7f;
     d->salt = b5 < 8 ? salts[b5] : fuzz_u32(in);
     if (d->salt == 0) d->salt = 0x9E3779B9u; /* derived salts depend on creation order */
 

@@ -1756,6 +1756,113 @@ TEST(load_failing_at_every_allocation_is_enomem_and_leaks_nothing) {
     }
 }
 
+/* ---- pools without a live list (OPOOL_NO_LIVE_LIST) ----------------------- */
+
+/* Two images are the same bytes. */
+static bool same_image(const stream *a, const stream *b) {
+    return a->size == b->size && memcmp(a->data, b->data, a->size) == 0;
+}
+
+/* An image saved from a pool with a live list loads into a pool without one
+ * and back: the same slots, generations, objects, statistics and free order
+ * each way; a pool without a list saves the positions a roster would hold
+ * (live slots in index order), so its image loads again into either kind
+ * of pool to the same bytes. */
+TEST(pool_without_a_live_list_loads_and_saves_images_of_either_kind) {
+    hooks k;
+    hooks_reset(&k);
+    opool_desc d;
+    opool *p = rich_pool(&d, &k, false); /* growth, shrink, alloc_at, retirement */
+    REQUIRE(p);
+    opool_desc nd = d;
+    nd.flags |= OPOOL_NO_LIVE_LIST;
+    opool *q = round_trip(p, &nd);
+    REQUIRE(q);
+    check_sound(q, __LINE__);
+    CHECK(opool_live_object(q, 0) == NULL);
+    for (uint32_t i = 0; i < 40; i++) {
+        CHECK_EQ_U64(opool_handle_at(q, i).bits, opool_handle_at(p, i).bits);
+        if (opool_at(p, i)) CHECK(memcmp(opool_at(p, i), opool_at(q, i), 24) == 0);
+    }
+    opool_stats s, t;
+    opool_get_stats(p, &s);
+    opool_get_stats(q, &t);
+    CHECK_EQ_U64(s.count, t.count);
+    CHECK_EQ_U64(s.capacity, t.capacity);
+    CHECK_EQ_U64(s.retired, t.retired);
+    CHECK_EQ_U64(s.allocs, t.allocs);
+    CHECK_EQ_U64(s.grows, t.grows);
+    CHECK(t.bytes < s.bytes); /* no roster */
+
+    stream a = saved(q);
+    opool *r = round_trip(q, &d);   /* back into a pool with a live list */
+    opool *q2 = round_trip(q, &nd); /* and into one without */
+    REQUIRE(r && q2);
+    check_sound(r, __LINE__);
+    check_sound(q2, __LINE__);
+    stream b = saved(r), c = saved(q2);
+    CHECK(same_image(&a, &b));
+    CHECK(same_image(&a, &c));
+    for (uint32_t k2 = 0; k2 < opool_count(r); k2++) /* live slots in index order */
+        CHECK(k2 == 0 || opool_handle_index(opool_live_handle(r, k2)) >
+                             opool_handle_index(opool_live_handle(r, k2 - 1)));
+    CHECK_SAME_NEXT_HANDLES(p, q, 24); /* the free stack's order came through */
+    CHECK_SAME_NEXT_HANDLES(r, q2, 24);
+    stream_free(&a);
+    stream_free(&b);
+    stream_free(&c);
+    opool_destroy(q2);
+    opool_destroy(r);
+    opool_destroy(q);
+    opool_destroy(p);
+}
+
+/* A load into a pool without a live list that fails at any allocation, or
+ * whose load_object rejects any object, leaves nothing: the roster it
+ * restores through is given back too. */
+TEST(pool_without_a_live_list_load_failing_anywhere_leaks_nothing) {
+    hooks k;
+    hooks_reset(&k);
+    opool_desc d;
+    opool *p = rich_pool(&d, &k, true);
+    REQUIRE(p);
+    stream s = saved(p);
+    counting c;
+    opool_desc ld = d;
+    ld.flags |= OPOOL_NO_LIVE_LIST;
+    ld.allocator = counting_allocator(&c);
+    ld.fini = hk_fini;
+    opool_status st = OPOOL_ENOMEM;
+    long n = 0;
+    for (; st == OPOOL_ENOMEM && n < 1000; n++) {
+        c.calls = 0;
+        c.fail_from = n;
+        opool *q = (opool *)(uintptr_t)1;
+        st = load_bytes(&q, &ld, s.data, s.size);
+        if (st == OPOOL_OK) opool_destroy(q);
+        CHECK(st == OPOOL_OK || q == NULL);
+        CHECK_EQ_U64(c.bytes, 0);
+        CHECK_EQ_U64(c.blocks, 0);
+    }
+    CHECK_EQ_U64(st, OPOOL_OK);
+    CHECK(n > 5); /* buffer, bitmap, pool, slot array, chunks, the restoring roster */
+    c.fail_from = -1;
+    uint32_t live = opool_count(p);
+    for (uint32_t fail = 0; fail < live; fail++) {
+        hooks_reset(&k);
+        k.load_fail_at = (int)fail;
+        opool *q = (opool *)(uintptr_t)1;
+        CHECK_EQ_U64(load_bytes(&q, &ld, s.data, s.size), OPOOL_ECORRUPT);
+        CHECK(q == NULL);
+        CHECK_EQ_U64(k.finis, fail); /* the objects load_object built, and no other */
+        CHECK_EQ_U64(c.bytes, 0);
+    }
+    CHECK_EQ_U64(c.size_mismatches, 0);
+    stream_free(&s);
+    hooks_reset(&k);
+    opool_destroy(p);
+}
+
 /* ---- the documented layout -------------------------------------------------- */
 
 TEST(checksum_is_fnv1a_64) {
@@ -2353,6 +2460,8 @@ int main(int argc, char **argv) {
     RUN(save_to_a_writer_failing_after_any_number_of_bytes_is_an_io_error_and_clean);
     RUN(save_scratch_memory_is_returned_whatever_the_writer_does);
     RUN(load_failing_at_every_allocation_is_enomem_and_leaks_nothing);
+    RUN(pool_without_a_live_list_loads_and_saves_images_of_either_kind);
+    RUN(pool_without_a_live_list_load_failing_anywhere_leaks_nothing);
 
     RUN(checksum_is_fnv1a_64);
     RUN(image_layout_is_the_documented_one);

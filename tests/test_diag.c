@@ -672,34 +672,40 @@ TEST(destroy_reports_the_objects_left_live_once_with_the_oldest_sites) {
     d.object_size = 16;
     d.capacity = 8;
     d.name = "ships";
-    d.flags = OPOOL_TRACK_SITES;
     leak_seen x = {0, OPOOL_OK, {0}};
     d.report = leak_report;
     d.user = &x;
-    opool *p = create(&d);
-    REQUIRE(p);
-    opool_handle h[6];
-    int line[6];
-    for (int k = 0; k < 6; k++) {
-        CHECK(ALLOC_NOTING_LINE(p, &h[k], &line[k]) != NULL);
-    }
-    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* the oldest goes: 1..5 stay */
-    CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_OK);
-    void *self = p;
     capture c;
-    capture_begin(&c);
-    opool_destroy(p);
-    capture_end(&c);
-    CHECK_EQ_U64(x.reports, 1);
-    CHECK_EQ_U64(lines_of(c.text), 1);
-    CHECK_EQ_U64(x.what, OPOOL_ELEAK);
-    CHECK_EQ_U64(x.h.bits, h[1].bits); /* the oldest live object */
     char want[2048];
-    snprintf(want, sizeof want,
-             "opool: pool \"ships\" (%p): leak: destroyed with 4 objects live; the oldest "
-             "allocated at %s, %s, %s, %s\n",
-             self, here(line[1]), here(line[3]), here(line[4]), here(line[5]));
-    check_text(c.text, want);
+    void *self;
+    opool *p;
+    /* with a live list, and without one (the live slots found in the records) */
+    for (int nolist = 0; nolist < 2; nolist++) {
+        d.flags = OPOOL_TRACK_SITES | (nolist ? OPOOL_NO_LIVE_LIST : 0);
+        x.reports = 0;
+        p = create(&d);
+        REQUIRE(p);
+        opool_handle h[6];
+        int line[6];
+        for (int k = 0; k < 6; k++) {
+            CHECK(ALLOC_NOTING_LINE(p, &h[k], &line[k]) != NULL);
+        }
+        CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* the oldest goes: 1..5 stay */
+        CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_OK);
+        self = p;
+        capture_begin(&c);
+        opool_destroy(p);
+        capture_end(&c);
+        CHECK_EQ_U64(x.reports, 1);
+        CHECK_EQ_U64(lines_of(c.text), 1);
+        CHECK_EQ_U64(x.what, OPOOL_ELEAK);
+        CHECK_EQ_U64(x.h.bits, h[1].bits); /* the oldest live object */
+        snprintf(want, sizeof want,
+                 "opool: pool \"ships\" (%p): leak: destroyed with 4 objects live; the oldest "
+                 "allocated at %s, %s, %s, %s\n",
+                 self, here(line[1]), here(line[3]), here(line[4]), here(line[5]));
+        check_text(c.text, want);
+    }
 
     /* without the flag: the count, and how to learn more; none live: nothing */
     d.flags = 0;
@@ -729,6 +735,55 @@ TEST(destroy_reports_the_objects_left_live_once_with_the_oldest_sites) {
     check_text(c.text, "");
 #else
     printf("skipped destroy_reports_the_objects_left_live_once_with_the_oldest_sites\n");
+#endif
+}
+
+static bool keep_none(void *obj, opool_handle h, void *user) {
+    (void)obj, (void)h;
+    ++*(int *)user;
+    return false;
+}
+
+/* A pool without a live list refuses every loop over it with one line each
+ * (sort, retain, OPOOL_FOREACH), through desc.report as OPOOL_EINVAL with
+ * no handle; its other findings keep their own lines (a bad pointer stays
+ * silent). */
+TEST(loops_over_a_pool_without_a_live_list_are_refused_one_line_each) {
+#ifdef HAVE_CAPTURE
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 16;
+    d.capacity = 8;
+    d.name = "ids";
+    d.flags = OPOOL_NO_LIVE_LIST;
+    opool *p = create(&d);
+    REQUIRE(p);
+    opool_handle h[3];
+    for (int k = 0; k < 3; k++) CHECK(opool_alloc(p, &h[k]) != NULL);
+    int kept = 0, bodies = 0;
+    capture c;
+    capture_begin(&c);
+    opool_sort(p);
+    CHECK_EQ_U64(opool_retain(p, keep_none, &kept), 0);
+    OPOOL_FOREACH(p, char, obj, hh) bodies++;
+    char junk[16];
+    CHECK_EQ_U64(opool_free_object(p, junk), OPOOL_EINVAL);
+    capture_end(&c);
+    CHECK_EQ_U64(kept, 0);
+    CHECK_EQ_U64(bodies, 0);
+    CHECK_EQ_U64(opool_count(p), 3);
+    for (int k = 0; k < 3; k++) CHECK(opool_valid(p, h[k]));
+    char line[256], want[1024];
+    snprintf(line, sizeof line,
+             "opool: pool \"ids\" (%p): iteration refused: created with OPOOL_NO_LIVE_LIST, the "
+             "pool keeps no live list\n",
+             (void *)p);
+    snprintf(want, sizeof want, "%s%s%s", line, line, line);
+    check_text(c.text, want);
+    for (int k = 0; k < 3; k++) CHECK_EQ_U64(opool_free(p, h[k]), OPOOL_OK);
+    opool_destroy(p);
+#else
+    printf("skipped loops_over_a_pool_without_a_live_list_are_refused_one_line_each: no capture\n");
 #endif
 }
 
@@ -1007,6 +1062,7 @@ int main(void) {
     RUN(a_heap_double_free_is_stale_and_reads_as_already_freed);
     RUN(a_pool_tracking_sites_knows_where_each_live_object_was_allocated);
     RUN(destroy_reports_the_objects_left_live_once_with_the_oldest_sites);
+    RUN(loops_over_a_pool_without_a_live_list_are_refused_one_line_each);
     RUN(the_concurrent_pool_and_the_heap_report_what_is_left_live);
     RUN(the_sizing_line_says_what_capacity_would_have_avoided_the_failures);
     RUN(every_status_has_its_own_text);

@@ -1753,6 +1753,132 @@ TEST(get_stats_of_null_pool_is_zero) {
     opool_destroy(p);
 }
 
+/* ---- pools without a live list (OPOOL_NO_LIVE_LIST) ----------------------- */
+
+/* 8 bytes of bookkeeping a slot, not 12: the roster's 4 are gone, at
+ * creation and in every growth. */
+TEST(pool_without_a_live_list_keeps_eight_bytes_a_slot) {
+    opool_desc d = desc_of(16, 1000), n = d;
+    n.flags = OPOOL_NO_LIVE_LIST;
+    CHECK_EQ_U64(opool_required_bytes(&d) - opool_required_bytes(&n), 4 * 1000);
+    d.on_full = n.on_full = OPOOL_FULL_GROW;
+    d.capacity = n.capacity = 64;
+    d.max_capacity = n.max_capacity = 1024;
+    opool *a = create(&d), *b = create(&n);
+    REQUIRE(a && b);
+    for (int k = 0; k < 1000; k++) CHECK(opool_alloc(a, NULL) && opool_alloc(b, NULL));
+    CHECK_EQ_U64(stats_of(a).capacity, 1024);
+    /* the creation block's arrays (64 slots) and the grown ones (1024) */
+    CHECK_EQ_U64(stats_of(a).bytes - stats_of(b).bytes, 4 * (64 + 1024));
+    opool_destroy(a);
+    opool_destroy(b);
+}
+
+/* The same handles, statuses and lookups as a pool with a live list, with
+ * nothing to iterate. */
+TEST(pool_without_a_live_list_hands_out_and_checks_handles_as_one_with) {
+    opool_desc d = desc_of(16, 16), n = d;
+    n.flags = OPOOL_NO_LIVE_LIST;
+    opool *a = create(&d), *b = create(&n);
+    REQUIRE(a && b);
+    opool_handle ha[16], hb[16];
+    alloc_n(a, 10, ha);
+    alloc_n(b, 10, hb);
+    for (int k = 0; k < 10; k++) CHECK_EQ_U64(hb[k].bits, handle(G1, (uint32_t)k).bits);
+    static const int order[] = {3, 7, 5, 0, 9};
+    for (int k = 0; k < 5; k++) {
+        CHECK_EQ_U64(opool_free(a, ha[order[k]]), OPOOL_OK);
+        CHECK_EQ_U64(opool_free(b, hb[order[k]]), OPOOL_OK);
+        CHECK_EQ_U64(opool_free(b, hb[order[k]]), OPOOL_ESTALE);
+        CHECK(opool_get(b, hb[order[k]]) == NULL);
+    }
+    CHECK_EQ_U64(opool_free(b, OPOOL_NULL), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_free(b, handle(G1, 16)), OPOOL_EINVAL);
+    alloc_n(a, 8, ha + 10 - 2); /* LIFO: 9, 0, 5, 7, 3, then 10, 11, 12 */
+    alloc_n(b, 8, hb + 10 - 2);
+    for (int k = 8; k < 16; k++) CHECK_EQ_U64(hb[k].bits, ha[k].bits);
+    CHECK_EQ_U64(opool_handle_index(hb[8]), 9);
+    CHECK_EQ_U64(opool_handle_index(hb[12]), 3);
+    CHECK_EQ_U64(opool_count(b), 13);
+    for (uint32_t i = 0; i < 16; i++) {
+        CHECK_EQ_U64(opool_handle_at(b, i).bits, opool_handle_at(a, i).bits);
+        CHECK(opool_live_object(b, i) == NULL);
+        CHECK(opool_handle_is_null(opool_live_handle(b, i)));
+    }
+    opool_clear(b); /* a fresh pool's order again */
+    CHECK_EQ_U64(opool_count(b), 0);
+    opool_handle h;
+    CHECK(opool_alloc(b, &h) != NULL);
+    CHECK_EQ_U64(opool_handle_index(h), 0);
+    opool_destroy(a);
+    opool_destroy(b);
+}
+
+/* alloc_at takes its slot out of the free chain wherever it is; the others
+ * keep their order. A retired slot leaves the chain the same way. */
+TEST(pool_without_a_live_list_claims_and_retires_anywhere_in_its_chain) {
+    opool *p = make_retire_pool(8, OPOOL_NO_LIVE_LIST);
+    REQUIRE(p);
+    opool_handle h[8];
+    alloc_n(p, 8, h);
+    for (int k = 0; k < 8; k++) CHECK_EQ_U64(opool_free(p, h[k]), OPOOL_OK); /* chain 7..0 */
+    opool_handle want = handle(G1 + 2, 3);
+    CHECK(opool_alloc_at(p, want) != NULL);
+    CHECK(opool_alloc_at(p, want) == NULL); /* live now */
+    CHECK_EQ_U64(opool_free(p, want), OPOOL_OK);
+    CHECK(opool_alloc_at(p, handle(G1 + 4, 3)) != NULL); /* from the chain's top */
+    static const uint32_t next[] = {7, 6, 5, 4, 2, 1, 0};
+    for (int k = 0; k < 7; k++) {
+        opool_handle x;
+        CHECK(opool_alloc(p, &x) != NULL);
+        CHECK_EQ_U64(opool_handle_index(x), next[k]);
+    }
+    CHECK(opool_alloc(p, NULL) == NULL);
+    opool_destroy(p);
+
+    p = make_retire_pool(4, OPOOL_RETIRE_ON_WRAP | OPOOL_NO_LIVE_LIST);
+    REQUIRE(p);
+    opool_handle last = handle(SALT - 1, 2); /* the generation before gen0 */
+    CHECK(opool_alloc_at(p, last) != NULL);
+    CHECK_EQ_U64(opool_free(p, last), OPOOL_OK);
+    CHECK_EQ_U64(stats_of(p).retired, 1);
+    CHECK_EQ_U64(opool_capacity(p), 3);
+    opool_handle g[4];
+    alloc_n(p, 4, g);
+    CHECK_EQ_U64(g[0].bits, handle(G1, 0).bits); /* the chain as it was, 2 cut out */
+    CHECK_EQ_U64(g[1].bits, handle(G1, 1).bits);
+    CHECK_EQ_U64(g[2].bits, handle(G1, 3).bits);
+    CHECK(opool_handle_is_null(g[3]));
+    opool_destroy(p);
+}
+
+/* Growth appends to the chain's end; shrink takes a released chunk's slots
+ * out of it, keeping the others' order; growing again brings them back. */
+TEST(pool_without_a_live_list_grows_and_shrinks) {
+    opool_desc d = desc_of(16, 4);
+    d.flags = OPOOL_NO_LIVE_LIST;
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 16;
+    opool *p = create(&d);
+    REQUIRE(p);
+    opool_handle h[16];
+    alloc_n(p, 16, h);
+    for (uint32_t k = 0; k < 16; k++) CHECK_EQ_U64(opool_handle_index(h[k]), k);
+    CHECK(opool_alloc(p, NULL) == NULL);
+    for (int k = 15; k >= 1; k--) CHECK_EQ_U64(opool_free(p, h[k]), OPOOL_OK); /* 1..15 */
+    CHECK_EQ_U64(opool_shrink(p), 12); /* chunks [4, 8) and [8, 16) */
+    CHECK_EQ_U64(opool_capacity(p), 4);
+    opool_handle x[4];
+    alloc_n(p, 4, x); /* 1, 2, 3, then growth: 4 */
+    CHECK_EQ_U64(opool_handle_index(x[0]), 1);
+    CHECK_EQ_U64(opool_handle_index(x[2]), 3);
+    CHECK_EQ_U64(opool_handle_index(x[3]), 4);
+    CHECK_EQ_U64(stats_of(p).capacity, 8);
+    for (int k = 0; k < 4; k++) CHECK_EQ_U64(opool_free(p, x[k]), OPOOL_OK);
+    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK);
+    opool_destroy(p);
+}
+
 /* ---- creation ----------------------------------------------------------- */
 
 static void check_create_rejects(const opool_desc *d, int line) {
@@ -2395,6 +2521,10 @@ int main(int argc, char **argv) {
 
     RUN(handle_helpers_split_index_and_generation);
     RUN(fresh_pool_hands_out_slots_in_order);
+    RUN(pool_without_a_live_list_keeps_eight_bytes_a_slot);
+    RUN(pool_without_a_live_list_hands_out_and_checks_handles_as_one_with);
+    RUN(pool_without_a_live_list_claims_and_retires_anywhere_in_its_chain);
+    RUN(pool_without_a_live_list_grows_and_shrinks);
     RUN(first_generation_comes_from_salt);
     RUN(derived_salts_differ_between_pools);
     RUN(live_handles_are_never_null_even_across_2_pow_32);

@@ -669,6 +669,16 @@ TEST(typed_foreach_handle_at_and_high_water) {
     CHECK_EQ_U64(mob_pool_count(p), 4);
     CHECK_EQ_U64(mob_pool_high_water(p), 5);
     mob_pool_destroy(p);
+
+    /* without a live list: no body runs (the default report prints the refusal) */
+    REQUIRE(mob_pool_create_flags(&p, 8, OPOOL_NO_LIVE_LIST) == OPOOL_OK);
+    REQUIRE(mob_pool_alloc(p, NULL));
+    int bodies = 0;
+    OPOOL_TYPED_FOREACH(mob_pool, p, m, h) bodies += 1 + (int)mob_pool_handle_is_null(h) + m->hp;
+    CHECK_EQ_U64(bodies, 0);
+    CHECK_EQ_U64(mob_pool_count(p), 1);
+    CHECK(mob_pool_live_object(p, 0) == NULL);
+    mob_pool_destroy(p);
 }
 
 /* ---- fini and its own handle --------------------------------------------------------- */

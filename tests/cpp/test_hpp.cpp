@@ -377,6 +377,37 @@ TEST(range_for_visits_every_live_object_once) {
     CHECK(sum == 36);
 }
 
+static void count_einval(opool *, opool_status what, opool_handle h, void *user) {
+    if (what == OPOOL_EINVAL && h.bits == 0) ++*static_cast<int *>(user);
+}
+
+/* OPOOL_NO_LIVE_LIST: emplace, get and erase as in any pool; range-for,
+ * items() and retain report once each and visit nothing; a T with a
+ * destructor is refused (the pool could not find its objects to end them). */
+TEST(a_pool_without_a_live_list_refuses_its_loops_and_destructible_types) {
+    int refused = 0;
+    opool_desc d = opool_desc();
+    d.capacity = 8;
+    d.flags = OPOOL_NO_LIVE_LIST;
+    d.report = count_einval;
+    d.user = &refused;
+    opl::pool<int> p(d);
+    REQUIRE(p);
+    auto a = p.emplace(1), b = p.emplace(2);
+    CHECK(a.obj && b.obj && *p.get(a.h) == 1 && p.erase(a.h) && !p.get(a.h) && p.size() == 1);
+    int visits = 0;
+    for (int &v : p) visits += v;
+    for (auto [h, v] : p.items()) visits += v + static_cast<int>(h.index());
+    CHECK(p.retain([&](int &, opl::handle<int>) { return ++visits, false; }) == 0);
+    CHECK(visits == 0 && refused == 3 && p.size() == 1 && *p.get(b.h) == 2);
+    opl::pool<tracked> t(d);
+    opl::options o = opts(8);
+    o.flags = OPOOL_NO_LIVE_LIST;
+    opl::pool<tracked> u(o);
+    opl::pool<int> v(o);
+    CHECK(!t && t.status() == OPOOL_EINVAL && !u && u.status() == OPOOL_EINVAL && v);
+}
+
 TEST(erasing_the_current_object_and_emplacing_inside_the_loop) {
     lives::reset();
     opl::pool<tracked> p(opts(64));
@@ -825,6 +856,7 @@ int main() {
     RUN(a_keep_that_throws_leaves_the_pool_consistent);
 #endif
     RUN(range_for_visits_every_live_object_once);
+    RUN(a_pool_without_a_live_list_refuses_its_loops_and_destructible_types);
     RUN(erasing_the_current_object_and_emplacing_inside_the_loop);
     RUN(random_histories_keep_the_model_and_the_iteration_promise);
     RUN(a_side_value_lives_with_its_entry_and_hides_once_its_object_is_erased);

@@ -317,17 +317,20 @@ static void end_opool(opool *p) {
     opool_destroy(p);
 }
 
-static opool *make_opool(uint32_t cap) {
+static opool *make_opool_flags(uint32_t cap, uint32_t flags) {
     opool_desc d;
     memset(&d, 0, sizeof d);
     d.object_size = opt.size;
     d.capacity = cap;
     d.on_full = OPOOL_FULL_FAIL;
+    d.flags = flags;
     opool *p = NULL;
     opool_status s = opool_create(&p, &d);
     if (s != OPOOL_OK) fail("opool_create(capacity %u): %s", cap, opool_status_str(s));
     return p;
 }
+
+static opool *make_opool(uint32_t cap) { return make_opool_flags(cap, 0); }
 
 /* ==== layout experiment: hand-written roster pools ========================
  * Each mirrors opool's fast paths (header opool_alloc/opool_free/opool_get)
@@ -754,6 +757,7 @@ enum {
     S_OPOOL,
     S_MALLOC,
     S_OPOOL_GROWN, /* opool grown from capacity 32 to N: objects beyond chunk 0 */
+    S_OPOOL_BARE,  /* opool with OPOOL_NO_LIVE_LIST */
     S_LAY_AC,
     S_LAY_AD,
     S_LAY_BC,
@@ -777,10 +781,8 @@ typedef struct cl_state {
     uint32_t *h_ideal;
     igen_pool igen;
     uint64_t *h_igen;
-    opool *op;
-    opool_handle *h_op;
-    opool *op_grown;
-    opool_handle *h_grown;
+    opool *op[3]; /* by opool_variant */
+    opool_handle *h_op[3];
     char **h_mal;
     lay_pool lay[N_LAY]; /* AC, AD, BC, BD, AE, F */
     uint64_t *h_lay[N_LAY];
@@ -797,12 +799,24 @@ typedef struct cl_state {
 #define MALLOC_SUBJECT BENCH_ALLOC_NAME
 #endif
 
+/* The opool subjects' index in a state's op[] and h_op[]: plain, grown,
+ * without a live list; -1 for the others. */
+static int opool_variant(int id) {
+    return id == S_OPOOL ? 0 : id == S_OPOOL_GROWN ? 1 : id == S_OPOOL_BARE ? 2 : -1;
+}
+
+/* A pool of variant v for n objects, empty. */
+static opool *make_opool_variant(int v, uint32_t n) {
+    return v == 1 ? make_opool_grown(n) : make_opool_flags(n, v == 2 ? OPOOL_NO_LIVE_LIST : 0);
+}
+
 static const char *subject_name(int id) {
     static const char *const names[] = {"ideal",
                                         "ideal_gen",
                                         "opool",
                                         MALLOC_SUBJECT,
                                         "opool grown",
+                                        "opool no live list",
                                         "A rec8 + C flat",
                                         "A rec8 + D chunk",
                                         "B split + C flat",
@@ -871,22 +885,16 @@ static void cl_setup(cl_state *st) {
             }
             break;
         case S_OPOOL:
-        case S_OPOOL_GROWN: {
-            bool grown = id == S_OPOOL_GROWN;
-            opool *p = grown ? make_opool_grown(n) : make_opool(n);
-            opool_handle *h = bench_xalloc((size_t)n * sizeof(opool_handle));
+        case S_OPOOL_GROWN:
+        case S_OPOOL_BARE: {
+            int v = opool_variant(id);
+            opool *p = st->op[v] = make_opool_variant(v, n);
+            opool_handle *h = st->h_op[v] = bench_xalloc((size_t)n * sizeof(opool_handle));
             for (uint32_t k = 0; k < n; k++) {
                 char *o = opool_alloc(p, &h[k]);
                 if (o == NULL) fail("opool_alloc failed while pre-filling %u objects", n);
                 FA(o) = k;
                 FB(o) = 0;
-            }
-            if (grown) {
-                st->op_grown = p;
-                st->h_grown = h;
-            } else {
-                st->op = p;
-                st->h_op = h;
             }
             break;
         }
@@ -944,12 +952,10 @@ static void cl_teardown(cl_state *st) {
             free(st->h_igen);
             break;
         case S_OPOOL:
-            end_opool(st->op);
-            free(st->h_op);
-            break;
         case S_OPOOL_GROWN:
-            end_opool(st->op_grown);
-            free(st->h_grown);
+        case S_OPOOL_BARE:
+            end_opool(st->op[opool_variant(id)]);
+            free(st->h_op[opool_variant(id)]);
             break;
         case S_MALLOC:
             for (uint32_t k = 0; k < st->n; k++) free(st->h_mal[k]);
@@ -978,9 +984,9 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
     case S_IGEN:
         return igen_get(&st->igen, st->h_igen[k]);
     case S_OPOOL:
-        return opool_get(st->op, st->h_op[k]);
     case S_OPOOL_GROWN:
-        return opool_get(st->op_grown, st->h_grown[k]);
+    case S_OPOOL_BARE:
+        return opool_get(st->op[opool_variant(id)], st->h_op[opool_variant(id)][k]);
     case S_MALLOC:
         return st->h_mal[k];
 #if BENCH_PEERS
@@ -1026,9 +1032,10 @@ static uint64_t churn_subject(cl_state *st, int id, uint64_t seed, uint64_t iter
     case S_IGEN:
         return churn_igen(&st->igen, st->h_igen, n, seed, iters, tag);
     case S_OPOOL:
-        return churn_opool(st->op, st->h_op, n, seed, iters, tag);
     case S_OPOOL_GROWN:
-        return churn_opool(st->op_grown, st->h_grown, n, seed, iters, tag);
+    case S_OPOOL_BARE:
+        return churn_opool(st->op[opool_variant(id)], st->h_op[opool_variant(id)], n, seed, iters,
+                           tag);
     case S_MALLOC:
         return churn_malloc(st->h_mal, n, opt.size, seed, iters, tag);
 #if BENCH_PEERS
@@ -1062,9 +1069,10 @@ static uint64_t lookup_subject(const cl_state *st, int id, uint64_t seed, uint64
     case S_IGEN:
         return lookup_igen(&st->igen, st->h_igen, n, seed, iters, bad);
     case S_OPOOL:
-        return lookup_opool(st->op, st->h_op, n, seed, iters, bad);
     case S_OPOOL_GROWN:
-        return lookup_opool(st->op_grown, st->h_grown, n, seed, iters, bad);
+    case S_OPOOL_BARE:
+        return lookup_opool(st->op[opool_variant(id)], st->h_op[opool_variant(id)], n, seed, iters,
+                            bad);
     case S_MALLOC:
         return lookup_malloc(st->h_mal, n, seed, iters);
 #if BENCH_PEERS
@@ -1126,6 +1134,8 @@ static const char *churn_note(int id) {
         return "FULL_FAIL, no flags";
     case S_OPOOL_GROWN:
         return "FULL_GROW from capacity 32";
+    case S_OPOOL_BARE:
+        return "FULL_FAIL, OPOOL_NO_LIVE_LIST";
     case S_BOOST_OBJ:
         return "construct/destroy; T*, not validated";
     case S_BOOST_POOL:
@@ -1219,8 +1229,8 @@ typedef struct fd_state {
     uint32_t *h_ideal;
     igen_pool igen;
     uint64_t *h_igen;
-    opool *op;
-    opool_handle *h_op;
+    opool *op[3]; /* by opool_variant */
+    opool_handle *h_op[3];
     char **h_mal;
     uint32_t *perm;
     int perm_rep;
@@ -1328,7 +1338,8 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     /* every repetition starts from a fresh free order: slots 0, 1, 2, ... */
     if (id == S_IDEAL) ideal_reset(&st->ideal);
     if (id == S_IGEN) igen_reset(&st->igen);
-    if (id == S_OPOOL) opool_clear(st->op);
+    int v = opool_variant(id);
+    if (v >= 0) opool_clear(st->op[v]);
     if (id == S_MALLOC) malloc_fresh(st->h_mal, n);
 #if BENCH_PEERS
     bench_peer *peer = id >= S_BOOST_OBJ ? st->peer[id - S_BOOST_OBJ] : NULL;
@@ -1344,7 +1355,8 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
         bad = fill_igen(&st->igen, st->h_igen, n, tag);
         break;
     case S_OPOOL:
-        bad = fill_opool(st->op, st->h_op, n, tag);
+    case S_OPOOL_BARE:
+        bad = fill_opool(st->op[v], st->h_op[v], n, tag);
         break;
 #if BENCH_PEERS
     case S_BOOST_OBJ:
@@ -1364,7 +1376,7 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     for (uint32_t k = 0; k < n; k++) {
         const char *o = id == S_IDEAL    ? ideal_at(&st->ideal, st->h_ideal[k])
                         : id == S_IGEN   ? igen_get(&st->igen, st->h_igen[k])
-                        : id == S_OPOOL  ? opool_get(st->op, st->h_op[k])
+                        : v >= 0         ? opool_get(st->op[v], st->h_op[v][k])
                         : id == S_MALLOC ? st->h_mal[k]
 #if BENCH_PEERS
                                          : bench_peer_object(peer, k);
@@ -1385,7 +1397,8 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
         bad = drain_igen(&st->igen, st->h_igen, st->perm, n);
         break;
     case S_OPOOL:
-        bad = drain_opool(st->op, st->h_op, st->perm, n);
+    case S_OPOOL_BARE:
+        bad = drain_opool(st->op[v], st->h_op[v], st->perm, n);
         break;
 #if BENCH_PEERS
     case S_BOOST_OBJ:
@@ -1400,10 +1413,10 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     }
     uint64_t t3 = bench_now_ns();
     if (bad) fail("drain %s N=%u: %" PRIu64 " frees rejected", subject_name(id), n, bad);
-    uint32_t left = id == S_IDEAL   ? n - st->ideal.top
-                    : id == S_IGEN  ? n - st->igen.top
-                    : id == S_OPOOL ? opool_count(st->op)
-                                    : 0; /* malloc, and peers without a count */
+    uint32_t left = id == S_IDEAL  ? n - st->ideal.top
+                    : id == S_IGEN ? n - st->igen.top
+                    : v >= 0       ? opool_count(st->op[v])
+                                   : 0; /* malloc, and peers without a count */
 #if BENCH_PEERS
     if (peer && !bench_peer_count(peer, &left)) left = 0;
 #endif
@@ -1416,6 +1429,8 @@ static const char *filldrain_note(int id) {
     switch (id) {
     case S_OPOOL:
         return "per pair; FULL_FAIL, no flags";
+    case S_OPOOL_BARE:
+        return "per pair; FULL_FAIL, OPOOL_NO_LIVE_LIST";
     case S_MALLOC:
         return BENCH_ALLOC == BENCH_ALLOC_GLIBC ? "per pair; glibc, reset to address order"
                                                 : "per pair; reset: N mallocs freed in reverse";
@@ -1449,8 +1464,9 @@ static void run_filldrain(uint32_t n, const int *ids, int nids) {
             st.h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
             break;
         case S_OPOOL:
-            st.op = make_opool(n);
-            st.h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
+        case S_OPOOL_BARE:
+            st.op[opool_variant(ids[j])] = make_opool_variant(opool_variant(ids[j]), n);
+            st.h_op[opool_variant(ids[j])] = bench_xalloc((size_t)n * sizeof(opool_handle));
             break;
         case S_MALLOC:
             st.h_mal = bench_xalloc((size_t)n * sizeof(char *));
@@ -1484,12 +1500,14 @@ static void run_filldrain(uint32_t n, const int *ids, int nids) {
     for (int k = 0; k < N_PEER; k++)
         if (st.peer[k]) bench_peer_destroy(st.peer[k]);
 #endif
-    if (st.op) end_opool(st.op);
+    for (int v = 0; v < 3; v++) {
+        if (st.op[v]) end_opool(st.op[v]);
+        free(st.h_op[v]);
+    }
     if (st.h_ideal) ideal_fini(&st.ideal);
     if (st.h_igen) igen_fini(&st.igen);
     free(st.h_ideal);
     free(st.h_igen);
-    free(st.h_op);
     free(st.h_mal);
     free(st.perm);
 }
@@ -2915,14 +2933,14 @@ int main(int argc, char **argv) {
             run_churn_lookup(big, ids, 8, 0, 2, "", true, true);
             continue;
         }
-        int ids[MAX_SUBJ] = {S_IDEAL, S_IGEN, S_OPOOL, S_OPOOL_GROWN, S_MALLOC};
-        int nids = add_peers(ids, 5, "churn");
+        int ids[MAX_SUBJ] = {S_IDEAL, S_IGEN, S_OPOOL, S_OPOOL_GROWN, S_OPOOL_BARE, S_MALLOC};
+        int nids = add_peers(ids, 6, "churn");
         bool ch = wanted("churn"), lk = wanted("lookup");
         if (ch || lk)
             for (int j = 0; j < n_cl(); j++) run_churn_lookup(cl_n[j], ids, nids, 1, 0, "", ch, lk);
         if (wanted("filldrain")) {
-            int fids[MAX_SUBJ] = {S_IDEAL, S_IGEN, S_OPOOL, S_MALLOC};
-            run_filldrain(n_bulk(), fids, add_peers(fids, 4, "filldrain"));
+            int fids[MAX_SUBJ] = {S_IDEAL, S_IGEN, S_OPOOL, S_OPOOL_BARE, S_MALLOC};
+            run_filldrain(n_bulk(), fids, add_peers(fids, 5, "filldrain"));
         }
         if (wanted("iter")) {
             uint32_t *perm = bench_xalloc((size_t)n_bulk() * sizeof(uint32_t));

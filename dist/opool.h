@@ -1584,8 +1584,7 @@ typedef struct opool_mt_stats {
  * 0 (an id-only pool is the core pool's), max_capacity other than 0 or
  * capacity, on_full other than OPOOL_FULL_FAIL, an evict or save/load
  * callback, OPOOL_TRACK_SITES, OPOOL_REPORT_SIZING or OPOOL_NO_LIVE_LIST (the
- * core pool's), an
- * allocator without free. OPOOL_ENOMEM: the allocator failed.
+ * core pool's), an allocator without free. OPOOL_ENOMEM: the allocator failed.
  * *out is NULL on failure. One allocation; O(capacity). Thread-safety: any
  * thread, not concurrent with any use of *out. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_mt_create(opool_mt **out, const opool_desc *desc);

@@ -49,8 +49,10 @@
     ensures k_rest: pre \valid(q) && c->free_limit <= c->nslots &&                         \
       \separated(q, c->slot + (0 .. c->nslots - 1), c->roster + (0 .. c->limit - 1));
 
-/*@ predicate arrays_ok(opool__hot *c) =
-      c->count <= c->limit <= c->nslots &&
+/*@ // (a pool under OPOOL_NO_LIVE_LIST, with no roster, is outside the
+    // invariant: docs/PROOF.md)
+    predicate arrays_ok(opool__hot *c) =
+      c->roster != \null && c->count <= c->limit <= c->nslots &&
       \valid(c->slot + (0 .. c->nslots - 1)) && \valid(c->roster + (0 .. c->limit - 1)) &&
       \separated(c, c->slot + (0 .. c->nslots - 1), c->roster + (0 .. c->limit - 1));
 
@@ -543,6 +545,38 @@ static inline void opool__freed(opool *p, uint32_t i, uint32_t g); // wp: lemmas
 */
 #endif
 /*@ lemma next_even: \forall integer x; 0 <= x <= 4294967295 && (x & 1) != 0 ==> ((uint32_t)(x + 1) & 1) == 0; */
+
+// the free chain's push (opool_abi.h), for a pool without a live list:
+// outside the invariant, so only its frame is stated
+/*@ requires \valid(c) && c->roster == \null && i < c->nslots && \valid(c->slot + i) && 0 < c->count;
+    exits \false;
+    assigns c->count, c->chain, c->slot[i].pos;
+*/
+static inline void opool__chain_release(opool__hot *c, uint32_t i);
+
+// whether the pool keeps a live list (src/opool.c): every pool the
+// invariant describes does
+/*@ requires \valid_read(p);
+    exits \false;
+    assigns \nothing;
+    ensures \result <==> p->hot.roster != \null;
+*/
+static inline bool opool__listed(const opool *p);
+
+// the chain's other steps (src/opool.c), for a pool without a live list:
+// called only where opool__listed is false, outside the invariant; their
+// bodies walk the chain (not proven: docs/PROOF.md)
+/*@ requires \valid(h) && h->roster == \null;
+    exits \false;
+    assigns h->chain, h->slot[0 .. h->nslots - 1].pos;
+*/
+static inline void opool__chain_cut(opool__hot *h, uint32_t i); // assumed
+
+/*@ requires \valid(h) && h->roster == \null;
+    exits \false;
+    assigns h->chain, h->limit, h->slot[0 .. h->nslots - 1].pos;
+*/
+static void opool__chain_enrol(opool__hot *h, uint32_t lo, uint32_t hi); // assumed
 
 // the release's two writes (opool__unlink, opool_abi.h: the inline free's
 // too): live slot i leaves the live

@@ -339,11 +339,12 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 static inline uint64_t opool__episode_failures(const opool__episode *e); // assumed
 
 // the position of i's highest set bit: the highest power of two up to i
-// (i > 0, stated as a power of two up to it)
+// (i > 0, stated as a power of two up to it), which is top(i) (top_def
+// gives it from the line below; stated, so that callers need not derive it)
 /*@ requires \exists integer n; 0 <= n < 32 && (1 << n) <= i;
     exits \false;
     assigns \nothing;
-    ensures \result < 32 && (1 << \result) <= i < (1 << (\result + 1));
+    ensures \result < 32 && (1 << \result) <= i < (1 << (\result + 1)) && \result == top(i);
     ensures \forall integer n; 0 <= n && (1 << n) <= i ==> n <= \result;
     ensures \forall integer n; 0 <= n && i < (1 << n) ==> \result < n; */
 static inline uint32_t opool__top_bit(uint32_t i); // assumed
@@ -353,7 +354,10 @@ static inline uint32_t opool__top_bit(uint32_t i); // assumed
 /*@ requires \valid_read(c) && c->shift < 32 && (1 << c->shift) <= i;
     exits \false;
     assigns \nothing;
-    ensures 1 <= \result < OPOOL__MAX_CHUNKS && in_chunk(c, \result, i) && c->shift + \result <= 32; */
+    ensures 1 <= \result < OPOOL__MAX_CHUNKS && in_chunk(c, \result, i) && c->shift + \result <= 32;
+    // (the chunk named by i's top bit: opool__object_far's witness, so that
+    // its existential goal needs no search over the chunks' ranges)
+    ensures \result == top(i) - c->shift + 1; */
 static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i);
 
 /*@ requires \valid_read(c) && chunk < OPOOL__MAX_CHUNKS;

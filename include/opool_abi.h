@@ -84,7 +84,8 @@ typedef struct opool__slot {
 
 #define OPOOL__MAX_CHUNKS 33
 
-/* Every field the common inline paths touch sits in the first 64 bytes. */
+/* Every field the common inline paths touch sits in the first 64 bytes
+ * (but chain, which only a pool without a live list reads). */
 typedef struct opool__hot {
     opool__slot *slot;   /* [nslots] */
     uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count;

@@ -796,7 +796,8 @@ OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h,
  * the roster (live list and free stack, so the next handles issued are the
  * same), the salt, the statistics and every live object (its object_size
  * bytes, or its save_object record). Does not change p. OPOOL_EINVAL: p or
- * write NULL; OPOOL_ENOMEM: the buffer for save_object's bytes could not be
+ * write NULL; OPOOL_ENOMEM: the buffer for save_object's bytes, or (a pool
+ * without a live list) the roster positions it writes, could not be
  * allocated; OPOOL_EIO: write came up short (nothing more is written after
  * it); OPOOL_ECORRUPT: save_object returned false. The bytes written before a
  * failure are not a valid image. Reports nothing. O(capacity + bytes of live

@@ -1039,28 +1039,33 @@ TEST(save_object_failure_is_corrupt_and_leaks_nothing) {
     CHECK_EQ_U64(c.bytes, 0);
 }
 
+/* The allocations a save makes: save_object's buffer, and the positions of
+ * a pool without a live list (its only one, here: plain bytes). */
 TEST(save_out_of_memory_for_object_bytes_is_enomem_and_leaks_nothing) {
-    hooks k;
-    hooks_reset(&k);
-    counting c;
-    opool_desc d = with_callbacks(desc_of(8), &k);
-    d.allocator = counting_allocator(&c);
-    opool *p = create(&d);
-    REQUIRE(p);
-    for (int i = 0; i < 5; i++) alloc_stamped(p, 24, (uint64_t)i);
-    size_t bytes = c.bytes;
-    c.fail_from = (long)c.calls; /* every allocation from now on fails */
-    stream s = stream_new();
-    CHECK_EQ_U64(opool_save(p, stream_write, &s), OPOOL_ENOMEM);
-    CHECK_EQ_U64(c.bytes, bytes);
-    c.fail_from = -1;
-    stream_free(&s);
-    s = stream_new();
-    CHECK_EQ_U64(opool_save(p, stream_write, &s), OPOOL_OK);
-    CHECK_EQ_U64(c.bytes, bytes);
-    stream_free(&s);
-    opool_destroy(p);
-    CHECK_EQ_U64(c.bytes, 0);
+    for (int nolist = 0; nolist < 2; nolist++) {
+        hooks k;
+        hooks_reset(&k);
+        counting c;
+        opool_desc d = nolist ? desc_of(8) : with_callbacks(desc_of(8), &k);
+        if (nolist) d.flags = OPOOL_NO_LIVE_LIST;
+        d.allocator = counting_allocator(&c);
+        opool *p = create(&d);
+        REQUIRE(p);
+        for (int i = 0; i < 5; i++) alloc_stamped(p, 24, (uint64_t)i);
+        size_t bytes = c.bytes;
+        c.fail_from = (long)c.calls; /* every allocation from now on fails */
+        stream s = stream_new();
+        CHECK_EQ_U64(opool_save(p, stream_write, &s), OPOOL_ENOMEM);
+        CHECK_EQ_U64(c.bytes, bytes);
+        c.fail_from = -1;
+        stream_free(&s);
+        s = stream_new();
+        CHECK_EQ_U64(opool_save(p, stream_write, &s), OPOOL_OK);
+        CHECK_EQ_U64(c.bytes, bytes);
+        stream_free(&s);
+        opool_destroy(p);
+        CHECK_EQ_U64(c.bytes, 0);
+    }
 }
 
 TEST(load_zero_fills_before_load_object_with_zero_flag) {

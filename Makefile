@@ -48,7 +48,9 @@
 #   make bench-quick   the same with --quick: every N at most 100K, fewer repetitions (under
 #                      30 s): a check that everything runs and agrees, not a measurement
 #   make bench-mt      bench/bench_mt.c, the concurrent pool against locked pools, DPDK's
-#                      rte_mempool and mallocs ($(BENCH_MT_ARGS); --quick: under 30 s)
+#                      rte_mempool, Rust's sharded_slab (bench/sharded; needs cargo and
+#                      librust-sharded-slab-dev) and mallocs ($(BENCH_MT_ARGS); --quick:
+#                      under 30 s)
 #   make bench-heap    bench/bench_heap.c, opool_heap against glibc, mimalloc, jemalloc,
 #                      tcmalloc: time and RSS ($(BENCH_HEAP_ARGS); --quick: under 20 s), then
 #                      make bench-replay
@@ -435,10 +437,13 @@ bench-quick: bench-build
 # The peers, as Debian packages (the one list: .ci/run calls this target). In-process in
 # opool_bench (bench/bench_peers.cpp): Boost.Pool (libboost-dev) and plf::colony
 # (libplf-colony-dev). Allocator builds: mimalloc, jemalloc, tcmalloc (libgoogle-perftools-dev).
-# The Rust peers: cargo and the slotmap and slab crates' Debian sources. bench_mt's
-# DPDK rte_mempool (libdpdk-dev) and Concurrency Kit stack (libck-dev).
+# The Rust peers: cargo and the slotmap and slab crates' Debian sources, and bench_mt's
+# sharded_slab (librust-sharded-slab-dev, which pulls in its one dependency,
+# librust-lazy-static-dev). bench_mt's DPDK rte_mempool (libdpdk-dev) and Concurrency Kit
+# stack (libck-dev).
 BENCH_DEPS := libboost-dev libplf-colony-dev libmimalloc-dev libjemalloc-dev \
-              libgoogle-perftools-dev cargo librust-slotmap-dev librust-slab-dev libdpdk-dev libck-dev
+              libgoogle-perftools-dev cargo librust-slotmap-dev librust-slab-dev \
+              librust-sharded-slab-dev libdpdk-dev libck-dev
 bench-deps:
 	@$(call need,apt-get,bench-deps installs Debian packages); \
 	missing=(); \
@@ -452,8 +457,9 @@ bench-deps:
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$${missing[@]}"
 
 # bench/bench_mt.c, the concurrent benchmark: build/bench/bench_mt runs the pool subjects and
-# glibc malloc, then each allocator build bench_mt_<allocator> found beside it, and prints one
-# table (CSV: build/bench/mt.csv). 4-8 minutes; BENCH_MT_ARGS=--quick: under 30 s.
+# glibc malloc, then Rust's bench_mt_sharded_slab and each allocator build bench_mt_<allocator>
+# found beside it, and prints one table (CSV: build/bench/mt.csv). 4-8 minutes;
+# BENCH_MT_ARGS=--quick: under 30 s.
 BENCH_MT_ARGS ?=
 .PHONY: bench-mt
 bench-mt: bench-build

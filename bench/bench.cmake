@@ -23,7 +23,13 @@
 #    No cargo, or no crate sources there: a one-line note, and opool_bench notes the missing
 #    program.
 #
-# 3. The allocation tracer bench/trace/tracer.c: libopool_tracer.so, an LD_PRELOAD library (Linux,
+# 3. Rust's sharded_slab crate (bench_mt's sharded_slab subject): bench/sharded, a Cargo project
+#    of its own (a missing crate leaves out that subject alone), built offline the same way
+#    against Debian's librust-sharded-slab-dev (and librust-lazy-static-dev, which it pulls in)
+#    into bench_mt_sharded_slab beside bench_mt, through the same target directory. No cargo,
+#    or no crate sources: a one-line note, and bench_mt notes the missing program.
+#
+# 4. The allocation tracer bench/trace/tracer.c: libopool_tracer.so, an LD_PRELOAD library (Linux,
 #    not in sanitizer builds) that records the heap calls of a program for bench_replay
 #    (bench/traces/README.md); bench/trace/check.sh checks it.
 #
@@ -155,5 +161,34 @@ if(TARGET opool_bench)
             VERBATIM)
     else()
         message(STATUS "opool: opool_bench_slotmap skipped: cargo not found")
+    endif()
+endif()
+
+# ---- Rust sharded_slab (bench_mt) ----
+if(TARGET bench_mt)
+    find_program(OPOOL_CARGO cargo)
+    # the directory source of bench/sharded/.cargo/config.toml: the crate and its one dependency
+    file(GLOB _bench_sharded_src "/usr/share/cargo/registry/sharded-slab-0.1.*")
+    file(GLOB _bench_lazy_static_src "/usr/share/cargo/registry/lazy_static-1.*")
+    if(OPOOL_CARGO AND NOT (_bench_sharded_src AND _bench_lazy_static_src))
+        message(STATUS "opool: bench_mt_sharded_slab skipped: no sharded-slab or lazy_static crate "
+                       "in /usr/share/cargo/registry (Debian: librust-sharded-slab-dev)")
+    elseif(OPOOL_CARGO)
+        set(_bench_cargo_dir "${PROJECT_BINARY_DIR}/cargo")
+        # Always run, as opool_bench_slotmap. The two share the target directory: cargo's lock
+        # on it makes a parallel build of both wait for each other, no more.
+        add_custom_target(bench_mt_sharded_slab ALL
+            COMMAND "${OPOOL_CARGO}" build --offline --release --quiet
+                    --target-dir "${_bench_cargo_dir}"
+            COMMAND "${CMAKE_COMMAND}" -E copy_if_different
+                    "${_bench_cargo_dir}/release/bench_mt_sharded_slab"
+                    "${PROJECT_BINARY_DIR}/bench_mt_sharded_slab"
+            # cargo reads bench/sharded/.cargo/config.toml only when run from bench/sharded
+            WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}/bench/sharded"
+            BYPRODUCTS "${PROJECT_BINARY_DIR}/bench_mt_sharded_slab"
+            COMMENT "cargo build --release: bench/sharded -> bench_mt_sharded_slab"
+            VERBATIM)
+    else()
+        message(STATUS "opool: bench_mt_sharded_slab skipped: cargo not found")
     endif()
 endif()

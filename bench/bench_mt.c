@@ -5,8 +5,8 @@
  *
  * Usage: bench_mt [--quick] [--reps N] [--size 16|64|256] [--threads 1,2,4,8]
  *                 [--only LIST] [--csv PATH] [--no-peers]
- *   (LIST: cache,bulk,shared,dpdk,dpdk64,dpdkbulk,dpdknc,mutex,spin,ck,core,
- *    malloc)
+ *   (LIST: cache,bulk,shared,dpdk,dpdk64,dpdkbulk,dpdknc,mutex,spin,ck,
+ *    sharded_slab,core,malloc)
  *
  * ============================================================================
  * SUBJECTS
@@ -46,12 +46,36 @@
  *                     generation double-width CAS: ABA-safe). Header-only;
  *                     left out with a note where <ck_stack.h> or the
  *                     double-width CAS is missing.
+ *   sharded_slab      Rust's sharded_slab crate (a lock-free concurrent
+ *                     slab): one Pool shared by the T threads; create_with
+ *                     allocates and writes the tags in place, clear frees
+ *                     (leaving the object's memory as it is), get reads the
+ *                     tags back (the only way to reach a live object). Keys
+ *                     carry the slot's generation: a stale key is refused,
+ *                     as opool_mt refuses a stale handle. Sharded by thread:
+ *                     each thread allocates from a shard of its own and
+ *                     frees its own objects to that shard's local free list
+ *                     (another thread's free would go to a lock-free remote
+ *                     list); every get, clear and create_with CASes the
+ *                     slot's lifecycle word (generation, state, reference
+ *                     count). Pool, not Slab: Slab's insert and remove move
+ *                     the whole value in and out. Measured by a Rust
+ *                     program, bench_mt_sharded_slab (bench/sharded; built
+ *                     by cargo offline against Debian's
+ *                     librust-sharded-slab-dev, else left out with a note),
+ *                     that repeats this file's workload and method step for
+ *                     step (random stream, barrier, calibration,
+ *                     repetitions, latency timer and histogram) and runs as
+ *                     a child like the allocator builds below. A Pool has
+ *                     no capacity (its pages grow on demand) and is new for
+ *                     every run, as the pools here are.
  *   opool (core)      the single-threaded pool (opool_alloc/opool_free),
  *                     1 thread only: the reference of target (b)
  *   malloc (X)        malloc/free of the C library (glibc), or of mimalloc,
  *                     jemalloc, tcmalloc.
  * The lock pools and ck_stack hand out raw indices/pointers and validate
- * nothing; opool_mt and opool check every handle's generation.
+ * nothing; opool_mt, opool and sharded_slab check every handle's (key's)
+ * generation.
  *
  * An allocator replaces malloc for the whole program that links it, so each
  * one gets its own build of this file: BENCH_ALLOC selects it (default
@@ -59,7 +83,8 @@
  * bench_mt_tcmalloc). The glibc build (bench_mt) runs every pool subject and
  * then, unless --no-peers, runs each sibling bench_mt_<allocator> found next
  * to itself with --child (malloc rows only, as text on a pipe), so one command
- * prints one table. A missing sibling is a one-line note.
+ * prints one table, and bench_mt_sharded_slab the same way (before them). A
+ * missing sibling is a one-line note.
  *
  * ============================================================================
  * WORKLOAD
@@ -119,9 +144,11 @@
  * T of 1, 2 and 8 measured (>= 1x; c256 the target, c64 shown), (d) bulk of
  * 32 per object vs DPDK's bulk of 32 (<= 1x), (e) at the highest T,
  * lock-free (the better opool_mt mode, and the shared path alone) vs the
- * mutex and spinlock pools in throughput and p99.9, and the shared path vs
- * the ck_stack pool (>= 2x). CSV: build/bench/mt.csv (relative to the
- * current directory; make bench-mt runs from the repository root).
+ * mutex and spinlock pools in throughput and p99.9, (f) the shared path vs
+ * the other lock-free pools: the ck_stack pool at T = 2 and 8 (>= 2x) and
+ * sharded_slab at T = 1, 2 and 8 (>= 1x). CSV: build/bench/mt.csv
+ * (relative to the current directory; make bench-mt runs from the
+ * repository root).
  */
 #if defined(OPOOL_BENCH_HAVE_DPDK) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* DPDK's headers and pthread_{get,set}affinity_np */
@@ -214,19 +241,22 @@ enum {
     S_MUTEX,
     S_SPIN,
     S_CK,
+    S_SHARDED, /* another process: bench_mt_sharded_slab (run_sharded) */
     S_CORE,
     S_MALLOC,
     S_COUNT
 };
 
-static const char *const subj_key[S_COUNT] = {"cache",  "bulk",     "shared", "dpdk",
-                                              "dpdk64", "dpdkbulk", "dpdknc", "mutex",
-                                              "spin",   "ck",       "core",   "malloc"};
+static const char *const subj_key[S_COUNT] = {"cache",        "bulk",   "shared", "dpdk", "dpdk64",
+                                              "dpdkbulk",     "dpdknc", "mutex",  "spin", "ck",
+                                              "sharded_slab", "core",   "malloc"};
+/* one string: clang-format then lays the names out in columns */
+#define MALLOC_NAME "malloc (" BENCH_ALLOC_NAME ")"
 static const char *const subj_name[S_COUNT] = {
-    "opool_mt cache64",    "opool_mt bulk32", "opool_mt shared",
-    "rte_mempool c256",    "rte_mempool c64", "rte_mempool bulk32",
-    "rte_mempool nocache", "mutex pool",      "spinlock pool",
-    "ck_stack pool",       "opool (core)",    "malloc (" BENCH_ALLOC_NAME ")"};
+    "opool_mt cache64", "opool_mt bulk32",    "opool_mt shared",     "rte_mempool c256",
+    "rte_mempool c64",  "rte_mempool bulk32", "rte_mempool nocache", "mutex pool",
+    "spinlock pool",    "ck_stack pool",      "sharded_slab",        "opool (core)",
+    MALLOC_NAME};
 
 static bool is_dpdk(int s) {
     return s == S_DPDK || s == S_DPDK64 || s == S_DPDK_BULK || s == S_DPDK_NC;
@@ -259,9 +289,10 @@ static bool wanted(int s) { return bench_list_has(opt.only, subj_key[s]); }
 
 static bool g_dpdk_ok; /* EAL started (dpdk_start) */
 
+/* in this process: every subject but sharded_slab, whose rows a child sends */
 static bool subject_available(int s) {
     if (s == S_MALLOC) return true;
-    if (!BENCH_MT_POOLS) return false;
+    if (!BENCH_MT_POOLS || s == S_SHARDED) return false;
     if (s == S_CK) return BENCH_MT_HAVE_CK;
     if (is_dpdk(s)) return g_dpdk_ok;
     return true;
@@ -891,11 +922,12 @@ BENCH_MT_LOOPS(ckp, S_CK)
 BENCH_MT_LOOPS(core, S_CORE)
 BENCH_MT_LOOPS(mall, S_MALLOC)
 
+/* sharded_slab's entry, before S_CORE, is left empty: its rows come from a child */
 static void (*const g_loops[S_COUNT][2])(worker *) = {
-    {mt_cache_run, mt_cache_lat}, {mt_bulk_run, mt_bulk_lat}, {mt_shared_run, mt_shared_lat},
-    {dpdk_run, dpdk_lat},         {dpdk64_run, dpdk64_lat},   {dpdk_bulk_run, dpdk_bulk_lat},
-    {dpdk_nc_run, dpdk_nc_lat},   {mutex_run, mutex_lat},     {spin_run, spin_lat},
-    {ckp_run, ckp_lat},           {core_run, core_lat},       {mall_run, mall_lat}};
+    {mt_cache_run, mt_cache_lat}, {mt_bulk_run, mt_bulk_lat},      {mt_shared_run, mt_shared_lat},
+    {dpdk_run, dpdk_lat},         {dpdk64_run, dpdk64_lat},        {dpdk_bulk_run, dpdk_bulk_lat},
+    {dpdk_nc_run, dpdk_nc_lat},   {mutex_run, mutex_lat},          {spin_run, spin_lat},
+    {ckp_run, ckp_lat},           [S_CORE] = {core_run, core_lat}, {mall_run, mall_lat}};
 
 static void *worker_main(void *arg) {
     worker *w = arg;
@@ -1251,9 +1283,12 @@ static int parse_child_row(void *ctx, char *line) {
     return 0;
 }
 
-static void run_peer(const char *dir, const char *name) {
-    char path[4200]; /* dir is at most 4095 characters */
-    snprintf(path, sizeof path, "%s/bench_mt_%s", dir, name);
+/* Runs the sibling program bench_mt_<name> in dir with this run's workload
+ * options, its rows merged into g_rows; its INFO text to info. Returns
+ * bench_child_run's result; path gets the program's path. */
+static int run_child(const char *dir, const char *name, char *path, size_t path_cap, char *info,
+                     size_t info_cap) {
+    snprintf(path, path_cap, "%s/bench_mt_%s", dir, name);
     char reps[16], size[16], threads[80] = "";
     snprintf(reps, sizeof reps, "%d", opt.reps);
     snprintf(size, sizeof size, "%zu", opt.size);
@@ -1273,15 +1308,34 @@ static void run_peer(const char *dir, const char *name) {
     argv[a++] = threads;
     if (opt.quick) argv[a++] = (char *)"--quick";
     argv[a] = NULL;
+    return bench_child_run("bench_mt", path, argv, parse_child_row, NULL, info, info_cap);
+}
 
-    char info[200];
-    int rc = bench_child_run("bench_mt", path, argv, parse_child_row, NULL, info, sizeof info);
+static void run_peer(const char *dir, const char *name) {
+    char path[4200], info[200]; /* dir is at most 4095 characters */
+    int rc = run_child(dir, name, path, sizeof path, info, sizeof info);
     if (rc == BENCH_CHILD_MISSING)
         add_info("%-9s skipped: no %s (lib%s not found when configured)", name, path, name);
     else if (rc != BENCH_CHILD_OK)
         fail("%s failed", path);
     else
         add_info("%-9s %s (bench_mt_%s)", name, info, name);
+}
+
+/* What the header says of sharded_slab: the child's INFO, or why it is missing. */
+static char g_sharded_note[240];
+
+static void run_sharded(const char *dir) {
+    char path[4200], info[200];
+    int rc = run_child(dir, "sharded_slab", path, sizeof path, info, sizeof info);
+    if (rc == BENCH_CHILD_MISSING)
+        snprintf(g_sharded_note, sizeof g_sharded_note,
+                 "sharded_slab skipped: no bench_mt_sharded_slab beside bench_mt (cargo or "
+                 "librust-sharded-slab-dev missing when configured)");
+    else if (rc != BENCH_CHILD_OK)
+        fail("%s failed", path);
+    else
+        snprintf(g_sharded_note, sizeof g_sharded_note, "%s (bench_mt_sharded_slab)", info);
 }
 
 /* ==== output ================================================================ */
@@ -1345,6 +1399,7 @@ static void print_header(const bench_machine *m, const char *mode) {
         printf("  %s %s\n", i ? "           " : "allocators:", g_info[i]);
     if (!BENCH_MT_HAVE_CK) printf("  ck_stack:   not built (no <ck_stack.h> or no 2-word CAS)\n");
     if (BENCH_MT_POOLS) printf("  DPDK:       %s\n", g_dpdk_note);
+    if (g_sharded_note[0]) printf("  Rust:       %s\n", g_sharded_note);
     printf("  workload:   T threads share one pool; each keeps %u live objects and, per step,\n"
            "              frees a random one and allocates its replacement (one pair); objects\n"
            "              of %zu bytes, first and last word written and checked; pools of\n"
@@ -1471,6 +1526,82 @@ static void warn_par(const mt_row *r) {
                r->b.subject, r->b.n, r->par, want);
 }
 
+/* (e): the highest T, lock-free vs the locked pools (the other lock-free
+ * pools shown beside them). */
+static void print_target_locked(void) {
+    int t = max_threads();
+    const mt_row *c = find_row("cache", NULL, t), *s = find_row("shared", NULL, t);
+    const mt_row *mu = find_row("mutex", NULL, t), *sp = find_row("spin", NULL, t);
+    if (!(c || s) || !mu || !sp) {
+        printf("  (e) lock-free vs locked pools at %d threads: not measured\n", t);
+        return;
+    }
+    const mt_row *best = c && s ? (mops(c) >= mops(s) ? c : s) : c ? c : s;
+    printf("  (e) %d threads on %ld cores, lock-free vs locked pools:\n", t,
+           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("      %-24s %8s %8s %8s | %7s %7s %8s\n", "", "Mops/s", "x mutex", "x spin", "p99.9",
+           "p99.99", "max");
+    enum { NSHOW = 7 };
+    const mt_row *dn = find_row("dpdknc", NULL, t), *ck = find_row("ck", NULL, t);
+    const mt_row *sh = find_row("sharded_slab", NULL, t);
+    const mt_row *show[NSHOW] = {c, s, dn, ck, sh, mu, sp};
+    for (int i = 0; i < NSHOW; i++) {
+        const mt_row *r = show[i];
+        if (!r) continue;
+        char p3[16], p4[16], mx[16];
+        fmt_ns(p3, sizeof p3, r->lat.p999);
+        fmt_ns(p4, sizeof p4, r->lat.p9999);
+        fmt_ns(mx, sizeof mx, r->lat.max);
+        printf("      %-24s %8.2f %7.2fx %7.2fx | %7s %7s %8s\n", r->b.subject, mops(r),
+               mops(r) / mops(mu), mops(r) / mops(sp), p3, p4, mx);
+    }
+    for (int i = 0; i < NSHOW; i++)
+        if (show[i]) warn_par(show[i]);
+    const mt_row *mine[2] = {best, s};
+    const char *label[2] = {"best opool_mt mode", "shared path alone"};
+    for (int i = 0; i < 2; i++) {
+        const mt_row *r = mine[i];
+        if (!r) continue;
+        bool thr = mops(r) > mops(mu) && mops(r) > mops(sp);
+        bool lat = r->lat.p999 < mu->lat.p999 && r->lat.p999 < sp->lat.p999;
+        printf("      %s (%s): throughput above both locked pools: %s; p99.9 below both: %s\n",
+               label[i], r->b.subject, verdict(thr), verdict(lat));
+    }
+}
+
+/* (f): the shared path against the other lock-free pools, at each target T
+ * measured: the ck_stack pool (one shared free stack, like the shared path)
+ * at 2 and 8 threads (>= 2x), sharded_slab (one shared pool, but a shard per
+ * thread) at 1, 2 and 8 (>= 1x). */
+static void print_target_lockfree(void) {
+    static const struct {
+        const char *key, *name, *ts_text;
+        double target;
+        int ts[3]; /* 0: none */
+    } peer[2] = {{"ck", "ck_stack pool", "2, 8", 2, {2, 8, 0}},
+                 {"sharded_slab", "sharded_slab", "1, 2, 8", 1, {1, 2, 8}}};
+    printf("  (f) shared path vs the other lock-free pools:\n");
+    for (int p = 0; p < 2; p++) {
+        bool any = false;
+        for (int i = 0; i < 3 && peer[p].ts[i] != 0; i++) {
+            int t = peer[p].ts[i];
+            const mt_row *s = find_row("shared", NULL, t), *o = find_row(peer[p].key, NULL, t);
+            if (!s || !o) continue;
+            any = true;
+            double r = mops(s) / mops(o);
+            printf("      T=%-2d shared path vs %s: %.2f / %.2f Mops/s = %.2fx (target >= %.0fx): "
+                   "%s\n",
+                   t, peer[p].name, mops(s), mops(o), r, peer[p].target,
+                   verdict(r >= peer[p].target));
+            warn_par(s);
+            warn_par(o);
+        }
+        if (!any)
+            printf("      shared path vs %s at T = %s: not measured\n", peer[p].name,
+                   peer[p].ts_text);
+    }
+}
+
 static void print_targets(void) {
     printf("\nTargets, from the figures above:\n");
     const mt_row *c2 = find_row("cache", NULL, 2), *s2 = find_row("shared", NULL, 2);
@@ -1529,46 +1660,8 @@ static void print_targets(void) {
     }
     if (!any_d) printf("  (d) bulk of 32 vs DPDK's bulk of 32: not measured\n");
 
-    int t = max_threads();
-    const mt_row *c = find_row("cache", NULL, t), *s = find_row("shared", NULL, t);
-    const mt_row *mu = find_row("mutex", NULL, t), *sp = find_row("spin", NULL, t);
-    const mt_row *ck = find_row("ck", NULL, t);
-    if (!(c || s) || !mu || !sp) {
-        printf("  (e) lock-free vs locked pools at %d threads: not measured\n", t);
-        return;
-    }
-    const mt_row *best = c && s ? (mops(c) >= mops(s) ? c : s) : c ? c : s;
-    printf("  (e) %d threads on %ld cores, lock-free vs locked pools:\n", t,
-           sysconf(_SC_NPROCESSORS_ONLN));
-    printf("      %-24s %8s %8s %8s | %7s %7s %8s\n", "", "Mops/s", "x mutex", "x spin", "p99.9",
-           "p99.99", "max");
-    const mt_row *show[6] = {c, s, find_row("dpdknc", NULL, t), ck, mu, sp};
-    for (int i = 0; i < 6; i++) {
-        const mt_row *r = show[i];
-        if (!r) continue;
-        char p3[16], p4[16], mx[16];
-        fmt_ns(p3, sizeof p3, r->lat.p999);
-        fmt_ns(p4, sizeof p4, r->lat.p9999);
-        fmt_ns(mx, sizeof mx, r->lat.max);
-        printf("      %-24s %8.2f %7.2fx %7.2fx | %7s %7s %8s\n", r->b.subject, mops(r),
-               mops(r) / mops(mu), mops(r) / mops(sp), p3, p4, mx);
-    }
-    for (int i = 0; i < 6; i++)
-        if (show[i]) warn_par(show[i]);
-    const mt_row *mine[2] = {best, s};
-    const char *label[2] = {"best opool_mt mode", "shared path alone"};
-    for (int i = 0; i < 2; i++) {
-        const mt_row *r = mine[i];
-        if (!r) continue;
-        bool thr = mops(r) > mops(mu) && mops(r) > mops(sp);
-        bool lat = r->lat.p999 < mu->lat.p999 && r->lat.p999 < sp->lat.p999;
-        printf("      %s (%s): throughput above both locked pools: %s; p99.9 below both: %s\n",
-               label[i], r->b.subject, verdict(thr), verdict(lat));
-    }
-    if (s && ck)
-        printf(
-            "      shared path vs ck_stack pool: %.2f / %.2f Mops/s = %.2fx (target >= 2x): %s\n",
-            mops(s), mops(ck), mops(s) / mops(ck), verdict(mops(s) >= 2 * mops(ck)));
+    print_target_locked();
+    print_target_lockfree();
 }
 
 static void print_mt_stats(void) {
@@ -1631,9 +1724,10 @@ static int write_csv(const char *path, const char *mode, const bench_machine *m)
 static void usage(FILE *f) {
     fprintf(f, "usage: bench_mt [--quick] [--reps N] [--size 16|64|256] [--threads 1,2,4,8]\n"
                "                [--only cache,bulk,shared,dpdk,dpdk64,dpdkbulk,dpdknc,mutex,spin,\n"
-               "                        ck,core,malloc] [--csv PATH] [--no-peers]\n"
+               "                        ck,sharded_slab,core,malloc] [--csv PATH] [--no-peers]\n"
                "  --quick     short run (under 30 s with every allocator build)\n"
-               "  --no-peers  do not run the allocator builds bench_mt_<allocator>\n"
+               "  --no-peers  do not run the sibling programs: the allocator builds\n"
+               "              bench_mt_<allocator> and bench_mt_sharded_slab (Rust)\n"
                "  --csv       CSV output (default build/bench/mt.csv; the allocator\n"
                "              builds run alone: build/bench/mt_<allocator>.csv)\n");
 }
@@ -1708,10 +1802,13 @@ int main(int argc, char **argv) {
     char info[200];
     bench_alloc_describe(info, sizeof info);
     add_info("%-9s %s (this program)", BENCH_ALLOC_NAME, info);
-    if (BENCH_MT_POOLS && !opt.no_peers && wanted(S_MALLOC)) {
+    if (BENCH_MT_POOLS && !opt.no_peers) {
         char dir[4096];
         bench_child_self_dir(dir, sizeof dir, argv[0]);
-        for (int i = 0; i < BENCH_ALLOC_NPEERS; i++) run_peer(dir, bench_alloc_peer(i));
+        /* first: closest in time to the pools it is compared with */
+        if (wanted(S_SHARDED)) run_sharded(dir);
+        if (wanted(S_MALLOC))
+            for (int i = 0; i < BENCH_ALLOC_NPEERS; i++) run_peer(dir, bench_alloc_peer(i));
     }
 
     print_header(&m, mode);

@@ -75,6 +75,19 @@ OPOOL_NOINLINE void opool__mt_settle(opool_mt *p) {
     opool__episode_freed(&p->sig.episode, opool_mt_count(p), opool_mt_capacity(p));
 }
 
+/* The calling thread's stripe + 1 (opool_mt_internal.h), the same for
+ * every pool and every file of opool_mt: a thread pops first from the
+ * stripe it pushes onto. */
+_Thread_local unsigned opool__mt_stripe_of_thread;
+
+OPOOL_NOINLINE unsigned opool__mt_stripe_first(void) {
+    static opool__atomic(unsigned) threads;
+    /* relaxed: only spreads threads over stripes */
+    unsigned s = opool__atomic_fetch_add_relaxed(&threads, 1) % OPOOL__MT_STRIPES + 1;
+    opool__mt_stripe_of_thread = s;
+    return s;
+}
+
 /* ==== test hooks ========================================================= */
 
 /* The hook of the named points (opool_mt_points.h): only in the copy of the
@@ -157,7 +170,10 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
         opool__atomic_init(&p->gen[i], p->gen0);
         opool__atomic_init(&p->next[i], i + 2 <= cap ? i + 2 : 0);
     }
-    opool__atomic_init(&p->head, 1);                                      /* top = slot 0, tag 0 */
+    /* every slot on stripe 0 (top = slot 0, tag 0): whichever stripe a
+     * thread has, its first pops find them there (docs 3) */
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
+        opool__atomic_init(&p->stripes[k].head, k == 0 ? 1 : 0);
     for (uint32_t i = 0; i < cap; i++) opool__atomic_init(&p->own[i], 0); /* no home */
     if ((desc->flags & OPOOL_POISON) || p->checker)
         for (uint32_t i = 0; i < cap; i++)
@@ -205,7 +221,8 @@ uint32_t opool_mt_count(const opool_mt *p) {
     if (p == NULL) return 0;
     /* relaxed: a snapshot of counters (see the header) */
     int64_t n = 0;
-    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) n += opool__atomic_load_relaxed(&p->live[k].n);
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
+        n += opool__atomic_load_relaxed(&p->stripes[k].live);
     /* acquire: records published by cache_create are seen initialised */
     for (const opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL;
          c = c->next_rec)

@@ -193,6 +193,35 @@ OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra,
     return 1;
 }
 
+/* The caller's stripe s was empty: pop from the others in turn, from
+ * s + 1, until one has slots (one CAS each; docs 3). From another stripe
+ * it takes at least OPOOL__MT_BORROW slots, hands the k first to the caller
+ * and puts the rest onto stripe s, where the caller's next pops find them:
+ * threads allocating from one fresh pool get whole lines of gen[] and
+ * next[] each, not neighbouring slots. Between the pop and the push those
+ * slots are nowhere a waiter can see, so the push is followed by freed, as
+ * a spill's is (docs 6). Returns as opool__mt_pop. */
+OPOOL_NOINLINE uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
+                                            uint32_t *last) {
+    uint32_t want = k < OPOOL__MT_BORROW ? OPOOL__MT_BORROW : k;
+    for (unsigned j = 1; j < OPOOL__MT_STRIPES; j++) {
+        opool__atomic(uint64_t) *head = &p->stripes[(s + j) % OPOOL__MT_STRIPES].head;
+        uint32_t end, n = opool__mt_list_pop(p, head, want, first, &end);
+        if (n == 0) continue;
+        if (n <= k) {
+            *last = end;
+            return n;
+        }
+        OPOOL__MT_POINT(p, BORROWED);
+        *last = *first; /* the caller's chain ends at the k-th slot */
+        for (uint32_t m = 1; m < k; m++) *last = opool__mt_link_of(p, *last);
+        opool__mt_list_push(p, &p->stripes[s].head, opool__mt_link_of(p, *last), end);
+        opool__mt_freed(p, n - k);
+        return k;
+    }
+    return 0;
+}
+
 /* Give the n oldest parked slots back to the shared list in one CAS, the
  * newest of them on top. */
 static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
@@ -272,7 +301,7 @@ static void opool__mt_park_run(opool_mt_cache *c, const uint32_t *is, uint32_t n
  * the parked slots go back to the shared list (a spill, which wakes it). */
 static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     opool_mt *p = c->pool;
-    uint32_t first, n = opool__mt_pop(p, c->half, &first);
+    uint32_t first, last, n = opool__mt_pop(p, c->half, &first, &last);
     if (n == 0) return opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1;
     OPOOL__MT_POINT(p, REFILL_POPPED);
     *slot = first;
@@ -368,7 +397,7 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
         uint32_t e = opool__atomic_load_acquire(&p->sig.epoch);
         uint32_t i;
         uint32_t unused;
-        if (opool__mt_pop(p, 1, &i) == 1 ||
+        if (opool__mt_pop(p, 1, &i, &unused) == 1 ||
             (scan_ok && opool__mt_steal_registered(p, 1, 0, &i, &unused))) {
             opool__mt_add_live(p, 1);
             obj = opool__mt_take(p, i, out);

@@ -47,7 +47,14 @@
 #endif
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
 
+/* The shared free list is this many lists, the stripes (docs 3): each
+ * thread pushes onto its own stripe and pops from it first. */
 #define OPOOL__MT_STRIPES 8
+/* Slots a pop that finds its own stripe empty takes from another stripe in
+ * its one CAS, the ones it does not hand out going onto its own stripe: a
+ * line of generations (16 of 4 bytes), so that two threads allocating from
+ * a fresh pool do not share lines of gen[] and next[]. */
+#define OPOOL__MT_BORROW 16u
 /* Caches that can be a slot's home with a biased claim (docs 8): ids 1 ..
  * OPOOL__MT_HOMES - 1; a cache record made after them claims with the CAS. */
 #define OPOOL__MT_HOMES 64
@@ -58,8 +65,15 @@ enum {
     OPOOL__MT_REVOKED = 2   /* revoked, barrier done: every free of its slots uses the CAS */
 };
 _Static_assert(OPOOL__MT_BIASED == 0, "opool_abi.h's opool__mt_claim_biased reads biased as 0");
+/* A stripe: a list of free slots and a live counter, on a line of its own,
+ * written by the threads that have this stripe (and, for the list, by
+ * threads that find their own stripe empty). */
 typedef struct opool__mt_stripe {
-    OPOOL__MT_ALIGN(opool__atomic(int64_t) n);
+    /* the top slot's index + 1 (0: empty) in the idx_mask bits, an ABA tag
+     * in the rest (docs 3) */
+    OPOOL__MT_ALIGN(opool__atomic(uint64_t) head);
+    /* allocs minus frees by the cacheless calls of this stripe's threads */
+    opool__atomic(int64_t) live;
 } opool__mt_stripe;
 
 struct opool_mt {
@@ -85,12 +99,9 @@ struct opool_mt {
     void *block;
     size_t block_size;
 
-    /* ---- the shared head: written by every cacheless alloc and free ---- */
-    OPOOL__MT_ALIGN(opool__atomic(uint64_t) head);
-    /* allocs minus frees by the cacheless calls, striped by thread: each
-     * stripe on its own line, so that counting never contends with the head
-     * nor, mostly, with another thread */
-    opool__mt_stripe live[OPOOL__MT_STRIPES];
+    /* ---- the shared free list, striped by thread: written by every
+     * cacheless alloc and free, every refill and spill ---- */
+    opool__mt_stripe stripes[OPOOL__MT_STRIPES];
 
     /* ---- read by every cache hit and every free, written only around
      * steals, waits and episodes (opool_abi.h) ---- */
@@ -158,6 +169,9 @@ void opool__mt_thief_leave(opool_mt *p);
 uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first,
                                     uint32_t *last);
 uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first);
+/* opool__mt_pop (opool_mt_list.h) found stripe s, the caller's, empty: pop
+ * from the other stripes (docs 3). Returns as opool__mt_pop. */
+uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first, uint32_t *last);
 
 /* Slots a passing thief that needs one takes beyond it, to the shared list:
  * one membarrier then serves the next allocs too. */
@@ -230,21 +244,24 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
     return opool__mt_claim_cas(p, i, g, keep);
 }
 
-/* The calling thread's stripe of the live counters: threads take stripes in
- * turn as they first count. Each file that counts has its own turn and its
- * own record of the thread's stripe: only the sum over stripes means
- * anything, and the spreading stays as good. */
-static inline unsigned opool__mt_my_stripe(void) {
-    static opool__atomic(unsigned) threads;
-    static _Thread_local unsigned mine; /* stripe + 1; 0 until the first use */
-    if (OPOOL_UNLIKELY(mine == 0))      /* relaxed: only spreads threads over stripes */
-        mine = opool__atomic_fetch_add_relaxed(&threads, 1) % OPOOL__MT_STRIPES + 1;
-    return mine - 1;
+/* The calling thread's stripe (docs 3): threads take stripes in turn as
+ * they first use any opool_mt, so up to OPOOL__MT_STRIPES threads each
+ * have one of their own. */
+#if !defined(OPOOL_RELACY)
+extern _Thread_local unsigned opool__mt_stripe_of_thread; /* stripe + 1; 0 until the first use */
+unsigned opool__mt_stripe_first(void);                    /* opool_mt.c: assigns it */
+OPOOL__MT_HOT unsigned opool__mt_my_stripe(void) {
+    unsigned s = opool__mt_stripe_of_thread;
+    if (OPOOL_UNLIKELY(s == 0)) s = opool__mt_stripe_first();
+    return s - 1;
 }
+#else
+unsigned opool__mt_my_stripe(void); /* tests/relacy: each simulated thread has its own */
+#endif
 
 OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
     /* relaxed: a counter; only count() reads it */
-    opool__atomic_fetch_add_relaxed(&p->live[opool__mt_my_stripe()].n, d);
+    opool__atomic_fetch_add_relaxed(&p->stripes[opool__mt_my_stripe()].live, d);
 }
 
 /* A cache record's counter: one writer, so no read-modify-write. */

@@ -1,7 +1,8 @@
 /*
- * opool_mt_list.h -- the shared free list of opool_mt: an ABA-tagged stack
- * of slot indexes linked through next[] (docs/CONCURRENCY.md 3). Inline:
- * every alloc and free without a cache is a pop or a push. Private.
+ * opool_mt_list.h -- the shared free list of opool_mt: OPOOL__MT_STRIPES
+ * ABA-tagged stacks of slot indexes linked through next[], one per stripe
+ * of threads (docs/CONCURRENCY.md 3). Inline: every alloc and free without
+ * a cache is a pop or a push. Private.
  */
 #ifndef OPOOL_MT_LIST_H
 #define OPOOL_MT_LIST_H
@@ -12,19 +13,21 @@ OPOOL__MT_HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t
     return ((h & ~p->idx_mask) + p->tag_one) | top1; /* the tag wraps modulo its width */
 }
 
-/* Pop up to k slots in one CAS; returns how many (0: empty). *first is the
- * old top; the popped slots are a chain through next[], now owned by the
- * caller. */
-OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first) {
+/* Pop up to k slots off the list at head in one CAS; returns how many (0:
+ * empty). *first is the old top, *last the last slot popped; the popped
+ * slots are a chain through next[], now owned by the caller. */
+OPOOL__MT_HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t k,
+                                          uint32_t *first, uint32_t *last) {
     /* seq_cst: acquire for the links and slots the pushers released, and the
      * waiter's half of the handshake of docs 6 (free: seq_cst CAS, then
      * seq_cst load of waiters) */
-    uint64_t h = opool__atomic_load_seq_cst(&p->head);
+    uint64_t h = opool__atomic_load_seq_cst(head);
     for (;;) {
         uint32_t t = (uint32_t)(h & p->idx_mask), n = 0;
         if (t == 0) return 0;
         *first = t - 1;
         while (t != 0 && n < k) {
+            *last = t - 1;
             /* relaxed: ordered by the acquire of h; if a link changed under
              * us, so did the tag, and the CAS fails */
             t = opool__atomic_load_relaxed(&p->next[t - 1]);
@@ -32,22 +35,35 @@ OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first) {
         }
         /* acquire (success and failure): the next attempt's links, as above;
          * the tag in h protects against ABA (docs 3) */
-        if (opool__atomic_cas_weak_acquire_acquire(&p->head, &h, opool__mt_head_to(p, h, t)))
-            return n;
+        if (opool__atomic_cas_weak_acquire_acquire(head, &h, opool__mt_head_to(p, h, t))) return n;
     }
 }
 
 /* Push the chain first -> ... -> last (linked through next[] by the caller)
- * in one CAS. */
-OPOOL__MT_HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
-    uint64_t h = opool__atomic_load_relaxed(&p->head);
+ * onto the list at head in one CAS. */
+OPOOL__MT_HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t first,
+                                       uint32_t last) {
+    uint64_t h = opool__atomic_load_relaxed(head);
     do {
         /* relaxed: published by the release of the CAS below */
         opool__atomic_store_relaxed(&p->next[last], (uint32_t)(h & p->idx_mask));
         /* seq_cst: release of the links and the freed slots to the next
          * popper, and the freer's half of the handshake of docs 6 */
-    } while (
-        !opool__atomic_cas_weak_seq_cst_relaxed(&p->head, &h, opool__mt_head_to(p, h, first + 1)));
+    } while (!opool__atomic_cas_weak_seq_cst_relaxed(head, &h, opool__mt_head_to(p, h, first + 1)));
+}
+
+/* Pop up to k slots, from the calling thread's stripe if it has any (one
+ * CAS), else from another's (opool__mt_pop_other); returns how many (0:
+ * every stripe was empty when looked at). As opool__mt_list_pop. */
+OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first, uint32_t *last) {
+    unsigned s = opool__mt_my_stripe();
+    uint32_t n = opool__mt_list_pop(p, &p->stripes[s].head, k, first, last);
+    return OPOOL_LIKELY(n != 0) ? n : opool__mt_pop_other(p, s, k, first, last);
+}
+
+/* Push the chain first -> ... -> last onto the calling thread's stripe. */
+OPOOL__MT_HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
+    opool__mt_list_push(p, &p->stripes[opool__mt_my_stripe()].head, first, last);
 }
 
 OPOOL__MT_HOT uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {

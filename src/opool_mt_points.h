@@ -56,6 +56,9 @@ typedef enum opool__mt_point {
     /* a free by another path has marked the home cache revoking and not yet
      * run its barrier */
     OPOOL__MT_AT_REVOKE_MARKED,
+    /* a pop that found its own stripe empty has taken more slots than it
+     * hands out off another stripe; the rest are not yet on its own */
+    OPOOL__MT_AT_BORROWED,
     OPOOL__MT_POINTS
 } opool__mt_point;
 

@@ -8,8 +8,8 @@
 
 /* alloc without counting a failure: the shared list, else a steal. */
 OPOOL__MT_HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
-    uint32_t i;
-    if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i) == 0) &&
+    uint32_t i, last;
+    if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i, &last) == 0) &&
         opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
         return NULL;
     opool__mt_add_live(p, 1);
@@ -51,20 +51,26 @@ opool_status opool_mt_free(opool_mt *p, opool_handle h) {
 
 uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n) {
     if (p == NULL || out == NULL || n == 0) return 0;
-    uint32_t first = 0, got = opool__mt_pop(p, n, &first);
+    /* from the stripes, one chain after another (a stripe may hold fewer) */
+    uint32_t first = 0, last = 0, got = 0, f, l, m;
+    while (got < n && (m = opool__mt_pop(p, n - got, &f, &l)) != 0) {
+        if (got)
+            opool__mt_link(p, last, f);
+        else
+            first = f;
+        last = l;
+        got += m;
+    }
     if (got < n) {
         OPOOL__MT_POINT(p, BULK_POPPED);
         /* the stolen chain goes after the popped one */
         /* a bulk alloc takes exactly what it misses: no extras */
         uint32_t sfirst, stolen = opool__mt_steal(p, n - got, 0, &sfirst);
         if (stolen) {
-            if (got) {
-                uint32_t last = first;
-                for (uint32_t k = 1; k < got; k++) last = opool__mt_link_of(p, last);
+            if (got)
                 opool__mt_link(p, last, sfirst);
-            } else {
+            else
                 first = sfirst;
-            }
             got += stolen;
         }
     }

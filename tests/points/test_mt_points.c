@@ -60,7 +60,7 @@
 static const char *const point_names[OPOOL__MT_POINTS] = {
     "REFILL_POPPED", "PARK_PUBLISHED", "STEAL_TAKEN", "SPILL_TAKEN",
     "BULK_POPPED",   "WAIT_SLEEP",     "STATS_SCAN",  "CLAIM_CHECKED",
-    "CLAIM_STORED",  "CLAIM_BIASED",   "REVOKE_MARKED",
+    "CLAIM_STORED",  "CLAIM_BIASED",   "REVOKE_MARKED", "BORROWED",
 };
 
 /* ---- the gate: where threads are held ------------------------------------ */
@@ -138,6 +138,7 @@ struct actor {
 static void *actor_main(void *arg) {
     actor *a = (actor *)arg;
     my_role = a->role;
+    opool__mt_set_stripe((unsigned)a->role); /* each actor a stripe of its own */
     a->run(a);
     pthread_mutex_lock(&G.m);
     a->done = true;
@@ -379,10 +380,13 @@ TEST(stats_parked_stays_within_capacity_while_slots_move_between_caches) {
 
 /* ---- the other moves that hide slots from a waiter ----------------------- */
 
-/* Cache X of a pool of 8 holds 6 parked slots, 2 are live. A mover (a flush
- * of X, or a passing thief) is held with the 6 slots off X and not yet on
- * the shared list: a waiter fails its last try. The move must wake it. */
-static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *), void (*wait)(actor *)) {
+/* Of a pool of 8, 2 slots are live and 6 free: parked in cache X, or (listed)
+ * on the main thread's stripe of the shared list. A mover (a flush of X, a
+ * passing thief, or an alloc borrowing from the main thread's stripe) is
+ * held with the 6 slots off where they were and not yet where they go: a
+ * waiter fails its last try. The move must wake it. */
+static void move_racing_a_waiter_from(bool listed, opool__mt_point at, void (*move)(actor *),
+                                      void (*wait)(actor *)) {
     opool_mt *p = make_pool(8);
     REQUIRE(p != NULL);
     opool_mt_cache *x = opool_mt_cache_create(p, 16);
@@ -390,7 +394,8 @@ static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *), void
     REQUIRE(x != NULL && wc != NULL);
     opool_handle hs[8];
     REQUIRE(alloc_all(p, hs, 8) == 8);
-    for (uint32_t k = 2; k < 8; k++) CHECK_EQ_U64(opool_mt_cache_free(x, hs[k]), OPOOL_OK);
+    for (uint32_t k = 2; k < 8; k++)
+        CHECK_EQ_U64(listed ? opool_mt_free(p, hs[k]) : opool_mt_cache_free(x, hs[k]), OPOOL_OK);
 
     actor m = {.role = 1, .run = move, .p = p, .c = x};
     actor w = {.role = 2, .run = wait, .p = p, .c = wc};
@@ -423,6 +428,10 @@ static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *), void
     opool_mt_destroy(p);
 }
 
+static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *), void (*wait)(actor *)) {
+    move_racing_a_waiter_from(false, at, move, wait);
+}
+
 TEST(spill_racing_a_waiter_wakes_it) {
     move_racing_a_waiter(OPOOL__MT_AT_SPILL_TAKEN, run_flush, run_wait);
 }
@@ -436,6 +445,15 @@ TEST(spill_racing_a_cache_waiter_wakes_it) {
 }
 TEST(steal_racing_a_cache_waiter_wakes_it) {
     move_racing_a_waiter(OPOOL__MT_AT_STEAL_TAKEN, run_alloc, run_cache_wait);
+}
+/* An alloc whose stripe is empty takes the 6 slots of another stripe and
+ * hands out one: the other 5 go onto its own stripe, and that push must wake
+ * the waiter that scanned every stripe meanwhile. */
+TEST(borrow_racing_a_waiter_wakes_it) {
+    move_racing_a_waiter_from(true, OPOOL__MT_AT_BORROWED, run_alloc, run_wait);
+}
+TEST(borrow_racing_a_cache_waiter_wakes_it) {
+    move_racing_a_waiter_from(true, OPOOL__MT_AT_BORROWED, run_alloc, run_cache_wait);
 }
 
 /* ---- a waiter held between its last try and its sleep -------------------- */
@@ -786,6 +804,10 @@ static void one_pair(opool__mt_point at, racer r) {
         REQUIRE(opool_mt_cache_alloc(x, &h.in) != NULL);
         h.run = at == OPOOL__MT_AT_REVOKE_MARKED ? run_free : run_cache_free;
         break;
+    case OPOOL__MT_AT_BORROWED: /* 6 on the main thread's stripe; H allocs from its own, empty */
+        for (uint32_t k = 2; k < C; k++) opool_mt_free(p, hs[k]);
+        h.run = run_alloc;
+        break;
     case OPOOL__MT_POINTS:
         break;
     }
@@ -933,6 +955,7 @@ int main(void) {
     pthread_cond_init(&G.cv, &ca);
     pthread_condattr_destroy(&ca);
     opool__mt_set_point_hook(on_point);
+    opool__mt_set_stripe(0); /* the main thread's frees go to stripe 0, no actor's */
 
     RUN(waiter_is_not_left_asleep_by_a_refill_that_parks_every_free_slot);
     RUN(refill_seen_by_a_waiter_keeps_only_the_slot_it_hands_out);
@@ -941,6 +964,8 @@ int main(void) {
     RUN(steal_racing_a_waiter_wakes_it);
     RUN(spill_racing_a_cache_waiter_wakes_it);
     RUN(steal_racing_a_cache_waiter_wakes_it);
+    RUN(borrow_racing_a_waiter_wakes_it);
+    RUN(borrow_racing_a_cache_waiter_wakes_it);
     RUN(free_racing_a_held_waiter_wakes_it);
     RUN(cache_free_racing_a_held_waiter_wakes_it);
     RUN(cache_free_bulk_racing_a_held_waiter_wakes_it);

@@ -75,6 +75,9 @@ void opool__sleepq_sleep(opool__sleepq *, opool__atomic(uint32_t) *, uint32_t, u
     NEVER_REACHED("opool__sleepq_sleep");
 }
 bool opool__membarrier(void) { return true; } /* nobarrier: does nothing */
+/* Simulated threads share one OS thread, so the library's thread-local
+ * stripe would be one for all: each gets its own instead. */
+unsigned opool__mt_my_stripe(void) { return rl::ctx().current_thread() % OPOOL__MT_STRIPES; }
 
 enum { NSLOTS = 3, CACHE_CAP = 4 };
 
@@ -149,7 +152,13 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
             owner[i].store(0, rl::mo_relaxed, RL_INFO);
             obj[i](RL_INFO) = 0;
         }
-        opool__atomic_init(&pool.head, 3); /* slot 2 listed */
+        /* slot 2 listed on stripe 0; each simulated thread has a stripe of
+         * its own (opool__mt_my_stripe below): the owner's is stripe 0, the
+         * thieves find it through opool__mt_pop_other */
+        for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) {
+            opool__atomic_init(&pool.stripes[k].head, k == 0 ? 3 : 0);
+            opool__atomic_init(&pool.stripes[k].live, 0);
+        }
         c->pool = &pool;
         c->gen = gen; /* the pool's fixed fields, as cache_create copies them */
         c->own = homes;
@@ -195,8 +204,8 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
     }
 
     void thief(int me) {
-        uint32_t i, first;
-        if (opool__mt_pop(&pool, 1, &i) == 1) {
+        uint32_t i, first, unused;
+        if (opool__mt_pop(&pool, 1, &i, &unused) == 1) {
             own(i, me);
             free_to_list(i, me);
             return;
@@ -229,8 +238,8 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
             }
         } else if (t == 1 || THIEVES == 2) {
             /* the steal path wants an empty list: take the listed slot first */
-            uint32_t held = UINT32_MAX, first;
-            if (t == 1 && opool__mt_pop(&pool, 1, &first) == 1) own(held = first, me);
+            uint32_t held = UINT32_MAX, first, unused;
+            if (t == 1 && opool__mt_pop(&pool, 1, &first, &unused) == 1) own(held = first, me);
             if (opool__mt_steal(&pool, 1, 1, &first) == 1) {
                 own(first, me);
                 free_to_list(first, me);
@@ -244,12 +253,14 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
     void after() {
         bool seen[NSLOTS] = {false};
         uint32_t n = 0;
-        uint32_t t = (uint32_t)(pool.head.load(rl::mo_relaxed, RL_INFO) & pool.idx_mask);
-        while (t != 0) {
-            RL_ASSERT(t <= NSLOTS && !seen[t - 1]); /* a cycle, or listed twice */
-            seen[t - 1] = true;
-            n++;
-            t = next[t - 1].load(rl::mo_relaxed, RL_INFO);
+        for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) {
+            uint64_t h = pool.stripes[k].head.load(rl::mo_relaxed, RL_INFO);
+            for (uint32_t t = (uint32_t)(h & pool.idx_mask); t != 0;) {
+                RL_ASSERT(t <= NSLOTS && !seen[t - 1]); /* a cycle, or listed twice */
+                seen[t - 1] = true;
+                n++;
+                t = next[t - 1].load(rl::mo_relaxed, RL_INFO);
+            }
         }
         uint64_t top = c->top.load(rl::mo_relaxed, RL_INFO);
         uint64_t bottom = c->bottom.load(rl::mo_relaxed, RL_INFO);

@@ -27,14 +27,23 @@
 
 #include "opool_platform.h"
 
-/* Only what opool_mt_list.h uses of opool_mt_internal.h. */
+/* Only what opool_mt_list.h uses of opool_mt_internal.h: one stripe, so
+ * every pop and push is on the one list this test checks (the stripes'
+ * protocol is tests/relacy/deque.cpp's and tests/spin/moves.pml's). */
 #define OPOOL_MT_INTERNAL_H
 #define OPOOL__MT_HOT static inline
+#define OPOOL_LIKELY(x) (x)
 typedef struct opool_mt {
     opool__atomic(uint32_t) * next;
     uint64_t idx_mask, tag_one;
-    opool__atomic(uint64_t) head;
+    struct {
+        opool__atomic(uint64_t) head;
+    } stripes[1];
 } opool_mt;
+static unsigned opool__mt_my_stripe(void) { return 0; }
+static uint32_t opool__mt_pop_other(opool_mt *, unsigned, uint32_t, uint32_t *, uint32_t *) {
+    return 0; /* no other stripe */
+}
 #include "opool_mt_list.h"
 
 enum { NSLOTS = 3 };
@@ -63,7 +72,7 @@ template <int BULK> struct freelist_test : rl::test_suite<freelist_test<BULK>, 3
             owner[i].store(0, rl::mo_relaxed, RL_INFO);
             obj[i](RL_INFO) = 0;
         }
-        opool__atomic_init(&pool.head, 1);
+        opool__atomic_init(&pool.stripes[0].head, 1);
     }
 
     void own(uint32_t i, int me) {
@@ -81,7 +90,8 @@ template <int BULK> struct freelist_test : rl::test_suite<freelist_test<BULK>, 3
 
     uint32_t pop1(int me) {
         uint32_t i;
-        if (opool__mt_pop(&pool, 1, &i) != 1) return UINT32_MAX;
+        uint32_t last;
+        if (opool__mt_pop(&pool, 1, &i, &last) != 1) return UINT32_MAX;
         own(i, me);
         return i;
     }
@@ -95,7 +105,7 @@ template <int BULK> struct freelist_test : rl::test_suite<freelist_test<BULK>, 3
         int me = (int)t + 1;
         if (t == 1 && BULK) {
             /* one bulk pop of 2 (one CAS), then the chain pushed back whole */
-            uint32_t first, n = opool__mt_pop(&pool, 2, &first);
+            uint32_t first, chain_end, n = opool__mt_pop(&pool, 2, &first, &chain_end);
             if (n == 0) return;
             uint32_t last = first;
             own(first, me);
@@ -104,6 +114,7 @@ template <int BULK> struct freelist_test : rl::test_suite<freelist_test<BULK>, 3
                 own(last, me);
                 disown(last, me);
             }
+            RL_ASSERT(chain_end == last); /* the pop's own account of its chain */
             disown(first, me);
             opool__mt_push(&pool, first, last); /* still linked by the pop */
         } else if (t < 2) {
@@ -118,7 +129,7 @@ template <int BULK> struct freelist_test : rl::test_suite<freelist_test<BULK>, 3
 
     void after() {
         bool seen[NSLOTS] = {false};
-        uint32_t t = (uint32_t)(pool.head.load(rl::mo_relaxed, RL_INFO) & pool.idx_mask), n = 0;
+        uint32_t t = (uint32_t)(pool.stripes[0].head.load(rl::mo_relaxed, RL_INFO) & pool.idx_mask), n = 0;
         while (t != 0) {
             RL_ASSERT(t <= NSLOTS);
             RL_ASSERT(!seen[t - 1]); /* a cycle, or a slot listed twice */

@@ -39,6 +39,12 @@
  *   -DBULK    alloc_bulk(2) with 1 slot in the list and NSLOTS - 1 in X: pop
  *            what the list has (one CAS), then steal what it lacks, one per
  *            step; what it does not take stays where it was.
+ *   -DBORROW  opool_mt_alloc by a thread whose stripe of the list (avail1)
+ *            is empty, the NSLOTS slots on stripe 0 (avail): pop up to
+ *            OPOOL__MT_BORROW off stripe 0 in one CAS; keep one; push the
+ *            rest onto its own stripe, then freed. Here the waiters' pops
+ *            look at both stripes, one CAS each, in the order of their
+ *            own stripe: W1 stripe 0 first, W2 stripe 1 first.
  *   M        the monitor: when nothing else can move (Spin's timeout), no
  *            waiter is asleep while a slot is free (listed or parked):
  *            assert(!lost_wakeup); then nothing is lost and waiters counts
@@ -55,6 +61,10 @@
  *                      read of waiters
  *   -DSPILL_LOAD_FIRST (SPILL) freed reads waiters before the push is
  *                      visible (what the seq_cst push CAS and load forbid)
+ *   -DBORROW_NO_WAKE   (BORROW) the borrower pushes the rest onto its stripe
+ *                      without freed's read of waiters
+ *   -DSCAN_OWN_ONLY    (BORROW) a waiter's pop looks only at its own stripe,
+ *                      not at every stripe
  *
  * Bounds: NSLOTS <= 3 slots, NW <= 3 waiters, one mover; epoch is bumped at
  * most twice (a byte: no wrap).
@@ -72,9 +82,13 @@
 #ifndef EXTRA
 #define EXTRA 15            /* OPOOL__MT_STEAL_EXTRA */
 #endif
+#ifndef BORROW_N
+#define BORROW_N 16         /* OPOOL__MT_BORROW */
+#endif
 #define NPROC 7             /* _pid: init 0, waiters 1..NW, mover, monitor */
 
-byte avail;                 /* slots in the shared list */
+byte avail;                 /* slots in the shared list (BORROW: its stripe 0) */
+byte avail1;                /* BORROW: slots on the mover's stripe of the list */
 byte parked;                /* slots parked in cache X */
 byte waiters;
 byte epoch;
@@ -84,7 +98,7 @@ byte kept;                  /* slots the mover keeps for its caller */
 bool lost_wakeup;           /* ghost: true only where the assertion fails */
 
 #define ANY_ASLEEP (asleep[1] || asleep[2] || asleep[3])
-#define SLOT_FREE  (avail > 0 || parked > 0)
+#define SLOT_FREE  (avail > 0 || avail1 > 0 || parked > 0)
 
 inline futex_wait(e) {
 	atomic {
@@ -126,12 +140,27 @@ proctype Waiter() {
 	waiters++;                               /* fetch_add(waiters, 1, seq_cst); heavy barrier */
 	do
 	:: e = epoch;                            /* load(epoch, acquire), before the try */
+		got = false;
+#if defined(BORROW)
+		if                                   /* pop: its own stripe first, one CAS each */
+		:: _pid % 2 == 0 ->
+			atomic { if :: avail1 > 0 -> avail1--; got = true :: else fi }
+		:: else
+		fi;
+#endif
 		atomic {                             /* pop: one CAS */
 			if
-			:: avail > 0 -> avail--; got = true
-			:: else -> got = false
+			:: !got && avail > 0 -> avail--; got = true
+			:: else
 			fi
 		}
+#if defined(BORROW) && !defined(SCAN_OWN_ONLY)
+		if
+		:: _pid % 2 == 1 ->
+			atomic { if :: !got && avail1 > 0 -> avail1--; got = true :: else fi }
+		:: else
+		fi;
+#endif
 		if
 		:: !got ->
 			atomic {                         /* steal one: a CAS on X's top */
@@ -235,6 +264,20 @@ done:
 	:: else -> break
 	od;
 	kept = kept + inhand; inhand = 0
+#elif defined(BORROW)
+	/* opool_mt_alloc, its own stripe empty: opool__mt_pop_other */
+	atomic { n = (avail < BORROW_N -> avail : BORROW_N); avail = avail - n; inhand = n }
+	if
+	:: inhand > 0 ->
+		inhand--; kept++;                    /* the slot it hands out */
+		n = inhand;
+		avail1 = avail1 + inhand;            /* push onto its own stripe */
+#ifndef BORROW_NO_WAKE
+		freed(n);
+#endif
+		inhand = 0
+	:: else
+	fi
 #endif
 	skip
 }
@@ -247,13 +290,13 @@ proctype Monitor() {
 		assert(!lost_wakeup);
 		nasleep = asleep[1] + asleep[2] + asleep[3];
 		assert(served + nasleep == NW && waiters == nasleep &&
-		       served + kept + avail + parked == NSLOTS)
+		       served + kept + avail + avail1 + parked == NSLOTS)
 	}
 }
 
 init {
 	atomic {
-#if defined(REFILL)
+#if defined(REFILL) || defined(BORROW)
 		avail = NSLOTS;
 #elif defined(BULK)
 		avail = 1; parked = NSLOTS - 1;

@@ -23,19 +23,22 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
     if (p == NULL) OPOOL__MT_FAIL("NULL pool");
     seen = (unsigned char *)calloc(p->capacity ? p->capacity : 1, 1);
     if (seen == NULL) OPOOL__MT_FAIL("out of memory");
-    uint64_t h = opool__mt_peek(&p->head);
-    uint32_t t = (uint32_t)(h & p->idx_mask), listed = 0;
-    while (t != 0) {
-        if (t > p->capacity) OPOOL__MT_FAIL("list link %u out of range", t - 1);
-        if (seen[t - 1]) OPOOL__MT_FAIL("slot %u twice in the shared list (a cycle)", t - 1);
-        if (opool__mt_peek(&p->gen[t - 1]) & 1)
-            OPOOL__MT_FAIL("live slot %u in the shared list", t - 1);
-        seen[t - 1] = 1;
-        listed++;
-        t = opool__mt_peek(&p->next[t - 1]);
-    }
+    uint32_t listed = 0;
     int64_t live = 0;
-    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) live += opool__mt_peek(&p->live[k].n);
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) {
+        uint64_t h = opool__mt_peek(&p->stripes[k].head);
+        for (uint32_t t = (uint32_t)(h & p->idx_mask); t != 0;) {
+            if (t > p->capacity) OPOOL__MT_FAIL("stripe %u: list link %u out of range", k, t - 1);
+            if (seen[t - 1])
+                OPOOL__MT_FAIL("slot %u twice in the shared list (a cycle, or two stripes)", t - 1);
+            if (opool__mt_peek(&p->gen[t - 1]) & 1)
+                OPOOL__MT_FAIL("live slot %u in the shared list", t - 1);
+            seen[t - 1] = 1;
+            listed++;
+            t = opool__mt_peek(&p->next[t - 1]);
+        }
+        live += opool__mt_peek(&p->stripes[k].live);
+    }
     uint32_t parked = 0;
     for (const opool_mt_cache *c = opool__mt_peek(&p->caches); c != NULL; c = c->next_rec) {
         live += opool__mt_peek(&c->live);
@@ -85,13 +88,17 @@ fail:
 
 bool opool__mt_set_gen(opool_mt *p, uint32_t index, uint32_t gen) {
     if (p == NULL || index >= p->capacity || (gen & 1)) return false;
-    uint64_t h = opool__mt_peek(&p->head);
-    for (uint32_t t = (uint32_t)(h & p->idx_mask), n = 0; t != 0 && n <= p->capacity; n++) {
-        if (t - 1 == index) {
-            opool__atomic_store_relaxed(&p->gen[index], gen);
-            return true;
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) {
+        uint64_t h = opool__mt_peek(&p->stripes[k].head);
+        for (uint32_t t = (uint32_t)(h & p->idx_mask), n = 0; t != 0 && n <= p->capacity; n++) {
+            if (t - 1 == index) {
+                opool__atomic_store_relaxed(&p->gen[index], gen);
+                return true;
+            }
+            t = opool__mt_peek(&p->next[t - 1]);
         }
-        t = opool__mt_peek(&p->next[t - 1]);
     }
     return false;
 }
+
+void opool__mt_set_stripe(unsigned s) { opool__mt_stripe_of_thread = s % OPOOL__MT_STRIPES + 1; }

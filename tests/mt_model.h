@@ -12,9 +12,16 @@
  * list, parked in exactly one cache, or retired. The rules:
  *   - handle = generation << 32 | index; every slot starts at
  *     gen0 = salt & ~1; alloc and free each add one;
- *   - the shared list is a stack: stack[nstack - 1] is the top; a fresh pool
- *     holds 0, 1, ..., capacity - 1 with 0 on top (the header's words: a
- *     fresh pool hands out 0, 1, 2, ... in order);
+ *   - the shared list is eight stacks, its stripes (docs section 3): the
+ *     calling thread has one (the test switches it to play several
+ *     threads), stack[s][nstack[s] - 1] is stripe s's top; a fresh pool
+ *     holds 0, 1, ..., capacity - 1 on stripe 0 with 0 on top (the header's
+ *     words: a fresh pool hands out 0, 1, 2, ... in order);
+ *   - every push is onto the calling stripe; a pop of up to k takes them
+ *     off the calling stripe's top if it has any, else off the first other
+ *     stripe that has any (from the calling one + 1 on, wrapping), taking
+ *     up to max(k, 16) there and pushing what it does not hand out back
+ *     onto the calling stripe, the first of those on top;
  *   - a cache is a sequence of parked slots, ent[0] the oldest and
  *     ent[n - 1] the newest; H = max(1, size / 2);
  *   - alloc pops the top; free pushes (unless RETIRE_ON_WRAP retires the
@@ -56,6 +63,8 @@
 #define MTM_MAX_CACHES 8
 #define MTM_MAX_REPORTS 64
 #define MTM_NONE UINT32_MAX
+#define MTM_STRIPES 8  /* OPOOL__MT_STRIPES */
+#define MTM_BORROW 16u /* OPOOL__MT_BORROW */
 
 typedef struct mtm_report {
     opool_status what;
@@ -77,8 +86,12 @@ typedef struct mt_model {
     uint32_t *gen;
     bool *retired;
 
-    uint32_t *stack; /* the shared list, [capacity]: stack[nstack - 1] is the top */
-    uint32_t nstack;
+    /* the shared list's stripes, each [capacity]: stack[s][nstack[s] - 1] is
+     * stripe s's top */
+    uint32_t *stack[MTM_STRIPES];
+    uint32_t nstack[MTM_STRIPES];
+    unsigned stripe;    /* the calling thread's */
+    uint32_t *scratch; /* [capacity]: what a pop takes */
     mtm_cache cache[MTM_MAX_CACHES];
 
     uint32_t retired_count;
@@ -95,7 +108,9 @@ typedef struct mt_model {
 
 /* ---- setup -------------------------------------------------------------- */
 
-static inline void mtm__push(mt_model *m, uint32_t i) { m->stack[m->nstack++] = i; }
+static inline void mtm__push(mt_model *m, uint32_t i) {
+    m->stack[m->stripe][m->nstack[m->stripe]++] = i;
+}
 
 /* The model of a fresh pool of capacity slots whose generations start at
  * gen0 (salt & ~1). False if out of memory. */
@@ -106,18 +121,22 @@ static inline bool mtm_init(mt_model *m, uint32_t capacity, uint32_t flags, uint
     m->gen0 = gen0 & ~1u;
     m->gen = calloc(capacity, sizeof *m->gen);
     m->retired = calloc(capacity, sizeof *m->retired);
-    m->stack = calloc(capacity, sizeof *m->stack);
+    bool ok = true;
+    for (unsigned s = 0; s < MTM_STRIPES; s++)
+        ok &= (m->stack[s] = calloc(capacity, sizeof *m->stack[s])) != NULL;
+    m->scratch = calloc(capacity, sizeof *m->scratch);
     m->fini_log = calloc(capacity, sizeof *m->fini_log);
-    if (!m->gen || !m->retired || !m->stack || !m->fini_log) return false;
+    if (!ok || !m->gen || !m->retired || !m->scratch || !m->fini_log) return false;
     for (uint32_t i = 0; i < capacity; i++) m->gen[i] = m->gen0;
-    for (uint32_t i = capacity; i-- > 0;) mtm__push(m, i); /* 0 ends on top */
+    for (uint32_t i = capacity; i-- > 0;) mtm__push(m, i); /* stripe 0; 0 ends on top */
     return true;
 }
 
 static inline void mtm_fini(mt_model *m) {
     free(m->gen);
     free(m->retired);
-    free(m->stack);
+    for (unsigned s = 0; s < MTM_STRIPES; s++) free(m->stack[s]);
+    free(m->scratch);
     free(m->fini_log);
     for (uint32_t c = 0; c < MTM_MAX_CACHES; c++) free(m->cache[c].ent);
     memset(m, 0, sizeof *m);
@@ -159,9 +178,17 @@ static inline uint32_t mtm_count(const mt_model *m) {
 static inline uint32_t mtm_capacity(const mt_model *m) { return m->capacity - m->retired_count; }
 
 static inline bool mtm_in_stack(const mt_model *m, uint32_t i) {
-    for (uint32_t k = 0; k < m->nstack; k++)
-        if (m->stack[k] == i) return true;
+    for (unsigned s = 0; s < MTM_STRIPES; s++)
+        for (uint32_t k = 0; k < m->nstack[s]; k++)
+            if (m->stack[s][k] == i) return true;
     return false;
+}
+
+/* Slots in the shared list, every stripe. */
+static inline uint32_t mtm_listed(const mt_model *m) {
+    uint32_t n = 0;
+    for (unsigned s = 0; s < MTM_STRIPES; s++) n += m->nstack[s];
+    return n;
 }
 
 /* The cache that holds slot i parked, MTM_NONE if none does. */
@@ -198,7 +225,8 @@ static inline bool mtm_check(const mt_model *m, char *why, size_t n) {
     uint32_t *seen = calloc(m->capacity ? m->capacity : 1, sizeof *seen);
     bool ok = seen != NULL;
     if (!ok) snprintf(why, n, "out of memory");
-    for (uint32_t k = 0; ok && k < m->nstack; k++) seen[m->stack[k]]++;
+    for (unsigned s = 0; ok && s < MTM_STRIPES; s++)
+        for (uint32_t k = 0; k < m->nstack[s]; k++) seen[m->stack[s][k]]++;
     for (uint32_t c = 0; ok && c < MTM_MAX_CACHES; c++) {
         const mtm_cache *q = &m->cache[c];
         if (q->n > q->size || (!q->alive && q->n != 0)) {
@@ -240,7 +268,19 @@ static inline void mtm__failed(mt_model *m) {
     if ((m->episode & (m->episode - 1)) == 0) mtm__report(m, OPOOL_EFULL, 0);
 }
 
-static inline uint32_t mtm__pop(mt_model *m) { return m->stack[--m->nstack]; }
+/* A pop of up to k slots (k >= 1) into m->scratch, the old top first;
+ * returns how many. */
+static inline uint32_t mtm__pop(mt_model *m, uint32_t k) {
+    for (unsigned j = 0; j < MTM_STRIPES; j++) {
+        unsigned s = (m->stripe + j) % MTM_STRIPES;
+        uint32_t want = j == 0 || k >= MTM_BORROW ? k : MTM_BORROW, n = 0;
+        while (n < want && m->nstack[s] > 0) m->scratch[n++] = m->stack[s][--m->nstack[s]];
+        if (n == 0) continue;
+        for (uint32_t r = n; r-- > k;) mtm__push(m, m->scratch[r]); /* scratch[k] ends on top */
+        return n < k ? n : k;
+    }
+    return 0;
+}
 
 /* Removes entry k of cache c, keeping the order of the others. */
 static inline uint32_t mtm__unpark(mt_model *m, uint32_t c, uint32_t k) {
@@ -337,7 +377,7 @@ static inline uint32_t mtm__half(const mtm_cache *q) { return q->size / 2 > 1 ? 
  * the handle bits, or false (*out = 0). got: the index the pool returned. */
 static inline bool mtm_alloc(mt_model *m, uint32_t got, uint64_t *out) {
     *out = 0;
-    uint32_t i = m->nstack > 0 ? mtm__pop(m) : mtm__steal_one(m, got);
+    uint32_t i = mtm__pop(m, 1) == 1 ? m->scratch[0] : mtm__steal_one(m, got);
     if (i == MTM_NONE) {
         mtm__failed(m);
         return false;
@@ -346,15 +386,13 @@ static inline bool mtm_alloc(mt_model *m, uint32_t got, uint64_t *out) {
     return true;
 }
 
-/* opool_mt_alloc_bulk: pops up to n off the top (out[0] the old top), then
- * steals what is missing. got[k]: the index the pool returned in out[k]
+/* opool_mt_alloc_bulk: pops until it has n or the stripes are empty (out[0]
+ * the first pop's old top), then steals what is missing. got[k]: the index the pool returned in out[k]
  * (MTM_NONE past what it returned). */
 static inline uint32_t mtm_alloc_bulk(mt_model *m, uint32_t n, const uint32_t *got, uint64_t *out) {
     uint32_t k = 0;
-    while (k < n && m->nstack > 0) {
-        out[k] = mtm__hand_out(m, mtm__pop(m));
-        k++;
-    }
+    for (uint32_t got_n; k < n && (got_n = mtm__pop(m, n - k)) != 0;)
+        for (uint32_t j = 0; j < got_n; j++) out[k++] = mtm__hand_out(m, m->scratch[j]);
     while (k < n) {
         uint32_t i = mtm__steal(m, got[k]);
         if (i == MTM_NONE) break;
@@ -403,14 +441,13 @@ static inline bool mtm_cache_alloc(mt_model *m, uint32_t c, uint32_t got, uint64
         *out = mtm__hand_out(m, mtm__unpark(m, c, q->n - 1));
         return true;
     }
-    uint32_t k = m->nstack < mtm__half(q) ? m->nstack : mtm__half(q);
+    uint32_t k = mtm__pop(m, mtm__half(q));
     if (k > 0) {
-        /* s1 .. sk off the top: s1 is handed out, s2 is parked newest
+        /* s1 .. sk, one pop: s1 is handed out, s2 is parked newest
          * (ent[k - 2]) and sk oldest (ent[0]) */
-        uint32_t s1 = mtm__pop(m);
-        for (uint32_t j = 2; j <= k; j++) q->ent[k - j] = mtm__pop(m);
+        for (uint32_t j = 2; j <= k; j++) q->ent[k - j] = m->scratch[j - 1];
         q->n = k - 1;
-        *out = mtm__hand_out(m, s1);
+        *out = mtm__hand_out(m, m->scratch[0]);
         return true;
     }
     uint32_t i = mtm__steal_one(m, got);

@@ -481,6 +481,74 @@ TEST(fresh_pool_of_many_slots_hands_out_slots_in_order_then_lifo) {
     opool_mt_destroy(p);
 }
 
+/* The same promise for a thread of any stripe of the shared list: its first
+ * pops borrow from stripe 0, where a fresh pool keeps every slot, in order. */
+TEST(fresh_pool_hands_out_slots_in_order_then_lifo_on_every_stripe) {
+    for (unsigned s = 0; s < 8; s++) {
+        opool__mt_set_stripe(s);
+        opool_mt *p = make_pool(8, 100);
+        REQUIRE(p);
+        opool_handle h[100], extra;
+        for (uint32_t k = 0; k < 100; k++) {
+            REQUIRE(opool_mt_alloc(p, &h[k]));
+            CHECK_HANDLE(h[k], G1, k);
+        }
+        CHECK(opool_mt_alloc(p, &extra) == NULL);
+        CHECK_EQ_U64(opool_mt_free(p, h[40]), OPOOL_OK);
+        CHECK_EQ_U64(opool_mt_free(p, h[3]), OPOOL_OK);
+        REQUIRE(opool_mt_alloc(p, &extra));
+        CHECK_HANDLE(extra, G1 + 2, 3);
+        REQUIRE(opool_mt_alloc(p, &extra));
+        CHECK_HANDLE(extra, G1 + 2, 40);
+        CHECK_MT(p);
+        opool_mt_destroy(p);
+    }
+    opool__mt_set_stripe(0);
+}
+
+/* The header: threads of different stripes allocating from a fresh pool
+ * get 16 neighbouring slots each (a line of generations), not slots
+ * interleaved; a free goes to the freeing thread's stripe; a bulk alloc
+ * takes from one stripe after another. */
+TEST(threads_of_two_stripes_get_lines_of_their_own) {
+    opool_mt *p = make_pool(8, 64);
+    REQUIRE(p);
+    opool_handle a[3], b[3];
+    for (uint32_t k = 0; k < 3; k++) {
+        opool__mt_set_stripe(1);
+        REQUIRE(opool_mt_alloc(p, &a[k]));
+        CHECK_HANDLE(a[k], G1, k); /* 0, 1, 2: stripe 1 holds 3 .. 15 */
+        opool__mt_set_stripe(2);
+        REQUIRE(opool_mt_alloc(p, &b[k]));
+        CHECK_HANDLE(b[k], G1, 16 + k); /* 16, 17, 18: stripe 2 holds 19 .. 31 */
+    }
+    /* slot 0, freed by stripe 2's thread, is that thread's next slot, not
+     * stripe 1's */
+    opool__mt_set_stripe(2);
+    CHECK_EQ_U64(opool_mt_free(p, a[0]), OPOOL_OK);
+    opool_handle h;
+    opool__mt_set_stripe(1);
+    REQUIRE(opool_mt_alloc(p, &h));
+    CHECK_HANDLE(h, G1, 3);
+    opool__mt_set_stripe(2);
+    REQUIRE(opool_mt_alloc(p, &h));
+    CHECK_HANDLE(h, G1 + 2, 0);
+    REQUIRE(opool_mt_alloc(p, &h));
+    CHECK_HANDLE(h, G1, 19);
+    /* stripe 3 is empty: its bulk alloc of 40 takes stripe 0's 32 (32 .. 63),
+     * then 8 of stripe 1's 12 (4 .. 11; 12 .. 15 go onto stripe 3) */
+    opool__mt_set_stripe(3);
+    opool_handle hs[40];
+    CHECK_EQ_U64(opool_mt_alloc_bulk(p, hs, NULL, 40), 40);
+    for (uint32_t k = 0; k < 32; k++) CHECK_HANDLE(hs[k], G1, 32 + k);
+    for (uint32_t k = 0; k < 8; k++) CHECK_HANDLE(hs[32 + k], G1, 4 + k);
+    REQUIRE(opool_mt_alloc(p, &h));
+    CHECK_HANDLE(h, G1, 12);
+    CHECK_MT(p);
+    opool__mt_set_stripe(0);
+    opool_mt_destroy(p);
+}
+
 TEST(first_generation_comes_from_salt) {
     static const uint32_t salt[] = {0x1000, 0x1001, 2, 1, 0xFFFFFFFE, 0xFFFFFFFF, 0x80000000};
     static const uint32_t first[] = {0x1001, 0x1001, 3, 1, 0xFFFFFFFF, 0xFFFFFFFF, 0x80000001};
@@ -2143,7 +2211,8 @@ TEST(stats_of_fresh_pool) {
  * operations on both: alloc, alloc_wait(0), free and cache_free of live,
  * stale and forged handles, get/valid, alloc_bulk, free_bulk, up to three
  * caches of random sizes (cache_alloc, cache_free, their bulk forms, flush,
- * destroy and create, invalid sizes), the generation hook. After every
+ * destroy and create, invalid sizes), the generation hook, and switches of
+ * the stripe of the shared list the calls use (as threads would). After every
  * operation the results are compared (handles, NULL-ness, statuses,
  * objects, callbacks and their order), then count, capacity, every
  * statistic, the model's own invariant and the pool's (opool__mt_check).
@@ -2210,7 +2279,7 @@ static void diff_fail(diff *t, const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\n  pool: %s\n  model: count %u shared %u parked %u\n  last ops:", t->config,
-            mtm_count(&t->m), t->m.nstack, mtm_parked(&t->m));
+            mtm_count(&t->m), mtm_listed(&t->m), mtm_parked(&t->m));
     for (uint64_t k = t->op > 15 ? t->op - 15 : 0; k <= t->op; k++)
         fprintf(stderr, " %s", t->recent[k % 16] ? t->recent[k % 16] : "?");
     fprintf(stderr, "\n  replay: TEST_MT_TRACE=1 test_mt diff 1 %" PRIu64 " 0x%" PRIx64 "\n",
@@ -2446,7 +2515,7 @@ static void op_alloc(diff *t, bool wait) {
     begin(t, wait ? "alloc_wait(0)" : "alloc");
     /* without out, the slot is known by its address: not for a steal, which
      * may take a slot a refill parked before it was ever handed out */
-    bool with_out = rng_below(&t->r, 8) != 0 || t->m.nstack == 0;
+    bool with_out = rng_below(&t->r, 8) != 0 || mtm_listed(&t->m) == 0;
     opool_handle out = {0x1234};
     unsigned char *obj = wait ? opool_mt_alloc_wait(t->p, with_out ? &out : NULL, 0)
                               : opool_mt_alloc(t->p, with_out ? &out : NULL);
@@ -2550,17 +2619,17 @@ static void op_cache_alloc(diff *t) {
     uint32_t c = pick_cache(t);
     begin(t, "cache_alloc");
     if (t->cache[c] == NULL) return;
-    bool with_out = rng_below(&t->r, 8) != 0 || (t->m.nstack == 0 && t->m.cache[c].n == 0);
+    bool with_out = rng_below(&t->r, 8) != 0 || (mtm_listed(&t->m) == 0 && t->m.cache[c].n == 0);
     opool_handle out = {0x1234};
     /* the inline hit of opool_abi.h, or the exported function (FFI, dlsym) */
     unsigned char *obj = rng_chance(&t->r, 50)
                              ? opool_mt_cache_alloc(t->cache[c], with_out ? &out : NULL)
                              : (opool_mt_cache_alloc)(t->cache[c], with_out ? &out : NULL);
     uint32_t got = with_out ? (obj ? opool_handle_index(out) : MTM_NONE) : slot_of(t, obj);
-    uint32_t shared = t->m.nstack;
+    uint32_t shared = mtm_listed(&t->m);
     uint64_t want;
     bool ok = mtm_cache_alloc(&t->m, c, got, &want);
-    diff_total_spills_or_refills += t->m.nstack != shared;
+    diff_total_spills_or_refills += mtm_listed(&t->m) != shared;
     if (diff_trace) fprintf(stderr, "  cache %u -> 0x%016" PRIx64 "\n", c, want);
     EXPECT_EQ(t, obj != NULL, ok);
     if (with_out) EXPECT_EQ(t, out.bits, want);
@@ -2575,14 +2644,14 @@ static void op_cache_free(diff *t, bool valid) {
     uint64_t bits = valid ? live_handle(t) : any_handle(t);
     check_before_free(t, &bits, 1);
     opool_handle h = {bits};
-    uint32_t shared = t->m.nstack;
+    uint32_t shared = mtm_listed(&t->m);
     opool_status s = rng_chance(&t->r, 50) ? opool_mt_cache_free(t->cache[c], h)
                                            : (opool_mt_cache_free)(t->cache[c], h);
     EXPECT_EQ(t, s, mtm_cache_free(&t->m, c, bits));
     if (diff_trace)
         fprintf(stderr, "  cache %u: 0x%016" PRIx64 " -> %s (retired %u)\n", c, bits,
                 opool_status_str(s), t->m.retired_count);
-    diff_total_spills_or_refills += t->m.nstack != shared;
+    diff_total_spills_or_refills += mtm_listed(&t->m) != shared;
     check_callbacks(t, false);
 }
 
@@ -2718,6 +2787,16 @@ static void op_set_gen(diff *t) {
     check_callbacks(t, false);
 }
 
+/* The calling thread takes another stripe of the shared list, as if the
+ * next calls came from another thread (one thread plays them all). */
+static void op_stripe(diff *t) {
+    begin(t, "stripe");
+    unsigned s = (unsigned)rng_below(&t->r, MTM_STRIPES);
+    if (diff_trace) fprintf(stderr, "  stripe %u\n", s);
+    opool__mt_set_stripe(s);
+    t->m.stripe = s;
+}
+
 /* ---- one seed ------------------------------------------------------------- */
 
 static bool diff_setup(diff *t) {
@@ -2787,6 +2866,7 @@ static bool diff_run(uint64_t seed, uint64_t ops) {
     t->seed = seed;
     t->ops = ops;
     t->r.s = seed;
+    opool__mt_set_stripe(0); /* the model's first stripe */
     bool ok = diff_setup(t);
     for (t->op = 0; ok && t->op < ops && !t->failed; t->op++) {
         uint32_t dice = rng_below(&t->r, 100);
@@ -2820,12 +2900,15 @@ static bool diff_run(uint64_t seed, uint64_t ops) {
             op_cache_lifetime(t);
         else if (dice < 94)
             op_set_gen(t);
+        else if (dice < 97)
+            op_stripe(t);
         else
             begin(t, "check");
         if (!t->failed) check_state(t);
     }
     if (!t->failed) t->op_name = "destroy";
     diff_teardown(t);
+    opool__mt_set_stripe(0);
     ok = ok && !t->failed;
     free(t);
     return ok;
@@ -2885,6 +2968,8 @@ int main(int argc, char **argv) {
 
     RUN(fresh_pool_hands_out_slots_in_order);
     RUN(fresh_pool_of_many_slots_hands_out_slots_in_order_then_lifo);
+    RUN(fresh_pool_hands_out_slots_in_order_then_lifo_on_every_stripe);
+    RUN(threads_of_two_stripes_get_lines_of_their_own);
     RUN(first_generation_comes_from_salt);
     RUN(salt_zero_gives_one_odd_first_generation_to_every_slot);
     RUN(alloc_and_free_each_advance_the_generation);

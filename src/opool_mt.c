@@ -75,17 +75,56 @@ OPOOL_NOINLINE void opool__mt_settle(opool_mt *p) {
     opool__episode_freed(&p->sig.episode, opool_mt_count(p), opool_mt_capacity(p));
 }
 
-/* The calling thread's stripe + 1 (opool_mt_internal.h), the same for
+/* The calling thread's stripe word (opool_mt_internal.h), the same for
  * every pool and every file of opool_mt: a thread pops first from the
  * stripe it pushes onto. */
 _Thread_local unsigned opool__mt_stripe_of_thread;
 
+/* The stripes running threads hold alone, a bit each: a held stripe's
+ * `owned` counters have one writer, that thread, in every pool. */
+static opool__atomic(uint32_t) opool__mt_stripes_held;
+
+/* A thread that held stripe word w ends: the stripe is free for the next
+ * thread. */
+static void opool__mt_stripe_release(uintptr_t w) {
+    uint32_t held = opool__atomic_load_relaxed(&opool__mt_stripes_held);
+    uint32_t bit = 1u << OPOOL__MT_STRIPE_OF(w);
+    /* release: its last stores to `owned` come before the next holder's
+     * first loads (that holder's acquire CAS) */
+    while (!opool__atomic_cas_weak_release_relaxed(&opool__mt_stripes_held, &held, held & ~bit)) {
+    }
+}
+
+/* The first stripe from start that held leaves free; OPOOL__MT_STRIPES if
+ * none. */
+static unsigned opool__mt_stripe_free(uint32_t held, unsigned start) {
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
+        if (!(held & 1u << (start + k) % OPOOL__MT_STRIPES)) return (start + k) % OPOOL__MT_STRIPES;
+    return OPOOL__MT_STRIPES;
+}
+
 OPOOL_NOINLINE unsigned opool__mt_stripe_first(void) {
     static opool__atomic(unsigned) threads;
     /* relaxed: only spreads threads over stripes */
-    unsigned s = opool__atomic_fetch_add_relaxed(&threads, 1) % OPOOL__MT_STRIPES + 1;
-    opool__mt_stripe_of_thread = s;
-    return s;
+    unsigned start = opool__atomic_fetch_add_relaxed(&threads, 1) % OPOOL__MT_STRIPES;
+    unsigned w = start + 1; /* shared, if every stripe is held */
+    uint32_t held = opool__atomic_load_relaxed(&opool__mt_stripes_held);
+    for (unsigned s; (s = opool__mt_stripe_free(held, start)) < OPOOL__MT_STRIPES;) {
+        /* acquire: after the last holder's release (above) */
+        if (opool__atomic_cas_strong_acquire_relaxed(&opool__mt_stripes_held, &held,
+                                                      held | 1u << s)) {
+            w = (s + 1) | OPOOL__MT_HELD;
+            /* held until the thread ends, or not at all where nothing says
+             * when that is */
+            if (!opool__on_thread_end(opool__mt_stripe_release, w)) {
+                opool__mt_stripe_release(w);
+                w = s + 1;
+            }
+            break;
+        }
+    }
+    opool__mt_stripe_of_thread = w;
+    return w;
 }
 
 /* ==== test hooks ========================================================= */
@@ -222,7 +261,8 @@ uint32_t opool_mt_count(const opool_mt *p) {
     /* relaxed: a snapshot of counters (see the header) */
     int64_t n = 0;
     for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
-        n += opool__atomic_load_relaxed(&p->stripes[k].live);
+        n += opool__atomic_load_relaxed(&p->stripes[k].owned) +
+             opool__atomic_load_relaxed(&p->stripes[k].live);
     /* acquire: records published by cache_create are seen initialised */
     for (const opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL;
          c = c->next_rec)

@@ -72,7 +72,10 @@ typedef struct opool__mt_stripe {
     /* the top slot's index + 1 (0: empty) in the idx_mask bits, an ABA tag
      * in the rest (docs 3) */
     OPOOL__MT_ALIGN(opool__atomic(uint64_t) head);
-    /* allocs minus frees by the cacheless calls of this stripe's threads */
+    /* allocs minus frees by the cacheless calls of the thread that holds
+     * this stripe alone (its only writer: a load and a store, no
+     * read-modify-write), and of the threads that share it (docs 3) */
+    opool__atomic(int64_t) owned;
     opool__atomic(int64_t) live;
 } opool__mt_stripe;
 
@@ -244,24 +247,35 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
     return opool__mt_claim_cas(p, i, g, keep);
 }
 
-/* The calling thread's stripe (docs 3): threads take stripes in turn as
- * they first use any opool_mt, so up to OPOOL__MT_STRIPES threads each
- * have one of their own. */
+/* The calling thread's stripe (docs 3), as a word: stripe + 1, with
+ * OPOOL__MT_HELD when the thread holds it alone (in every pool) until it
+ * ends. A thread takes one when it first uses any opool_mt: a stripe no
+ * running thread holds, else one to share, in turn. */
+#define OPOOL__MT_HELD 0x100u
+#define OPOOL__MT_STRIPE_OF(w) (((w) & (OPOOL__MT_HELD - 1)) - 1)
 #if !defined(OPOOL_RELACY)
-extern _Thread_local unsigned opool__mt_stripe_of_thread; /* stripe + 1; 0 until the first use */
+extern _Thread_local unsigned opool__mt_stripe_of_thread; /* 0 until the first use */
 unsigned opool__mt_stripe_first(void);                    /* opool_mt.c: assigns it */
-OPOOL__MT_HOT unsigned opool__mt_my_stripe(void) {
-    unsigned s = opool__mt_stripe_of_thread;
-    if (OPOOL_UNLIKELY(s == 0)) s = opool__mt_stripe_first();
-    return s - 1;
+OPOOL__MT_HOT unsigned opool__mt_stripe_word(void) {
+    unsigned w = opool__mt_stripe_of_thread;
+    return OPOOL_LIKELY(w != 0) ? w : opool__mt_stripe_first();
 }
 #else
-unsigned opool__mt_my_stripe(void); /* tests/relacy: each simulated thread has its own */
+unsigned opool__mt_stripe_word(void); /* tests/relacy: each simulated thread has its own */
 #endif
 
+OPOOL__MT_HOT unsigned opool__mt_my_stripe(void) {
+    return OPOOL__MT_STRIPE_OF(opool__mt_stripe_word());
+}
+
 OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
-    /* relaxed: a counter; only count() reads it */
-    opool__atomic_fetch_add_relaxed(&p->stripes[opool__mt_my_stripe()].live, d);
+    unsigned w = opool__mt_stripe_word();
+    opool__mt_stripe *st = &p->stripes[OPOOL__MT_STRIPE_OF(w)];
+    /* relaxed: counters; only count() reads them */
+    if (OPOOL_LIKELY(w & OPOOL__MT_HELD)) /* its only writer */
+        opool__atomic_store_relaxed(&st->owned, opool__atomic_load_relaxed(&st->owned) + d);
+    else
+        opool__atomic_fetch_add_relaxed(&st->live, d);
 }
 
 /* A cache record's counter: one writer, so no read-modify-write. */

@@ -71,6 +71,9 @@ int madvise(void *addr, size_t length, int advice);
 #include <fcntl.h>
 #include <unistd.h>
 #endif
+#if defined(OPOOL__PTHREAD_KEY)
+#include <pthread.h>
+#endif
 
 /* ==== threads ============================================================= */
 
@@ -247,6 +250,58 @@ bool opool__membarrier(void) {
     FlushProcessWriteBuffers();
     return true;
 #else
+    return false;
+#endif
+}
+
+/* The one hook of opool__on_thread_end: set by every call (always the same
+ * function), read by the thread that set it when it ends. */
+static opool__atomic(opool__thread_end_fn *) opool__end_fn;
+
+#if defined(OPOOL__PTHREAD_KEY)
+static pthread_key_t opool__end_key;
+static pthread_once_t opool__end_once = PTHREAD_ONCE_INIT;
+static bool opool__end_ready; /* written once, read after pthread_once */
+
+static void opool__end_run(void *value) {
+    opool__atomic_load_relaxed(&opool__end_fn)((uintptr_t)value); /* relaxed: this thread set it */
+}
+static void opool__end_init(void) {
+    opool__end_ready = pthread_key_create(&opool__end_key, opool__end_run) == 0;
+}
+#if defined(__GNUC__) || defined(__clang__)
+/* A shared library unloaded while threads run must not leave them a
+ * destructor in unmapped code (at exit it changes nothing). */
+__attribute__((destructor)) static void opool__end_unload(void) {
+    if (opool__end_ready) pthread_key_delete(opool__end_key);
+}
+#endif
+#elif defined(OPOOL__FLS)
+static INIT_ONCE opool__end_once = INIT_ONCE_STATIC_INIT;
+static DWORD opool__end_slot = FLS_OUT_OF_INDEXES; /* written once, read after the init */
+
+static void NTAPI opool__end_run(void *value) {
+    if (value != NULL) opool__atomic_load_relaxed(&opool__end_fn)((uintptr_t)value);
+}
+static BOOL CALLBACK opool__end_init(PINIT_ONCE once, void *arg, void **ctx) {
+    (void)once, (void)arg, (void)ctx;
+    opool__end_slot = FlsAlloc(opool__end_run);
+    return TRUE;
+}
+#endif
+
+bool opool__on_thread_end(opool__thread_end_fn *fn, uintptr_t value) {
+    opool__atomic_store_relaxed(&opool__end_fn, fn);
+#if defined(OPOOL__PTHREAD_KEY)
+    if (pthread_once(&opool__end_once, opool__end_init) != 0 || !opool__end_ready) return false;
+    return pthread_setspecific(opool__end_key, (void *)value) == 0;
+#elif defined(OPOOL__FLS)
+    if (!InitOnceExecuteOnce(&opool__end_once, opool__end_init, NULL, NULL) ||
+        opool__end_slot == FLS_OUT_OF_INDEXES)
+        return false;
+    return FlsSetValue(opool__end_slot, (void *)value) != 0;
+#else
+    (void)value;
     return false;
 #endif
 }

@@ -19,6 +19,8 @@
  *   sleeping    futex                      WaitOnAddress                 pthread cond
  *   barrier     membarrier (expedited)     FlushProcessWriteBuffers      fences
  *                                          (Wine: fences)
+ *   thread end  pthread key destructor     FlsAlloc callback             pthread key
+ *                                                                        (OPOOL_PORTABLE: none)
  *   ranges      mmap, mprotect, madvise    VirtualAlloc, VirtualFree     aligned malloc
  *   files       fsync, rename, getpid      FlushFileBuffers, MoveFileExW C stdio
  * (POSIX systems other than Linux: fsync, rename, getpid for files.)
@@ -77,6 +79,13 @@
 #endif
 #if defined(_WIN32) && !defined(OPOOL_PORTABLE)
 #define OPOOL__VIRTUAL_ALLOC 1
+#endif
+/* A thread's end: a pthread key's destructor (POSIX), a fiber-local slot's
+ * callback (Windows); none under OPOOL_PORTABLE. */
+#if defined(_WIN32) && !defined(OPOOL_PORTABLE)
+#define OPOOL__FLS 1
+#elif !defined(_WIN32) && !defined(OPOOL_PORTABLE)
+#define OPOOL__PTHREAD_KEY 1
 #endif
 /* Files: fsync of the file and its directory, the process id in temporary
  * names (POSIX); FlushFileBuffers, MoveFileExW and UTF-8 paths (Windows,
@@ -234,6 +243,14 @@ bool opool__membarrier_ready(void);
  * Windows: FlushProcessWriteBuffers, which interrupts every processor that
  * runs a thread of the process and drains its stores (never fails). */
 bool opool__membarrier(void);
+
+/* Call fn(value) in the calling thread when it ends (value != 0): one
+ * registration per thread, a later one replacing the value; fn the same for
+ * every call in the process. False where the system offers no such hook
+ * (OPOOL_PORTABLE) or refused it: fn will not be called for this thread.
+ * Not called for a thread still running when the process exits. */
+typedef void opool__thread_end_fn(uintptr_t value);
+bool opool__on_thread_end(opool__thread_end_fn *fn, uintptr_t value);
 
 /* ==== memory ============================================================== */
 

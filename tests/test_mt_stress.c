@@ -17,6 +17,9 @@
  *                             the symptom. failed_allocs must equal the calls that returned
  *                             NULL (or came up short), exactly.
  *   no_syscall_without_waiters  sleeps == wake_calls == 0 after contended use with no waiter.
+ *   held_stripes_*            threads that hold a stripe of the shared list alone (its live
+ *                             counter written without a read-modify-write) give it back when
+ *                             they end; the next holder's count goes on from theirs.
  *   preempted_*               a thread stopped with a cache full of parked slots, and one
  *                             stopped anywhere by a signal (Windows: SuspendThread): the
  *                             others go on.
@@ -1790,6 +1793,83 @@ static void *thief_thread(void *arg) {
     return NULL;
 }
 
+/* ---- held stripes ---------------------------------------------------------- */
+
+#define HELD_THREADS 9 /* one more than there are stripes */
+
+typedef struct held_run {
+    opool_mt *p;
+    pthread_barrier_t all_in;
+    int stripe[HELD_THREADS];
+    opool_handle h[HELD_THREADS][3];
+} held_run;
+
+typedef struct held_arg {
+    held_run *run;
+    int k;
+} held_arg;
+
+static void *held_thread(void *arg) {
+    held_arg *a = (held_arg *)arg;
+    held_run *r = a->run;
+    /* every thread of the round is alive before any takes a stripe */
+    pthread_barrier_wait(&r->all_in);
+    r->stripe[a->k] = opool__mt_stripe_held();
+    for (int j = 0; j < 3; j++) CHECK(opool_mt_alloc(r->p, &r->h[a->k][j]) != NULL);
+    CHECK_EQ_U64(opool_mt_free(r->p, r->h[a->k][2]), OPOOL_OK); /* two stay live */
+    pthread_barrier_wait(&r->all_in); /* every stripe taken is still held */
+    return NULL;
+}
+
+/* Rounds of HELD_THREADS threads alive at once: as many as there are free
+ * stripes hold one alone (distinct ones), the rest share; each round finds
+ * the stripes the last one held free again (their threads ended). The live
+ * objects they leave are counted exactly, whoever holds the stripe next. */
+TEST(held_stripes_go_back_when_their_threads_end) {
+    opool_mt *p = NULL;
+    opool_desc d = {.object_size = 32, .capacity = 256, .salt = 0x1000u};
+    REQUIRE(opool_mt_create(&p, &d) == OPOOL_OK);
+    int mine = opool__mt_stripe_held(); /* the main thread's, if it holds one */
+#if defined(OPOOL_PORTABLE)
+    int expect = 0; /* no hook at a thread's end: nobody holds a stripe */
+    CHECK(mine < 0);
+#else
+    int expect = mine >= 0 ? 7 : 8;
+#endif
+    held_run r = {.p = p};
+    opool_handle live[3 * 2 * HELD_THREADS];
+    uint32_t nlive = 0;
+    for (int round = 0; round < 3; round++) {
+        REQUIRE(pthread_barrier_init(&r.all_in, NULL, HELD_THREADS) == 0);
+        pthread_t t[HELD_THREADS];
+        held_arg a[HELD_THREADS];
+        for (int k = 0; k < HELD_THREADS; k++) {
+            a[k] = (held_arg){&r, k};
+            REQUIRE(pthread_create(&t[k], NULL, held_thread, &a[k]) == 0);
+        }
+        for (int k = 0; k < HELD_THREADS; k++) pthread_join(t[k], NULL);
+        pthread_barrier_destroy(&r.all_in);
+        int held = 0;
+        for (int k = 0; k < HELD_THREADS; k++) {
+            if (r.stripe[k] < 0) continue;
+            held++;
+            CHECK(r.stripe[k] != mine);
+            for (int j = 0; j < k; j++) CHECK(r.stripe[j] != r.stripe[k]);
+        }
+        CHECK_EQ_U64(held, expect);
+        for (int k = 0; k < HELD_THREADS; k++) {
+            live[nlive++] = r.h[k][0];
+            live[nlive++] = r.h[k][1];
+        }
+        CHECK_EQ_U64(opool_mt_count(p), nlive);
+    }
+    for (uint32_t k = 0; k < nlive; k++) CHECK_EQ_U64(opool_mt_free(p, live[k]), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    char why[200] = "";
+    CHECK(opool__mt_check(p, why, sizeof why));
+    opool_mt_destroy(p);
+}
+
 TEST(preempted_cache_owner_does_not_stop_others) {
     unsigned fail0 = atomic_load(&mt_failures);
     static counters cnt;
@@ -2164,6 +2244,7 @@ int main(int argc, char **argv) {
     TIMED_RUN(lost_wakeup_hunt);
     TIMED_RUN(lost_wakeup_directed_cache_free);
     TIMED_RUN(no_syscall_without_waiters);
+    TIMED_RUN(held_stripes_go_back_when_their_threads_end);
     TIMED_RUN(preempted_cache_owner_does_not_stop_others);
     TIMED_RUN(preempted_anywhere_does_not_stop_others);
     printf("  total %.2f s\n", now_s() - t0);

@@ -107,6 +107,8 @@ set_tests_properties(test_mt_stress PROPERTIES LABELS mt)
 opool_add_library_copy(opool_portable OPOOL_PORTABLE=1)
 opool_add_copy_test(test_mt_stress_portable "${PROJECT_SOURCE_DIR}/tests/test_mt_stress.c"
     opool_portable)
+# it checks what that build promises (no thread holds a stripe alone)
+target_compile_definitions(test_mt_stress_portable PRIVATE OPOOL_PORTABLE=1)
 set_tests_properties(test_mt_stress_portable PROPERTIES LABELS mt)
 if(CMAKE_CROSSCOMPILING)
     # Under an emulator or node their spinning threads share the two cores with whatever

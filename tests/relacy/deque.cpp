@@ -76,8 +76,9 @@ void opool__sleepq_sleep(opool__sleepq *, opool__atomic(uint32_t) *, uint32_t, u
 }
 bool opool__membarrier(void) { return true; } /* nobarrier: does nothing */
 /* Simulated threads share one OS thread, so the library's thread-local
- * stripe would be one for all: each gets its own instead. */
-unsigned opool__mt_my_stripe(void) { return rl::ctx().current_thread() % OPOOL__MT_STRIPES; }
+ * stripe would be one for all: each gets its own instead (shared, as far as
+ * the counters go). */
+unsigned opool__mt_stripe_word(void) { return rl::ctx().current_thread() % OPOOL__MT_STRIPES + 1; }
 
 enum { NSLOTS = 3, CACHE_CAP = 4 };
 
@@ -153,10 +154,11 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
             obj[i](RL_INFO) = 0;
         }
         /* slot 2 listed on stripe 0; each simulated thread has a stripe of
-         * its own (opool__mt_my_stripe below): the owner's is stripe 0, the
+         * its own (opool__mt_stripe_word below): the owner's is stripe 0, the
          * thieves find it through opool__mt_pop_other */
         for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) {
             opool__atomic_init(&pool.stripes[k].head, k == 0 ? 3 : 0);
+            opool__atomic_init(&pool.stripes[k].owned, 0);
             opool__atomic_init(&pool.stripes[k].live, 0);
         }
         c->pool = &pool;

@@ -37,7 +37,7 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
             listed++;
             t = opool__mt_peek(&p->next[t - 1]);
         }
-        live += opool__mt_peek(&p->stripes[k].live);
+        live += opool__mt_peek(&p->stripes[k].owned) + opool__mt_peek(&p->stripes[k].live);
     }
     uint32_t parked = 0;
     for (const opool_mt_cache *c = opool__mt_peek(&p->caches); c != NULL; c = c->next_rec) {
@@ -101,4 +101,12 @@ bool opool__mt_set_gen(opool_mt *p, uint32_t index, uint32_t gen) {
     return false;
 }
 
-void opool__mt_set_stripe(unsigned s) { opool__mt_stripe_of_thread = s % OPOOL__MT_STRIPES + 1; }
+void opool__mt_set_stripe(unsigned s) {
+    (void)opool__mt_stripe_word(); /* a stripe it holds stays held until it ends */
+    opool__mt_stripe_of_thread = s % OPOOL__MT_STRIPES + 1;
+}
+
+int opool__mt_stripe_held(void) {
+    unsigned w = opool__mt_stripe_word();
+    return w & OPOOL__MT_HELD ? (int)OPOOL__MT_STRIPE_OF(w) : -1;
+}

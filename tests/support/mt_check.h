@@ -19,9 +19,13 @@ bool opool__mt_check(const struct opool_mt *p, char *why, size_t why_size);
 /* Set the generation of free slot index, which must sit in the shared list,
  * to gen (even): how tests reach a generation's wrap. False otherwise. */
 bool opool__mt_set_gen(struct opool_mt *p, uint32_t index, uint32_t gen);
-/* Give the calling thread stripe s of the shared list (0 <= s < 8), as if
- * it had been the (s + 1)-th thread to use opool_mt: how tests choose which
- * threads share a stripe. Before the thread's first call on any pool. */
+/* Make the calling thread use stripe s of the shared list (0 <= s < 8),
+ * shared (counted with a read-modify-write): how tests choose which threads
+ * share a stripe, or play several threads from one. A stripe it held alone
+ * stays held, unused, until it ends. */
 void opool__mt_set_stripe(unsigned s);
+/* The stripe the calling thread holds alone, or -1 if it shares one
+ * (assigning it a stripe first if it has none). */
+int opool__mt_stripe_held(void);
 
 #endif /* OPOOL_TEST_MT_CHECK_H */

@@ -1408,22 +1408,28 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * HOW IT WORKS, AND WHAT IT COSTS
  * ============================================================================
  * Each slot has a 32-bit generation (odd = live, even = free) and a 32-bit
- * link; the links form the shared free list, a LIFO stack kept apart from the
- * objects. Its head is one 64-bit word: the top slot's index + 1 in the low
- * bits and an ABA tag in the rest, both changed together by one CAS. The tag
- * gets every bit the indices do not need: 64 - bits(capacity + 1), at least
- * 32. (docs/CONCURRENCY.md gives the wrap analysis and the proofs.)
+ * link; the links form the shared free list, kept apart from the objects.
+ * That list is eight LIFO stacks, its stripes, one per thread: a thread
+ * pushes the slots it frees onto its own stripe and pops from it first, so
+ * threads that allocate and free without a cache do not write one word or
+ * each other's slots. A stripe's head is one 64-bit word: the top slot's
+ * index + 1 in the low bits and an ABA tag in the rest, both changed
+ * together by one CAS. The tag gets every bit the indices do not need:
+ * 64 - bits(capacity + 1), at least 32. (docs/CONCURRENCY.md gives the wrap
+ * analysis and the proofs.)
  *
- * A fresh pool hands out its slots 0, 1, 2, ... in order, and a freed slot
- * is the next one handed out (LIFO): the same calls from one thread give the
- * same handles, run after run. Neighbouring slots share the cache lines of
- * their generations and links (16 to a line), which is what a cache's bulk
- * calls want (a run of 32 slots moves as two lines) and what the shared path
- * under contention does not: two threads allocating and freeing without a
- * cache write each other's lines, a few million pairs per second in all
- * (docs/CONCURRENCY.md section 8). Give each such thread a cache.
+ * A thread takes a stripe when it first uses any pool: one that no running
+ * thread holds, which it holds alone until it ends, else (past eight
+ * threads) one to share. A pop that finds its own stripe empty takes slots
+ * from another stripe, at least 16 at a time (a cache line of generations):
+ * the one it needs, the rest onto its own stripe. A fresh pool keeps every
+ * slot on one stripe, so it hands out its slots 0, 1, 2, ... in order, and a
+ * freed slot is the next one handed out (LIFO): the same calls from one
+ * thread give the same handles, run after run. Threads allocating from a
+ * fresh pool take 16 neighbouring slots each, not interleaved ones.
  *
- *   alloc  pops a slot (one CAS on the head), then makes its generation odd.
+ *   alloc  pops a slot (one CAS on its stripe's head), then makes its
+ *          generation odd.
  *   free   makes the generation even with a CAS from the handle's exact
  *          generation: of two threads freeing one handle, exactly one wins and
  *          the other gets OPOOL_ESTALE. Then it pushes the slot (one CAS).
@@ -1442,7 +1448,7 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * generation, and not that one while the objects it frees are its own
  * (above). When the cache is empty it refills size/2 slots from the pool in
  * one CAS; when full it spills size/2 (the oldest) in one CAS. Whatever the
- * workload, at most one alloc or free in size/2 reaches the shared head.
+ * workload, at most one alloc or free in size/2 reaches the shared list.
  * With GCC and Clang such a hit is inline code in the caller, as opool.h's
  * alloc and free are: opool_mt_cache_alloc and opool_mt_cache_free are
  * also macros, whose bodies (opool_abi.h) read the cache record and the
@@ -1453,8 +1459,10 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
  * of them in one block starting on a cache line) plus 16 bytes per slot; the
- * pool header is a few cache lines; a cache is 4 bytes per entry plus two
- * lines.
+ * pool header is about fifteen cache lines (eight for the stripes); a cache
+ * is 4 bytes per entry plus two lines. A thread that uses opool_mt holds one
+ * key of the system's thread-specific data (POSIX; Windows: a fiber-local
+ * slot) for the whole process, to give its stripe back when it ends.
  *
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
@@ -1606,9 +1614,10 @@ OPOOL_API void opool_mt_destroy(opool_mt *p);
  * no cache has a parked slot to steal): counted in failed_allocs (not for p
  * NULL) and reported (OPOOL_EFULL) as opool.h's EXHAUSTION says;
  * OPOOL_EWRITE_AFTER_FREE is reported under OPOOL_POISON. Lock-free: one CAS
- * when the shared list has a slot; O(caches * cache size) to steal, and on
- * Linux one membarrier system call when some cache may hold a slot.
- * Thread-safe. */
+ * when the thread's stripe of the shared list has a slot, else one look at
+ * each other stripe and one CAS at the first that has slots;
+ * O(caches * cache size) to steal, and on Linux one membarrier system call
+ * when some cache may hold a slot. Thread-safe. */
 OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
 
 /* opool_mt_alloc, but while the pool is full sleep until a slot is freed or
@@ -1627,7 +1636,8 @@ OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t tim
  * OPOOL_ESTALE: h stale, foreign, or freed by a racing thread first (of two
  * threads freeing one handle, exactly one gets OPOOL_OK). A rejected free
  * changes nothing but rejected_handles and is reported with h (neither for p
- * NULL). Lock-free: one CAS on the generation, one on the head; a wake-up
+ * NULL). Lock-free: one CAS on the generation, one on the thread's stripe of
+ * the shared list; a wake-up
  * system call only if a thread is sleeping; a membarrier system call the
  * first time it frees an object of a cache whose plain-store frees are not
  * yet revoked (HOW IT WORKS). Thread-safe. */
@@ -1654,17 +1664,18 @@ OPOOL_API uint32_t opool_mt_count(const opool_mt *p);
  * Thread-safe. */
 OPOOL_API uint32_t opool_mt_capacity(const opool_mt *p);
 
-/* Allocate up to n objects with one CAS on the shared head (stealing exactly
- * what it misses): handles to out[0..k) (required when n > 0), objects to
- * objs[0..k) if objs is not NULL. Returns k, the number allocated: fewer
- * than n only when the pool ran out (then one failed alloc, counted and
- * reported as opool.h's EXHAUSTION says, however many it lacked: see FAILED
- * ALLOCS); 0, not counted, for p NULL, out NULL or n 0. O(n) plus one CAS.
- * Thread-safe. */
+/* Allocate up to n objects with one CAS on the thread's stripe of the shared
+ * list, one more per other stripe it takes from when its own holds fewer
+ * (then stealing exactly what it misses): handles to out[0..k) (required
+ * when n > 0), objects to objs[0..k) if objs is not NULL. Returns k, the
+ * number allocated: fewer than n only when the pool ran out (then one failed
+ * alloc, counted and reported as opool.h's EXHAUSTION says, however many it
+ * lacked: see FAILED ALLOCS); 0, not counted, for p NULL, out NULL or n 0.
+ * O(n) plus one CAS while the thread's stripe has n slots. Thread-safe. */
 OPOOL_API uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n);
 
-/* Free the objects of hs[0..n) and return them with one CAS on the shared
- * head. Returns how many were freed; each rejected handle (as opool_mt_free
+/* Free the objects of hs[0..n) and return them with one CAS on the thread's
+ * stripe of the shared list. Returns how many were freed; each rejected handle (as opool_mt_free
  * rejects it) is skipped, counted in rejected_handles and reported. 0 for p
  * or hs NULL. O(n) plus one CAS. Thread-safe. */
 OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n);
@@ -3772,6 +3783,8 @@ OPOOL__INTERNAL bool opool__saved_positions(const opool *p, uint32_t **pos);
  *   sleeping    futex                      WaitOnAddress                 pthread cond
  *   barrier     membarrier (expedited)     FlushProcessWriteBuffers      fences
  *                                          (Wine: fences)
+ *   thread end  pthread key destructor     FlsAlloc callback             pthread key
+ *                                                                        (OPOOL_PORTABLE: none)
  *   ranges      mmap, mprotect, madvise    VirtualAlloc, VirtualFree     aligned malloc
  *   files       fsync, rename, getpid      FlushFileBuffers, MoveFileExW C stdio
  * (POSIX systems other than Linux: fsync, rename, getpid for files.)
@@ -3830,6 +3843,13 @@ OPOOL__INTERNAL bool opool__saved_positions(const opool *p, uint32_t **pos);
 #endif
 #if defined(_WIN32) && !defined(OPOOL_PORTABLE)
 #define OPOOL__VIRTUAL_ALLOC 1
+#endif
+/* A thread's end: a pthread key's destructor (POSIX), a fiber-local slot's
+ * callback (Windows); none under OPOOL_PORTABLE. */
+#if defined(_WIN32) && !defined(OPOOL_PORTABLE)
+#define OPOOL__FLS 1
+#elif !defined(_WIN32) && !defined(OPOOL_PORTABLE)
+#define OPOOL__PTHREAD_KEY 1
 #endif
 /* Files: fsync of the file and its directory, the process id in temporary
  * names (POSIX); FlushFileBuffers, MoveFileExW and UTF-8 paths (Windows,
@@ -3987,6 +4007,14 @@ OPOOL__INTERNAL bool opool__membarrier_ready(void);
  * Windows: FlushProcessWriteBuffers, which interrupts every processor that
  * runs a thread of the process and drains its stores (never fails). */
 OPOOL__INTERNAL bool opool__membarrier(void);
+
+/* Call fn(value) in the calling thread when it ends (value != 0): one
+ * registration per thread, a later one replacing the value; fn the same for
+ * every call in the process. False where the system offers no such hook
+ * (OPOOL_PORTABLE) or refused it: fn will not be called for this thread.
+ * Not called for a thread still running when the process exits. */
+typedef void opool__thread_end_fn(uintptr_t value);
+OPOOL__INTERNAL bool opool__on_thread_end(opool__thread_end_fn *fn, uintptr_t value);
 
 /* ==== memory ============================================================== */
 
@@ -4223,7 +4251,8 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
  *
  * The files of opool_mt, each with one job:
  *   opool_mt_internal.h   the records and the shared slot operations (docs 4)
- *   opool_mt_list.h       the ABA-tagged shared free list (docs 3), inline
+ *   opool_mt_list.h       the shared free list, ABA-tagged stacks striped by thread
+ *                         (docs 3), inline
  *   opool_mt.c            the pool: create, destroy, the slow steps of a slot,
  *                         failures and reports, get, count and stats
  *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier (docs 6)
@@ -4262,7 +4291,14 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
 #endif
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
 
+/* The shared free list is this many lists, the stripes (docs 3): each
+ * thread pushes onto its own stripe and pops from it first. */
 #define OPOOL__MT_STRIPES 8
+/* Slots a pop that finds its own stripe empty takes from another stripe in
+ * its one CAS, the ones it does not hand out going onto its own stripe: a
+ * line of generations (16 of 4 bytes), so that two threads allocating from
+ * a fresh pool do not share lines of gen[] and next[]. */
+#define OPOOL__MT_BORROW 16u
 /* Caches that can be a slot's home with a biased claim (docs 8): ids 1 ..
  * OPOOL__MT_HOMES - 1; a cache record made after them claims with the CAS. */
 #define OPOOL__MT_HOMES 64
@@ -4273,8 +4309,18 @@ enum {
     OPOOL__MT_REVOKED = 2   /* revoked, barrier done: every free of its slots uses the CAS */
 };
 _Static_assert(OPOOL__MT_BIASED == 0, "opool_abi.h's opool__mt_claim_biased reads biased as 0");
+/* A stripe: a list of free slots and a live counter, on a line of its own,
+ * written by the threads that have this stripe (and, for the list, by
+ * threads that find their own stripe empty). */
 typedef struct opool__mt_stripe {
-    OPOOL__MT_ALIGN(opool__atomic(int64_t) n);
+    /* the top slot's index + 1 (0: empty) in the idx_mask bits, an ABA tag
+     * in the rest (docs 3) */
+    OPOOL__MT_ALIGN(opool__atomic(uint64_t) head);
+    /* allocs minus frees by the cacheless calls of the thread that holds
+     * this stripe alone (its only writer: a load and a store, no
+     * read-modify-write), and of the threads that share it (docs 3) */
+    opool__atomic(int64_t) owned;
+    opool__atomic(int64_t) live;
 } opool__mt_stripe;
 
 struct opool_mt {
@@ -4300,12 +4346,9 @@ struct opool_mt {
     void *block;
     size_t block_size;
 
-    /* ---- the shared head: written by every cacheless alloc and free ---- */
-    OPOOL__MT_ALIGN(opool__atomic(uint64_t) head);
-    /* allocs minus frees by the cacheless calls, striped by thread: each
-     * stripe on its own line, so that counting never contends with the head
-     * nor, mostly, with another thread */
-    opool__mt_stripe live[OPOOL__MT_STRIPES];
+    /* ---- the shared free list, striped by thread: written by every
+     * cacheless alloc and free, every refill and spill ---- */
+    opool__mt_stripe stripes[OPOOL__MT_STRIPES];
 
     /* ---- read by every cache hit and every free, written only around
      * steals, waits and episodes (opool_abi.h) ---- */
@@ -4373,6 +4416,9 @@ OPOOL__INTERNAL void opool__mt_thief_leave(opool_mt *p);
 OPOOL__INTERNAL uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first,
                                     uint32_t *last);
 OPOOL__INTERNAL uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first);
+/* opool__mt_pop (opool_mt_list.h) found stripe s, the caller's, empty: pop
+ * from the other stripes (docs 3). Returns as opool__mt_pop. */
+OPOOL__INTERNAL uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first, uint32_t *last);
 
 /* Slots a passing thief that needs one takes beyond it, to the shared list:
  * one membarrier then serves the next allocs too. */
@@ -4445,21 +4491,35 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
     return opool__mt_claim_cas(p, i, g, keep);
 }
 
-/* The calling thread's stripe of the live counters: threads take stripes in
- * turn as they first count. Each file that counts has its own turn and its
- * own record of the thread's stripe: only the sum over stripes means
- * anything, and the spreading stays as good. */
-static inline unsigned opool__mt_my_stripe(void) {
-    static opool__atomic(unsigned) threads;
-    static _Thread_local unsigned mine; /* stripe + 1; 0 until the first use */
-    if (OPOOL_UNLIKELY(mine == 0))      /* relaxed: only spreads threads over stripes */
-        mine = opool__atomic_fetch_add_relaxed(&threads, 1) % OPOOL__MT_STRIPES + 1;
-    return mine - 1;
+/* The calling thread's stripe (docs 3), as a word: stripe + 1, with
+ * OPOOL__MT_HELD when the thread holds it alone (in every pool) until it
+ * ends. A thread takes one when it first uses any opool_mt: a stripe no
+ * running thread holds, else one to share, in turn. */
+#define OPOOL__MT_HELD 0x100u
+#define OPOOL__MT_STRIPE_OF(w) (((w) & (OPOOL__MT_HELD - 1)) - 1)
+#if !defined(OPOOL_RELACY)
+extern _Thread_local unsigned opool__mt_stripe_of_thread; /* 0 until the first use */
+OPOOL__INTERNAL unsigned opool__mt_stripe_first(void);                    /* opool_mt.c: assigns it */
+OPOOL__MT_HOT unsigned opool__mt_stripe_word(void) {
+    unsigned w = opool__mt_stripe_of_thread;
+    return OPOOL_LIKELY(w != 0) ? w : opool__mt_stripe_first();
+}
+#else
+OPOOL__INTERNAL unsigned opool__mt_stripe_word(void); /* tests/relacy: each simulated thread has its own */
+#endif
+
+OPOOL__MT_HOT unsigned opool__mt_my_stripe(void) {
+    return OPOOL__MT_STRIPE_OF(opool__mt_stripe_word());
 }
 
 OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
-    /* relaxed: a counter; only count() reads it */
-    opool__atomic_fetch_add_relaxed(&p->live[opool__mt_my_stripe()].n, d);
+    unsigned w = opool__mt_stripe_word();
+    opool__mt_stripe *st = &p->stripes[OPOOL__MT_STRIPE_OF(w)];
+    /* relaxed: counters; only count() reads them */
+    if (OPOOL_LIKELY(w & OPOOL__MT_HELD)) /* its only writer */
+        opool__atomic_store_relaxed(&st->owned, opool__atomic_load_relaxed(&st->owned) + d);
+    else
+        opool__atomic_fetch_add_relaxed(&st->live, d);
 }
 
 /* A cache record's counter: one writer, so no read-modify-write. */
@@ -4500,9 +4560,10 @@ static inline uint32_t opool__mt_parked(const opool_mt_cache *c) {
  * src/opool_mt_list.h
  * ========================================================================== */
 /*
- * opool_mt_list.h -- the shared free list of opool_mt: an ABA-tagged stack
- * of slot indexes linked through next[] (docs/CONCURRENCY.md 3). Inline:
- * every alloc and free without a cache is a pop or a push. Private.
+ * opool_mt_list.h -- the shared free list of opool_mt: OPOOL__MT_STRIPES
+ * ABA-tagged stacks of slot indexes linked through next[], one per stripe
+ * of threads (docs/CONCURRENCY.md 3). Inline: every alloc and free without
+ * a cache is a pop or a push. Private.
  */
 #ifndef OPOOL_MT_LIST_H
 #define OPOOL_MT_LIST_H
@@ -4513,19 +4574,21 @@ OPOOL__MT_HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t
     return ((h & ~p->idx_mask) + p->tag_one) | top1; /* the tag wraps modulo its width */
 }
 
-/* Pop up to k slots in one CAS; returns how many (0: empty). *first is the
- * old top; the popped slots are a chain through next[], now owned by the
- * caller. */
-OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first) {
+/* Pop up to k slots off the list at head in one CAS; returns how many (0:
+ * empty). *first is the old top, *last the last slot popped; the popped
+ * slots are a chain through next[], now owned by the caller. */
+OPOOL__MT_HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t k,
+                                          uint32_t *first, uint32_t *last) {
     /* seq_cst: acquire for the links and slots the pushers released, and the
      * waiter's half of the handshake of docs 6 (free: seq_cst CAS, then
      * seq_cst load of waiters) */
-    uint64_t h = opool__atomic_load_seq_cst(&p->head);
+    uint64_t h = opool__atomic_load_seq_cst(head);
     for (;;) {
         uint32_t t = (uint32_t)(h & p->idx_mask), n = 0;
         if (t == 0) return 0;
         *first = t - 1;
         while (t != 0 && n < k) {
+            *last = t - 1;
             /* relaxed: ordered by the acquire of h; if a link changed under
              * us, so did the tag, and the CAS fails */
             t = opool__atomic_load_relaxed(&p->next[t - 1]);
@@ -4533,22 +4596,35 @@ OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first) {
         }
         /* acquire (success and failure): the next attempt's links, as above;
          * the tag in h protects against ABA (docs 3) */
-        if (opool__atomic_cas_weak_acquire_acquire(&p->head, &h, opool__mt_head_to(p, h, t)))
-            return n;
+        if (opool__atomic_cas_weak_acquire_acquire(head, &h, opool__mt_head_to(p, h, t))) return n;
     }
 }
 
 /* Push the chain first -> ... -> last (linked through next[] by the caller)
- * in one CAS. */
-OPOOL__MT_HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
-    uint64_t h = opool__atomic_load_relaxed(&p->head);
+ * onto the list at head in one CAS. */
+OPOOL__MT_HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t first,
+                                       uint32_t last) {
+    uint64_t h = opool__atomic_load_relaxed(head);
     do {
         /* relaxed: published by the release of the CAS below */
         opool__atomic_store_relaxed(&p->next[last], (uint32_t)(h & p->idx_mask));
         /* seq_cst: release of the links and the freed slots to the next
          * popper, and the freer's half of the handshake of docs 6 */
-    } while (
-        !opool__atomic_cas_weak_seq_cst_relaxed(&p->head, &h, opool__mt_head_to(p, h, first + 1)));
+    } while (!opool__atomic_cas_weak_seq_cst_relaxed(head, &h, opool__mt_head_to(p, h, first + 1)));
+}
+
+/* Pop up to k slots, from the calling thread's stripe if it has any (one
+ * CAS), else from another's (opool__mt_pop_other); returns how many (0:
+ * every stripe was empty when looked at). As opool__mt_list_pop. */
+OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first, uint32_t *last) {
+    unsigned s = opool__mt_my_stripe();
+    uint32_t n = opool__mt_list_pop(p, &p->stripes[s].head, k, first, last);
+    return OPOOL_LIKELY(n != 0) ? n : opool__mt_pop_other(p, s, k, first, last);
+}
+
+/* Push the chain first -> ... -> last onto the calling thread's stripe. */
+OPOOL__MT_HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
+    opool__mt_list_push(p, &p->stripes[opool__mt_my_stripe()].head, first, last);
 }
 
 OPOOL__MT_HOT uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {
@@ -4624,6 +4700,9 @@ typedef enum opool__mt_point {
     /* a free by another path has marked the home cache revoking and not yet
      * run its barrier */
     OPOOL__MT_AT_REVOKE_MARKED,
+    /* a pop that found its own stripe empty has taken more slots than it
+     * hands out off another stripe; the rest are not yet on its own */
+    OPOOL__MT_AT_BORROWED,
     OPOOL__MT_POINTS
 } opool__mt_point;
 
@@ -7717,6 +7796,58 @@ OPOOL_NOINLINE void opool__mt_settle(opool_mt *p) {
     opool__episode_freed(&p->sig.episode, opool_mt_count(p), opool_mt_capacity(p));
 }
 
+/* The calling thread's stripe word (opool_mt_internal.h), the same for
+ * every pool and every file of opool_mt: a thread pops first from the
+ * stripe it pushes onto. */
+_Thread_local unsigned opool__mt_stripe_of_thread;
+
+/* The stripes running threads hold alone, a bit each: a held stripe's
+ * `owned` counters have one writer, that thread, in every pool. */
+static opool__atomic(uint32_t) opool__mt_stripes_held;
+
+/* A thread that held stripe word w ends: the stripe is free for the next
+ * thread. */
+static void opool__mt_stripe_release(uintptr_t w) {
+    uint32_t held = opool__atomic_load_relaxed(&opool__mt_stripes_held);
+    uint32_t bit = 1u << OPOOL__MT_STRIPE_OF(w);
+    /* release: its last stores to `owned` come before the next holder's
+     * first loads (that holder's acquire CAS) */
+    while (!opool__atomic_cas_weak_release_relaxed(&opool__mt_stripes_held, &held, held & ~bit)) {
+    }
+}
+
+/* The first stripe from start that held leaves free; OPOOL__MT_STRIPES if
+ * none. */
+static unsigned opool__mt_stripe_free(uint32_t held, unsigned start) {
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
+        if (!(held & 1u << (start + k) % OPOOL__MT_STRIPES)) return (start + k) % OPOOL__MT_STRIPES;
+    return OPOOL__MT_STRIPES;
+}
+
+OPOOL_NOINLINE unsigned opool__mt_stripe_first(void) {
+    static opool__atomic(unsigned) threads;
+    /* relaxed: only spreads threads over stripes */
+    unsigned start = opool__atomic_fetch_add_relaxed(&threads, 1) % OPOOL__MT_STRIPES;
+    unsigned w = start + 1; /* shared, if every stripe is held */
+    uint32_t held = opool__atomic_load_relaxed(&opool__mt_stripes_held);
+    for (unsigned s; (s = opool__mt_stripe_free(held, start)) < OPOOL__MT_STRIPES;) {
+        /* acquire: after the last holder's release (above) */
+        if (opool__atomic_cas_strong_acquire_relaxed(&opool__mt_stripes_held, &held,
+                                                     held | 1u << s)) {
+            w = (s + 1) | OPOOL__MT_HELD;
+            /* held until the thread ends, or not at all where nothing says
+             * when that is */
+            if (!opool__on_thread_end(opool__mt_stripe_release, w)) {
+                opool__mt_stripe_release(w);
+                w = s + 1;
+            }
+            break;
+        }
+    }
+    opool__mt_stripe_of_thread = w;
+    return w;
+}
+
 /* ==== test hooks ========================================================= */
 
 /* The hook of the named points (opool_mt_points.h): only in the copy of the
@@ -7799,7 +7930,10 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
         opool__atomic_init(&p->gen[i], p->gen0);
         opool__atomic_init(&p->next[i], i + 2 <= cap ? i + 2 : 0);
     }
-    opool__atomic_init(&p->head, 1);                                      /* top = slot 0, tag 0 */
+    /* every slot on stripe 0 (top = slot 0, tag 0): whichever stripe a
+     * thread has, its first pops find them there (docs 3) */
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
+        opool__atomic_init(&p->stripes[k].head, k == 0 ? 1 : 0);
     for (uint32_t i = 0; i < cap; i++) opool__atomic_init(&p->own[i], 0); /* no home */
     if ((desc->flags & OPOOL_POISON) || p->checker)
         for (uint32_t i = 0; i < cap; i++)
@@ -7847,7 +7981,9 @@ uint32_t opool_mt_count(const opool_mt *p) {
     if (p == NULL) return 0;
     /* relaxed: a snapshot of counters (see the header) */
     int64_t n = 0;
-    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) n += opool__atomic_load_relaxed(&p->live[k].n);
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
+        n += opool__atomic_load_relaxed(&p->stripes[k].owned) +
+             opool__atomic_load_relaxed(&p->stripes[k].live);
     /* acquire: records published by cache_create are seen initialised */
     for (const opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL;
          c = c->next_rec)
@@ -8089,6 +8225,35 @@ OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra,
     return 1;
 }
 
+/* The caller's stripe s was empty: pop from the others in turn, from
+ * s + 1, until one has slots (one CAS each; docs 3). From another stripe
+ * it takes at least OPOOL__MT_BORROW slots, hands the k first to the caller
+ * and puts the rest onto stripe s, where the caller's next pops find them:
+ * threads allocating from one fresh pool get whole lines of gen[] and
+ * next[] each, not neighbouring slots. Between the pop and the push those
+ * slots are nowhere a waiter can see, so the push is followed by freed, as
+ * a spill's is (docs 6). Returns as opool__mt_pop. */
+OPOOL_NOINLINE uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
+                                            uint32_t *last) {
+    uint32_t want = k < OPOOL__MT_BORROW ? OPOOL__MT_BORROW : k;
+    for (unsigned j = 1; j < OPOOL__MT_STRIPES; j++) {
+        opool__atomic(uint64_t) *head = &p->stripes[(s + j) % OPOOL__MT_STRIPES].head;
+        uint32_t end, n = opool__mt_list_pop(p, head, want, first, &end);
+        if (n == 0) continue;
+        if (n <= k) {
+            *last = end;
+            return n;
+        }
+        OPOOL__MT_POINT(p, BORROWED);
+        *last = *first; /* the caller's chain ends at the k-th slot */
+        for (uint32_t m = 1; m < k; m++) *last = opool__mt_link_of(p, *last);
+        opool__mt_list_push(p, &p->stripes[s].head, opool__mt_link_of(p, *last), end);
+        opool__mt_freed(p, n - k);
+        return k;
+    }
+    return 0;
+}
+
 /* Give the n oldest parked slots back to the shared list in one CAS, the
  * newest of them on top. */
 static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
@@ -8168,7 +8333,7 @@ static void opool__mt_park_run(opool_mt_cache *c, const uint32_t *is, uint32_t n
  * the parked slots go back to the shared list (a spill, which wakes it). */
 static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     opool_mt *p = c->pool;
-    uint32_t first, n = opool__mt_pop(p, c->half, &first);
+    uint32_t first, last, n = opool__mt_pop(p, c->half, &first, &last);
     if (n == 0) return opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1;
     OPOOL__MT_POINT(p, REFILL_POPPED);
     *slot = first;
@@ -8264,7 +8429,7 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
         uint32_t e = opool__atomic_load_acquire(&p->sig.epoch);
         uint32_t i;
         uint32_t unused;
-        if (opool__mt_pop(p, 1, &i) == 1 ||
+        if (opool__mt_pop(p, 1, &i, &unused) == 1 ||
             (scan_ok && opool__mt_steal_registered(p, 1, 0, &i, &unused))) {
             opool__mt_add_live(p, 1);
             obj = opool__mt_take(p, i, out);
@@ -8522,8 +8687,8 @@ void opool_mt_cache_destroy(opool_mt_cache *c) {
 
 /* alloc without counting a failure: the shared list, else a steal. */
 OPOOL__MT_HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
-    uint32_t i;
-    if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i) == 0) &&
+    uint32_t i, last;
+    if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i, &last) == 0) &&
         opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
         return NULL;
     opool__mt_add_live(p, 1);
@@ -8565,20 +8730,26 @@ opool_status opool_mt_free(opool_mt *p, opool_handle h) {
 
 uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n) {
     if (p == NULL || out == NULL || n == 0) return 0;
-    uint32_t first = 0, got = opool__mt_pop(p, n, &first);
+    /* from the stripes, one chain after another (a stripe may hold fewer) */
+    uint32_t first = 0, last = 0, got = 0, f, l, m;
+    while (got < n && (m = opool__mt_pop(p, n - got, &f, &l)) != 0) {
+        if (got)
+            opool__mt_link(p, last, f);
+        else
+            first = f;
+        last = l;
+        got += m;
+    }
     if (got < n) {
         OPOOL__MT_POINT(p, BULK_POPPED);
         /* the stolen chain goes after the popped one */
         /* a bulk alloc takes exactly what it misses: no extras */
         uint32_t sfirst, stolen = opool__mt_steal(p, n - got, 0, &sfirst);
         if (stolen) {
-            if (got) {
-                uint32_t last = first;
-                for (uint32_t k = 1; k < got; k++) last = opool__mt_link_of(p, last);
+            if (got)
                 opool__mt_link(p, last, sfirst);
-            } else {
+            else
                 first = sfirst;
-            }
             got += stolen;
         }
     }
@@ -8736,6 +8907,9 @@ int madvise(void *addr, size_t length, int advice);
 #elif defined(OPOOL__POSIX_FILES)
 #include <fcntl.h>
 #include <unistd.h>
+#endif
+#if defined(OPOOL__PTHREAD_KEY)
+#include <pthread.h>
 #endif
 
 /* ==== threads ============================================================= */
@@ -8913,6 +9087,60 @@ bool opool__membarrier(void) {
     FlushProcessWriteBuffers();
     return true;
 #else
+    return false;
+#endif
+}
+
+/* The one hook of opool__on_thread_end: set by every call (always the same
+ * function), read by the thread that set it when it ends. */
+static opool__atomic(opool__thread_end_fn *) opool__end_fn;
+
+#if defined(OPOOL__PTHREAD_KEY)
+static pthread_key_t opool__end_key;
+static pthread_once_t opool__end_once = PTHREAD_ONCE_INIT;
+static bool opool__end_ready; /* written once, read after pthread_once */
+
+static void opool__end_run(void *value) {
+    opool__thread_end_fn *fn = opool__atomic_load_relaxed(&opool__end_fn); /* this thread set it */
+    fn((uintptr_t)value);
+}
+static void opool__end_init(void) {
+    opool__end_ready = pthread_key_create(&opool__end_key, opool__end_run) == 0;
+}
+#if defined(__GNUC__) || defined(__clang__)
+/* A shared library unloaded while threads run must not leave them a
+ * destructor in unmapped code (at exit it changes nothing). */
+__attribute__((destructor)) static void opool__end_unload(void) {
+    if (opool__end_ready) pthread_key_delete(opool__end_key);
+}
+#endif
+#elif defined(OPOOL__FLS)
+static INIT_ONCE opool__end_once = INIT_ONCE_STATIC_INIT;
+static DWORD opool__end_slot = FLS_OUT_OF_INDEXES; /* written once, read after the init */
+
+static void NTAPI opool__end_run(void *value) {
+    opool__thread_end_fn *fn = opool__atomic_load_relaxed(&opool__end_fn); /* this thread set it */
+    if (value != NULL) fn((uintptr_t)value);
+}
+static BOOL CALLBACK opool__end_init(PINIT_ONCE once, void *arg, void **ctx) {
+    (void)once, (void)arg, (void)ctx;
+    opool__end_slot = FlsAlloc(opool__end_run);
+    return TRUE;
+}
+#endif
+
+bool opool__on_thread_end(opool__thread_end_fn *fn, uintptr_t value) {
+    opool__atomic_store_relaxed(&opool__end_fn, fn);
+#if defined(OPOOL__PTHREAD_KEY)
+    if (pthread_once(&opool__end_once, opool__end_init) != 0 || !opool__end_ready) return false;
+    return pthread_setspecific(opool__end_key, (void *)value) == 0;
+#elif defined(OPOOL__FLS)
+    if (!InitOnceExecuteOnce(&opool__end_once, opool__end_init, NULL, NULL) ||
+        opool__end_slot == FLS_OUT_OF_INDEXES)
+        return false;
+    return FlsSetValue(opool__end_slot, (void *)value) != 0;
+#else
+    (void)value;
     return false;
 #endif
 }

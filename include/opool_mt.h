@@ -31,22 +31,28 @@
  * HOW IT WORKS, AND WHAT IT COSTS
  * ============================================================================
  * Each slot has a 32-bit generation (odd = live, even = free) and a 32-bit
- * link; the links form the shared free list, a LIFO stack kept apart from the
- * objects. Its head is one 64-bit word: the top slot's index + 1 in the low
- * bits and an ABA tag in the rest, both changed together by one CAS. The tag
- * gets every bit the indices do not need: 64 - bits(capacity + 1), at least
- * 32. (docs/CONCURRENCY.md gives the wrap analysis and the proofs.)
+ * link; the links form the shared free list, kept apart from the objects.
+ * That list is eight LIFO stacks, its stripes, one per thread: a thread
+ * pushes the slots it frees onto its own stripe and pops from it first, so
+ * threads that allocate and free without a cache do not write one word or
+ * each other's slots. A stripe's head is one 64-bit word: the top slot's
+ * index + 1 in the low bits and an ABA tag in the rest, both changed
+ * together by one CAS. The tag gets every bit the indices do not need:
+ * 64 - bits(capacity + 1), at least 32. (docs/CONCURRENCY.md gives the wrap
+ * analysis and the proofs.)
  *
- * A fresh pool hands out its slots 0, 1, 2, ... in order, and a freed slot
- * is the next one handed out (LIFO): the same calls from one thread give the
- * same handles, run after run. Neighbouring slots share the cache lines of
- * their generations and links (16 to a line), which is what a cache's bulk
- * calls want (a run of 32 slots moves as two lines) and what the shared path
- * under contention does not: two threads allocating and freeing without a
- * cache write each other's lines, a few million pairs per second in all
- * (docs/CONCURRENCY.md section 8). Give each such thread a cache.
+ * A thread takes a stripe when it first uses any pool: one that no running
+ * thread holds, which it holds alone until it ends, else (past eight
+ * threads) one to share. A pop that finds its own stripe empty takes slots
+ * from another stripe, at least 16 at a time (a cache line of generations):
+ * the one it needs, the rest onto its own stripe. A fresh pool keeps every
+ * slot on one stripe, so it hands out its slots 0, 1, 2, ... in order, and a
+ * freed slot is the next one handed out (LIFO): the same calls from one
+ * thread give the same handles, run after run. Threads allocating from a
+ * fresh pool take 16 neighbouring slots each, not interleaved ones.
  *
- *   alloc  pops a slot (one CAS on the head), then makes its generation odd.
+ *   alloc  pops a slot (one CAS on its stripe's head), then makes its
+ *          generation odd.
  *   free   makes the generation even with a CAS from the handle's exact
  *          generation: of two threads freeing one handle, exactly one wins and
  *          the other gets OPOOL_ESTALE. Then it pushes the slot (one CAS).
@@ -65,7 +71,7 @@
  * generation, and not that one while the objects it frees are its own
  * (above). When the cache is empty it refills size/2 slots from the pool in
  * one CAS; when full it spills size/2 (the oldest) in one CAS. Whatever the
- * workload, at most one alloc or free in size/2 reaches the shared head.
+ * workload, at most one alloc or free in size/2 reaches the shared list.
  * With GCC and Clang such a hit is inline code in the caller, as opool.h's
  * alloc and free are: opool_mt_cache_alloc and opool_mt_cache_free are
  * also macros, whose bodies (opool_abi.h) read the cache record and the
@@ -76,8 +82,10 @@
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
  * of them in one block starting on a cache line) plus 16 bytes per slot; the
- * pool header is a few cache lines; a cache is 4 bytes per entry plus two
- * lines.
+ * pool header is about fifteen cache lines (eight for the stripes); a cache
+ * is 4 bytes per entry plus two lines. A thread that uses opool_mt holds one
+ * key of the system's thread-specific data (POSIX; Windows: a fiber-local
+ * slot) for the whole process, to give its stripe back when it ends.
  *
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
@@ -229,9 +237,10 @@ OPOOL_API void opool_mt_destroy(opool_mt *p);
  * no cache has a parked slot to steal): counted in failed_allocs (not for p
  * NULL) and reported (OPOOL_EFULL) as opool.h's EXHAUSTION says;
  * OPOOL_EWRITE_AFTER_FREE is reported under OPOOL_POISON. Lock-free: one CAS
- * when the shared list has a slot; O(caches * cache size) to steal, and on
- * Linux one membarrier system call when some cache may hold a slot.
- * Thread-safe. */
+ * when the thread's stripe of the shared list has a slot, else one look at
+ * each other stripe and one CAS at the first that has slots;
+ * O(caches * cache size) to steal, and on Linux one membarrier system call
+ * when some cache may hold a slot. Thread-safe. */
 OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
 
 /* opool_mt_alloc, but while the pool is full sleep until a slot is freed or
@@ -250,7 +259,8 @@ OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t tim
  * OPOOL_ESTALE: h stale, foreign, or freed by a racing thread first (of two
  * threads freeing one handle, exactly one gets OPOOL_OK). A rejected free
  * changes nothing but rejected_handles and is reported with h (neither for p
- * NULL). Lock-free: one CAS on the generation, one on the head; a wake-up
+ * NULL). Lock-free: one CAS on the generation, one on the thread's stripe of
+ * the shared list; a wake-up
  * system call only if a thread is sleeping; a membarrier system call the
  * first time it frees an object of a cache whose plain-store frees are not
  * yet revoked (HOW IT WORKS). Thread-safe. */
@@ -277,17 +287,18 @@ OPOOL_API uint32_t opool_mt_count(const opool_mt *p);
  * Thread-safe. */
 OPOOL_API uint32_t opool_mt_capacity(const opool_mt *p);
 
-/* Allocate up to n objects with one CAS on the shared head (stealing exactly
- * what it misses): handles to out[0..k) (required when n > 0), objects to
- * objs[0..k) if objs is not NULL. Returns k, the number allocated: fewer
- * than n only when the pool ran out (then one failed alloc, counted and
- * reported as opool.h's EXHAUSTION says, however many it lacked: see FAILED
- * ALLOCS); 0, not counted, for p NULL, out NULL or n 0. O(n) plus one CAS.
- * Thread-safe. */
+/* Allocate up to n objects with one CAS on the thread's stripe of the shared
+ * list, one more per other stripe it takes from when its own holds fewer
+ * (then stealing exactly what it misses): handles to out[0..k) (required
+ * when n > 0), objects to objs[0..k) if objs is not NULL. Returns k, the
+ * number allocated: fewer than n only when the pool ran out (then one failed
+ * alloc, counted and reported as opool.h's EXHAUSTION says, however many it
+ * lacked: see FAILED ALLOCS); 0, not counted, for p NULL, out NULL or n 0.
+ * O(n) plus one CAS while the thread's stripe has n slots. Thread-safe. */
 OPOOL_API uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32_t n);
 
-/* Free the objects of hs[0..n) and return them with one CAS on the shared
- * head. Returns how many were freed; each rejected handle (as opool_mt_free
+/* Free the objects of hs[0..n) and return them with one CAS on the thread's
+ * stripe of the shared list. Returns how many were freed; each rejected handle (as opool_mt_free
  * rejects it) is skipped, counted in rejected_handles and reported. 0 for p
  * or hs NULL. O(n) plus one CAS. Thread-safe. */
 OPOOL_API uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n);

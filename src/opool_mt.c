@@ -112,7 +112,7 @@ OPOOL_NOINLINE unsigned opool__mt_stripe_first(void) {
     for (unsigned s; (s = opool__mt_stripe_free(held, start)) < OPOOL__MT_STRIPES;) {
         /* acquire: after the last holder's release (above) */
         if (opool__atomic_cas_strong_acquire_relaxed(&opool__mt_stripes_held, &held,
-                                                      held | 1u << s)) {
+                                                     held | 1u << s)) {
             w = (s + 1) | OPOOL__MT_HELD;
             /* held until the thread ends, or not at all where nothing says
              * when that is */

@@ -8,7 +8,8 @@
  *
  * The files of opool_mt, each with one job:
  *   opool_mt_internal.h   the records and the shared slot operations (docs 4)
- *   opool_mt_list.h       the ABA-tagged shared free list (docs 3), inline
+ *   opool_mt_list.h       the shared free list, ABA-tagged stacks striped by thread
+ *                         (docs 3), inline
  *   opool_mt.c            the pool: create, destroy, the slow steps of a slot,
  *                         failures and reports, get, count and stats
  *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier (docs 6)

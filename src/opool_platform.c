@@ -264,7 +264,8 @@ static pthread_once_t opool__end_once = PTHREAD_ONCE_INIT;
 static bool opool__end_ready; /* written once, read after pthread_once */
 
 static void opool__end_run(void *value) {
-    opool__atomic_load_relaxed(&opool__end_fn)((uintptr_t)value); /* relaxed: this thread set it */
+    opool__thread_end_fn *fn = opool__atomic_load_relaxed(&opool__end_fn); /* this thread set it */
+    fn((uintptr_t)value);
 }
 static void opool__end_init(void) {
     opool__end_ready = pthread_key_create(&opool__end_key, opool__end_run) == 0;
@@ -281,7 +282,8 @@ static INIT_ONCE opool__end_once = INIT_ONCE_STATIC_INIT;
 static DWORD opool__end_slot = FLS_OUT_OF_INDEXES; /* written once, read after the init */
 
 static void NTAPI opool__end_run(void *value) {
-    if (value != NULL) opool__atomic_load_relaxed(&opool__end_fn)((uintptr_t)value);
+    opool__thread_end_fn *fn = opool__atomic_load_relaxed(&opool__end_fn); /* this thread set it */
+    if (value != NULL) fn((uintptr_t)value);
 }
 static BOOL CALLBACK opool__end_init(PINIT_ONCE once, void *arg, void **ctx) {
     (void)once, (void)arg, (void)ctx;

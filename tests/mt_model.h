@@ -90,7 +90,7 @@ typedef struct mt_model {
      * stripe s's top */
     uint32_t *stack[MTM_STRIPES];
     uint32_t nstack[MTM_STRIPES];
-    unsigned stripe;    /* the calling thread's */
+    unsigned stripe;   /* the calling thread's */
     uint32_t *scratch; /* [capacity]: what a pop takes */
     mtm_cache cache[MTM_MAX_CACHES];
 
@@ -387,8 +387,8 @@ static inline bool mtm_alloc(mt_model *m, uint32_t got, uint64_t *out) {
 }
 
 /* opool_mt_alloc_bulk: pops until it has n or the stripes are empty (out[0]
- * the first pop's old top), then steals what is missing. got[k]: the index the pool returned in out[k]
- * (MTM_NONE past what it returned). */
+ * the first pop's old top), then steals what is missing. got[k]: the index the pool returned in
+ * out[k] (MTM_NONE past what it returned). */
 static inline uint32_t mtm_alloc_bulk(mt_model *m, uint32_t n, const uint32_t *got, uint64_t *out) {
     uint32_t k = 0;
     for (uint32_t got_n; k < n && (got_n = mtm__pop(m, n - k)) != 0;)

@@ -129,7 +129,8 @@ template <int BULK> struct freelist_test : rl::test_suite<freelist_test<BULK>, 3
 
     void after() {
         bool seen[NSLOTS] = {false};
-        uint32_t t = (uint32_t)(pool.stripes[0].head.load(rl::mo_relaxed, RL_INFO) & pool.idx_mask), n = 0;
+        uint32_t t = (uint32_t)(pool.stripes[0].head.load(rl::mo_relaxed, RL_INFO) & pool.idx_mask),
+                 n = 0;
         while (t != 0) {
             RL_ASSERT(t <= NSLOTS);
             RL_ASSERT(!seen[t - 1]); /* a cycle, or a slot listed twice */

@@ -24,7 +24,9 @@
 #                      stage, without clang-format the layout check, each with a note.
 #   make platforms     the cross builds, each built with -Werror and its whole test suite run
 #                      under its emulator (not part of make test; .ci/run runs it after):
-#                        build/i686     i686-linux-gnu-gcc, static, qemu-i386 (32-bit x86)
+#                        build/i686     i686-linux-gnu-gcc, static, run natively where the
+#                                       kernel can, else qemu-i386 (32-bit x86; see
+#                                       cmake/toolchains/run-i386.sh)
 #                        build/aarch64  aarch64-linux-gnu-gcc, qemu-aarch64 (64-bit ARM)
 #                        build/mingw64  x86_64-w64-mingw32-gcc-posix, wine64 (Windows x86-64)
 #                        build/wasm32   emscripten (emcmake), node (WebAssembly, wasm threads)

@@ -85,8 +85,10 @@ _Thread_local unsigned opool__mt_stripe_of_thread;
 static opool__atomic(uint32_t) opool__mt_stripes_held;
 
 /* A thread that held stripe word w ends: the stripe is free for the next
- * thread. */
+ * thread. Should the thread call opool_mt again (another library's
+ * destructor of the thread, run after this one), it takes a stripe anew. */
 static void opool__mt_stripe_release(uintptr_t w) {
+    opool__mt_stripe_of_thread = 0;
     uint32_t held = opool__atomic_load_relaxed(&opool__mt_stripes_held);
     uint32_t bit = 1u << OPOOL__MT_STRIPE_OF(w);
     /* release: its last stores to `owned` come before the next holder's

@@ -4498,8 +4498,17 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
 #define OPOOL__MT_HELD 0x100u
 #define OPOOL__MT_STRIPE_OF(w) (((w) & (OPOOL__MT_HELD - 1)) - 1)
 #if !defined(OPOOL_RELACY)
-extern _Thread_local unsigned opool__mt_stripe_of_thread; /* 0 until the first use */
-OPOOL__INTERNAL unsigned opool__mt_stripe_first(void);                    /* opool_mt.c: assigns it */
+/* Declared here and defined in opool_mt.c, both static in dist/opool.h
+ * under OPOOL_STATIC, where the library is one file's own. */
+#if defined(OPOOL_STATIC)
+#define OPOOL__MT_SHARED_DECL static
+#define OPOOL__MT_SHARED_DEF static
+#else
+#define OPOOL__MT_SHARED_DECL extern
+#define OPOOL__MT_SHARED_DEF
+#endif
+OPOOL__MT_SHARED_DECL _Thread_local unsigned opool__mt_stripe_of_thread; /* 0 until first use */
+OPOOL__INTERNAL unsigned opool__mt_stripe_first(void); /* opool_mt.c: assigns it */
 OPOOL__MT_HOT unsigned opool__mt_stripe_word(void) {
     unsigned w = opool__mt_stripe_of_thread;
     return OPOOL_LIKELY(w != 0) ? w : opool__mt_stripe_first();
@@ -7799,15 +7808,17 @@ OPOOL_NOINLINE void opool__mt_settle(opool_mt *p) {
 /* The calling thread's stripe word (opool_mt_internal.h), the same for
  * every pool and every file of opool_mt: a thread pops first from the
  * stripe it pushes onto. */
-_Thread_local unsigned opool__mt_stripe_of_thread;
+OPOOL__MT_SHARED_DEF _Thread_local unsigned opool__mt_stripe_of_thread;
 
 /* The stripes running threads hold alone, a bit each: a held stripe's
  * `owned` counters have one writer, that thread, in every pool. */
 static opool__atomic(uint32_t) opool__mt_stripes_held;
 
 /* A thread that held stripe word w ends: the stripe is free for the next
- * thread. */
+ * thread. Should the thread call opool_mt again (another library's
+ * destructor of the thread, run after this one), it takes a stripe anew. */
 static void opool__mt_stripe_release(uintptr_t w) {
+    opool__mt_stripe_of_thread = 0;
     uint32_t held = opool__atomic_load_relaxed(&opool__mt_stripes_held);
     uint32_t bit = 1u << OPOOL__MT_STRIPE_OF(w);
     /* release: its last stores to `owned` come before the next holder's

@@ -255,8 +255,17 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
 #define OPOOL__MT_HELD 0x100u
 #define OPOOL__MT_STRIPE_OF(w) (((w) & (OPOOL__MT_HELD - 1)) - 1)
 #if !defined(OPOOL_RELACY)
-extern _Thread_local unsigned opool__mt_stripe_of_thread; /* 0 until the first use */
-unsigned opool__mt_stripe_first(void);                    /* opool_mt.c: assigns it */
+/* Declared here and defined in opool_mt.c, both static in dist/opool.h
+ * under OPOOL_STATIC, where the library is one file's own. */
+#if defined(OPOOL_STATIC)
+#define OPOOL__MT_SHARED_DECL static
+#define OPOOL__MT_SHARED_DEF static
+#else
+#define OPOOL__MT_SHARED_DECL extern
+#define OPOOL__MT_SHARED_DEF
+#endif
+OPOOL__MT_SHARED_DECL _Thread_local unsigned opool__mt_stripe_of_thread; /* 0 until first use */
+unsigned opool__mt_stripe_first(void); /* opool_mt.c: assigns it */
 OPOOL__MT_HOT unsigned opool__mt_stripe_word(void) {
     unsigned w = opool__mt_stripe_of_thread;
     return OPOOL_LIKELY(w != 0) ? w : opool__mt_stripe_first();

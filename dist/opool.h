@@ -4309,9 +4309,9 @@ enum {
     OPOOL__MT_REVOKED = 2   /* revoked, barrier done: every free of its slots uses the CAS */
 };
 _Static_assert(OPOOL__MT_BIASED == 0, "opool_abi.h's opool__mt_claim_biased reads biased as 0");
-/* A stripe: a list of free slots and a live counter, on a line of its own,
- * written by the threads that have this stripe (and, for the list, by
- * threads that find their own stripe empty). */
+/* A stripe: a list of free slots and the live counters of its threads, on
+ * a line of its own, written by the threads that have this stripe (and, for
+ * the list, by threads that find their own stripe empty). */
 typedef struct opool__mt_stripe {
     /* the top slot's index + 1 (0: empty) in the idx_mask bits, an ABA tag
      * in the rest (docs 3) */

@@ -1409,7 +1409,7 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * ============================================================================
  * Each slot has a 32-bit generation (odd = live, even = free) and a 32-bit
  * link; the links form the shared free list, kept apart from the objects.
- * That list is eight LIFO stacks, its stripes, one per thread: a thread
+ * That list is sixteen LIFO stacks, its stripes, one per thread: a thread
  * pushes the slots it frees onto its own stripe and pops from it first, so
  * threads that allocate and free without a cache do not write one word or
  * each other's slots. A stripe's head is one 64-bit word: the top slot's
@@ -1419,7 +1419,7 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * analysis and the proofs.)
  *
  * A thread takes a stripe when it first uses any pool: one that no running
- * thread holds, which it holds alone until it ends, else (past eight
+ * thread holds, which it holds alone until it ends, else (past sixteen
  * threads) one to share. A pop that finds its own stripe empty takes slots
  * from another stripe, at least 16 at a time (a cache line of generations):
  * the one it needs, the rest onto its own stripe. A fresh pool keeps every
@@ -1459,7 +1459,7 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
  * of them in one block starting on a cache line) plus 16 bytes per slot; the
- * pool header is about fifteen cache lines (eight for the stripes); a cache
+ * pool header is 2 KiB on 64-bit machines (sixteen of its lines the stripes); a cache
  * is 4 bytes per entry plus two lines. A thread that uses opool_mt holds one
  * key of the system's thread-specific data (POSIX; Windows: a fiber-local
  * slot) for the whole process, to give its stripe back when it ends.
@@ -4293,7 +4293,7 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
 
 /* The shared free list is this many lists, the stripes (docs 3): each
  * thread pushes onto its own stripe and pops from it first. */
-#define OPOOL__MT_STRIPES 8
+#define OPOOL__MT_STRIPES 16 /* at most 32: a bit each in opool__mt_stripes_held */
 /* Slots a pop that finds its own stripe empty takes from another stripe in
  * its one CAS, the ones it does not hand out going onto its own stripe: a
  * line of generations (16 of 4 bytes), so that two threads allocating from

@@ -32,7 +32,7 @@
  * ============================================================================
  * Each slot has a 32-bit generation (odd = live, even = free) and a 32-bit
  * link; the links form the shared free list, kept apart from the objects.
- * That list is eight LIFO stacks, its stripes, one per thread: a thread
+ * That list is sixteen LIFO stacks, its stripes, one per thread: a thread
  * pushes the slots it frees onto its own stripe and pops from it first, so
  * threads that allocate and free without a cache do not write one word or
  * each other's slots. A stripe's head is one 64-bit word: the top slot's
@@ -42,7 +42,7 @@
  * analysis and the proofs.)
  *
  * A thread takes a stripe when it first uses any pool: one that no running
- * thread holds, which it holds alone until it ends, else (past eight
+ * thread holds, which it holds alone until it ends, else (past sixteen
  * threads) one to share. A pop that finds its own stripe empty takes slots
  * from another stripe, at least 16 at a time (a cache line of generations):
  * the one it needs, the rest onto its own stripe. A fresh pool keeps every
@@ -82,7 +82,7 @@
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
  * of them in one block starting on a cache line) plus 16 bytes per slot; the
- * pool header is about fifteen cache lines (eight for the stripes); a cache
+ * pool header is 2 KiB on 64-bit machines (sixteen of its lines the stripes); a cache
  * is 4 bytes per entry plus two lines. A thread that uses opool_mt holds one
  * key of the system's thread-specific data (POSIX; Windows: a fiber-local
  * slot) for the whole process, to give its stripe back when it ends.

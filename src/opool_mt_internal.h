@@ -50,7 +50,7 @@
 
 /* The shared free list is this many lists, the stripes (docs 3): each
  * thread pushes onto its own stripe and pops from it first. */
-#define OPOOL__MT_STRIPES 8
+#define OPOOL__MT_STRIPES 16 /* at most 32: a bit each in opool__mt_stripes_held */
 /* Slots a pop that finds its own stripe empty takes from another stripe in
  * its one CAS, the ones it does not hand out going onto its own stripe: a
  * line of generations (16 of 4 bytes), so that two threads allocating from

@@ -12,7 +12,7 @@
  * list, parked in exactly one cache, or retired. The rules:
  *   - handle = generation << 32 | index; every slot starts at
  *     gen0 = salt & ~1; alloc and free each add one;
- *   - the shared list is eight stacks, its stripes (docs section 3): the
+ *   - the shared list is sixteen stacks, its stripes (docs section 3): the
  *     calling thread has one (the test switches it to play several
  *     threads), stack[s][nstack[s] - 1] is stripe s's top; a fresh pool
  *     holds 0, 1, ..., capacity - 1 on stripe 0 with 0 on top (the header's
@@ -57,13 +57,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mt_check.h" /* OPOOL_TEST_MT_STRIPES */
 #include "opool.h"
 #include "opool_mt.h"
 
 #define MTM_MAX_CACHES 8
 #define MTM_MAX_REPORTS 64
 #define MTM_NONE UINT32_MAX
-#define MTM_STRIPES 8  /* OPOOL__MT_STRIPES */
+#define MTM_STRIPES OPOOL_TEST_MT_STRIPES
 #define MTM_BORROW 16u /* OPOOL__MT_BORROW */
 
 typedef struct mtm_report {

@@ -464,7 +464,7 @@ TEST(fresh_pool_hands_out_slots_in_order) {
  * then on each stripe in turn: a thread's first pops borrow from stripe 0,
  * where a fresh pool keeps every slot, in order. */
 TEST(fresh_pool_of_many_slots_hands_out_slots_in_order_then_lifo) {
-    for (int s = -1; s < 8; s++) {
+    for (int s = -1; s < OPOOL_TEST_MT_STRIPES; s++) {
         if (s >= 0) opool__mt_set_stripe((unsigned)s);
         opool_mt *p = make_pool(8, 100);
         REQUIRE(p);

@@ -1795,7 +1795,7 @@ static void *thief_thread(void *arg) {
 
 /* ---- held stripes ---------------------------------------------------------- */
 
-#define HELD_THREADS 9 /* one more than there are stripes */
+#define HELD_THREADS (OPOOL_TEST_MT_STRIPES + 1) /* one more than there are stripes */
 
 typedef struct held_run {
     opool_mt *p;
@@ -1834,7 +1834,7 @@ TEST(held_stripes_go_back_when_their_threads_end) {
     int expect = 0; /* no hook at a thread's end: nobody holds a stripe */
     CHECK(mine < 0);
 #else
-    int expect = mine >= 0 ? 7 : 8;
+    int expect = mine >= 0 ? OPOOL_TEST_MT_STRIPES - 1 : OPOOL_TEST_MT_STRIPES;
 #endif
     held_run r = {.p = p};
     opool_handle live[3 * 2 * HELD_THREADS];

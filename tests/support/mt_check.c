@@ -8,6 +8,8 @@
 
 #include "opool_mt_internal.h"
 
+_Static_assert(OPOOL_TEST_MT_STRIPES == OPOOL__MT_STRIPES, "mt_check.h's count of stripes");
+
 /* The pool is quiescent (no call runs on it): nothing to synchronise with. */
 #define opool__mt_peek(obj) opool__atomic_load_relaxed(obj)
 

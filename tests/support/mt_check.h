@@ -19,7 +19,9 @@ bool opool__mt_check(const struct opool_mt *p, char *why, size_t why_size);
 /* Set the generation of free slot index, which must sit in the shared list,
  * to gen (even): how tests reach a generation's wrap. False otherwise. */
 bool opool__mt_set_gen(struct opool_mt *p, uint32_t index, uint32_t gen);
-/* Make the calling thread use stripe s of the shared list (0 <= s < 8),
+/* The stripes of the shared list (OPOOL__MT_STRIPES, checked in mt_check.c). */
+#define OPOOL_TEST_MT_STRIPES 16
+/* Make the calling thread use stripe s of the shared list (s < OPOOL_TEST_MT_STRIPES),
  * shared (counted with a read-modify-write): how tests choose which threads
  * share a stripe, or play several threads from one. A stripe it held alone
  * stays held, unused, until it ends. */

@@ -1419,8 +1419,10 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * analysis and the proofs.)
  *
  * A thread takes a stripe when it first uses any pool: one that no running
- * thread holds, which it holds alone until it ends, else (past sixteen
- * threads) one to share. A pop that finds its own stripe empty takes slots
+ * thread holds, which it holds alone until it ends (and counts its objects
+ * there without a locked instruction), else one to share (past sixteen
+ * threads, and always in a build with OPOOL_PORTABLE, which has no hook at
+ * a thread's end). A pop that finds its own stripe empty takes slots
  * from another stripe, at least 16 at a time (a cache line of generations):
  * the one it needs, the rest onto its own stripe. A fresh pool keeps every
  * slot on one stripe, so it hands out its slots 0, 1, 2, ... in order, and a

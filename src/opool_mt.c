@@ -78,7 +78,7 @@ OPOOL_NOINLINE void opool__mt_settle(opool_mt *p) {
 /* The calling thread's stripe word (opool_mt_internal.h), the same for
  * every pool and every file of opool_mt: a thread pops first from the
  * stripe it pushes onto. */
-OPOOL__MT_SHARED_DEF _Thread_local unsigned opool__mt_stripe_of_thread;
+OPOOL__MT_SHARED_DEF _Thread_local unsigned opool__mt_stripe_of_thread OPOOL__MT_TLS_MODEL;
 
 /* The stripes running threads hold alone, a bit each: a held stripe's
  * `owned` counters have one writer, that thread, in every pool. */

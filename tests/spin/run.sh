@@ -167,6 +167,12 @@ broken "moves spill reads waiters before its push" moves.pml "-DSPILL -DSPILL_LO
 broken "moves borrow pushes onto its stripe without waking" moves.pml "-DBORROW -DNW=3 -DBORROW_NO_WAKE" "$safety" "" "$lost" "lost wake-up found"
 broken "moves waiters that pop only their own stripe" moves.pml "-DBORROW -DNW=3 -DSCAN_OWN_ONLY" "$safety" "" "$lost" "lost wake-up found"
 
+# ---- stripes.pml: threads taking and giving back the stripes they hold alone
+lostc='assertion violated +!\(lost_count\)'
+verify "stripes held alone, 4 threads, 2 stripes" stripes.pml "" "$safety" ""
+broken "stripes claimed by a test, then a set" stripes.pml "-DTEST_THEN_SET" "$safety" "" "$lostc" "lost count found"
+broken "stripes given back before the counts" stripes.pml "-DRELEASE_FIRST" "$safety" "" "$lostc" "lost count found"
+
 # ---- claim.pml: the home's biased claim against revokers (the home's stores buffered)
 two='assertion violated +!\(two_frees\)'
 verify "claim home against 2 revokers" claim.pml "" "$safety" ""

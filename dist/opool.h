@@ -1518,6 +1518,13 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * opool_mt_create/opool_mt_destroy (no other call may run on that pool). A
  * cache belongs to one thread at a time; its calls are not to be made
  * concurrently with each other, but run concurrently with every other call.
+ * No call is async-signal-safe: a signal handler must not call one that
+ * the thread it interrupted may be in the middle of (a thread's count of
+ * its cacheless allocs and frees is a load and a store, not atomic with
+ * itself). Fibers: a thread's stripe is the thread's, whatever fiber runs
+ * on it; on Windows a thread that ends while running another fiber than the
+ * one that first used opool_mt keeps its stripe held (only speed is lost:
+ * later threads share).
  *
  * The desc is opool.h's: object_size, object_align, capacity (max_capacity
  * 0 or equal to it), flags OPOOL_ZERO, OPOOL_POISON and OPOOL_RETIRE_ON_WRAP,
@@ -4512,9 +4519,11 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
 /* In a shared library, the default model of thread-local storage makes every
  * access a call (__tls_get_addr): two per cacheless alloc or free. The
  * initial-exec model makes it a load from the thread pointer; a library
- * loaded with dlopen takes its 4 bytes from the static TLS the C library
- * keeps in reserve for that (glibc), as mimalloc's and jemalloc's do. */
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__ELF__) && !defined(OPOOL_STATIC)
+ * loaded with dlopen takes its 4 bytes from the static TLS glibc keeps in
+ * reserve for that. Only with glibc: musl and Android refuse to load a
+ * library with such TLS through dlopen. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__GLIBC__) && !defined(__ANDROID__) &&    \
+    !defined(OPOOL_STATIC)
 #define OPOOL__MT_TLS_MODEL __attribute__((tls_model("initial-exec")))
 #else
 #define OPOOL__MT_TLS_MODEL
@@ -7827,17 +7836,26 @@ OPOOL__MT_SHARED_DEF _Thread_local unsigned opool__mt_stripe_of_thread OPOOL__MT
  * `owned` counters have one writer, that thread, in every pool. */
 static opool__atomic(uint32_t) opool__mt_stripes_held;
 
-/* A thread that held stripe word w ends: the stripe is free for the next
- * thread. Should the thread call opool_mt again (another library's
- * destructor of the thread, run after this one), it takes a stripe anew. */
-static void opool__mt_stripe_release(uintptr_t w) {
-    opool__mt_stripe_of_thread = 0;
+/* Give back the stripe of held word w. */
+static void opool__mt_stripe_unhold(uintptr_t w) {
     uint32_t held = opool__atomic_load_relaxed(&opool__mt_stripes_held);
     uint32_t bit = 1u << OPOOL__MT_STRIPE_OF(w);
     /* release: its last stores to `owned` come before the next holder's
      * first loads (that holder's acquire CAS) */
     while (!opool__atomic_cas_weak_release_relaxed(&opool__mt_stripes_held, &held, held & ~bit)) {
     }
+}
+
+/* The end-of-thread hook of a thread that took held word w: the stripe is
+ * free for the next thread. Only if w is still the calling thread's word:
+ * Windows also runs the hook when another thread deletes the fiber that
+ * registered it, while its thread may still hold the stripe. Should the
+ * thread call opool_mt again (another library's destructor of the thread,
+ * run after this one), it takes a stripe anew. */
+static void opool__mt_stripe_release(uintptr_t w) {
+    if (opool__mt_stripe_of_thread != w) return;
+    opool__mt_stripe_of_thread = 0;
+    opool__mt_stripe_unhold(w);
 }
 
 /* The first stripe from start that held leaves free; OPOOL__MT_STRIPES if
@@ -7862,7 +7880,7 @@ OPOOL_NOINLINE unsigned opool__mt_stripe_first(void) {
             /* held until the thread ends, or not at all where nothing says
              * when that is */
             if (!opool__on_thread_end(opool__mt_stripe_release, w)) {
-                opool__mt_stripe_release(w);
+                opool__mt_stripe_unhold(w);
                 w = s + 1;
             }
             break;

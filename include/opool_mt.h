@@ -141,6 +141,13 @@
  * opool_mt_create/opool_mt_destroy (no other call may run on that pool). A
  * cache belongs to one thread at a time; its calls are not to be made
  * concurrently with each other, but run concurrently with every other call.
+ * No call is async-signal-safe: a signal handler must not call one that
+ * the thread it interrupted may be in the middle of (a thread's count of
+ * its cacheless allocs and frees is a load and a store, not atomic with
+ * itself). Fibers: a thread's stripe is the thread's, whatever fiber runs
+ * on it; on Windows a thread that ends while running another fiber than the
+ * one that first used opool_mt keeps its stripe held (only speed is lost:
+ * later threads share).
  *
  * The desc is opool.h's: object_size, object_align, capacity (max_capacity
  * 0 or equal to it), flags OPOOL_ZERO, OPOOL_POISON and OPOOL_RETIRE_ON_WRAP,

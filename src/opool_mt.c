@@ -84,17 +84,26 @@ OPOOL__MT_SHARED_DEF _Thread_local unsigned opool__mt_stripe_of_thread OPOOL__MT
  * `owned` counters have one writer, that thread, in every pool. */
 static opool__atomic(uint32_t) opool__mt_stripes_held;
 
-/* A thread that held stripe word w ends: the stripe is free for the next
- * thread. Should the thread call opool_mt again (another library's
- * destructor of the thread, run after this one), it takes a stripe anew. */
-static void opool__mt_stripe_release(uintptr_t w) {
-    opool__mt_stripe_of_thread = 0;
+/* Give back the stripe of held word w. */
+static void opool__mt_stripe_unhold(uintptr_t w) {
     uint32_t held = opool__atomic_load_relaxed(&opool__mt_stripes_held);
     uint32_t bit = 1u << OPOOL__MT_STRIPE_OF(w);
     /* release: its last stores to `owned` come before the next holder's
      * first loads (that holder's acquire CAS) */
     while (!opool__atomic_cas_weak_release_relaxed(&opool__mt_stripes_held, &held, held & ~bit)) {
     }
+}
+
+/* The end-of-thread hook of a thread that took held word w: the stripe is
+ * free for the next thread. Only if w is still the calling thread's word:
+ * Windows also runs the hook when another thread deletes the fiber that
+ * registered it, while its thread may still hold the stripe. Should the
+ * thread call opool_mt again (another library's destructor of the thread,
+ * run after this one), it takes a stripe anew. */
+static void opool__mt_stripe_release(uintptr_t w) {
+    if (opool__mt_stripe_of_thread != w) return;
+    opool__mt_stripe_of_thread = 0;
+    opool__mt_stripe_unhold(w);
 }
 
 /* The first stripe from start that held leaves free; OPOOL__MT_STRIPES if
@@ -119,7 +128,7 @@ OPOOL_NOINLINE unsigned opool__mt_stripe_first(void) {
             /* held until the thread ends, or not at all where nothing says
              * when that is */
             if (!opool__on_thread_end(opool__mt_stripe_release, w)) {
-                opool__mt_stripe_release(w);
+                opool__mt_stripe_unhold(w);
                 w = s + 1;
             }
             break;

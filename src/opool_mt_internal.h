@@ -267,9 +267,11 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
 /* In a shared library, the default model of thread-local storage makes every
  * access a call (__tls_get_addr): two per cacheless alloc or free. The
  * initial-exec model makes it a load from the thread pointer; a library
- * loaded with dlopen takes its 4 bytes from the static TLS the C library
- * keeps in reserve for that (glibc), as mimalloc's and jemalloc's do. */
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__ELF__) && !defined(OPOOL_STATIC)
+ * loaded with dlopen takes its 4 bytes from the static TLS glibc keeps in
+ * reserve for that. Only with glibc: musl and Android refuse to load a
+ * library with such TLS through dlopen. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__GLIBC__) && !defined(__ANDROID__) &&    \
+    !defined(OPOOL_STATIC)
 #define OPOOL__MT_TLS_MODEL __attribute__((tls_model("initial-exec")))
 #else
 #define OPOOL__MT_TLS_MODEL

@@ -103,10 +103,7 @@ bool opool__mt_set_gen(opool_mt *p, uint32_t index, uint32_t gen) {
     return false;
 }
 
-void opool__mt_set_stripe(unsigned s) {
-    (void)opool__mt_stripe_word(); /* a stripe it holds stays held until it ends */
-    opool__mt_stripe_of_thread = s % OPOOL__MT_STRIPES + 1;
-}
+void opool__mt_set_stripe(unsigned s) { opool__mt_stripe_of_thread = s % OPOOL__MT_STRIPES + 1; }
 
 int opool__mt_stripe_held(void) {
     unsigned w = opool__mt_stripe_word();

@@ -4017,11 +4017,14 @@ OPOOL__INTERNAL bool opool__membarrier_ready(void);
  * runs a thread of the process and drains its stores (never fails). */
 OPOOL__INTERNAL bool opool__membarrier(void);
 
-/* Call fn(value) in the calling thread when it ends (value != 0): one
- * registration per thread, a later one replacing the value; fn the same for
- * every call in the process. False where the system offers no such hook
- * (OPOOL_PORTABLE) or refused it: fn will not be called for this thread.
- * Not called for a thread still running when the process exits. */
+/* Call fn(value) in the calling thread when it ends (value != 0), and in
+ * no other thread: one registration per thread, a later one replacing the
+ * value; fn the same for every call in the process. False where the system
+ * offers no such hook (OPOOL_PORTABLE) or refused it: fn will not be called
+ * for this thread. Not called for a thread still running when the process
+ * exits, nor (Windows: the hook is fiber-local) for a thread that ends
+ * running another fiber than the one that registered. The thread's own
+ * thread-local variables may already be gone when fn runs (mingw's emutls). */
 typedef void opool__thread_end_fn(uintptr_t value);
 OPOOL__INTERNAL bool opool__on_thread_end(opool__thread_end_fn *fn, uintptr_t value);
 
@@ -7846,14 +7849,11 @@ static void opool__mt_stripe_unhold(uintptr_t w) {
     }
 }
 
-/* The end-of-thread hook of a thread that took held word w: the stripe is
- * free for the next thread. Only if w is still the calling thread's word:
- * Windows also runs the hook when another thread deletes the fiber that
- * registered it, while its thread may still hold the stripe. Should the
- * thread call opool_mt again (another library's destructor of the thread,
- * run after this one), it takes a stripe anew. */
+/* The end-of-thread hook of the thread that took held word w, run in that
+ * thread only (opool__on_thread_end): the stripe is free for the next
+ * thread. Should the thread call opool_mt again (another library's
+ * destructor of the thread, run after this one), it takes a stripe anew. */
 static void opool__mt_stripe_release(uintptr_t w) {
-    if (opool__mt_stripe_of_thread != w) return;
     opool__mt_stripe_of_thread = 0;
     opool__mt_stripe_unhold(w);
 }
@@ -9160,9 +9160,21 @@ __attribute__((destructor)) static void opool__end_unload(void) {
 static INIT_ONCE opool__end_once = INIT_ONCE_STATIC_INIT;
 static DWORD opool__end_slot = FLS_OUT_OF_INDEXES; /* written once, read after the init */
 
-static void NTAPI opool__end_run(void *value) {
+/* What a fiber-local slot holds: the value, and the thread that set it.
+ * Windows also runs the callback when another thread deletes the fiber
+ * that set it (DeleteFiber), while the setting thread may go on: only the
+ * setting thread's own end counts. */
+typedef struct opool__end_rec {
+    uintptr_t value;
+    DWORD thread;
+} opool__end_rec;
+
+static void NTAPI opool__end_run(void *rec) {
+    opool__end_rec *r = (opool__end_rec *)rec;
+    if (r == NULL) return;
     opool__thread_end_fn *fn = opool__atomic_load_relaxed(&opool__end_fn); /* this thread set it */
-    if (value != NULL) fn((uintptr_t)value);
+    if (r->thread == GetCurrentThreadId()) fn(r->value);
+    HeapFree(GetProcessHeap(), 0, r);
 }
 static BOOL CALLBACK opool__end_init(PINIT_ONCE once, void *arg, void **ctx) {
     (void)once, (void)arg, (void)ctx;
@@ -9180,7 +9192,17 @@ bool opool__on_thread_end(opool__thread_end_fn *fn, uintptr_t value) {
     if (!InitOnceExecuteOnce(&opool__end_once, opool__end_init, NULL, NULL) ||
         opool__end_slot == FLS_OUT_OF_INDEXES)
         return false;
-    return FlsSetValue(opool__end_slot, (void *)value) != 0;
+    opool__end_rec *r = (opool__end_rec *)FlsGetValue(opool__end_slot);
+    if (r == NULL) {
+        r = (opool__end_rec *)HeapAlloc(GetProcessHeap(), 0, sizeof *r);
+        if (r == NULL || !FlsSetValue(opool__end_slot, r)) {
+            if (r != NULL) HeapFree(GetProcessHeap(), 0, r);
+            return false;
+        }
+    }
+    r->value = value;
+    r->thread = GetCurrentThreadId();
+    return true;
 #else
     (void)value;
     return false;

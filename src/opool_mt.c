@@ -94,14 +94,11 @@ static void opool__mt_stripe_unhold(uintptr_t w) {
     }
 }
 
-/* The end-of-thread hook of a thread that took held word w: the stripe is
- * free for the next thread. Only if w is still the calling thread's word:
- * Windows also runs the hook when another thread deletes the fiber that
- * registered it, while its thread may still hold the stripe. Should the
- * thread call opool_mt again (another library's destructor of the thread,
- * run after this one), it takes a stripe anew. */
+/* The end-of-thread hook of the thread that took held word w, run in that
+ * thread only (opool__on_thread_end): the stripe is free for the next
+ * thread. Should the thread call opool_mt again (another library's
+ * destructor of the thread, run after this one), it takes a stripe anew. */
 static void opool__mt_stripe_release(uintptr_t w) {
-    if (opool__mt_stripe_of_thread != w) return;
     opool__mt_stripe_of_thread = 0;
     opool__mt_stripe_unhold(w);
 }

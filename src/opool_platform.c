@@ -281,9 +281,21 @@ __attribute__((destructor)) static void opool__end_unload(void) {
 static INIT_ONCE opool__end_once = INIT_ONCE_STATIC_INIT;
 static DWORD opool__end_slot = FLS_OUT_OF_INDEXES; /* written once, read after the init */
 
-static void NTAPI opool__end_run(void *value) {
+/* What a fiber-local slot holds: the value, and the thread that set it.
+ * Windows also runs the callback when another thread deletes the fiber
+ * that set it (DeleteFiber), while the setting thread may go on: only the
+ * setting thread's own end counts. */
+typedef struct opool__end_rec {
+    uintptr_t value;
+    DWORD thread;
+} opool__end_rec;
+
+static void NTAPI opool__end_run(void *rec) {
+    opool__end_rec *r = (opool__end_rec *)rec;
+    if (r == NULL) return;
     opool__thread_end_fn *fn = opool__atomic_load_relaxed(&opool__end_fn); /* this thread set it */
-    if (value != NULL) fn((uintptr_t)value);
+    if (r->thread == GetCurrentThreadId()) fn(r->value);
+    HeapFree(GetProcessHeap(), 0, r);
 }
 static BOOL CALLBACK opool__end_init(PINIT_ONCE once, void *arg, void **ctx) {
     (void)once, (void)arg, (void)ctx;
@@ -301,7 +313,17 @@ bool opool__on_thread_end(opool__thread_end_fn *fn, uintptr_t value) {
     if (!InitOnceExecuteOnce(&opool__end_once, opool__end_init, NULL, NULL) ||
         opool__end_slot == FLS_OUT_OF_INDEXES)
         return false;
-    return FlsSetValue(opool__end_slot, (void *)value) != 0;
+    opool__end_rec *r = (opool__end_rec *)FlsGetValue(opool__end_slot);
+    if (r == NULL) {
+        r = (opool__end_rec *)HeapAlloc(GetProcessHeap(), 0, sizeof *r);
+        if (r == NULL || !FlsSetValue(opool__end_slot, r)) {
+            if (r != NULL) HeapFree(GetProcessHeap(), 0, r);
+            return false;
+        }
+    }
+    r->value = value;
+    r->thread = GetCurrentThreadId();
+    return true;
 #else
     (void)value;
     return false;

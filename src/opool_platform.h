@@ -244,11 +244,14 @@ bool opool__membarrier_ready(void);
  * runs a thread of the process and drains its stores (never fails). */
 bool opool__membarrier(void);
 
-/* Call fn(value) in the calling thread when it ends (value != 0): one
- * registration per thread, a later one replacing the value; fn the same for
- * every call in the process. False where the system offers no such hook
- * (OPOOL_PORTABLE) or refused it: fn will not be called for this thread.
- * Not called for a thread still running when the process exits. */
+/* Call fn(value) in the calling thread when it ends (value != 0), and in
+ * no other thread: one registration per thread, a later one replacing the
+ * value; fn the same for every call in the process. False where the system
+ * offers no such hook (OPOOL_PORTABLE) or refused it: fn will not be called
+ * for this thread. Not called for a thread still running when the process
+ * exits, nor (Windows: the hook is fiber-local) for a thread that ends
+ * running another fiber than the one that registered. The thread's own
+ * thread-local variables may already be gone when fn runs (mingw's emutls). */
 typedef void opool__thread_end_fn(uintptr_t value);
 bool opool__on_thread_end(opool__thread_end_fn *fn, uintptr_t value);
 

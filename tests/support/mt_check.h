@@ -24,8 +24,7 @@ bool opool__mt_set_gen(struct opool_mt *p, uint32_t index, uint32_t gen);
 /* Make the calling thread use stripe s of the shared list (s < OPOOL_TEST_MT_STRIPES),
  * shared (counted with a read-modify-write): how tests choose which threads
  * share a stripe, or play several threads from one. A stripe it held alone
- * stays held, unused, until the process ends (its end-of-thread hook sees
- * another word and leaves it). */
+ * stays held, unused, until it ends. */
 void opool__mt_set_stripe(unsigned s);
 /* The stripe the calling thread holds alone, or -1 if it shares one
  * (assigning it a stripe first if it has none). */

@@ -1423,8 +1423,9 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * there without a locked instruction), else one to share (past sixteen
  * threads, and always in a build with OPOOL_PORTABLE, which has no hook at
  * a thread's end). A pop that finds its own stripe empty takes slots
- * from another stripe, at least 16 at a time (a cache line of generations):
- * the one it needs, the rest onto its own stripe. A fresh pool keeps every
+ * from another stripe: half of what that stripe holds, up to 16 (a cache
+ * line of generations), at least the one it needs, the rest onto its own
+ * stripe. A fresh pool keeps every
  * slot on one stripe, so it hands out its slots 0, 1, 2, ... in order, and a
  * freed slot is the next one handed out (LIFO): the same calls from one
  * thread give the same handles, run after run. Threads allocating from a
@@ -4306,10 +4307,11 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
 /* The shared free list is this many lists, the stripes (docs 3): each
  * thread pushes onto its own stripe and pops from it first. */
 #define OPOOL__MT_STRIPES 16 /* at most 32: a bit each in opool__mt_stripes_held */
-/* Slots a pop that finds its own stripe empty takes from another stripe in
- * its one CAS, the ones it does not hand out going onto its own stripe: a
- * line of generations (16 of 4 bytes), so that two threads allocating from
- * a fresh pool do not share lines of gen[] and next[]. */
+/* At most, the slots a pop that finds its own stripe empty takes from
+ * another stripe in its one CAS (half of what that stripe holds), the ones
+ * it does not hand out going onto its own stripe: a line of generations
+ * (16 of 4 bytes), so that two threads allocating from a fresh pool do not
+ * share lines of gen[] and next[]. */
 #define OPOOL__MT_BORROW 16u
 /* Caches that can be a slot's home with a biased claim (docs 8): ids 1 ..
  * OPOOL__MT_HOMES - 1; a cache record made after them claims with the CAS. */
@@ -4631,6 +4633,33 @@ OPOOL__MT_HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) *
         /* acquire (success and failure): the next attempt's links, as above;
          * the tag in h protects against ABA (docs 3) */
         if (opool__atomic_cas_weak_acquire_acquire(head, &h, opool__mt_head_to(p, h, t))) return n;
+    }
+}
+
+/* Pop off the list at head, in one CAS, what a borrow takes (docs 3): k
+ * slots, or when the list holds more, half of what it holds, counting at
+ * most 2 * OPOOL__MT_BORROW, up to OPOOL__MT_BORROW (never fewer than k).
+ * Returns how many; as opool__mt_list_pop. */
+OPOOL__MT_HOT uint32_t opool__mt_list_pop_borrow(opool_mt *p, opool__atomic(uint64_t) * head,
+                                                 uint32_t k, uint32_t *first, uint32_t *last) {
+    /* seq_cst, relaxed, acquire: as opool__mt_list_pop */
+    uint64_t h = opool__atomic_load_seq_cst(head);
+    for (;;) {
+        uint32_t t = (uint32_t)(h & p->idx_mask), want = k, n = 0, at = t;
+        if (t == 0) return 0;
+        if (k < OPOOL__MT_BORROW) { /* count; a link that changed meanwhile fails the CAS */
+            uint32_t seen = 0;
+            for (uint32_t u = t; u != 0 && seen < 2 * OPOOL__MT_BORROW; seen++)
+                u = opool__atomic_load_relaxed(&p->next[u - 1]);
+            if (seen / 2 > want) want = seen / 2;
+        }
+        *first = t - 1;
+        while (at != 0 && n < want) {
+            *last = at - 1;
+            at = opool__atomic_load_relaxed(&p->next[at - 1]);
+            n++;
+        }
+        if (opool__atomic_cas_weak_acquire_acquire(head, &h, opool__mt_head_to(p, h, at))) return n;
     }
 }
 
@@ -8268,19 +8297,21 @@ OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra,
 }
 
 /* The caller's stripe s was empty: pop from the others in turn, from
- * s + 1, until one has slots (one CAS each; docs 3). From another stripe
- * it takes at least OPOOL__MT_BORROW slots, hands the k first to the caller
- * and puts the rest onto stripe s, where the caller's next pops find them:
- * threads allocating from one fresh pool get whole lines of gen[] and
- * next[] each, not neighbouring slots. Between the pop and the push those
- * slots are nowhere a waiter can see, so the push is followed by freed, as
- * a spill's is (docs 6). Returns as opool__mt_pop. */
+ * s + 1, until one has slots (one CAS each; docs 3). From another stripe it
+ * takes what it was asked for, k, or more when that stripe has more: half
+ * of what it sees there (it looks at 2 * OPOOL__MT_BORROW at most), up to
+ * OPOOL__MT_BORROW. It hands the k first to the caller and puts the rest
+ * onto stripe s, where the caller's next pops find them: threads
+ * allocating from one fresh pool get whole lines of gen[] and next[] each,
+ * not neighbouring slots; and a thread stopped between the two CASes hides
+ * at most half of a stripe's slots from the others. Between the pop and the
+ * push those slots are nowhere a waiter can see, so the push is followed by
+ * freed, as a spill's is (docs 6). Returns as opool__mt_pop. */
 OPOOL_NOINLINE uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
                                             uint32_t *last) {
-    uint32_t want = k < OPOOL__MT_BORROW ? OPOOL__MT_BORROW : k;
     for (unsigned j = 1; j < OPOOL__MT_STRIPES; j++) {
         opool__atomic(uint64_t) *head = &p->stripes[(s + j) % OPOOL__MT_STRIPES].head;
-        uint32_t end, n = opool__mt_list_pop(p, head, want, first, &end);
+        uint32_t end, n = opool__mt_list_pop_borrow(p, head, k, first, &end);
         if (n == 0) continue;
         if (n <= k) {
             *last = end;

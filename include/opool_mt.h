@@ -46,8 +46,9 @@
  * there without a locked instruction), else one to share (past sixteen
  * threads, and always in a build with OPOOL_PORTABLE, which has no hook at
  * a thread's end). A pop that finds its own stripe empty takes slots
- * from another stripe, at least 16 at a time (a cache line of generations):
- * the one it needs, the rest onto its own stripe. A fresh pool keeps every
+ * from another stripe: half of what that stripe holds, up to 16 (a cache
+ * line of generations), at least the one it needs, the rest onto its own
+ * stripe. A fresh pool keeps every
  * slot on one stripe, so it hands out its slots 0, 1, 2, ... in order, and a
  * freed slot is the next one handed out (LIFO): the same calls from one
  * thread give the same handles, run after run. Threads allocating from a

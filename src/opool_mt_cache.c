@@ -194,19 +194,21 @@ OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra,
 }
 
 /* The caller's stripe s was empty: pop from the others in turn, from
- * s + 1, until one has slots (one CAS each; docs 3). From another stripe
- * it takes at least OPOOL__MT_BORROW slots, hands the k first to the caller
- * and puts the rest onto stripe s, where the caller's next pops find them:
- * threads allocating from one fresh pool get whole lines of gen[] and
- * next[] each, not neighbouring slots. Between the pop and the push those
- * slots are nowhere a waiter can see, so the push is followed by freed, as
- * a spill's is (docs 6). Returns as opool__mt_pop. */
+ * s + 1, until one has slots (one CAS each; docs 3). From another stripe it
+ * takes what it was asked for, k, or more when that stripe has more: half
+ * of what it sees there (it looks at 2 * OPOOL__MT_BORROW at most), up to
+ * OPOOL__MT_BORROW. It hands the k first to the caller and puts the rest
+ * onto stripe s, where the caller's next pops find them: threads
+ * allocating from one fresh pool get whole lines of gen[] and next[] each,
+ * not neighbouring slots; and a thread stopped between the two CASes hides
+ * at most half of a stripe's slots from the others. Between the pop and the
+ * push those slots are nowhere a waiter can see, so the push is followed by
+ * freed, as a spill's is (docs 6). Returns as opool__mt_pop. */
 OPOOL_NOINLINE uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
                                             uint32_t *last) {
-    uint32_t want = k < OPOOL__MT_BORROW ? OPOOL__MT_BORROW : k;
     for (unsigned j = 1; j < OPOOL__MT_STRIPES; j++) {
         opool__atomic(uint64_t) *head = &p->stripes[(s + j) % OPOOL__MT_STRIPES].head;
-        uint32_t end, n = opool__mt_list_pop(p, head, want, first, &end);
+        uint32_t end, n = opool__mt_list_pop_borrow(p, head, k, first, &end);
         if (n == 0) continue;
         if (n <= k) {
             *last = end;

@@ -51,10 +51,11 @@
 /* The shared free list is this many lists, the stripes (docs 3): each
  * thread pushes onto its own stripe and pops from it first. */
 #define OPOOL__MT_STRIPES 16 /* at most 32: a bit each in opool__mt_stripes_held */
-/* Slots a pop that finds its own stripe empty takes from another stripe in
- * its one CAS, the ones it does not hand out going onto its own stripe: a
- * line of generations (16 of 4 bytes), so that two threads allocating from
- * a fresh pool do not share lines of gen[] and next[]. */
+/* At most, the slots a pop that finds its own stripe empty takes from
+ * another stripe in its one CAS (half of what that stripe holds), the ones
+ * it does not hand out going onto its own stripe: a line of generations
+ * (16 of 4 bytes), so that two threads allocating from a fresh pool do not
+ * share lines of gen[] and next[]. */
 #define OPOOL__MT_BORROW 16u
 /* Caches that can be a slot's home with a biased claim (docs 8): ids 1 ..
  * OPOOL__MT_HOMES - 1; a cache record made after them claims with the CAS. */

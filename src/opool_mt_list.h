@@ -39,6 +39,33 @@ OPOOL__MT_HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) *
     }
 }
 
+/* Pop off the list at head, in one CAS, what a borrow takes (docs 3): k
+ * slots, or when the list holds more, half of what it holds, counting at
+ * most 2 * OPOOL__MT_BORROW, up to OPOOL__MT_BORROW (never fewer than k).
+ * Returns how many; as opool__mt_list_pop. */
+OPOOL__MT_HOT uint32_t opool__mt_list_pop_borrow(opool_mt *p, opool__atomic(uint64_t) * head,
+                                                 uint32_t k, uint32_t *first, uint32_t *last) {
+    /* seq_cst, relaxed, acquire: as opool__mt_list_pop */
+    uint64_t h = opool__atomic_load_seq_cst(head);
+    for (;;) {
+        uint32_t t = (uint32_t)(h & p->idx_mask), want = k, n = 0, at = t;
+        if (t == 0) return 0;
+        if (k < OPOOL__MT_BORROW) { /* count; a link that changed meanwhile fails the CAS */
+            uint32_t seen = 0;
+            for (uint32_t u = t; u != 0 && seen < 2 * OPOOL__MT_BORROW; seen++)
+                u = opool__atomic_load_relaxed(&p->next[u - 1]);
+            if (seen / 2 > want) want = seen / 2;
+        }
+        *first = t - 1;
+        while (at != 0 && n < want) {
+            *last = at - 1;
+            at = opool__atomic_load_relaxed(&p->next[at - 1]);
+            n++;
+        }
+        if (opool__atomic_cas_weak_acquire_acquire(head, &h, opool__mt_head_to(p, h, at))) return n;
+    }
+}
+
 /* Push the chain first -> ... -> last (linked through next[] by the caller)
  * onto the list at head in one CAS. */
 OPOOL__MT_HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t first,

@@ -20,8 +20,8 @@
  *   - every push is onto the calling stripe; a pop of up to k takes them
  *     off the calling stripe's top if it has any, else off the first other
  *     stripe that has any (from the calling one + 1 on, wrapping), taking
- *     up to max(k, 16) there and pushing what it does not hand out back
- *     onto the calling stripe, the first of those on top;
+ *     there max(k, half of min(its slots, 32)) and pushing what it does not
+ *     hand out back onto the calling stripe, the first of those on top;
  *   - a cache is a sequence of parked slots, ent[0] the oldest and
  *     ent[n - 1] the newest; H = max(1, size / 2);
  *   - alloc pops the top; free pushes (unless RETIRE_ON_WRAP retires the
@@ -274,7 +274,9 @@ static inline void mtm__failed(mt_model *m) {
 static inline uint32_t mtm__pop(mt_model *m, uint32_t k) {
     for (unsigned j = 0; j < MTM_STRIPES; j++) {
         unsigned s = (m->stripe + j) % MTM_STRIPES;
-        uint32_t want = j == 0 || k >= MTM_BORROW ? k : MTM_BORROW, n = 0;
+        uint32_t want = k, n = 0,
+                 seen = m->nstack[s] < 2 * MTM_BORROW ? m->nstack[s] : 2 * MTM_BORROW;
+        if (j > 0 && seen / 2 > want) want = seen / 2; /* a borrow: half what it sees */
         while (n < want && m->nstack[s] > 0) m->scratch[n++] = m->stack[s][--m->nstack[s]];
         if (n == 0) continue;
         for (uint32_t r = n; r-- > k;) mtm__push(m, m->scratch[r]); /* scratch[k] ends on top */

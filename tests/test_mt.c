@@ -516,7 +516,8 @@ TEST(threads_of_two_stripes_get_lines_of_their_own) {
     REQUIRE(opool_mt_alloc(p, &h));
     CHECK_HANDLE(h, G1, 19);
     /* stripe 3 is empty: its bulk alloc of 40 takes stripe 0's 32 (32 .. 63),
-     * then 8 of stripe 1's 12 (4 .. 11; 12 .. 15 go onto stripe 3) */
+     * then 8 of stripe 1's 12 (4 .. 11: more than half, what it asked for);
+     * its next alloc borrows half of the 4 left there (12, 13 onto stripe 3) */
     opool__mt_set_stripe(3);
     opool_handle hs[40];
     CHECK_EQ_U64(opool_mt_alloc_bulk(p, hs, NULL, 40), 40);
@@ -524,6 +525,11 @@ TEST(threads_of_two_stripes_get_lines_of_their_own) {
     for (uint32_t k = 0; k < 8; k++) CHECK_HANDLE(hs[32 + k], G1, 4 + k);
     REQUIRE(opool_mt_alloc(p, &h));
     CHECK_HANDLE(h, G1, 12);
+    REQUIRE(opool_mt_alloc(p, &h));
+    CHECK_HANDLE(h, G1, 13);
+    opool__mt_set_stripe(1);
+    REQUIRE(opool_mt_alloc(p, &h));
+    CHECK_HANDLE(h, G1, 14); /* what stripe 1 kept */
     CHECK_MT(p);
     opool__mt_set_stripe(0);
     opool_mt_destroy(p);

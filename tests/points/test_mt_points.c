@@ -380,13 +380,10 @@ TEST(stats_parked_stays_within_capacity_while_slots_move_between_caches) {
 
 /* ---- the other moves that hide slots from a waiter ----------------------- */
 
-/* Of a pool of 8, 2 slots are live and 6 free: parked in cache X, or (listed)
- * on the main thread's stripe of the shared list. A mover (a flush of X, a
- * passing thief, or an alloc borrowing from the main thread's stripe) is
- * held with the 6 slots off where they were and not yet where they go: a
- * waiter fails its last try. The move must wake it. */
-static void move_racing_a_waiter_from(bool listed, opool__mt_point at, void (*move)(actor *),
-                                      void (*wait)(actor *)) {
+/* Cache X of a pool of 8 holds 6 parked slots, 2 are live. A mover (a flush
+ * of X, or a passing thief) is held with the 6 slots off X and not yet on
+ * the shared list: a waiter fails its last try. The move must wake it. */
+static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *), void (*wait)(actor *)) {
     opool_mt *p = make_pool(8);
     REQUIRE(p != NULL);
     opool_mt_cache *x = opool_mt_cache_create(p, 16);
@@ -394,8 +391,7 @@ static void move_racing_a_waiter_from(bool listed, opool__mt_point at, void (*mo
     REQUIRE(x != NULL && wc != NULL);
     opool_handle hs[8];
     REQUIRE(alloc_all(p, hs, 8) == 8);
-    for (uint32_t k = 2; k < 8; k++)
-        CHECK_EQ_U64(listed ? opool_mt_free(p, hs[k]) : opool_mt_cache_free(x, hs[k]), OPOOL_OK);
+    for (uint32_t k = 2; k < 8; k++) CHECK_EQ_U64(opool_mt_cache_free(x, hs[k]), OPOOL_OK);
 
     actor m = {.role = 1, .run = move, .p = p, .c = x};
     actor w = {.role = 2, .run = wait, .p = p, .c = wc};
@@ -428,10 +424,6 @@ static void move_racing_a_waiter_from(bool listed, opool__mt_point at, void (*mo
     opool_mt_destroy(p);
 }
 
-static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *), void (*wait)(actor *)) {
-    move_racing_a_waiter_from(false, at, move, wait);
-}
-
 TEST(spill_racing_a_waiter_wakes_it) {
     move_racing_a_waiter(OPOOL__MT_AT_SPILL_TAKEN, run_flush, run_wait);
 }
@@ -446,15 +438,53 @@ TEST(spill_racing_a_cache_waiter_wakes_it) {
 TEST(steal_racing_a_cache_waiter_wakes_it) {
     move_racing_a_waiter(OPOOL__MT_AT_STEAL_TAKEN, run_alloc, run_cache_wait);
 }
-/* An alloc whose stripe is empty takes the 6 slots of another stripe and
- * hands out one: the other 5 go onto its own stripe, and that push must wake
- * the waiter that scanned every stripe meanwhile. */
-TEST(borrow_racing_a_waiter_wakes_it) {
-    move_racing_a_waiter_from(true, OPOOL__MT_AT_BORROWED, run_alloc, run_wait);
+/* Of a pool of 8, 4 slots are free on the main thread's stripe. An alloc
+ * whose stripe is empty (H's) borrows half of them: it hands out one and is
+ * held with the other off the list. The main thread takes the 2 left, so a
+ * waiter that scans every stripe finds nothing and goes to sleep. H's push
+ * onto its own stripe must wake it. */
+static void borrow_racing_a_waiter(void (*wait)(actor *)) {
+    opool_mt *p = make_pool(8);
+    REQUIRE(p != NULL);
+    opool_mt_cache *wc = opool_mt_cache_create(p, 4); /* the waiter's, if it uses one */
+    REQUIRE(wc != NULL);
+    opool_handle hs[8], mine[2];
+    REQUIRE(alloc_all(p, hs, 8) == 8);
+    for (uint32_t k = 4; k < 8; k++) CHECK_EQ_U64(opool_mt_free(p, hs[k]), OPOOL_OK);
+
+    actor h = {.role = 1, .run = run_alloc, .p = p};
+    actor w = {.role = 2, .run = wait, .p = p, .c = wc};
+    arm(OPOOL__MT_AT_BORROWED, h.role);
+    arm(OPOOL__MT_AT_WAIT_SLEEP, w.role);
+    start(&h);
+    REQUIRE(await_actor(&h, (int)OPOOL__MT_AT_BORROWED) == 1);
+    for (uint32_t k = 0; k < 2; k++) REQUIRE(opool_mt_alloc(p, &mine[k]) != NULL);
+    start(&w);
+    CHECK_EQ_U64(await_actor(&w, OPOOL__MT_AT_WAIT_SLEEP), 1);
+    let_go(OPOOL__MT_AT_BORROWED);
+    CHECK_EQ_U64(await_actor(&h, -1), 2);
+    join(&h);
+    let_go(OPOOL__MT_AT_WAIT_SLEEP);
+    bool served = await_actor(&w, -1) == 2;
+    CHECK(served);
+    if (!served) opool_mt_free(p, hs[0]);
+    join(&w);
+    CHECK_EQ_U64(w.got, 1);
+
+    disarm_all();
+    for (uint32_t k = served ? 0 : 1; k < 4; k++) opool_mt_free(p, hs[k]);
+    for (uint32_t k = 0; k < 2; k++) opool_mt_free(p, mine[k]);
+    opool_mt_free(p, w.out[0]);
+    opool_mt_free(p, h.out[0]);
+    opool_mt_cache_destroy(wc);
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 0); /* the waiter was served */
+    CHECK_MT(p);
+    opool_mt_destroy(p);
 }
-TEST(borrow_racing_a_cache_waiter_wakes_it) {
-    move_racing_a_waiter_from(true, OPOOL__MT_AT_BORROWED, run_alloc, run_cache_wait);
-}
+
+TEST(borrow_racing_a_waiter_wakes_it) { borrow_racing_a_waiter(run_wait); }
+TEST(borrow_racing_a_cache_waiter_wakes_it) { borrow_racing_a_waiter(run_cache_wait); }
 
 /* ---- a waiter held between its last try and its sleep -------------------- */
 

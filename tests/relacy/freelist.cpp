@@ -33,6 +33,7 @@
 #define OPOOL_MT_INTERNAL_H
 #define OPOOL__MT_HOT static inline
 #define OPOOL_LIKELY(x) (x)
+#define OPOOL__MT_BORROW 16u
 typedef struct opool_mt {
     opool__atomic(uint32_t) * next;
     uint64_t idx_mask, tag_one;

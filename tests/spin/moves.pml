@@ -40,9 +40,10 @@
  *            what the list has (one CAS), then steal what it lacks, one per
  *            step; what it does not take stays where it was.
  *   -DBORROW  opool_mt_alloc by a thread whose stripe of the list (avail1)
- *            is empty, the NSLOTS slots on stripe 0 (avail): pop up to
- *            OPOOL__MT_BORROW off stripe 0 in one CAS; keep one; push the
- *            rest onto its own stripe, then freed. Here the waiters' pops
+ *            is empty, the NSLOTS slots on stripe 0 (avail): pop half of
+ *            what stripe 0 holds (at least one) in one CAS; keep one; push
+ *            the rest onto its own stripe, then freed (run with NSLOTS 4:
+ *            it takes 2 and pushes 1). Here the waiters' pops
  *            look at both stripes, one CAS each, in the order of their
  *            own stripe: W1 stripe 0 first, W2 stripe 1 first.
  *   M        the monitor: when nothing else can move (Spin's timeout), no
@@ -66,7 +67,7 @@
  *   -DSCAN_OWN_ONLY    (BORROW) a waiter's pop looks only at its own stripe,
  *                      not at every stripe
  *
- * Bounds: NSLOTS <= 3 slots, NW <= 3 waiters, one mover; epoch is bumped at
+ * Bounds: NSLOTS <= 4 slots, NW <= 3 waiters, one mover; epoch is bumped at
  * most twice (a byte: no wrap).
  */
 
@@ -265,8 +266,10 @@ done:
 	od;
 	kept = kept + inhand; inhand = 0
 #elif defined(BORROW)
-	/* opool_mt_alloc, its own stripe empty: opool__mt_pop_other */
-	atomic { n = (avail < BORROW_N -> avail : BORROW_N); avail = avail - n; inhand = n }
+	/* opool_mt_alloc, its own stripe empty: opool__mt_pop_other takes half
+	 * of what it sees (at most BORROW_N), at least the one it needs */
+	atomic { n = avail / 2; n = (n > BORROW_N -> BORROW_N : n); n = (n < 1 && avail > 0 -> 1 : n);
+	         avail = avail - n; inhand = n }
 	if
 	:: inhand > 0 ->
 		inhand--; kept++;                    /* the slot it hands out */

@@ -159,13 +159,13 @@ verify "moves refill, 3 waiters, 3 slots" moves.pml "-DREFILL -DNW=3" "$safety" 
 verify "moves spill, 3 waiters, 3 slots" moves.pml "-DSPILL -DNW=3" "$safety" ""
 verify "moves steal with extras, 3 waiters, 3 slots" moves.pml "-DSTEAL -DNW=3" "$safety" ""
 verify "moves bulk alloc, 2 waiters, 3 slots" moves.pml "-DBULK" "$safety" ""
-verify "moves borrow from another stripe, 3 waiters, 3 slots" moves.pml "-DBORROW -DNW=3" "$safety" ""
+verify "moves borrow from another stripe, 3 waiters, 4 slots" moves.pml "-DBORROW -DNW=3 -DNSLOTS=4" "$safety" ""
 broken "moves refill without the waiter check (before issue 18)" moves.pml "-DREFILL -DREFILL_NO_CHECK" "$safety" "" "$lost" "lost wake-up found"
 broken "moves refill reads waiters before its publication" moves.pml "-DREFILL -DREFILL_LOAD_FIRST" "$safety" "" "$lost" "lost wake-up found"
 broken "moves steal pushes its extras without waking" moves.pml "-DSTEAL -DSTEAL_NO_WAKE" "$safety" "" "$lost" "lost wake-up found"
 broken "moves spill reads waiters before its push" moves.pml "-DSPILL -DSPILL_LOAD_FIRST" "$safety" "" "$lost" "lost wake-up found"
-broken "moves borrow pushes onto its stripe without waking" moves.pml "-DBORROW -DNW=3 -DBORROW_NO_WAKE" "$safety" "" "$lost" "lost wake-up found"
-broken "moves waiters that pop only their own stripe" moves.pml "-DBORROW -DNW=3 -DSCAN_OWN_ONLY" "$safety" "" "$lost" "lost wake-up found"
+broken "moves borrow pushes onto its stripe without waking" moves.pml "-DBORROW -DNW=3 -DNSLOTS=4 -DBORROW_NO_WAKE" "$safety" "" "$lost" "lost wake-up found"
+broken "moves waiters that pop only their own stripe" moves.pml "-DBORROW -DNW=3 -DNSLOTS=4 -DSCAN_OWN_ONLY" "$safety" "" "$lost" "lost wake-up found"
 
 # ---- stripes.pml: threads taking and giving back the stripes they hold alone
 lostc='assertion violated +!\(lost_count\)'

@@ -11,7 +11,9 @@
  *              alignment), a few big classes up to OPOOL_HEAP_MAX_CLASS_SIZE,
  *              one class of 64, and all 64 classes of 8..512
  *   byte 1     flags: bit 0 grow (clear: OPOOL_HEAP_FIXED), bit 1 OPOOL_HEAP_NO_FALLBACK,
- *              bit 2 OPOOL_POISON
+ *              bit 2 OPOOL_POISON, bit 3 the system's memory (no allocator: the heap's
+ *              own reserved range where it has one, and large blocks as runs of its pages;
+ *              the allocator's failures and balance then say nothing)
  *   byte 2     blocks_per_class (see configure; capped to keep a run small)
  *   bytes 3-4  u16: 0, or the allocation (1-based) from which the allocator
  *              fails, create's own allocations included
@@ -42,6 +44,8 @@
 
 #define MAX_OPS 2048
 #define MAX_LIVE 256
+#define BIG ((size_t)256 << 10)
+#define MAX_BIG 8
 #define STALE 32
 #define MAX_RESERVED_PAGES 96 /* pages create may reserve, over all classes */
 #define PAGE ((uintptr_t)OPOOL_HEAP_PAGE)
@@ -68,10 +72,11 @@ static const uint32_t preset_odd[] = {8, 24, 40, 56, 72, 104, 200, 392, 1000, 20
 static const uint32_t preset_big[] = {512, 1024, 4096, 8192, OPOOL_HEAP_MAX_CLASS_SIZE};
 static const uint32_t preset_one[] = {64};
 static uint32_t preset_all[OPOOL_HEAP_MAX_CLASSES]; /* 8, 16, ..., 512 */
-static const uint32_t default_sizes[] = {16,  32,   48,   64,   80,   96,   112,  128,  144,  160,
-                                         176, 192,  208,  224,  240,  256,  288,  320,  352,  384,
-                                         416, 448,  480,  512,  576,  640,  704,  768,  832,  896,
-                                         960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048};
+static const uint32_t default_sizes[] = {
+    16,   32,   48,   64,   80,   96,   112,  128,  144,   160,   176,   192,   208,  224,
+    240,  256,  288,  320,  352,  384,  416,  448,  480,   512,   576,   640,   704,  768,
+    832,  896,  960,  1024, 1152, 1280, 1408, 1536, 1664,  1792,  1920,  2048,  2560, 3072,
+    3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
 #define HEAP_PRESETS 5
 
 /* ---- the harness -------------------------------------------------------- */
@@ -96,7 +101,8 @@ typedef struct fz {
     fuzz_mem mem;
     uint64_t mem_failures; /* allocations that returned NULL */
     uint32_t sizes[OPOOL_HEAP_MAX_CLASSES], ncls;
-    bool grow, no_fallback;
+    bool grow, no_fallback, system;
+    uint32_t big_live; /* live blocks above BIG: a few at most, to bound the memory of a run */
 
     block live[MAX_LIVE]; /* sorted by address */
     uint32_t nlive;
@@ -294,6 +300,7 @@ static void insert(fz *f, unsigned char *p, size_t asked, int cls, size_t keep,
     } else {
         f->large_live++;
         f->large_bytes += usable;
+        f->big_live += usable > BIG;
     }
 }
 
@@ -319,6 +326,7 @@ static void forget(fz *f, uint32_t i) {
     if (b.cls < 0) {
         f->large_live--;
         f->large_bytes -= b.usable;
+        f->big_live -= b.usable > BIG;
         return;
     }
     f->cls[b.cls].live--;
@@ -447,7 +455,8 @@ static size_t read_size(fz *f) {
         return v % (largest + 1);
     case 6:
         return largest - v % 9 + v % 17; /* around the largest class */
-    default:
+    default: /* above the largest class: one page of runs, or now and then up to 70 */
+        if (v % 16 == 0 && f->big_live < MAX_BIG) return largest + 1 + (size_t)(v >> 4) * 1100;
         return largest + 1 + v % 8192;
     }
 }
@@ -519,7 +528,9 @@ static void op_realloc(fz *f) {
         check_contents(&b);
         return;
     }
-    EXPECT(q != b.p);
+    /* a large block growing may stay where it is: a run within its pages, or the C
+     * library's realloc (the system's memory) */
+    if (q == b.p) EXPECT(f->system && cls < 0 && b.cls < 0);
     size_t keep = b.usable < size ? b.usable : size;
     unsigned char *kept = (unsigned char *)malloc(keep ? keep : 1);
     if (!kept) abort();
@@ -617,7 +628,8 @@ static void op_burst(fz *f) {
     uint32_t n = 1 + fuzz_u8(&f->in) % 96;
     size_t size = read_size(f);
     int cls = class_of(f, size);
-    for (uint32_t k = 0; k < n && f->nlive < MAX_LIVE; k++) {
+    for (uint32_t k = 0; k < n && f->nlive < MAX_LIVE && (size <= BIG || f->big_live < MAX_BIG);
+         k++) {
         uint64_t failures = f->mem_failures;
         unsigned char *p = (unsigned char *)opool_heap_alloc(f->h, size);
         if (alloc_outcome(f, p, cls, failures)) insert(f, p, size, cls, 0, NULL);
@@ -706,7 +718,8 @@ static void configure(fz *f) {
     d->report = on_report;
     d->user = f;
     opool_allocator a = {.alloc = heap_mem_alloc, .free = heap_mem_free, .ctx = f};
-    d->allocator = a;
+    f->system = (flags & 8) != 0;
+    if (!f->system) d->allocator = a; /* else the system's memory: pages and runs */
     f->mem.fail_from = fail_from;
 }
 

@@ -445,7 +445,7 @@ typedef struct opool__hpage {
  * room is 0; a free gives one back to room (one counter per call, not two).
  * Its allocations and the bytes they asked for are allocs and requested plus
  * what recent ones added to recent: one addition per alloc, of the size plus
- * one in bit OPOOL__HRECENT_COUNT (sizes are below 2^15, so the bytes of
+ * one in bit OPOOL__HRECENT_COUNT (sizes are at most 2^15, so the bytes of
  * 2^23 allocs stay below that bit); when the count reaches 2^23, bit 63, the
  * alloc moves recent into allocs and requested, out of line. */
 typedef struct opool__hclass_hot {
@@ -490,9 +490,11 @@ static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
 }
 
 /* The block index of offset off (< 2^16) from block 0 in *j; false when off
- * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
- * 2^14 makes the high half of off * recip the quotient, and the low half
- * below recip exactly when the remainder is 0. (The out-of-line paths'.) */
+ * is not a multiple of the block size. recip = ceil(2^32 / size) with size
+ * <= 2^15 makes the high half of off * recip the quotient, and the low half
+ * below recip exactly when the remainder is 0: the rounding adds less than
+ * 2^16 + size to the low half, and recip is at least 2^17. (The
+ * out-of-line paths'.) */
 static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j) {
     uint64_t q = (uint64_t)off * recip;
     *j = (uint32_t)(q >> 32);

@@ -170,7 +170,7 @@ enum {
  * the bytes per page of blocks (a page header of 64 bytes plus its live
  * bitmap come first: HOW IT WORKS). */
 #define OPOOL_HEAP_MAX_CLASSES 64
-#define OPOOL_HEAP_MAX_CLASS_SIZE 16384u /* the largest class size accepted */
+#define OPOOL_HEAP_MAX_CLASS_SIZE 32768u /* the largest class size accepted */
 #define OPOOL_HEAP_PAGE 65536u           /* bytes per page of blocks */
 
 /* Zero (or a NULL desc) gives the defaults; copied at create. class_count must

@@ -14,6 +14,7 @@
  *   ==== layout     pages, regions, classes, the heap
  *   ==== maps       open-addressing hash maps: the page set and the large blocks
  *   ==== regions    memory from the system, vacant pages, the empty-page cache
+ *   ==== runs       large blocks as runs of whole pages from the top of the reserved range
  *   ==== pages      carving, growing and giving back pages
  *   ==== lookup     from a pointer to its page and block, or its large record
  *   ==== public     the API
@@ -69,8 +70,8 @@ typedef struct opool__hregion {
 } opool__hregion;
 
 _Static_assert(sizeof(opool__hpage) == 64, "the page header the manual describes");
-_Static_assert(OPOOL_HEAP_PAGE <= 65536 && OPOOL_HEAP_MAX_CLASS_SIZE <= 16384,
-               "opool__hpage_index: offsets below 2^16, sizes up to 2^14");
+_Static_assert(OPOOL_HEAP_PAGE <= 65536 && OPOOL_HEAP_MAX_CLASS_SIZE <= 32768,
+               "opool__hpage_index: offsets below 2^16, sizes up to 2^15");
 
 /* The rest of a class: what only the out-of-line paths use. */
 typedef struct opool__hclass {
@@ -90,6 +91,38 @@ typedef struct opool__hmap {
     uint32_t cap, n; /* cap: a power of two */
 } opool__hmap;
 
+/* Runs: a block above the largest class, up to OPOOL__RUN_MAX pages (1 MiB),
+ * in a heap with a reserved range, is a run of whole pages taken from the top
+ * of the range downward (the class regions grow from its bottom): no page
+ * header, found through the large map as a block of the allocator is, and
+ * outside [span, span + span_used), so the inline free never reads it as a
+ * page. A freed run waits, as it is, in the bin of its page count for the
+ * next block of that many pages. */
+#define OPOOL__RUN_MAX 16u
+/* Free runs keep at most this many bytes resident beyond the bytes of the
+ * live runs: past it, the oldest free runs of OPOOL__RUN_IDLE_MIN pages or
+ * more give their memory back at once. A buffer growing by realloc leaves
+ * a run of every size behind it, which no later block may want; the small
+ * runs stay, as a program that frees and takes them again at every step
+ * would otherwise fault their pages in every time. */
+#define OPOOL__RUN_IDLE ((size_t)64 * OPOOL_HEAP_PAGE)
+#define OPOOL__RUN_IDLE_MIN 4u
+
+typedef struct opool__hrun {
+    char *base;
+    uintptr_t tick; /* the cache tick when it was freed */
+} opool__hrun;
+
+/* The free runs of one page count, a stack: v[0, cold) gave their memory
+ * back (they read zero), v[cold, n) are resident, the newest on top. A
+ * pop takes the newest; the decay gives back from the bottom. */
+typedef struct opool__hrunbin {
+    opool__hrun *v;
+    uint32_t n, cap, cold;
+    uint32_t made; /* runs of this page count, live or free: cap >= made, so a free never
+                      needs memory */
+} opool__hrunbin;
+
 struct opool_heap {
     opool__heap_hot hot; /* first: the inline paths of the header read it */
     opool_heap_desc desc;
@@ -98,8 +131,14 @@ struct opool_heap {
     bool checker;
     opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask
                           (opool__heap_view) */
-    opool__hmap large; /* key: block address */
+    opool__hmap large; /* key: block address; size: the size asked for */
     uint64_t large_bytes, rejected;
+    size_t runs_used;   /* bytes at the top of the span given to runs, taken downward */
+    size_t run_asked;   /* bytes asked for of the live runs (within large_bytes) */
+    size_t run_held;    /* bytes of the runs live or free and not given back */
+    size_t run_idle;    /* of which free (the bins' resident runs) */
+    uintptr_t run_swept; /* the cache tick of the runs' last decay */
+    opool__hrunbin runs[OPOOL__RUN_MAX]; /* free runs of i + 1 pages */
     size_t page_count; /* pages serving a class */
     bool os;           /* regions from opool__os_map (no allocator in the desc) */
     char *span;        /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
@@ -126,7 +165,9 @@ struct opool_heap {
 static const uint32_t opool__heap_default_classes[] = {
     16,  32,  48,  64,   80,   96,   112,  128,  144,  160,  176,  192, 208, 224,
     240, 256, 288, 320,  352,  384,  416,  448,  480,  512,  576,  640, 704, 768,
-    832, 896, 960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048};
+    832, 896, 960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048,
+    2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384,
+    20480, 24576, 28672, 32768};
 
 /* The bytes part of opool__hclass_hot's recent. */
 #define OPOOL__HRECENT_BYTES ((((uint64_t)1) << OPOOL__HRECENT_COUNT) - 1)
@@ -321,7 +362,7 @@ static bool opool__heap_in_span(const opool_heap *h, const opool__hregion *r) {
 /* npages pages of the system's memory: the next part of the reserved range,
  * else a mapping of their own. */
 static char *opool__heap_os_pages(opool_heap *h, size_t bytes, bool *zero) {
-    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used &&
+    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used - h->runs_used &&
         opool__os_commit(h->span + h->span_used, bytes)) {
         char *m = h->span + h->span_used;
         h->span_used += bytes;
@@ -492,6 +533,104 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
     for (uint32_t i = lo; i <= hi && i < h->nregions; i++) {
         opool__hregion *r = &h->regions[i];
         if (r->base && (r->held == 0 || r->dirty != 0)) opool__heap_give_back(h, r);
+    }
+}
+
+/* ==== runs =============================================================== */
+
+/* Pages of a run that holds size bytes. */
+static uint32_t opool__run_pages(size_t size) {
+    return (uint32_t)((size - 1) / OPOOL__HPAGE + 1);
+}
+
+/* Whether p lies in the run area: the top runs_used bytes of the span. */
+static bool opool__heap_is_run(const opool_heap *h, const void *p) {
+    uintptr_t top = (uintptr_t)h->span + OPOOL__HEAP_SPAN;
+    return h->runs_used != 0 && top - (uintptr_t)p - 1 < h->runs_used;
+}
+
+/* A run of n pages (1 .. OPOOL__RUN_MAX): the newest free one of n pages,
+ * else new pages at the top of the span. *zero: its bytes read zero. NULL:
+ * no span, the span is full, or no memory for the bin's bookkeeping; the
+ * allocator serves the block then. */
+static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
+    opool__hrunbin *b = &h->runs[n - 1];
+    size_t bytes = (size_t)n * OPOOL__HPAGE;
+    char *r;
+    if (b->n != 0) {
+        r = b->v[--b->n].base;
+        *zero = b->n < b->cold; /* its memory went back: it reads zero */
+        if (*zero) {
+            b->cold = b->n;
+            h->run_held += bytes;
+        } else {
+            h->run_idle -= bytes;
+        }
+        return r;
+    }
+    if (h->span == NULL || bytes > OPOOL__HEAP_SPAN - h->span_used - h->runs_used) return NULL;
+    if (b->made == b->cap) { /* room for this run in its bin, for the day it is freed */
+        uint32_t cap = b->cap ? b->cap * 2 : 8;
+        opool__hrun *v =
+            (opool__hrun *)h->mem.alloc(h->mem.ctx, cap * sizeof *v, alignof(opool__hrun));
+        if (v == NULL) return NULL;
+        if (b->v) {
+            memcpy(v, b->v, b->n * sizeof *v);
+            h->mem.free(h->mem.ctx, b->v, b->cap * sizeof *v);
+        }
+        b->v = v;
+        b->cap = cap;
+    }
+    r = h->span + OPOOL__HEAP_SPAN - h->runs_used - bytes;
+    if (!opool__os_commit(r, bytes)) return NULL;
+    h->runs_used += bytes;
+    h->run_held += bytes;
+    b->made++;
+    *zero = true;
+    return r;
+}
+
+/* The oldest free run still resident that waited age ticks or more, among
+ * runs of from pages or more: its memory back to the system. False: none,
+ * or the system cannot take it back (the bytes stay). */
+static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age,
+                                      uint32_t from) {
+    opool__hrunbin *oldest = NULL;
+    for (uint32_t i = from - 1; i < OPOOL__RUN_MAX; i++) {
+        opool__hrunbin *b = &h->runs[i];
+        if (b->cold < b->n && tick - b->v[b->cold].tick >= age &&
+            (oldest == NULL || tick - b->v[b->cold].tick > tick - oldest->v[oldest->cold].tick))
+            oldest = b;
+    }
+    if (oldest == NULL) return false;
+    size_t bytes = (size_t)(oldest - h->runs + 1) * OPOOL__HPAGE;
+    if (!opool__os_reset(oldest->v[oldest->cold].base, bytes)) return false;
+    oldest->cold++;
+    h->run_held -= bytes;
+    h->run_idle -= bytes;
+    return true;
+}
+
+/* The run r of n pages, its block freed, into its bin; then the free runs'
+ * hysteresis, as the page cache's: those that waited OPOOL__HEAP_DECAY_NS
+ * give their memory back (their addresses stay in their bins, and read
+ * zero), and so do the oldest while more than OPOOL__RUN_IDLE bytes wait. */
+static void opool__heap_run_put(opool_heap *h, char *r, uint32_t n) {
+    opool__hrunbin *b = &h->runs[n - 1];
+    uintptr_t tick = opool__cache_tick(opool__now_ns());
+    opool__mem_noaccess(r, (size_t)n * OPOOL__HPAGE);
+    b->v[b->n].base = r; /* room kept when the run was made */
+    b->v[b->n].tick = tick;
+    b->n++;
+    h->run_idle += (size_t)n * OPOOL__HPAGE;
+    uintptr_t decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
+    if (tick - h->run_swept >= decay) {
+        h->run_swept = tick;
+        while (opool__heap_run_idle_back(h, tick, decay, 1)) {
+        }
+    }
+    while (h->run_idle > OPOOL__RUN_IDLE + (h->run_held - h->run_idle) &&
+           opool__heap_run_idle_back(h, tick, 0, OPOOL__RUN_IDLE_MIN)) {
     }
 }
 
@@ -813,20 +952,36 @@ void opool_heap_destroy(opool_heap *h) {
         else if (r->base)
             opool__heap_free_region(h, r);
     }
+    if (h->runs_used) /* the runs, unmapped below: a checker's marks go */
+        opool__mem_defined(h->span + OPOOL__HEAP_SPAN - h->runs_used, h->runs_used);
     if (h->span) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
     if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
-    for (uint32_t i = 0; i < h->large.cap; i++)
-        if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
+    for (uint32_t i = 0; i < h->large.cap; i++) /* runs went with the span */
+        if (h->large.e[i].key && !opool__heap_is_run(h, (void *)h->large.e[i].key))
+            m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
+    for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
+        if (h->runs[i].v) m.free(m.ctx, h->runs[i].v, h->runs[i].cap * sizeof *h->runs[i].v);
     if (h->pages.e) m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
     if (h->large.e) m.free(m.ctx, h->large.e, (size_t)h->large.cap * sizeof *h->large.e);
     if (h->hot.class_of) m.free(m.ctx, (void *)(uintptr_t)h->hot.class_of, h->max_size / 8 + 1);
     m.free(m.ctx, h, sizeof *h);
 }
 
-static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size) {
+/* A block above the largest class: a run (up to OPOOL__RUN_MAX pages, in a
+ * heap with a reserved range), else the allocator's. *zero as
+ * opool__heap_alloc_in's. */
+static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size, bool *zero) {
     if (h->desc.flags & OPOOL_HEAP_NO_FALLBACK) return NULL;
-    void *p = NULL;
-    if (opool__hmap_reserve(h, &h->large)) p = h->mem.alloc(h->mem.ctx, size, 16);
+    char *p = NULL;
+    if (opool__hmap_reserve(h, &h->large)) {
+        if (size <= (size_t)OPOOL__RUN_MAX * OPOOL__HPAGE &&
+            (p = opool__heap_run_take(h, opool__run_pages(size), zero)) != NULL) {
+            opool__mem_undefined(p, size); /* the rest of its last page stays inaccessible */
+            h->run_asked += size;
+        } else {
+            p = (char *)h->mem.alloc(h->mem.ctx, size, 16);
+        }
+    }
     if (p == NULL) {
         opool__heap_failed(h, NULL);
         return NULL;
@@ -850,7 +1005,7 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
     *zero = false;
     if (h == NULL) return NULL;
     if (size == 0) size = 1;
-    if (size > h->max_size) return opool__heap_alloc_large(h, size);
+    if (size > h->max_size) return opool__heap_alloc_large(h, size, zero);
     uint32_t c = h->hot.class_of[(size + 7) >> 3];
     opool__hclass *k = &h->cls[c];
     char *b;
@@ -922,7 +1077,12 @@ opool_status opool__heap_free_slow(opool_heap *h, void *ptr) {
         size_t size = large->size;
         opool__hmap_erase(&h->large, large);
         h->large_bytes -= size;
-        h->mem.free(h->mem.ctx, ptr, size);
+        if (opool__heap_is_run(h, ptr)) {
+            h->run_asked -= size;
+            opool__heap_run_put(h, (char *)ptr, opool__run_pages(size));
+        } else {
+            h->mem.free(h->mem.ctx, ptr, size);
+        }
         opool__heap_settle(h, NULL);
         return OPOOL_OK;
     }
@@ -947,9 +1107,17 @@ void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
     if (large) {
         old = large->size;
         if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
+        bool run = opool__heap_is_run(h, ptr);
+        if (run && size > h->max_size && opool__run_pages(size) == opool__run_pages(old)) {
+            opool__mem_undefined((char *)ptr + old, size - old); /* grows within its pages */
+            large->size = size;
+            h->large_bytes += size - old;
+            h->run_asked += size - old;
+            return ptr;
+        }
         /* the C library's: it may grow it in place; its result is aligned
          * as max_align_t, which must hold the 16 bytes the header promises */
-        if (size > h->max_size && h->os && alignof(max_align_t) >= 16) {
+        if (!run && size > h->max_size && h->os && alignof(max_align_t) >= 16) {
             void *n = opool__sys_realloc(ptr, size);
             if (n != NULL) {
                 opool__hmap_erase(&h->large, large);
@@ -988,7 +1156,9 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
     out->large_bytes = h->large_bytes;
     out->rejected = h->rejected;
     out->bytes = sizeof *h + h->max_size / 8 + 1 + h->region_cap * sizeof(opool__hregion) +
-                 ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) + h->large_bytes;
+                 ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) +
+                 (h->large_bytes - h->run_asked) + h->run_held;
+    for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++) out->bytes += h->runs[i].cap * sizeof(opool__hrun);
     for (uint32_t i = 0; i < h->nregions; i++) { /* vacant pages of the system's hold nothing */
         const opool__hregion *r = &h->regions[i];
         if (r->base == NULL) continue;

@@ -26,13 +26,23 @@
 #include <time.h>
 
 #define PAGE ((uintptr_t)OPOOL_HEAP_PAGE)
+#define LARGEST 32768u /* the largest default class */
+/* Runs, large blocks on the heap's own pages: where a heap with the system's memory reserves an
+ * address range (64-bit, mmap or VirtualAlloc, OPOOL_HEAP_SPAN not 0; opool_heap.h, MEMORY). */
+#if SIZE_MAX > 0xFFFFFFFFu && (defined(OPOOL__MMAP) || defined(OPOOL__VIRTUAL_ALLOC)) &&           \
+    (!defined(OPOOL_HEAP_SPAN) || OPOOL_HEAP_SPAN != 0)
+#define RUNS 1
+#else
+#define RUNS 0
+#endif
 
 /* The default classes, as the header lists them. */
-#define NDEFAULT 40
+#define NDEFAULT 56
 static const uint32_t default_sizes[NDEFAULT] = {
-    16,  32,  48,  64,   80,   96,   112,  128,  144,  160,  176,  192, 208, 224,
-    240, 256, 288, 320,  352,  384,  416,  448,  480,  512,  576,  640, 704, 768,
-    832, 896, 960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048};
+    16,   32,   48,   64,   80,   96,   112,  128,  144,   160,   176,   192,   208,  224,
+    240,  256,  288,  320,  352,  384,  416,  448,  480,   512,   576,   640,   704,  768,
+    832,  896,  960,  1024, 1152, 1280, 1408, 1536, 1664,  1792,  1920,  2048,  2560, 3072,
+    3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -156,12 +166,14 @@ static bool filled(const void *p, size_t n, unsigned seed) {
     return true;
 }
 
-static bool all_zero(const void *p, size_t n) {
+static bool filled_with(const void *p, size_t n, unsigned char v) {
     const unsigned char *b = (const unsigned char *)p;
     for (size_t k = 0; k < n; k++)
-        if (b[k] != 0) return false;
+        if (b[k] != v) return false;
     return true;
 }
+
+static bool all_zero(const void *p, size_t n) { return filled_with(p, n, 0); }
 
 static int cmp_uptr(const void *a, const void *b) {
     uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
@@ -482,7 +494,7 @@ TEST(destroy_gives_back_every_byte) {
     opool_heap *h = create(&d);
     REQUIRE(h);
     for (int k = 0; k < 5000; k++) CHECK(opool_heap_alloc(h, (size_t)(k % 97) * 3) != NULL);
-    for (int k = 0; k < 20; k++) CHECK(opool_heap_alloc(h, 3000 + (size_t)k * 1000) != NULL);
+    for (int k = 0; k < 20; k++) CHECK(opool_heap_alloc(h, 40000 + (size_t)k * 1000) != NULL);
     CHECK(c.blocks > 1 + 20); /* regions of pages, the large blocks, bookkeeping */
     opool_heap_destroy(h);
     CHECK_EQ_U64(c.blocks, 0);
@@ -1004,22 +1016,23 @@ static void expect_rejected(opool_heap *h, recorder *r, void *ptr, int line) {
     CHECK_EQ_U64(opool_heap_usable_size(h, ptr), 0);
 }
 
-/* Without an allocator of its own, a large block grows through the C library's realloc: the
+/* Without an allocator of its own, a large block grows as a run while it fits 16 pages (RUNS),
+ * then through the C library's realloc: the
  * contents stay, the size and the statistics follow, and a free of the old address (if it
  * moved) is rejected as for any pointer the heap does not hold. */
 TEST(a_large_block_grows_through_realloc_and_keeps_its_contents) {
     recorder r;
     opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
     REQUIRE(h);
-    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 5000);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 40000);
     REQUIRE(p);
-    fill(p, 5000, 7);
-    size_t size = 5000;
+    fill(p, 40000, 7);
+    size_t size = 40000;
     for (int k = 0; k < 6; k++) {
         size_t next = size * 3;
         unsigned char *q = (unsigned char *)opool_heap_realloc(h, p, next);
         REQUIRE(q);
-        CHECK(filled(q, 5000, 7)); /* what was written first stays through every growth */
+        CHECK(filled(q, 40000, 7)); /* what was written first stays through every growth */
         CHECK_EQ_U64(opool_heap_usable_size(h, q), next);
         opool_heap_stats s = stats_of(h);
         CHECK_EQ_U64(s.large_live, 1);
@@ -1181,25 +1194,25 @@ TEST(sizes_above_the_largest_class_go_to_the_allocator) {
     REQUIRE(h);
     long blocks0 = c.blocks;
     size_t bytes0 = stats_of(h).bytes;
-    void *a = opool_heap_alloc(h, 2049);
+    void *a = opool_heap_alloc(h, (LARGEST + 1));
     void *b = opool_heap_alloc(h, 100000);
     REQUIRE(a && b);
     CHECK(c.blocks >= blocks0 + 2);
-    CHECK(c.bytes >= NDEFAULT * (size_t)OPOOL_HEAP_PAGE + 2049 + 100000);
-    CHECK_EQ_U64(opool_heap_usable_size(h, a), 2049);
+    CHECK(c.bytes >= NDEFAULT * (size_t)OPOOL_HEAP_PAGE + (LARGEST + 1) + 100000);
+    CHECK_EQ_U64(opool_heap_usable_size(h, a), (LARGEST + 1));
     CHECK_EQ_U64(opool_heap_usable_size(h, b), 100000);
-    memset(a, 1, 2049);
+    memset(a, 1, (LARGEST + 1));
     memset(b, 2, 100000);
     opool_heap_stats both = stats_of(h);
     CHECK_EQ_U64(both.large_live, 2);
-    CHECK_EQ_U64(both.large_bytes, 2049 + 100000);
-    CHECK(both.bytes >= bytes0 + 2049 + 100000);
+    CHECK_EQ_U64(both.large_bytes, (LARGEST + 1) + 100000);
+    CHECK(both.bytes >= bytes0 + (LARGEST + 1) + 100000);
     for (int k = 0; k < NDEFAULT; k++) CHECK_EQ_U64(both.classes[k].allocs, 0);
     CHECK_EQ_U64(opool_heap_free(h, a), OPOOL_OK);
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 1);
     CHECK_EQ_U64(s.large_bytes, 100000);
-    CHECK(s.bytes <= both.bytes - 2049);
+    CHECK(s.bytes <= both.bytes - (LARGEST + 1));
     CHECK_EQ_U64(opool_heap_free(h, b), OPOOL_OK);
     s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 0);
@@ -1218,18 +1231,18 @@ TEST(no_fallback_makes_sizes_above_the_largest_class_fail) {
     opool_heap *h = create(&d);
     REQUIRE(h);
     long calls = c.calls;
-    CHECK(opool_heap_alloc(h, 2049) == NULL);
+    CHECK(opool_heap_alloc(h, LARGEST + 1) == NULL);
     CHECK(opool_heap_alloc(h, 1u << 20) == NULL);
-    CHECK(opool_heap_calloc(h, 2, 1025) == NULL);
+    CHECK(opool_heap_calloc(h, 2, LARGEST / 2 + 1) == NULL);
     CHECK_EQ_U64(c.calls, calls);
-    void *p = opool_heap_alloc(h, 2048);
+    void *p = opool_heap_alloc(h, LARGEST);
     CHECK(p != NULL);
-    CHECK(opool_heap_realloc(h, p, 2049) == NULL); /* p stays valid */
-    CHECK_EQ_U64(opool_heap_usable_size(h, p), 2048);
+    CHECK(opool_heap_realloc(h, p, LARGEST + 1) == NULL); /* p stays valid */
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), LARGEST);
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 0);
     CHECK_EQ_U64(s.large_bytes, 0);
-    CHECK_EQ_U64(s.classes[default_index(2048)].live, 1);
+    CHECK_EQ_U64(s.classes[default_index(LARGEST)].live, 1);
     CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
     opool_heap_destroy(h);
 }
@@ -1242,7 +1255,7 @@ TEST(a_large_alloc_fails_and_reports_efull_when_the_allocator_fails) {
     opool_heap *h = create(&d);
     REQUIRE(h);
     c.fail_from = c.calls;
-    CHECK(opool_heap_alloc(h, 5000) == NULL);
+    CHECK(opool_heap_alloc(h, 50000) == NULL);
     CHECK_EQ_U64(r.n, 1);
     CHECK_EQ_U64(r.what, OPOOL_EFULL);
     opool_heap_stats s = stats_of(h);
@@ -1250,7 +1263,7 @@ TEST(a_large_alloc_fails_and_reports_efull_when_the_allocator_fails) {
     CHECK_EQ_U64(s.large_bytes, 0);
     CHECK(opool_heap_alloc(h, 100) != NULL); /* the classes need no allocator */
     c.fail_from = -1;
-    void *p = opool_heap_alloc(h, 5000);
+    void *p = opool_heap_alloc(h, 50000);
     CHECK(p != NULL);
     CHECK_EQ_U64(stats_of(h).large_live, 1);
     opool_heap_destroy(h);
@@ -1286,10 +1299,10 @@ TEST(calloc_zero_fills) {
             CHECK(all_zero(p, n * size));
             CHECK(opool_heap_usable_size(h, p) >= n * size);
         }
-    unsigned char *big = (unsigned char *)opool_heap_calloc(h, 3, 7000);
+    unsigned char *big = (unsigned char *)opool_heap_calloc(h, 3, 70000);
     REQUIRE(big);
-    CHECK(all_zero(big, 21000));
-    CHECK_EQ_U64(opool_heap_usable_size(h, big), 21000);
+    CHECK(all_zero(big, 210000));
+    CHECK_EQ_U64(opool_heap_usable_size(h, big), 210000);
     unsigned char *z = (unsigned char *)opool_heap_calloc(h, 0, 5);
     CHECK(z != NULL);
     CHECK_EQ_U64(opool_heap_usable_size(h, z), 16);
@@ -1501,11 +1514,11 @@ TEST(free_of_an_interior_pointer_of_a_large_block_is_einval) {
     recorder r;
     opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
     REQUIRE(h);
-    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 10000);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 100000);
     REQUIRE(p);
     expect_rejected_free(h, &r, p + 1, OPOOL_EINVAL, "large block + 1");
     expect_rejected_free(h, &r, p + 16, OPOOL_EINVAL, "large block + 16");
-    expect_rejected_free(h, &r, p + 9999, OPOOL_EINVAL, "large block + 9999");
+    expect_rejected_free(h, &r, p + 99999, OPOOL_EINVAL, "large block + 99999");
     CHECK_EQ_U64(stats_of(h).large_live, 1);
     CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
     opool_heap_destroy(h);
@@ -1520,7 +1533,7 @@ TEST(free_twice_of_a_large_block_is_einval) {
     d.allocator = counting_allocator(&c);
     opool_heap *h = create(&d);
     REQUIRE(h);
-    void *p = opool_heap_alloc(h, 10000);
+    void *p = opool_heap_alloc(h, 100000);
     REQUIRE(p);
     CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
     expect_rejected_free(h, &r, p, OPOOL_EINVAL, "a freed large block");
@@ -1559,9 +1572,9 @@ TEST(realloc_of_null_allocates) {
     void *p = opool_heap_realloc(h, NULL, 100);
     REQUIRE(p);
     CHECK_EQ_U64(opool_heap_usable_size(h, p), 112);
-    void *q = opool_heap_realloc(h, NULL, 3000);
+    void *q = opool_heap_realloc(h, NULL, 40000);
     REQUIRE(q);
-    CHECK_EQ_U64(opool_heap_usable_size(h, q), 3000);
+    CHECK_EQ_U64(opool_heap_usable_size(h, q), 40000);
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.classes[6].live, 1);
     CHECK_EQ_U64(s.classes[6].allocs, 1);
@@ -1575,7 +1588,7 @@ TEST(realloc_to_size_zero_frees_and_returns_null) {
     recorder r;
     opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
     REQUIRE(h);
-    void *p = opool_heap_alloc(h, 100), *big = opool_heap_alloc(h, 3000);
+    void *p = opool_heap_alloc(h, 100), *big = opool_heap_alloc(h, 40000);
     REQUIRE(p && big);
     CHECK(opool_heap_realloc(h, p, 0) == NULL);
     CHECK(opool_heap_realloc(h, big, 0) == NULL);
@@ -1660,12 +1673,12 @@ TEST(realloc_to_and_from_large_keeps_the_contents) {
     unsigned char *p = (unsigned char *)opool_heap_alloc(h, 100);
     REQUIRE(p);
     fill(p, 112, 20);
-    REQUIRE((p = realloc_checked(h, p, 5000, 20, 5000, false)) != NULL); /* small -> large */
+    REQUIRE((p = realloc_checked(h, p, 50000, 20, 50000, false)) != NULL); /* small -> large */
     CHECK_EQ_U64(stats_of(h).large_live, 1);
-    CHECK_EQ_U64(stats_of(h).large_bytes, 5000);
-    REQUIRE((p = realloc_checked(h, p, 70000, 21, 70000, true)) != NULL); /* -> larger */
-    CHECK_EQ_U64(stats_of(h).large_bytes, 70000);
-    REQUIRE((p = realloc_checked(h, p, 2048, 22, 2048, true)) != NULL); /* large -> small */
+    CHECK_EQ_U64(stats_of(h).large_bytes, 50000);
+    REQUIRE((p = realloc_checked(h, p, 700000, 21, 700000, true)) != NULL); /* -> larger */
+    CHECK_EQ_U64(stats_of(h).large_bytes, 700000);
+    REQUIRE((p = realloc_checked(h, p, LARGEST, 22, LARGEST, true)) != NULL); /* large -> small */
     REQUIRE((p = realloc_checked(h, p, 60, 23, 64, false)) != NULL);
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 0);
@@ -1681,25 +1694,25 @@ TEST(realloc_shrinking_a_large_block_above_the_largest_class_keeps_it_as_it_is) 
     d.allocator = counting_allocator(&c);
     opool_heap *h = create(&d);
     REQUIRE(h);
-    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 70000);
+    unsigned char *p = (unsigned char *)opool_heap_alloc(h, 700000);
     REQUIRE(p);
-    fill(p, 70000, 30);
+    fill(p, 700000, 30);
     long calls = c.calls;
-    CHECK_EQ_PTR(opool_heap_realloc(h, p, 3000), p);
-    CHECK_EQ_PTR(opool_heap_realloc(h, p, 2049), p); /* the smallest size above the classes */
+    CHECK_EQ_PTR(opool_heap_realloc(h, p, 40000), p);
+    CHECK_EQ_PTR(opool_heap_realloc(h, p, LARGEST + 1), p); /* the smallest size above the classes */
     CHECK_EQ_U64(c.calls, calls);                    /* no new block */
-    CHECK_EQ_U64(opool_heap_usable_size(h, p), 70000);
-    CHECK(filled(p, 70000, 30));
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), 700000);
+    CHECK(filled(p, 700000, 30));
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 1);
-    CHECK_EQ_U64(s.large_bytes, 70000);
+    CHECK_EQ_U64(s.large_bytes, 700000);
     /* growing past its size is a new block of the new size */
-    unsigned char *q = (unsigned char *)opool_heap_realloc(h, p, 80000);
+    unsigned char *q = (unsigned char *)opool_heap_realloc(h, p, 800000);
     REQUIRE(q);
     CHECK(q != p);
-    CHECK(filled(q, 70000, 30));
-    CHECK_EQ_U64(opool_heap_usable_size(h, q), 80000);
-    CHECK_EQ_U64(stats_of(h).large_bytes, 80000);
+    CHECK(filled(q, 700000, 30));
+    CHECK_EQ_U64(opool_heap_usable_size(h, q), 800000);
+    CHECK_EQ_U64(stats_of(h).large_bytes, 800000);
     CHECK_EQ_U64(r.n, 0);
     opool_heap_destroy(h);
     CHECK_EQ_U64(c.blocks, 0);
@@ -1779,20 +1792,20 @@ TEST(realloc_fails_and_keeps_the_block_when_the_allocator_fails) {
     opool_heap *h = create(&d);
     REQUIRE(h);
     unsigned char *p = (unsigned char *)opool_heap_alloc(h, 1000);
-    unsigned char *big = (unsigned char *)opool_heap_alloc(h, 3000);
+    unsigned char *big = (unsigned char *)opool_heap_alloc(h, 40000);
     REQUIRE(p && big);
     fill(p, 1024, 8);
-    fill(big, 3000, 9);
+    fill(big, 40000, 9);
     c.fail_from = c.calls;
-    CHECK(opool_heap_realloc(h, p, 5000) == NULL);
-    CHECK(opool_heap_realloc(h, big, 6000) == NULL);
+    CHECK(opool_heap_realloc(h, p, 50000) == NULL);
+    CHECK(opool_heap_realloc(h, big, 60000) == NULL);
     CHECK(filled(p, 1024, 8));
-    CHECK(filled(big, 3000, 9));
+    CHECK(filled(big, 40000, 9));
     CHECK_EQ_U64(opool_heap_usable_size(h, p), 1024);
-    CHECK_EQ_U64(opool_heap_usable_size(h, big), 3000);
+    CHECK_EQ_U64(opool_heap_usable_size(h, big), 40000);
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 1);
-    CHECK_EQ_U64(s.large_bytes, 3000);
+    CHECK_EQ_U64(s.large_bytes, 40000);
     CHECK_EQ_U64(s.classes[default_index(1024)].live, 1);
     CHECK_EQ_U64(s.rejected, 0);
     c.fail_from = -1;
@@ -2051,24 +2064,149 @@ TEST(stats_stay_exact_over_millions_of_allocations) {
     opool_heap_destroy(h);
 }
 
+/* A large block's bytes count while it is live; freed, the allocator's go at once, and a run's
+ * stay with the heap until the runs' hysteresis gives them back (large_blocks_are_runs_...). */
 TEST(stats_bytes_grow_with_pages_and_large_blocks) {
-    uint32_t size = 512;
+    for (int own = 0; own < 2; own++) {
+        uint32_t size = 512;
+        counting c;
+        recorder r;
+        opool_heap_desc d = desc_of(&r);
+        d.class_sizes = &size;
+        d.class_count = 1;
+        if (own) d.allocator = counting_allocator(&c);
+        opool_heap *h = create(&d);
+        REQUIRE(h);
+        opool_heap_stats s0 = stats_of(h);
+        CHECK(s0.bytes >= OPOOL_HEAP_PAGE);
+        uint32_t p = s0.classes[0].blocks;
+        for (uint32_t k = 0; k <= p; k++) REQUIRE(opool_heap_alloc(h, 512));
+        opool_heap_stats s1 = stats_of(h);
+        CHECK_EQ_U64(s1.classes[0].blocks, 2 * p);
+        CHECK(s1.bytes >= s0.bytes + OPOOL_HEAP_PAGE);
+        void *big = opool_heap_alloc(h, 300000);
+        REQUIRE(big);
+        opool_heap_stats s2 = stats_of(h);
+        CHECK(s2.bytes >= s1.bytes + 300000);
+        CHECK_EQ_U64(opool_heap_free(h, big), OPOOL_OK);
+        if (own || !RUNS)
+            CHECK(stats_of(h).bytes <= s2.bytes - 300000);
+        else
+            CHECK_EQ_U64(stats_of(h).bytes, s2.bytes); /* a free run, resident */
+        opool_heap_destroy(h);
+    }
+}
+
+/* Where a heap with the system's memory reserves its range (RUNS), a block above the largest
+ * class and up to 16 pages (1 MiB) is a run of whole pages of that range: aligned to a page, reused by
+ * the next block of as many pages (the newest first), grown in place within its pages, and
+ * checked as any block. Elsewhere the same calls go to the allocator, and hold as well but for
+ * where the block lies. */
+TEST(large_blocks_are_runs_of_the_heaps_own_pages) {
     recorder r;
-    opool_heap *h = make_heap(&size, 1, 0, OPOOL_HEAP_GROW, &r);
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
     REQUIRE(h);
-    opool_heap_stats s0 = stats_of(h);
-    CHECK(s0.bytes >= OPOOL_HEAP_PAGE);
-    uint32_t p = s0.classes[0].blocks;
-    for (uint32_t k = 0; k <= p; k++) REQUIRE(opool_heap_alloc(h, 512));
-    opool_heap_stats s1 = stats_of(h);
-    CHECK_EQ_U64(s1.classes[0].blocks, 2 * p);
-    CHECK(s1.bytes >= s0.bytes + OPOOL_HEAP_PAGE);
-    void *big = opool_heap_alloc(h, 300000);
-    REQUIRE(big);
-    opool_heap_stats s2 = stats_of(h);
-    CHECK(s2.bytes >= s1.bytes + 300000);
-    CHECK_EQ_U64(opool_heap_free(h, big), OPOOL_OK);
-    CHECK(stats_of(h).bytes <= s2.bytes - 300000);
+    size_t bytes0 = stats_of(h).bytes;
+    unsigned char *a = (unsigned char *)opool_heap_alloc(h, LARGEST + 1);
+    unsigned char *b = (unsigned char *)opool_heap_alloc(h, 2 * PAGE);      /* two pages */
+    unsigned char *c = (unsigned char *)opool_heap_alloc(h, 16 * PAGE);     /* the largest run */
+    unsigned char *d = (unsigned char *)opool_heap_alloc(h, 16 * PAGE + 1); /* the allocator's */
+    REQUIRE(a && b && c && d);
+    if (RUNS) {
+        CHECK_EQ_U64((uintptr_t)a % PAGE, 0);
+        CHECK_EQ_U64((uintptr_t)b % PAGE, 0);
+        CHECK_EQ_U64((uintptr_t)c % PAGE, 0);
+        CHECK(stats_of(h).bytes >= bytes0 + 19 * PAGE + 16 * PAGE + 1);
+    }
+    CHECK_EQ_U64((uintptr_t)d % 16, 0);
+    fill(a, LARGEST + 1, 1);
+    fill(b, 2 * PAGE, 2);
+    fill(c, 16 * PAGE, 3);
+    fill(d, 16 * PAGE + 1, 4);
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 4);
+    CHECK_EQ_U64(s.large_bytes, LARGEST + 1 + 18 * PAGE + 16 * PAGE + 1);
+    CHECK_EQ_U64(opool_heap_usable_size(h, a), LARGEST + 1);
+    /* misuse: inside a run, inside its last page past the block, a run freed twice */
+    expect_rejected_free(h, &r, a + 16, OPOOL_EINVAL, "run + 16");
+    expect_rejected_free(h, &r, a + PAGE / 2 + 16, OPOOL_EINVAL, "run, past its block");
+    expect_rejected_free(h, &r, b + PAGE, OPOOL_EINVAL, "run, its second page");
+    CHECK_EQ_U64(opool_heap_free(h, a), OPOOL_OK);
+    expect_rejected_free(h, &r, a, OPOOL_EINVAL, "a freed run");
+    expect_rejected(h, &r, a, __LINE__);
+    /* the next block of one page gets that run back, its bytes as they were: calloc zeroes */
+    unsigned char *a2 = (unsigned char *)opool_heap_calloc(h, 1, 40000);
+    REQUIRE(a2);
+    if (RUNS) CHECK_EQ_PTR(a2, a);
+    CHECK(all_zero(a2, 40000));
+    /* growth within its pages keeps the block; past them, it moves */
+    fill(a2, 40000, 5);
+    unsigned char *g = (unsigned char *)opool_heap_realloc(h, a2, PAGE);
+    REQUIRE(g);
+    if (RUNS) CHECK_EQ_PTR(g, a2);
+    CHECK(filled(g, 40000, 5));
+    CHECK_EQ_U64(opool_heap_usable_size(h, g), PAGE);
+    fill(g, PAGE, 6);
+    unsigned char *g2 = (unsigned char *)opool_heap_realloc(h, g, PAGE + 1);
+    REQUIRE(g2);
+    CHECK(g2 != g);
+    CHECK(filled(g2, PAGE, 6));
+    if (RUNS) CHECK_EQ_U64((uintptr_t)g2 % PAGE, 0); /* a new run of two pages */
+    CHECK(filled(b, 2 * PAGE, 2));
+    CHECK(filled(c, 16 * PAGE, 3));
+    CHECK(filled(d, 16 * PAGE + 1, 4));
+    s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 4);
+    CHECK_EQ_U64(s.large_bytes, PAGE + 1 + 18 * PAGE + 16 * PAGE + 1);
+    for (int k = 0; k < NDEFAULT; k++) CHECK_EQ_U64(s.classes[k].allocs, 0);
+    CHECK_EQ_U64(opool_heap_free(h, g2), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, b), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, c), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, d), OPOOL_OK);
+    s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 0);
+    CHECK_EQ_U64(s.large_bytes, 0);
+    /* two runs of two pages wait, b freed last: the next two-page block is b */
+    unsigned char *e = (unsigned char *)opool_heap_alloc(h, 2 * PAGE - 5);
+    REQUIRE(e);
+    if (RUNS) CHECK_EQ_PTR(e, b);
+    CHECK_EQ_U64(opool_heap_free(h, e), OPOOL_OK);
+    CHECK_EQ_U64(r.by_what[OPOOL_EFULL], 0);
+    opool_heap_destroy(h);
+}
+
+/* Free runs that waited a second or more give their memory back at the next run freed (the
+ * bytes the heap holds drop; the runs read zero when taken again) and keep their addresses. */
+TEST(free_runs_unused_for_a_while_give_their_memory_back) {
+    if (!RUNS) return;
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    enum { N = 8, SIZE = 3 * PAGE - 100 };
+    unsigned char *b[N + 1];
+    for (int k = 0; k <= N; k++) {
+        REQUIRE((b[k] = (unsigned char *)opool_heap_alloc(h, SIZE)));
+        memset(b[k], 0xA5, SIZE);
+    }
+    for (int k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+    size_t bytes = stats_of(h).bytes;
+    sleep_ms(1100);
+    CHECK_EQ_U64(opool_heap_free(h, b[N]), OPOOL_OK); /* the event: b[0 .. N) go back */
+#if defined(__linux__) || defined(_WIN32)
+    CHECK(stats_of(h).bytes <= bytes - N * 3 * PAGE);
+#endif
+    /* b[N] comes back first, as it was; then the others, in their old places */
+    unsigned char *again[N + 1];
+    for (int k = N; k >= 0; k--) {
+        REQUIRE((again[k] = (unsigned char *)opool_heap_alloc(h, SIZE)));
+        CHECK_EQ_PTR(again[k], b[k]);
+    }
+    CHECK(filled_with(again[N], SIZE, 0xA5));
+#if defined(__linux__) || defined(_WIN32)
+    for (int k = 0; k < N; k++) CHECK(all_zero(again[k], SIZE));
+#endif
+    for (int k = 0; k <= N; k++) CHECK_EQ_U64(opool_heap_free(h, again[k]), OPOOL_OK);
+    CHECK_EQ_U64(r.n, 0);
     opool_heap_destroy(h);
 }
 
@@ -2143,13 +2281,15 @@ static int rclass_of(const rtest *t, size_t size) {
     return -1;
 }
 
-/* Sizes 0..4096, mostly small; sometimes past the largest class. */
+/* Sizes 0..4096, mostly small; sometimes past the largest class, now and then by up to 20
+ * pages. */
 static size_t rsize(rtest *t) {
     size_t r = rbelow(t, 100), largest = t->sizes[t->ncls - 1];
     if (r < 45) return rbelow(t, 129);
     if (r < 75) return rbelow(t, 1025);
     if (r < 94) return rbelow(t, 4097);
-    return largest + 1 + rbelow(t, 3 * 4096);
+    if (r < 99) return largest + 1 + rbelow(t, 3 * 4096);
+    return largest + 1 + rbelow(t, 20 * OPOOL_HEAP_PAGE); /* runs, and past the largest */
 }
 
 /* Index of the first live block at or after p. */
@@ -2624,6 +2764,8 @@ int main(void) {
     RUN(stats_count_a_scripted_sequence_exactly);
     RUN(stats_stay_exact_over_millions_of_allocations);
     RUN(stats_bytes_grow_with_pages_and_large_blocks);
+    RUN(large_blocks_are_runs_of_the_heaps_own_pages);
+    RUN(free_runs_unused_for_a_while_give_their_memory_back);
 
     RUN(randomized_against_malloc_with_grow);
     RUN(randomized_against_malloc_without_grow_where_classes_fill_up);

@@ -1072,9 +1072,17 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * the class) costs a few dozen instructions and no call; everything else
  * (a full current page, growth, fallback blocks, every misuse, poisoning, a
  * memory checker) runs out of line.
- * A request larger than the largest class goes to the desc's allocator (and
- * is tracked in a hash map, so it can be freed and checked the same way),
- * unless OPOOL_HEAP_NO_FALLBACK makes it fail.
+ * A request larger than the largest class is a large block, tracked in a
+ * hash map so that it can be freed and checked the same way (O(1)
+ * expected, out of line). Up to 16 pages (1 MiB), in a heap that reserved
+ * an address range (MEMORY below), it is a run of whole pages of that
+ * range, aligned to 64 KiB, with no header: taken from the top of the range
+ * downward while the class regions grow from its bottom. A freed run waits
+ * in a bin of its page count for the next block of as many pages (the
+ * newest first; no split, no merge), and a realloc within its pages keeps
+ * it where it is. Larger blocks, and every large block of a heap without
+ * the range, go to the desc's allocator, one by one. OPOOL_HEAP_NO_FALLBACK
+ * makes every request above the largest class fail instead.
  *
  * A heap grows, as malloc does: a NULL desc, a zero desc and any desc whose
  * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page;
@@ -1100,7 +1108,8 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * address space at create (mmap PROT_NONE, or VirtualAlloc MEM_RESERVE: no
  * memory, nothing counted against overcommit) and takes its regions from it
  * in order, each made readable and writable (mprotect, MEM_COMMIT) when
- * taken; past 4 GiB of regions, they are mapped one by one. If the
+ * taken, and its runs from its top, downward; once the two meet, regions
+ * are mapped one by one and large blocks go to the C library. If the
  * reservation fails, every region is. Build the library with OPOOL_HEAP_SPAN
  * defined to another multiple of 64 KiB (0: no reservation) where address
  * space is scarce or costly: some consoles and sandboxes, or qemu-user,
@@ -1123,15 +1132,25 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * fill/empty cycle asks for nothing after its first round, and an idle heap
  * keeps its cache until its next page event. calloc does not write blocks
  * known to be zero (never handed out, in memory fresh from the system).
+ * Free runs keep their memory while they wait, up to 4 MiB beyond the bytes
+ * of the live runs: past that, the oldest free runs of 4 pages or more give
+ * it back at once (madvise, MEM_DECOMMIT), and at the first run freed a
+ * second or more after the last such check, every free run that waited a
+ * second or more does; a run keeps its addresses and reads zero when
+ * taken again. (A buffer growing by realloc leaves a run of every size
+ * behind it; small runs are what a program frees and takes again.)
  * A pointer into a cached page, a page given back or a region's unused part
  * is no block of the heap: OPOOL_EINVAL, as below.
  *
  * Default classes (bytes): 16 to 128 in steps of 16, then eight per doubling
  * up to 2048 (steps of 16 to 256, 32 to 512, 64 to 1024, 128 to 2048), so
- * that rounding up costs at most 12.5% above 128 bytes (a 1032-byte block,
- * a 1 KiB buffer and its header, takes 1152). Blocks are aligned to 16
- * bytes when their class size is a multiple of 16, else to 8; fallback
- * blocks to 16.
+ * that rounding up costs at most 12.5% from 128 to 2048 bytes (a 1032-byte
+ * block, a 1 KiB buffer and its header, takes 1152); then four per doubling
+ * up to 32768 (2560, 3072, 3584, 4096, 5120, ..., 28672, 32768): at most
+ * 25% there, and a page of 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 1
+ * of 32 KiB (the rest of its last 4 KiB pages never touched). 56 classes.
+ * Blocks are aligned to 16 bytes when their class size is a multiple of
+ * 16, else to 8; runs to 64 KiB, other large blocks to 16.
  *
  * ============================================================================
  * ERRORS
@@ -1139,8 +1158,8 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * Misuse never corrupts the heap:
  *   - freeing (or reallocating, or asking the size of) a pointer the heap did
  *     not hand out, or a pointer inside a block: OPOOL_EINVAL;
- *   - freeing a block twice: OPOOL_ESTALE. (A block of the fallback
- *     allocator leaves the heap when freed, and so does a class block whose
+ *   - freeing a block twice: OPOOL_ESTALE. (A large block, a run or the
+ *     allocator's, leaves the heap when freed, and so does a class block whose
  *     page emptied and left its class for the cache: freeing it again is
  *     OPOOL_EINVAL, as for any pointer the heap does not hold. Once that page
  *     serves a class again, a stale pointer may be the start of a block
@@ -1179,7 +1198,8 @@ typedef struct opool_heap opool_heap;
  * pointer-sized bytes, which hold the free-list link and are not checked),
  * checked when reused. */
 enum {
-    OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail, not the allocator */
+    OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail (no run, no
+                                         allocator) */
     OPOOL_HEAP_GROW = 1u << 9,        /* a full class adds pages: the default, accepted and
                                          kept so that code that asks for it still reads right */
     OPOOL_HEAP_FIXED = 1u << 10       /* no growth: each class holds its blocks_per_class */
@@ -1189,7 +1209,7 @@ enum {
  * the bytes per page of blocks (a page header of 64 bytes plus its live
  * bitmap come first: HOW IT WORKS). */
 #define OPOOL_HEAP_MAX_CLASSES 64
-#define OPOOL_HEAP_MAX_CLASS_SIZE 16384u /* the largest class size accepted */
+#define OPOOL_HEAP_MAX_CLASS_SIZE 32768u /* the largest class size accepted */
 #define OPOOL_HEAP_PAGE 65536u           /* bytes per page of blocks */
 
 /* Zero (or a NULL desc) gives the defaults; copied at create. class_count must
@@ -1217,8 +1237,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
      *                 found when it is reused. */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
-    opool_allocator allocator; /* regions of pages and large blocks; zero = regions from
-                                  the system, the rest from the C library */
+    opool_allocator allocator; /* regions of pages and large blocks; zero = regions and
+                                  runs from the system, the rest from the C library */
     /* Optional: the heap's name in every message of the default report (kept
      * as a pointer, not copied: it must outlive the heap). */
     const char *name;
@@ -1242,12 +1262,13 @@ typedef struct opool_heap_class_stats {
 typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint32_t version;             /* OPOOL_HEAP_STATS_VERSION */
     uint32_t class_count;
-    uint64_t large_live;  /* blocks from the fallback allocator, live */
-    uint64_t large_bytes; /* their bytes */
+    uint64_t large_live;  /* blocks above the largest class (runs and the allocator's), live */
+    uint64_t large_bytes; /* the bytes asked for them */
     uint64_t rejected;    /* bad frees, reallocs and size queries */
     size_t bytes;         /* memory the heap holds, bookkeeping included (with memory
                              from the system on Linux, the pages of its regions that it
-                             has not used yet or gave back are not held) */
+                             has not used yet or gave back are not held; runs count in
+                             whole pages, free ones until their memory goes back) */
     opool_heap_class_stats classes[OPOOL_HEAP_MAX_CLASSES];
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u
@@ -1265,8 +1286,9 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
  * Exhaustion follows opool.h's rule (EXHAUSTION) for each class on its own:
  * a class's episode is reported at its 1st, 2nd, 4th, 8th... failed alloc
  * and ends at a free that leaves at most blocks - ceil(blocks / 4) of its
- * blocks live. The fallback allocator has one episode too, whose capacity
- * is the number of large blocks live when it opened. While any episode is
+ * blocks live. Large blocks have one episode too (the allocator refused
+ * one, and no run could serve it), whose capacity is the number of large
+ * blocks live when it opened. While any episode is
  * open, every free runs out of line.
  * Cost: one request per region of up to 64 pages of the reservation, plus a
  * few; O(pages). Thread-safety: any thread. */
@@ -1282,13 +1304,14 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
 OPOOL_API void opool_heap_destroy(opool_heap *h);
 
 /* A block of at least size bytes (size 0 counts as 1), from the smallest class
- * that holds it, or from the allocator above the largest class. Reuse is
+ * that holds it, or above the largest class a large block (a run, else the
+ * allocator's: HOW IT WORKS). Reuse is
  * LIFO: the block of a class freed last is handed out next, unless that free
  * gave its emptied page back. Contents are undefined (the previous block's
  * bytes, or the poison pattern). NULL when h is NULL, the class is full and
  * cannot grow (OPOOL_HEAP_FIXED, or the allocator refused a page: counted in
- * the class's failed_allocs), the fallback allocation fails, or the size
- * needs the fallback and OPOOL_HEAP_NO_FALLBACK is set (not counted, not
+ * the class's failed_allocs), a large block cannot be had, or the size
+ * is above the largest class and OPOOL_HEAP_NO_FALLBACK is set (not counted, not
  * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
  * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1),
  * plus O(regions) when it takes a page (the scan for a vacant page, the
@@ -1304,11 +1327,13 @@ OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 
 /* Resize: ptr NULL is alloc; size 0 frees ptr and returns NULL. A block that
- * stays in its class is returned as is, and so is a fallback block asked to
+ * stays in its class is returned as is, and so is a large block asked to
  * shrink to a size still above the largest class (its usable size does not
- * change); a fallback block growing above the largest class, in a heap
- * whose desc names no allocator, is resized by the C library's realloc (in
- * place when it can; where malloc aligns to 16); otherwise a new block gets
+ * change), and a run growing within its pages (its usable size becomes the
+ * new size); an allocator's large block growing above the largest class,
+ * in a heap whose desc names no allocator, is resized by the C library's
+ * realloc (in place when it can; where malloc aligns to 16); otherwise a
+ * new block gets
  * the contents (up to the smaller size) and the old one is freed. NULL when
  * the new block cannot be had (ptr stays valid) or ptr is not a live block of h
  * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
@@ -1320,17 +1345,17 @@ OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
 
 /* Free a block; an emptied grown page may go to the heap's cache. OPOOL_OK
  * (also for ptr NULL); OPOOL_EINVAL: h NULL (not reported), or ptr not the
- * start of a block of h (an interior or foreign pointer, a fallback block
+ * start of a block of h (an interior or foreign pointer, a large block
  * already freed); OPOOL_ESTALE: ptr a class block already free. Both change
  * nothing but rejected, and are reported. O(1) expected; inline when the
  * page is found at its first hash probe and the block is live; out of line
- * for fallback blocks, rejections, OPOOL_POISON, memory checkers, and pages
+ * for large blocks, rejections, OPOOL_POISON, memory checkers, and pages
  * that need list upkeep (a full page's first free, an emptied page).
  * Thread-safety: per heap. */
 OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 
-/* Bytes usable at ptr (its class size, or the size asked of the fallback
- * allocator). 0 when h or ptr is NULL (not reported) or ptr is not a live
+/* Bytes usable at ptr (its class size, or for a large block the size asked
+ * for). 0 when h or ptr is NULL (not reported) or ptr is not a live
  * block of h (counted in rejected, reported). O(1) expected. Thread-safety:
  * per heap. */
 OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
@@ -1350,7 +1375,7 @@ OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
  *                            (OPOOL_HEAP_FIXED, blocks_per_class): alloc failed ..." at
  *                            an episode's first failure, "...: still full ...: 8 allocs
  *                            failed in this episode ..." at its 2nd, 4th, 8th... (for
- *                            the fallback allocator: "the allocator refused a large
+ *                            large blocks: "the allocator refused a large
  *                            block ...");
  *   OPOOL_EWRITE_AFTER_FREE  "opool: heap ... (0x...): write after free: block 0x... was
  *                            changed while free", then calls abort();
@@ -3001,7 +3026,7 @@ typedef struct opool__hpage {
  * room is 0; a free gives one back to room (one counter per call, not two).
  * Its allocations and the bytes they asked for are allocs and requested plus
  * what recent ones added to recent: one addition per alloc, of the size plus
- * one in bit OPOOL__HRECENT_COUNT (sizes are below 2^15, so the bytes of
+ * one in bit OPOOL__HRECENT_COUNT (sizes are at most 2^15, so the bytes of
  * 2^23 allocs stay below that bit); when the count reaches 2^23, bit 63, the
  * alloc moves recent into allocs and requested, out of line. */
 typedef struct opool__hclass_hot {
@@ -3046,9 +3071,11 @@ static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
 }
 
 /* The block index of offset off (< 2^16) from block 0 in *j; false when off
- * is not a multiple of the block size. recip = ceil(2^32 / size) with size <
- * 2^14 makes the high half of off * recip the quotient, and the low half
- * below recip exactly when the remainder is 0. (The out-of-line paths'.) */
+ * is not a multiple of the block size. recip = ceil(2^32 / size) with size
+ * <= 2^15 makes the high half of off * recip the quotient, and the low half
+ * below recip exactly when the remainder is 0: the rounding adds less than
+ * 2^16 + size to the low half, and recip is at least 2^17. (The
+ * out-of-line paths'.) */
 static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j) {
     uint64_t q = (uint64_t)off * recip;
     *j = (uint32_t)(q >> 32);
@@ -6782,6 +6809,7 @@ opool_status opool_draw_svg(const opool *p, opool_write_fn write, void *ctx) {
  *   ==== layout     pages, regions, classes, the heap
  *   ==== maps       open-addressing hash maps: the page set and the large blocks
  *   ==== regions    memory from the system, vacant pages, the empty-page cache
+ *   ==== runs       large blocks as runs of whole pages from the top of the reserved range
  *   ==== pages      carving, growing and giving back pages
  *   ==== lookup     from a pointer to its page and block, or its large record
  *   ==== public     the API
@@ -6837,8 +6865,8 @@ typedef struct opool__hregion {
 } opool__hregion;
 
 _Static_assert(sizeof(opool__hpage) == 64, "the page header the manual describes");
-_Static_assert(OPOOL_HEAP_PAGE <= 65536 && OPOOL_HEAP_MAX_CLASS_SIZE <= 16384,
-               "opool__hpage_index: offsets below 2^16, sizes up to 2^14");
+_Static_assert(OPOOL_HEAP_PAGE <= 65536 && OPOOL_HEAP_MAX_CLASS_SIZE <= 32768,
+               "opool__hpage_index: offsets below 2^16, sizes up to 2^15");
 
 /* The rest of a class: what only the out-of-line paths use. */
 typedef struct opool__hclass {
@@ -6858,6 +6886,38 @@ typedef struct opool__hmap {
     uint32_t cap, n; /* cap: a power of two */
 } opool__hmap;
 
+/* Runs: a block above the largest class, up to OPOOL__RUN_MAX pages (1 MiB),
+ * in a heap with a reserved range, is a run of whole pages taken from the top
+ * of the range downward (the class regions grow from its bottom): no page
+ * header, found through the large map as a block of the allocator is, and
+ * outside [span, span + span_used), so the inline free never reads it as a
+ * page. A freed run waits, as it is, in the bin of its page count for the
+ * next block of that many pages. */
+#define OPOOL__RUN_MAX 16u
+/* Free runs keep at most this many bytes resident beyond the bytes of the
+ * live runs: past it, the oldest free runs of OPOOL__RUN_IDLE_MIN pages or
+ * more give their memory back at once. A buffer growing by realloc leaves
+ * a run of every size behind it, which no later block may want; the small
+ * runs stay, as a program that frees and takes them again at every step
+ * would otherwise fault their pages in every time. */
+#define OPOOL__RUN_IDLE ((size_t)64 * OPOOL_HEAP_PAGE)
+#define OPOOL__RUN_IDLE_MIN 4u
+
+typedef struct opool__hrun {
+    char *base;
+    uintptr_t tick; /* the cache tick when it was freed */
+} opool__hrun;
+
+/* The free runs of one page count, a stack: v[0, cold) gave their memory
+ * back (they read zero), v[cold, n) are resident, the newest on top. A
+ * pop takes the newest; the decay gives back from the bottom. */
+typedef struct opool__hrunbin {
+    opool__hrun *v;
+    uint32_t n, cap, cold;
+    uint32_t made; /* runs of this page count, live or free: cap >= made, so a free never
+                      needs memory */
+} opool__hrunbin;
+
 struct opool_heap {
     opool__heap_hot hot; /* first: the inline paths of the header read it */
     opool_heap_desc desc;
@@ -6866,12 +6926,18 @@ struct opool_heap {
     bool checker;
     opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask
                           (opool__heap_view) */
-    opool__hmap large; /* key: block address */
+    opool__hmap large; /* key: block address; size: the size asked for */
     uint64_t large_bytes, rejected;
-    size_t page_count; /* pages serving a class */
-    bool os;           /* regions from opool__os_map (no allocator in the desc) */
-    char *span;        /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
-                          start, in its first span_used bytes, never unmapped */
+    size_t runs_used;    /* bytes at the top of the span given to runs, taken downward */
+    size_t run_asked;    /* bytes asked for of the live runs (within large_bytes) */
+    size_t run_held;     /* bytes of the runs live or free and not given back */
+    size_t run_idle;     /* of which free (the bins' resident runs) */
+    uintptr_t run_swept; /* the cache tick of the runs' last decay */
+    opool__hrunbin runs[OPOOL__RUN_MAX]; /* free runs of i + 1 pages */
+    size_t page_count;                   /* pages serving a class */
+    bool os;                             /* regions from opool__os_map (no allocator in the desc) */
+    char *span; /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
+                   start, in its first span_used bytes, never unmapped */
     size_t span_used;
     opool__hregion *regions; /* [region_cap]; entries with base NULL are free */
     uint32_t nregions;       /* entries in use or freed, from the start */
@@ -6892,9 +6958,10 @@ struct opool_heap {
 };
 
 static const uint32_t opool__heap_default_classes[] = {
-    16,  32,  48,  64,   80,   96,   112,  128,  144,  160,  176,  192, 208, 224,
-    240, 256, 288, 320,  352,  384,  416,  448,  480,  512,  576,  640, 704, 768,
-    832, 896, 960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048};
+    16,   32,   48,   64,   80,   96,   112,   128,   144,   160,   176,   192,   208,   224,
+    240,  256,  288,  320,  352,  384,  416,   448,   480,   512,   576,   640,   704,   768,
+    832,  896,  960,  1024, 1152, 1280, 1408,  1536,  1664,  1792,  1920,  2048,  2560,  3072,
+    3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
 
 /* The bytes part of opool__hclass_hot's recent. */
 #define OPOOL__HRECENT_BYTES ((((uint64_t)1) << OPOOL__HRECENT_COUNT) - 1)
@@ -7089,7 +7156,7 @@ static bool opool__heap_in_span(const opool_heap *h, const opool__hregion *r) {
 /* npages pages of the system's memory: the next part of the reserved range,
  * else a mapping of their own. */
 static char *opool__heap_os_pages(opool_heap *h, size_t bytes, bool *zero) {
-    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used &&
+    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used - h->runs_used &&
         opool__os_commit(h->span + h->span_used, bytes)) {
         char *m = h->span + h->span_used;
         h->span_used += bytes;
@@ -7260,6 +7327,101 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
     for (uint32_t i = lo; i <= hi && i < h->nregions; i++) {
         opool__hregion *r = &h->regions[i];
         if (r->base && (r->held == 0 || r->dirty != 0)) opool__heap_give_back(h, r);
+    }
+}
+
+/* ==== runs =============================================================== */
+
+/* Pages of a run that holds size bytes. */
+static uint32_t opool__run_pages(size_t size) { return (uint32_t)((size - 1) / OPOOL__HPAGE + 1); }
+
+/* Whether p lies in the run area: the top runs_used bytes of the span. */
+static bool opool__heap_is_run(const opool_heap *h, const void *p) {
+    uintptr_t top = (uintptr_t)h->span + OPOOL__HEAP_SPAN;
+    return h->runs_used != 0 && top - (uintptr_t)p - 1 < h->runs_used;
+}
+
+/* A run of n pages (1 .. OPOOL__RUN_MAX): the newest free one of n pages,
+ * else new pages at the top of the span. *zero: its bytes read zero. NULL:
+ * no span, the span is full, or no memory for the bin's bookkeeping; the
+ * allocator serves the block then. */
+static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
+    opool__hrunbin *b = &h->runs[n - 1];
+    size_t bytes = (size_t)n * OPOOL__HPAGE;
+    char *r;
+    if (b->n != 0) {
+        r = b->v[--b->n].base;
+        *zero = b->n < b->cold; /* its memory went back: it reads zero */
+        if (*zero) {
+            b->cold = b->n;
+            h->run_held += bytes;
+        } else {
+            h->run_idle -= bytes;
+        }
+        return r;
+    }
+    if (h->span == NULL || bytes > OPOOL__HEAP_SPAN - h->span_used - h->runs_used) return NULL;
+    if (b->made == b->cap) { /* room for this run in its bin, for the day it is freed */
+        uint32_t cap = b->cap ? b->cap * 2 : 8;
+        opool__hrun *v =
+            (opool__hrun *)h->mem.alloc(h->mem.ctx, cap * sizeof *v, alignof(opool__hrun));
+        if (v == NULL) return NULL;
+        if (b->v) {
+            memcpy(v, b->v, b->n * sizeof *v);
+            h->mem.free(h->mem.ctx, b->v, b->cap * sizeof *v);
+        }
+        b->v = v;
+        b->cap = cap;
+    }
+    r = h->span + OPOOL__HEAP_SPAN - h->runs_used - bytes;
+    if (!opool__os_commit(r, bytes)) return NULL;
+    h->runs_used += bytes;
+    h->run_held += bytes;
+    b->made++;
+    *zero = true;
+    return r;
+}
+
+/* The oldest free run still resident that waited age ticks or more, among
+ * runs of from pages or more: its memory back to the system. False: none,
+ * or the system cannot take it back (the bytes stay). */
+static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age, uint32_t from) {
+    opool__hrunbin *oldest = NULL;
+    for (uint32_t i = from - 1; i < OPOOL__RUN_MAX; i++) {
+        opool__hrunbin *b = &h->runs[i];
+        if (b->cold < b->n && tick - b->v[b->cold].tick >= age &&
+            (oldest == NULL || tick - b->v[b->cold].tick > tick - oldest->v[oldest->cold].tick))
+            oldest = b;
+    }
+    if (oldest == NULL) return false;
+    size_t bytes = (size_t)(oldest - h->runs + 1) * OPOOL__HPAGE;
+    if (!opool__os_reset(oldest->v[oldest->cold].base, bytes)) return false;
+    oldest->cold++;
+    h->run_held -= bytes;
+    h->run_idle -= bytes;
+    return true;
+}
+
+/* The run r of n pages, its block freed, into its bin; then the free runs'
+ * hysteresis, as the page cache's: those that waited OPOOL__HEAP_DECAY_NS
+ * give their memory back (their addresses stay in their bins, and read
+ * zero), and so do the oldest while more than OPOOL__RUN_IDLE bytes wait. */
+static void opool__heap_run_put(opool_heap *h, char *r, uint32_t n) {
+    opool__hrunbin *b = &h->runs[n - 1];
+    uintptr_t tick = opool__cache_tick(opool__now_ns());
+    opool__mem_noaccess(r, (size_t)n * OPOOL__HPAGE);
+    b->v[b->n].base = r; /* room kept when the run was made */
+    b->v[b->n].tick = tick;
+    b->n++;
+    h->run_idle += (size_t)n * OPOOL__HPAGE;
+    uintptr_t decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
+    if (tick - h->run_swept >= decay) {
+        h->run_swept = tick;
+        while (opool__heap_run_idle_back(h, tick, decay, 1)) {
+        }
+    }
+    while (h->run_idle > OPOOL__RUN_IDLE + (h->run_held - h->run_idle) &&
+           opool__heap_run_idle_back(h, tick, 0, OPOOL__RUN_IDLE_MIN)) {
     }
 }
 
@@ -7581,20 +7743,36 @@ void opool_heap_destroy(opool_heap *h) {
         else if (r->base)
             opool__heap_free_region(h, r);
     }
+    if (h->runs_used) /* the runs, unmapped below: a checker's marks go */
+        opool__mem_defined(h->span + OPOOL__HEAP_SPAN - h->runs_used, h->runs_used);
     if (h->span) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
     if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
-    for (uint32_t i = 0; i < h->large.cap; i++)
-        if (h->large.e[i].key) m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
+    for (uint32_t i = 0; i < h->large.cap; i++) /* runs went with the span */
+        if (h->large.e[i].key && !opool__heap_is_run(h, (void *)h->large.e[i].key))
+            m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
+    for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
+        if (h->runs[i].v) m.free(m.ctx, h->runs[i].v, h->runs[i].cap * sizeof *h->runs[i].v);
     if (h->pages.e) m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
     if (h->large.e) m.free(m.ctx, h->large.e, (size_t)h->large.cap * sizeof *h->large.e);
     if (h->hot.class_of) m.free(m.ctx, (void *)(uintptr_t)h->hot.class_of, h->max_size / 8 + 1);
     m.free(m.ctx, h, sizeof *h);
 }
 
-static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size) {
+/* A block above the largest class: a run (up to OPOOL__RUN_MAX pages, in a
+ * heap with a reserved range), else the allocator's. *zero as
+ * opool__heap_alloc_in's. */
+static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size, bool *zero) {
     if (h->desc.flags & OPOOL_HEAP_NO_FALLBACK) return NULL;
-    void *p = NULL;
-    if (opool__hmap_reserve(h, &h->large)) p = h->mem.alloc(h->mem.ctx, size, 16);
+    char *p = NULL;
+    if (opool__hmap_reserve(h, &h->large)) {
+        if (size <= (size_t)OPOOL__RUN_MAX * OPOOL__HPAGE &&
+            (p = opool__heap_run_take(h, opool__run_pages(size), zero)) != NULL) {
+            opool__mem_undefined(p, size); /* the rest of its last page stays inaccessible */
+            h->run_asked += size;
+        } else {
+            p = (char *)h->mem.alloc(h->mem.ctx, size, 16);
+        }
+    }
     if (p == NULL) {
         opool__heap_failed(h, NULL);
         return NULL;
@@ -7618,7 +7796,7 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
     *zero = false;
     if (h == NULL) return NULL;
     if (size == 0) size = 1;
-    if (size > h->max_size) return opool__heap_alloc_large(h, size);
+    if (size > h->max_size) return opool__heap_alloc_large(h, size, zero);
     uint32_t c = h->hot.class_of[(size + 7) >> 3];
     opool__hclass *k = &h->cls[c];
     char *b;
@@ -7690,7 +7868,12 @@ opool_status opool__heap_free_slow(opool_heap *h, void *ptr) {
         size_t size = large->size;
         opool__hmap_erase(&h->large, large);
         h->large_bytes -= size;
-        h->mem.free(h->mem.ctx, ptr, size);
+        if (opool__heap_is_run(h, ptr)) {
+            h->run_asked -= size;
+            opool__heap_run_put(h, (char *)ptr, opool__run_pages(size));
+        } else {
+            h->mem.free(h->mem.ctx, ptr, size);
+        }
         opool__heap_settle(h, NULL);
         return OPOOL_OK;
     }
@@ -7715,9 +7898,17 @@ void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
     if (large) {
         old = large->size;
         if (size > h->max_size && size <= old) return ptr; /* a large block shrinks in place */
+        bool run = opool__heap_is_run(h, ptr);
+        if (run && size > h->max_size && opool__run_pages(size) == opool__run_pages(old)) {
+            opool__mem_undefined((char *)ptr + old, size - old); /* grows within its pages */
+            large->size = size;
+            h->large_bytes += size - old;
+            h->run_asked += size - old;
+            return ptr;
+        }
         /* the C library's: it may grow it in place; its result is aligned
          * as max_align_t, which must hold the 16 bytes the header promises */
-        if (size > h->max_size && h->os && alignof(max_align_t) >= 16) {
+        if (!run && size > h->max_size && h->os && alignof(max_align_t) >= 16) {
             void *n = opool__sys_realloc(ptr, size);
             if (n != NULL) {
                 opool__hmap_erase(&h->large, large);
@@ -7756,7 +7947,10 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
     out->large_bytes = h->large_bytes;
     out->rejected = h->rejected;
     out->bytes = sizeof *h + h->max_size / 8 + 1 + h->region_cap * sizeof(opool__hregion) +
-                 ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) + h->large_bytes;
+                 ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) +
+                 (h->large_bytes - h->run_asked) + h->run_held;
+    for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
+        out->bytes += h->runs[i].cap * sizeof(opool__hrun);
     for (uint32_t i = 0; i < h->nregions; i++) { /* vacant pages of the system's hold nothing */
         const opool__hregion *r = &h->regions[i];
         if (r->base == NULL) continue;

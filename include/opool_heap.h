@@ -53,9 +53,17 @@
  * the class) costs a few dozen instructions and no call; everything else
  * (a full current page, growth, fallback blocks, every misuse, poisoning, a
  * memory checker) runs out of line.
- * A request larger than the largest class goes to the desc's allocator (and
- * is tracked in a hash map, so it can be freed and checked the same way),
- * unless OPOOL_HEAP_NO_FALLBACK makes it fail.
+ * A request larger than the largest class is a large block, tracked in a
+ * hash map so that it can be freed and checked the same way (O(1)
+ * expected, out of line). Up to 16 pages (1 MiB), in a heap that reserved
+ * an address range (MEMORY below), it is a run of whole pages of that
+ * range, aligned to 64 KiB, with no header: taken from the top of the range
+ * downward while the class regions grow from its bottom. A freed run waits
+ * in a bin of its page count for the next block of as many pages (the
+ * newest first; no split, no merge), and a realloc within its pages keeps
+ * it where it is. Larger blocks, and every large block of a heap without
+ * the range, go to the desc's allocator, one by one. OPOOL_HEAP_NO_FALLBACK
+ * makes every request above the largest class fail instead.
  *
  * A heap grows, as malloc does: a NULL desc, a zero desc and any desc whose
  * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page;
@@ -81,7 +89,8 @@
  * address space at create (mmap PROT_NONE, or VirtualAlloc MEM_RESERVE: no
  * memory, nothing counted against overcommit) and takes its regions from it
  * in order, each made readable and writable (mprotect, MEM_COMMIT) when
- * taken; past 4 GiB of regions, they are mapped one by one. If the
+ * taken, and its runs from its top, downward; once the two meet, regions
+ * are mapped one by one and large blocks go to the C library. If the
  * reservation fails, every region is. Build the library with OPOOL_HEAP_SPAN
  * defined to another multiple of 64 KiB (0: no reservation) where address
  * space is scarce or costly: some consoles and sandboxes, or qemu-user,
@@ -104,15 +113,25 @@
  * fill/empty cycle asks for nothing after its first round, and an idle heap
  * keeps its cache until its next page event. calloc does not write blocks
  * known to be zero (never handed out, in memory fresh from the system).
+ * Free runs keep their memory while they wait, up to 4 MiB beyond the bytes
+ * of the live runs: past that, the oldest free runs of 4 pages or more give
+ * it back at once (madvise, MEM_DECOMMIT), and at the first run freed a
+ * second or more after the last such check, every free run that waited a
+ * second or more does; a run keeps its addresses and reads zero when
+ * taken again. (A buffer growing by realloc leaves a run of every size
+ * behind it; small runs are what a program frees and takes again.)
  * A pointer into a cached page, a page given back or a region's unused part
  * is no block of the heap: OPOOL_EINVAL, as below.
  *
  * Default classes (bytes): 16 to 128 in steps of 16, then eight per doubling
  * up to 2048 (steps of 16 to 256, 32 to 512, 64 to 1024, 128 to 2048), so
- * that rounding up costs at most 12.5% above 128 bytes (a 1032-byte block,
- * a 1 KiB buffer and its header, takes 1152). Blocks are aligned to 16
- * bytes when their class size is a multiple of 16, else to 8; fallback
- * blocks to 16.
+ * that rounding up costs at most 12.5% from 128 to 2048 bytes (a 1032-byte
+ * block, a 1 KiB buffer and its header, takes 1152); then four per doubling
+ * up to 32768 (2560, 3072, 3584, 4096, 5120, ..., 28672, 32768): at most
+ * 25% there, and a page of 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 1
+ * of 32 KiB (the rest of its last 4 KiB pages never touched). 56 classes.
+ * Blocks are aligned to 16 bytes when their class size is a multiple of
+ * 16, else to 8; runs to 64 KiB, other large blocks to 16.
  *
  * ============================================================================
  * ERRORS
@@ -120,8 +139,8 @@
  * Misuse never corrupts the heap:
  *   - freeing (or reallocating, or asking the size of) a pointer the heap did
  *     not hand out, or a pointer inside a block: OPOOL_EINVAL;
- *   - freeing a block twice: OPOOL_ESTALE. (A block of the fallback
- *     allocator leaves the heap when freed, and so does a class block whose
+ *   - freeing a block twice: OPOOL_ESTALE. (A large block, a run or the
+ *     allocator's, leaves the heap when freed, and so does a class block whose
  *     page emptied and left its class for the cache: freeing it again is
  *     OPOOL_EINVAL, as for any pointer the heap does not hold. Once that page
  *     serves a class again, a stale pointer may be the start of a block
@@ -160,7 +179,8 @@ typedef struct opool_heap opool_heap;
  * pointer-sized bytes, which hold the free-list link and are not checked),
  * checked when reused. */
 enum {
-    OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail, not the allocator */
+    OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail (no run, no
+                                         allocator) */
     OPOOL_HEAP_GROW = 1u << 9,        /* a full class adds pages: the default, accepted and
                                          kept so that code that asks for it still reads right */
     OPOOL_HEAP_FIXED = 1u << 10       /* no growth: each class holds its blocks_per_class */
@@ -198,8 +218,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
      *                 found when it is reused. */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
-    opool_allocator allocator; /* regions of pages and large blocks; zero = regions from
-                                  the system, the rest from the C library */
+    opool_allocator allocator; /* regions of pages and large blocks; zero = regions and
+                                  runs from the system, the rest from the C library */
     /* Optional: the heap's name in every message of the default report (kept
      * as a pointer, not copied: it must outlive the heap). */
     const char *name;
@@ -223,12 +243,13 @@ typedef struct opool_heap_class_stats {
 typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint32_t version;             /* OPOOL_HEAP_STATS_VERSION */
     uint32_t class_count;
-    uint64_t large_live;  /* blocks from the fallback allocator, live */
-    uint64_t large_bytes; /* their bytes */
+    uint64_t large_live;  /* blocks above the largest class (runs and the allocator's), live */
+    uint64_t large_bytes; /* the bytes asked for them */
     uint64_t rejected;    /* bad frees, reallocs and size queries */
     size_t bytes;         /* memory the heap holds, bookkeeping included (with memory
                              from the system on Linux, the pages of its regions that it
-                             has not used yet or gave back are not held) */
+                             has not used yet or gave back are not held; runs count in
+                             whole pages, free ones until their memory goes back) */
     opool_heap_class_stats classes[OPOOL_HEAP_MAX_CLASSES];
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u
@@ -246,8 +267,9 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
  * Exhaustion follows opool.h's rule (EXHAUSTION) for each class on its own:
  * a class's episode is reported at its 1st, 2nd, 4th, 8th... failed alloc
  * and ends at a free that leaves at most blocks - ceil(blocks / 4) of its
- * blocks live. The fallback allocator has one episode too, whose capacity
- * is the number of large blocks live when it opened. While any episode is
+ * blocks live. Large blocks have one episode too (the allocator refused
+ * one, and no run could serve it), whose capacity is the number of large
+ * blocks live when it opened. While any episode is
  * open, every free runs out of line.
  * Cost: one request per region of up to 64 pages of the reservation, plus a
  * few; O(pages). Thread-safety: any thread. */
@@ -263,13 +285,14 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
 OPOOL_API void opool_heap_destroy(opool_heap *h);
 
 /* A block of at least size bytes (size 0 counts as 1), from the smallest class
- * that holds it, or from the allocator above the largest class. Reuse is
+ * that holds it, or above the largest class a large block (a run, else the
+ * allocator's: HOW IT WORKS). Reuse is
  * LIFO: the block of a class freed last is handed out next, unless that free
  * gave its emptied page back. Contents are undefined (the previous block's
  * bytes, or the poison pattern). NULL when h is NULL, the class is full and
  * cannot grow (OPOOL_HEAP_FIXED, or the allocator refused a page: counted in
- * the class's failed_allocs), the fallback allocation fails, or the size
- * needs the fallback and OPOOL_HEAP_NO_FALLBACK is set (not counted, not
+ * the class's failed_allocs), a large block cannot be had, or the size
+ * is above the largest class and OPOOL_HEAP_NO_FALLBACK is set (not counted, not
  * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
  * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1),
  * plus O(regions) when it takes a page (the scan for a vacant page, the
@@ -285,11 +308,13 @@ OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
 OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
 
 /* Resize: ptr NULL is alloc; size 0 frees ptr and returns NULL. A block that
- * stays in its class is returned as is, and so is a fallback block asked to
+ * stays in its class is returned as is, and so is a large block asked to
  * shrink to a size still above the largest class (its usable size does not
- * change); a fallback block growing above the largest class, in a heap
- * whose desc names no allocator, is resized by the C library's realloc (in
- * place when it can; where malloc aligns to 16); otherwise a new block gets
+ * change), and a run growing within its pages (its usable size becomes the
+ * new size); an allocator's large block growing above the largest class,
+ * in a heap whose desc names no allocator, is resized by the C library's
+ * realloc (in place when it can; where malloc aligns to 16); otherwise a
+ * new block gets
  * the contents (up to the smaller size) and the old one is freed. NULL when
  * the new block cannot be had (ptr stays valid) or ptr is not a live block of h
  * (counted in rejected and reported OPOOL_EINVAL/OPOOL_ESTALE as in free;
@@ -301,17 +326,17 @@ OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
 
 /* Free a block; an emptied grown page may go to the heap's cache. OPOOL_OK
  * (also for ptr NULL); OPOOL_EINVAL: h NULL (not reported), or ptr not the
- * start of a block of h (an interior or foreign pointer, a fallback block
+ * start of a block of h (an interior or foreign pointer, a large block
  * already freed); OPOOL_ESTALE: ptr a class block already free. Both change
  * nothing but rejected, and are reported. O(1) expected; inline when the
  * page is found at its first hash probe and the block is live; out of line
- * for fallback blocks, rejections, OPOOL_POISON, memory checkers, and pages
+ * for large blocks, rejections, OPOOL_POISON, memory checkers, and pages
  * that need list upkeep (a full page's first free, an emptied page).
  * Thread-safety: per heap. */
 OPOOL_API opool_status opool_heap_free(opool_heap *h, void *ptr);
 
-/* Bytes usable at ptr (its class size, or the size asked of the fallback
- * allocator). 0 when h or ptr is NULL (not reported) or ptr is not a live
+/* Bytes usable at ptr (its class size, or for a large block the size asked
+ * for). 0 when h or ptr is NULL (not reported) or ptr is not a live
  * block of h (counted in rejected, reported). O(1) expected. Thread-safety:
  * per heap. */
 OPOOL_API size_t opool_heap_usable_size(const opool_heap *h, const void *ptr);
@@ -331,7 +356,7 @@ OPOOL_API void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out);
  *                            (OPOOL_HEAP_FIXED, blocks_per_class): alloc failed ..." at
  *                            an episode's first failure, "...: still full ...: 8 allocs
  *                            failed in this episode ..." at its 2nd, 4th, 8th... (for
- *                            the fallback allocator: "the allocator refused a large
+ *                            large blocks: "the allocator refused a large
  *                            block ...");
  *   OPOOL_EWRITE_AFTER_FREE  "opool: heap ... (0x...): write after free: block 0x... was
  *                            changed while free", then calls abort();

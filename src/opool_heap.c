@@ -133,16 +133,16 @@ struct opool_heap {
                           (opool__heap_view) */
     opool__hmap large; /* key: block address; size: the size asked for */
     uint64_t large_bytes, rejected;
-    size_t runs_used;   /* bytes at the top of the span given to runs, taken downward */
-    size_t run_asked;   /* bytes asked for of the live runs (within large_bytes) */
-    size_t run_held;    /* bytes of the runs live or free and not given back */
-    size_t run_idle;    /* of which free (the bins' resident runs) */
+    size_t runs_used;    /* bytes at the top of the span given to runs, taken downward */
+    size_t run_asked;    /* bytes asked for of the live runs (within large_bytes) */
+    size_t run_held;     /* bytes of the runs live or free and not given back */
+    size_t run_idle;     /* of which free (the bins' resident runs) */
     uintptr_t run_swept; /* the cache tick of the runs' last decay */
     opool__hrunbin runs[OPOOL__RUN_MAX]; /* free runs of i + 1 pages */
-    size_t page_count; /* pages serving a class */
-    bool os;           /* regions from opool__os_map (no allocator in the desc) */
-    char *span;        /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
-                          start, in its first span_used bytes, never unmapped */
+    size_t page_count;                   /* pages serving a class */
+    bool os;                             /* regions from opool__os_map (no allocator in the desc) */
+    char *span; /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
+                   start, in its first span_used bytes, never unmapped */
     size_t span_used;
     opool__hregion *regions; /* [region_cap]; entries with base NULL are free */
     uint32_t nregions;       /* entries in use or freed, from the start */
@@ -163,11 +163,10 @@ struct opool_heap {
 };
 
 static const uint32_t opool__heap_default_classes[] = {
-    16,  32,  48,  64,   80,   96,   112,  128,  144,  160,  176,  192, 208, 224,
-    240, 256, 288, 320,  352,  384,  416,  448,  480,  512,  576,  640, 704, 768,
-    832, 896, 960, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048,
-    2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384,
-    20480, 24576, 28672, 32768};
+    16,   32,   48,   64,   80,   96,   112,   128,   144,   160,   176,   192,   208,   224,
+    240,  256,  288,  320,  352,  384,  416,   448,   480,   512,   576,   640,   704,   768,
+    832,  896,  960,  1024, 1152, 1280, 1408,  1536,  1664,  1792,  1920,  2048,  2560,  3072,
+    3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
 
 /* The bytes part of opool__hclass_hot's recent. */
 #define OPOOL__HRECENT_BYTES ((((uint64_t)1) << OPOOL__HRECENT_COUNT) - 1)
@@ -539,9 +538,7 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
 /* ==== runs =============================================================== */
 
 /* Pages of a run that holds size bytes. */
-static uint32_t opool__run_pages(size_t size) {
-    return (uint32_t)((size - 1) / OPOOL__HPAGE + 1);
-}
+static uint32_t opool__run_pages(size_t size) { return (uint32_t)((size - 1) / OPOOL__HPAGE + 1); }
 
 /* Whether p lies in the run area: the top runs_used bytes of the span. */
 static bool opool__heap_is_run(const opool_heap *h, const void *p) {
@@ -593,8 +590,7 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
 /* The oldest free run still resident that waited age ticks or more, among
  * runs of from pages or more: its memory back to the system. False: none,
  * or the system cannot take it back (the bytes stay). */
-static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age,
-                                      uint32_t from) {
+static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age, uint32_t from) {
     opool__hrunbin *oldest = NULL;
     for (uint32_t i = from - 1; i < OPOOL__RUN_MAX; i++) {
         opool__hrunbin *b = &h->runs[i];
@@ -1158,7 +1154,8 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
     out->bytes = sizeof *h + h->max_size / 8 + 1 + h->region_cap * sizeof(opool__hregion) +
                  ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) +
                  (h->large_bytes - h->run_asked) + h->run_held;
-    for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++) out->bytes += h->runs[i].cap * sizeof(opool__hrun);
+    for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
+        out->bytes += h->runs[i].cap * sizeof(opool__hrun);
     for (uint32_t i = 0; i < h->nregions; i++) { /* vacant pages of the system's hold nothing */
         const opool__hregion *r = &h->regions[i];
         if (r->base == NULL) continue;

@@ -39,9 +39,9 @@
 /* The default classes, as the header lists them. */
 #define NDEFAULT 56
 static const uint32_t default_sizes[NDEFAULT] = {
-    16,   32,   48,   64,   80,   96,   112,  128,  144,   160,   176,   192,   208,  224,
-    240,  256,  288,  320,  352,  384,  416,  448,  480,   512,   576,   640,   704,  768,
-    832,  896,  960,  1024, 1152, 1280, 1408, 1536, 1664,  1792,  1920,  2048,  2560, 3072,
+    16,   32,   48,   64,   80,   96,   112,   128,   144,   160,   176,   192,   208,   224,
+    240,  256,  288,  320,  352,  384,  416,   448,   480,   512,   576,   640,   704,   768,
+    832,  896,  960,  1024, 1152, 1280, 1408,  1536,  1664,  1792,  1920,  2048,  2560,  3072,
     3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -1699,8 +1699,9 @@ TEST(realloc_shrinking_a_large_block_above_the_largest_class_keeps_it_as_it_is) 
     fill(p, 700000, 30);
     long calls = c.calls;
     CHECK_EQ_PTR(opool_heap_realloc(h, p, 40000), p);
-    CHECK_EQ_PTR(opool_heap_realloc(h, p, LARGEST + 1), p); /* the smallest size above the classes */
-    CHECK_EQ_U64(c.calls, calls);                    /* no new block */
+    CHECK_EQ_PTR(opool_heap_realloc(h, p, LARGEST + 1),
+                 p);              /* the smallest size above the classes */
+    CHECK_EQ_U64(c.calls, calls); /* no new block */
     CHECK_EQ_U64(opool_heap_usable_size(h, p), 700000);
     CHECK(filled(p, 700000, 30));
     opool_heap_stats s = stats_of(h);
@@ -2098,8 +2099,8 @@ TEST(stats_bytes_grow_with_pages_and_large_blocks) {
 }
 
 /* Where a heap with the system's memory reserves its range (RUNS), a block above the largest
- * class and up to 16 pages (1 MiB) is a run of whole pages of that range: aligned to a page, reused by
- * the next block of as many pages (the newest first), grown in place within its pages, and
+ * class and up to 16 pages (1 MiB) is a run of whole pages of that range: aligned to a page, reused
+ * by the next block of as many pages (the newest first), grown in place within its pages, and
  * checked as any block. Elsewhere the same calls go to the allocator, and hold as well but for
  * where the block lies. */
 TEST(large_blocks_are_runs_of_the_heaps_own_pages) {

@@ -9,12 +9,13 @@
  * SUBJECTS
  * ============================================================================
  *   opool_heap   opool_heap_alloc / _free / _realloc through the public
- *                header: default classes (16 ... 2048), blocks_per_class 0
+ *                header: default classes (16 ... 32768), blocks_per_class 0
  *                (one page per class at create), OPOOL_HEAP_GROW, so a
  *                class adds pages as the untimed fill needs them and the
  *                timed loops run at a steady size. Its pages come from
- *                the system in regions (mmap), blocks above 2048 bytes
- *                from the C library: glibc here.
+ *                the system in regions (mmap), blocks above 32 KiB up to
+ *                1 MiB are runs of its own pages, larger ones the C
+ *                library's: glibc here.
  *   glibc        malloc / free / realloc of this program (default tuning).
  *   mimalloc, jemalloc, tcmalloc
  *                the same calls in a build of this file linked with the
@@ -69,8 +70,8 @@
  *              final size is checked instead -- first and last byte of
  *              every segment appended -- freed, and restarted with
  *              realloc(NULL, 16). 64 KiB goes beyond the heap's largest
- *              class (2048): from there opool_heap passes to its fallback
- *              allocator. ns per call (the restarts and their checks
+ *              class (32 KiB): from there opool_heap's buffer is a run of
+ *              its pages. ns per call (the restarts and their checks
  *              amortised into them).
  *   soak       (RSS, not time) one process per subject: a random
  *              alloc/free run whose live count oscillates between 20,000
@@ -615,8 +616,8 @@ static void run_point(int wi, uint32_t n) {
         len = strlen(note);
         if (w->kind == W_FILL && n >= 1000000u)
             snprintf(note + len, cap - len, "; RSS %.1f B/block", rss_per[j]);
-        else if (subj[j] == S_HEAP && w->kind == W_REALLOC && w->size > 2048)
-            snprintf(note + len, cap - len, "; above 2048 B: glibc");
+        else if (subj[j] == S_HEAP && w->kind == W_REALLOC && w->size > 32768)
+            snprintf(note + len, cap - len, "; above 32 KiB: runs");
     }
     fprintf(stderr, "  %-24s N %6u  %s: %d reps in %.1f s\n", w->name, n, BENCH_ALLOC_NAME,
             opt.reps, (double)(bench_now_ns() - t0) / 1e9);
@@ -975,9 +976,9 @@ static void print_header(const bench_machine *m, const char *mode) {
            load_end);
     for (int i = 0; i < g_ninfo; i++)
         printf("  %s%s\n", i == 0 ? "allocators: " : "            ", g_info[i]);
-    printf("  opool_heap: default classes 16..2048 (40), blocks_per_class 0, OPOOL_HEAP_GROW;\n"
-           "              pages from the system (mmap regions), blocks above 2048 B from\n"
-           "              glibc (this program)\n");
+    printf("  opool_heap: default classes 16..32768 (56), blocks_per_class 0, OPOOL_HEAP_GROW;\n"
+           "              pages from the system (mmap regions), blocks above 32 KiB runs\n"
+           "              of its pages up to 1 MiB, then glibc (this program)\n");
     printf("  method:     %d recorded repetitions after 1 warm-up; ns per operation; the\n"
            "              ratios are medians over the glibc and the mimalloc median\n"
            "              (below 1: faster); every subject's checksum matched\n\n",

@@ -976,7 +976,7 @@ static void print_header(const bench_machine *m, const char *mode) {
            load_end);
     for (int i = 0; i < g_ninfo; i++)
         printf("  %s%s\n", i == 0 ? "allocators: " : "            ", g_info[i]);
-    printf("  opool_heap: default classes 16..32768 (56), blocks_per_class 0, OPOOL_HEAP_GROW;\n"
+    printf("  opool_heap: default classes 16..32768 (60), blocks_per_class 0, OPOOL_HEAP_GROW;\n"
            "              pages from the system (mmap regions), blocks above 32 KiB runs\n"
            "              of its pages up to 1 MiB, then glibc (this program)\n");
     printf("  method:     %d recorded repetitions after 1 warm-up; ns per operation; the\n"

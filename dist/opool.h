@@ -1146,9 +1146,11 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * up to 2048 (steps of 16 to 256, 32 to 512, 64 to 1024, 128 to 2048), so
  * that rounding up costs at most 12.5% from 128 to 2048 bytes (a 1032-byte
  * block, a 1 KiB buffer and its header, takes 1152); then four per doubling
- * up to 32768 (2560, 3072, 3584, 4096, 5120, ..., 28672, 32768): at most
- * 25% there, and a page of 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 1
- * of 32 KiB (the rest of its last 4 KiB pages never touched). 56 classes.
+ * up to 32768 (2560, 3072, 3584, 4096, ..., 8192, 10240, ..., 28672,
+ * 32768), but eight from 4096 to 8192 (4608, 5120, ..., 7680), where a 4
+ * KiB page and its header land: at most 25% (12.5% from 4 to 8 KiB). A page
+ * of 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 1 of 32 KiB (the rest of
+ * its last 4 KiB pages never touched). 60 classes.
  * Blocks are aligned to 16 bytes when their class size is a multiple of
  * 16, else to 8; runs to 64 KiB, other large blocks to 16.
  *
@@ -6958,10 +6960,11 @@ struct opool_heap {
 };
 
 static const uint32_t opool__heap_default_classes[] = {
-    16,   32,   48,   64,   80,   96,   112,   128,   144,   160,   176,   192,   208,   224,
-    240,  256,  288,  320,  352,  384,  416,   448,   480,   512,   576,   640,   704,   768,
-    832,  896,  960,  1024, 1152, 1280, 1408,  1536,  1664,  1792,  1920,  2048,  2560,  3072,
-    3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
+    16,   32,   48,   64,   80,    96,    112,   128,   144,   160,   176,   192,
+    208,  224,  240,  256,  288,   320,   352,   384,   416,   448,   480,   512,
+    576,  640,  704,  768,  832,   896,   960,   1024,  1152,  1280,  1408,  1536,
+    1664, 1792, 1920, 2048, 2560,  3072,  3584,  4096,  4608,  5120,  5632,  6144,
+    6656, 7168, 7680, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
 
 /* The bytes part of opool__hclass_hot's recent. */
 #define OPOOL__HRECENT_BYTES ((((uint64_t)1) << OPOOL__HRECENT_COUNT) - 1)

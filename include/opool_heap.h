@@ -127,9 +127,11 @@
  * up to 2048 (steps of 16 to 256, 32 to 512, 64 to 1024, 128 to 2048), so
  * that rounding up costs at most 12.5% from 128 to 2048 bytes (a 1032-byte
  * block, a 1 KiB buffer and its header, takes 1152); then four per doubling
- * up to 32768 (2560, 3072, 3584, 4096, 5120, ..., 28672, 32768): at most
- * 25% there, and a page of 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 1
- * of 32 KiB (the rest of its last 4 KiB pages never touched). 56 classes.
+ * up to 32768 (2560, 3072, 3584, 4096, ..., 8192, 10240, ..., 28672,
+ * 32768), but eight from 4096 to 8192 (4608, 5120, ..., 7680), where a 4
+ * KiB page and its header land: at most 25% (12.5% from 4 to 8 KiB). A page
+ * of 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 1 of 32 KiB (the rest of
+ * its last 4 KiB pages never touched). 60 classes.
  * Blocks are aligned to 16 bytes when their class size is a multiple of
  * 16, else to 8; runs to 64 KiB, other large blocks to 16.
  *

@@ -2151,7 +2151,7 @@ TEST(large_blocks_are_runs_of_the_heaps_own_pages) {
     fill(g, PAGE, 6);
     unsigned char *g2 = (unsigned char *)opool_heap_realloc(h, g, PAGE + 1);
     REQUIRE(g2);
-    CHECK(g2 != g);
+    if (RUNS) CHECK(g2 != g); /* elsewhere the C library's realloc may grow it in place */
     CHECK(filled(g2, PAGE, 6));
     if (RUNS) CHECK_EQ_U64((uintptr_t)g2 % PAGE, 0); /* a new run of two pages */
     CHECK(filled(b, 2 * PAGE, 2));

@@ -2196,6 +2196,8 @@ TEST(free_runs_unused_for_a_while_give_their_memory_back) {
     CHECK_EQ_U64(opool_heap_free(h, b[N]), OPOOL_OK); /* the event: b[0 .. N) go back */
 #if defined(__linux__) || defined(_WIN32)
     CHECK(stats_of(h).bytes <= bytes - N * 3 * PAGE);
+#else
+    (void)bytes; /* elsewhere the system keeps a run's memory (opool__os_reset) */
 #endif
     /* b[N] comes back first, as it was; then the others, in their old places */
     unsigned char *again[N + 1];

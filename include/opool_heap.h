@@ -113,13 +113,16 @@
  * fill/empty cycle asks for nothing after its first round, and an idle heap
  * keeps its cache until its next page event. calloc does not write blocks
  * known to be zero (never handed out, in memory fresh from the system).
- * Free runs keep their memory while they wait, up to 4 MiB beyond the bytes
- * of the live runs: past that, the oldest free runs of 4 pages or more give
- * it back at once (madvise, MEM_DECOMMIT), and at the first run freed a
- * second or more after the last such check, every free run that waited a
- * second or more does; a run keeps its addresses and reads zero when
- * taken again. (A buffer growing by realloc leaves a run of every size
- * behind it; small runs are what a program frees and takes again.)
+ * Free runs keep their memory while they wait, with the same hysteresis as
+ * the cache: at a page event or a run freed, at most once a second, the
+ * free runs that waited a second or more give it back (madvise,
+ * MEM_DECOMMIT). Free runs of 4 pages or more also keep at most 4 MiB
+ * beyond the bytes of the live runs: past that, the oldest give theirs
+ * back at once (a buffer growing by realloc leaves a run of every size
+ * behind it; smaller runs are what a program frees and takes again). A run
+ * keeps its addresses, and reads zero when taken again; the run area
+ * never shrinks (its size is the most runs of each page count there ever
+ * were at once, the bins reuse them).
  * A pointer into a cached page, a page given back or a region's unused part
  * is no block of the heap: OPOOL_EINVAL, as below.
  *
@@ -330,7 +333,9 @@ OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
  * (also for ptr NULL); OPOOL_EINVAL: h NULL (not reported), or ptr not the
  * start of a block of h (an interior or foreign pointer, a large block
  * already freed); OPOOL_ESTALE: ptr a class block already free. Both change
- * nothing but rejected, and are reported. O(1) expected; inline when the
+ * nothing but rejected, and are reported. O(1) expected (a run freed may
+ * also give back the memory of free runs: a system call per run, each
+ * after a scan of 16 bins); inline when the
  * page is found at its first hash probe and the block is live; out of line
  * for large blocks, rejections, OPOOL_POISON, memory checkers, and pages
  * that need list upkeep (a full page's first free, an emptied page).

@@ -99,12 +99,12 @@ typedef struct opool__hmap {
  * page. A freed run waits, as it is, in the bin of its page count for the
  * next block of that many pages. */
 #define OPOOL__RUN_MAX 16u
-/* Free runs keep at most this many bytes resident beyond the bytes of the
- * live runs: past it, the oldest free runs of OPOOL__RUN_IDLE_MIN pages or
- * more give their memory back at once. A buffer growing by realloc leaves
- * a run of every size behind it, which no later block may want; the small
- * runs stay, as a program that frees and takes them again at every step
- * would otherwise fault their pages in every time. */
+/* Free runs of OPOOL__RUN_IDLE_MIN pages or more keep at most this many
+ * bytes resident beyond the bytes of the live runs: past it, the oldest of
+ * them give their memory back at once. A buffer growing by realloc leaves
+ * a run of every size behind it, which no later block may want. Smaller
+ * free runs wait for the decay: a program that frees and takes them again
+ * at every step would otherwise fault their pages in every time. */
 #define OPOOL__RUN_IDLE ((size_t)64 * OPOOL_HEAP_PAGE)
 #define OPOOL__RUN_IDLE_MIN 4u
 
@@ -137,6 +137,7 @@ struct opool_heap {
     size_t run_asked;    /* bytes asked for of the live runs (within large_bytes) */
     size_t run_held;     /* bytes of the runs live or free and not given back */
     size_t run_idle;     /* of which free (the bins' resident runs) */
+    size_t run_idle_big; /* of which runs of OPOOL__RUN_IDLE_MIN pages or more */
     uintptr_t run_swept; /* the cache tick of the runs' last decay */
     opool__hrunbin runs[OPOOL__RUN_MAX]; /* free runs of i + 1 pages */
     size_t page_count;                   /* pages serving a class */
@@ -507,9 +508,12 @@ static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
 /* The hysteresis, run at every page event: the pages that stayed in the
  * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
  * back. */
+static void opool__heap_run_decay(opool_heap *h, uintptr_t tick);
+
 static void opool__heap_decay(opool_heap *h, uint64_t now) {
     opool__hpage *pg = h->cache_tail;
     uintptr_t tick = opool__cache_tick(now), decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
+    opool__heap_run_decay(h, tick); /* the free runs' too */
     if (pg == NULL || tick - pg->block0 < decay) return;
     uint32_t lo = UINT32_MAX, hi = 0;
     while ((pg = h->cache_tail) != NULL && tick - pg->block0 >= decay) {
@@ -547,10 +551,18 @@ static bool opool__heap_is_run(const opool_heap *h, const void *p) {
     return h->runs_used != 0 && top - (uintptr_t)p - 1 < h->runs_used;
 }
 
+/* n pages of free runs became resident (more) or stopped being. */
+static void opool__heap_run_idle(opool_heap *h, uint32_t n, bool more) {
+    size_t bytes = (size_t)n * OPOOL__HPAGE;
+    h->run_idle = more ? h->run_idle + bytes : h->run_idle - bytes;
+    if (n >= OPOOL__RUN_IDLE_MIN)
+        h->run_idle_big = more ? h->run_idle_big + bytes : h->run_idle_big - bytes;
+}
+
 /* A run of n pages (1 .. OPOOL__RUN_MAX): the newest free one of n pages,
  * else new pages at the top of the span. *zero: its bytes read zero. NULL:
  * no span, the span is full, or no memory for the bin's bookkeeping; the
- * allocator serves the block then. */
+ * allocator serves the block then. The run is inaccessible to a checker. */
 static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     opool__hrunbin *b = &h->runs[n - 1];
     size_t bytes = (size_t)n * OPOOL__HPAGE;
@@ -562,7 +574,7 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
             b->cold = b->n;
             h->run_held += bytes;
         } else {
-            h->run_idle -= bytes;
+            opool__heap_run_idle(h, n, false);
         }
         return r;
     }
@@ -581,6 +593,7 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     }
     r = h->span + OPOOL__HEAP_SPAN - h->runs_used - bytes;
     if (!opool__os_commit(r, bytes)) return NULL;
+    opool__mem_noaccess(r, bytes);
     h->runs_used += bytes;
     h->run_held += bytes;
     b->made++;
@@ -590,7 +603,8 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
 
 /* The oldest free run still resident that waited age ticks or more, among
  * runs of from pages or more: its memory back to the system. False: none,
- * or the system cannot take it back (the bytes stay). */
+ * or the system cannot take it back (the bytes stay, and so do those of
+ * every younger run, until a later try). */
 static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age, uint32_t from) {
     opool__hrunbin *oldest = NULL;
     for (uint32_t i = from - 1; i < OPOOL__RUN_MAX; i++) {
@@ -600,18 +614,30 @@ static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t a
             oldest = b;
     }
     if (oldest == NULL) return false;
-    size_t bytes = (size_t)(oldest - h->runs + 1) * OPOOL__HPAGE;
-    if (!opool__os_reset(oldest->v[oldest->cold].base, bytes)) return false;
+    uint32_t n = (uint32_t)(oldest - h->runs) + 1;
+    if (!opool__os_reset(oldest->v[oldest->cold].base, (size_t)n * OPOOL__HPAGE)) return false;
     oldest->cold++;
-    h->run_held -= bytes;
-    h->run_idle -= bytes;
+    h->run_held -= (size_t)n * OPOOL__HPAGE;
+    opool__heap_run_idle(h, n, false);
     return true;
 }
 
-/* The run r of n pages, its block freed, into its bin; then the free runs'
- * hysteresis, as the page cache's: those that waited OPOOL__HEAP_DECAY_NS
- * give their memory back (their addresses stay in their bins, and read
- * zero), and so do the oldest while more than OPOOL__RUN_IDLE bytes wait. */
+/* The free runs' hysteresis, as the page cache's, run at the heap's page
+ * events and run frees, at most once per OPOOL__HEAP_DECAY_NS: the free
+ * runs that waited that long give their memory back (their addresses stay
+ * in their bins, and read zero). */
+static void opool__heap_run_decay(opool_heap *h, uintptr_t tick) {
+    uintptr_t decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
+    if (h->run_idle == 0 || tick - h->run_swept < decay) return;
+    h->run_swept = tick;
+    while (opool__heap_run_idle_back(h, tick, decay, 1)) {
+    }
+}
+
+/* The run r of n pages, its block freed, into its bin; then the decay, and
+ * the budget: while the free runs of OPOOL__RUN_IDLE_MIN pages or more keep
+ * more than OPOOL__RUN_IDLE bytes beyond those of the live runs, the oldest
+ * of them give their memory back. */
 static void opool__heap_run_put(opool_heap *h, char *r, uint32_t n) {
     opool__hrunbin *b = &h->runs[n - 1];
     uintptr_t tick = opool__cache_tick(opool__now_ns());
@@ -619,14 +645,9 @@ static void opool__heap_run_put(opool_heap *h, char *r, uint32_t n) {
     b->v[b->n].base = r; /* room kept when the run was made */
     b->v[b->n].tick = tick;
     b->n++;
-    h->run_idle += (size_t)n * OPOOL__HPAGE;
-    uintptr_t decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
-    if (tick - h->run_swept >= decay) {
-        h->run_swept = tick;
-        while (opool__heap_run_idle_back(h, tick, decay, 1)) {
-        }
-    }
-    while (h->run_idle > OPOOL__RUN_IDLE + (h->run_held - h->run_idle) &&
+    opool__heap_run_idle(h, n, true);
+    opool__heap_run_decay(h, tick);
+    while (h->run_idle_big > OPOOL__RUN_IDLE + (h->run_held - h->run_idle) &&
            opool__heap_run_idle_back(h, tick, 0, OPOOL__RUN_IDLE_MIN)) {
     }
 }

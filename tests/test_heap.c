@@ -28,13 +28,24 @@
 #define PAGE ((uintptr_t)OPOOL_HEAP_PAGE)
 #define LARGEST 32768u /* the largest default class */
 /* Runs, large blocks on the heap's own pages: where a heap with the system's memory reserves an
- * address range (64-bit, mmap or VirtualAlloc, OPOOL_HEAP_SPAN not 0; opool_heap.h, MEMORY). */
-#if SIZE_MAX > 0xFFFFFFFFu && (defined(OPOOL__MMAP) || defined(OPOOL__VIRTUAL_ALLOC)) &&           \
-    (!defined(OPOOL_HEAP_SPAN) || OPOOL_HEAP_SPAN != 0)
-#define RUNS 1
-#else
-#define RUNS 0
-#endif
+ * address range (opool_heap.h, MEMORY). Asked of the heap itself, since the range depends on
+ * the build (OPOOL_HEAP_SPAN) and the system: a default heap's two blocks above the largest
+ * class both at a page boundary (runs are; a C library block by chance, one in 4096). */
+static bool runs_here(void) {
+    static int known = -1;
+    if (known < 0) {
+        opool_heap *h = NULL;
+        known = 0;
+        if (opool_heap_create(&h, NULL) == OPOOL_OK) {
+            void *a = opool_heap_alloc(h, LARGEST + 1), *b = opool_heap_alloc(h, LARGEST + 1);
+            known = a && b && (uintptr_t)a % PAGE == 0 && (uintptr_t)b % PAGE == 0;
+            if (opool_heap_free(h, a) != OPOOL_OK || opool_heap_free(h, b) != OPOOL_OK) known = 0;
+            opool_heap_destroy(h);
+        }
+    }
+    return known != 0;
+}
+#define RUNS runs_here()
 
 /* The default classes, as the header lists them. */
 #define NDEFAULT 60
@@ -1948,6 +1959,19 @@ TEST(free_blocks_are_inaccessible_under_asan_without_any_flag) {
     CHECK(__asan_region_is_poisoned(q, 256) == NULL);
     CHECK_EQ_PTR(opool_heap_alloc(h, 256), p);
     CHECK(__asan_region_is_poisoned(p, 256) == NULL);
+    /* a run: its block is accessible, the rest of its pages not, fresh or reused; freed, none */
+    if (RUNS) {
+        for (int round = 0; round < 2; round++) {
+            unsigned char *big = (unsigned char *)opool_heap_alloc(h, LARGEST + 100);
+            REQUIRE(big);
+            CHECK(__asan_region_is_poisoned(big, LARGEST + 100) == NULL);
+            CHECK(__asan_address_is_poisoned(big + LARGEST + 100));
+            CHECK(__asan_address_is_poisoned(big + PAGE - 1));
+            CHECK_EQ_U64(opool_heap_free(h, big), OPOOL_OK);
+            CHECK(__asan_address_is_poisoned(big));
+            CHECK(__asan_address_is_poisoned(big + LARGEST));
+        }
+    }
     opool_heap_destroy(h);
 #endif
 }
@@ -2175,6 +2199,52 @@ TEST(large_blocks_are_runs_of_the_heaps_own_pages) {
     CHECK_EQ_U64(opool_heap_free(h, e), OPOOL_OK);
     CHECK_EQ_U64(r.by_what[OPOOL_EFULL], 0);
     opool_heap_destroy(h);
+}
+
+/* Free runs of 4 pages or more keep at most 4 MiB resident beyond the live runs' bytes: past
+ * that the oldest give their memory back at once (and read zero when taken again). Smaller free
+ * runs keep theirs until the decay (a second). */
+TEST(free_large_runs_past_the_budget_give_their_memory_back_at_once) {
+#if defined(__linux__) || defined(_WIN32)
+    if (!RUNS) return;
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    enum { N = 40, SMALL = 2 * PAGE, BIG = 5 * PAGE - 7 }; /* 2 pages; 5 pages */
+    unsigned char *s[N], *b[N];
+    for (int k = 0; k < N; k++) {
+        REQUIRE((s[k] = (unsigned char *)opool_heap_alloc(h, SMALL)));
+        memset(s[k], 0x5A, SMALL);
+    }
+    size_t held = stats_of(h).bytes;
+    for (int k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, s[k]), OPOOL_OK);
+    CHECK_EQ_U64(stats_of(h).bytes, held); /* 5 MiB of small free runs: all kept */
+    for (int k = 0; k < N; k++) {
+        REQUIRE((b[k] = (unsigned char *)opool_heap_alloc(h, BIG)));
+        memset(b[k], 0xA5, BIG);
+    }
+    held = stats_of(h).bytes;
+    for (int k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+    /* 12.5 MiB of big free runs, at most 4 MiB of them kept: the first 27 freed went back */
+    size_t kept = 4u << 20, run = 5 * PAGE;
+    CHECK(stats_of(h).bytes <= held - (N * run - kept) + run);
+    CHECK(stats_of(h).bytes >= held - (N * run - kept) - run);
+    /* taken again, newest first: the kept ones as they were, then the others zero */
+    int zero = 0;
+    for (int k = N - 1; k >= 0; k--) {
+        unsigned char *p = (unsigned char *)opool_heap_alloc(h, BIG);
+        REQUIRE(p);
+        CHECK_EQ_PTR(p, b[k]);
+        if (all_zero(p, BIG))
+            zero++;
+        else
+            CHECK(filled_with(p, BIG, 0xA5));
+    }
+    CHECK(zero >= N - (int)(kept / run) && zero <= N - (int)(kept / run) + 1);
+    for (int k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+#endif
 }
 
 /* Free runs that waited a second or more give their memory back at the next run freed (the
@@ -2770,6 +2840,7 @@ int main(void) {
     RUN(stats_bytes_grow_with_pages_and_large_blocks);
     RUN(large_blocks_are_runs_of_the_heaps_own_pages);
     RUN(free_runs_unused_for_a_while_give_their_memory_back);
+    RUN(free_large_runs_past_the_budget_give_their_memory_back_at_once);
 
     RUN(randomized_against_malloc_with_grow);
     RUN(randomized_against_malloc_without_grow_where_classes_fill_up);

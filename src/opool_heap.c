@@ -374,6 +374,23 @@ static char *opool__heap_os_pages(opool_heap *h, size_t bytes, bool *zero) {
     return (char *)opool__os_map(bytes, OPOOL__HPAGE, zero);
 }
 
+/* Array v of *cap entries of size bytes, of which the first n are in use,
+ * doubled (8 entries when it has none): the new array, *cap updated, v
+ * freed. NULL: no memory (v and *cap unchanged). */
+static void *opool__heap_grow_array(opool_heap *h, void *v, uint32_t *cap, uint32_t n, size_t size,
+                                    size_t align) {
+    uint32_t more = *cap ? *cap * 2 : 8;
+    if (more < *cap || more > UINT32_MAX / size) return NULL;
+    void *a = h->mem.alloc(h->mem.ctx, (size_t)more * size, align);
+    if (a == NULL) return NULL;
+    if (v) {
+        memcpy(a, v, (size_t)n * size);
+        h->mem.free(h->mem.ctx, v, (size_t)*cap * size);
+    }
+    *cap = more;
+    return a;
+}
+
 /* A free entry of the region array, made if need be. False: no memory. */
 static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
     for (uint32_t i = 0; i < h->nregions; i++)
@@ -382,17 +399,10 @@ static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
             return true;
         }
     if (h->nregions == h->region_cap) {
-        uint32_t cap = h->region_cap ? h->region_cap * 2 : 8;
-        if (cap > UINT32_MAX / sizeof(opool__hregion)) return false;
-        opool__hregion *r =
-            (opool__hregion *)h->mem.alloc(h->mem.ctx, cap * sizeof *r, alignof(opool__hregion));
+        void *r = opool__heap_grow_array(h, h->regions, &h->region_cap, h->nregions,
+                                         sizeof(opool__hregion), alignof(opool__hregion));
         if (r == NULL) return false;
-        if (h->regions) {
-            memcpy(r, h->regions, h->nregions * sizeof *r);
-            h->mem.free(h->mem.ctx, h->regions, h->region_cap * sizeof *r);
-        }
-        h->regions = r;
-        h->region_cap = cap;
+        h->regions = (opool__hregion *)r;
     }
     *out = h->nregions++;
     h->regions[*out].base = NULL;
@@ -580,16 +590,10 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     }
     if (h->span == NULL || bytes > OPOOL__HEAP_SPAN - h->span_used - h->runs_used) return NULL;
     if (b->made == b->cap) { /* room for this run in its bin, for the day it is freed */
-        uint32_t cap = b->cap ? b->cap * 2 : 8;
-        opool__hrun *v =
-            (opool__hrun *)h->mem.alloc(h->mem.ctx, cap * sizeof *v, alignof(opool__hrun));
+        void *v = opool__heap_grow_array(h, b->v, &b->cap, b->n, sizeof(opool__hrun),
+                                         alignof(opool__hrun));
         if (v == NULL) return NULL;
-        if (b->v) {
-            memcpy(v, b->v, b->n * sizeof *v);
-            h->mem.free(h->mem.ctx, b->v, b->cap * sizeof *v);
-        }
-        b->v = v;
-        b->cap = cap;
+        b->v = (opool__hrun *)v;
     }
     r = h->span + OPOOL__HEAP_SPAN - h->runs_used - bytes;
     if (!opool__os_commit(r, bytes)) return NULL;

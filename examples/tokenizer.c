@@ -15,8 +15,8 @@
  * malloc-shaped allocator of size classes in 64 KiB pages (its own
  * allocator, not a set of opool pools):
  *   - the token array, grown by opool_heap_realloc as the tokenizer goes
- *     (it moves up through the size classes, and past the largest one to the
- *     fallback allocator for a long program);
+ *     (it moves up through the size classes, and past the largest one, 32
+ *     KiB, to a large block for a long program);
  *   - each identifier's text, a block of its own length;
  *   - the AST nodes, each sized to hold its identifier (a flexible array
  *     member), so nodes too come in varying sizes.
@@ -544,12 +544,12 @@ static void check_run(opool_heap *heap, const char *src, int64_t value, const ch
         }                                                                                          \
     } while (0)
 
-/* Sources built at run time: a 3000-character name (its token and node go
- * past the largest class to the fallback allocator), a long sum whose token
- * array grows the same way, and parentheses nested deeper than the parser
+/* Sources built at run time: a 40000-character name (its token and node go
+ * past the largest class to large blocks), a long sum whose token array
+ * grows the same way, and parentheses nested deeper than the parser
  * accepts. */
 static void long_programs(opool_heap *heap) {
-    enum { NAME = 3000, TERMS = 400, NEST = MAX_DEPTH + 50 };
+    enum { NAME = 40000, TERMS = 4000, NEST = MAX_DEPTH + 50 };
     char *src = opool_heap_alloc(heap, 2 * NAME + 32);
     CHECK(src != NULL);
     if (src == NULL) return;

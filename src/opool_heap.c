@@ -515,11 +515,11 @@ static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
     }
 }
 
-/* The hysteresis, run at every page event: the pages that stayed in the
- * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
- * back. */
 static void opool__heap_run_decay(opool_heap *h, uintptr_t tick);
 
+/* The hysteresis, run at every page event: the pages that stayed in the
+ * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
+ * back; and the free runs' (opool__heap_run_decay). */
 static void opool__heap_decay(opool_heap *h, uint64_t now) {
     opool__hpage *pg = h->cache_tail;
     uintptr_t tick = opool__cache_tick(now), decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);

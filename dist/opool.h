@@ -3234,6 +3234,16 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
 #if defined(OPOOL__MT_DECLARED) && !defined(OPOOL__ABI_MT_H)
 #define OPOOL__ABI_MT_H
 
+/* The cache hits, and the library's helpers of its own paths
+ * (src/opool_mt_internal.h): inlined into the caller even where the
+ * compiler's heuristics would make them calls (GCC 12 at -O2 called both
+ * hits from a file that has four call sites of each). */
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL__MT_HOT static inline __attribute__((always_inline))
+#else
+#define OPOOL__MT_HOT static inline
+#endif
+
 /* The cache hit paths are inline with GCC and Clang (their __atomic
  * builtins; other compilers call the exported functions), except in the
  * library's test builds (OPOOL_TEST_HOOKS, OPOOL_RELACY), whose calls reach
@@ -3433,7 +3443,7 @@ static inline bool opool__mt_waiting(const opool_mt_cache *c) {
  * registered (docs 5), the slot made live with c as its home (docs 8). The
  * exported opool_mt_cache_alloc runs it too (src/opool_abi.c), so the
  * library's tests run this body. */
-static inline void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
+OPOOL__MT_HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
     uint64_t b;
     if (OPOOL_UNLIKELY(c == NULL || !c->fast || !opool__mt_lower(c, &b)))
         return opool__mt_cache_alloc_slow(c, out); /* empty: the refill */
@@ -3455,7 +3465,7 @@ static inline void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle
  * cache is biased, parked in a cache with room: the claim with plain stores
  * (docs 8), then the park and its handshake with waiters (docs 6). The
  * exported opool_mt_cache_free runs it too. */
-static inline opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
+OPOOL__MT_HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || !c->fast ||
                        opool__mt_live(c->gen, c->capacity, i, g) != OPOOL_OK))
@@ -4328,14 +4338,9 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
 #define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
 
 /* The helpers of the alloc and free paths: inlined into each public call
- * (and, for a cache hit, written once more with the __atomic builtins in
- * opool_abi.h, where the caller's code inlines it). Those that several files use are
- * here (and in opool_mt_list.h); the rest are static in their file. */
-#if defined(__GNUC__) || defined(__clang__)
-#define OPOOL__MT_HOT static inline __attribute__((always_inline))
-#else
-#define OPOOL__MT_HOT static inline
-#endif
+ * (OPOOL__MT_HOT, from opool_abi.h, which inlines the cache hits into the
+ * caller's code the same way). Those that several files use are here (and
+ * in opool_mt_list.h); the rest are static in their file. */
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
 
 /* The shared free list is this many lists, the stripes (docs 3): each

@@ -38,14 +38,9 @@
 #define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
 
 /* The helpers of the alloc and free paths: inlined into each public call
- * (and, for a cache hit, written once more with the __atomic builtins in
- * opool_abi.h, where the caller's code inlines it). Those that several files use are
- * here (and in opool_mt_list.h); the rest are static in their file. */
-#if defined(__GNUC__) || defined(__clang__)
-#define OPOOL__MT_HOT static inline __attribute__((always_inline))
-#else
-#define OPOOL__MT_HOT static inline
-#endif
+ * (OPOOL__MT_HOT, from opool_abi.h, which inlines the cache hits into the
+ * caller's code the same way). Those that several files use are here (and
+ * in opool_mt_list.h); the rest are static in their file. */
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
 
 /* The shared free list is this many lists, the stripes (docs 3): each

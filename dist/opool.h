@@ -2988,6 +2988,19 @@ static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
 
 #endif /* OPOOL__ABI_CORE_H */
 
+/* The inline paths of the heap and of the concurrent pool's caches, and the
+ * library's helpers of its own concurrent paths (src/opool_mt_internal.h):
+ * inlined into the caller even where the compiler's heuristics would make
+ * them calls (GCC 12 at -O2 called the cache hits from a file with four
+ * call sites of each, and the heap's from examples/tokenizer.c). */
+#ifndef OPOOL__HOT
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL__HOT static inline __attribute__((always_inline))
+#else
+#define OPOOL__HOT static inline
+#endif
+#endif
+
 /* ==== the heap (opool_heap.h), once that header has declared it ========== */
 
 #if defined(OPOOL__HEAP_DECLARED) && !defined(OPOOL__ABI_HEAP_H)
@@ -3170,7 +3183,7 @@ static inline void opool__hpage_after_free(opool_heap *h, opool__hclass_hot *k, 
         k->page = pg;
 }
 
-static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
+OPOOL__HOT void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     /* size 0 wraps to SIZE_MAX: out of line, as are fallback sizes */
     if (OPOOL_UNLIKELY(c == NULL || size - 1 >= c->small_max))
@@ -3185,7 +3198,7 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
     return b;
 }
 
-static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
+OPOOL__HOT opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* a page of the reserved range, else of the page set; base 0 (NULL among others)
@@ -3205,7 +3218,7 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
 
 /* A live block of h that a resize keeps in its class comes back as it is,
  * with no call; everything else runs out of line. */
-static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t size) {
+OPOOL__HOT void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t size) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
@@ -3233,16 +3246,6 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
 
 #if defined(OPOOL__MT_DECLARED) && !defined(OPOOL__ABI_MT_H)
 #define OPOOL__ABI_MT_H
-
-/* The cache hits, and the library's helpers of its own paths
- * (src/opool_mt_internal.h): inlined into the caller even where the
- * compiler's heuristics would make them calls (GCC 12 at -O2 called both
- * hits from a file that has four call sites of each). */
-#if defined(__GNUC__) || defined(__clang__)
-#define OPOOL__MT_HOT static inline __attribute__((always_inline))
-#else
-#define OPOOL__MT_HOT static inline
-#endif
 
 /* The cache hit paths are inline with GCC and Clang (their __atomic
  * builtins; other compilers call the exported functions), except in the
@@ -3443,7 +3446,7 @@ static inline bool opool__mt_waiting(const opool_mt_cache *c) {
  * registered (docs 5), the slot made live with c as its home (docs 8). The
  * exported opool_mt_cache_alloc runs it too (src/opool_abi.c), so the
  * library's tests run this body. */
-OPOOL__MT_HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
+OPOOL__HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
     uint64_t b;
     if (OPOOL_UNLIKELY(c == NULL || !c->fast || !opool__mt_lower(c, &b)))
         return opool__mt_cache_alloc_slow(c, out); /* empty: the refill */
@@ -3465,7 +3468,7 @@ OPOOL__MT_HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle
  * cache is biased, parked in a cache with room: the claim with plain stores
  * (docs 8), then the park and its handshake with waiters (docs 6). The
  * exported opool_mt_cache_free runs it too. */
-OPOOL__MT_HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
+OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || !c->fast ||
                        opool__mt_live(c->gen, c->capacity, i, g) != OPOOL_OK))
@@ -4338,7 +4341,7 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
 #define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
 
 /* The helpers of the alloc and free paths: inlined into each public call
- * (OPOOL__MT_HOT, from opool_abi.h, which inlines the cache hits into the
+ * (OPOOL__HOT, from opool_abi.h, which inlines the cache hits into the
  * caller's code the same way). Those that several files use are here (and
  * in opool_mt_list.h); the rest are static in their file. */
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
@@ -4435,7 +4438,7 @@ static inline size_t opool__mt_cache_bytes(uint32_t cap) {
     return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
 }
 
-OPOOL__MT_HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
+OPOOL__HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
     return p->objects + (size_t)i * p->stride;
 }
 
@@ -4482,7 +4485,7 @@ OPOOL__INTERNAL uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k
 /* Slot i is the caller's (off the list or out of a cache entry): make it
  * live, with home as its home word (a cache's c->home; 0 for the shared
  * path, docs 8). */
-OPOOL__MT_HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out, uint64_t home) {
+OPOOL__HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out, uint64_t home) {
     /* relaxed: the slot is ours; its last generation came with it (the
      * acquire that gave us the slot) */
     uint32_t g = opool__atomic_load_relaxed(&p->gen[i]) + 1;
@@ -4497,19 +4500,19 @@ OPOOL__MT_HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out
 }
 
 /* The shared path's take: the slot has no home. */
-OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
+OPOOL__HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
     return opool__mt_take_as(p, i, out, 0);
 }
 
 /* An object was freed: while an episode is open, maybe its end (a count
  * of the pool, out of line: episodes are rare). */
-OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
+OPOOL__HOT void opool__mt_end_episode(opool_mt *p) {
     if (OPOOL_UNLIKELY(opool__episode_failures(&p->sig.episode) != 0)) opool__mt_settle(p);
 }
 
 /* The end of a claim that won slot i from generation g: fini and poison,
  * and whether the slot comes back (*keep) or retires. */
-OPOOL__MT_HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
+OPOOL__HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
     if (OPOOL_UNLIKELY(!*keep)) opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
@@ -4520,7 +4523,7 @@ OPOOL__MT_HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g
  * two racing frees exactly one CAS succeeds, and none succeeds after a
  * biased home's claim (docs 4, 8). OPOOL_ESTALE, changing nothing, when
  * another free came first. */
-OPOOL__MT_HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
+OPOOL__HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
     uint32_t want = g;
     /* acquire: the object's state from the thread that made it live (fini
      * and poison touch it next) */
@@ -4533,7 +4536,7 @@ OPOOL__MT_HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t
  * the slot's biased home (opool__mt_claim_home): OPOOL_OK and *keep (false
  * when the slot retires instead of coming back), or the rejection, changing
  * nothing. */
-OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
+OPOOL__HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     opool_status s = opool__mt_live(p->gen, p->capacity, i, g); /* fini and poison read after */
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
@@ -4575,7 +4578,7 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
 OPOOL__MT_SHARED_DECL _Thread_local unsigned opool__mt_stripe_of_thread
     OPOOL__MT_TLS_MODEL;               /* 0 until first use */
 OPOOL__INTERNAL unsigned opool__mt_stripe_first(void); /* opool_mt.c: assigns it */
-OPOOL__MT_HOT unsigned opool__mt_stripe_word(void) {
+OPOOL__HOT unsigned opool__mt_stripe_word(void) {
     unsigned w = opool__mt_stripe_of_thread;
     return OPOOL_LIKELY(w != 0) ? w : opool__mt_stripe_first();
 }
@@ -4583,11 +4586,11 @@ OPOOL__MT_HOT unsigned opool__mt_stripe_word(void) {
 OPOOL__INTERNAL unsigned opool__mt_stripe_word(void); /* tests/relacy: each simulated thread has its own */
 #endif
 
-OPOOL__MT_HOT unsigned opool__mt_my_stripe(void) {
+OPOOL__HOT unsigned opool__mt_my_stripe(void) {
     return OPOOL__MT_STRIPE_OF(opool__mt_stripe_word());
 }
 
-OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
+OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
     unsigned w = opool__mt_stripe_word();
     opool__mt_stripe *st = &p->stripes[OPOOL__MT_STRIPE_OF(w)];
     /* relaxed: counters; only count() reads them */
@@ -4603,7 +4606,7 @@ OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
 
 /* n slots have just become available (pushed, or parked with no waiter
  * seen): wake up to n sleepers; close an exhaustion episode. */
-OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
+OPOOL__HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
     /* seq_cst: the freer's half of the handshake (docs 6): after the push's
      * seq_cst CAS, either this sees the waiter or the waiter's pop sees the
      * slots */
@@ -4612,7 +4615,7 @@ OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
 }
 
 /* The owner's light barrier between parking a slot and reading waiters. */
-OPOOL__MT_HOT void opool__mt_light_barrier(const opool_mt *p) {
+OPOOL__HOT void opool__mt_light_barrier(const opool_mt *p) {
     if (OPOOL_LIKELY(p->light_park))
         opool__atomic_signal_fence_seq_cst(); /* the waiter's membarrier does the rest */
     else
@@ -4645,15 +4648,15 @@ static inline uint32_t opool__mt_parked(const opool_mt_cache *c) {
 
 
 
-OPOOL__MT_HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t top1) {
+OPOOL__HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t top1) {
     return ((h & ~p->idx_mask) + p->tag_one) | top1; /* the tag wraps modulo its width */
 }
 
 /* Pop up to k slots off the list at head in one CAS; returns how many (0:
  * empty). *first is the old top, *last the last slot popped; the popped
  * slots are a chain through next[], now owned by the caller. */
-OPOOL__MT_HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t k,
-                                          uint32_t *first, uint32_t *last) {
+OPOOL__HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t k,
+                                       uint32_t *first, uint32_t *last) {
     /* seq_cst: acquire for the links and slots the pushers released, and the
      * waiter's half of the handshake of docs 6 (free: seq_cst CAS, then
      * seq_cst load of waiters) */
@@ -4679,8 +4682,8 @@ OPOOL__MT_HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) *
  * slots, or when the list holds more, half of what it holds, counting at
  * most 2 * OPOOL__MT_BORROW, up to OPOOL__MT_BORROW (never fewer than k).
  * Returns how many; as opool__mt_list_pop. */
-OPOOL__MT_HOT uint32_t opool__mt_list_pop_borrow(opool_mt *p, opool__atomic(uint64_t) * head,
-                                                 uint32_t k, uint32_t *first, uint32_t *last) {
+OPOOL__HOT uint32_t opool__mt_list_pop_borrow(opool_mt *p, opool__atomic(uint64_t) * head,
+                                              uint32_t k, uint32_t *first, uint32_t *last) {
     /* seq_cst, relaxed, acquire: as opool__mt_list_pop */
     uint64_t h = opool__atomic_load_seq_cst(head);
     for (;;) {
@@ -4704,8 +4707,8 @@ OPOOL__MT_HOT uint32_t opool__mt_list_pop_borrow(opool_mt *p, opool__atomic(uint
 
 /* Push the chain first -> ... -> last (linked through next[] by the caller)
  * onto the list at head in one CAS. */
-OPOOL__MT_HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t first,
-                                       uint32_t last) {
+OPOOL__HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t first,
+                                    uint32_t last) {
     uint64_t h = opool__atomic_load_relaxed(head);
     do {
         /* relaxed: published by the release of the CAS below */
@@ -4718,23 +4721,23 @@ OPOOL__MT_HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * he
 /* Pop up to k slots, from the calling thread's stripe if it has any (one
  * CAS), else from another's (opool__mt_pop_other); returns how many (0:
  * every stripe was empty when looked at). As opool__mt_list_pop. */
-OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first, uint32_t *last) {
+OPOOL__HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first, uint32_t *last) {
     unsigned s = opool__mt_my_stripe();
     uint32_t n = opool__mt_list_pop(p, &p->stripes[s].head, k, first, last);
     return OPOOL_LIKELY(n != 0) ? n : opool__mt_pop_other(p, s, k, first, last);
 }
 
 /* Push the chain first -> ... -> last onto the calling thread's stripe. */
-OPOOL__MT_HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
+OPOOL__HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
     opool__mt_list_push(p, &p->stripes[opool__mt_my_stripe()].head, first, last);
 }
 
-OPOOL__MT_HOT uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {
+OPOOL__HOT uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {
     /* relaxed: the chain is the caller's since its pop (acquire) */
     return opool__atomic_load_relaxed(&p->next[i]) - 1;
 }
 
-OPOOL__MT_HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
+OPOOL__HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
     /* relaxed: published by the push's release */
     opool__atomic_store_relaxed(&p->next[i], below + 1);
 }
@@ -8349,7 +8352,7 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
  * write and no fence: see docs 5 for why a thief can then never reach entry
  * b. The inline alloc hit (opool_abi.h) does the same for its common case
  * and comes here (opool__mt_cache_alloc_lowered) for the rest. */
-OPOOL__MT_HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
+OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
     opool_mt *p = c->pool;
     /* acquire: a thief that has left published its CAS on top before */
     bool contended = opool__atomic_load_acquire(&p->sig.thieves) != 0;
@@ -8374,7 +8377,7 @@ OPOOL__MT_HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
 }
 
 /* The owner's take at bottom: the newest parked slot, or EMPTY. */
-OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
+OPOOL__HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
     uint64_t b;
     if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi.h */
     opool__mt_light_barrier(c->pool); /* the bottom store before the read of thieves */
@@ -8576,7 +8579,7 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
  * thread waits: the caller must give the entries to the shared list, which
  * wakes it. Every path that parks slots (cache_free, refill) ends with
  * this; the inline free hit (opool_abi.h) makes the same steps. */
-OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
+OPOOL__HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
     opool__mt_set_bottom(c, b);
     opool__mt_light_barrier(c->pool);
     OPOOL__MT_POINT(c->pool, PARK_PUBLISHED);
@@ -8595,7 +8598,7 @@ static OPOOL_NOINLINE void opool__mt_unpark(opool_mt_cache *c) {
 }
 
 /* Park slot i as the newest of the cache, or give it to a waiter. */
-OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
+OPOOL__HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
     if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
     uint64_t b = opool__atomic_load_relaxed(&c->bottom);            /* ours */
     opool__atomic_store_relaxed(&opool__mt_ent(c)[b & c->mask], i); /* released below */
@@ -8661,7 +8664,7 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
  * remote state, the new generation. A revoker's barrier (opool__mt_revoke)
  * makes the two sides agree (docs 8). Else, and for a cache that is not the
  * home, opool__mt_claim's CAS. Results as opool__mt_claim. */
-OPOOL__MT_HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
+OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
     opool_mt *p = c->pool;
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     opool_status s = opool__mt_live(p->gen, p->capacity, i, g);
@@ -8991,7 +8994,7 @@ void opool_mt_cache_destroy(opool_mt_cache *c) {
 
 
 /* alloc without counting a failure: the shared list, else a steal. */
-OPOOL__MT_HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
+OPOOL__HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
     uint32_t i, last;
     if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i, &last) == 0) &&
         opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)

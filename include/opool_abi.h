@@ -400,6 +400,19 @@ static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
 
 #endif /* OPOOL__ABI_CORE_H */
 
+/* The inline paths of the heap and of the concurrent pool's caches, and the
+ * library's helpers of its own concurrent paths (src/opool_mt_internal.h):
+ * inlined into the caller even where the compiler's heuristics would make
+ * them calls (GCC 12 at -O2 called the cache hits from a file with four
+ * call sites of each, and the heap's from examples/tokenizer.c). */
+#ifndef OPOOL__HOT
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL__HOT static inline __attribute__((always_inline))
+#else
+#define OPOOL__HOT static inline
+#endif
+#endif
+
 /* ==== the heap (opool_heap.h), once that header has declared it ========== */
 
 #if defined(OPOOL__HEAP_DECLARED) && !defined(OPOOL__ABI_HEAP_H)
@@ -582,7 +595,7 @@ static inline void opool__hpage_after_free(opool_heap *h, opool__hclass_hot *k, 
         k->page = pg;
 }
 
-static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
+OPOOL__HOT void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     /* size 0 wraps to SIZE_MAX: out of line, as are fallback sizes */
     if (OPOOL_UNLIKELY(c == NULL || size - 1 >= c->small_max))
@@ -597,7 +610,7 @@ static inline void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
     return b;
 }
 
-static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
+OPOOL__HOT opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* a page of the reserved range, else of the page set; base 0 (NULL among others)
@@ -617,7 +630,7 @@ static inline opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
 
 /* A live block of h that a resize keeps in its class comes back as it is,
  * with no call; everything else runs out of line. */
-static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t size) {
+OPOOL__HOT void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t size) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
     uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
     /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
@@ -645,16 +658,6 @@ static inline void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t 
 
 #if defined(OPOOL__MT_DECLARED) && !defined(OPOOL__ABI_MT_H)
 #define OPOOL__ABI_MT_H
-
-/* The cache hits, and the library's helpers of its own paths
- * (src/opool_mt_internal.h): inlined into the caller even where the
- * compiler's heuristics would make them calls (GCC 12 at -O2 called both
- * hits from a file that has four call sites of each). */
-#if defined(__GNUC__) || defined(__clang__)
-#define OPOOL__MT_HOT static inline __attribute__((always_inline))
-#else
-#define OPOOL__MT_HOT static inline
-#endif
 
 /* The cache hit paths are inline with GCC and Clang (their __atomic
  * builtins; other compilers call the exported functions), except in the
@@ -855,7 +858,7 @@ static inline bool opool__mt_waiting(const opool_mt_cache *c) {
  * registered (docs 5), the slot made live with c as its home (docs 8). The
  * exported opool_mt_cache_alloc runs it too (src/opool_abi.c), so the
  * library's tests run this body. */
-OPOOL__MT_HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
+OPOOL__HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
     uint64_t b;
     if (OPOOL_UNLIKELY(c == NULL || !c->fast || !opool__mt_lower(c, &b)))
         return opool__mt_cache_alloc_slow(c, out); /* empty: the refill */
@@ -877,7 +880,7 @@ OPOOL__MT_HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle
  * cache is biased, parked in a cache with room: the claim with plain stores
  * (docs 8), then the park and its handshake with waiters (docs 6). The
  * exported opool_mt_cache_free runs it too. */
-OPOOL__MT_HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
+OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || !c->fast ||
                        opool__mt_live(c->gen, c->capacity, i, g) != OPOOL_OK))

@@ -14,7 +14,7 @@
  * write and no fence: see docs 5 for why a thief can then never reach entry
  * b. The inline alloc hit (opool_abi.h) does the same for its common case
  * and comes here (opool__mt_cache_alloc_lowered) for the rest. */
-OPOOL__MT_HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
+OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
     opool_mt *p = c->pool;
     /* acquire: a thief that has left published its CAS on top before */
     bool contended = opool__atomic_load_acquire(&p->sig.thieves) != 0;
@@ -39,7 +39,7 @@ OPOOL__MT_HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
 }
 
 /* The owner's take at bottom: the newest parked slot, or EMPTY. */
-OPOOL__MT_HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
+OPOOL__HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
     uint64_t b;
     if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi.h */
     opool__mt_light_barrier(c->pool); /* the bottom store before the read of thieves */
@@ -241,7 +241,7 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
  * thread waits: the caller must give the entries to the shared list, which
  * wakes it. Every path that parks slots (cache_free, refill) ends with
  * this; the inline free hit (opool_abi.h) makes the same steps. */
-OPOOL__MT_HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
+OPOOL__HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
     opool__mt_set_bottom(c, b);
     opool__mt_light_barrier(c->pool);
     OPOOL__MT_POINT(c->pool, PARK_PUBLISHED);
@@ -260,7 +260,7 @@ static OPOOL_NOINLINE void opool__mt_unpark(opool_mt_cache *c) {
 }
 
 /* Park slot i as the newest of the cache, or give it to a waiter. */
-OPOOL__MT_HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
+OPOOL__HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
     if (OPOOL_UNLIKELY(opool__mt_parked(c) >= c->size)) opool__mt_spill(c, c->half);
     uint64_t b = opool__atomic_load_relaxed(&c->bottom);            /* ours */
     opool__atomic_store_relaxed(&opool__mt_ent(c)[b & c->mask], i); /* released below */
@@ -326,7 +326,7 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
  * remote state, the new generation. A revoker's barrier (opool__mt_revoke)
  * makes the two sides agree (docs 8). Else, and for a cache that is not the
  * home, opool__mt_claim's CAS. Results as opool__mt_claim. */
-OPOOL__MT_HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
+OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
     opool_mt *p = c->pool;
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     opool_status s = opool__mt_live(p->gen, p->capacity, i, g);

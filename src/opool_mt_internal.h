@@ -38,7 +38,7 @@
 #define OPOOL__MT_EMPTY UINT32_MAX /* a cache entry holding no slot */
 
 /* The helpers of the alloc and free paths: inlined into each public call
- * (OPOOL__MT_HOT, from opool_abi.h, which inlines the cache hits into the
+ * (OPOOL__HOT, from opool_abi.h, which inlines the cache hits into the
  * caller's code the same way). Those that several files use are here (and
  * in opool_mt_list.h); the rest are static in their file. */
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
@@ -135,7 +135,7 @@ static inline size_t opool__mt_cache_bytes(uint32_t cap) {
     return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
 }
 
-OPOOL__MT_HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
+OPOOL__HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
     return p->objects + (size_t)i * p->stride;
 }
 
@@ -182,7 +182,7 @@ uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *firs
 /* Slot i is the caller's (off the list or out of a cache entry): make it
  * live, with home as its home word (a cache's c->home; 0 for the shared
  * path, docs 8). */
-OPOOL__MT_HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out, uint64_t home) {
+OPOOL__HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out, uint64_t home) {
     /* relaxed: the slot is ours; its last generation came with it (the
      * acquire that gave us the slot) */
     uint32_t g = opool__atomic_load_relaxed(&p->gen[i]) + 1;
@@ -197,19 +197,19 @@ OPOOL__MT_HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out
 }
 
 /* The shared path's take: the slot has no home. */
-OPOOL__MT_HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
+OPOOL__HOT void *opool__mt_take(opool_mt *p, uint32_t i, opool_handle *out) {
     return opool__mt_take_as(p, i, out, 0);
 }
 
 /* An object was freed: while an episode is open, maybe its end (a count
  * of the pool, out of line: episodes are rare). */
-OPOOL__MT_HOT void opool__mt_end_episode(opool_mt *p) {
+OPOOL__HOT void opool__mt_end_episode(opool_mt *p) {
     if (OPOOL_UNLIKELY(opool__episode_failures(&p->sig.episode) != 0)) opool__mt_settle(p);
 }
 
 /* The end of a claim that won slot i from generation g: fini and poison,
  * and whether the slot comes back (*keep) or retires. */
-OPOOL__MT_HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
+OPOOL__HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
     if (OPOOL_UNLIKELY(p->hooks)) opool__mt_released(p, opool__mt_object(p, i));
     *keep = !(g + 1 == p->gen0 && (p->desc.flags & OPOOL_RETIRE_ON_WRAP));
     if (OPOOL_UNLIKELY(!*keep)) opool__atomic_fetch_add_relaxed(&p->retired, 1); /* statistics */
@@ -220,7 +220,7 @@ OPOOL__MT_HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g
  * two racing frees exactly one CAS succeeds, and none succeeds after a
  * biased home's claim (docs 4, 8). OPOOL_ESTALE, changing nothing, when
  * another free came first. */
-OPOOL__MT_HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
+OPOOL__HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
     uint32_t want = g;
     /* acquire: the object's state from the thread that made it live (fini
      * and poison touch it next) */
@@ -233,7 +233,7 @@ OPOOL__MT_HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t
  * the slot's biased home (opool__mt_claim_home): OPOOL_OK and *keep (false
  * when the slot retires instead of coming back), or the rejection, changing
  * nothing. */
-OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
+OPOOL__HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
     opool_status s = opool__mt_live(p->gen, p->capacity, i, g); /* fini and poison read after */
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
@@ -275,7 +275,7 @@ OPOOL__MT_HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *ke
 OPOOL__MT_SHARED_DECL _Thread_local unsigned opool__mt_stripe_of_thread
     OPOOL__MT_TLS_MODEL;               /* 0 until first use */
 unsigned opool__mt_stripe_first(void); /* opool_mt.c: assigns it */
-OPOOL__MT_HOT unsigned opool__mt_stripe_word(void) {
+OPOOL__HOT unsigned opool__mt_stripe_word(void) {
     unsigned w = opool__mt_stripe_of_thread;
     return OPOOL_LIKELY(w != 0) ? w : opool__mt_stripe_first();
 }
@@ -283,11 +283,11 @@ OPOOL__MT_HOT unsigned opool__mt_stripe_word(void) {
 unsigned opool__mt_stripe_word(void); /* tests/relacy: each simulated thread has its own */
 #endif
 
-OPOOL__MT_HOT unsigned opool__mt_my_stripe(void) {
+OPOOL__HOT unsigned opool__mt_my_stripe(void) {
     return OPOOL__MT_STRIPE_OF(opool__mt_stripe_word());
 }
 
-OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
+OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
     unsigned w = opool__mt_stripe_word();
     opool__mt_stripe *st = &p->stripes[OPOOL__MT_STRIPE_OF(w)];
     /* relaxed: counters; only count() reads them */
@@ -303,7 +303,7 @@ OPOOL__MT_HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
 
 /* n slots have just become available (pushed, or parked with no waiter
  * seen): wake up to n sleepers; close an exhaustion episode. */
-OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
+OPOOL__HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
     /* seq_cst: the freer's half of the handshake (docs 6): after the push's
      * seq_cst CAS, either this sees the waiter or the waiter's pop sees the
      * slots */
@@ -312,7 +312,7 @@ OPOOL__MT_HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
 }
 
 /* The owner's light barrier between parking a slot and reading waiters. */
-OPOOL__MT_HOT void opool__mt_light_barrier(const opool_mt *p) {
+OPOOL__HOT void opool__mt_light_barrier(const opool_mt *p) {
     if (OPOOL_LIKELY(p->light_park))
         opool__atomic_signal_fence_seq_cst(); /* the waiter's membarrier does the rest */
     else

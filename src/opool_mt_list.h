@@ -9,15 +9,15 @@
 
 #include "opool_mt_internal.h"
 
-OPOOL__MT_HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t top1) {
+OPOOL__HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t top1) {
     return ((h & ~p->idx_mask) + p->tag_one) | top1; /* the tag wraps modulo its width */
 }
 
 /* Pop up to k slots off the list at head in one CAS; returns how many (0:
  * empty). *first is the old top, *last the last slot popped; the popped
  * slots are a chain through next[], now owned by the caller. */
-OPOOL__MT_HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t k,
-                                          uint32_t *first, uint32_t *last) {
+OPOOL__HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t k,
+                                       uint32_t *first, uint32_t *last) {
     /* seq_cst: acquire for the links and slots the pushers released, and the
      * waiter's half of the handshake of docs 6 (free: seq_cst CAS, then
      * seq_cst load of waiters) */
@@ -43,8 +43,8 @@ OPOOL__MT_HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) *
  * slots, or when the list holds more, half of what it holds, counting at
  * most 2 * OPOOL__MT_BORROW, up to OPOOL__MT_BORROW (never fewer than k).
  * Returns how many; as opool__mt_list_pop. */
-OPOOL__MT_HOT uint32_t opool__mt_list_pop_borrow(opool_mt *p, opool__atomic(uint64_t) * head,
-                                                 uint32_t k, uint32_t *first, uint32_t *last) {
+OPOOL__HOT uint32_t opool__mt_list_pop_borrow(opool_mt *p, opool__atomic(uint64_t) * head,
+                                              uint32_t k, uint32_t *first, uint32_t *last) {
     /* seq_cst, relaxed, acquire: as opool__mt_list_pop */
     uint64_t h = opool__atomic_load_seq_cst(head);
     for (;;) {
@@ -68,8 +68,8 @@ OPOOL__MT_HOT uint32_t opool__mt_list_pop_borrow(opool_mt *p, opool__atomic(uint
 
 /* Push the chain first -> ... -> last (linked through next[] by the caller)
  * onto the list at head in one CAS. */
-OPOOL__MT_HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t first,
-                                       uint32_t last) {
+OPOOL__HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t first,
+                                    uint32_t last) {
     uint64_t h = opool__atomic_load_relaxed(head);
     do {
         /* relaxed: published by the release of the CAS below */
@@ -82,23 +82,23 @@ OPOOL__MT_HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * he
 /* Pop up to k slots, from the calling thread's stripe if it has any (one
  * CAS), else from another's (opool__mt_pop_other); returns how many (0:
  * every stripe was empty when looked at). As opool__mt_list_pop. */
-OPOOL__MT_HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first, uint32_t *last) {
+OPOOL__HOT uint32_t opool__mt_pop(opool_mt *p, uint32_t k, uint32_t *first, uint32_t *last) {
     unsigned s = opool__mt_my_stripe();
     uint32_t n = opool__mt_list_pop(p, &p->stripes[s].head, k, first, last);
     return OPOOL_LIKELY(n != 0) ? n : opool__mt_pop_other(p, s, k, first, last);
 }
 
 /* Push the chain first -> ... -> last onto the calling thread's stripe. */
-OPOOL__MT_HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
+OPOOL__HOT void opool__mt_push(opool_mt *p, uint32_t first, uint32_t last) {
     opool__mt_list_push(p, &p->stripes[opool__mt_my_stripe()].head, first, last);
 }
 
-OPOOL__MT_HOT uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {
+OPOOL__HOT uint32_t opool__mt_link_of(const opool_mt *p, uint32_t i) {
     /* relaxed: the chain is the caller's since its pop (acquire) */
     return opool__atomic_load_relaxed(&p->next[i]) - 1;
 }
 
-OPOOL__MT_HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
+OPOOL__HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
     /* relaxed: published by the push's release */
     opool__atomic_store_relaxed(&p->next[i], below + 1);
 }

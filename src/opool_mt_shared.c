@@ -7,7 +7,7 @@
 #include "opool_mt_list.h"
 
 /* alloc without counting a failure: the shared list, else a steal. */
-OPOOL__MT_HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
+OPOOL__HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
     uint32_t i, last;
     if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i, &last) == 0) &&
         opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)

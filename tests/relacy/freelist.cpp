@@ -31,7 +31,7 @@
  * every pop and push is on the one list this test checks (the stripes'
  * protocol is tests/relacy/deque.cpp's and tests/spin/moves.pml's). */
 #define OPOOL_MT_INTERNAL_H
-#define OPOOL__MT_HOT static inline
+#define OPOOL__HOT static inline
 #define OPOOL_LIKELY(x) (x)
 #define OPOOL__MT_BORROW 16u
 typedef struct opool_mt {

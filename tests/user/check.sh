@@ -71,7 +71,7 @@ for cc in "${GCC:-gcc}" "${CLANG:-clang-14}"; do
         "$cc" -std=c11 -g -O1 -fsanitize=address "$here/user_asan.c" $flags -o "$exe"
         rc=0; "$exe" valid > "$exe.valid.log" 2>&1 || rc=$?
         clean "$kind $tag asan valid" "$exe.valid.log" $rc
-        for mode in pool heap mt; do
+        for mode in pool heap large mt; do
             rc=0; "$exe" $mode > "$exe.$mode.log" 2>&1 || rc=$?
             expect "$kind $tag asan $mode write after free" "$exe.$mode.log" 1 $rc \
                 'ERROR: AddressSanitizer: use-after-poison' 'in write_after_free'

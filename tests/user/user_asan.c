@@ -8,10 +8,12 @@
  *   valid      every kind of pool used correctly: no report, exit 0
  *   pool       write to an opool object after opool_free
  *   heap       write to an opool_heap block after opool_heap_free
+ *   large      the same with a block above the heap's largest class (a run of
+ *              its own pages where it reserves its range, as on 64-bit Linux)
  *   mt         write to an opool_mt object after opool_mt_cache_free
  *
- * The misuse modes must die with ASan's "use-after-poison" report naming
- * write_after_free (tests/user/check.sh).
+ * The misuse modes must die with an ASan report naming write_after_free:
+ * "use-after-poison" for the heap's own memory (tests/user/check.sh).
  */
 #include <opool.h>
 #include <opool_heap.h>
@@ -24,6 +26,8 @@ struct ship {
     double x, y;
     int hp;
 };
+
+#define LARGE 40000 /* above the heap's largest class, 32 KiB */
 
 /* Never inlined: the report names it. */
 __attribute__((noinline)) static void write_after_free(struct ship *s) { s->hp = 7; }
@@ -45,7 +49,10 @@ static int valid(void) {
         struct ship *s = opool_alloc(p, &a);
         struct ship *t = opool_mt_cache_alloc(c, &b);
         struct ship *u = opool_heap_alloc(h, sizeof *u);
-        if (!s || !t || !u) return 2;
+        char *big = opool_heap_alloc(h, LARGE); /* every byte of it usable */
+        if (!s || !t || !u || !big) return 2;
+        memset(big, round, LARGE);
+        if (opool_heap_free(h, big) != OPOOL_OK) return 4;
         memset(s, round, sizeof *s);
         memset(t, round, sizeof *t);
         memset(u, round, sizeof *u);
@@ -80,6 +87,11 @@ int main(int argc, char **argv) {
         if (opool_heap_create(&hp, NULL) != OPOOL_OK) return 1;
         if ((s = opool_heap_alloc(hp, sizeof *s)) == NULL) return 1;
         if (opool_heap_free(hp, s) != OPOOL_OK) return 1;
+    } else if (strcmp(mode, "large") == 0) {
+        opool_heap *hp = NULL;
+        if (opool_heap_create(&hp, NULL) != OPOOL_OK) return 1;
+        if ((s = opool_heap_alloc(hp, LARGE)) == NULL) return 1;
+        if (opool_heap_free(hp, s) != OPOOL_OK) return 1;
     } else if (strcmp(mode, "mt") == 0) {
         opool_mt *m = NULL;
         opool_handle h;
@@ -88,7 +100,7 @@ int main(int argc, char **argv) {
         if (c == NULL || (s = opool_mt_cache_alloc(c, &h)) == NULL) return 1;
         if (opool_mt_cache_free(c, h) != OPOOL_OK) return 1;
     } else {
-        fprintf(stderr, "usage: user_asan valid|pool|heap|mt\n");
+        fprintf(stderr, "usage: user_asan valid|pool|heap|large|mt\n");
         return 2;
     }
     write_after_free(s);

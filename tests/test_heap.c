@@ -142,6 +142,16 @@ static opool_heap *make_heap(const uint32_t *sizes, uint32_t count, uint32_t bpc
     return create(&d);
 }
 
+/* A growing heap of the one class *size, its memory from the system, or with own (not NULL)
+ * from a counting allocator. */
+static opool_heap *one_class_heap(const uint32_t *size, recorder *r, counting *own) {
+    opool_heap_desc d = desc_of(r);
+    d.class_sizes = size;
+    d.class_count = 1;
+    if (own) d.allocator = counting_allocator(own);
+    return create(&d);
+}
+
 /* Blocks one page of a class of this size holds: measured with blocks_per_class 1. */
 static uint32_t blocks_per_page(uint32_t size) {
     recorder r;
@@ -1130,11 +1140,7 @@ TEST(cached_pages_unused_for_a_while_go_back_and_pointers_into_them_are_einval) 
     for (int own = 0; own < 2; own++) {
         counting c;
         recorder r;
-        opool_heap_desc d = desc_of(&r);
-        d.class_sizes = &size;
-        d.class_count = 1;
-        if (own) d.allocator = counting_allocator(&c);
-        opool_heap *h = create(&d);
+        opool_heap *h = one_class_heap(&size, &r, own ? &c : NULL);
         REQUIRE(h);
         uint32_t n = 9 * p; /* the reserved page, then regions of 4 and 5 pages */
         char **b = (char **)malloc(n * sizeof *b);
@@ -2097,11 +2103,7 @@ TEST(stats_bytes_grow_with_pages_and_large_blocks) {
         uint32_t size = 512;
         counting c;
         recorder r;
-        opool_heap_desc d = desc_of(&r);
-        d.class_sizes = &size;
-        d.class_count = 1;
-        if (own) d.allocator = counting_allocator(&c);
-        opool_heap *h = create(&d);
+        opool_heap *h = one_class_heap(&size, &r, own ? &c : NULL);
         REQUIRE(h);
         opool_heap_stats s0 = stats_of(h);
         CHECK(s0.bytes >= OPOOL_HEAP_PAGE);

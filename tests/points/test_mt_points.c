@@ -207,6 +207,22 @@ static void run_cache_free_bulk(actor *a) { a->got = opool_mt_cache_free_bulk(a-
 static void run_flush(actor *a) { opool_mt_cache_flush(a->c); }
 static void run_alloc(actor *a) { a->got = opool_mt_alloc(a->p, &a->out[0]) != NULL; }
 static void run_alloc_bulk(actor *a) { a->got = opool_mt_alloc_bulk(a->p, a->out, NULL, a->n); }
+/* Let w, held asleep at OPOOL__MT_AT_WAIT_SLEEP, go: it must be served, one
+ * object. If it is not, the rescue wakes it so that the test can end: a
+ * flush of cache flush, else a free of h to p. Whether it was served. */
+static bool waiter_served(actor *w, opool_mt *p, opool_mt_cache *flush, opool_handle h) {
+    let_go(OPOOL__MT_AT_WAIT_SLEEP);
+    bool served = await_actor(w, -1) == 2;
+    CHECK(served);
+    if (!served && flush)
+        opool_mt_cache_flush(flush);
+    else if (!served)
+        opool_mt_free(p, h);
+    join(w);
+    CHECK_EQ_U64(w->got, 1);
+    return served;
+}
+
 static void run_wait(actor *a) {
     a->got = opool_mt_alloc_wait(a->p, &a->out[0], OPOOL_WAIT_FOREVER) != NULL;
 }
@@ -274,12 +290,8 @@ TEST(waiter_is_not_left_asleep_by_a_refill_that_parks_every_free_slot) {
     CHECK_EQ_U64(await_actor(&r, -1), 2);
     join(&r);
     CHECK_EQ_U64(r.got, 1);
-    let_go(OPOOL__MT_AT_WAIT_SLEEP);
-    bool served = await_actor(&w, -1) == 2;
-    CHECK(served); /* before the fix: asleep with 2,047 slots parked */
-    if (!served) opool_mt_cache_flush(c); /* the rescue: a flush wakes it */
-    join(&w);
-    CHECK_EQ_U64(w.got, 1);
+    /* before the fix: asleep with 2,047 slots parked */
+    (void)waiter_served(&w, NULL, c, (opool_handle){0});
 
     disarm_all();
     opool_mt_free(p, kept);
@@ -319,12 +331,7 @@ TEST(refill_seen_by_a_waiter_keeps_only_the_slot_it_hands_out) {
     CHECK_EQ_U64(s.count, 2);
     CHECK_EQ_U64(s.wake_calls, 1);
 
-    let_go(OPOOL__MT_AT_WAIT_SLEEP);
-    bool served = await_actor(&w, -1) == 2;
-    CHECK(served);
-    if (!served) opool_mt_cache_flush(c);
-    join(&w);
-    CHECK_EQ_U64(w.got, 1);
+    (void)waiter_served(&w, NULL, c, (opool_handle){0});
 
     disarm_all();
     opool_mt_free(p, kept);
@@ -404,12 +411,7 @@ static void move_racing_a_waiter(opool__mt_point at, void (*move)(actor *), void
     let_go(at);
     CHECK_EQ_U64(await_actor(&m, -1), 2);
     join(&m);
-    let_go(OPOOL__MT_AT_WAIT_SLEEP);
-    bool served = await_actor(&w, -1) == 2;
-    CHECK(served);
-    if (!served) opool_mt_free(p, hs[0]);
-    join(&w);
-    CHECK_EQ_U64(w.got, 1);
+    bool served = waiter_served(&w, p, NULL, hs[0]);
 
     disarm_all();
     if (served) opool_mt_free(p, hs[0]);
@@ -464,12 +466,7 @@ static void borrow_racing_a_waiter(void (*wait)(actor *)) {
     let_go(OPOOL__MT_AT_BORROWED);
     CHECK_EQ_U64(await_actor(&h, -1), 2);
     join(&h);
-    let_go(OPOOL__MT_AT_WAIT_SLEEP);
-    bool served = await_actor(&w, -1) == 2;
-    CHECK(served);
-    if (!served) opool_mt_free(p, hs[0]);
-    join(&w);
-    CHECK_EQ_U64(w.got, 1);
+    bool served = waiter_served(&w, p, NULL, hs[0]);
 
     disarm_all();
     for (uint32_t k = served ? 0 : 1; k < 4; k++) opool_mt_free(p, hs[k]);
@@ -520,12 +517,7 @@ static void free_racing_a_held_waiter(void (*wait)(actor *), int by) {
     opool_mt_stats s = stats_of(p); /* the waiter is still held */
     CHECK_EQ_U64(s.parked, 0);      /* the slot went where the waiter looks */
     CHECK_EQ_U64(s.wake_calls, 1);
-    let_go(OPOOL__MT_AT_WAIT_SLEEP);
-    bool served = await_actor(&w, -1) == 2;
-    CHECK(served);
-    if (!served) opool_mt_free(p, hs[0]); /* the rescue */
-    join(&w);
-    CHECK_EQ_U64(w.got, 1);
+    bool served = waiter_served(&w, p, NULL, hs[0]); /* the rescue */
     CHECK_EQ_U64(opool_handle_index(w.out[0]), opool_handle_index(hs[3]));
 
     s = stats_of(p);

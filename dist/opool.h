@@ -1625,8 +1625,10 @@ typedef struct opool_mt_stats {
     uint64_t wake_calls;       /* wake-up system calls made by frees */
     uint64_t barrier_calls;    /* membarrier system calls made by thieves and by frees
                                    revoking a cache's plain-store frees (Linux) */
+    uint64_t grows;            /* growths made (OPOOL_FULL_GROW; version 2 on) */
+    uint32_t max_capacity;     /* the growth limit: capacity for a fixed pool (version 2 on) */
 } opool_mt_stats;
-#define OPOOL_MT_STATS_VERSION 1u
+#define OPOOL_MT_STATS_VERSION 2u
 
 /* ---- lifetime ----------------------------------------------------------- */
 
@@ -4313,9 +4315,10 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
  *   opool_mt_internal.h   the records and the shared slot operations (docs 4)
  *   opool_mt_list.h       the shared free list, ABA-tagged stacks striped by thread
  *                         (docs 3), inline
- *   opool_mt.c            the pool: create, destroy, the slow steps of a slot,
+ *   opool_mt.c            the pool: create, destroy, its storage, the slow steps of a slot,
  *                         failures and reports, get, count and stats
  *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier (docs 6)
+ *   opool_mt_grow.c       growth of an OPOOL_FULL_GROW pool: one grower at a time (docs 9)
  *   opool_mt_cache.c      caches: parking, refill, spill, stealing, the waiter,
  *                         and the opool_mt_cache_* API (docs 5, 6)
  *   opool_mt_shared.c     the calls without a cache: alloc, alloc_wait, free, bulk
@@ -4384,17 +4387,22 @@ struct opool_mt {
     opool_desc desc;
     opool_allocator mem;
     unsigned char *objects;
-    opool__atomic(uint32_t) * gen;  /* [capacity]: odd = live */
-    opool__atomic(uint32_t) * next; /* [capacity]: shared-list link, index + 1 of the slot below */
-    /* [capacity]: the slot's home (the id of the cache that allocated it, 0:
+    opool__atomic(uint32_t) * gen; /* [max_capacity]: odd = live */
+    opool__atomic(uint32_t) *
+        next; /* [max_capacity]: shared-list link, index + 1 of the slot below */
+    /* [max_capacity]: the slot's home (the id of the cache that allocated it, 0:
      * none) << 32 | its claim (the generation its home is freeing, 0: none):
      * docs 8 */
     opool__atomic(uint64_t) * own;
     size_t stride;
     uint64_t idx_mask; /* head bits holding top + 1 */
     uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
-    uint32_t capacity;
+    /* slots with storage: [0, capacity) are valid indexes. Only a growth
+     * changes it (upward, before it pushes the new slots: docs 9) */
+    opool__atomic(uint32_t) capacity;
+    uint32_t max_capacity; /* the growth limit (a fixed pool's capacity) */
     uint32_t gen0;
+    bool grows;      /* OPOOL_FULL_GROW: storage reserved for max_capacity slots (docs 9) */
     bool sync;       /* the program's TSan is told of slot hand-offs (opool_track.h) */
     bool hooks;      /* init, fini, ZERO, POISON, a memory checker or sync: the slow slot paths */
     bool checker;    /* ASan or Valgrind hides free slots */
@@ -4417,6 +4425,9 @@ struct opool_mt {
     opool__atomic(uint64_t) failed, rejected, steals, sleeps, wake_calls, barrier_calls;
     opool__quota quota;                 /* of the default report's lines */
     opool__atomic(uint32_t) homes_used; /* ids handed out */
+    opool__atomic(uint32_t) growing;    /* odd while a thread grows the pool (docs 9) */
+    opool__sleepq growq;                /* where threads wait for a growth to end */
+    opool__atomic(uint64_t) grows_made; /* growths: statistics */
     opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
 };
 
@@ -4438,6 +4449,14 @@ static inline size_t opool__mt_cache_bytes(uint32_t cap) {
     return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
 }
 
+/* The slots with storage now. relaxed: a handle of a slot that a growth
+ * added reaches a thread through the push that followed the growth's store
+ * (release, then acquire), so that thread reads this count or a later one;
+ * for any other handle a stale count only rejects it (docs 9). */
+OPOOL__HOT uint32_t opool__mt_capacity_now(const opool_mt *p) {
+    return opool__atomic_load_relaxed(&p->capacity);
+}
+
 OPOOL__HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
     return p->objects + (size_t)i * p->stride;
 }
@@ -4451,12 +4470,23 @@ OPOOL__INTERNAL void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void
 OPOOL__INTERNAL void opool__mt_released(opool_mt *p, void *obj);
 OPOOL__INTERNAL void opool__mt_settle(opool_mt *p);
 
+/* [from, to) of a growable pool: storage made usable and the slots made
+ * ready to be pushed, each free at the first generation, linked from, from
+ * + 1, ..., to - 1 (the last one's link 0); false if the system refused
+ * the memory (then nothing is usable that was not). */
+OPOOL__INTERNAL bool opool__mt_commit(opool_mt *p, uint32_t from, uint32_t to);
+
 /* opool_mt_wait.c */
 OPOOL__INTERNAL void opool__mt_wake_slow(opool_mt *p, uint32_t n);
 /* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
  * none). Returns at once if it already moved; spurious returns are fine. */
 OPOOL__INTERNAL void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline);
 OPOOL__INTERNAL bool opool__mt_heavy_barrier(opool_mt *p);
+
+/* opool_mt_grow.c */
+/* No free slot was found, and p grows: grow it, or wait for the growth
+ * another thread is making. True when the caller should look again. */
+OPOOL__INTERNAL bool opool__mt_grow(opool_mt *p);
 
 /* opool_mt_cache.c */
 /* Wait for a slot until timeout_ns have passed (the caller's first try
@@ -4538,7 +4568,8 @@ OPOOL__HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t g,
  * nothing. */
 OPOOL__HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    opool_status s = opool__mt_live(p->gen, p->capacity, i, g); /* fini and poison read after */
+    opool_status s =
+        opool__mt_live(p->gen, opool__mt_capacity_now(p), i, g); /* fini and poison read after */
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
     /* relaxed: the home of generation g (or a later word, whose generation
      * makes the CAS below fail) */
@@ -4601,6 +4632,12 @@ OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
 }
 
 /* A cache record's counter: one writer, so no read-modify-write. */
+
+/* No free slot anywhere: true if a growth may have added some since (the
+ * caller looks again), false if the pool is at its limit or cannot grow. */
+OPOOL__HOT bool opool__mt_grew(opool_mt *p) {
+    return OPOOL_UNLIKELY(p->grows) && opool__mt_grow(p);
+}
 
 /* ==== waiting (docs 6) =================================================== */
 
@@ -4808,6 +4845,15 @@ typedef enum opool__mt_point {
     /* a pop that found its own stripe empty has taken more slots than it
      * hands out off another stripe; the rest are not yet on its own */
     OPOOL__MT_AT_BORROWED,
+    /* a thread found the pool empty while another grows it, and is about
+     * to wait for that growth to end (docs 9) */
+    OPOOL__MT_AT_GROW_WAIT,
+    /* the grower holds the growth and has not yet committed the storage of
+     * the new slots */
+    OPOOL__MT_AT_GROW_HELD,
+    /* the grower has published the new capacity and not yet pushed the new
+     * slots onto the shared list */
+    OPOOL__MT_AT_GROWN,
     OPOOL__MT_POINTS
 } opool__mt_point;
 
@@ -8180,11 +8226,73 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
     if (!opool__geometry_of(d, g)) return false;                /* the core's rules first */
     if (d->object_size == 0) return false;                      /* no id-only concurrent pools */
     if (d->allocator.alloc && !d->allocator.free) return false; /* it calls free */
-    if (d->max_capacity != 0 && d->max_capacity != d->capacity) return false;
-    if (d->on_full != OPOOL_FULL_FAIL || d->evict != NULL) return false;
+    if (d->on_full == OPOOL_FULL_EVICT || d->evict != NULL) return false;
+    if (d->on_full != OPOOL_FULL_GROW && d->max_capacity != 0 && d->max_capacity != d->capacity)
+        return false; /* a limit to grow to, for a pool that does not grow */
+    /* a growing pool reserves its address space from the system (docs 9) */
+    if (g->max_capacity > d->capacity && d->allocator.alloc) return false;
     if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING | OPOOL_NO_LIVE_LIST))
         return false; /* the core's only */
     return d->save_object == NULL && d->load_object == NULL;
+}
+
+/* A growable pool commits its storage in units of 64 KiB: a multiple of the
+ * page size on every system opool runs on (docs 9). */
+#define OPOOL__MT_UNIT ((size_t)1 << 16)
+
+/* *at + bytes, rounded up to unit (a power of two), to *at; false past
+ * SIZE_MAX. */
+static bool opool__mt_place(size_t *at, size_t bytes, size_t unit) {
+    if (!opool__add_ok(*at, bytes, at) || !opool__add_ok(*at, unit - 1, at)) return false;
+    *at &= ~(unit - 1);
+    return true;
+}
+
+/* Where a pool's parts lie in its block, as offsets: the pool record at 0,
+ * then gen[], next[] and own[] for max slots, then the objects. In a
+ * growable pool each part starts on a unit of commit, so that a growth
+ * commits whole units of each. */
+typedef struct opool__mt_layout {
+    size_t gen, next, own, objects, total;
+} opool__mt_layout;
+
+static bool opool__mt_layout_of(const opool__geometry *g, bool grows, opool__mt_layout *l) {
+    size_t unit = grows ? OPOOL__MT_UNIT : 1, n = g->max_capacity, objects;
+    size_t at = 0; /* 16 bytes of arrays a slot: past SIZE_MAX on 32 bits from 268M */
+    return opool__mul_ok(g->stride, n, &objects) && opool__mt_place(&at, sizeof(opool_mt), unit) &&
+           (l->gen = at, true) && opool__mt_place(&at, n * sizeof(uint32_t), unit) &&
+           (l->next = at, true) && opool__mt_place(&at, n * sizeof(uint32_t), unit) &&
+           (l->own = at, true) &&
+           opool__mt_place(&at, n * sizeof(uint64_t), grows ? unit : g->align) &&
+           (l->objects = at, true) && opool__mt_place(&at, objects, unit) && (l->total = at, true);
+}
+
+/* The units of a growable pool's reservation that [from, to) touches,
+ * readable and writable. */
+static bool opool__mt_commit_bytes(const void *from, const void *to) {
+    uintptr_t a = (uintptr_t)from & ~(uintptr_t)(OPOOL__MT_UNIT - 1);
+    uintptr_t b = ((uintptr_t)to + OPOOL__MT_UNIT - 1) & ~(uintptr_t)(OPOOL__MT_UNIT - 1);
+    return a == b || opool__os_commit((void *)a, b - a);
+}
+
+bool opool__mt_commit(opool_mt *p, uint32_t from, uint32_t to) {
+    if (p->grows && !(opool__mt_commit_bytes(&p->gen[from], &p->gen[to]) &&
+                      opool__mt_commit_bytes(&p->next[from], &p->next[to]) &&
+                      opool__mt_commit_bytes(&p->own[from], &p->own[to]) &&
+                      opool__mt_commit_bytes(opool__mt_object(p, from), opool__mt_object(p, to))))
+        return false; /* what was committed stays so: a later growth reuses it */
+    /* relaxed: nobody reads these slots before the growth's release store of
+     * the capacity and the push (or the create's return) */
+    for (uint32_t i = from; i < to; i++) {
+        opool__atomic_store_relaxed(&p->gen[i], p->gen0);
+        opool__atomic_store_relaxed(&p->next[i], i + 2 <= to ? i + 2 : 0);
+        opool__atomic_store_relaxed(&p->own[i], 0); /* no home */
+    }
+    if ((p->desc.flags & OPOOL_POISON) || p->checker)
+        for (uint32_t i = from; i < to; i++)
+            opool__track_on_free(opool__mt_object(p, i), p->stride, 0,
+                                 (p->desc.flags & OPOOL_POISON) != 0);
+    return true;
 }
 
 opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
@@ -8192,60 +8300,59 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     *out = NULL;
     opool__geometry g;
     if (desc == NULL || !opool__mt_geometry_of(desc, &g)) return OPOOL_EINVAL;
-    size_t stride = g.stride, chunk_align = g.align; /* the core's rules, one source */
     uint32_t cap = desc->capacity;
-    /* 16 bytes of arrays a slot: past SIZE_MAX on a 32-bit machine from 268M */
-    size_t arrays, objects, at, total;
-    if (!opool__mul_ok(2 * sizeof(uint32_t) + sizeof(uint64_t), cap, &arrays) ||
-        !opool__mul_ok(stride, cap, &objects) || !opool__add_ok(sizeof(opool_mt), arrays, &at) ||
-        !opool__add_ok(at, chunk_align - 1, &at))
-        return OPOOL_EINVAL;
-    at &= ~(chunk_align - 1);
-    if (!opool__add_ok(at, objects, &total)) return OPOOL_EINVAL;
+    bool grows = g.max_capacity > cap; /* OPOOL_FULL_GROW with room to grow */
+    opool__mt_layout l;
+    if (!opool__mt_layout_of(&g, grows, &l)) return OPOOL_EINVAL;
 
     opool_allocator mem = opool__allocator_of(desc);
-    void *block = mem.alloc(mem.ctx, total, chunk_align);
+    void *block;
+    if (!grows)
+        block = mem.alloc(mem.ctx, l.total, g.align);
+    else if ((block = opool__os_reserve(l.total, OPOOL__MT_UNIT)) != NULL &&
+             !opool__os_commit(block, l.gen)) { /* the pool record */
+        opool__os_unmap(block, l.total);
+        block = NULL;
+    }
     if (block == NULL) return OPOOL_ENOMEM;
     opool_mt *p = (opool_mt *)block;
     memset(p, 0, sizeof *p);
     p->desc = *desc;
     p->mem = mem;
     p->block = block;
-    p->block_size = total;
-    p->gen = (opool__atomic(uint32_t) *)(p + 1);
-    p->next = p->gen + cap;
-    p->own = (opool__atomic(uint64_t) *)(p->next + cap); /* 8-aligned: 8 bytes per slot before */
-    p->objects = (unsigned char *)block + at;
-    p->stride = stride;
-    p->capacity = cap;
+    p->block_size = l.total;
+    p->gen = (opool__atomic(uint32_t) *)((unsigned char *)block + l.gen);
+    p->next = (opool__atomic(uint32_t) *)((unsigned char *)block + l.next);
+    p->own = (opool__atomic(uint64_t) *)((unsigned char *)block + l.own);
+    p->objects = (unsigned char *)block + l.objects;
+    p->stride = g.stride;
+    p->max_capacity = g.max_capacity;
+    p->grows = grows;
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
-    uint32_t bits = 1;
-    while (bits < 32 && ((uint64_t)1 << bits) <= cap) bits++; /* cap + 1 values: 0 = empty */
+    uint32_t bits = 1; /* max_capacity + 1 values: 0 = empty */
+    while (bits < 32 && ((uint64_t)1 << bits) <= p->max_capacity) bits++;
     p->idx_mask = ((uint64_t)1 << bits) - 1;
     p->tag_one = p->idx_mask + 1;
     /* Shadow memory is per 8 bytes: slots narrower than that would share it
      * between threads, so the checker only watches slots that do not. */
-    p->checker = opool__checker_active() && stride % 8 == 0;
+    p->checker = opool__checker_active() && g.stride % 8 == 0;
     p->sync = opool__sync_active();
     p->hooks = desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) ||
                p->checker || p->sync;
     p->light_park = opool__membarrier_ready();
     /* the list from the top down: 0, 1, 2, ... (the header's promise: a
      * spread order was measured, docs/CONCURRENCY.md section 8) */
-    for (uint32_t i = 0; i < cap; i++) {
-        opool__atomic_init(&p->gen[i], p->gen0);
-        opool__atomic_init(&p->next[i], i + 2 <= cap ? i + 2 : 0);
+    if (!opool__mt_commit(p, 0, cap)) {
+        opool__os_unmap(block, l.total); /* only a growable pool commits */
+        return OPOOL_ENOMEM;
     }
+    opool__atomic_init(&p->capacity, cap);
     /* every slot on stripe 0 (top = slot 0, tag 0): whichever stripe a
      * thread has, its first pops find them there (docs 3) */
     for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
         opool__atomic_init(&p->stripes[k].head, k == 0 ? 1 : 0);
-    for (uint32_t i = 0; i < cap; i++) opool__atomic_init(&p->own[i], 0); /* no home */
-    if ((desc->flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = 0; i < cap; i++)
-            opool__track_on_free(opool__mt_object(p, i), stride, 0,
-                                 (desc->flags & OPOOL_POISON) != 0);
     opool__sleepq_init(&p->sleepq);
+    opool__sleepq_init(&p->growq);
     *out = p;
     return OPOOL_OK;
 }
@@ -8253,7 +8360,8 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
 void opool_mt_destroy(opool_mt *p) {
     if (p == NULL) return;
     opool__diag_flush(OPOOL__KIND_MT, p, p->desc.name, &p->quota);
-    for (uint32_t i = 0; i < p->capacity; i++) { /* the first live object: a leak */
+    uint32_t cap = opool__atomic_load_relaxed(&p->capacity);
+    for (uint32_t i = 0; i < cap; i++) { /* the first live object: a leak */
         uint32_t g = opool__atomic_load_relaxed(&p->gen[i]);
         if (g & 1) {
             opool__mt_report(p, OPOOL_ELEAK, opool__handle(i, g));
@@ -8261,7 +8369,7 @@ void opool_mt_destroy(opool_mt *p) {
         }
     }
     /* relaxed below: no other thread uses the pool any more (the contract) */
-    for (uint32_t i = 0; i < p->capacity; i++)
+    for (uint32_t i = 0; i < cap; i++)
         if (p->desc.fini && (opool__atomic_load_relaxed(&p->gen[i]) & 1))
             p->desc.fini(opool__mt_object(p, i), p->desc.user);
     opool_mt_cache *c = opool__atomic_load_relaxed(&p->caches);
@@ -8271,13 +8379,18 @@ void opool_mt_destroy(opool_mt *p) {
         c = next;
     }
     opool__sleepq_destroy(&p->sleepq);
-    opool__mem_defined(p->objects, (size_t)p->capacity * p->stride);
-    p->mem.free(p->mem.ctx, p->block, p->block_size);
+    opool__sleepq_destroy(&p->growq);
+    opool__mem_defined(p->objects, (size_t)cap * p->stride);
+    if (p->grows)
+        opool__os_unmap(p->block, p->block_size);
+    else
+        p->mem.free(p->mem.ctx, p->block, p->block_size);
 }
 
 void *opool_mt_get(const opool_mt *p, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (p == NULL || opool__mt_live(p->gen, p->capacity, i, g) != OPOOL_OK) return NULL;
+    if (p == NULL || opool__mt_live(p->gen, opool__mt_capacity_now(p), i, g) != OPOOL_OK)
+        return NULL;
     return opool__mt_object(p, i);
 }
 
@@ -8294,12 +8407,13 @@ uint32_t opool_mt_count(const opool_mt *p) {
     for (const opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL;
          c = c->next_rec)
         n += opool__atomic_load_relaxed(&c->live);
-    return n < 0 ? 0 : n > (int64_t)p->capacity ? p->capacity : (uint32_t)n;
+    uint32_t cap = opool__mt_capacity_now(p);
+    return n < 0 ? 0 : n > (int64_t)cap ? cap : (uint32_t)n;
 }
 
 uint32_t opool_mt_capacity(const opool_mt *p) {
     /* relaxed: a statistic */
-    return p ? p->capacity - opool__atomic_load_relaxed(&p->retired) : 0;
+    return p ? opool__mt_capacity_now(p) - opool__atomic_load_relaxed(&p->retired) : 0;
 }
 
 void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
@@ -8331,6 +8445,8 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
     out->sleeps = opool__atomic_load_relaxed(&p->sleeps);
     out->wake_calls = opool__atomic_load_relaxed(&p->wake_calls);
     out->barrier_calls = opool__atomic_load_relaxed(&p->barrier_calls);
+    out->max_capacity = p->max_capacity;
+    out->grows = opool__atomic_load_relaxed(&p->grows_made);
 }
 
 /* ============================================================================
@@ -8635,14 +8751,19 @@ static void opool__mt_park_run(opool_mt_cache *c, const uint32_t *is, uint32_t n
 }
 
 /* The cache is empty: refill half of it from the shared list in one CAS and
- * hand out the old top; steal when the list is empty. Between the pop and
+ * hand out the old top; steal when the list is empty, grow when nothing is
+ * parked either. Between the pop and
  * the publication the slots are nowhere a waiter can see: a waiter that
  * scanned meanwhile is seen by the publication's read of waiters, and then
  * the parked slots go back to the shared list (a spill, which wakes it). */
 static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     opool_mt *p = c->pool;
-    uint32_t first, last, n = opool__mt_pop(p, c->half, &first, &last);
-    if (n == 0) return opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1;
+    uint32_t first, last, n;
+    while ((n = opool__mt_pop(p, c->half, &first, &last)) == 0)
+        if (opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1)
+            return true;
+        else if (!opool__mt_grew(p))
+            return false;
     OPOOL__MT_POINT(p, REFILL_POPPED);
     *slot = first;
     /* s2 (below the top) becomes the newest parked, the bottom the oldest */
@@ -8667,7 +8788,7 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
 OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
     opool_mt *p = c->pool;
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    opool_status s = opool__mt_live(p->gen, p->capacity, i, g);
+    opool_status s = opool__mt_live(p->gen, opool__mt_capacity_now(p), i, g);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
     /* relaxed: g's home word or a later one. Only allocs write a home, and
      * the only alloc that writes c's id is this thread's own: so c->home
@@ -8743,6 +8864,7 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
             obj = opool__mt_take(p, i, out);
             break;
         }
+        if (opool__mt_grew(p)) continue; /* never sleeps while the pool can grow */
         uint64_t now = opool__now_ns();
         if (now >= deadline) break;
         /* without the heavy barrier a park may hide from the scan: poll */
@@ -8783,7 +8905,7 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         c->objects = p->objects;
         c->stride = p->stride;
         c->sig = &p->sig;
-        c->capacity = p->capacity;
+        c->capacity = opool__mt_capacity_now(p); /* a growth: refreshed by a free */
         c->retire_at = (p->desc.flags & OPOOL_RETIRE_ON_WRAP) ? p->gen0 : 1; /* odd: never */
         c->mask = cap - 1;
         opool__atomic_init(&c->active, 1);
@@ -8882,6 +9004,7 @@ static opool_status opool__mt_cache_freed(opool_mt_cache *c, opool_handle h, boo
 /* opool_mt_cache_free, the whole of it (as opool__mt_cache_alloc_slow). */
 opool_status opool__mt_cache_free_slow(opool_mt_cache *c, opool_handle h) {
     if (OPOOL_UNLIKELY(c == NULL)) return OPOOL_EINVAL;
+    c->capacity = opool__mt_capacity_now(c->pool); /* the hits' copy, after a growth */
     bool keep;
     opool_status s = opool__mt_claim_home(c, h, &keep);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(c->pool, s, h);
@@ -8983,6 +9106,72 @@ void opool_mt_cache_destroy(opool_mt_cache *c) {
 }
 
 /* ============================================================================
+ * src/opool_mt_grow.c
+ * ========================================================================== */
+/*
+ * opool_mt_grow.c -- the growth of an opool_mt made with OPOOL_FULL_GROW
+ * (docs/CONCURRENCY.md 9). When an alloc finds no free slot anywhere (the
+ * shared list and the caches), one thread at a time adds slots: it commits
+ * their storage in the pool's reservation, makes them free, publishes the
+ * new capacity and only then pushes them onto its stripe of the shared
+ * list, where every alloc finds them. A thread that finds the pool empty
+ * while another grows it waits for that growth to end, then looks again.
+ * Calls opool_mt.c (the storage) and opool_mt_wait.c (the wake of waiters).
+ */
+
+
+/* A growth adds as many slots as the pool has, at least this many, up to
+ * max_capacity: a pool that starts at one slot does not grow one at a time. */
+#define OPOOL__MT_GROW_MIN 64u
+
+/* Does any stripe of the shared list hold a slot? (A free may have pushed
+ * one since the caller looked: then it does not grow.) */
+static bool opool__mt_any_listed(const opool_mt *p) {
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
+        /* relaxed: a hint; the caller's next pop decides */
+        if ((opool__atomic_load_relaxed(&p->stripes[k].head) & p->idx_mask) != 0) return true;
+    return false;
+}
+
+bool opool__mt_grow(opool_mt *p) {
+    /* acquire: pairs with the release of the grower's wake below: a thread
+     * that sees a growth ended sees its capacity and its push */
+    uint32_t s = opool__atomic_load_acquire(&p->growing);
+    if (s & 1) { /* another thread grows the pool: wait for the end, look again */
+        OPOOL__MT_POINT(p, GROW_WAIT);
+        while (opool__atomic_load_acquire(&p->growing) == s)
+            opool__sleepq_sleep(&p->growq, &p->growing, s, UINT64_MAX);
+        return true;
+    }
+    /* acquire: as above, the last growth's stores come before ours */
+    if (!opool__atomic_cas_strong_acquire_relaxed(&p->growing, &s, s + 1))
+        return true; /* another thread took the growth, or ended one: look again */
+    uint32_t from = opool__mt_capacity_now(p), to = from;
+    bool listed = false, grew = false;
+    if (from < p->max_capacity && !(listed = opool__mt_any_listed(p))) {
+        uint32_t add = from > OPOOL__MT_GROW_MIN ? from : OPOOL__MT_GROW_MIN;
+        to = add < p->max_capacity - from ? from + add : p->max_capacity;
+        OPOOL__MT_POINT(p, GROW_HELD);
+        grew = opool__mt_commit(p, from, to);
+    }
+    if (grew) {
+        /* release: the new slots' state, before any thread that reads the new
+         * capacity touches them. Before the push: a slot on the list is
+         * within the capacity of every thread that pops it (docs 9) */
+        opool__atomic_store_release(&p->capacity, to);
+        opool__atomic_fetch_add_relaxed(&p->grows_made, 1); /* statistics */
+        OPOOL__MT_POINT(p, GROWN);
+        opool__mt_push(p, from, to - 1);
+        opool__mt_freed(p, to - from); /* wakes alloc_wait's waiters */
+    }
+    /* s + 2, released, and every thread waiting for this growth woken */
+    opool__sleepq_wake(&p->growq, &p->growing, UINT32_MAX);
+    /* false at the limit or out of memory; true also when a free made room
+     * since the caller looked */
+    return grew || listed;
+}
+
+/* ============================================================================
  * src/opool_mt_shared.c
  * ========================================================================== */
 /*
@@ -8993,12 +9182,13 @@ void opool_mt_cache_destroy(opool_mt_cache *c) {
  */
 
 
-/* alloc without counting a failure: the shared list, else a steal. */
+/* alloc without counting a failure: the shared list, else a steal, else
+ * a growth. */
 OPOOL__HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
     uint32_t i, last;
-    if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i, &last) == 0) &&
-        opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
-        return NULL;
+    while (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i, &last) == 0) &&
+           opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
+        if (!opool__mt_grew(p)) return NULL;
     opool__mt_add_live(p, 1);
     return opool__mt_take(p, i, out);
 }
@@ -9040,27 +9230,30 @@ uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32
     if (p == NULL || out == NULL || n == 0) return 0;
     /* from the stripes, one chain after another (a stripe may hold fewer) */
     uint32_t first = 0, last = 0, got = 0, f, l, m;
-    while (got < n && (m = opool__mt_pop(p, n - got, &f, &l)) != 0) {
-        if (got)
-            opool__mt_link(p, last, f);
-        else
-            first = f;
-        last = l;
-        got += m;
-    }
-    if (got < n) {
+    do {
+        while (got < n && (m = opool__mt_pop(p, n - got, &f, &l)) != 0) {
+            if (got)
+                opool__mt_link(p, last, f);
+            else
+                first = f;
+            last = l;
+            got += m;
+        }
+        if (got == n) break;
         OPOOL__MT_POINT(p, BULK_POPPED);
-        /* the stolen chain goes after the popped one */
-        /* a bulk alloc takes exactly what it misses: no extras */
+        /* the stolen chain goes after the popped one; a bulk alloc takes
+         * exactly what it misses: no extras */
         uint32_t sfirst, stolen = opool__mt_steal(p, n - got, 0, &sfirst);
         if (stolen) {
             if (got)
                 opool__mt_link(p, last, sfirst);
             else
                 first = sfirst;
+            last = sfirst; /* the chain's end, where a growth's slots go */
+            for (uint32_t k = 1; k < stolen; k++) last = opool__mt_link_of(p, last);
             got += stolen;
         }
-    }
+    } while (got < n && opool__mt_grew(p));
     uint32_t i = first;
     for (uint32_t k = 0; k < got; k++) {
         uint32_t below = k + 1 < got ? opool__mt_link_of(p, i) : 0;

@@ -216,8 +216,10 @@ typedef struct opool_mt_stats {
     uint64_t wake_calls;       /* wake-up system calls made by frees */
     uint64_t barrier_calls;    /* membarrier system calls made by thieves and by frees
                                    revoking a cache's plain-store frees (Linux) */
+    uint64_t grows;            /* growths made (OPOOL_FULL_GROW; version 2 on) */
+    uint32_t max_capacity;     /* the growth limit: capacity for a fixed pool (version 2 on) */
 } opool_mt_stats;
-#define OPOOL_MT_STATS_VERSION 1u
+#define OPOOL_MT_STATS_VERSION 2u
 
 /* ---- lifetime ----------------------------------------------------------- */
 

@@ -161,11 +161,73 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
     if (!opool__geometry_of(d, g)) return false;                /* the core's rules first */
     if (d->object_size == 0) return false;                      /* no id-only concurrent pools */
     if (d->allocator.alloc && !d->allocator.free) return false; /* it calls free */
-    if (d->max_capacity != 0 && d->max_capacity != d->capacity) return false;
-    if (d->on_full != OPOOL_FULL_FAIL || d->evict != NULL) return false;
+    if (d->on_full == OPOOL_FULL_EVICT || d->evict != NULL) return false;
+    if (d->on_full != OPOOL_FULL_GROW && d->max_capacity != 0 && d->max_capacity != d->capacity)
+        return false; /* a limit to grow to, for a pool that does not grow */
+    /* a growing pool reserves its address space from the system (docs 9) */
+    if (g->max_capacity > d->capacity && d->allocator.alloc) return false;
     if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING | OPOOL_NO_LIVE_LIST))
         return false; /* the core's only */
     return d->save_object == NULL && d->load_object == NULL;
+}
+
+/* A growable pool commits its storage in units of 64 KiB: a multiple of the
+ * page size on every system opool runs on (docs 9). */
+#define OPOOL__MT_UNIT ((size_t)1 << 16)
+
+/* *at + bytes, rounded up to unit (a power of two), to *at; false past
+ * SIZE_MAX. */
+static bool opool__mt_place(size_t *at, size_t bytes, size_t unit) {
+    if (!opool__add_ok(*at, bytes, at) || !opool__add_ok(*at, unit - 1, at)) return false;
+    *at &= ~(unit - 1);
+    return true;
+}
+
+/* Where a pool's parts lie in its block, as offsets: the pool record at 0,
+ * then gen[], next[] and own[] for max slots, then the objects. In a
+ * growable pool each part starts on a unit of commit, so that a growth
+ * commits whole units of each. */
+typedef struct opool__mt_layout {
+    size_t gen, next, own, objects, total;
+} opool__mt_layout;
+
+static bool opool__mt_layout_of(const opool__geometry *g, bool grows, opool__mt_layout *l) {
+    size_t unit = grows ? OPOOL__MT_UNIT : 1, n = g->max_capacity, objects;
+    size_t at = 0; /* 16 bytes of arrays a slot: past SIZE_MAX on 32 bits from 268M */
+    return opool__mul_ok(g->stride, n, &objects) && opool__mt_place(&at, sizeof(opool_mt), unit) &&
+           (l->gen = at, true) && opool__mt_place(&at, n * sizeof(uint32_t), unit) &&
+           (l->next = at, true) && opool__mt_place(&at, n * sizeof(uint32_t), unit) &&
+           (l->own = at, true) &&
+           opool__mt_place(&at, n * sizeof(uint64_t), grows ? unit : g->align) &&
+           (l->objects = at, true) && opool__mt_place(&at, objects, unit) && (l->total = at, true);
+}
+
+/* The units of a growable pool's reservation that [from, to) touches,
+ * readable and writable. */
+static bool opool__mt_commit_bytes(const void *from, const void *to) {
+    uintptr_t a = (uintptr_t)from & ~(uintptr_t)(OPOOL__MT_UNIT - 1);
+    uintptr_t b = ((uintptr_t)to + OPOOL__MT_UNIT - 1) & ~(uintptr_t)(OPOOL__MT_UNIT - 1);
+    return a == b || opool__os_commit((void *)a, b - a);
+}
+
+bool opool__mt_commit(opool_mt *p, uint32_t from, uint32_t to) {
+    if (p->grows && !(opool__mt_commit_bytes(&p->gen[from], &p->gen[to]) &&
+                      opool__mt_commit_bytes(&p->next[from], &p->next[to]) &&
+                      opool__mt_commit_bytes(&p->own[from], &p->own[to]) &&
+                      opool__mt_commit_bytes(opool__mt_object(p, from), opool__mt_object(p, to))))
+        return false; /* what was committed stays so: a later growth reuses it */
+    /* relaxed: nobody reads these slots before the growth's release store of
+     * the capacity and the push (or the create's return) */
+    for (uint32_t i = from; i < to; i++) {
+        opool__atomic_store_relaxed(&p->gen[i], p->gen0);
+        opool__atomic_store_relaxed(&p->next[i], i + 2 <= to ? i + 2 : 0);
+        opool__atomic_store_relaxed(&p->own[i], 0); /* no home */
+    }
+    if ((p->desc.flags & OPOOL_POISON) || p->checker)
+        for (uint32_t i = from; i < to; i++)
+            opool__track_on_free(opool__mt_object(p, i), p->stride, 0,
+                                 (p->desc.flags & OPOOL_POISON) != 0);
+    return true;
 }
 
 opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
@@ -173,60 +235,59 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     *out = NULL;
     opool__geometry g;
     if (desc == NULL || !opool__mt_geometry_of(desc, &g)) return OPOOL_EINVAL;
-    size_t stride = g.stride, chunk_align = g.align; /* the core's rules, one source */
     uint32_t cap = desc->capacity;
-    /* 16 bytes of arrays a slot: past SIZE_MAX on a 32-bit machine from 268M */
-    size_t arrays, objects, at, total;
-    if (!opool__mul_ok(2 * sizeof(uint32_t) + sizeof(uint64_t), cap, &arrays) ||
-        !opool__mul_ok(stride, cap, &objects) || !opool__add_ok(sizeof(opool_mt), arrays, &at) ||
-        !opool__add_ok(at, chunk_align - 1, &at))
-        return OPOOL_EINVAL;
-    at &= ~(chunk_align - 1);
-    if (!opool__add_ok(at, objects, &total)) return OPOOL_EINVAL;
+    bool grows = g.max_capacity > cap; /* OPOOL_FULL_GROW with room to grow */
+    opool__mt_layout l;
+    if (!opool__mt_layout_of(&g, grows, &l)) return OPOOL_EINVAL;
 
     opool_allocator mem = opool__allocator_of(desc);
-    void *block = mem.alloc(mem.ctx, total, chunk_align);
+    void *block;
+    if (!grows)
+        block = mem.alloc(mem.ctx, l.total, g.align);
+    else if ((block = opool__os_reserve(l.total, OPOOL__MT_UNIT)) != NULL &&
+             !opool__os_commit(block, l.gen)) { /* the pool record */
+        opool__os_unmap(block, l.total);
+        block = NULL;
+    }
     if (block == NULL) return OPOOL_ENOMEM;
     opool_mt *p = (opool_mt *)block;
     memset(p, 0, sizeof *p);
     p->desc = *desc;
     p->mem = mem;
     p->block = block;
-    p->block_size = total;
-    p->gen = (opool__atomic(uint32_t) *)(p + 1);
-    p->next = p->gen + cap;
-    p->own = (opool__atomic(uint64_t) *)(p->next + cap); /* 8-aligned: 8 bytes per slot before */
-    p->objects = (unsigned char *)block + at;
-    p->stride = stride;
-    p->capacity = cap;
+    p->block_size = l.total;
+    p->gen = (opool__atomic(uint32_t) *)((unsigned char *)block + l.gen);
+    p->next = (opool__atomic(uint32_t) *)((unsigned char *)block + l.next);
+    p->own = (opool__atomic(uint64_t) *)((unsigned char *)block + l.own);
+    p->objects = (unsigned char *)block + l.objects;
+    p->stride = g.stride;
+    p->max_capacity = g.max_capacity;
+    p->grows = grows;
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
-    uint32_t bits = 1;
-    while (bits < 32 && ((uint64_t)1 << bits) <= cap) bits++; /* cap + 1 values: 0 = empty */
+    uint32_t bits = 1; /* max_capacity + 1 values: 0 = empty */
+    while (bits < 32 && ((uint64_t)1 << bits) <= p->max_capacity) bits++;
     p->idx_mask = ((uint64_t)1 << bits) - 1;
     p->tag_one = p->idx_mask + 1;
     /* Shadow memory is per 8 bytes: slots narrower than that would share it
      * between threads, so the checker only watches slots that do not. */
-    p->checker = opool__checker_active() && stride % 8 == 0;
+    p->checker = opool__checker_active() && g.stride % 8 == 0;
     p->sync = opool__sync_active();
     p->hooks = desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) ||
                p->checker || p->sync;
     p->light_park = opool__membarrier_ready();
     /* the list from the top down: 0, 1, 2, ... (the header's promise: a
      * spread order was measured, docs/CONCURRENCY.md section 8) */
-    for (uint32_t i = 0; i < cap; i++) {
-        opool__atomic_init(&p->gen[i], p->gen0);
-        opool__atomic_init(&p->next[i], i + 2 <= cap ? i + 2 : 0);
+    if (!opool__mt_commit(p, 0, cap)) {
+        opool__os_unmap(block, l.total); /* only a growable pool commits */
+        return OPOOL_ENOMEM;
     }
+    opool__atomic_init(&p->capacity, cap);
     /* every slot on stripe 0 (top = slot 0, tag 0): whichever stripe a
      * thread has, its first pops find them there (docs 3) */
     for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
         opool__atomic_init(&p->stripes[k].head, k == 0 ? 1 : 0);
-    for (uint32_t i = 0; i < cap; i++) opool__atomic_init(&p->own[i], 0); /* no home */
-    if ((desc->flags & OPOOL_POISON) || p->checker)
-        for (uint32_t i = 0; i < cap; i++)
-            opool__track_on_free(opool__mt_object(p, i), stride, 0,
-                                 (desc->flags & OPOOL_POISON) != 0);
     opool__sleepq_init(&p->sleepq);
+    opool__sleepq_init(&p->growq);
     *out = p;
     return OPOOL_OK;
 }
@@ -234,7 +295,8 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
 void opool_mt_destroy(opool_mt *p) {
     if (p == NULL) return;
     opool__diag_flush(OPOOL__KIND_MT, p, p->desc.name, &p->quota);
-    for (uint32_t i = 0; i < p->capacity; i++) { /* the first live object: a leak */
+    uint32_t cap = opool__atomic_load_relaxed(&p->capacity);
+    for (uint32_t i = 0; i < cap; i++) { /* the first live object: a leak */
         uint32_t g = opool__atomic_load_relaxed(&p->gen[i]);
         if (g & 1) {
             opool__mt_report(p, OPOOL_ELEAK, opool__handle(i, g));
@@ -242,7 +304,7 @@ void opool_mt_destroy(opool_mt *p) {
         }
     }
     /* relaxed below: no other thread uses the pool any more (the contract) */
-    for (uint32_t i = 0; i < p->capacity; i++)
+    for (uint32_t i = 0; i < cap; i++)
         if (p->desc.fini && (opool__atomic_load_relaxed(&p->gen[i]) & 1))
             p->desc.fini(opool__mt_object(p, i), p->desc.user);
     opool_mt_cache *c = opool__atomic_load_relaxed(&p->caches);
@@ -252,13 +314,18 @@ void opool_mt_destroy(opool_mt *p) {
         c = next;
     }
     opool__sleepq_destroy(&p->sleepq);
-    opool__mem_defined(p->objects, (size_t)p->capacity * p->stride);
-    p->mem.free(p->mem.ctx, p->block, p->block_size);
+    opool__sleepq_destroy(&p->growq);
+    opool__mem_defined(p->objects, (size_t)cap * p->stride);
+    if (p->grows)
+        opool__os_unmap(p->block, p->block_size);
+    else
+        p->mem.free(p->mem.ctx, p->block, p->block_size);
 }
 
 void *opool_mt_get(const opool_mt *p, opool_handle h) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (p == NULL || opool__mt_live(p->gen, p->capacity, i, g) != OPOOL_OK) return NULL;
+    if (p == NULL || opool__mt_live(p->gen, opool__mt_capacity_now(p), i, g) != OPOOL_OK)
+        return NULL;
     return opool__mt_object(p, i);
 }
 
@@ -275,12 +342,13 @@ uint32_t opool_mt_count(const opool_mt *p) {
     for (const opool_mt_cache *c = opool__atomic_load_acquire(&p->caches); c != NULL;
          c = c->next_rec)
         n += opool__atomic_load_relaxed(&c->live);
-    return n < 0 ? 0 : n > (int64_t)p->capacity ? p->capacity : (uint32_t)n;
+    uint32_t cap = opool__mt_capacity_now(p);
+    return n < 0 ? 0 : n > (int64_t)cap ? cap : (uint32_t)n;
 }
 
 uint32_t opool_mt_capacity(const opool_mt *p) {
     /* relaxed: a statistic */
-    return p ? p->capacity - opool__atomic_load_relaxed(&p->retired) : 0;
+    return p ? opool__mt_capacity_now(p) - opool__atomic_load_relaxed(&p->retired) : 0;
 }
 
 void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
@@ -312,4 +380,6 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
     out->sleeps = opool__atomic_load_relaxed(&p->sleeps);
     out->wake_calls = opool__atomic_load_relaxed(&p->wake_calls);
     out->barrier_calls = opool__atomic_load_relaxed(&p->barrier_calls);
+    out->max_capacity = p->max_capacity;
+    out->grows = opool__atomic_load_relaxed(&p->grows_made);
 }

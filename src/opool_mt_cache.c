@@ -297,14 +297,19 @@ static void opool__mt_park_run(opool_mt_cache *c, const uint32_t *is, uint32_t n
 }
 
 /* The cache is empty: refill half of it from the shared list in one CAS and
- * hand out the old top; steal when the list is empty. Between the pop and
+ * hand out the old top; steal when the list is empty, grow when nothing is
+ * parked either. Between the pop and
  * the publication the slots are nowhere a waiter can see: a waiter that
  * scanned meanwhile is seen by the publication's read of waiters, and then
  * the parked slots go back to the shared list (a spill, which wakes it). */
 static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
     opool_mt *p = c->pool;
-    uint32_t first, last, n = opool__mt_pop(p, c->half, &first, &last);
-    if (n == 0) return opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1;
+    uint32_t first, last, n;
+    while ((n = opool__mt_pop(p, c->half, &first, &last)) == 0)
+        if (opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1)
+            return true;
+        else if (!opool__mt_grew(p))
+            return false;
     OPOOL__MT_POINT(p, REFILL_POPPED);
     *slot = first;
     /* s2 (below the top) becomes the newest parked, the bottom the oldest */
@@ -329,7 +334,7 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
 OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
     opool_mt *p = c->pool;
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    opool_status s = opool__mt_live(p->gen, p->capacity, i, g);
+    opool_status s = opool__mt_live(p->gen, opool__mt_capacity_now(p), i, g);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
     /* relaxed: g's home word or a later one. Only allocs write a home, and
      * the only alloc that writes c's id is this thread's own: so c->home
@@ -405,6 +410,7 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
             obj = opool__mt_take(p, i, out);
             break;
         }
+        if (opool__mt_grew(p)) continue; /* never sleeps while the pool can grow */
         uint64_t now = opool__now_ns();
         if (now >= deadline) break;
         /* without the heavy barrier a park may hide from the scan: poll */
@@ -445,7 +451,7 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         c->objects = p->objects;
         c->stride = p->stride;
         c->sig = &p->sig;
-        c->capacity = p->capacity;
+        c->capacity = opool__mt_capacity_now(p); /* a growth: refreshed by a free */
         c->retire_at = (p->desc.flags & OPOOL_RETIRE_ON_WRAP) ? p->gen0 : 1; /* odd: never */
         c->mask = cap - 1;
         opool__atomic_init(&c->active, 1);
@@ -544,6 +550,7 @@ static opool_status opool__mt_cache_freed(opool_mt_cache *c, opool_handle h, boo
 /* opool_mt_cache_free, the whole of it (as opool__mt_cache_alloc_slow). */
 opool_status opool__mt_cache_free_slow(opool_mt_cache *c, opool_handle h) {
     if (OPOOL_UNLIKELY(c == NULL)) return OPOOL_EINVAL;
+    c->capacity = opool__mt_capacity_now(c->pool); /* the hits' copy, after a growth */
     bool keep;
     opool_status s = opool__mt_claim_home(c, h, &keep);
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return opool__mt_rejected(c->pool, s, h);

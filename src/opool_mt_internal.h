@@ -10,9 +10,10 @@
  *   opool_mt_internal.h   the records and the shared slot operations (docs 4)
  *   opool_mt_list.h       the shared free list, ABA-tagged stacks striped by thread
  *                         (docs 3), inline
- *   opool_mt.c            the pool: create, destroy, the slow steps of a slot,
+ *   opool_mt.c            the pool: create, destroy, its storage, the slow steps of a slot,
  *                         failures and reports, get, count and stats
  *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier (docs 6)
+ *   opool_mt_grow.c       growth of an OPOOL_FULL_GROW pool: one grower at a time (docs 9)
  *   opool_mt_cache.c      caches: parking, refill, spill, stealing, the waiter,
  *                         and the opool_mt_cache_* API (docs 5, 6)
  *   opool_mt_shared.c     the calls without a cache: alloc, alloc_wait, free, bulk
@@ -81,17 +82,22 @@ struct opool_mt {
     opool_desc desc;
     opool_allocator mem;
     unsigned char *objects;
-    opool__atomic(uint32_t) * gen;  /* [capacity]: odd = live */
-    opool__atomic(uint32_t) * next; /* [capacity]: shared-list link, index + 1 of the slot below */
-    /* [capacity]: the slot's home (the id of the cache that allocated it, 0:
+    opool__atomic(uint32_t) * gen; /* [max_capacity]: odd = live */
+    opool__atomic(uint32_t) *
+        next; /* [max_capacity]: shared-list link, index + 1 of the slot below */
+    /* [max_capacity]: the slot's home (the id of the cache that allocated it, 0:
      * none) << 32 | its claim (the generation its home is freeing, 0: none):
      * docs 8 */
     opool__atomic(uint64_t) * own;
     size_t stride;
     uint64_t idx_mask; /* head bits holding top + 1 */
     uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
-    uint32_t capacity;
+    /* slots with storage: [0, capacity) are valid indexes. Only a growth
+     * changes it (upward, before it pushes the new slots: docs 9) */
+    opool__atomic(uint32_t) capacity;
+    uint32_t max_capacity; /* the growth limit (a fixed pool's capacity) */
     uint32_t gen0;
+    bool grows;      /* OPOOL_FULL_GROW: storage reserved for max_capacity slots (docs 9) */
     bool sync;       /* the program's TSan is told of slot hand-offs (opool_track.h) */
     bool hooks;      /* init, fini, ZERO, POISON, a memory checker or sync: the slow slot paths */
     bool checker;    /* ASan or Valgrind hides free slots */
@@ -114,6 +120,9 @@ struct opool_mt {
     opool__atomic(uint64_t) failed, rejected, steals, sleeps, wake_calls, barrier_calls;
     opool__quota quota;                 /* of the default report's lines */
     opool__atomic(uint32_t) homes_used; /* ids handed out */
+    opool__atomic(uint32_t) growing;    /* odd while a thread grows the pool (docs 9) */
+    opool__sleepq growq;                /* where threads wait for a growth to end */
+    opool__atomic(uint64_t) grows_made; /* growths: statistics */
     opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
 };
 
@@ -135,6 +144,14 @@ static inline size_t opool__mt_cache_bytes(uint32_t cap) {
     return (n + OPOOL__LINE - 1) & ~(size_t)(OPOOL__LINE - 1);
 }
 
+/* The slots with storage now. relaxed: a handle of a slot that a growth
+ * added reaches a thread through the push that followed the growth's store
+ * (release, then acquire), so that thread reads this count or a later one;
+ * for any other handle a stale count only rejects it (docs 9). */
+OPOOL__HOT uint32_t opool__mt_capacity_now(const opool_mt *p) {
+    return opool__atomic_load_relaxed(&p->capacity);
+}
+
 OPOOL__HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
     return p->objects + (size_t)i * p->stride;
 }
@@ -148,12 +165,23 @@ void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj);
 void opool__mt_released(opool_mt *p, void *obj);
 void opool__mt_settle(opool_mt *p);
 
+/* [from, to) of a growable pool: storage made usable and the slots made
+ * ready to be pushed, each free at the first generation, linked from, from
+ * + 1, ..., to - 1 (the last one's link 0); false if the system refused
+ * the memory (then nothing is usable that was not). */
+bool opool__mt_commit(opool_mt *p, uint32_t from, uint32_t to);
+
 /* opool_mt_wait.c */
 void opool__mt_wake_slow(opool_mt *p, uint32_t n);
 /* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
  * none). Returns at once if it already moved; spurious returns are fine. */
 void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline);
 bool opool__mt_heavy_barrier(opool_mt *p);
+
+/* opool_mt_grow.c */
+/* No free slot was found, and p grows: grow it, or wait for the growth
+ * another thread is making. True when the caller should look again. */
+bool opool__mt_grow(opool_mt *p);
 
 /* opool_mt_cache.c */
 /* Wait for a slot until timeout_ns have passed (the caller's first try
@@ -235,7 +263,8 @@ OPOOL__HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t g,
  * nothing. */
 OPOOL__HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    opool_status s = opool__mt_live(p->gen, p->capacity, i, g); /* fini and poison read after */
+    opool_status s =
+        opool__mt_live(p->gen, opool__mt_capacity_now(p), i, g); /* fini and poison read after */
     if (OPOOL_UNLIKELY(s != OPOOL_OK)) return s;
     /* relaxed: the home of generation g (or a later word, whose generation
      * makes the CAS below fail) */
@@ -298,6 +327,12 @@ OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
 }
 
 /* A cache record's counter: one writer, so no read-modify-write. */
+
+/* No free slot anywhere: true if a growth may have added some since (the
+ * caller looks again), false if the pool is at its limit or cannot grow. */
+OPOOL__HOT bool opool__mt_grew(opool_mt *p) {
+    return OPOOL_UNLIKELY(p->grows) && opool__mt_grow(p);
+}
 
 /* ==== waiting (docs 6) =================================================== */
 

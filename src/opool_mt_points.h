@@ -59,6 +59,15 @@ typedef enum opool__mt_point {
     /* a pop that found its own stripe empty has taken more slots than it
      * hands out off another stripe; the rest are not yet on its own */
     OPOOL__MT_AT_BORROWED,
+    /* a thread found the pool empty while another grows it, and is about
+     * to wait for that growth to end (docs 9) */
+    OPOOL__MT_AT_GROW_WAIT,
+    /* the grower holds the growth and has not yet committed the storage of
+     * the new slots */
+    OPOOL__MT_AT_GROW_HELD,
+    /* the grower has published the new capacity and not yet pushed the new
+     * slots onto the shared list */
+    OPOOL__MT_AT_GROWN,
     OPOOL__MT_POINTS
 } opool__mt_point;
 

@@ -6,12 +6,13 @@
  */
 #include "opool_mt_list.h"
 
-/* alloc without counting a failure: the shared list, else a steal. */
+/* alloc without counting a failure: the shared list, else a steal, else
+ * a growth. */
 OPOOL__HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
     uint32_t i, last;
-    if (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i, &last) == 0) &&
-        opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
-        return NULL;
+    while (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i, &last) == 0) &&
+           opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
+        if (!opool__mt_grew(p)) return NULL;
     opool__mt_add_live(p, 1);
     return opool__mt_take(p, i, out);
 }
@@ -53,27 +54,30 @@ uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32
     if (p == NULL || out == NULL || n == 0) return 0;
     /* from the stripes, one chain after another (a stripe may hold fewer) */
     uint32_t first = 0, last = 0, got = 0, f, l, m;
-    while (got < n && (m = opool__mt_pop(p, n - got, &f, &l)) != 0) {
-        if (got)
-            opool__mt_link(p, last, f);
-        else
-            first = f;
-        last = l;
-        got += m;
-    }
-    if (got < n) {
+    do {
+        while (got < n && (m = opool__mt_pop(p, n - got, &f, &l)) != 0) {
+            if (got)
+                opool__mt_link(p, last, f);
+            else
+                first = f;
+            last = l;
+            got += m;
+        }
+        if (got == n) break;
         OPOOL__MT_POINT(p, BULK_POPPED);
-        /* the stolen chain goes after the popped one */
-        /* a bulk alloc takes exactly what it misses: no extras */
+        /* the stolen chain goes after the popped one; a bulk alloc takes
+         * exactly what it misses: no extras */
         uint32_t sfirst, stolen = opool__mt_steal(p, n - got, 0, &sfirst);
         if (stolen) {
             if (got)
                 opool__mt_link(p, last, sfirst);
             else
                 first = sfirst;
+            last = sfirst; /* the chain's end, where a growth's slots go */
+            for (uint32_t k = 1; k < stolen; k++) last = opool__mt_link_of(p, last);
             got += stolen;
         }
-    }
+    } while (got < n && opool__mt_grew(p));
     uint32_t i = first;
     for (uint32_t k = 0; k < got; k++) {
         uint32_t below = k + 1 < got ? opool__mt_link_of(p, i) : 0;

@@ -42,6 +42,10 @@
  *     comparison fails. A steal of one slot (alloc, cache_alloc) takes the
  *     oldest of that cache, then moves up to 15 more of its oldest to the
  *     shared list as a spill would (the newest of them on top).
+ *   - when nothing is parked either, a pool made with OPOOL_FULL_GROW below
+ *     its max_capacity grows before it fails: max(capacity, 64) new slots
+ *     (up to max_capacity) are pushed onto the calling stripe, the first
+ *     new one on top, and the call pops again;
  *   - a failed alloc opens an exhaustion episode or counts in it (EFULL
  *     reported at its 1st, 2nd, 4th, 8th... failure); a free that leaves a
  *     quarter of the usable slots free ends it (checked after its count,
@@ -80,27 +84,27 @@ typedef struct mtm_cache {
 } mtm_cache;
 
 typedef struct mt_model {
-    /* configuration */
-    uint32_t capacity, flags, gen0;
+    /* configuration; capacity grows toward max_capacity */
+    uint32_t capacity, max_capacity, flags, gen0;
 
-    /* per slot, [capacity] */
+    /* per slot, [max_capacity] */
     uint32_t *gen;
     bool *retired;
 
-    /* the shared list's stripes, each [capacity]: stack[s][nstack[s] - 1] is
+    /* the shared list's stripes, each [max_capacity]: stack[s][nstack[s] - 1] is
      * stripe s's top */
     uint32_t *stack[MTM_STRIPES];
     uint32_t nstack[MTM_STRIPES];
     unsigned stripe;   /* the calling thread's */
-    uint32_t *scratch; /* [capacity]: what a pop takes */
+    uint32_t *scratch; /* [max_capacity]: what a pop takes */
     mtm_cache cache[MTM_MAX_CACHES];
 
     uint32_t retired_count;
     uint64_t episode; /* failed allocs of the open episode; 0: none */
-    uint64_t failed_allocs, rejected, steals;
+    uint64_t failed_allocs, rejected, steals, grows;
 
     /* callbacks the current operation made (cleared by mtm_begin) */
-    uint32_t *fini_log; /* slot indices in call order, [capacity] */
+    uint32_t *fini_log; /* slot indices in call order, [max_capacity] */
     uint32_t nfini;
     uint32_t ninit;
     mtm_report reports[MTM_MAX_REPORTS];
@@ -113,22 +117,26 @@ static inline void mtm__push(mt_model *m, uint32_t i) {
     m->stack[m->stripe][m->nstack[m->stripe]++] = i;
 }
 
-/* The model of a fresh pool of capacity slots whose generations start at
- * gen0 (salt & ~1). False if out of memory. */
-static inline bool mtm_init(mt_model *m, uint32_t capacity, uint32_t flags, uint32_t gen0) {
+/* The model of a fresh pool of capacity slots, growing to max_capacity (0:
+ * fixed), whose generations start at gen0 (salt & ~1). False if out of
+ * memory. */
+static inline bool mtm_init(mt_model *m, uint32_t capacity, uint32_t max_capacity, uint32_t flags,
+                            uint32_t gen0) {
     memset(m, 0, sizeof *m);
+    uint32_t max = max_capacity > capacity ? max_capacity : capacity;
     m->capacity = capacity;
+    m->max_capacity = max;
     m->flags = flags;
     m->gen0 = gen0 & ~1u;
-    m->gen = calloc(capacity, sizeof *m->gen);
-    m->retired = calloc(capacity, sizeof *m->retired);
+    m->gen = calloc(max, sizeof *m->gen);
+    m->retired = calloc(max, sizeof *m->retired);
     bool ok = true;
     for (unsigned s = 0; s < MTM_STRIPES; s++)
-        ok &= (m->stack[s] = calloc(capacity, sizeof *m->stack[s])) != NULL;
-    m->scratch = calloc(capacity, sizeof *m->scratch);
-    m->fini_log = calloc(capacity, sizeof *m->fini_log);
+        ok &= (m->stack[s] = calloc(max, sizeof *m->stack[s])) != NULL;
+    m->scratch = calloc(max, sizeof *m->scratch);
+    m->fini_log = calloc(max, sizeof *m->fini_log);
     if (!ok || !m->gen || !m->retired || !m->scratch || !m->fini_log) return false;
-    for (uint32_t i = 0; i < capacity; i++) m->gen[i] = m->gen0;
+    for (uint32_t i = 0; i < max; i++) m->gen[i] = m->gen0;
     for (uint32_t i = capacity; i-- > 0;) mtm__push(m, i); /* stripe 0; 0 ends on top */
     return true;
 }
@@ -217,6 +225,8 @@ static inline void mtm_stats(const mt_model *m, opool_mt_stats *s) {
     s->failed_allocs = m->failed_allocs;
     s->rejected_handles = m->rejected;
     s->steals = m->steals;
+    s->grows = m->grows;
+    s->max_capacity = m->max_capacity;
     /* one thread never sleeps (no timeout is given) and never wakes anyone */
 }
 
@@ -374,13 +384,28 @@ static inline uint32_t mtm__steal_one(mt_model *m, uint32_t got) {
 
 static inline uint32_t mtm__half(const mtm_cache *q) { return q->size / 2 > 1 ? q->size / 2 : 1; }
 
+/* No free slot anywhere: grow if the pool may, the new slots onto the
+ * calling stripe, the first of them on top. True if it grew. */
+static inline bool mtm__grow(mt_model *m) {
+    uint32_t from = m->capacity;
+    if (from >= m->max_capacity) return false;
+    uint32_t add = from > 64 ? from : 64;
+    uint32_t to = add < m->max_capacity - from ? from + add : m->max_capacity;
+    for (uint32_t i = to; i-- > from;) mtm__push(m, i);
+    m->capacity = to;
+    m->grows++;
+    return true;
+}
+
 /* ---- operations (each mirrors one public function) ------------------------ */
 
 /* opool_mt_alloc (and opool_mt_alloc_wait with timeout 0): true and *out =
  * the handle bits, or false (*out = 0). got: the index the pool returned. */
 static inline bool mtm_alloc(mt_model *m, uint32_t got, uint64_t *out) {
     *out = 0;
-    uint32_t i = mtm__pop(m, 1) == 1 ? m->scratch[0] : mtm__steal_one(m, got);
+    uint32_t i;
+    do i = mtm__pop(m, 1) == 1 ? m->scratch[0] : mtm__steal_one(m, got);
+    while (i == MTM_NONE && mtm__grow(m));
     if (i == MTM_NONE) {
         mtm__failed(m);
         return false;
@@ -394,14 +419,16 @@ static inline bool mtm_alloc(mt_model *m, uint32_t got, uint64_t *out) {
  * out[k] (MTM_NONE past what it returned). */
 static inline uint32_t mtm_alloc_bulk(mt_model *m, uint32_t n, const uint32_t *got, uint64_t *out) {
     uint32_t k = 0;
-    for (uint32_t got_n; k < n && (got_n = mtm__pop(m, n - k)) != 0;)
-        for (uint32_t j = 0; j < got_n; j++) out[k++] = mtm__hand_out(m, m->scratch[j]);
-    while (k < n) {
-        uint32_t i = mtm__steal(m, got[k]);
-        if (i == MTM_NONE) break;
-        out[k] = mtm__hand_out(m, i);
-        k++;
-    }
+    do {
+        for (uint32_t got_n; k < n && (got_n = mtm__pop(m, n - k)) != 0;)
+            for (uint32_t j = 0; j < got_n; j++) out[k++] = mtm__hand_out(m, m->scratch[j]);
+        while (k < n) {
+            uint32_t i = mtm__steal(m, got[k]);
+            if (i == MTM_NONE) break;
+            out[k] = mtm__hand_out(m, i);
+            k++;
+        }
+    } while (k < n && mtm__grow(m));
     if (k < n) mtm__failed(m);
     return k;
 }
@@ -444,21 +471,23 @@ static inline bool mtm_cache_alloc(mt_model *m, uint32_t c, uint32_t got, uint64
         *out = mtm__hand_out(m, mtm__unpark(m, c, q->n - 1));
         return true;
     }
-    uint32_t k = mtm__pop(m, mtm__half(q));
-    if (k > 0) {
-        /* s1 .. sk, one pop: s1 is handed out, s2 is parked newest
-         * (ent[k - 2]) and sk oldest (ent[0]) */
-        for (uint32_t j = 2; j <= k; j++) q->ent[k - j] = m->scratch[j - 1];
-        q->n = k - 1;
-        *out = mtm__hand_out(m, m->scratch[0]);
-        return true;
+    uint32_t k;
+    while ((k = mtm__pop(m, mtm__half(q))) == 0) {
+        uint32_t i = mtm__steal_one(m, got);
+        if (i != MTM_NONE) {
+            *out = mtm__hand_out(m, i);
+            return true;
+        }
+        if (!mtm__grow(m)) {
+            mtm__failed(m);
+            return false;
+        }
     }
-    uint32_t i = mtm__steal_one(m, got);
-    if (i == MTM_NONE) {
-        mtm__failed(m);
-        return false;
-    }
-    *out = mtm__hand_out(m, i);
+    /* s1 .. sk, one pop: s1 is handed out, s2 is parked newest (ent[k - 2])
+     * and sk oldest (ent[0]) */
+    for (uint32_t j = 2; j <= k; j++) q->ent[k - j] = m->scratch[j - 1];
+    q->n = k - 1;
+    *out = mtm__hand_out(m, m->scratch[0]);
     return true;
 }
 

@@ -239,14 +239,18 @@ static opool_handle some_evict(opool *p, void *user) {
     return OPOOL_NULL;
 }
 
-TEST(create_rejects_growth_and_eviction) {
+TEST(create_rejects_eviction_and_growth_from_a_custom_allocator) {
     opool_desc d = desc_of(8, 10);
-    d.on_full = OPOOL_FULL_GROW;
-    CHECK_CREATE_REJECTS(&d);
-    d.max_capacity = 20;
-    CHECK_CREATE_REJECTS(&d);
+    d.on_full = OPOOL_FULL_GROW; /* max_capacity 0 or capacity: fixed, as opool.h's */
+    CHECK_CREATE_ACCEPTS(&d);
     d.max_capacity = 10;
+    CHECK_CREATE_ACCEPTS(&d);
+    counting mem = {0};
+    d.allocator = counting_allocator(&mem);
+    CHECK_CREATE_ACCEPTS(&d);
+    d.max_capacity = 20; /* a growing pool reserves its memory from the system */
     CHECK_CREATE_REJECTS(&d);
+    CHECK_EQ_U64(mem.blocks, 0);
     d = desc_of(8, 10);
     d.on_full = OPOOL_FULL_EVICT;
     CHECK_CREATE_REJECTS(&d);
@@ -2164,6 +2168,192 @@ TEST(short_bulk_alloc_counts_one_failed_alloc) {
 
 /* ---- statistics --------------------------------------------------------- */
 
+/* ---- growth (OPOOL_FULL_GROW) ------------------------------------------- */
+
+static opool_desc growing_desc(size_t object_size, uint32_t capacity, uint32_t max_capacity) {
+    opool_desc d = desc_of(object_size, capacity);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = max_capacity;
+    return d;
+}
+
+/* One thread: the k-th alloc gets slot k (a growth lists its slots in order,
+ * the first on top), a growth adds max(capacity, 64) up to the limit, no
+ * object moves, and at the limit the pool fails as a fixed one does. */
+TEST(growing_pool_grows_when_full_and_never_moves_an_object) {
+    recorder r;
+    opool_desc d = growing_desc(32, 4, 200);
+    memset(&r, 0, sizeof r);
+    d.report = rec_report;
+    d.user = &r;
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    static opool_handle h[200];
+    static unsigned char *obj[200];
+    const uint32_t caps[] = {4, 68, 136, 200}; /* +64 (the least), +68, then capped */
+    uint32_t grow = 0;
+    for (uint32_t k = 0; k < 200; k++) {
+        if (k == caps[grow]) grow++;
+        obj[k] = opool_mt_alloc(p, &h[k]);
+        REQUIRE(obj[k] != NULL);
+        CHECK_HANDLE(h[k], G1, k);
+        CHECK_EQ_U64(opool_mt_capacity(p), caps[grow]);
+        CHECK_EQ_U64(stats_of(p).grows, grow);
+        CHECK(obj[k] == obj[0] + (size_t)k * 32); /* one reservation, in index order */
+        memset(obj[k], (int)k, 32);
+    }
+    CHECK(opool_mt_alloc(p, NULL) == NULL); /* the limit */
+    opool_mt_stats s = stats_of(p);
+    CHECK_EQ_U64(s.capacity, 200);
+    CHECK_EQ_U64(s.max_capacity, 200);
+    CHECK_EQ_U64(s.grows, 3);
+    CHECK_EQ_U64(s.count, 200);
+    CHECK_EQ_U64(s.failed_allocs, 1);
+    CHECK_EQ_U64(r.efull, 1);
+    CHECK_MT(p);
+    for (uint32_t k = 0; k < 200; k++) {
+        CHECK(opool_mt_get(p, h[k]) == obj[k]);
+        CHECK(obj[k][0] == (unsigned char)k && obj[k][31] == (unsigned char)k);
+        CHECK_EQ_U64(opool_mt_free(p, h[k]), OPOOL_OK);
+    }
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    CHECK_EQ_U64(opool_mt_capacity(p), 200); /* storage stays */
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* Handles of slots the pool does not have yet are out of range; once it
+ * has them, a stale one of them is stale. */
+TEST(growing_pool_rejects_handles_past_its_capacity_as_invalid) {
+    opool_desc d = growing_desc(8, 2, 100);
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    CHECK_EQ_U64(opool_mt_free(p, handle(G1, 2)), OPOOL_EINVAL);
+    CHECK(opool_mt_get(p, handle(G1, 99)) == NULL);
+    opool_handle h[3];
+    alloc_n(p, 3, h); /* the third grows the pool to 66 */
+    CHECK_EQ_U64(opool_mt_capacity(p), 66);
+    CHECK_EQ_U64(opool_mt_free(p, handle(G1, 66)), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_mt_free(p, handle(G1 + 2, 2)), OPOOL_ESTALE);
+    CHECK_EQ_U64(opool_mt_free(p, h[2]), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_free(p, h[2]), OPOOL_ESTALE);
+    CHECK_EQ_U64(stats_of(p).rejected_handles, 4);
+    opool_mt_free(p, h[0]);
+    opool_mt_free(p, h[1]);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* The free slots parked in caches are used before the pool grows: a steal
+ * first, a growth only when nothing is parked. */
+TEST(growing_pool_steals_parked_slots_before_it_grows) {
+    opool_desc d = growing_desc(8, 4, 100);
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    opool_mt_cache *c = opool_mt_cache_create(p, 8);
+    REQUIRE(c);
+    opool_handle h[4];
+    alloc_n(p, 4, h);
+    CHECK_EQ_U64(opool_mt_cache_free(c, h[1]), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_cache_free(c, h[3]), OPOOL_OK);
+    CHECK_EQ_U64(next_index(p), 1); /* the oldest parked, stolen; 3 spilled with it */
+    CHECK_EQ_U64(next_index(p), 3);
+    CHECK_EQ_U64(stats_of(p).grows, 0);
+    CHECK_EQ_U64(next_index(p), 4); /* nothing free anywhere: the first new slot */
+    opool_mt_stats s = stats_of(p);
+    CHECK_EQ_U64(s.grows, 1);
+    CHECK_EQ_U64(s.capacity, 68);
+    CHECK_EQ_U64(s.steals, 2);
+    opool_mt_cache_destroy(c);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* A cache refill, the cache bulk alloc and the shared bulk alloc grow the
+ * pool as an alloc does; a slot a growth added frees through the cache
+ * that allocated it (its copy of the capacity is refreshed). */
+TEST(growing_pool_grows_through_caches_and_bulk_calls) {
+    opool_desc d = growing_desc(16, 4, 1000);
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    opool_handle h[80];
+    CHECK_EQ_U64(opool_mt_alloc_bulk(p, h, NULL, 10), 10); /* 4 listed, then a growth */
+    for (uint32_t k = 0; k < 10; k++) CHECK_HANDLE(h[k], G1, k);
+    CHECK_EQ_U64(opool_mt_capacity(p), 68);
+    opool_mt_cache *c = opool_mt_cache_create(p, 16);
+    REQUIRE(c);
+    CHECK_EQ_U64(opool_mt_cache_alloc_bulk(c, &h[10], NULL, 70), 70); /* 58 listed, then a growth */
+    CHECK_EQ_U64(opool_mt_capacity(p), 136);
+    CHECK_EQ_U64(stats_of(p).grows, 2);
+    for (uint32_t k = 0; k < 80; k++) CHECK(opool_mt_valid(p, h[k]));
+    for (uint32_t k = 10; k < 80; k++) CHECK_EQ_U64(opool_mt_cache_free(c, h[k]), OPOOL_OK);
+    opool_mt_cache_flush(c);
+    for (uint32_t k = 0; k < 10; k++) CHECK_EQ_U64(opool_mt_cache_free(c, h[k]), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    opool_mt_cache_destroy(c);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* alloc_wait grows the pool rather than sleep, and sleeps (or times out)
+ * only at the limit. */
+TEST(alloc_wait_on_a_growing_pool_grows_instead_of_sleeping) {
+    opool_desc d = growing_desc(8, 2, 66);
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    opool_handle h[66];
+    alloc_n(p, 2, h);
+    CHECK(opool_mt_alloc_wait(p, &h[2], OPOOL_WAIT_FOREVER) != NULL);
+    CHECK_HANDLE(h[2], G1, 2);
+    opool_mt_cache *c = opool_mt_cache_create(p, 4);
+    REQUIRE(c);
+    for (uint32_t k = 3; k < 66; k++)
+        CHECK(opool_mt_cache_alloc_wait(c, &h[k], OPOOL_WAIT_FOREVER) != NULL);
+    opool_handle none;
+    CHECK(opool_mt_alloc_wait(p, &none, 1000000) == NULL); /* 1 ms, at the limit */
+    CHECK(opool_handle_is_null(none));
+    opool_mt_stats s = stats_of(p);
+    CHECK_EQ_U64(s.grows, 1);
+    CHECK_EQ_U64(s.failed_allocs, 1);
+    CHECK_EQ_U64(s.count, 66);
+    for (uint32_t k = 0; k < 66; k++) CHECK_EQ_U64(opool_mt_free(p, h[k]), OPOOL_OK);
+    opool_mt_cache_destroy(c);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
+/* No fixed cap: OPOOL_MAX_CAPACITY is a limit the pool reserves address
+ * space for, not memory (64-bit systems; on 32-bit ones the range does not
+ * fit a size_t: OPOOL_EINVAL). A range no system can reserve: OPOOL_ENOMEM. */
+TEST(growing_pool_up_to_the_largest_capacity_reserves_address_space_only) {
+    opool_desc d = growing_desc(64, 16, OPOOL_MAX_CAPACITY);
+    opool_mt *p = NULL;
+    opool_status s = opool_mt_create(&p, &d);
+    if (sizeof(size_t) < 8) {
+        CHECK_EQ_U64(s, OPOOL_EINVAL);
+        CHECK(p == NULL);
+        return;
+    }
+    CHECK_EQ_U64(s, OPOOL_OK);
+    REQUIRE(p);
+    opool_mt_cache *c = opool_mt_cache_create(p, 64);
+    REQUIRE(c);
+    static opool_handle h[5000];
+    for (uint32_t k = 0; k < 5000; k++) REQUIRE(opool_mt_cache_alloc(c, &h[k]) != NULL);
+    opool_mt_stats st = stats_of(p);
+    CHECK_EQ_U64(st.capacity, 5120); /* 16, 80, 160, 320, ... 5120 */
+    CHECK_EQ_U64(st.max_capacity, OPOOL_MAX_CAPACITY);
+    for (uint32_t k = 0; k < 5000; k++) CHECK_EQ_U64(opool_mt_cache_free(c, h[k]), OPOOL_OK);
+    opool_mt_cache_destroy(c);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+
+    d = growing_desc((size_t)1 << 20, 16, OPOOL_MAX_CAPACITY); /* 4 PiB of objects */
+    p = (opool_mt *)(uintptr_t)1;
+    CHECK_EQ_U64(opool_mt_create(&p, &d), OPOOL_ENOMEM);
+    CHECK(p == NULL);
+}
+
 TEST(stats_of_fresh_pool) {
     opool_mt *p = make_pool(8, 8);
     REQUIRE(p);
@@ -2209,8 +2399,9 @@ TEST(stats_of_fresh_pool) {
 #define DIFF_SEEDS 400
 #define DIFF_OPS 3000
 #define DIFF_CACHES 3
-#define DIFF_MAX_CAPACITY 72
-#define DIFF_MAX_BULK (DIFF_MAX_CAPACITY + 4)
+#define DIFF_MAX_CAPACITY 72 /* at create */
+#define DIFF_MAX_SLOTS 200   /* max_capacity of a growing pool */
+#define DIFF_MAX_BULK (DIFF_MAX_SLOTS + 4)
 #define DIFF_STALE 32
 #define DIFF_RECORDS 256
 #define DIFF_PATTERN_EVERY 32
@@ -2239,10 +2430,10 @@ typedef struct diff {
     diff_record rec[DIFF_RECORDS];
     uint32_t nrec;
 
-    unsigned char *addr[DIFF_MAX_CAPACITY]; /* object of slot i, NULL while unknown */
+    unsigned char *addr[DIFF_MAX_SLOTS]; /* object of slot i, NULL while unknown */
 
     /* callbacks seen during the current operation */
-    void *fini[DIFF_MAX_CAPACITY + 1];
+    void *fini[DIFF_MAX_SLOTS + 1];
     uint32_t nfini, ninit;
     mtm_report reports[MTM_MAX_REPORTS];
     uint32_t nreports, reports_with_pool;
@@ -2254,7 +2445,7 @@ typedef struct diff {
 
 static bool diff_trace;
 static uint64_t diff_total_ops, diff_total_steals, diff_total_retired, diff_total_failed,
-    diff_total_rejected, diff_total_spills_or_refills;
+    diff_total_rejected, diff_total_spills_or_refills, diff_total_grows;
 
 static void diff_fail(diff *t, const char *fmt, ...) {
     if (t->failed) return;
@@ -2361,7 +2552,7 @@ static void diff_init(void *obj, void *user) {
 
 static void diff_fini(void *obj, void *user) {
     diff *t = user;
-    if (t->nfini < DIFF_MAX_CAPACITY + 1) t->fini[t->nfini] = obj;
+    if (t->nfini < DIFF_MAX_SLOTS + 1) t->fini[t->nfini] = obj;
     t->nfini++;
 }
 
@@ -2412,7 +2603,7 @@ static void check_callbacks(diff *t, bool any_order) {
     if (!t->d.fini) return;
     EXPECT_EQ(t, t->nfini, m->nfini);
     if (t->failed || t->nfini != m->nfini) return;
-    void *want[DIFF_MAX_CAPACITY + 1];
+    void *want[DIFF_MAX_SLOTS + 1];
     for (uint32_t k = 0; k < m->nfini; k++) want[k] = t->addr[m->fini_log[k]];
     if (any_order) {
         qsort(want, m->nfini, sizeof *want, cmp_ptr);
@@ -2443,6 +2634,8 @@ static void check_state(diff *t) {
     EXPECT_EQ(t, s.failed_allocs, w.failed_allocs);
     EXPECT_EQ(t, s.rejected_handles, w.rejected_handles);
     EXPECT_EQ(t, s.steals, w.steals);
+    EXPECT_EQ(t, s.grows, w.grows);
+    EXPECT_EQ(t, s.max_capacity, w.max_capacity);
     EXPECT_EQ(t, s.sleeps, 0);
     EXPECT_EQ(t, s.wake_calls, 0);
     char why[256] = "";
@@ -2808,14 +3001,20 @@ static bool diff_setup(diff *t) {
     }
     t->d.report = diff_report;
     t->d.user = t;
-    t->counted = rng_chance(r, 50);
-    if (t->counted) t->d.allocator = counting_allocator(&t->mem);
+    if (rng_chance(r, 30)) { /* a growing pool (its memory is the system's) */
+        t->d.on_full = OPOOL_FULL_GROW;
+        t->d.max_capacity = capacity + rng_below(r, DIFF_MAX_SLOTS - capacity + 1);
+    } else {
+        t->counted = rng_chance(r, 50);
+        if (t->counted) t->d.allocator = counting_allocator(&t->mem);
+    }
     snprintf(t->config, sizeof t->config,
-             "capacity %u size %zu align %zu flags 0x%x salt 0x%x init %d fini %d allocator %d",
-             capacity, t->size, t->d.object_align, t->d.flags, salt, t->d.init != NULL,
-             t->d.fini != NULL, t->counted);
+             "capacity %u max %u size %zu align %zu flags 0x%x salt 0x%x init %d fini %d "
+             "allocator %d",
+             capacity, t->d.max_capacity, t->size, t->d.object_align, t->d.flags, salt,
+             t->d.init != NULL, t->d.fini != NULL, t->counted);
     if (diff_trace) fprintf(stderr, "seed 0x%" PRIx64 ": %s\n", t->seed, t->config);
-    if (!mtm_init(&t->m, capacity, t->d.flags, salt)) return false;
+    if (!mtm_init(&t->m, capacity, t->d.max_capacity, t->d.flags, salt)) return false;
     opool_status s = opool_mt_create(&t->p, &t->d);
     if (s != OPOOL_OK) {
         diff_fail(t, "opool_mt_create: %s", opool_status_str(s));
@@ -2841,6 +3040,7 @@ static void diff_teardown(diff *t) {
         diff_total_retired += t->m.retired_count;
         diff_total_failed += t->m.failed_allocs;
         diff_total_rejected += t->m.rejected;
+        diff_total_grows += t->m.grows;
     }
     mtm_fini(&t->m);
 }
@@ -2913,9 +3113,9 @@ TEST(differential_test_against_the_model) {
     }
     printf("differential: %" PRIu64 " seeds, %" PRIu64 " ops, %" PRIu64 " steals, %" PRIu64
            " retired, %" PRIu64 " failed allocs, %" PRIu64 " rejected handles, %" PRIu64
-           " refills/spills; %" PRIu64 " seeds failed\n",
+           " refills/spills, %" PRIu64 " growths; %" PRIu64 " seeds failed\n",
            runs, diff_total_ops, diff_total_steals, diff_total_retired, diff_total_failed,
-           diff_total_rejected, diff_total_spills_or_refills, failed);
+           diff_total_rejected, diff_total_spills_or_refills, diff_total_grows, failed);
     CHECK_EQ_U64(failed, 0);
 }
 
@@ -2938,7 +3138,7 @@ int main(int argc, char **argv) {
     RUN(create_rejects_bad_alignment);
     RUN(create_rejects_capacity_above_the_maximum);
     RUN(create_rejects_max_capacity_other_than_zero_or_capacity);
-    RUN(create_rejects_growth_and_eviction);
+    RUN(create_rejects_eviction_and_growth_from_a_custom_allocator);
     RUN(create_rejects_an_evict_callback);
     RUN(create_rejects_save_and_load_callbacks);
     RUN(create_rejects_unknown_flags);
@@ -3031,6 +3231,12 @@ int main(int argc, char **argv) {
     RUN(failed_allocs_counts_only_calls_that_return_null);
     RUN(short_bulk_alloc_counts_one_failed_alloc);
 
+    RUN(growing_pool_grows_when_full_and_never_moves_an_object);
+    RUN(growing_pool_rejects_handles_past_its_capacity_as_invalid);
+    RUN(growing_pool_steals_parked_slots_before_it_grows);
+    RUN(growing_pool_grows_through_caches_and_bulk_calls);
+    RUN(alloc_wait_on_a_growing_pool_grows_instead_of_sleeping);
+    RUN(growing_pool_up_to_the_largest_capacity_reserves_address_space_only);
     RUN(stats_of_fresh_pool);
 
     RUN(differential_test_against_the_model);

@@ -26,6 +26,9 @@
  *   racing_frees_of_a_handle_held_in_its_home_cache_free_it_once (and the
  *     same with the rival freeing first through every other path)
  *   home_free_racing_a_held_revoker_frees_it_once
+ *   alloc_racing_a_held_grower_waits_for_it_then_gets_a_new_slot,
+ *   a_growth_publishes_its_capacity_before_it_lists_its_slots,
+ *   a_thread_about_to_wait_for_a_growth_that_ends_is_not_left_asleep
  *   every_racer_through_every_point_keeps_the_pool_whole
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
@@ -61,6 +64,7 @@ static const char *const point_names[OPOOL__MT_POINTS] = {
     "REFILL_POPPED", "PARK_PUBLISHED", "STEAL_TAKEN", "SPILL_TAKEN",
     "BULK_POPPED",   "WAIT_SLEEP",     "STATS_SCAN",  "CLAIM_CHECKED",
     "CLAIM_STORED",  "CLAIM_BIASED",   "REVOKE_MARKED", "BORROWED",
+    "GROW_WAIT",     "GROW_HELD",      "GROWN",
 };
 
 /* ---- the gate: where threads are held ------------------------------------ */
@@ -830,6 +834,9 @@ static void one_pair(opool__mt_point at, racer r) {
         for (uint32_t k = 2; k < C; k++) opool_mt_free(p, hs[k]);
         h.run = run_alloc;
         break;
+    case OPOOL__MT_AT_GROW_WAIT: /* the growth's own tests */
+    case OPOOL__MT_AT_GROW_HELD:
+    case OPOOL__MT_AT_GROWN:
     case OPOOL__MT_POINTS:
         break;
     }
@@ -952,17 +959,149 @@ static void one_pair(opool__mt_point at, racer r) {
     opool_mt_destroy(p);
 }
 
+/* ---- growth (OPOOL_FULL_GROW): one grower, the others wait for it -------- */
+
+/* A pool of 4 slots that grows to at most 1000, every slot allocated by the
+ * main thread: the next alloc grows it by 64 (the least a growth adds). */
+static opool_mt *make_full_growing_pool(opool_handle hs[4]) {
+    opool_desc d = quiet_desc(16, 4, SALT);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 1000;
+    opool_mt *p = NULL;
+    if (opool_mt_create(&p, &d) != OPOOL_OK) return NULL;
+    if (alloc_all(p, hs, 4) != 4 || stats_of(p).grows != 0) {
+        opool_mt_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* After a growth raced by g (the grower) and w: both served with new slots,
+ * the pool whole, everything freed. */
+static void check_grown_and_free(opool_mt *p, actor *g, actor *w, const opool_handle hs[4]) {
+    CHECK_EQ_U64(g->got, 1);
+    CHECK_EQ_U64(w->got, 1);
+    uint32_t gi = opool_handle_index(g->out[0]), wi = opool_handle_index(w->out[0]);
+    CHECK(gi >= 4 && gi < 68 && wi >= 4 && wi < 68 && gi != wi);
+    CHECK(opool_mt_get(p, g->out[0]) != NULL && opool_mt_get(p, w->out[0]) != NULL);
+    opool_mt_stats s = stats_of(p);
+    CHECK_EQ_U64(s.capacity, 68);
+    CHECK_EQ_U64(s.max_capacity, 1000);
+    CHECK_EQ_U64(s.grows, 1);
+    CHECK_EQ_U64(s.failed_allocs, 0);
+    CHECK_MT(p);
+    CHECK_EQ_U64(opool_mt_free(p, g->out[0]), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_free(p, w->out[0]), OPOOL_OK);
+    for (int k = 0; k < 4; k++) CHECK_EQ_U64(opool_mt_free(p, hs[k]), OPOOL_OK);
+    CHECK_EQ_U64(opool_mt_count(p), 0);
+    CHECK_MT(p);
+}
+
+/* While a thread grows the pool, an alloc that finds it empty waits for the
+ * growth (it neither fails nor grows the pool a second time), and every call
+ * that needs no new slot goes on: get, free. */
+TEST(alloc_racing_a_held_grower_waits_for_it_then_gets_a_new_slot) {
+    opool_handle hs[4];
+    opool_mt *p = make_full_growing_pool(hs);
+    REQUIRE(p != NULL);
+    actor g = {.role = 1, .run = run_alloc, .p = p};
+    actor w = {.role = 2, .run = run_alloc, .p = p};
+    arm(OPOOL__MT_AT_GROW_HELD, g.role);
+    start(&g);
+    REQUIRE(await_actor(&g, OPOOL__MT_AT_GROW_HELD) == 1);
+    arm(OPOOL__MT_AT_GROW_WAIT, w.role);
+    start(&w);
+    CHECK_EQ_U64(await_actor(&w, OPOOL__MT_AT_GROW_WAIT), 1);
+    /* the grower is held: nothing else waits for it */
+    CHECK(opool_mt_get(p, hs[0]) != NULL);
+    CHECK_EQ_U64(opool_mt_capacity(p), 4);
+    CHECK_EQ_U64(opool_mt_free(p, hs[3]), OPOOL_OK);
+    CHECK(opool_mt_alloc(p, &hs[3]) != NULL); /* the slot it freed, no growth */
+    CHECK_EQ_U64(opool_handle_index(hs[3]), 3);
+    let_go(OPOOL__MT_AT_GROW_WAIT); /* w sleeps until the growth ends */
+    let_go(OPOOL__MT_AT_GROW_HELD);
+    CHECK_EQ_U64(await_actor(&g, -1), 2);
+    bool served = await_actor(&w, -1) == 2;
+    CHECK(served);
+    join(&g);
+    if (!served) return; /* w is asleep for ever: the failure is reported */
+    join(&w);
+    check_grown_and_free(p, &g, &w, hs);
+    disarm_all();
+    opool_mt_destroy(p);
+}
+
+/* The grower publishes the new capacity before it lists the new slots: held
+ * in between, the capacity is already the new one, and an alloc still finds
+ * no slot (it waits for the growth). */
+TEST(a_growth_publishes_its_capacity_before_it_lists_its_slots) {
+    opool_handle hs[4];
+    opool_mt *p = make_full_growing_pool(hs);
+    REQUIRE(p != NULL);
+    actor g = {.role = 1, .run = run_alloc, .p = p};
+    actor w = {.role = 2, .run = run_alloc, .p = p};
+    arm(OPOOL__MT_AT_GROWN, g.role);
+    start(&g);
+    REQUIRE(await_actor(&g, OPOOL__MT_AT_GROWN) == 1);
+    CHECK_EQ_U64(opool_mt_capacity(p), 68);
+    CHECK_EQ_U64(opool_mt_count(p), 4);
+    arm(OPOOL__MT_AT_GROW_WAIT, w.role);
+    start(&w);
+    CHECK_EQ_U64(await_actor(&w, OPOOL__MT_AT_GROW_WAIT), 1);
+    let_go(OPOOL__MT_AT_GROW_WAIT);
+    let_go(OPOOL__MT_AT_GROWN);
+    CHECK_EQ_U64(await_actor(&g, -1), 2);
+    bool served = await_actor(&w, -1) == 2;
+    CHECK(served);
+    join(&g);
+    if (!served) return;
+    join(&w);
+    check_grown_and_free(p, &g, &w, hs);
+    disarm_all();
+    opool_mt_destroy(p);
+}
+
+/* The lost wake-up window of a growth: w has seen the growth under way and
+ * is about to sleep when the grower ends it (and wakes nobody yet asleep).
+ * w's sleep must see that the growth ended, and w must be served. */
+TEST(a_thread_about_to_wait_for_a_growth_that_ends_is_not_left_asleep) {
+    opool_handle hs[4];
+    opool_mt *p = make_full_growing_pool(hs);
+    REQUIRE(p != NULL);
+    actor g = {.role = 1, .run = run_alloc, .p = p};
+    actor w = {.role = 2, .run = run_alloc, .p = p};
+    arm(OPOOL__MT_AT_GROW_HELD, g.role);
+    start(&g);
+    REQUIRE(await_actor(&g, OPOOL__MT_AT_GROW_HELD) == 1);
+    arm(OPOOL__MT_AT_GROW_WAIT, w.role);
+    start(&w);
+    CHECK_EQ_U64(await_actor(&w, OPOOL__MT_AT_GROW_WAIT), 1);
+    let_go(OPOOL__MT_AT_GROW_HELD);
+    CHECK_EQ_U64(await_actor(&g, -1), 2);
+    join(&g);
+    let_go(OPOOL__MT_AT_GROW_WAIT);
+    bool served = await_actor(&w, -1) == 2;
+    CHECK(served);
+    if (!served) return;
+    join(&w);
+    check_grown_and_free(p, &g, &w, hs);
+    disarm_all();
+    opool_mt_destroy(p);
+}
+
 TEST(every_racer_through_every_point_keeps_the_pool_whole) {
     memset(G.reached, 0, sizeof G.reached);
     bool homes = homes_exist("every_racer_through_every_point_keeps_the_pool_whole, home points");
-    for (int at = 0; at < OPOOL__MT_POINTS; at++)
+    /* the growth's points are the tests' above: a racer on the main thread
+     * would wait for the held grower */
+    for (int at = 0; at < OPOOL__MT_AT_GROW_WAIT; at++)
         for (int r = 0; r < R_COUNT; r++) {
             if (at == OPOOL__MT_AT_WAIT_SLEEP && (r == R_WAIT || r == R_CACHE_WAIT))
                 continue; /* one held at a time */
             if (!homes && is_home_point(at)) continue;
             one_pair((opool__mt_point)at, (racer)r);
         }
-    for (int at = 0; at < OPOOL__MT_POINTS; at++)
+    for (int at = 0; at < OPOOL__MT_AT_GROW_WAIT; at++)
         if (G.reached[at] == 0 && (homes || !is_home_point(at))) {
             char why[96];
             snprintf(why, sizeof why, "point %s never reached", point_names[at]);
@@ -995,6 +1134,9 @@ int main(void) {
     RUN(cache_free_racing_a_held_cache_waiter_wakes_it);
     RUN(racing_frees_of_a_handle_held_in_its_home_cache_free_it_once);
     RUN(home_free_racing_a_held_revoker_frees_it_once);
+    RUN(alloc_racing_a_held_grower_waits_for_it_then_gets_a_new_slot);
+    RUN(a_growth_publishes_its_capacity_before_it_lists_its_slots);
+    RUN(a_thread_about_to_wait_for_a_growth_that_ends_is_not_left_asleep);
     RUN(every_racer_through_every_point_keeps_the_pool_whole);
 
     opool__mt_set_point_hook(NULL);

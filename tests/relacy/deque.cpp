@@ -62,6 +62,10 @@ opool_status opool__mt_rejected(opool_mt *, opool_status s, opool_handle) {
 void opool__mt_prepare(opool_mt *, uint32_t, uint32_t, void *) { NEVER_REACHED("prepare"); }
 void opool__mt_released(opool_mt *, void *) { NEVER_REACHED("released"); }
 void opool__mt_settle(opool_mt *) { NEVER_REACHED("settle"); }
+bool opool__mt_grow(opool_mt *) { /* the pool here is fixed */
+    NEVER_REACHED("grow");
+    return false;
+}
 void opool__sync_acquire(const void *) { NEVER_REACHED("sync_acquire"); }
 void opool__sync_release(const void *) { NEVER_REACHED("sync_release"); }
 uint64_t opool__now_ns(void) {
@@ -134,7 +138,9 @@ struct deque_test : rl::test_suite<deque_test<THIEVES, RUN>, 3> {
         pool.next = next;
         pool.gen = gen;
         pool.own = homes;
-        pool.capacity = NSLOTS;
+        opool__atomic_init(&pool.capacity, NSLOTS);
+        pool.max_capacity = NSLOTS;
+        pool.grows = false;
         pool.idx_mask = 3; /* as opool_mt_create for 3 slots */
         pool.tag_one = 4;
         pool.hooks = false;

@@ -23,14 +23,17 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
     /* where each slot was found: 0 nowhere yet, 1 shared list, 2 a cache */
     unsigned char *seen = NULL;
     if (p == NULL) OPOOL__MT_FAIL("NULL pool");
-    seen = (unsigned char *)calloc(p->capacity ? p->capacity : 1, 1);
+    uint32_t cap = opool__mt_peek(&p->capacity);
+    if (cap > p->max_capacity)
+        OPOOL__MT_FAIL("capacity %u past the limit %u", cap, p->max_capacity);
+    seen = (unsigned char *)calloc(cap, 1);
     if (seen == NULL) OPOOL__MT_FAIL("out of memory");
     uint32_t listed = 0;
     int64_t live = 0;
     for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) {
         uint64_t h = opool__mt_peek(&p->stripes[k].head);
         for (uint32_t t = (uint32_t)(h & p->idx_mask); t != 0;) {
-            if (t > p->capacity) OPOOL__MT_FAIL("stripe %u: list link %u out of range", k, t - 1);
+            if (t > cap) OPOOL__MT_FAIL("stripe %u: list link %u out of range", k, t - 1);
             if (seen[t - 1])
                 OPOOL__MT_FAIL("slot %u twice in the shared list (a cycle, or two stripes)", t - 1);
             if (opool__mt_peek(&p->gen[t - 1]) & 1)
@@ -56,7 +59,7 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
                            c->size);
         for (uint64_t k = top; k < bottom; k++) {
             uint32_t i = opool__mt_peek(&opool__mt_ent(c)[k & c->mask]);
-            if (i >= p->capacity) OPOOL__MT_FAIL("parked index %u out of range", i);
+            if (i >= cap) OPOOL__MT_FAIL("parked index %u out of range", i);
             if (seen[i])
                 OPOOL__MT_FAIL("slot %u both parked and %s", i,
                                seen[i] == 1 ? "listed" : "parked elsewhere");
@@ -66,7 +69,7 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
         }
     }
     uint32_t count = 0, retired = 0;
-    for (uint32_t i = 0; i < p->capacity; i++) {
+    for (uint32_t i = 0; i < cap; i++) {
         uint32_t g = opool__mt_peek(&p->gen[i]);
         if (g & 1) {
             count++;
@@ -80,7 +83,7 @@ bool opool__mt_check(const opool_mt *p, char *why, size_t why_size) {
         OPOOL__MT_FAIL("%u slots retired, counted %u", retired, opool__mt_peek(&p->retired));
     if (live != (int64_t)count)
         OPOOL__MT_FAIL("count says %lld, %u slots live", (long long)live, count);
-    if (count + listed + parked + retired != p->capacity) OPOOL__MT_FAIL("slots do not add up");
+    if (count + listed + parked + retired != cap) OPOOL__MT_FAIL("slots do not add up");
     free(seen);
     return true;
 fail:
@@ -89,10 +92,10 @@ fail:
 }
 
 bool opool__mt_set_gen(opool_mt *p, uint32_t index, uint32_t gen) {
-    if (p == NULL || index >= p->capacity || (gen & 1)) return false;
+    if (p == NULL || index >= opool__mt_peek(&p->capacity) || (gen & 1)) return false;
     for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++) {
         uint64_t h = opool__mt_peek(&p->stripes[k].head);
-        for (uint32_t t = (uint32_t)(h & p->idx_mask), n = 0; t != 0 && n <= p->capacity; n++) {
+        for (uint32_t t = (uint32_t)(h & p->idx_mask), n = 0; t != 0 && n <= p->max_capacity; n++) {
             if (t - 1 == index) {
                 opool__atomic_store_relaxed(&p->gen[index], gen);
                 return true;

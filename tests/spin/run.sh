@@ -183,5 +183,16 @@ broken "claim home stores no claim" claim.pml "-DHOME_NO_CLAIM" "$safety" "" "$t
 broken "claim revoker trusts another's mark without a barrier" claim.pml "-DREVOKING_NO_BARRIER" "$safety" "" "$two" "double free found"
 broken "claim revoked marked before the barrier" claim.pml "-DREVOKED_EARLY" "$safety" "" "$two" "double free found"
 
+# ---- growth.pml: OPOOL_FULL_GROW, one grower at a time, the others waiting for it
+verify "growth 3 threads, 1 to 4 slots" growth.pml "" "$safety" ""
+broken "growth pushes its slots before the capacity" growth.pml "-DPUSH_FIRST" "$safety" "" \
+	'assertion violated +!\(bad_handle\)' "slot past the capacity found"
+broken "growth taken by a test, then a set" growth.pml "-DTEST_THEN_SET" "$safety" "" \
+	'assertion violated +!\(double_growth\)' "double growth found"
+broken "growth reads the capacity before the word" growth.pml "-DCAPACITY_FIRST" "$safety" "" \
+	'assertion violated +!\(double_growth\)' "double growth found"
+broken "growth wakes before it changes the word" growth.pml "-DWAKE_FIRST" "$safety" "" \
+	'invalid end state' "lost wake-up found"
+
 echo "$passed" >"$count_file"
 echo "spin: $passed checks passed"

@@ -20,6 +20,9 @@
  *   held_stripes_*            threads that hold a stripe of the shared list alone (its live
  *                             counter written without a read-modify-write) give it back when
  *                             they end; the next holder's count goes on from theirs.
+ *   growth_races_*            threads race to grow a pool of one slot (OPOOL_FULL_GROW) to
+ *                             what they hold together: no alloc fails, no slot is lost, and
+ *                             a reader's gets map every live handle to its fixed object.
  *   preempted_*               a thread stopped with a cache full of parked slots, and one
  *                             stopped anywhere by a signal (Windows: SuspendThread): the
  *                             others go on.
@@ -1736,7 +1739,147 @@ TEST(no_syscall_without_waiters) {
     opool_mt_destroy(p);
 }
 
-/* ==== 5. preemption ======================================================== */
+/* ==== 5. growth ============================================================ */
+
+/* Threads allocate from a pool of one slot that grows (OPOOL_FULL_GROW), all at once,
+ * so that they race to grow it: each holds GROW_WS objects, stamped, then frees them,
+ * all at once, round after round on fresh pools. The limit is twice what they hold together, more
+ * than they hold plus what can be in the middle of a call: no alloc may fail. A reader
+ * validates published and forged handles meanwhile: a live one maps to its slot's
+ * object, at its index's place in the one reservation (objects never move). */
+#define GROW_WS 24
+
+typedef struct growth {
+    opool_mt *pool;
+    unsigned char *base; /* slot 0's object */
+    size_t stride;
+    uint32_t max;
+    pthread_barrier_t start, held; /* held: every thread holds its objects */
+    _Atomic uint64_t recent[TABLE];
+    atomic_bool reader_stop;
+} growth;
+
+typedef struct grower {
+    growth *g;
+    int tid;
+    uint64_t rng, allocs, failed;
+    pthread_t thread;
+} grower;
+
+static void *grow_worker(void *arg) {
+    grower *w = arg;
+    growth *g = w->g;
+    opool_mt_cache *c = w->tid % 2 ? opool_mt_cache_create(g->pool, 16) : NULL;
+    TCHECK(w->tid % 2 == 0 || c != NULL);
+    opool_handle h[GROW_WS];
+    void *o[GROW_WS];
+    pthread_barrier_wait(&g->start);
+    for (uint32_t k = 0; k < GROW_WS; k++) {
+        uint32_t how = rng_below(&w->rng, 3);
+        o[k] = c && how   ? opool_mt_cache_alloc(c, &h[k])
+               : how == 2 ? opool_mt_alloc_wait(g->pool, &h[k], OPOOL_WAIT_FOREVER)
+                          : opool_mt_alloc(g->pool, &h[k]);
+        if (o[k] == NULL) {
+            w->failed++;
+            continue;
+        }
+        w->allocs++;
+        TCHECKF(o[k] == g->base + (size_t)opool_handle_index(h[k]) * g->stride,
+                "slot %u's object at %p", opool_handle_index(h[k]), o[k]);
+        stamp(o[k], 64, h[k], (uint64_t)w->tid);
+        publish(g->recent, &w->rng, h[k]);
+        progress((unsigned)w->tid);
+    }
+    pthread_barrier_wait(&g->held);
+    for (uint32_t k = 0; k < GROW_WS; k++) {
+        if (o[k] == NULL) continue;
+        TCHECK(stamp_ok(o[k], 64, h[k], (uint64_t)w->tid));
+        TCHECK(opool_mt_get(g->pool, h[k]) == o[k]);
+        TCHECK((c ? opool_mt_cache_free(c, h[k]) : opool_mt_free(g->pool, h[k])) == OPOOL_OK);
+    }
+    opool_mt_cache_destroy(c);
+    return NULL;
+}
+
+static void *grow_reader(void *arg) {
+    growth *g = arg;
+    uint64_t rng = rng_seed(5, 5), n = 0;
+    while (!atomic_load_explicit(&g->reader_stop, memory_order_relaxed)) {
+        opool_handle h;
+        h.bits = atomic_load_explicit(&g->recent[rng_below(&rng, TABLE)], memory_order_acquire);
+        if (rng_below(&rng, 2)) /* forged: any index up to past the limit */
+            h = mk_handle((uint32_t)rng_next(&rng) | 1u, rng_below(&rng, g->max + 8));
+        void *o = opool_mt_get(g->pool, h);
+        TCHECKF(o == NULL || o == g->base + (size_t)opool_handle_index(h) * g->stride,
+                "get(%llx) = %p", (unsigned long long)h.bits, o);
+        if ((++n & 255) == 0) sched_yield();
+    }
+    return NULL;
+}
+
+static void growth_race(int nthreads, uint64_t *grows) {
+    opool_desc d = mt_desc(64, 1, NULL);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 2 * (uint32_t)nthreads * GROW_WS;
+    growth *g = zalloc_lines(sizeof *g);
+    REQUIRE(g);
+    g->pool = mt_create(&d);
+    REQUIRE(g->pool);
+    g->max = d.max_capacity;
+    opool_handle h0;
+    g->base = opool_mt_alloc(g->pool, &h0);
+    REQUIRE(g->base != NULL && opool_handle_index(h0) == 0);
+    REQUIRE(opool_mt_free(g->pool, h0) == OPOOL_OK);
+    g->stride = 64;
+    REQUIRE(pthread_barrier_init(&g->start, NULL, (unsigned)nthreads) == 0);
+    REQUIRE(pthread_barrier_init(&g->held, NULL, (unsigned)nthreads) == 0);
+    grower ws[MAX_THREADS];
+    memset(ws, 0, sizeof ws);
+    pthread_t rt;
+    REQUIRE(pthread_create(&rt, NULL, grow_reader, g) == 0);
+    for (int t = 0; t < nthreads; t++) {
+        ws[t].g = g;
+        ws[t].tid = t;
+        ws[t].rng = rng_seed((uint64_t)t, *grows);
+        REQUIRE(pthread_create(&ws[t].thread, NULL, grow_worker, &ws[t]) == 0);
+    }
+    uint64_t allocs = 0, failed = 0;
+    for (int t = 0; t < nthreads; t++) {
+        pthread_join(ws[t].thread, NULL);
+        allocs += ws[t].allocs, failed += ws[t].failed;
+    }
+    atomic_store(&g->reader_stop, true);
+    pthread_join(rt, NULL);
+    CHECK_EQ_U64(failed, 0);
+    CHECK_EQ_U64(allocs, (uint64_t)nthreads * GROW_WS);
+    opool_mt_stats st;
+    opool_mt_get_stats(g->pool, &st);
+    CHECK(st.capacity >= (uint32_t)nthreads * GROW_WS && st.capacity <= g->max);
+    CHECK_EQ_U64(st.failed_allocs, 0);
+    *grows += st.grows;
+    check_quiescent_empty(g->pool, st.capacity);
+    pthread_barrier_destroy(&g->start);
+    pthread_barrier_destroy(&g->held);
+    opool_mt_destroy(g->pool);
+    test_aligned_free(g);
+}
+
+TEST(growth_races_lose_no_slot_and_fail_no_alloc) {
+    unsigned fail0 = atomic_load(&mt_failures);
+    static const int threads[] = {2, 4, 8, 16};
+    uint64_t rounds = scaled(400, 8), grows = 0;
+    wd_arm("growth races", NULL);
+    for (uint64_t r = 0; r < rounds; r++)
+        for (unsigned i = 0; i < sizeof threads / sizeof threads[0]; i++)
+            growth_race(threads[i], &grows);
+    wd_disarm();
+    CHECK_NO_THREAD_FAILURES(fail0);
+    if (verbose)
+        printf("   growth races: %llu rounds, %llu growths\n", (unsigned long long)rounds,
+               (unsigned long long)grows);
+}
+
+/* ==== 6. preemption ======================================================== */
 
 /* A thread parks 63 slots in its cache, keeps one live and stops (blocked on a barrier).
  * The others must take its parked slots, and alloc_wait must not sleep while its cache
@@ -2245,6 +2388,7 @@ int main(int argc, char **argv) {
     TIMED_RUN(lost_wakeup_directed_cache_free);
     TIMED_RUN(no_syscall_without_waiters);
     TIMED_RUN(held_stripes_go_back_when_their_threads_end);
+    TIMED_RUN(growth_races_lose_no_slot_and_fail_no_alloc);
     TIMED_RUN(preempted_cache_owner_does_not_stop_others);
     TIMED_RUN(preempted_anywhere_does_not_stop_others);
     printf("  total %.2f s\n", now_s() - t0);

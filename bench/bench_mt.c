@@ -6,7 +6,7 @@
  * Usage: bench_mt [--quick] [--reps N] [--size 16|64|256] [--threads 1,2,4,8]
  *                 [--only LIST] [--csv PATH] [--no-peers]
  *   (LIST: cache,bulk,shared,dpdk,dpdk64,dpdkbulk,dpdknc,mutex,spin,ck,
- *    sharded_slab,core,malloc)
+ *    sharded_slab,core,malloc,grow)
  *
  * ============================================================================
  * SUBJECTS
@@ -1676,6 +1676,110 @@ static void print_mt_stats(void) {
            g_mt_stats.failed_allocs, g_mt_stats.steals, g_mt_stats.rejected);
 }
 
+/* ==== growth: filling a pool ============================================= */
+
+/* T threads each allocate FILL / T objects through a cache of CACHE_SIZE,
+ * all at once, writing the tag, then free them (untimed): a fixed pool of
+ * FILL slots against growing ones (OPOOL_FULL_GROW) that start at 64 slots,
+ * up to FILL or to OPOOL_MAX_CAPACITY. A fresh pool each repetition: the
+ * first touch of the memory counts for all three, the growths (system calls
+ * and their slots' setup) for the growing ones. ns per object, median. */
+#define FILL (1u << 20)
+
+typedef struct filler {
+    opool_mt *p;
+    uint32_t n;
+    opool_handle *h;
+    pthread_barrier_t *go;
+    bool failed;
+} filler;
+
+static void *fill_thread(void *arg) {
+    filler *f = arg;
+    opool_mt_cache *c = opool_mt_cache_create(f->p, CACHE_SIZE);
+    pthread_barrier_wait(f->go); /* start */
+    for (uint32_t i = 0; c && i < f->n; i++) {
+        uint64_t *obj = opool_mt_cache_alloc(c, &f->h[i]);
+        if (obj == NULL) {
+            f->failed = true;
+            break;
+        }
+        obj[0] = f->h[i].bits;
+    }
+    pthread_barrier_wait(f->go); /* filled */
+    for (uint32_t i = 0; c && !f->failed && i < f->n; i++) opool_mt_cache_free(c, f->h[i]);
+    opool_mt_cache_destroy(c);
+    f->failed |= c == NULL;
+    return NULL;
+}
+
+/* One fill by nthreads of a pool of capacity growing to max: ns per object. */
+static double fill_once(int nthreads, uint32_t capacity, uint32_t max) {
+    opool_desc d = {0};
+    d.object_size = opt.size;
+    d.capacity = capacity;
+    d.max_capacity = max;
+    d.on_full = max > capacity ? OPOOL_FULL_GROW : OPOOL_FULL_FAIL;
+    opool_mt *p;
+    if (opool_mt_create(&p, &d) != OPOOL_OK) bench_fail("bench_mt", "fill: opool_mt_create failed");
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, (unsigned)nthreads + 1);
+    filler f[64];
+    pthread_t t[64];
+    for (int k = 0; k < nthreads; k++) {
+        f[k] = (filler){p, FILL / (uint32_t)nthreads, NULL, &go, false};
+        f[k].h = malloc(f[k].n * sizeof *f[k].h);
+        if (f[k].h == NULL || pthread_create(&t[k], NULL, fill_thread, &f[k]) != 0)
+            bench_fail("bench_mt", "fill: out of memory or threads");
+    }
+    pthread_barrier_wait(&go);
+    uint64_t t0 = bench_now_ns();
+    pthread_barrier_wait(&go);
+    uint64_t t1 = bench_now_ns();
+    for (int k = 0; k < nthreads; k++) {
+        pthread_join(t[k], NULL);
+        if (f[k].failed) bench_fail("bench_mt", "fill: an alloc failed");
+        free(f[k].h);
+    }
+    pthread_barrier_destroy(&go);
+    opool_mt_destroy(p);
+    return (double)(t1 - t0) / (double)(FILL / (uint32_t)nthreads * (uint32_t)nthreads);
+}
+
+static void run_fill(void) {
+    static const struct {
+        const char *name;
+        uint32_t capacity, max;
+    } kind[3] = {{"fixed", FILL, 0},
+                 {"growing from 64", 64, FILL},
+                 {"growing to OPOOL_MAX_CAPACITY", 64, OPOOL_MAX_CAPACITY}};
+    printf("\nopool_mt growth: %u objects of %zu bytes allocated by T threads through caches "
+           "of %u, a fresh pool each time (ns per object, median of %d)\n",
+           FILL, opt.size, CACHE_SIZE, opt.reps);
+    printf("  %-3s %10s %18s %32s\n", "T", kind[0].name, kind[1].name, kind[2].name);
+    for (int i = 0; i < opt.nthreads; i++) {
+        int nt = opt.threads[i] < 64 ? opt.threads[i] : 64;
+        double ns[3][BENCH_MAX_REPS];
+        for (int rep = 0; rep <= opt.reps; rep++)
+            for (int k = 0; k < 3; k++) { /* interleaved; rep 0 warms up */
+                int j = (k + rep) % 3;
+                if (sizeof(size_t) < 8 && kind[j].max == OPOOL_MAX_CAPACITY) continue;
+                double v = fill_once(nt, kind[j].capacity, kind[j].max);
+                if (rep) ns[j][rep - 1] = v;
+            }
+        printf("  %-3d", nt);
+        for (int k = 0; k < 3; k++) {
+            if (sizeof(size_t) < 8 && kind[k].max == OPOOL_MAX_CAPACITY) {
+                printf(" %32s", "n/a");
+                continue;
+            }
+            qsort(ns[k], (size_t)opt.reps, sizeof(double), bench_cmp_double);
+            printf(k == 0 ? " %10.1f" : k == 1 ? " %18.1f" : " %32.1f", ns[k][opt.reps / 2]);
+        }
+        printf("\n");
+    }
+}
+
 static const char *chart_unit(const char *workload) {
     (void)workload;
     return "ns per pair, all threads (bulk: per object)";
@@ -1722,14 +1826,15 @@ static int write_csv(const char *path, const char *mode, const bench_machine *m)
 /* ==== main ==================================================================== */
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: bench_mt [--quick] [--reps N] [--size 16|64|256] [--threads 1,2,4,8]\n"
-               "                [--only cache,bulk,shared,dpdk,dpdk64,dpdkbulk,dpdknc,mutex,spin,\n"
-               "                        ck,sharded_slab,core,malloc] [--csv PATH] [--no-peers]\n"
-               "  --quick     short run (under 30 s with every allocator build)\n"
-               "  --no-peers  do not run the sibling programs: the allocator builds\n"
-               "              bench_mt_<allocator> and bench_mt_sharded_slab (Rust)\n"
-               "  --csv       CSV output (default build/bench/mt.csv; the allocator\n"
-               "              builds run alone: build/bench/mt_<allocator>.csv)\n");
+    fprintf(f,
+            "usage: bench_mt [--quick] [--reps N] [--size 16|64|256] [--threads 1,2,4,8]\n"
+            "                [--only cache,bulk,shared,dpdk,dpdk64,dpdkbulk,dpdknc,mutex,spin,\n"
+            "                        ck,sharded_slab,core,malloc,grow] [--csv PATH] [--no-peers]\n"
+            "  --quick     short run (under 30 s with every allocator build)\n"
+            "  --no-peers  do not run the sibling programs: the allocator builds\n"
+            "              bench_mt_<allocator> and bench_mt_sharded_slab (Rust)\n"
+            "  --csv       CSV output (default build/bench/mt.csv; the allocator\n"
+            "              builds run alone: build/bench/mt_<allocator>.csv)\n");
 }
 
 static void parse_threads(const char *v) {
@@ -1815,6 +1920,7 @@ int main(int argc, char **argv) {
     print_tables();
     if (BENCH_MT_POOLS) print_targets();
     print_mt_stats();
+    if (BENCH_MT_POOLS && bench_list_has(opt.only, "grow")) run_fill();
     char csv_default[64];
     snprintf(csv_default, sizeof csv_default, "build/bench/mt%s%s.csv", BENCH_MT_POOLS ? "" : "_",
              BENCH_MT_POOLS ? "" : BENCH_ALLOC_NAME);

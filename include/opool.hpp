@@ -770,8 +770,8 @@ template <class Free> inline void free_unbuilt(Free free) noexcept {
 /* The concurrent pool (opool_mt.h) with T's lifetime: emplace constructs,
  * and ~T runs in the free that wins the slot (erase, a cache's erase, the
  * pool's destructor for what is still live). Created from options like
- * pool<T> (max_capacity and the evict constructor do not apply: an opool_mt
- * is fixed). Every call but the destructor is thread-safe; keeping an
+ * pool<T> (max_capacity above capacity: it grows, opool_mt.h's GROWTH; the
+ * evict constructor does not apply). Every call but the destructor is thread-safe; keeping an
  * object alive while another thread uses it is the caller's protocol, as
  * in C. No iteration (the C pool has no live list). */
 template <class T> class mt_pool {
@@ -780,9 +780,7 @@ template <class T> class mt_pool {
 
     mt_pool() noexcept = default;
     explicit mt_pool(const options &o) noexcept {
-        options f = o;
-        f.max_capacity = 0;
-        opool_desc d = detail::desc_of(f, sizeof(T), alignof(T));
+        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
         if constexpr (!std::is_trivially_destructible<T>::value)
             d.fini = &detail::run_destructor<T>;
         d.report_mt = &detail::mt_report;

@@ -7,7 +7,9 @@
  * ============================================================================
  *     opool_desc d = {0};
  *     d.object_size = sizeof(struct job);
- *     d.capacity    = 1024;               // fixed: an opool_mt never grows
+ *     d.capacity    = 1024;               // fixed, unless:
+ *     d.on_full     = OPOOL_FULL_GROW;    // grows when full, objects never move,
+ *     d.max_capacity = OPOOL_MAX_CAPACITY; // up to this (GROWTH below)
  *     opool_mt *pool;
  *     if (opool_mt_create(&pool, &d) != OPOOL_OK) ...;
  *
@@ -84,11 +86,45 @@
  * exported function, which behaves the same.
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
- * of them in one block starting on a cache line) plus 16 bytes per slot; the
+ * of them in one block starting on a cache line; a growing pool: GROWTH)
+ * plus 16 bytes per slot; the
  * pool header is 2 KiB on 64-bit machines (sixteen of its lines the stripes); a cache
  * is 4 bytes per entry plus two lines. A thread that uses opool_mt holds one
  * key of the system's thread-specific data (POSIX; Windows: a fiber-local
  * slot) for the whole process, to give its stripe back when it ends.
+ *
+ * ============================================================================
+ * GROWTH (OPOOL_FULL_GROW)
+ * ============================================================================
+ * With on_full = OPOOL_FULL_GROW and max_capacity above capacity, the pool
+ * grows instead of failing, up to max_capacity (which may be
+ * OPOOL_MAX_CAPACITY: no fixed cap). At create it reserves address space for
+ * max_capacity slots, its objects and its 16 bytes a slot, straight from the
+ * system (mmap, VirtualAlloc), and makes only capacity of them memory; a
+ * growth makes more of the reservation memory, in place: objects never move,
+ * and handles, pointers and caches stay valid. The reservation costs address
+ * space, not memory: OPOOL_MAX_CAPACITY slots of 64 bytes reserve 320 GiB of
+ * the 128 TiB a 64-bit process has. Growing pools therefore need such a
+ * system: where there is no reservation (WebAssembly, a C library without
+ * mmap) or it does not fit (a 32-bit process and a large max_capacity) create
+ * fails with OPOOL_ENOMEM, or OPOOL_EINVAL when the range does not fit a
+ * size_t; and they take no desc.allocator (OPOOL_EINVAL).
+ *
+ * A pool grows when an alloc (any of them: alloc, alloc_wait, the cache and
+ * bulk calls) finds no free slot anywhere: the shared list is empty and no
+ * cache has a slot parked to steal. One thread grows it: it adds as many
+ * slots as the pool has (at least 64, at most up to max_capacity), makes
+ * them free, publishes the new capacity and then lists them on its stripe of
+ * the shared list, handing out the first. Other threads that find the pool
+ * empty meanwhile wait for that growth (sleeping in the kernel, as a waiter
+ * does) and then look again: they neither fail nor grow the pool a second
+ * time. This wait is the one place where a thread waits for another: a
+ * growth that is stopped (preempted) holds up the allocs that need its
+ * slots, even if a slot is freed meanwhile; frees, gets, and allocs that find
+ * a slot never wait for it. A growth costs a system call (mprotect;
+ * VirtualAlloc) and O(new slots); with max(capacity, 64) slots a growth, a
+ * pool makes O(log) growths. The storage stays until destroy (no shrink).
+ * stats.max_capacity and stats.grows count them.
  *
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
@@ -150,10 +186,12 @@
  * one that first used opool_mt keeps its stripe held (only speed is lost:
  * later threads share).
  *
- * The desc is opool.h's: object_size, object_align, capacity (max_capacity
- * 0 or equal to it), flags OPOOL_ZERO, OPOOL_POISON and OPOOL_RETIRE_ON_WRAP,
- * salt, init, fini, report_mt (or report), user, allocator and name. Growth, eviction and the
- * save/load callbacks are for the single-threaded pool: asking for them is
+ * The desc is opool.h's: object_size, object_align, capacity, on_full
+ * (OPOOL_FULL_FAIL, or OPOOL_FULL_GROW with max_capacity: GROWTH; without
+ * growth max_capacity is 0 or capacity), flags OPOOL_ZERO, OPOOL_POISON and
+ * OPOOL_RETIRE_ON_WRAP, salt, init, fini, report_mt (or report), user,
+ * allocator (not for a growing pool) and name. Eviction and the save/load
+ * callbacks are for the single-threaded pool: asking for them is
  * OPOOL_EINVAL, and so is object_size 0 (id-only pools are single-threaded:
  * a concurrent id allocator gains nothing from a pool without objects over
  * opool_mt with the smallest object). init and fini run in the thread that allocates or frees.
@@ -203,7 +241,7 @@ typedef struct opool_mt_cache opool_mt_cache;
  *     count + parked <= capacity. */
 typedef struct opool_mt_stats {
     uint32_t version;          /* OPOOL_MT_STATS_VERSION */
-    uint32_t capacity;         /* slots usable now (retired ones excluded) */
+    uint32_t capacity;         /* slots usable now (retired ones excluded; grows) */
     uint32_t count;            /* live objects */
     uint32_t parked;           /* free slots sitting in caches */
     uint32_t caches;           /* caches alive */
@@ -223,14 +261,18 @@ typedef struct opool_mt_stats {
 
 /* ---- lifetime ----------------------------------------------------------- */
 
-/* Create a pool of desc->capacity slots (fixed: it never grows).
- * OPOOL_EINVAL: out or desc NULL, anything opool_create rejects, object_size
- * 0 (an id-only pool is the core pool's), max_capacity other than 0 or
- * capacity, on_full other than OPOOL_FULL_FAIL, an evict or save/load
- * callback, OPOOL_TRACK_SITES, OPOOL_REPORT_SIZING or OPOOL_NO_LIVE_LIST (the
- * core pool's), an allocator without free. OPOOL_ENOMEM: the allocator failed.
- * *out is NULL on failure. One allocation; O(capacity). Thread-safety: any
- * thread, not concurrent with any use of *out. */
+/* Create a pool of desc->capacity slots: fixed, or growing up to
+ * max_capacity with OPOOL_FULL_GROW (GROWTH above). OPOOL_EINVAL: out or
+ * desc NULL, anything opool_create rejects, object_size 0 (an id-only pool
+ * is the core pool's), max_capacity other than 0 or capacity without
+ * OPOOL_FULL_GROW, OPOOL_FULL_EVICT, an evict or save/load callback,
+ * OPOOL_TRACK_SITES, OPOOL_REPORT_SIZING or OPOOL_NO_LIVE_LIST (the core
+ * pool's), an allocator without free, an allocator for a growing pool, a
+ * growing pool whose reservation would pass SIZE_MAX. OPOOL_ENOMEM: the
+ * allocator failed, or the system has no reservation of that size for a
+ * growing pool. *out is NULL on failure. One allocation (a growing pool: one
+ * reservation); O(capacity). Thread-safety: any thread, not concurrent with
+ * any use of *out. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_mt_create(opool_mt **out, const opool_desc *desc);
 
 /* Run fini on every live object, release every cache record and the pool.
@@ -246,7 +288,9 @@ OPOOL_API void opool_mt_destroy(opool_mt *p);
 
 /* Allocate an object, its handle to *out (if not NULL). NULL, *out =
  * OPOOL_NULL, when p is NULL or no slot is free (the shared list is empty and
- * no cache has a parked slot to steal): counted in failed_allocs (not for p
+ * no cache has a parked slot to steal) and the pool cannot grow (GROWTH:
+ * before it fails a growing pool grows, or waits for the growth another
+ * thread is making): counted in failed_allocs (not for p
  * NULL) and reported (OPOOL_EFULL) as opool.h's EXHAUSTION says;
  * OPOOL_EWRITE_AFTER_FREE is reported under OPOOL_POISON. Lock-free: one CAS
  * when the thread's stripe of the shared list has a slot, else one look at
@@ -259,7 +303,8 @@ OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
  * timeout_ns nanoseconds (monotonic clock) have passed (0: do not wait;
  * OPOOL_WAIT_FOREVER: no limit). NULL, *out = OPOOL_NULL, on timeout
  * (counted once in failed_allocs, reported) or for p NULL. A wait that ends
- * with a slot is no failed alloc. Reports as opool_mt_alloc. Never sleeps
+ * with a slot is no failed alloc; a growing pool grows rather than sleep,
+ * and sleeps only at max_capacity. Reports as opool_mt_alloc. Never sleeps
  * while a free slot can be had (see WAITING above); sleeps in the kernel, no
  * busy spinning. Cost: as opool_mt_alloc while a slot can be had; system
  * calls only to sleep (and to steal). Thread-safe. */
@@ -295,8 +340,8 @@ OPOOL_API bool opool_mt_valid(const opool_mt *p, opool_handle h);
  * Thread-safe. */
 OPOOL_API uint32_t opool_mt_count(const opool_mt *p);
 
-/* Slots usable (capacity minus retired slots); 0 for NULL. O(1).
- * Thread-safe. */
+/* Slots usable (capacity, which grows with OPOOL_FULL_GROW, minus retired
+ * slots); 0 for NULL. O(1). Thread-safe. */
 OPOOL_API uint32_t opool_mt_capacity(const opool_mt *p);
 
 /* Allocate up to n objects with one CAS on the thread's stripe of the shared

@@ -10,6 +10,7 @@
 
 #include "counting.h"
 #include "helpers.h"
+#include "mt_check.h" /* OPOOL_TEST_MT_GROWS */
 #include "loop_check.h"
 #include "test.h"
 
@@ -725,6 +726,31 @@ TEST(an_mt_pool_constructs_and_destroys_through_every_path) {
     CHECK(lives::made == 5);
 }
 
+/* max_capacity above capacity: the concurrent pool grows, and its objects
+ * stay where they were built. */
+TEST(an_mt_pool_with_max_capacity_grows_and_never_moves_an_object) {
+    lives::reset();
+    {
+        opl::mt_pool<tracked> p(opts(2, 100));
+        if (!OPOOL_TEST_MT_GROWS) { /* no reservation here: refused, as documented */
+            CHECK(!p && p.status() == OPOOL_ENOMEM);
+            return;
+        }
+        REQUIRE(p);
+        opl::emplaced<tracked> e[100];
+        for (int k = 0; k < 100; k++) {
+            e[k] = p.emplace(k);
+            REQUIRE(e[k].obj);
+        }
+        CHECK(!p.emplace(100).obj && p.stats().failed_allocs == 1);
+        CHECK(p.capacity() == 100 && p.stats().grows == 2 && p.stats().max_capacity == 100);
+        for (int k = 0; k < 100; k++) CHECK(p.get(e[k].h) == e[k].obj && e[k].obj->check(k));
+        for (int k = 0; k < 50; k++) CHECK(p.erase(e[k].h));
+        CHECK(lives::ended == 50 && lives::alive() == 50);
+    }
+    CHECK(lives::alive() == 0 && lives::made == 100);
+}
+
 TEST(emplace_wait_on_a_full_mt_pool_times_out_with_nothing_built) {
     lives::reset();
     opl::mt_pool<tracked> p(opts(2));
@@ -868,6 +894,7 @@ int main() {
     RUN(draw_svg_draws_the_c_pools_picture);
     RUN(a_truncated_or_corrupted_image_loads_no_pool);
     RUN(an_mt_pool_constructs_and_destroys_through_every_path);
+    RUN(an_mt_pool_with_max_capacity_grows_and_never_moves_an_object);
     RUN(emplace_wait_on_a_full_mt_pool_times_out_with_nothing_built);
 #if OPOOL_HPP_EXCEPTIONS
     RUN(a_throwing_constructor_in_an_mt_pool_frees_without_destroying);

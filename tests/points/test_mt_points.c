@@ -962,8 +962,10 @@ static void one_pair(opool__mt_point at, racer r) {
 /* ---- growth (OPOOL_FULL_GROW): one grower, the others wait for it -------- */
 
 /* A pool of 4 slots that grows to at most 1000, every slot allocated by the
- * main thread: the next alloc grows it by 64 (the least a growth adds). */
+ * main thread: the next alloc grows it by 64 (the least a growth adds).
+ * NULL where this build makes no growing pool (mt_check.h). */
 static opool_mt *make_full_growing_pool(opool_handle hs[4]) {
+    if (!OPOOL_TEST_MT_GROWS) return NULL;
     opool_desc d = quiet_desc(16, 4, SALT);
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = 1000;
@@ -1003,6 +1005,7 @@ static void check_grown_and_free(opool_mt *p, actor *g, actor *w, const opool_ha
 TEST(alloc_racing_a_held_grower_waits_for_it_then_gets_a_new_slot) {
     opool_handle hs[4];
     opool_mt *p = make_full_growing_pool(hs);
+    if (!OPOOL_TEST_MT_GROWS) return;
     REQUIRE(p != NULL);
     actor g = {.role = 1, .run = run_alloc, .p = p};
     actor w = {.role = 2, .run = run_alloc, .p = p};
@@ -1037,6 +1040,7 @@ TEST(alloc_racing_a_held_grower_waits_for_it_then_gets_a_new_slot) {
 TEST(a_growth_publishes_its_capacity_before_it_lists_its_slots) {
     opool_handle hs[4];
     opool_mt *p = make_full_growing_pool(hs);
+    if (!OPOOL_TEST_MT_GROWS) return;
     REQUIRE(p != NULL);
     actor g = {.role = 1, .run = run_alloc, .p = p};
     actor w = {.role = 2, .run = run_alloc, .p = p};
@@ -1067,6 +1071,7 @@ TEST(a_growth_publishes_its_capacity_before_it_lists_its_slots) {
 TEST(a_thread_about_to_wait_for_a_growth_that_ends_is_not_left_asleep) {
     opool_handle hs[4];
     opool_mt *p = make_full_growing_pool(hs);
+    if (!OPOOL_TEST_MT_GROWS) return;
     REQUIRE(p != NULL);
     actor g = {.role = 1, .run = run_alloc, .p = p};
     actor w = {.role = 2, .run = run_alloc, .p = p};

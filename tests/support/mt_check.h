@@ -19,6 +19,15 @@ bool opool__mt_check(const struct opool_mt *p, char *why, size_t why_size);
 /* Set the generation of free slot index, which must sit in the shared list,
  * to gen (even): how tests reach a generation's wrap. False otherwise. */
 bool opool__mt_set_gen(struct opool_mt *p, uint32_t index, uint32_t gen);
+/* Whether this build of opool_mt makes growing pools (opool_mt.h, GROWTH):
+ * on Linux and Windows, where the library reserves address space, unless
+ * built with OPOOL_PORTABLE. Elsewhere (WebAssembly) creating one gives
+ * OPOOL_ENOMEM, which the tests check instead. */
+#if (defined(__linux__) || defined(_WIN32)) && !defined(OPOOL_PORTABLE)
+#define OPOOL_TEST_MT_GROWS 1
+#else
+#define OPOOL_TEST_MT_GROWS 0
+#endif
 /* The stripes of the shared list (OPOOL__MT_STRIPES, checked in mt_check.c). */
 #define OPOOL_TEST_MT_STRIPES 16
 /* Make the calling thread use stripe s of the shared list (s < OPOOL_TEST_MT_STRIPES),

@@ -100,15 +100,18 @@
  * grows instead of failing, up to max_capacity (which may be
  * OPOOL_MAX_CAPACITY: no fixed cap). At create it reserves address space for
  * max_capacity slots, its objects and its 16 bytes a slot, straight from the
- * system (mmap, VirtualAlloc), and makes only capacity of them memory; a
- * growth makes more of the reservation memory, in place: objects never move,
- * and handles, pointers and caches stay valid. The reservation costs address
- * space, not memory: OPOOL_MAX_CAPACITY slots of 64 bytes reserve 320 GiB of
- * the 128 TiB a 64-bit process has. Growing pools therefore need such a
- * system: where there is no reservation (WebAssembly, a C library without
- * mmap) or it does not fit (a 32-bit process and a large max_capacity) create
- * fails with OPOOL_ENOMEM, or OPOOL_EINVAL when the range does not fit a
- * size_t; and they take no desc.allocator (OPOOL_EINVAL).
+ * system (Linux: mmap; Windows: VirtualAlloc), and makes only capacity of
+ * them memory, in 64 KiB units of each of its four parts (objects, and
+ * three arrays of 4, 4 and 8 bytes a slot); a growth makes more of the
+ * reservation memory, in place: objects never move, and handles, pointers
+ * and caches stay valid. The reservation costs address space, not memory:
+ * OPOOL_MAX_CAPACITY slots of 64 bytes reserve 320 GiB of the 128 TiB a
+ * 64-bit process has. Growing pools therefore exist on Linux and Windows
+ * only: elsewhere (macOS, the BSDs, WebAssembly, a build with
+ * OPOOL_PORTABLE), or when the range does not fit (a 32-bit process and a
+ * large max_capacity), create fails with OPOOL_ENOMEM, or OPOOL_EINVAL when
+ * the range does not fit a size_t; and they take no desc.allocator
+ * (OPOOL_EINVAL).
  *
  * A pool grows when an alloc (any of them: alloc, alloc_wait, the cache and
  * bulk calls) finds no free slot anywhere: the shared list is empty and no
@@ -121,10 +124,12 @@
  * time. This wait is the one place where a thread waits for another: a
  * growth that is stopped (preempted) holds up the allocs that need its
  * slots, even if a slot is freed meanwhile; frees, gets, and allocs that find
- * a slot never wait for it. A growth costs a system call (mprotect;
- * VirtualAlloc) and O(new slots); with max(capacity, 64) slots a growth, a
- * pool makes O(log) growths. The storage stays until destroy (no shrink).
- * stats.max_capacity and stats.grows count them.
+ * a slot never wait for it, and alloc_wait and cache_alloc_wait wait at most
+ * their timeout (0: not at all). At max_capacity an alloc that finds no slot
+ * fails at once, as in a fixed pool, touching nothing of the growth. A growth costs a system call
+ * (mprotect; VirtualAlloc) and O(new slots); with max(capacity, 64) slots a growth, a pool makes
+ * O(log) growths. The storage stays until destroy (no shrink). stats.max_capacity and stats.grows
+ * count them.
  *
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
@@ -303,11 +308,12 @@ OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
  * timeout_ns nanoseconds (monotonic clock) have passed (0: do not wait;
  * OPOOL_WAIT_FOREVER: no limit). NULL, *out = OPOOL_NULL, on timeout
  * (counted once in failed_allocs, reported) or for p NULL. A wait that ends
- * with a slot is no failed alloc; a growing pool grows rather than sleep,
- * and sleeps only at max_capacity. Reports as opool_mt_alloc. Never sleeps
- * while a free slot can be had (see WAITING above); sleeps in the kernel, no
- * busy spinning. Cost: as opool_mt_alloc while a slot can be had; system
- * calls only to sleep (and to steal). Thread-safe. */
+ * with a slot is no failed alloc; a growing pool grows rather than sleep
+ * (GROWTH: the wait for another thread's growth counts in the timeout), and
+ * sleeps only at max_capacity or when the system refuses it memory. Reports as opool_mt_alloc.
+ * Never sleeps while a free slot can be had (see WAITING above); sleeps in the kernel, no busy
+ * spinning. Cost: as opool_mt_alloc while a slot can be had; system calls only to sleep (and to
+ * steal). Thread-safe. */
 OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 
 /* Free h's object (runs fini first, in this thread) and push its slot on the

@@ -192,14 +192,21 @@ typedef struct opool__mt_layout {
 } opool__mt_layout;
 
 static bool opool__mt_layout_of(const opool__geometry *g, bool grows, opool__mt_layout *l) {
-    size_t unit = grows ? OPOOL__MT_UNIT : 1, n = g->max_capacity, objects;
-    size_t at = 0; /* 16 bytes of arrays a slot: past SIZE_MAX on 32 bits from 268M */
-    return opool__mul_ok(g->stride, n, &objects) && opool__mt_place(&at, sizeof(opool_mt), unit) &&
-           (l->gen = at, true) && opool__mt_place(&at, n * sizeof(uint32_t), unit) &&
-           (l->next = at, true) && opool__mt_place(&at, n * sizeof(uint32_t), unit) &&
-           (l->own = at, true) &&
-           opool__mt_place(&at, n * sizeof(uint64_t), grows ? unit : g->align) &&
-           (l->objects = at, true) && opool__mt_place(&at, objects, unit) && (l->total = at, true);
+    size_t unit = grows ? OPOOL__MT_UNIT : 1, n = g->max_capacity, a4, a8, objects, at = 0;
+    /* 16 bytes of arrays a slot: past SIZE_MAX on a 32-bit machine from 268M */
+    if (!opool__mul_ok(sizeof(uint32_t), n, &a4) || !opool__mul_ok(sizeof(uint64_t), n, &a8) ||
+        !opool__mul_ok(g->stride, n, &objects) || !opool__mt_place(&at, sizeof(opool_mt), unit))
+        return false;
+    l->gen = at;
+    if (!opool__mt_place(&at, a4, unit)) return false;
+    l->next = at;
+    if (!opool__mt_place(&at, a4, unit)) return false;
+    l->own = at;
+    if (!opool__mt_place(&at, a8, grows ? unit : g->align)) return false;
+    l->objects = at;
+    if (!opool__mt_place(&at, objects, unit)) return false;
+    l->total = at;
+    return true;
 }
 
 /* The units of a growable pool's reservation that [from, to) touches,

@@ -302,13 +302,14 @@ static void opool__mt_park_run(opool_mt_cache *c, const uint32_t *is, uint32_t n
  * the publication the slots are nowhere a waiter can see: a waiter that
  * scanned meanwhile is seen by the publication's read of waiters, and then
  * the parked slots go back to the shared list (a spill, which wakes it). */
-static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
+static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot,
+                                            uint64_t timeout_ns) {
     opool_mt *p = c->pool;
     uint32_t first, last, n;
     while ((n = opool__mt_pop(p, c->half, &first, &last)) == 0)
         if (opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1)
             return true;
-        else if (!opool__mt_grew(p))
+        else if (!opool__mt_grew(p, timeout_ns))
             return false;
     OPOOL__MT_POINT(p, REFILL_POPPED);
     *slot = first;
@@ -391,11 +392,7 @@ bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
 
 OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
     void *obj = NULL;
-    uint64_t deadline = UINT64_MAX;
-    if (timeout_ns != OPOOL_WAIT_FOREVER) {
-        uint64_t now = opool__now_ns();
-        deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
-    }
+    uint64_t deadline = opool__mt_deadline(timeout_ns);
     /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
     opool__atomic_fetch_add_seq_cst(&p->sig.waiters, 1);
     bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
@@ -410,9 +407,11 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
             obj = opool__mt_take(p, i, out);
             break;
         }
-        if (opool__mt_grew(p)) continue; /* never sleeps while the pool can grow */
         uint64_t now = opool__now_ns();
         if (now >= deadline) break;
+        /* never sleeps while the pool can grow */
+        if (opool__mt_grew(p, deadline == UINT64_MAX ? OPOOL_WAIT_FOREVER : deadline - now))
+            continue;
         /* without the heavy barrier a park may hide from the scan: poll */
         uint64_t until = deadline;
         if (!scan_ok && deadline - now > 1000000) until = now + 1000000;
@@ -489,7 +488,7 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
 
 /* A cache alloc once its take gave slot i (EMPTY: the cache was empty). */
 static void *opool__mt_cache_alloc_got(opool_mt_cache *c, opool_handle *out, uint32_t i) {
-    if (OPOOL_UNLIKELY(i == OPOOL__MT_EMPTY) && !opool__mt_refill(c, &i)) {
+    if (OPOOL_UNLIKELY(i == OPOOL__MT_EMPTY) && !opool__mt_refill(c, &i, OPOOL_WAIT_FOREVER)) {
         if (out) *out = OPOOL_NULL;
         opool__mt_failed(c->pool);
         return NULL;
@@ -524,7 +523,7 @@ void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t t
     }
     opool_mt *p = c->pool;
     uint32_t i = opool__mt_take_newest(c);
-    if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i)) {
+    if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i, timeout_ns)) {
         opool__mt_count_own(c, 1);
         return opool__mt_take_as(p, i, out, c->home);
     }

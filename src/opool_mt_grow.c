@@ -23,14 +23,18 @@ static bool opool__mt_any_listed(const opool_mt *p) {
     return false;
 }
 
-bool opool__mt_grow(opool_mt *p) {
+bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns) {
     /* acquire: pairs with the release of the grower's wake below: a thread
      * that sees a growth ended sees its capacity and its push */
     uint32_t s = opool__atomic_load_acquire(&p->growing);
     if (s & 1) { /* another thread grows the pool: wait for the end, look again */
+        if (timeout_ns == 0) return false;
+        uint64_t deadline = opool__mt_deadline(timeout_ns);
         OPOOL__MT_POINT(p, GROW_WAIT);
-        while (opool__atomic_load_acquire(&p->growing) == s)
-            opool__sleepq_sleep(&p->growq, &p->growing, s, UINT64_MAX);
+        while (opool__atomic_load_acquire(&p->growing) == s) {
+            if (deadline != UINT64_MAX && opool__now_ns() >= deadline) return false;
+            opool__sleepq_sleep(&p->growq, &p->growing, s, deadline);
+        }
         return true;
     }
     /* acquire: as above, the last growth's stores come before ours */

@@ -180,8 +180,10 @@ bool opool__mt_heavy_barrier(opool_mt *p);
 
 /* opool_mt_grow.c */
 /* No free slot was found, and p grows: grow it, or wait for the growth
- * another thread is making. True when the caller should look again. */
-bool opool__mt_grow(opool_mt *p);
+ * another thread is making, at most timeout_ns (OPOOL_WAIT_FOREVER: until
+ * it ends; 0: not at all). True when the caller should look again; false
+ * at the limit, when the system refused the memory, or at the timeout. */
+bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns);
 
 /* opool_mt_cache.c */
 /* Wait for a slot until timeout_ns have passed (the caller's first try
@@ -329,9 +331,21 @@ OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
 /* A cache record's counter: one writer, so no read-modify-write. */
 
 /* No free slot anywhere: true if a growth may have added some since (the
- * caller looks again), false if the pool is at its limit or cannot grow. */
-OPOOL__HOT bool opool__mt_grew(opool_mt *p) {
-    return OPOOL_UNLIKELY(p->grows) && opool__mt_grow(p);
+ * caller looks again), false if the pool cannot grow, is at its limit (an
+ * alloc that fails there touches nothing of the growth), or the wait for
+ * another thread's growth took longer than timeout_ns (as opool__mt_grow). */
+OPOOL__HOT bool opool__mt_grew(opool_mt *p, uint64_t timeout_ns) {
+    /* relaxed: the capacity only rises, and at the limit it stays */
+    return OPOOL_UNLIKELY(p->grows) && opool__mt_capacity_now(p) < p->max_capacity &&
+           opool__mt_grow(p, timeout_ns);
+}
+
+/* The opool__now_ns time timeout_ns from now; UINT64_MAX for
+ * OPOOL_WAIT_FOREVER (and past the clock's range). */
+static inline uint64_t opool__mt_deadline(uint64_t timeout_ns) {
+    if (timeout_ns == OPOOL_WAIT_FOREVER) return UINT64_MAX;
+    uint64_t now = opool__now_ns();
+    return timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
 }
 
 /* ==== waiting (docs 6) =================================================== */

@@ -7,12 +7,12 @@
 #include "opool_mt_list.h"
 
 /* alloc without counting a failure: the shared list, else a steal, else
- * a growth. */
-OPOOL__HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
+ * a growth (waiting for another thread's at most timeout_ns). */
+OPOOL__HOT void *opool__mt_try(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
     uint32_t i, last;
     while (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i, &last) == 0) &&
            opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
-        if (!opool__mt_grew(p)) return NULL;
+        if (!opool__mt_grew(p, timeout_ns)) return NULL;
     opool__mt_add_live(p, 1);
     return opool__mt_take(p, i, out);
 }
@@ -20,7 +20,7 @@ OPOOL__HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
 void *opool_mt_alloc(opool_mt *p, opool_handle *out) {
     if (out) *out = OPOOL_NULL;
     if (OPOOL_UNLIKELY(p == NULL)) return NULL;
-    void *obj = opool__mt_try(p, out);
+    void *obj = opool__mt_try(p, out, OPOOL_WAIT_FOREVER);
     if (OPOOL_UNLIKELY(obj == NULL)) opool__mt_failed(p);
     return obj;
 }
@@ -28,7 +28,7 @@ void *opool_mt_alloc(opool_mt *p, opool_handle *out) {
 void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
     if (out) *out = OPOOL_NULL;
     if (p == NULL) return NULL;
-    void *obj = opool__mt_try(p, out);
+    void *obj = opool__mt_try(p, out, timeout_ns);
     if (obj == NULL && timeout_ns != 0) obj = opool__mt_wait(p, out, timeout_ns);
     if (obj == NULL) opool__mt_failed(p);
     return obj;
@@ -77,7 +77,7 @@ uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32
             for (uint32_t k = 1; k < stolen; k++) last = opool__mt_link_of(p, last);
             got += stolen;
         }
-    } while (got < n && opool__mt_grew(p));
+    } while (got < n && opool__mt_grew(p, OPOOL_WAIT_FOREVER));
     uint32_t i = first;
     for (uint32_t k = 0; k < got; k++) {
         uint32_t below = k + 1 < got ? opool__mt_link_of(p, i) : 0;

@@ -2345,8 +2345,13 @@ TEST(growing_pool_up_to_the_largest_capacity_reserves_address_space_only) {
     opool_desc d = growing_desc(64, 16, OPOOL_MAX_CAPACITY);
     opool_mt *p = NULL;
     opool_status s = opool_mt_create(&p, &d);
-    if (sizeof(size_t) < 8) {
+    if (sizeof(size_t) < 8) { /* the limit's 16 bytes of arrays a slot pass SIZE_MAX */
         CHECK_EQ_U64(s, OPOOL_EINVAL);
+        CHECK(p == NULL);
+        d = growing_desc(1, 16, (1u << 30) + 16);
+        d.object_align = 1; /* objects of 1 GiB fit; gen[] and own[] do not */
+        p = (opool_mt *)(uintptr_t)1;
+        CHECK_EQ_U64(opool_mt_create(&p, &d), OPOOL_EINVAL);
         CHECK(p == NULL);
         return;
     }

@@ -28,7 +28,9 @@
  *   home_free_racing_a_held_revoker_frees_it_once
  *   alloc_racing_a_held_grower_waits_for_it_then_gets_a_new_slot,
  *   a_growth_publishes_its_capacity_before_it_lists_its_slots,
- *   a_thread_about_to_wait_for_a_growth_that_ends_is_not_left_asleep
+ *   a_thread_about_to_wait_for_a_growth_that_ends_is_not_left_asleep,
+ *   alloc_wait_for_a_held_growth_ends_at_its_timeout,
+ *   alloc_at_the_limit_fails_without_waiting_for_the_growth_word
  *   every_racer_through_every_point_keeps_the_pool_whole
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
@@ -229,6 +231,9 @@ static bool waiter_served(actor *w, opool_mt *p, opool_mt_cache *flush, opool_ha
 
 static void run_wait(actor *a) {
     a->got = opool_mt_alloc_wait(a->p, &a->out[0], OPOOL_WAIT_FOREVER) != NULL;
+}
+static void run_wait_1ms(actor *a) {
+    a->got = opool_mt_alloc_wait(a->p, &a->out[0], 1000000) != NULL;
 }
 static void run_cache_wait(actor *a) {
     a->got = opool_mt_cache_alloc_wait(a->c, &a->out[0], OPOOL_WAIT_FOREVER) != NULL;
@@ -1094,6 +1099,72 @@ TEST(a_thread_about_to_wait_for_a_growth_that_ends_is_not_left_asleep) {
     opool_mt_destroy(p);
 }
 
+/* alloc_wait's timeout bounds its wait for another thread's growth too:
+ * with the grower held, a wait of 1 ms ends, empty-handed and counted. */
+TEST(alloc_wait_for_a_held_growth_ends_at_its_timeout) {
+    opool_handle hs[4];
+    opool_mt *p = make_full_growing_pool(hs);
+    if (!OPOOL_TEST_MT_GROWS) return;
+    REQUIRE(p != NULL);
+    actor g = {.role = 1, .run = run_alloc, .p = p};
+    actor w = {.role = 2, .run = run_wait_1ms, .p = p};
+    arm(OPOOL__MT_AT_GROW_HELD, g.role);
+    start(&g);
+    REQUIRE(await_actor(&g, OPOOL__MT_AT_GROW_HELD) == 1);
+    start(&w);
+    CHECK_EQ_U64(await_actor(&w, -1), 2); /* over while the grower is still held */
+    join(&w);
+    CHECK_EQ_U64(w.got, 0);
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 1);
+    let_go(OPOOL__MT_AT_GROW_HELD);
+    CHECK_EQ_U64(await_actor(&g, -1), 2);
+    join(&g);
+    CHECK_EQ_U64(g.got, 1);
+    CHECK_EQ_U64(opool_mt_free(p, g.out[0]), OPOOL_OK);
+    for (int k = 0; k < 4; k++) CHECK_EQ_U64(opool_mt_free(p, hs[k]), OPOOL_OK);
+    CHECK_MT(p);
+    disarm_all();
+    opool_mt_destroy(p);
+}
+
+/* At its limit a pool no longer grows, and an alloc that finds no slot
+ * there fails at once: it does not wait for the word of a growth. Here the
+ * last growth is held after publishing the limit, its slots not yet listed:
+ * an alloc fails meanwhile (those slots are in the grower's hands, as a
+ * refill's are between its pop and its park). */
+TEST(alloc_at_the_limit_fails_without_waiting_for_the_growth_word) {
+    opool_handle hs[4];
+    opool_desc d = quiet_desc(16, 4, SALT);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 68; /* one growth reaches it */
+    opool_mt *p = NULL;
+    if (!OPOOL_TEST_MT_GROWS) return;
+    REQUIRE(opool_mt_create(&p, &d) == OPOOL_OK);
+    REQUIRE(alloc_all(p, hs, 4) == 4);
+    actor g = {.role = 1, .run = run_alloc, .p = p};
+    actor w = {.role = 2, .run = run_alloc, .p = p};
+    arm(OPOOL__MT_AT_GROWN, g.role);
+    start(&g);
+    REQUIRE(await_actor(&g, OPOOL__MT_AT_GROWN) == 1);
+    CHECK_EQ_U64(opool_mt_capacity(p), 68);
+    start(&w);
+    CHECK_EQ_U64(await_actor(&w, -1), 2);
+    join(&w);
+    CHECK_EQ_U64(w.got, 0);
+    let_go(OPOOL__MT_AT_GROWN);
+    CHECK_EQ_U64(await_actor(&g, -1), 2);
+    join(&g);
+    CHECK_EQ_U64(g.got, 1);
+    opool_mt_stats st = stats_of(p);
+    CHECK_EQ_U64(st.grows, 1);
+    CHECK_EQ_U64(st.failed_allocs, 1);
+    CHECK_EQ_U64(opool_mt_free(p, g.out[0]), OPOOL_OK);
+    for (int k = 0; k < 4; k++) CHECK_EQ_U64(opool_mt_free(p, hs[k]), OPOOL_OK);
+    CHECK_MT(p);
+    disarm_all();
+    opool_mt_destroy(p);
+}
+
 TEST(every_racer_through_every_point_keeps_the_pool_whole) {
     memset(G.reached, 0, sizeof G.reached);
     bool homes = homes_exist("every_racer_through_every_point_keeps_the_pool_whole, home points");
@@ -1142,6 +1213,8 @@ int main(void) {
     RUN(alloc_racing_a_held_grower_waits_for_it_then_gets_a_new_slot);
     RUN(a_growth_publishes_its_capacity_before_it_lists_its_slots);
     RUN(a_thread_about_to_wait_for_a_growth_that_ends_is_not_left_asleep);
+    RUN(alloc_wait_for_a_held_growth_ends_at_its_timeout);
+    RUN(alloc_at_the_limit_fails_without_waiting_for_the_growth_word);
     RUN(every_racer_through_every_point_keeps_the_pool_whole);
 
     opool__mt_set_point_hook(NULL);

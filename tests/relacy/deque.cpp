@@ -62,7 +62,7 @@ opool_status opool__mt_rejected(opool_mt *, opool_status s, opool_handle) {
 void opool__mt_prepare(opool_mt *, uint32_t, uint32_t, void *) { NEVER_REACHED("prepare"); }
 void opool__mt_released(opool_mt *, void *) { NEVER_REACHED("released"); }
 void opool__mt_settle(opool_mt *) { NEVER_REACHED("settle"); }
-bool opool__mt_grow(opool_mt *) { /* the pool here is fixed */
+bool opool__mt_grow(opool_mt *, uint64_t) { /* the pool here is fixed */
     NEVER_REACHED("grow");
     return false;
 }

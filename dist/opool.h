@@ -1509,15 +1509,18 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * grows instead of failing, up to max_capacity (which may be
  * OPOOL_MAX_CAPACITY: no fixed cap). At create it reserves address space for
  * max_capacity slots, its objects and its 16 bytes a slot, straight from the
- * system (mmap, VirtualAlloc), and makes only capacity of them memory; a
- * growth makes more of the reservation memory, in place: objects never move,
- * and handles, pointers and caches stay valid. The reservation costs address
- * space, not memory: OPOOL_MAX_CAPACITY slots of 64 bytes reserve 320 GiB of
- * the 128 TiB a 64-bit process has. Growing pools therefore need such a
- * system: where there is no reservation (WebAssembly, a C library without
- * mmap) or it does not fit (a 32-bit process and a large max_capacity) create
- * fails with OPOOL_ENOMEM, or OPOOL_EINVAL when the range does not fit a
- * size_t; and they take no desc.allocator (OPOOL_EINVAL).
+ * system (Linux: mmap; Windows: VirtualAlloc), and makes only capacity of
+ * them memory, in 64 KiB units of each of its four parts (objects, and
+ * three arrays of 4, 4 and 8 bytes a slot); a growth makes more of the
+ * reservation memory, in place: objects never move, and handles, pointers
+ * and caches stay valid. The reservation costs address space, not memory:
+ * OPOOL_MAX_CAPACITY slots of 64 bytes reserve 320 GiB of the 128 TiB a
+ * 64-bit process has. Growing pools therefore exist on Linux and Windows
+ * only: elsewhere (macOS, the BSDs, WebAssembly, a build with
+ * OPOOL_PORTABLE), or when the range does not fit (a 32-bit process and a
+ * large max_capacity), create fails with OPOOL_ENOMEM, or OPOOL_EINVAL when
+ * the range does not fit a size_t; and they take no desc.allocator
+ * (OPOOL_EINVAL).
  *
  * A pool grows when an alloc (any of them: alloc, alloc_wait, the cache and
  * bulk calls) finds no free slot anywhere: the shared list is empty and no
@@ -1530,10 +1533,12 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * time. This wait is the one place where a thread waits for another: a
  * growth that is stopped (preempted) holds up the allocs that need its
  * slots, even if a slot is freed meanwhile; frees, gets, and allocs that find
- * a slot never wait for it. A growth costs a system call (mprotect;
- * VirtualAlloc) and O(new slots); with max(capacity, 64) slots a growth, a
- * pool makes O(log) growths. The storage stays until destroy (no shrink).
- * stats.max_capacity and stats.grows count them.
+ * a slot never wait for it, and alloc_wait and cache_alloc_wait wait at most
+ * their timeout (0: not at all). At max_capacity an alloc that finds no slot
+ * fails at once, as in a fixed pool, touching nothing of the growth. A growth costs a system call
+ * (mprotect; VirtualAlloc) and O(new slots); with max(capacity, 64) slots a growth, a pool makes
+ * O(log) growths. The storage stays until destroy (no shrink). stats.max_capacity and stats.grows
+ * count them.
  *
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)
@@ -1712,11 +1717,12 @@ OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
  * timeout_ns nanoseconds (monotonic clock) have passed (0: do not wait;
  * OPOOL_WAIT_FOREVER: no limit). NULL, *out = OPOOL_NULL, on timeout
  * (counted once in failed_allocs, reported) or for p NULL. A wait that ends
- * with a slot is no failed alloc; a growing pool grows rather than sleep,
- * and sleeps only at max_capacity. Reports as opool_mt_alloc. Never sleeps
- * while a free slot can be had (see WAITING above); sleeps in the kernel, no
- * busy spinning. Cost: as opool_mt_alloc while a slot can be had; system
- * calls only to sleep (and to steal). Thread-safe. */
+ * with a slot is no failed alloc; a growing pool grows rather than sleep
+ * (GROWTH: the wait for another thread's growth counts in the timeout), and
+ * sleeps only at max_capacity or when the system refuses it memory. Reports as opool_mt_alloc.
+ * Never sleeps while a free slot can be had (see WAITING above); sleeps in the kernel, no busy
+ * spinning. Cost: as opool_mt_alloc while a slot can be had; system calls only to sleep (and to
+ * steal). Thread-safe. */
 OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 
 /* Free h's object (runs fini first, in this thread) and push its slot on the
@@ -2674,6 +2680,22 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  */
 
 
+/* Every inline path of this file (the core pool's, the heap's, the
+ * concurrent pool's cache hits) and the library's helpers of its own
+ * concurrent paths (src/opool_mt_internal.h): inlined into the caller even
+ * where the compiler's heuristics would make them calls. GCC 12 at -O2 made
+ * calls of them in files with many call sites: 91 of opool_alloc's body in
+ * tests/test_pool.c, 45 of opool_get's in the C++ tests, the cache hits from
+ * a file with four call sites of each. Plain static inline for the proofs'
+ * Frama-C (proof/), which reads the same bodies. */
+#ifndef OPOOL__HOT
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
+#define OPOOL__HOT static inline __attribute__((always_inline))
+#else
+#define OPOOL__HOT static inline
+#endif
+#endif
+
 /* ==== the core pool (opool.h) ============================================ */
 
 #if !defined(OPOOL__ABI_CORE_H)
@@ -2756,14 +2778,14 @@ OPOOL_API uint32_t opool__no_live_list(const opool *p);
  * index; a live generation is odd. Every path packs and checks a handle with
  * these two (inline and out of line, full and compact). */
 
-static inline opool_handle opool__handle(uint32_t i, uint32_t gen) {
+OPOOL__HOT opool_handle opool__handle(uint32_t i, uint32_t gen) {
     opool_handle h;
     h.bits = (uint64_t)gen << 32 | i;
     return h;
 }
 
 /* Whether g is slot i's generation and a live one (i < nslots). */
-static inline bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
+OPOOL__HOT bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
     return OPOOL_LIKELY(c->slot[i].gen == g) && OPOOL_LIKELY(g & 1);
 }
 
@@ -2785,20 +2807,20 @@ static inline bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) 
  * the index; release moves the last entry (already visited, or allocated
  * inside the loop) into the place just visited. */
 
-static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
+OPOOL__HOT void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
     c->roster[k] = i;
     c->slot[i].pos = k;
 }
 
-static inline uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
+OPOOL__HOT uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
 
-static inline void opool__roster_release(opool__hot *c, uint32_t i) {
+OPOOL__HOT void opool__roster_release(opool__hot *c, uint32_t i) {
     uint32_t n = --c->count, k = c->slot[i].pos;
     opool__roster_put(c, k, c->roster[n]);
     opool__roster_put(c, n, i);
 }
 
-static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
+OPOOL__HOT void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
     uint32_t i = c->roster[a];
     opool__roster_put(c, a, c->roster[b]);
     opool__roster_put(c, b, i);
@@ -2810,14 +2832,14 @@ static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
  * end). A live slot's .pos is left as it was. Pop and push are the only
  * steps of the inline paths; the rest rebuild it (src/opool.c). */
 
-static inline uint32_t opool__chain_take(opool__hot *c) {
+OPOOL__HOT uint32_t opool__chain_take(opool__hot *c) {
     uint32_t i = c->chain;
     c->chain = c->slot[i].pos;
     c->count++;
     return i;
 }
 
-static inline void opool__chain_release(opool__hot *c, uint32_t i) {
+OPOOL__HOT void opool__chain_release(opool__hot *c, uint32_t i) {
     c->count--;
     c->slot[i].pos = c->chain;
     c->chain = i;
@@ -2827,14 +2849,14 @@ static inline void opool__chain_release(opool__hot *c, uint32_t i) {
  * stack's top goes live at its next generation (its index; its handle to
  * *out). unlink: live slot i leaves the live list with generation g. The
  * free stack is the roster's, or the chain of a pool without a live list. */
-static inline uint32_t opool__take(opool__hot *c, opool_handle *out) {
+OPOOL__HOT uint32_t opool__take(opool__hot *c, opool_handle *out) {
     uint32_t i = OPOOL_LIKELY(c->roster != NULL) ? opool__roster_take(c) : opool__chain_take(c);
     uint32_t g = ++c->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return i;
 }
 
-static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
+OPOOL__HOT void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
     if (OPOOL_LIKELY(c->roster != NULL))
         opool__roster_release(c, i);
     else
@@ -2845,7 +2867,7 @@ static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
 /* ---- objects -------------------------------------------------------------- */
 
 /* The position of i's highest set bit (i > 0). */
-static inline uint32_t opool__top_bit(uint32_t i) {
+OPOOL__HOT uint32_t opool__top_bit(uint32_t i) {
 #if defined(__GNUC__) || defined(__clang__)
     return (uint32_t)(63 - __builtin_clzll(i));
 #else
@@ -2857,12 +2879,12 @@ static inline uint32_t opool__top_bit(uint32_t i) {
 
 /* The chunk of slot i past chunk 0 of a growing pool (i >= 2^shift):
  * chunk k begins at index 2^(shift+k-1), i's top bit. */
-static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
+OPOOL__HOT uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
     return opool__top_bit(i) - c->shift + 1;
 }
 
 /* The object offset bytes into the memory of chunk `chunk`. */
-static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t offset) {
+OPOOL__HOT void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t offset) {
     void *obj = c->base[chunk] + offset;
     OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
     return obj;
@@ -2874,7 +2896,7 @@ static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t
  * proof needs the chunk from a function whose contract names it). Written as
  * i * stride - 2^t * stride, so that the product does not wait for the bit
  * count; the address is formed inside the chunk. */
-static inline void *opool__object_far(const opool__hot *c, uint32_t i) {
+OPOOL__HOT void *opool__object_far(const opool__hot *c, uint32_t i) {
     uint32_t t = opool__top_bit(i);
     return opool__object_in(c, opool__chunk_of(c, i),
                             (size_t)i * c->stride - ((size_t)1 << t) * c->stride);
@@ -2883,12 +2905,12 @@ static inline void *opool__object_far(const opool__hot *c, uint32_t i) {
 /* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
  * takes the first branch; a grown chunk costs a bit count, a shift and a
  * subtraction. */
-static inline void *opool__object(const opool__hot *c, uint32_t i) {
+OPOOL__HOT void *opool__object(const opool__hot *c, uint32_t i) {
     return OPOOL_LIKELY(i < c->first) ? opool__object_in(c, 0, (size_t)i * c->stride)
                                       : opool__object_far(c, i);
 }
 
-static inline void *opool__get_inline(const opool *p, opool_handle h) {
+OPOOL__HOT void *opool__get_inline(const opool *p, opool_handle h) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
@@ -2900,25 +2922,25 @@ static inline void *opool__get_inline(const opool *p, opool_handle h) {
     return opool__object_far(c, i);
 }
 
-static inline bool opool__valid_inline(const opool *p, opool_handle h) {
+OPOOL__HOT bool opool__valid_inline(const opool *p, opool_handle h) {
     return opool__get_inline(p, h) != NULL;
 }
 
-static inline void *opool__at_inline(const opool *p, uint32_t index) {
+OPOOL__HOT void *opool__at_inline(const opool *p, uint32_t index) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL || index >= c->nslots || !(c->slot[index].gen & 1)) return NULL;
     return opool__object(c, index);
 }
 
-static inline uint32_t opool__count_inline(const opool *p) {
+OPOOL__HOT uint32_t opool__count_inline(const opool *p) {
     return p ? ((const opool__hot *)(const void *)p)->count : 0;
 }
 
-static inline uint32_t opool__high_water_inline(const opool *p) {
+OPOOL__HOT uint32_t opool__high_water_inline(const opool *p) {
     return p ? ((const opool__hot *)(const void *)p)->high_water : 0;
 }
 
-static inline opool_handle opool__handle_at_inline(const opool *p, uint32_t index) {
+OPOOL__HOT opool_handle opool__handle_at_inline(const opool *p, uint32_t index) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c != NULL && index < c->nslots && (c->slot[index].gen & 1))
@@ -2928,7 +2950,7 @@ static inline opool_handle opool__handle_at_inline(const opool *p, uint32_t inde
 
 /* Compact handles: index in the low k bits, the generation's low 32 - k
  * bits above (its lowest bit, 1 while live, keeps a live one from {0}). */
-static inline opool_handle32 opool__handle_compact_inline(const opool *p, opool_handle h) {
+OPOOL__HOT opool_handle32 opool__handle_compact_inline(const opool *p, opool_handle h) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     opool_handle32 r = {0};
@@ -2937,7 +2959,7 @@ static inline opool_handle32 opool__handle_compact_inline(const opool *p, opool_
     return r;
 }
 
-static inline opool_handle opool__handle_expand_inline(const opool *p, opool_handle32 x) {
+OPOOL__HOT opool_handle opool__handle_expand_inline(const opool *p, opool_handle32 x) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c == NULL || c->index_bits >= 32) return h;
@@ -2948,7 +2970,7 @@ static inline opool_handle opool__handle_expand_inline(const opool *p, opool_han
     return h;
 }
 
-static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
+OPOOL__HOT opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c != NULL && i < c->count && c->roster != NULL) {
@@ -2958,7 +2980,7 @@ static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i)
     return h;
 }
 
-static inline void *opool__live_object_inline(const opool *p, uint32_t i) {
+OPOOL__HOT void *opool__live_object_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL || i >= c->count || c->roster == NULL) return NULL;
     return opool__object(c, c->roster[i]);
@@ -2966,13 +2988,13 @@ static inline void *opool__live_object_inline(const opool *p, uint32_t i) {
 
 /* The entries a loop over the live list visits: count, or 0 (reported) in a
  * pool without one (OPOOL_FOREACH's start). */
-static inline uint32_t opool__live_count(const opool *p) {
+OPOOL__HOT uint32_t opool__live_count(const opool *p) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL) return 0;
     return OPOOL_LIKELY(c->roster != NULL) ? c->count : opool__no_live_list(p);
 }
 
-static inline void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
+OPOOL__HOT void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
     opool__hot *c = (opool__hot *)(void *)p;
     if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out, site);
     uint32_t n = c->count;
@@ -2987,7 +3009,7 @@ static inline void *opool__alloc_inline(opool *p, opool_handle *out, const char 
     return opool__object(c, i);
 }
 
-static inline opool_status opool__free_inline(opool *p, opool_handle h) {
+OPOOL__HOT opool_status opool__free_inline(opool *p, opool_handle h) {
     opool__hot *c = (opool__hot *)(void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
@@ -2998,14 +3020,12 @@ static inline opool_status opool__free_inline(opool *p, opool_handle h) {
 
 /* ---- the public names: calls inline, the rest the exported functions ---- */
 
-static inline uint32_t opool__handle_index_inline(opool_handle h) { return (uint32_t)h.bits; }
-static inline uint32_t opool__handle_generation_inline(opool_handle h) {
+OPOOL__HOT uint32_t opool__handle_index_inline(opool_handle h) { return (uint32_t)h.bits; }
+OPOOL__HOT uint32_t opool__handle_generation_inline(opool_handle h) {
     return (uint32_t)(h.bits >> 32);
 }
-static inline bool opool__handle_is_null_inline(opool_handle h) { return h.bits == 0; }
-static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
-    return a.bits == b.bits;
-}
+OPOOL__HOT bool opool__handle_is_null_inline(opool_handle h) { return h.bits == 0; }
+OPOOL__HOT bool opool__handle_eq_inline(opool_handle a, opool_handle b) { return a.bits == b.bits; }
 
 #define opool_handle_index(h) opool__handle_index_inline(h)
 #define opool_handle_generation(h) opool__handle_generation_inline(h)
@@ -3034,19 +3054,6 @@ static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
 #endif
 
 #endif /* OPOOL__ABI_CORE_H */
-
-/* The inline paths of the heap and of the concurrent pool's caches, and the
- * library's helpers of its own concurrent paths (src/opool_mt_internal.h):
- * inlined into the caller even where the compiler's heuristics would make
- * them calls (GCC 12 at -O2 called the cache hits from a file with four
- * call sites of each, and the heap's from examples/tokenizer.c). */
-#ifndef OPOOL__HOT
-#if defined(__GNUC__) || defined(__clang__)
-#define OPOOL__HOT static inline __attribute__((always_inline))
-#else
-#define OPOOL__HOT static inline
-#endif
-#endif
 
 /* ==== the heap (opool_heap.h), once that header has declared it ========== */
 
@@ -4530,8 +4537,10 @@ OPOOL__INTERNAL bool opool__mt_heavy_barrier(opool_mt *p);
 
 /* opool_mt_grow.c */
 /* No free slot was found, and p grows: grow it, or wait for the growth
- * another thread is making. True when the caller should look again. */
-OPOOL__INTERNAL bool opool__mt_grow(opool_mt *p);
+ * another thread is making, at most timeout_ns (OPOOL_WAIT_FOREVER: until
+ * it ends; 0: not at all). True when the caller should look again; false
+ * at the limit, when the system refused the memory, or at the timeout. */
+OPOOL__INTERNAL bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns);
 
 /* opool_mt_cache.c */
 /* Wait for a slot until timeout_ns have passed (the caller's first try
@@ -4679,9 +4688,21 @@ OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
 /* A cache record's counter: one writer, so no read-modify-write. */
 
 /* No free slot anywhere: true if a growth may have added some since (the
- * caller looks again), false if the pool is at its limit or cannot grow. */
-OPOOL__HOT bool opool__mt_grew(opool_mt *p) {
-    return OPOOL_UNLIKELY(p->grows) && opool__mt_grow(p);
+ * caller looks again), false if the pool cannot grow, is at its limit (an
+ * alloc that fails there touches nothing of the growth), or the wait for
+ * another thread's growth took longer than timeout_ns (as opool__mt_grow). */
+OPOOL__HOT bool opool__mt_grew(opool_mt *p, uint64_t timeout_ns) {
+    /* relaxed: the capacity only rises, and at the limit it stays */
+    return OPOOL_UNLIKELY(p->grows) && opool__mt_capacity_now(p) < p->max_capacity &&
+           opool__mt_grow(p, timeout_ns);
+}
+
+/* The opool__now_ns time timeout_ns from now; UINT64_MAX for
+ * OPOOL_WAIT_FOREVER (and past the clock's range). */
+static inline uint64_t opool__mt_deadline(uint64_t timeout_ns) {
+    if (timeout_ns == OPOOL_WAIT_FOREVER) return UINT64_MAX;
+    uint64_t now = opool__now_ns();
+    return timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
 }
 
 /* ==== waiting (docs 6) =================================================== */
@@ -8302,14 +8323,21 @@ typedef struct opool__mt_layout {
 } opool__mt_layout;
 
 static bool opool__mt_layout_of(const opool__geometry *g, bool grows, opool__mt_layout *l) {
-    size_t unit = grows ? OPOOL__MT_UNIT : 1, n = g->max_capacity, objects;
-    size_t at = 0; /* 16 bytes of arrays a slot: past SIZE_MAX on 32 bits from 268M */
-    return opool__mul_ok(g->stride, n, &objects) && opool__mt_place(&at, sizeof(opool_mt), unit) &&
-           (l->gen = at, true) && opool__mt_place(&at, n * sizeof(uint32_t), unit) &&
-           (l->next = at, true) && opool__mt_place(&at, n * sizeof(uint32_t), unit) &&
-           (l->own = at, true) &&
-           opool__mt_place(&at, n * sizeof(uint64_t), grows ? unit : g->align) &&
-           (l->objects = at, true) && opool__mt_place(&at, objects, unit) && (l->total = at, true);
+    size_t unit = grows ? OPOOL__MT_UNIT : 1, n = g->max_capacity, a4, a8, objects, at = 0;
+    /* 16 bytes of arrays a slot: past SIZE_MAX on a 32-bit machine from 268M */
+    if (!opool__mul_ok(sizeof(uint32_t), n, &a4) || !opool__mul_ok(sizeof(uint64_t), n, &a8) ||
+        !opool__mul_ok(g->stride, n, &objects) || !opool__mt_place(&at, sizeof(opool_mt), unit))
+        return false;
+    l->gen = at;
+    if (!opool__mt_place(&at, a4, unit)) return false;
+    l->next = at;
+    if (!opool__mt_place(&at, a4, unit)) return false;
+    l->own = at;
+    if (!opool__mt_place(&at, a8, grows ? unit : g->align)) return false;
+    l->objects = at;
+    if (!opool__mt_place(&at, objects, unit)) return false;
+    l->total = at;
+    return true;
 }
 
 /* The units of a growable pool's reservation that [from, to) touches,
@@ -8801,13 +8829,14 @@ static void opool__mt_park_run(opool_mt_cache *c, const uint32_t *is, uint32_t n
  * the publication the slots are nowhere a waiter can see: a waiter that
  * scanned meanwhile is seen by the publication's read of waiters, and then
  * the parked slots go back to the shared list (a spill, which wakes it). */
-static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot) {
+static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot,
+                                            uint64_t timeout_ns) {
     opool_mt *p = c->pool;
     uint32_t first, last, n;
     while ((n = opool__mt_pop(p, c->half, &first, &last)) == 0)
         if (opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, slot) == 1)
             return true;
-        else if (!opool__mt_grew(p))
+        else if (!opool__mt_grew(p, timeout_ns))
             return false;
     OPOOL__MT_POINT(p, REFILL_POPPED);
     *slot = first;
@@ -8890,11 +8919,7 @@ bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
 
 OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
     void *obj = NULL;
-    uint64_t deadline = UINT64_MAX;
-    if (timeout_ns != OPOOL_WAIT_FOREVER) {
-        uint64_t now = opool__now_ns();
-        deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
-    }
+    uint64_t deadline = opool__mt_deadline(timeout_ns);
     /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
     opool__atomic_fetch_add_seq_cst(&p->sig.waiters, 1);
     bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
@@ -8909,9 +8934,11 @@ OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t tim
             obj = opool__mt_take(p, i, out);
             break;
         }
-        if (opool__mt_grew(p)) continue; /* never sleeps while the pool can grow */
         uint64_t now = opool__now_ns();
         if (now >= deadline) break;
+        /* never sleeps while the pool can grow */
+        if (opool__mt_grew(p, deadline == UINT64_MAX ? OPOOL_WAIT_FOREVER : deadline - now))
+            continue;
         /* without the heavy barrier a park may hide from the scan: poll */
         uint64_t until = deadline;
         if (!scan_ok && deadline - now > 1000000) until = now + 1000000;
@@ -8988,7 +9015,7 @@ opool_mt_cache *opool_mt_cache_create(opool_mt *p, uint32_t size) {
 
 /* A cache alloc once its take gave slot i (EMPTY: the cache was empty). */
 static void *opool__mt_cache_alloc_got(opool_mt_cache *c, opool_handle *out, uint32_t i) {
-    if (OPOOL_UNLIKELY(i == OPOOL__MT_EMPTY) && !opool__mt_refill(c, &i)) {
+    if (OPOOL_UNLIKELY(i == OPOOL__MT_EMPTY) && !opool__mt_refill(c, &i, OPOOL_WAIT_FOREVER)) {
         if (out) *out = OPOOL_NULL;
         opool__mt_failed(c->pool);
         return NULL;
@@ -9023,7 +9050,7 @@ void *opool_mt_cache_alloc_wait(opool_mt_cache *c, opool_handle *out, uint64_t t
     }
     opool_mt *p = c->pool;
     uint32_t i = opool__mt_take_newest(c);
-    if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i)) {
+    if (OPOOL_LIKELY(i != OPOOL__MT_EMPTY) || opool__mt_refill(c, &i, timeout_ns)) {
         opool__mt_count_own(c, 1);
         return opool__mt_take_as(p, i, out, c->home);
     }
@@ -9178,14 +9205,18 @@ static bool opool__mt_any_listed(const opool_mt *p) {
     return false;
 }
 
-bool opool__mt_grow(opool_mt *p) {
+bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns) {
     /* acquire: pairs with the release of the grower's wake below: a thread
      * that sees a growth ended sees its capacity and its push */
     uint32_t s = opool__atomic_load_acquire(&p->growing);
     if (s & 1) { /* another thread grows the pool: wait for the end, look again */
+        if (timeout_ns == 0) return false;
+        uint64_t deadline = opool__mt_deadline(timeout_ns);
         OPOOL__MT_POINT(p, GROW_WAIT);
-        while (opool__atomic_load_acquire(&p->growing) == s)
-            opool__sleepq_sleep(&p->growq, &p->growing, s, UINT64_MAX);
+        while (opool__atomic_load_acquire(&p->growing) == s) {
+            if (deadline != UINT64_MAX && opool__now_ns() >= deadline) return false;
+            opool__sleepq_sleep(&p->growq, &p->growing, s, deadline);
+        }
         return true;
     }
     /* acquire: as above, the last growth's stores come before ours */
@@ -9228,12 +9259,12 @@ bool opool__mt_grow(opool_mt *p) {
 
 
 /* alloc without counting a failure: the shared list, else a steal, else
- * a growth. */
-OPOOL__HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
+ * a growth (waiting for another thread's at most timeout_ns). */
+OPOOL__HOT void *opool__mt_try(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
     uint32_t i, last;
     while (OPOOL_UNLIKELY(opool__mt_pop(p, 1, &i, &last) == 0) &&
            opool__mt_steal(p, 1, OPOOL__MT_STEAL_EXTRA, &i) == 0)
-        if (!opool__mt_grew(p)) return NULL;
+        if (!opool__mt_grew(p, timeout_ns)) return NULL;
     opool__mt_add_live(p, 1);
     return opool__mt_take(p, i, out);
 }
@@ -9241,7 +9272,7 @@ OPOOL__HOT void *opool__mt_try(opool_mt *p, opool_handle *out) {
 void *opool_mt_alloc(opool_mt *p, opool_handle *out) {
     if (out) *out = OPOOL_NULL;
     if (OPOOL_UNLIKELY(p == NULL)) return NULL;
-    void *obj = opool__mt_try(p, out);
+    void *obj = opool__mt_try(p, out, OPOOL_WAIT_FOREVER);
     if (OPOOL_UNLIKELY(obj == NULL)) opool__mt_failed(p);
     return obj;
 }
@@ -9249,7 +9280,7 @@ void *opool_mt_alloc(opool_mt *p, opool_handle *out) {
 void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
     if (out) *out = OPOOL_NULL;
     if (p == NULL) return NULL;
-    void *obj = opool__mt_try(p, out);
+    void *obj = opool__mt_try(p, out, timeout_ns);
     if (obj == NULL && timeout_ns != 0) obj = opool__mt_wait(p, out, timeout_ns);
     if (obj == NULL) opool__mt_failed(p);
     return obj;
@@ -9298,7 +9329,7 @@ uint32_t opool_mt_alloc_bulk(opool_mt *p, opool_handle *out, void **objs, uint32
             for (uint32_t k = 1; k < stolen; k++) last = opool__mt_link_of(p, last);
             got += stolen;
         }
-    } while (got < n && opool__mt_grew(p));
+    } while (got < n && opool__mt_grew(p, OPOOL_WAIT_FOREVER));
     uint32_t i = first;
     for (uint32_t k = 0; k < got; k++) {
         uint32_t below = k + 1 < got ? opool__mt_link_of(p, i) : 0;

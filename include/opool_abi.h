@@ -39,6 +39,22 @@
  */
 #include "opool.h" /* when included on its own */
 
+/* Every inline path of this file (the core pool's, the heap's, the
+ * concurrent pool's cache hits) and the library's helpers of its own
+ * concurrent paths (src/opool_mt_internal.h): inlined into the caller even
+ * where the compiler's heuristics would make them calls. GCC 12 at -O2 made
+ * calls of them in files with many call sites: 91 of opool_alloc's body in
+ * tests/test_pool.c, 45 of opool_get's in the C++ tests, the cache hits from
+ * a file with four call sites of each. Plain static inline for the proofs'
+ * Frama-C (proof/), which reads the same bodies. */
+#ifndef OPOOL__HOT
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
+#define OPOOL__HOT static inline __attribute__((always_inline))
+#else
+#define OPOOL__HOT static inline
+#endif
+#endif
+
 /* ==== the core pool (opool.h) ============================================ */
 
 #if !defined(OPOOL__ABI_CORE_H)
@@ -121,14 +137,14 @@ OPOOL_API uint32_t opool__no_live_list(const opool *p);
  * index; a live generation is odd. Every path packs and checks a handle with
  * these two (inline and out of line, full and compact). */
 
-static inline opool_handle opool__handle(uint32_t i, uint32_t gen) {
+OPOOL__HOT opool_handle opool__handle(uint32_t i, uint32_t gen) {
     opool_handle h;
     h.bits = (uint64_t)gen << 32 | i;
     return h;
 }
 
 /* Whether g is slot i's generation and a live one (i < nslots). */
-static inline bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
+OPOOL__HOT bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
     return OPOOL_LIKELY(c->slot[i].gen == g) && OPOOL_LIKELY(g & 1);
 }
 
@@ -150,20 +166,20 @@ static inline bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) 
  * the index; release moves the last entry (already visited, or allocated
  * inside the loop) into the place just visited. */
 
-static inline void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
+OPOOL__HOT void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
     c->roster[k] = i;
     c->slot[i].pos = k;
 }
 
-static inline uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
+OPOOL__HOT uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
 
-static inline void opool__roster_release(opool__hot *c, uint32_t i) {
+OPOOL__HOT void opool__roster_release(opool__hot *c, uint32_t i) {
     uint32_t n = --c->count, k = c->slot[i].pos;
     opool__roster_put(c, k, c->roster[n]);
     opool__roster_put(c, n, i);
 }
 
-static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
+OPOOL__HOT void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
     uint32_t i = c->roster[a];
     opool__roster_put(c, a, c->roster[b]);
     opool__roster_put(c, b, i);
@@ -175,14 +191,14 @@ static inline void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
  * end). A live slot's .pos is left as it was. Pop and push are the only
  * steps of the inline paths; the rest rebuild it (src/opool.c). */
 
-static inline uint32_t opool__chain_take(opool__hot *c) {
+OPOOL__HOT uint32_t opool__chain_take(opool__hot *c) {
     uint32_t i = c->chain;
     c->chain = c->slot[i].pos;
     c->count++;
     return i;
 }
 
-static inline void opool__chain_release(opool__hot *c, uint32_t i) {
+OPOOL__HOT void opool__chain_release(opool__hot *c, uint32_t i) {
     c->count--;
     c->slot[i].pos = c->chain;
     c->chain = i;
@@ -192,14 +208,14 @@ static inline void opool__chain_release(opool__hot *c, uint32_t i) {
  * stack's top goes live at its next generation (its index; its handle to
  * *out). unlink: live slot i leaves the live list with generation g. The
  * free stack is the roster's, or the chain of a pool without a live list. */
-static inline uint32_t opool__take(opool__hot *c, opool_handle *out) {
+OPOOL__HOT uint32_t opool__take(opool__hot *c, opool_handle *out) {
     uint32_t i = OPOOL_LIKELY(c->roster != NULL) ? opool__roster_take(c) : opool__chain_take(c);
     uint32_t g = ++c->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return i;
 }
 
-static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
+OPOOL__HOT void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
     if (OPOOL_LIKELY(c->roster != NULL))
         opool__roster_release(c, i);
     else
@@ -210,7 +226,7 @@ static inline void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
 /* ---- objects -------------------------------------------------------------- */
 
 /* The position of i's highest set bit (i > 0). */
-static inline uint32_t opool__top_bit(uint32_t i) {
+OPOOL__HOT uint32_t opool__top_bit(uint32_t i) {
 #if defined(__GNUC__) || defined(__clang__)
     return (uint32_t)(63 - __builtin_clzll(i));
 #else
@@ -222,12 +238,12 @@ static inline uint32_t opool__top_bit(uint32_t i) {
 
 /* The chunk of slot i past chunk 0 of a growing pool (i >= 2^shift):
  * chunk k begins at index 2^(shift+k-1), i's top bit. */
-static inline uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
+OPOOL__HOT uint32_t opool__chunk_of(const opool__hot *c, uint32_t i) {
     return opool__top_bit(i) - c->shift + 1;
 }
 
 /* The object offset bytes into the memory of chunk `chunk`. */
-static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t offset) {
+OPOOL__HOT void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t offset) {
     void *obj = c->base[chunk] + offset;
     OPOOL__NONNULL(obj); /* lets callers' NULL checks fold away */
     return obj;
@@ -239,7 +255,7 @@ static inline void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t
  * proof needs the chunk from a function whose contract names it). Written as
  * i * stride - 2^t * stride, so that the product does not wait for the bit
  * count; the address is formed inside the chunk. */
-static inline void *opool__object_far(const opool__hot *c, uint32_t i) {
+OPOOL__HOT void *opool__object_far(const opool__hot *c, uint32_t i) {
     uint32_t t = opool__top_bit(i);
     return opool__object_in(c, opool__chunk_of(c, i),
                             (size_t)i * c->stride - ((size_t)1 << t) * c->stride);
@@ -248,12 +264,12 @@ static inline void *opool__object_far(const opool__hot *c, uint32_t i) {
 /* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
  * takes the first branch; a grown chunk costs a bit count, a shift and a
  * subtraction. */
-static inline void *opool__object(const opool__hot *c, uint32_t i) {
+OPOOL__HOT void *opool__object(const opool__hot *c, uint32_t i) {
     return OPOOL_LIKELY(i < c->first) ? opool__object_in(c, 0, (size_t)i * c->stride)
                                       : opool__object_far(c, i);
 }
 
-static inline void *opool__get_inline(const opool *p, opool_handle h) {
+OPOOL__HOT void *opool__get_inline(const opool *p, opool_handle h) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
@@ -265,25 +281,25 @@ static inline void *opool__get_inline(const opool *p, opool_handle h) {
     return opool__object_far(c, i);
 }
 
-static inline bool opool__valid_inline(const opool *p, opool_handle h) {
+OPOOL__HOT bool opool__valid_inline(const opool *p, opool_handle h) {
     return opool__get_inline(p, h) != NULL;
 }
 
-static inline void *opool__at_inline(const opool *p, uint32_t index) {
+OPOOL__HOT void *opool__at_inline(const opool *p, uint32_t index) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL || index >= c->nslots || !(c->slot[index].gen & 1)) return NULL;
     return opool__object(c, index);
 }
 
-static inline uint32_t opool__count_inline(const opool *p) {
+OPOOL__HOT uint32_t opool__count_inline(const opool *p) {
     return p ? ((const opool__hot *)(const void *)p)->count : 0;
 }
 
-static inline uint32_t opool__high_water_inline(const opool *p) {
+OPOOL__HOT uint32_t opool__high_water_inline(const opool *p) {
     return p ? ((const opool__hot *)(const void *)p)->high_water : 0;
 }
 
-static inline opool_handle opool__handle_at_inline(const opool *p, uint32_t index) {
+OPOOL__HOT opool_handle opool__handle_at_inline(const opool *p, uint32_t index) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c != NULL && index < c->nslots && (c->slot[index].gen & 1))
@@ -293,7 +309,7 @@ static inline opool_handle opool__handle_at_inline(const opool *p, uint32_t inde
 
 /* Compact handles: index in the low k bits, the generation's low 32 - k
  * bits above (its lowest bit, 1 while live, keeps a live one from {0}). */
-static inline opool_handle32 opool__handle_compact_inline(const opool *p, opool_handle h) {
+OPOOL__HOT opool_handle32 opool__handle_compact_inline(const opool *p, opool_handle h) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     opool_handle32 r = {0};
@@ -302,7 +318,7 @@ static inline opool_handle32 opool__handle_compact_inline(const opool *p, opool_
     return r;
 }
 
-static inline opool_handle opool__handle_expand_inline(const opool *p, opool_handle32 x) {
+OPOOL__HOT opool_handle opool__handle_expand_inline(const opool *p, opool_handle32 x) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c == NULL || c->index_bits >= 32) return h;
@@ -313,7 +329,7 @@ static inline opool_handle opool__handle_expand_inline(const opool *p, opool_han
     return h;
 }
 
-static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
+OPOOL__HOT opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
     if (c != NULL && i < c->count && c->roster != NULL) {
@@ -323,7 +339,7 @@ static inline opool_handle opool__live_handle_inline(const opool *p, uint32_t i)
     return h;
 }
 
-static inline void *opool__live_object_inline(const opool *p, uint32_t i) {
+OPOOL__HOT void *opool__live_object_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL || i >= c->count || c->roster == NULL) return NULL;
     return opool__object(c, c->roster[i]);
@@ -331,13 +347,13 @@ static inline void *opool__live_object_inline(const opool *p, uint32_t i) {
 
 /* The entries a loop over the live list visits: count, or 0 (reported) in a
  * pool without one (OPOOL_FOREACH's start). */
-static inline uint32_t opool__live_count(const opool *p) {
+OPOOL__HOT uint32_t opool__live_count(const opool *p) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL) return 0;
     return OPOOL_LIKELY(c->roster != NULL) ? c->count : opool__no_live_list(p);
 }
 
-static inline void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
+OPOOL__HOT void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
     opool__hot *c = (opool__hot *)(void *)p;
     if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out, site);
     uint32_t n = c->count;
@@ -352,7 +368,7 @@ static inline void *opool__alloc_inline(opool *p, opool_handle *out, const char 
     return opool__object(c, i);
 }
 
-static inline opool_status opool__free_inline(opool *p, opool_handle h) {
+OPOOL__HOT opool_status opool__free_inline(opool *p, opool_handle h) {
     opool__hot *c = (opool__hot *)(void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
@@ -363,14 +379,12 @@ static inline opool_status opool__free_inline(opool *p, opool_handle h) {
 
 /* ---- the public names: calls inline, the rest the exported functions ---- */
 
-static inline uint32_t opool__handle_index_inline(opool_handle h) { return (uint32_t)h.bits; }
-static inline uint32_t opool__handle_generation_inline(opool_handle h) {
+OPOOL__HOT uint32_t opool__handle_index_inline(opool_handle h) { return (uint32_t)h.bits; }
+OPOOL__HOT uint32_t opool__handle_generation_inline(opool_handle h) {
     return (uint32_t)(h.bits >> 32);
 }
-static inline bool opool__handle_is_null_inline(opool_handle h) { return h.bits == 0; }
-static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
-    return a.bits == b.bits;
-}
+OPOOL__HOT bool opool__handle_is_null_inline(opool_handle h) { return h.bits == 0; }
+OPOOL__HOT bool opool__handle_eq_inline(opool_handle a, opool_handle b) { return a.bits == b.bits; }
 
 #define opool_handle_index(h) opool__handle_index_inline(h)
 #define opool_handle_generation(h) opool__handle_generation_inline(h)
@@ -399,19 +413,6 @@ static inline bool opool__handle_eq_inline(opool_handle a, opool_handle b) {
 #endif
 
 #endif /* OPOOL__ABI_CORE_H */
-
-/* The inline paths of the heap and of the concurrent pool's caches, and the
- * library's helpers of its own concurrent paths (src/opool_mt_internal.h):
- * inlined into the caller even where the compiler's heuristics would make
- * them calls (GCC 12 at -O2 called the cache hits from a file with four
- * call sites of each, and the heap's from examples/tokenizer.c). */
-#ifndef OPOOL__HOT
-#if defined(__GNUC__) || defined(__clang__)
-#define OPOOL__HOT static inline __attribute__((always_inline))
-#else
-#define OPOOL__HOT static inline
-#endif
-#endif
 
 /* ==== the heap (opool_heap.h), once that header has declared it ========== */
 

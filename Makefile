@@ -52,7 +52,8 @@
 #   make bench-mt      bench/bench_mt.c, the concurrent pool against locked pools, DPDK's
 #                      rte_mempool, Rust's sharded_slab (bench/sharded; needs cargo and
 #                      librust-sharded-slab-dev) and mallocs ($(BENCH_MT_ARGS); --quick:
-#                      under 30 s)
+#                      under 30 s), then bench/bench_ladder.c: what each guarantee of the
+#                      cache path costs
 #   make bench-heap    bench/bench_heap.c, opool_heap against glibc, mimalloc, jemalloc,
 #                      tcmalloc: time and RSS ($(BENCH_HEAP_ARGS); --quick: under 20 s), then
 #                      make bench-replay
@@ -467,6 +468,7 @@ BENCH_MT_ARGS ?=
 bench-mt: bench-build
 	@test -x build/bench/bench_mt || { echo "error: no build/bench/bench_mt (is there a bench/bench_mt.c?)" >&2; exit 1; }
 	build/bench/bench_mt $(BENCH_MT_ARGS)
+	build/bench/bench_ladder $(if $(findstring --quick,$(BENCH_MT_ARGS)),--quick)
 
 # bench/bench_heap.c, opool_heap against the mallocs: build/bench/bench_heap runs opool_heap and
 # glibc malloc, then each allocator build bench_heap_<allocator> found beside it, then the RSS

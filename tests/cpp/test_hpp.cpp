@@ -10,7 +10,7 @@
 
 #include "counting.h"
 #include "helpers.h"
-#include "mt_check.h" /* OPOOL_TEST_MT_GROWS */
+#include "support/mt_check.h" /* OPOOL_TEST_MT_GROWS (nothing else: the install check links no test support) */
 #include "loop_check.h"
 #include "test.h"
 

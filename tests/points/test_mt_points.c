@@ -1004,6 +1004,34 @@ static void check_grown_and_free(opool_mt *p, actor *g, actor *w, const opool_ha
     CHECK_MT(p);
 }
 
+/* g, the grower, allocs from p (full) and is held at point at; then w, an
+ * alloc that finds p empty, is held where it waits for that growth. False
+ * if either did not get there. */
+static bool hold_grower_and_waiter(opool_mt *p, actor *g, opool__mt_point at, actor *w) {
+    *g = (actor){.role = 1, .run = run_alloc, .p = p};
+    *w = (actor){.role = 2, .run = run_alloc, .p = p};
+    arm(at, g->role);
+    start(g);
+    if (await_actor(g, (int)at) != 1) return false;
+    arm(OPOOL__MT_AT_GROW_WAIT, w->role);
+    start(w);
+    return await_actor(w, OPOOL__MT_AT_GROW_WAIT) == 1;
+}
+
+/* Both let go: each must end with a new slot; then the pool is checked,
+ * emptied and destroyed. */
+static void end_growth_race(opool_mt *p, actor *g, actor *w, const opool_handle hs[4]) {
+    CHECK_EQ_U64(await_actor(g, -1), 2);
+    join(g);
+    bool served = await_actor(w, -1) == 2;
+    CHECK(served);
+    if (!served) return; /* w asleep for ever: the failure is reported */
+    join(w);
+    check_grown_and_free(p, g, w, hs);
+    disarm_all();
+    opool_mt_destroy(p);
+}
+
 /* While a thread grows the pool, an alloc that finds it empty waits for the
  * growth (it neither fails nor grows the pool a second time), and every call
  * that needs no new slot goes on: get, free. */
@@ -1012,14 +1040,8 @@ TEST(alloc_racing_a_held_grower_waits_for_it_then_gets_a_new_slot) {
     opool_mt *p = make_full_growing_pool(hs);
     if (!OPOOL_TEST_MT_GROWS) return;
     REQUIRE(p != NULL);
-    actor g = {.role = 1, .run = run_alloc, .p = p};
-    actor w = {.role = 2, .run = run_alloc, .p = p};
-    arm(OPOOL__MT_AT_GROW_HELD, g.role);
-    start(&g);
-    REQUIRE(await_actor(&g, OPOOL__MT_AT_GROW_HELD) == 1);
-    arm(OPOOL__MT_AT_GROW_WAIT, w.role);
-    start(&w);
-    CHECK_EQ_U64(await_actor(&w, OPOOL__MT_AT_GROW_WAIT), 1);
+    actor g, w;
+    REQUIRE(hold_grower_and_waiter(p, &g, OPOOL__MT_AT_GROW_HELD, &w));
     /* the grower is held: nothing else waits for it */
     CHECK(opool_mt_get(p, hs[0]) != NULL);
     CHECK_EQ_U64(opool_mt_capacity(p), 4);
@@ -1028,15 +1050,7 @@ TEST(alloc_racing_a_held_grower_waits_for_it_then_gets_a_new_slot) {
     CHECK_EQ_U64(opool_handle_index(hs[3]), 3);
     let_go(OPOOL__MT_AT_GROW_WAIT); /* w sleeps until the growth ends */
     let_go(OPOOL__MT_AT_GROW_HELD);
-    CHECK_EQ_U64(await_actor(&g, -1), 2);
-    bool served = await_actor(&w, -1) == 2;
-    CHECK(served);
-    join(&g);
-    if (!served) return; /* w is asleep for ever: the failure is reported */
-    join(&w);
-    check_grown_and_free(p, &g, &w, hs);
-    disarm_all();
-    opool_mt_destroy(p);
+    end_growth_race(p, &g, &w, hs);
 }
 
 /* The grower publishes the new capacity before it lists the new slots: held
@@ -1047,27 +1061,13 @@ TEST(a_growth_publishes_its_capacity_before_it_lists_its_slots) {
     opool_mt *p = make_full_growing_pool(hs);
     if (!OPOOL_TEST_MT_GROWS) return;
     REQUIRE(p != NULL);
-    actor g = {.role = 1, .run = run_alloc, .p = p};
-    actor w = {.role = 2, .run = run_alloc, .p = p};
-    arm(OPOOL__MT_AT_GROWN, g.role);
-    start(&g);
-    REQUIRE(await_actor(&g, OPOOL__MT_AT_GROWN) == 1);
+    actor g, w;
+    REQUIRE(hold_grower_and_waiter(p, &g, OPOOL__MT_AT_GROWN, &w));
     CHECK_EQ_U64(opool_mt_capacity(p), 68);
     CHECK_EQ_U64(opool_mt_count(p), 4);
-    arm(OPOOL__MT_AT_GROW_WAIT, w.role);
-    start(&w);
-    CHECK_EQ_U64(await_actor(&w, OPOOL__MT_AT_GROW_WAIT), 1);
     let_go(OPOOL__MT_AT_GROW_WAIT);
     let_go(OPOOL__MT_AT_GROWN);
-    CHECK_EQ_U64(await_actor(&g, -1), 2);
-    bool served = await_actor(&w, -1) == 2;
-    CHECK(served);
-    join(&g);
-    if (!served) return;
-    join(&w);
-    check_grown_and_free(p, &g, &w, hs);
-    disarm_all();
-    opool_mt_destroy(p);
+    end_growth_race(p, &g, &w, hs);
 }
 
 /* The lost wake-up window of a growth: w has seen the growth under way and
@@ -1078,25 +1078,12 @@ TEST(a_thread_about_to_wait_for_a_growth_that_ends_is_not_left_asleep) {
     opool_mt *p = make_full_growing_pool(hs);
     if (!OPOOL_TEST_MT_GROWS) return;
     REQUIRE(p != NULL);
-    actor g = {.role = 1, .run = run_alloc, .p = p};
-    actor w = {.role = 2, .run = run_alloc, .p = p};
-    arm(OPOOL__MT_AT_GROW_HELD, g.role);
-    start(&g);
-    REQUIRE(await_actor(&g, OPOOL__MT_AT_GROW_HELD) == 1);
-    arm(OPOOL__MT_AT_GROW_WAIT, w.role);
-    start(&w);
-    CHECK_EQ_U64(await_actor(&w, OPOOL__MT_AT_GROW_WAIT), 1);
+    actor g, w;
+    REQUIRE(hold_grower_and_waiter(p, &g, OPOOL__MT_AT_GROW_HELD, &w));
     let_go(OPOOL__MT_AT_GROW_HELD);
-    CHECK_EQ_U64(await_actor(&g, -1), 2);
-    join(&g);
+    CHECK_EQ_U64(await_actor(&g, -1), 2); /* the growth ended before w sleeps */
     let_go(OPOOL__MT_AT_GROW_WAIT);
-    bool served = await_actor(&w, -1) == 2;
-    CHECK(served);
-    if (!served) return;
-    join(&w);
-    check_grown_and_free(p, &g, &w, hs);
-    disarm_all();
-    opool_mt_destroy(p);
+    end_growth_race(p, &g, &w, hs);
 }
 
 /* alloc_wait's timeout bounds its wait for another thread's growth too:

@@ -1535,10 +1535,12 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * slots, even if a slot is freed meanwhile; frees, gets, and allocs that find
  * a slot never wait for it, and alloc_wait and cache_alloc_wait wait at most
  * their timeout (0: not at all). At max_capacity an alloc that finds no slot
- * fails at once, as in a fixed pool, touching nothing of the growth. A growth costs a system call
- * (mprotect; VirtualAlloc) and O(new slots); with max(capacity, 64) slots a growth, a pool makes
- * O(log) growths. The storage stays until destroy (no shrink). stats.max_capacity and stats.grows
- * count them.
+ * fails at once, as in a fixed pool, touching nothing of the growth. A
+ * growth costs up to five system calls (mprotect or VirtualAlloc for each of
+ * the four parts, a futex wake) and O(new slots) stores; adding
+ * max(capacity, 64) slots each time, a pool makes O(log n) growths. The
+ * storage stays until destroy (no shrink). stats.max_capacity is the limit,
+ * stats.grows counts the growths.
  *
  * ============================================================================
  * WAITING, AND SLOTS PARKED IN CACHES (the stranding policy)

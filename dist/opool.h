@@ -1496,11 +1496,11 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  *
  * Memory: the objects (stride = size rounded up to the alignment, every slot
  * of them in one block starting on a cache line; a growing pool: GROWTH)
- * plus 16 bytes per slot; the
- * pool header is 2 KiB on 64-bit machines (sixteen of its lines the stripes); a cache
- * is 4 bytes per entry plus two lines. A thread that uses opool_mt holds one
- * key of the system's thread-specific data (POSIX; Windows: a fiber-local
- * slot) for the whole process, to give its stripe back when it ends.
+ * plus 16 bytes per slot; the pool header is 2 KiB on 64-bit machines
+ * (sixteen of its lines the stripes); a cache is 4 bytes per entry plus two
+ * lines. A thread that uses opool_mt holds one key of the system's
+ * thread-specific data (POSIX; Windows: a fiber-local slot) for the whole
+ * process, to give its stripe back when it ends.
  *
  * ============================================================================
  * GROWTH (OPOOL_FULL_GROW)
@@ -1706,8 +1706,8 @@ OPOOL_API void opool_mt_destroy(opool_mt *p);
  * OPOOL_NULL, when p is NULL or no slot is free (the shared list is empty and
  * no cache has a parked slot to steal) and the pool cannot grow (GROWTH:
  * before it fails a growing pool grows, or waits for the growth another
- * thread is making): counted in failed_allocs (not for p
- * NULL) and reported (OPOOL_EFULL) as opool.h's EXHAUSTION says;
+ * thread is making): counted in failed_allocs (not for p NULL) and
+ * reported (OPOOL_EFULL) as opool.h's EXHAUSTION says;
  * OPOOL_EWRITE_AFTER_FREE is reported under OPOOL_POISON. Lock-free: one CAS
  * when the thread's stripe of the shared list has a slot, else one look at
  * each other stripe and one CAS at the first that has slots;
@@ -1721,10 +1721,11 @@ OPOOL_API void *opool_mt_alloc(opool_mt *p, opool_handle *out);
  * (counted once in failed_allocs, reported) or for p NULL. A wait that ends
  * with a slot is no failed alloc; a growing pool grows rather than sleep
  * (GROWTH: the wait for another thread's growth counts in the timeout), and
- * sleeps only at max_capacity or when the system refuses it memory. Reports as opool_mt_alloc.
- * Never sleeps while a free slot can be had (see WAITING above); sleeps in the kernel, no busy
- * spinning. Cost: as opool_mt_alloc while a slot can be had; system calls only to sleep (and to
- * steal). Thread-safe. */
+ * sleeps only at max_capacity or when the system refuses it memory. Reports
+ * as opool_mt_alloc. Never sleeps while a free slot can be had (see WAITING
+ * above); sleeps in the kernel, no busy spinning. Cost: as opool_mt_alloc
+ * while a slot can be had; system calls only to sleep (and to steal).
+ * Thread-safe. */
 OPOOL_API void *opool_mt_alloc_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 
 /* Free h's object (runs fini first, in this thread) and push its slot on the
@@ -4441,9 +4442,8 @@ struct opool_mt {
     opool_desc desc;
     opool_allocator mem;
     unsigned char *objects;
-    opool__atomic(uint32_t) * gen; /* [max_capacity]: odd = live */
-    opool__atomic(uint32_t) *
-        next; /* [max_capacity]: shared-list link, index + 1 of the slot below */
+    opool__atomic(uint32_t) * gen;  /* [max_capacity]: odd = live */
+    opool__atomic(uint32_t) * next; /* [max_capacity]: list link, the slot below + 1 */
     /* [max_capacity]: the slot's home (the id of the cache that allocated it, 0:
      * none) << 32 | its claim (the generation its home is freeing, 0: none):
      * docs 8 */

@@ -772,9 +772,9 @@ template <class Free> inline void free_unbuilt(Free free) noexcept {
  * and ~T runs in the free that wins the slot (erase, a cache's erase, the
  * pool's destructor for what is still live). Created from options like
  * pool<T> (max_capacity above capacity: it grows, opool_mt.h's GROWTH; the
- * evict constructor does not apply). Every call but the destructor is thread-safe; keeping an
- * object alive while another thread uses it is the caller's protocol, as
- * in C. No iteration (the C pool has no live list). */
+ * evict constructor does not apply). Every call but the destructor is
+ * thread-safe; keeping an object alive while another thread uses it is the
+ * caller's protocol, as in C. No iteration (the C pool has no live list). */
 template <class T> class mt_pool {
   public:
     using value_type = T;

@@ -82,9 +82,8 @@ struct opool_mt {
     opool_desc desc;
     opool_allocator mem;
     unsigned char *objects;
-    opool__atomic(uint32_t) * gen; /* [max_capacity]: odd = live */
-    opool__atomic(uint32_t) *
-        next; /* [max_capacity]: shared-list link, index + 1 of the slot below */
+    opool__atomic(uint32_t) * gen;  /* [max_capacity]: odd = live */
+    opool__atomic(uint32_t) * next; /* [max_capacity]: list link, the slot below + 1 */
     /* [max_capacity]: the slot's home (the id of the cache that allocated it, 0:
      * none) << 32 | its claim (the generation its home is freeing, 0: none):
      * docs 8 */

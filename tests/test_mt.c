@@ -2234,6 +2234,38 @@ TEST(growing_pool_grows_when_full_and_never_moves_an_object) {
     opool_mt_destroy(p);
 }
 
+/* The slots a growth adds are free slots like create's: under OPOOL_POISON
+ * a write into one is reported at its alloc, and under ASan a grown slot
+ * never handed out is inaccessible (opool.h, DEBUGGING). */
+TEST(growing_pool_poisons_and_hides_the_slots_a_growth_adds) {
+    if (!grows_here()) return;
+    recorder r;
+    opool_desc d = recorded_desc(16, 2, &r);
+    d.flags = OPOOL_POISON;
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 100;
+    opool_mt *p = create(&d);
+    REQUIRE(p);
+    opool_handle h[3];
+    alloc_n(p, 3, h); /* the third grows the pool to 66 */
+    unsigned char *grown = opool_mt_get(p, h[2]);
+    REQUIRE(grown);
+    unsigned char *next = grown + 16; /* slot 3: grown, never handed out */
+#ifdef TEST_ASAN
+    CHECK(__asan_address_is_poisoned(next));
+#endif
+    write_after_free(next, 7, 16);
+    CHECK_EQ_U64(r.write_after_free, 0);
+    opool_handle h3;
+    CHECK_EQ_PTR(opool_mt_alloc(p, &h3), next);
+    CHECK_EQ_U64(r.write_after_free, 1);
+    CHECK_EQ_U64(r.last_report_handle.bits, handle(G1 - 2, 3).bits);
+    opool_mt_free(p, h3);
+    for (int k = 0; k < 3; k++) opool_mt_free(p, h[k]);
+    CHECK_MT(p);
+    opool_mt_destroy(p);
+}
+
 /* Handles of slots the pool does not have yet are out of range; once it
  * has them, a stale one of them is stale. */
 TEST(growing_pool_rejects_handles_past_its_capacity_as_invalid) {
@@ -3258,6 +3290,7 @@ int main(int argc, char **argv) {
 
     RUN(growing_pool_grows_when_full_and_never_moves_an_object);
     RUN(growing_pool_rejects_handles_past_its_capacity_as_invalid);
+    RUN(growing_pool_poisons_and_hides_the_slots_a_growth_adds);
     RUN(growing_pool_steals_parked_slots_before_it_grows);
     RUN(growing_pool_grows_through_caches_and_bulk_calls);
     RUN(alloc_wait_on_a_growing_pool_grows_instead_of_sleeping);

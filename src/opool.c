@@ -957,10 +957,26 @@ opool_status opool_free_object(opool *p, void *obj) {
     return OPOOL_OK;
 }
 
+/* Free every live object at once where a free has nothing to do for the
+ * object itself (no fini, poison, checker or retirement): each live slot
+ * goes to its next generation in one pass over the records, instead of a
+ * release per object (10 ns an object at 1M). */
+static void opool__release_plain(opool *p) {
+    opool__hot *h = &p->hot;
+    opool__slot *slot = h->slot;
+    for (uint32_t i = 0, n = h->nslots; i < n; i++) slot[i].gen += slot[i].gen & 1;
+    h->count = 0;
+    opool__episode_end(p);
+}
+
 void opool_clear(opool *p) {
     if (p == NULL) return;
     opool__hot *h = &p->hot;
-    opool__release_all(p);
+    if (p->desc.fini == NULL && !p->checker &&
+        !(p->desc.flags & (OPOOL_POISON | OPOOL_RETIRE_ON_WRAP)))
+        opool__release_plain(p);
+    else
+        opool__release_all(p);
     if (!opool__listed(p)) {
         uint32_t n = opool__chain_fill(h);
         opool__assert(n == h->limit);

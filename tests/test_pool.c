@@ -969,6 +969,43 @@ TEST(clear_makes_every_handle_stale_and_restarts_in_order) {
     opool_destroy(p);
 }
 
+/* A pool without fini (poison, checker, retirement) is cleared in one pass
+ * over its records instead of a release per object: the same generations,
+ * statistics, order and end of an exhaustion episode as with a fini. */
+TEST(clear_without_fini_ends_as_clear_with_fini) {
+    for (int with_fini = 0; with_fini < 2; with_fini++) {
+        recorder r;
+        opool_desc d = recorded_desc(8, 8, &r);
+        if (with_fini) d.fini = rec_fini;
+        opool *p = create(&d);
+        REQUIRE(p);
+        opool_handle h[8], again[8], none;
+        alloc_n(p, 8, h);
+        CHECK(opool_alloc(p, &none) == NULL); /* opens an episode: one report */
+        CHECK_EQ_U64(r.reports, 1);
+        CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_OK); /* 7 live: the episode stays open */
+        opool_clear(p);
+        CHECK_EQ_U64(r.finis, with_fini ? 8 : 0); /* the free's and the clear's 7 */
+        CHECK_EQ_U64(opool_count(p), 0);
+        for (int k = 0; k < 8; k++) CHECK(!opool_valid(p, h[k])); /* a free would end it too */
+        opool_stats s = stats_of(p);
+        CHECK_EQ_U64(s.allocs, 8);
+        CHECK_EQ_U64(s.frees, 8);
+        CHECK_EQ_U64(s.failed_allocs, 1);
+        CHECK_EQ_U64(s.episodes, 1);
+        alloc_n(p, 8, again); /* every slot one generation on, in ascending order */
+        for (uint32_t k = 0; k < 8; k++) CHECK_EQ_U64(again[k].bits, handle(G1 + 2, k).bits);
+        for (uint32_t k = 0; k < 8; k++) CHECK_EQ_U64(opool_live_handle(p, k).bits, again[k].bits);
+        /* the clear ended the episode: the next failure opens another */
+        CHECK(opool_alloc(p, &none) == NULL);
+        CHECK_EQ_U64(r.reports, 2);
+        CHECK_EQ_U64(r.last_what, OPOOL_EFULL);
+        CHECK_EQ_U64(stats_of(p).episodes, 2);
+        opool_clear(p);
+        opool_destroy(p);
+    }
+}
+
 TEST(clear_on_empty_pool_is_harmless) {
     opool *p = make_pool(8, 3);
     REQUIRE(p);
@@ -2574,6 +2611,7 @@ int main(int argc, char **argv) {
     RUN(sort_walks_memory_forward);
 
     RUN(clear_makes_every_handle_stale_and_restarts_in_order);
+    RUN(clear_without_fini_ends_as_clear_with_fini);
     RUN(clear_on_empty_pool_is_harmless);
     RUN(clear_resets_a_grown_pool_to_ascending_order);
 

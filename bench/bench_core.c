@@ -1070,7 +1070,30 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
 }
 
 /* Untimed: every handle must reach the object written for its slot. */
+/* Untimed, for the roster layouts but F (whose deferred slot sits outside
+ * the list): every live slot's position names it in the list [0, count),
+ * G's queued writes carried out first; the live list is what an iteration
+ * would walk, so this is the promise's bookkeeping, checked. */
+static void lay_check(const lay_pool *p, const char *name, uint32_t n) {
+    uint32_t live = 0;
+    for (uint32_t i = 0; i < p->nslots; i++) {
+        uint32_t gen = p->rec ? p->rec[i].gen : p->gen[i];
+        uint32_t pos = p->rec ? p->rec[i].pos : p->pos[i];
+        if (!(gen & 1)) continue;
+        live++;
+        uint32_t at = pos < p->count ? p->roster[pos] : UINT32_MAX;
+        for (uint32_t k = 0; k < p->q_len; k++) { /* oldest first: the last one wins */
+            uint32_t q = (p->q_head + k) % LAY_G_DEPTH;
+            if (p->q_pos[q] == pos) at = p->q_slot[q];
+        }
+        if (at != i) fail("%s N=%u: live slot %u is not at its list position %u", name, n, i, pos);
+    }
+    if (live != p->count) fail("%s N=%u: %u live slots, count %u", name, n, live, p->count);
+}
+
 static uint64_t cl_verify(const cl_state *st, int id) {
+    if (id >= S_LAY_AC && id <= S_LAY_G && id != S_LAY_F)
+        lay_check(&st->lay[id - S_LAY_AC], subject_name(id), st->n);
     uint64_t sum = 0;
     for (uint32_t k = 0; k < st->n; k++) {
         const char *o = cl_object(st, id, k);

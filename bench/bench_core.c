@@ -1069,19 +1069,26 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
     }
 }
 
-/* Untimed: every handle must reach the object written for its slot. */
 /* Untimed, for the roster layouts but F (whose deferred slot sits outside
- * the list): every live slot's position names it in the list [0, count),
- * G's queued writes carried out first; the live list is what an iteration
- * would walk, so this is the promise's bookkeeping, checked. */
+ * the list): G's queued writes all fall inside the list [0, count), and,
+ * carried out, every live slot's position names it there; as many live
+ * slots as count. The live list is what an iteration would walk, so this is
+ * the promise's bookkeeping, checked. */
 static void lay_check(const lay_pool *p, const char *name, uint32_t n) {
+    for (uint32_t k = 0; k < p->q_len; k++) {
+        uint32_t q = (p->q_head + k) % LAY_G_DEPTH;
+        if (p->q_pos[q] >= p->count)
+            fail("%s N=%u: a queued write at %u, past the list's end %u", name, n, p->q_pos[q],
+                 p->count);
+    }
     uint32_t live = 0;
     for (uint32_t i = 0; i < p->nslots; i++) {
         uint32_t gen = p->rec ? p->rec[i].gen : p->gen[i];
         uint32_t pos = p->rec ? p->rec[i].pos : p->pos[i];
         if (!(gen & 1)) continue;
         live++;
-        uint32_t at = pos < p->count ? p->roster[pos] : UINT32_MAX;
+        if (pos >= p->count) fail("%s N=%u: live slot %u outside the list (%u)", name, n, i, pos);
+        uint32_t at = p->roster[pos];
         for (uint32_t k = 0; k < p->q_len; k++) { /* oldest first: the last one wins */
             uint32_t q = (p->q_head + k) % LAY_G_DEPTH;
             if (p->q_pos[q] == pos) at = p->q_slot[q];
@@ -1091,6 +1098,7 @@ static void lay_check(const lay_pool *p, const char *name, uint32_t n) {
     if (live != p->count) fail("%s N=%u: %u live slots, count %u", name, n, live, p->count);
 }
 
+/* Untimed: every handle must reach the object written for its slot. */
 static uint64_t cl_verify(const cl_state *st, int id) {
     if (id >= S_LAY_AC && id <= S_LAY_G && id != S_LAY_F)
         lay_check(&st->lay[id - S_LAY_AC], subject_name(id), st->n);

@@ -960,9 +960,11 @@ opool_status opool_free_object(opool *p, void *obj) {
 /* Free every live object at once where a free has nothing to do for the
  * object itself (no fini, poison, checker or retirement): each live slot
  * goes to its next generation in one pass over the records, instead of a
- * release per object (10 ns an object at 1M). */
+ * release per object (11 ns an object at 1M). With none live it frees
+ * nothing, so, like the release, it ends no exhaustion episode. */
 static void opool__release_plain(opool *p) {
     opool__hot *h = &p->hot;
+    if (h->count == 0) return;
     opool__slot *slot = h->slot;
     for (uint32_t i = 0, n = h->nslots; i < n; i++) slot[i].gen += slot[i].gen & 1;
     h->count = 0;

@@ -348,7 +348,11 @@ static opool *make_opool(uint32_t cap) { return make_opool_flags(cap, 0); }
  *      eager swap-delete, which the iteration promise needs, costs against it.
  *   G  A + C with the promise kept and the swap-delete's one random write,
  *      the hole's roster entry, batched (see lay_free_G): whether letting
- *      those misses overlap recovers what F shows the write costs. */
+ *      those misses overlap recovers what F shows the write costs.
+ *   H  no live list: ideal_gen's free stack (the roster array's free part)
+ *      with A's 8-byte record, .pos unused -- what opool's record costs a
+ *      pool that never iterates (OPOOL_NO_LIVE_LIST keeps that record)
+ *      against ideal_gen's 4-byte generation. */
 
 #define LAY_G_DEPTH 16
 
@@ -580,6 +584,26 @@ static inline bool lay_free_G(lay_pool *p, uint64_t h) {
 }
 static inline char *lay_get_G(const lay_pool *p, uint64_t h) { return lay_get_AC(p, h); }
 LAY_LOOPS(G)
+
+/* H: ideal_gen's alloc and free over A's record; the free stack is the
+ * roster's [count, limit), top at count, and nothing else is kept. */
+static inline char *lay_alloc_H(lay_pool *p, uint64_t *h) {
+    if (OPOOL_UNLIKELY(p->count == p->limit)) return NULL;
+    uint32_t i = p->roster[p->count++];
+    uint32_t g = ++p->rec[i].gen;
+    *h = (uint64_t)g << 32 | i;
+    return LAY_C_ADDR(p, i);
+}
+static inline bool lay_free_H(lay_pool *p, uint64_t h) {
+    uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);
+    if (OPOOL_UNLIKELY(i >= p->nslots)) return false;
+    if (OPOOL_UNLIKELY(p->rec[i].gen != g || !(g & 1))) return false;
+    p->rec[i].gen = g + 1;
+    p->roster[--p->count] = i;
+    return true;
+}
+static inline char *lay_get_H(const lay_pool *p, uint64_t h) { return lay_get_AC(p, h); }
+LAY_LOOPS(H)
 
 /* ==== churn and lookup loops, one per subject =============================
  * churn: k = random slot of the handle array; free handles[k]; allocate;
@@ -818,12 +842,13 @@ enum {
     S_LAY_AE,
     S_LAY_F,
     S_LAY_G,
+    S_LAY_H,
     S_BOOST_OBJ, /* S_BOOST_OBJ + bench_peer_kind: the C++ peers */
     S_BOOST_POOL,
     S_COLONY,
     S_OPL /* opl::pool<T>, include/opool.hpp */
 };
-#define N_LAY 7
+#define N_LAY 8
 #define N_PEER 4
 
 typedef struct cl_state {
@@ -838,7 +863,7 @@ typedef struct cl_state {
     opool *op[3]; /* by opool_variant */
     opool_handle *h_op[3];
     char **h_mal;
-    lay_pool lay[N_LAY]; /* AC, AD, BC, BD, AE, F, G */
+    lay_pool lay[N_LAY]; /* AC, AD, BC, BD, AE, F, G, H */
     uint64_t *h_lay[N_LAY];
 #if BENCH_PEERS
     bench_peer *peer[N_PEER]; /* by id - S_BOOST_OBJ; each holds its handles */
@@ -878,6 +903,7 @@ static const char *subject_name(int id) {
                                         "A rec8 + E br-chunk",
                                         "F = AC, deferred swap",
                                         "G = AC, batched hole",
+                                        "H = ideal_gen, rec8",
                                         "boost::object_pool",
                                         "boost::pool<>",
                                         "plf::colony",
@@ -986,7 +1012,8 @@ static void cl_setup(cl_state *st) {
                           : v == 3 ? lay_alloc_BD(p, h)
                           : v == 4 ? lay_alloc_AE(p, h)
                           : v == 5 ? lay_alloc_F(p, h)
-                                   : lay_alloc_G(p, h);
+                          : v == 6 ? lay_alloc_G(p, h)
+                                   : lay_alloc_H(p, h);
                 FA(o) = k;
                 FB(o) = 0;
             }
@@ -1064,13 +1091,15 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
         return lay_get_AE(&st->lay[4], st->h_lay[4][k]);
     case S_LAY_F:
         return lay_get_F(&st->lay[5], st->h_lay[5][k]);
-    default:
+    case S_LAY_G:
         return lay_get_G(&st->lay[6], st->h_lay[6][k]);
+    default:
+        return lay_get_H(&st->lay[7], st->h_lay[7][k]);
     }
 }
 
 /* Untimed, for the roster layouts but F (whose deferred slot sits outside
- * the list): G's queued writes all fall inside the list [0, count), and,
+ * the list) and H (no list): G's queued writes all fall inside the list [0, count), and,
  * carried out, every live slot's position names it there; as many live
  * slots as count. The live list is what an iteration would walk, so this is
  * the promise's bookkeeping, checked. */
@@ -1146,8 +1175,10 @@ static uint64_t churn_subject(cl_state *st, int id, uint64_t seed, uint64_t iter
         return churn_lay_AE(&st->lay[4], st->h_lay[4], n, seed, iters, tag);
     case S_LAY_F:
         return churn_lay_F(&st->lay[5], st->h_lay[5], n, seed, iters, tag);
-    default:
+    case S_LAY_G:
         return churn_lay_G(&st->lay[6], st->h_lay[6], n, seed, iters, tag);
+    default:
+        return churn_lay_H(&st->lay[7], st->h_lay[7], n, seed, iters, tag);
     }
 }
 
@@ -1185,8 +1216,10 @@ static uint64_t lookup_subject(const cl_state *st, int id, uint64_t seed, uint64
         return lookup_lay_AE(&st->lay[4], st->h_lay[4], n, seed, iters, bad);
     case S_LAY_F:
         return lookup_lay_F(&st->lay[5], st->h_lay[5], n, seed, iters, bad);
-    default:
+    case S_LAY_G:
         return lookup_lay_G(&st->lay[6], st->h_lay[6], n, seed, iters, bad);
+    default:
+        return lookup_lay_H(&st->lay[7], st->h_lay[7], n, seed, iters, bad);
     }
 }
 
@@ -3020,10 +3053,11 @@ int main(int argc, char **argv) {
         opt.size = sizes[z];
         first_row[z] = g_nrows;
         if (opt.layouts) {
-            static const int ids[9] = {S_IGEN,   S_OPOOL,  S_LAY_AC, S_LAY_AD, S_LAY_BC,
-                                       S_LAY_BD, S_LAY_AE, S_LAY_F,  S_LAY_G};
-            run_churn_lookup(small, ids, 9, 0, 2, "", true, true);
-            run_churn_lookup(big, ids, 9, 0, 2, "", true, true);
+            static const int ids[11] = {S_IGEN,   S_OPOOL, S_OPOOL_BARE, S_LAY_AC,
+                                        S_LAY_AD, S_LAY_BC, S_LAY_BD,     S_LAY_AE,
+                                        S_LAY_F,  S_LAY_G, S_LAY_H};
+            run_churn_lookup(small, ids, 11, 0, 3, "", true, true);
+            run_churn_lookup(big, ids, 11, 0, 3, "", true, true);
             continue;
         }
         int ids[MAX_SUBJ] = {S_IDEAL, S_IGEN, S_OPOOL, S_OPOOL_GROWN, S_OPOOL_BARE, S_MALLOC};

@@ -1,0 +1,57 @@
+# insns.py -- instructions per loop iteration of a benchmark subject, counted
+# by stepping it in gdb (no performance counters needed). Usage:
+#
+#   gdb -q -batch -x bench/insns.py --args build/bench/opool_bench \
+#       --only churn --size 64 --quick --no-peers
+#
+# For each FUNCTION:CALL in INSNS (environment, default below) it stops at
+# that call of the function, steps 3,000 instructions and reports the
+# period of the steady loop: the instructions one iteration executes on its
+# usual path (one churn pair: free, alloc, the two writes and the random
+# index). churn_opool's calls 1-3 are opool, opool grown and opool no live
+# list, in the order opool_bench runs them.
+import os
+import gdb
+
+STEPS = 3000
+
+
+def period(pcs):
+    for p in range(4, len(pcs) // 4):
+        tail = pcs[-3 * p:]
+        if all(tail[i] == tail[i + p] for i in range(2 * p)):
+            return p
+    return None
+
+
+def measure(func, call):
+    bp = gdb.Breakpoint(func, internal=True)
+    bp.ignore_count = call - 1
+    gdb.execute("continue", to_string=True)
+    bp.delete()
+    what = ""
+    if func == "churn_opool":  # the pool: opool__hot's roster (8) and first/nslots (28, 24)
+        roster = int(gdb.parse_and_eval("*(void **)($rdi + 8)"))
+        grown = int(gdb.parse_and_eval("*(unsigned *)($rdi + 28) < *(unsigned *)($rdi + 24)"))
+        what = " (no live list)" if roster == 0 else " (grown)" if grown else ""
+    pcs = []
+    for _ in range(STEPS):
+        gdb.execute("stepi", to_string=True)
+        pcs.append(int(gdb.parse_and_eval("$pc")))
+    gdb.execute("finish", to_string=True)
+    return period(pcs), what
+
+
+gdb.execute("set pagination off")
+gdb.execute("set confirm off")
+gdb.execute("starti", to_string=True)
+targets = os.environ.get("INSNS", "churn_igen:1 churn_opool:1 churn_opool:2 churn_opool:3 "
+                         "churn_lay_AC:1 churn_lay_F:1").split()
+done = {}
+for t in targets:
+    func, call = t.split(":")
+    seen = done.get(func, 0)
+    p, what = measure(func, int(call) - seen)
+    done[func] = int(call)
+    print("%-16s call %s%s: %s instructions an iteration" % (func, call, what, p), flush=True)
+gdb.execute("kill")

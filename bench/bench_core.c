@@ -3053,9 +3053,9 @@ int main(int argc, char **argv) {
         opt.size = sizes[z];
         first_row[z] = g_nrows;
         if (opt.layouts) {
-            static const int ids[11] = {S_IGEN,   S_OPOOL, S_OPOOL_BARE, S_LAY_AC,
+            static const int ids[11] = {S_IGEN,   S_OPOOL,  S_OPOOL_BARE, S_LAY_AC,
                                         S_LAY_AD, S_LAY_BC, S_LAY_BD,     S_LAY_AE,
-                                        S_LAY_F,  S_LAY_G, S_LAY_H};
+                                        S_LAY_F,  S_LAY_G,  S_LAY_H};
             run_churn_lookup(small, ids, 11, 0, 3, "", true, true);
             run_churn_lookup(big, ids, 11, 0, 3, "", true, true);
             continue;

@@ -95,7 +95,8 @@
  *   resident    resident-set growth per live object for 1M objects allocated
  *               and written, each subject in a fresh process; BYTES per
  *               object (the table's ns columns hold bytes for this one).
- *   --layouts   hand-written roster pools (see "layout experiment" below)
+ *   --layouts   hand-written pools (see "layout experiment" below), opool and
+ *               opool without a live list beside them,
  *               for churn and lookup at 1,000 and 1,000,000 (one size).
  * --quick keeps every size and subject (the other processes too), stops every
  * N at 100K (no 1M point; fill+drain, iterate and resident at 100K: filling
@@ -1099,9 +1100,9 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
 }
 
 /* Untimed, for the roster layouts but F (whose deferred slot sits outside
- * the list) and H (no list): G's queued writes all fall inside the list [0, count), and,
- * carried out, every live slot's position names it there; as many live
- * slots as count. The live list is what an iteration would walk, so this is
+ * the list) and H (no list): G's queued writes all fall inside the list
+ * [0, count), and, carried out, every live slot's position names it there;
+ * as many live slots as count. The live list is what an iteration would walk, so this is
  * the promise's bookkeeping, checked. */
 static void lay_check(const lay_pool *p, const char *name, uint32_t n) {
     for (uint32_t k = 0; k < p->q_len; k++) {
@@ -3099,7 +3100,8 @@ int main(int argc, char **argv) {
         printf("Layouts: A = 8-byte slot record {gen, pos} (opool), B = split gen[]/pos[];\n"
                "C = base + i*stride, D = opool's chunk formula (shift 32), E = D behind a\n"
                "predicted chunk-0 branch. Roster pools like opool's fast paths minus its\n"
-               "counters. Ratios: to ideal_gen and to A+C.\n\n");
+               "counters; F defers the swap-delete, G batches its write, H is ideal_gen\n"
+               "over A's record (no live list). Ratios: to ideal_gen and to A+C.\n\n");
         bench_print_table(stdout, g_rows, g_nrows, "xideal_gen", "xA+C");
     } else {
         for (int z = 0; z < nsizes; z++) {

@@ -587,14 +587,10 @@ static inline char *lay_get_G(const lay_pool *p, uint64_t h) { return lay_get_AC
 LAY_LOOPS(G)
 
 /* H: ideal_gen's alloc and free over A's record; the free stack is the
- * roster's [count, limit), top at count, and nothing else is kept. */
-static inline char *lay_alloc_H(lay_pool *p, uint64_t *h) {
-    if (OPOOL_UNLIKELY(p->count == p->limit)) return NULL;
-    uint32_t i = p->roster[p->count++];
-    uint32_t g = ++p->rec[i].gen;
-    *h = (uint64_t)g << 32 | i;
-    return LAY_C_ADDR(p, i);
-}
+ * roster's [count, limit), top at count, and nothing else is kept. The
+ * alloc is A + C's (take the top, step its generation); the free only
+ * pushes the slot back, with no list to keep. */
+static inline char *lay_alloc_H(lay_pool *p, uint64_t *h) { return lay_alloc_AC(p, h); }
 static inline bool lay_free_H(lay_pool *p, uint64_t h) {
     uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);
     if (OPOOL_UNLIKELY(i >= p->nslots)) return false;

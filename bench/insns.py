@@ -2,14 +2,17 @@
 # by stepping it in gdb (no performance counters needed). Usage:
 #
 #   gdb -q -batch -x bench/insns.py --args build/bench/opool_bench \
-#       --only churn --size 64 --quick --no-peers
+#       --only churn --layouts --size 64 --quick
 #
 # For each FUNCTION:CALL in INSNS (environment, default below) it stops at
 # that call of the function, steps 3,000 instructions and reports the
 # period of the steady loop: the instructions one iteration executes on its
 # usual path (one churn pair: free, alloc, the two writes and the random
-# index). churn_opool's calls 1-3 are opool, opool grown and opool no live
-# list, in the order opool_bench runs them.
+# index). Which call of churn_opool steps which pool depends on the run's
+# subjects and repetitions, so the report names the pool it stepped: plain,
+# grown or without a live list.
+# The default list suits --layouts, where calls 1 and 3 are opool and opool
+# without a live list.
 import os
 import gdb
 
@@ -45,8 +48,8 @@ def measure(func, call):
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
 gdb.execute("starti", to_string=True)
-targets = os.environ.get("INSNS", "churn_igen:1 churn_opool:1 churn_opool:2 churn_opool:3 "
-                         "churn_lay_AC:1 churn_lay_F:1").split()
+targets = os.environ.get("INSNS", "churn_igen:1 churn_opool:1 churn_opool:3 churn_lay_AC:1 "
+                         "churn_lay_F:1 churn_lay_G:1 churn_lay_H:1").split()
 done = {}
 for t in targets:
     func, call = t.split(":")

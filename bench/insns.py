@@ -33,7 +33,9 @@ def measure(func, call):
     gdb.execute("continue", to_string=True)
     bp.delete()
     what = ""
-    if func == "churn_opool":  # the pool: opool__hot's roster (8) and first/nslots (28, 24)
+    # churn_opool's pool, its first argument (x86-64: rdi), read at
+    # opool__hot's offsets on a 64-bit target: roster 8, nslots 24, first 28
+    if func == "churn_opool":
         roster = int(gdb.parse_and_eval("*(void **)($rdi + 8)"))
         grown = int(gdb.parse_and_eval("*(unsigned *)($rdi + 28) < *(unsigned *)($rdi + 24)"))
         what = " (no live list)" if roster == 0 else " (grown)" if grown else ""

@@ -52,11 +52,17 @@ gdb.execute("set confirm off")
 gdb.execute("starti", to_string=True)
 targets = os.environ.get("INSNS", "churn_igen:1 churn_opool:1 churn_opool:3 churn_lay_AC:1 "
                          "churn_lay_F:1 churn_lay_G:1 churn_lay_H:1").split()
-done = {}
+done = {}  # per function, the calls already run past
 for t in targets:
     func, call = t.split(":")
     seen = done.get(func, 0)
+    if int(call) <= seen:
+        raise gdb.GdbError("INSNS: %s comes after call %d of %s; list each function's calls "
+                           "in increasing order" % (t, seen, func))
     p, what = measure(func, int(call) - seen)
     done[func] = int(call)
-    print("%-16s call %s%s: %s instructions an iteration" % (func, call, what, p), flush=True)
+    if p is None:
+        print("%-16s call %s%s: no steady loop within %d instructions" % (func, call, what, STEPS))
+    else:
+        print("%-16s call %s%s: %d instructions an iteration" % (func, call, what, p), flush=True)
 gdb.execute("kill")

@@ -30,6 +30,11 @@
 #   OPOOL_EVA_SHAPES=MASK     one EVA run, over these shapes (eva_core.c)
 #   OPOOL_WP_ONLY=f,g[,lemmas]  WP on these functions only (and the lemmas)
 #   OPOOL_WP_TIMEOUT=S        no goal waits more than S seconds
+#   OPOOL_WP_FRESH=1          every goal sent to the provers, the cache neither read
+#                             nor written (make proof-fresh)
+#   OPOOL_WP_CACHE=DIR        the WP cache (default proof/wp-cache, committed)
+#   OPOOL_EVA_LIMIT=S         an EVA run that has not finished after S seconds
+#                             (default 600) is stopped, and fails saying so
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -51,6 +56,25 @@ share=$(frama-c -print-share-path) || fail "frama-c -print-share-path did not ru
 cpp="-Iinclude,-Isrc,-Iproof,-D_Alignof=__alignof__,-include,proof/frama_c.h,-DNDEBUG"
 core=(src/opool.c src/opool_track.c src/opool_diag.c "$share/libc/stdatomic.c")
 
+# EVA's bound a run: the two runs take 100 to 150 s side by side (docs/PROOF.md,
+# "Time"); a bug that never empties the harness's pools (a free that leaves
+# its object live) makes EVA unroll the harness's loops without end.
+eva_limit=${OPOOL_EVA_LIMIT:-600}
+
+# The WP cache: one file a goal, named by the digest of the goal's text as
+# the prover receives it (docs/PROOF.md, "The cache"), in a WP session
+# directory of each run: proof/wp-cache/<run>. Read and updated; a whole run
+# (no OPOOL_WP_ONLY) also drops the entries of goals it no longer has.
+# OPOOL_WP_FRESH: every goal goes to the provers, no cache read or written.
+wp_cache=${OPOOL_WP_CACHE:-proof/wp-cache}
+wp_cache_args() { # the cache's options for WP run $1
+    if [ -n "${OPOOL_WP_FRESH:-}" ]; then echo "-wp-cache none"; return; fi
+    mkdir -p "$wp_cache/$1"
+    local mode=cleanup
+    [ -z "${OPOOL_WP_ONLY:-}" ] || mode=update
+    echo "-wp-session $(cd "$wp_cache/$1" && pwd) -wp-cache $mode"
+}
+
 # An error frama-c may report while still exiting 0 (or before it exits).
 errors='User Error|\[kernel\] Failure|[Aa]borted|Unexpected error|Fatal error|Stack overflow|Out of memory'
 
@@ -67,11 +91,17 @@ eva_once() {
     # states (hundreds of MB for the growing pools' partitions) not printed;
     # the handle check inlined: EVA keeps the facts behind a branch, not
     # behind a bool a call returns
-    if ! frama-c -machdep gcc_x86_64 -c11 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_SHAPES=$mask" \
+    local rc=0
+    timeout --kill-after=10 "$eva_limit" frama-c -machdep gcc_x86_64 -c11 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_SHAPES=$mask" \
         proof/eva_core.c proof/eva_support.c \
         "${core[@]}" -inline-calls opool__live_gen \
         -eva -eva-no-alloc-returns-null -eva-alloc-builtin fresh -eva-precision 2 \
-        -eva-msg-key=-final-states >"$log" 2>&1; then
+        -eva-msg-key=-final-states >"$log" 2>&1 || rc=$?
+    if [ $rc = 124 ] || [ $rc = 137 ]; then
+        why "eva: did not finish within $eva_limit s, stopped (OPOOL_EVA_LIMIT): a loop of the harness that never ends, such as a free that leaves its object live so that a pool never empties ($log)"
+        return 1
+    fi
+    if [ $rc != 0 ]; then
         tail -20 "$log"
         why "eva: Frama-C failed ($log)"
         return 1
@@ -189,6 +219,15 @@ check_coverage() {
     echo "wp: every function of src/opool.c has a contract ($(echo "$defined" | comm -12 - <(echo "$contracted") | wc -l)) or a line in proof/wp_outside.txt ($(echo "$outside" | wc -l))"
 }
 
+# The cache keeps valid verdicts only: WP replays a cached time-out as a
+# time-out (when its time reaches the limit), so a goal that timed out on a
+# loaded machine would never be tried again. Drops run $1's other entries.
+drop_unproven() {
+    local dir=$wp_cache/$1/cache
+    [ -z "${OPOOL_WP_FRESH:-}" ] && [ -d "$dir" ] || return 0
+    grep -L '"verdict": "valid"' "$dir"/*.json 2>/dev/null | xargs -r rm -f
+}
+
 # Runs frama-c ($3...) for WP run $1, log $2; fails unless it exits 0, reports
 # no error and proves every goal it generates (N of N, N > 0, N goal lines
 # all Valid). A run with unproven goals is recorded in $wp_failed and the
@@ -212,7 +251,10 @@ wp_once() {
     read -r proved total <<<"$summary"
     lines=$(grep -c '^\[wp\] \[[^]]*\] Goal ' "$log")
     valid=$(grep -c '^\[wp\] \[[^]]*\] Goal [^ ]* : Valid' "$log")
-    echo "wp ($label): $proved of $total goals proven, $((SECONDS - t0)) s"
+    local cached
+    cached=$(grep -c '^\[wp\] \[[^]]*\] Goal [^ ]* : Valid.*(cached)$' "$log")
+    echo "wp ($label): $proved of $total goals proven, $cached of them replayed from the cache, $((SECONDS - t0)) s"
+    drop_unproven "$label"
     [ "$total" -gt 0 ] || fail "wp ($label): no goal generated ($log)"
     [ "$lines" = "$total" ] || fail "wp ($label): $lines goal results for $total goals ($log)"
     if [ "$proved" != "$total" ] || [ "$valid" != "$total" ]; then
@@ -276,7 +318,7 @@ run_wp() {
     # is to opool__any_alloc (an admitted precondition), so the runtime check
     # of the pointer (\valid_function, which WP 25 cannot prove) is left out:
     # -rte-no-pointer-call.
-    [ -z "$typed" ] || wp_once plain "$out/wp-plain.log" "${fc[@]}" "-cpp-extra-args=$cpp" proof/wp_core.c \
+    [ -z "$typed" ] || wp_once plain "$out/wp-plain.log" "${fc[@]}" $(wp_cache_args plain) "-cpp-extra-args=$cpp" proof/wp_core.c \
         -wp -wp-fct "$typed" -wp-rte -rte-no-pointer-call -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 900)" \
         -wp-split -wp-par 2
     # the inline lookup and free cast the pool to its hot fields: WP's cast
@@ -285,20 +327,20 @@ run_wp() {
     # are inlined here: through their contracts, two goals of the free
     # (its writes, and the roster afterwards, seen through the cast) time
     # out; written out, they are proven as before the steps were shared.
-    [ -z "$cast" ] || wp_once cast "$out/wp-cast.log" "${fc[@]}" "-cpp-extra-args=$cpp" proof/wp_core.c \
+    [ -z "$cast" ] || wp_once cast "$out/wp-cast.log" "${fc[@]}" $(wp_cache_args cast) "-cpp-extra-args=$cpp" proof/wp_core.c \
         -inline-calls opool__live_gen,opool__unlink \
         -wp -wp-model Typed+cast -wp-fct "$cast" -wp-rte -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 60)" \
         -wp-split -wp-par 2
     # the lemmas, which the functions' proofs use (-wp-fct leaves them out);
     # chunk_offset takes z3 169 s on a quiet machine and timed out at 300 s
     # beside another frama-c: 600 s
-    [ -z "$lemmas" ] || wp_once lemmas "$out/wp-lemmas.log" "${fc[@]}" "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" \
+    [ -z "$lemmas" ] || wp_once lemmas "$out/wp-lemmas.log" "${fc[@]}" $(wp_cache_args lemmas) "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" \
         proof/wp_core.c -wp -wp-prop "$lemmas" -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 600)" -wp-par 2
     # the steps that keep pool_ok part by part, the out-of-line free and the
     # growth: their goals need lemmas (geometry_frame, object_ok_shrink,
     # chunk_offset, backed_object, ...) in context, so they run where the
     # lemmas are defined
-    [ -z "$steps" ] || wp_once steps "$out/wp-steps.log" "${fc[@]}" "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" \
+    [ -z "$steps" ] || wp_once steps "$out/wp-steps.log" "${fc[@]}" $(wp_cache_args steps) "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" \
         proof/wp_core.c -wp -wp-fct "$steps" -wp-rte -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 900)" \
         -wp-split -wp-par 2
     cat "$out"/wp-*.log >"$out/wp.log" 2>/dev/null || fail "wp: no function or lemma selected"

@@ -367,7 +367,7 @@ typedef enum opool_full_policy {
 
 /* Bits of desc.flags; any other bit is OPOOL_EINVAL at create. Any flag, or an
  * init/fini callback, moves alloc and free off the inline fast path (a few ns
- * more per call).
+ * more per call), but the three named at the end.
  *   OPOOL_ZERO: the object's object_size bytes are zeroed on every alloc,
  *   before init.
  *   OPOOL_POISON: every free slot (object and padding) holds the repeating
@@ -388,8 +388,14 @@ typedef enum opool_full_policy {
  *   OPOOL_NO_LIVE_LIST: for pools that are never iterated (id allocators,
  *   connection tables, resource handles): no roster, so 8 bytes of
  *   bookkeeping a slot instead of 12, and a free writes nothing but the
- *   slot's own record (see NO LIVE LIST at the top of this file). The one
- *   flag that keeps the inline paths. Every handle guarantee is kept. */
+ *   slot's own record (see NO LIVE LIST at the top of this file). Every
+ *   handle guarantee is kept.
+ *   OPOOL_FIXED: the pool never grows; OPOOL_FULL_GROW with it is
+ *   OPOOL_EINVAL. What a typed pool with flags fixed at compile time
+ *   (OPOOL_TYPED_FIXED in opool_typed.h, opl::pool<T, Flags>) is created
+ *   with, so that its inline paths need no test for grown chunks.
+ * OPOOL_NO_LIVE_LIST, OPOOL_FIXED and OPOOL_REPORT_SIZING keep the inline
+ * paths. */
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
@@ -401,7 +407,8 @@ enum {
     OPOOL_REPORT_SIZING = 1u << 4,  /* destroy prints the sizing line (opool_sizing_line) */
     OPOOL_NO_LIVE_LIST = 1u << 5,   /* no live list: 8 bytes of bookkeeping a slot, not 12;
                                        live_object/live_handle NULL, retain/sort refused */
-    OPOOL__FLAGS_ALL = (1u << 6) - 1
+    OPOOL_FIXED = 1u << 6,          /* the pool never grows (OPOOL_FULL_GROW refused) */
+    OPOOL__FLAGS_ALL = (1u << 7) - 1
 };
 
 /* Largest capacity or max_capacity a pool accepts. */
@@ -1685,7 +1692,7 @@ typedef struct opool_mt_stats {
  * desc NULL, anything opool_create rejects, object_size 0 (an id-only pool
  * is the core pool's), max_capacity other than 0 or capacity without
  * OPOOL_FULL_GROW, OPOOL_FULL_EVICT, an evict or save/load callback,
- * OPOOL_TRACK_SITES, OPOOL_REPORT_SIZING or OPOOL_NO_LIVE_LIST (the core
+ * OPOOL_TRACK_SITES, OPOOL_REPORT_SIZING, OPOOL_NO_LIVE_LIST or OPOOL_FIXED (the core
  * pool's), an allocator without free, an allocator for a growing pool, a
  * growing pool whose reservation would pass SIZE_MAX. OPOOL_ENOMEM: the
  * allocator failed, or the system has no reservation of that size for a
@@ -2197,6 +2204,25 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
  * pool type named like T's tag.
  *
  * ============================================================================
+ * FIXED POOLS: FLAGS KNOWN WHEN THE CODE IS COMPILED
+ * ============================================================================
+ * OPOOL_TYPED_FIXED(name, T, FLAGS) declares the same type and functions as
+ * OPOOL_TYPED(name, T), for pools that never grow and whose flags are FLAGS
+ * (a constant expression of desc flags, 0 for none):
+ *     OPOOL_TYPED_FIXED(conn_pool, struct conn, OPOOL_NO_LIVE_LIST);
+ *     conn_pool *conns;
+ *     if (conn_pool_create_n(&conns, 4096) != OPOOL_OK) ...;
+ * Every pool of the type is created with FLAGS | OPOOL_FIXED added to its
+ * desc's flags: OPOOL_FULL_GROW is then OPOOL_EINVAL (as is a desc with
+ * OPOOL_NO_LIVE_LIST when FLAGS lacks it; a desc may add the other flags).
+ * P_load and P_load_file accept only an image of a pool that does not grow.
+ * What it buys: P_alloc, P_free, P_get and P_valid compile the one body of
+ * the core's inline paths with what FLAGS fixes as a constant, so the tests
+ * of a grown chunk and of the live list (or the free chain without one) are
+ * not compiled (docs/BENCHMARKS.md). Every failure, cost and guarantee is
+ * the core's. OPOOL_TYPED_HANDLE(name) may come first, then
+ * OPOOL_TYPED_POOL_FIXED(name, T, FLAGS).
+ * ============================================================================
  * HANDLES BEFORE THEIR TYPE, AND SIDE TABLES
  * ============================================================================
  * OPOOL_TYPED needs T complete, so T cannot hold a handle of its own pool.
@@ -2356,13 +2382,18 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
 #define OPOOL__CRAW(p) ((const opool *)(const void *)(p))
 
 /* Complete a typed pool's desc: object_size and object_align from the type
- * when 0; false for a NULL desc or one too small for the type. */
+ * when 0; false for a NULL desc or one too small for the type. fixed: 0, or
+ * the flags of OPOOL_TYPED_FIXED with OPOOL_FIXED, which the pool gets
+ * (more may be asked, but a live list it does not keep: OPOOL_NO_LIVE_LIST
+ * there and not in fixed is refused, as its compiled paths keep one). */
 OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, size_t size,
-                                       size_t align) {
+                                       size_t align, uint32_t fixed) {
     if (in == NULL) return false;
     *out = *in;
     if (out->object_size == 0) out->object_size = size;
     if (out->object_align == 0) out->object_align = align;
+    if (fixed != 0 && (in->flags & ~fixed & OPOOL_NO_LIVE_LIST)) return false;
+    out->flags |= fixed;
     return out->object_size >= size && out->object_align >= align;
 }
 
@@ -2390,13 +2421,31 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 
 /* The pool type and its functions, for a handle type OPOOL_TYPED_HANDLE
  * declared. */
-#define OPOOL_TYPED_POOL(name, T)                                                                  \
+#define OPOOL_TYPED_POOL(name, T) OPOOL__TYPED_POOL_OF(name, T, 0, 0)
+
+/* A typed pool whose flags are fixed at compile time: OPOOL_TYPED(name, T)'s
+ * functions, every pool made with FLAGS | OPOOL_FIXED (FLAGS a constant
+ * expression of desc flags), so that the inline alloc, free and get compile
+ * only what FLAGS leaves possible (FIXED POOLS in the manual above). */
+#define OPOOL_TYPED_FIXED(name, T, FLAGS)                                                          \
+    typedef char name##__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL;                          \
+    OPOOL__TYPED_HANDLE_TYPE(name)                                                                 \
+    OPOOL__TYPED_HANDLES(name)                                                                     \
+    OPOOL_TYPED_POOL_FIXED(name, T, FLAGS)
+
+/* OPOOL_TYPED_POOL for OPOOL_TYPED_FIXED, after OPOOL_TYPED_HANDLE(name). */
+#define OPOOL_TYPED_POOL_FIXED(name, T, FLAGS)                                                     \
+    OPOOL__TYPED_POOL_OF(name, T, (uint32_t)(FLAGS) | OPOOL_FIXED, OPOOL__KNOWN_OF(FLAGS))
+
+/* The pool type and its functions: FIX the flags every pool gets (0: those
+ * of its desc), KNOWN what the inline paths know of it (opool_abi.h). */
+#define OPOOL__TYPED_POOL_OF(name, T, FIX, KNOWN)                                                  \
     typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
     typedef T name##_type;             /* the object type, for OPOOL_TYPED_FOREACH */              \
-    OPOOL__TYPED_LIFETIME(name, T)                                                                 \
-    OPOOL__TYPED_OBJECTS(name, T)                                                                  \
+    OPOOL__TYPED_LIFETIME(name, T, FIX)                                                            \
+    OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                           \
     OPOOL__TYPED_ITERATION(name, T)                                                                \
-    OPOOL__TYPED_SAVE(name, T)                                                                     \
+    OPOOL__TYPED_SAVE(name, T, FIX)                                                                \
     struct name##_handle /* the caller's semicolon ends this (redundant) declaration */
 
 #define OPOOL__TYPED_HANDLE_TYPE(name)                                                             \
@@ -2427,14 +2476,14 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return opool_handle_generation(h.raw);                                                     \
     }
 
-#define OPOOL__TYPED_LIFETIME(name, T)                                                             \
+#define OPOOL__TYPED_LIFETIME(name, T, FIX)                                                        \
     OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create(name **out,                         \
                                                                const opool_desc *desc) {           \
         opool_desc d;                                                                              \
         opool *raw = NULL;                                                                         \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         *out = NULL;                                                                               \
-        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_create(&raw, &d);                                                   \
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
@@ -2451,7 +2500,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     }                                                                                              \
     OPOOL__TYPED_FN size_t name##_required_bytes(const opool_desc *desc) {                         \
         opool_desc d;                                                                              \
-        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return 0;                  \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return 0;             \
         return opool_required_bytes(&d);                                                           \
     }                                                                                              \
     OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_in(                                 \
@@ -2460,7 +2509,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool *raw = NULL;                                                                         \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         *out = NULL;                                                                               \
-        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_create_in(&raw, buf, size, &d);                                     \
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
@@ -2468,24 +2517,24 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL__TYPED_FN void name##_destroy(name *p) { opool_destroy(OPOOL__RAW(p)); }                 \
     OPOOL__TYPED_FN opool *name##_raw(name *p) { return OPOOL__RAW(p); }
 
-#define OPOOL__TYPED_OBJECTS(name, T)                                                              \
+#define OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                       \
     OPOOL__TYPED_FN T *name##_alloc(name *p, name##_handle *out) {                                 \
-        return (T *)opool_alloc(OPOOL__RAW(p), out ? &out->raw : NULL);                            \
+        return (T *)opool__alloc_as(OPOOL__RAW(p), out ? &out->raw : NULL, OPOOL__SITE, KNOWN);    \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_alloc_at(name *p, name##_handle h) {                                 \
         return (T *)opool_alloc_at(OPOOL__RAW(p), h.raw);                                          \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_free(name *p, name##_handle h) {                           \
-        return opool_free(OPOOL__RAW(p), h.raw);                                                   \
+        return opool__free_as(OPOOL__RAW(p), h.raw, KNOWN);                                        \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_free_object(name *p, T *obj) {                             \
         return opool_free_object(OPOOL__RAW(p), obj);                                              \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_get(const name *p, name##_handle h) {                                \
-        return (T *)opool_get(OPOOL__CRAW(p), h.raw);                                              \
+        return (T *)opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN);                                   \
     }                                                                                              \
     OPOOL__TYPED_FN bool name##_valid(const name *p, name##_handle h) {                            \
-        return opool_valid(OPOOL__CRAW(p), h.raw);                                                 \
+        return opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN) != NULL;                                \
     }                                                                                              \
     OPOOL__TYPED_FN name##_handle name##_handle_of(const name *p, const T *obj) {                  \
         return name##_handle_from(opool_handle_of(OPOOL__CRAW(p), obj));                           \
@@ -2541,7 +2590,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return opool_draw_svg(OPOOL__CRAW(p), write, ctx);                                         \
     }
 
-#define OPOOL__TYPED_SAVE(name, T)                                                                 \
+#define OPOOL__TYPED_SAVE(name, T, FIX)                                                            \
     OPOOL__TYPED_FN opool_status name##_save(const name *p, opool_write_fn write, void *ctx) {     \
         return opool_save(OPOOL__CRAW(p), write, ctx);                                             \
     }                                                                                              \
@@ -2551,7 +2600,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool *raw = NULL;                                                                         \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         *out = NULL;                                                                               \
-        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_load(&raw, &d, read, ctx);                                          \
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
@@ -2565,7 +2614,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool *raw = NULL;                                                                         \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         *out = NULL;                                                                               \
-        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_load_file(&raw, &d, path);                                          \
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
@@ -2851,23 +2900,60 @@ OPOOL__HOT void opool__chain_release(opool__hot *c, uint32_t i) {
     c->chain = i;
 }
 
+/* ---- what a call knows of its pool -----------------------------------------
+ * The steps below that depend on a pool's options take `known`: what the call
+ * site knows of its pool when it is compiled, OPOOL__KNOWN_* bits. 0: nothing,
+ * the pool's fields decide, as for every pool made at run time (opool *). A
+ * typed pool whose flags are fixed at compile time (OPOOL_TYPED_FIXED,
+ * opl::pool<T, Flags>) passes what its flags fix, a constant, and the
+ * compiler drops every test the constant answers: one body, specialised by
+ * its argument. A bit that does not hold of the pool is a caller's bug. */
+#define OPOOL__KNOWN_FIXED 1u    /* it never grows: every slot is in chunk 0 */
+#define OPOOL__KNOWN_LISTED 2u   /* it keeps a live list (a roster) */
+#define OPOOL__KNOWN_UNLISTED 4u /* it keeps none (OPOOL_NO_LIVE_LIST: the free chain) */
+
+/* The known bits of a pool created with desc flags `flags` and OPOOL_FIXED. */
+#define OPOOL__KNOWN_OF(flags)                                                                     \
+    (OPOOL__KNOWN_FIXED |                                                                          \
+     (((flags)&OPOOL_NO_LIVE_LIST) ? OPOOL__KNOWN_UNLISTED : OPOOL__KNOWN_LISTED))
+
+/* Whether the pool keeps a live list. */
+OPOOL__HOT bool opool__has_list(const opool__hot *c, unsigned known) {
+    if (known & OPOOL__KNOWN_LISTED) return true;
+    if (known & OPOOL__KNOWN_UNLISTED) return false;
+    return OPOOL_LIKELY(c->roster != NULL);
+}
+
+/* Whether slot i (< nslots) is in chunk 0, whose objects start at base[0]. */
+OPOOL__HOT bool opool__in_first(const opool__hot *c, uint32_t i, unsigned known) {
+    return (known & OPOOL__KNOWN_FIXED) || OPOOL_LIKELY(i < c->first);
+}
+
 /* The two halves of every alloc and free, inline or not. take: the free
  * stack's top goes live at its next generation (its index; its handle to
  * *out). unlink: live slot i leaves the live list with generation g. The
  * free stack is the roster's, or the chain of a pool without a live list. */
-OPOOL__HOT uint32_t opool__take(opool__hot *c, opool_handle *out) {
-    uint32_t i = OPOOL_LIKELY(c->roster != NULL) ? opool__roster_take(c) : opool__chain_take(c);
+OPOOL__HOT uint32_t opool__take_as(opool__hot *c, opool_handle *out, unsigned known) {
+    uint32_t i = opool__has_list(c, known) ? opool__roster_take(c) : opool__chain_take(c);
     uint32_t g = ++c->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return i;
 }
 
-OPOOL__HOT void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
-    if (OPOOL_LIKELY(c->roster != NULL))
+OPOOL__HOT uint32_t opool__take(opool__hot *c, opool_handle *out) {
+    return opool__take_as(c, out, 0);
+}
+
+OPOOL__HOT void opool__unlink_as(opool__hot *c, uint32_t i, uint32_t g, unsigned known) {
+    if (opool__has_list(c, known))
         opool__roster_release(c, i);
     else
         opool__chain_release(c, i);
     c->slot[i].gen = g;
+}
+
+OPOOL__HOT void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
+    opool__unlink_as(c, i, g, 0);
 }
 
 /* ---- objects -------------------------------------------------------------- */
@@ -2911,12 +2997,18 @@ OPOOL__HOT void *opool__object_far(const opool__hot *c, uint32_t i) {
 /* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
  * takes the first branch; a grown chunk costs a bit count, a shift and a
  * subtraction. */
-OPOOL__HOT void *opool__object(const opool__hot *c, uint32_t i) {
-    return OPOOL_LIKELY(i < c->first) ? opool__object_in(c, 0, (size_t)i * c->stride)
-                                      : opool__object_far(c, i);
+OPOOL__HOT void *opool__object_as(const opool__hot *c, uint32_t i, unsigned known) {
+    return opool__in_first(c, i, known) ? opool__object_in(c, 0, (size_t)i * c->stride)
+                                        : opool__object_far(c, i);
 }
 
-OPOOL__HOT void *opool__get_inline(const opool *p, opool_handle h) {
+OPOOL__HOT void *opool__object(const opool__hot *c, uint32_t i) {
+    return opool__object_as(c, i, 0);
+}
+
+/* Of a pool that never grows, chunk 0 (first slots) holds every slot: an
+ * index past it is past the pool, and the far test is not compiled. */
+OPOOL__HOT void *opool__get_as(const opool *p, opool_handle h, unsigned known) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
@@ -2924,8 +3016,13 @@ OPOOL__HOT void *opool__get_inline(const opool *p, opool_handle h) {
         if (OPOOL_UNLIKELY(!opool__live_gen(c, i, g))) return NULL;
         return opool__object_in(c, 0, (size_t)i * c->stride);
     }
-    if (OPOOL_UNLIKELY(i >= c->nslots || !opool__live_gen(c, i, g))) return NULL;
+    if ((known & OPOOL__KNOWN_FIXED) || OPOOL_UNLIKELY(i >= c->nslots || !opool__live_gen(c, i, g)))
+        return NULL;
     return opool__object_far(c, i);
+}
+
+OPOOL__HOT void *opool__get_inline(const opool *p, opool_handle h) {
+    return opool__get_as(p, h, 0);
 }
 
 OPOOL__HOT bool opool__valid_inline(const opool *p, opool_handle h) {
@@ -3009,7 +3106,7 @@ OPOOL__HOT uint32_t opool__live_count(const opool *p) {
     return OPOOL_LIKELY(c->roster != NULL) ? c->count : opool__no_live_list(p);
 }
 
-OPOOL__HOT void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
+OPOOL__HOT void *opool__alloc_as(opool *p, opool_handle *out, const char *site, unsigned known) {
     opool__hot *c = (opool__hot *)(void *)p;
     if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out, site);
     uint32_t n = c->count;
@@ -3019,18 +3116,26 @@ OPOOL__HOT void *opool__alloc_inline(opool *p, opool_handle *out, const char *si
         if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out, site);
         c->high_water = c->fast_limit = n + 1;
     }
-    uint32_t i = opool__take(c, out);
+    uint32_t i = opool__take_as(c, out, known);
     c->allocs++;
-    return opool__object(c, i);
+    return opool__object_as(c, i, known);
 }
 
-OPOOL__HOT opool_status opool__free_inline(opool *p, opool_handle h) {
+OPOOL__HOT void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
+    return opool__alloc_as(p, out, site, 0);
+}
+
+OPOOL__HOT opool_status opool__free_as(opool *p, opool_handle h, unsigned known) {
     opool__hot *c = (opool__hot *)(void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
     if (OPOOL_UNLIKELY(!opool__live_gen(c, i, g))) return opool__free_slow(p, h);
-    opool__unlink(c, i, g + 1);
+    opool__unlink_as(c, i, g + 1, known);
     return OPOOL_OK;
+}
+
+OPOOL__HOT opool_status opool__free_inline(opool *p, opool_handle h) {
+    return opool__free_as(p, h, 0);
 }
 
 /* ---- the public names: calls inline, the rest the exported functions ---- */
@@ -5126,6 +5231,7 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
         d->on_full != OPOOL_FULL_EVICT)
         return false;
     if (d->on_full == OPOOL_FULL_EVICT && d->evict == NULL) return false;
+    if (d->on_full == OPOOL_FULL_GROW && (d->flags & OPOOL_FIXED)) return false;
     if ((d->allocator.alloc == NULL) !=
         (d->allocator.free == NULL && d->allocator.free_aligned == NULL))
         return false;
@@ -8329,7 +8435,7 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
         return false; /* a limit to grow to, for a pool that does not grow */
     /* a growing pool reserves its address space from the system (docs 9) */
     if (g->max_capacity > d->capacity && d->allocator.alloc) return false;
-    if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING | OPOOL_NO_LIVE_LIST))
+    if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING | OPOOL_NO_LIVE_LIST | OPOOL_FIXED))
         return false; /* the core's only */
     return d->save_object == NULL && d->load_object == NULL;
 }

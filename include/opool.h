@@ -301,7 +301,7 @@ typedef enum opool_full_policy {
 
 /* Bits of desc.flags; any other bit is OPOOL_EINVAL at create. Any flag, or an
  * init/fini callback, moves alloc and free off the inline fast path (a few ns
- * more per call).
+ * more per call), but the three named at the end.
  *   OPOOL_ZERO: the object's object_size bytes are zeroed on every alloc,
  *   before init.
  *   OPOOL_POISON: every free slot (object and padding) holds the repeating
@@ -322,8 +322,14 @@ typedef enum opool_full_policy {
  *   OPOOL_NO_LIVE_LIST: for pools that are never iterated (id allocators,
  *   connection tables, resource handles): no roster, so 8 bytes of
  *   bookkeeping a slot instead of 12, and a free writes nothing but the
- *   slot's own record (see NO LIVE LIST at the top of this file). The one
- *   flag that keeps the inline paths. Every handle guarantee is kept. */
+ *   slot's own record (see NO LIVE LIST at the top of this file). Every
+ *   handle guarantee is kept.
+ *   OPOOL_FIXED: the pool never grows; OPOOL_FULL_GROW with it is
+ *   OPOOL_EINVAL. What a typed pool with flags fixed at compile time
+ *   (OPOOL_TYPED_FIXED in opool_typed.h, opl::pool<T, Flags>) is created
+ *   with, so that its inline paths need no test for grown chunks.
+ * OPOOL_NO_LIVE_LIST, OPOOL_FIXED and OPOOL_REPORT_SIZING keep the inline
+ * paths. */
 enum {
     OPOOL_ZERO = 1u << 0,           /* objects are zero-filled on every alloc */
     OPOOL_POISON = 1u << 1,         /* free slots filled with 0x1deadb0b, checked on reuse */
@@ -335,7 +341,8 @@ enum {
     OPOOL_REPORT_SIZING = 1u << 4,  /* destroy prints the sizing line (opool_sizing_line) */
     OPOOL_NO_LIVE_LIST = 1u << 5,   /* no live list: 8 bytes of bookkeeping a slot, not 12;
                                        live_object/live_handle NULL, retain/sort refused */
-    OPOOL__FLAGS_ALL = (1u << 6) - 1
+    OPOOL_FIXED = 1u << 6,          /* the pool never grows (OPOOL_FULL_GROW refused) */
+    OPOOL__FLAGS_ALL = (1u << 7) - 1
 };
 
 /* Largest capacity or max_capacity a pool accepts. */

@@ -307,7 +307,12 @@ template <class It> struct range {
 
 /* ---- pool<T> ------------------------------------------------------------ */
 
-/* A move-only owner of one C pool of T. Creation failures do not throw:
+/* A move-only owner of one C pool of T. Flags, when not 0, are desc flags
+ * fixed at compile time, as OPOOL_TYPED_FIXED's (opool_typed.h): every pool
+ * of the type is made with Flags | OPOOL_FIXED added to its options' flags
+ * (OPOOL_EINVAL for options that grow it, or ask OPOOL_NO_LIVE_LIST that
+ * Flags lacks), and emplace, get, contains and erase compile only what
+ * Flags leaves possible. Creation failures do not throw:
  * test the pool (explicit operator bool) and read status() for why
  * (OPOOL_EINVAL: capacity 0, above OPOOL_MAX_CAPACITY, max_capacity below
  * capacity, unknown flags, OPOOL_NO_LIVE_LIST with a T that is not
@@ -315,9 +320,16 @@ template <class It> struct range {
  * that was not created (or was moved from) is empty and full: emplace
  * gives {null, nullptr}, get nullptr, erase false. Thread-safety: one
  * thread at a time per pool, as the C pool. */
-template <class T> class pool {
+template <class T, uint32_t Flags = 0> class pool {
     static_assert(!std::is_reference<T>::value && !std::is_const<T>::value,
                   "opl::pool<T>: T is an object type, not const");
+    /* the flags every pool of the type gets, and what the inline paths know
+     * of it (opool_abi.h); 0 and 0 when options decide at run time */
+    static constexpr uint32_t fixed_ = Flags ? Flags | OPOOL_FIXED : 0;
+    static constexpr unsigned known_ = Flags ? OPOOL__KNOWN_OF(Flags) : 0;
+    static_assert(!(Flags & OPOOL_NO_LIVE_LIST) || std::is_trivially_destructible<T>::value,
+                  "opl::pool<T, Flags>: without a live list (OPOOL_NO_LIVE_LIST) the pool cannot "
+                  "find its objects to destroy them: T must be trivially destructible");
 
   public:
     using value_type = T;
@@ -332,7 +344,7 @@ template <class T> class pool {
      * object_align alignof(T) and o's fields). O(capacity). */
     explicit pool(const options &o) noexcept {
         opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
-        status_ = destructible(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
+        status_ = fix(d) && destructible(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
     }
 
     /* Create the C pool from a whole opool_desc, for what options lacks
@@ -346,7 +358,7 @@ template <class T> class pool {
         bool sized = (c.object_size == 0 || c.object_size == sizeof(T)) &&
                      (c.object_align == 0 || c.object_align == alignof(T));
         if (!sized || c.init || c.fini || c.evict || c.on_full == OPOOL_FULL_EVICT ||
-            c.save_object || c.load_object || !destructible(c)) {
+            c.save_object || c.load_object || !fix(c) || !destructible(c)) {
             status_ = OPOOL_EINVAL;
             return;
         }
@@ -379,7 +391,7 @@ template <class T> class pool {
         d.on_full = OPOOL_FULL_EVICT;
         d.evict = &pool::evict_trampoline;
         d.user = ev_;
-        status_ = opool_create(&p_, &d);
+        status_ = fix(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
         if (status_ != OPOOL_OK) release_evictor();
     }
 
@@ -421,17 +433,20 @@ template <class T> class pool {
      * exception goes on. O(1) plus T's constructor; inline. */
     template <class... A> emplaced<T> emplace(A &&...args) {
         opool_handle h;
-        void *mem = opool_alloc(p_, &h);
+        void *mem = opool__alloc_as(p_, &h, OPOOL__SITE, known_);
         return detail::emplace_in<T>(
-            mem, h, [this](opool_handle x) { (void)opool_free(p_, x); }, std::forward<A>(args)...);
+            mem, h, [this](opool_handle x) { (void)opool__free_as(p_, x, known_); },
+            std::forward<A>(args)...);
     }
 
     /* The object of h, nullptr unless h is live in this pool. O(1); inline. */
-    T *get(handle<T> h) noexcept { return static_cast<T *>(opool_get(p_, h.raw())); }
+    T *get(handle<T> h) noexcept { return static_cast<T *>(opool__get_as(p_, h.raw(), known_)); }
     const T *get(handle<T> h) const noexcept {
-        return static_cast<const T *>(opool_get(p_, h.raw()));
+        return static_cast<const T *>(opool__get_as(p_, h.raw(), known_));
     }
-    bool contains(handle<T> h) const noexcept { return opool_valid(p_, h.raw()); }
+    bool contains(handle<T> h) const noexcept {
+        return opool__get_as(p_, h.raw(), known_) != nullptr;
+    }
 
     /* Run ~T of h's object, then free its slot: true. false, and no object
      * changes, when h is not live (stale, foreign, null: opool_free's
@@ -440,7 +455,7 @@ template <class T> class pool {
         if constexpr (!std::is_trivially_destructible<T>::value) {
             if (T *obj = get(h)) obj->~T();
         }
-        return opool_free(p_, h.raw()) == OPOOL_OK;
+        return opool__free_as(p_, h.raw(), known_) == OPOOL_OK;
     }
 
     /* Erase the object at obj (a pointer into this pool): as erase of its
@@ -540,6 +555,7 @@ template <class T> class pool {
         static_assert(std::is_trivially_copyable<T>::value, OPOOL_HPP__SAVABLE);
         opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
         pool p;
+        if (!fix(d)) return p;
         p.status_ = opool_load(&p.p_, &d, read, ctx);
         return p;
     }
@@ -547,6 +563,7 @@ template <class T> class pool {
         static_assert(std::is_trivially_copyable<T>::value, OPOOL_HPP__SAVABLE);
         opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
         pool p;
+        if (!fix(d)) return p;
         p.status_ = opool_load_file(&p.p_, &d, path);
         return p;
     }
@@ -571,6 +588,14 @@ template <class T> class pool {
             if (T *obj = e->self->get(victim)) obj->~T();
         }
         return victim.raw();
+    }
+
+    /* Give d the type's fixed flags: false when d asks a live list be kept
+     * out that the compiled paths keep (its growth fails at create). */
+    static bool fix(opool_desc &d) noexcept {
+        if (fixed_ != 0 && (d.flags & ~fixed_ & OPOOL_NO_LIVE_LIST)) return false;
+        d.flags |= fixed_;
+        return true;
     }
 
     /* Whether a pool of d can destroy its objects: through its live list, or
@@ -625,7 +650,7 @@ template <class T, class V> class side_table {
   public:
     using value_type = V;
 
-    explicit side_table(pool<T> &p) noexcept : objects_(p.c_pool()) {
+    template <uint32_t F> explicit side_table(pool<T, F> &p) noexcept : objects_(p.c_pool()) {
         opool_stats s = p.stats();
         if (objects_ == nullptr) {
             status_ = OPOOL_EINVAL;

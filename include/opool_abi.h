@@ -204,23 +204,60 @@ OPOOL__HOT void opool__chain_release(opool__hot *c, uint32_t i) {
     c->chain = i;
 }
 
+/* ---- what a call knows of its pool -----------------------------------------
+ * The steps below that depend on a pool's options take `known`: what the call
+ * site knows of its pool when it is compiled, OPOOL__KNOWN_* bits. 0: nothing,
+ * the pool's fields decide, as for every pool made at run time (opool *). A
+ * typed pool whose flags are fixed at compile time (OPOOL_TYPED_FIXED,
+ * opl::pool<T, Flags>) passes what its flags fix, a constant, and the
+ * compiler drops every test the constant answers: one body, specialised by
+ * its argument. A bit that does not hold of the pool is a caller's bug. */
+#define OPOOL__KNOWN_FIXED 1u    /* it never grows: every slot is in chunk 0 */
+#define OPOOL__KNOWN_LISTED 2u   /* it keeps a live list (a roster) */
+#define OPOOL__KNOWN_UNLISTED 4u /* it keeps none (OPOOL_NO_LIVE_LIST: the free chain) */
+
+/* The known bits of a pool created with desc flags `flags` and OPOOL_FIXED. */
+#define OPOOL__KNOWN_OF(flags)                                                                     \
+    (OPOOL__KNOWN_FIXED |                                                                          \
+     (((flags)&OPOOL_NO_LIVE_LIST) ? OPOOL__KNOWN_UNLISTED : OPOOL__KNOWN_LISTED))
+
+/* Whether the pool keeps a live list. */
+OPOOL__HOT bool opool__has_list(const opool__hot *c, unsigned known) {
+    if (known & OPOOL__KNOWN_LISTED) return true;
+    if (known & OPOOL__KNOWN_UNLISTED) return false;
+    return OPOOL_LIKELY(c->roster != NULL);
+}
+
+/* Whether slot i (< nslots) is in chunk 0, whose objects start at base[0]. */
+OPOOL__HOT bool opool__in_first(const opool__hot *c, uint32_t i, unsigned known) {
+    return (known & OPOOL__KNOWN_FIXED) || OPOOL_LIKELY(i < c->first);
+}
+
 /* The two halves of every alloc and free, inline or not. take: the free
  * stack's top goes live at its next generation (its index; its handle to
  * *out). unlink: live slot i leaves the live list with generation g. The
  * free stack is the roster's, or the chain of a pool without a live list. */
-OPOOL__HOT uint32_t opool__take(opool__hot *c, opool_handle *out) {
-    uint32_t i = OPOOL_LIKELY(c->roster != NULL) ? opool__roster_take(c) : opool__chain_take(c);
+OPOOL__HOT uint32_t opool__take_as(opool__hot *c, opool_handle *out, unsigned known) {
+    uint32_t i = opool__has_list(c, known) ? opool__roster_take(c) : opool__chain_take(c);
     uint32_t g = ++c->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return i;
 }
 
-OPOOL__HOT void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
-    if (OPOOL_LIKELY(c->roster != NULL))
+OPOOL__HOT uint32_t opool__take(opool__hot *c, opool_handle *out) {
+    return opool__take_as(c, out, 0);
+}
+
+OPOOL__HOT void opool__unlink_as(opool__hot *c, uint32_t i, uint32_t g, unsigned known) {
+    if (opool__has_list(c, known))
         opool__roster_release(c, i);
     else
         opool__chain_release(c, i);
     c->slot[i].gen = g;
+}
+
+OPOOL__HOT void opool__unlink(opool__hot *c, uint32_t i, uint32_t g) {
+    opool__unlink_as(c, i, g, 0);
 }
 
 /* ---- objects -------------------------------------------------------------- */
@@ -264,12 +301,18 @@ OPOOL__HOT void *opool__object_far(const opool__hot *c, uint32_t i) {
 /* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
  * takes the first branch; a grown chunk costs a bit count, a shift and a
  * subtraction. */
-OPOOL__HOT void *opool__object(const opool__hot *c, uint32_t i) {
-    return OPOOL_LIKELY(i < c->first) ? opool__object_in(c, 0, (size_t)i * c->stride)
-                                      : opool__object_far(c, i);
+OPOOL__HOT void *opool__object_as(const opool__hot *c, uint32_t i, unsigned known) {
+    return opool__in_first(c, i, known) ? opool__object_in(c, 0, (size_t)i * c->stride)
+                                        : opool__object_far(c, i);
 }
 
-OPOOL__HOT void *opool__get_inline(const opool *p, opool_handle h) {
+OPOOL__HOT void *opool__object(const opool__hot *c, uint32_t i) {
+    return opool__object_as(c, i, 0);
+}
+
+/* Of a pool that never grows, chunk 0 (first slots) holds every slot: an
+ * index past it is past the pool, and the far test is not compiled. */
+OPOOL__HOT void *opool__get_as(const opool *p, opool_handle h, unsigned known) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
@@ -277,8 +320,13 @@ OPOOL__HOT void *opool__get_inline(const opool *p, opool_handle h) {
         if (OPOOL_UNLIKELY(!opool__live_gen(c, i, g))) return NULL;
         return opool__object_in(c, 0, (size_t)i * c->stride);
     }
-    if (OPOOL_UNLIKELY(i >= c->nslots || !opool__live_gen(c, i, g))) return NULL;
+    if ((known & OPOOL__KNOWN_FIXED) || OPOOL_UNLIKELY(i >= c->nslots || !opool__live_gen(c, i, g)))
+        return NULL;
     return opool__object_far(c, i);
+}
+
+OPOOL__HOT void *opool__get_inline(const opool *p, opool_handle h) {
+    return opool__get_as(p, h, 0);
 }
 
 OPOOL__HOT bool opool__valid_inline(const opool *p, opool_handle h) {
@@ -362,7 +410,7 @@ OPOOL__HOT uint32_t opool__live_count(const opool *p) {
     return OPOOL_LIKELY(c->roster != NULL) ? c->count : opool__no_live_list(p);
 }
 
-OPOOL__HOT void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
+OPOOL__HOT void *opool__alloc_as(opool *p, opool_handle *out, const char *site, unsigned known) {
     opool__hot *c = (opool__hot *)(void *)p;
     if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out, site);
     uint32_t n = c->count;
@@ -372,18 +420,26 @@ OPOOL__HOT void *opool__alloc_inline(opool *p, opool_handle *out, const char *si
         if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out, site);
         c->high_water = c->fast_limit = n + 1;
     }
-    uint32_t i = opool__take(c, out);
+    uint32_t i = opool__take_as(c, out, known);
     c->allocs++;
-    return opool__object(c, i);
+    return opool__object_as(c, i, known);
 }
 
-OPOOL__HOT opool_status opool__free_inline(opool *p, opool_handle h) {
+OPOOL__HOT void *opool__alloc_inline(opool *p, opool_handle *out, const char *site) {
+    return opool__alloc_as(p, out, site, 0);
+}
+
+OPOOL__HOT opool_status opool__free_as(opool *p, opool_handle h, unsigned known) {
     opool__hot *c = (opool__hot *)(void *)p;
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || i >= c->free_limit)) return opool__free_slow(p, h);
     if (OPOOL_UNLIKELY(!opool__live_gen(c, i, g))) return opool__free_slow(p, h);
-    opool__unlink(c, i, g + 1);
+    opool__unlink_as(c, i, g + 1, known);
     return OPOOL_OK;
+}
+
+OPOOL__HOT opool_status opool__free_inline(opool *p, opool_handle h) {
+    return opool__free_as(p, h, 0);
 }
 
 /* ---- the public names: calls inline, the rest the exported functions ---- */

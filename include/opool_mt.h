@@ -273,7 +273,7 @@ typedef struct opool_mt_stats {
  * desc NULL, anything opool_create rejects, object_size 0 (an id-only pool
  * is the core pool's), max_capacity other than 0 or capacity without
  * OPOOL_FULL_GROW, OPOOL_FULL_EVICT, an evict or save/load callback,
- * OPOOL_TRACK_SITES, OPOOL_REPORT_SIZING or OPOOL_NO_LIVE_LIST (the core
+ * OPOOL_TRACK_SITES, OPOOL_REPORT_SIZING, OPOOL_NO_LIVE_LIST or OPOOL_FIXED (the core
  * pool's), an allocator without free, an allocator for a growing pool, a
  * growing pool whose reservation would pass SIZE_MAX. OPOOL_ENOMEM: the
  * allocator failed, or the system has no reservation of that size for a

@@ -48,6 +48,25 @@
  * pool type named like T's tag.
  *
  * ============================================================================
+ * FIXED POOLS: FLAGS KNOWN WHEN THE CODE IS COMPILED
+ * ============================================================================
+ * OPOOL_TYPED_FIXED(name, T, FLAGS) declares the same type and functions as
+ * OPOOL_TYPED(name, T), for pools that never grow and whose flags are FLAGS
+ * (a constant expression of desc flags, 0 for none):
+ *     OPOOL_TYPED_FIXED(conn_pool, struct conn, OPOOL_NO_LIVE_LIST);
+ *     conn_pool *conns;
+ *     if (conn_pool_create_n(&conns, 4096) != OPOOL_OK) ...;
+ * Every pool of the type is created with FLAGS | OPOOL_FIXED added to its
+ * desc's flags: OPOOL_FULL_GROW is then OPOOL_EINVAL (as is a desc with
+ * OPOOL_NO_LIVE_LIST when FLAGS lacks it; a desc may add the other flags).
+ * P_load and P_load_file accept only an image of a pool that does not grow.
+ * What it buys: P_alloc, P_free, P_get and P_valid compile the one body of
+ * the core's inline paths with what FLAGS fixes as a constant, so the tests
+ * of a grown chunk and of the live list (or the free chain without one) are
+ * not compiled (docs/BENCHMARKS.md). Every failure, cost and guarantee is
+ * the core's. OPOOL_TYPED_HANDLE(name) may come first, then
+ * OPOOL_TYPED_POOL_FIXED(name, T, FLAGS).
+ * ============================================================================
  * HANDLES BEFORE THEIR TYPE, AND SIDE TABLES
  * ============================================================================
  * OPOOL_TYPED needs T complete, so T cannot hold a handle of its own pool.
@@ -207,13 +226,18 @@
 #define OPOOL__CRAW(p) ((const opool *)(const void *)(p))
 
 /* Complete a typed pool's desc: object_size and object_align from the type
- * when 0; false for a NULL desc or one too small for the type. */
+ * when 0; false for a NULL desc or one too small for the type. fixed: 0, or
+ * the flags of OPOOL_TYPED_FIXED with OPOOL_FIXED, which the pool gets
+ * (more may be asked, but a live list it does not keep: OPOOL_NO_LIVE_LIST
+ * there and not in fixed is refused, as its compiled paths keep one). */
 OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, size_t size,
-                                       size_t align) {
+                                       size_t align, uint32_t fixed) {
     if (in == NULL) return false;
     *out = *in;
     if (out->object_size == 0) out->object_size = size;
     if (out->object_align == 0) out->object_align = align;
+    if (fixed != 0 && (in->flags & ~fixed & OPOOL_NO_LIVE_LIST)) return false;
+    out->flags |= fixed;
     return out->object_size >= size && out->object_align >= align;
 }
 
@@ -241,13 +265,31 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 
 /* The pool type and its functions, for a handle type OPOOL_TYPED_HANDLE
  * declared. */
-#define OPOOL_TYPED_POOL(name, T)                                                                  \
+#define OPOOL_TYPED_POOL(name, T) OPOOL__TYPED_POOL_OF(name, T, 0, 0)
+
+/* A typed pool whose flags are fixed at compile time: OPOOL_TYPED(name, T)'s
+ * functions, every pool made with FLAGS | OPOOL_FIXED (FLAGS a constant
+ * expression of desc flags), so that the inline alloc, free and get compile
+ * only what FLAGS leaves possible (FIXED POOLS in the manual above). */
+#define OPOOL_TYPED_FIXED(name, T, FLAGS)                                                          \
+    typedef char name##__after_OPOOL_TYPED_HANDLE_write_OPOOL_TYPED_POOL;                          \
+    OPOOL__TYPED_HANDLE_TYPE(name)                                                                 \
+    OPOOL__TYPED_HANDLES(name)                                                                     \
+    OPOOL_TYPED_POOL_FIXED(name, T, FLAGS)
+
+/* OPOOL_TYPED_POOL for OPOOL_TYPED_FIXED, after OPOOL_TYPED_HANDLE(name). */
+#define OPOOL_TYPED_POOL_FIXED(name, T, FLAGS)                                                     \
+    OPOOL__TYPED_POOL_OF(name, T, (uint32_t)(FLAGS) | OPOOL_FIXED, OPOOL__KNOWN_OF(FLAGS))
+
+/* The pool type and its functions: FIX the flags every pool gets (0: those
+ * of its desc), KNOWN what the inline paths know of it (opool_abi.h). */
+#define OPOOL__TYPED_POOL_OF(name, T, FIX, KNOWN)                                                  \
     typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
     typedef T name##_type;             /* the object type, for OPOOL_TYPED_FOREACH */              \
-    OPOOL__TYPED_LIFETIME(name, T)                                                                 \
-    OPOOL__TYPED_OBJECTS(name, T)                                                                  \
+    OPOOL__TYPED_LIFETIME(name, T, FIX)                                                            \
+    OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                           \
     OPOOL__TYPED_ITERATION(name, T)                                                                \
-    OPOOL__TYPED_SAVE(name, T)                                                                     \
+    OPOOL__TYPED_SAVE(name, T, FIX)                                                                \
     struct name##_handle /* the caller's semicolon ends this (redundant) declaration */
 
 #define OPOOL__TYPED_HANDLE_TYPE(name)                                                             \
@@ -278,14 +320,14 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return opool_handle_generation(h.raw);                                                     \
     }
 
-#define OPOOL__TYPED_LIFETIME(name, T)                                                             \
+#define OPOOL__TYPED_LIFETIME(name, T, FIX)                                                        \
     OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create(name **out,                         \
                                                                const opool_desc *desc) {           \
         opool_desc d;                                                                              \
         opool *raw = NULL;                                                                         \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         *out = NULL;                                                                               \
-        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_create(&raw, &d);                                                   \
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
@@ -302,7 +344,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     }                                                                                              \
     OPOOL__TYPED_FN size_t name##_required_bytes(const opool_desc *desc) {                         \
         opool_desc d;                                                                              \
-        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return 0;                  \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return 0;             \
         return opool_required_bytes(&d);                                                           \
     }                                                                                              \
     OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_in(                                 \
@@ -311,7 +353,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool *raw = NULL;                                                                         \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         *out = NULL;                                                                               \
-        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_create_in(&raw, buf, size, &d);                                     \
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
@@ -319,24 +361,24 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL__TYPED_FN void name##_destroy(name *p) { opool_destroy(OPOOL__RAW(p)); }                 \
     OPOOL__TYPED_FN opool *name##_raw(name *p) { return OPOOL__RAW(p); }
 
-#define OPOOL__TYPED_OBJECTS(name, T)                                                              \
+#define OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                       \
     OPOOL__TYPED_FN T *name##_alloc(name *p, name##_handle *out) {                                 \
-        return (T *)opool_alloc(OPOOL__RAW(p), out ? &out->raw : NULL);                            \
+        return (T *)opool__alloc_as(OPOOL__RAW(p), out ? &out->raw : NULL, OPOOL__SITE, KNOWN);    \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_alloc_at(name *p, name##_handle h) {                                 \
         return (T *)opool_alloc_at(OPOOL__RAW(p), h.raw);                                          \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_free(name *p, name##_handle h) {                           \
-        return opool_free(OPOOL__RAW(p), h.raw);                                                   \
+        return opool__free_as(OPOOL__RAW(p), h.raw, KNOWN);                                        \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_free_object(name *p, T *obj) {                             \
         return opool_free_object(OPOOL__RAW(p), obj);                                              \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_get(const name *p, name##_handle h) {                                \
-        return (T *)opool_get(OPOOL__CRAW(p), h.raw);                                              \
+        return (T *)opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN);                                   \
     }                                                                                              \
     OPOOL__TYPED_FN bool name##_valid(const name *p, name##_handle h) {                            \
-        return opool_valid(OPOOL__CRAW(p), h.raw);                                                 \
+        return opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN) != NULL;                                \
     }                                                                                              \
     OPOOL__TYPED_FN name##_handle name##_handle_of(const name *p, const T *obj) {                  \
         return name##_handle_from(opool_handle_of(OPOOL__CRAW(p), obj));                           \
@@ -392,7 +434,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return opool_draw_svg(OPOOL__CRAW(p), write, ctx);                                         \
     }
 
-#define OPOOL__TYPED_SAVE(name, T)                                                                 \
+#define OPOOL__TYPED_SAVE(name, T, FIX)                                                            \
     OPOOL__TYPED_FN opool_status name##_save(const name *p, opool_write_fn write, void *ctx) {     \
         return opool_save(OPOOL__CRAW(p), write, ctx);                                             \
     }                                                                                              \
@@ -402,7 +444,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool *raw = NULL;                                                                         \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         *out = NULL;                                                                               \
-        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_load(&raw, &d, read, ctx);                                          \
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \
@@ -416,7 +458,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool *raw = NULL;                                                                         \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         *out = NULL;                                                                               \
-        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T))) return OPOOL_EINVAL;       \
+        if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_load_file(&raw, &d, path);                                          \
         *out = (name *)(void *)raw; /* NULL on failure */                                          \
         return s;                                                                                  \

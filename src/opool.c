@@ -31,6 +31,7 @@ bool opool__geometry_of(const opool_desc *d, opool__geometry *g) {
         d->on_full != OPOOL_FULL_EVICT)
         return false;
     if (d->on_full == OPOOL_FULL_EVICT && d->evict == NULL) return false;
+    if (d->on_full == OPOOL_FULL_GROW && (d->flags & OPOOL_FIXED)) return false;
     if ((d->allocator.alloc == NULL) !=
         (d->allocator.free == NULL && d->allocator.free_aligned == NULL))
         return false;

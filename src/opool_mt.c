@@ -166,7 +166,7 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
         return false; /* a limit to grow to, for a pool that does not grow */
     /* a growing pool reserves its address space from the system (docs 9) */
     if (g->max_capacity > d->capacity && d->allocator.alloc) return false;
-    if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING | OPOOL_NO_LIVE_LIST))
+    if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING | OPOOL_NO_LIVE_LIST | OPOOL_FIXED))
         return false; /* the core's only */
     return d->save_object == NULL && d->load_object == NULL;
 }

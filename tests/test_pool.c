@@ -2004,11 +2004,35 @@ TEST(create_rejects_capacity_above_the_maximum) {
 }
 
 TEST(create_rejects_unknown_flags) {
-    for (uint32_t bit = 6; bit < 32; bit++) { /* OPOOL_NO_LIVE_LIST is bit 5 */
+    for (uint32_t bit = 7; bit < 32; bit++) { /* OPOOL_FIXED is bit 6 */
         opool_desc d = desc_of(8, 4);
         d.flags = OPOOL_ZERO | (1u << bit);
         CHECK_CREATE_REJECTS(&d);
     }
+}
+
+TEST(fixed_refuses_growth) {
+    opool_desc d = desc_of(8, 4);
+    d.flags = OPOOL_FIXED;
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 64;
+    CHECK_CREATE_REJECTS(&d);
+}
+
+TEST(fixed_pool_fails_when_full_and_never_grows) {
+    opool_desc d = desc_of(8, 4);
+    d.flags = OPOOL_FIXED | OPOOL_NO_LIVE_LIST;
+    opool *p = NULL;
+    CHECK_EQ(opool_create(&p, &d), OPOOL_OK);
+    opool_handle h[4];
+    for (int k = 0; k < 4; k++) CHECK(opool_alloc(p, &h[k]) != NULL);
+    CHECK(opool_alloc(p, NULL) == NULL);
+    CHECK_EQ(opool_capacity(p), 4);
+    CHECK_EQ(opool_free(p, h[2]), OPOOL_OK);
+    CHECK_EQ(opool_free(p, h[2]), OPOOL_ESTALE);
+    CHECK(opool_alloc(p, NULL) != NULL);
+    opool_clear(p);
+    opool_destroy(p);
 }
 
 TEST(create_rejects_unknown_policy) {

@@ -2023,13 +2023,13 @@ TEST(fixed_pool_fails_when_full_and_never_grows) {
     opool_desc d = desc_of(8, 4);
     d.flags = OPOOL_FIXED | OPOOL_NO_LIVE_LIST;
     opool *p = NULL;
-    CHECK_EQ(opool_create(&p, &d), OPOOL_OK);
+    CHECK_EQ_U64(opool_create(&p, &d), OPOOL_OK);
     opool_handle h[4];
     for (int k = 0; k < 4; k++) CHECK(opool_alloc(p, &h[k]) != NULL);
     CHECK(opool_alloc(p, NULL) == NULL);
-    CHECK_EQ(opool_capacity(p), 4);
-    CHECK_EQ(opool_free(p, h[2]), OPOOL_OK);
-    CHECK_EQ(opool_free(p, h[2]), OPOOL_ESTALE);
+    CHECK_EQ_U64(opool_capacity(p), 4);
+    CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_OK);
+    CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_ESTALE);
     CHECK(opool_alloc(p, NULL) != NULL);
     opool_clear(p);
     opool_destroy(p);
@@ -2700,6 +2700,8 @@ int main(int argc, char **argv) {
     RUN(create_rejects_max_capacity_below_capacity);
     RUN(create_rejects_capacity_above_the_maximum);
     RUN(create_rejects_unknown_flags);
+    RUN(fixed_refuses_growth);
+    RUN(fixed_pool_fails_when_full_and_never_grows);
     RUN(create_rejects_unknown_policy);
     RUN(create_rejects_evict_without_callback);
     RUN(create_rejects_allocator_with_only_one_function);

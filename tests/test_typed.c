@@ -10,6 +10,7 @@
  */
 #include "opool_typed.h"
 #include "helpers.h"
+#include "model.h"
 #include "test.h"
 
 #include <stdalign.h>
@@ -53,6 +54,11 @@ struct ai {
     uint32_t state;
 };
 OPOOL_TYPED_SIDE(ship_ai, ship_pool, struct ai);
+
+/* Pools whose flags are fixed when this file is compiled: one with a live
+ * list, one without. */
+OPOOL_TYPED_FIXED(unit_pool, struct enemy, 0);
+OPOOL_TYPED_FIXED(conn_pool, struct wide, OPOOL_NO_LIVE_LIST);
 
 /* The static type of an expression, checked at compile time. */
 #define HAS_TYPE(expr, T) _Generic((expr), T : 1, default : 0)
@@ -714,6 +720,157 @@ TEST(typed_and_untyped_pools_driven_identically_agree) {
     opool_destroy(u);
 }
 
+/* ---- pools with flags fixed at compile time ------------------------------- */
+
+TEST(a_fixed_pool_has_its_flags_and_those_its_desc_adds) {
+    conn_pool *c = NULL;
+    unit_pool *u = NULL;
+    REQUIRE(conn_pool_create_n(&c, 8) == OPOOL_OK);
+    REQUIRE(unit_pool_create_flags(&u, 8, OPOOL_ZERO) == OPOOL_OK);
+    conn_pool_handle ch;
+    REQUIRE(conn_pool_alloc(c, &ch) != NULL);
+    CHECK(conn_pool_live_handle(c, 0).raw.bits == 0); /* no live list */
+    unit_pool_handle uh;
+    unit_pool_alloc(u, &uh)->hp = 9;
+    CHECK_EQ_U64(unit_pool_live_handle(u, 0).raw.bits, uh.raw.bits);
+    CHECK_EQ_U64(unit_pool_free(u, uh), OPOOL_OK);
+    CHECK_EQ_U64(unit_pool_alloc(u, &uh)->hp, 0); /* OPOOL_ZERO */
+    CHECK_EQ_U64(conn_pool_capacity(c), 8);
+    unit_pool_clear(u);
+    conn_pool_clear(c);
+    conn_pool_destroy(c);
+    unit_pool_destroy(u);
+}
+
+TEST(a_fixed_pool_refuses_growth_and_a_live_list_its_flags_lack) {
+    opool_desc d = typed_desc(4);
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 64;
+    unit_pool *u = (unit_pool *)&d; /* not NULL, so that the test sees it cleared */
+    CHECK_EQ_U64(unit_pool_create(&u, &d), OPOOL_EINVAL);
+    CHECK(u == NULL);
+    CHECK_EQ_U64(unit_pool_required_bytes(&d), 0);
+    d = typed_desc(4);
+    d.flags = OPOOL_NO_LIVE_LIST; /* unit_pool's paths keep a live list */
+    CHECK_EQ_U64(unit_pool_create(&u, &d), OPOOL_EINVAL);
+    CHECK(u == NULL);
+    conn_pool *c = NULL;
+    CHECK_EQ_U64(conn_pool_create(&c, &d), OPOOL_OK); /* the flag it has anyway */
+    conn_pool_destroy(c);
+}
+
+TEST(a_fixed_pool_rejects_stale_foreign_and_forged_handles) {
+    opool_desc d = typed_desc(4);
+    conn_pool *a = NULL, *b = NULL;
+    REQUIRE(conn_pool_create(&a, &d) == OPOOL_OK);
+    d.salt = SALT + 0x100;
+    REQUIRE(conn_pool_create(&b, &d) == OPOOL_OK);
+    conn_pool_handle h;
+    struct wide *w = conn_pool_alloc(a, &h);
+    REQUIRE(w != NULL);
+    CHECK(conn_pool_get(a, h) == w);
+    CHECK(conn_pool_valid(a, h));
+    CHECK(conn_pool_get(b, h) == NULL); /* foreign: b's generations start elsewhere */
+    CHECK_EQ_U64(conn_pool_free(b, h), OPOOL_ESTALE);
+    opool_handle forged = h.raw;
+    forged.bits = (uint64_t)G1 << 32 | 4; /* past the pool */
+    CHECK(conn_pool_get(a, conn_pool_handle_from(forged)) == NULL);
+    CHECK_EQ_U64(conn_pool_free(a, conn_pool_handle_from(forged)), OPOOL_EINVAL);
+    forged.bits = UINT64_MAX;
+    CHECK(!conn_pool_valid(a, conn_pool_handle_from(forged)));
+    CHECK_EQ_U64(conn_pool_free(a, h), OPOOL_OK);
+    CHECK(conn_pool_get(a, h) == NULL);
+    CHECK_EQ_U64(conn_pool_free(a, h), OPOOL_ESTALE);
+    CHECK(conn_pool_alloc(NULL, &h) == NULL);
+    CHECK(conn_pool_handle_is_null(h));
+    CHECK_EQ_U64(conn_pool_free(NULL, h), OPOOL_EINVAL);
+    CHECK(conn_pool_get(NULL, h) == NULL);
+    conn_pool_destroy(a);
+    conn_pool_destroy(b);
+}
+
+TEST(a_fixed_pool_loads_only_the_image_of_a_pool_that_does_not_grow) {
+    char path[] = "build_test_typed_fixed.opool";
+    opool_desc d = typed_desc(8);
+    enemy_pool *g = NULL;
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 32;
+    REQUIRE(enemy_pool_create(&g, &d) == OPOOL_OK);
+    REQUIRE(enemy_pool_save_file(g, path) == OPOOL_OK);
+    unit_pool *u = NULL;
+    CHECK_EQ_U64(unit_pool_load_file(&u, &d, path), OPOOL_EINVAL);
+    CHECK(u == NULL);
+    enemy_pool_destroy(g);
+
+    d = typed_desc(8);
+    REQUIRE(unit_pool_create(&u, &d) == OPOOL_OK);
+    unit_pool_handle h;
+    unit_pool_alloc(u, &h)->hp = 7;
+    REQUIRE(unit_pool_save_file(u, path) == OPOOL_OK);
+    unit_pool *v = NULL;
+    REQUIRE(unit_pool_load_file(&v, &d, path) == OPOOL_OK);
+    CHECK_EQ_U64(unit_pool_get(v, h)->hp, 7);
+    unit_pool_clear(u);
+    unit_pool_clear(v);
+    unit_pool_destroy(u);
+    unit_pool_destroy(v);
+    remove(path);
+}
+
+/* A fixed pool of each kind driven with random calls beside the reference
+ * model (tests/model.h) of a pool made from the same desc: every handle,
+ * status and lookup agrees, and the live list where there is one. */
+#define FIXED_AGREES_WITH_THE_MODEL(P, FLAGS)                                                      \
+    do {                                                                                           \
+        enum { CAP = 64, STEPS = 40000, KEEP = 96 };                                               \
+        opool_desc d = typed_desc(CAP);                                                            \
+        P *p = NULL;                                                                               \
+        model m;                                                                                   \
+        REQUIRE(P##_create(&p, &d) == OPOOL_OK);                                                   \
+        d.flags = (FLAGS) | OPOOL_FIXED;                                                           \
+        REQUIRE(model_init(&m, &d, SALT));                                                         \
+        P##_handle h[KEEP];                                                                        \
+        for (int i = 0; i < KEEP; i++) h[i] = P##_handle_null();                                   \
+        rng seed = {0xC0FFEE123ULL};                                                               \
+        int bad = 0;                                                                               \
+        for (uint32_t step = 0; step < STEPS && bad < 5; step++) {                                 \
+            uint64_t r = rng_next(&seed), want;                                                    \
+            uint32_t k = (uint32_t)(r >> 8) % KEEP, op = (uint32_t)(r % 100);                      \
+            bool ok = true;                                                                        \
+            model_begin(&m);                                                                       \
+            if (op < 45) {                                                                         \
+                bool made = model_alloc(&m, &want);                                                \
+                ok = (P##_alloc(p, &h[k]) != NULL) == made && h[k].raw.bits == want;               \
+            } else if (op < 85) {                                                                  \
+                ok = P##_free(p, h[k]) == model_free(&m, h[k].raw.bits);                           \
+            } else {                                                                               \
+                opool_handle x = h[k].raw;                                                         \
+                x.bits ^= (rng_next(&seed) & 3) << 33;                                             \
+                if (op < 90) x.bits = rng_next(&seed) & 0xFFFFFFFF0000007Full;                     \
+                ok = P##_valid(p, P##_handle_from(x)) == model_get(&m, x.bits) &&                  \
+                     P##_free(p, P##_handle_from(x)) == model_free(&m, x.bits);                    \
+            }                                                                                      \
+            ok = ok && P##_count(p) == m.count &&                                                  \
+                 (P##_get(p, h[k]) != NULL) == model_get(&m, h[k].raw.bits);                       \
+            for (uint32_t i = 0; ok && i < m.count && model_lists(&m); i++)                        \
+                ok = P##_live_handle(p, i).raw.bits == model_live_handle(&m, i);                   \
+            if (!ok) {                                                                             \
+                bad++;                                                                             \
+                fprintf(stderr, #P ": step %u (op %u, k %u): pool and model disagree\n", step, op, \
+                        k);                                                                        \
+            }                                                                                      \
+            CHECK(ok);                                                                             \
+        }                                                                                          \
+        P##_clear(p);                                                                              \
+        P##_destroy(p);                                                                            \
+        model_fini(&m);                                                                            \
+    } while (0)
+
+TEST(fixed_pools_driven_at_random_agree_with_the_model) {
+    FIXED_AGREES_WITH_THE_MODEL(unit_pool, 0);
+    FIXED_AGREES_WITH_THE_MODEL(conn_pool, OPOOL_NO_LIVE_LIST);
+}
+
 int main(void) {
     RUN(every_function_has_its_typed_signature);
     RUN(split_declarations_and_side_tables_have_their_typed_signatures);
@@ -743,5 +900,10 @@ int main(void) {
     RUN(save_and_load_restore_every_handle_and_object);
     RUN(save_file_and_load_file_round_trip);
     RUN(typed_and_untyped_pools_driven_identically_agree);
+    RUN(a_fixed_pool_has_its_flags_and_those_its_desc_adds);
+    RUN(a_fixed_pool_refuses_growth_and_a_live_list_its_flags_lack);
+    RUN(a_fixed_pool_rejects_stale_foreign_and_forged_handles);
+    RUN(a_fixed_pool_loads_only_the_image_of_a_pool_that_does_not_grow);
+    RUN(fixed_pools_driven_at_random_agree_with_the_model);
     return test_summary();
 }

@@ -441,6 +441,82 @@ static uint32_t position(const opool *p, opool_handle h) {
  * handles and their values); every few ops a range-for loop that erases
  * the current object, emplaces, and erases others, under loop_check.h's
  * rules. Constructor failures are injected where exceptions exist. */
+/* ---- pools with flags fixed at compile time -------------------------------- */
+
+TEST(a_pool_with_fixed_flags_refuses_growth_and_a_live_list_its_flags_lack) {
+    opl::pool<tracked, OPOOL_FIXED> grows(opts(4, 16));
+    CHECK(!grows && grows.status() == OPOOL_EINVAL);
+    opl::options o = opts(4);
+    o.flags = OPOOL_NO_LIVE_LIST;
+    opl::pool<int, OPOOL_FIXED> listless(o);
+    CHECK(!listless && listless.status() == OPOOL_EINVAL);
+    opl::pool<int, OPOOL_NO_LIVE_LIST> ids(o);
+    CHECK(ids && ids.capacity() == 4);
+    opool_desc d = opool_desc();
+    d.capacity = 4;
+    d.on_full = OPOOL_FULL_GROW;
+    d.max_capacity = 8;
+    opl::pool<int, OPOOL_NO_LIVE_LIST> from_desc(d);
+    CHECK(!from_desc && from_desc.status() == OPOOL_EINVAL);
+}
+
+TEST(a_pool_with_fixed_flags_constructs_and_destroys_through_every_path) {
+    lives::reset();
+    {
+        opl::pool<tracked, OPOOL_FIXED> p(opts(3));
+        REQUIRE(p);
+        auto a = p.emplace(1), b = p.emplace(2), c = p.emplace(3);
+        CHECK(a.obj && b.obj && c.obj && !p.emplace(4).obj);
+        CHECK(p.get(b.h) == b.obj && p.contains(b.h) && b.obj->check(2));
+        CHECK(p.erase(b.h) && !p.erase(b.h) && p.get(b.h) == nullptr && !p.contains(b.h));
+        CHECK(lives::alive() == 2);
+        int sum = 0;
+        for (tracked &t : p) sum += t.value;
+        CHECK(sum == 4);
+        CHECK(p.emplace(5).obj != nullptr);
+        CHECK(lives::alive() == 3);
+    }
+    CHECK(lives::alive() == 0 && lives::made == 4);
+}
+
+/* A pool without a live list, its flags fixed, driven at random beside a
+ * std::map: every handle it gives is new, every live one finds its value,
+ * every erased one is refused. */
+TEST(a_fixed_pool_without_a_live_list_keeps_the_model) {
+    for (uint32_t seed = 1; seed <= 20; seed++) {
+        rng r = {seed * 0x9E3779B1u};
+        uint32_t cap = 1 + rng_below(&r, 64);
+        opl::pool<uint64_t, OPOOL_NO_LIVE_LIST> p(opts(cap, 0, seed * 2 + 1));
+        REQUIRE(p);
+        std::map<uint64_t, uint64_t> model;
+        std::vector<opl::handle<uint64_t>> live, gone;
+        for (uint32_t step = 0; step < 4000; step++) {
+            if (rng_chance(&r, 55)) {
+                auto e = p.emplace(step);
+                CHECK((e.obj != nullptr) == (model.size() < cap));
+                if (!e.obj) continue;
+                CHECK(model.count(e.h.raw().bits) == 0);
+                model[e.h.raw().bits] = step;
+                live.push_back(e.h);
+            } else if (!live.empty()) {
+                size_t k = rng_below(&r, (uint32_t)live.size());
+                CHECK(p.erase(live[k]));
+                model.erase(live[k].raw().bits);
+                gone.push_back(live[k]);
+                live[k] = live.back();
+                live.pop_back();
+            }
+            if (!gone.empty()) CHECK(!p.erase(gone[rng_below(&r, (uint32_t)gone.size())]));
+        }
+        CHECK(p.size() == model.size());
+        for (auto &[bits, v] : model) {
+            const uint64_t *x = p.get(opl::handle<uint64_t>(opool_handle{bits}));
+            CHECK(x != nullptr && *x == v);
+        }
+        for (auto h : gone) CHECK(p.get(h) == nullptr);
+    }
+}
+
 TEST(random_histories_keep_the_model_and_the_iteration_promise) {
     lives::reset();
     loop_check lc = loop_check();
@@ -885,6 +961,9 @@ int main() {
     RUN(a_pool_without_a_live_list_refuses_its_loops_and_destructible_types);
     RUN(erasing_the_current_object_and_emplacing_inside_the_loop);
     RUN(random_histories_keep_the_model_and_the_iteration_promise);
+    RUN(a_pool_with_fixed_flags_refuses_growth_and_a_live_list_its_flags_lack);
+    RUN(a_pool_with_fixed_flags_constructs_and_destroys_through_every_path);
+    RUN(a_fixed_pool_without_a_live_list_keeps_the_model);
     RUN(a_side_value_lives_with_its_entry_and_hides_once_its_object_is_erased);
     RUN(side_values_never_move_while_they_live);
 #if OPOOL_HPP_EXCEPTIONS

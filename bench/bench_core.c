@@ -20,6 +20,10 @@
  *              The floor for a pool that validates handles, as opool does.
  *   opool      this library through its public header (inline fast paths),
  *              capacity N, OPOOL_FULL_FAIL, no flags.
+ *   opool fixed
+ *              the same pool through OPOOL_TYPED_FIXED(.., 0) (opool_typed.h).
+ *   opool fixed no live list
+ *              the same through OPOOL_TYPED_FIXED(.., OPOOL_NO_LIVE_LIST).
  *   malloc     the C library's malloc/free; handle = pointer. It validates
  *              nothing, so its "lookup" is a plain dereference.
  *   boost::object_pool, boost::pool<>, plf::colony
@@ -96,7 +100,7 @@
  *               and written, each subject in a fresh process; BYTES per
  *               object (the table's ns columns hold bytes for this one).
  *   --layouts   hand-written pools (see "layout experiment" below), opool and
- *               opool without a live list beside them,
+ *               opool without a live list (plain and fixed) beside them,
  *               for churn and lookup at 1,000 and 1,000,000 (one size).
  * --quick keeps every size and subject (the other processes too), stops every
  * N at 100K (no 1M point; fill+drain, iterate and resident at 100K: filling
@@ -141,6 +145,7 @@
 
 #include "opool.h"
 #include "opool_side.h"
+#include "opool_typed.h"
 
 #include "bench_util.h"
 #include "bench_child.h"
@@ -332,6 +337,43 @@ static opool *make_opool_flags(uint32_t cap, uint32_t flags) {
 }
 
 static opool *make_opool(uint32_t cap) { return make_opool_flags(cap, 0); }
+
+/* ==== opool fixed: typed pools whose flags are fixed at compile time =======
+ * OPOOL_TYPED_FIXED(P, T, FLAGS) (opool_typed.h): P_alloc, P_free and P_get
+ * run the core's inline paths with what FLAGS fixes as a constant (the pool
+ * never grows; it keeps a live list, or none), so the tests those facts
+ * answer are not compiled. T only names the two fields FA and FB write: each
+ * pool is created with object_size = the run's size (room after each T) and
+ * opool's default alignment, so its objects and stride are every opool
+ * subject's. */
+typedef struct bench_obj {
+    uint64_t a, b;
+} bench_obj;
+OPOOL_TYPED_FIXED(fixed_list, bench_obj, 0);                  /* "opool fixed" */
+OPOOL_TYPED_FIXED(fixed_bare, bench_obj, OPOOL_NO_LIVE_LIST); /* "opool fixed no live list" */
+
+/* make_P: a pool of P for cap objects, empty, from make_opool_flags's desc
+ * (P_create adds P's flags); end_P: end_opool's; object_P: the object of h
+ * through P_get, as the untimed checks read every subject's. */
+#define FIXED_POOL_FNS(P)                                                                          \
+    static P *make_##P(uint32_t cap) {                                                             \
+        opool_desc d;                                                                              \
+        memset(&d, 0, sizeof d);                                                                   \
+        d.object_size = opt.size;                                                                  \
+        d.object_align = _Alignof(max_align_t); /* the core's default; P's would be T's */         \
+        d.capacity = cap;                                                                          \
+        d.on_full = OPOOL_FULL_FAIL;                                                               \
+        P *p = NULL;                                                                               \
+        opool_status s = P##_create(&p, &d);                                                       \
+        if (s != OPOOL_OK) fail(#P "_create(capacity %u): %s", cap, opool_status_str(s));          \
+        return p;                                                                                  \
+    }                                                                                              \
+    static void end_##P(P *p) { end_opool(P##_raw(p)); }                                           \
+    static const char *object_##P(const P *p, P##_handle h) {                                      \
+        return (const char *)(const void *)P##_get(p, h);                                          \
+    }
+FIXED_POOL_FNS(fixed_list)
+FIXED_POOL_FNS(fixed_bare)
 
 /* ==== layout experiment: hand-written roster pools ========================
  * Each mirrors opool's fast paths (header opool_alloc/opool_free/opool_get)
@@ -721,10 +763,45 @@ static BENCH_NOINLINE uint64_t lookup_malloc(char *const *H, uint32_t n, uint64_
     return sum;
 }
 
+/* churn_P and lookup_P: churn_opool's and lookup_opool's loops over a fixed
+ * typed pool P, through P_free, P_alloc and P_get. */
+#define FIXED_CL_LOOPS(P)                                                                          \
+    static BENCH_NOINLINE uint64_t churn_##P(P *p, P##_handle *H, uint32_t n, uint64_t seed,       \
+                                             uint64_t iters, uint64_t tag) {                       \
+        uint64_t bad = 0;                                                                          \
+        for (uint64_t it = 0; it < iters; it++) {                                                  \
+            uint32_t k = bench_below(&seed, n);                                                    \
+            bad += P##_free(p, H[k]) != OPOOL_OK;                                                  \
+            P##_handle h;                                                                          \
+            bench_obj *o = P##_alloc(p, &h);                                                       \
+            if (o == NULL) return bad + 1;                                                         \
+            FA(o) = k;                                                                             \
+            FB(o) = tag + it;                                                                      \
+            H[k] = h;                                                                              \
+        }                                                                                          \
+        return bad;                                                                                \
+    }                                                                                              \
+    static BENCH_NOINLINE uint64_t lookup_##P(const P *p, const P##_handle *H, uint32_t n,         \
+                                              uint64_t seed, uint64_t iters, uint64_t *bad) {      \
+        uint64_t sum = 0;                                                                          \
+        for (uint64_t it = 0; it < iters; it++) {                                                  \
+            uint32_t k = bench_below(&seed, n);                                                    \
+            const bench_obj *o = P##_get(p, H[k]);                                                 \
+            if (o == NULL) {                                                                       \
+                ++*bad;                                                                            \
+                continue;                                                                          \
+            }                                                                                      \
+            sum += FA(o) + FB(o);                                                                  \
+        }                                                                                          \
+        return sum;                                                                                \
+    }
+FIXED_CL_LOOPS(fixed_list)
+FIXED_CL_LOOPS(fixed_bare)
+
 /* ==== the case driver ====================================================== */
 
-/* Subjects of one case in this process. The most so far: churn's 4 C
- * subjects + 3 C++ peers, and the 7 of the layout experiment. run_case and
+/* Subjects of one case in this process. The most so far: churn's 8 C
+ * subjects + 4 C++ peers, and the 12 of the layout experiment. run_case and
  * the setups fail loudly beyond it. */
 #define MAX_SUBJ 16
 
@@ -830,8 +907,10 @@ enum {
     S_IGEN,
     S_OPOOL,
     S_MALLOC,
-    S_OPOOL_GROWN, /* opool grown from capacity 32 to N: objects beyond chunk 0 */
-    S_OPOOL_BARE,  /* opool with OPOOL_NO_LIVE_LIST */
+    S_OPOOL_GROWN,      /* opool grown from capacity 32 to N: objects beyond chunk 0 */
+    S_OPOOL_BARE,       /* opool with OPOOL_NO_LIVE_LIST */
+    S_OPOOL_FIXED,      /* opool as OPOOL_TYPED_FIXED(fixed_list, .., 0) */
+    S_OPOOL_FIXED_BARE, /* opool as OPOOL_TYPED_FIXED(fixed_bare, .., OPOOL_NO_LIVE_LIST) */
     S_LAY_AC,
     S_LAY_AD,
     S_LAY_BC,
@@ -859,6 +938,10 @@ typedef struct cl_state {
     uint64_t *h_igen;
     opool *op[3]; /* by opool_variant */
     opool_handle *h_op[3];
+    fixed_list *fx_list; /* S_OPOOL_FIXED */
+    fixed_list_handle *h_fx_list;
+    fixed_bare *fx_bare; /* S_OPOOL_FIXED_BARE */
+    fixed_bare_handle *h_fx_bare;
     char **h_mal;
     lay_pool lay[N_LAY]; /* AC, AD, BC, BD, AE, F, G, H */
     uint64_t *h_lay[N_LAY];
@@ -893,6 +976,8 @@ static const char *subject_name(int id) {
                                         MALLOC_SUBJECT,
                                         "opool grown",
                                         "opool no live list",
+                                        "opool fixed",
+                                        "opool fixed no live list",
                                         "A rec8 + C flat",
                                         "A rec8 + D chunk",
                                         "B split + C flat",
@@ -976,6 +1061,26 @@ static void cl_setup(cl_state *st) {
             }
             break;
         }
+        case S_OPOOL_FIXED:
+            st->fx_list = make_fixed_list(n);
+            st->h_fx_list = bench_xalloc((size_t)n * sizeof(fixed_list_handle));
+            for (uint32_t k = 0; k < n; k++) {
+                bench_obj *o = fixed_list_alloc(st->fx_list, &st->h_fx_list[k]);
+                if (o == NULL) fail("fixed_list_alloc failed while pre-filling %u objects", n);
+                FA(o) = k;
+                FB(o) = 0;
+            }
+            break;
+        case S_OPOOL_FIXED_BARE:
+            st->fx_bare = make_fixed_bare(n);
+            st->h_fx_bare = bench_xalloc((size_t)n * sizeof(fixed_bare_handle));
+            for (uint32_t k = 0; k < n; k++) {
+                bench_obj *o = fixed_bare_alloc(st->fx_bare, &st->h_fx_bare[k]);
+                if (o == NULL) fail("fixed_bare_alloc failed while pre-filling %u objects", n);
+                FA(o) = k;
+                FB(o) = 0;
+            }
+            break;
         case S_MALLOC:
             st->h_mal = bench_xalloc((size_t)n * sizeof(char *));
             for (uint32_t k = 0; k < n; k++) {
@@ -1037,6 +1142,14 @@ static void cl_teardown(cl_state *st) {
             end_opool(st->op[opool_variant(id)]);
             free(st->h_op[opool_variant(id)]);
             break;
+        case S_OPOOL_FIXED:
+            end_fixed_list(st->fx_list);
+            free(st->h_fx_list);
+            break;
+        case S_OPOOL_FIXED_BARE:
+            end_fixed_bare(st->fx_bare);
+            free(st->h_fx_bare);
+            break;
         case S_MALLOC:
             for (uint32_t k = 0; k < st->n; k++) free(st->h_mal[k]);
             free(st->h_mal);
@@ -1067,6 +1180,10 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
     case S_OPOOL_GROWN:
     case S_OPOOL_BARE:
         return opool_get(st->op[opool_variant(id)], st->h_op[opool_variant(id)][k]);
+    case S_OPOOL_FIXED:
+        return object_fixed_list(st->fx_list, st->h_fx_list[k]);
+    case S_OPOOL_FIXED_BARE:
+        return object_fixed_bare(st->fx_bare, st->h_fx_bare[k]);
     case S_MALLOC:
         return st->h_mal[k];
 #if BENCH_PEERS
@@ -1151,6 +1268,10 @@ static uint64_t churn_subject(cl_state *st, int id, uint64_t seed, uint64_t iter
     case S_OPOOL_BARE:
         return churn_opool(st->op[opool_variant(id)], st->h_op[opool_variant(id)], n, seed, iters,
                            tag);
+    case S_OPOOL_FIXED:
+        return churn_fixed_list(st->fx_list, st->h_fx_list, n, seed, iters, tag);
+    case S_OPOOL_FIXED_BARE:
+        return churn_fixed_bare(st->fx_bare, st->h_fx_bare, n, seed, iters, tag);
     case S_MALLOC:
         return churn_malloc(st->h_mal, n, opt.size, seed, iters, tag);
 #if BENCH_PEERS
@@ -1192,6 +1313,10 @@ static uint64_t lookup_subject(const cl_state *st, int id, uint64_t seed, uint64
     case S_OPOOL_BARE:
         return lookup_opool(st->op[opool_variant(id)], st->h_op[opool_variant(id)], n, seed, iters,
                             bad);
+    case S_OPOOL_FIXED:
+        return lookup_fixed_list(st->fx_list, st->h_fx_list, n, seed, iters, bad);
+    case S_OPOOL_FIXED_BARE:
+        return lookup_fixed_bare(st->fx_bare, st->h_fx_bare, n, seed, iters, bad);
     case S_MALLOC:
         return lookup_malloc(st->h_mal, n, seed, iters);
 #if BENCH_PEERS
@@ -1259,6 +1384,10 @@ static const char *churn_note(int id) {
         return "FULL_GROW from capacity 32";
     case S_OPOOL_BARE:
         return "FULL_FAIL, OPOOL_NO_LIVE_LIST";
+    case S_OPOOL_FIXED:
+        return "OPOOL_TYPED_FIXED, flags 0";
+    case S_OPOOL_FIXED_BARE:
+        return "OPOOL_TYPED_FIXED, OPOOL_NO_LIVE_LIST";
     case S_BOOST_OBJ:
         return "construct/destroy; T*, not validated";
     case S_BOOST_POOL:
@@ -1354,6 +1483,10 @@ typedef struct fd_state {
     uint64_t *h_igen;
     opool *op[3]; /* by opool_variant */
     opool_handle *h_op[3];
+    fixed_list *fx_list; /* S_OPOOL_FIXED */
+    fixed_list_handle *h_fx_list;
+    fixed_bare *fx_bare; /* S_OPOOL_FIXED_BARE */
+    fixed_bare_handle *h_fx_bare;
     char **h_mal;
     uint32_t *perm;
     int perm_rep;
@@ -1414,6 +1547,27 @@ static BENCH_NOINLINE uint64_t drain_opool(opool *p, const opool_handle *H, cons
     return bad;
 }
 
+/* fill_P and drain_P: fill_opool's and drain_opool's loops over a fixed
+ * typed pool P, through P_alloc and P_free. */
+#define FIXED_FD_LOOPS(P)                                                                          \
+    static BENCH_NOINLINE uint64_t fill_##P(P *p, P##_handle *H, uint32_t n, uint64_t tag) {       \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            bench_obj *o = P##_alloc(p, &H[k]);                                                    \
+            if (o == NULL) return 1;                                                               \
+            FA(o) = k;                                                                             \
+            FB(o) = tag;                                                                           \
+        }                                                                                          \
+        return 0;                                                                                  \
+    }                                                                                              \
+    static BENCH_NOINLINE uint64_t drain_##P(P *p, const P##_handle *H, const uint32_t *perm,      \
+                                             uint32_t n) {                                         \
+        uint64_t bad = 0;                                                                          \
+        for (uint32_t j = 0; j < n; j++) bad += P##_free(p, H[perm[j]]) != OPOOL_OK;               \
+        return bad;                                                                                \
+    }
+FIXED_FD_LOOPS(fixed_list)
+FIXED_FD_LOOPS(fixed_bare)
+
 static BENCH_NOINLINE uint64_t fill_malloc(char **H, uint32_t n, size_t size, uint64_t tag) {
     for (uint32_t k = 0; k < n; k++) {
         char *o = malloc(size);
@@ -1463,6 +1617,8 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     if (id == S_IGEN) igen_reset(&st->igen);
     int v = opool_variant(id);
     if (v >= 0) opool_clear(st->op[v]);
+    if (id == S_OPOOL_FIXED) fixed_list_clear(st->fx_list);
+    if (id == S_OPOOL_FIXED_BARE) fixed_bare_clear(st->fx_bare);
     if (id == S_MALLOC) malloc_fresh(st->h_mal, n);
 #if BENCH_PEERS
     bench_peer *peer = id >= S_BOOST_OBJ ? st->peer[id - S_BOOST_OBJ] : NULL;
@@ -1481,6 +1637,12 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     case S_OPOOL_BARE:
         bad = fill_opool(st->op[v], st->h_op[v], n, tag);
         break;
+    case S_OPOOL_FIXED:
+        bad = fill_fixed_list(st->fx_list, st->h_fx_list, n, tag);
+        break;
+    case S_OPOOL_FIXED_BARE:
+        bad = fill_fixed_bare(st->fx_bare, st->h_fx_bare, n, tag);
+        break;
 #if BENCH_PEERS
     case S_BOOST_OBJ:
     case S_BOOST_POOL:
@@ -1497,9 +1659,12 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
 
     /* untimed: every object is reachable through its handle and holds what was written */
     for (uint32_t k = 0; k < n; k++) {
-        const char *o = id == S_IDEAL    ? ideal_at(&st->ideal, st->h_ideal[k])
-                        : id == S_IGEN   ? igen_get(&st->igen, st->h_igen[k])
-                        : v >= 0         ? opool_get(st->op[v], st->h_op[v][k])
+        const char *o = id == S_IDEAL         ? ideal_at(&st->ideal, st->h_ideal[k])
+                        : id == S_IGEN        ? igen_get(&st->igen, st->h_igen[k])
+                        : v >= 0              ? opool_get(st->op[v], st->h_op[v][k])
+                        : id == S_OPOOL_FIXED ? object_fixed_list(st->fx_list, st->h_fx_list[k])
+                        : id == S_OPOOL_FIXED_BARE
+                            ? object_fixed_bare(st->fx_bare, st->h_fx_bare[k])
                         : id == S_MALLOC ? st->h_mal[k]
 #if BENCH_PEERS
                                          : bench_peer_object(peer, k);
@@ -1523,6 +1688,12 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     case S_OPOOL_BARE:
         bad = drain_opool(st->op[v], st->h_op[v], st->perm, n);
         break;
+    case S_OPOOL_FIXED:
+        bad = drain_fixed_list(st->fx_list, st->h_fx_list, st->perm, n);
+        break;
+    case S_OPOOL_FIXED_BARE:
+        bad = drain_fixed_bare(st->fx_bare, st->h_fx_bare, st->perm, n);
+        break;
 #if BENCH_PEERS
     case S_BOOST_OBJ:
     case S_BOOST_POOL:
@@ -1536,10 +1707,12 @@ static double filldrain_rep(void *ctx, int s, int rep, uint64_t *check) {
     }
     uint64_t t3 = bench_now_ns();
     if (bad) fail("drain %s N=%u: %" PRIu64 " frees rejected", subject_name(id), n, bad);
-    uint32_t left = id == S_IDEAL  ? n - st->ideal.top
-                    : id == S_IGEN ? n - st->igen.top
-                    : v >= 0       ? opool_count(st->op[v])
-                                   : 0; /* malloc, and peers without a count */
+    uint32_t left = id == S_IDEAL              ? n - st->ideal.top
+                    : id == S_IGEN             ? n - st->igen.top
+                    : v >= 0                   ? opool_count(st->op[v])
+                    : id == S_OPOOL_FIXED      ? fixed_list_count(st->fx_list)
+                    : id == S_OPOOL_FIXED_BARE ? fixed_bare_count(st->fx_bare)
+                                               : 0; /* malloc, and peers without a count */
 #if BENCH_PEERS
     if (peer && !bench_peer_count(peer, &left)) left = 0;
 #endif
@@ -1554,6 +1727,10 @@ static const char *filldrain_note(int id) {
         return "per pair; FULL_FAIL, no flags";
     case S_OPOOL_BARE:
         return "per pair; FULL_FAIL, OPOOL_NO_LIVE_LIST";
+    case S_OPOOL_FIXED:
+        return "per pair; OPOOL_TYPED_FIXED, flags 0";
+    case S_OPOOL_FIXED_BARE:
+        return "per pair; OPOOL_TYPED_FIXED, OPOOL_NO_LIVE_LIST";
     case S_MALLOC:
         return BENCH_ALLOC == BENCH_ALLOC_GLIBC ? "per pair; glibc, reset to address order"
                                                 : "per pair; reset: N mallocs freed in reverse";
@@ -1568,7 +1745,7 @@ static const char *filldrain_note(int id) {
     }
 }
 
-/* Fill then drain at n, for the subjects ids[0..nids) (at most 8). */
+/* Fill then drain at n, for the subjects ids[0..nids) (at most MAX_SUBJ). */
 static void run_filldrain(uint32_t n, const int *ids, int nids) {
     fd_state st;
     memset(&st, 0, sizeof st);
@@ -1590,6 +1767,14 @@ static void run_filldrain(uint32_t n, const int *ids, int nids) {
         case S_OPOOL_BARE:
             st.op[opool_variant(ids[j])] = make_opool_variant(opool_variant(ids[j]), n);
             st.h_op[opool_variant(ids[j])] = bench_xalloc((size_t)n * sizeof(opool_handle));
+            break;
+        case S_OPOOL_FIXED:
+            st.fx_list = make_fixed_list(n);
+            st.h_fx_list = bench_xalloc((size_t)n * sizeof(fixed_list_handle));
+            break;
+        case S_OPOOL_FIXED_BARE:
+            st.fx_bare = make_fixed_bare(n);
+            st.h_fx_bare = bench_xalloc((size_t)n * sizeof(fixed_bare_handle));
             break;
         case S_MALLOC:
             st.h_mal = bench_xalloc((size_t)n * sizeof(char *));
@@ -1627,6 +1812,10 @@ static void run_filldrain(uint32_t n, const int *ids, int nids) {
         if (st.op[v]) end_opool(st.op[v]);
         free(st.h_op[v]);
     }
+    if (st.fx_list) end_fixed_list(st.fx_list);
+    if (st.fx_bare) end_fixed_bare(st.fx_bare);
+    free(st.h_fx_list);
+    free(st.h_fx_bare);
     if (st.h_ideal) ideal_fini(&st.ideal);
     if (st.h_igen) igen_fini(&st.igen);
     free(st.h_ideal);
@@ -2567,19 +2756,22 @@ static void run_frame(uint32_t n, uint32_t pct) {
  * used container (b = tag + 1), then destroy it (untimed). Each phase is a
  * case: "arena insert" (the creation included: a fresh container), "arena
  * get", "arena remove", "arena insert used"; ns per operation, 200 rounds
- * per sample (--quick 50). Subjects: ideal_gen, opool, and Rust's SlotMap,
- * DenseSlotMap, HopSlotMap and slab (bench/slotmap). */
+ * per sample (--quick 50). Subjects: ideal_gen, opool, opool fixed, opool
+ * fixed no live list, and Rust's SlotMap, DenseSlotMap, HopSlotMap and slab
+ * (bench/slotmap). */
 
 enum { AR_INSERT, AR_GET, AR_REMOVE, AR_REUSE, AR_PHASES };
 static const char *const ar_case[AR_PHASES] = {"arena insert", "arena get", "arena remove",
                                                "arena insert used"};
-enum { AR_IGEN, AR_OPOOL, AR_COUNT };
+enum { AR_IGEN, AR_OPOOL, AR_OPOOL_FIXED, AR_OPOOL_FIXED_BARE, AR_COUNT };
 
 typedef struct ar_state {
     uint32_t n, rounds;
     int phase;
     uint64_t *h_igen;
     opool_handle *h_op;
+    fixed_list_handle *h_fx_list;
+    fixed_bare_handle *h_fx_bare;
 } ar_state;
 
 /* One round of each subject: adds each phase's nanoseconds to ns[]; returns
@@ -2644,13 +2836,50 @@ static BENCH_NOINLINE uint64_t arena_opool(uint32_t n, opool_handle *H, uint64_t
     return bad ? 0 : sum;
 }
 
+/* arena_P: arena_opool's round over a fixed typed pool P (make_P, P_alloc,
+ * P_get, P_free). */
+#define FIXED_AR_LOOP(P)                                                                           \
+    static BENCH_NOINLINE uint64_t arena_##P(uint32_t n, P##_handle *H, uint64_t tag,              \
+                                             uint64_t *ns) {                                       \
+        uint64_t sum = 0, bad = 0, t0 = bench_now_ns();                                            \
+        P *p = make_##P(n);                                                                        \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            bench_obj *o = P##_alloc(p, &H[k]);                                                    \
+            FA(o) = k;                                                                             \
+            FB(o) = tag;                                                                           \
+        }                                                                                          \
+        uint64_t t1 = bench_now_ns();                                                              \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            const bench_obj *o = P##_get(p, H[k]);                                                 \
+            sum += FA(o) + FB(o);                                                                  \
+        }                                                                                          \
+        uint64_t t2 = bench_now_ns();                                                              \
+        for (uint32_t k = 0; k < n; k++) bad += P##_free(p, H[k]) != OPOOL_OK;                     \
+        uint64_t t3 = bench_now_ns();                                                              \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            bench_obj *o = P##_alloc(p, &H[k]);                                                    \
+            FA(o) = k;                                                                             \
+            FB(o) = tag + 1;                                                                       \
+        }                                                                                          \
+        uint64_t t4 = bench_now_ns();                                                              \
+        for (uint32_t k = 0; k < n; k++) sum += bench_mix(FA(P##_get(p, H[k])), k);                \
+        end_##P(p);                                                                                \
+        ns[AR_INSERT] += t1 - t0, ns[AR_GET] += t2 - t1, ns[AR_REMOVE] += t3 - t2;                 \
+        ns[AR_REUSE] += t4 - t3;                                                                   \
+        return bad ? 0 : sum;                                                                      \
+    }
+FIXED_AR_LOOP(fixed_list)
+FIXED_AR_LOOP(fixed_bare)
+
 static double arena_rep(void *ctx, int s, int rep, uint64_t *check) {
     ar_state *st = ctx;
     uint64_t ns[AR_PHASES] = {0}, sum = 0;
     for (uint32_t r = 0; r < st->rounds; r++) {
         uint64_t tag = (uint64_t)(rep + 1) << 40 | (uint64_t)r << 8;
-        uint64_t got = s == AR_IGEN ? arena_igen(st->n, st->h_igen, tag, ns)
-                                    : arena_opool(st->n, st->h_op, tag, ns);
+        uint64_t got = s == AR_IGEN          ? arena_igen(st->n, st->h_igen, tag, ns)
+                       : s == AR_OPOOL       ? arena_opool(st->n, st->h_op, tag, ns)
+                       : s == AR_OPOOL_FIXED ? arena_fixed_list(st->n, st->h_fx_list, tag, ns)
+                                             : arena_fixed_bare(st->n, st->h_fx_bare, tag, ns);
         if (got == 0) fail("%s N=%u: a remove failed", ar_case[st->phase], st->n);
         sum += got;
     }
@@ -2665,6 +2894,8 @@ static void run_arena(uint32_t n) {
     st.rounds = opt.quick ? 50 : 200;
     st.h_igen = bench_xalloc((size_t)n * sizeof(uint64_t));
     st.h_op = bench_xalloc((size_t)n * sizeof(opool_handle));
+    st.h_fx_list = bench_xalloc((size_t)n * sizeof(fixed_list_handle));
+    st.h_fx_bare = bench_xalloc((size_t)n * sizeof(fixed_bare_handle));
     static const char *const notes[AR_PHASES] = {
         "per insert; create for N + N inserts", "per get, in insertion order",
         "per remove, in insertion order", "per insert after N removes"};
@@ -2679,11 +2910,15 @@ static void run_arena(uint32_t n) {
         c.ref2 = -1;
         c.name[AR_IGEN] = "ideal_gen";
         c.name[AR_OPOOL] = "opool";
-        c.note[AR_IGEN] = c.note[AR_OPOOL] = notes[st.phase];
+        c.name[AR_OPOOL_FIXED] = subject_name(S_OPOOL_FIXED);
+        c.name[AR_OPOOL_FIXED_BARE] = subject_name(S_OPOOL_FIXED_BARE);
+        for (int j = 0; j < AR_COUNT; j++) c.note[j] = notes[st.phase];
         run_case(&c, arena_rep, &st);
     }
     free(st.h_igen);
     free(st.h_op);
+    free(st.h_fx_list);
+    free(st.h_fx_bare);
 }
 
 /* ==== subjects in other processes ============================================
@@ -3050,21 +3285,30 @@ int main(int argc, char **argv) {
         opt.size = sizes[z];
         first_row[z] = g_nrows;
         if (opt.layouts) {
-            static const int ids[11] = {S_IGEN,   S_OPOOL,  S_OPOOL_BARE, S_LAY_AC,
-                                        S_LAY_AD, S_LAY_BC, S_LAY_BD,     S_LAY_AE,
-                                        S_LAY_F,  S_LAY_G,  S_LAY_H};
-            run_churn_lookup(small, ids, 11, 0, 3, "", true, true);
-            run_churn_lookup(big, ids, 11, 0, 3, "", true, true);
+            static const int ids[12] = {S_IGEN,   S_OPOOL,  S_OPOOL_BARE, S_OPOOL_FIXED_BARE,
+                                        S_LAY_AC, S_LAY_AD, S_LAY_BC,     S_LAY_BD,
+                                        S_LAY_AE, S_LAY_F,  S_LAY_G,      S_LAY_H};
+            run_churn_lookup(small, ids, 12, 0, 4, "", true, true);
+            run_churn_lookup(big, ids, 12, 0, 4, "", true, true);
             continue;
         }
-        int ids[MAX_SUBJ] = {S_IDEAL, S_IGEN, S_OPOOL, S_OPOOL_GROWN, S_OPOOL_BARE, S_MALLOC};
-        int nids = add_peers(ids, 6, "churn");
+        int ids[MAX_SUBJ] = {S_IDEAL,
+                             S_IGEN,
+                             S_OPOOL,
+                             S_OPOOL_GROWN,
+                             S_OPOOL_BARE,
+                             S_OPOOL_FIXED,
+                             S_OPOOL_FIXED_BARE,
+                             S_MALLOC};
+        int nids = add_peers(ids, 8, "churn");
         bool ch = wanted("churn"), lk = wanted("lookup");
         if (ch || lk)
             for (int j = 0; j < n_cl(); j++) run_churn_lookup(cl_n[j], ids, nids, 1, 0, "", ch, lk);
         if (wanted("filldrain")) {
-            int fids[MAX_SUBJ] = {S_IDEAL, S_IGEN, S_OPOOL, S_OPOOL_BARE, S_MALLOC};
-            run_filldrain(n_bulk(), fids, add_peers(fids, 5, "filldrain"));
+            int fids[MAX_SUBJ] = {S_IDEAL,      S_IGEN,        S_OPOOL,
+                                  S_OPOOL_BARE, S_OPOOL_FIXED, S_OPOOL_FIXED_BARE,
+                                  S_MALLOC};
+            run_filldrain(n_bulk(), fids, add_peers(fids, 7, "filldrain"));
         }
         if (wanted("iter")) {
             uint32_t *perm = bench_xalloc((size_t)n_bulk() * sizeof(uint32_t));

@@ -290,9 +290,9 @@ static inline void bench_fmt_ratio(char *buf, size_t cap, double r) {
 
 static inline void bench_print_table(FILE *f, const bench_row *rows, int nrows, const char *ref1,
                                      const char *ref2) {
-    fprintf(f, "%-22s %8s  %-20s %9s %9s %9s  %9s %9s  %s\n", "workload", "N", "subject", "median",
+    fprintf(f, "%-22s %8s  %-24s %9s %9s %9s  %9s %9s  %s\n", "workload", "N", "subject", "median",
             "min", "max", ref1, ref2, "note");
-    fprintf(f, "%-22s %8s  %-20s %9s %9s %9s  %9s %9s\n", "", "", "", "ns/op", "ns/op", "ns/op",
+    fprintf(f, "%-22s %8s  %-24s %9s %9s %9s  %9s %9s\n", "", "", "", "ns/op", "ns/op", "ns/op",
             "ratio", "ratio");
     const char *prev = "";
     uint32_t prev_n = 0;
@@ -304,7 +304,7 @@ static inline void bench_print_table(FILE *f, const bench_row *rows, int nrows, 
         char a[16], b[16];
         bench_fmt_ratio(a, sizeof a, r->ratio_ref1);
         bench_fmt_ratio(b, sizeof b, r->ratio_ref2);
-        fprintf(f, "%-22s %8" PRIu32 "  %-20s %9.2f %9.2f %9.2f  %9s %9s  %s\n", r->workload, r->n,
+        fprintf(f, "%-22s %8" PRIu32 "  %-24s %9.2f %9.2f %9.2f  %9s %9s  %s\n", r->workload, r->n,
                 r->subject, r->median, r->min, r->max, a, b, r->note);
     }
 }

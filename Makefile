@@ -78,7 +78,10 @@
 #                      the heap seeds are committed inputs)
 #   make proof         the machine-checked proofs of docs/PROOF.md (proof/run.sh): EVA, then WP
 #                      with goals proven per function (needs frama-c-base, why3, z3, cvc4); fails
-#                      on any alarm, unproven goal, aborted run or missing tool
+#                      on any alarm, unproven goal, aborted run or missing tool. WP replays the
+#                      goals proof/wp-cache holds (a goal's text as the prover receives it: a
+#                      change re-proves only the goals it changes) and records the new ones
+#   make proof-fresh   the same with no cache: every goal proven from nothing (about 45 minutes)
 #   make proof-mutants seven bugs of proof/mutants/, each in a copy of the tree: each must make
 #                      the proof fail (proof/mutants.sh)
 #   make dist          regenerate dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)
@@ -147,7 +150,7 @@ can_sanitize = $(call have,$(1)) && printf 'int main(void) { return 0; }\n' | \
 	$(1) -x c -fsanitize=address,undefined -o build/.sanitize-probe - >/dev/null 2>&1
 
 .PHONY: platforms platform-deps
-.PHONY: test test-format test-gcc test-clang test-asan test-tsan test-spin test-eva test-install proof proof-mutants bench bench-quick bench-build bench-deps \
+.PHONY: test test-format test-gcc test-clang test-asan test-tsan test-spin test-eva test-install proof proof-fresh proof-mutants bench bench-quick bench-build bench-deps \
         build check format format-check clean help fuzz fuzz-build fuzz-cov fuzz-corpus
 
 help:
@@ -261,6 +264,11 @@ test-eva:
 proof:
 	@$(call need,frama-c,apt-get install frama-c-base why3 z3 cvc4); \
 	proof/run.sh build/proof
+
+# The same from nothing: every WP goal sent to the provers, the cache neither read nor written.
+proof-fresh:
+	@$(call need,frama-c,apt-get install frama-c-base why3 z3 cvc4); \
+	OPOOL_WP_FRESH=1 proof/run.sh build/proof-fresh
 
 # The seven bugs of proof/mutants/, each applied to a copy of the tree: the proof must fail
 # on every one, in the halves each names (proof/mutants.sh, docs/PROOF.md).

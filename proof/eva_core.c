@@ -29,7 +29,13 @@ typedef struct shape {
     bool hooks;            /* init and fini set */
     bool in_buffer;        /* opool_create_in into a caller's buffer */
     size_t misalign;       /* the residue of every block's address (eva_support.c) */
+    unsigned known;        /* what the calls of the inline paths know of the pool: OPOOL__KNOWN_*
+                              bits, as a typed pool with fixed flags passes them (opool_abi.h) */
 } shape;
+
+/* The known bits of the pool being exercised: its inline alloc, free and
+ * get are the ones a pool of that kind compiles. */
+static unsigned known;
 
 /* The indices of the arbitrary values: in one call of arbitrary_reads,
  * every index in [idx_lo, idx_hi], or with idx_step set, every index
@@ -123,7 +129,7 @@ static void arbitrary_reads(const opool *p, int what) {
     }
     if (!(what & READ_HANDLE)) return;
     opool_handle h = any_handle();
-    void *obj = opool_get(p, h);
+    void *obj = opool__get_as(p, h, known);
     touch(obj);
     (void)opool_valid(p, h);
     opool_handle32 c = opool_handle_compact(p, h);
@@ -240,7 +246,7 @@ static void rejected_frees(opool *p, uint32_t k) {
  * opool_free_object with every pointer); then the reads again, on every
  * state that can result. */
 static void arbitrary_writes(opool *p) {
-    (void)opool_free(p, any_handle());
+    (void)opool__free_as(p, any_handle(), known);
     /* opool_free_object with the first byte of every object, each slot a
      * state of its own until the call returns; then the rejected pointers,
      * the last object's interior and its end among them */
@@ -340,14 +346,14 @@ static opool *build(const shape *s) {
     opool_handle hs[N];
     uint32_t n = 0;
     /*@ loop unroll N; */
-    while (n < N && opool_alloc(p, &hs[n]) != NULL) n++;
+    while (n < N && opool__alloc_as(p, &hs[n], NULL, known) != NULL) n++;
     /*@ loop unroll N; */
-    for (uint32_t k = 0; k < n; k += 3) (void)opool_free(p, hs[k]);
+    for (uint32_t k = 0; k < n; k += 3) (void)opool__free_as(p, hs[k], known);
     /*@ loop unroll N; */
-    for (uint32_t k = n / 2; k < n; k++) (void)opool_free(p, hs[k]);
+    for (uint32_t k = n / 2; k < n; k++) (void)opool__free_as(p, hs[k], known);
     (void)opool_shrink(p);
     /*@ loop unroll 2; */
-    for (uint32_t k = 0; k < 2; k++) touch(opool_alloc(p, NULL));
+    for (uint32_t k = 0; k < 2; k++) touch(opool__alloc_as(p, NULL, NULL, known));
     return p;
 }
 
@@ -387,6 +393,7 @@ static void reads_per_index(const opool *p, uint32_t limit) {
 }
 
 static void exercise(const shape *s) {
+    known = s->known;
     opool *p = build(s);
     if (p == NULL) return;
     uint32_t limit = s->max_cap ? s->max_cap : s->cap;
@@ -421,9 +428,13 @@ int main(void) {
         {1, 1, 3, 40, OPOOL_POISON | OPOOL_RETIRE_ON_WRAP, false, true, 5},
         {64, 64, 4, 48, OPOOL_ZERO | OPOOL_POISON, true, false, 8}, /* a partial last chunk */
         {256, 0, 2, 33, OPOOL_ZERO, false, true, 4000},
+        /* fixed pools whose calls know their flags, as OPOOL_TYPED_FIXED's */
+        {24, 0, 8, 0, OPOOL_FIXED, false, false, 0, OPOOL__KNOWN_OF(0)},
+        {16, 0, 7, 0, OPOOL_FIXED | OPOOL_NO_LIVE_LIST, false, true, 0,
+         OPOOL__KNOWN_OF(OPOOL_NO_LIVE_LIST)},
     };
 #ifndef OPOOL_PROOF_SHAPES /* a mask: the shapes this run takes (proof/run.sh) */
-#define OPOOL_PROOF_SHAPES 0xff
+#define OPOOL_PROOF_SHAPES 0x3ff
 #endif
     heap_block = malloc(FOREIGN_BYTES);
     other = build(&shapes[0]);

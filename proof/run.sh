@@ -148,14 +148,14 @@ run_eva() {
         eva_once "$OPOOL_EVA_SHAPES" "$out/eva.log" || eva_failed
     elif [ -n "${OPOOL_PROOF_SERIAL:-}" ]; then
         eva_once 0x3f "$out/eva.log" || eva_failed
-        eva_once 0xc0 "$out/eva-grow.log" || eva_failed
+        eva_once 0x3c0 "$out/eva-grow.log" || eva_failed
     else
         # two runs side by side, of about the same length: the fixed pools and
         # the growing pools of 64 and 40 slots; those of 48 (hooks, poison and
         # zeroing) and 33 slots
         eva_once 0x3f "$out/eva.log" &
         local first=$! rc=0
-        eva_once 0xc0 "$out/eva-grow.log" || rc=1
+        eva_once 0x3c0 "$out/eva-grow.log" || rc=1
         wait $first || rc=1
         [ $rc = 0 ] || eva_failed
     fi
@@ -328,7 +328,7 @@ run_wp() {
     # (its writes, and the roster afterwards, seen through the cast) time
     # out; written out, they are proven as before the steps were shared.
     [ -z "$cast" ] || wp_once cast "$out/wp-cast.log" "${fc[@]}" $(wp_cache_args cast) "-cpp-extra-args=$cpp" proof/wp_core.c \
-        -inline-calls opool__live_gen,opool__unlink \
+        -inline-calls opool__live_gen,opool__unlink_as,opool__has_list \
         -wp -wp-model Typed+cast -wp-fct "$cast" -wp-rte -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 60)" \
         -wp-split -wp-par 2
     # the lemmas, which the functions' proofs use (-wp-fct leaves them out);

@@ -582,12 +582,38 @@ static inline void opool__chain_cut(opool__hot *h, uint32_t i); // assumed
 */
 static void opool__chain_enrol(opool__hot *h, uint32_t lo, uint32_t hi); // assumed
 
-// the release's two writes (opool__unlink, opool_abi.h: the inline free's
-// too): live slot i leaves the live
+// whether the pool keeps a live list, from what the call knows of it
+// (opool_abi.h): the bits decide when they say, the roster when not
+/*@ requires \valid_read(c);
+    exits \false;
+    assigns \nothing;
+    ensures \result <==> ((known & OPOOL__KNOWN_LISTED) != 0 ||
+                          ((known & OPOOL__KNOWN_UNLISTED) == 0 && c->roster != \null));
+*/
+static inline bool opool__has_list(const opool__hot *c, unsigned known);
+
+// the release's two writes (opool__unlink_as, opool_abi.h: the inline free's
+// too, with the bits a typed pool with fixed flags passes; none of them may
+// say "no live list", which a pool the invariant describes keeps): live slot i leaves the live
 // prefix with its next generation g (even), and the pool whose hot fields
 // these are keeps each part of its invariant (pool_ok is their conjunction;
 // stated whole, one goal would redo them all). Proven in the lemmas' run:
 // geometry_ok kept needs geometry_frame in context.
+/*@ requires (known & OPOOL__KNOWN_UNLISTED) == 0;
+    requires \valid(c) && roster_ok(c) && i < c->nslots && (c->slot[i].gen & 1) != 0 && (g & 1) == 0;
+    requires c->slot[i].pos < c->count && c->roster[c->slot[i].pos] == i;
+    exits \false;
+    assigns c->count, c->roster[c->slot[i].pos], c->roster[c->count - 1], c->slot[c->roster[c->count - 1]].pos,
+            c->slot[i].pos, c->slot[i].gen;
+    ensures roster_ok(c) && c->count == \old(c->count) - 1;
+    ensures c->slot[i].pos == c->count && c->roster[c->count] == i && c->slot[i].gen == g;
+    ensures c->nslots == \old(c->nslots) && c->limit == \old(c->limit) && c->free_limit == \old(c->free_limit);
+    ensures \forall integer j; 0 <= j < c->nslots && j != i ==> c->slot[j].gen == \old(c->slot[j].gen);
+    OPOOL__KEEPS(\forall opool *q; &q->hot == c ==> \old(pool_ok(q)) ==>, q, c)
+*/
+static inline void opool__unlink_as(opool__hot *c, uint32_t i, uint32_t g, unsigned known); // wp: lemmas
+
+// the same for a call that knows nothing (src/opool.c's)
 /*@ requires \valid(c) && roster_ok(c) && i < c->nslots && (c->slot[i].gen & 1) != 0 && (g & 1) == 0;
     requires c->slot[i].pos < c->count && c->roster[c->slot[i].pos] == i;
     exits \false;
@@ -650,6 +676,27 @@ void opool__release(opool *p, uint32_t i);
 */
 #endif
 
+/*@ requires p == \null || hot_lookup_ok((opool__hot *)p);
+    // a call that knows the pool never grows: chunk 0 holds every slot
+    requires p == \null || (known & OPOOL__KNOWN_FIXED) == 0 ||
+             ((opool__hot *)p)->first == ((opool__hot *)p)->nslots;
+    assigns \nothing;
+    behavior null:
+      assumes p == \null;
+      ensures \result == \null;
+    behavior live:
+      assumes p != \null && live_in((opool__hot *)p, h);
+      ensures \result != \null;
+      ensures \valid((char *)\result + (0 .. ((opool__hot *)p)->stride - 1));
+      ensures \result == slot_object((opool__hot *)p, (uint32_t)h.bits);
+    behavior not_live:
+      assumes p != \null && !live_in((opool__hot *)p, h);
+      ensures \result == \null;
+    complete behaviors;
+    disjoint behaviors; */
+static inline void *opool__get_as(const opool *p, opool_handle h, unsigned known); // wp: cast
+
+// the same for a call that knows nothing
 /*@ requires p == \null || hot_lookup_ok((opool__hot *)p);
     assigns \nothing;
     behavior null:
@@ -1192,6 +1239,31 @@ opool_status opool__free_slow(opool *p, opool_handle h); // wp: lemmas
  * reads the pool through its hot fields (the cast of the lookup: WP's
  * Typed+cast model). */
 
+/*@ requires (known & OPOOL__KNOWN_UNLISTED) == 0; // the invariant's pools keep a live list
+    requires p == \null || pool_ok(p);
+    requires p == \null || hooks_local(p);
+    // what either path may write, whatever the handle
+    assigns OPOOL__FREE_WRITES(p, (uint32_t)h.bits), p->rejected;
+    behavior null:
+      assumes p == \null;
+      ensures \result == OPOOL_EINVAL;
+    behavior live:
+      assumes p != \null && live_in(&p->hot, h);
+      ensures \result == OPOOL_OK;
+      // (pool_ok, which the out-of-line path ensures, is not proven after
+      // the inline one: docs/PROOF.md, Not proven yet)
+      ensures p->hot.free_limit <= p->hot.nslots;
+      OPOOL__FREED(p, (uint32_t)h.bits)
+    behavior not_live:
+      assumes p != \null && !live_in(&p->hot, h);
+      ensures \result == OPOOL_EINVAL || \result == OPOOL_ESTALE;
+      ensures fi_kept: p->hot.count == \old(p->hot.count) &&
+              \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    complete behaviors;
+    disjoint behaviors; */
+static inline opool_status opool__free_as(opool *p, opool_handle h, unsigned known); // wp: cast
+
+// the same for a call that knows nothing
 /*@ requires p == \null || pool_ok(p);
     requires p == \null || hooks_local(p);
     // what either path may write, whatever the handle

@@ -209,7 +209,10 @@ static inline bool opool__listed(const opool *p) { return p->hot.roster != NULL;
 static inline void opool__chain_cut(opool__hot *h, uint32_t i) {
     uint32_t *at = &h->chain;
     while (*at != i) {
+        /* i is in the chain, so the walk meets it before the end; bounded
+         * all the same, so that no state of the records sends it past them */
         opool__assert(*at != OPOOL__CHAIN_END);
+        if (*at >= h->nslots) return;
         at = &h->slot[*at].pos;
     }
     *at = h->slot[i].pos;
@@ -717,9 +720,9 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
  * live slot's without one. */
 static opool_handle opool__some_live(const opool *p) {
     if (opool__listed(p)) return opool_live_handle(p, 0);
-    uint32_t i = 0;
-    while (!(p->hot.slot[i].gen & 1)) i++;
-    return opool__handle(i, p->hot.slot[i].gen);
+    for (uint32_t i = 0; i < p->hot.nslots; i++)
+        if (p->hot.slot[i].gen & 1) return opool__handle(i, p->hot.slot[i].gen);
+    return OPOOL_NULL; /* (count > 0: not reached) */
 }
 
 void opool_destroy(opool *p) {

@@ -3106,14 +3106,25 @@ OPOOL__HOT uint32_t opool__live_count(const opool *p) {
     return OPOOL_LIKELY(c->roster != NULL) ? c->count : opool__no_live_list(p);
 }
 
+/* The out-of-line alloc, its handle through a local of its own: so the
+ * address of the caller's handle is never passed out of line, and the
+ * compiler keeps that handle in a register (a store and a load less a call
+ * in a loop that allocates). */
+OPOOL__HOT void *opool__alloc_out(opool *p, opool_handle *out, const char *site) {
+    opool_handle h = {0};
+    void *obj = opool__alloc_slow(p, out ? &h : NULL, site);
+    if (out) *out = h;
+    return obj;
+}
+
 OPOOL__HOT void *opool__alloc_as(opool *p, opool_handle *out, const char *site, unsigned known) {
     opool__hot *c = (opool__hot *)(void *)p;
-    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_slow(p, out, site);
+    if (OPOOL_UNLIKELY(c == NULL)) return opool__alloc_out(p, out, site);
     uint32_t n = c->count;
     if (OPOOL_UNLIKELY(n >= c->fast_limit)) {
         /* the pool is full, has hooks, or count is about to pass the high
          * water mark (n == high_water then: raise it here, still inline) */
-        if (n >= c->limit || c->free_limit == 0) return opool__alloc_slow(p, out, site);
+        if (n >= c->limit || c->free_limit == 0) return opool__alloc_out(p, out, site);
         c->high_water = c->fast_limit = n + 1;
     }
     uint32_t i = opool__take_as(c, out, known);
@@ -5409,7 +5420,10 @@ static inline bool opool__listed(const opool *p) { return p->hot.roster != NULL;
 static inline void opool__chain_cut(opool__hot *h, uint32_t i) {
     uint32_t *at = &h->chain;
     while (*at != i) {
+        /* i is in the chain, so the walk meets it before the end; bounded
+         * all the same, so that no state of the records sends it past them */
         opool__assert(*at != OPOOL__CHAIN_END);
+        if (*at >= h->nslots) return;
         at = &h->slot[*at].pos;
     }
     *at = h->slot[i].pos;
@@ -5917,9 +5931,9 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
  * live slot's without one. */
 static opool_handle opool__some_live(const opool *p) {
     if (opool__listed(p)) return opool_live_handle(p, 0);
-    uint32_t i = 0;
-    while (!(p->hot.slot[i].gen & 1)) i++;
-    return opool__handle(i, p->hot.slot[i].gen);
+    for (uint32_t i = 0; i < p->hot.nslots; i++)
+        if (p->hot.slot[i].gen & 1) return opool__handle(i, p->hot.slot[i].gen);
+    return OPOOL_NULL; /* (count > 0: not reached) */
 }
 
 void opool_destroy(opool *p) {

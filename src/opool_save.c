@@ -251,8 +251,9 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     im.flags = (d->save_object ? OPOOL__IMG_BY_CALLBACK : 0) |
                (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
     /* the image of a pool without a live list is the same (its roster
-     * positions made up: opool__saved_positions) and loads into either */
-    im.pool_flags = d->flags & ~(uint32_t)OPOOL_NO_LIVE_LIST;
+     * positions made up: opool__saved_positions) and loads into either; a
+     * pool that refuses growth (OPOOL_FIXED) says so by its geometry */
+    im.pool_flags = d->flags & ~(uint32_t)(OPOOL_NO_LIVE_LIST | OPOOL_FIXED);
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
     im.object_align = opool__object_align(d);

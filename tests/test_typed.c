@@ -810,6 +810,11 @@ TEST(a_fixed_pool_loads_only_the_image_of_a_pool_that_does_not_grow) {
     unit_pool *v = NULL;
     REQUIRE(unit_pool_load_file(&v, &d, path) == OPOOL_OK);
     CHECK_EQ_U64(unit_pool_get(v, h)->hp, 7);
+    enemy_pool *e = NULL; /* and into a pool of the same geometry that could grow no more */
+    REQUIRE(enemy_pool_load_file(&e, &d, path) == OPOOL_OK);
+    CHECK_EQ_U64(enemy_pool_get(e, enemy_pool_handle_from(h.raw))->hp, 7);
+    enemy_pool_clear(e);
+    enemy_pool_destroy(e);
     unit_pool_clear(u);
     unit_pool_clear(v);
     unit_pool_destroy(u);

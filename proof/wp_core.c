@@ -582,16 +582,6 @@ static inline void opool__chain_cut(opool__hot *h, uint32_t i); // assumed
 */
 static void opool__chain_enrol(opool__hot *h, uint32_t lo, uint32_t hi); // assumed
 
-// whether the pool keeps a live list, from what the call knows of it
-// (opool_abi.h): the bits decide when they say, the roster when not
-/*@ requires \valid_read(c);
-    exits \false;
-    assigns \nothing;
-    ensures \result <==> ((known & OPOOL__KNOWN_LISTED) != 0 ||
-                          ((known & OPOOL__KNOWN_UNLISTED) == 0 && c->roster != \null));
-*/
-static inline bool opool__has_list(const opool__hot *c, unsigned known);
-
 // the release's two writes (opool__unlink_as, opool_abi.h: the inline free's
 // too, with the bits a typed pool with fixed flags passes; none of them may
 // say "no live list", which a pool the invariant describes keeps): live slot i leaves the live
@@ -1239,31 +1229,6 @@ opool_status opool__free_slow(opool *p, opool_handle h); // wp: lemmas
  * reads the pool through its hot fields (the cast of the lookup: WP's
  * Typed+cast model). */
 
-/*@ requires (known & OPOOL__KNOWN_UNLISTED) == 0; // the invariant's pools keep a live list
-    requires p == \null || pool_ok(p);
-    requires p == \null || hooks_local(p);
-    // what either path may write, whatever the handle
-    assigns OPOOL__FREE_WRITES(p, (uint32_t)h.bits), p->rejected;
-    behavior null:
-      assumes p == \null;
-      ensures \result == OPOOL_EINVAL;
-    behavior live:
-      assumes p != \null && live_in(&p->hot, h);
-      ensures \result == OPOOL_OK;
-      // (pool_ok, which the out-of-line path ensures, is not proven after
-      // the inline one: docs/PROOF.md, Not proven yet)
-      ensures p->hot.free_limit <= p->hot.nslots;
-      OPOOL__FREED(p, (uint32_t)h.bits)
-    behavior not_live:
-      assumes p != \null && !live_in(&p->hot, h);
-      ensures \result == OPOOL_EINVAL || \result == OPOOL_ESTALE;
-      ensures fi_kept: p->hot.count == \old(p->hot.count) &&
-              \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
-    complete behaviors;
-    disjoint behaviors; */
-static inline opool_status opool__free_as(opool *p, opool_handle h, unsigned known); // wp: cast
-
-// the same for a call that knows nothing
 /*@ requires p == \null || pool_ok(p);
     requires p == \null || hooks_local(p);
     // what either path may write, whatever the handle
@@ -1287,7 +1252,40 @@ static inline opool_status opool__free_as(opool *p, opool_handle h, unsigned kno
     disjoint behaviors; */
 static inline opool_status opool__free_inline(opool *p, opool_handle h); // wp: cast
 
+/* The same free as a typed pool with its flags fixed and a live list
+ * compiles it (OPOOL_TYPED_FIXED(.., 0), opl::pool<T, OPOOL_FIXED>): the
+ * one body, opool__free_as, with the constant those flags give. The proof
+ * writes opool__free_as out at both calls (proof/run.sh), so each is proven
+ * with its own bits: a contract for every value of the bits is a goal the
+ * provers do not close through the cast (docs/PROOF.md). */
+/*@ requires p == \null || pool_ok(p);
+    requires p == \null || hooks_local(p);
+    // what either path may write, whatever the handle
+    assigns OPOOL__FREE_WRITES(p, (uint32_t)h.bits), p->rejected;
+    behavior null:
+      assumes p == \null;
+      ensures \result == OPOOL_EINVAL;
+    behavior live:
+      assumes p != \null && live_in(&p->hot, h);
+      ensures \result == OPOOL_OK;
+      // (pool_ok, which the out-of-line path ensures, is not proven after
+      // the inline one: docs/PROOF.md, Not proven yet)
+      ensures p->hot.free_limit <= p->hot.nslots;
+      OPOOL__FREED(p, (uint32_t)h.bits)
+    behavior not_live:
+      assumes p != \null && !live_in(&p->hot, h);
+      ensures \result == OPOOL_EINVAL || \result == OPOOL_ESTALE;
+      ensures fi_kept: p->hot.count == \old(p->hot.count) &&
+              \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
+    complete behaviors;
+    disjoint behaviors; */
+opool_status opool__proof_free_fixed(opool *p, opool_handle h); // wp: cast
+
 /* the definitions, in this translation unit: the contracts above attach to
  * the static inline functions of the same one */
 // clang-format on
 #include "opool.c"
+
+opool_status opool__proof_free_fixed(opool *p, opool_handle h) {
+    return opool__free_as(p, h, OPOOL__KNOWN_OF(0));
+}

@@ -81,7 +81,7 @@
 #                      on any alarm, unproven goal, aborted run or missing tool. WP replays the
 #                      goals proof/wp-cache holds (a goal's text as the prover receives it: a
 #                      change re-proves only the goals it changes) and records the new ones
-#   make proof-fresh   the same with no cache: every goal proven from nothing (about 45 minutes)
+#   make proof-fresh   the same with no cache: every goal proven from nothing
 #   make proof-mutants seven bugs of proof/mutants/, each in a copy of the tree: each must make
 #                      the proof fail (proof/mutants.sh)
 #   make dist          regenerate dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)

@@ -108,10 +108,17 @@
  * sits at position count. alloc takes roster[count++]; free swaps the freed
  * slot's roster entry with the last live one and decrements count. Reuse is
  * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
+ * An alloc right after a free (no opool_count between them) takes the same
+ * slot and swaps it back, so a free followed by an alloc leaves the live
+ * list's order as it was: a list in memory order (a fresh pool's, or after
+ * opool_sort) stays so under churn, and the loop below walks memory in order.
  *
  * ITERATION. The live list is what opool_live_object(p, i) and
  * opool_live_handle(p, i) read, for i in [0, count). A free moves the list's
- * last entry into the freed object's place; an alloc appends. So in
+ * last entry into the freed object's place; an alloc appends, except right
+ * after a free (with no opool_count between, which the loop starts with),
+ * when the new object takes the freed one's place and the moved entry goes
+ * back to the end. So in
  *
  *     for (uint32_t i = opool_count(pool); i-- > 0;) { ... opool_live_object(pool, i) ... }
  *
@@ -121,7 +128,9 @@
  *     already visited or allocated inside the loop, takes place i, which the
  *     loop has passed;
  *   - allocating is allowed, and an object allocated inside the loop is not
- *     visited: it joins the end of the list, behind i;
+ *     visited: it joins the end of the list, behind i, or, right after a
+ *     free of the current object (or of one visited), takes that object's
+ *     place, which the loop has passed;
  *   - growth (OPOOL_FULL_GROW) inside the loop adds free slots only.
  * Freeing other objects inside the loop (opool_free of another handle,
  * opool_free_object, a fini that frees, an OPOOL_FULL_EVICT victim) follows
@@ -130,7 +139,9 @@
  *   - an object the loop has not reached (below i): it is not visited, and
  *     the last entry moves into its place, where the loop will reach it: a
  *     second visit if it had been visited (it stood at i or above), a first
- *     one if it was allocated inside the loop;
+ *     one if it was allocated inside the loop; an alloc right after such a
+ *     free puts its new object in that place instead (visited then) and
+ *     sends the moved entry back to the end;
  *   - once such frees bring count to i or below, the indices from count up
  *     to the current one are past the end (NULL, OPOOL_NULL: skip them), and
  *     an object allocated then lands below i and is visited.
@@ -641,7 +652,8 @@ OPOOL_API void *opool_alloc_at(opool *p, opool_handle h);
 
 /* Free h's object: fini runs, the slot's generation advances (every copy of h
  * goes stale), the slot goes on top of the free stack, and the last live-list
- * entry takes the freed one's place at once (a swap-delete). Ends an
+ * entry takes the freed one's place at once (a swap-delete; an alloc right
+ * after, before any other change, swaps it back). Ends an
  * exhaustion episode. OPOOL_OK; OPOOL_EINVAL: p NULL or h never issued (even
  * generation, OPOOL_NULL, index out of range: see ERRORS); OPOOL_ESTALE: h
  * stale (freed already: a double free) or foreign. A rejected free changes
@@ -687,7 +699,11 @@ OPOOL_API void opool_clear(opool *p);
 
 /* ---- iteration and introspection --------------------------------------- */
 
-/* Live objects; 0 for NULL. O(1); inline. Thread-safety: per pool. */
+/* Live objects; 0 for NULL. A loop over the live list starts here
+ * (ITERATION), so the next alloc appends even if a free came just before,
+ * instead of undoing that free's move: the one effect of this call on the
+ * pool. O(1); inline. Thread-safety: per pool (calls on several threads at
+ * once, with nothing else, do not race). */
 OPOOL_API uint32_t opool_count(const opool *p);
 
 /* Slots usable now: the storage the pool holds minus retired slots (a
@@ -2807,13 +2823,14 @@ typedef struct opool__hot {
     uint32_t nslots;     /* slot records: every index below is a slot */
     uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
     uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
-    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
+    uint32_t undo;       /* 1 + the entry the last free moved into its place; 0: nothing to undo */
     uint64_t allocs;
     size_t stride;
     /* base[c] is chunk c's first object (index lo(c), 0 for chunk 0): the
      * object at index i of chunk c is base[c] + (i - lo(c)) * stride */
     char *base[OPOOL__MAX_CHUNKS];
     uint32_t limit; /* slots in the roster: usable capacity */
+    uint32_t shift; /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint32_t high_water;
     uint32_t index_bits; /* k of a compact handle (opool_handle_compact); 32: none */
     uint32_t chain;      /* OPOOL_NO_LIVE_LIST: the first free slot (limit - count of them) */
@@ -2853,14 +2870,23 @@ OPOOL__HOT bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
  * invariant is kept here and nowhere else; a slot leaving the roster for good
  * gets a marker in .pos instead (retired, or its chunk given back):
  *   take     the free stack's top becomes the last live entry (alloc);
+ *   undo     right after a release and a take, trades back the entry the
+ *            release moved (the inline alloc's step after take);
  *   release  live slot i goes to the free stack's top; the last live entry
- *            takes its place (free: a swap-delete, done at once);
+ *            takes its place (free: a swap-delete, done at once), and
+ *            c->undo remembers which entry that was;
  *   swap     two positions trade entries (alloc_at, retiring a slot);
  *   put      entry k is slot i (rebuilding: grow, clear, sort, shrink, load).
  * Why at once: an object allocated inside the documented backward loop must
  * land behind the loop's index. take appends at count, which is never below
  * the index; release moves the last entry (already visited, or allocated
- * inside the loop) into the place just visited. */
+ * inside the loop) into the place just visited.
+ * Why the undo: a free and an alloc, the churn of every frame, then leave
+ * the live list's order as it was, so a list in memory order (a fresh
+ * pool's, or opool_sort's) stays so and the loop walks memory forward
+ * (take's slot is release's, the stack being LIFO: the swap puts the new
+ * object where the freed one was). Every other change of entries or count
+ * in src/opool.c (alloc_at, retiring, every rebuild) sets undo to 0. */
 
 OPOOL__HOT void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
     c->roster[k] = i;
@@ -2869,16 +2895,31 @@ OPOOL__HOT void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
 
 OPOOL__HOT uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
 
-OPOOL__HOT void opool__roster_release(opool__hot *c, uint32_t i) {
-    uint32_t n = --c->count, k = c->slot[i].pos;
-    opool__roster_put(c, k, c->roster[n]);
-    opool__roster_put(c, n, i);
-}
-
 OPOOL__HOT void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
     uint32_t i = c->roster[a];
     opool__roster_put(c, a, c->roster[b]);
     opool__roster_put(c, b, i);
+}
+
+/* After a take: if the last change was a release, the slot just taken is
+ * the one it released (LIFO), and the entry at undo - 1 the one it moved
+ * there from the end, where the take put the new object: trade them back. */
+OPOOL__HOT void opool__roster_undo(opool__hot *c, uint32_t i) {
+    uint32_t m = c->undo, n = c->count - 1;
+    c->undo = 0;
+    if (m == 0 || m - 1 >= c->nslots) return;
+    uint32_t k = c->slot[m - 1].pos;
+    if (k < n) {
+        opool__roster_put(c, k, i);
+        opool__roster_put(c, n, m - 1);
+    }
+}
+
+OPOOL__HOT void opool__roster_release(opool__hot *c, uint32_t i) {
+    uint32_t n = --c->count, k = c->slot[i].pos, last = c->roster[n];
+    opool__roster_put(c, k, last);
+    opool__roster_put(c, n, i);
+    c->undo = last + 1;
 }
 
 /* ---- the free chain (OPOOL_NO_LIVE_LIST) ---------------------------------
@@ -2935,7 +2976,13 @@ OPOOL__HOT bool opool__in_first(const opool__hot *c, uint32_t i, unsigned known)
  * *out). unlink: live slot i leaves the live list with generation g. The
  * free stack is the roster's, or the chain of a pool without a live list. */
 OPOOL__HOT uint32_t opool__take_as(opool__hot *c, opool_handle *out, unsigned known) {
-    uint32_t i = OPOOL__UNLISTED(c, known) ? opool__chain_take(c) : opool__roster_take(c);
+    uint32_t i;
+    if (OPOOL__UNLISTED(c, known)) {
+        i = opool__chain_take(c);
+    } else {
+        i = opool__roster_take(c);
+        opool__roster_undo(c, i);
+    }
     uint32_t g = ++c->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return i;
@@ -3036,8 +3083,27 @@ OPOOL__HOT void *opool__at_inline(const opool *p, uint32_t index) {
     return opool__object(c, index);
 }
 
+/* A loop over the live list may begin here (the documented one starts with
+ * opool_count, the library's with opool__live_count): an alloc from now on
+ * appends and no longer undoes the last free, whose moved entry the loop
+ * must visit where it is. The one write of a read, to the pool's own field;
+ * relaxed atomics where the compiler has them, so that readers on several
+ * threads at once (a parallel read phase after a free) do not race. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
+#define OPOOL__UNDO_PEEK(c) __atomic_load_n(&(c)->undo, __ATOMIC_RELAXED)
+#define OPOOL__UNDO_END(c) __atomic_store_n(&(c)->undo, 0u, __ATOMIC_RELAXED)
+#else
+#define OPOOL__UNDO_PEEK(c) ((c)->undo)
+#define OPOOL__UNDO_END(c) ((c)->undo = 0)
+#endif
+OPOOL__HOT uint32_t opool__loop_start(const opool *p) {
+    opool__hot *c = (opool__hot *)(uintptr_t)(const void *)p;
+    if (OPOOL_UNLIKELY(OPOOL__UNDO_PEEK(c) != 0)) OPOOL__UNDO_END(c);
+    return c->count;
+}
+
 OPOOL__HOT uint32_t opool__count_inline(const opool *p) {
-    return p ? ((const opool__hot *)(const void *)p)->count : 0;
+    return p ? opool__loop_start(p) : 0;
 }
 
 OPOOL__HOT uint32_t opool__high_water_inline(const opool *p) {
@@ -3104,7 +3170,7 @@ OPOOL__HOT void *opool__live_object_inline(const opool *p, uint32_t i) {
 OPOOL__HOT uint32_t opool__live_count(const opool *p) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL) return 0;
-    return OPOOL_LIKELY(c->roster != NULL) ? c->count : opool__no_live_list(p);
+    return OPOOL_LIKELY(c->roster != NULL) ? opool__loop_start(p) : opool__no_live_list(p);
 }
 
 /* The out-of-line alloc, its handle through a local of its own: so the
@@ -3986,7 +4052,7 @@ OPOOL__INTERNAL void opool__release_all(opool *p);
 
 /* The bounds and counters an image saves. */
 typedef struct opool__saved_counts {
-    uint32_t nslots, limit, count, high_water, retired;
+    uint32_t nslots, limit, count, deferred, high_water, retired;
     uint64_t allocs, failed_allocs, rejected, evictions, grows;
     bool episode;
 } opool__saved_counts;
@@ -3994,6 +4060,7 @@ typedef struct opool__saved_counts {
 OPOOL__INTERNAL bool opool__restore_chunk(opool *p, uint32_t c);
 OPOOL__INTERNAL void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint32_t limit);
 OPOOL__INTERNAL void opool__restore_counts(opool *p, const opool__saved_counts *c);
+OPOOL__INTERNAL uint32_t opool__undo_position(const opool *p);
 OPOOL__INTERNAL void *opool__restore_object(opool *p, uint32_t k);
 OPOOL__INTERNAL void opool__restore_cut(opool *p, uint32_t k);
 OPOOL__INTERNAL bool opool__restore_begin(opool *p);
@@ -5633,6 +5700,7 @@ static inline void opool__drop(opool *p, uint32_t i) {
     else
         opool__chain_cut(h, i);
     h->limit--;
+    h->undo = 0;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
 }
@@ -5766,6 +5834,13 @@ void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint3
         h->slot[i].pos = pos;
 }
 
+/* What an image keeps of the undo (docs/FORMAT.md, "The deferred field"):
+ * 1 + the position of the entry the last free moved, 0 if none. */
+uint32_t opool__undo_position(const opool *p) {
+    const opool__hot *h = &p->hot;
+    return opool__listed(p) && h->undo != 0 ? h->slot[h->undo - 1].pos + 1 : 0;
+}
+
 /* The saved bounds and counters, once every slot is restored; the inline
  * paths' bounds follow from them. */
 void opool__restore_counts(opool *p, const opool__saved_counts *c) {
@@ -5773,6 +5848,8 @@ void opool__restore_counts(opool *p, const opool__saved_counts *c) {
     h->nslots = c->nslots;
     h->limit = c->limit;
     h->count = c->count;
+    /* the entry at the saved position (the image's check: at most count) */
+    h->undo = opool__listed(p) && c->deferred != 0 ? h->roster[c->deferred - 1] + 1 : 0;
     h->high_water = c->high_water;
     h->allocs = c->allocs;
     p->retired = c->retired;
@@ -6118,6 +6195,7 @@ static inline void opool__link(opool *p, uint32_t i, uint32_t g) {
     if (opool__listed(p)) {
         opool__roster_swap(h, h->slot[i].pos, h->count);
         opool__roster_take(h);
+        h->undo = 0;
     } else {
         opool__chain_cut(h, i);
         h->count++;
@@ -6183,7 +6261,7 @@ static void opool__release_plain(opool *p) {
     if (h->count == 0) return;
     opool__slot *slot = h->slot;
     for (uint32_t i = 0, n = h->nslots; i < n; i++) slot[i].gen += slot[i].gen & 1;
-    h->count = 0;
+    h->count = h->undo = 0;
     opool__episode_end(p);
 }
 
@@ -6208,6 +6286,7 @@ void opool_clear(opool *p) {
         opool__roster_put(h, k++, i);
     }
     opool__assert(k == h->limit);
+    h->undo = 0;
 }
 
 uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
@@ -6217,7 +6296,7 @@ uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *us
     if (!opool__listed(p)) return opool__no_live_list(p);
     opool__hot *h = &p->hot;
     uint32_t freed = 0;
-    for (uint32_t k = h->count; k-- > 0;) {
+    for (uint32_t k = opool__loop_start(p); k-- > 0;) {
         if (k >= h->count) continue; /* frees of others inside keep took the end away */
         uint32_t i = h->roster[k], g = h->slot[i].gen;
         if (keep(opool__object(h, i), opool__handle(i, g), user)) continue;
@@ -6242,6 +6321,7 @@ void opool_sort(opool *p) {
         opool__roster_put(h, k++, i);
     }
     opool__assert(k == h->count);
+    h->undo = 0;
 }
 
 uint32_t opool_shrink(opool *p) {
@@ -6276,6 +6356,7 @@ uint32_t opool_shrink(opool *p) {
         opool__roster_put(h, k++, i);
     }
     h->limit = k;
+    h->undo = 0;
     opool__update_fast(p);
     return released;
 }
@@ -10443,6 +10524,7 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     im.max_capacity = p->max_capacity;
     im.nslots = h->nslots;
     im.limit = h->limit;
+    im.deferred = opool__undo_position(p);
     im.count = n;
     im.high_water = h->high_water;
     im.retired = p->retired;
@@ -10711,7 +10793,7 @@ static opool_status opool__load_header_ok(const opool__image *im, opool__finding
     if (im->allocs < im->count) return OPOOL__CORRUPT(e, "allocs", im->allocs);
     if (im->evictions > im->allocs - im->count)
         return OPOOL__CORRUPT(e, "evictions", im->evictions);
-    /* deferred (older writers): 1 + a live position, with a free slot left */
+    /* deferred: 1 + a live position, with a free slot left (the undo) */
     if (im->deferred != 0 && (im->deferred - 1 > im->count || im->count >= im->limit))
         return OPOOL__CORRUPT(e, "deferred", im->deferred);
     return OPOOL_OK;
@@ -10865,6 +10947,7 @@ static opool_status opool__load_build_pool(opool **out, const opool_desc *desc,
         .nslots = im->nslots,
         .limit = im->limit,
         .count = im->count,
+        .deferred = im->deferred,
         .high_water = im->high_water,
         .retired = im->retired,
         .allocs = im->allocs,

@@ -42,10 +42,17 @@
  * sits at position count. alloc takes roster[count++]; free swaps the freed
  * slot's roster entry with the last live one and decrements count. Reuse is
  * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
+ * An alloc right after a free (no opool_count between them) takes the same
+ * slot and swaps it back, so a free followed by an alloc leaves the live
+ * list's order as it was: a list in memory order (a fresh pool's, or after
+ * opool_sort) stays so under churn, and the loop below walks memory in order.
  *
  * ITERATION. The live list is what opool_live_object(p, i) and
  * opool_live_handle(p, i) read, for i in [0, count). A free moves the list's
- * last entry into the freed object's place; an alloc appends. So in
+ * last entry into the freed object's place; an alloc appends, except right
+ * after a free (with no opool_count between, which the loop starts with),
+ * when the new object takes the freed one's place and the moved entry goes
+ * back to the end. So in
  *
  *     for (uint32_t i = opool_count(pool); i-- > 0;) { ... opool_live_object(pool, i) ... }
  *
@@ -55,7 +62,9 @@
  *     already visited or allocated inside the loop, takes place i, which the
  *     loop has passed;
  *   - allocating is allowed, and an object allocated inside the loop is not
- *     visited: it joins the end of the list, behind i;
+ *     visited: it joins the end of the list, behind i, or, right after a
+ *     free of the current object (or of one visited), takes that object's
+ *     place, which the loop has passed;
  *   - growth (OPOOL_FULL_GROW) inside the loop adds free slots only.
  * Freeing other objects inside the loop (opool_free of another handle,
  * opool_free_object, a fini that frees, an OPOOL_FULL_EVICT victim) follows
@@ -64,7 +73,9 @@
  *   - an object the loop has not reached (below i): it is not visited, and
  *     the last entry moves into its place, where the loop will reach it: a
  *     second visit if it had been visited (it stood at i or above), a first
- *     one if it was allocated inside the loop;
+ *     one if it was allocated inside the loop; an alloc right after such a
+ *     free puts its new object in that place instead (visited then) and
+ *     sends the moved entry back to the end;
  *   - once such frees bring count to i or below, the indices from count up
  *     to the current one are past the end (NULL, OPOOL_NULL: skip them), and
  *     an object allocated then lands below i and is visited.
@@ -575,7 +586,8 @@ OPOOL_API void *opool_alloc_at(opool *p, opool_handle h);
 
 /* Free h's object: fini runs, the slot's generation advances (every copy of h
  * goes stale), the slot goes on top of the free stack, and the last live-list
- * entry takes the freed one's place at once (a swap-delete). Ends an
+ * entry takes the freed one's place at once (a swap-delete; an alloc right
+ * after, before any other change, swaps it back). Ends an
  * exhaustion episode. OPOOL_OK; OPOOL_EINVAL: p NULL or h never issued (even
  * generation, OPOOL_NULL, index out of range: see ERRORS); OPOOL_ESTALE: h
  * stale (freed already: a double free) or foreign. A rejected free changes
@@ -621,7 +633,11 @@ OPOOL_API void opool_clear(opool *p);
 
 /* ---- iteration and introspection --------------------------------------- */
 
-/* Live objects; 0 for NULL. O(1); inline. Thread-safety: per pool. */
+/* Live objects; 0 for NULL. A loop over the live list starts here
+ * (ITERATION), so the next alloc appends even if a free came just before,
+ * instead of undoing that free's move: the one effect of this call on the
+ * pool. O(1); inline. Thread-safety: per pool (calls on several threads at
+ * once, with nothing else, do not race). */
 OPOOL_API uint32_t opool_count(const opool *p);
 
 /* Slots usable now: the storage the pool holds minus retired slots (a

@@ -111,13 +111,14 @@ typedef struct opool__hot {
     uint32_t nslots;     /* slot records: every index below is a slot */
     uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
     uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
-    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
+    uint32_t undo;       /* 1 + the entry the last free moved into its place; 0: nothing to undo */
     uint64_t allocs;
     size_t stride;
     /* base[c] is chunk c's first object (index lo(c), 0 for chunk 0): the
      * object at index i of chunk c is base[c] + (i - lo(c)) * stride */
     char *base[OPOOL__MAX_CHUNKS];
     uint32_t limit; /* slots in the roster: usable capacity */
+    uint32_t shift; /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint32_t high_water;
     uint32_t index_bits; /* k of a compact handle (opool_handle_compact); 32: none */
     uint32_t chain;      /* OPOOL_NO_LIVE_LIST: the first free slot (limit - count of them) */
@@ -157,14 +158,23 @@ OPOOL__HOT bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
  * invariant is kept here and nowhere else; a slot leaving the roster for good
  * gets a marker in .pos instead (retired, or its chunk given back):
  *   take     the free stack's top becomes the last live entry (alloc);
+ *   undo     right after a release and a take, trades back the entry the
+ *            release moved (the inline alloc's step after take);
  *   release  live slot i goes to the free stack's top; the last live entry
- *            takes its place (free: a swap-delete, done at once);
+ *            takes its place (free: a swap-delete, done at once), and
+ *            c->undo remembers which entry that was;
  *   swap     two positions trade entries (alloc_at, retiring a slot);
  *   put      entry k is slot i (rebuilding: grow, clear, sort, shrink, load).
  * Why at once: an object allocated inside the documented backward loop must
  * land behind the loop's index. take appends at count, which is never below
  * the index; release moves the last entry (already visited, or allocated
- * inside the loop) into the place just visited. */
+ * inside the loop) into the place just visited.
+ * Why the undo: a free and an alloc, the churn of every frame, then leave
+ * the live list's order as it was, so a list in memory order (a fresh
+ * pool's, or opool_sort's) stays so and the loop walks memory forward
+ * (take's slot is release's, the stack being LIFO: the swap puts the new
+ * object where the freed one was). Every other change of entries or count
+ * in src/opool.c (alloc_at, retiring, every rebuild) sets undo to 0. */
 
 OPOOL__HOT void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
     c->roster[k] = i;
@@ -173,16 +183,31 @@ OPOOL__HOT void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
 
 OPOOL__HOT uint32_t opool__roster_take(opool__hot *c) { return c->roster[c->count++]; }
 
-OPOOL__HOT void opool__roster_release(opool__hot *c, uint32_t i) {
-    uint32_t n = --c->count, k = c->slot[i].pos;
-    opool__roster_put(c, k, c->roster[n]);
-    opool__roster_put(c, n, i);
-}
-
 OPOOL__HOT void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
     uint32_t i = c->roster[a];
     opool__roster_put(c, a, c->roster[b]);
     opool__roster_put(c, b, i);
+}
+
+/* After a take: if the last change was a release, the slot just taken is
+ * the one it released (LIFO), and the entry at undo - 1 the one it moved
+ * there from the end, where the take put the new object: trade them back. */
+OPOOL__HOT void opool__roster_undo(opool__hot *c, uint32_t i) {
+    uint32_t m = c->undo, n = c->count - 1;
+    c->undo = 0;
+    if (m == 0 || m - 1 >= c->nslots) return;
+    uint32_t k = c->slot[m - 1].pos;
+    if (k < n) {
+        opool__roster_put(c, k, i);
+        opool__roster_put(c, n, m - 1);
+    }
+}
+
+OPOOL__HOT void opool__roster_release(opool__hot *c, uint32_t i) {
+    uint32_t n = --c->count, k = c->slot[i].pos, last = c->roster[n];
+    opool__roster_put(c, k, last);
+    opool__roster_put(c, n, i);
+    c->undo = last + 1;
 }
 
 /* ---- the free chain (OPOOL_NO_LIVE_LIST) ---------------------------------
@@ -239,7 +264,13 @@ OPOOL__HOT bool opool__in_first(const opool__hot *c, uint32_t i, unsigned known)
  * *out). unlink: live slot i leaves the live list with generation g. The
  * free stack is the roster's, or the chain of a pool without a live list. */
 OPOOL__HOT uint32_t opool__take_as(opool__hot *c, opool_handle *out, unsigned known) {
-    uint32_t i = OPOOL__UNLISTED(c, known) ? opool__chain_take(c) : opool__roster_take(c);
+    uint32_t i;
+    if (OPOOL__UNLISTED(c, known)) {
+        i = opool__chain_take(c);
+    } else {
+        i = opool__roster_take(c);
+        opool__roster_undo(c, i);
+    }
     uint32_t g = ++c->slot[i].gen;
     if (out) *out = opool__handle(i, g);
     return i;
@@ -340,8 +371,27 @@ OPOOL__HOT void *opool__at_inline(const opool *p, uint32_t index) {
     return opool__object(c, index);
 }
 
+/* A loop over the live list may begin here (the documented one starts with
+ * opool_count, the library's with opool__live_count): an alloc from now on
+ * appends and no longer undoes the last free, whose moved entry the loop
+ * must visit where it is. The one write of a read, to the pool's own field;
+ * relaxed atomics where the compiler has them, so that readers on several
+ * threads at once (a parallel read phase after a free) do not race. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
+#define OPOOL__UNDO_PEEK(c) __atomic_load_n(&(c)->undo, __ATOMIC_RELAXED)
+#define OPOOL__UNDO_END(c) __atomic_store_n(&(c)->undo, 0u, __ATOMIC_RELAXED)
+#else
+#define OPOOL__UNDO_PEEK(c) ((c)->undo)
+#define OPOOL__UNDO_END(c) ((c)->undo = 0)
+#endif
+OPOOL__HOT uint32_t opool__loop_start(const opool *p) {
+    opool__hot *c = (opool__hot *)(uintptr_t)(const void *)p;
+    if (OPOOL_UNLIKELY(OPOOL__UNDO_PEEK(c) != 0)) OPOOL__UNDO_END(c);
+    return c->count;
+}
+
 OPOOL__HOT uint32_t opool__count_inline(const opool *p) {
-    return p ? ((const opool__hot *)(const void *)p)->count : 0;
+    return p ? opool__loop_start(p) : 0;
 }
 
 OPOOL__HOT uint32_t opool__high_water_inline(const opool *p) {
@@ -408,7 +458,7 @@ OPOOL__HOT void *opool__live_object_inline(const opool *p, uint32_t i) {
 OPOOL__HOT uint32_t opool__live_count(const opool *p) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     if (c == NULL) return 0;
-    return OPOOL_LIKELY(c->roster != NULL) ? c->count : opool__no_live_list(p);
+    return OPOOL_LIKELY(c->roster != NULL) ? opool__loop_start(p) : opool__no_live_list(p);
 }
 
 /* The out-of-line alloc, its handle through a local of its own: so the

@@ -260,7 +260,7 @@ void opool__release_all(opool *p);
 
 /* The bounds and counters an image saves. */
 typedef struct opool__saved_counts {
-    uint32_t nslots, limit, count, high_water, retired;
+    uint32_t nslots, limit, count, deferred, high_water, retired;
     uint64_t allocs, failed_allocs, rejected, evictions, grows;
     bool episode;
 } opool__saved_counts;
@@ -268,6 +268,7 @@ typedef struct opool__saved_counts {
 bool opool__restore_chunk(opool *p, uint32_t c);
 void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint32_t limit);
 void opool__restore_counts(opool *p, const opool__saved_counts *c);
+uint32_t opool__undo_position(const opool *p);
 void *opool__restore_object(opool *p, uint32_t k);
 void opool__restore_cut(opool *p, uint32_t k);
 bool opool__restore_begin(opool *p);

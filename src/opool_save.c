@@ -263,6 +263,7 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     im.max_capacity = p->max_capacity;
     im.nslots = h->nslots;
     im.limit = h->limit;
+    im.deferred = opool__undo_position(p);
     im.count = n;
     im.high_water = h->high_water;
     im.retired = p->retired;
@@ -531,7 +532,7 @@ static opool_status opool__load_header_ok(const opool__image *im, opool__finding
     if (im->allocs < im->count) return OPOOL__CORRUPT(e, "allocs", im->allocs);
     if (im->evictions > im->allocs - im->count)
         return OPOOL__CORRUPT(e, "evictions", im->evictions);
-    /* deferred (older writers): 1 + a live position, with a free slot left */
+    /* deferred: 1 + a live position, with a free slot left (the undo) */
     if (im->deferred != 0 && (im->deferred - 1 > im->count || im->count >= im->limit))
         return OPOOL__CORRUPT(e, "deferred", im->deferred);
     return OPOOL_OK;
@@ -685,6 +686,7 @@ static opool_status opool__load_build_pool(opool **out, const opool_desc *desc,
         .nslots = im->nslots,
         .limit = im->limit,
         .count = im->count,
+        .deferred = im->deferred,
         .high_water = im->high_water,
         .retired = im->retired,
         .allocs = im->allocs,

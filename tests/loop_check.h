@@ -3,20 +3,24 @@
  * checked as a user reads it: through the public API only, independent of
  * the pool's roster and of the reference model.
  *
- * In the loop `for (i = opool_count(p); i-- > 0;)` over opool_live_handle(p, i),
+ * In the loop `for (i = loop__count(p); i-- > 0;)` over opool_live_handle(p, i),
  * where a free of the object at position k moves the live list's last entry
- * (position count - 1) to k, and an alloc appends at position count:
+ * (position count - 1) to k, and an alloc appends at position count, except
+ * right after a free whose slot it takes again: then it takes position k and
+ * the moved entry goes back to the end (the free's move is undone):
  *   - every object live when the loop starts is visited exactly once, unless
  *     it is freed before the loop reaches it;
  *   - freeing the object at i (the current one) or at a position above i (a
  *     visited one) changes nothing for the rest of the loop;
- *   - an object allocated inside the loop is not visited, unless frees of
- *     other objects have brought count below i: then it lands below i and is
- *     visited once;
+ *   - an object allocated inside the loop is not visited, unless it lands
+ *     below i: frees of other objects have brought count below i, or it
+ *     took the place of an object not yet visited freed just before; then it
+ *     is visited once;
  *   - freeing an object at a position below i (not yet visited) removes it
  *     from the loop; if the last entry stood at i or above (visited, or
  *     allocated inside the loop) it is visited once more at its new place,
  *     else it is one the loop has still to reach and nothing changes for it;
+ *     an alloc that undoes the move takes that extra visit back;
  *   - an index at or beyond count (after such frees) is skipped.
  *
  * Use: loop_begin before the first iteration, loop_visit for each index the
@@ -49,6 +53,10 @@ typedef struct loop_check {
     loop_entry *e; /* every object live at the start, then every one a move made visible */
     uint32_t n, cap;
     uint32_t loops, visits, moves; /* totals over every loop, for the summary */
+    /* the last change inside the loop, if a free: what an alloc right after undoes */
+    bool freed_last, moved_owed;
+    uint64_t freed, moved; /* its handle; the last entry it moved */
+    uint32_t freed_at;     /* its position */
     bool failed;
     char why[200];
 } loop_check;
@@ -57,6 +65,14 @@ static inline bool loop__fail(loop_check *lc, const char *fmt, uint64_t a, uint6
     if (!lc->failed) snprintf(lc->why, sizeof lc->why, fmt, a, b);
     lc->failed = true;
     return false;
+}
+
+/* The live count, read without opool_count, which would end the undo of
+ * the pool's last free and so change what the loop under test does. */
+static inline uint32_t loop__count(const opool *p) {
+    opool_stats s;
+    opool_get_stats(p, &s);
+    return s.count;
 }
 
 static inline loop_entry *loop__find(loop_check *lc, uint64_t handle) {
@@ -87,6 +103,7 @@ static inline loop_entry *loop__add(loop_check *lc, uint64_t handle, uint32_t vi
 static inline bool loop_begin(loop_check *lc, const opool *p) {
     lc->n = 0;
     lc->failed = false;
+    lc->freed_last = false;
     lc->why[0] = '\0';
     lc->loops++;
     opool_stats s;
@@ -99,9 +116,9 @@ static inline bool loop_begin(loop_check *lc, const opool *p) {
                 lc, "slot %" PRIu64 ": opool_at and opool_handle_at disagree (%" PRIu64 ")", i,
                 h.bits);
     }
-    if (lc->n != opool_count(p))
-        return loop__fail(lc, "%" PRIu64 " live objects by index, opool_count says %" PRIu64, lc->n,
-                          opool_count(p));
+    if (lc->n != loop__count(p))
+        return loop__fail(lc, "%" PRIu64 " live objects by index, the count says %" PRIu64, lc->n,
+                          loop__count(p));
     return true;
 }
 
@@ -109,8 +126,8 @@ static inline bool loop_begin(loop_check *lc, const opool *p) {
 static inline bool loop_visit(loop_check *lc, const opool *p, uint32_t i, opool_handle h) {
     if (lc->failed) return false;
     lc->visits++;
-    if (i >= opool_count(p))
-        return loop__fail(lc, "index %" PRIu64 " is not below count %" PRIu64, i, opool_count(p));
+    if (i >= loop__count(p))
+        return loop__fail(lc, "index %" PRIu64 " is not below count %" PRIu64, i, loop__count(p));
     if (opool_get(p, h) == NULL)
         return loop__fail(lc, "index %" PRIu64 " gave 0x%016" PRIx64 ", not a live handle", i,
                           h.bits);
@@ -128,7 +145,7 @@ static inline bool loop_visit(loop_check *lc, const opool *p, uint32_t i, opool_
 /* Right before the loop, at index i, frees the live object h. */
 static inline bool loop_before_free(loop_check *lc, const opool *p, uint32_t i, opool_handle h) {
     if (lc->failed) return false;
-    uint32_t count = opool_count(p), at = count;
+    uint32_t count = loop__count(p), at = count;
     for (uint32_t k = 0; k < count; k++)
         if (opool_live_handle(p, k).bits == h.bits) at = k;
     if (at == count)
@@ -140,24 +157,43 @@ static inline bool loop_before_free(loop_check *lc, const opool *p, uint32_t i, 
         x->visits_left = 0;
         x->gone = true;
     }
-    if (at < i && count - 1 >= i) {
+    lc->freed_last = true;
+    lc->freed = h.bits;
+    lc->freed_at = at;
+    lc->moved = opool_live_handle(p, count - 1).bits;
+    lc->moved_owed = at < i && count - 1 >= i;
+    if (lc->moved_owed) {
         /* the last entry moves from the visited part below the index */
-        uint64_t last = opool_live_handle(p, count - 1).bits;
-        loop_entry *y = loop__find(lc, last);
-        if (y == NULL) y = loop__add(lc, last, 0);
+        loop_entry *y = loop__find(lc, lc->moved);
+        if (y == NULL) y = loop__add(lc, lc->moved, 0);
         y->visits_left++;
         lc->moves++;
     }
     return true;
 }
 
-/* Right after the loop, at index i, allocated h (now the last entry). */
+/* Right after the loop, at index i, allocated h: the last entry, or, right
+ * after a free of the same slot, at the freed object's place with the moved
+ * entry back at the end (unless an opool_count between them ended that:
+ * the loop's own, say; which of the two the pool did is read from it). */
 static inline bool loop_after_alloc(loop_check *lc, const opool *p, uint32_t i, opool_handle h) {
     if (lc->failed) return false;
-    uint32_t at = opool_count(p) - 1;
+    uint32_t last = loop__count(p) - 1, at = last;
+    bool undone = lc->freed_last && (uint32_t)h.bits == (uint32_t)lc->freed &&
+                  lc->freed_at < last && opool_live_handle(p, lc->freed_at).bits == h.bits;
+    lc->freed_last = false;
+    if (undone) {
+        at = lc->freed_at;
+        if (opool_live_handle(p, last).bits != lc->moved)
+            return loop__fail(lc, "0x%016" PRIx64 " is not back at the end (count %" PRIu64 ")",
+                              lc->moved, last + 1);
+        if (lc->moved_owed) { /* back in the visited part: the extra visit is off */
+            loop__find(lc, lc->moved)->visits_left--;
+            lc->moves--;
+        }
+    }
     if (opool_live_handle(p, at).bits != h.bits)
-        return loop__fail(lc, "0x%016" PRIx64 " is not the last entry (count %" PRIu64 ")", h.bits,
-                          opool_count(p));
+        return loop__fail(lc, "0x%016" PRIx64 " is not at position %" PRIu64, h.bits, at);
     if (at < i) loop__add(lc, h.bits, 1); /* below the index: the loop will reach it */
     return true;
 }

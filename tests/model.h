@@ -15,7 +15,9 @@
  *   - roster[0, count) is the live list, roster[count, limit) the free
  *     stack with its top at position count; limit is the usable capacity;
  *   - alloc takes roster[count++]; free swaps the last live entry into the
- *     hole and puts the freed slot on top of the free stack (LIFO);
+ *     hole and puts the freed slot on top of the free stack (LIFO); an
+ *     alloc right after a free swaps that move back (the new object takes
+ *     the hole, the moved entry returns to the end);
  *   - growth adds chunks (first: capacity rounded up to a power of two,
  *     then each as large as all before it, capped at max_capacity), their
  *     slots appended to the free stack in ascending index order;
@@ -77,6 +79,7 @@ struct model {
     bool *retired;
 
     uint32_t count, limit;
+    uint32_t undo; /* 1 + where the last free moved the last live entry; 0: none */
     uint64_t episode; /* failed allocs of the open exhaustion episode; 0: none */
 
     /* statistics */
@@ -294,6 +297,7 @@ static inline void model__retire(model *m, uint32_t i) {
     else if (at != last)
         model__set(m, at, m->roster[last]);
     m->limit--;
+    m->undo = 0;
     m->pos[i] = MODEL_NOPOS;
     m->retired[i] = true;
     m->retired_count++;
@@ -307,6 +311,7 @@ static inline void model__free_live(model *m, uint32_t i) {
     m->count--;
     model__set(m, at, last);
     model__set(m, m->count, i);
+    if (model_lists(m)) m->undo = at + 1;
     m->gen[i]++;
     m->frees++;
     if (model_wraps(m, m->gen[i])) model__retire(m, i);
@@ -333,9 +338,16 @@ static inline uint32_t model__missing_chunk(const model *m) {
 }
 
 /* Take the top of the free stack (roster position count) with generation
- * g: it becomes the last live entry. */
+ * g: it becomes the last live entry; right after a free (undo set), it takes
+ * back the place the free moved the last entry into, and that entry goes
+ * back to the end. */
 static inline void model__take(model *m, uint32_t g) {
-    uint32_t i = m->roster[m->count];
+    uint32_t n = m->count, i = m->roster[n];
+    if (m->undo != 0 && m->undo - 1 < n) {
+        model__set(m, n, m->roster[m->undo - 1]);
+        model__set(m, m->undo - 1, i);
+    }
+    m->undo = 0;
     m->count++;
     m->gen[i] = g;
     m->allocs++;
@@ -395,6 +407,7 @@ static inline bool model_alloc_at(model *m, uint64_t h) {
         for (uint32_t k = at; k > m->count; k--) model__set(m, k, m->roster[k - 1]);
     }
     model__set(m, m->count, i);
+    m->undo = 0; /* the swap above forgets it */
     model__take(m, g);
     m->ninit++;
     return true;
@@ -424,6 +437,13 @@ static inline opool_status model_free_object(model *m, uint32_t index) {
     return OPOOL_OK;
 }
 
+/* opool_count (and the start of every loop over the live list): an alloc
+ * after it appends, even right after a free. */
+static inline uint32_t model_loop_start(model *m) {
+    m->undo = 0;
+    return m->count;
+}
+
 /* opool_clear. */
 static inline void model_clear(model *m) {
     for (uint32_t k = 0; k < m->count; k++) {
@@ -437,7 +457,7 @@ static inline void model_clear(model *m) {
     }
     if (m->count > 0) m->episode = 0; /* the last free leaves none live */
     m->frees += m->count;
-    m->count = 0;
+    m->count = m->undo = 0;
     m->limit = 0;
     for (uint32_t i = 0; i < m->max; i++) {
         if (!model_has_storage(m, i)) continue;
@@ -462,6 +482,7 @@ static inline void model_sort(model *m) {
     }
     if (m->count > 1) qsort(m->roster, m->count, sizeof *m->roster, model__cmp_u32);
     for (uint32_t k = 0; k < m->count; k++) m->pos[m->roster[k]] = k;
+    m->undo = 0;
 }
 
 /* opool_shrink: the number of usable slots released. */
@@ -486,6 +507,7 @@ static inline uint32_t model_shrink(model *m) {
         if (model_has_storage(m, i)) model__set(m, w++, i);
     }
     m->limit = w;
+    if (released > 0) m->undo = 0;
     return released;
 }
 
@@ -523,7 +545,7 @@ static inline uint32_t model_retain(model *m, bool (*keep)(uint64_t h, void *use
         model_refuse_loop(m);
         return 0;
     }
-    for (uint32_t k = m->count; k-- > 0;) {
+    for (uint32_t k = model_loop_start(m); k-- > 0;) {
         uint32_t i = m->roster[k];
         if (keep(model_bits(m->gen[i], i), user)) continue;
         model__free_live(m, i);

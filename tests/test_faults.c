@@ -166,7 +166,7 @@ static void rig_compare(rig *r, const char *after) {
         return;
     }
     model *m = &r->m;
-    RIG_EQ(r, opool_count(r->p), m->count);
+    RIG_EQ(r, opool_count(r->p), model_loop_start(m));
     RIG_EQ(r, opool_capacity(r->p), m->limit);
     for (uint32_t k = 0; k < m->count && !r->broken; k++) {
         uint64_t bits = model_live_handle(m, k);

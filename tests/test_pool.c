@@ -245,18 +245,57 @@ TEST(free_moves_last_live_entry_into_the_hole) {
     opool_destroy(p);
 }
 
-TEST(alloc_right_after_free_joins_the_end_of_the_live_list) {
+TEST(alloc_right_after_free_takes_the_freed_place_back) {
     opool *p = make_pool(8, 8);
     REQUIRE(p);
     opool_handle h[4], n;
     alloc_n(p, 4, h);
     CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK);
+    CHECK_EQ_U64(opool_live_handle(p, 1).bits, h[3].bits); /* the last entry took the place */
     CHECK(opool_alloc(p, &n) != NULL);
     CHECK_EQ_U64(opool_handle_index(n), 1); /* LIFO: the freed slot */
+    /* and the free's move is undone: the order is the one before the free */
     CHECK_EQ_U64(opool_live_handle(p, 0).bits, h[0].bits);
-    CHECK_EQ_U64(opool_live_handle(p, 1).bits, h[3].bits); /* the last entry took the place */
+    CHECK_EQ_U64(opool_live_handle(p, 1).bits, n.bits);
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[2].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 3).bits, h[3].bits);
+    /* a second alloc appends */
+    CHECK(opool_alloc(p, &n) != NULL);
+    CHECK_EQ_U64(opool_live_handle(p, 4).bits, n.bits);
+    opool_destroy(p);
+}
+
+/* opool_count, where a loop may start, ends the undo: the alloc appends, so
+ * the last entry, which such a loop visits where the free put it, stays. */
+TEST(alloc_after_free_and_count_joins_the_end_of_the_live_list) {
+    opool *p = make_pool(8, 8);
+    REQUIRE(p);
+    opool_handle h[4], n;
+    alloc_n(p, 4, h);
+    CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK);
+    CHECK_EQ_U64(opool_count(p), 3);
+    CHECK(opool_alloc(p, &n) != NULL);
+    CHECK_EQ_U64(opool_handle_index(n), 1);
+    CHECK_EQ_U64(opool_live_handle(p, 0).bits, h[0].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 1).bits, h[3].bits);
     CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[2].bits);
     CHECK_EQ_U64(opool_live_handle(p, 3).bits, n.bits);
+    /* the same for a loop begun with OPOOL_FOREACH: every object visited once */
+    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* n takes place 0 */
+    uint32_t visits = 0, news = 0;
+    OPOOL_FOREACH(p, char, obj, it) {
+        (void)obj;
+        visits++;
+        if (visits == 1) { /* the first body, at position 2: h[2] */
+            opool_handle m;
+            CHECK(opool_alloc(p, &m) != NULL); /* slot 0 again, appended */
+            CHECK_EQ_U64(opool_live_handle(p, 3).bits, m.bits);
+            news++;
+        }
+        CHECK(!opool_handle_eq(it, h[0]));
+    }
+    CHECK_EQ_U64(visits, 3);
+    CHECK_EQ_U64(news, 1);
     opool_destroy(p);
 }
 
@@ -1339,9 +1378,10 @@ TEST(evict_makes_victim_handle_stale) {
     CHECK_EQ_U64(s.count, 3);
     CHECK_EQ_U64(s.failed_allocs, 0);
     CHECK_EQ_U64(r.reports, 1); /* only the stale free */
-    /* the victim's free moved the last entry to its place; the new object is last */
-    CHECK_EQ_U64(opool_live_handle(p, 0).bits, h[2].bits);
-    CHECK_EQ_U64(opool_live_handle(p, 2).bits, n.bits);
+    /* the victim's free moved the last entry to its place, and the alloc
+     * that followed undid that: the new object has the victim's place */
+    CHECK_EQ_U64(opool_live_handle(p, 0).bits, n.bits);
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[2].bits);
     opool_destroy(p);
 }
 
@@ -2601,7 +2641,8 @@ int main(int argc, char **argv) {
     RUN(alloc_and_free_each_advance_the_generation);
     RUN(reuse_is_lifo);
     RUN(free_moves_last_live_entry_into_the_hole);
-    RUN(alloc_right_after_free_joins_the_end_of_the_live_list);
+    RUN(alloc_right_after_free_takes_the_freed_place_back);
+    RUN(alloc_after_free_and_count_joins_the_end_of_the_live_list);
     RUN(consecutive_frees_each_swap_delete);
 
     RUN(free_twice_is_rejected);

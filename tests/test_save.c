@@ -667,11 +667,13 @@ TEST(pool_saved_right_after_a_free_behaves_as_the_original) {
     REQUIRE(q);
     CHECK_SAME_STATE(p, q);
     CHECK_EQ_U64(opool_live_handle(q, 1).bits, h[5].bits);
-    /* the next alloc takes the freed slot back, at the end of the live list, in both */
+    /* the next alloc takes the freed slot back, and its place (the free's
+     * move undone: h[5] returns to the end), in both */
     opool_handle x = alloc_stamped(p, 24, 7), y = alloc_stamped(q, 24, 7);
     CHECK_EQ_U64(x.bits, y.bits);
     CHECK_EQ_U64(x.bits, handle(G1 + 2, 1).bits);
-    CHECK_EQ_U64(opool_live_handle(q, 5).bits, x.bits);
+    CHECK_EQ_U64(opool_live_handle(q, 1).bits, x.bits);
+    CHECK_EQ_U64(opool_live_handle(q, 5).bits, h[5].bits);
     CHECK_SAME_STATE(p, q);
     opool_destroy(p);
     opool_destroy(q);
@@ -1267,7 +1269,7 @@ static opool *rich_pool(opool_desc *d, hooks *k, bool callbacks) {
     opool_free(p, h[5]);
     opool_alloc_at(p, handle(SALT - 1, 5));
     opool_free(p, handle(SALT - 1, 5)); /* slot 5 retired */
-    opool_free(p, h[2]);                /* deferred */
+    opool_free(p, h[2]);                /* the next alloc undoes its move */
     return p;
 }
 
@@ -1400,7 +1402,7 @@ TEST(crafted_image_coder_agrees_with_the_library) {
     CHECK_EQ_U64(base_img.retired, 1);
     CHECK_EQ_U64(base_img.pos[5], 0xFFFFFFFFu);
     CHECK_EQ_U64(base_img.pos[8], 0xFFFFFFFEu);
-    CHECK_EQ_U64(base_img.deferred, 0); /* no free is deferred any more */
+    CHECK_EQ_U64(base_img.deferred, 3); /* the last op freed h[2], at live position 2 */
 }
 
 TEST(crafted_header_fields_are_corrupt) {
@@ -1464,10 +1466,11 @@ TEST(crafted_deferred_free_on_a_full_roster_is_corrupt) {
     opool_destroy(p);
 }
 
-/* Earlier builds deferred a free's swap-delete and recorded it in the
- * header's `deferred`; the roster they wrote is the one readers saw. Such an
- * image loads with that roster, and the next alloc appends as it does now. */
-TEST(older_image_with_a_deferred_free_loads_as_its_readers_saw_it) {
+/* The header's `deferred` keeps the undo of the last free (1 + the place its
+ * move filled): the loaded pool's next alloc takes that place back, as the
+ * saved pool's does. Written 0 (as by a writer whose last change was not a
+ * free), the roster loads as written and the next alloc appends. */
+TEST(image_saved_right_after_a_free_keeps_its_undo) {
     opool_desc d = desc_of(4);
     opool *p = create(&d);
     REQUIRE(p);
@@ -1477,16 +1480,23 @@ TEST(older_image_with_a_deferred_free_loads_as_its_readers_saw_it) {
     stream s = saved(p);
     img m;
     REQUIRE(img_parse(&m, s.data, s.size));
-    CHECK_EQ_U64(m.deferred, 0);
-    m.deferred = 1; /* an older writer: h[0]'s place was position 0 */
-    static unsigned char buf[8192];
-    size_t size = img_build(&m, buf);
+    CHECK_EQ_U64(m.deferred, 1); /* h[0]'s place, position 0, now h[2]'s */
     opool *q = NULL;
-    REQUIRE(load_bytes(&q, &d, buf, size) == OPOOL_OK);
+    REQUIRE(load_bytes(&q, &d, s.data, s.size) == OPOOL_OK);
     CHECK_SAME_STATE(p, q);
     CHECK_EQ_U64(opool_live_handle(q, 0).bits, h[2].bits);
     opool_handle x = alloc_stamped(q, 24, 9);
     CHECK_EQ_U64(x.bits, handle(G1 + 2, 0).bits);
+    CHECK_EQ_U64(opool_live_handle(q, 0).bits, x.bits);
+    CHECK_EQ_U64(opool_live_handle(q, 2).bits, h[2].bits);
+    m.deferred = 0;
+    static unsigned char buf[8192];
+    size_t size = img_build(&m, buf);
+    opool_destroy(q);
+    q = NULL;
+    REQUIRE(load_bytes(&q, &d, buf, size) == OPOOL_OK);
+    CHECK_EQ_U64(opool_live_handle(q, 0).bits, h[2].bits);
+    x = alloc_stamped(q, 24, 9);
     CHECK_EQ_U64(opool_live_handle(q, 0).bits, h[2].bits);
     CHECK_EQ_U64(opool_live_handle(q, 2).bits, x.bits);
     stream_free(&s);
@@ -2266,7 +2276,8 @@ static void remember(world *w, opool_handle h) {
 /* One random operation on both pools (b may be NULL: history only). Every
  * result is compared. */
 static void random_op(world *w, opool *a, opool *b, size_t size) {
-    uint32_t n = opool_count(a);
+    uint32_t n = opool_count(a); /* (which ends the undo of a's last free: b's too) */
+    if (b) CHECK_EQ_U64(opool_count(b), n);
     opool_handle pick = w->nseen
                             ? w->seen[rnd(w->nseen < HISTORY_HANDLES ? w->nseen : HISTORY_HANDLES)]
                             : OPOOL_NULL;
@@ -2452,7 +2463,7 @@ int main(int argc, char **argv) {
     RUN(crafted_header_fields_are_corrupt);
     RUN(crafted_counts_are_corrupt);
     RUN(crafted_deferred_free_on_a_full_roster_is_corrupt);
-    RUN(older_image_with_a_deferred_free_loads_as_its_readers_saw_it);
+    RUN(image_saved_right_after_a_free_keeps_its_undo);
     RUN(crafted_geometry_is_corrupt);
     RUN(crafted_slot_records_are_corrupt);
     RUN(crafted_slot_records_beyond_max_capacity_are_corrupt);

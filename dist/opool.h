@@ -108,17 +108,18 @@
  * sits at position count. alloc takes roster[count++]; free swaps the freed
  * slot's roster entry with the last live one and decrements count. Reuse is
  * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
- * An alloc right after a free (no opool_count between them) takes the same
- * slot and swaps it back, so a free followed by an alloc leaves the live
- * list's order as it was: a list in memory order (a fresh pool's, or after
+ * An alloc right after a free (with no read of the live list between them:
+ * opool_count, opool_live_object, opool_live_handle) takes the same slot
+ * and swaps it back, so a free followed by an alloc leaves the live list's
+ * order as it was: a list in memory order (a fresh pool's, or after
  * opool_sort) stays so under churn, and the loop below walks memory in order.
  *
  * ITERATION. The live list is what opool_live_object(p, i) and
  * opool_live_handle(p, i) read, for i in [0, count). A free moves the list's
  * last entry into the freed object's place; an alloc appends, except right
- * after a free (with no opool_count between, which the loop starts with),
- * when the new object takes the freed one's place and the moved entry goes
- * back to the end. So in
+ * after a free with no read of the list between (a loop reads its count,
+ * then each entry), when the new object takes the freed one's place and the
+ * moved entry goes back to the end. So in
  *
  *     for (uint32_t i = opool_count(pool); i-- > 0;) { ... opool_live_object(pool, i) ... }
  *
@@ -701,8 +702,9 @@ OPOOL_API void opool_clear(opool *p);
 
 /* Live objects; 0 for NULL. A loop over the live list starts here
  * (ITERATION), so the next alloc appends even if a free came just before,
- * instead of undoing that free's move: the one effect of this call on the
- * pool. O(1); inline. Thread-safety: per pool (calls on several threads at
+ * instead of undoing that free's move (HOW IT WORKS): the one effect of
+ * this call on the pool, as of opool_live_handle and opool_live_object.
+ * O(1); inline. Thread-safety: per pool (these reads on several threads at
  * once, with nothing else, do not race). */
 OPOOL_API uint32_t opool_count(const opool *p);
 
@@ -729,7 +731,8 @@ OPOOL_API opool_handle opool_handle_at(const opool *p, uint32_t index);
  * iterating: ITERATION at the top of this file says exactly what each does
  * to the loop; in short: every object live at the start is
  * visited once, freeing the object at i and allocating are safe. NULL for
- * every i under OPOOL_NO_LIVE_LIST. O(1); inline. Thread-safety: per pool. */
+ * every i under OPOOL_NO_LIVE_LIST. Like opool_count, each call ends the
+ * undo of a free just before it. O(1); inline. Thread-safety: per pool. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
 
@@ -2813,7 +2816,7 @@ typedef struct opool__slot {
 #define OPOOL__MAX_CHUNKS 33
 
 /* Every field the common inline paths touch sits in the first 64 bytes
- * (but chain, which only a pool without a live list reads). */
+ * (but chain, the last). */
 typedef struct opool__hot {
     opool__slot *slot;   /* [nslots] */
     uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count;
@@ -2823,17 +2826,19 @@ typedef struct opool__hot {
     uint32_t nslots;     /* slot records: every index below is a slot */
     uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
     uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
-    uint32_t undo;       /* 1 + the entry the last free moved into its place; 0: nothing to undo */
+    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint64_t allocs;
     size_t stride;
     /* base[c] is chunk c's first object (index lo(c), 0 for chunk 0): the
      * object at index i of chunk c is base[c] + (i - lo(c)) * stride */
     char *base[OPOOL__MAX_CHUNKS];
     uint32_t limit; /* slots in the roster: usable capacity */
-    uint32_t shift; /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint32_t high_water;
     uint32_t index_bits; /* k of a compact handle (opool_handle_compact); 32: none */
-    uint32_t chain;      /* OPOOL_NO_LIVE_LIST: the first free slot (limit - count of them) */
+    /* OPOOL_NO_LIVE_LIST: the first free slot (limit - count of them). With
+     * a live list, the undo (the roster, below): 1 + the entry the last free
+     * moved into the freed place; 0: nothing to undo. */
+    uint32_t chain;
 } opool__hot;
 
 /* Where the inline alloc and free go for everything but their common case
@@ -2874,7 +2879,8 @@ OPOOL__HOT bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
  *            release moved (the inline alloc's step after take);
  *   release  live slot i goes to the free stack's top; the last live entry
  *            takes its place (free: a swap-delete, done at once), and
- *            c->undo remembers which entry that was;
+ *            the undo (c->chain, which a pool with a list has no other use
+ *            for) remembers which entry that was;
  *   swap     two positions trade entries (alloc_at, retiring a slot);
  *   put      entry k is slot i (rebuilding: grow, clear, sort, shrink, load).
  * Why at once: an object allocated inside the documented backward loop must
@@ -2883,10 +2889,10 @@ OPOOL__HOT bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
  * inside the loop) into the place just visited.
  * Why the undo: a free and an alloc, the churn of every frame, then leave
  * the live list's order as it was, so a list in memory order (a fresh
- * pool's, or opool_sort's) stays so and the loop walks memory forward
+ * pool's, or opool_sort's) stays so and the loop walks memory in order
  * (take's slot is release's, the stack being LIFO: the swap puts the new
  * object where the freed one was). Every other change of entries or count
- * in src/opool.c (alloc_at, retiring, every rebuild) sets undo to 0. */
+ * in src/opool.c (alloc_at, retiring, every rebuild) sets the undo to 0. */
 
 OPOOL__HOT void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
     c->roster[k] = i;
@@ -2905,8 +2911,8 @@ OPOOL__HOT void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
  * the one it released (LIFO), and the entry at undo - 1 the one it moved
  * there from the end, where the take put the new object: trade them back. */
 OPOOL__HOT void opool__roster_undo(opool__hot *c, uint32_t i) {
-    uint32_t m = c->undo, n = c->count - 1;
-    c->undo = 0;
+    uint32_t m = c->chain, n = c->count - 1;
+    c->chain = 0;
     if (m == 0 || m - 1 >= c->nslots) return;
     uint32_t k = c->slot[m - 1].pos;
     if (k < n) {
@@ -2919,7 +2925,7 @@ OPOOL__HOT void opool__roster_release(opool__hot *c, uint32_t i) {
     uint32_t n = --c->count, k = c->slot[i].pos, last = c->roster[n];
     opool__roster_put(c, k, last);
     opool__roster_put(c, n, i);
-    c->undo = last + 1;
+    c->chain = last + 1; /* the undo */
 }
 
 /* ---- the free chain (OPOOL_NO_LIVE_LIST) ---------------------------------
@@ -3083,28 +3089,33 @@ OPOOL__HOT void *opool__at_inline(const opool *p, uint32_t index) {
     return opool__object(c, index);
 }
 
-/* A loop over the live list may begin here (the documented one starts with
- * opool_count, the library's with opool__live_count): an alloc from now on
- * appends and no longer undoes the last free, whose moved entry the loop
- * must visit where it is. The one write of a read, to the pool's own field;
- * relaxed atomics where the compiler has them, so that readers on several
- * threads at once (a parallel read phase after a free) do not race. */
+/* A loop over the live list may be under way once its count or an entry
+ * has been read (the documented loop starts with opool_count, the library's
+ * with opool__live_count; every body reads its entry): an alloc from then
+ * on appends and no longer undoes the last free, whose moved entry such a
+ * loop must find where the free put it. The one write of these reads, to
+ * the pool's own field; relaxed atomics where the compiler has them, so
+ * that readers on several threads at once (a parallel read phase after a
+ * free) do not race. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
-#define OPOOL__UNDO_PEEK(c) __atomic_load_n(&(c)->undo, __ATOMIC_RELAXED)
-#define OPOOL__UNDO_END(c) __atomic_store_n(&(c)->undo, 0u, __ATOMIC_RELAXED)
+#define OPOOL__UNDO_PEEK(c) __atomic_load_n(&(c)->chain, __ATOMIC_RELAXED)
+#define OPOOL__UNDO_END(c) __atomic_store_n(&(c)->chain, 0u, __ATOMIC_RELAXED)
 #else
-#define OPOOL__UNDO_PEEK(c) ((c)->undo)
-#define OPOOL__UNDO_END(c) ((c)->undo = 0)
+#define OPOOL__UNDO_PEEK(c) ((c)->chain)
+#define OPOOL__UNDO_END(c) ((c)->chain = 0)
 #endif
+OPOOL__HOT void opool__undo_end(const opool__hot *c) {
+    opool__hot *w = (opool__hot *)(uintptr_t)(const void *)c;
+    if (c->roster != NULL && OPOOL_UNLIKELY(OPOOL__UNDO_PEEK(w) != 0)) OPOOL__UNDO_END(w);
+}
+
 OPOOL__HOT uint32_t opool__loop_start(const opool *p) {
-    opool__hot *c = (opool__hot *)(uintptr_t)(const void *)p;
-    if (OPOOL_UNLIKELY(OPOOL__UNDO_PEEK(c) != 0)) OPOOL__UNDO_END(c);
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    opool__undo_end(c);
     return c->count;
 }
 
-OPOOL__HOT uint32_t opool__count_inline(const opool *p) {
-    return p ? opool__loop_start(p) : 0;
-}
+OPOOL__HOT uint32_t opool__count_inline(const opool *p) { return p ? opool__loop_start(p) : 0; }
 
 OPOOL__HOT uint32_t opool__high_water_inline(const opool *p) {
     return p ? ((const opool__hot *)(const void *)p)->high_water : 0;
@@ -3152,7 +3163,9 @@ OPOOL__HOT uint32_t opool__listed_count(const opool__hot *c) {
 OPOOL__HOT opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
-    if (c != NULL && i < opool__listed_count(c)) {
+    if (c == NULL) return h;
+    opool__undo_end(c);
+    if (i < opool__listed_count(c)) {
         uint32_t s = c->roster[i];
         h = opool__handle(s, c->slot[s].gen);
     }
@@ -3161,7 +3174,9 @@ OPOOL__HOT opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
 
 OPOOL__HOT void *opool__live_object_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
-    if (c == NULL || i >= opool__listed_count(c)) return NULL;
+    if (c == NULL) return NULL;
+    opool__undo_end(c);
+    if (i >= opool__listed_count(c)) return NULL;
     return opool__object(c, c->roster[i]);
 }
 
@@ -5695,12 +5710,13 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
  * roster's last entry, or the chain skips it (retire's writes). */
 static inline void opool__drop(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
-    if (opool__listed(p))
+    if (opool__listed(p)) {
         opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
-    else
+        h->chain = 0; /* nothing to undo */
+    } else {
         opool__chain_cut(h, i);
+    }
     h->limit--;
-    h->undo = 0;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
 }
@@ -5838,7 +5854,7 @@ void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint3
  * 1 + the position of the entry the last free moved, 0 if none. */
 uint32_t opool__undo_position(const opool *p) {
     const opool__hot *h = &p->hot;
-    return opool__listed(p) && h->undo != 0 ? h->slot[h->undo - 1].pos + 1 : 0;
+    return opool__listed(p) && h->chain != 0 ? h->slot[h->chain - 1].pos + 1 : 0;
 }
 
 /* The saved bounds and counters, once every slot is restored; the inline
@@ -5848,8 +5864,9 @@ void opool__restore_counts(opool *p, const opool__saved_counts *c) {
     h->nslots = c->nslots;
     h->limit = c->limit;
     h->count = c->count;
-    /* the entry at the saved position (the image's check: at most count) */
-    h->undo = opool__listed(p) && c->deferred != 0 ? h->roster[c->deferred - 1] + 1 : 0;
+    /* the undo: the entry at the saved position (the image's check: at most
+     * count); a pool without a list builds its chain after */
+    if (opool__listed(p)) h->chain = c->deferred != 0 ? h->roster[c->deferred - 1] + 1 : 0;
     h->high_water = c->high_water;
     h->allocs = c->allocs;
     p->retired = c->retired;
@@ -6195,7 +6212,7 @@ static inline void opool__link(opool *p, uint32_t i, uint32_t g) {
     if (opool__listed(p)) {
         opool__roster_swap(h, h->slot[i].pos, h->count);
         opool__roster_take(h);
-        h->undo = 0;
+        h->chain = 0; /* nothing to undo */
     } else {
         opool__chain_cut(h, i);
         h->count++;
@@ -6261,7 +6278,7 @@ static void opool__release_plain(opool *p) {
     if (h->count == 0) return;
     opool__slot *slot = h->slot;
     for (uint32_t i = 0, n = h->nslots; i < n; i++) slot[i].gen += slot[i].gen & 1;
-    h->count = h->undo = 0;
+    h->count = 0;
     opool__episode_end(p);
 }
 
@@ -6286,7 +6303,7 @@ void opool_clear(opool *p) {
         opool__roster_put(h, k++, i);
     }
     opool__assert(k == h->limit);
-    h->undo = 0;
+    h->chain = 0; /* nothing to undo */
 }
 
 uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
@@ -6296,9 +6313,10 @@ uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *us
     if (!opool__listed(p)) return opool__no_live_list(p);
     opool__hot *h = &p->hot;
     uint32_t freed = 0;
-    for (uint32_t k = opool__loop_start(p); k-- > 0;) {
+    for (uint32_t k = h->count; k-- > 0;) {
         if (k >= h->count) continue; /* frees of others inside keep took the end away */
         uint32_t i = h->roster[k], g = h->slot[i].gen;
+        h->chain = 0; /* no undo: a read of the list, as the loops' of opool.h */
         if (keep(opool__object(h, i), opool__handle(i, g), user)) continue;
         /* keep may have freed its own object (and the slot been reused) */
         if (h->slot[i].gen != g) continue;
@@ -6321,7 +6339,7 @@ void opool_sort(opool *p) {
         opool__roster_put(h, k++, i);
     }
     opool__assert(k == h->count);
-    h->undo = 0;
+    h->chain = 0; /* nothing to undo */
 }
 
 uint32_t opool_shrink(opool *p) {
@@ -6356,7 +6374,7 @@ uint32_t opool_shrink(opool *p) {
         opool__roster_put(h, k++, i);
     }
     h->limit = k;
-    h->undo = 0;
+    h->chain = 0; /* nothing to undo */
     opool__update_fast(p);
     return released;
 }

@@ -172,13 +172,12 @@ static void cb_report(opool *p, opool_status what, opool_handle h, void *user) {
 static opool_handle cb_evict(opool *p, void *user) {
     fz *f = (fz *)user;
     f->evict_calls++;
-    opool_stats st; /* (opool_count would end the undo of the last free) */
+    opool_stats st; /* (reading the pool's list would end the undo of its last free) */
     opool_get_stats(p, &st);
     uint32_t count = st.count;
     opool_handle v;
-    /* without a live list: the model's, as the model's evict will see it */
-    uint64_t at = model_lists(&f->m) ? opool_live_handle(p, victim_pos(f, count)).bits
-                                     : model_live_handle(&f->m, victim_pos(f, count));
+    /* the model's list (the pool's, checked elsewhere), as the model's evict will see it */
+    uint64_t at = model_live_handle(&f->m, victim_pos(f, count));
     v.bits = pick_victim(f, count, at);
     void *obj = opool_get(p, v);
     if (obj) check_pattern(f, obj, v.bits, SIZE_MAX, "evict victim");
@@ -649,7 +648,7 @@ static void op_iterate(fz *f) {
     for (uint32_t i = (model_loop_start(m), opool_count(f->p)); i-- > 0;) {
         begin(f, "iterate");
         f->loop_index = i;
-        EXPECT_EQ(opool_count(f->p), model_loop_start(m));
+        EXPECT_EQ(opool_count(f->p), model_loop_start(m)); /* and the reads of entry i below */
         if (i >= m->count) { /* frees of other objects took the end away */
             EXPECT_EQ(opool_live_handle(f->p, i).bits, 0);
             EXPECT_EQ((uintptr_t)opool_live_object(f->p, i), 0);
@@ -754,6 +753,7 @@ static void op_nulls(fz *f) {
         FUZZ_CHECK(opool_status_str((opool_status)k) != NULL);
     FUZZ_CHECK(strcmp(opool_status_str((opool_status)(OPOOL_ELEAK + 1)), "unknown status") == 0);
     uint32_t i = (uint32_t)(h.bits >> 32);
+    model_loop_start(&f->m); /* the reads below, past the end */
     EXPECT_EQ(opool_live_handle(f->p, f->m.count + i % 4).bits, 0);
     EXPECT_EQ((uintptr_t)opool_live_object(f->p, f->m.count + i % 4), 0);
     check_callbacks(f, false);

@@ -42,17 +42,18 @@
  * sits at position count. alloc takes roster[count++]; free swaps the freed
  * slot's roster entry with the last live one and decrements count. Reuse is
  * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
- * An alloc right after a free (no opool_count between them) takes the same
- * slot and swaps it back, so a free followed by an alloc leaves the live
- * list's order as it was: a list in memory order (a fresh pool's, or after
+ * An alloc right after a free (with no read of the live list between them:
+ * opool_count, opool_live_object, opool_live_handle) takes the same slot
+ * and swaps it back, so a free followed by an alloc leaves the live list's
+ * order as it was: a list in memory order (a fresh pool's, or after
  * opool_sort) stays so under churn, and the loop below walks memory in order.
  *
  * ITERATION. The live list is what opool_live_object(p, i) and
  * opool_live_handle(p, i) read, for i in [0, count). A free moves the list's
  * last entry into the freed object's place; an alloc appends, except right
- * after a free (with no opool_count between, which the loop starts with),
- * when the new object takes the freed one's place and the moved entry goes
- * back to the end. So in
+ * after a free with no read of the list between (a loop reads its count,
+ * then each entry), when the new object takes the freed one's place and the
+ * moved entry goes back to the end. So in
  *
  *     for (uint32_t i = opool_count(pool); i-- > 0;) { ... opool_live_object(pool, i) ... }
  *
@@ -635,8 +636,9 @@ OPOOL_API void opool_clear(opool *p);
 
 /* Live objects; 0 for NULL. A loop over the live list starts here
  * (ITERATION), so the next alloc appends even if a free came just before,
- * instead of undoing that free's move: the one effect of this call on the
- * pool. O(1); inline. Thread-safety: per pool (calls on several threads at
+ * instead of undoing that free's move (HOW IT WORKS): the one effect of
+ * this call on the pool, as of opool_live_handle and opool_live_object.
+ * O(1); inline. Thread-safety: per pool (these reads on several threads at
  * once, with nothing else, do not race). */
 OPOOL_API uint32_t opool_count(const opool *p);
 
@@ -663,7 +665,8 @@ OPOOL_API opool_handle opool_handle_at(const opool *p, uint32_t index);
  * iterating: ITERATION at the top of this file says exactly what each does
  * to the loop; in short: every object live at the start is
  * visited once, freeing the object at i and allocating are safe. NULL for
- * every i under OPOOL_NO_LIVE_LIST. O(1); inline. Thread-safety: per pool. */
+ * every i under OPOOL_NO_LIVE_LIST. Like opool_count, each call ends the
+ * undo of a free just before it. O(1); inline. Thread-safety: per pool. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
 

@@ -101,7 +101,7 @@ typedef struct opool__slot {
 #define OPOOL__MAX_CHUNKS 33
 
 /* Every field the common inline paths touch sits in the first 64 bytes
- * (but chain, which only a pool without a live list reads). */
+ * (but chain, the last). */
 typedef struct opool__hot {
     opool__slot *slot;   /* [nslots] */
     uint32_t *roster;    /* [0, count) live, [count, limit) free, top at count;
@@ -111,17 +111,19 @@ typedef struct opool__hot {
     uint32_t nslots;     /* slot records: every index below is a slot */
     uint32_t first;      /* slots in chunk 0, whose objects start at base[0] */
     uint32_t free_limit; /* inline free for indices below this: nslots, 0 if slow */
-    uint32_t undo;       /* 1 + the entry the last free moved into its place; 0: nothing to undo */
+    uint32_t shift;      /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint64_t allocs;
     size_t stride;
     /* base[c] is chunk c's first object (index lo(c), 0 for chunk 0): the
      * object at index i of chunk c is base[c] + (i - lo(c)) * stride */
     char *base[OPOOL__MAX_CHUNKS];
     uint32_t limit; /* slots in the roster: usable capacity */
-    uint32_t shift; /* chunk 0 covers [0, 2^shift); chunk c>0 [2^(shift+c-1), 2^(shift+c)) */
     uint32_t high_water;
     uint32_t index_bits; /* k of a compact handle (opool_handle_compact); 32: none */
-    uint32_t chain;      /* OPOOL_NO_LIVE_LIST: the first free slot (limit - count of them) */
+    /* OPOOL_NO_LIVE_LIST: the first free slot (limit - count of them). With
+     * a live list, the undo (the roster, below): 1 + the entry the last free
+     * moved into the freed place; 0: nothing to undo. */
+    uint32_t chain;
 } opool__hot;
 
 /* Where the inline alloc and free go for everything but their common case
@@ -162,7 +164,8 @@ OPOOL__HOT bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
  *            release moved (the inline alloc's step after take);
  *   release  live slot i goes to the free stack's top; the last live entry
  *            takes its place (free: a swap-delete, done at once), and
- *            c->undo remembers which entry that was;
+ *            the undo (c->chain, which a pool with a list has no other use
+ *            for) remembers which entry that was;
  *   swap     two positions trade entries (alloc_at, retiring a slot);
  *   put      entry k is slot i (rebuilding: grow, clear, sort, shrink, load).
  * Why at once: an object allocated inside the documented backward loop must
@@ -171,10 +174,10 @@ OPOOL__HOT bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
  * inside the loop) into the place just visited.
  * Why the undo: a free and an alloc, the churn of every frame, then leave
  * the live list's order as it was, so a list in memory order (a fresh
- * pool's, or opool_sort's) stays so and the loop walks memory forward
+ * pool's, or opool_sort's) stays so and the loop walks memory in order
  * (take's slot is release's, the stack being LIFO: the swap puts the new
  * object where the freed one was). Every other change of entries or count
- * in src/opool.c (alloc_at, retiring, every rebuild) sets undo to 0. */
+ * in src/opool.c (alloc_at, retiring, every rebuild) sets the undo to 0. */
 
 OPOOL__HOT void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
     c->roster[k] = i;
@@ -193,8 +196,8 @@ OPOOL__HOT void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
  * the one it released (LIFO), and the entry at undo - 1 the one it moved
  * there from the end, where the take put the new object: trade them back. */
 OPOOL__HOT void opool__roster_undo(opool__hot *c, uint32_t i) {
-    uint32_t m = c->undo, n = c->count - 1;
-    c->undo = 0;
+    uint32_t m = c->chain, n = c->count - 1;
+    c->chain = 0;
     if (m == 0 || m - 1 >= c->nslots) return;
     uint32_t k = c->slot[m - 1].pos;
     if (k < n) {
@@ -207,7 +210,7 @@ OPOOL__HOT void opool__roster_release(opool__hot *c, uint32_t i) {
     uint32_t n = --c->count, k = c->slot[i].pos, last = c->roster[n];
     opool__roster_put(c, k, last);
     opool__roster_put(c, n, i);
-    c->undo = last + 1;
+    c->chain = last + 1; /* the undo */
 }
 
 /* ---- the free chain (OPOOL_NO_LIVE_LIST) ---------------------------------
@@ -371,28 +374,33 @@ OPOOL__HOT void *opool__at_inline(const opool *p, uint32_t index) {
     return opool__object(c, index);
 }
 
-/* A loop over the live list may begin here (the documented one starts with
- * opool_count, the library's with opool__live_count): an alloc from now on
- * appends and no longer undoes the last free, whose moved entry the loop
- * must visit where it is. The one write of a read, to the pool's own field;
- * relaxed atomics where the compiler has them, so that readers on several
- * threads at once (a parallel read phase after a free) do not race. */
+/* A loop over the live list may be under way once its count or an entry
+ * has been read (the documented loop starts with opool_count, the library's
+ * with opool__live_count; every body reads its entry): an alloc from then
+ * on appends and no longer undoes the last free, whose moved entry such a
+ * loop must find where the free put it. The one write of these reads, to
+ * the pool's own field; relaxed atomics where the compiler has them, so
+ * that readers on several threads at once (a parallel read phase after a
+ * free) do not race. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
-#define OPOOL__UNDO_PEEK(c) __atomic_load_n(&(c)->undo, __ATOMIC_RELAXED)
-#define OPOOL__UNDO_END(c) __atomic_store_n(&(c)->undo, 0u, __ATOMIC_RELAXED)
+#define OPOOL__UNDO_PEEK(c) __atomic_load_n(&(c)->chain, __ATOMIC_RELAXED)
+#define OPOOL__UNDO_END(c) __atomic_store_n(&(c)->chain, 0u, __ATOMIC_RELAXED)
 #else
-#define OPOOL__UNDO_PEEK(c) ((c)->undo)
-#define OPOOL__UNDO_END(c) ((c)->undo = 0)
+#define OPOOL__UNDO_PEEK(c) ((c)->chain)
+#define OPOOL__UNDO_END(c) ((c)->chain = 0)
 #endif
+OPOOL__HOT void opool__undo_end(const opool__hot *c) {
+    opool__hot *w = (opool__hot *)(uintptr_t)(const void *)c;
+    if (c->roster != NULL && OPOOL_UNLIKELY(OPOOL__UNDO_PEEK(w) != 0)) OPOOL__UNDO_END(w);
+}
+
 OPOOL__HOT uint32_t opool__loop_start(const opool *p) {
-    opool__hot *c = (opool__hot *)(uintptr_t)(const void *)p;
-    if (OPOOL_UNLIKELY(OPOOL__UNDO_PEEK(c) != 0)) OPOOL__UNDO_END(c);
+    const opool__hot *c = (const opool__hot *)(const void *)p;
+    opool__undo_end(c);
     return c->count;
 }
 
-OPOOL__HOT uint32_t opool__count_inline(const opool *p) {
-    return p ? opool__loop_start(p) : 0;
-}
+OPOOL__HOT uint32_t opool__count_inline(const opool *p) { return p ? opool__loop_start(p) : 0; }
 
 OPOOL__HOT uint32_t opool__high_water_inline(const opool *p) {
     return p ? ((const opool__hot *)(const void *)p)->high_water : 0;
@@ -440,7 +448,9 @@ OPOOL__HOT uint32_t opool__listed_count(const opool__hot *c) {
 OPOOL__HOT opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
-    if (c != NULL && i < opool__listed_count(c)) {
+    if (c == NULL) return h;
+    opool__undo_end(c);
+    if (i < opool__listed_count(c)) {
         uint32_t s = c->roster[i];
         h = opool__handle(s, c->slot[s].gen);
     }
@@ -449,7 +459,9 @@ OPOOL__HOT opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
 
 OPOOL__HOT void *opool__live_object_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
-    if (c == NULL || i >= opool__listed_count(c)) return NULL;
+    if (c == NULL) return NULL;
+    opool__undo_end(c);
+    if (i >= opool__listed_count(c)) return NULL;
     return opool__object(c, c->roster[i]);
 }
 

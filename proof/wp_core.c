@@ -106,7 +106,7 @@ static inline uint32_t opool__roster_take(opool__hot *c);
     // (the two entries and two slots it moves: a range here would leave its
     // callers a quantified frame to reason through)
     assigns c->count, c->roster[c->slot[i].pos], c->roster[c->count - 1], c->slot[c->roster[c->count - 1]].pos,
-            c->slot[i].pos, c->undo;
+            c->slot[i].pos, c->chain;
     ensures roster_ok(c) && c->count == \old(c->count) - 1;
     ensures c->slot[i].pos == c->count && c->roster[c->count] == i;
     // every other slot keeps its facts; slots outside the roster keep their marker
@@ -466,7 +466,7 @@ static void opool__call_init(const opool *p, void *obj); // assumed
     requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
     exits \false;
     assigns p->hot.roster[p->hot.slot[i].pos], p->hot.roster[p->hot.limit - 1],
-            p->hot.slot[p->hot.roster[p->hot.limit - 1]].pos, p->hot.slot[i].pos, p->hot.limit, p->hot.undo,
+            p->hot.slot[p->hot.roster[p->hot.limit - 1]].pos, p->hot.slot[i].pos, p->hot.limit, p->hot.chain,
             p->retired;
     ensures roster_ok(&p->hot) && p->hot.limit == \old(p->hot.limit) - 1 && p->hot.slot[i].pos == OPOOL__RETIRED;
     ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
@@ -481,7 +481,7 @@ static inline void opool__drop(opool *p, uint32_t i); // wp: lemmas
     requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
     exits \false;
     assigns p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.limit,
-            p->hot.undo, p->retired, p->hot.fast_limit, p->hot.free_limit;
+            p->hot.chain, p->retired, p->hot.fast_limit, p->hot.free_limit;
     ensures roster_ok(&p->hot) && p->hot.limit == \old(p->hot.limit) - 1;
     ensures p->hot.slot[i].pos == OPOOL__RETIRED;
     ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
@@ -511,7 +511,7 @@ static inline void opool__episode_end(opool *p); // wp: lemmas
     requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
     exits \false;
     assigns p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.limit,
-            p->hot.undo, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures;
+            p->hot.chain, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures;
     ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
     ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
@@ -524,7 +524,7 @@ static inline void opool__freed(opool *p, uint32_t i, uint32_t g); // wp: lemmas
 // release's assigns clause, and with the count of rejections that of every
 // call that frees by handle)
 #define OPOOL__FREE_WRITES(p, i)                                                                      \
-    p->hot.count, p->hot.undo, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit,      \
+    p->hot.count, p->hot.chain, p->hot.limit, p->retired, p->hot.fast_limit, p->hot.free_limit,      \
     p->episode.failures,                                                                           \
     p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.slot[i].gen, \
     slot_object(&p->hot, i)[0 .. p->hot.stride - 1]
@@ -596,7 +596,7 @@ static void opool__chain_enrol(opool__hot *h, uint32_t lo, uint32_t hi); // assu
     requires c->slot[i].pos < c->count && c->roster[c->slot[i].pos] == i;
     exits \false;
     assigns c->count, c->roster[c->slot[i].pos], c->roster[c->count - 1], c->slot[c->roster[c->count - 1]].pos,
-            c->slot[i].pos, c->slot[i].gen, c->undo;
+            c->slot[i].pos, c->slot[i].gen, c->chain;
     ensures roster_ok(c) && c->count == \old(c->count) - 1;
     ensures c->slot[i].pos == c->count && c->roster[c->count] == i && c->slot[i].gen == g;
     ensures c->nslots == \old(c->nslots) && c->limit == \old(c->limit) && c->free_limit == \old(c->free_limit);
@@ -610,7 +610,7 @@ static inline void opool__unlink_as(opool__hot *c, uint32_t i, uint32_t g, unsig
     requires c->slot[i].pos < c->count && c->roster[c->slot[i].pos] == i;
     exits \false;
     assigns c->count, c->roster[c->slot[i].pos], c->roster[c->count - 1], c->slot[c->roster[c->count - 1]].pos,
-            c->slot[i].pos, c->slot[i].gen, c->undo;
+            c->slot[i].pos, c->slot[i].gen, c->chain;
     ensures roster_ok(c) && c->count == \old(c->count) - 1;
     ensures c->slot[i].pos == c->count && c->roster[c->count] == i && c->slot[i].gen == g;
     ensures c->nslots == \old(c->nslots) && c->limit == \old(c->limit) && c->free_limit == \old(c->free_limit);
@@ -778,7 +778,7 @@ static void *opool__prepare(opool *p, uint32_t i, void *obj, uint32_t prev_gen);
     requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
     exits \false;
     assigns p->hot.slot[i].gen, p->hot.roster[p->hot.slot[i].pos], p->hot.roster[p->hot.count], p->hot.slot[p->hot.roster[p->hot.count]].pos,
-            p->hot.slot[i].pos, p->hot.count, p->hot.undo;
+            p->hot.slot[i].pos, p->hot.count, p->hot.chain;
     ensures roster_ok(&p->hot) && p->hot.count == \old(p->hot.count) + 1;
     ensures p->hot.slot[i].pos == \old(p->hot.count) && p->hot.slot[i].gen == g;
     ensures p->hot.nslots == \old(p->hot.nslots) && p->hot.limit == \old(p->hot.limit) && p->hot.free_limit == \old(p->hot.free_limit);

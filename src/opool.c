@@ -416,12 +416,13 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
  * roster's last entry, or the chain skips it (retire's writes). */
 static inline void opool__drop(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
-    if (opool__listed(p))
+    if (opool__listed(p)) {
         opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
-    else
+        h->chain = 0; /* nothing to undo */
+    } else {
         opool__chain_cut(h, i);
+    }
     h->limit--;
-    h->undo = 0;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
 }
@@ -559,7 +560,7 @@ void opool__restore_slot(opool *p, uint32_t i, uint32_t gen, uint32_t pos, uint3
  * 1 + the position of the entry the last free moved, 0 if none. */
 uint32_t opool__undo_position(const opool *p) {
     const opool__hot *h = &p->hot;
-    return opool__listed(p) && h->undo != 0 ? h->slot[h->undo - 1].pos + 1 : 0;
+    return opool__listed(p) && h->chain != 0 ? h->slot[h->chain - 1].pos + 1 : 0;
 }
 
 /* The saved bounds and counters, once every slot is restored; the inline
@@ -569,8 +570,9 @@ void opool__restore_counts(opool *p, const opool__saved_counts *c) {
     h->nslots = c->nslots;
     h->limit = c->limit;
     h->count = c->count;
-    /* the entry at the saved position (the image's check: at most count) */
-    h->undo = opool__listed(p) && c->deferred != 0 ? h->roster[c->deferred - 1] + 1 : 0;
+    /* the undo: the entry at the saved position (the image's check: at most
+     * count); a pool without a list builds its chain after */
+    if (opool__listed(p)) h->chain = c->deferred != 0 ? h->roster[c->deferred - 1] + 1 : 0;
     h->high_water = c->high_water;
     h->allocs = c->allocs;
     p->retired = c->retired;
@@ -916,7 +918,7 @@ static inline void opool__link(opool *p, uint32_t i, uint32_t g) {
     if (opool__listed(p)) {
         opool__roster_swap(h, h->slot[i].pos, h->count);
         opool__roster_take(h);
-        h->undo = 0;
+        h->chain = 0; /* nothing to undo */
     } else {
         opool__chain_cut(h, i);
         h->count++;
@@ -982,7 +984,7 @@ static void opool__release_plain(opool *p) {
     if (h->count == 0) return;
     opool__slot *slot = h->slot;
     for (uint32_t i = 0, n = h->nslots; i < n; i++) slot[i].gen += slot[i].gen & 1;
-    h->count = h->undo = 0;
+    h->count = 0;
     opool__episode_end(p);
 }
 
@@ -1007,7 +1009,7 @@ void opool_clear(opool *p) {
         opool__roster_put(h, k++, i);
     }
     opool__assert(k == h->limit);
-    h->undo = 0;
+    h->chain = 0; /* nothing to undo */
 }
 
 uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
@@ -1017,9 +1019,10 @@ uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *us
     if (!opool__listed(p)) return opool__no_live_list(p);
     opool__hot *h = &p->hot;
     uint32_t freed = 0;
-    for (uint32_t k = opool__loop_start(p); k-- > 0;) {
+    for (uint32_t k = h->count; k-- > 0;) {
         if (k >= h->count) continue; /* frees of others inside keep took the end away */
         uint32_t i = h->roster[k], g = h->slot[i].gen;
+        h->chain = 0; /* no undo: a read of the list, as the loops' of opool.h */
         if (keep(opool__object(h, i), opool__handle(i, g), user)) continue;
         /* keep may have freed its own object (and the slot been reused) */
         if (h->slot[i].gen != g) continue;
@@ -1042,7 +1045,7 @@ void opool_sort(opool *p) {
         opool__roster_put(h, k++, i);
     }
     opool__assert(k == h->count);
-    h->undo = 0;
+    h->chain = 0; /* nothing to undo */
 }
 
 uint32_t opool_shrink(opool *p) {
@@ -1077,7 +1080,7 @@ uint32_t opool_shrink(opool *p) {
         opool__roster_put(h, k++, i);
     }
     h->limit = k;
-    h->undo = 0;
+    h->chain = 0; /* nothing to undo */
     opool__update_fast(p);
     return released;
 }

@@ -3,7 +3,7 @@
  * checked as a user reads it: through the public API only, independent of
  * the pool's roster and of the reference model.
  *
- * In the loop `for (i = loop__count(p); i-- > 0;)` over opool_live_handle(p, i),
+ * In the loop `for (i = opool_count(p); i-- > 0;)` over opool_live_handle(p, i),
  * where a free of the object at position k moves the live list's last entry
  * (position count - 1) to k, and an alloc appends at position count, except
  * right after a free whose slot it takes again: then it takes position k and
@@ -20,7 +20,8 @@
  *     from the loop; if the last entry stood at i or above (visited, or
  *     allocated inside the loop) it is visited once more at its new place,
  *     else it is one the loop has still to reach and nothing changes for it;
- *     an alloc that undoes the move takes that extra visit back;
+ *     an alloc that undoes the move takes that extra visit back, unless the
+ *     loop has made it already;
  *   - an index at or beyond count (after such frees) is skipped.
  *
  * Use: loop_begin before the first iteration, loop_visit for each index the
@@ -187,8 +188,9 @@ static inline bool loop_after_alloc(loop_check *lc, const opool *p, uint32_t i, 
         if (opool_live_handle(p, last).bits != lc->moved)
             return loop__fail(lc, "0x%016" PRIx64 " is not back at the end (count %" PRIu64 ")",
                               lc->moved, last + 1);
-        if (lc->moved_owed) { /* back in the visited part: the extra visit is off */
-            loop__find(lc, lc->moved)->visits_left--;
+        loop_entry *y = lc->moved_owed ? loop__find(lc, lc->moved) : NULL;
+        if (y != NULL && y->visits_left > 0) { /* back in the visited part: no extra visit */
+            y->visits_left--;
             lc->moves--;
         }
     }

@@ -79,7 +79,7 @@ struct model {
     bool *retired;
 
     uint32_t count, limit;
-    uint32_t undo; /* 1 + where the last free moved the last live entry; 0: none */
+    uint32_t undo;    /* 1 + where the last free moved the last live entry; 0: none */
     uint64_t episode; /* failed allocs of the open exhaustion episode; 0: none */
 
     /* statistics */
@@ -437,8 +437,9 @@ static inline opool_status model_free_object(model *m, uint32_t index) {
     return OPOOL_OK;
 }
 
-/* opool_count (and the start of every loop over the live list): an alloc
- * after it appends, even right after a free. */
+/* opool_count, opool_live_handle, opool_live_object (every read of the live
+ * list, where a loop may be under way): an alloc after it appends, even
+ * right after a free. */
 static inline uint32_t model_loop_start(model *m) {
     m->undo = 0;
     return m->count;
@@ -545,8 +546,9 @@ static inline uint32_t model_retain(model *m, bool (*keep)(uint64_t h, void *use
         model_refuse_loop(m);
         return 0;
     }
-    for (uint32_t k = model_loop_start(m); k-- > 0;) {
+    for (uint32_t k = m->count; k-- > 0;) {
         uint32_t i = m->roster[k];
+        model_loop_start(m); /* each entry it reads, as opool_live_handle */
         if (keep(model_bits(m->gen[i], i), user)) continue;
         model__free_live(m, i);
         freed++;

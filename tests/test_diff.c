@@ -199,14 +199,13 @@ static void cb_report(opool *p, opool_status what, opool_handle handle, void *us
 static opool_handle cb_evict(opool *p, void *user) {
     harness *h = user;
     h->evict_calls++;
-    opool_stats st; /* (opool_count would end the undo of the last free) */
+    opool_stats st; /* (reading the pool's list would end the undo of its last free) */
     opool_get_stats(p, &st);
     uint32_t count = st.count;
     opool_handle v;
-    /* a pool without a live list: the model's list, in the state the
-     * model's own evict will see (the same victim) */
-    uint64_t at = model_lists(&h->m) ? opool_live_handle(p, victim_pos(h, count)).bits
-                                     : model_live_handle(&h->m, victim_pos(h, count));
+    /* the model's list (the same as the pool's, checked elsewhere), in the
+     * state the model's own evict will see: the same victim */
+    uint64_t at = model_live_handle(&h->m, victim_pos(h, count));
     v.bits = pick_victim(h, count, at);
     void *obj = opool_get(p, v);
     if (obj) check_pattern(h, obj, v.bits, "evict victim");
@@ -684,11 +683,16 @@ static void op_iterate(harness *h) {
     }
     if (!loop_begin(&h->loop, h->p)) fail(h, "iteration promise: %s", h->loop.why);
     h->in_loop = true;
+    /* the header's loop reads the count once; half the loops also read it
+     * at every index (which ends the undo of a free made in the body before) */
+    bool recount = rng_chance(&h->r, 50);
     for (uint32_t i = pool_count(h); i-- > 0 && !h->failed;) {
         begin(h, "iterate");
         h->loop_index = i;
-        EXPECT_EQ(h, pool_count(h), m->count);
-        if (i >= pool_count(h)) { /* frees of other objects took the end away: skip */
+        uint32_t count = recount ? pool_count(h) : m->count;
+        EXPECT_EQ(h, count, m->count);
+        model_loop_start(m); /* the reads of entry i below */
+        if (i >= count) {    /* frees of other objects took the end away: skip */
             EXPECT_EQ(h, opool_live_handle(h->p, i).bits, 0);
             EXPECT_EQ(h, (uintptr_t)opool_live_object(h->p, i), 0);
             continue;

@@ -17,6 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#define HAVE_PTHREADS 1
+#endif
+
 #define SALT 0x1000u
 #define G1 0x1001u /* first generation of every slot with SALT */
 
@@ -250,8 +255,7 @@ TEST(alloc_right_after_free_takes_the_freed_place_back) {
     REQUIRE(p);
     opool_handle h[4], n;
     alloc_n(p, 4, h);
-    CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK);
-    CHECK_EQ_U64(opool_live_handle(p, 1).bits, h[3].bits); /* the last entry took the place */
+    CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK); /* h[3] takes place 1 */
     CHECK(opool_alloc(p, &n) != NULL);
     CHECK_EQ_U64(opool_handle_index(n), 1); /* LIFO: the freed slot */
     /* and the free's move is undone: the order is the one before the free */
@@ -265,9 +269,48 @@ TEST(alloc_right_after_free_takes_the_freed_place_back) {
     opool_destroy(p);
 }
 
-/* opool_count, where a loop may start, ends the undo: the alloc appends, so
- * the last entry, which such a loop visits where the free put it, stays. */
-TEST(alloc_after_free_and_count_joins_the_end_of_the_live_list) {
+#ifdef HAVE_PTHREADS
+static void *count_reader(void *arg) {
+    const opool *p = arg;
+    uintptr_t sum = 0;
+    for (int k = 0; k < 1000; k++) sum += opool_count(p);
+    return (void *)sum;
+}
+#endif
+
+/* opool_count ends the undo of the last free, a write; readers on several
+ * threads at once (a parallel read phase right after a free) still do not
+ * race (the ThreadSanitizer build checks) and all see the count. */
+TEST(count_on_several_threads_at_once_right_after_a_free) {
+    opool *p = make_pool(8, 8);
+    REQUIRE(p);
+    opool_handle h[4], n;
+    alloc_n(p, 4, h);
+    CHECK_EQ_U64(opool_free(p, h[1]), OPOOL_OK);
+    int made = 0;
+#ifdef HAVE_PTHREADS
+    pthread_t t[4];
+    for (; made < 4; made++)
+        if (pthread_create(&t[made], NULL, count_reader, p) != 0) break;
+    for (int k = 0; k < made; k++) {
+        void *r = NULL;
+        pthread_join(t[k], &r);
+        CHECK_EQ_U64((uintptr_t)r, 3000);
+    }
+#endif
+    if (made < 2) printf("  (%d reader threads: no threads here)\n", made);
+    if (made == 0) CHECK_EQ_U64(opool_count(p), 3);
+    CHECK(opool_alloc(p, &n) != NULL); /* the undo ended: it appends */
+    CHECK_EQ_U64(opool_live_handle(p, 1).bits, h[3].bits);
+    CHECK_EQ_U64(opool_live_handle(p, 3).bits, n.bits);
+    opool_destroy(p);
+}
+
+/* A read of the live list (opool_count, opool_live_handle,
+ * opool_live_object), where a loop may be under way, ends the undo: the
+ * alloc appends, so the last entry, which such a loop visits where the free
+ * put it, stays there. */
+TEST(alloc_after_free_and_a_read_joins_the_end_of_the_live_list) {
     opool *p = make_pool(8, 8);
     REQUIRE(p);
     opool_handle h[4], n;
@@ -280,13 +323,21 @@ TEST(alloc_after_free_and_count_joins_the_end_of_the_live_list) {
     CHECK_EQ_U64(opool_live_handle(p, 1).bits, h[3].bits);
     CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[2].bits);
     CHECK_EQ_U64(opool_live_handle(p, 3).bits, n.bits);
-    /* the same for a loop begun with OPOOL_FOREACH: every object visited once */
-    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* n takes place 0 */
+    /* the same after a read of an entry */
+    CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_OK); /* n takes place 2 */
+    CHECK(opool_live_object(p, 2) != NULL);
+    opool_handle m2;
+    CHECK(opool_alloc(p, &m2) != NULL); /* slot 2 again, appended */
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, n.bits);
+    CHECK_EQ_U64(opool_live_handle(p, 3).bits, m2.bits);
+    h[2] = m2;
+    /* and for a loop begun with OPOOL_FOREACH: every object visited once */
+    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* m2 takes place 0 */
     uint32_t visits = 0, news = 0;
     OPOOL_FOREACH(p, char, obj, it) {
         (void)obj;
         visits++;
-        if (visits == 1) { /* the first body, at position 2: h[2] */
+        if (visits == 1) { /* the first body, at position 2: n */
             opool_handle m;
             CHECK(opool_alloc(p, &m) != NULL); /* slot 0 again, appended */
             CHECK_EQ_U64(opool_live_handle(p, 3).bits, m.bits);
@@ -2642,7 +2693,8 @@ int main(int argc, char **argv) {
     RUN(reuse_is_lifo);
     RUN(free_moves_last_live_entry_into_the_hole);
     RUN(alloc_right_after_free_takes_the_freed_place_back);
-    RUN(alloc_after_free_and_count_joins_the_end_of_the_live_list);
+    RUN(alloc_after_free_and_a_read_joins_the_end_of_the_live_list);
+    RUN(count_on_several_threads_at_once_right_after_a_free);
     RUN(consecutive_frees_each_swap_delete);
 
     RUN(free_twice_is_rejected);

@@ -274,19 +274,15 @@ static void check_same_state(const opool *a, const opool *b, int line) {
             CHECK_EQ_U64(x->slot[i].pos, y->slot[i].pos);
         }
         CHECK_EQ_U64(x->roster == NULL, y->roster == NULL);
-        if (x->roster && y->roster) {
+        if (x->roster && y->roster)
             for (uint32_t k = 0; k < x->limit; k++) CHECK_EQ_U64(x->roster[k], y->roster[k]);
-        } else { /* no live list: the free chain, and its end, are the same */
-            CHECK_EQ_U64(x->chain, y->chain);
-        }
+        /* no live list: the free chain's start; with one: the undo of the
+         * last free (which a read of the live list would end: so the
+         * objects are compared by index) */
+        CHECK_EQ_U64(x->chain, y->chain);
         for (uint32_t c = 0; c < a->nchunks; c++)
             CHECK_EQ_U64(opool__chunk_backed(a, c), opool__chunk_backed(b, c));
-        for (uint32_t k = 0; k < x->count && x->roster; k++) {
-            CHECK_EQ_U64(opool_live_handle(a, k).bits, opool_live_handle(b, k).bits);
-            CHECK(memcmp(opool_live_object(a, k), opool_live_object(b, k), a->desc.object_size) ==
-                  0);
-        }
-        for (uint32_t i = 0; i < x->nslots && !x->roster; i++)
+        for (uint32_t i = 0; i < x->nslots; i++)
             if (opool_at(a, i))
                 CHECK(memcmp(opool_at(a, i), opool_at(b, i), a->desc.object_size) == 0);
     }
@@ -666,7 +662,6 @@ TEST(pool_saved_right_after_a_free_behaves_as_the_original) {
     opool *q = round_trip(p, &d);
     REQUIRE(q);
     CHECK_SAME_STATE(p, q);
-    CHECK_EQ_U64(opool_live_handle(q, 1).bits, h[5].bits);
     /* the next alloc takes the freed slot back, and its place (the free's
      * move undone: h[5] returns to the end), in both */
     opool_handle x = alloc_stamped(p, 24, 7), y = alloc_stamped(q, 24, 7);
@@ -864,7 +859,7 @@ TEST(save_object_and_load_object_carry_every_live_object) {
     opool *q = round_trip(p, &d);
     REQUIRE(q);
     CHECK_EQ_U64(k.saves, opool_count(p));
-    CHECK_EQ_U64(k.loads, opool_count(p));
+    CHECK_EQ_U64(k.loads, opool_count(q));
     CHECK_EQ_U64(k.inits, inits); /* load rebuilds objects with load_object, not init */
     CHECK_SAME_STATE(p, q);
     opool_destroy(p);
@@ -1484,7 +1479,6 @@ TEST(image_saved_right_after_a_free_keeps_its_undo) {
     opool *q = NULL;
     REQUIRE(load_bytes(&q, &d, s.data, s.size) == OPOOL_OK);
     CHECK_SAME_STATE(p, q);
-    CHECK_EQ_U64(opool_live_handle(q, 0).bits, h[2].bits);
     opool_handle x = alloc_stamped(q, 24, 9);
     CHECK_EQ_U64(x.bits, handle(G1 + 2, 0).bits);
     CHECK_EQ_U64(opool_live_handle(q, 0).bits, x.bits);

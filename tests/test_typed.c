@@ -855,7 +855,7 @@ TEST(a_fixed_pool_loads_only_the_image_of_a_pool_that_does_not_grow) {
                 ok = P##_valid(p, P##_handle_from(x)) == model_get(&m, x.bits) &&                  \
                      P##_free(p, P##_handle_from(x)) == model_free(&m, x.bits);                    \
             }                                                                                      \
-            ok = ok && P##_count(p) == model_loop_start(&m) &&                                                 \
+            ok = ok && P##_count(p) == model_loop_start(&m) &&                                     \
                  (P##_get(p, h[k]) != NULL) == model_get(&m, h[k].raw.bits);                       \
             for (uint32_t i = 0; ok && i < m.count && model_lists(&m); i++)                        \
                 ok = P##_live_handle(p, i).raw.bits == model_live_handle(&m, i);                   \

@@ -2891,8 +2891,9 @@ OPOOL__HOT bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
  * the live list's order as it was, so a list in memory order (a fresh
  * pool's, or opool_sort's) stays so and the loop walks memory in order
  * (take's slot is release's, the stack being LIFO: the swap puts the new
- * object where the freed one was). Every other change of entries or count
- * in src/opool.c (alloc_at, retiring, every rebuild) sets the undo to 0. */
+ * object where the freed one was). Every rebuild in src/opool.c (clear,
+ * sort, shrink, load) sets the undo to 0; an alloc_at or a retirement in
+ * between leaves it, the moved entry having still come from the end. */
 
 OPOOL__HOT void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
     c->roster[k] = i;
@@ -2907,9 +2908,10 @@ OPOOL__HOT void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
     opool__roster_put(c, b, i);
 }
 
-/* After a take: if the last change was a release, the slot just taken is
- * the one it released (LIFO), and the entry at undo - 1 the one it moved
- * there from the end, where the take put the new object: trade them back. */
+/* After a take: if a release came before it, with no read of the live
+ * list since, the entry named by the undo is the one that release moved
+ * from the end: the new object (the released slot, the stack being LIFO)
+ * takes its place, and it goes back to the end. */
 OPOOL__HOT void opool__roster_undo(opool__hot *c, uint32_t i) {
     uint32_t m = c->chain, n = c->count - 1;
     c->chain = 0;
@@ -2925,7 +2927,7 @@ OPOOL__HOT void opool__roster_release(opool__hot *c, uint32_t i) {
     uint32_t n = --c->count, k = c->slot[i].pos, last = c->roster[n];
     opool__roster_put(c, k, last);
     opool__roster_put(c, n, i);
-    c->chain = last + 1; /* the undo */
+    c->chain = k < n ? last + 1 : 0; /* the undo: none if i was the last */
 }
 
 /* ---- the free chain (OPOOL_NO_LIVE_LIST) ---------------------------------
@@ -5710,12 +5712,10 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
  * roster's last entry, or the chain skips it (retire's writes). */
 static inline void opool__drop(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
-    if (opool__listed(p)) {
+    if (opool__listed(p))
         opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
-        h->chain = 0; /* nothing to undo */
-    } else {
+    else
         opool__chain_cut(h, i);
-    }
     h->limit--;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
@@ -5864,9 +5864,12 @@ void opool__restore_counts(opool *p, const opool__saved_counts *c) {
     h->nslots = c->nslots;
     h->limit = c->limit;
     h->count = c->count;
-    /* the undo: the entry at the saved position (the image's check: at most
-     * count); a pool without a list builds its chain after */
-    if (opool__listed(p)) h->chain = c->deferred != 0 ? h->roster[c->deferred - 1] + 1 : 0;
+    /* the undo: the entry at the saved live position (a position of count,
+     * from older writers, is none); a pool without a list builds its chain
+     * after */
+    if (opool__listed(p))
+        h->chain =
+            c->deferred != 0 && c->deferred - 1 < c->count ? h->roster[c->deferred - 1] + 1 : 0;
     h->high_water = c->high_water;
     h->allocs = c->allocs;
     p->retired = c->retired;
@@ -6212,7 +6215,6 @@ static inline void opool__link(opool *p, uint32_t i, uint32_t g) {
     if (opool__listed(p)) {
         opool__roster_swap(h, h->slot[i].pos, h->count);
         opool__roster_take(h);
-        h->chain = 0; /* nothing to undo */
     } else {
         opool__chain_cut(h, i);
         h->count++;
@@ -10811,8 +10813,10 @@ static opool_status opool__load_header_ok(const opool__image *im, opool__finding
     if (im->allocs < im->count) return OPOOL__CORRUPT(e, "allocs", im->allocs);
     if (im->evictions > im->allocs - im->count)
         return OPOOL__CORRUPT(e, "evictions", im->evictions);
-    /* deferred: 1 + a live position, with a free slot left (the undo) */
-    if (im->deferred != 0 && (im->deferred - 1 > im->count || im->count >= im->limit))
+    /* deferred: 1 + a live position (the undo), or older writers' 1 + count
+     * with a free slot left (read as no undo) */
+    if (im->deferred != 0 &&
+        (im->deferred - 1 > im->count || (im->deferred - 1 == im->count && im->count >= im->limit)))
         return OPOOL__CORRUPT(e, "deferred", im->deferred);
     return OPOOL_OK;
 }

@@ -176,8 +176,9 @@ OPOOL__HOT bool opool__live_gen(const opool__hot *c, uint32_t i, uint32_t g) {
  * the live list's order as it was, so a list in memory order (a fresh
  * pool's, or opool_sort's) stays so and the loop walks memory in order
  * (take's slot is release's, the stack being LIFO: the swap puts the new
- * object where the freed one was). Every other change of entries or count
- * in src/opool.c (alloc_at, retiring, every rebuild) sets the undo to 0. */
+ * object where the freed one was). Every rebuild in src/opool.c (clear,
+ * sort, shrink, load) sets the undo to 0; an alloc_at or a retirement in
+ * between leaves it, the moved entry having still come from the end. */
 
 OPOOL__HOT void opool__roster_put(opool__hot *c, uint32_t k, uint32_t i) {
     c->roster[k] = i;
@@ -192,9 +193,10 @@ OPOOL__HOT void opool__roster_swap(opool__hot *c, uint32_t a, uint32_t b) {
     opool__roster_put(c, b, i);
 }
 
-/* After a take: if the last change was a release, the slot just taken is
- * the one it released (LIFO), and the entry at undo - 1 the one it moved
- * there from the end, where the take put the new object: trade them back. */
+/* After a take: if a release came before it, with no read of the live
+ * list since, the entry named by the undo is the one that release moved
+ * from the end: the new object (the released slot, the stack being LIFO)
+ * takes its place, and it goes back to the end. */
 OPOOL__HOT void opool__roster_undo(opool__hot *c, uint32_t i) {
     uint32_t m = c->chain, n = c->count - 1;
     c->chain = 0;
@@ -210,7 +212,7 @@ OPOOL__HOT void opool__roster_release(opool__hot *c, uint32_t i) {
     uint32_t n = --c->count, k = c->slot[i].pos, last = c->roster[n];
     opool__roster_put(c, k, last);
     opool__roster_put(c, n, i);
-    c->chain = last + 1; /* the undo */
+    c->chain = k < n ? last + 1 : 0; /* the undo: none if i was the last */
 }
 
 /* ---- the free chain (OPOOL_NO_LIVE_LIST) ---------------------------------

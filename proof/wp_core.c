@@ -466,8 +466,7 @@ static void opool__call_init(const opool *p, void *obj); // assumed
     requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
     exits \false;
     assigns p->hot.roster[p->hot.slot[i].pos], p->hot.roster[p->hot.limit - 1],
-            p->hot.slot[p->hot.roster[p->hot.limit - 1]].pos, p->hot.slot[i].pos, p->hot.limit, p->hot.chain,
-            p->retired;
+            p->hot.slot[p->hot.roster[p->hot.limit - 1]].pos, p->hot.slot[i].pos, p->hot.limit, p->retired;
     ensures roster_ok(&p->hot) && p->hot.limit == \old(p->hot.limit) - 1 && p->hot.slot[i].pos == OPOOL__RETIRED;
     ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
     ensures p->hot.free_limit == \old(p->hot.free_limit);
@@ -481,7 +480,7 @@ static inline void opool__drop(opool *p, uint32_t i); // wp: lemmas
     requires \separated(p, p->hot.slot + (0 .. p->hot.nslots - 1), p->hot.roster + (0 .. p->hot.limit - 1));
     exits \false;
     assigns p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.limit,
-            p->hot.chain, p->retired, p->hot.fast_limit, p->hot.free_limit;
+            p->retired, p->hot.fast_limit, p->hot.free_limit;
     ensures roster_ok(&p->hot) && p->hot.limit == \old(p->hot.limit) - 1;
     ensures p->hot.slot[i].pos == OPOOL__RETIRED;
     ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
@@ -511,7 +510,7 @@ static inline void opool__episode_end(opool *p); // wp: lemmas
     requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
     exits \false;
     assigns p->hot.roster[0 .. p->hot.limit - 1], p->hot.slot[0 .. p->hot.nslots - 1].pos, p->hot.limit,
-            p->hot.chain, p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures;
+            p->retired, p->hot.fast_limit, p->hot.free_limit, p->episode.failures;
     ensures roster_ok(&p->hot) && p->hot.free_limit <= p->hot.nslots;
     ensures p->hot.count == \old(p->hot.count) && p->hot.nslots == \old(p->hot.nslots);
     ensures \forall integer j; 0 <= j < p->hot.nslots ==> p->hot.slot[j].gen == \old(p->hot.slot[j].gen);
@@ -778,7 +777,7 @@ static void *opool__prepare(opool *p, uint32_t i, void *obj, uint32_t prev_gen);
     requires p->hot.count <= p->hot.slot[i].pos < p->hot.limit && p->hot.roster[p->hot.slot[i].pos] == i;
     exits \false;
     assigns p->hot.slot[i].gen, p->hot.roster[p->hot.slot[i].pos], p->hot.roster[p->hot.count], p->hot.slot[p->hot.roster[p->hot.count]].pos,
-            p->hot.slot[i].pos, p->hot.count, p->hot.chain;
+            p->hot.slot[i].pos, p->hot.count;
     ensures roster_ok(&p->hot) && p->hot.count == \old(p->hot.count) + 1;
     ensures p->hot.slot[i].pos == \old(p->hot.count) && p->hot.slot[i].gen == g;
     ensures p->hot.nslots == \old(p->hot.nslots) && p->hot.limit == \old(p->hot.limit) && p->hot.free_limit == \old(p->hot.free_limit);

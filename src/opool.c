@@ -416,12 +416,10 @@ opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
  * roster's last entry, or the chain skips it (retire's writes). */
 static inline void opool__drop(opool *p, uint32_t i) {
     opool__hot *h = &p->hot;
-    if (opool__listed(p)) {
+    if (opool__listed(p))
         opool__roster_swap(h, h->slot[i].pos, h->limit - 1);
-        h->chain = 0; /* nothing to undo */
-    } else {
+    else
         opool__chain_cut(h, i);
-    }
     h->limit--;
     h->slot[i].pos = OPOOL__RETIRED;
     p->retired++;
@@ -570,9 +568,12 @@ void opool__restore_counts(opool *p, const opool__saved_counts *c) {
     h->nslots = c->nslots;
     h->limit = c->limit;
     h->count = c->count;
-    /* the undo: the entry at the saved position (the image's check: at most
-     * count); a pool without a list builds its chain after */
-    if (opool__listed(p)) h->chain = c->deferred != 0 ? h->roster[c->deferred - 1] + 1 : 0;
+    /* the undo: the entry at the saved live position (a position of count,
+     * from older writers, is none); a pool without a list builds its chain
+     * after */
+    if (opool__listed(p))
+        h->chain =
+            c->deferred != 0 && c->deferred - 1 < c->count ? h->roster[c->deferred - 1] + 1 : 0;
     h->high_water = c->high_water;
     h->allocs = c->allocs;
     p->retired = c->retired;
@@ -918,7 +919,6 @@ static inline void opool__link(opool *p, uint32_t i, uint32_t g) {
     if (opool__listed(p)) {
         opool__roster_swap(h, h->slot[i].pos, h->count);
         opool__roster_take(h);
-        h->chain = 0; /* nothing to undo */
     } else {
         opool__chain_cut(h, i);
         h->count++;

@@ -532,8 +532,10 @@ static opool_status opool__load_header_ok(const opool__image *im, opool__finding
     if (im->allocs < im->count) return OPOOL__CORRUPT(e, "allocs", im->allocs);
     if (im->evictions > im->allocs - im->count)
         return OPOOL__CORRUPT(e, "evictions", im->evictions);
-    /* deferred: 1 + a live position, with a free slot left (the undo) */
-    if (im->deferred != 0 && (im->deferred - 1 > im->count || im->count >= im->limit))
+    /* deferred: 1 + a live position (the undo), or older writers' 1 + count
+     * with a free slot left (read as no undo) */
+    if (im->deferred != 0 &&
+        (im->deferred - 1 > im->count || (im->deferred - 1 == im->count && im->count >= im->limit)))
         return OPOOL__CORRUPT(e, "deferred", im->deferred);
     return OPOOL_OK;
 }

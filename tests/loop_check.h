@@ -56,8 +56,8 @@ typedef struct loop_check {
     uint32_t loops, visits, moves; /* totals over every loop, for the summary */
     /* the last change inside the loop, if a free: what an alloc right after undoes */
     bool freed_last, moved_owed;
-    uint64_t freed, moved; /* its handle; the last entry it moved */
-    uint32_t freed_at;     /* its position */
+    uint64_t moved;    /* the last entry it moved */
+    uint32_t freed_at; /* its position */
     bool failed;
     char why[200];
 } loop_check;
@@ -68,8 +68,11 @@ static inline bool loop__fail(loop_check *lc, const char *fmt, uint64_t a, uint6
     return false;
 }
 
-/* The live count, read without opool_count, which would end the undo of
- * the pool's last free and so change what the loop under test does. */
+/* The live count, read without opool_count, which (as every read of the
+ * live list) ends the undo of the pool's last free and so would change what
+ * the loop under test does. The checker's own reads of the list come right
+ * before a free (which sets an undo of its own) or right after an alloc
+ * (which has used it), so they change nothing. */
 static inline uint32_t loop__count(const opool *p) {
     opool_stats s;
     opool_get_stats(p, &s);
@@ -159,7 +162,6 @@ static inline bool loop_before_free(loop_check *lc, const opool *p, uint32_t i, 
         x->gone = true;
     }
     lc->freed_last = true;
-    lc->freed = h.bits;
     lc->freed_at = at;
     lc->moved = opool_live_handle(p, count - 1).bits;
     lc->moved_owed = at < i && count - 1 >= i;
@@ -175,13 +177,14 @@ static inline bool loop_before_free(loop_check *lc, const opool *p, uint32_t i, 
 
 /* Right after the loop, at index i, allocated h: the last entry, or, right
  * after a free of the same slot, at the freed object's place with the moved
- * entry back at the end (unless an opool_count between them ended that:
- * the loop's own, say; which of the two the pool did is read from it). */
+ * entry back at the end (unless a read of the list between them ended
+ * that: the loop's own, say; which of the two the pool did is read from
+ * it). */
 static inline bool loop_after_alloc(loop_check *lc, const opool *p, uint32_t i, opool_handle h) {
     if (lc->failed) return false;
     uint32_t last = loop__count(p) - 1, at = last;
-    bool undone = lc->freed_last && (uint32_t)h.bits == (uint32_t)lc->freed &&
-                  lc->freed_at < last && opool_live_handle(p, lc->freed_at).bits == h.bits;
+    bool undone =
+        lc->freed_last && lc->freed_at < last && opool_live_handle(p, lc->freed_at).bits == h.bits;
     lc->freed_last = false;
     if (undone) {
         at = lc->freed_at;

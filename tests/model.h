@@ -297,7 +297,6 @@ static inline void model__retire(model *m, uint32_t i) {
     else if (at != last)
         model__set(m, at, m->roster[last]);
     m->limit--;
-    m->undo = 0;
     m->pos[i] = MODEL_NOPOS;
     m->retired[i] = true;
     m->retired_count++;
@@ -311,7 +310,7 @@ static inline void model__free_live(model *m, uint32_t i) {
     m->count--;
     model__set(m, at, last);
     model__set(m, m->count, i);
-    if (model_lists(m)) m->undo = at + 1;
+    if (model_lists(m)) m->undo = at < m->count ? at + 1 : 0; /* none if i was last */
     m->gen[i]++;
     m->frees++;
     if (model_wraps(m, m->gen[i])) model__retire(m, i);
@@ -407,8 +406,10 @@ static inline bool model_alloc_at(model *m, uint64_t h) {
         for (uint32_t k = at; k > m->count; k--) model__set(m, k, m->roster[k - 1]);
     }
     model__set(m, m->count, i);
-    m->undo = 0; /* the swap above forgets it */
+    uint32_t undo = m->undo; /* its take undoes nothing, and leaves the undo */
+    m->undo = 0;
     model__take(m, g);
+    m->undo = undo;
     m->ninit++;
     return true;
 }

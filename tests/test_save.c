@@ -1445,7 +1445,11 @@ TEST(crafted_counts_are_corrupt) {
     HOSTILE(b, d, (m_.failed = UINT64_MAX, m_.rejected = UINT64_MAX, m_.grows = 999), OPOOL_OK);
 }
 
-TEST(crafted_deferred_free_on_a_full_roster_is_corrupt) {
+/* On a full roster: an undo of a live position loads (an alloc_at after a
+ * free leaves one; nothing can use it until a free replaces it); one past
+ * the live list, which older writers used for a free slot to take back,
+ * is corrupt there. */
+TEST(crafted_deferred_on_a_full_roster) {
     opool_desc d = desc_of(2);
     opool *p = create(&d);
     REQUIRE(p);
@@ -1455,7 +1459,13 @@ TEST(crafted_deferred_free_on_a_full_roster_is_corrupt) {
     img m;
     REQUIRE(img_parse(&m, s.data, s.size));
     CHECK_IMG(m, d, OPOOL_OK);
-    m.deferred = 1; /* no free slot to take back */
+    m.deferred = 1;
+    CHECK_IMG(m, d, OPOOL_OK);
+    m.deferred = 2;
+    CHECK_IMG(m, d, OPOOL_OK);
+    m.deferred = 3; /* no free slot to take back */
+    CHECK_IMG(m, d, OPOOL_ECORRUPT);
+    m.deferred = 4;
     CHECK_IMG(m, d, OPOOL_ECORRUPT);
     stream_free(&s);
     opool_destroy(p);
@@ -2456,7 +2466,7 @@ int main(int argc, char **argv) {
     RUN(crafted_image_coder_agrees_with_the_library);
     RUN(crafted_header_fields_are_corrupt);
     RUN(crafted_counts_are_corrupt);
-    RUN(crafted_deferred_free_on_a_full_roster_is_corrupt);
+    RUN(crafted_deferred_on_a_full_roster);
     RUN(image_saved_right_after_a_free_keeps_its_undo);
     RUN(crafted_geometry_is_corrupt);
     RUN(crafted_slot_records_are_corrupt);

@@ -77,7 +77,12 @@ static const uint32_t default_sizes[] = {
     208,  224,  240,  256,  288,   320,   352,   384,   416,   448,   480,   512,
     576,  640,  704,  768,  832,   896,   960,   1024,  1152,  1280,  1408,  1536,
     1664, 1792, 1920, 2048, 2560,  3072,  3584,  4096,  4608,  5120,  5632,  6144,
-    6656, 7168, 7680, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
+    6656, 7168, 7680, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32640};
+/* The heap's own classes (opool_heap.h): above the desc's largest, unless no fallback. */
+static const uint32_t own_sizes[] = {16,   24,   32,   48,    64,    96,    128,  192,
+                                     256,  384,  512,  768,   1024,  1536,  2048, 3072,
+                                     4096, 6144, 8192, 12288, 16384, 24576, 32640};
+#define NOWN (sizeof own_sizes / sizeof own_sizes[0])
 #define HEAP_PRESETS 5
 
 /* ---- the harness -------------------------------------------------------- */
@@ -100,14 +105,14 @@ typedef struct fz {
     opool_heap *h;
     opool_heap_desc d;
     fuzz_mem mem;
-    uint64_t mem_failures; /* allocations that returned NULL */
-    uint32_t sizes[OPOOL_HEAP_MAX_CLASSES], ncls;
+    uint64_t mem_failures;                                     /* allocations that returned NULL */
+    uint32_t sizes[OPOOL_HEAP_MAX_CLASSES + NOWN], ncls, nall; /* the desc's, then the own */
     bool grow, no_fallback, system;
     uint32_t big_live; /* live blocks above BIG: a few at most, to bound the memory of a run */
 
     block live[MAX_LIVE]; /* sorted by address */
     uint32_t nlive;
-    klass cls[OPOOL_HEAP_MAX_CLASSES];
+    klass cls[OPOOL_HEAP_MAX_CLASSES + NOWN];
     uint64_t large_live, large_bytes, rejected;
     unsigned char *stale[STALE]; /* freed class blocks (NULL: forgotten, see forget) */
     uint32_t nstale, stale_next;
@@ -230,10 +235,13 @@ static void other_report(opool_heap *h, opool_status what, const void *ptr, void
 
 static int class_of(const fz *f, size_t size) {
     if (size == 0) size = 1;
-    for (uint32_t c = 0; c < f->ncls; c++)
+    for (uint32_t c = 0; c < f->nall; c++)
         if (size <= f->sizes[c]) return (int)c;
     return -1;
 }
+
+/* Blocks the stats count as large: above the desc's classes (the heap's own, and the rest). */
+static bool is_large(const fz *f, int cls) { return cls < 0 || (uint32_t)cls >= f->ncls; }
 
 static uint32_t find(const fz *f, const unsigned char *p) {
     uint32_t lo = 0, hi = f->nlive;
@@ -298,7 +306,8 @@ static void insert(fz *f, unsigned char *p, size_t asked, int cls, size_t keep,
         k->allocs++;
         k->requested += asked;
         if (asked == 0) k->saw_zero = true;
-    } else {
+    }
+    if (is_large(f, cls)) {
         f->large_live++;
         f->large_bytes += usable;
         f->big_live += usable > BIG;
@@ -324,17 +333,17 @@ static void forget(fz *f, uint32_t i) {
     free(b.shadow);
     memmove(&f->live[i], &f->live[i + 1], (f->nlive - i - 1) * sizeof f->live[0]);
     f->nlive--;
-    if (b.cls < 0) {
+    if (is_large(f, b.cls)) {
         f->large_live--;
         f->large_bytes -= b.usable;
         f->big_live -= b.usable > BIG;
-        return;
     }
+    if (b.cls < 0) return;
     f->cls[b.cls].live--;
     f->stale[f->stale_next] = b.p;
     f->stale_next = (f->stale_next + 1) % STALE;
     if (f->nstale < STALE) f->nstale++;
-    if (f->grow && !page_held(f, b.p, b.cls)) {
+    if ((f->grow || is_large(f, b.cls)) && !page_held(f, b.p, b.cls)) { /* own classes grow */
         uintptr_t page = (uintptr_t)b.p & ~(PAGE - 1);
         for (uint32_t k = 0; k < f->nstale; k++)
             if (((uintptr_t)f->stale[k] & ~(PAGE - 1)) == page) f->stale[k] = NULL;
@@ -349,7 +358,8 @@ static void free_live(fz *f, uint32_t i) {
     EXPECT_EQ(opool_heap_free(f->h, b.p), OPOOL_OK);
     forget(f, i);
 #ifndef HEAP_ASAN
-    if ((f->d.flags & OPOOL_POISON) && b.cls >= 0 && (!f->grow || page_held(f, b.p, b.cls))) {
+    if ((f->d.flags & OPOOL_POISON) && b.cls >= 0 &&
+        ((!f->grow && !is_large(f, b.cls)) || page_held(f, b.p, b.cls))) {
         static const unsigned char poison[4] = {0x0b, 0xdb, 0xea, 0x1d};
         for (size_t k = 8; k < b.usable; k++)
             if (b.p[k] != poison[k & 3]) FAIL("freed block %p not poisoned at %zu", (void *)b.p, k);
@@ -362,7 +372,7 @@ static void free_live(fz *f, uint32_t i) {
  * grow, or a large block, may be NULL; nothing else may. */
 static bool alloc_outcome(fz *f, const void *p, int cls, uint64_t failures_before) {
     bool mem_failed = f->mem_failures != failures_before;
-    if (cls < 0) {
+    if (is_large(f, cls)) { /* the heap's own classes grow, as large blocks do */
         if (f->no_fallback) {
             EXPECT(p == NULL);
             return false;
@@ -398,7 +408,7 @@ static void check_stats(fz *f) {
     EXPECT_EQ(s.large_live, f->large_live);
     EXPECT_EQ(s.large_bytes, f->large_bytes);
     EXPECT_EQ(s.rejected, f->rejected);
-    uint64_t held[OPOOL_HEAP_MAX_CLASSES] = {0};
+    uint64_t held[OPOOL_HEAP_MAX_CLASSES + NOWN] = {0};
     uintptr_t last = 0;
     for (uint32_t i = 0; i < f->nlive; i++) {
         uintptr_t page = (uintptr_t)f->live[i].p & ~(PAGE - 1);
@@ -701,6 +711,9 @@ static void configure(fz *f) {
     if (flags & 4) d->flags |= OPOOL_POISON;
     f->grow = (flags & 1) != 0;
     f->no_fallback = (flags & 2) != 0;
+    f->nall = f->ncls;
+    for (uint32_t k = 0; k < NOWN && !f->no_fallback; k++)
+        if (own_sizes[k] > f->sizes[f->ncls - 1]) f->sizes[f->nall++] = own_sizes[k];
 
     uint32_t bpc = b2 < 128   ? b2 % 8
                    : b2 < 224 ? (uint32_t)(b2 - 128) * 8
@@ -780,7 +793,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     opool_heap_get_stats(h, &s0);
     for (uint32_t c = 0; c < f->ncls; c++) {
         f->cls[c].blocks0 = s0.classes[c].blocks;
-        uint32_t per = f->cls[c].per_page, want = f->d.blocks_per_class ? f->d.blocks_per_class : 1;
+        /* blocks_per_class 0: one page each in a fixed heap, none in one that grows */
+        uint32_t per = f->cls[c].per_page, want = f->d.blocks_per_class ? f->d.blocks_per_class
+                                                  : f->grow             ? 0
+                                                                        : 1;
         EXPECT_EQ(f->cls[c].blocks0, (uint64_t)(want + per - 1) / per * per);
     }
     check_stats(f);

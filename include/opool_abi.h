@@ -617,6 +617,10 @@ typedef struct opool__hentry { /* an entry of the heap's hash maps; key 0 = empt
     size_t size; /* large blocks: the size asked for */
 } opool__hentry;
 
+/* The most classes a heap has: the desc's, and the heap's own above them
+ * (src/opool_heap.c). */
+#define OPOOL__HEAP_CLASSES 88
+
 /* The start of every opool_heap. */
 typedef struct opool__heap_hot {
     const uint8_t *class_of;    /* [small_max / 8 + 1]: the class of sizes (8k - 7 .. 8k] */
@@ -628,7 +632,7 @@ typedef struct opool__heap_hot {
     uintptr_t span_lo;          /* the heap's reserved address range, if any: its pages */
     uintptr_t span_len;         /* [span_lo, span_lo + span_len) are readable and the heap's
                                    own; 0 while every free runs out of line */
-    opool__hclass_hot cls[OPOOL_HEAP_MAX_CLASSES];
+    opool__hclass_hot cls[OPOOL__HEAP_CLASSES];
 } opool__heap_hot;
 
 /* The out-of-line paths of the inline heap alloc and free, and the page-list

@@ -53,6 +53,18 @@
  * the class) costs a few dozen instructions and no call; everything else
  * (a full current page, growth, fallback blocks, every misuse, poisoning, a
  * memory checker) runs out of line.
+ * Above the desc's largest class the heap has classes of its own, so that
+ * no size falls between the classes and the runs below, where a block of
+ * a few hundred bytes would take a page: 16, 24, 32, 48, 64, 96, 128, 192,
+ * 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+ * 16384, 24576 and 32640 (neighbours at most 1.5x apart; 32640 is the
+ * largest size two of which fit a page), those above the desc's largest.
+ * So 64 blocks of any size up to the runs' largest hold at most twice
+ * their bytes plus a page, whatever classes the desc names. Their blocks
+ * are counted as large blocks in the statistics (the desc's classes are
+ * the ones listed), grow as large blocks do, also with OPOOL_HEAP_FIXED,
+ * and none exist with OPOOL_HEAP_NO_FALLBACK. The default classes end at
+ * 32640 and need none.
  * A request larger than the largest class is a large block, tracked in a
  * hash map so that it can be freed and checked the same way (O(1)
  * expected, out of line). Up to 16 pages (1 MiB), in a heap that reserved
@@ -66,12 +78,15 @@
  * makes every request above the largest class fail instead.
  *
  * A heap grows, as malloc does: a NULL desc, a zero desc and any desc whose
- * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page;
- * blocks_per_class blocks per class (rounded up to whole pages) are reserved
- * at create and never leave their class. An alloc fails only when the
+ * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page, and
+ * whose classes take no page until their first alloc (a heap that served
+ * one small block holds one page); blocks_per_class blocks per class
+ * (rounded up to whole pages) are reserved at create and never leave their
+ * class. An alloc fails only when the
  * allocator refuses memory. OPOOL_HEAP_GROW asks for this default and
  * changes nothing. With OPOOL_HEAP_FIXED (the opt-in) each class holds
- * exactly its reservation, and an alloc of a full class fails: a budget.
+ * exactly its reservation (one page when blocks_per_class is 0), and an
+ * alloc of a full class fails: a budget.
  *
  * ============================================================================
  * MEMORY: WHERE PAGES COME FROM AND WHEN THEY GO BACK
@@ -80,18 +95,25 @@
  * request: from the system (mmap on Linux; the C library's aligned
  * allocation elsewhere) when the desc names no allocator, else from
  * desc.allocator, which then gets every byte the heap holds (regions, its
- * bookkeeping, large blocks). create asks for the reservation's pages in
- * as few regions as hold them; a growing heap's next region has as many
+ * bookkeeping, large blocks). create asks for the reservation's pages, if
+ * any, in as few regions as hold them; a growing heap's next region has as many
  * pages as the heap holds (at least 4), so a heap of N pages made about
  * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
  * allocator refuses a region, the heap asks for a single page. On 64-bit
  * Linux and Windows a heap with the system's memory reserves 4 GiB of
- * address space at create (mmap PROT_NONE, or VirtualAlloc MEM_RESERVE: no
- * memory, nothing counted against overcommit) and takes its regions from it
+ * address space when it first needs a page (mmap PROT_NONE, or VirtualAlloc
+ * MEM_RESERVE: no memory, nothing counted against overcommit) and takes its
+ * regions from it
  * in order, each made readable and writable (mprotect, MEM_COMMIT) when
  * taken, and its runs from its top, downward; once the two meet, regions
  * are mapped one by one and large blocks go to the C library. If the
- * reservation fails, every region is. Build the library with OPOOL_HEAP_SPAN
+ * reservation fails, every region is. A destroyed heap leaves its range,
+ * with the memory of its first 16 pages, to the next heap made (up to 4
+ * ranges wait, for heaps of any thread), so that a program making and
+ * dropping a heap per frame, world or request makes no system call and
+ * touches no new memory for it; a heap that used more than 64 pages, runs,
+ * or a memory checker unmaps its range instead, and those 16 pages, until
+ * the heap uses them, are not counted in its stats. Build the library with OPOOL_HEAP_SPAN
  * defined to another multiple of 64 KiB (0: no reservation) where address
  * space is scarce or costly: some consoles and sandboxes, or qemu-user,
  * whose bookkeeping of every reserved page makes 4 GiB per heap cost real
@@ -130,11 +152,11 @@
  * up to 2048 (steps of 16 to 256, 32 to 512, 64 to 1024, 128 to 2048), so
  * that rounding up costs at most 12.5% from 128 to 2048 bytes (a 1032-byte
  * block, a 1 KiB buffer and its header, takes 1152); then four per doubling
- * up to 32768 (2560, 3072, 3584, 4096, ..., 8192, 10240, ..., 28672,
- * 32768), but eight from 4096 to 8192 (4608, 5120, ..., 7680), where a 4
+ * up to 32640 (2560, 3072, 3584, 4096, ..., 8192, 10240, ..., 28672,
+ * 32640), but eight from 4096 to 8192 (4608, 5120, ..., 7680), where a 4
  * KiB page and its header land: at most 25% (12.5% from 4 to 8 KiB). A page
- * of 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 1 of 32 KiB (the rest of
- * its last 4 KiB pages never touched). 60 classes.
+ * of 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 2 of 32640 bytes (the
+ * rest of its last 4 KiB pages never touched). 60 classes.
  * Blocks are aligned to 16 bytes when their class size is a multiple of
  * 16, else to 8; runs to 64 KiB, other large blocks to 16.
  *
@@ -206,7 +228,9 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     const uint32_t *class_sizes; /* ascending multiples of 8, <= OPOOL_HEAP_MAX_CLASS_SIZE;
                                     NULL = the defaults above (copied: need not outlive create) */
     uint32_t class_count;        /* entries in class_sizes, <= OPOOL_HEAP_MAX_CLASSES */
-    uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = one page each */
+    uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = none, a class's
+                                    first page at its first alloc (OPOOL_HEAP_FIXED: one
+                                    page each) */
     uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_FIXED | OPOOL_POISON;
                                     0 = a heap that grows (as a NULL desc) */
     /* Findings, with the heap and the pointer concerned (NULL =
@@ -248,8 +272,10 @@ typedef struct opool_heap_class_stats {
 typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
     uint32_t version;             /* OPOOL_HEAP_STATS_VERSION */
     uint32_t class_count;
-    uint64_t large_live;  /* blocks above the largest class (runs and the allocator's), live */
-    uint64_t large_bytes; /* the bytes asked for them */
+    uint64_t large_live;  /* blocks above the desc's largest class (of the heap's own
+                             classes, runs and the allocator's), live */
+    uint64_t large_bytes; /* their bytes: the size asked for, or of the heap's own classes
+                             the class size */
     uint64_t rejected;    /* bad frees, reallocs and size queries */
     size_t bytes;         /* memory the heap holds, bookkeeping included (with memory
                              from the system on Linux, the pages of its regions that it
@@ -259,9 +285,10 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
 } opool_heap_stats;
 #define OPOOL_HEAP_STATS_VERSION 1u
 
-/* Create a heap and reserve blocks_per_class blocks (at least one page) for
- * each class. desc may be NULL (defaults: the default classes, one page
- * each to start, growing). OPOOL_EINVAL: out NULL, class sizes not
+/* Create a heap and reserve blocks_per_class blocks for each class (none
+ * when 0: a class takes its first page at its first alloc; one page each
+ * with OPOOL_HEAP_FIXED). desc may be NULL (defaults: the default classes,
+ * no page to start, growing). OPOOL_EINVAL: out NULL, class sizes not
  * ascending, not multiples of 8, zero or too large, class_count 0 with
  * class_sizes set, nonzero without, or above OPOOL_HEAP_MAX_CLASSES, unknown
  * flags, OPOOL_HEAP_FIXED with OPOOL_HEAP_GROW (a contradiction), an
@@ -277,7 +304,8 @@ typedef struct opool_heap_stats { /* versioned: fields are only ever appended */
  * blocks live when it opened. While any episode is
  * open, every free runs out of line.
  * Cost: one request per region of up to 64 pages of the reservation, plus a
- * few; O(pages). Thread-safety: any thread. */
+ * few; O(pages). Without a reservation: one allocation, no system call
+ * and no page of memory, O(classes). Thread-safety: any thread. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
                                                          const opool_heap_desc *desc);
 

@@ -67,6 +67,8 @@ typedef struct opool__hregion {
     uint32_t held;   /* pages serving a class or cached */
     uint64_t vacant; /* bit i: page i neither serves a class nor is cached */
     uint64_t dirty;  /* vacant pages whose bytes are not known to be zero */
+    uint64_t warm;   /* of which those a destroyed heap left in its span (opool__stash_take),
+                        not counted as held until taken */
 } opool__hregion;
 
 _Static_assert(sizeof(opool__hpage) == 64, "the page header the manual describes");
@@ -127,7 +129,10 @@ struct opool_heap {
     opool__heap_hot hot; /* first: the inline paths of the header read it */
     opool_heap_desc desc;
     opool_allocator mem;
-    uint32_t nclasses, max_size;
+    uint32_t nclasses;     /* the classes: the desc's, then the heap's own above them */
+    uint32_t user_classes; /* the desc's */
+    uint32_t max_size;     /* the largest class */
+    size_t bytes;          /* of the block holding the heap, its classes and its own table */
     bool checker;
     opool__hmap pages; /* key: page address; mirrored in hot.pages / hot.pages_mask
                           (opool__heap_view) */
@@ -142,9 +147,13 @@ struct opool_heap {
     opool__hrunbin runs[OPOOL__RUN_MAX]; /* free runs of i + 1 pages */
     size_t page_count;                   /* pages serving a class */
     bool os;                             /* regions from opool__os_map (no allocator in the desc) */
-    char *span; /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
-                   start, in its first span_used bytes, never unmapped */
+    bool span_tried; /* the span was asked for (at the first page the heap needed) */
+    char *span;      /* OPOOL__HEAP_SPAN bytes reserved, or NULL; regions from its
+                        start, in its first span_used bytes, never unmapped */
     size_t span_used;
+    size_t span_commit;      /* its first bytes readable and writable: span_used or more, when
+                                the span came from a destroyed heap (opool__stash_take) */
+    uint64_t span_dirty;     /* bit i: the span's page i, of the first 64, may not read zero */
     opool__hregion *regions; /* [region_cap]; entries with base NULL are free */
     uint32_t nregions;       /* entries in use or freed, from the start */
     uint32_t region_cap;
@@ -160,7 +169,7 @@ struct opool_heap {
     opool__quota quota;           /* of the default report's lines */
     uint64_t leak_blocks, leak_bytes; /* the OPOOL_ELEAK being reported */
     opool__hpage none;                /* the current page of a class without one: no free block */
-    opool__hclass cls[OPOOL_HEAP_MAX_CLASSES];
+    opool__hclass cls[]; /* [nclasses], then the class of each size (opool__heap_hot.class_of) */
 };
 
 static const uint32_t opool__heap_default_classes[] = {
@@ -168,7 +177,49 @@ static const uint32_t opool__heap_default_classes[] = {
     208,  224,  240,  256,  288,   320,   352,   384,   416,   448,   480,   512,
     576,  640,  704,  768,  832,   896,   960,   1024,  1152,  1280,  1408,  1536,
     1664, 1792, 1920, 2048, 2560,  3072,  3584,  4096,  4608,  5120,  5632,  6144,
-    6656, 7168, 7680, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
+    6656, 7168, 7680, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32640};
+
+/* The heap's own classes: above the desc's largest class, so that no size
+ * up to the largest class a page holds twice takes a page of its own (HOW
+ * IT WORKS, opool_heap.h). Neighbours at most 1.5x apart; the last is the
+ * largest size two of which fit a page beside its header. */
+static const uint32_t opool__heap_own_classes[] = {
+    16,   24,   32,   48,   64,   96,   128,  192,   256,   384,   512,  768,
+    1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32640};
+#define OPOOL__HEAP_OWN (sizeof opool__heap_own_classes / sizeof opool__heap_own_classes[0])
+_Static_assert(OPOOL_HEAP_MAX_CLASSES + OPOOL__HEAP_OWN <= OPOOL__HEAP_CLASSES,
+               "opool__heap_hot.cls holds the desc's classes and the heap's own");
+
+/* The class of each size up to max_size: entry q for sizes (8q - 7 .. 8q]
+ * (opool__heap_hot.class_of), from n ascending class sizes. */
+static void opool__heap_fill_table(uint8_t *class_of, const uint32_t *size, uint32_t n) {
+    for (uint32_t c = 0, q = 0; c < n; c++) {
+        uint32_t upto = size[c] / 8 + 1;
+        memset(class_of + q, (int)c, upto - q);
+        q = upto;
+    }
+}
+
+/* The table of the default classes, shared by every heap that has them (so
+ * that a heap made with them writes no table of its own): written once, by
+ * the first such heap. NULL while another thread is writing it. */
+#define OPOOL__HEAP_DEFAULTS                                                                       \
+    (sizeof opool__heap_default_classes / sizeof opool__heap_default_classes[0])
+static uint8_t opool__heap_default_table[OPOOL_HEAP_MAX_CLASS_SIZE / 8 + 1];
+static opool__atomic(int)
+    opool__heap_default_state; /* 0: not written, 1: being written, 2: ready */
+
+static const uint8_t *opool__heap_defaults(void) {
+    int state = opool__atomic_load_acquire(&opool__heap_default_state);
+    if (state == 2) return opool__heap_default_table;
+    if (state == 1 ||
+        !opool__atomic_cas_strong_acquire_relaxed(&opool__heap_default_state, &state, 1))
+        return NULL;
+    opool__heap_fill_table(opool__heap_default_table, opool__heap_default_classes,
+                           (uint32_t)OPOOL__HEAP_DEFAULTS);
+    opool__atomic_store_release(&opool__heap_default_state, 2);
+    return opool__heap_default_table;
+}
 
 /* The bytes part of opool__hclass_hot's recent. */
 #define OPOOL__HRECENT_BYTES ((((uint64_t)1) << OPOOL__HRECENT_COUNT) - 1)
@@ -186,6 +237,13 @@ void opool__heap_fold_recent(opool__hclass_hot *k) {
 /* A class's live blocks (opool__hclass_hot). */
 static uint32_t opool__hclass_live(const opool__hclass_hot *t) { return t->high_water - t->room; }
 
+/* Whether class c holds its reservation only: a class of the desc's in a
+ * heap with OPOOL_HEAP_FIXED (the heap's own classes grow, as large blocks
+ * do). */
+static bool opool__hclass_fixed(const opool_heap *h, uint32_t c) {
+    return (h->desc.flags & OPOOL_HEAP_FIXED) && c < h->user_classes;
+}
+
 /* The finding of h as the one formatter of opool_diag.c prints it. */
 static opool__finding opool__heap_finding(const opool_heap *h, opool_status what, const void *ptr) {
     opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
@@ -199,7 +257,7 @@ static opool__finding opool__heap_finding(const opool_heap *h, opool_status what
     const opool__hclass *k = h->full;
     if (k != NULL) {
         f.block_size = k->size;
-        f.refused = !(h->desc.flags & OPOOL_HEAP_FIXED); /* else: at its budget */
+        f.refused = !opool__hclass_fixed(h, (uint32_t)(k - h->cls)); /* else: at its budget */
         f.failures = opool__episode_failures(&k->episode);
         f.count = opool__hclass_live(&h->hot.cls[k - h->cls]);
         f.capacity = k->blocks;
@@ -360,18 +418,119 @@ static bool opool__heap_in_span(const opool_heap *h, const opool__hregion *r) {
     return h->span && (uintptr_t)r->base - (uintptr_t)h->span < h->span_used;
 }
 
-/* npages pages of the system's memory: the next part of the reserved range,
- * else a mapping of their own. */
-static char *opool__heap_os_pages(opool_heap *h, size_t bytes, bool *zero) {
-    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used - h->runs_used &&
-        opool__os_commit(h->span + h->span_used, bytes)) {
-        char *m = h->span + h->span_used;
-        h->span_used += bytes;
-        opool__heap_view(h);
-        *zero = true;
-        return m;
+/* The memory of pages i of base (bit i of pages) back to the system, one
+ * call per run of adjacent pages: the pages whose memory stayed. */
+static uint64_t opool__os_reset_pages(char *base, uint64_t pages) {
+    uint64_t left = pages;
+    while (pages) {
+        uint32_t b = opool__ctz64(pages), n = 0;
+        while (b + n < 64 && (pages >> (b + n)) & 1) n++;
+        uint64_t run = OPOOL__REGION_ALL(n) << b;
+        if (opool__os_reset(base + (size_t)b * OPOOL__HPAGE, (size_t)n * OPOOL__HPAGE))
+            left &= ~run;
+        pages &= ~run;
     }
-    return (char *)opool__os_map(bytes, OPOOL__HPAGE, zero);
+    return left;
+}
+
+/* The spans of destroyed heaps, kept for the heaps made after them: a
+ * program that makes and drops a heap per frame, world or request then
+ * makes no system call for it, and touches no fresh page. A slot holds a
+ * span's address, 0 when empty; the span's first bytes hold its note while
+ * it waits. At most OPOOL__STASH_SPANS spans wait, each with at most
+ * OPOOL__STASH_PAGES pages of memory (its first ones): a destroyed heap
+ * gives the rest back first, and a heap that used more than 64 pages, or
+ * runs, or ran under a memory checker (which must see its memory go),
+ * unmaps its span instead. */
+#define OPOOL__STASH_SPANS 4
+#define OPOOL__STASH_PAGES 16u
+static opool__atomic(uintptr_t) opool__stash[OPOOL__STASH_SPANS];
+
+typedef struct opool__stash_note {
+    size_t commit;  /* the span's first bytes that are readable and writable */
+    uint64_t dirty; /* its pages (of the first 64) that may not read zero */
+} opool__stash_note;
+
+/* A waiting span, taken: its address and note, or NULL when none waits. */
+static char *opool__stash_take(opool__stash_note *note) {
+    for (int i = 0; i < OPOOL__STASH_SPANS; i++) {
+        uintptr_t s = opool__atomic_load_relaxed(&opool__stash[i]);
+        if (s != 0 && opool__atomic_cas_strong_acquire_relaxed(&opool__stash[i], &s, 0)) {
+            memcpy(note, (const void *)s, sizeof *note);
+            return (char *)s;
+        }
+    }
+    return NULL;
+}
+
+/* Span s, its note written at its start (its first page is committed),
+ * left for the next heap. False: every slot is taken. */
+static bool opool__stash_put(char *s, opool__stash_note note) {
+    memcpy(s, &note, sizeof note);
+    for (int i = 0; i < OPOOL__STASH_SPANS; i++) {
+        uintptr_t empty = 0;
+        if (opool__atomic_cas_strong_seq_cst_relaxed(&opool__stash[i], &empty, (uintptr_t)s))
+            return true;
+    }
+    return false;
+}
+
+/* The span of a heap with the system's memory, at its first page: a
+ * destroyed heap's, else a new reservation (none if it fails: regions are
+ * then mapped one by one). */
+static void opool__heap_get_span(opool_heap *h) {
+    h->span_tried = true;
+    if (!OPOOL__HEAP_SPAN || !h->os) return;
+    opool__stash_note note = {0, 0};
+    h->span = opool__stash_take(&note);
+    if (h->span == NULL) h->span = (char *)opool__os_reserve(OPOOL__HEAP_SPAN, OPOOL__HPAGE);
+    h->span_commit = note.commit;
+    h->span_dirty = note.dirty;
+}
+
+/* At destroy: the span kept for a later heap (opool__stash_take), if it
+ * may wait (see the slots above) and a slot is free. False: unmap it. */
+static bool opool__heap_stash_span(opool_heap *h) {
+    const size_t most = (size_t)64 * OPOOL__HPAGE;
+    if (h->span == NULL || h->checker || h->runs_used != 0 || h->span_used == 0 ||
+        h->span_used > most || h->span_commit > most)
+        return false;
+    /* pages the regions cover: held and cached pages, and vacant ones not reading zero */
+    uint64_t dirty = h->span_dirty & ~OPOOL__REGION_ALL(h->span_used / OPOOL__HPAGE);
+    for (uint32_t i = 0; i < h->nregions; i++) {
+        const opool__hregion *r = &h->regions[i];
+        if (r->base == NULL || !opool__heap_in_span(h, r)) continue;
+        uint64_t used = (~r->vacant | r->dirty) & OPOOL__REGION_ALL(r->npages);
+        dirty |= used << ((size_t)(r->base - h->span) / OPOOL__HPAGE);
+    }
+    uint64_t keep = OPOOL__REGION_ALL(OPOOL__STASH_PAGES); /* the rest's memory goes back */
+    if (opool__os_reset_pages(h->span, dirty & ~keep) != 0) return false;
+    opool__stash_note note = {h->span_used > h->span_commit ? h->span_used : h->span_commit,
+                              (dirty & keep) | 1}; /* the note itself is in page 0 */
+    return opool__stash_put(h->span, note);
+}
+
+/* bytes of the system's memory, aligned to a page: the next part of the
+ * span, else a mapping of their own. *dirty: bit i, page i may not read
+ * zero. */
+static char *opool__heap_os_pages(opool_heap *h, size_t bytes, uint64_t *dirty) {
+    if (!h->span_tried) opool__heap_get_span(h);
+    if (h->span && bytes <= OPOOL__HEAP_SPAN - h->span_used - h->runs_used) {
+        size_t at = h->span_used, end = at + bytes,
+               from = at > h->span_commit ? at : h->span_commit;
+        if (end <= h->span_commit || opool__os_commit(h->span + from, end - from)) {
+            if (end > h->span_commit) h->span_commit = end;
+            size_t page = at / OPOOL__HPAGE;
+            *dirty = page < 64 ? h->span_dirty >> page : 0;
+            h->span_used = end;
+            opool__heap_view(h);
+            return h->span + at;
+        }
+    }
+    bool zero = false;
+    char *m = (char *)opool__os_map(bytes, OPOOL__HPAGE, &zero);
+    *dirty = zero ? 0 : ~(uint64_t)0;
+    return m;
 }
 
 /* Array v of *cap entries of size bytes, of which the first n are in use,
@@ -415,8 +574,8 @@ static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
     uint32_t i;
     if (!opool__heap_region_entry(h, &i)) return false;
     size_t bytes = (size_t)npages * OPOOL__HPAGE;
-    bool zero = false;
-    char *m = h->os ? opool__heap_os_pages(h, bytes, &zero)
+    uint64_t dirty = ~(uint64_t)0; /* the allocator's bytes may be anything */
+    char *m = h->os ? opool__heap_os_pages(h, bytes, &dirty)
                     : (char *)h->mem.alloc(h->mem.ctx, bytes, OPOOL__HPAGE);
     if (m == NULL) return false;
     opool__assert(((uintptr_t)m & (OPOOL__HPAGE - 1)) == 0);
@@ -425,7 +584,8 @@ static bool opool__heap_new_region(opool_heap *h, uint32_t npages) {
     r->npages = npages;
     r->held = 0;
     r->vacant = OPOOL__REGION_ALL(npages);
-    r->dirty = zero ? 0 : r->vacant; /* the allocator's bytes may be anything */
+    r->dirty = dirty & r->vacant;
+    r->warm = opool__heap_in_span(h, r) ? r->dirty : 0;
     opool__mem_noaccess(m, bytes);
     h->vacant += npages;
     return true;
@@ -455,6 +615,7 @@ static opool__hpage *opool__heap_take_vacant(opool_heap *h, uint32_t *region, bo
         *zero = !(r->dirty & bit);
         r->vacant &= ~bit;
         r->dirty &= ~bit;
+        r->warm &= ~bit;
         r->held++;
         h->vacant--;
         *region = i;
@@ -504,15 +665,8 @@ static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
         return;
     }
     if (!h->os) return; /* the allocator's bytes stay until the whole region goes */
-    uint64_t d = r->dirty;
-    while (d) {
-        uint32_t b = opool__ctz64(d), n = 0;
-        while (b + n < 64 && (d >> (b + n)) & 1) n++;
-        uint64_t run = OPOOL__REGION_ALL(n) << b;
-        if (opool__os_reset(r->base + (size_t)b * OPOOL__HPAGE, (size_t)n * OPOOL__HPAGE))
-            r->dirty &= ~run;
-        d &= ~run;
-    }
+    r->dirty = opool__os_reset_pages(r->base, r->dirty);
+    r->warm &= r->dirty;
 }
 
 static void opool__heap_run_decay(opool_heap *h, uintptr_t tick);
@@ -588,6 +742,7 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
         }
         return r;
     }
+    if (!h->span_tried) opool__heap_get_span(h);
     if (h->span == NULL || bytes > OPOOL__HEAP_SPAN - h->span_used - h->runs_used) return NULL;
     if (b->made == b->cap) { /* room for this run in its bin, for the day it is freed */
         void *v = opool__heap_grow_array(h, b->v, &b->cap, b->n, sizeof(opool__hrun),
@@ -681,6 +836,14 @@ static uint32_t opool__heap_geometry(uint32_t size, uint32_t *first) {
     return (uint32_t)((OPOOL__HPAGE - *first) / size);
 }
 
+/* The geometry of class k's pages, from its size: worked out at its first
+ * page, so that a class never used costs nothing. */
+static void opool__hclass_shape(opool__hclass *k) {
+    k->recip = (uint32_t)((((uint64_t)1 << 32) + k->size - 1) / k->size);
+    k->per = opool__heap_geometry(k->size, &k->first);
+    k->gshift = opool__heap_gshift(k->size);
+}
+
 /* The blocks of page pg handed out. */
 static uint32_t opool__hpage_count(const opool__hpage *pg) { return pg->toslow + pg->slow_at; }
 
@@ -746,6 +909,7 @@ static uint32_t opool__heap_region_size(const opool_heap *h) {
  * region: registered and listed. NULL: no memory (nothing changed). */
 static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserved) {
     opool__hclass *k = &h->cls[c];
+    if (k->per == 0) opool__hclass_shape(k); /* its first page */
     uint32_t first = k->first, n = k->per;
     if (k->blocks > UINT32_MAX - n) return NULL; /* the class's count is 32-bit */
     if (!opool__heap_reserve_pages(h)) return NULL;
@@ -817,7 +981,8 @@ void opool__heap_page_freed(opool_heap *h, opool__hpage *pg) {
 static inline opool__hpage *opool__heap_page_of(const opool_heap *h, uintptr_t a) {
     uintptr_t base = a & ~(OPOOL__HPAGE - 1);
     const opool__hentry *e = h->pages.e;
-    uint32_t mask = h->pages.cap - 1; /* never empty: create reserves pages */
+    uint32_t mask = h->pages.cap - 1;
+    if (e == NULL) return NULL; /* no page yet */
     for (uint32_t i = opool__hmap_slot(&h->pages, base);; i = (i + 1) & mask) {
         if (OPOOL_LIKELY(e[i].key == base)) return (opool__hpage *)base;
         if (e[i].key == 0 || base == 0) return NULL;
@@ -865,33 +1030,41 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     if (d.class_sizes == NULL) {
         if (d.class_count != 0) return OPOOL_EINVAL;
         d.class_sizes = opool__heap_default_classes;
-        d.class_count = sizeof opool__heap_default_classes / sizeof opool__heap_default_classes[0];
+        d.class_count = (uint32_t)OPOOL__HEAP_DEFAULTS;
     }
     if (d.class_count == 0 || d.class_count > OPOOL_HEAP_MAX_CLASSES) return OPOOL_EINVAL;
-    for (uint32_t c = 0; c < d.class_count; c++) {
-        uint32_t s = d.class_sizes[c];
-        if (s == 0 || s % 8 != 0 || s > OPOOL_HEAP_MAX_CLASS_SIZE) return OPOOL_EINVAL;
-        if (c > 0 && s <= d.class_sizes[c - 1]) return OPOOL_EINVAL;
-    }
     if (d.flags &
         ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED | OPOOL_POISON))
         return OPOOL_EINVAL;
     if ((d.flags & OPOOL_HEAP_FIXED) && (d.flags & OPOOL_HEAP_GROW)) return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;
-    /* pages reserved per class: their blocks must fit the class's 32-bit
-     * count, and the bytes must be addressable */
-    uint32_t pages_of[OPOOL_HEAP_MAX_CLASSES];
+    /* the classes: the desc's, then the heap's own above them (none without fallback);
+     * pages reserved per class: their blocks must fit the class's 32-bit count, and the
+     * bytes must be addressable */
+    uint32_t size_of[OPOOL__HEAP_CLASSES], pages_of[OPOOL__HEAP_CLASSES], n = 0;
     size_t total = 0;
-    for (uint32_t c = 0; c < d.class_count; c++) {
-        uint32_t first, per = opool__heap_geometry(d.class_sizes[c], &first);
-        uint32_t want = d.blocks_per_class ? d.blocks_per_class : per;
-        pages_of[c] = want / per + (want % per != 0);
-        if ((uint64_t)pages_of[c] * per > UINT32_MAX) return OPOOL_EINVAL;
+    for (; n < d.class_count; n++) {
+        uint32_t s = size_of[n] = d.class_sizes[n];
+        if (s == 0 || s % 8 != 0 || s > OPOOL_HEAP_MAX_CLASS_SIZE) return OPOOL_EINVAL;
+        if (n > 0 && s <= size_of[n - 1]) return OPOOL_EINVAL;
+        /* 0: a growing heap takes a class's first page at its first alloc, a fixed one
+         * holds a page per class */
+        pages_of[n] = (d.flags & OPOOL_HEAP_FIXED) != 0;
+        if (d.blocks_per_class != 0) {
+            uint32_t first, per = opool__heap_geometry(s, &first);
+            pages_of[n] = d.blocks_per_class / per + (d.blocks_per_class % per != 0);
+            if ((uint64_t)pages_of[n] * per > UINT32_MAX) return OPOOL_EINVAL;
+        }
         size_t bytes;
-        if (!opool__mul_ok(pages_of[c], OPOOL__HPAGE, &bytes) ||
+        if (!opool__mul_ok(pages_of[n], OPOOL__HPAGE, &bytes) ||
             !opool__add_ok(total, bytes, &total))
             return OPOOL_EINVAL;
     }
+    for (uint32_t i = 0; i < OPOOL__HEAP_OWN && !(d.flags & OPOOL_HEAP_NO_FALLBACK); i++)
+        if (opool__heap_own_classes[i] > size_of[n - 1]) {
+            size_of[n] = opool__heap_own_classes[i];
+            pages_of[n++] = 0;
+        }
 
     opool_allocator mem;
     memset(&mem, 0, sizeof mem);
@@ -904,32 +1077,32 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         memset(&any, 0, sizeof any);
         mem = opool__allocator_of(&any);
     }
-    opool_heap *h = (opool_heap *)mem.alloc(mem.ctx, sizeof *h, alignof(opool_heap));
+    /* the heap, its classes and, unless it has the default classes' shared one, its table
+     * of sizes, in one block */
+    uint32_t max_size = size_of[n - 1];
+    const uint8_t *shared =
+        d.class_sizes == opool__heap_default_classes ? opool__heap_defaults() : NULL;
+    size_t bytes = sizeof(opool_heap) + n * sizeof(opool__hclass) + (shared ? 0 : max_size / 8 + 1);
+    opool_heap *h = (opool_heap *)mem.alloc(mem.ctx, bytes, alignof(opool_heap));
     if (h == NULL) return OPOOL_ENOMEM;
-    memset(h, 0, sizeof *h);
+    /* zero, but for the hot classes past n: never read */
+    memset(h, 0, offsetof(opool__heap_hot, cls) + n * sizeof h->hot.cls[0]);
+    memset((char *)h + sizeof h->hot, 0, sizeof *h - sizeof h->hot + n * sizeof h->cls[0]);
+    h->bytes = bytes;
     h->desc = d;
-    h->desc.class_sizes = NULL; /* copied below: the caller's array may go away */
+    h->desc.class_sizes = NULL; /* copied: the caller's array may go away */
     h->mem = mem;
     h->os = os;
-    if (os && OPOOL__HEAP_SPAN) h->span = (char *)opool__os_reserve(OPOOL__HEAP_SPAN, OPOOL__HPAGE);
-    h->nclasses = d.class_count;
-    h->max_size = d.class_sizes[d.class_count - 1];
+    h->nclasses = n;
+    h->user_classes = d.class_count;
+    h->max_size = max_size;
     h->checker = opool__checker_active();
-    for (uint32_t c = 0; c < d.class_count; c++) {
-        h->cls[c].size = d.class_sizes[c];
-        h->cls[c].recip =
-            (uint32_t)((((uint64_t)1 << 32) + d.class_sizes[c] - 1) / d.class_sizes[c]);
-        h->cls[c].per = opool__heap_geometry(d.class_sizes[c], &h->cls[c].first);
-        h->cls[c].gshift = opool__heap_gshift(d.class_sizes[c]);
+    for (uint32_t c = 0; c < n; c++) {
+        h->cls[c].size = size_of[c]; /* its geometry at its first page */
         opool__heap_current(h, c);
     }
-    uint8_t *class_of = (uint8_t *)mem.alloc(mem.ctx, h->max_size / 8 + 1, 1);
-    if (class_of == NULL) goto nomem;
-    for (uint32_t q = 0, c = 0; q <= h->max_size / 8; q++) {
-        while (h->cls[c].size < q * 8) c++;
-        class_of[q] = (uint8_t)c;
-    }
-    h->hot.class_of = class_of;
+    if (shared == NULL) opool__heap_fill_table((uint8_t *)(h->cls + n), size_of, n);
+    h->hot.class_of = shared ? shared : (const uint8_t *)(h->cls + n);
     /* poisoning and memory checkers need every call out of line */
     bool slow = h->checker || (d.flags & OPOOL_POISON);
     h->hooks = slow;
@@ -938,11 +1111,11 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     /* the reservation's pages in as few regions as there can be */
     size_t reserved = total / OPOOL__HPAGE;
     for (size_t left = reserved; left > 0;) {
-        uint32_t n = left < OPOOL__REGION_MAX ? (uint32_t)left : OPOOL__REGION_MAX;
-        if (!opool__heap_new_region(h, n)) goto nomem;
-        left -= n;
+        uint32_t r = left < OPOOL__REGION_MAX ? (uint32_t)left : OPOOL__REGION_MAX;
+        if (!opool__heap_new_region(h, r)) goto nomem;
+        left -= r;
     }
-    for (uint32_t c = 0; c < d.class_count; c++)
+    for (uint32_t c = 0; c < n; c++)
         for (uint32_t k = 0; k < pages_of[c]; k++)
             if (opool__heap_add_page(h, c, true) == NULL) goto nomem;
     *out = h;
@@ -976,7 +1149,7 @@ void opool_heap_destroy(opool_heap *h) {
     }
     if (h->runs_used) /* the runs, unmapped below: a checker's marks go */
         opool__mem_defined(h->span + OPOOL__HEAP_SPAN - h->runs_used, h->runs_used);
-    if (h->span) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
+    if (h->span && !opool__heap_stash_span(h)) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
     if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++) /* runs went with the span */
         if (h->large.e[i].key && !opool__heap_is_run(h, (void *)h->large.e[i].key))
@@ -985,8 +1158,7 @@ void opool_heap_destroy(opool_heap *h) {
         if (h->runs[i].v) m.free(m.ctx, h->runs[i].v, h->runs[i].cap * sizeof *h->runs[i].v);
     if (h->pages.e) m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
     if (h->large.e) m.free(m.ctx, h->large.e, (size_t)h->large.cap * sizeof *h->large.e);
-    if (h->hot.class_of) m.free(m.ctx, (void *)(uintptr_t)h->hot.class_of, h->max_size / 8 + 1);
-    m.free(m.ctx, h, sizeof *h);
+    m.free(m.ctx, h, h->bytes);
 }
 
 /* A block above the largest class: a run (up to OPOOL__RUN_MAX pages, in a
@@ -1035,8 +1207,7 @@ static void *opool__heap_alloc_in(opool_heap *h, size_t size, bool *zero) {
     for (;;) {
         pg = h->hot.cls[c].page;
         if (pg == &h->none) {
-            if ((h->desc.flags & OPOOL_HEAP_FIXED) ||
-                (pg = opool__heap_add_page(h, c, false)) == NULL) {
+            if (opool__hclass_fixed(h, c) || (pg = opool__heap_add_page(h, c, false)) == NULL) {
                 opool__heap_failed(h, k);
                 return NULL;
             }
@@ -1173,11 +1344,11 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
     memset(out, 0, sizeof *out);
     if (h == NULL) return;
     out->version = OPOOL_HEAP_STATS_VERSION;
-    out->class_count = h->nclasses;
+    out->class_count = h->user_classes;
     out->large_live = h->large.n;
     out->large_bytes = h->large_bytes;
     out->rejected = h->rejected;
-    out->bytes = sizeof *h + h->max_size / 8 + 1 + h->region_cap * sizeof(opool__hregion) +
+    out->bytes = h->bytes + h->region_cap * sizeof(opool__hregion) +
                  ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) +
                  (h->large_bytes - h->run_asked) + h->run_held;
     for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
@@ -1185,11 +1356,16 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
     for (uint32_t i = 0; i < h->nregions; i++) { /* vacant pages of the system's hold nothing */
         const opool__hregion *r = &h->regions[i];
         if (r->base == NULL) continue;
-        size_t pages =
-            h->os ? r->held + (size_t)opool__popcount64(r->vacant & r->dirty) : r->npages;
+        size_t pages = h->os ? r->held + (size_t)opool__popcount64(r->vacant & r->dirty & ~r->warm)
+                             : r->npages;
         out->bytes += pages * OPOOL__HPAGE;
     }
-    for (uint32_t c = 0; c < h->nclasses; c++) {
+    for (uint32_t c = h->user_classes; c < h->nclasses; c++) { /* the heap's own: large */
+        uint32_t live = opool__hclass_live(&h->hot.cls[c]);
+        out->large_live += live;
+        out->large_bytes += (uint64_t)live * h->cls[c].size;
+    }
+    for (uint32_t c = 0; c < h->user_classes; c++) {
         const opool__hclass *k = &h->cls[c];
         const opool__hclass_hot *t = &h->hot.cls[c];
         opool_heap_class_stats *o = &out->classes[c];

@@ -26,7 +26,7 @@
 #include <time.h>
 
 #define PAGE ((uintptr_t)OPOOL_HEAP_PAGE)
-#define LARGEST 32768u /* the largest default class */
+#define LARGEST 32640u /* the largest default class */
 /* Runs, large blocks on the heap's own pages: where a heap with the system's memory reserves an
  * address range (opool_heap.h, MEMORY). Asked of the heap itself, since the range depends on
  * the build (OPOOL_HEAP_SPAN) and the system: a default heap's two blocks above the largest
@@ -54,7 +54,13 @@ static const uint32_t default_sizes[NDEFAULT] = {
     208,  224,  240,  256,  288,   320,   352,   384,   416,   448,   480,   512,
     576,  640,  704,  768,  832,   896,   960,   1024,  1152,  1280,  1408,  1536,
     1664, 1792, 1920, 2048, 2560,  3072,  3584,  4096,  4608,  5120,  5632,  6144,
-    6656, 7168, 7680, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
+    6656, 7168, 7680, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32640};
+
+/* The heap's own classes, as the header lists them: above the desc's largest class. */
+#define NOWN 23
+static const uint32_t own_sizes[NOWN] = {16,   24,   32,   48,    64,    96,    128,  192,
+                                         256,  384,  512,  768,   1024,  1536,  2048, 3072,
+                                         4096, 6144, 8192, 12288, 16384, 24576, 32640};
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -204,7 +210,8 @@ static int cmp_uptr(const void *a, const void *b) {
 
 /* ---- create ------------------------------------------------------------- */
 
-TEST(create_with_null_desc_gives_the_40_default_classes) {
+/* A heap that grows takes no page at create: a class takes its first at its first alloc. */
+TEST(create_with_null_desc_gives_the_default_classes_and_no_page) {
     opool_heap *h = NULL;
     REQUIRE(opool_heap_create(&h, NULL) == OPOOL_OK);
     REQUIRE(h);
@@ -213,28 +220,65 @@ TEST(create_with_null_desc_gives_the_40_default_classes) {
     CHECK_EQ_U64(s.class_count, NDEFAULT);
     for (uint32_t c = 0; c < NDEFAULT; c++) {
         CHECK_EQ_U64(s.classes[c].size, default_sizes[c]);
-        CHECK(s.classes[c].blocks > 0);
+        CHECK_EQ_U64(s.classes[c].blocks, 0);
         CHECK_EQ_U64(s.classes[c].live, 0);
         CHECK_EQ_U64(s.classes[c].allocs, 0);
     }
     CHECK_EQ_U64(s.large_live, 0);
     CHECK_EQ_U64(s.large_bytes, 0);
     CHECK_EQ_U64(s.rejected, 0);
-    CHECK(s.bytes >= NDEFAULT * (size_t)OPOOL_HEAP_PAGE);
+    CHECK(s.bytes < OPOOL_HEAP_PAGE / 4); /* its bookkeeping alone */
     opool_heap_destroy(h);
 }
 
-TEST(create_with_zero_desc_gives_the_default_classes_one_page_each) {
+/* The header's promise: a heap that served one small block holds one page. */
+TEST(a_heap_that_served_one_small_block_holds_one_page) {
+    opool_heap *h = NULL;
+    REQUIRE(opool_heap_create(&h, NULL) == OPOOL_OK);
+    size_t empty = stats_of(h).bytes;
+    void *p = opool_heap_alloc(h, 48);
+    REQUIRE(p);
+    opool_heap_stats s = stats_of(h);
+    /* the page, and the entries of the tables that track it */
+    CHECK(s.bytes - empty >= OPOOL_HEAP_PAGE && s.bytes - empty <= OPOOL_HEAP_PAGE + 1024);
+    CHECK_EQ_U64(s.classes[default_index(48)].blocks, blocks_per_page(48));
+    for (uint32_t c = 0; c < NDEFAULT; c++)
+        if (c != (uint32_t)default_index(48)) CHECK_EQ_U64(s.classes[c].blocks, 0);
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    opool_heap_destroy(h);
+}
+
+TEST(create_with_zero_desc_gives_the_default_classes_a_page_at_their_first_alloc) {
     opool_heap_desc d;
     memset(&d, 0, sizeof d);
     opool_heap *h = create(&d);
     REQUIRE(h);
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.class_count, NDEFAULT);
+    void *at[NDEFAULT];
     for (uint32_t c = 0; c < NDEFAULT; c++) {
         CHECK_EQ_U64(s.classes[c].size, default_sizes[c]);
-        CHECK_EQ_U64(s.classes[c].blocks, blocks_per_page(default_sizes[c]));
+        CHECK_EQ_U64(s.classes[c].blocks, 0);
+        REQUIRE((at[c] = opool_heap_alloc(h, default_sizes[c])) != NULL);
     }
+    s = stats_of(h);
+    for (uint32_t c = 0; c < NDEFAULT; c++) {
+        CHECK_EQ_U64(s.classes[c].blocks, blocks_per_page(default_sizes[c]));
+        CHECK_EQ_U64(opool_heap_free(h, at[c]), OPOOL_OK);
+    }
+    opool_heap_destroy(h);
+}
+
+/* A fixed heap is a budget: blocks_per_class 0 gives each class one page at create. */
+TEST(create_fixed_with_zero_blocks_per_class_gives_one_page_each) {
+    opool_heap_desc d;
+    memset(&d, 0, sizeof d);
+    d.flags = OPOOL_HEAP_FIXED;
+    opool_heap *h = create(&d);
+    REQUIRE(h);
+    opool_heap_stats s = stats_of(h);
+    for (uint32_t c = 0; c < NDEFAULT; c++)
+        CHECK_EQ_U64(s.classes[c].blocks, blocks_per_page(default_sizes[c]));
     opool_heap_destroy(h);
 }
 
@@ -368,8 +412,8 @@ TEST(create_rejects_fixed_with_grow) {
     expect_einval(&d, __LINE__);
 }
 
-/* The issue's figures: 2 KiB blocks, one page each to start (31 fit), then
- * 100,000 more allocations (a NULL desc; 10,000 for the others). With a NULL
+/* The issue's figures: 2 KiB blocks, none to start (31 reserved with blocks_per_class 31:
+ * a page's worth), then 100,000 more allocations (a NULL desc; 10,000 for the others). With a NULL
  * desc, a zero desc, and a desc whose flags are 0 and other fields are set
  * (zero means the default: growth), every one succeeds. */
 TEST(null_zero_and_flags_zero_descs_give_a_heap_that_grows) {
@@ -385,7 +429,7 @@ TEST(null_zero_and_flags_zero_descs_give_a_heap_that_grows) {
         CHECK_EQ_U64(opool_heap_create(&h, how == 0 ? NULL : &d), OPOOL_OK);
         REQUIRE(h);
         CHECK_EQ_U64(stats_of(h).classes[default_index(2048)].size, 2048);
-        CHECK_EQ_U64(stats_of(h).classes[default_index(2048)].blocks, 31);
+        CHECK_EQ_U64(stats_of(h).classes[default_index(2048)].blocks, how == 2 ? 31 : 0);
         const uint32_t N = 31 + (how == 0 ? 100000 : 10000);
         void **b = (void **)malloc(N * sizeof *b);
         REQUIRE(b);
@@ -732,7 +776,7 @@ TEST(a_class_without_grow_holds_blocks_per_class_rounded_up_to_whole_pages) {
             recorder r;
             opool_heap *h = make_heap(&size, 1, asks[a], 0, &r);
             REQUIRE(h);
-            uint32_t want = asks[a] == 0 ? p : (asks[a] + p - 1) / p * p;
+            uint32_t want = (asks[a] + p - 1) / p * p; /* 0: none until the first alloc */
             CHECK_EQ_U64(stats_of(h).classes[0].blocks, want);
             opool_heap_destroy(h);
         }
@@ -807,10 +851,16 @@ TEST(a_full_class_without_grow_fails_counts_and_reports_efull_at_an_episodes_1st
     CHECK_EQ_U64(r.n, 3);
     CHECK_EQ_U64(r.by_what[OPOOL_EFULL], 3);
     CHECK_EQ_U64(stats_of(h).classes[0].failed_allocs, 4);
-    /* other sizes still work: the large ones */
+    /* other sizes still work: the large ones, from the heap's own classes (which grow,
+     * as large blocks do) up to the largest, then runs or the allocator */
     void *big = opool_heap_alloc(h, 65);
     CHECK(big != NULL);
-    CHECK_EQ_U64(opool_heap_usable_size(h, big), 65);
+    CHECK_EQ_U64(opool_heap_usable_size(h, big), 96);
+    void *bigger = opool_heap_alloc(h, LARGEST + 1);
+    CHECK(bigger != NULL);
+    CHECK_EQ_U64(opool_heap_usable_size(h, bigger), LARGEST + 1);
+    CHECK_EQ_U64(stats_of(h).large_live, 2);
+    CHECK_EQ_U64(stats_of(h).large_bytes, 96 + LARGEST + 1);
     free(blocks);
     opool_heap_destroy(h);
 }
@@ -1187,18 +1237,19 @@ TEST(a_class_with_grow_fails_and_reports_when_the_allocator_fails) {
     d.allocator = counting_allocator(&c);
     opool_heap *h = create(&d);
     REQUIRE(h);
-    for (uint32_t k = 0; k < p; k++) CHECK(opool_heap_alloc(h, 4096) != NULL);
+    /* the first alloc asks for a region of 4 pages (MEMORY: at least 4) */
+    for (uint32_t k = 0; k < 4 * p; k++) CHECK(opool_heap_alloc(h, 4096) != NULL);
     c.fail_from = c.calls;
     CHECK(opool_heap_alloc(h, 4096) == NULL);
     CHECK_EQ_U64(r.n, 1);
     CHECK_EQ_U64(r.what, OPOOL_EFULL);
     opool_heap_stats s = stats_of(h);
-    CHECK_EQ_U64(s.classes[0].live, p);
-    CHECK_EQ_U64(s.classes[0].blocks, p);
-    CHECK_EQ_U64(s.classes[0].allocs, p);
+    CHECK_EQ_U64(s.classes[0].live, 4 * p);
+    CHECK_EQ_U64(s.classes[0].blocks, 4 * p);
+    CHECK_EQ_U64(s.classes[0].allocs, 4 * p);
     c.fail_from = -1;
     CHECK(opool_heap_alloc(h, 4096) != NULL);
-    CHECK_EQ_U64(stats_of(h).classes[0].live, p + 1);
+    CHECK_EQ_U64(stats_of(h).classes[0].live, 4 * p + 1);
     opool_heap_destroy(h);
     CHECK_EQ_U64(c.blocks, 0);
 }
@@ -1216,7 +1267,7 @@ TEST(sizes_above_the_largest_class_go_to_the_allocator) {
     void *b = opool_heap_alloc(h, 100000);
     REQUIRE(a && b);
     CHECK(c.blocks >= blocks0 + 2);
-    CHECK(c.bytes >= NDEFAULT * (size_t)OPOOL_HEAP_PAGE + (LARGEST + 1) + 100000);
+    CHECK(c.bytes >= (LARGEST + 1) + 100000);
     CHECK_EQ_U64(opool_heap_usable_size(h, a), (LARGEST + 1));
     CHECK_EQ_U64(opool_heap_usable_size(h, b), 100000);
     memset(a, 1, (LARGEST + 1));
@@ -1272,6 +1323,7 @@ TEST(a_large_alloc_fails_and_reports_efull_when_the_allocator_fails) {
     d.allocator = counting_allocator(&c);
     opool_heap *h = create(&d);
     REQUIRE(h);
+    CHECK_EQ_U64(opool_heap_free(h, opool_heap_alloc(h, 100)), OPOOL_OK); /* its class's page */
     c.fail_from = c.calls;
     CHECK(opool_heap_alloc(h, 50000) == NULL);
     CHECK_EQ_U64(r.n, 1);
@@ -1279,7 +1331,7 @@ TEST(a_large_alloc_fails_and_reports_efull_when_the_allocator_fails) {
     opool_heap_stats s = stats_of(h);
     CHECK_EQ_U64(s.large_live, 0);
     CHECK_EQ_U64(s.large_bytes, 0);
-    CHECK(opool_heap_alloc(h, 100) != NULL); /* the classes need no allocator */
+    CHECK(opool_heap_alloc(h, 100) != NULL); /* a class with a free block needs no allocator */
     c.fail_from = -1;
     void *p = opool_heap_alloc(h, 50000);
     CHECK(p != NULL);
@@ -1836,6 +1888,8 @@ TEST(realloc_fails_and_keeps_the_block_when_the_allocator_fails) {
 
 /* ---- usable_size -------------------------------------------------------- */
 
+/* Above the desc's classes: the heap's own (1024, 1536, ...) up to LARGEST, then the size
+ * asked for. */
 TEST(usable_size_is_the_class_size_or_the_large_size) {
     static const uint32_t sizes[] = {24, 136, 1000};
     recorder r;
@@ -1843,11 +1897,14 @@ TEST(usable_size_is_the_class_size_or_the_large_size) {
     REQUIRE(h);
     void *a = opool_heap_alloc(h, 1), *b = opool_heap_alloc(h, 25), *c = opool_heap_alloc(h, 1000);
     void *d = opool_heap_alloc(h, 1001), *e = opool_heap_alloc(h, 123457);
-    REQUIRE(a && b && c && d && e);
+    void *f = opool_heap_alloc(h, 1025), *g = opool_heap_alloc(h, LARGEST + 1);
+    REQUIRE(a && b && c && d && e && f && g);
     CHECK_EQ_U64(opool_heap_usable_size(h, a), 24);
     CHECK_EQ_U64(opool_heap_usable_size(h, b), 136);
     CHECK_EQ_U64(opool_heap_usable_size(h, c), 1000);
-    CHECK_EQ_U64(opool_heap_usable_size(h, d), 1001);
+    CHECK_EQ_U64(opool_heap_usable_size(h, d), 1024);
+    CHECK_EQ_U64(opool_heap_usable_size(h, f), 1536);
+    CHECK_EQ_U64(opool_heap_usable_size(h, g), LARGEST + 1);
     CHECK_EQ_U64(opool_heap_usable_size(h, e), 123457);
     CHECK_EQ_U64(r.n, 0);
     CHECK_EQ_U64(stats_of(h).rejected, 0);
@@ -2004,7 +2061,7 @@ TEST(stats_count_a_scripted_sequence_exactly) {
     REQUIRE(a6);
     for (uint32_t k = 0; k < p128; k++) CHECK(opool_heap_alloc(h, 100) != NULL); /* 100, 28 */
     CHECK(opool_heap_alloc(h, 128) == NULL);
-    void *big = opool_heap_alloc(h, 129);
+    void *big = opool_heap_alloc(h, 129); /* the heap's own class of 192 bytes */
     REQUIRE(big);
     CHECK_EQ_U64(opool_heap_free(h, (char *)a6 + 1), OPOOL_EINVAL);
 
@@ -2035,7 +2092,7 @@ TEST(stats_count_a_scripted_sequence_exactly) {
     CHECK_EQ_U64(c[2].requested_bytes, 100 * (uint64_t)p128);
     CHECK_EQ_U64(c[2].wasted_bytes, 28 * (uint64_t)p128);
     CHECK_EQ_U64(s.large_live, 1);
-    CHECK_EQ_U64(s.large_bytes, 129);
+    CHECK_EQ_U64(s.large_bytes, 192); /* of the heap's own classes: their size */
     CHECK_EQ_U64(s.rejected, 1);
     CHECK_EQ_U64(c[3].size, 0); /* past class_count: zero */
     CHECK_EQ_U64(c[3].allocs, 0);
@@ -2105,13 +2162,16 @@ TEST(stats_bytes_grow_with_pages_and_large_blocks) {
         recorder r;
         opool_heap *h = one_class_heap(&size, &r, own ? &c : NULL);
         REQUIRE(h);
+        size_t empty = stats_of(h).bytes;
+        REQUIRE(opool_heap_alloc(h, 512)); /* the class's first page */
         opool_heap_stats s0 = stats_of(h);
-        CHECK(s0.bytes >= OPOOL_HEAP_PAGE);
+        CHECK(s0.bytes >= empty + OPOOL_HEAP_PAGE);
         uint32_t p = s0.classes[0].blocks;
-        for (uint32_t k = 0; k <= p; k++) REQUIRE(opool_heap_alloc(h, 512));
+        for (uint32_t k = 0; k < p; k++) REQUIRE(opool_heap_alloc(h, 512));
         opool_heap_stats s1 = stats_of(h);
         CHECK_EQ_U64(s1.classes[0].blocks, 2 * p);
-        CHECK(s1.bytes >= s0.bytes + OPOOL_HEAP_PAGE);
+        if (!own) /* an allocator's region counts whole from the start */
+            CHECK(s1.bytes >= s0.bytes + OPOOL_HEAP_PAGE);
         void *big = opool_heap_alloc(h, 300000);
         REQUIRE(big);
         opool_heap_stats s2 = stats_of(h);
@@ -2303,17 +2363,20 @@ typedef struct rclass {
 #define RMAX_LIVE 400
 #define RSTALE 32
 
+#define RCLASSES (OPOOL_HEAP_MAX_CLASSES + NOWN)
+
 typedef struct rtest {
     opool_heap *h;
     recorder rec;
-    uint32_t sizes[OPOOL_HEAP_MAX_CLASSES];
-    uint32_t ncls;
+    uint32_t sizes[RCLASSES]; /* the desc's classes, then the heap's own above them */
+    uint32_t ncls;            /* the desc's */
+    uint32_t nall;            /* and the heap's own */
     bool grow;
     uint64_t rng;
     rblock live[RMAX_LIVE]; /* sorted by address */
     size_t nlive;
-    rclass cls[OPOOL_HEAP_MAX_CLASSES];
-    uint32_t per_page[OPOOL_HEAP_MAX_CLASSES]; /* blocks a page of the class holds */
+    rclass cls[RCLASSES];
+    uint32_t per_page[RCLASSES]; /* blocks a page of the class holds */
     uint64_t large_live, large_bytes, rejected;
     unsigned char *stale[RSTALE]; /* freed class blocks (NULL: forgotten, see rremove) */
     size_t nstale, stale_next;
@@ -2352,10 +2415,13 @@ static size_t rbelow(rtest *t, size_t n) { return n ? (size_t)(rnext(t) % n) : 0
 
 static int rclass_of(const rtest *t, size_t size) {
     if (size == 0) size = 1;
-    for (uint32_t c = 0; c < t->ncls; c++)
+    for (uint32_t c = 0; c < t->nall; c++)
         if (size <= t->sizes[c]) return (int)c;
     return -1;
 }
+
+/* Blocks the stats count as large: above the desc's classes (the heap's own, and the rest). */
+static bool rlarge(const rtest *t, int cls) { return cls < 0 || (uint32_t)cls >= t->ncls; }
 
 /* Sizes 0..4096, mostly small; sometimes past the largest class, now and then by up to 20
  * pages. */
@@ -2417,6 +2483,10 @@ static void rinsert(rtest *t, unsigned char *p, size_t asked, int cls, size_t ke
     if (keep) memcpy(b->shadow, kept, keep);
     if (keep && memcmp(p, kept, keep) != 0) RCHECK(!"realloc kept the contents");
     rfill(t, b, keep);
+    if (rlarge(t, cls)) {
+        t->large_live++;
+        t->large_bytes += usable;
+    }
     if (cls >= 0) {
         rclass *c = &t->cls[cls];
         c->live++;
@@ -2425,9 +2495,6 @@ static void rinsert(rtest *t, unsigned char *p, size_t asked, int cls, size_t ke
         if (asked == 0) c->saw_zero = true;
         c->requested += asked;
         c->wasted += t->sizes[cls] - asked;
-    } else {
-        t->large_live++;
-        t->large_bytes += usable;
     }
 }
 
@@ -2449,16 +2516,16 @@ static void rremove(rtest *t, size_t i) {
     free(b.shadow);
     memmove(&t->live[i], &t->live[i + 1], (t->nlive - i - 1) * sizeof t->live[0]);
     t->nlive--;
-    if (b.cls < 0) {
+    if (rlarge(t, b.cls)) {
         t->large_live--;
         t->large_bytes -= b.usable;
-        return;
     }
+    if (b.cls < 0) return;
     t->cls[b.cls].live--;
     t->stale[t->stale_next] = b.p;
     t->stale_next = (t->stale_next + 1) % RSTALE;
     if (t->nstale < RSTALE) t->nstale++;
-    if (t->grow && !rpage_held(t, b.p, b.cls)) {
+    if ((t->grow || rlarge(t, b.cls)) && !rpage_held(t, b.p, b.cls)) { /* own classes grow */
         uintptr_t page = (uintptr_t)b.p & ~(PAGE - 1);
         for (size_t k = 0; k < t->nstale; k++)
             if (((uintptr_t)t->stale[k] & ~(PAGE - 1)) == page) t->stale[k] = NULL;
@@ -2466,7 +2533,7 @@ static void rremove(rtest *t, size_t i) {
 }
 
 static bool rfull(const rtest *t, int cls) {
-    return cls >= 0 && !t->grow && t->cls[cls].live == t->cls[cls].cap;
+    return !rlarge(t, cls) && !t->grow && t->cls[cls].live == t->cls[cls].cap;
 }
 
 /* An alloc, calloc or realloc(NULL) of size: the model says whether it succeeds. */
@@ -2630,7 +2697,7 @@ static void rcheck_stats(rtest *t) {
     RCHECK_EQ(s.large_bytes, t->large_bytes);
     RCHECK_EQ(s.rejected, t->rejected);
     /* the pages holding live blocks, per class: a page's blocks sit together in the sorted array */
-    uint64_t live_pages[OPOOL_HEAP_MAX_CLASSES] = {0};
+    uint64_t live_pages[RCLASSES] = {0};
     uintptr_t last = 0;
     for (size_t i = 0; i < t->nlive; i++) {
         uintptr_t page = (uintptr_t)t->live[i].p & ~(PAGE - 1);
@@ -2682,6 +2749,9 @@ static void randomized_run(uint64_t seed, bool grow, long ops) {
         d.blocks_per_class = seed % 3 == 0 ? 40 : (uint32_t)(seed % 2); /* 40: 2-3 pages */
         d.flags = OPOOL_HEAP_FIXED | (seed % 2 ? OPOOL_POISON : 0);
     }
+    t->nall = t->ncls;
+    for (uint32_t k = 0; k < NOWN; k++)
+        if (own_sizes[k] > t->sizes[t->ncls - 1]) t->sizes[t->nall++] = own_sizes[k];
     t->h = create(&d);
     t->foreign = (unsigned char *)malloc(100);
     if (!t->h || !t->foreign) {
@@ -2759,8 +2829,10 @@ int main(void) {
     RUN(null_zero_and_flags_zero_descs_give_a_heap_that_grows);
     RUN(fixed_heap_holds_its_reservation_and_no_more);
     RUN(create_rejects_fixed_with_grow);
-    RUN(create_with_null_desc_gives_the_40_default_classes);
-    RUN(create_with_zero_desc_gives_the_default_classes_one_page_each);
+    RUN(create_with_null_desc_gives_the_default_classes_and_no_page);
+    RUN(a_heap_that_served_one_small_block_holds_one_page);
+    RUN(create_with_zero_desc_gives_the_default_classes_a_page_at_their_first_alloc);
+    RUN(create_fixed_with_zero_blocks_per_class_gives_one_page_each);
     RUN(create_rejects_null_out);
     RUN(create_rejects_class_sizes_not_ascending);
     RUN(create_rejects_equal_class_sizes);

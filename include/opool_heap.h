@@ -210,7 +210,9 @@ enum {
                                          allocator) */
     OPOOL_HEAP_GROW = 1u << 9,        /* a full class adds pages: the default, accepted and
                                          kept so that code that asks for it still reads right */
-    OPOOL_HEAP_FIXED = 1u << 10       /* no growth: each class holds its blocks_per_class */
+    OPOOL_HEAP_FIXED = 1u << 10,      /* no growth: each class holds its blocks_per_class */
+    OPOOL_HEAP_ARENA = 1u << 11       /* an arena: meant to be dropped whole, so
+                                         opool_heap_destroy reports no leak */
 };
 
 /* Limits: the most size classes a heap may have, the largest class size, and
@@ -231,7 +233,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = none, a class's
                                     first page at its first alloc (OPOOL_HEAP_FIXED: one
                                     page each) */
-    uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_FIXED | OPOOL_POISON;
+    uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_FIXED |
+                                    OPOOL_HEAP_ARENA | OPOOL_POISON;
                                     0 = a heap that grows (as a NULL desc) */
     /* Findings, with the heap and the pointer concerned (NULL =
      * opool_heap_default_report, which says what each does by default):
@@ -312,10 +315,24 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
 /* Release every region and every large block at once (live blocks included:
  * there are no destructors). Blocks still live are reported first, once:
  * report(h, OPOOL_ELEAK, NULL, user); the default prints "opool: heap ...
- * (0x...): leak: destroyed with N blocks live (B bytes)". NULL-safe; cannot
- * fail. O(regions + large blocks + classes). Thread-safety: per heap (one thread at a time, as
- * every call below). */
+ * (0x...): leak: destroyed with N blocks live (B bytes)". Not for a heap
+ * made with OPOOL_HEAP_ARENA: dropping its blocks whole is what it is for.
+ * NULL-safe; cannot fail. O(regions + large blocks + classes).
+ * Thread-safety: per heap (one thread at a time, as every call below). */
 OPOOL_API void opool_heap_destroy(opool_heap *h);
+
+/* Free every block at once, as if each had been freed, and keep the heap
+ * for more: an arena's reset (a frame's, a request's, a level's). Every
+ * pointer handed out before is then a pointer the heap does not hold:
+ * free, realloc and usable_size reject it with OPOOL_EINVAL (until an
+ * alloc hands out a block at the same address, as after any free). Each
+ * class keeps its reserved pages and one grown page, empty; its other
+ * pages go to the heap's cache (MEMORY), free runs to their bins, the
+ * allocator's large blocks back to it. Statistics: nothing live; the
+ * counts of allocations and the high-water marks stay; every exhaustion
+ * episode ends. OPOOL_OK, or OPOOL_EINVAL when h is NULL. O(pages + large
+ * blocks), plus the live bitmap of each page. Thread-safety: per heap. */
+OPOOL_API opool_status opool_heap_clear(opool_heap *h);
 
 /* A block of at least size bytes (size 0 counts as 1), from the smallest class
  * that holds it, or above the largest class a large block (a run, else the

@@ -169,6 +169,9 @@ struct opool_heap {
     opool__quota quota;           /* of the default report's lines */
     uint64_t leak_blocks, leak_bytes; /* the OPOOL_ELEAK being reported */
     opool__hpage none;                /* the current page of a class without one: no free block */
+    /* the first tables, in the heap's own block: a heap's first pages need no allocation */
+    opool__hregion region0[4];
+    opool__hentry page0[16];
     opool__hclass cls[]; /* [nclasses], then the class of each size (opool__heap_hot.class_of) */
 };
 
@@ -296,8 +299,8 @@ static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_statu
 static void opool__heap_view(opool_heap *h) {
     static const opool__hentry none = {0, 0};
     bool slow = h->hooks || h->episodes != 0;
-    h->hot.pages = slow || h->pages.e == NULL ? &none : h->pages.e;
-    h->hot.pages_mask = slow || h->pages.e == NULL ? 0 : h->pages.cap - 1;
+    h->hot.pages = slow ? &none : h->pages.e;
+    h->hot.pages_mask = slow ? 0 : h->pages.cap - 1;
     h->hot.span_lo = (uintptr_t)h->span;
     h->hot.span_len = slow ? 0 : h->span_used;
 }
@@ -368,7 +371,7 @@ static bool opool__hmap_reserve(opool_heap *h, opool__hmap *m) {
     m->n = 0;
     for (uint32_t i = 0; i < old.cap; i++)
         if (old.e[i].key) opool__hmap_put(m, old.e[i].key, old.e[i].size);
-    if (old.e) h->mem.free(h->mem.ctx, old.e, (size_t)old.cap * sizeof *old.e);
+    if (old.e && old.e != h->page0) h->mem.free(h->mem.ctx, old.e, (size_t)old.cap * sizeof *old.e);
     return true;
 }
 
@@ -535,17 +538,16 @@ static char *opool__heap_os_pages(opool_heap *h, size_t bytes, uint64_t *dirty) 
 
 /* Array v of *cap entries of size bytes, of which the first n are in use,
  * doubled (8 entries when it has none): the new array, *cap updated, v
- * freed. NULL: no memory (v and *cap unchanged). */
-static void *opool__heap_grow_array(opool_heap *h, void *v, uint32_t *cap, uint32_t n, size_t size,
-                                    size_t align) {
+ * freed unless it is the heap's own first array, fixed. NULL: no memory (v
+ * and *cap unchanged). */
+static void *opool__heap_grow_array(opool_heap *h, void *v, const void *fixed, uint32_t *cap,
+                                    uint32_t n, size_t size, size_t align) {
     uint32_t more = *cap ? *cap * 2 : 8;
     if (more < *cap || more > UINT32_MAX / size) return NULL;
     void *a = h->mem.alloc(h->mem.ctx, (size_t)more * size, align);
     if (a == NULL) return NULL;
-    if (v) {
-        memcpy(a, v, (size_t)n * size);
-        h->mem.free(h->mem.ctx, v, (size_t)*cap * size);
-    }
+    if (v) memcpy(a, v, (size_t)n * size);
+    if (v && v != fixed) h->mem.free(h->mem.ctx, v, (size_t)*cap * size);
     *cap = more;
     return a;
 }
@@ -558,7 +560,7 @@ static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
             return true;
         }
     if (h->nregions == h->region_cap) {
-        void *r = opool__heap_grow_array(h, h->regions, &h->region_cap, h->nregions,
+        void *r = opool__heap_grow_array(h, h->regions, h->region0, &h->region_cap, h->nregions,
                                          sizeof(opool__hregion), alignof(opool__hregion));
         if (r == NULL) return false;
         h->regions = (opool__hregion *)r;
@@ -745,7 +747,7 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     if (!h->span_tried) opool__heap_get_span(h);
     if (h->span == NULL || bytes > OPOOL__HEAP_SPAN - h->span_used - h->runs_used) return NULL;
     if (b->made == b->cap) { /* room for this run in its bin, for the day it is freed */
-        void *v = opool__heap_grow_array(h, b->v, &b->cap, b->n, sizeof(opool__hrun),
+        void *v = opool__heap_grow_array(h, b->v, NULL, &b->cap, b->n, sizeof(opool__hrun),
                                          alignof(opool__hrun));
         if (v == NULL) return NULL;
         b->v = (opool__hrun *)v;
@@ -982,7 +984,6 @@ static inline opool__hpage *opool__heap_page_of(const opool_heap *h, uintptr_t a
     uintptr_t base = a & ~(OPOOL__HPAGE - 1);
     const opool__hentry *e = h->pages.e;
     uint32_t mask = h->pages.cap - 1;
-    if (e == NULL) return NULL; /* no page yet */
     for (uint32_t i = opool__hmap_slot(&h->pages, base);; i = (i + 1) & mask) {
         if (OPOOL_LIKELY(e[i].key == base)) return (opool__hpage *)base;
         if (e[i].key == 0 || base == 0) return NULL;
@@ -1033,8 +1034,8 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         d.class_count = (uint32_t)OPOOL__HEAP_DEFAULTS;
     }
     if (d.class_count == 0 || d.class_count > OPOOL_HEAP_MAX_CLASSES) return OPOOL_EINVAL;
-    if (d.flags &
-        ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED | OPOOL_POISON))
+    if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED |
+                              OPOOL_HEAP_ARENA | OPOOL_POISON))
         return OPOOL_EINVAL;
     if ((d.flags & OPOOL_HEAP_FIXED) && (d.flags & OPOOL_HEAP_GROW)) return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;
@@ -1089,6 +1090,10 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     memset(h, 0, offsetof(opool__heap_hot, cls) + n * sizeof h->hot.cls[0]);
     memset((char *)h + sizeof h->hot, 0, sizeof *h - sizeof h->hot + n * sizeof h->cls[0]);
     h->bytes = bytes;
+    h->regions = h->region0;
+    h->region_cap = sizeof h->region0 / sizeof h->region0[0];
+    h->pages.e = h->page0;
+    h->pages.cap = sizeof h->page0 / sizeof h->page0[0];
     h->desc = d;
     h->desc.class_sizes = NULL; /* copied: the caller's array may go away */
     h->mem = mem;
@@ -1134,7 +1139,7 @@ void opool_heap_destroy(opool_heap *h) {
         live += n;
         bytes += n * h->cls[c].size;
     }
-    if (live > 0) {
+    if (live > 0 && !(h->desc.flags & OPOOL_HEAP_ARENA)) { /* an arena is dropped whole */
         h->leak_blocks = live;
         h->leak_bytes = bytes;
         opool__heap_report(h, OPOOL_ELEAK, NULL);
@@ -1150,15 +1155,73 @@ void opool_heap_destroy(opool_heap *h) {
     if (h->runs_used) /* the runs, unmapped below: a checker's marks go */
         opool__mem_defined(h->span + OPOOL__HEAP_SPAN - h->runs_used, h->runs_used);
     if (h->span && !opool__heap_stash_span(h)) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
-    if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
+    if (h->regions != h->region0) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++) /* runs went with the span */
         if (h->large.e[i].key && !opool__heap_is_run(h, (void *)h->large.e[i].key))
             m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
     for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
         if (h->runs[i].v) m.free(m.ctx, h->runs[i].v, h->runs[i].cap * sizeof *h->runs[i].v);
-    if (h->pages.e) m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
+    if (h->pages.e != h->page0)
+        m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
     if (h->large.e) m.free(m.ctx, h->large.e, (size_t)h->large.cap * sizeof *h->large.e);
     m.free(m.ctx, h, h->bytes);
+}
+
+/* Page pg, serving its class, with no block handed out: its live bitmap
+ * clear, its free list empty, every block to be carved again (their bytes
+ * no longer zero), off its class's list. */
+static void opool__hpage_empty(opool__hpage *pg) {
+    size_t first = pg->block0 - (uintptr_t)pg;
+    memset(pg + 1, 0, first - sizeof *pg); /* the bitmap, and the padding up to block 0 */
+    opool__mem_noaccess((void *)pg->block0, pg->end);
+    pg->free = NULL;
+    pg->carved = 0;
+    pg->toslow = pg->slow_at = 0;
+    pg->next = pg->prev = NULL;
+    pg->flags &= (uint8_t) ~(OPOOL__HPAGE_ZERO | OPOOL__HPAGE_LISTED);
+}
+
+opool_status opool_heap_clear(opool_heap *h) {
+    if (h == NULL) return OPOOL_EINVAL;
+    /* large blocks: runs to their bins, the allocator's back to it */
+    for (uint32_t i = 0; i < h->large.cap; i++) {
+        const opool__hentry *e = &h->large.e[i];
+        if (e->key == 0) continue;
+        if (opool__heap_is_run(h, (void *)e->key))
+            opool__heap_run_put(h, (char *)e->key, opool__run_pages(e->size));
+        else
+            h->mem.free(h->mem.ctx, (void *)e->key, e->size);
+    }
+    if (h->large.e) memset(h->large.e, 0, (size_t)h->large.cap * sizeof *h->large.e);
+    h->large.n = 0;
+    h->large_bytes = h->run_asked = 0;
+    /* every page of a class empty, and listed again */
+    for (uint32_t c = 0; c < h->nclasses; c++) {
+        h->cls[c].avail = h->cls[c].spare = NULL;
+        h->hot.cls[c].room = h->hot.cls[c].high_water; /* none live */
+    }
+    for (uint32_t i = 0; i < h->pages.cap; i++)
+        if (h->pages.e[i].key != 0) {
+            opool__hpage *pg = (opool__hpage *)h->pages.e[i].key;
+            opool__hpage_empty(pg);
+            opool__heap_list(h, pg);
+        }
+    /* each class keeps one grown page as its spare, as when its pages empty one by one;
+     * the others go to the heap's cache */
+    for (uint32_t c = 0; c < h->nclasses; c++) {
+        opool__hclass *k = &h->cls[c];
+        for (opool__hpage *pg = k->avail, *next; pg != NULL; pg = next) {
+            next = pg->next;
+            if (pg->flags & OPOOL__HPAGE_RESERVED) continue;
+            if (k->spare == NULL)
+                k->spare = pg;
+            else
+                opool__heap_retire_page(h, pg);
+        }
+        opool__heap_settle(h, k); /* its episode, if any, ends: nothing is live */
+    }
+    opool__heap_settle(h, NULL);
+    return OPOOL_OK;
 }
 
 /* A block above the largest class: a run (up to OPOOL__RUN_MAX pages, in a
@@ -1348,9 +1411,10 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
     out->large_live = h->large.n;
     out->large_bytes = h->large_bytes;
     out->rejected = h->rejected;
-    out->bytes = h->bytes + h->region_cap * sizeof(opool__hregion) +
-                 ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) +
-                 (h->large_bytes - h->run_asked) + h->run_held;
+    out->bytes = h->bytes + h->large.cap * sizeof(opool__hentry) + (h->large_bytes - h->run_asked) +
+                 h->run_held; /* h->bytes: the first tables */
+    if (h->regions != h->region0) out->bytes += h->region_cap * sizeof(opool__hregion);
+    if (h->pages.e != h->page0) out->bytes += h->pages.cap * sizeof(opool__hentry);
     for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
         out->bytes += h->runs[i].cap * sizeof(opool__hrun);
     for (uint32_t i = 0; i < h->nregions; i++) { /* vacant pages of the system's hold nothing */

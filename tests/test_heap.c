@@ -385,8 +385,8 @@ TEST(create_rejects_more_than_max_classes_and_accepts_exactly_max) {
 }
 
 TEST(create_rejects_every_unknown_flag) {
-    const uint32_t known =
-        OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED | OPOOL_POISON;
+    const uint32_t known = OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED |
+                           OPOOL_HEAP_ARENA | OPOOL_POISON;
     for (uint32_t bit = 0; bit < 32; bit++) {
         uint32_t flag = 1u << bit;
         if (flag & known) continue;
@@ -566,6 +566,219 @@ TEST(destroy_gives_back_every_byte) {
     CHECK_EQ_U64(c.blocks, 0);
     CHECK_EQ_U64(c.bytes, 0);
     CHECK_EQ_U64(c.bad_frees, 0);
+}
+
+/* ---- arenas: clear, OPOOL_HEAP_ARENA ------------------------------------- */
+
+/* Blocks of every kind: a small class over several pages, the heap's own classes (above
+ * the desc's largest), a run, the allocator's. */
+#define ARENA_KINDS 6
+static const size_t arena_sizes[ARENA_KINDS] = {48, 700, 5000, 30000, 3 * PAGE, 3000000};
+
+TEST(clear_frees_every_block_and_the_heap_serves_again) {
+    static const uint32_t box2d[] = {16,  32,  64,  96,  128, 160, 192,
+                                     224, 256, 320, 384, 448, 512, 640};
+    for (int own = 0; own < 2; own++) {
+        counting c;
+        recorder r;
+        opool_heap_desc d = desc_of(&r);
+        d.class_sizes = box2d;
+        d.class_count = 14;
+        if (own) d.allocator = counting_allocator(&c);
+        opool_heap *h = create(&d);
+        REQUIRE(h);
+        enum { EACH = 200 };
+        static unsigned char *at[ARENA_KINDS][EACH];
+        for (int round = 0; round < 3; round++) {
+            opool_heap_stats before = stats_of(h);
+            for (int k = 0; k < ARENA_KINDS; k++)
+                for (int i = 0; i < (k < 4 ? EACH : 2); i++) {
+                    REQUIRE((at[k][i] = (unsigned char *)opool_heap_alloc(h, arena_sizes[k])));
+                    memset(at[k][i], 0x40 + k, arena_sizes[k]);
+                }
+            CHECK_EQ_U64(stats_of(h).large_live, 3 * EACH + 4);
+            CHECK_EQ_U64(opool_heap_clear(h), OPOOL_OK);
+            opool_heap_stats s = stats_of(h);
+            CHECK_EQ_U64(s.large_live, 0);
+            CHECK_EQ_U64(s.large_bytes, 0);
+            for (uint32_t k = 0; k < 14; k++) {
+                CHECK_EQ_U64(s.classes[k].live, 0);
+                /* what the class counted stays */
+                CHECK_EQ_U64(s.classes[k].allocs, before.classes[k].allocs + (k == 2 ? EACH : 0));
+            }
+            CHECK_EQ_U64(s.classes[2].high_water, EACH); /* 48 bytes: the 64-byte class */
+            /* every pointer handed out before is no block of the heap now */
+            uint64_t rejected = s.rejected;
+            for (int k = 0; k < ARENA_KINDS; k++) {
+                CHECK_EQ_U64(opool_heap_free(h, at[k][0]), OPOOL_EINVAL);
+                CHECK_EQ_U64(opool_heap_usable_size(h, at[k][1]), 0);
+                CHECK(opool_heap_realloc(h, at[k][1], 10) == NULL);
+            }
+            CHECK_EQ_U64(stats_of(h).rejected, rejected + 3 * ARENA_KINDS);
+            CHECK_EQ_U64(r.n, 3 * ARENA_KINDS);
+            CHECK_EQ_U64(r.by_what[OPOOL_EINVAL], 3 * ARENA_KINDS);
+            rec_reset(&r);
+            /* and it serves again, from the same memory: the pages it kept */
+            size_t bytes = stats_of(h).bytes;
+            void *again = opool_heap_alloc(h, 48);
+            CHECK(again != NULL);
+            CHECK_EQ_U64(stats_of(h).bytes, bytes);
+            CHECK_EQ_U64(opool_heap_usable_size(h, again), 64);
+            CHECK_EQ_U64(opool_heap_free(h, again), OPOOL_OK);
+        }
+        CHECK_EQ_U64(r.n, 0);
+        if (own) {
+            DESTROY_COUNTED(h, &c);
+        } else {
+            opool_heap_destroy(h);
+        }
+    }
+}
+
+/* A class keeps its reserved pages and one grown page; the others go to the heap's cache,
+ * whence any class takes them first. */
+TEST(clear_keeps_the_reserved_pages_and_one_grown_page_of_each_class) {
+    uint32_t size = 1024, p = blocks_per_page(1024);
+    recorder r;
+    opool_heap *h = make_heap(&size, 1, 2 * p, 0, &r);
+    REQUIRE(h);
+    for (uint32_t k = 0; k < 6 * p; k++) REQUIRE(opool_heap_alloc(h, 1024));
+    CHECK_EQ_U64(stats_of(h).classes[0].blocks, 6 * p);
+    size_t bytes = stats_of(h).bytes;
+    CHECK_EQ_U64(opool_heap_clear(h), OPOOL_OK);
+    CHECK_EQ_U64(stats_of(h).classes[0].blocks, 3 * p);
+    CHECK_EQ_U64(stats_of(h).bytes, bytes); /* cached pages keep their memory for a while */
+    for (uint32_t k = 0; k < 6 * p; k++) REQUIRE(opool_heap_alloc(h, 1024));
+    CHECK_EQ_U64(stats_of(h).bytes, bytes); /* and serve again */
+    CHECK_EQ_U64(opool_heap_clear(h), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_clear(h), OPOOL_OK); /* twice: nothing more to do */
+    CHECK_EQ_U64(stats_of(h).classes[0].blocks, 3 * p);
+    CHECK_EQ_U64(r.n, 0);
+    opool_heap_destroy(h);
+    CHECK_EQ_U64(r.n, 0); /* nothing live: no leak */
+}
+
+/* A fixed class's exhaustion episode ends with the clear: the next failure opens a new one,
+ * reported as a first. */
+TEST(clear_ends_an_exhaustion_episode) {
+    uint32_t size = 64, p = blocks_per_page(64);
+    recorder r;
+    opool_heap *h = make_heap(&size, 1, p, OPOOL_HEAP_FIXED, &r);
+    REQUIRE(h);
+    for (uint32_t k = 0; k < p; k++) REQUIRE(opool_heap_alloc(h, 64));
+    CHECK(opool_heap_alloc(h, 64) == NULL);
+    CHECK(opool_heap_alloc(h, 64) == NULL);
+    CHECK(opool_heap_alloc(h, 64) == NULL); /* the episode's 3rd: not reported */
+    CHECK_EQ_U64(r.by_what[OPOOL_EFULL], 2);
+    CHECK_EQ_U64(opool_heap_clear(h), OPOOL_OK);
+    for (uint32_t k = 0; k < p; k++) REQUIRE(opool_heap_alloc(h, 64)); /* the budget again */
+    CHECK(opool_heap_alloc(h, 64) == NULL);
+    CHECK_EQ_U64(r.by_what[OPOOL_EFULL], 3); /* a new episode's 1st */
+    CHECK_EQ_U64(stats_of(h).classes[0].failed_allocs, 4);
+    opool_heap_destroy(h);
+}
+
+TEST(clear_of_null_is_einval) { CHECK_EQ_U64(opool_heap_clear(NULL), OPOOL_EINVAL); }
+
+/* OPOOL_HEAP_ARENA says where the heap is made that it is dropped whole: destroy reports no
+ * leak. The same heap without it does. */
+TEST(an_arena_is_destroyed_with_blocks_live_and_reports_no_leak) {
+    for (int arena = 0; arena < 2; arena++) {
+        counting c;
+        recorder r;
+        opool_heap_desc d = desc_of(&r);
+        d.flags = arena ? OPOOL_HEAP_ARENA : 0;
+        d.allocator = counting_allocator(&c);
+        opool_heap *h = create(&d);
+        REQUIRE(h);
+        for (int k = 0; k < ARENA_KINDS; k++) REQUIRE(opool_heap_alloc(h, arena_sizes[k]));
+        DESTROY_COUNTED(h, &c); /* every byte back either way */
+        CHECK_EQ_U64(r.n, arena ? 0 : 1);
+        CHECK_EQ_U64(r.by_what[OPOOL_ELEAK], arena ? 0 : 1);
+    }
+    /* it combines with the other flags */
+    opool_heap_desc d = desc_of(NULL);
+    d.flags = OPOOL_HEAP_ARENA | OPOOL_HEAP_FIXED | OPOOL_HEAP_NO_FALLBACK | OPOOL_POISON;
+    opool_heap *h = create(&d);
+    CHECK(h != NULL);
+    opool_heap_destroy(h);
+}
+
+/* ---- no size falls between classes ---------------------------------------- */
+
+/* 64 blocks of any size up to 64 KiB hold at most twice their bytes plus a page, in the
+ * heap's stats and in the process's resident memory, with the default classes and with
+ * Box2D's 14 (which end at 640 bytes). Every size up to 1 KiB; above, a size every 1/64th
+ * of the way, and each class's size, the next size and the size below the class before
+ * (the worst fits), for every class of either set and of the heap's own. */
+#define GAP_BLOCKS 64
+static size_t resident_bytes(void) {
+#if defined(__linux__)
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0, rss = 0;
+    if (f) {
+        if (fscanf(f, "%lu %lu", &pages, &rss) != 2) rss = 0;
+        fclose(f);
+    }
+    return (size_t)rss * 4096;
+#else
+    return 0;
+#endif
+}
+
+TEST(no_size_up_to_64_kib_takes_more_than_twice_its_bytes) {
+    static const uint32_t box2d[] = {16,  32,  64,  96,  128, 160, 192,
+                                     224, 256, 320, 384, 448, 512, 640};
+    static size_t sizes[1024 + 512 + 3 * (NDEFAULT + NOWN + 14)];
+    size_t n = 0;
+    for (size_t z = 1; z <= 1024; z++) sizes[n++] = z;
+    for (size_t z = 1024; z < 65536; z += z / 64) sizes[n++] = z + 1;
+    sizes[n++] = 65536;
+    for (int k = 0; k < NDEFAULT + NOWN + 14; k++) {
+        size_t c = k < NDEFAULT          ? default_sizes[k]
+                   : k < NDEFAULT + NOWN ? own_sizes[k - NDEFAULT]
+                                         : box2d[k - NDEFAULT - NOWN];
+        if (c <= 1024) continue;
+        sizes[n++] = c;
+        sizes[n++] = c + 1;
+        sizes[n++] = c - 7;
+    }
+    void *at[GAP_BLOCKS];
+    for (int set = 0; set < 2; set++) {
+        size_t worst = 0, worst_rss = 0, worst_size = 0;
+        for (size_t z = 0; z < n; z++) {
+            size_t size = sizes[z];
+            opool_heap_desc d = desc_of(NULL);
+            if (set) {
+                d.class_sizes = box2d;
+                d.class_count = 14;
+            }
+            opool_heap *h = create(&d);
+            REQUIRE(h);
+            size_t bytes0 = stats_of(h).bytes, rss0 = resident_bytes();
+            for (int i = 0; i < GAP_BLOCKS; i++) {
+                REQUIRE((at[i] = opool_heap_alloc(h, size)));
+                memset(at[i], 1, size); /* resident: every byte touched */
+            }
+            size_t held = stats_of(h).bytes - bytes0, rss = resident_bytes() - rss0;
+            size_t bound = 2 * GAP_BLOCKS * size + PAGE;
+            if (held > bound || (rss0 && rss > bound)) {
+                fprintf(stderr, "  (%s classes, size %zu: %zu held, %zu resident)\n",
+                        set ? "Box2D's" : "the default", size, held, rss);
+                CHECK(held <= bound);
+                CHECK(!rss0 || rss <= bound);
+            }
+            if (held * 1000 / bound > worst) worst = held * 1000 / bound, worst_size = size;
+            if (rss * 1000 / bound > worst_rss) worst_rss = rss * 1000 / bound;
+            for (int i = 0; i < GAP_BLOCKS; i++) CHECK_EQ_U64(opool_heap_free(h, at[i]), OPOOL_OK);
+            opool_heap_destroy(h);
+        }
+        fprintf(stderr,
+                "  %s classes: at most %zu.%zu%% of the bound held (size %zu), %zu.%zu%% "
+                "resident\n",
+                set ? "Box2D's" : "the default", worst / 10, worst % 10, worst_size, worst_rss / 10,
+                worst_rss % 10);
+    }
 }
 
 TEST(get_stats_of_a_null_heap_is_zeroed) {
@@ -2380,6 +2593,8 @@ typedef struct rtest {
     uint64_t large_live, large_bytes, rejected;
     unsigned char *stale[RSTALE]; /* freed class blocks (NULL: forgotten, see rremove) */
     size_t nstale, stale_next;
+    unsigned char *cleared[RSTALE]; /* blocks live at the last clear, not handed out since */
+    size_t ncleared;
     unsigned char *foreign; /* a malloc'd block */
     unsigned seq;           /* pattern seeds */
     long op;
@@ -2471,6 +2686,8 @@ static void rinsert(rtest *t, unsigned char *p, size_t asked, int cls, size_t ke
     size_t at = rfind(t, p);
     if (at < t->nlive) RCHECK((uintptr_t)p + usable <= (uintptr_t)t->live[at].p);
     if (at > 0) RCHECK((uintptr_t)t->live[at - 1].p + t->live[at - 1].usable <= (uintptr_t)p);
+    for (size_t k = 0; k < t->ncleared; k++)
+        if (t->cleared[k] == p) t->cleared[k] = NULL; /* a block again */
     if (t->failed || t->nlive == RMAX_LIVE) return;
     memmove(&t->live[at + 1], &t->live[at], (t->nlive - at) * sizeof t->live[0]);
     t->nlive++;
@@ -2637,7 +2854,7 @@ static bool rlive_covers(const rtest *t, const unsigned char *p) {
 
 static void rop_bad(rtest *t) {
     int local = 0;
-    switch (rbelow(t, 5)) {
+    switch (rbelow(t, 6)) {
     case 0: /* foreign */
         rbad(t, rbelow(t, 2) ? (const void *)t->foreign : (const void *)&local, OPOOL_EINVAL);
         break;
@@ -2655,6 +2872,12 @@ static void rop_bad(rtest *t) {
             rbad(t, b->p + 1 + rbelow(t, b->usable - 1), OPOOL_EINVAL);
         }
         break;
+    case 2: /* live at the last clear: no block of the heap */
+        if (t->ncleared) {
+            const unsigned char *p = t->cleared[rbelow(t, t->ncleared)];
+            if (p && !rlive_covers(t, p)) rbad(t, p, OPOOL_EINVAL);
+        }
+        break;
     default: /* freed: a block start of a page the heap has held since (see rremove) */
         if (t->nstale) {
             const unsigned char *p = t->stale[rbelow(t, t->nstale)];
@@ -2662,6 +2885,27 @@ static void rop_bad(rtest *t) {
         }
         break;
     }
+}
+
+/* opool_heap_clear: every live block gone at once; the addresses of some remembered (a
+ * pointer to any of them is now no block of the heap), those freed before forgotten (their
+ * pages' blocks are all to be handed out again). */
+static void rop_clear(rtest *t) {
+    t->ncleared = 0;
+    for (size_t i = 0; i < t->nlive; i++) {
+        rblock *b = &t->live[i];
+        RCHECK(rcontents_ok(b));
+        if (t->ncleared < RSTALE && rbelow(t, 2)) t->cleared[t->ncleared++] = b->p;
+        if (rlarge(t, b->cls)) {
+            t->large_live--;
+            t->large_bytes -= b->usable;
+        }
+        if (b->cls >= 0) t->cls[b->cls].live--;
+        free(b->shadow);
+    }
+    t->nlive = 0;
+    t->nstale = t->stale_next = 0;
+    RCHECK_EQ(opool_heap_clear(t->h), OPOOL_OK);
 }
 
 /* Many blocks of one class at once (pages grow or the class fills), or half the live blocks
@@ -2789,6 +3033,8 @@ static void randomized_run(uint64_t seed, bool grow, long ops) {
             }
         } else if (r < 99) {
             rop_bad(t);
+        } else if (rbelow(t, 8) == 0) {
+            rop_clear(t);
         } else {
             rop_burst(t);
         }
@@ -2848,6 +3094,12 @@ int main(void) {
     RUN(create_fails_with_enomem_at_every_allocation_and_leaks_nothing);
     RUN(destroy_of_null_does_nothing);
     RUN(destroy_gives_back_every_byte);
+    RUN(clear_frees_every_block_and_the_heap_serves_again);
+    RUN(clear_keeps_the_reserved_pages_and_one_grown_page_of_each_class);
+    RUN(clear_ends_an_exhaustion_episode);
+    RUN(clear_of_null_is_einval);
+    RUN(an_arena_is_destroyed_with_blocks_live_and_reports_no_leak);
+    RUN(no_size_up_to_64_kib_takes_more_than_twice_its_bytes);
     RUN(get_stats_of_a_null_heap_is_zeroed);
 
     RUN(alloc_gives_each_size_the_smallest_class_that_fits);

@@ -3,14 +3,14 @@
  * mimalloc, jemalloc and tcmalloc, single-threaded.
  *
  * Usage: bench_heap [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]
- *   (LIST: fill,cycle,churn16,churn64,mixed,uniform,realloc,soak)
+ *   (LIST: fill,cycle,churn16,churn64,mixed,uniform,realloc,heaps,worlds,soak)
  *
  * ============================================================================
  * SUBJECTS
  * ============================================================================
  *   opool_heap   opool_heap_alloc / _free / _realloc through the public
- *                header: default classes (16 ... 32768), blocks_per_class 0
- *                (one page per class at create), OPOOL_HEAP_GROW, so a
+ *                header: default classes (16 ... 32640), blocks_per_class 0
+ *                (a class's first page at its first alloc), OPOOL_HEAP_GROW, so a
  *                class adds pages as the untimed fill needs them and the
  *                timed loops run at a steady size. Its pages come from
  *                the system in regions (mmap), blocks above 32 KiB up to
@@ -73,6 +73,24 @@
  *              class (32 KiB): from there opool_heap's buffer is a run of
  *              its pages. ns per call (the restarts and their checks
  *              amortised into them).
+ *   heap made, 48 B, dropped
+ *              a heap made (opool_heap: a NULL desc), one 48-byte block
+ *              allocated, written, read back and freed, the heap dropped:
+ *              what a heap per frame, world or request costs. N: blocks per
+ *              heap. ns per heap. The malloc subjects have no heaps: in
+ *              mimalloc's build, its own (mi_heap_new, mi_heap_malloc,
+ *              mi_free, mi_heap_destroy); in the others', a block allocator
+ *              as Box2D 2.4's (b2BlockAllocator: 14 classes up to 640
+ *              bytes, 16 KiB chunks from that malloc, chunks freed at its
+ *              destroy), what a Box2D port to opool_heap replaced.
+ *   worlds made, used, dropped
+ *              a Box2D-like world in a heap of its own, dropped whole
+ *              (opool_heap: Box2D's 14 classes and OPOOL_HEAP_ARENA; the
+ *              malloc subjects as above): 40 bodies of 4 objects (176, 72,
+ *              152 and 24 bytes), 160 contacts (200 or 256 bytes), then 30
+ *              steps that each end 12 random contacts and begin 12, every
+ *              object written and read back, then the heap dropped with its
+ *              320 objects live. N: objects live. ns per world.
  *   soak       (RSS, not time) one process per subject: a random
  *              alloc/free run whose live count oscillates between 20,000
  *              and 200,000 six times (--quick: four; rising phases
@@ -183,7 +201,7 @@ static int subj_rank(const char *name) {
 
 /* ==== the workloads' building blocks ========================================= */
 
-enum { W_CHURN = 1, W_REALLOC, W_SOAK, W_FILL };
+enum { W_CHURN = 1, W_REALLOC, W_SOAK, W_FILL, W_HEAPS };
 enum { SZ_FIXED, SZ_LOG, SZ_UNIFORM };
 enum { GROW_ADD16, GROW_MUL15 };
 
@@ -206,6 +224,8 @@ static const workload g_workloads[] = {
     {"realloc", "realloc +16 to 1 KiB", W_REALLOC, 0, 1024, GROW_ADD16},
     {"realloc", "realloc x1.5 to 1 KiB", W_REALLOC, 0, 1024, GROW_MUL15},
     {"realloc", "realloc x1.5 to 64 KiB", W_REALLOC, 0, 65536, GROW_MUL15},
+    {"heaps", "heap made, 48 B, dropped", W_HEAPS, SZ_FIXED, 48, 0},
+    {"worlds", "worlds made, used, dropped", W_HEAPS, SZ_LOG, 0, 0},
 };
 #define N_WORKLOADS ((int)(sizeof g_workloads / sizeof g_workloads[0]))
 
@@ -437,6 +457,239 @@ static BENCH_NOINLINE uint64_t fill_malloc(const workload *w, uint32_t n, uint64
     return fill_body(S_MALLOC, w, n, rounds, ns, rss_per);
 }
 
+/* ==== heaps made and dropped ================================================= */
+
+/* A block allocator as Box2D 2.4's b2BlockAllocator works, the allocator a
+ * Box2D port to opool_heap replaced: 14 classes up to 640 bytes, each
+ * served from 16 KiB chunks taken from malloc and cut into a free list when
+ * the class runs out; larger blocks from malloc; the chunks given back at
+ * destroy. The malloc subjects of the heaps and worlds rows use it, but for
+ * mimalloc, which has heaps of its own. */
+#define BA_CLASSES 14
+#define BA_MAX 640u
+#define BA_CHUNK 16384u
+static const uint32_t g_ba_sizes[BA_CLASSES] = {16,  32,  64,  96,  128, 160, 192,
+                                                224, 256, 320, 384, 448, 512, 640};
+#if BENCH_ALLOC != BENCH_ALLOC_MIMALLOC
+typedef struct block_alloc {
+    char **chunks;
+    uint32_t nchunks, cap;
+    void *free[BA_CLASSES];
+} block_alloc;
+
+BENCH_ALWAYS_INLINE uint32_t ba_class(size_t z) {
+    uint32_t c = 0;
+    while (g_ba_sizes[c] < z) c++;
+    return c;
+}
+
+static block_alloc *ba_create(void) {
+    block_alloc *a = (block_alloc *)calloc(1, sizeof *a);
+    if (a == NULL || (a->chunks = (char **)malloc(128 * sizeof *a->chunks)) == NULL)
+        fail("block allocator: no memory");
+    a->cap = 128;
+    return a;
+}
+
+static BENCH_NOINLINE void *ba_refill(block_alloc *a, uint32_t c) {
+    if (a->nchunks == a->cap) {
+        a->cap += 128;
+        a->chunks = (char **)realloc(a->chunks, a->cap * sizeof *a->chunks);
+        if (a->chunks == NULL) fail("block allocator: no memory");
+    }
+    char *k = (char *)malloc(BA_CHUNK);
+    if (k == NULL) fail("block allocator: no memory");
+    a->chunks[a->nchunks++] = k;
+    uint32_t z = g_ba_sizes[c], n = BA_CHUNK / z;
+    for (uint32_t i = 1; i + 1 < n; i++) *(void **)(k + i * z) = k + (i + 1) * z;
+    *(void **)(k + (n - 1) * z) = NULL;
+    a->free[c] = k + z;
+    return k;
+}
+
+BENCH_ALWAYS_INLINE void *ba_alloc(block_alloc *a, size_t z) {
+    if (z > BA_MAX) return malloc(z);
+    uint32_t c = ba_class(z);
+    void *b = a->free[c];
+    if (b == NULL) return ba_refill(a, c);
+    a->free[c] = *(void **)b;
+    return b;
+}
+
+BENCH_ALWAYS_INLINE void ba_free(block_alloc *a, void *p, size_t z) {
+    if (z > BA_MAX) {
+        free(p);
+        return;
+    }
+    uint32_t c = ba_class(z);
+    *(void **)p = a->free[c];
+    a->free[c] = p;
+}
+
+static void ba_destroy(block_alloc *a) {
+    for (uint32_t i = 0; i < a->nchunks; i++) free(a->chunks[i]);
+    free(a->chunks);
+    free(a);
+}
+
+#endif
+
+/* One heap of either subject: opool_heap (of desc d), else mimalloc's own
+ * heap in its build, else the block allocator over this build's malloc. */
+typedef struct any_heap {
+    opool_heap *h;
+#if BENCH_ALLOC == BENCH_ALLOC_MIMALLOC
+    mi_heap_t *mi;
+#else
+    block_alloc *ba;
+#endif
+} any_heap;
+
+BENCH_ALWAYS_INLINE void any_create(int s, any_heap *a, const opool_heap_desc *d) {
+    if (s == S_HEAP) {
+        if (opool_heap_create(&a->h, d) != OPOOL_OK) fail("opool_heap_create");
+        return;
+    }
+#if BENCH_ALLOC == BENCH_ALLOC_MIMALLOC
+    if ((a->mi = mi_heap_new()) == NULL) fail("mi_heap_new");
+#else
+    a->ba = ba_create();
+#endif
+}
+
+BENCH_ALWAYS_INLINE char *any_alloc(int s, any_heap *a, size_t z) {
+    char *p;
+    if (s == S_HEAP)
+        p = (char *)opool_heap_alloc(a->h, z);
+    else
+#if BENCH_ALLOC == BENCH_ALLOC_MIMALLOC
+        p = (char *)mi_heap_malloc(a->mi, z);
+#else
+        p = (char *)ba_alloc(a->ba, z);
+#endif
+    if (p == NULL) fail("heaps: an allocation of %zu bytes failed", z);
+    return p;
+}
+
+/* 1 when opool_heap rejected the free (it must never). */
+BENCH_ALWAYS_INLINE int any_free(int s, any_heap *a, void *p, size_t z) {
+    if (s == S_HEAP) return opool_heap_free(a->h, p) != OPOOL_OK;
+#if BENCH_ALLOC == BENCH_ALLOC_MIMALLOC
+    (void)a, (void)z;
+    mi_free(p);
+#else
+    ba_free(a->ba, p, z);
+#endif
+    return 0;
+}
+
+/* Dropped whole, with every block still in it. */
+BENCH_ALWAYS_INLINE void any_destroy(int s, any_heap *a) {
+    if (s == S_HEAP) {
+        opool_heap_destroy(a->h);
+        return;
+    }
+#if BENCH_ALLOC == BENCH_ALLOC_MIMALLOC
+    mi_heap_destroy(a->mi);
+#else
+    ba_destroy(a->ba);
+#endif
+}
+
+/* The sizes of a world's objects, as Box2D 2.4's (64-bit): bodies, fixtures, polygon
+ * shapes, broad-phase pairs and proxies, and contacts of two kinds. */
+static const uint32_t g_world_sizes[6] = {176, 72, 152, 24, 200, 256};
+#define WORLD_BODIES 40u
+#define WORLD_CONTACTS 160u
+#define WORLD_STEPS 30u
+#define WORLD_CHURN 12u /* contacts that end and begin at each step */
+
+/* A world: its bodies, fixtures and shapes, then contacts that begin and end
+ * over WORLD_STEPS steps, every object written and read back, then the world
+ * dropped whole. The checksum folds what was read. */
+BENCH_ALWAYS_INLINE uint64_t world_run(int s, const opool_heap_desc *d, uint64_t *seed, int *bad) {
+    char *obj[4 * WORLD_BODIES + WORLD_CONTACTS];
+    uint32_t size[4 * WORLD_BODIES + WORLD_CONTACTS];
+    uint32_t n = 0;
+    uint64_t sum = 0;
+    any_heap a;
+    any_create(s, &a, d);
+    for (uint32_t b = 0; b < WORLD_BODIES; b++)
+        for (uint32_t k = 0; k < 4; k++, n++) {
+            size[n] = g_world_sizes[k];
+            obj[n] = any_alloc(s, &a, size[n]);
+            put_words(obj[n], size[n], n, b);
+        }
+    for (uint32_t c = 0; c < WORLD_CONTACTS; c++, n++) {
+        size[n] = g_world_sizes[4 + (c & 1)];
+        obj[n] = any_alloc(s, &a, size[n]);
+        put_words(obj[n], size[n], n, c);
+    }
+    for (uint32_t step = 0; step < WORLD_STEPS; step++)
+        for (uint32_t k = 0; k < WORLD_CHURN; k++) {
+            uint64_t r = bench_rng_next(seed);
+            uint32_t i = 4 * WORLD_BODIES + (uint32_t)(((r >> 32) * WORLD_CONTACTS) >> 32);
+            sum += get_words(obj[i], size[i]);
+            *bad |= any_free(s, &a, obj[i], size[i]);
+            size[i] = g_world_sizes[4 + (r & 1)];
+            obj[i] = any_alloc(s, &a, size[i]);
+            put_words(obj[i], size[i], i, step);
+        }
+    for (uint32_t i = 0; i < n; i++) sum += get_words(obj[i], size[i]);
+    any_destroy(s, &a);
+    return sum;
+}
+
+/* heaps: ops heaps of the default classes made, one block allocated,
+ * written, read, freed, the heap dropped. worlds: ops worlds (world_run) of
+ * Box2D's classes, each an arena. ns per heap or world. */
+BENCH_ALWAYS_INLINE uint64_t heaps_body(int s, const workload *w, uint64_t ops, uint64_t seed,
+                                        double *ns) {
+    opool_heap_desc d;
+    memset(&d, 0, sizeof d);
+    if (w->size_mode != SZ_FIXED) {
+        d.class_sizes = g_ba_sizes;
+        d.class_count = BA_CLASSES;
+        d.flags = OPOOL_HEAP_ARENA;
+    }
+    uint64_t sum = 0;
+    int bad = 0;
+    for (int timed = 0; timed < 2; timed++) {
+        uint64_t n = timed ? ops : ops / 8 + 1, t0 = 0;
+        sys_use u0 = sys_use_now();
+        if (timed) t0 = bench_now_ns();
+        for (uint64_t i = 0; i < n; i++) {
+            if (w->size_mode != SZ_FIXED) {
+                sum += world_run(s, &d, &seed, &bad);
+                continue;
+            }
+            any_heap a;
+            any_create(s, &a, NULL);
+            char *p = any_alloc(s, &a, w->size);
+            put_words(p, w->size, i, seed);
+            sum += get_words(p, w->size);
+            bad |= any_free(s, &a, p, w->size);
+            any_destroy(s, &a);
+        }
+        if (timed) {
+            *ns = (double)(bench_now_ns() - t0) / (double)ops;
+            sys_use_since(&u0);
+        }
+    }
+    if (bad) fail("heaps: opool_heap_free rejected a block it handed out");
+    return sum;
+}
+
+static BENCH_NOINLINE uint64_t heaps_heap(const workload *w, uint64_t ops, uint64_t seed,
+                                          double *ns) {
+    return heaps_body(S_HEAP, w, ops, seed, ns);
+}
+
+static BENCH_NOINLINE uint64_t heaps_malloc(const workload *w, uint64_t ops, uint64_t seed,
+                                            double *ns) {
+    return heaps_body(S_MALLOC, w, ops, seed, ns);
+}
+
 /* ==== realloc chains ========================================================= */
 
 BENCH_ALWAYS_INLINE uint32_t grow(int mode, uint32_t cur, uint32_t max) {
@@ -552,6 +805,8 @@ static heap_row *new_row(int w, uint32_t n, const char *subject) {
 /* Operations per timed loop: each subject's loop lasts some 10-100 ms. */
 static uint64_t point_ops(const workload *w, uint32_t n) {
     if (w->kind == W_FILL && n == CYCLE_N) return (uint64_t)n * (opt.quick ? 10 : 100);
+    if (w->kind == W_HEAPS)
+        return (w->size_mode == SZ_FIXED ? 100000u : 3000u) / (opt.quick ? 10 : 1);
     if (w->kind == W_FILL)
         return opt.quick ? (n > 1000 ? n : 400000u) : (n > 1000 ? 3u * n : 4000000u);
     uint64_t ops = w->kind == W_REALLOC ? (w->size > 2048 ? 500000u : 2000000u)
@@ -588,6 +843,9 @@ static void run_point(int wi, uint32_t n) {
             else if (w->kind == W_CHURN)
                 sum = subj[j] == S_HEAP ? churn_heap(w, n, ops, seed, &t)
                                         : churn_malloc(w, n, ops, seed, &t);
+            else if (w->kind == W_HEAPS)
+                sum = subj[j] == S_HEAP ? heaps_heap(w, ops, seed, &t)
+                                        : heaps_malloc(w, ops, seed, &t);
             else
                 sum = subj[j] == S_HEAP ? realloc_heap(w, ops, seed, &t)
                                         : realloc_malloc(w, ops, seed, &t);
@@ -631,6 +889,8 @@ static void run_timed(void) {
             run_point(wi, CYCLE_N);
         else if (w->kind == W_CHURN || w->kind == W_FILL)
             for (int i = 0; i < 2; i++) run_point(wi, g_churn_n[i]);
+        else if (w->kind == W_HEAPS)
+            run_point(wi, w->size_mode == SZ_FIXED ? 1 : WORLD_CONTACTS + 4 * WORLD_BODIES);
         else
             run_point(wi, CHAINS);
     }
@@ -976,7 +1236,7 @@ static void print_header(const bench_machine *m, const char *mode) {
            load_end);
     for (int i = 0; i < g_ninfo; i++)
         printf("  %s%s\n", i == 0 ? "allocators: " : "            ", g_info[i]);
-    printf("  opool_heap: default classes 16..32768 (60), blocks_per_class 0, OPOOL_HEAP_GROW;\n"
+    printf("  opool_heap: default classes 16..32640 (60), blocks_per_class 0, OPOOL_HEAP_GROW;\n"
            "              pages from the system (mmap regions), blocks above 32 KiB runs\n"
            "              of its pages up to 1 MiB, then glibc (this program)\n");
     printf("  method:     %d recorded repetitions after 1 warm-up; ns per operation; the\n"
@@ -989,7 +1249,7 @@ static void print_header(const bench_machine *m, const char *mode) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: bench_heap [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]\n"
-               "  LIST: fill,cycle,churn16,churn64,mixed,uniform,realloc,soak\n"
+               "  LIST: fill,cycle,churn16,churn64,mixed,uniform,realloc,heaps,worlds,soak\n"
                "  --quick     short run (under 20 s with every allocator build)\n"
                "  --no-peers  do not run the allocator builds bench_heap_<allocator>\n"
                "  --csv       CSV output (default bench/out/heap.csv; the soak goes to\n"
@@ -1024,6 +1284,8 @@ static void parse_args(int argc, char **argv) {
 static const char *chart_unit(const char *workload) {
     if (strncmp(workload, "fill", 4) == 0) return "ns per alloc+free pair";
     if (strncmp(workload, "churn", 5) == 0) return "ns per free+alloc pair";
+    if (strncmp(workload, "heap made", 9) == 0) return "ns per heap";
+    if (strncmp(workload, "worlds", 6) == 0) return "ns per world";
     return "ns per realloc call";
 }
 

@@ -13,7 +13,8 @@
  *   byte 1     flags: bit 0 grow (clear: OPOOL_HEAP_FIXED), bit 1 OPOOL_HEAP_NO_FALLBACK,
  *              bit 2 OPOOL_POISON, bit 3 the system's memory (no allocator: the heap's
  *              own reserved range where it has one, and large blocks as runs of its pages;
- *              the allocator's failures and balance then say nothing)
+ *              the allocator's failures and balance then say nothing), bit 4
+ *              OPOOL_HEAP_ARENA (destroy reports no leak)
  *   byte 2     blocks_per_class (see configure; capped to keep a run small)
  *   bytes 3-4  u16: 0, or the allocation (1-based) from which the allocator
  *              fails, create's own allocations included
@@ -63,6 +64,7 @@ enum heap_op {
     HEAP_ALLOCATOR,    /* byte: bit 0 set: every allocation fails from now on; clear: none */
     HEAP_NULLS,        /* calls on a NULL heap, free(h, NULL), stats of NULL */
     HEAP_CHECK,        /* every live block against its shadow */
+    HEAP_CLEAR,        /* opool_heap_clear: every live block gone at once */
     HEAP_OP_COUNT
 };
 
@@ -116,6 +118,9 @@ typedef struct fz {
     uint64_t large_live, large_bytes, rejected;
     unsigned char *stale[STALE]; /* freed class blocks (NULL: forgotten, see forget) */
     uint32_t nstale, stale_next;
+    unsigned char *cleared[STALE]; /* blocks live at the last clear, not handed out since */
+    uint32_t ncleared;
+    bool arena; /* OPOOL_HEAP_ARENA: destroy reports no leak */
 
     /* reports seen during the current operation */
     uint32_t nreports, nefull, nwaf;
@@ -282,7 +287,9 @@ static void insert(fz *f, unsigned char *p, size_t asked, int cls, size_t keep,
         FAIL("new block %p overlaps live block %p+%zu", (void *)p, (void *)f->live[at - 1].p,
              f->live[at - 1].usable);
     if (keep && memcmp(p, kept, keep) != 0) FAIL("realloc lost the contents");
-    if (f->nlive == MAX_LIVE) abort(); /* the callers keep room */
+    for (uint32_t k = 0; k < f->ncleared; k++)
+        if (f->cleared[k] == p) f->cleared[k] = NULL; /* a block again */
+    if (f->nlive == MAX_LIVE) abort();                /* the callers keep room */
     memmove(&f->live[at + 1], &f->live[at], (f->nlive - at) * sizeof f->live[0]);
     f->nlive++;
     block *b = &f->live[at];
@@ -583,9 +590,17 @@ static uint32_t op_bad(fz *f) {
     uint8_t kind = fuzz_u8(&f->in), how = fuzz_u8(&f->in);
     uint16_t arg = fuzz_u16(&f->in);
     int local = 0;
-    switch (kind % 8) {
+    switch (kind % 9) {
     case 0:
         rejected_call(f, f->foreign + arg % 100, OPOOL_EINVAL, how);
+        return 1;
+    case 8: /* live at the last clear: no block of the heap */
+        if (!f->ncleared) return 0;
+        {
+            unsigned char *p = f->cleared[arg % f->ncleared];
+            if (p == NULL || covered(f, p)) return 0;
+            rejected_call(f, p, OPOOL_EINVAL, how);
+        }
         return 1;
     case 1:
         rejected_call(f, (const unsigned char *)&local, OPOOL_EINVAL, how);
@@ -656,6 +671,28 @@ static void op_drain(fz *f) {
     }
 }
 
+/* opool_heap_clear: the model forgets every live block (remembering some addresses: a call on
+ * one is rejected now) and every freed one (their pages' blocks are all to be handed out
+ * again). */
+static void op_clear(fz *f) {
+    f->ncleared = 0;
+    for (uint32_t i = 0; i < f->nlive; i++) {
+        block *b = &f->live[i];
+        check_contents(b);
+        if (f->ncleared < STALE && (i * 2654435761u >> 7) % 2) f->cleared[f->ncleared++] = b->p;
+        if (is_large(f, b->cls)) {
+            f->large_live--;
+            f->large_bytes -= b->usable;
+            f->big_live -= b->usable > BIG;
+        }
+        if (b->cls >= 0) f->cls[b->cls].live--;
+        free(b->shadow);
+    }
+    f->nlive = 0;
+    f->nstale = f->stale_next = 0;
+    EXPECT_EQ(opool_heap_clear(f->h), OPOOL_OK);
+}
+
 static void op_nulls(fz *f) {
     opool_heap_stats s;
     memset(&s, 0xA5, sizeof s);
@@ -709,6 +746,8 @@ static void configure(fz *f) {
     if (!(flags & 1)) d->flags |= OPOOL_HEAP_FIXED; /* growth is the default */
     if (flags & 2) d->flags |= OPOOL_HEAP_NO_FALLBACK;
     if (flags & 4) d->flags |= OPOOL_POISON;
+    if (flags & 16) d->flags |= OPOOL_HEAP_ARENA;
+    f->arena = (flags & 16) != 0;
     f->grow = (flags & 1) != 0;
     f->no_fallback = (flags & 2) != 0;
     f->nall = f->ncls;
@@ -858,6 +897,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             f->op_name = "check";
             for (uint32_t i = 0; i < f->nlive; i++) check_contents(&f->live[i]);
             break;
+        case HEAP_CLEAR:
+            f->op_name = "clear";
+            op_clear(f);
+            break;
         case HEAP_OP_COUNT:
             break;
         }
@@ -881,8 +924,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint32_t reports = f->nreports, left = (f->nlive + 1) / 2;
     opool_heap_destroy(f->h);
     f->h = NULL;
-    FUZZ_CHECK_EQ(f->nreports - reports, left ? 1u : 0u);
-    if (left) FUZZ_CHECK_EQ(f->last_what, OPOOL_ELEAK);
+    FUZZ_CHECK_EQ(f->nreports - reports, left && !f->arena ? 1u : 0u);
+    if (left && !f->arena) FUZZ_CHECK_EQ(f->last_what, OPOOL_ELEAK);
     FUZZ_CHECK_MEM_BALANCED(&f->mem);
     page_cache_empty();
     if (f->other) FUZZ_CHECK_EQ(opool_heap_free(f->other, f->other_block), OPOOL_OK);

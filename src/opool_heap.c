@@ -1044,13 +1044,15 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
      * bytes must be addressable */
     uint32_t size_of[OPOOL__HEAP_CLASSES], pages_of[OPOOL__HEAP_CLASSES], n = 0;
     size_t total = 0;
+    /* blocks_per_class 0: a growing heap takes a class's first page at its first alloc, a
+     * fixed one holds a page per class */
+    bool reserve = d.blocks_per_class != 0 || (d.flags & OPOOL_HEAP_FIXED);
     for (; n < d.class_count; n++) {
         uint32_t s = size_of[n] = d.class_sizes[n];
         if (s == 0 || s % 8 != 0 || s > OPOOL_HEAP_MAX_CLASS_SIZE) return OPOOL_EINVAL;
         if (n > 0 && s <= size_of[n - 1]) return OPOOL_EINVAL;
-        /* 0: a growing heap takes a class's first page at its first alloc, a fixed one
-         * holds a page per class */
-        pages_of[n] = (d.flags & OPOOL_HEAP_FIXED) != 0;
+        pages_of[n] = reserve;
+        if (!reserve) continue;
         if (d.blocks_per_class != 0) {
             uint32_t first, per = opool__heap_geometry(s, &first);
             pages_of[n] = d.blocks_per_class / per + (d.blocks_per_class % per != 0);
@@ -1120,7 +1122,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         if (!opool__heap_new_region(h, r)) goto nomem;
         left -= r;
     }
-    for (uint32_t c = 0; c < n; c++)
+    for (uint32_t c = 0; c < n && reserve; c++)
         for (uint32_t k = 0; k < pages_of[c]; k++)
             if (opool__heap_add_page(h, c, true) == NULL) goto nomem;
     *out = h;

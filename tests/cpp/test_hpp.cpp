@@ -916,6 +916,45 @@ TEST(a_heap_resource_whose_classes_are_not_16_aligned_sends_16_aligned_requests_
     CHECK(s.rejected == 0 && s.classes[0].allocs == 1);
 }
 
+static int heap_reports = 0;
+static void count_heap_reports(opool_heap *, opool_status, const void *, void *) { heap_reports++; }
+
+static uint64_t live_blocks(const opl::heap_resource &r) {
+    opool_heap_stats s;
+    opool_heap_get_stats(r.c_heap(), &s);
+    uint64_t live = s.large_live;
+    for (uint32_t k = 0; k < s.class_count; k++) live += s.classes[k].live;
+    return live;
+}
+
+/* An arena resource: containers filled, the resource released (every block at once) and
+ * filled again, then dropped with blocks in it: no leak report. */
+TEST(an_arena_heap_resource_is_released_whole_and_dropped_without_a_leak_report) {
+    opool_heap_desc d = opool_heap_desc();
+    d.flags = OPOOL_HEAP_ARENA;
+    d.report = count_heap_reports;
+    heap_reports = 0;
+    for (int how = 0; how < 2; how++) {
+        opl::heap_resource plain_arena(opl::arena);
+        opl::heap_resource r(&d);
+        REQUIRE(r && plain_arena);
+        for (int round = 0; round < 3; round++) {
+            auto *v = new std::pmr::vector<std::pmr::string>(&r);
+            for (int k = 0; k < 300; k++)
+                v->emplace_back("a string long enough to leave the small buffer " +
+                                std::to_string(k));
+            CHECK((*v)[299] == "a string long enough to leave the small buffer 299");
+            CHECK(live_blocks(r) >= 300); /* the strings, the vector */
+            ::operator delete(static_cast<void *>(v)); /* the arena's way: no destructor */
+            if (how == 0) r.release();
+            CHECK((live_blocks(r) == 0) == (how == 0));
+            void *p = plain_arena.allocate(100, 8);
+            CHECK(opool_heap_usable_size(plain_arena.c_heap(), p) == 112);
+        }
+    }
+    CHECK(heap_reports == 0); /* neither release nor the arena's destroy reported anything */
+}
+
 #if OPOOL_HPP_EXCEPTIONS
 static void quiet_heap(opool_heap *, opool_status, const void *, void *) {}
 
@@ -981,6 +1020,7 @@ int main() {
 #if OPOOL_HPP_PMR
     RUN(pmr_containers_live_on_a_heap_resource);
     RUN(a_heap_resource_whose_classes_are_not_16_aligned_sends_16_aligned_requests_upstream);
+    RUN(an_arena_heap_resource_is_released_whole_and_dropped_without_a_leak_report);
 #if OPOOL_HPP_EXCEPTIONS
     RUN(a_full_fixed_heap_throws_bad_alloc);
 #endif

@@ -746,8 +746,10 @@ TEST(no_size_up_to_64_kib_takes_more_than_twice_its_bytes) {
     void *at[GAP_BLOCKS];
     for (int set = 0; set < 2; set++) {
         size_t worst = 0, worst_rss = 0, worst_size = 0;
-        for (size_t z = 0; z < n; z++) {
-            size_t size = sizes[z];
+        /* z = -1: the first size once more, untimed, unchecked: what the process touches for
+         * its first heap (the reading of its RSS, a range reserved) is no block's */
+        for (size_t z = (size_t)-1; z == (size_t)-1 || z < n; z++) {
+            size_t size = sizes[z == (size_t)-1 ? 0 : z];
             opool_heap_desc d = desc_of(NULL);
             if (set) {
                 d.class_sizes = box2d;
@@ -762,14 +764,15 @@ TEST(no_size_up_to_64_kib_takes_more_than_twice_its_bytes) {
             }
             size_t held = stats_of(h).bytes - bytes0, rss = resident_bytes() - rss0;
             size_t bound = 2 * GAP_BLOCKS * size + PAGE;
-            if (held > bound || (rss0 && rss > bound)) {
+            if (z != (size_t)-1 && (held > bound || (rss0 && rss > bound))) {
                 fprintf(stderr, "  (%s classes, size %zu: %zu held, %zu resident)\n",
                         set ? "Box2D's" : "the default", size, held, rss);
                 CHECK(held <= bound);
                 CHECK(!rss0 || rss <= bound);
             }
-            if (held * 1000 / bound > worst) worst = held * 1000 / bound, worst_size = size;
-            if (rss * 1000 / bound > worst_rss) worst_rss = rss * 1000 / bound;
+            if (z != (size_t)-1 && held * 1000 / bound > worst)
+                worst = held * 1000 / bound, worst_size = size;
+            if (z != (size_t)-1 && rss * 1000 / bound > worst_rss) worst_rss = rss * 1000 / bound;
             for (int i = 0; i < GAP_BLOCKS; i++) CHECK_EQ_U64(opool_heap_free(h, at[i]), OPOOL_OK);
             opool_heap_destroy(h);
         }

@@ -3,7 +3,7 @@
  * mimalloc, jemalloc and tcmalloc, single-threaded.
  *
  * Usage: bench_heap [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]
- *   (LIST: fill,cycle,churn16,churn64,mixed,uniform,realloc,heaps,worlds,soak)
+ *   (LIST: fill,cycle,churn16,churn64,mixed,uniform,realloc,vectors,heaps,worlds,soak)
  *
  * ============================================================================
  * SUBJECTS
@@ -73,6 +73,13 @@
  *              class (32 KiB): from there opool_heap's buffer is a run of
  *              its pages. ns per call (the restarts and their checks
  *              amortised into them).
+ *   vectors grown by doubling
+ *              an entity registry filled, as EnTT's: three vectors (of 4,
+ *              12 and 64-byte elements: a sparse set's entities and two
+ *              components) pushed to N = 1,000 and 100,000 elements each,
+ *              growing as std::vector does (a block twice the size, the
+ *              elements copied, the old block freed), then freed; round
+ *              after round. ns per element pushed to all three.
  *   heap made, 48 B, dropped
  *              a heap made (opool_heap: a NULL desc), one 48-byte block
  *              allocated, written, read back and freed, the heap dropped:
@@ -201,7 +208,7 @@ static int subj_rank(const char *name) {
 
 /* ==== the workloads' building blocks ========================================= */
 
-enum { W_CHURN = 1, W_REALLOC, W_SOAK, W_FILL, W_HEAPS };
+enum { W_CHURN = 1, W_REALLOC, W_SOAK, W_FILL, W_HEAPS, W_VECTORS };
 enum { SZ_FIXED, SZ_LOG, SZ_UNIFORM };
 enum { GROW_ADD16, GROW_MUL15 };
 
@@ -224,6 +231,7 @@ static const workload g_workloads[] = {
     {"realloc", "realloc +16 to 1 KiB", W_REALLOC, 0, 1024, GROW_ADD16},
     {"realloc", "realloc x1.5 to 1 KiB", W_REALLOC, 0, 1024, GROW_MUL15},
     {"realloc", "realloc x1.5 to 64 KiB", W_REALLOC, 0, 65536, GROW_MUL15},
+    {"vectors", "vectors grown by doubling", W_VECTORS, SZ_FIXED, 0, 0},
     {"heaps", "heap made, 48 B, dropped", W_HEAPS, SZ_FIXED, 48, 0},
     {"worlds", "worlds made, used, dropped", W_HEAPS, SZ_LOG, 0, 0},
 };
@@ -455,6 +463,70 @@ static BENCH_NOINLINE uint64_t fill_heap(const workload *w, uint32_t n, uint64_t
 static BENCH_NOINLINE uint64_t fill_malloc(const workload *w, uint32_t n, uint64_t rounds,
                                            double *ns, double *rss_per) {
     return fill_body(S_MALLOC, w, n, rounds, ns, rss_per);
+}
+
+/* ==== vectors grown by doubling ============================================== */
+
+/* An entity registry's fill, as EnTT's: a sparse set's dense array of 4-byte
+ * entities and two component arrays of 12 and 64 bytes, each a vector
+ * pushed to n elements, growing as std::vector does: a block twice the
+ * size, the elements copied, the old block freed. */
+#define VECTORS 3
+static const uint32_t g_vec_elem[VECTORS] = {4, 12, 64};
+
+BENCH_ALWAYS_INLINE uint64_t vectors_fill(int s, opool_heap *h, uint32_t n, uint64_t round,
+                                          int *bad) {
+    char *v[VECTORS] = {NULL, NULL, NULL};
+    uint32_t cap[VECTORS] = {0, 0, 0};
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < VECTORS; k++) {
+            uint32_t z = g_vec_elem[k];
+            if (i == cap[k]) {
+                uint32_t more = cap[k] ? 2 * cap[k] : 8;
+                char *q = s_alloc(s, h, (size_t)more * z);
+                if (q == NULL) fail("vectors: an allocation of %u bytes failed", more * z);
+                if (v[k]) {
+                    memcpy(q, v[k], (size_t)cap[k] * z);
+                    *bad |= s_free(s, h, v[k]);
+                }
+                v[k] = q;
+                cap[k] = more;
+            }
+            memcpy(v[k] + (size_t)i * z, &round, z < 8 ? z : 8);
+            v[k][(size_t)i * z + z - 1] = (char)i;
+        }
+    for (int k = 0; k < VECTORS; k++) {
+        uint32_t z = g_vec_elem[k];
+        sum += get_words(v[k], z) + (unsigned char)v[k][(size_t)(n - 1) * z + z - 1];
+        *bad |= s_free(s, h, v[k]);
+    }
+    return sum;
+}
+
+/* rounds fills of n elements, after one untimed; ns per element pushed (to
+ * each of the VECTORS vectors). */
+BENCH_ALWAYS_INLINE uint64_t vectors_body(int s, uint32_t n, uint64_t rounds, double *ns) {
+    opool_heap *h = s == S_HEAP ? heap_new() : NULL;
+    int bad = 0;
+    uint64_t sum = vectors_fill(s, h, n, 0, &bad);
+    sys_use u0 = sys_use_now();
+    uint64_t t0 = bench_now_ns();
+    for (uint64_t r = 1; r <= rounds; r++) sum += vectors_fill(s, h, n, r, &bad);
+    uint64_t t1 = bench_now_ns();
+    sys_use_since(&u0);
+    if (s == S_HEAP) opool_heap_destroy(h);
+    if (bad) fail("vectors: opool_heap_free rejected a block it handed out");
+    *ns = (double)(t1 - t0) / (double)(rounds * n);
+    return sum;
+}
+
+static BENCH_NOINLINE uint64_t vectors_heap(uint32_t n, uint64_t rounds, double *ns) {
+    return vectors_body(S_HEAP, n, rounds, ns);
+}
+
+static BENCH_NOINLINE uint64_t vectors_malloc(uint32_t n, uint64_t rounds, double *ns) {
+    return vectors_body(S_MALLOC, n, rounds, ns);
 }
 
 /* ==== heaps made and dropped ================================================= */
@@ -805,6 +877,7 @@ static heap_row *new_row(int w, uint32_t n, const char *subject) {
 /* Operations per timed loop: each subject's loop lasts some 10-100 ms. */
 static uint64_t point_ops(const workload *w, uint32_t n) {
     if (w->kind == W_FILL && n == CYCLE_N) return (uint64_t)n * (opt.quick ? 10 : 100);
+    if (w->kind == W_VECTORS) return (uint64_t)n * (opt.quick ? 4 : (n > 10000 ? 20 : 2000));
     if (w->kind == W_HEAPS)
         return (w->size_mode == SZ_FIXED ? 100000u : 3000u) / (opt.quick ? 10 : 1);
     if (w->kind == W_FILL)
@@ -846,6 +919,9 @@ static void run_point(int wi, uint32_t n) {
             else if (w->kind == W_HEAPS)
                 sum = subj[j] == S_HEAP ? heaps_heap(w, ops, seed, &t)
                                         : heaps_malloc(w, ops, seed, &t);
+            else if (w->kind == W_VECTORS)
+                sum = subj[j] == S_HEAP ? vectors_heap(n, ops / n, &t)
+                                        : vectors_malloc(n, ops / n, &t);
             else
                 sum = subj[j] == S_HEAP ? realloc_heap(w, ops, seed, &t)
                                         : realloc_malloc(w, ops, seed, &t);
@@ -891,6 +967,8 @@ static void run_timed(void) {
             for (int i = 0; i < 2; i++) run_point(wi, g_churn_n[i]);
         else if (w->kind == W_HEAPS)
             run_point(wi, w->size_mode == SZ_FIXED ? 1 : WORLD_CONTACTS + 4 * WORLD_BODIES);
+        else if (w->kind == W_VECTORS)
+            for (int i = 0; i < 2; i++) run_point(wi, i ? 100000u : 1000u);
         else
             run_point(wi, CHAINS);
     }
@@ -1236,7 +1314,7 @@ static void print_header(const bench_machine *m, const char *mode) {
            load_end);
     for (int i = 0; i < g_ninfo; i++)
         printf("  %s%s\n", i == 0 ? "allocators: " : "            ", g_info[i]);
-    printf("  opool_heap: default classes 16..32640 (60), blocks_per_class 0, OPOOL_HEAP_GROW;\n"
+    printf("  opool_heap: default classes 16..32640 (64), blocks_per_class 0, OPOOL_HEAP_GROW;\n"
            "              pages from the system (mmap regions), blocks above 32 KiB runs\n"
            "              of its pages up to 1 MiB, then glibc (this program)\n");
     printf("  method:     %d recorded repetitions after 1 warm-up; ns per operation; the\n"
@@ -1248,12 +1326,13 @@ static void print_header(const bench_machine *m, const char *mode) {
 /* ==== main ==================================================================== */
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: bench_heap [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]\n"
-               "  LIST: fill,cycle,churn16,churn64,mixed,uniform,realloc,heaps,worlds,soak\n"
-               "  --quick     short run (under 20 s with every allocator build)\n"
-               "  --no-peers  do not run the allocator builds bench_heap_<allocator>\n"
-               "  --csv       CSV output (default bench/out/heap.csv; the soak goes to\n"
-               "              the same name with _soak before .csv)\n");
+    fprintf(f,
+            "usage: bench_heap [--quick] [--reps N] [--only LIST] [--csv PATH] [--no-peers]\n"
+            "  LIST: fill,cycle,churn16,churn64,mixed,uniform,realloc,vectors,heaps,worlds,soak\n"
+            "  --quick     short run (under 20 s with every allocator build)\n"
+            "  --no-peers  do not run the allocator builds bench_heap_<allocator>\n"
+            "  --csv       CSV output (default bench/out/heap.csv; the soak goes to\n"
+            "              the same name with _soak before .csv)\n");
 }
 
 static void parse_args(int argc, char **argv) {
@@ -1285,6 +1364,7 @@ static const char *chart_unit(const char *workload) {
     if (strncmp(workload, "fill", 4) == 0) return "ns per alloc+free pair";
     if (strncmp(workload, "churn", 5) == 0) return "ns per free+alloc pair";
     if (strncmp(workload, "heap made", 9) == 0) return "ns per heap";
+    if (strncmp(workload, "vectors", 7) == 0) return "ns per element pushed";
     if (strncmp(workload, "worlds", 6) == 0) return "ns per world";
     return "ns per realloc call";
 }

@@ -1186,10 +1186,9 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * Free runs keep their memory while they wait, with the same hysteresis as
  * the cache: at a page event or a run freed, at most once a second, the
  * free runs that waited a second or more give it back (madvise,
- * MEM_DECOMMIT). Free runs of 4 pages or more also keep at most 4 MiB
- * beyond the bytes of the live runs: past that, the oldest give theirs
- * back at once (a buffer growing by realloc leaves a run of every size
- * behind it; smaller runs are what a program frees and takes again). A run
+ * MEM_DECOMMIT). Free runs also keep at most 1 MiB, plus a quarter of the
+ * bytes of the live runs: past that, the oldest give theirs back at once
+ * (a buffer growing by realloc leaves a run of every size behind it). A run
  * keeps its addresses, and reads zero when taken again; the run area
  * never shrinks (its size is the most runs of each page count there ever
  * were at once, the bins reuse them).
@@ -1198,13 +1197,14 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  *
  * Default classes (bytes): 16 to 128 in steps of 16, then eight per doubling
  * up to 2048 (steps of 16 to 256, 32 to 512, 64 to 1024, 128 to 2048), so
- * that rounding up costs at most 12.5% from 128 to 2048 bytes (a 1032-byte
- * block, a 1 KiB buffer and its header, takes 1152); then four per doubling
- * up to 32640 (2560, 3072, 3584, 4096, ..., 8192, 10240, ..., 28672,
- * 32640), but eight from 4096 to 8192 (4608, 5120, ..., 7680), where a 4
- * KiB page and its header land: at most 25% (12.5% from 4 to 8 KiB). A page
- * of 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 2 of 32640 bytes (the
- * rest of its last 4 KiB pages never touched). 60 classes.
+ * that rounding up costs at most 12.5% from 128 to 2048 bytes; then four
+ * per doubling up to 32640 (2560, 3072, 3584, 4096, ..., 8192, 10240, ...,
+ * 28672, 32640), but eight from 4096 to 8192 (4608, 5120, ..., 7680): at
+ * most 25% (12.5% from 4 to 8 KiB). Besides, 1088, 2176, 4352 and 8448,
+ * where a buffer of 1, 2, 4 or 8 KiB and its header of up to 1/16 land (a
+ * 1032-byte block takes 1088, a 4209-byte database page 4352). A page of
+ * 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 2 of 32640 bytes (the rest
+ * of its last 4 KiB pages never touched). 64 classes.
  * Blocks are aligned to 16 bytes when their class size is a multiple of
  * 16, else to 8; runs to 64 KiB, other large blocks to 16.
  *
@@ -1258,7 +1258,9 @@ enum {
                                          allocator) */
     OPOOL_HEAP_GROW = 1u << 9,        /* a full class adds pages: the default, accepted and
                                          kept so that code that asks for it still reads right */
-    OPOOL_HEAP_FIXED = 1u << 10       /* no growth: each class holds its blocks_per_class */
+    OPOOL_HEAP_FIXED = 1u << 10,      /* no growth: each class holds its blocks_per_class */
+    OPOOL_HEAP_ARENA = 1u << 11       /* an arena: meant to be dropped whole, so
+                                         opool_heap_destroy reports no leak */
 };
 
 /* Limits: the most size classes a heap may have, the largest class size, and
@@ -1279,7 +1281,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
     uint32_t blocks_per_class;   /* blocks reserved per class at create; 0 = none, a class's
                                     first page at its first alloc (OPOOL_HEAP_FIXED: one
                                     page each) */
-    uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_FIXED | OPOOL_POISON;
+    uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_FIXED |
+                                    OPOOL_HEAP_ARENA | OPOOL_POISON;
                                     0 = a heap that grows (as a NULL desc) */
     /* Findings, with the heap and the pointer concerned (NULL =
      * opool_heap_default_report, which says what each does by default):
@@ -1360,10 +1363,24 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_heap_create(opool_heap **out,
 /* Release every region and every large block at once (live blocks included:
  * there are no destructors). Blocks still live are reported first, once:
  * report(h, OPOOL_ELEAK, NULL, user); the default prints "opool: heap ...
- * (0x...): leak: destroyed with N blocks live (B bytes)". NULL-safe; cannot
- * fail. O(regions + large blocks + classes). Thread-safety: per heap (one thread at a time, as
- * every call below). */
+ * (0x...): leak: destroyed with N blocks live (B bytes)". Not for a heap
+ * made with OPOOL_HEAP_ARENA: dropping its blocks whole is what it is for.
+ * NULL-safe; cannot fail. O(regions + large blocks + classes).
+ * Thread-safety: per heap (one thread at a time, as every call below). */
 OPOOL_API void opool_heap_destroy(opool_heap *h);
+
+/* Free every block at once, as if each had been freed, and keep the heap
+ * for more: an arena's reset (a frame's, a request's, a level's). Every
+ * pointer handed out before is then a pointer the heap does not hold:
+ * free, realloc and usable_size reject it with OPOOL_EINVAL (until an
+ * alloc hands out a block at the same address, as after any free). Each
+ * class keeps its reserved pages and one grown page, empty; its other
+ * pages go to the heap's cache (MEMORY), free runs to their bins, the
+ * allocator's large blocks back to it. Statistics: nothing live; the
+ * counts of allocations and the high-water marks stay; every exhaustion
+ * episode ends. OPOOL_OK, or OPOOL_EINVAL when h is NULL. O(pages + large
+ * blocks), plus the live bitmap of each page. Thread-safety: per heap. */
+OPOOL_API opool_status opool_heap_clear(opool_heap *h);
 
 /* A block of at least size bytes (size 0 counts as 1), from the smallest class
  * that holds it, or above the largest class a large block (a run, else the
@@ -7309,14 +7326,12 @@ typedef struct opool__hmap {
  * page. A freed run waits, as it is, in the bin of its page count for the
  * next block of that many pages. */
 #define OPOOL__RUN_MAX 16u
-/* Free runs of OPOOL__RUN_IDLE_MIN pages or more keep at most this many
- * bytes resident beyond the bytes of the live runs: past it, the oldest of
- * them give their memory back at once. A buffer growing by realloc leaves
- * a run of every size behind it, which no later block may want. Smaller
- * free runs wait for the decay: a program that frees and takes them again
- * at every step would otherwise fault their pages in every time. */
-#define OPOOL__RUN_IDLE ((size_t)64 * OPOOL_HEAP_PAGE)
-#define OPOOL__RUN_IDLE_MIN 4u
+/* Free runs keep at most this many bytes resident, plus a quarter of the
+ * live runs' bytes: past it, the oldest of them give their memory back at
+ * once. A buffer growing by realloc leaves a run of every size behind it,
+ * which no later block may want; below it, a program that frees and takes
+ * runs again at every step finds their pages still there. */
+#define OPOOL__RUN_IDLE ((size_t)16 * OPOOL_HEAP_PAGE)
 
 typedef struct opool__hrun {
     char *base;
@@ -7350,7 +7365,6 @@ struct opool_heap {
     size_t run_asked;    /* bytes asked for of the live runs (within large_bytes) */
     size_t run_held;     /* bytes of the runs live or free and not given back */
     size_t run_idle;     /* of which free (the bins' resident runs) */
-    size_t run_idle_big; /* of which runs of OPOOL__RUN_IDLE_MIN pages or more */
     uintptr_t run_swept; /* the cache tick of the runs' last decay */
     opool__hrunbin runs[OPOOL__RUN_MAX]; /* free runs of i + 1 pages */
     size_t page_count;                   /* pages serving a class */
@@ -7377,15 +7391,18 @@ struct opool_heap {
     opool__quota quota;           /* of the default report's lines */
     uint64_t leak_blocks, leak_bytes; /* the OPOOL_ELEAK being reported */
     opool__hpage none;                /* the current page of a class without one: no free block */
+    /* the first tables, in the heap's own block: a heap's first pages need no allocation */
+    opool__hregion region0[4];
+    opool__hentry page0[16];
     opool__hclass cls[]; /* [nclasses], then the class of each size (opool__heap_hot.class_of) */
 };
 
 static const uint32_t opool__heap_default_classes[] = {
-    16,   32,   48,   64,   80,    96,    112,   128,   144,   160,   176,   192,
-    208,  224,  240,  256,  288,   320,   352,   384,   416,   448,   480,   512,
-    576,  640,  704,  768,  832,   896,   960,   1024,  1152,  1280,  1408,  1536,
-    1664, 1792, 1920, 2048, 2560,  3072,  3584,  4096,  4608,  5120,  5632,  6144,
-    6656, 7168, 7680, 8192, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32640};
+    16,   32,   48,   64,   80,    96,    112,   128,   144,   160,   176,   192,  208,
+    224,  240,  256,  288,  320,   352,   384,   416,   448,   480,   512,   576,  640,
+    704,  768,  832,  896,  960,   1024,  1088,  1152,  1280,  1408,  1536,  1664, 1792,
+    1920, 2048, 2176, 2560, 3072,  3584,  4096,  4352,  4608,  5120,  5632,  6144, 6656,
+    7168, 7680, 8192, 8448, 10240, 12288, 14336, 16384, 20480, 24576, 28672, 32640};
 
 /* The heap's own classes: above the desc's largest class, so that no size
  * up to the largest class a page holds twice takes a page of its own (HOW
@@ -7504,8 +7521,8 @@ static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_statu
 static void opool__heap_view(opool_heap *h) {
     static const opool__hentry none = {0, 0};
     bool slow = h->hooks || h->episodes != 0;
-    h->hot.pages = slow || h->pages.e == NULL ? &none : h->pages.e;
-    h->hot.pages_mask = slow || h->pages.e == NULL ? 0 : h->pages.cap - 1;
+    h->hot.pages = slow ? &none : h->pages.e;
+    h->hot.pages_mask = slow ? 0 : h->pages.cap - 1;
     h->hot.span_lo = (uintptr_t)h->span;
     h->hot.span_len = slow ? 0 : h->span_used;
 }
@@ -7576,7 +7593,7 @@ static bool opool__hmap_reserve(opool_heap *h, opool__hmap *m) {
     m->n = 0;
     for (uint32_t i = 0; i < old.cap; i++)
         if (old.e[i].key) opool__hmap_put(m, old.e[i].key, old.e[i].size);
-    if (old.e) h->mem.free(h->mem.ctx, old.e, (size_t)old.cap * sizeof *old.e);
+    if (old.e && old.e != h->page0) h->mem.free(h->mem.ctx, old.e, (size_t)old.cap * sizeof *old.e);
     return true;
 }
 
@@ -7743,17 +7760,16 @@ static char *opool__heap_os_pages(opool_heap *h, size_t bytes, uint64_t *dirty) 
 
 /* Array v of *cap entries of size bytes, of which the first n are in use,
  * doubled (8 entries when it has none): the new array, *cap updated, v
- * freed. NULL: no memory (v and *cap unchanged). */
-static void *opool__heap_grow_array(opool_heap *h, void *v, uint32_t *cap, uint32_t n, size_t size,
-                                    size_t align) {
+ * freed unless it is the heap's own first array, fixed. NULL: no memory (v
+ * and *cap unchanged). */
+static void *opool__heap_grow_array(opool_heap *h, void *v, const void *fixed, uint32_t *cap,
+                                    uint32_t n, size_t size, size_t align) {
     uint32_t more = *cap ? *cap * 2 : 8;
     if (more < *cap || more > UINT32_MAX / size) return NULL;
     void *a = h->mem.alloc(h->mem.ctx, (size_t)more * size, align);
     if (a == NULL) return NULL;
-    if (v) {
-        memcpy(a, v, (size_t)n * size);
-        h->mem.free(h->mem.ctx, v, (size_t)*cap * size);
-    }
+    if (v) memcpy(a, v, (size_t)n * size);
+    if (v && v != fixed) h->mem.free(h->mem.ctx, v, (size_t)*cap * size);
     *cap = more;
     return a;
 }
@@ -7766,7 +7782,7 @@ static bool opool__heap_region_entry(opool_heap *h, uint32_t *out) {
             return true;
         }
     if (h->nregions == h->region_cap) {
-        void *r = opool__heap_grow_array(h, h->regions, &h->region_cap, h->nregions,
+        void *r = opool__heap_grow_array(h, h->regions, h->region0, &h->region_cap, h->nregions,
                                          sizeof(opool__hregion), alignof(opool__hregion));
         if (r == NULL) return false;
         h->regions = (opool__hregion *)r;
@@ -7927,8 +7943,6 @@ static bool opool__heap_is_run(const opool_heap *h, const void *p) {
 static void opool__heap_run_idle(opool_heap *h, uint32_t n, bool more) {
     size_t bytes = (size_t)n * OPOOL__HPAGE;
     h->run_idle = more ? h->run_idle + bytes : h->run_idle - bytes;
-    if (n >= OPOOL__RUN_IDLE_MIN)
-        h->run_idle_big = more ? h->run_idle_big + bytes : h->run_idle_big - bytes;
 }
 
 /* A run of n pages (1 .. OPOOL__RUN_MAX): the newest free one of n pages,
@@ -7953,7 +7967,7 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     if (!h->span_tried) opool__heap_get_span(h);
     if (h->span == NULL || bytes > OPOOL__HEAP_SPAN - h->span_used - h->runs_used) return NULL;
     if (b->made == b->cap) { /* room for this run in its bin, for the day it is freed */
-        void *v = opool__heap_grow_array(h, b->v, &b->cap, b->n, sizeof(opool__hrun),
+        void *v = opool__heap_grow_array(h, b->v, NULL, &b->cap, b->n, sizeof(opool__hrun),
                                          alignof(opool__hrun));
         if (v == NULL) return NULL;
         b->v = (opool__hrun *)v;
@@ -7968,13 +7982,13 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     return r;
 }
 
-/* The oldest free run still resident that waited age ticks or more, among
- * runs of from pages or more: its memory back to the system. False: none,
- * or the system cannot take it back (the bytes stay, and so do those of
- * every younger run, until a later try). */
-static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age, uint32_t from) {
+/* The oldest free run still resident, if it waited age ticks or more: its
+ * memory back to the system. False: none, or the system cannot take it
+ * back (the bytes stay, and so do those of every younger run, until a
+ * later try). */
+static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age) {
     opool__hrunbin *oldest = NULL;
-    for (uint32_t i = from - 1; i < OPOOL__RUN_MAX; i++) {
+    for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++) {
         opool__hrunbin *b = &h->runs[i];
         if (b->cold < b->n && tick - b->v[b->cold].tick >= age &&
             (oldest == NULL || tick - b->v[b->cold].tick > tick - oldest->v[oldest->cold].tick))
@@ -7997,14 +8011,13 @@ static void opool__heap_run_decay(opool_heap *h, uintptr_t tick) {
     uintptr_t decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
     if (h->run_idle == 0 || tick - h->run_swept < decay) return;
     h->run_swept = tick;
-    while (opool__heap_run_idle_back(h, tick, decay, 1)) {
+    while (opool__heap_run_idle_back(h, tick, decay)) {
     }
 }
 
 /* The run r of n pages, its block freed, into its bin; then the decay, and
- * the budget: while the free runs of OPOOL__RUN_IDLE_MIN pages or more keep
- * more than OPOOL__RUN_IDLE bytes beyond those of the live runs, the oldest
- * of them give their memory back. */
+ * the budget: while the free runs keep more than OPOOL__RUN_IDLE bytes and a
+ * quarter of the live runs' resident, the oldest give their memory back. */
 static void opool__heap_run_put(opool_heap *h, char *r, uint32_t n) {
     opool__hrunbin *b = &h->runs[n - 1];
     uintptr_t tick = opool__cache_tick(opool__now_ns());
@@ -8014,8 +8027,8 @@ static void opool__heap_run_put(opool_heap *h, char *r, uint32_t n) {
     b->n++;
     opool__heap_run_idle(h, n, true);
     opool__heap_run_decay(h, tick);
-    while (h->run_idle_big > OPOOL__RUN_IDLE + (h->run_held - h->run_idle) &&
-           opool__heap_run_idle_back(h, tick, 0, OPOOL__RUN_IDLE_MIN)) {
+    while (h->run_idle > OPOOL__RUN_IDLE + (h->run_held - h->run_idle) / 4 &&
+           opool__heap_run_idle_back(h, tick, 0)) {
     }
 }
 
@@ -8190,7 +8203,6 @@ static inline opool__hpage *opool__heap_page_of(const opool_heap *h, uintptr_t a
     uintptr_t base = a & ~(OPOOL__HPAGE - 1);
     const opool__hentry *e = h->pages.e;
     uint32_t mask = h->pages.cap - 1;
-    if (e == NULL) return NULL; /* no page yet */
     for (uint32_t i = opool__hmap_slot(&h->pages, base);; i = (i + 1) & mask) {
         if (OPOOL_LIKELY(e[i].key == base)) return (opool__hpage *)base;
         if (e[i].key == 0 || base == 0) return NULL;
@@ -8241,8 +8253,8 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         d.class_count = (uint32_t)OPOOL__HEAP_DEFAULTS;
     }
     if (d.class_count == 0 || d.class_count > OPOOL_HEAP_MAX_CLASSES) return OPOOL_EINVAL;
-    if (d.flags &
-        ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED | OPOOL_POISON))
+    if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED |
+                              OPOOL_HEAP_ARENA | OPOOL_POISON))
         return OPOOL_EINVAL;
     if ((d.flags & OPOOL_HEAP_FIXED) && (d.flags & OPOOL_HEAP_GROW)) return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;
@@ -8251,13 +8263,15 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
      * bytes must be addressable */
     uint32_t size_of[OPOOL__HEAP_CLASSES], pages_of[OPOOL__HEAP_CLASSES], n = 0;
     size_t total = 0;
+    /* blocks_per_class 0: a growing heap takes a class's first page at its first alloc, a
+     * fixed one holds a page per class */
+    bool reserve = d.blocks_per_class != 0 || (d.flags & OPOOL_HEAP_FIXED);
     for (; n < d.class_count; n++) {
         uint32_t s = size_of[n] = d.class_sizes[n];
         if (s == 0 || s % 8 != 0 || s > OPOOL_HEAP_MAX_CLASS_SIZE) return OPOOL_EINVAL;
         if (n > 0 && s <= size_of[n - 1]) return OPOOL_EINVAL;
-        /* 0: a growing heap takes a class's first page at its first alloc, a fixed one
-         * holds a page per class */
-        pages_of[n] = (d.flags & OPOOL_HEAP_FIXED) != 0;
+        pages_of[n] = reserve;
+        if (!reserve) continue;
         if (d.blocks_per_class != 0) {
             uint32_t first, per = opool__heap_geometry(s, &first);
             pages_of[n] = d.blocks_per_class / per + (d.blocks_per_class % per != 0);
@@ -8297,6 +8311,10 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     memset(h, 0, offsetof(opool__heap_hot, cls) + n * sizeof h->hot.cls[0]);
     memset((char *)h + sizeof h->hot, 0, sizeof *h - sizeof h->hot + n * sizeof h->cls[0]);
     h->bytes = bytes;
+    h->regions = h->region0;
+    h->region_cap = sizeof h->region0 / sizeof h->region0[0];
+    h->pages.e = h->page0;
+    h->pages.cap = sizeof h->page0 / sizeof h->page0[0];
     h->desc = d;
     h->desc.class_sizes = NULL; /* copied: the caller's array may go away */
     h->mem = mem;
@@ -8323,7 +8341,7 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         if (!opool__heap_new_region(h, r)) goto nomem;
         left -= r;
     }
-    for (uint32_t c = 0; c < n; c++)
+    for (uint32_t c = 0; c < n && reserve; c++)
         for (uint32_t k = 0; k < pages_of[c]; k++)
             if (opool__heap_add_page(h, c, true) == NULL) goto nomem;
     *out = h;
@@ -8342,7 +8360,7 @@ void opool_heap_destroy(opool_heap *h) {
         live += n;
         bytes += n * h->cls[c].size;
     }
-    if (live > 0) {
+    if (live > 0 && !(h->desc.flags & OPOOL_HEAP_ARENA)) { /* an arena is dropped whole */
         h->leak_blocks = live;
         h->leak_bytes = bytes;
         opool__heap_report(h, OPOOL_ELEAK, NULL);
@@ -8358,15 +8376,73 @@ void opool_heap_destroy(opool_heap *h) {
     if (h->runs_used) /* the runs, unmapped below: a checker's marks go */
         opool__mem_defined(h->span + OPOOL__HEAP_SPAN - h->runs_used, h->runs_used);
     if (h->span && !opool__heap_stash_span(h)) opool__os_unmap(h->span, OPOOL__HEAP_SPAN);
-    if (h->regions) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
+    if (h->regions != h->region0) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++) /* runs went with the span */
         if (h->large.e[i].key && !opool__heap_is_run(h, (void *)h->large.e[i].key))
             m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
     for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
         if (h->runs[i].v) m.free(m.ctx, h->runs[i].v, h->runs[i].cap * sizeof *h->runs[i].v);
-    if (h->pages.e) m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
+    if (h->pages.e != h->page0)
+        m.free(m.ctx, h->pages.e, (size_t)h->pages.cap * sizeof *h->pages.e);
     if (h->large.e) m.free(m.ctx, h->large.e, (size_t)h->large.cap * sizeof *h->large.e);
     m.free(m.ctx, h, h->bytes);
+}
+
+/* Page pg, serving its class, with no block handed out: its live bitmap
+ * clear, its free list empty, every block to be carved again (their bytes
+ * no longer zero), off its class's list. */
+static void opool__hpage_empty(opool__hpage *pg) {
+    size_t first = pg->block0 - (uintptr_t)pg;
+    memset(pg + 1, 0, first - sizeof *pg); /* the bitmap, and the padding up to block 0 */
+    opool__mem_noaccess((void *)pg->block0, pg->end);
+    pg->free = NULL;
+    pg->carved = 0;
+    pg->toslow = pg->slow_at = 0;
+    pg->next = pg->prev = NULL;
+    pg->flags &= (uint8_t) ~(OPOOL__HPAGE_ZERO | OPOOL__HPAGE_LISTED);
+}
+
+opool_status opool_heap_clear(opool_heap *h) {
+    if (h == NULL) return OPOOL_EINVAL;
+    /* large blocks: runs to their bins, the allocator's back to it */
+    for (uint32_t i = 0; i < h->large.cap; i++) {
+        const opool__hentry *e = &h->large.e[i];
+        if (e->key == 0) continue;
+        if (opool__heap_is_run(h, (void *)e->key))
+            opool__heap_run_put(h, (char *)e->key, opool__run_pages(e->size));
+        else
+            h->mem.free(h->mem.ctx, (void *)e->key, e->size);
+    }
+    if (h->large.e) memset(h->large.e, 0, (size_t)h->large.cap * sizeof *h->large.e);
+    h->large.n = 0;
+    h->large_bytes = h->run_asked = 0;
+    /* every page of a class empty, and listed again */
+    for (uint32_t c = 0; c < h->nclasses; c++) {
+        h->cls[c].avail = h->cls[c].spare = NULL;
+        h->hot.cls[c].room = h->hot.cls[c].high_water; /* none live */
+    }
+    for (uint32_t i = 0; i < h->pages.cap; i++)
+        if (h->pages.e[i].key != 0) {
+            opool__hpage *pg = (opool__hpage *)h->pages.e[i].key;
+            opool__hpage_empty(pg);
+            opool__heap_list(h, pg);
+        }
+    /* each class keeps one grown page as its spare, as when its pages empty one by one;
+     * the others go to the heap's cache */
+    for (uint32_t c = 0; c < h->nclasses; c++) {
+        opool__hclass *k = &h->cls[c];
+        for (opool__hpage *pg = k->avail, *next; pg != NULL; pg = next) {
+            next = pg->next;
+            if (pg->flags & OPOOL__HPAGE_RESERVED) continue;
+            if (k->spare == NULL)
+                k->spare = pg;
+            else
+                opool__heap_retire_page(h, pg);
+        }
+        opool__heap_settle(h, k); /* its episode, if any, ends: nothing is live */
+    }
+    opool__heap_settle(h, NULL);
+    return OPOOL_OK;
 }
 
 /* A block above the largest class: a run (up to OPOOL__RUN_MAX pages, in a
@@ -8556,9 +8632,10 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
     out->large_live = h->large.n;
     out->large_bytes = h->large_bytes;
     out->rejected = h->rejected;
-    out->bytes = h->bytes + h->region_cap * sizeof(opool__hregion) +
-                 ((size_t)h->pages.cap + h->large.cap) * sizeof(opool__hentry) +
-                 (h->large_bytes - h->run_asked) + h->run_held;
+    out->bytes = h->bytes + h->large.cap * sizeof(opool__hentry) + (h->large_bytes - h->run_asked) +
+                 h->run_held; /* h->bytes: the first tables */
+    if (h->regions != h->region0) out->bytes += h->region_cap * sizeof(opool__hregion);
+    if (h->pages.e != h->page0) out->bytes += h->pages.cap * sizeof(opool__hentry);
     for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
         out->bytes += h->runs[i].cap * sizeof(opool__hrun);
     for (uint32_t i = 0; i < h->nregions; i++) { /* vacant pages of the system's hold nothing */

@@ -950,10 +950,23 @@ template <class T> class mt_cache {
  * memory) throws std::bad_alloc, as the standard asks (std::abort() under
  * -fno-exceptions). Default-constructed: a heap that grows. The heap, and
  * every block in it, dies with the resource; containers using it must go
- * first. Thread-safety: one thread at a time, as the heap. */
+ * first. As an arena (heap_resource(opl::arena), or OPOOL_HEAP_ARENA in
+ * the desc) it is meant to die with blocks in it, and reports no leak;
+ * release() frees every block at once and keeps the resource, as
+ * std::pmr::monotonic_buffer_resource's does (opool_heap_clear: a
+ * container still holding blocks must not be used after it). Upstream's
+ * blocks are upstream's: release() and the destructor leave them.
+ * Thread-safety: one thread at a time, as the heap. */
+struct arena_t {
+    explicit arena_t() = default;
+};
+inline constexpr arena_t arena{}; /* heap_resource(opl::arena): a heap dropped whole */
+
 class heap_resource : public std::pmr::memory_resource {
   public:
     heap_resource() noexcept : heap_resource(nullptr) {}
+    explicit heap_resource(arena_t, std::pmr::memory_resource *upstream = nullptr) noexcept
+        : heap_resource(&arena_desc(), upstream) {}
     explicit heap_resource(const opool_heap_desc *desc,
                            std::pmr::memory_resource *upstream = nullptr) noexcept
         : upstream_(upstream ? upstream : std::pmr::new_delete_resource()) {
@@ -970,6 +983,8 @@ class heap_resource : public std::pmr::memory_resource {
     explicit operator bool() const noexcept { return h_ != nullptr; }
     opool_status status() const noexcept { return status_; }
     opool_heap *c_heap() const noexcept { return h_; }
+    /* Every block of the heap freed at once (opool_heap_clear). */
+    void release() noexcept { (void)opool_heap_clear(h_); }
 
   protected:
     void *do_allocate(std::size_t bytes, std::size_t align) override {
@@ -996,6 +1011,14 @@ class heap_resource : public std::pmr::memory_resource {
 
   private:
     bool from_heap(std::size_t align) const noexcept { return align <= (align16_ ? 16u : 8u); }
+    static const opool_heap_desc &arena_desc() noexcept {
+        static const opool_heap_desc d = [] {
+            opool_heap_desc a = opool_heap_desc();
+            a.flags = OPOOL_HEAP_ARENA;
+            return a;
+        }();
+        return d;
+    }
 
     opool_heap *h_ = nullptr;
     opool_status status_ = OPOOL_EINVAL;

@@ -138,10 +138,9 @@
  * Free runs keep their memory while they wait, with the same hysteresis as
  * the cache: at a page event or a run freed, at most once a second, the
  * free runs that waited a second or more give it back (madvise,
- * MEM_DECOMMIT). Free runs of 4 pages or more also keep at most 4 MiB
- * beyond the bytes of the live runs: past that, the oldest give theirs
- * back at once (a buffer growing by realloc leaves a run of every size
- * behind it; smaller runs are what a program frees and takes again). A run
+ * MEM_DECOMMIT). Free runs also keep at most 1 MiB, plus a quarter of the
+ * bytes of the live runs: past that, the oldest give theirs back at once
+ * (a buffer growing by realloc leaves a run of every size behind it). A run
  * keeps its addresses, and reads zero when taken again; the run area
  * never shrinks (its size is the most runs of each page count there ever
  * were at once, the bins reuse them).
@@ -150,13 +149,14 @@
  *
  * Default classes (bytes): 16 to 128 in steps of 16, then eight per doubling
  * up to 2048 (steps of 16 to 256, 32 to 512, 64 to 1024, 128 to 2048), so
- * that rounding up costs at most 12.5% from 128 to 2048 bytes (a 1032-byte
- * block, a 1 KiB buffer and its header, takes 1152); then four per doubling
- * up to 32640 (2560, 3072, 3584, 4096, ..., 8192, 10240, ..., 28672,
- * 32640), but eight from 4096 to 8192 (4608, 5120, ..., 7680), where a 4
- * KiB page and its header land: at most 25% (12.5% from 4 to 8 KiB). A page
- * of 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 2 of 32640 bytes (the
- * rest of its last 4 KiB pages never touched). 60 classes.
+ * that rounding up costs at most 12.5% from 128 to 2048 bytes; then four
+ * per doubling up to 32640 (2560, 3072, 3584, 4096, ..., 8192, 10240, ...,
+ * 28672, 32640), but eight from 4096 to 8192 (4608, 5120, ..., 7680): at
+ * most 25% (12.5% from 4 to 8 KiB). Besides, 1088, 2176, 4352 and 8448,
+ * where a buffer of 1, 2, 4 or 8 KiB and its header of up to 1/16 land (a
+ * 1032-byte block takes 1088, a 4209-byte database page 4352). A page of
+ * 64 KiB holds 15 blocks of 4 KiB, 3 of 16 KiB, 2 of 32640 bytes (the rest
+ * of its last 4 KiB pages never touched). 64 classes.
  * Blocks are aligned to 16 bytes when their class size is a multiple of
  * 16, else to 8; runs to 64 KiB, other large blocks to 16.
  *

@@ -498,7 +498,9 @@ BENCH_ALWAYS_INLINE uint64_t vectors_fill(int s, opool_heap *h, uint32_t n, uint
         }
     for (int k = 0; k < VECTORS; k++) {
         uint32_t z = g_vec_elem[k];
-        sum += get_words(v[k], z) + (unsigned char)v[k][(size_t)(n - 1) * z + z - 1];
+        uint64_t first = 0; /* element 0's first bytes and the last one's last: written */
+        memcpy(&first, v[k], z < 8 ? z : 8);
+        sum = bench_mix(sum, first + (unsigned char)v[k][(size_t)(n - 1) * z + z - 1]);
         *bad |= s_free(s, h, v[k]);
     }
     return sum;

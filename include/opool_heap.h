@@ -138,9 +138,10 @@
  * Free runs keep their memory while they wait, with the same hysteresis as
  * the cache: at a page event or a run freed, at most once a second, the
  * free runs that waited a second or more give it back (madvise,
- * MEM_DECOMMIT). Free runs also keep at most 1 MiB, plus a quarter of the
- * bytes of the live runs: past that, the oldest give theirs back at once
- * (a buffer growing by realloc leaves a run of every size behind it). A run
+ * MEM_DECOMMIT). Free runs of 4 pages or more also keep at most 4 MiB
+ * beyond the bytes of the live runs: past that, the oldest give theirs
+ * back at once (a buffer growing by realloc leaves a run of every size
+ * behind it; smaller runs are what a program frees and takes again). A run
  * keeps its addresses, and reads zero when taken again; the run area
  * never shrinks (its size is the most runs of each page count there ever
  * were at once, the bins reuse them).

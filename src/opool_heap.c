@@ -101,12 +101,14 @@ typedef struct opool__hmap {
  * page. A freed run waits, as it is, in the bin of its page count for the
  * next block of that many pages. */
 #define OPOOL__RUN_MAX 16u
-/* Free runs keep at most this many bytes resident, plus a quarter of the
- * live runs' bytes: past it, the oldest of them give their memory back at
- * once. A buffer growing by realloc leaves a run of every size behind it,
- * which no later block may want; below it, a program that frees and takes
- * runs again at every step finds their pages still there. */
-#define OPOOL__RUN_IDLE ((size_t)16 * OPOOL_HEAP_PAGE)
+/* Free runs of OPOOL__RUN_IDLE_MIN pages or more keep at most this many
+ * bytes resident beyond the bytes of the live runs: past it, the oldest of
+ * them give their memory back at once. A buffer growing by realloc leaves
+ * a run of every size behind it, which no later block may want. Smaller
+ * free runs wait for the decay: a program that frees and takes them again
+ * at every step would otherwise fault their pages in every time. */
+#define OPOOL__RUN_IDLE ((size_t)64 * OPOOL_HEAP_PAGE)
+#define OPOOL__RUN_IDLE_MIN 4u
 
 typedef struct opool__hrun {
     char *base;
@@ -140,6 +142,7 @@ struct opool_heap {
     size_t run_asked;    /* bytes asked for of the live runs (within large_bytes) */
     size_t run_held;     /* bytes of the runs live or free and not given back */
     size_t run_idle;     /* of which free (the bins' resident runs) */
+    size_t run_idle_big; /* of which runs of OPOOL__RUN_IDLE_MIN pages or more */
     uintptr_t run_swept; /* the cache tick of the runs' last decay */
     opool__hrunbin runs[OPOOL__RUN_MAX]; /* free runs of i + 1 pages */
     size_t page_count;                   /* pages serving a class */
@@ -718,6 +721,8 @@ static bool opool__heap_is_run(const opool_heap *h, const void *p) {
 static void opool__heap_run_idle(opool_heap *h, uint32_t n, bool more) {
     size_t bytes = (size_t)n * OPOOL__HPAGE;
     h->run_idle = more ? h->run_idle + bytes : h->run_idle - bytes;
+    if (n >= OPOOL__RUN_IDLE_MIN)
+        h->run_idle_big = more ? h->run_idle_big + bytes : h->run_idle_big - bytes;
 }
 
 /* A run of n pages (1 .. OPOOL__RUN_MAX): the newest free one of n pages,
@@ -757,13 +762,13 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     return r;
 }
 
-/* The oldest free run still resident, if it waited age ticks or more: its
- * memory back to the system. False: none, or the system cannot take it
- * back (the bytes stay, and so do those of every younger run, until a
- * later try). */
-static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age) {
+/* The oldest free run still resident that waited age ticks or more, among
+ * runs of from pages or more: its memory back to the system. False: none,
+ * or the system cannot take it back (the bytes stay, and so do those of
+ * every younger run, until a later try). */
+static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age, uint32_t from) {
     opool__hrunbin *oldest = NULL;
-    for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++) {
+    for (uint32_t i = from - 1; i < OPOOL__RUN_MAX; i++) {
         opool__hrunbin *b = &h->runs[i];
         if (b->cold < b->n && tick - b->v[b->cold].tick >= age &&
             (oldest == NULL || tick - b->v[b->cold].tick > tick - oldest->v[oldest->cold].tick))
@@ -786,13 +791,14 @@ static void opool__heap_run_decay(opool_heap *h, uintptr_t tick) {
     uintptr_t decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
     if (h->run_idle == 0 || tick - h->run_swept < decay) return;
     h->run_swept = tick;
-    while (opool__heap_run_idle_back(h, tick, decay)) {
+    while (opool__heap_run_idle_back(h, tick, decay, 1)) {
     }
 }
 
 /* The run r of n pages, its block freed, into its bin; then the decay, and
- * the budget: while the free runs keep more than OPOOL__RUN_IDLE bytes and a
- * quarter of the live runs' resident, the oldest give their memory back. */
+ * the budget: while the free runs of OPOOL__RUN_IDLE_MIN pages or more keep
+ * more than OPOOL__RUN_IDLE bytes beyond those of the live runs, the oldest
+ * of them give their memory back. */
 static void opool__heap_run_put(opool_heap *h, char *r, uint32_t n) {
     opool__hrunbin *b = &h->runs[n - 1];
     uintptr_t tick = opool__cache_tick(opool__now_ns());
@@ -802,8 +808,8 @@ static void opool__heap_run_put(opool_heap *h, char *r, uint32_t n) {
     b->n++;
     opool__heap_run_idle(h, n, true);
     opool__heap_run_decay(h, tick);
-    while (h->run_idle > OPOOL__RUN_IDLE + (h->run_held - h->run_idle) / 4 &&
-           opool__heap_run_idle_back(h, tick, 0)) {
+    while (h->run_idle_big > OPOOL__RUN_IDLE + (h->run_held - h->run_idle) &&
+           opool__heap_run_idle_back(h, tick, 0, OPOOL__RUN_IDLE_MIN)) {
     }
 }
 

@@ -2479,26 +2479,32 @@ TEST(large_blocks_are_runs_of_the_heaps_own_pages) {
     opool_heap_destroy(h);
 }
 
-/* Free runs keep at most 1 MiB resident plus a quarter of the live runs' bytes: past that the
- * oldest give their memory back at once (and read zero when taken again). */
-TEST(free_runs_past_the_budget_give_their_memory_back_at_once) {
+/* Free runs of 4 pages or more keep at most 4 MiB resident beyond the live runs' bytes: past
+ * that the oldest give their memory back at once (and read zero when taken again). Smaller free
+ * runs keep theirs until the decay (a second). */
+TEST(free_large_runs_past_the_budget_give_their_memory_back_at_once) {
 #if defined(__linux__) || defined(_WIN32)
     if (!RUNS) return;
     recorder r;
     opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
     REQUIRE(h);
-    enum { N = 40, L = 16, BIG = 5 * PAGE - 7, LIVE = 8 * PAGE }; /* 5 pages; 8 pages */
-    unsigned char *b[N], *live[L];
-    for (int k = 0; k < L; k++) REQUIRE((live[k] = (unsigned char *)opool_heap_alloc(h, LIVE)));
+    enum { N = 40, SMALL = 2 * PAGE, BIG = 5 * PAGE - 7 }; /* 2 pages; 5 pages */
+    unsigned char *s[N], *b[N];
+    for (int k = 0; k < N; k++) {
+        REQUIRE((s[k] = (unsigned char *)opool_heap_alloc(h, SMALL)));
+        memset(s[k], 0x5A, SMALL);
+    }
+    size_t held = stats_of(h).bytes;
+    for (int k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, s[k]), OPOOL_OK);
+    CHECK_EQ_U64(stats_of(h).bytes, held); /* 5 MiB of small free runs: all kept */
     for (int k = 0; k < N; k++) {
         REQUIRE((b[k] = (unsigned char *)opool_heap_alloc(h, BIG)));
         memset(b[k], 0xA5, BIG);
     }
-    size_t held = stats_of(h).bytes;
+    held = stats_of(h).bytes;
     for (int k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
-    /* 12.5 MiB of free runs, 1 MiB + 8 MiB / 4 = 3 MiB of them kept: the first 31 freed went
-     * back */
-    size_t run = 5 * PAGE, kept = (1u << 20) + L * (size_t)LIVE / 4;
+    /* 12.5 MiB of big free runs, at most 4 MiB of them kept: the first 27 freed went back */
+    size_t kept = 4u << 20, run = 5 * PAGE;
     CHECK(stats_of(h).bytes <= held - (N * run - kept) + run);
     CHECK(stats_of(h).bytes >= held - (N * run - kept) - run);
     /* taken again, newest first: the kept ones as they were, then the others zero */
@@ -2514,7 +2520,6 @@ TEST(free_runs_past_the_budget_give_their_memory_back_at_once) {
     }
     CHECK(zero >= N - (int)(kept / run) && zero <= N - (int)(kept / run) + 1);
     for (int k = 0; k < N; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
-    for (int k = 0; k < L; k++) CHECK_EQ_U64(opool_heap_free(h, live[k]), OPOOL_OK);
     CHECK_EQ_U64(r.n, 0);
     opool_heap_destroy(h);
 #endif
@@ -3164,7 +3169,7 @@ int main(void) {
     RUN(stats_bytes_grow_with_pages_and_large_blocks);
     RUN(large_blocks_are_runs_of_the_heaps_own_pages);
     RUN(free_runs_unused_for_a_while_give_their_memory_back);
-    RUN(free_runs_past_the_budget_give_their_memory_back_at_once);
+    RUN(free_large_runs_past_the_budget_give_their_memory_back_at_once);
 
     RUN(randomized_against_malloc_with_grow);
     RUN(randomized_against_malloc_without_grow_where_classes_fill_up);

@@ -944,7 +944,7 @@ TEST(an_arena_heap_resource_is_released_whole_and_dropped_without_a_leak_report)
                 v->emplace_back("a string long enough to leave the small buffer " +
                                 std::to_string(k));
             CHECK((*v)[299] == "a string long enough to leave the small buffer 299");
-            CHECK(live_blocks(r) >= 300); /* the strings, the vector */
+            CHECK(live_blocks(r) >= 300);              /* the strings, the vector */
             ::operator delete(static_cast<void *>(v)); /* the arena's way: no destructor */
             if (how == 0) r.release();
             CHECK((live_blocks(r) == 0) == (how == 0));

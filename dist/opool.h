@@ -251,6 +251,15 @@
 #define OPOOL_VERSION_PATCH 0
 #define OPOOL_VERSION 100 /* major * 10000 + minor * 100 + patch */
 
+/* A cast in a macro that the user's code expands (OPOOL_FOREACH, the typed
+ * pools of opool_typed.h): static_cast in C++, where a C cast is what
+ * -Wold-style-cast names, the C cast in C. */
+#ifdef __cplusplus
+#define OPOOL__CAST(T, x) (static_cast<T>(x))
+#else
+#define OPOOL__CAST(T, x) ((T)(x))
+#endif
+
 /* Attributes, empty with compilers other than GCC and Clang. OPOOL_NODISCARD
  * (warn_unused_result) marks the create and load functions, whose status must
  * be checked; OPOOL_LIKELY(x) / OPOOL_UNLIKELY(x) are branch hints
@@ -769,7 +778,8 @@ OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h
         for (opool_handle h = (obj##_opool_once_ = obj##_opool_i_ < opool_count(p),                \
                               opool_live_handle(p, obj##_opool_i_));                               \
              obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
-            for (T *obj = (obj##_opool_go_ = 0, (T *)opool_live_object(p, obj##_opool_i_));        \
+            for (T *obj = (obj##_opool_go_ = 0,                                                    \
+                          OPOOL__CAST(T *, opool_live_object(p, obj##_opool_i_)));                 \
                  !obj##_opool_go_ && ((void)obj, 1); obj##_opool_go_ = 1)
 
 /* Reorder the live roster by slot index (memory order) so the next iteration
@@ -1186,9 +1196,10 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * Free runs keep their memory while they wait, with the same hysteresis as
  * the cache: at a page event or a run freed, at most once a second, the
  * free runs that waited a second or more give it back (madvise,
- * MEM_DECOMMIT). Free runs also keep at most 1 MiB, plus a quarter of the
- * bytes of the live runs: past that, the oldest give theirs back at once
- * (a buffer growing by realloc leaves a run of every size behind it). A run
+ * MEM_DECOMMIT). Free runs of 4 pages or more also keep at most 4 MiB
+ * beyond the bytes of the live runs: past that, the oldest give theirs
+ * back at once (a buffer growing by realloc leaves a run of every size
+ * behind it; smaller runs are what a program frees and takes again). A run
  * keeps its addresses, and reads zero when taken again; the run area
  * never shrinks (its size is the most runs of each page count there ever
  * were at once, the bins reuse them).
@@ -2442,8 +2453,8 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
 
 /* The untyped pool behind a typed one (the typed pool type is never defined:
  * its pointers are opool pointers under another name). */
-#define OPOOL__RAW(p) ((opool *)(void *)(p))
-#define OPOOL__CRAW(p) ((const opool *)(const void *)(p))
+#define OPOOL__RAW(p) OPOOL__CAST(opool *, OPOOL__CAST(void *, p))
+#define OPOOL__CRAW(p) OPOOL__CAST(const opool *, OPOOL__CAST(const void *, p))
 
 /* Complete a typed pool's desc: object_size and object_align from the type
  * when 0; false for a NULL desc or one too small for the type. fixed: 0, or
@@ -2499,7 +2510,8 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 
 /* OPOOL_TYPED_POOL for OPOOL_TYPED_FIXED, after OPOOL_TYPED_HANDLE(name). */
 #define OPOOL_TYPED_POOL_FIXED(name, T, FLAGS)                                                     \
-    OPOOL__TYPED_POOL_OF(name, T, (uint32_t)(FLAGS) | OPOOL_FIXED, OPOOL__KNOWN_OF(FLAGS))
+    OPOOL__TYPED_POOL_OF(name, T, OPOOL__CAST(uint32_t, FLAGS) | OPOOL_FIXED,                      \
+                         OPOOL__KNOWN_OF(FLAGS))
 
 /* The pool type and its functions: FIX the flags every pool gets (0: those
  * of its desc), KNOWN what the inline paths know of it (opool_abi.h). */
@@ -2549,7 +2561,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_create(&raw, &d);                                                   \
-        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_flags(                              \
@@ -2575,7 +2587,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_create_in(&raw, buf, size, &d);                                     \
-        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN void name##_destroy(name *p) { opool_destroy(OPOOL__RAW(p)); }                 \
@@ -2583,10 +2595,11 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 
 #define OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                       \
     OPOOL__TYPED_FN T *name##_alloc(name *p, name##_handle *out) {                                 \
-        return (T *)opool__alloc_as(OPOOL__RAW(p), out ? &out->raw : NULL, OPOOL__SITE, KNOWN);    \
+        return OPOOL__CAST(                                                                        \
+            T *, opool__alloc_as(OPOOL__RAW(p), out ? &out->raw : NULL, OPOOL__SITE, KNOWN));      \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_alloc_at(name *p, name##_handle h) {                                 \
-        return (T *)opool_alloc_at(OPOOL__RAW(p), h.raw);                                          \
+        return OPOOL__CAST(T *, opool_alloc_at(OPOOL__RAW(p), h.raw));                             \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_free(name *p, name##_handle h) {                           \
         return opool__free_as(OPOOL__RAW(p), h.raw, KNOWN);                                        \
@@ -2595,7 +2608,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return opool_free_object(OPOOL__RAW(p), obj);                                              \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_get(const name *p, name##_handle h) {                                \
-        return (T *)opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN);                                   \
+        return OPOOL__CAST(T *, opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN));                      \
     }                                                                                              \
     OPOOL__TYPED_FN bool name##_valid(const name *p, name##_handle h) {                            \
         return opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN) != NULL;                                \
@@ -2604,7 +2617,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return name##_handle_from(opool_handle_of(OPOOL__CRAW(p), obj));                           \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_at(const name *p, uint32_t index) {                                  \
-        return (T *)opool_at(OPOOL__CRAW(p), index);                                               \
+        return OPOOL__CAST(T *, opool_at(OPOOL__CRAW(p), index));                                  \
     }                                                                                              \
     OPOOL__TYPED_FN void name##_clear(name *p) { opool_clear(OPOOL__RAW(p)); }
 
@@ -2617,7 +2630,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return name##_handle_from(opool_live_handle(OPOOL__CRAW(p), i));                           \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_live_object(const name *p, uint32_t i) {                             \
-        return (T *)opool_live_object(OPOOL__CRAW(p), i);                                          \
+        return OPOOL__CAST(T *, opool_live_object(OPOOL__CRAW(p), i));                             \
     }                                                                                              \
     OPOOL__TYPED_FN uint32_t name##_high_water(const name *p) {                                    \
         return opool_high_water(OPOOL__CRAW(p));                                                   \
@@ -2631,8 +2644,8 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         void *user;                                                                                \
     } name##__keep;                                                                                \
     OPOOL__TYPED_FN bool name##__keep_shim(void *obj, opool_handle h, void *user) {                \
-        const name##__keep *k = (const name##__keep *)user;                                        \
-        return k->keep((T *)obj, name##_handle_from(h), k->user);                                  \
+        const name##__keep *k = OPOOL__CAST(const name##__keep *, user);                           \
+        return k->keep(OPOOL__CAST(T *, obj), name##_handle_from(h), k->user);                     \
     }                                                                                              \
     OPOOL__TYPED_FN uint32_t name##_retain(name *p, name##_keep_fn keep, void *user) {             \
         name##__keep k;                                                                            \
@@ -2666,7 +2679,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_load(&raw, &d, read, ctx);                                          \
-        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_save_file(const name *p, const char *path) {               \
@@ -2680,7 +2693,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_load_file(&raw, &d, path);                                          \
-        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }
 
@@ -2707,16 +2720,16 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool_side *raw = NULL;                                                                    \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         opool_status s = opool_side_create(&raw, sizeof(V), OPOOL__ALIGNOF(V), capacity);          \
-        *out = (side *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(side *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN void side##_destroy(side *s) { opool_side_destroy(OPOOL__SRAW(s)); }           \
     OPOOL__TYPED_FN opool_side *side##_raw(side *s) { return OPOOL__SRAW(s); }                     \
     OPOOL__TYPED_FN V *side##_put(side *s, pool##_handle h) {                                      \
-        return (V *)opool_side_put(OPOOL__SRAW(s), h.raw);                                         \
+        return OPOOL__CAST(V *, opool_side_put(OPOOL__SRAW(s), h.raw));                            \
     }                                                                                              \
     OPOOL__TYPED_FN V *side##_get(const side *s, pool##_handle h) {                                \
-        return (V *)opool_side_get(OPOOL__CSRAW(s), h.raw);                                        \
+        return OPOOL__CAST(V *, opool_side_get(OPOOL__CSRAW(s), h.raw));                           \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status side##_remove(side *s, pool##_handle h) {                         \
         return opool_side_remove(OPOOL__SRAW(s), h.raw);                                           \
@@ -2729,7 +2742,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return pool##_handle_from(opool_side_handle_at(OPOOL__CSRAW(s), i));                       \
     }                                                                                              \
     OPOOL__TYPED_FN V *side##_value_at(const side *s, uint32_t i) {                                \
-        return (V *)opool_side_value_at(OPOOL__CSRAW(s), i);                                       \
+        return OPOOL__CAST(V *, opool_side_value_at(OPOOL__CSRAW(s), i));                          \
     }                                                                                              \
     OPOOL__TYPED_FN void side##_follow(side *s, const pool *p) {                                   \
         opool_side_follow(OPOOL__SRAW(s), OPOOL__CRAW(p));                                         \
@@ -2745,13 +2758,13 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool_side *raw = NULL;                                                                    \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         opool_status s = opool_side_load(&raw, sizeof(V), OPOOL__ALIGNOF(V), read, ctx);           \
-        *out = (side *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(side *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }                                                                                              \
     struct side##__opool_side /* the caller's semicolon ends this (redundant) declaration */
 
-#define OPOOL__SRAW(s) ((opool_side *)(void *)(s))
-#define OPOOL__CSRAW(s) ((const opool_side *)(const void *)(s))
+#define OPOOL__SRAW(s) OPOOL__CAST(opool_side *, OPOOL__CAST(void *, s))
+#define OPOOL__CSRAW(s) OPOOL__CAST(const opool_side *, OPOOL__CAST(const void *, s))
 
 #endif /* OPOOL_TYPED_H */
 
@@ -2798,6 +2811,15 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * LICENSE: zlib (see LICENSE)
  */
 
+
+/* The inline bodies below are C, with C's casts. GCC says nothing of them
+ * under -Wold-style-cast inside extern "C"; Clang does, so in C++ it is
+ * told not to, for this file alone (the macros a user's code expands use
+ * OPOOL__CAST instead). Popped at the end. */
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wold-style-cast"
+#endif
 
 /* Every inline path of this file (the core pool's, the heap's, the
  * concurrent pool's cache hits) and the library's helpers of its own
@@ -3405,7 +3427,7 @@ OPOOL_API void opool__heap_fold_recent(opool__hclass_hot *k);
 
 /* The page set's home slot of a page address (the lookup probes on from it). */
 static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
-    return (uint32_t)(((uint64_t)page * 0x9E3779B97F4A7C15u) >> 32) & mask;
+    return (uint32_t)((page * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
 }
 
 /* The block index of offset off (< 2^16) from block 0 in *j; false when off
@@ -3415,7 +3437,8 @@ static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
  * 2^16 + size to the low half, and recip is at least 2^17. (The
  * out-of-line paths'.) */
 static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j) {
-    uint64_t q = (uint64_t)off * recip;
+    uint64_t q = off;
+    q *= recip;
     *j = (uint32_t)(q >> 32);
     return (uint32_t)q < recip;
 }
@@ -3828,6 +3851,10 @@ OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_han
 #endif
 
 #endif /* OPOOL__ABI_MT_H */
+
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 /* ############################################################################
  * IMPLEMENTATION (one C file of the program defines OPOOL_IMPLEMENTATION)
@@ -7326,12 +7353,14 @@ typedef struct opool__hmap {
  * page. A freed run waits, as it is, in the bin of its page count for the
  * next block of that many pages. */
 #define OPOOL__RUN_MAX 16u
-/* Free runs keep at most this many bytes resident, plus a quarter of the
- * live runs' bytes: past it, the oldest of them give their memory back at
- * once. A buffer growing by realloc leaves a run of every size behind it,
- * which no later block may want; below it, a program that frees and takes
- * runs again at every step finds their pages still there. */
-#define OPOOL__RUN_IDLE ((size_t)16 * OPOOL_HEAP_PAGE)
+/* Free runs of OPOOL__RUN_IDLE_MIN pages or more keep at most this many
+ * bytes resident beyond the bytes of the live runs: past it, the oldest of
+ * them give their memory back at once. A buffer growing by realloc leaves
+ * a run of every size behind it, which no later block may want. Smaller
+ * free runs wait for the decay: a program that frees and takes them again
+ * at every step would otherwise fault their pages in every time. */
+#define OPOOL__RUN_IDLE ((size_t)64 * OPOOL_HEAP_PAGE)
+#define OPOOL__RUN_IDLE_MIN 4u
 
 typedef struct opool__hrun {
     char *base;
@@ -7365,6 +7394,7 @@ struct opool_heap {
     size_t run_asked;    /* bytes asked for of the live runs (within large_bytes) */
     size_t run_held;     /* bytes of the runs live or free and not given back */
     size_t run_idle;     /* of which free (the bins' resident runs) */
+    size_t run_idle_big; /* of which runs of OPOOL__RUN_IDLE_MIN pages or more */
     uintptr_t run_swept; /* the cache tick of the runs' last decay */
     opool__hrunbin runs[OPOOL__RUN_MAX]; /* free runs of i + 1 pages */
     size_t page_count;                   /* pages serving a class */
@@ -7943,6 +7973,8 @@ static bool opool__heap_is_run(const opool_heap *h, const void *p) {
 static void opool__heap_run_idle(opool_heap *h, uint32_t n, bool more) {
     size_t bytes = (size_t)n * OPOOL__HPAGE;
     h->run_idle = more ? h->run_idle + bytes : h->run_idle - bytes;
+    if (n >= OPOOL__RUN_IDLE_MIN)
+        h->run_idle_big = more ? h->run_idle_big + bytes : h->run_idle_big - bytes;
 }
 
 /* A run of n pages (1 .. OPOOL__RUN_MAX): the newest free one of n pages,
@@ -7982,13 +8014,13 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     return r;
 }
 
-/* The oldest free run still resident, if it waited age ticks or more: its
- * memory back to the system. False: none, or the system cannot take it
- * back (the bytes stay, and so do those of every younger run, until a
- * later try). */
-static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age) {
+/* The oldest free run still resident that waited age ticks or more, among
+ * runs of from pages or more: its memory back to the system. False: none,
+ * or the system cannot take it back (the bytes stay, and so do those of
+ * every younger run, until a later try). */
+static bool opool__heap_run_idle_back(opool_heap *h, uintptr_t tick, uintptr_t age, uint32_t from) {
     opool__hrunbin *oldest = NULL;
-    for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++) {
+    for (uint32_t i = from - 1; i < OPOOL__RUN_MAX; i++) {
         opool__hrunbin *b = &h->runs[i];
         if (b->cold < b->n && tick - b->v[b->cold].tick >= age &&
             (oldest == NULL || tick - b->v[b->cold].tick > tick - oldest->v[oldest->cold].tick))
@@ -8011,13 +8043,14 @@ static void opool__heap_run_decay(opool_heap *h, uintptr_t tick) {
     uintptr_t decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
     if (h->run_idle == 0 || tick - h->run_swept < decay) return;
     h->run_swept = tick;
-    while (opool__heap_run_idle_back(h, tick, decay)) {
+    while (opool__heap_run_idle_back(h, tick, decay, 1)) {
     }
 }
 
 /* The run r of n pages, its block freed, into its bin; then the decay, and
- * the budget: while the free runs keep more than OPOOL__RUN_IDLE bytes and a
- * quarter of the live runs' resident, the oldest give their memory back. */
+ * the budget: while the free runs of OPOOL__RUN_IDLE_MIN pages or more keep
+ * more than OPOOL__RUN_IDLE bytes beyond those of the live runs, the oldest
+ * of them give their memory back. */
 static void opool__heap_run_put(opool_heap *h, char *r, uint32_t n) {
     opool__hrunbin *b = &h->runs[n - 1];
     uintptr_t tick = opool__cache_tick(opool__now_ns());
@@ -8027,8 +8060,8 @@ static void opool__heap_run_put(opool_heap *h, char *r, uint32_t n) {
     b->n++;
     opool__heap_run_idle(h, n, true);
     opool__heap_run_decay(h, tick);
-    while (h->run_idle > OPOOL__RUN_IDLE + (h->run_held - h->run_idle) / 4 &&
-           opool__heap_run_idle_back(h, tick, 0)) {
+    while (h->run_idle_big > OPOOL__RUN_IDLE + (h->run_held - h->run_idle) &&
+           opool__heap_run_idle_back(h, tick, 0, OPOOL__RUN_IDLE_MIN)) {
     }
 }
 

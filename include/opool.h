@@ -185,6 +185,15 @@
 #define OPOOL_VERSION_PATCH 0
 #define OPOOL_VERSION 100 /* major * 10000 + minor * 100 + patch */
 
+/* A cast in a macro that the user's code expands (OPOOL_FOREACH, the typed
+ * pools of opool_typed.h): static_cast in C++, where a C cast is what
+ * -Wold-style-cast names, the C cast in C. */
+#ifdef __cplusplus
+#define OPOOL__CAST(T, x) (static_cast<T>(x))
+#else
+#define OPOOL__CAST(T, x) ((T)(x))
+#endif
+
 /* Attributes, empty with compilers other than GCC and Clang. OPOOL_NODISCARD
  * (warn_unused_result) marks the create and load functions, whose status must
  * be checked; OPOOL_LIKELY(x) / OPOOL_UNLIKELY(x) are branch hints
@@ -703,7 +712,8 @@ OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h
         for (opool_handle h = (obj##_opool_once_ = obj##_opool_i_ < opool_count(p),                \
                               opool_live_handle(p, obj##_opool_i_));                               \
              obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
-            for (T *obj = (obj##_opool_go_ = 0, (T *)opool_live_object(p, obj##_opool_i_));        \
+            for (T *obj = (obj##_opool_go_ = 0,                                                    \
+                          OPOOL__CAST(T *, opool_live_object(p, obj##_opool_i_)));                 \
                  !obj##_opool_go_ && ((void)obj, 1); obj##_opool_go_ = 1)
 
 /* Reorder the live roster by slot index (memory order) so the next iteration

@@ -39,6 +39,15 @@
  */
 #include "opool.h" /* when included on its own */
 
+/* The inline bodies below are C, with C's casts. GCC says nothing of them
+ * under -Wold-style-cast inside extern "C"; Clang does, so in C++ it is
+ * told not to, for this file alone (the macros a user's code expands use
+ * OPOOL__CAST instead). Popped at the end. */
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wold-style-cast"
+#endif
+
 /* Every inline path of this file (the core pool's, the heap's, the
  * concurrent pool's cache hits) and the library's helpers of its own
  * concurrent paths (src/opool_mt_internal.h): inlined into the caller even
@@ -645,7 +654,7 @@ OPOOL_API void opool__heap_fold_recent(opool__hclass_hot *k);
 
 /* The page set's home slot of a page address (the lookup probes on from it). */
 static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
-    return (uint32_t)(((uint64_t)page * 0x9E3779B97F4A7C15u) >> 32) & mask;
+    return (uint32_t)((page * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
 }
 
 /* The block index of offset off (< 2^16) from block 0 in *j; false when off
@@ -655,7 +664,8 @@ static inline uint32_t opool__heap_home(uintptr_t page, uint32_t mask) {
  * 2^16 + size to the low half, and recip is at least 2^17. (The
  * out-of-line paths'.) */
 static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j) {
-    uint64_t q = (uint64_t)off * recip;
+    uint64_t q = off;
+    q *= recip;
     *j = (uint32_t)(q >> 32);
     return (uint32_t)q < recip;
 }
@@ -1068,3 +1078,7 @@ OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_han
 #endif
 
 #endif /* OPOOL__ABI_MT_H */
+
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic pop
+#endif

@@ -222,8 +222,8 @@
 
 /* The untyped pool behind a typed one (the typed pool type is never defined:
  * its pointers are opool pointers under another name). */
-#define OPOOL__RAW(p) ((opool *)(void *)(p))
-#define OPOOL__CRAW(p) ((const opool *)(const void *)(p))
+#define OPOOL__RAW(p) OPOOL__CAST(opool *, OPOOL__CAST(void *, p))
+#define OPOOL__CRAW(p) OPOOL__CAST(const opool *, OPOOL__CAST(const void *, p))
 
 /* Complete a typed pool's desc: object_size and object_align from the type
  * when 0; false for a NULL desc or one too small for the type. fixed: 0, or
@@ -279,7 +279,8 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 
 /* OPOOL_TYPED_POOL for OPOOL_TYPED_FIXED, after OPOOL_TYPED_HANDLE(name). */
 #define OPOOL_TYPED_POOL_FIXED(name, T, FLAGS)                                                     \
-    OPOOL__TYPED_POOL_OF(name, T, (uint32_t)(FLAGS) | OPOOL_FIXED, OPOOL__KNOWN_OF(FLAGS))
+    OPOOL__TYPED_POOL_OF(name, T, OPOOL__CAST(uint32_t, FLAGS) | OPOOL_FIXED,                      \
+                         OPOOL__KNOWN_OF(FLAGS))
 
 /* The pool type and its functions: FIX the flags every pool gets (0: those
  * of its desc), KNOWN what the inline paths know of it (opool_abi.h). */
@@ -329,7 +330,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_create(&raw, &d);                                                   \
-        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_flags(                              \
@@ -355,7 +356,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_create_in(&raw, buf, size, &d);                                     \
-        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN void name##_destroy(name *p) { opool_destroy(OPOOL__RAW(p)); }                 \
@@ -363,10 +364,11 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 
 #define OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                       \
     OPOOL__TYPED_FN T *name##_alloc(name *p, name##_handle *out) {                                 \
-        return (T *)opool__alloc_as(OPOOL__RAW(p), out ? &out->raw : NULL, OPOOL__SITE, KNOWN);    \
+        return OPOOL__CAST(                                                                        \
+            T *, opool__alloc_as(OPOOL__RAW(p), out ? &out->raw : NULL, OPOOL__SITE, KNOWN));      \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_alloc_at(name *p, name##_handle h) {                                 \
-        return (T *)opool_alloc_at(OPOOL__RAW(p), h.raw);                                          \
+        return OPOOL__CAST(T *, opool_alloc_at(OPOOL__RAW(p), h.raw));                             \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_free(name *p, name##_handle h) {                           \
         return opool__free_as(OPOOL__RAW(p), h.raw, KNOWN);                                        \
@@ -375,7 +377,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return opool_free_object(OPOOL__RAW(p), obj);                                              \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_get(const name *p, name##_handle h) {                                \
-        return (T *)opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN);                                   \
+        return OPOOL__CAST(T *, opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN));                      \
     }                                                                                              \
     OPOOL__TYPED_FN bool name##_valid(const name *p, name##_handle h) {                            \
         return opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN) != NULL;                                \
@@ -384,7 +386,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return name##_handle_from(opool_handle_of(OPOOL__CRAW(p), obj));                           \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_at(const name *p, uint32_t index) {                                  \
-        return (T *)opool_at(OPOOL__CRAW(p), index);                                               \
+        return OPOOL__CAST(T *, opool_at(OPOOL__CRAW(p), index));                                  \
     }                                                                                              \
     OPOOL__TYPED_FN void name##_clear(name *p) { opool_clear(OPOOL__RAW(p)); }
 
@@ -397,7 +399,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return name##_handle_from(opool_live_handle(OPOOL__CRAW(p), i));                           \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_live_object(const name *p, uint32_t i) {                             \
-        return (T *)opool_live_object(OPOOL__CRAW(p), i);                                          \
+        return OPOOL__CAST(T *, opool_live_object(OPOOL__CRAW(p), i));                             \
     }                                                                                              \
     OPOOL__TYPED_FN uint32_t name##_high_water(const name *p) {                                    \
         return opool_high_water(OPOOL__CRAW(p));                                                   \
@@ -411,8 +413,8 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         void *user;                                                                                \
     } name##__keep;                                                                                \
     OPOOL__TYPED_FN bool name##__keep_shim(void *obj, opool_handle h, void *user) {                \
-        const name##__keep *k = (const name##__keep *)user;                                        \
-        return k->keep((T *)obj, name##_handle_from(h), k->user);                                  \
+        const name##__keep *k = OPOOL__CAST(const name##__keep *, user);                           \
+        return k->keep(OPOOL__CAST(T *, obj), name##_handle_from(h), k->user);                     \
     }                                                                                              \
     OPOOL__TYPED_FN uint32_t name##_retain(name *p, name##_keep_fn keep, void *user) {             \
         name##__keep k;                                                                            \
@@ -446,7 +448,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_load(&raw, &d, read, ctx);                                          \
-        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_save_file(const name *p, const char *path) {               \
@@ -460,7 +462,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_load_file(&raw, &d, path);                                          \
-        *out = (name *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }
 
@@ -487,16 +489,16 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool_side *raw = NULL;                                                                    \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         opool_status s = opool_side_create(&raw, sizeof(V), OPOOL__ALIGNOF(V), capacity);          \
-        *out = (side *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(side *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN void side##_destroy(side *s) { opool_side_destroy(OPOOL__SRAW(s)); }           \
     OPOOL__TYPED_FN opool_side *side##_raw(side *s) { return OPOOL__SRAW(s); }                     \
     OPOOL__TYPED_FN V *side##_put(side *s, pool##_handle h) {                                      \
-        return (V *)opool_side_put(OPOOL__SRAW(s), h.raw);                                         \
+        return OPOOL__CAST(V *, opool_side_put(OPOOL__SRAW(s), h.raw));                            \
     }                                                                                              \
     OPOOL__TYPED_FN V *side##_get(const side *s, pool##_handle h) {                                \
-        return (V *)opool_side_get(OPOOL__CSRAW(s), h.raw);                                        \
+        return OPOOL__CAST(V *, opool_side_get(OPOOL__CSRAW(s), h.raw));                           \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status side##_remove(side *s, pool##_handle h) {                         \
         return opool_side_remove(OPOOL__SRAW(s), h.raw);                                           \
@@ -509,7 +511,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         return pool##_handle_from(opool_side_handle_at(OPOOL__CSRAW(s), i));                       \
     }                                                                                              \
     OPOOL__TYPED_FN V *side##_value_at(const side *s, uint32_t i) {                                \
-        return (V *)opool_side_value_at(OPOOL__CSRAW(s), i);                                       \
+        return OPOOL__CAST(V *, opool_side_value_at(OPOOL__CSRAW(s), i));                          \
     }                                                                                              \
     OPOOL__TYPED_FN void side##_follow(side *s, const pool *p) {                                   \
         opool_side_follow(OPOOL__SRAW(s), OPOOL__CRAW(p));                                         \
@@ -525,12 +527,12 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool_side *raw = NULL;                                                                    \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         opool_status s = opool_side_load(&raw, sizeof(V), OPOOL__ALIGNOF(V), read, ctx);           \
-        *out = (side *)(void *)raw; /* NULL on failure */                                          \
+        *out = OPOOL__CAST(side *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
         return s;                                                                                  \
     }                                                                                              \
     struct side##__opool_side /* the caller's semicolon ends this (redundant) declaration */
 
-#define OPOOL__SRAW(s) ((opool_side *)(void *)(s))
-#define OPOOL__CSRAW(s) ((const opool_side *)(const void *)(s))
+#define OPOOL__SRAW(s) OPOOL__CAST(opool_side *, OPOOL__CAST(void *, s))
+#define OPOOL__CSRAW(s) OPOOL__CAST(const opool_side *, OPOOL__CAST(const void *, s))
 
 #endif /* OPOOL_TYPED_H */

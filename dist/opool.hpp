@@ -169,8 +169,10 @@ static_assert(sizeof(handle32<int>) == 4, "a compact handle is 4 bytes");
 
 /* ---- options ------------------------------------------------------------ */
 
-/* How to make a pool: an aggregate, zero fields are the defaults (as in
- * opool_desc). object_size and object_align come from T.
+/* How to make a pool: an aggregate whose fields are all 0 (nullptr) unless
+ * given, and zero fields are the defaults (as in opool_desc), so
+ * `pool<T> p({.capacity = 256, .name = "ships"})` (C++20) names only what
+ * it sets. object_size and object_align come from T.
  *   capacity      required, > 0: slots reserved at creation;
  *   max_capacity  above capacity: the pool grows up to it (OPOOL_FULL_GROW),
  *                 else it is fixed;
@@ -184,11 +186,11 @@ static_assert(sizeof(handle32<int>) == 4, "a compact handle is 4 bytes");
  *   name          the pool's name in the default report's lines (must
  *                 outlive the pool). */
 struct options {
-    uint32_t capacity;
-    uint32_t max_capacity;
-    uint32_t flags;
-    uint32_t salt;
-    const char *name;
+    uint32_t capacity = 0;
+    uint32_t max_capacity = 0;
+    uint32_t flags = 0;
+    uint32_t salt = 0;
+    const char *name = nullptr;
 };
 
 /* What emplace returns: the new object's handle and address, or {null,
@@ -255,15 +257,24 @@ inline emplaced<T> emplace_in(void *mem, opool_handle h, Free free, A &&...args)
 
 /* The backward loop of opool.h (ITERATION) as an iterator: at is one past
  * the index it visits; an index left past the end by frees of other
- * objects is skipped, as OPOOL_FOREACH skips it. */
+ * objects is skipped, as OPOOL_FOREACH skips it. A forward iterator (C++20's
+ * std::forward_iterator): copies walk the same objects, so views and the
+ * ranges algorithms take a pool. For T &, a forward iterator of C++17 too;
+ * for item<T>, which is a value holding a reference, an input iterator
+ * there (iterator_category), a forward one to C++20 (iterator_concept). */
 template <class T, class Value> class live_iterator {
+    static constexpr bool ref_ = std::is_reference<Value>::value;
+
   public:
-    using value_type = Value;
+    using value_type = typename std::remove_cv<typename std::remove_reference<Value>::type>::type;
     using difference_type = std::ptrdiff_t;
-    using iterator_category = std::input_iterator_tag;
+    using iterator_category =
+        typename std::conditional<ref_, std::forward_iterator_tag, std::input_iterator_tag>::type;
+    using iterator_concept = std::forward_iterator_tag;
     using pointer = void;
     using reference = Value;
 
+    live_iterator() noexcept = default;
     live_iterator(const opool *p, uint32_t at) noexcept : p_(p), at_(at) {}
     Value operator*() const noexcept {
         if constexpr (std::is_same<Value, T &>::value)
@@ -277,6 +288,13 @@ template <class T, class Value> class live_iterator {
         at_ = at_ - 1 < n ? at_ - 1 : n;
         return *this;
     }
+    live_iterator operator++(int) noexcept {
+        live_iterator was = *this;
+        ++*this;
+        return was;
+    }
+    /* the objects left to visit, this one included (a range's size) */
+    uint32_t left() const noexcept { return at_; }
     friend bool operator==(const live_iterator &a, const live_iterator &b) noexcept {
         return a.at_ == b.at_;
     }
@@ -285,8 +303,8 @@ template <class T, class Value> class live_iterator {
     }
 
   private:
-    const opool *p_;
-    uint32_t at_;
+    const opool *p_ = nullptr;
+    uint32_t at_ = 0;
 };
 
 /* x as a size_t (its low bits where size_t is narrower), without a cast
@@ -302,6 +320,8 @@ template <class It> struct range {
     It b, e;
     It begin() const noexcept { return b; }
     It end() const noexcept { return e; }
+    uint32_t size() const noexcept { return b.left() - e.left(); }
+    bool empty() const noexcept { return size() == 0; }
 };
 
 } // namespace detail
@@ -348,24 +368,26 @@ template <class T, uint32_t Flags = 0> class pool {
         status_ = fix(d) && destructible(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
     }
 
-    /* Create the C pool from a whole opool_desc, for what options lacks
-     * (allocator, report, user, OPOOL_FULL_GROW's limits as given). Its
-     * object_size and object_align are T's (0 in d means T's; anything else
-     * but T's is OPOOL_EINVAL). The wrapper owns the objects' lives, so d
-     * must have no init, fini, evict (use the evict constructor),
-     * save_object or load_object: OPOOL_EINVAL otherwise. */
-    explicit pool(const opool_desc &d) noexcept {
+    /* A pool made from a whole opool_desc, for what options lacks
+     * (allocator, report, user, OPOOL_FULL_GROW's limits as given): a named
+     * function, not a constructor, so that braces given to the options
+     * constructor can never mean a desc. Its object_size and object_align
+     * are T's (0 in d means T's; anything else but T's is OPOOL_EINVAL).
+     * The wrapper owns the objects' lives, so d must have no init, fini,
+     * evict (use the evict constructor), save_object or load_object:
+     * OPOOL_EINVAL otherwise. */
+    [[nodiscard]] static pool from_desc(const opool_desc &d) noexcept {
+        pool p;
         opool_desc c = d;
         bool sized = (c.object_size == 0 || c.object_size == sizeof(T)) &&
                      (c.object_align == 0 || c.object_align == alignof(T));
         if (!sized || c.init || c.fini || c.evict || c.on_full == OPOOL_FULL_EVICT ||
-            c.save_object || c.load_object || !fix(c) || !destructible(c)) {
-            status_ = OPOOL_EINVAL;
-            return;
-        }
+            c.save_object || c.load_object || !fix(c) || !destructible(c))
+            return p;
         c.object_size = sizeof(T);
         c.object_align = alignof(T);
-        status_ = opool_create(&p_, &c);
+        p.status_ = opool_create(&p.p_, &c);
+        return p;
     }
 
     /* A pool that, when full, erases the object evict names and reuses its
@@ -432,7 +454,7 @@ template <class T, uint32_t Flags = 0> class pool {
      * room (counted and reported as opool_alloc says); T's constructor does
      * not run then. A constructor that throws: the slot is freed and the
      * exception goes on. O(1) plus T's constructor; inline. */
-    template <class... A> emplaced<T> emplace(A &&...args) {
+    template <class... A> [[nodiscard]] emplaced<T> emplace(A &&...args) {
         opool_handle h;
         void *mem = opool__alloc_as(p_, &h, OPOOL__SITE, known_);
         return detail::emplace_in<T>(
@@ -441,8 +463,10 @@ template <class T, uint32_t Flags = 0> class pool {
     }
 
     /* The object of h, nullptr unless h is live in this pool. O(1); inline. */
-    T *get(handle<T> h) noexcept { return static_cast<T *>(opool__get_as(p_, h.raw(), known_)); }
-    const T *get(handle<T> h) const noexcept {
+    [[nodiscard]] T *get(handle<T> h) noexcept {
+        return static_cast<T *>(opool__get_as(p_, h.raw(), known_));
+    }
+    [[nodiscard]] const T *get(handle<T> h) const noexcept {
         return static_cast<const T *>(opool__get_as(p_, h.raw(), known_));
     }
     bool contains(handle<T> h) const noexcept {
@@ -691,7 +715,7 @@ template <class T, class V> class side_table {
      * cannot grow to its index (no memory); V's constructor does not run
      * then. A constructor that throws leaves h without a value. O(1) plus
      * growth. */
-    template <class... A> V *emplace(handle<T> h, A &&...args) {
+    template <class... A> [[nodiscard]] V *emplace(handle<T> h, A &&...args) {
         if (!opool_valid(objects_, h.raw())) return nullptr;
         drop(opool_handle_at(values_, h.index())); /* this object's, or an earlier one's */
         void *mem = opool_alloc_at(values_, h.raw());
@@ -701,11 +725,11 @@ template <class T, class V> class side_table {
     }
 
     /* h's value, nullptr unless h's object is live and has one. O(1). */
-    V *get(handle<T> h) noexcept {
+    [[nodiscard]] V *get(handle<T> h) noexcept {
         return opool_valid(objects_, h.raw()) ? static_cast<V *>(opool_get(values_, h.raw()))
                                               : nullptr;
     }
-    const V *get(handle<T> h) const noexcept {
+    [[nodiscard]] const V *get(handle<T> h) const noexcept {
         return opool_valid(objects_, h.raw()) ? static_cast<const V *>(opool_get(values_, h.raw()))
                                               : nullptr;
     }
@@ -835,7 +859,7 @@ template <class T> class mt_pool {
     opool_status status() const noexcept { return status_; }
 
     /* As pool<T>::emplace, over opool_mt_alloc. Lock-free. */
-    template <class... A> emplaced<T> emplace(A &&...args) {
+    template <class... A> [[nodiscard]] emplaced<T> emplace(A &&...args) {
         opool_handle h;
         void *mem = opool_mt_alloc(p_, &h);
         return detail::emplace_in<T>(mem, h, unbuilt(), std::forward<A>(args)...);
@@ -854,7 +878,9 @@ template <class T> class mt_pool {
      * handle, exactly one gets true). false for a stale, foreign or null
      * handle (counted, reported as opool_mt_free says). Lock-free. */
     bool erase(handle<T> h) noexcept { return opool_mt_free(p_, h.raw()) == OPOOL_OK; }
-    T *get(handle<T> h) const noexcept { return static_cast<T *>(opool_mt_get(p_, h.raw())); }
+    [[nodiscard]] T *get(handle<T> h) const noexcept {
+        return static_cast<T *>(opool_mt_get(p_, h.raw()));
+    }
     bool contains(handle<T> h) const noexcept { return opool_mt_valid(p_, h.raw()); }
     uint32_t size() const noexcept { return opool_mt_count(p_); }
     uint32_t capacity() const noexcept { return opool_mt_capacity(p_); }
@@ -907,7 +933,7 @@ template <class T> class mt_cache {
     explicit operator bool() const noexcept { return c_ != nullptr; }
     opool_status status() const noexcept { return status_; }
 
-    template <class... A> emplaced<T> emplace(A &&...args) {
+    template <class... A> [[nodiscard]] emplaced<T> emplace(A &&...args) {
         opool_handle h;
         void *mem = opool_mt_cache_alloc(c_, &h);
         return detail::emplace_in<T>(mem, h, unbuilt(), std::forward<A>(args)...);

@@ -93,7 +93,7 @@ int main() {
 
         for (int k = 0; k < 12; k++) {
             auto [h, s] = ships.emplace("ship " + std::to_string(k), float(k * 10));
-            captains.emplace(h, "captain of " + s->name());
+            if (!captains.emplace(h, "captain of " + s->name())) return 1;
         }
         for (auto [h, s] : ships.items()) s.target = pick_target(ships, h);
 

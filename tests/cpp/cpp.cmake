@@ -8,6 +8,9 @@
 #   test_hpp_mt        tests/cpp/test_hpp_mt.cpp: threads (label mt: ThreadSanitizer too)
 #   hpp_strict         tests/cpp/strict.cpp, every template instantiated, compiles under strict
 #                      warnings (-Wold-style-cast, -Wconversion, -Wshadow, ...) as errors
+#   hpp_nodiscard      tests/cpp/nodiscard.cpp must fail to compile on each marked line (a
+#                      result of emplace, get or from_desc dropped), and compile with
+#                      -DOPL_CONTROL
 #   hpp_mix_handles    tests/cpp/mix_handles.cpp must fail to compile on each marked line
 #                      (handles of two types never mix), and compile with -DOPL_CONTROL
 #                      (tests/typed/expect_compile.cmake judges both)
@@ -57,6 +60,26 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND NOT OPOOL_SANITIZE)
                     "-DSOURCE=${_hpp_dir}/mix_handles.cpp"
                     "-DINCLUDE_DIR=${PROJECT_SOURCE_DIR}/include" -DMODE=${mode}
                     "-DFLAGS=${_flags}" "-DEXPECT=opl::handle<ship>"
+                    -P "${PROJECT_SOURCE_DIR}/tests/typed/expect_compile.cmake"
+            WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
+        set_tests_properties(${_name} PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS typed)
+    endforeach()
+
+    # hpp_nodiscard: every line of tests/cpp/nodiscard.cpp that drops an emplace's or a get's
+    # result fails to compile under -Werror=unused-result; the control compiles
+    foreach(mode fail compile)
+        set(_name hpp_nodiscard)
+        set(_flags -std=c++17 -Werror=unused-result)
+        if(mode STREQUAL "compile")
+            set(_name hpp_nodiscard_control)
+            list(APPEND _flags -DOPL_CONTROL)
+        endif()
+        file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
+        add_test(NAME ${_name}
+            COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${CMAKE_CXX_COMPILER}" -DLANG=CXX
+                    "-DSOURCE=${_hpp_dir}/nodiscard.cpp"
+                    "-DINCLUDE_DIR=${PROJECT_SOURCE_DIR}/include" -DMODE=${mode}
+                    "-DFLAGS=${_flags}" "-DEXPECT=nodiscard|unused"
                     -P "${PROJECT_SOURCE_DIR}/tests/typed/expect_compile.cmake"
             WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
         set_tests_properties(${_name} PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS typed)

@@ -21,6 +21,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include <algorithm>
+#include <iterator>
+/* The views of C++20: not with Clang before 15 on libstdc++, whose <ranges> it cannot compile */
+#if defined(__cpp_lib_ranges) &&                                                                   \
+    !(defined(__clang__) && __clang_major__ < 15 && defined(__GLIBCXX__))
+#include <ranges>
+#define OPOOL_TEST_VIEWS 1
+#else
+#define OPOOL_TEST_VIEWS 0
+#endif
+
 #if OPOOL_HPP_EXCEPTIONS
 #include <stdexcept>
 #endif
@@ -158,26 +169,26 @@ TEST(a_pool_from_a_whole_desc_takes_its_report_and_allocator_and_refuses_hooks) 
     d.user = &fulls;
     d.allocator = counting_allocator(&mem);
     {
-        opl::pool<tracked> p(d);
+        auto p = opl::pool<tracked>::from_desc(d);
         REQUIRE(p);
         CHECK(mem.blocks == 1 && p.stats().capacity == 2);
-        p.emplace(1), p.emplace(2);
+        (void)p.emplace(1), (void)p.emplace(2);
         CHECK(!p.emplace(3).obj && fulls == 1 && lives::made == 2);
     }
     CHECK(mem.blocks == 0 && lives::alive() == 0);
     opool_desc sized = d;
     sized.object_size = sizeof(tracked) + 8;
-    opl::pool<tracked> a(sized);
+    auto a = opl::pool<tracked>::from_desc(sized);
     opool_desc hooked = d;
     hooked.fini = [](void *, void *) {};
-    opl::pool<tracked> b(hooked);
+    auto b = opl::pool<tracked>::from_desc(hooked);
     opool_desc evicting = d;
     evicting.on_full = OPOOL_FULL_EVICT;
-    opl::pool<tracked> c(evicting);
+    auto c = opl::pool<tracked>::from_desc(evicting);
     CHECK(!a && !b && !c && a.status() == OPOOL_EINVAL && b.status() == OPOOL_EINVAL &&
           c.status() == OPOOL_EINVAL && mem.calls == 1);
     mem.fail_from = 0; /* the allocator refuses: ENOMEM, nothing built */
-    opl::pool<tracked> starved(d);
+    auto starved = opl::pool<tracked>::from_desc(d);
     CHECK(!starved && starved.status() == OPOOL_ENOMEM && mem.blocks == 0);
 }
 
@@ -228,7 +239,7 @@ TEST(clear_retain_and_the_destructor_end_every_object_once) {
     lives::reset();
     {
         opl::pool<tracked> p(opts(32));
-        for (int k = 0; k < 20; k++) p.emplace(k);
+        for (int k = 0; k < 20; k++) (void)p.emplace(k);
         CHECK(p.retain([](tracked &t, opl::handle<tracked>) { return t.value % 2 == 0; }) == 10);
         CHECK(lives::ended == 10 && p.size() == 10);
         for (tracked &t : p) CHECK(t.value % 2 == 0 && t.check(t.value));
@@ -236,7 +247,7 @@ TEST(clear_retain_and_the_destructor_end_every_object_once) {
         CHECK(lives::ended == 20 && p.size() == 0);
         auto e = p.emplace(5); /* cleared: slots from 0 again */
         CHECK(e.h.index() == 0);
-        for (int k = 0; k < 7; k++) p.emplace(k);
+        for (int k = 0; k < 7; k++) (void)p.emplace(k);
     }
     CHECK(lives::made == 28 && lives::alive() == 0);
 }
@@ -244,7 +255,7 @@ TEST(clear_retain_and_the_destructor_end_every_object_once) {
 TEST(retain_lets_keep_erase_its_own_object) {
     lives::reset();
     opl::pool<tracked> p(opts(8));
-    for (int k = 0; k < 8; k++) p.emplace(k);
+    for (int k = 0; k < 8; k++) (void)p.emplace(k);
     uint32_t n = p.retain([&p](tracked &t, opl::handle<tracked> h) {
         if (t.value == 3) return !p.erase(h); /* gone already: retain must not count it */
         return t.value != 5;
@@ -259,7 +270,7 @@ TEST(moving_a_pool_moves_its_objects_and_assignment_ends_the_old_ones) {
     opl::pool<tracked> b(std::move(a));
     CHECK(!a && a.size() == 0 && b.get(e.h) == e.obj && lives::ended == 0);
     opl::pool<tracked> c(opts(4));
-    c.emplace(2), c.emplace(3);
+    (void)c.emplace(2), (void)c.emplace(3);
     c = std::move(b); /* c's two objects end */
     CHECK(lives::ended == 2 && c.get(e.h) == e.obj && e.obj->check(1));
     c = opl::pool<tracked>();
@@ -327,7 +338,7 @@ TEST(a_throwing_constructor_leaves_no_live_slot_and_rethrows) {
     lives::throw_in = 1;
     bool thrown = false;
     try {
-        p.emplace(2);
+        (void)p.emplace(2);
     } catch (const std::runtime_error &) {
         thrown = true;
     }
@@ -342,7 +353,7 @@ TEST(a_throwing_constructor_leaves_no_live_slot_and_rethrows) {
 TEST(a_keep_that_throws_leaves_the_pool_consistent) {
     lives::reset();
     opl::pool<tracked> p(opts(8));
-    for (int k = 0; k < 8; k++) p.emplace(k);
+    for (int k = 0; k < 8; k++) (void)p.emplace(k);
     bool thrown = false;
     try {
         p.retain([](tracked &t, opl::handle<tracked>) {
@@ -378,6 +389,66 @@ TEST(range_for_visits_every_live_object_once) {
     CHECK(sum == 36);
 }
 
+/* options have every field 0 unless given: C++20 designators name only what they set (g++'s
+ * -Wmissing-field-initializers, an error here, says so otherwise), and with no constructor
+ * from a C desc (from_desc is named) the braces mean options alone. */
+TEST(options_name_only_what_they_set) {
+    opl::options zero;
+    CHECK(zero.capacity == 0 && zero.max_capacity == 0 && zero.flags == 0 && zero.salt == 0 &&
+          zero.name == nullptr);
+#if __cplusplus >= 202002L
+    opl::pool<int> ships({.capacity = 256, .name = "ships"});
+    REQUIRE(ships);
+    CHECK(ships.capacity() == 256 && ships.stats().capacity == 256);
+    opl::pool<int> grows({.capacity = 4, .max_capacity = 64});
+    for (int k = 0; k < 10; k++) REQUIRE(grows.emplace(k).obj);
+    CHECK(grows.capacity() > 4);
+#endif
+}
+
+/* The iterators are forward iterators: default-constructible, with postfix ++, and copies
+ * walk the same objects, so std algorithms that want more than one pass take a pool; items()
+ * knows its size. C++20: the concepts hold, and views and ranges algorithms take pools. */
+TEST(a_pool_is_a_forward_range_that_knows_its_size) {
+    opl::pool<int> p(opts(16));
+    for (int k = 0; k < 10; k++) REQUIRE(p.emplace(k).obj);
+    opl::pool<int>::iterator none, also_none;
+    CHECK(none == also_none);
+    auto a = p.begin(), b = a;
+    int first = *a++;
+    CHECK(first == *b && *a == *std::next(b) && a != b);
+    std::vector<int> once(p.begin(), p.end()), twice(p.begin(), p.end());
+    CHECK(once == twice && once.size() == 10);
+    CHECK(std::distance(p.begin(), p.end()) == 10);
+    CHECK(*std::max_element(p.begin(), p.end()) == 9);
+    CHECK(std::count_if(p.begin(), p.end(), [](int x) { return x % 2 != 0; }) == 5);
+    const opl::pool<int> &cp = p;
+    CHECK(std::distance(cp.begin(), cp.end()) == 10 &&
+          *std::min_element(cp.begin(), cp.end()) == 0);
+    CHECK(p.items().size() == 10 && cp.items().size() == 10 && !p.items().empty());
+    auto i = p.items().begin();
+    auto j = i++;
+    CHECK((*j).h == p.live_handle(9) && (*i).h == p.live_handle(8));
+#if defined(__cpp_lib_ranges)
+    static_assert(std::forward_iterator<opl::pool<int>::iterator>);
+    static_assert(std::forward_iterator<opl::pool<int>::const_iterator>);
+    static_assert(std::ranges::forward_range<opl::pool<int>>);
+    static_assert(std::ranges::sized_range<opl::pool<int>>);
+    static_assert(std::ranges::forward_range<const opl::pool<int>>);
+    static_assert(std::ranges::forward_range<decltype(p.items())>);
+    static_assert(std::ranges::sized_range<decltype(cp.items())>);
+    CHECK(std::ranges::size(p) == 10 && std::ranges::distance(p) == 10);
+#endif
+#if OPOOL_TEST_VIEWS
+    auto odd = p | std::views::filter([](int x) { return x % 2 != 0; });
+    CHECK(std::ranges::count_if(p, [](int x) { return x > 4; }) == 5);
+    int sum = 0;
+    for (int v : odd) sum += v;
+    for (auto [h, v] : p.items() | std::views::take(3)) sum += p.get(h) == &v ? 100 : 0;
+    CHECK(sum == 1 + 3 + 5 + 7 + 9 + 300);
+#endif
+}
+
 static void count_einval(opool *, opool_status what, opool_handle h, void *user) {
     if (what == OPOOL_EINVAL && h.bits == 0) ++*static_cast<int *>(user);
 }
@@ -392,7 +463,7 @@ TEST(a_pool_without_a_live_list_refuses_its_loops_and_destructible_types) {
     d.flags = OPOOL_NO_LIVE_LIST;
     d.report = count_einval;
     d.user = &refused;
-    opl::pool<int> p(d);
+    auto p = opl::pool<int>::from_desc(d);
     REQUIRE(p);
     auto a = p.emplace(1), b = p.emplace(2);
     CHECK(a.obj && b.obj && *p.get(a.h) == 1 && p.erase(a.h) && !p.get(a.h) && p.size() == 1);
@@ -401,7 +472,7 @@ TEST(a_pool_without_a_live_list_refuses_its_loops_and_destructible_types) {
     for (auto [h, v] : p.items()) visits += v + static_cast<int>(h.index());
     CHECK(p.retain([&](int &, opl::handle<int>) { return ++visits, false; }) == 0);
     CHECK(visits == 0 && refused == 3 && p.size() == 1 && *p.get(b.h) == 2);
-    opl::pool<tracked> t(d);
+    auto t = opl::pool<tracked>::from_desc(d);
     opl::options o = opts(8);
     o.flags = OPOOL_NO_LIVE_LIST;
     opl::pool<tracked> u(o);
@@ -412,7 +483,7 @@ TEST(a_pool_without_a_live_list_refuses_its_loops_and_destructible_types) {
 TEST(erasing_the_current_object_and_emplacing_inside_the_loop) {
     lives::reset();
     opl::pool<tracked> p(opts(64));
-    for (int k = 0; k < 20; k++) p.emplace(k);
+    for (int k = 0; k < 20; k++) (void)p.emplace(k);
     int visits = 0;
     for (auto [h, t] : p.items()) {
         visits++;
@@ -456,7 +527,7 @@ TEST(a_pool_with_fixed_flags_refuses_growth_and_a_live_list_its_flags_lack) {
     d.capacity = 4;
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = 8;
-    opl::pool<int, OPOOL_NO_LIVE_LIST> from_desc(d);
+    auto from_desc = opl::pool<int, OPOOL_NO_LIVE_LIST>::from_desc(d);
     CHECK(!from_desc && from_desc.status() == OPOOL_EINVAL);
 }
 
@@ -647,7 +718,7 @@ TEST(a_side_value_lives_with_its_entry_and_hides_once_its_object_is_erased) {
         CHECK(va->check(10) && side.get(a.h) == va && side.contains(a.h) && !side.get(b.h));
         CHECK(side.emplace(a.h, 11)->check(11) && lives::ended == 1); /* replaced */
         CHECK(side.erase(a.h) && lives::ended == 2 && !side.get(a.h) && !side.erase(a.h));
-        side.emplace(b.h, 20);
+        (void)side.emplace(b.h, 20);
         objects.erase(b.h);
         CHECK(side.get(b.h) == nullptr && side.size() == 1 && lives::alive() == 1);
         auto c = objects.emplace(3); /* b's slot, a new life: b's value is replaced */
@@ -656,7 +727,7 @@ TEST(a_side_value_lives_with_its_entry_and_hides_once_its_object_is_erased) {
         CHECK(side.emplace(opl::handle<int>(), 1) == nullptr);
         CHECK(side.emplace(b.h, 1) == nullptr && lives::made == 4);
         auto d = objects.emplace(4);
-        side.emplace(d.h, 40);
+        (void)side.emplace(d.h, 40);
         objects.erase(d.h);
         CHECK(side.prune() == 1 && side.size() == 1 && lives::alive() == 1);
     }
@@ -683,11 +754,11 @@ TEST(a_side_value_whose_constructor_throws_leaves_no_entry) {
     opl::pool<int> objects(opts(4));
     opl::side_table<int, tracked> side(objects);
     auto a = objects.emplace(1);
-    side.emplace(a.h, 1);
+    (void)side.emplace(a.h, 1);
     lives::throw_in = 1;
     bool thrown = false;
     try {
-        side.emplace(a.h, 2); /* the old value ends first: a replacement */
+        (void)side.emplace(a.h, 2); /* the old value ends first: a replacement */
     } catch (const std::runtime_error &) {
         thrown = true;
     }
@@ -744,7 +815,7 @@ static size_t read_bytes(void *ctx, void *data, size_t n) {
 
 TEST(draw_svg_draws_the_c_pools_picture) {
     opl::pool<point> p(opts(8));
-    for (int k = 0; k < 5; k++) p.emplace(point{(float)k, 0, {}});
+    for (int k = 0; k < 5; k++) (void)p.emplace(point{(float)k, 0, {}});
     bytes pic, raw;
     CHECK(p.draw_svg(write_bytes, &pic) == OPOOL_OK);
     CHECK(opool_draw_svg(p.c_pool(), write_bytes, &raw) == OPOOL_OK);
@@ -756,7 +827,7 @@ TEST(draw_svg_draws_the_c_pools_picture) {
 TEST(a_truncated_or_corrupted_image_loads_no_pool) {
     opl::options o = opts(8);
     opl::pool<point> p(o);
-    for (int k = 0; k < 5; k++) p.emplace(point{(float)k, 0, {}});
+    for (int k = 0; k < 5; k++) (void)p.emplace(point{(float)k, 0, {}});
     bytes img;
     REQUIRE(p.save(write_bytes, &img) == OPOOL_OK);
     bytes whole = img;
@@ -788,7 +859,7 @@ TEST(an_mt_pool_constructs_and_destroys_through_every_path) {
         CHECK(b.obj->check(2) && c.erase(b.h) && lives::ended == 2 && !c.erase(b.h));
         auto d = c.emplace(3); /* through the cache, erased through the pool */
         CHECK(d.obj->check(3) && p.erase(d.h) && lives::ended == 3);
-        c.emplace(4), p.emplace(5);
+        (void)c.emplace(4), (void)p.emplace(5);
         c.flush();
         CHECK(p.size() == 2 && p.capacity() == 8 && p.stats().caches == 1);
     }
@@ -852,9 +923,9 @@ TEST(a_throwing_constructor_in_an_mt_pool_frees_without_destroying) {
             bool thrown = false;
             try {
                 if (path == 0)
-                    p.emplace(1);
+                    (void)p.emplace(1);
                 else
-                    c.emplace(1);
+                    (void)c.emplace(1);
             } catch (const std::runtime_error &) {
                 thrown = true;
             }
@@ -997,6 +1068,8 @@ int main() {
     RUN(a_keep_that_throws_leaves_the_pool_consistent);
 #endif
     RUN(range_for_visits_every_live_object_once);
+    RUN(a_pool_is_a_forward_range_that_knows_its_size);
+    RUN(options_name_only_what_they_set);
     RUN(a_pool_without_a_live_list_refuses_its_loops_and_destructible_types);
     RUN(erasing_the_current_object_and_emplacing_inside_the_loop);
     RUN(random_histories_keep_the_model_and_the_iteration_promise);

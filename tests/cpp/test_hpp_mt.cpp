@@ -90,7 +90,7 @@ TEST(the_pools_destructor_ends_what_threads_left_live) {
         for (int t = 0; t < 2; t++)
             ts.emplace_back([&pool, t] {
                 opl::mt_cache<job> cache(pool, 8);
-                for (int k = 0; k < 40; k++) cache.emplace(t);
+                for (int k = 0; k < 40; k++) (void)cache.emplace(t);
             });
         for (auto &t : ts) t.join();
         CHECK(pool.size() == 80 && ended.load() == 0);

@@ -93,6 +93,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <new>
@@ -960,6 +961,90 @@ template <class T> class mt_cache {
     opool_status status_ = OPOOL_EINVAL;
 };
 
+/* ---- allocator<T> -------------------------------------------------------- */
+
+namespace detail {
+/* A free the heap rejected (a double free, a pointer it does not hold) from
+ * deallocate, which cannot return a status: the heap has reported it to its
+ * report callback; this says it on stderr as well, once per call. */
+[[gnu::cold]] inline void heap_rejected(const opool_heap *h, const void *p,
+                                        opool_status s) noexcept {
+    std::fprintf(stderr, "opool: heap %p: deallocate(%p) rejected: %s\n",
+                 static_cast<const void *>(h), p,
+                 s == OPOOL_ESTALE ? "freed twice" : "not a block of this heap");
+}
+} // namespace detail
+
+/* A standard allocator (std::allocator_traits: rebind, equality,
+ * propagation) over an opool_heap it does not own, for std::vector,
+ * std::map, std::unordered_map and the storages of libraries that take an
+ * allocator type (EnTT's): `opl::allocator<int> a(heap);
+ * std::vector<int, opl::allocator<int>> v(a);`. Two allocators are equal
+ * when they use the same heap; copies, moves and swaps of containers take
+ * the allocator with them. allocate(n) is opool_heap_alloc(n * sizeof(T))
+ * (std::bad_alloc when it fails or n * sizeof(T) overflows; std::abort()
+ * under -fno-exceptions); a T aligned beyond what the heap's blocks give
+ * (16 bytes for classes that are multiples of 16, as the defaults are; 8
+ * otherwise) goes to the aligned operator new instead. deallocate frees the
+ * block; a block the heap rejects (freed twice, not its own) is reported by
+ * the heap's report callback and on stderr. An arena's containers may be
+ * dropped without deallocating (OPOOL_HEAP_ARENA, opool_heap_clear).
+ * Thread-safety: the heap's (one thread at a time). */
+template <class T> class allocator {
+    static constexpr bool over_aligned_ = alignof(T) > 16;
+
+  public:
+    using value_type = T;
+    using propagate_on_container_copy_assignment = std::true_type;
+    using propagate_on_container_move_assignment = std::true_type;
+    using propagate_on_container_swap = std::true_type;
+    using is_always_equal = std::false_type;
+
+    explicit allocator(opool_heap *heap) noexcept : h_(heap) {}
+    template <class U> allocator(const allocator<U> &o) noexcept : h_(o.c_heap()) {}
+
+    [[nodiscard]] T *allocate(std::size_t n) {
+        if (n > SIZE_MAX / sizeof(T)) return fail();
+        if constexpr (over_aligned_)
+            return static_cast<T *>(::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
+        void *p = opool_heap_alloc(h_, n * sizeof(T));
+        if (p == nullptr) return fail();
+        if (reinterpret_cast<uintptr_t>(p) % alignof(T) != 0) { /* classes not multiples of 16 */
+            (void)opool_heap_free(h_, p);
+            return fail();
+        }
+        return static_cast<T *>(p);
+    }
+    void deallocate(T *p, std::size_t n) noexcept {
+        (void)n;
+        if constexpr (over_aligned_) {
+            ::operator delete(p, std::align_val_t(alignof(T)));
+        } else {
+            opool_status s = opool_heap_free(h_, p);
+            if (OPOOL_UNLIKELY(s != OPOOL_OK)) detail::heap_rejected(h_, p, s);
+        }
+    }
+
+    opool_heap *c_heap() const noexcept { return h_; }
+    template <class U> friend bool operator==(const allocator &a, const allocator<U> &b) noexcept {
+        return a.c_heap() == b.c_heap();
+    }
+    template <class U> friend bool operator!=(const allocator &a, const allocator<U> &b) noexcept {
+        return a.c_heap() != b.c_heap();
+    }
+
+  private:
+    [[noreturn]] static T *fail() {
+#if OPOOL_HPP_EXCEPTIONS
+        throw std::bad_alloc();
+#else
+        std::abort();
+#endif
+    }
+
+    opool_heap *h_;
+};
+
 /* ---- heap_resource ------------------------------------------------------- */
 
 #if defined(__cpp_lib_memory_resource) || (defined(_LIBCPP_VERSION) && _LIBCPP_VERSION >= 16000)
@@ -1026,10 +1111,12 @@ class heap_resource : public std::pmr::memory_resource {
         return p;
     }
     void do_deallocate(void *p, std::size_t bytes, std::size_t align) override {
-        if (from_heap(align))
-            (void)opool_heap_free(h_, p);
-        else
+        if (!from_heap(align)) {
             upstream_->deallocate(p, bytes, align);
+            return;
+        }
+        opool_status s = opool_heap_free(h_, p);
+        if (OPOOL_UNLIKELY(s != OPOOL_OK)) detail::heap_rejected(h_, p, s);
     }
     bool do_is_equal(const std::pmr::memory_resource &o) const noexcept override {
         return this == &o;

@@ -65,6 +65,16 @@ int main() {
     n += static_cast<int>(shared.size() + shared.capacity() + shared.stats().count);
     cache.flush();
 
+    opool_heap *heap = nullptr;
+    if (opool_heap_create(&heap, nullptr) == OPOOL_OK) {
+        opl::allocator<double> da(heap);
+        double *d = da.allocate(4);
+        d[3] = 1.5;
+        n += static_cast<int>(d[3]) + (opl::allocator<char>(da) == da);
+        da.deallocate(d, 4);
+        opool_heap_destroy(heap);
+    }
+
 #if OPOOL_HPP_PMR
     opl::heap_resource r;
     std::pmr::string s("a string long enough to need a block of its own", &r);

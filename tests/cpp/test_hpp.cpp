@@ -937,6 +937,124 @@ TEST(a_throwing_constructor_in_an_mt_pool_frees_without_destroying) {
 }
 #endif
 
+/* ---- allocator<T> -------------------------------------------------------- */
+
+static uint64_t heap_live(opool_heap *h) {
+    opool_heap_stats s;
+    opool_heap_get_stats(h, &s);
+    uint64_t live = s.large_live;
+    for (uint32_t k = 0; k < s.class_count; k++) live += s.classes[k].live;
+    return live;
+}
+
+struct heap_findings {
+    int stale = 0, foreign = 0;
+};
+static void note_heap_finding(opool_heap *, opool_status what, const void *, void *user) {
+    heap_findings *f = static_cast<heap_findings *>(user);
+    if (what == OPOOL_ESTALE) f->stale++;
+    if (what == OPOOL_EINVAL) f->foreign++;
+}
+
+/* std containers on a heap through opl::allocator: nodes and arrays come from it (rebound to
+ * the containers' own types), go back to it, and the allocator follows copies and swaps. */
+TEST(std_containers_live_on_a_heap_through_opl_allocator) {
+    opool_heap *h = nullptr, *other = nullptr;
+    REQUIRE(opool_heap_create(&h, nullptr) == OPOOL_OK && opool_heap_create(&other, nullptr) == 0);
+    {
+        using str_alloc = opl::allocator<char>;
+        using string = std::basic_string<char, std::char_traits<char>, str_alloc>;
+        opl::allocator<int> a(h);
+        std::vector<int, opl::allocator<int>> v(a);
+        for (int k = 0; k < 1000; k++) v.push_back(k);
+        std::map<int, string, std::less<int>, opl::allocator<std::pair<const int, string>>> m(a);
+        for (int k = 0; k < 100; k++)
+            m.emplace(k, string("a string too long for the small buffer", str_alloc(h)));
+        std::unordered_map<int, int, std::hash<int>, std::equal_to<int>,
+                           opl::allocator<std::pair<const int, int>>>
+            u(16, std::hash<int>(), std::equal_to<int>(), a);
+        for (int k = 0; k < 100; k++) u[k] = k;
+        CHECK(v[999] == 999 && m.at(42).size() == 38 && u.at(77) == 77);
+        CHECK(heap_live(h) >= 1 + 100 + 100 + 100 && heap_live(other) == 0);
+        /* equal when on one heap, whatever their type; the copy of a vector takes its allocator */
+        CHECK(opl::allocator<int>(h) == opl::allocator<long>(h) && a != opl::allocator<int>(other));
+        std::vector<int, opl::allocator<int>> w{opl::allocator<int>(other)};
+        w.push_back(1);
+        CHECK(heap_live(other) == 1);
+        w = v; /* propagate_on_container_copy_assignment: w now allocates from h */
+        CHECK(w.get_allocator().c_heap() == h && heap_live(other) == 0 && w[500] == 500);
+        std::vector<int, opl::allocator<int>> x{opl::allocator<int>(other)};
+        x.push_back(7);
+        x.swap(w); /* propagate_on_container_swap */
+        CHECK(x.get_allocator().c_heap() == h && w.get_allocator().c_heap() == other);
+    }
+    CHECK(heap_live(h) == 0 && heap_live(other) == 0);
+    opool_heap_destroy(h);
+    opool_heap_destroy(other);
+}
+
+struct alignas(64) wide {
+    char bytes[64];
+};
+struct alignas(16) sixteen {
+    char bytes[16];
+};
+
+/* A type aligned beyond the heap's blocks goes to the aligned operator new; a free the heap
+ * rejects is reported to its report callback (and on stderr); a heap whose blocks cannot give
+ * a type its alignment refuses it rather than hand out a misaligned block. */
+TEST(opl_allocator_aligns_reports_bad_frees_and_fails_loudly) {
+    heap_findings found;
+    opool_heap_desc d = opool_heap_desc();
+    d.report = note_heap_finding;
+    d.user = &found;
+    opool_heap *h = nullptr;
+    REQUIRE(opool_heap_create(&h, &d) == OPOOL_OK);
+    opl::allocator<wide> wa(h);
+    wide *w = wa.allocate(3);
+    CHECK(reinterpret_cast<uintptr_t>(w) % 64 == 0 && heap_live(h) == 0);
+    wa.deallocate(w, 3);
+    opl::allocator<int> ia(h);
+    int *p = ia.allocate(10);
+    CHECK(heap_live(h) == 1);
+    ia.deallocate(p, 10);
+    ia.deallocate(p, 10); /* freed twice */
+    alignas(16) static int foreign[16];
+    ia.deallocate(foreign, 16); /* not the heap's */
+    opool_heap_stats s;
+    opool_heap_get_stats(h, &s);
+    CHECK(found.stale == 1 && found.foreign == 1 && s.rejected == 2 && heap_live(h) == 0);
+    opool_heap_destroy(h);
+#if OPOOL_HPP_EXCEPTIONS
+    static const uint32_t eights[] = {24}; /* blocks aligned to 8 only */
+    opool_heap_desc e = opool_heap_desc();
+    e.class_sizes = eights;
+    e.class_count = 1;
+    e.flags = OPOOL_HEAP_NO_FALLBACK;
+    REQUIRE(opool_heap_create(&h, &e) == OPOOL_OK);
+    opl::allocator<sixteen> sa(h);
+    int refused = 0, given = 0;
+    for (int k = 0; k < 8; k++) {
+        try {
+            sixteen *q = sa.allocate(1);
+            CHECK(reinterpret_cast<uintptr_t>(q) % 16 == 0);
+            given++;
+        } catch (const std::bad_alloc &) {
+            refused++;
+        }
+    }
+    CHECK(refused > 0 && refused + given == 8);
+    bool thrown = false;
+    try {
+        (void)opl::allocator<char>(h).allocate(25); /* above the largest class, no fallback */
+    } catch (const std::bad_alloc &) {
+        thrown = true;
+    }
+    CHECK(thrown);
+    opool_heap_destroy(h);
+#endif
+}
+
 /* ---- heap_resource ------------------------------------------------------- */
 
 #if OPOOL_HPP_PMR
@@ -1090,6 +1208,8 @@ int main() {
 #if OPOOL_HPP_EXCEPTIONS
     RUN(a_throwing_constructor_in_an_mt_pool_frees_without_destroying);
 #endif
+    RUN(std_containers_live_on_a_heap_through_opl_allocator);
+    RUN(opl_allocator_aligns_reports_bad_frees_and_fails_loudly);
 #if OPOOL_HPP_PMR
     RUN(pmr_containers_live_on_a_heap_resource);
     RUN(a_heap_resource_whose_classes_are_not_16_aligned_sends_16_aligned_requests_upstream);

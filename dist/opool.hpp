@@ -463,6 +463,20 @@ template <class T, uint32_t Flags = 0> class pool {
             std::forward<A>(args)...);
     }
 
+    /* Construct a T from args at exactly h, index and generation (to
+     * rebuild objects from a format of your own: afterwards get(h) is the
+     * object); opool_alloc_at. nullptr, and T's constructor does not run,
+     * when h's slot is live, retired or beyond the pool's reach, or h is
+     * null. A constructor that throws: the slot is freed and the exception
+     * goes on. O(1) plus growth and T's constructor. */
+    template <class... A> [[nodiscard]] T *emplace_at(handle<T> h, A &&...args) {
+        void *mem = opool_alloc_at(p_, h.raw());
+        if (mem == nullptr) return nullptr;
+        return detail::construct_or_free<T>(
+            mem, [this, h] { (void)opool__free_as(p_, h.raw(), known_); },
+            std::forward<A>(args)...);
+    }
+
     /* The object of h, nullptr unless h is live in this pool. O(1); inline. */
     [[nodiscard]] T *get(handle<T> h) noexcept {
         return static_cast<T *>(opool__get_as(p_, h.raw(), known_));
@@ -599,6 +613,8 @@ template <class T, uint32_t Flags = 0> class pool {
     opool *c_pool() const noexcept { return p_; }
 
   private:
+    template <class, class> friend class side_table; /* it follows p_ (side_table::rebind) */
+
     struct evictor {
         evict_fn choose;
         void *user;
@@ -676,9 +692,9 @@ template <class T, class V> class side_table {
   public:
     using value_type = V;
 
-    template <uint32_t F> explicit side_table(pool<T, F> &p) noexcept : objects_(p.c_pool()) {
+    template <uint32_t F> explicit side_table(pool<T, F> &p) noexcept : objects_(&p.p_) {
         opool_stats s = p.stats();
-        if (objects_ == nullptr) {
+        if (p.c_pool() == nullptr) {
             status_ = OPOOL_EINVAL;
             return;
         }
@@ -711,13 +727,20 @@ template <class T, class V> class side_table {
     explicit operator bool() const noexcept { return values_ != nullptr; }
     opool_status status() const noexcept { return status_; }
 
+    /* The table follows the pool object it was made with: a pool loaded
+     * into it (`ships = opl::pool<ship>::load_file(o, path)`) keeps the
+     * table's values for the same handles. A pool moved to another object
+     * takes the table along with rebind(p); its values stay. The pool must
+     * outlive the table's use of it. O(1). */
+    template <uint32_t F> void rebind(pool<T, F> &p) noexcept { objects_ = &p.p_; }
+
     /* Construct h's value from args, replacing (~V) any value h's object
      * had. nullptr when h's object is not live in the pool or the table
      * cannot grow to its index (no memory); V's constructor does not run
      * then. A constructor that throws leaves h without a value. O(1) plus
      * growth. */
     template <class... A> [[nodiscard]] V *emplace(handle<T> h, A &&...args) {
-        if (!opool_valid(objects_, h.raw())) return nullptr;
+        if (!opool_valid(*objects_, h.raw())) return nullptr;
         drop(opool_handle_at(values_, h.index())); /* this object's, or an earlier one's */
         void *mem = opool_alloc_at(values_, h.raw());
         if (mem == nullptr) return nullptr;
@@ -727,12 +750,12 @@ template <class T, class V> class side_table {
 
     /* h's value, nullptr unless h's object is live and has one. O(1). */
     [[nodiscard]] V *get(handle<T> h) noexcept {
-        return opool_valid(objects_, h.raw()) ? static_cast<V *>(opool_get(values_, h.raw()))
-                                              : nullptr;
+        return opool_valid(*objects_, h.raw()) ? static_cast<V *>(opool_get(values_, h.raw()))
+                                               : nullptr;
     }
     [[nodiscard]] const V *get(handle<T> h) const noexcept {
-        return opool_valid(objects_, h.raw()) ? static_cast<const V *>(opool_get(values_, h.raw()))
-                                              : nullptr;
+        return opool_valid(*objects_, h.raw()) ? static_cast<const V *>(opool_get(values_, h.raw()))
+                                               : nullptr;
     }
     bool contains(handle<T> h) const noexcept { return get(h) != nullptr; }
 
@@ -746,7 +769,7 @@ template <class T, class V> class side_table {
         uint32_t n = 0;
         for (uint32_t i = opool_count(values_); i-- > 0;) {
             opool_handle h = opool_live_handle(values_, i);
-            if (h.bits != 0 && !opool_valid(objects_, h) && drop(h)) n++;
+            if (h.bits != 0 && !opool_valid(*objects_, h) && drop(h)) n++;
         }
         return n;
     }
@@ -779,7 +802,7 @@ template <class T, class V> class side_table {
         values_ = nullptr;
     }
 
-    opool *objects_;
+    opool *const *objects_; /* the pool object's C pool: it may be replaced (a load) */
     opool *values_ = nullptr;
     opool_status status_ = OPOOL_EINVAL;
 };

@@ -796,6 +796,31 @@ TEST(a_pool_of_a_trivially_copyable_type_saves_and_loads) {
     remove(path);
 }
 
+/* A side table follows its pool object through a load into it (its values stay with their
+ * handles) and, with rebind, through a move; emplace_at re-creates an object at its handle. */
+TEST(a_side_table_follows_its_pool_through_a_load_and_a_move) {
+    const char *path = "hpp_side_reload.opool";
+    opl::pool<point> p(opts(16));
+    opl::side_table<point, std::string> names(p);
+    auto a = p.emplace(point{1, 2, {}}), b = p.emplace(point{3, 4, {}});
+    REQUIRE(a.obj && b.obj && names.emplace(a.h, "first") && names.emplace(b.h, "second"));
+    REQUIRE(p.save_file(path) == OPOOL_OK);
+    CHECK(p.erase(a.h) && names.get(a.h) == nullptr);
+    p = opl::pool<point>::load_file(opts(16), path); /* the old C pool is gone */
+    REQUIRE(p);
+    CHECK(names.get(a.h) && *names.get(a.h) == "first" && *names.get(b.h) == "second");
+    opl::pool<point> moved = std::move(p);
+    names.rebind(moved);
+    CHECK(*names.get(b.h) == "second" && names.emplace(b.h, "still second"));
+    CHECK(moved.erase(b.h) && names.get(b.h) == nullptr && names.prune() == 1);
+    CHECK(moved.erase(a.h));
+    point *again = moved.emplace_at(a.h, point{7, 8, {}});
+    CHECK(again && again->x == 7 && moved.get(a.h) == again && *names.get(a.h) == "first");
+    CHECK(moved.emplace_at(a.h, point{}) == nullptr);                  /* live */
+    CHECK(moved.emplace_at(opl::handle<point>(), point{}) == nullptr); /* null */
+    remove(path);
+}
+
 struct bytes {
     std::vector<unsigned char> v;
     size_t at = 0;
@@ -1200,6 +1225,7 @@ int main() {
     RUN(a_side_value_whose_constructor_throws_leaves_no_entry);
 #endif
     RUN(a_pool_of_a_trivially_copyable_type_saves_and_loads);
+    RUN(a_side_table_follows_its_pool_through_a_load_and_a_move);
     RUN(draw_svg_draws_the_c_pools_picture);
     RUN(a_truncated_or_corrupted_image_loads_no_pool);
     RUN(an_mt_pool_constructs_and_destroys_through_every_path);

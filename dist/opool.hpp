@@ -96,6 +96,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <mutex>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -1012,7 +1013,49 @@ namespace detail {
  * block; a block the heap rejects (freed twice, not its own) is reported by
  * the heap's report callback and on stderr. An arena's containers may be
  * dropped without deallocating (OPOOL_HEAP_ARENA, opool_heap_clear).
- * Thread-safety: the heap's (one thread at a time). */
+ * Thread-safety: the heap's (one thread at a time); made from a
+ * shared_heap, any thread (each call holds the heap's mutex). */
+/* An opool_heap that threads share: the heap and a mutex that every call
+ * made through it, or through an allocator made from it, holds (an
+ * opool_heap alone is one thread's at a time). Uncontended, a call costs
+ * the heap's and a lock and unlock; contended, the threads take turns. For
+ * blocks that one thread makes and frees, one heap per thread costs no
+ * lock. Move-only; the blocks die with it. */
+class shared_heap {
+  public:
+    explicit shared_heap(const opool_heap_desc *desc = nullptr) noexcept
+        : status_(opool_heap_create(&h_, desc)) {
+        if (desc && desc->class_sizes)
+            for (uint32_t k = 0; k < desc->class_count; k++)
+                if (desc->class_sizes[k] % 16 != 0) align16_ = false;
+    }
+    shared_heap(const shared_heap &) = delete;
+    shared_heap &operator=(const shared_heap &) = delete;
+    ~shared_heap() { opool_heap_destroy(h_); }
+
+    explicit operator bool() const noexcept { return h_ != nullptr; }
+    opool_status status() const noexcept { return status_; }
+    opool_heap *c_heap() const noexcept { return h_; }
+    std::mutex &mutex() const noexcept { return m_; }
+    /* its blocks are aligned to 16 (every class a multiple of 16), else to 8 */
+    bool aligned16() const noexcept { return align16_; }
+
+    void *alloc(std::size_t size) noexcept {
+        std::lock_guard<std::mutex> hold(m_);
+        return opool_heap_alloc(h_, size);
+    }
+    opool_status free(void *p) noexcept {
+        std::lock_guard<std::mutex> hold(m_);
+        return opool_heap_free(h_, p);
+    }
+
+  private:
+    opool_heap *h_ = nullptr;
+    opool_status status_;
+    bool align16_ = true;
+    mutable std::mutex m_;
+};
+
 template <class T> class allocator {
     static constexpr bool over_aligned_ = alignof(T) > 16;
 
@@ -1024,31 +1067,35 @@ template <class T> class allocator {
     using is_always_equal = std::false_type;
 
     explicit allocator(opool_heap *heap) noexcept : h_(heap) {}
-    template <class U> allocator(const allocator<U> &o) noexcept : h_(o.c_heap()) {}
+    /* Over a heap that threads share: every allocate and deallocate holds its mutex. */
+    explicit allocator(shared_heap &heap) noexcept : h_(heap.c_heap()), m_(&heap.mutex()) {}
+    template <class U>
+    allocator(const allocator<U> &o) noexcept : h_(o.c_heap()), m_(o.c_mutex()) {}
 
     [[nodiscard]] T *allocate(std::size_t n) {
         if (n > SIZE_MAX / sizeof(T)) return fail();
         if constexpr (over_aligned_)
             return static_cast<T *>(::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
-        void *p = opool_heap_alloc(h_, n * sizeof(T));
-        if (p == nullptr) return fail();
-        if (reinterpret_cast<uintptr_t>(p) % alignof(T) != 0) { /* classes not multiples of 16 */
-            (void)opool_heap_free(h_, p);
-            return fail();
+        if (m_ != nullptr) {
+            std::lock_guard<std::mutex> hold(*m_);
+            return take(n);
         }
-        return static_cast<T *>(p);
+        return take(n);
     }
     void deallocate(T *p, std::size_t n) noexcept {
         (void)n;
         if constexpr (over_aligned_) {
             ::operator delete(p, std::align_val_t(alignof(T)));
+        } else if (m_ != nullptr) {
+            std::lock_guard<std::mutex> hold(*m_);
+            give(p);
         } else {
-            opool_status s = opool_heap_free(h_, p);
-            if (OPOOL_UNLIKELY(s != OPOOL_OK)) detail::heap_rejected(h_, p, s);
+            give(p);
         }
     }
 
     opool_heap *c_heap() const noexcept { return h_; }
+    std::mutex *c_mutex() const noexcept { return m_; }
     template <class U> friend bool operator==(const allocator &a, const allocator<U> &b) noexcept {
         return a.c_heap() == b.c_heap();
     }
@@ -1057,6 +1104,20 @@ template <class T> class allocator {
     }
 
   private:
+    T *take(std::size_t n) {
+        void *p = opool_heap_alloc(h_, n * sizeof(T));
+        if (p == nullptr) return fail();
+        if (reinterpret_cast<uintptr_t>(p) % alignof(T) != 0) { /* classes not multiples of 16 */
+            (void)opool_heap_free(h_, p);
+            return fail();
+        }
+        return static_cast<T *>(p);
+    }
+    void give(T *p) noexcept {
+        opool_status s = opool_heap_free(h_, p);
+        if (OPOOL_UNLIKELY(s != OPOOL_OK)) detail::heap_rejected(h_, p, s);
+    }
+
     [[noreturn]] static T *fail() {
 #if OPOOL_HPP_EXCEPTIONS
         throw std::bad_alloc();
@@ -1066,6 +1127,7 @@ template <class T> class allocator {
     }
 
     opool_heap *h_;
+    std::mutex *m_ = nullptr;
 };
 
 /* ---- heap_resource ------------------------------------------------------- */
@@ -1084,13 +1146,16 @@ template <class T> class allocator {
  * memory) throws std::bad_alloc, as the standard asks (std::abort() under
  * -fno-exceptions). Default-constructed: a heap that grows. The heap, and
  * every block in it, dies with the resource; containers using it must go
- * first. As an arena (heap_resource(opl::arena), or OPOOL_HEAP_ARENA in
+ * first; heap_resource(shared_heap &) uses a heap that threads share
+ * instead (not owned), holding its mutex in every call. As an arena
+ * (heap_resource(opl::arena), or OPOOL_HEAP_ARENA in
  * the desc) it is meant to die with blocks in it, and reports no leak;
  * release() frees every block at once and keeps the resource, as
  * std::pmr::monotonic_buffer_resource's does (opool_heap_clear: a
  * container still holding blocks must not be used after it). Upstream's
  * blocks are upstream's: release() and the destructor leave them.
- * Thread-safety: one thread at a time, as the heap. */
+ * Thread-safety: one thread at a time, as the heap, but over a
+ * shared_heap. */
 struct arena_t {
     explicit arena_t() = default;
 };
@@ -1110,20 +1175,37 @@ class heap_resource : public std::pmr::memory_resource {
             for (uint32_t k = 0; k < desc->class_count; k++)
                 if (desc->class_sizes[k] % 16 != 0) align16_ = false;
     }
+    /* Over a heap that threads share (not owned: it must outlive the
+     * resource): every call holds the heap's mutex, so containers of
+     * several threads may use one resource. */
+    explicit heap_resource(shared_heap &heap,
+                           std::pmr::memory_resource *upstream = nullptr) noexcept
+        : h_(heap.c_heap()), status_(heap.status()),
+          upstream_(upstream ? upstream : std::pmr::new_delete_resource()),
+          align16_(heap.aligned16()), m_(&heap.mutex()) {}
     heap_resource(const heap_resource &) = delete;
     heap_resource &operator=(const heap_resource &) = delete;
-    ~heap_resource() override { opool_heap_destroy(h_); }
+    ~heap_resource() override {
+        if (m_ == nullptr) opool_heap_destroy(h_);
+    }
 
     explicit operator bool() const noexcept { return h_ != nullptr; }
     opool_status status() const noexcept { return status_; }
     opool_heap *c_heap() const noexcept { return h_; }
     /* Every block of the heap freed at once (opool_heap_clear). */
-    void release() noexcept { (void)opool_heap_clear(h_); }
+    void release() noexcept {
+        lock hold(m_);
+        (void)opool_heap_clear(h_);
+    }
 
   protected:
     void *do_allocate(std::size_t bytes, std::size_t align) override {
         if (!from_heap(align)) return upstream_->allocate(bytes, align);
-        void *p = opool_heap_alloc(h_, bytes);
+        void *p;
+        {
+            lock hold(m_);
+            p = opool_heap_alloc(h_, bytes);
+        }
         if (p == nullptr) {
 #if OPOOL_HPP_EXCEPTIONS
             throw std::bad_alloc();
@@ -1138,7 +1220,11 @@ class heap_resource : public std::pmr::memory_resource {
             upstream_->deallocate(p, bytes, align);
             return;
         }
-        opool_status s = opool_heap_free(h_, p);
+        opool_status s;
+        {
+            lock hold(m_);
+            s = opool_heap_free(h_, p);
+        }
         if (OPOOL_UNLIKELY(s != OPOOL_OK)) detail::heap_rejected(h_, p, s);
     }
     bool do_is_equal(const std::pmr::memory_resource &o) const noexcept override {
@@ -1156,10 +1242,24 @@ class heap_resource : public std::pmr::memory_resource {
         return d;
     }
 
+    /* the shared heap's mutex held for a scope; nothing for a heap of its own */
+    struct lock {
+        std::mutex *m;
+        explicit lock(std::mutex *mu) noexcept : m(mu) {
+            if (m) m->lock();
+        }
+        ~lock() {
+            if (m) m->unlock();
+        }
+        lock(const lock &) = delete;
+        lock &operator=(const lock &) = delete;
+    };
+
     opool_heap *h_ = nullptr;
     opool_status status_ = OPOOL_EINVAL;
     std::pmr::memory_resource *upstream_;
     bool align16_ = true;
+    std::mutex *m_ = nullptr; /* a shared heap's (not owned), or none */
 };
 #else
 #define OPOOL_HPP_PMR 0

@@ -98,9 +98,64 @@ TEST(the_pools_destructor_ends_what_threads_left_live) {
     CHECK(made.load() == 80 && ended.load() == 80);
 }
 
+static uint64_t heap_live(opool_heap *h) {
+    opool_heap_stats s;
+    opool_heap_get_stats(h, &s);
+    uint64_t live = s.large_live;
+    for (uint32_t k = 0; k < s.class_count; k++) live += s.classes[k].live;
+    return live;
+}
+
+/* One heap shared by threads through opl::shared_heap: std containers of four threads grow,
+ * shrink and hand blocks to each other through opl::allocator (and std::pmr containers through
+ * a heap_resource over the same heap), every call under the heap's mutex; nothing is lost. */
+TEST(threads_share_one_heap_through_opl_allocator_and_heap_resource) {
+    opl::shared_heap heap;
+    REQUIRE(heap);
+    {
+        using int_vector = std::vector<int, opl::allocator<int>>;
+        opl::allocator<int> a(heap);
+        std::vector<int_vector> handed; /* made by one thread, freed by another */
+        for (int k = 0; k < 4; k++) handed.emplace_back(a);
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; t++)
+            threads.emplace_back([&, t] {
+                for (int round = 0; round < 200; round++) {
+                    int_vector v(a);
+                    for (int k = 0; k < 100 + round; k++) v.push_back(k + t);
+                    if (v[99] != 99 + t) std::abort();
+                    if (round == 100) handed[static_cast<size_t>(t)] = std::move(v);
+                }
+            });
+        for (auto &th : threads) th.join();
+        CHECK(heap_live(heap.c_heap()) == 4);
+        threads.clear();
+        for (int t = 0; t < 4; t++) /* each frees the vector another made */
+            threads.emplace_back(
+                [&, t] { handed[static_cast<size_t>((t + 1) % 4)] = int_vector(a); });
+        for (auto &th : threads) th.join();
+        CHECK(heap_live(heap.c_heap()) == 0);
+#if OPOOL_HPP_PMR
+        opl::heap_resource r(heap);
+        threads.clear();
+        for (int t = 0; t < 2; t++)
+            threads.emplace_back([&r] {
+                for (int round = 0; round < 100; round++) {
+                    std::pmr::vector<std::pmr::string> names(&r);
+                    for (int k = 0; k < 20; k++)
+                        names.emplace_back("a name long enough for a block of its own");
+                }
+            });
+        for (auto &th : threads) th.join();
+        CHECK(heap_live(heap.c_heap()) == 0);
+#endif
+    }
+}
+
 int main() {
     RUN(threads_make_and_end_objects_through_caches_and_the_shared_path);
     RUN(of_two_threads_erasing_one_handle_one_wins_and_the_destructor_runs_once);
     RUN(the_pools_destructor_ends_what_threads_left_live);
+    RUN(threads_share_one_heap_through_opl_allocator_and_heap_resource);
     return test_summary();
 }

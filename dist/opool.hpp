@@ -991,8 +991,7 @@ namespace detail {
 /* A free the heap rejected (a double free, a pointer it does not hold) from
  * deallocate, which cannot return a status: the heap has reported it to its
  * report callback; this says it on stderr as well, once per call. */
-[[gnu::cold]] inline void heap_rejected(const opool_heap *h, const void *p,
-                                        opool_status s) noexcept {
+inline void heap_rejected(const opool_heap *h, const void *p, opool_status s) noexcept {
     std::fprintf(stderr, "opool: heap %p: deallocate(%p) rejected: %s\n",
                  static_cast<const void *>(h), p,
                  s == OPOOL_ESTALE ? "freed twice" : "not a block of this heap");

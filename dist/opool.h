@@ -3113,15 +3113,14 @@ OPOOL__HOT void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t of
  * count; the address is formed inside the chunk. */
 OPOOL__HOT void *opool__object_far(const opool__hot *c, uint32_t i) {
     uint32_t t = opool__top_bit(i);
-    return opool__object_in(c, opool__chunk_of(c, i),
-                            (size_t)i * c->stride - ((size_t)1 << t) * c->stride);
+    return opool__object_in(c, opool__chunk_of(c, i), i * c->stride - ((size_t)1 << t) * c->stride);
 }
 
 /* The object of a slot known to exist. Chunk 0 (every slot of a fixed pool)
  * takes the first branch; a grown chunk costs a bit count, a shift and a
  * subtraction. */
 OPOOL__HOT void *opool__object_as(const opool__hot *c, uint32_t i, unsigned known) {
-    return opool__in_first(c, i, known) ? opool__object_in(c, 0, (size_t)i * c->stride)
+    return opool__in_first(c, i, known) ? opool__object_in(c, 0, i * c->stride)
                                         : opool__object_far(c, i);
 }
 
@@ -3137,7 +3136,7 @@ OPOOL__HOT void *opool__get_as(const opool *p, opool_handle h, unsigned known) {
     if (OPOOL_UNLIKELY(c == NULL)) return NULL;
     if (OPOOL_LIKELY(i < c->first)) { /* chunk 0 has every slot of a fixed pool */
         if (OPOOL_UNLIKELY(!opool__live_gen(c, i, g))) return NULL;
-        return opool__object_in(c, 0, (size_t)i * c->stride);
+        return opool__object_in(c, 0, i * c->stride);
     }
     if ((known & OPOOL__KNOWN_FIXED) || OPOOL_UNLIKELY(i >= c->nslots || !opool__live_gen(c, i, g)))
         return NULL;
@@ -3450,7 +3449,8 @@ static inline bool opool__hpage_index(uint32_t recip, uintptr_t off, uint32_t *j
  * bits in different words, and a run of allocs or frees in address order
  * does not wait on one word's last store at every step. */
 static inline uint64_t *opool__hpage_word(const opool__hpage *pg, uintptr_t a, uint32_t *g) {
-    *g = ((uint32_t)a & (OPOOL_HEAP_PAGE - 1)) / (OPOOL_HEAP_PAGE / 64);
+    uint32_t off = a & (OPOOL_HEAP_PAGE - 1); /* no cast: uintptr_t may be uint32_t */
+    *g = off / (OPOOL_HEAP_PAGE / 64);
     return (uint64_t *)(uintptr_t)(pg + 1) + ((a % (OPOOL_HEAP_PAGE / 64)) >> pg->gshift);
 }
 
@@ -3458,7 +3458,7 @@ static inline uint64_t *opool__hpage_word(const opool__hpage *pg, uintptr_t a, u
 static inline bool opool__hpage_live(const opool__hpage *pg, uintptr_t a) {
     uint32_t g;
     const uint64_t *w = opool__hpage_word(pg, a, &g);
-    return !((uint32_t)a & pg->gmask) && ((*w >> (g & 63)) & 1);
+    return !(a & pg->gmask) && ((*w >> (g & 63)) & 1);
 }
 
 /* The statistics of an alloc of size bytes from class k (what the inline and
@@ -3506,8 +3506,7 @@ static inline void opool__hpage_lent(opool__hpage *pg, void *b) {
 static inline bool opool__hpage_take_back(opool__hpage *pg, void *b) {
     uint32_t g;
     uint64_t *w = opool__hpage_word(pg, (uintptr_t)b, &g), v = *w;
-    if (OPOOL_UNLIKELY(((uint32_t)(uintptr_t)b & pg->gmask) || !((v >> (g & 63)) & 1)))
-        return false;
+    if (OPOOL_UNLIKELY(((uintptr_t)b & pg->gmask) || !((v >> (g & 63)) & 1))) return false;
     *w = v & ~((uint64_t)1 << (g & 63));
     *(void **)b = pg->free;
     pg->free = b;
@@ -3541,7 +3540,7 @@ OPOOL__HOT void *opool__heap_alloc_inline(opool_heap *h, size_t size) {
 
 OPOOL__HOT opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
-    uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
+    uintptr_t a = (uintptr_t)ptr, base = a - (a & (OPOOL_HEAP_PAGE - 1));
     /* a page of the reserved range, else of the page set; base 0 (NULL among others)
      * would match an empty entry: out of line */
     if (OPOOL_UNLIKELY(c == NULL || base == 0 ||
@@ -3561,7 +3560,7 @@ OPOOL__HOT opool_status opool__heap_free_inline(opool_heap *h, void *ptr) {
  * with no call; everything else runs out of line. */
 OPOOL__HOT void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t size) {
     opool__heap_hot *c = (opool__heap_hot *)(void *)h;
-    uintptr_t a = (uintptr_t)ptr, base = a & ~(uintptr_t)(OPOOL_HEAP_PAGE - 1);
+    uintptr_t a = (uintptr_t)ptr, base = a - (a & (OPOOL_HEAP_PAGE - 1));
     /* size 0 wraps to SIZE_MAX, ptr NULL gives base 0: both out of line */
     if (OPOOL_UNLIKELY(c == NULL || base == 0 || size - 1 >= c->small_max ||
                        (a - c->span_lo >= c->span_len &&
@@ -3800,7 +3799,7 @@ OPOOL__HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *o
     opool__mt_set_home(c->own, i, c->home);
     opool__mt_go_live(c->gen, i, OPOOL__MT_LOAD_RELAXED(&c->gen[i]) + 1, out);
     opool__mt_count_own(c, 1);
-    void *obj = c->objects + (size_t)i * c->stride;
+    void *obj = c->objects + i * c->stride;
     OPOOL__NONNULL(obj);
     return obj;
 }

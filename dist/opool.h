@@ -1154,8 +1154,9 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * allocation elsewhere) when the desc names no allocator, else from
  * desc.allocator, which then gets every byte the heap holds (regions, its
  * bookkeeping, large blocks). create asks for the reservation's pages, if
- * any, in as few regions as hold them; a growing heap's next region has as many
- * pages as the heap holds (at least 4), so a heap of N pages made about
+ * any, in as few regions as hold them; a growing heap's first region has
+ * one page, its next as many pages as the heap holds (at least 4), so a
+ * heap of N pages made about
  * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
  * allocator refuses a region, the heap asks for a single page. On 64-bit
  * Linux and Windows a heap with the system's memory reserves 4 GiB of
@@ -8150,10 +8151,12 @@ static bool opool__heap_reserve_pages(opool_heap *h) {
     return true;
 }
 
-/* The size of the next region of a growing heap: as many pages as it holds. */
+/* The size of the next region of a growing heap: as many pages as it holds
+ * (one for its first page, then at least OPOOL__REGION_MIN). */
 static uint32_t opool__heap_region_size(const opool_heap *h) {
     size_t n = h->page_count + h->cached;
-    return n < OPOOL__REGION_MIN   ? OPOOL__REGION_MIN
+    return n == 0                  ? 1 /* its first page: a heap of one block holds one page */
+           : n < OPOOL__REGION_MIN ? OPOOL__REGION_MIN
            : n > OPOOL__REGION_MAX ? OPOOL__REGION_MAX
                                    : (uint32_t)n;
 }

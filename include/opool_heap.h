@@ -96,8 +96,9 @@
  * allocation elsewhere) when the desc names no allocator, else from
  * desc.allocator, which then gets every byte the heap holds (regions, its
  * bookkeeping, large blocks). create asks for the reservation's pages, if
- * any, in as few regions as hold them; a growing heap's next region has as many
- * pages as the heap holds (at least 4), so a heap of N pages made about
+ * any, in as few regions as hold them; a growing heap's first region has
+ * one page, its next as many pages as the heap holds (at least 4), so a
+ * heap of N pages made about
  * log2(N) requests until regions reach 64 pages, then one per 4 MiB. If the
  * allocator refuses a region, the heap asks for a single page. On 64-bit
  * Linux and Windows a heap with the system's memory reserves 4 GiB of

@@ -899,10 +899,12 @@ static bool opool__heap_reserve_pages(opool_heap *h) {
     return true;
 }
 
-/* The size of the next region of a growing heap: as many pages as it holds. */
+/* The size of the next region of a growing heap: as many pages as it holds
+ * (one for its first page, then at least OPOOL__REGION_MIN). */
 static uint32_t opool__heap_region_size(const opool_heap *h) {
     size_t n = h->page_count + h->cached;
-    return n < OPOOL__REGION_MIN   ? OPOOL__REGION_MIN
+    return n == 0                  ? 1 /* its first page: a heap of one block holds one page */
+           : n < OPOOL__REGION_MIN ? OPOOL__REGION_MIN
            : n > OPOOL__REGION_MAX ? OPOOL__REGION_MAX
                                    : (uint32_t)n;
 }

@@ -7,6 +7,7 @@
 #define OPOOL_TEST_HELPERS_H
 
 #include "opool.h"
+#include "opool_heap.h"
 
 #include <string.h>
 
@@ -47,5 +48,14 @@ static inline uint64_t mix64(uint64_t z) {
 static inline uint64_t rng_next(rng *r) { return mix64(r->s += 0x9E3779B97F4A7C15u); }
 static inline uint32_t rng_below(rng *r, uint32_t n) { return n ? (uint32_t)(rng_next(r) % n) : 0; }
 static inline bool rng_chance(rng *r, uint32_t percent) { return rng_below(r, 100) < percent; }
+
+/* Blocks live in heap h, over its classes and its large blocks. */
+static inline uint64_t heap_live(const opool_heap *h) {
+    opool_heap_stats s;
+    opool_heap_get_stats(h, &s);
+    uint64_t live = s.large_live;
+    for (uint32_t k = 0; k < s.class_count; k++) live += s.classes[k].live;
+    return live;
+}
 
 #endif /* OPOOL_TEST_HELPERS_H */

@@ -47,43 +47,32 @@ opool_add_hpp_test(test_hpp_mt test_hpp_mt.cpp 17)
 set_tests_properties(test_hpp_mt PROPERTIES LABELS mt)
 
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND NOT OPOOL_SANITIZE)
-    foreach(mode fail compile)
-        set(_name hpp_mix_handles)
-        set(_flags -std=c++17)
-        if(mode STREQUAL "compile")
-            set(_name hpp_mix_handles_control)
-            list(APPEND _flags -DOPL_CONTROL)
-        endif()
-        file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
-        add_test(NAME ${_name}
-            COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${CMAKE_CXX_COMPILER}" -DLANG=CXX
-                    "-DSOURCE=${_hpp_dir}/mix_handles.cpp"
-                    "-DINCLUDE_DIR=${PROJECT_SOURCE_DIR}/include" -DMODE=${mode}
-                    "-DFLAGS=${_flags}" "-DEXPECT=opl::handle<ship>"
-                    -P "${PROJECT_SOURCE_DIR}/tests/typed/expect_compile.cmake"
-            WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
-        set_tests_properties(${_name} PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS typed)
-    endforeach()
-
-    # hpp_nodiscard: every line of tests/cpp/nodiscard.cpp that drops an emplace's or a get's
-    # result fails to compile under -Werror=unused-result; the control compiles
-    foreach(mode fail compile)
-        set(_name hpp_nodiscard)
-        set(_flags -std=c++17 -Werror=unused-result)
-        if(mode STREQUAL "compile")
-            set(_name hpp_nodiscard_control)
-            list(APPEND _flags -DOPL_CONTROL)
-        endif()
-        file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
-        add_test(NAME ${_name}
-            COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${CMAKE_CXX_COMPILER}" -DLANG=CXX
-                    "-DSOURCE=${_hpp_dir}/nodiscard.cpp"
-                    "-DINCLUDE_DIR=${PROJECT_SOURCE_DIR}/include" -DMODE=${mode}
-                    "-DFLAGS=${_flags}" "-DEXPECT=nodiscard|unused"
-                    -P "${PROJECT_SOURCE_DIR}/tests/typed/expect_compile.cmake"
-            WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
-        set_tests_properties(${_name} PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS typed)
-    endforeach()
+    # opool_hpp_expect_compile(NAME SOURCE EXPECT FLAGS...): NAME must fail to compile on the
+    # marked lines of SOURCE (output matching EXPECT), NAME_control compile with -DOPL_CONTROL
+    function(opool_hpp_expect_compile name source expect)
+        foreach(mode fail compile)
+            set(_name ${name})
+            set(_flags ${ARGN})
+            if(mode STREQUAL "compile")
+                set(_name ${name}_control)
+                list(APPEND _flags -DOPL_CONTROL)
+            endif()
+            file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
+            add_test(NAME ${_name}
+                COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${CMAKE_CXX_COMPILER}" -DLANG=CXX
+                        "-DSOURCE=${_hpp_dir}/${source}"
+                        "-DINCLUDE_DIR=${PROJECT_SOURCE_DIR}/include" -DMODE=${mode}
+                        "-DFLAGS=${_flags}" "-DEXPECT=${expect}"
+                        -P "${PROJECT_SOURCE_DIR}/tests/typed/expect_compile.cmake"
+                WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
+            set_tests_properties(${_name} PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS typed)
+        endforeach()
+    endfunction()
+    opool_hpp_expect_compile(hpp_mix_handles mix_handles.cpp "opl::handle<ship>" -std=c++17)
+    # every line of tests/cpp/nodiscard.cpp that drops an emplace's or a get's result fails
+    # to compile under -Werror=unused-result
+    opool_hpp_expect_compile(hpp_nodiscard nodiscard.cpp "nodiscard|unused" -std=c++17
+                             -Werror=unused-result)
 
     set(_strict -std=c++17 -Wshadow -Wcast-qual -Wundef -Wconversion -Wsign-conversion
                 -Wmissing-declarations -Wredundant-decls -Wnon-virtual-dtor -Wold-style-cast

@@ -964,14 +964,6 @@ TEST(a_throwing_constructor_in_an_mt_pool_frees_without_destroying) {
 
 /* ---- allocator<T> -------------------------------------------------------- */
 
-static uint64_t heap_live(opool_heap *h) {
-    opool_heap_stats s;
-    opool_heap_get_stats(h, &s);
-    uint64_t live = s.large_live;
-    for (uint32_t k = 0; k < s.class_count; k++) live += s.classes[k].live;
-    return live;
-}
-
 struct heap_findings {
     int stale = 0, foreign = 0;
 };
@@ -1133,13 +1125,7 @@ TEST(a_heap_resource_whose_classes_are_not_16_aligned_sends_16_aligned_requests_
 static int heap_reports = 0;
 static void count_heap_reports(opool_heap *, opool_status, const void *, void *) { heap_reports++; }
 
-static uint64_t live_blocks(const opl::heap_resource &r) {
-    opool_heap_stats s;
-    opool_heap_get_stats(r.c_heap(), &s);
-    uint64_t live = s.large_live;
-    for (uint32_t k = 0; k < s.class_count; k++) live += s.classes[k].live;
-    return live;
-}
+static uint64_t live_blocks(const opl::heap_resource &r) { return heap_live(r.c_heap()); }
 
 /* An arena resource: containers filled, the resource released (every block at once) and
  * filled again, then dropped with blocks in it: no leak report. */

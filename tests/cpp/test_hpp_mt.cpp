@@ -7,6 +7,7 @@
  */
 #include "opool.hpp"
 
+#include "helpers.h"
 #include "test.h"
 
 #include <atomic>
@@ -96,14 +97,6 @@ TEST(the_pools_destructor_ends_what_threads_left_live) {
         CHECK(pool.size() == 80 && ended.load() == 0);
     }
     CHECK(made.load() == 80 && ended.load() == 80);
-}
-
-static uint64_t heap_live(opool_heap *h) {
-    opool_heap_stats s;
-    opool_heap_get_stats(h, &s);
-    uint64_t live = s.large_live;
-    for (uint32_t k = 0; k < s.class_count; k++) live += s.classes[k].live;
-    return live;
 }
 
 /* One heap shared by threads through opl::shared_heap: std containers of four threads grow,

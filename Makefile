@@ -285,14 +285,22 @@ proof-mutants:
 # then a third consumer that builds opool from this source tree with add_subdirectory. With
 # pkg-config, each install is also used as a user's sanitizer build uses it
 # (tests/user/check.sh: ASan sees a write after free, TSan a race and no false one).
+# The shared build is configured as a packager would (CTest's BUILD_TESTING=OFF) and built
+# whole: it must build and register no test.
 SHARED_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_SHARED_LIBS=ON -DOPOOL_WERROR=ON \
-               -DOPOOL_BUILD_TESTS=OFF -DOPOOL_BUILD_EXAMPLES=OFF
+               -DBUILD_TESTING=OFF -DOPOOL_BUILD_EXAMPLES=OFF
 test-install:
 	@echo "== install check: build/install (static), build/install-shared (shared)"; \
 	$(call configure,build/gcc,$(GCC),$(GXX),$(GCC_ARGS)); \
 	$(CMAKE) --build build/gcc -j$(JOBS) --target opool; \
 	$(call configure,build/shared,$(GCC),,$(SHARED_ARGS)); \
-	$(CMAKE) --build build/shared -j$(JOBS) --target opool; \
+	$(CMAKE) --build build/shared -j$(JOBS); \
+	built=$$(find build/shared -maxdepth 1 -type f -perm -u+x ! -name '*.so*' -printf '%f '); \
+	registered=$$($(CTEST) --test-dir build/shared -N | sed -n 's/^Total Tests: //p'); \
+	if [ -n "$$built" ] || [ "$${registered:-0}" != 0 ]; then \
+		echo "install check: -DBUILD_TESTING=OFF built '$$built' and registered $$registered tests" >&2; exit 1; \
+	fi; \
+	echo "   -DBUILD_TESTING=OFF: the library alone, no test registered"; \
 	rm -rf build/install build/install-shared build/consumer; \
 	checks=0; \
 	have_pc=0; command -v pkg-config >/dev/null 2>&1 && have_pc=1; \

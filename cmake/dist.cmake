@@ -12,6 +12,10 @@
 #   dist_cxx17       dist_main.cpp (C++17) with the library from dist_impl.c (C)
 #   dist_hpp         dist/opool.hpp (C++17): cmake/consumer/main.cpp over dist_impl.c
 #   dist_gcc         dist_c built and run again with gcc, when the build uses another compiler
+#   dist_san_<cc>_<sanitizer>  dist_c's and dist_static's sources built and run with gcc and
+#                    clang under ThreadSanitizer and under AddressSanitizer+UBSan: every option
+#                    the header documents (OPOOL_IMPLEMENTATION, OPOOL_STATIC) compiles where
+#                    users turn sanitizers on (the gcc build only: one set is enough)
 #
 # A sanitizer build runs dist_up_to_date and dist_c only (see below).
 # The programs compile the committed dist/opool.h (what users get), never the sources.
@@ -85,4 +89,35 @@ if(NOT CMAKE_C_COMPILER_ID STREQUAL "GNU")
     else()
         message(STATUS "opool: gcc not found: dist_gcc skipped")
     endif()
+endif()
+
+# The header's options under the sanitizers users turn on, with both compilers: each test
+# builds and runs the OPOOL_IMPLEMENTATION program and the OPOOL_STATIC one.
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU" AND NOT CMAKE_CROSSCOMPILING)
+    find_program(OPOOL_CLANG_EXE NAMES clang-14 clang)
+    set(_includes "${_dist_header_dir}" "${_dist_src}")
+    set(_programs "dist_main.c,dist_second.c" "dist_static.c,dist_static_peer.c")
+    foreach(cc gcc clang)
+        set(_exe "${CMAKE_C_COMPILER}")
+        if(cc STREQUAL "clang")
+            set(_exe "${OPOOL_CLANG_EXE}")
+        endif()
+        if(NOT _exe)
+            message(STATUS "opool: clang not found: dist_san_clang_* skipped")
+            continue()
+        endif()
+        foreach(san thread address,undefined)
+            string(REPLACE "," "_" _name "dist_san_${cc}_${san}")
+            set(_flags -std=c11 -O1 -g -Wall -Wextra -Wpedantic -Werror -fsanitize=${san}
+                       -fno-sanitize-recover=all)
+            file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
+            add_test(NAME ${_name}
+                COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${_exe}" "-DPROGRAMS=${_programs}"
+                        "-DSOURCE_DIR=${_dist_src}" "-DINCLUDE_DIRS=${_includes}"
+                        "-DFLAGS=${_flags}" -DPROGRAM=${_name}
+                        -P "${_dist_src}/build_and_run.cmake"
+                WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/${_name}")
+            set_tests_properties(${_name} PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS dist)
+        endforeach()
+    endforeach()
 endif()

@@ -4354,10 +4354,11 @@ OPOOL__INTERNAL bool opool__saved_positions(const opool *p, uint32_t **pos);
  * there, every fence is a seq_cst read-modify-write of one word instead.
  * Any two such fences are then ordered, and the later one synchronises
  * with the earlier: all that a pair of seq_cst fences orders, and more.
- * Such a build only: the word is a point of contention. */
-OPOOL__INTERNAL extern opool__atomic(uint32_t) opool__fence_word;
-#define opool__atomic_fence_seq_cst()                                                              \
-    ((void)atomic_fetch_add_explicit(&opool__fence_word, 0, memory_order_seq_cst))
+ * Such a build only: the word is a point of contention. A function, not
+ * a shared variable, so that the single header's OPOOL_STATIC can make it
+ * static as it makes every function the modules share. */
+OPOOL__INTERNAL void opool__fence_rmw(void);
+#define opool__atomic_fence_seq_cst() opool__fence_rmw()
 #else
 #define opool__atomic_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
 #endif
@@ -10066,7 +10067,11 @@ int madvise(void *addr, size_t length, int advice);
 /* ==== threads ============================================================= */
 
 #if defined(__SANITIZE_THREAD__) && !defined(__clang__)
-opool__atomic(uint32_t) opool__fence_word; /* opool__atomic_fence_seq_cst under GCC's TSan */
+static opool__atomic(uint32_t) opool__fence_word;
+
+void opool__fence_rmw(void) {
+    (void)atomic_fetch_add_explicit(&opool__fence_word, 0, memory_order_seq_cst);
+}
 #endif
 
 _Static_assert(sizeof(opool__atomic(uint32_t)) == sizeof(uint32_t),

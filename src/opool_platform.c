@@ -78,7 +78,11 @@ int madvise(void *addr, size_t length, int advice);
 /* ==== threads ============================================================= */
 
 #if defined(__SANITIZE_THREAD__) && !defined(__clang__)
-opool__atomic(uint32_t) opool__fence_word; /* opool__atomic_fence_seq_cst under GCC's TSan */
+static opool__atomic(uint32_t) opool__fence_word;
+
+void opool__fence_rmw(void) {
+    (void)atomic_fetch_add_explicit(&opool__fence_word, 0, memory_order_seq_cst);
+}
 #endif
 
 _Static_assert(sizeof(opool__atomic(uint32_t)) == sizeof(uint32_t),

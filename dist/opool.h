@@ -197,13 +197,38 @@
  * count <= capacity - ceil(capacity / 4) objects live (a quarter of the
  * usable slots free again: 48 of 64, 0 of 1); the next failure then opens a
  * new episode. The concurrent pool and the heap (per size class) follow the
- * same rule. The default report also prints at most 4 such lines a second
- * for one pool (or heap), however the pool gets there: one that swings
- * between full and recovered opens an episode per swing. The next line it
- * prints ends "[after N lines held back, M of them opening an episode: at
- * most 4 a second]", and destroy prints the count still held back, if any.
- * A report of your own is called for every episode's 1st, 2nd, 4th...
- * failure, unrationed.
+ * same rule. At most 4 such reports a second are made for one pool (or
+ * heap), to the default report or to yours alike, however the pool gets
+ * there: one that swings between full and recovered opens an episode per
+ * swing. Inside the next report made, opool_reports_held says how many
+ * were held back meanwhile: the default report's line ends "[after N lines
+ * held back, M of them opening an episode: at most 4 a second]", and its
+ * destroy prints the count still held back, if any. The statistics
+ * (failed_allocs, episodes) count every failure; the flag
+ * OPOOL_REPORT_UNRATIONED reports every episode's 1st, 2nd, 4th... failure.
+ *
+ * MISUSE. A rejected free (a double free, a stale, foreign or forged
+ * handle, a pointer to no object's start) or alloc_at (a live or retired
+ * slot, a handle never issued) returns its status and is reported to
+ * desc.report; the default report is silent about it unless asked:
+ *   - the environment variable OPOOL_MISUSE=print (read once, at the first
+ *     misuse) prints one line for each, in every pool, concurrent pool and
+ *     heap of the process; OPOOL_MISUSE=abort prints it, then calls abort()
+ *     (run under a debugger to see the caller's stack);
+ *   - the desc flag OPOOL_REPORT_MISUSE prints them for one pool.
+ * The line says what the rejection was, from the pool's own records (see
+ * opool_default_report).
+ *
+ * SALTS. Two live pools with one generation origin would accept each
+ * other's handles. Derived salts (desc.salt 0) differ from pool to pool
+ * (two coincide with probability 2^-31); opool_create refuses (OPOOL_EINVAL, and a line on stderr names the pool
+ * that has it) a nonzero desc.salt that a live pool made with that salt
+ * already has, unless desc.flags has OPOOL_SHARE_SALT (twins on purpose:
+ * two worlds driven alike, whose handles must match); a derived salt never
+ * takes such a one.
+ * A pool loaded from an image keeps the image's origin, so a loaded copy
+ * and its original, both live, accept each other's handles: they name the
+ * same objects.
  *
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
  * Different pools may be used by different threads at the same time.
@@ -303,7 +328,7 @@ extern "C" {
  * Generations start from the pool's salt (desc.salt, or one derived from the
  * order pools are created: the same program gives the same handles run after
  * run), so a handle used with the wrong pool is rejected (OPOOL_ESTALE) with
- * high probability. A slot's generation wraps after 2^31 reuses, and only then
+ * high probability; two live pools never share a salt (see SALTS). A slot's generation wraps after 2^31 reuses, and only then
  * can a stale handle match again; OPOOL_RETIRE_ON_WRAP retires the slot
  * instead. */
 typedef struct opool_handle {
@@ -429,7 +454,14 @@ enum {
     OPOOL_NO_LIVE_LIST = 1u << 5,   /* no live list: 8 bytes of bookkeeping a slot, not 12;
                                        live_object/live_handle NULL, retain/sort refused */
     OPOOL_FIXED = 1u << 6,          /* the pool never grows (OPOOL_FULL_GROW refused) */
-    OPOOL__FLAGS_ALL = (1u << 7) - 1
+    OPOOL_REPORT_MISUSE = 1u << 7,  /* the default report prints every rejected free and
+                                       alloc_at (see MISUSE at the top of this file) */
+    /* (bits 8 to 11 are the heap's: opool_heap.h) */
+    OPOOL_REPORT_UNRATIONED = 1u << 12, /* exhaustion reports at every 1st, 2nd, 4th...
+                                           failure, not at most 4 a second (EXHAUSTION) */
+    OPOOL_SHARE_SALT = 1u << 13,        /* desc.salt may be a live pool's: twins driven alike,
+                                           each accepting the other's handles (SALTS) */
+    OPOOL__FLAGS_ALL = ((1u << 8) - 1) | (3u << 12)
 };
 
 /* Largest capacity or max_capacity a pool accepts. */
@@ -486,7 +518,8 @@ typedef struct opool_allocator {
  * object_align 0 is alignof(max_align_t) (16 on x86-64): set _Alignof(T) to
  * pack small objects tighter; the stride is object_size rounded up to it.
  * salt: its low bit is ignored; set it for handles that must not depend on
- * how many pools the program created before. init runs after opool_alloc,
+ * how many pools the program created before, one per live pool (see SALTS:
+ * a salt a live pool has is refused). init runs after opool_alloc,
  * opool_alloc_at and an eviction's reuse, never in opool_load. fini runs on
  * every object freed by opool_free, opool_free_object, opool_clear, eviction
  * and opool_destroy. save_object returning false makes opool_save give
@@ -651,8 +684,9 @@ OPOOL_API void *opool_alloc(opool *p, opool_handle *out);
  * NULL if p is NULL, h's generation is even (OPOOL_NULL included), h's index
  * is at or beyond max_capacity (a fixed pool: capacity), a growable pool
  * cannot grow to it (allocator failure), the slot is retired, or the slot is
- * live; no object changes then, and the failure is neither counted in
- * failed_allocs nor reported. A growable pool grows as needed to reach the
+ * live; no object changes then, and the failure is not counted in
+ * failed_allocs. A handle never issued is reported as OPOOL_EINVAL, a live
+ * or retired slot as OPOOL_EBUSY (see MISUSE). A growable pool grows as needed to reach the
  * index (storage it added stays, free, even if the call then fails). The
  * slot leaves the free stack and the slot that was on top of the stack takes
  * its place. init, OPOOL_ZERO and the poison check (reported as in
@@ -886,11 +920,25 @@ OPOOL_API const char *opool_status_str(opool_status s);
  *                            changed while free (last handle 0x...)", then calls abort();
  *   OPOOL_ELEAK              "opool: pool ... (0x...): leak: destroyed with 3 objects
  *                            live; ..." (see opool_destroy);
- * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
+ * and, when misuse is loud (see MISUSE at the top of this file), for a
+ * rejected free or alloc_at (OPOOL_ESTALE, OPOOL_EINVAL, OPOOL_EBUSY) what
+ * it was, found from the pool's records: "opool: pool "ships" (0x...):
+ * rejected free of handle 0x...: a double free: slot 3's object was freed
+ * already", or a stale handle, another pool's, a generation never issued,
+ * an interior pointer, a live slot; then abort() under OPOOL_MISUSE=abort.
+ * Otherwise nothing for those (the caller has the status).
  * p NULL: the line names no pool; called from a report that a failed load
  * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to
  * stderr. Thread-safety: as the pool's (it reads p's counters). */
 OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
+
+/* Inside a report of OPOOL_EFULL (a pool's, a concurrent pool's or a heap's,
+ * yours or the default): how many such reports of the same object were held
+ * back since the last one made (see EXHAUSTION: at most 4 a second), and in
+ * *opened (if not NULL) how many of those opened an episode. 0 elsewhere.
+ * The statistics (failed_allocs, episodes) count every failure. O(1).
+ * Thread-safety: any thread; it answers for the report running on it. */
+OPOOL_API uint64_t opool_reports_held(uint64_t *opened);
 
 /* ---- save and load (docs/FORMAT.md) ------------------------------------
  * The image format is docs/FORMAT.md: versioned, fixed little-endian,
@@ -1264,7 +1312,10 @@ typedef struct opool_heap opool_heap;
  * class fails. OPOOL_POISON
  * from opool.h also applies: free blocks hold 0x1deadb0b (except their first
  * pointer-sized bytes, which hold the free-list link and are not checked),
- * checked when reused. */
+ * checked when reused. So does OPOOL_REPORT_MISUSE: the default report
+ * prints every rejected free (a double free, a pointer to no block's start),
+ * as OPOOL_MISUSE does for every heap (opool.h, MISUSE); and
+ * OPOOL_REPORT_UNRATIONED (opool.h, EXHAUSTION). */
 enum {
     OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail (no run, no
                                          allocator) */
@@ -1294,7 +1345,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
                                     first page at its first alloc (OPOOL_HEAP_FIXED: one
                                     page each) */
     uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_FIXED |
-                                    OPOOL_HEAP_ARENA | OPOOL_POISON;
+                                    OPOOL_HEAP_ARENA | OPOOL_POISON | OPOOL_REPORT_MISUSE |
+                                    OPOOL_REPORT_UNRATIONED;
                                     0 = a heap that grows (as a NULL desc) */
     /* Findings, with the heap and the pointer concerned (NULL =
      * opool_heap_default_report, which says what each does by default):
@@ -3933,8 +3985,8 @@ OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_han
 /* An exhaustion episode: opool__episode, in opool_abi.h (opool_diag.h has
  * the rule and its operations). */
 
-/* The default report's ration of exhaustion lines, one per pool, concurrent
- * pool or heap (opool_diag.h: opool__quota_take). */
+/* The ration of exhaustion reports, one per pool, concurrent pool or heap
+ * (opool_diag.h: opool__diag_admit). */
 typedef struct opool__quota {         /* 32-bit words: no stricter alignment for the pool (i386) */
     OPOOL__ATOMIC(uint32_t) second;   /* the monotonic clock's second of the lines counted */
     OPOOL__ATOMIC(uint32_t) printed;  /* lines printed in it */
@@ -4112,6 +4164,10 @@ static inline bool opool__wraps(uint32_t gen, uint32_t gen0, uint32_t k) {
 /* The salt of a pool whose desc gives none: derived from the creation order
  * (of every pool, single-threaded or not), the same run after run. */
 OPOOL__INTERNAL uint32_t opool__derive_salt(void);
+
+/* opool_create for opool_load: the pool keeps the image's origin (desc.salt)
+ * even while another live pool has it (see SALTS in opool.h). */
+OPOOL__INTERNAL opool_status opool__create_loaded(opool **out, const opool_desc *desc);
 
 OPOOL__INTERNAL bool opool__geometry_of(const opool_desc *d, opool__geometry *g);
 OPOOL__INTERNAL opool_allocator opool__allocator_of(const opool_desc *d);
@@ -4544,6 +4600,25 @@ typedef enum opool__load_check {
     OPOOL__LOAD_OBJECT
 } opool__load_check;
 
+/* What a rejected free or alloc_at was (a step of its message too): found by
+ * the kind's default report from the object's own records, and told when
+ * misuse is loud (OPOOL_MISUSE, OPOOL_REPORT_MISUSE). */
+typedef enum opool__misuse {
+    OPOOL__MISUSE_NONE,
+    OPOOL__NULL_HANDLE = OPOOL__LOAD_OBJECT + 1, /* the null handle */
+    OPOOL__EVEN_HANDLE,                          /* an even generation: never a live object's */
+    OPOOL__FAR_HANDLE,                           /* an index beyond the slots made */
+    OPOOL__DOUBLE_FREE,      /* the object was freed already, its slot not reused since */
+    OPOOL__STALE_HANDLE,     /* the object was freed, its slot reused since */
+    OPOOL__FOREIGN_HANDLE,   /* a generation its slot never had: another pool's, or forged */
+    OPOOL__INTERIOR_POINTER, /* inside an object, not at its start */
+    OPOOL__FREED_POINTER,    /* the start of a free slot: a double free */
+    OPOOL__FOREIGN_POINTER,  /* no object of this pool */
+    OPOOL__LIVE_SLOT,        /* alloc_at: the slot is live */
+    OPOOL__RETIRED_SLOT,     /* alloc_at: the slot is retired */
+    OPOOL__SALT_TAKEN        /* create: a live pool has this salt (always printed) */
+} opool__misuse;
+
 /* Everything a message may print about one finding. */
 typedef struct opool__finding {
     opool__kind kind;
@@ -4564,12 +4639,18 @@ typedef struct opool__finding {
     uint64_t expected, found; /* what the desc or the format wants; what the image holds */
     uint32_t pool, npools;    /* world loads (npools > 0): the pool's index, UINT32_MAX: none */
     bool side;                /* the image is a side table's */
-    opool__quota *quota;      /* the default report's ration of lines for self (NULL: none) */
     const char *detail;       /* OPOOL_ELEAK: the end of the line (where, or how to learn it) */
     uint64_t bytes;           /* heap OPOOL_ELEAK: bytes of the blocks live */
     uint64_t high_water, episodes, demand; /* the sizing line (opool_sizing_line) */
     uint64_t held, held_episodes;          /* exhaustion lines the quota held back before */
     bool held_suffix;                      /* the line says so (the default report) */
+    /* rejected frees and alloc_at (opool__misuse): */
+    opool__misuse misuse;
+    bool loud;               /* the object's desc asks for them (OPOOL_REPORT_MISUSE) */
+    uint32_t gen_now;        /* the slot's generation now */
+    uint32_t salt;           /* OPOOL__SALT_TAKEN: the salt asked for */
+    const char *other_name;  /* OPOOL__SALT_TAKEN: the live pool that has it */
+    const void *other;
 } opool__finding;
 
 /* A finding of what about self (NULL: unknown) named name, every other
@@ -4577,19 +4658,38 @@ typedef struct opool__finding {
 OPOOL__INTERNAL opool__finding opool__finding_of(opool__kind kind, opool_status what, const void *self,
                                  const char *name);
 
-/* The default report: the finding's line on stderr (nothing for the
- * findings that are silent by default: rejected handles and pointers), then
- * abort() for OPOOL_EWRITE_AFTER_FREE. Exhaustion lines are rationed by
- * f->quota: at most OPOOL__QUOTA_LINES in a second of one object; the
- * next line printed says how many were held back meanwhile, and how many of
- * those opened an episode (a pool that swings between full and recovered
- * opens one per swing). */
+/* The default report: the finding's line on stderr, then abort() for
+ * OPOOL_EWRITE_AFTER_FREE. Rejected handles and pointers print only when
+ * misuse is loud (f->loud, or OPOOL_MISUSE=print|abort; abort() after the
+ * line with abort). An exhaustion line admitted by opool__diag_admit says
+ * how many were held back before it. */
 OPOOL__INTERNAL void opool__diag_default(const opool__finding *f);
+
+/* Which misuse f's handle was, rejected (f->what: OPOOL_EINVAL, OPOOL_ESTALE,
+ * or OPOOL_EBUSY for an alloc_at of a live slot) by an object of nslots
+ * slots and origin gen0 whose slot of that index has generation now (when
+ * in range); sets f->misuse, and f->gen_now and f->capacity for the line.
+ * Another status: no misuse. */
+OPOOL__INTERNAL void opool__diag_misuse(opool__finding *f, uint32_t nslots, uint32_t gen0, uint32_t now);
+
+/* OPOOL_MISUSE, read once: 0 unset (or another value), 1 "print", 2 "abort". */
+OPOOL__INTERNAL int opool__misuse_env(void);
+
+/* ---- rationing: every sink, the default report and a user's alike ----------
+ * At most OPOOL__QUOTA_LINES exhaustion reports in a second of one object
+ * (quota q); opens: the failure opens an episode. False: held back (counted
+ * in q). True: report it; until opool__diag_admitted, opool_reports_held on
+ * this thread gives the reports held back before it (the default report's
+ * line says so). Relaxed: racing threads may report one too many or too few
+ * in a second, and each held report is counted once. */
+OPOOL__INTERNAL bool opool__diag_admit(opool__quota *q, bool opens);
+OPOOL__INTERNAL void opool__diag_admitted(void);
 
 #define OPOOL__QUOTA_LINES 4
 
-/* At the end of self (of kind, named name): a line for the exhaustion lines
- * its quota q still holds back, if any. */
+/* At the end of self (of kind, named name), whose reports go to the default
+ * report: a line for the exhaustion lines its quota q still holds back, if
+ * any. */
 OPOOL__INTERNAL void opool__diag_flush(opool__kind kind, const void *self, const char *name, opool__quota *q);
 
 /* The finding's message, as the default report prints it (with its final
@@ -4642,6 +4742,27 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
     /* relaxed: the record only rations reports */
     return atomic_load_explicit(&e->failures, memory_order_relaxed);
 }
+
+/* ---- origins: no two live pools share a salt -------------------------------
+ * A process-wide table of the generation origins (gen0) that pools of a kind
+ * were given by an explicit salt, or kept from an image: two live pools with
+ * one origin would accept each other's handles. The table's memory comes
+ * from the C library (16 to 24 bytes a pool with such a salt); pools with a
+ * derived salt are not in it. */
+
+/* Enters owner (of kind, named name, given salt: origin salt & ~1).
+ * exclusive (a create): OPOOL_EINVAL when a live object of kind already has
+ * that origin, and a line on stderr says which (whatever the reports: no
+ * object exists yet); not exclusive (a load): always entered. OPOOL_ENOMEM:
+ * the table cannot grow. */
+OPOOL__INTERNAL opool_status opool__origin_enter(opool__kind kind, uint32_t salt, const void *owner,
+                                 const char *name, bool exclusive);
+
+/* Owner's entry out of the table, if it has one. */
+OPOOL__INTERNAL void opool__origin_leave(const void *owner);
+
+/* Whether a live object of any kind has origin gen0 in the table. */
+OPOOL__INTERNAL bool opool__origin_taken(uint32_t gen0);
 
 #endif /* OPOOL_DIAG_H */
 
@@ -5729,9 +5850,39 @@ static void opool__leak_sites(const opool *p, char *buf, size_t size) {
         at += (size_t)snprintf(buf + at, size - at, "%s%s", k ? ", " : "", where[k]);
 }
 
+static bool opool__slot_of(const opool *p, const void *obj, uint32_t *i, bool *start);
+
 /* The pool whose loop opool__no_live_list is refusing on this thread: its
  * report's default line says so. */
 static _Thread_local const opool *opool__refusing;
+
+/* The pointer opool_free_object is rejecting on this thread, and its pool. */
+static _Thread_local const opool *opool__rejecting;
+static _Thread_local const void *opool__rejected_ptr;
+
+/* What a rejected handle or pointer was, from p's records: the misuse and,
+ * in f, the slot concerned. */
+static void opool__misuse_of(const opool *p, opool__finding *f) {
+    const opool__hot *h = &p->hot;
+    uint32_t i = opool_handle_index(f->handle);
+    if (p == opool__rejecting && f->what == OPOOL_EINVAL) {
+        /* opool_free_object: the object the pointer falls in, if any */
+        uint32_t at = 0;
+        bool start = false;
+        if (!opool__slot_of(p, opool__rejected_ptr, &at, &start)) {
+            f->ptr = opool__rejected_ptr;
+            f->misuse = OPOOL__FOREIGN_POINTER;
+            return;
+        }
+        f->handle = opool__handle(at, h->slot[at].gen);
+        f->ptr = opool__rejected_ptr;
+        f->misuse = start ? OPOOL__FREED_POINTER : OPOOL__INTERIOR_POINTER;
+        return;
+    }
+    opool__diag_misuse(f, h->nslots, p->gen0, i < h->nslots ? h->slot[i].gen : 0);
+    if (f->misuse == OPOOL__LIVE_SLOT && h->slot[i].pos == OPOOL__RETIRED)
+        f->misuse = OPOOL__RETIRED_SLOT;
+}
 
 void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)user;
@@ -5744,7 +5895,8 @@ void opool_default_report(opool *p, opool_status what, opool_handle h, void *use
         f.failures = opool__episode_failures(&p->episode);
         f.count = p->hot.count;
         f.capacity = p->hot.limit;
-        f.quota = &p->quota;
+        f.loud = (p->desc.flags & OPOOL_REPORT_MISUSE) != 0;
+        if (!f.iterate) opool__misuse_of(p, &f);
         if (what == OPOOL_ELEAK) opool__leak_sites(p, sites, sizeof sites);
         f.detail = sites;
     }
@@ -5752,10 +5904,14 @@ void opool_default_report(opool *p, opool_status what, opool_handle h, void *use
 }
 
 void opool__report(opool *p, opool_status what, opool_handle h) {
+    if (what == OPOOL_EFULL && !(p->desc.flags & OPOOL_REPORT_UNRATIONED) &&
+        !opool__diag_admit(&p->quota, opool__episode_failures(&p->episode) == 1))
+        return;
     if (p->desc.report)
         p->desc.report(p, what, h, p->desc.user);
     else
         opool_default_report(p, what, h, p->desc.user);
+    opool__diag_admitted();
 }
 
 uint32_t opool__no_live_list(const opool *p) {
@@ -6027,15 +6183,17 @@ bool opool__saved_positions(const opool *p, uint32_t **pos) {
 static _Atomic uint32_t opool__pools_created;
 
 uint32_t opool__derive_salt(void) {
-    /* relaxed: only the count matters, nothing is published through it */
-    uint32_t x = atomic_fetch_add_explicit(&opool__pools_created, 1, memory_order_relaxed) + 1;
-    x *= 0x9E3779B9u;
-    x ^= x >> 16;
-    x *= 0x85EBCA6Bu;
-    x ^= x >> 13;
-    x *= 0xC2B2AE35u;
-    x ^= x >> 16;
-    return x;
+    for (;;) {
+        /* relaxed: only the count matters, nothing is published through it */
+        uint32_t x = atomic_fetch_add_explicit(&opool__pools_created, 1, memory_order_relaxed) + 1;
+        x *= 0x9E3779B9u;
+        x ^= x >> 16;
+        x *= 0x85EBCA6Bu;
+        x ^= x >> 13;
+        x *= 0xC2B2AE35u;
+        x ^= x >> 16;
+        if (!opool__origin_taken(x & ~1u)) return x; /* not a salt a live pool was given */
+    }
 }
 
 size_t opool_required_bytes(const opool_desc *desc) {
@@ -6044,13 +6202,18 @@ size_t opool_required_bytes(const opool_desc *desc) {
 }
 
 static opool_status opool__build(opool **out, void *buf, size_t size, const opool_desc *desc,
-                                 const opool__geometry *g) {
+                                 const opool__geometry *g, bool loaded) {
     char *at = (char *)buf + OPOOL__PAD(buf, OPOOL__LINE);
     opool *p = (opool *)(void *)at;
     memset(p, 0, sizeof *p);
     p->desc = *desc;
     p->mem = opool__allocator_of(desc);
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
+    if (desc->salt) { /* (an image's origin, loaded) among the live pools' (SALTS) */
+        bool exclusive = !loaded && !(desc->flags & OPOOL_SHARE_SALT);
+        opool_status s = opool__origin_enter(OPOOL__KIND_POOL, desc->salt, p, desc->name, exclusive);
+        if (s != OPOOL_OK) return s;
+    }
     p->max_capacity = g->max_capacity;
     p->align = g->align;
     p->block_size = size;
@@ -6086,10 +6249,10 @@ opool_status opool_create_in(opool **out, void *buf, size_t size, const opool_de
     *out = NULL;
     opool__geometry g;
     if (buf == NULL || !opool__geometry_of(desc, &g) || size < g.required) return OPOOL_EINVAL;
-    return opool__build(out, buf, size, desc, &g);
+    return opool__build(out, buf, size, desc, &g, false);
 }
 
-opool_status opool_create(opool **out, const opool_desc *desc) {
+static opool_status opool__create(opool **out, const opool_desc *desc, bool loaded) {
     if (out == NULL) return OPOOL_EINVAL;
     *out = NULL;
     opool__geometry g;
@@ -6097,9 +6260,21 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
     opool_allocator a = opool__allocator_of(desc);
     void *block = a.alloc(a.ctx, g.required, OPOOL__BLOCK_ALIGN);
     if (block == NULL) return OPOOL_ENOMEM;
-    opool_status s = opool__build(out, block, g.required, desc, &g);
+    opool_status s = opool__build(out, block, g.required, desc, &g, loaded);
+    if (s != OPOOL_OK) {
+        a.free(a.ctx, block, g.required);
+        return s;
+    }
     (*out)->block = block;
     return s;
+}
+
+opool_status opool_create(opool **out, const opool_desc *desc) {
+    return opool__create(out, desc, false);
+}
+
+opool_status opool__create_loaded(opool **out, const opool_desc *desc) {
+    return opool__create(out, desc, true);
 }
 
 /* A live object's handle (count > 0): the live list's first, or the lowest
@@ -6113,7 +6288,8 @@ static opool_handle opool__some_live(const opool *p) {
 
 void opool_destroy(opool *p) {
     if (p == NULL) return;
-    opool__diag_flush(OPOOL__KIND_POOL, p, p->desc.name, &p->quota);
+    if (p->desc.report == NULL) opool__diag_flush(OPOOL__KIND_POOL, p, p->desc.name, &p->quota);
+    if (p->desc.salt) opool__origin_leave(p);
     if (p->hot.count > 0) {
         opool_handle oldest[1];
         if (opool__oldest(p, oldest, NULL, 1) == 0) oldest[0] = opool__some_live(p);
@@ -6310,29 +6486,45 @@ static void *opool__claim(opool *p, uint32_t i, uint32_t g) {
 
 void *opool_alloc_at(opool *p, opool_handle want) {
     uint32_t i = opool_handle_index(want), g = opool_handle_generation(want);
-    if (p == NULL || !(g & 1) || i >= p->max_capacity || !opool__reach(p, i)) return NULL;
-    return opool__claim(p, i, g);
+    if (p == NULL) return NULL;
+    if (!(g & 1) || i >= p->max_capacity) {
+        opool__report(p, OPOOL_EINVAL, want);
+        return NULL;
+    }
+    if (!opool__reach(p, i)) return NULL;
+    void *obj = opool__claim(p, i, g);
+    if (obj == NULL) opool__report(p, OPOOL_EBUSY, want);
+    return obj;
 }
 
-opool_handle opool_handle_of(const opool *p, const void *obj) {
+/* The slot whose object obj falls in (*i), and whether at its start
+ * (*start); false when obj is in no chunk of p. */
+static bool opool__slot_of(const opool *p, const void *obj, uint32_t *i, bool *start) {
     /* an id-only pool's token is every object's address: it names none */
-    if (p == NULL || obj == NULL || p->hot.stride == 0) return OPOOL_NULL;
+    if (obj == NULL || p->hot.stride == 0) return false;
     const opool__hot *h = &p->hot;
     uintptr_t a = (uintptr_t)obj;
     for (uint32_t c = 0; c < p->nchunks; c++) {
         if (!opool__chunk_backed(p, c)) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
         const char *first = h->base[c];
-        uintptr_t start = (uintptr_t)first;
+        uintptr_t begin = (uintptr_t)first;
         if (!OPOOL__SAME_BLOCK(obj, first)) continue;
-        if (a < start || a - start >= (uintptr_t)(hi - lo) * h->stride) continue;
-        uintptr_t off = a - start;
-        if (off % h->stride != 0) return OPOOL_NULL;
-        uint32_t i = lo + (uint32_t)(off / h->stride);
-        uint32_t g = h->slot[i].gen;
-        return (g & 1) ? opool__handle(i, g) : OPOOL_NULL;
+        if (a < begin || a - begin >= (uintptr_t)(hi - lo) * h->stride) continue;
+        uintptr_t off = a - begin;
+        *i = lo + (uint32_t)(off / h->stride);
+        *start = off % h->stride == 0;
+        return true;
     }
-    return OPOOL_NULL;
+    return false;
+}
+
+opool_handle opool_handle_of(const opool *p, const void *obj) {
+    uint32_t i = 0;
+    bool start = false;
+    if (p == NULL || !opool__slot_of(p, obj, &i, &start) || !start) return OPOOL_NULL;
+    uint32_t g = p->hot.slot[i].gen;
+    return (g & 1) ? opool__handle(i, g) : OPOOL_NULL;
 }
 
 opool_status opool_free_object(opool *p, void *obj) {
@@ -6340,7 +6532,10 @@ opool_status opool_free_object(opool *p, void *obj) {
     opool_handle h = opool_handle_of(p, obj);
     if (opool_handle_is_null(h)) {
         p->rejected++;
+        opool__rejecting = p;
+        opool__rejected_ptr = obj;
         opool__report(p, OPOOL_EINVAL, OPOOL_NULL);
+        opool__rejecting = NULL;
         return OPOOL_EINVAL;
     }
     opool__release(p, opool_handle_index(h));
@@ -6564,6 +6759,8 @@ opool_status(opool_mt_cache_free)(opool_mt_cache *c, opool_handle h) {
  *   ==== table      every message and every status text
  *   ==== format     the placeholders, the default report, the finding being
  *                   reported on this thread
+ *   ==== misuse     OPOOL_MISUSE, and rationing reports
+ *   ==== origins    the salts of live pools
  *   ==== episodes   when exhaustion is reported, and when it ends
  */
 
@@ -6571,8 +6768,9 @@ opool_status(opool_mt_cache_free)(opool_mt_cache *c, opool_handle h) {
 
 /* ==== table ============================================================== */
 
-/* What the default report does with a message. */
-enum { OPOOL__SILENT, OPOOL__PRINT, OPOOL__ABORT };
+/* What the default report does with a message: MISUSE prints only when
+ * misuse is loud (opool__diag_default). */
+enum { OPOOL__SILENT, OPOOL__PRINT, OPOOL__ABORT, OPOOL__MISUSE };
 
 /* Who the finding is about: the slots of a pool (pool, concurrent pool), the
  * blocks of a heap's class (full at a fixed heap's budget, or whatever the
@@ -6619,15 +6817,44 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "leak: destroyed with {count} objects live{detail}")                                         \
     X(BLOCKS_LEAK, OPOOL_ELEAK, OPOOL__BLOCKS, ANY, OPOOL__PRINT,                                  \
       "leak: destroyed with {count} blocks live ({bytes} bytes)")                                  \
-    X(STALE_HANDLE, OPOOL_ESTALE, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                \
+    X(STALE_HANDLE, OPOOL_ESTALE, OPOOL__SLOTS, ANY, OPOOL__MISUSE,                                \
       "rejected handle {handle}: its object was freed, or it is another pool's")                   \
-    X(BAD_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                  \
+    X(BAD_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, ANY, OPOOL__MISUSE,                                  \
       "rejected handle {handle}: never issued by this pool (or a pointer to no live object)")      \
-    X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
+    X(NULL_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, NULL_HANDLE, OPOOL__MISUSE,                         \
+      "rejected the null handle: it names no object")                                              \
+    X(EVEN_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, EVEN_HANDLE, OPOOL__MISUSE,                         \
+      "rejected handle {handle}: its generation {gen} is even, as no live object's is (never "     \
+      "issued)")                                                                                   \
+    X(FAR_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, FAR_HANDLE, OPOOL__MISUSE,                           \
+      "rejected handle {handle}: slot {slot} is beyond the pool's {slots} slots (never issued by " \
+      "this pool)")                                                                                \
+    X(DOUBLE_FREE_HANDLE, OPOOL_ESTALE, OPOOL__SLOTS, DOUBLE_FREE, OPOOL__MISUSE,                  \
+      "rejected free of handle {handle}: a double free: slot {slot}'s object was freed already")   \
+    X(STALE, OPOOL_ESTALE, OPOOL__SLOTS, STALE_HANDLE, OPOOL__MISUSE,                              \
+      "rejected handle {handle}: stale: slot {slot}'s object was freed and the slot reused since " \
+      "(generation {gen_now} now)")                                                                \
+    X(FOREIGN, OPOOL_ESTALE, OPOOL__SLOTS, FOREIGN_HANDLE, OPOOL__MISUSE,                          \
+      "rejected handle {handle}: slot {slot} never had generation {gen} (it has {gen_now}): "      \
+      "another pool's handle, or a forged one")                                                    \
+    X(INTERIOR, OPOOL_EINVAL, OPOOL__SLOTS, INTERIOR_POINTER, OPOOL__MISUSE,                       \
+      "rejected free of pointer {ptr}: inside slot {slot}'s object, not at its start")             \
+    X(FREED_POINTER, OPOOL_EINVAL, OPOOL__SLOTS, FREED_POINTER, OPOOL__MISUSE,                     \
+      "rejected free of pointer {ptr}: a double free: slot {slot}'s object was freed already")     \
+    X(FOREIGN_POINTER, OPOOL_EINVAL, OPOOL__SLOTS, FOREIGN_POINTER, OPOOL__MISUSE,                 \
+      "rejected free of pointer {ptr}: no object of this pool")                                    \
+    X(LIVE_SLOT, OPOOL_EBUSY, OPOOL__SLOTS, LIVE_SLOT, OPOOL__MISUSE,                              \
+      "rejected alloc_at of handle {handle}: slot {slot} is live")                                 \
+    X(RETIRED_SLOT, OPOOL_EBUSY, OPOOL__SLOTS, RETIRED_SLOT, OPOOL__MISUSE,                        \
+      "rejected alloc_at of handle {handle}: slot {slot} is retired (OPOOL_RETIRE_ON_WRAP)")       \
+    X(SALT_TAKEN, OPOOL_EINVAL, OPOOL__SLOTS, SALT_TAKEN, OPOOL__PRINT,                            \
+      "create refused: salt {salt} is that of live {other}: two live pools with one salt would "   \
+      "accept each other's handles (give each its own salt, or 0 for a derived one)")              \
+    X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__MISUSE,                                \
       "rejected block {ptr}: already free (a double free)")                                        \
     X(NO_LIVE_LIST, OPOOL_EINVAL, OPOOL__SLOTS, ITERATE, OPOOL__PRINT,                             \
       "iteration refused: created with OPOOL_NO_LIVE_LIST, the pool keeps no live list")           \
-    X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
+    X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__MISUSE,                                \
       "rejected pointer {ptr}: not the start of a block of this heap")                             \
     X(LOAD_DESC, OPOOL_EINVAL, OPOOL__LOADS, LOAD_DESC, OPOOL__PRINT,                              \
       "desc: not one opool_create accepts")                                                        \
@@ -6763,6 +6990,7 @@ static const opool__message *opool__message_of(const opool__finding *f) {
                   : f->refused                  ? OPOOL__PAGE
                                                 : OPOOL__BLOCKS;
     int step = f->kind == OPOOL__KIND_LOAD ? (int)f->check
+               : f->misuse                 ? (int)f->misuse
                : f->iterate                ? OPOOL__ITERATE
                : f->what != OPOOL_EFULL    ? OPOOL__ANY
                : f->failures > 1           ? OPOOL__LATER
@@ -6798,6 +7026,18 @@ static void opool__put_field(char *buf, size_t size, size_t *at, const char *key
         OPOOL__PUT("%lu", (unsigned long)f->block_size);
     else if (OPOOL__IS("slot"))
         OPOOL__PUT("%lu", (unsigned long)opool_handle_index(f->handle));
+    else if (OPOOL__IS("gen"))
+        OPOOL__PUT("%lu", (unsigned long)opool_handle_generation(f->handle));
+    else if (OPOOL__IS("gen_now"))
+        OPOOL__PUT("%lu", (unsigned long)f->gen_now);
+    else if (OPOOL__IS("slots"))
+        OPOOL__PUT("%llu", (unsigned long long)f->capacity);
+    else if (OPOOL__IS("salt"))
+        OPOOL__PUT("0x%08lx", (unsigned long)f->salt);
+    else if (OPOOL__IS("other") && f->other_name)
+        OPOOL__PUT("pool \"%s\" (%p)", f->other_name, (void *)(uintptr_t)f->other);
+    else if (OPOOL__IS("other"))
+        OPOOL__PUT("pool %p", (void *)(uintptr_t)f->other);
     else if (OPOOL__IS("handle"))
         OPOOL__PUT("0x%016llx", (unsigned long long)f->handle.bits);
     else if (OPOOL__IS("ptr"))
@@ -6851,7 +7091,10 @@ static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__f
                      f->npools == 1 ? "" : "s");
         OPOOL__PUT("opool: load%s%s%s%s: ", where, f->name ? " \"" : "", f->name ? f->name : "",
                    f->name ? "\"" : "");
-    } else if (f->name)
+    } else if (f->self == NULL && f->misuse == OPOOL__SALT_TAKEN) /* no object exists */
+        OPOOL__PUT("opool: %s%s%s%s: ", kinds[f->kind], f->name ? " \"" : "", f->name ? f->name : "",
+                   f->name ? "\"" : "");
+    else if (f->name)
         OPOOL__PUT("opool: %s \"%s\" (%p): ", kinds[f->kind], f->name, (void *)(uintptr_t)f->self);
     else
         OPOOL__PUT("opool: %s %p: ", kinds[f->kind], (void *)(uintptr_t)f->self);
@@ -6861,6 +7104,7 @@ size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
     const opool__message *m = opool__message_of(f);
     buf[0] = '\0';
     if (m == NULL || m->action == OPOOL__SILENT) return 0;
+    if (m->action == OPOOL__MISUSE && !f->loud && opool__misuse_env() == 0) return 0;
     return opool__diag_text(buf, size, f, m->text);
 }
 
@@ -6895,38 +7139,18 @@ size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const c
 
 #undef OPOOL__PUT
 
-/* Whether an exhaustion line of an object may be printed now, under its
- * quota q; if so, the lines held back since its last one (and of those, the
- * ones that opened an episode) go to *held and *episodes. Relaxed: the quota
- * only rations lines; racing threads may print one line too many or too few
- * in a second, and each held line is counted once. */
-static bool opool__quota_take(opool__quota *q, bool opens, uint64_t *held, uint64_t *episodes) {
-    uint32_t now = (uint32_t)(opool__now_ns() / 1000000000u) + 1; /* 0: none yet */
-    uint32_t second = atomic_load_explicit(&q->second, memory_order_relaxed);
-    if (second != now && atomic_compare_exchange_strong_explicit(
-                             &q->second, &second, now, memory_order_relaxed, memory_order_relaxed))
-        atomic_store_explicit(&q->printed, 0, memory_order_relaxed); /* a new second */
-    if (atomic_fetch_add_explicit(&q->printed, 1, memory_order_relaxed) >= OPOOL__QUOTA_LINES) {
-        atomic_fetch_add_explicit(&q->held, 1, memory_order_relaxed);
-        if (opens) atomic_fetch_add_explicit(&q->episodes, 1, memory_order_relaxed);
-        return false;
-    }
-    *held = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
-    *episodes = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
-    return true;
-}
-
 void opool__diag_default(const opool__finding *f) {
-    const opool__message *m = opool__message_of(f);
-    if (m == NULL || m->action == OPOOL__SILENT) return;
     opool__finding g = *f;
-    if (f->quota && f->what == OPOOL_EFULL &&
-        !opool__quota_take(f->quota, m->step == OPOOL__FIRST, &g.held, &g.held_episodes))
-        return;
+    if (f->what == OPOOL_EFULL) g.held = opool_reports_held(&g.held_episodes);
     g.held_suffix = g.held != 0;
     char line[640];
-    opool__diag_format(line, sizeof line, &g);
+    if (opool__diag_format(line, sizeof line, &g) == 0) return;
     fputs(line, stderr);
+    const opool__message *m = opool__message_of(f);
+    if (m->action == OPOOL__MISUSE && opool__misuse_env() == 2) {
+        fputs("opool: OPOOL_MISUSE=abort: aborting at the first misuse\n", stderr);
+        abort();
+    }
     if (m->action == OPOOL__ABORT) abort();
 }
 
@@ -6961,6 +7185,157 @@ bool opool__diag_default_reporting(void) {
     if (opool__reporting == NULL) return false;
     opool__diag_default(opool__reporting);
     return true;
+}
+
+/* ==== misuse ============================================================= */
+
+int opool__misuse_env(void) {
+    /* -1: not read yet. Racing first calls read the same environment */
+    static _Atomic int mode = -1;
+    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    if (m < 0) {
+        const char *v = getenv("OPOOL_MISUSE");
+        m = v == NULL ? 0 : strcmp(v, "print") == 0 ? 1 : strcmp(v, "abort") == 0 ? 2 : 0;
+        atomic_store_explicit(&mode, m, memory_order_relaxed);
+    }
+    return m;
+}
+
+void opool__diag_misuse(opool__finding *f, uint32_t nslots, uint32_t gen0, uint32_t now) {
+    uint32_t i = opool_handle_index(f->handle), g = opool_handle_generation(f->handle);
+    if (f->what != OPOOL_EINVAL && f->what != OPOOL_ESTALE && f->what != OPOOL_EBUSY) return;
+    f->capacity = nslots;
+    f->gen_now = now;
+    if (opool_handle_is_null(f->handle))
+        f->misuse = OPOOL__NULL_HANDLE;
+    else if (!(g & 1))
+        f->misuse = OPOOL__EVEN_HANDLE;
+    else if (i >= nslots)
+        f->misuse = OPOOL__FAR_HANDLE;
+    else if (f->what == OPOOL_EBUSY)
+        f->misuse = OPOOL__LIVE_SLOT;
+    else /* generations only grow from the origin (until they wrap) */
+        f->misuse = now == g + 1               ? OPOOL__DOUBLE_FREE
+                    : g - gen0 < now - gen0 ? OPOOL__STALE_HANDLE
+                                            : OPOOL__FOREIGN_HANDLE;
+}
+
+/* The reports held back before the one being made on this thread, and of
+ * those the ones that opened an episode (opool__diag_admit). */
+static _Thread_local uint64_t opool__held_now, opool__held_opened;
+
+bool opool__diag_admit(opool__quota *q, bool opens) {
+    uint32_t now = (uint32_t)(opool__now_ns() / 1000000000u) + 1; /* 0: none yet */
+    uint32_t second = atomic_load_explicit(&q->second, memory_order_relaxed);
+    if (second != now && atomic_compare_exchange_strong_explicit(
+                             &q->second, &second, now, memory_order_relaxed, memory_order_relaxed))
+        atomic_store_explicit(&q->printed, 0, memory_order_relaxed); /* a new second */
+    if (atomic_fetch_add_explicit(&q->printed, 1, memory_order_relaxed) >= OPOOL__QUOTA_LINES) {
+        atomic_fetch_add_explicit(&q->held, 1, memory_order_relaxed);
+        if (opens) atomic_fetch_add_explicit(&q->episodes, 1, memory_order_relaxed);
+        return false;
+    }
+    opool__held_now = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
+    opool__held_opened = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
+    return true;
+}
+
+void opool__diag_admitted(void) { opool__held_now = opool__held_opened = 0; }
+
+uint64_t opool_reports_held(uint64_t *opened) {
+    if (opened) *opened = opool__held_opened;
+    return opool__held_now;
+}
+
+/* ==== origins ============================================================ */
+
+typedef struct opool__origin {
+    const void *owner;
+    const char *name;
+    uint32_t gen0;
+    opool__kind kind;
+} opool__origin;
+
+/* The table, under a spin lock: pools are created and destroyed seldom, and
+ * the lock is held for a scan of the live pools with explicit salts. Its
+ * first entries are static, so that opool_create_in allocates nothing until
+ * more than OPOOL__ORIGINS_STATIC such pools are live; then the C library's
+ * memory holds them. */
+#define OPOOL__ORIGINS_STATIC 64
+static opool__origin opool__origins_first[OPOOL__ORIGINS_STATIC];
+static struct {
+    atomic_flag lock;
+    opool__origin *at;
+    uint32_t n, cap;
+} opool__origins = {ATOMIC_FLAG_INIT, opool__origins_first, 0, OPOOL__ORIGINS_STATIC};
+
+static void opool__origins_lock(void) {
+    while (atomic_flag_test_and_set_explicit(&opool__origins.lock, memory_order_acquire)) {
+    }
+}
+
+static void opool__origins_unlock(void) {
+    atomic_flag_clear_explicit(&opool__origins.lock, memory_order_release);
+}
+
+static const opool__origin *opool__origin_find(bool any_kind, opool__kind kind, uint32_t gen0) {
+    for (uint32_t k = 0; k < opool__origins.n; k++) {
+        const opool__origin *o = &opool__origins.at[k];
+        if (o->gen0 == gen0 && (any_kind || o->kind == kind)) return o;
+    }
+    return NULL;
+}
+
+opool_status opool__origin_enter(opool__kind kind, uint32_t salt, const void *owner,
+                                 const char *name, bool exclusive) {
+    uint32_t gen0 = salt & ~1u;
+    opool__finding taken = opool__finding_of(kind, OPOOL_EINVAL, NULL, name);
+    opool_status s = OPOOL_OK;
+    opool__origins_lock();
+    const opool__origin *o = exclusive ? opool__origin_find(false, kind, gen0) : NULL;
+    if (o != NULL) {
+        taken.misuse = OPOOL__SALT_TAKEN;
+        taken.salt = salt;
+        taken.other = o->owner;
+        taken.other_name = o->name;
+        s = OPOOL_EINVAL;
+    } else if (opool__origins.n == opool__origins.cap) {
+        uint32_t cap = 2 * opool__origins.cap;
+        opool__origin *at = (opool__origin *)malloc(cap * sizeof *at);
+        if (at == NULL) s = OPOOL_ENOMEM;
+        else {
+            memcpy(at, opool__origins.at, opool__origins.n * sizeof *at);
+            if (opool__origins.at != opool__origins_first) free(opool__origins.at);
+            opool__origins.at = at;
+            opool__origins.cap = cap;
+        }
+    }
+    if (s == OPOOL_OK) opool__origins.at[opool__origins.n++] = (opool__origin){owner, name, gen0, kind};
+    opool__origins_unlock();
+    if (taken.misuse) opool__diag_default(&taken);
+    return s;
+}
+
+void opool__origin_leave(const void *owner) {
+    opool__origins_lock();
+    for (uint32_t k = 0; k < opool__origins.n; k++)
+        if (opool__origins.at[k].owner == owner) {
+            opool__origins.at[k] = opool__origins.at[--opool__origins.n];
+            break;
+        }
+    if (opool__origins.n == 0 && opool__origins.at != opool__origins_first) {
+        free(opool__origins.at); /* nothing of the C library's left at the program's end */
+        opool__origins.at = opool__origins_first;
+        opool__origins.cap = OPOOL__ORIGINS_STATIC;
+    }
+    opool__origins_unlock();
+}
+
+bool opool__origin_taken(uint32_t gen0) {
+    opool__origins_lock();
+    bool taken = opool__origin_find(true, OPOOL__KIND_POOL, gen0) != NULL;
+    opool__origins_unlock();
+    return taken;
 }
 
 /* ==== episodes =========================================================== */
@@ -7419,7 +7794,7 @@ struct opool_heap {
     opool__episode large_episode; /* of the fallback allocator */
     uint64_t large_cap;           /* large blocks live when its episode opened */
     const opool__hclass *full;    /* the class whose OPOOL_EFULL is being reported; NULL: large */
-    opool__quota quota;           /* of the default report's lines */
+    opool__quota quota;           /* of exhaustion reports (opool__diag_admit) */
     uint64_t leak_blocks, leak_bytes; /* the OPOOL_ELEAK being reported */
     opool__hpage none;                /* the current page of a class without one: no free block */
     /* the first tables, in the heap's own block: a heap's first pages need no allocation */
@@ -7504,12 +7879,12 @@ static bool opool__hclass_fixed(const opool_heap *h, uint32_t c) {
 static opool__finding opool__heap_finding(const opool_heap *h, opool_status what, const void *ptr) {
     opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
     f.ptr = ptr;
+    f.loud = h != NULL && (h->desc.flags & OPOOL_REPORT_MISUSE);
     if (h != NULL && what == OPOOL_ELEAK) {
         f.count = h->leak_blocks;
         f.bytes = h->leak_bytes;
     }
     if (h == NULL || what != OPOOL_EFULL) return f;
-    f.quota = (opool__quota *)(uintptr_t)&h->quota; /* reports may come from const calls */
     const opool__hclass *k = h->full;
     if (k != NULL) {
         f.block_size = k->size;
@@ -7531,12 +7906,18 @@ void opool_heap_default_report(opool_heap *h, opool_status what, const void *ptr
     opool__diag_default(&f);
 }
 
+/* Exhaustion is rationed for every report alike (opool__diag_admit). */
 static void opool__heap_report(const opool_heap *h, opool_status what, const void *ptr) {
     opool_heap *m = (opool_heap *)(uintptr_t)h; /* findings may come from const calls */
+    if (what == OPOOL_EFULL && !(h->desc.flags & OPOOL_REPORT_UNRATIONED)) {
+        const opool__episode *e = h->full ? &h->full->episode : &h->large_episode;
+        if (!opool__diag_admit(&m->quota, opool__episode_failures(e) == 1)) return;
+    }
     if (h->desc.report)
         h->desc.report(m, what, ptr, h->desc.user);
     else
         opool_heap_default_report(m, what, ptr, h->desc.user);
+    opool__diag_admitted();
 }
 
 static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_status s,
@@ -8290,7 +8671,8 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     }
     if (d.class_count == 0 || d.class_count > OPOOL_HEAP_MAX_CLASSES) return OPOOL_EINVAL;
     if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED |
-                              OPOOL_HEAP_ARENA | OPOOL_POISON))
+                              OPOOL_HEAP_ARENA | OPOOL_POISON | OPOOL_REPORT_MISUSE |
+                              OPOOL_REPORT_UNRATIONED))
         return OPOOL_EINVAL;
     if ((d.flags & OPOOL_HEAP_FIXED) && (d.flags & OPOOL_HEAP_GROW)) return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;
@@ -8389,7 +8771,7 @@ nomem:
 
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
-    opool__diag_flush(OPOOL__KIND_HEAP, h, h->desc.name, &h->quota);
+    if (h->desc.report == NULL) opool__diag_flush(OPOOL__KIND_HEAP, h, h->desc.name, &h->quota);
     uint64_t live = h->large.n, bytes = h->large_bytes;
     for (uint32_t c = 0; c < h->nclasses; c++) {
         uint64_t n = opool__hclass_live(&h->hot.cls[c]);
@@ -8730,20 +9112,28 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
         f.failures = opool__episode_failures(&p->sig.episode);
         f.count = opool_mt_count(p);
         f.capacity = opool_mt_capacity(p);
-        f.quota = &p->quota;
+        f.loud = (p->desc.flags & OPOOL_REPORT_MISUSE) != 0;
+        uint32_t cap = (uint32_t)f.capacity, i = opool_handle_index(h);
+        opool__diag_misuse(&f, cap, p->gen0,
+                           i < cap ? opool__atomic_load_relaxed(&p->gen[i]) : 0);
     }
     opool__diag_default(&f);
 }
 
 /* The pool passes itself through report_mt; a desc with only the core's
- * report gets a NULL pool, as before report_mt existed. */
+ * report gets a NULL pool, as before report_mt existed. Exhaustion is
+ * rationed for every report alike (opool__diag_admit). */
 static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
+    if (what == OPOOL_EFULL && !(p->desc.flags & OPOOL_REPORT_UNRATIONED) &&
+        !opool__diag_admit(&p->quota, opool__episode_failures(&p->sig.episode) == 1))
+        return;
     if (p->desc.report_mt)
         p->desc.report_mt(p, what, h, p->desc.user);
     else if (p->desc.report)
         p->desc.report(NULL, what, h, p->desc.user);
     else
         opool_mt_default_report(p, what, h, p->desc.user);
+    opool__diag_admitted();
 }
 
 /* An alloc found no slot anywhere. */
@@ -8977,6 +9367,17 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     p->max_capacity = g.max_capacity;
     p->grows = grows;
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
+    if (desc->salt) { /* among the live pools' origins (opool.h, SALTS) */
+        opool_status s = opool__origin_enter(OPOOL__KIND_MT, desc->salt, p, desc->name,
+                                             !(desc->flags & OPOOL_SHARE_SALT));
+        if (s != OPOOL_OK) {
+            if (grows)
+                opool__os_unmap(block, l.total);
+            else
+                mem.free(mem.ctx, block, l.total);
+            return s;
+        }
+    }
     uint32_t bits = 1; /* max_capacity + 1 values: 0 = empty */
     while (bits < 32 && ((uint64_t)1 << bits) <= p->max_capacity) bits++;
     p->idx_mask = ((uint64_t)1 << bits) - 1;
@@ -9007,7 +9408,9 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
 
 void opool_mt_destroy(opool_mt *p) {
     if (p == NULL) return;
-    opool__diag_flush(OPOOL__KIND_MT, p, p->desc.name, &p->quota);
+    if (p->desc.report_mt == NULL && p->desc.report == NULL)
+        opool__diag_flush(OPOOL__KIND_MT, p, p->desc.name, &p->quota);
+    if (p->desc.salt) opool__origin_leave(p);
     uint32_t cap = opool__atomic_load_relaxed(&p->capacity);
     for (uint32_t i = 0; i < cap; i++) { /* the first live object: a leak */
         uint32_t g = opool__atomic_load_relaxed(&p->gen[i]);
@@ -10858,8 +11261,10 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
                (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
     /* the image of a pool without a live list is the same (its roster
      * positions made up: opool__saved_positions) and loads into either; a
-     * pool that refuses growth (OPOOL_FIXED) says so by its geometry */
-    im.pool_flags = d->flags & ~(uint32_t)(OPOOL_NO_LIVE_LIST | OPOOL_FIXED);
+     * pool that refuses growth (OPOOL_FIXED) says so by its geometry; how
+     * its misuse is reported is the loader's choice */
+    im.pool_flags = d->flags & ~(uint32_t)(OPOOL_NO_LIVE_LIST | OPOOL_FIXED | OPOOL_REPORT_MISUSE |
+                                           OPOOL_REPORT_UNRATIONED | OPOOL_SHARE_SALT);
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
     im.object_align = opool__object_align(d);
@@ -11279,7 +11684,7 @@ static opool_status opool__load_build_pool(opool **out, const opool_desc *desc,
     opool_desc d = *desc;
     d.salt = im->gen0 | 1u; /* the core keeps salt & ~1: gen0 itself, even when it is 0 */
     opool *p = NULL;
-    opool_status st = opool_create(&p, &d);
+    opool_status st = opool__create_loaded(&p, &d);
     if (st != OPOOL_OK) return st;
     opool__assert(p->hot.first == im->first && p->gen0 == im->gen0 && p->nchunks <= 64);
 

@@ -309,6 +309,7 @@ int main(void) {
         .object_align = _Alignof(struct particle),
         .capacity = CAPACITY,
         .on_full = OPOOL_FULL_FAIL,
+        .flags = OPOOL_REPORT_UNRATIONED, /* every report, not at most 4 a second: counted */
         .report = on_report,
         .user = &s,
     };

@@ -769,6 +769,7 @@ static void configure(fz *f) {
     }
     d->blocks_per_class = bpc;
     d->report = on_report;
+    d->flags |= OPOOL_REPORT_UNRATIONED; /* every report counted */
     d->user = f;
     opool_allocator a = {.alloc = heap_mem_alloc, .free = heap_mem_free, .ctx = f};
     f->system = (flags & 8) != 0;

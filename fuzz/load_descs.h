@@ -86,6 +86,7 @@ static inline opool_desc load_desc(int k, fuzz_mem *mem) {
     memset(&d, 0, sizeof d);
     d.salt = 0x5EED0000u + (uint32_t)k * 0x1111u;
     d.report = load_quiet_report;
+    d.flags |= OPOOL_SHARE_SALT; /* a pool and its reloaded twin live at once */
     switch (k) {
     case 0: /* fixed, plain: the inline paths */
         d.object_size = 16;
@@ -97,7 +98,7 @@ static inline opool_desc load_desc(int k, fuzz_mem *mem) {
         d.capacity = 4;
         d.max_capacity = 1000;
         d.on_full = OPOOL_FULL_GROW;
-        d.flags = OPOOL_RETIRE_ON_WRAP;
+        d.flags |= OPOOL_RETIRE_ON_WRAP;
         d.salt = 0xFFFFFFF0u; /* generations near the wrap */
         break;
     case 2: /* evicting, fini */
@@ -120,7 +121,7 @@ static inline opool_desc load_desc(int k, fuzz_mem *mem) {
         d.object_size = 1;
         d.object_align = 1;
         d.capacity = 100;
-        d.flags = OPOOL_POISON | OPOOL_ZERO;
+        d.flags |= OPOOL_POISON | OPOOL_ZERO;
         d.init = load_init;
         d.fini = load_fini;
         break;
@@ -130,7 +131,7 @@ static inline opool_desc load_desc(int k, fuzz_mem *mem) {
         d.capacity = 8;
         d.max_capacity = 40;
         d.on_full = OPOOL_FULL_GROW;
-        d.flags = OPOOL_POISON;
+        d.flags |= OPOOL_POISON;
         break;
     }
     if (mem != NULL) {

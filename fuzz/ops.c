@@ -379,8 +379,8 @@ static uint64_t random_handle(fz *f) {
  * out of reach (the pool cannot grow). */
 static bool model_alloc_at_nomem(model *m, uint64_t h) {
     uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);
-    if ((g & 1) == 0 || i >= m->max) return false;
-    if (!model_has_storage(m, i)) return false;
+    if ((g & 1) == 0 || i >= m->max) return model_alloc_at(m, h); /* reported so */
+    if (!model_has_storage(m, i)) return false;                   /* not reported */
     return model_alloc_at(m, h);
 }
 
@@ -878,6 +878,7 @@ static void op_desc(fz *f) {
     if (b & 0x20) d.save_object = save_nothing;
     if (b & 0x40) d.load_object = load_nothing;
     d.report = cb_report;
+    d.flags |= OPOOL_REPORT_UNRATIONED; /* every report counted */
     d.user = f;
     fuzz_mem mem;
     memset(&mem, 0, sizeof mem);
@@ -976,6 +977,7 @@ static void configure(fz *f) {
     if (b0 & OPS_CFG_FINI) d->fini = cb_fini;
     if (d->on_full == OPOOL_FULL_EVICT) d->evict = cb_evict;
     d->report = cb_report;
+    d->flags |= OPOOL_REPORT_UNRATIONED; /* every report counted */
     d->user = f;
     /* the custom allocator is needed to make growth fail; GROW pools always get it */
     if ((b0 & OPS_CFG_ALLOCATOR) || d->on_full == OPOOL_FULL_GROW) {

@@ -131,13 +131,38 @@
  * count <= capacity - ceil(capacity / 4) objects live (a quarter of the
  * usable slots free again: 48 of 64, 0 of 1); the next failure then opens a
  * new episode. The concurrent pool and the heap (per size class) follow the
- * same rule. The default report also prints at most 4 such lines a second
- * for one pool (or heap), however the pool gets there: one that swings
- * between full and recovered opens an episode per swing. The next line it
- * prints ends "[after N lines held back, M of them opening an episode: at
- * most 4 a second]", and destroy prints the count still held back, if any.
- * A report of your own is called for every episode's 1st, 2nd, 4th...
- * failure, unrationed.
+ * same rule. At most 4 such reports a second are made for one pool (or
+ * heap), to the default report or to yours alike, however the pool gets
+ * there: one that swings between full and recovered opens an episode per
+ * swing. Inside the next report made, opool_reports_held says how many
+ * were held back meanwhile: the default report's line ends "[after N lines
+ * held back, M of them opening an episode: at most 4 a second]", and its
+ * destroy prints the count still held back, if any. The statistics
+ * (failed_allocs, episodes) count every failure; the flag
+ * OPOOL_REPORT_UNRATIONED reports every episode's 1st, 2nd, 4th... failure.
+ *
+ * MISUSE. A rejected free (a double free, a stale, foreign or forged
+ * handle, a pointer to no object's start) or alloc_at (a live or retired
+ * slot, a handle never issued) returns its status and is reported to
+ * desc.report; the default report is silent about it unless asked:
+ *   - the environment variable OPOOL_MISUSE=print (read once, at the first
+ *     misuse) prints one line for each, in every pool, concurrent pool and
+ *     heap of the process; OPOOL_MISUSE=abort prints it, then calls abort()
+ *     (run under a debugger to see the caller's stack);
+ *   - the desc flag OPOOL_REPORT_MISUSE prints them for one pool.
+ * The line says what the rejection was, from the pool's own records (see
+ * opool_default_report).
+ *
+ * SALTS. Two live pools with one generation origin would accept each
+ * other's handles. Derived salts (desc.salt 0) differ from pool to pool
+ * (two coincide with probability 2^-31); opool_create refuses (OPOOL_EINVAL, and a line on stderr names the pool
+ * that has it) a nonzero desc.salt that a live pool made with that salt
+ * already has, unless desc.flags has OPOOL_SHARE_SALT (twins on purpose:
+ * two worlds driven alike, whose handles must match); a derived salt never
+ * takes such a one.
+ * A pool loaded from an image keeps the image's origin, so a loaded copy
+ * and its original, both live, accept each other's handles: they name the
+ * same objects.
  *
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
  * Different pools may be used by different threads at the same time.
@@ -237,7 +262,7 @@ extern "C" {
  * Generations start from the pool's salt (desc.salt, or one derived from the
  * order pools are created: the same program gives the same handles run after
  * run), so a handle used with the wrong pool is rejected (OPOOL_ESTALE) with
- * high probability. A slot's generation wraps after 2^31 reuses, and only then
+ * high probability; two live pools never share a salt (see SALTS). A slot's generation wraps after 2^31 reuses, and only then
  * can a stale handle match again; OPOOL_RETIRE_ON_WRAP retires the slot
  * instead. */
 typedef struct opool_handle {
@@ -363,7 +388,14 @@ enum {
     OPOOL_NO_LIVE_LIST = 1u << 5,   /* no live list: 8 bytes of bookkeeping a slot, not 12;
                                        live_object/live_handle NULL, retain/sort refused */
     OPOOL_FIXED = 1u << 6,          /* the pool never grows (OPOOL_FULL_GROW refused) */
-    OPOOL__FLAGS_ALL = (1u << 7) - 1
+    OPOOL_REPORT_MISUSE = 1u << 7,  /* the default report prints every rejected free and
+                                       alloc_at (see MISUSE at the top of this file) */
+    /* (bits 8 to 11 are the heap's: opool_heap.h) */
+    OPOOL_REPORT_UNRATIONED = 1u << 12, /* exhaustion reports at every 1st, 2nd, 4th...
+                                           failure, not at most 4 a second (EXHAUSTION) */
+    OPOOL_SHARE_SALT = 1u << 13,        /* desc.salt may be a live pool's: twins driven alike,
+                                           each accepting the other's handles (SALTS) */
+    OPOOL__FLAGS_ALL = ((1u << 8) - 1) | (3u << 12)
 };
 
 /* Largest capacity or max_capacity a pool accepts. */
@@ -420,7 +452,8 @@ typedef struct opool_allocator {
  * object_align 0 is alignof(max_align_t) (16 on x86-64): set _Alignof(T) to
  * pack small objects tighter; the stride is object_size rounded up to it.
  * salt: its low bit is ignored; set it for handles that must not depend on
- * how many pools the program created before. init runs after opool_alloc,
+ * how many pools the program created before, one per live pool (see SALTS:
+ * a salt a live pool has is refused). init runs after opool_alloc,
  * opool_alloc_at and an eviction's reuse, never in opool_load. fini runs on
  * every object freed by opool_free, opool_free_object, opool_clear, eviction
  * and opool_destroy. save_object returning false makes opool_save give
@@ -585,8 +618,9 @@ OPOOL_API void *opool_alloc(opool *p, opool_handle *out);
  * NULL if p is NULL, h's generation is even (OPOOL_NULL included), h's index
  * is at or beyond max_capacity (a fixed pool: capacity), a growable pool
  * cannot grow to it (allocator failure), the slot is retired, or the slot is
- * live; no object changes then, and the failure is neither counted in
- * failed_allocs nor reported. A growable pool grows as needed to reach the
+ * live; no object changes then, and the failure is not counted in
+ * failed_allocs. A handle never issued is reported as OPOOL_EINVAL, a live
+ * or retired slot as OPOOL_EBUSY (see MISUSE). A growable pool grows as needed to reach the
  * index (storage it added stays, free, even if the call then fails). The
  * slot leaves the free stack and the slot that was on top of the stack takes
  * its place. init, OPOOL_ZERO and the poison check (reported as in
@@ -820,11 +854,25 @@ OPOOL_API const char *opool_status_str(opool_status s);
  *                            changed while free (last handle 0x...)", then calls abort();
  *   OPOOL_ELEAK              "opool: pool ... (0x...): leak: destroyed with 3 objects
  *                            live; ..." (see opool_destroy);
- * and nothing for OPOOL_ESTALE and OPOOL_EINVAL (the caller has the status).
+ * and, when misuse is loud (see MISUSE at the top of this file), for a
+ * rejected free or alloc_at (OPOOL_ESTALE, OPOOL_EINVAL, OPOOL_EBUSY) what
+ * it was, found from the pool's records: "opool: pool "ships" (0x...):
+ * rejected free of handle 0x...: a double free: slot 3's object was freed
+ * already", or a stale handle, another pool's, a generation never issued,
+ * an interior pointer, a live slot; then abort() under OPOOL_MISUSE=abort.
+ * Otherwise nothing for those (the caller has the status).
  * p NULL: the line names no pool; called from a report that a failed load
  * is making, it prints that load's line (see "why a load failed"). Cost: one formatted write to
  * stderr. Thread-safety: as the pool's (it reads p's counters). */
 OPOOL_API void opool_default_report(opool *p, opool_status what, opool_handle h, void *user);
+
+/* Inside a report of OPOOL_EFULL (a pool's, a concurrent pool's or a heap's,
+ * yours or the default): how many such reports of the same object were held
+ * back since the last one made (see EXHAUSTION: at most 4 a second), and in
+ * *opened (if not NULL) how many of those opened an episode. 0 elsewhere.
+ * The statistics (failed_allocs, episodes) count every failure. O(1).
+ * Thread-safety: any thread; it answers for the report running on it. */
+OPOOL_API uint64_t opool_reports_held(uint64_t *opened);
 
 /* ---- save and load (docs/FORMAT.md) ------------------------------------
  * The image format is docs/FORMAT.md: versioned, fixed little-endian,

@@ -206,7 +206,10 @@ typedef struct opool_heap opool_heap;
  * class fails. OPOOL_POISON
  * from opool.h also applies: free blocks hold 0x1deadb0b (except their first
  * pointer-sized bytes, which hold the free-list link and are not checked),
- * checked when reused. */
+ * checked when reused. So does OPOOL_REPORT_MISUSE: the default report
+ * prints every rejected free (a double free, a pointer to no block's start),
+ * as OPOOL_MISUSE does for every heap (opool.h, MISUSE); and
+ * OPOOL_REPORT_UNRATIONED (opool.h, EXHAUSTION). */
 enum {
     OPOOL_HEAP_NO_FALLBACK = 1u << 8, /* larger than the largest class: fail (no run, no
                                          allocator) */
@@ -236,7 +239,8 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
                                     first page at its first alloc (OPOOL_HEAP_FIXED: one
                                     page each) */
     uint32_t flags;              /* OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_FIXED |
-                                    OPOOL_HEAP_ARENA | OPOOL_POISON;
+                                    OPOOL_HEAP_ARENA | OPOOL_POISON | OPOOL_REPORT_MISUSE |
+                                    OPOOL_REPORT_UNRATIONED;
                                     0 = a heap that grows (as a NULL desc) */
     /* Findings, with the heap and the pointer concerned (NULL =
      * opool_heap_default_report, which says what each does by default):

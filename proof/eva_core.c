@@ -321,7 +321,7 @@ static opool *build(const shape *s) {
     d.capacity = s->cap;
     d.max_capacity = s->max_cap;
     d.on_full = s->max_cap ? OPOOL_FULL_GROW : OPOOL_FULL_FAIL;
-    d.flags = s->flags;
+    d.flags = s->flags | OPOOL_SHARE_SALT; /* the shapes' pools live at once, one salt */
     d.report = on_report;
     d.salt = 6;
     if (s->hooks) {

@@ -356,9 +356,39 @@ static void opool__leak_sites(const opool *p, char *buf, size_t size) {
         at += (size_t)snprintf(buf + at, size - at, "%s%s", k ? ", " : "", where[k]);
 }
 
+static bool opool__slot_of(const opool *p, const void *obj, uint32_t *i, bool *start);
+
 /* The pool whose loop opool__no_live_list is refusing on this thread: its
  * report's default line says so. */
 static _Thread_local const opool *opool__refusing;
+
+/* The pointer opool_free_object is rejecting on this thread, and its pool. */
+static _Thread_local const opool *opool__rejecting;
+static _Thread_local const void *opool__rejected_ptr;
+
+/* What a rejected handle or pointer was, from p's records: the misuse and,
+ * in f, the slot concerned. */
+static void opool__misuse_of(const opool *p, opool__finding *f) {
+    const opool__hot *h = &p->hot;
+    uint32_t i = opool_handle_index(f->handle);
+    if (p == opool__rejecting && f->what == OPOOL_EINVAL) {
+        /* opool_free_object: the object the pointer falls in, if any */
+        uint32_t at = 0;
+        bool start = false;
+        if (!opool__slot_of(p, opool__rejected_ptr, &at, &start)) {
+            f->ptr = opool__rejected_ptr;
+            f->misuse = OPOOL__FOREIGN_POINTER;
+            return;
+        }
+        f->handle = opool__handle(at, h->slot[at].gen);
+        f->ptr = opool__rejected_ptr;
+        f->misuse = start ? OPOOL__FREED_POINTER : OPOOL__INTERIOR_POINTER;
+        return;
+    }
+    opool__diag_misuse(f, h->nslots, p->gen0, i < h->nslots ? h->slot[i].gen : 0);
+    if (f->misuse == OPOOL__LIVE_SLOT && h->slot[i].pos == OPOOL__RETIRED)
+        f->misuse = OPOOL__RETIRED_SLOT;
+}
 
 void opool_default_report(opool *p, opool_status what, opool_handle h, void *user) {
     (void)user;
@@ -371,7 +401,8 @@ void opool_default_report(opool *p, opool_status what, opool_handle h, void *use
         f.failures = opool__episode_failures(&p->episode);
         f.count = p->hot.count;
         f.capacity = p->hot.limit;
-        f.quota = &p->quota;
+        f.loud = (p->desc.flags & OPOOL_REPORT_MISUSE) != 0;
+        if (!f.iterate) opool__misuse_of(p, &f);
         if (what == OPOOL_ELEAK) opool__leak_sites(p, sites, sizeof sites);
         f.detail = sites;
     }
@@ -379,10 +410,14 @@ void opool_default_report(opool *p, opool_status what, opool_handle h, void *use
 }
 
 void opool__report(opool *p, opool_status what, opool_handle h) {
+    if (what == OPOOL_EFULL && !(p->desc.flags & OPOOL_REPORT_UNRATIONED) &&
+        !opool__diag_admit(&p->quota, opool__episode_failures(&p->episode) == 1))
+        return;
     if (p->desc.report)
         p->desc.report(p, what, h, p->desc.user);
     else
         opool_default_report(p, what, h, p->desc.user);
+    opool__diag_admitted();
 }
 
 uint32_t opool__no_live_list(const opool *p) {
@@ -654,15 +689,17 @@ bool opool__saved_positions(const opool *p, uint32_t **pos) {
 static _Atomic uint32_t opool__pools_created;
 
 uint32_t opool__derive_salt(void) {
-    /* relaxed: only the count matters, nothing is published through it */
-    uint32_t x = atomic_fetch_add_explicit(&opool__pools_created, 1, memory_order_relaxed) + 1;
-    x *= 0x9E3779B9u;
-    x ^= x >> 16;
-    x *= 0x85EBCA6Bu;
-    x ^= x >> 13;
-    x *= 0xC2B2AE35u;
-    x ^= x >> 16;
-    return x;
+    for (;;) {
+        /* relaxed: only the count matters, nothing is published through it */
+        uint32_t x = atomic_fetch_add_explicit(&opool__pools_created, 1, memory_order_relaxed) + 1;
+        x *= 0x9E3779B9u;
+        x ^= x >> 16;
+        x *= 0x85EBCA6Bu;
+        x ^= x >> 13;
+        x *= 0xC2B2AE35u;
+        x ^= x >> 16;
+        if (!opool__origin_taken(x & ~1u)) return x; /* not a salt a live pool was given */
+    }
 }
 
 size_t opool_required_bytes(const opool_desc *desc) {
@@ -671,13 +708,18 @@ size_t opool_required_bytes(const opool_desc *desc) {
 }
 
 static opool_status opool__build(opool **out, void *buf, size_t size, const opool_desc *desc,
-                                 const opool__geometry *g) {
+                                 const opool__geometry *g, bool loaded) {
     char *at = (char *)buf + OPOOL__PAD(buf, OPOOL__LINE);
     opool *p = (opool *)(void *)at;
     memset(p, 0, sizeof *p);
     p->desc = *desc;
     p->mem = opool__allocator_of(desc);
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
+    if (desc->salt) { /* (an image's origin, loaded) among the live pools' (SALTS) */
+        bool exclusive = !loaded && !(desc->flags & OPOOL_SHARE_SALT);
+        opool_status s = opool__origin_enter(OPOOL__KIND_POOL, desc->salt, p, desc->name, exclusive);
+        if (s != OPOOL_OK) return s;
+    }
     p->max_capacity = g->max_capacity;
     p->align = g->align;
     p->block_size = size;
@@ -713,10 +755,10 @@ opool_status opool_create_in(opool **out, void *buf, size_t size, const opool_de
     *out = NULL;
     opool__geometry g;
     if (buf == NULL || !opool__geometry_of(desc, &g) || size < g.required) return OPOOL_EINVAL;
-    return opool__build(out, buf, size, desc, &g);
+    return opool__build(out, buf, size, desc, &g, false);
 }
 
-opool_status opool_create(opool **out, const opool_desc *desc) {
+static opool_status opool__create(opool **out, const opool_desc *desc, bool loaded) {
     if (out == NULL) return OPOOL_EINVAL;
     *out = NULL;
     opool__geometry g;
@@ -724,9 +766,21 @@ opool_status opool_create(opool **out, const opool_desc *desc) {
     opool_allocator a = opool__allocator_of(desc);
     void *block = a.alloc(a.ctx, g.required, OPOOL__BLOCK_ALIGN);
     if (block == NULL) return OPOOL_ENOMEM;
-    opool_status s = opool__build(out, block, g.required, desc, &g);
+    opool_status s = opool__build(out, block, g.required, desc, &g, loaded);
+    if (s != OPOOL_OK) {
+        a.free(a.ctx, block, g.required);
+        return s;
+    }
     (*out)->block = block;
     return s;
+}
+
+opool_status opool_create(opool **out, const opool_desc *desc) {
+    return opool__create(out, desc, false);
+}
+
+opool_status opool__create_loaded(opool **out, const opool_desc *desc) {
+    return opool__create(out, desc, true);
 }
 
 /* A live object's handle (count > 0): the live list's first, or the lowest
@@ -740,7 +794,8 @@ static opool_handle opool__some_live(const opool *p) {
 
 void opool_destroy(opool *p) {
     if (p == NULL) return;
-    opool__diag_flush(OPOOL__KIND_POOL, p, p->desc.name, &p->quota);
+    if (p->desc.report == NULL) opool__diag_flush(OPOOL__KIND_POOL, p, p->desc.name, &p->quota);
+    if (p->desc.salt) opool__origin_leave(p);
     if (p->hot.count > 0) {
         opool_handle oldest[1];
         if (opool__oldest(p, oldest, NULL, 1) == 0) oldest[0] = opool__some_live(p);
@@ -937,29 +992,45 @@ static void *opool__claim(opool *p, uint32_t i, uint32_t g) {
 
 void *opool_alloc_at(opool *p, opool_handle want) {
     uint32_t i = opool_handle_index(want), g = opool_handle_generation(want);
-    if (p == NULL || !(g & 1) || i >= p->max_capacity || !opool__reach(p, i)) return NULL;
-    return opool__claim(p, i, g);
+    if (p == NULL) return NULL;
+    if (!(g & 1) || i >= p->max_capacity) {
+        opool__report(p, OPOOL_EINVAL, want);
+        return NULL;
+    }
+    if (!opool__reach(p, i)) return NULL;
+    void *obj = opool__claim(p, i, g);
+    if (obj == NULL) opool__report(p, OPOOL_EBUSY, want);
+    return obj;
 }
 
-opool_handle opool_handle_of(const opool *p, const void *obj) {
+/* The slot whose object obj falls in (*i), and whether at its start
+ * (*start); false when obj is in no chunk of p. */
+static bool opool__slot_of(const opool *p, const void *obj, uint32_t *i, bool *start) {
     /* an id-only pool's token is every object's address: it names none */
-    if (p == NULL || obj == NULL || p->hot.stride == 0) return OPOOL_NULL;
+    if (obj == NULL || p->hot.stride == 0) return false;
     const opool__hot *h = &p->hot;
     uintptr_t a = (uintptr_t)obj;
     for (uint32_t c = 0; c < p->nchunks; c++) {
         if (!opool__chunk_backed(p, c)) continue;
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
         const char *first = h->base[c];
-        uintptr_t start = (uintptr_t)first;
+        uintptr_t begin = (uintptr_t)first;
         if (!OPOOL__SAME_BLOCK(obj, first)) continue;
-        if (a < start || a - start >= (uintptr_t)(hi - lo) * h->stride) continue;
-        uintptr_t off = a - start;
-        if (off % h->stride != 0) return OPOOL_NULL;
-        uint32_t i = lo + (uint32_t)(off / h->stride);
-        uint32_t g = h->slot[i].gen;
-        return (g & 1) ? opool__handle(i, g) : OPOOL_NULL;
+        if (a < begin || a - begin >= (uintptr_t)(hi - lo) * h->stride) continue;
+        uintptr_t off = a - begin;
+        *i = lo + (uint32_t)(off / h->stride);
+        *start = off % h->stride == 0;
+        return true;
     }
-    return OPOOL_NULL;
+    return false;
+}
+
+opool_handle opool_handle_of(const opool *p, const void *obj) {
+    uint32_t i = 0;
+    bool start = false;
+    if (p == NULL || !opool__slot_of(p, obj, &i, &start) || !start) return OPOOL_NULL;
+    uint32_t g = p->hot.slot[i].gen;
+    return (g & 1) ? opool__handle(i, g) : OPOOL_NULL;
 }
 
 opool_status opool_free_object(opool *p, void *obj) {
@@ -967,7 +1038,10 @@ opool_status opool_free_object(opool *p, void *obj) {
     opool_handle h = opool_handle_of(p, obj);
     if (opool_handle_is_null(h)) {
         p->rejected++;
+        opool__rejecting = p;
+        opool__rejected_ptr = obj;
         opool__report(p, OPOOL_EINVAL, OPOOL_NULL);
+        opool__rejecting = NULL;
         return OPOOL_EINVAL;
     }
     opool__release(p, opool_handle_index(h));

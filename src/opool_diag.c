@@ -7,6 +7,8 @@
  *   ==== table      every message and every status text
  *   ==== format     the placeholders, the default report, the finding being
  *                   reported on this thread
+ *   ==== misuse     OPOOL_MISUSE, and rationing reports
+ *   ==== origins    the salts of live pools
  *   ==== episodes   when exhaustion is reported, and when it ends
  */
 #include "opool_diag.h"
@@ -14,8 +16,9 @@
 
 /* ==== table ============================================================== */
 
-/* What the default report does with a message. */
-enum { OPOOL__SILENT, OPOOL__PRINT, OPOOL__ABORT };
+/* What the default report does with a message: MISUSE prints only when
+ * misuse is loud (opool__diag_default). */
+enum { OPOOL__SILENT, OPOOL__PRINT, OPOOL__ABORT, OPOOL__MISUSE };
 
 /* Who the finding is about: the slots of a pool (pool, concurrent pool), the
  * blocks of a heap's class (full at a fixed heap's budget, or whatever the
@@ -62,15 +65,44 @@ enum { OPOOL__SLOTS, OPOOL__BLOCKS, OPOOL__PAGE, OPOOL__LARGE, OPOOL__LOADS };
       "leak: destroyed with {count} objects live{detail}")                                         \
     X(BLOCKS_LEAK, OPOOL_ELEAK, OPOOL__BLOCKS, ANY, OPOOL__PRINT,                                  \
       "leak: destroyed with {count} blocks live ({bytes} bytes)")                                  \
-    X(STALE_HANDLE, OPOOL_ESTALE, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                \
+    X(STALE_HANDLE, OPOOL_ESTALE, OPOOL__SLOTS, ANY, OPOOL__MISUSE,                                \
       "rejected handle {handle}: its object was freed, or it is another pool's")                   \
-    X(BAD_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, ANY, OPOOL__SILENT,                                  \
+    X(BAD_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, ANY, OPOOL__MISUSE,                                  \
       "rejected handle {handle}: never issued by this pool (or a pointer to no live object)")      \
-    X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
+    X(NULL_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, NULL_HANDLE, OPOOL__MISUSE,                         \
+      "rejected the null handle: it names no object")                                              \
+    X(EVEN_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, EVEN_HANDLE, OPOOL__MISUSE,                         \
+      "rejected handle {handle}: its generation {gen} is even, as no live object's is (never "     \
+      "issued)")                                                                                   \
+    X(FAR_HANDLE, OPOOL_EINVAL, OPOOL__SLOTS, FAR_HANDLE, OPOOL__MISUSE,                           \
+      "rejected handle {handle}: slot {slot} is beyond the pool's {slots} slots (never issued by " \
+      "this pool)")                                                                                \
+    X(DOUBLE_FREE_HANDLE, OPOOL_ESTALE, OPOOL__SLOTS, DOUBLE_FREE, OPOOL__MISUSE,                  \
+      "rejected free of handle {handle}: a double free: slot {slot}'s object was freed already")   \
+    X(STALE, OPOOL_ESTALE, OPOOL__SLOTS, STALE_HANDLE, OPOOL__MISUSE,                              \
+      "rejected handle {handle}: stale: slot {slot}'s object was freed and the slot reused since " \
+      "(generation {gen_now} now)")                                                                \
+    X(FOREIGN, OPOOL_ESTALE, OPOOL__SLOTS, FOREIGN_HANDLE, OPOOL__MISUSE,                          \
+      "rejected handle {handle}: slot {slot} never had generation {gen} (it has {gen_now}): "      \
+      "another pool's handle, or a forged one")                                                    \
+    X(INTERIOR, OPOOL_EINVAL, OPOOL__SLOTS, INTERIOR_POINTER, OPOOL__MISUSE,                       \
+      "rejected free of pointer {ptr}: inside slot {slot}'s object, not at its start")             \
+    X(FREED_POINTER, OPOOL_EINVAL, OPOOL__SLOTS, FREED_POINTER, OPOOL__MISUSE,                     \
+      "rejected free of pointer {ptr}: a double free: slot {slot}'s object was freed already")     \
+    X(FOREIGN_POINTER, OPOOL_EINVAL, OPOOL__SLOTS, FOREIGN_POINTER, OPOOL__MISUSE,                 \
+      "rejected free of pointer {ptr}: no object of this pool")                                    \
+    X(LIVE_SLOT, OPOOL_EBUSY, OPOOL__SLOTS, LIVE_SLOT, OPOOL__MISUSE,                              \
+      "rejected alloc_at of handle {handle}: slot {slot} is live")                                 \
+    X(RETIRED_SLOT, OPOOL_EBUSY, OPOOL__SLOTS, RETIRED_SLOT, OPOOL__MISUSE,                        \
+      "rejected alloc_at of handle {handle}: slot {slot} is retired (OPOOL_RETIRE_ON_WRAP)")       \
+    X(SALT_TAKEN, OPOOL_EINVAL, OPOOL__SLOTS, SALT_TAKEN, OPOOL__PRINT,                            \
+      "create refused: salt {salt} is that of live {other}: two live pools with one salt would "   \
+      "accept each other's handles (give each its own salt, or 0 for a derived one)")              \
+    X(DOUBLE_FREE, OPOOL_ESTALE, OPOOL__BLOCKS, ANY, OPOOL__MISUSE,                                \
       "rejected block {ptr}: already free (a double free)")                                        \
     X(NO_LIVE_LIST, OPOOL_EINVAL, OPOOL__SLOTS, ITERATE, OPOOL__PRINT,                             \
       "iteration refused: created with OPOOL_NO_LIVE_LIST, the pool keeps no live list")           \
-    X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__SILENT,                                \
+    X(BAD_POINTER, OPOOL_EINVAL, OPOOL__BLOCKS, ANY, OPOOL__MISUSE,                                \
       "rejected pointer {ptr}: not the start of a block of this heap")                             \
     X(LOAD_DESC, OPOOL_EINVAL, OPOOL__LOADS, LOAD_DESC, OPOOL__PRINT,                              \
       "desc: not one opool_create accepts")                                                        \
@@ -206,6 +238,7 @@ static const opool__message *opool__message_of(const opool__finding *f) {
                   : f->refused                  ? OPOOL__PAGE
                                                 : OPOOL__BLOCKS;
     int step = f->kind == OPOOL__KIND_LOAD ? (int)f->check
+               : f->misuse                 ? (int)f->misuse
                : f->iterate                ? OPOOL__ITERATE
                : f->what != OPOOL_EFULL    ? OPOOL__ANY
                : f->failures > 1           ? OPOOL__LATER
@@ -241,6 +274,18 @@ static void opool__put_field(char *buf, size_t size, size_t *at, const char *key
         OPOOL__PUT("%lu", (unsigned long)f->block_size);
     else if (OPOOL__IS("slot"))
         OPOOL__PUT("%lu", (unsigned long)opool_handle_index(f->handle));
+    else if (OPOOL__IS("gen"))
+        OPOOL__PUT("0x%08lx", (unsigned long)opool_handle_generation(f->handle));
+    else if (OPOOL__IS("gen_now"))
+        OPOOL__PUT("0x%08lx", (unsigned long)f->gen_now);
+    else if (OPOOL__IS("slots"))
+        OPOOL__PUT("%llu", (unsigned long long)f->capacity);
+    else if (OPOOL__IS("salt"))
+        OPOOL__PUT("0x%08lx", (unsigned long)f->salt);
+    else if (OPOOL__IS("other") && f->other_name)
+        OPOOL__PUT("pool \"%s\" (%p)", f->other_name, (void *)(uintptr_t)f->other);
+    else if (OPOOL__IS("other"))
+        OPOOL__PUT("pool %p", (void *)(uintptr_t)f->other);
     else if (OPOOL__IS("handle"))
         OPOOL__PUT("0x%016llx", (unsigned long long)f->handle.bits);
     else if (OPOOL__IS("ptr"))
@@ -294,7 +339,10 @@ static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__f
                      f->npools == 1 ? "" : "s");
         OPOOL__PUT("opool: load%s%s%s%s: ", where, f->name ? " \"" : "", f->name ? f->name : "",
                    f->name ? "\"" : "");
-    } else if (f->name)
+    } else if (f->self == NULL && f->misuse == OPOOL__SALT_TAKEN) /* no object exists */
+        OPOOL__PUT("opool: %s%s%s%s: ", kinds[f->kind], f->name ? " \"" : "", f->name ? f->name : "",
+                   f->name ? "\"" : "");
+    else if (f->name)
         OPOOL__PUT("opool: %s \"%s\" (%p): ", kinds[f->kind], f->name, (void *)(uintptr_t)f->self);
     else
         OPOOL__PUT("opool: %s %p: ", kinds[f->kind], (void *)(uintptr_t)f->self);
@@ -304,6 +352,7 @@ size_t opool__diag_format(char *buf, size_t size, const opool__finding *f) {
     const opool__message *m = opool__message_of(f);
     buf[0] = '\0';
     if (m == NULL || m->action == OPOOL__SILENT) return 0;
+    if (m->action == OPOOL__MISUSE && !f->loud && opool__misuse_env() == 0) return 0;
     return opool__diag_text(buf, size, f, m->text);
 }
 
@@ -338,38 +387,19 @@ size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const c
 
 #undef OPOOL__PUT
 
-/* Whether an exhaustion line of an object may be printed now, under its
- * quota q; if so, the lines held back since its last one (and of those, the
- * ones that opened an episode) go to *held and *episodes. Relaxed: the quota
- * only rations lines; racing threads may print one line too many or too few
- * in a second, and each held line is counted once. */
-static bool opool__quota_take(opool__quota *q, bool opens, uint64_t *held, uint64_t *episodes) {
-    uint32_t now = (uint32_t)(opool__now_ns() / 1000000000u) + 1; /* 0: none yet */
-    uint32_t second = atomic_load_explicit(&q->second, memory_order_relaxed);
-    if (second != now && atomic_compare_exchange_strong_explicit(
-                             &q->second, &second, now, memory_order_relaxed, memory_order_relaxed))
-        atomic_store_explicit(&q->printed, 0, memory_order_relaxed); /* a new second */
-    if (atomic_fetch_add_explicit(&q->printed, 1, memory_order_relaxed) >= OPOOL__QUOTA_LINES) {
-        atomic_fetch_add_explicit(&q->held, 1, memory_order_relaxed);
-        if (opens) atomic_fetch_add_explicit(&q->episodes, 1, memory_order_relaxed);
-        return false;
-    }
-    *held = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
-    *episodes = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
-    return true;
-}
-
 void opool__diag_default(const opool__finding *f) {
     const opool__message *m = opool__message_of(f);
-    if (m == NULL || m->action == OPOOL__SILENT) return;
+    if (m == NULL) return;
     opool__finding g = *f;
-    if (f->quota && f->what == OPOOL_EFULL &&
-        !opool__quota_take(f->quota, m->step == OPOOL__FIRST, &g.held, &g.held_episodes))
-        return;
+    if (f->what == OPOOL_EFULL) g.held = opool_reports_held(&g.held_episodes);
     g.held_suffix = g.held != 0;
     char line[640];
-    opool__diag_format(line, sizeof line, &g);
+    if (opool__diag_format(line, sizeof line, &g) == 0) return;
     fputs(line, stderr);
+    if (m->action == OPOOL__MISUSE && opool__misuse_env() == 2) {
+        fputs("opool: OPOOL_MISUSE=abort: aborting at the first misuse\n", stderr);
+        abort();
+    }
     if (m->action == OPOOL__ABORT) abort();
 }
 
@@ -404,6 +434,157 @@ bool opool__diag_default_reporting(void) {
     if (opool__reporting == NULL) return false;
     opool__diag_default(opool__reporting);
     return true;
+}
+
+/* ==== misuse ============================================================= */
+
+int opool__misuse_env(void) {
+    /* -1: not read yet. Racing first calls read the same environment */
+    static _Atomic int mode = -1;
+    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    if (m < 0) {
+        const char *v = getenv("OPOOL_MISUSE");
+        m = v == NULL ? 0 : strcmp(v, "print") == 0 ? 1 : strcmp(v, "abort") == 0 ? 2 : 0;
+        atomic_store_explicit(&mode, m, memory_order_relaxed);
+    }
+    return m;
+}
+
+void opool__diag_misuse(opool__finding *f, uint32_t nslots, uint32_t gen0, uint32_t now) {
+    uint32_t i = opool_handle_index(f->handle), g = opool_handle_generation(f->handle);
+    if (f->what != OPOOL_EINVAL && f->what != OPOOL_ESTALE && f->what != OPOOL_EBUSY) return;
+    f->capacity = nslots;
+    f->gen_now = now;
+    if (opool_handle_is_null(f->handle))
+        f->misuse = OPOOL__NULL_HANDLE;
+    else if (!(g & 1))
+        f->misuse = OPOOL__EVEN_HANDLE;
+    else if (i >= nslots)
+        f->misuse = OPOOL__FAR_HANDLE;
+    else if (f->what == OPOOL_EBUSY)
+        f->misuse = OPOOL__LIVE_SLOT;
+    else /* generations only grow from the origin (until they wrap) */
+        f->misuse = now == g + 1               ? OPOOL__DOUBLE_FREE
+                    : g - gen0 < now - gen0 ? OPOOL__STALE_HANDLE
+                                            : OPOOL__FOREIGN_HANDLE;
+}
+
+/* The reports held back before the one being made on this thread, and of
+ * those the ones that opened an episode (opool__diag_admit). */
+static _Thread_local uint64_t opool__held_now, opool__held_opened;
+
+bool opool__diag_admit(opool__quota *q, bool opens) {
+    uint32_t now = (uint32_t)(opool__now_ns() / 1000000000u) + 1; /* 0: none yet */
+    uint32_t second = atomic_load_explicit(&q->second, memory_order_relaxed);
+    if (second != now && atomic_compare_exchange_strong_explicit(
+                             &q->second, &second, now, memory_order_relaxed, memory_order_relaxed))
+        atomic_store_explicit(&q->printed, 0, memory_order_relaxed); /* a new second */
+    if (atomic_fetch_add_explicit(&q->printed, 1, memory_order_relaxed) >= OPOOL__QUOTA_LINES) {
+        atomic_fetch_add_explicit(&q->held, 1, memory_order_relaxed);
+        if (opens) atomic_fetch_add_explicit(&q->episodes, 1, memory_order_relaxed);
+        return false;
+    }
+    opool__held_now = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
+    opool__held_opened = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
+    return true;
+}
+
+void opool__diag_admitted(void) { opool__held_now = opool__held_opened = 0; }
+
+uint64_t opool_reports_held(uint64_t *opened) {
+    if (opened) *opened = opool__held_opened;
+    return opool__held_now;
+}
+
+/* ==== origins ============================================================ */
+
+typedef struct opool__origin {
+    const void *owner;
+    const char *name;
+    uint32_t gen0;
+    opool__kind kind;
+} opool__origin;
+
+/* The table, under a spin lock: pools are created and destroyed seldom, and
+ * the lock is held for a scan of the live pools with explicit salts. Its
+ * first entries are static, so that opool_create_in allocates nothing until
+ * more than OPOOL__ORIGINS_STATIC such pools are live; then the C library's
+ * memory holds them. */
+#define OPOOL__ORIGINS_STATIC 64
+static opool__origin opool__origins_first[OPOOL__ORIGINS_STATIC];
+static struct {
+    atomic_flag lock;
+    opool__origin *at;
+    uint32_t n, cap;
+} opool__origins = {ATOMIC_FLAG_INIT, opool__origins_first, 0, OPOOL__ORIGINS_STATIC};
+
+static void opool__origins_lock(void) {
+    while (atomic_flag_test_and_set_explicit(&opool__origins.lock, memory_order_acquire)) {
+    }
+}
+
+static void opool__origins_unlock(void) {
+    atomic_flag_clear_explicit(&opool__origins.lock, memory_order_release);
+}
+
+static const opool__origin *opool__origin_find(bool any_kind, opool__kind kind, uint32_t gen0) {
+    for (uint32_t k = 0; k < opool__origins.n; k++) {
+        const opool__origin *o = &opool__origins.at[k];
+        if (o->gen0 == gen0 && (any_kind || o->kind == kind)) return o;
+    }
+    return NULL;
+}
+
+opool_status opool__origin_enter(opool__kind kind, uint32_t salt, const void *owner,
+                                 const char *name, bool exclusive) {
+    uint32_t gen0 = salt & ~1u;
+    opool__finding taken = opool__finding_of(kind, OPOOL_EINVAL, NULL, name);
+    opool_status s = OPOOL_OK;
+    opool__origins_lock();
+    const opool__origin *o = exclusive ? opool__origin_find(false, kind, gen0) : NULL;
+    if (o != NULL) {
+        taken.misuse = OPOOL__SALT_TAKEN;
+        taken.salt = salt;
+        taken.other = o->owner;
+        taken.other_name = o->name;
+        s = OPOOL_EINVAL;
+    } else if (opool__origins.n == opool__origins.cap) {
+        uint32_t cap = 2 * opool__origins.cap;
+        opool__origin *at = (opool__origin *)malloc(cap * sizeof *at);
+        if (at == NULL) s = OPOOL_ENOMEM;
+        else {
+            memcpy(at, opool__origins.at, opool__origins.n * sizeof *at);
+            if (opool__origins.at != opool__origins_first) free(opool__origins.at);
+            opool__origins.at = at;
+            opool__origins.cap = cap;
+        }
+    }
+    if (s == OPOOL_OK) opool__origins.at[opool__origins.n++] = (opool__origin){owner, name, gen0, kind};
+    opool__origins_unlock();
+    if (taken.misuse) opool__diag_default(&taken);
+    return s;
+}
+
+void opool__origin_leave(const void *owner) {
+    opool__origins_lock();
+    for (uint32_t k = 0; k < opool__origins.n; k++)
+        if (opool__origins.at[k].owner == owner) {
+            opool__origins.at[k] = opool__origins.at[--opool__origins.n];
+            break;
+        }
+    if (opool__origins.n == 0 && opool__origins.at != opool__origins_first) {
+        free(opool__origins.at); /* nothing of the C library's left at the program's end */
+        opool__origins.at = opool__origins_first;
+        opool__origins.cap = OPOOL__ORIGINS_STATIC;
+    }
+    opool__origins_unlock();
+}
+
+bool opool__origin_taken(uint32_t gen0) {
+    opool__origins_lock();
+    bool taken = opool__origin_find(true, OPOOL__KIND_POOL, gen0) != NULL;
+    opool__origins_unlock();
+    return taken;
 }
 
 /* ==== episodes =========================================================== */

@@ -52,6 +52,25 @@ typedef enum opool__load_check {
     OPOOL__LOAD_OBJECT
 } opool__load_check;
 
+/* What a rejected free or alloc_at was (a step of its message too): found by
+ * the kind's default report from the object's own records, and told when
+ * misuse is loud (OPOOL_MISUSE, OPOOL_REPORT_MISUSE). */
+typedef enum opool__misuse {
+    OPOOL__MISUSE_NONE,
+    OPOOL__NULL_HANDLE = OPOOL__LOAD_OBJECT + 1, /* the null handle */
+    OPOOL__EVEN_HANDLE,                          /* an even generation: never a live object's */
+    OPOOL__FAR_HANDLE,                           /* an index beyond the slots made */
+    OPOOL__DOUBLE_FREE,      /* the object was freed already, its slot not reused since */
+    OPOOL__STALE_HANDLE,     /* the object was freed, its slot reused since */
+    OPOOL__FOREIGN_HANDLE,   /* a generation its slot never had: another pool's, or forged */
+    OPOOL__INTERIOR_POINTER, /* inside an object, not at its start */
+    OPOOL__FREED_POINTER,    /* the start of a free slot: a double free */
+    OPOOL__FOREIGN_POINTER,  /* no object of this pool */
+    OPOOL__LIVE_SLOT,        /* alloc_at: the slot is live */
+    OPOOL__RETIRED_SLOT,     /* alloc_at: the slot is retired */
+    OPOOL__SALT_TAKEN        /* create: a live pool has this salt (always printed) */
+} opool__misuse;
+
 /* Everything a message may print about one finding. */
 typedef struct opool__finding {
     opool__kind kind;
@@ -72,12 +91,18 @@ typedef struct opool__finding {
     uint64_t expected, found; /* what the desc or the format wants; what the image holds */
     uint32_t pool, npools;    /* world loads (npools > 0): the pool's index, UINT32_MAX: none */
     bool side;                /* the image is a side table's */
-    opool__quota *quota;      /* the default report's ration of lines for self (NULL: none) */
     const char *detail;       /* OPOOL_ELEAK: the end of the line (where, or how to learn it) */
     uint64_t bytes;           /* heap OPOOL_ELEAK: bytes of the blocks live */
     uint64_t high_water, episodes, demand; /* the sizing line (opool_sizing_line) */
     uint64_t held, held_episodes;          /* exhaustion lines the quota held back before */
     bool held_suffix;                      /* the line says so (the default report) */
+    /* rejected frees and alloc_at (opool__misuse): */
+    opool__misuse misuse;
+    bool loud;               /* the object's desc asks for them (OPOOL_REPORT_MISUSE) */
+    uint32_t gen_now;        /* the slot's generation now */
+    uint32_t salt;           /* OPOOL__SALT_TAKEN: the salt asked for */
+    const char *other_name;  /* OPOOL__SALT_TAKEN: the live pool that has it */
+    const void *other;
 } opool__finding;
 
 /* A finding of what about self (NULL: unknown) named name, every other
@@ -85,19 +110,38 @@ typedef struct opool__finding {
 opool__finding opool__finding_of(opool__kind kind, opool_status what, const void *self,
                                  const char *name);
 
-/* The default report: the finding's line on stderr (nothing for the
- * findings that are silent by default: rejected handles and pointers), then
- * abort() for OPOOL_EWRITE_AFTER_FREE. Exhaustion lines are rationed by
- * f->quota: at most OPOOL__QUOTA_LINES in a second of one object; the
- * next line printed says how many were held back meanwhile, and how many of
- * those opened an episode (a pool that swings between full and recovered
- * opens one per swing). */
+/* The default report: the finding's line on stderr, then abort() for
+ * OPOOL_EWRITE_AFTER_FREE. Rejected handles and pointers print only when
+ * misuse is loud (f->loud, or OPOOL_MISUSE=print|abort; abort() after the
+ * line with abort). An exhaustion line admitted by opool__diag_admit says
+ * how many were held back before it. */
 void opool__diag_default(const opool__finding *f);
+
+/* Which misuse f's handle was, rejected (f->what: OPOOL_EINVAL, OPOOL_ESTALE,
+ * or OPOOL_EBUSY for an alloc_at of a live slot) by an object of nslots
+ * slots and origin gen0 whose slot of that index has generation now (when
+ * in range); sets f->misuse, and f->gen_now and f->capacity for the line.
+ * Another status: no misuse. */
+void opool__diag_misuse(opool__finding *f, uint32_t nslots, uint32_t gen0, uint32_t now);
+
+/* OPOOL_MISUSE, read once: 0 unset (or another value), 1 "print", 2 "abort". */
+int opool__misuse_env(void);
+
+/* ---- rationing: every sink, the default report and a user's alike ----------
+ * At most OPOOL__QUOTA_LINES exhaustion reports in a second of one object
+ * (quota q); opens: the failure opens an episode. False: held back (counted
+ * in q). True: report it; until opool__diag_admitted, opool_reports_held on
+ * this thread gives the reports held back before it (the default report's
+ * line says so). Relaxed: racing threads may report one too many or too few
+ * in a second, and each held report is counted once. */
+bool opool__diag_admit(opool__quota *q, bool opens);
+void opool__diag_admitted(void);
 
 #define OPOOL__QUOTA_LINES 4
 
-/* At the end of self (of kind, named name): a line for the exhaustion lines
- * its quota q still holds back, if any. */
+/* At the end of self (of kind, named name), whose reports go to the default
+ * report: a line for the exhaustion lines its quota q still holds back, if
+ * any. */
 void opool__diag_flush(opool__kind kind, const void *self, const char *name, opool__quota *q);
 
 /* The finding's message, as the default report prints it (with its final
@@ -150,5 +194,26 @@ static inline uint64_t opool__episode_failures(const opool__episode *e) {
     /* relaxed: the record only rations reports */
     return atomic_load_explicit(&e->failures, memory_order_relaxed);
 }
+
+/* ---- origins: no two live pools share a salt -------------------------------
+ * A process-wide table of the generation origins (gen0) that pools of a kind
+ * were given by an explicit salt, or kept from an image: two live pools with
+ * one origin would accept each other's handles. The table's memory comes
+ * from the C library (16 to 24 bytes a pool with such a salt); pools with a
+ * derived salt are not in it. */
+
+/* Enters owner (of kind, named name, given salt: origin salt & ~1).
+ * exclusive (a create): OPOOL_EINVAL when a live object of kind already has
+ * that origin, and a line on stderr says which (whatever the reports: no
+ * object exists yet); not exclusive (a load): always entered. OPOOL_ENOMEM:
+ * the table cannot grow. */
+opool_status opool__origin_enter(opool__kind kind, uint32_t salt, const void *owner,
+                                 const char *name, bool exclusive);
+
+/* Owner's entry out of the table, if it has one. */
+void opool__origin_leave(const void *owner);
+
+/* Whether a live object of any kind has origin gen0 in the table. */
+bool opool__origin_taken(uint32_t gen0);
 
 #endif /* OPOOL_DIAG_H */

@@ -166,7 +166,7 @@ struct opool_heap {
     opool__episode large_episode; /* of the fallback allocator */
     uint64_t large_cap;           /* large blocks live when its episode opened */
     const opool__hclass *full;    /* the class whose OPOOL_EFULL is being reported; NULL: large */
-    opool__quota quota;           /* of the default report's lines */
+    opool__quota quota;           /* of exhaustion reports (opool__diag_admit) */
     uint64_t leak_blocks, leak_bytes; /* the OPOOL_ELEAK being reported */
     opool__hpage none;                /* the current page of a class without one: no free block */
     /* the first tables, in the heap's own block: a heap's first pages need no allocation */
@@ -251,12 +251,12 @@ static bool opool__hclass_fixed(const opool_heap *h, uint32_t c) {
 static opool__finding opool__heap_finding(const opool_heap *h, opool_status what, const void *ptr) {
     opool__finding f = opool__finding_of(OPOOL__KIND_HEAP, what, h, h ? h->desc.name : NULL);
     f.ptr = ptr;
+    f.loud = h != NULL && (h->desc.flags & OPOOL_REPORT_MISUSE);
     if (h != NULL && what == OPOOL_ELEAK) {
         f.count = h->leak_blocks;
         f.bytes = h->leak_bytes;
     }
     if (h == NULL || what != OPOOL_EFULL) return f;
-    f.quota = (opool__quota *)(uintptr_t)&h->quota; /* reports may come from const calls */
     const opool__hclass *k = h->full;
     if (k != NULL) {
         f.block_size = k->size;
@@ -278,12 +278,18 @@ void opool_heap_default_report(opool_heap *h, opool_status what, const void *ptr
     opool__diag_default(&f);
 }
 
+/* Exhaustion is rationed for every report alike (opool__diag_admit). */
 static void opool__heap_report(const opool_heap *h, opool_status what, const void *ptr) {
     opool_heap *m = (opool_heap *)(uintptr_t)h; /* findings may come from const calls */
+    if (what == OPOOL_EFULL && !(h->desc.flags & OPOOL_REPORT_UNRATIONED)) {
+        const opool__episode *e = h->full ? &h->full->episode : &h->large_episode;
+        if (!opool__diag_admit(&m->quota, opool__episode_failures(e) == 1)) return;
+    }
     if (h->desc.report)
         h->desc.report(m, what, ptr, h->desc.user);
     else
         opool_heap_default_report(m, what, ptr, h->desc.user);
+    opool__diag_admitted();
 }
 
 static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_status s,
@@ -1037,7 +1043,8 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
     }
     if (d.class_count == 0 || d.class_count > OPOOL_HEAP_MAX_CLASSES) return OPOOL_EINVAL;
     if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED |
-                              OPOOL_HEAP_ARENA | OPOOL_POISON))
+                              OPOOL_HEAP_ARENA | OPOOL_POISON | OPOOL_REPORT_MISUSE |
+                              OPOOL_REPORT_UNRATIONED))
         return OPOOL_EINVAL;
     if ((d.flags & OPOOL_HEAP_FIXED) && (d.flags & OPOOL_HEAP_GROW)) return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;
@@ -1136,7 +1143,7 @@ nomem:
 
 void opool_heap_destroy(opool_heap *h) {
     if (h == NULL) return;
-    opool__diag_flush(OPOOL__KIND_HEAP, h, h->desc.name, &h->quota);
+    if (h->desc.report == NULL) opool__diag_flush(OPOOL__KIND_HEAP, h, h->desc.name, &h->quota);
     uint64_t live = h->large.n, bytes = h->large_bytes;
     for (uint32_t c = 0; c < h->nclasses; c++) {
         uint64_t n = opool__hclass_live(&h->hot.cls[c]);

@@ -48,8 +48,8 @@
 /* An exhaustion episode: opool__episode, in opool_abi.h (opool_diag.h has
  * the rule and its operations). */
 
-/* The default report's ration of exhaustion lines, one per pool, concurrent
- * pool or heap (opool_diag.h: opool__quota_take). */
+/* The ration of exhaustion reports, one per pool, concurrent pool or heap
+ * (opool_diag.h: opool__diag_admit). */
 typedef struct opool__quota {         /* 32-bit words: no stricter alignment for the pool (i386) */
     OPOOL__ATOMIC(uint32_t) second;   /* the monotonic clock's second of the lines counted */
     OPOOL__ATOMIC(uint32_t) printed;  /* lines printed in it */
@@ -227,6 +227,10 @@ static inline bool opool__wraps(uint32_t gen, uint32_t gen0, uint32_t k) {
 /* The salt of a pool whose desc gives none: derived from the creation order
  * (of every pool, single-threaded or not), the same run after run. */
 uint32_t opool__derive_salt(void);
+
+/* opool_create for opool_load: the pool keeps the image's origin (desc.salt)
+ * even while another live pool has it (see SALTS in opool.h). */
+opool_status opool__create_loaded(opool **out, const opool_desc *desc);
 
 bool opool__geometry_of(const opool_desc *d, opool__geometry *g);
 opool_allocator opool__allocator_of(const opool_desc *d);

@@ -24,20 +24,28 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
         f.failures = opool__episode_failures(&p->sig.episode);
         f.count = opool_mt_count(p);
         f.capacity = opool_mt_capacity(p);
-        f.quota = &p->quota;
+        f.loud = (p->desc.flags & OPOOL_REPORT_MISUSE) != 0;
+        uint32_t cap = (uint32_t)f.capacity, i = opool_handle_index(h);
+        opool__diag_misuse(&f, cap, p->gen0,
+                           i < cap ? opool__atomic_load_relaxed(&p->gen[i]) : 0);
     }
     opool__diag_default(&f);
 }
 
 /* The pool passes itself through report_mt; a desc with only the core's
- * report gets a NULL pool, as before report_mt existed. */
+ * report gets a NULL pool, as before report_mt existed. Exhaustion is
+ * rationed for every report alike (opool__diag_admit). */
 static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
+    if (what == OPOOL_EFULL && !(p->desc.flags & OPOOL_REPORT_UNRATIONED) &&
+        !opool__diag_admit(&p->quota, opool__episode_failures(&p->sig.episode) == 1))
+        return;
     if (p->desc.report_mt)
         p->desc.report_mt(p, what, h, p->desc.user);
     else if (p->desc.report)
         p->desc.report(NULL, what, h, p->desc.user);
     else
         opool_mt_default_report(p, what, h, p->desc.user);
+    opool__diag_admitted();
 }
 
 /* An alloc found no slot anywhere. */
@@ -271,6 +279,17 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     p->max_capacity = g.max_capacity;
     p->grows = grows;
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
+    if (desc->salt) { /* among the live pools' origins (opool.h, SALTS) */
+        opool_status s = opool__origin_enter(OPOOL__KIND_MT, desc->salt, p, desc->name,
+                                             !(desc->flags & OPOOL_SHARE_SALT));
+        if (s != OPOOL_OK) {
+            if (grows)
+                opool__os_unmap(block, l.total);
+            else
+                mem.free(mem.ctx, block, l.total);
+            return s;
+        }
+    }
     uint32_t bits = 1; /* max_capacity + 1 values: 0 = empty */
     while (bits < 32 && ((uint64_t)1 << bits) <= p->max_capacity) bits++;
     p->idx_mask = ((uint64_t)1 << bits) - 1;
@@ -301,7 +320,9 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
 
 void opool_mt_destroy(opool_mt *p) {
     if (p == NULL) return;
-    opool__diag_flush(OPOOL__KIND_MT, p, p->desc.name, &p->quota);
+    if (p->desc.report_mt == NULL && p->desc.report == NULL)
+        opool__diag_flush(OPOOL__KIND_MT, p, p->desc.name, &p->quota);
+    if (p->desc.salt) opool__origin_leave(p);
     uint32_t cap = opool__atomic_load_relaxed(&p->capacity);
     for (uint32_t i = 0; i < cap; i++) { /* the first live object: a leak */
         uint32_t g = opool__atomic_load_relaxed(&p->gen[i]);

@@ -252,8 +252,10 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
                (opool__episode_failures(&p->episode) ? OPOOL__IMG_EPISODE : 0);
     /* the image of a pool without a live list is the same (its roster
      * positions made up: opool__saved_positions) and loads into either; a
-     * pool that refuses growth (OPOOL_FIXED) says so by its geometry */
-    im.pool_flags = d->flags & ~(uint32_t)(OPOOL_NO_LIVE_LIST | OPOOL_FIXED);
+     * pool that refuses growth (OPOOL_FIXED) says so by its geometry; how
+     * its misuse is reported is the loader's choice */
+    im.pool_flags = d->flags & ~(uint32_t)(OPOOL_NO_LIVE_LIST | OPOOL_FIXED | OPOOL_REPORT_MISUSE |
+                                           OPOOL_REPORT_UNRATIONED | OPOOL_SHARE_SALT);
     im.gen0 = p->gen0;
     im.object_size = d->object_size;
     im.object_align = opool__object_align(d);
@@ -673,7 +675,7 @@ static opool_status opool__load_build_pool(opool **out, const opool_desc *desc,
     opool_desc d = *desc;
     d.salt = im->gen0 | 1u; /* the core keeps salt & ~1: gen0 itself, even when it is 0 */
     opool *p = NULL;
-    opool_status st = opool_create(&p, &d);
+    opool_status st = opool__create_loaded(&p, &d);
     if (st != OPOOL_OK) return st;
     opool__assert(p->hot.first == im->first && p->gen0 == im->gen0 && p->nchunks <= 64);
 

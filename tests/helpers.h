@@ -23,13 +23,15 @@ static inline void quiet_report(opool *p, opool_status what, opool_handle h, voi
     (void)p, (void)what, (void)h, (void)user;
 }
 
-/* A fixed pool's desc with the given salt and quiet_report. */
+/* A fixed pool's desc with the given salt and quiet_report. The tests drive
+ * twin pools alike and compare their handles: OPOOL_SHARE_SALT. */
 static inline opool_desc quiet_desc(size_t object_size, uint32_t capacity, uint32_t salt) {
     opool_desc d;
     memset(&d, 0, sizeof d);
     d.object_size = object_size;
     d.capacity = capacity;
     d.salt = salt;
+    d.flags = OPOOL_SHARE_SALT;
     d.report = quiet_report;
     return d;
 }

@@ -391,11 +391,18 @@ static inline bool model_alloc(model *m, uint64_t *out) {
     return true;
 }
 
-/* opool_alloc_at: true when the object is re-created at exactly h. */
+/* opool_alloc_at: true when the object is re-created at exactly h; a
+ * refusal is reported (opool.h, MISUSE). */
 static inline bool model_alloc_at(model *m, uint64_t h) {
     uint32_t i = (uint32_t)h, g = (uint32_t)(h >> 32);
-    if ((g & 1) == 0 || i >= m->max) return false;
-    if (m->retired[i] || (m->gen[i] & 1) != 0) return false;
+    if ((g & 1) == 0 || i >= m->max) { /* never issued: reported */
+        model__report(m, OPOOL_EINVAL, h);
+        return false;
+    }
+    if (m->retired[i] || (m->gen[i] & 1) != 0) { /* a slot taken: reported */
+        model__report(m, OPOOL_EBUSY, h);
+        return false;
+    }
     if (m->policy == OPOOL_FULL_GROW) {
         while (!model_has_storage(m, i)) model__add_chunk(m, model__missing_chunk(m));
     }

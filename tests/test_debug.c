@@ -70,7 +70,7 @@ static opool_desc poison_desc(size_t size, size_t align, uint32_t capacity, repo
     d.object_size = size;
     d.object_align = align;
     d.capacity = capacity;
-    d.flags = OPOOL_POISON;
+    d.flags = OPOOL_POISON | OPOOL_SHARE_SALT; /* twins, driven alike */
     d.salt = SALT;
     if (r) {
         memset(r, 0, sizeof *r);

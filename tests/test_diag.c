@@ -19,6 +19,7 @@
 #include "opool_mt.h"
 #include "aligned.h"
 #include "helpers.h"
+#include "stream.h"
 #include "test.h"
 
 #include <stdatomic.h>
@@ -183,6 +184,7 @@ static opool_desc recorded(uint32_t capacity, recorder *r) {
     d.object_size = 16;
     d.capacity = capacity;
     d.report = rec_report;
+    d.flags |= OPOOL_REPORT_UNRATIONED; /* every report counted */
     d.user = r;
     return d;
 }
@@ -536,6 +538,7 @@ TEST(a_concurrent_pool_passes_itself_to_report_mt) {
     d.object_size = 8;
     d.capacity = 1;
     d.report_mt = mt_rec_report;
+    d.flags |= OPOOL_REPORT_UNRATIONED; /* every report counted */
     d.user = &r;
     opool_mt *p = NULL;
     REQUIRE(opool_mt_create(&p, &d) == OPOOL_OK);
@@ -1033,6 +1036,239 @@ TEST(a_heap_double_free_is_stale_and_reads_as_already_freed) {
     opool_heap_destroy(h);
 }
 
+/* ---- misuse: loud when asked (opool.h, MISUSE) -------------------------- */
+
+TEST(a_pool_with_report_misuse_says_what_each_rejection_was) {
+#ifdef HAVE_CAPTURE
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 16;
+    d.capacity = 4;
+    d.salt = 0x7000;
+    d.name = "ships";
+    d.flags = OPOOL_REPORT_MISUSE;
+    opool *p = create(&d);
+    REQUIRE(p);
+    opool_handle h0, h1, h2;
+    CHECK(opool_alloc(p, &h0) != NULL);
+    char *o1 = (char *)opool_alloc(p, &h1);
+    REQUIRE(o1);
+    CHECK_EQ_U64(opool_free(p, h0), OPOOL_OK);
+    capture c;
+    capture_begin(&c);
+    CHECK_EQ_U64(opool_free(p, h0), OPOOL_ESTALE);        /* a double free */
+    CHECK(opool_alloc(p, &h2) != NULL);                   /* slot 0 again */
+    CHECK_EQ_U64(opool_free(p, h0), OPOOL_ESTALE);        /* stale */
+    CHECK_EQ_U64(opool_free(p, handle(0x9001, 1)), OPOOL_ESTALE); /* never this slot's */
+    CHECK_EQ_U64(opool_free(p, handle(0x7002, 1)), OPOOL_EINVAL); /* even */
+    CHECK_EQ_U64(opool_free(p, OPOOL_NULL), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_free(p, handle(0x7001, 9)), OPOOL_EINVAL); /* beyond the slots */
+    CHECK_EQ_U64(opool_free_object(p, o1 + 1), OPOOL_EINVAL);     /* interior */
+    CHECK(opool_alloc_at(p, h1) == NULL);                         /* live */
+    CHECK(opool_alloc_at(p, handle(0x7002, 3)) == NULL);          /* even */
+    CHECK_EQ_U64(opool_free(p, h1), OPOOL_OK);
+    CHECK_EQ_U64(opool_free_object(p, o1), OPOOL_EINVAL); /* freed already */
+    int local = 0;
+    CHECK_EQ_U64(opool_free_object(p, &local), OPOOL_EINVAL); /* no object of the pool */
+    capture_end(&c);
+    char want[4096];
+    const char *x = "opool: pool \"ships\"";
+    snprintf(want, sizeof want,
+             "%s (%p): rejected free of handle 0x0000700100000000: a double free: slot 0's object "
+             "was freed already\n"
+             "%s (%p): rejected handle 0x0000700100000000: stale: slot 0's object was freed and "
+             "the slot reused since (generation 0x00007003 now)\n"
+             "%s (%p): rejected handle 0x0000900100000001: slot 1 never had generation "
+             "0x00009001 (it has 0x00007001): another pool's handle, or a forged one\n"
+             "%s (%p): rejected handle 0x0000700200000001: its generation 0x00007002 is even, as "
+             "no live object's is (never issued)\n"
+             "%s (%p): rejected the null handle: it names no object\n"
+             "%s (%p): rejected handle 0x0000700100000009: slot 9 is beyond the pool's 4 slots "
+             "(never issued by this pool)\n"
+             "%s (%p): rejected free of pointer %p: inside slot 1's object, not at its start\n"
+             "%s (%p): rejected alloc_at of handle 0x0000700100000001: slot 1 is live\n"
+             "%s (%p): rejected handle 0x0000700200000003: its generation 0x00007002 is even, as "
+             "no live object's is (never issued)\n"
+             "%s (%p): rejected free of pointer %p: a double free: slot 1's object was freed "
+             "already\n"
+             "%s (%p): rejected free of pointer %p: no object of this pool\n",
+             x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p,
+             x, (void *)p, (void *)(o1 + 1), x, (void *)p, x, (void *)p, x, (void *)p, (void *)o1,
+             x, (void *)p, (void *)&local);
+    check_text(c.text, want);
+    opool_stats st;
+    opool_get_stats(p, &st);
+    CHECK_EQ_U64(st.rejected_handles, 9); /* frees only: alloc_at counts none */
+    opool_destroy(p);
+#else
+    printf("skipped a_pool_with_report_misuse_says_what_each_rejection_was\n");
+#endif
+}
+
+TEST(a_concurrent_pool_and_a_heap_with_report_misuse_print_their_double_frees) {
+#ifdef HAVE_CAPTURE
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 16;
+    d.capacity = 4;
+    d.salt = 0x5000;
+    d.name = "jobs";
+    d.flags = OPOOL_REPORT_MISUSE;
+    opool_mt *m = NULL;
+    REQUIRE(opool_mt_create(&m, &d) == OPOOL_OK);
+    opool_heap_desc hd;
+    memset(&hd, 0, sizeof hd);
+    hd.name = "frame";
+    hd.flags = OPOOL_REPORT_MISUSE;
+    opool_heap *h = NULL;
+    REQUIRE(opool_heap_create(&h, &hd) == OPOOL_OK);
+    opool_handle a;
+    CHECK(opool_mt_alloc(m, &a) != NULL);
+    CHECK_EQ_U64(opool_mt_free(m, a), OPOOL_OK);
+    char *b = (char *)opool_heap_alloc(h, 48);
+    REQUIRE(b);
+    capture c;
+    capture_begin(&c);
+    CHECK_EQ_U64(opool_mt_free(m, a), OPOOL_ESTALE);
+    CHECK_EQ_U64(opool_heap_free(h, b + 8), OPOOL_EINVAL);
+    CHECK_EQ_U64(opool_heap_free(h, b), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, b), OPOOL_ESTALE);
+    capture_end(&c);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "opool: concurrent pool \"jobs\" (%p): rejected free of handle 0x%016llx: a double "
+             "free: slot %u's object was freed already\n"
+             "opool: heap \"frame\" (%p): rejected pointer %p: not the start of a block of this "
+             "heap\n"
+             "opool: heap \"frame\" (%p): rejected block %p: already free (a double free)\n",
+             (void *)m, (unsigned long long)a.bits, (unsigned)opool_handle_index(a), (void *)h,
+             (void *)(b + 8), (void *)h, (void *)b);
+    check_text(c.text, want);
+    opool_heap_destroy(h);
+    opool_mt_destroy(m);
+#else
+    printf("skipped a_concurrent_pool_and_a_heap_with_report_misuse_print_their_double_frees\n");
+#endif
+}
+
+/* ---- rationing every report (opool.h, EXHAUSTION) ----------------------- */
+
+typedef struct held_count {
+    uint64_t calls, held, opened;
+} held_count;
+
+static void held_report(opool *p, opool_status what, opool_handle h, void *user) {
+    (void)p, (void)h;
+    held_count *n = (held_count *)user;
+    if (what != OPOOL_EFULL) return;
+    uint64_t opened = 0;
+    n->calls++;
+    n->held += opool_reports_held(&opened);
+    n->opened += opened;
+}
+
+/* A server's own report (to route lines into its logger) is rationed as the
+ * default one is, and told how many reports were held back before each. */
+TEST(a_users_report_is_rationed_too_and_told_what_was_held_back) {
+    held_count n = {0, 0, 0};
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 16;
+    d.capacity = 64;
+    d.report = held_report;
+    d.user = &n;
+    opool *p = create(&d);
+    REQUIRE(p);
+    CHECK_EQ_U64(opool_reports_held(NULL), 0); /* outside a report */
+    opool_handle h[64];
+    for (int k = 0; k < 64; k++) CHECK(opool_alloc(p, &h[k]) != NULL);
+    enum { SWINGS = 2000 };
+    for (int e = 0; e <= SWINGS; e++) {
+        if (e == SWINGS) { /* a new second: the last episode's report goes through */
+            struct timespec t = {1, 100000000};
+            nanosleep(&t, NULL);
+        }
+        CHECK(opool_alloc(p, NULL) == NULL); /* opens an episode */
+        for (int k = 0; k < 16; k++) CHECK_EQ_U64(opool_free(p, h[k]), OPOOL_OK); /* ends it */
+        for (int k = 0; k < 16; k++) CHECK(opool_alloc(p, &h[k]) != NULL);
+    }
+    CHECK(n.calls >= 5 && n.calls < SWINGS / 4);
+    CHECK_EQ_U64(n.calls + n.held, SWINGS + 1); /* every episode reported or counted */
+    CHECK_EQ_U64(n.opened, n.held);             /* each held one opened an episode */
+    opool_stats st;
+    opool_get_stats(p, &st);
+    CHECK_EQ_U64(st.episodes, SWINGS + 1);
+    opool_destroy(p);
+}
+
+/* ---- salts (opool.h, SALTS) --------------------------------------------- */
+
+TEST(a_salt_a_live_pool_has_is_refused_and_the_refusal_names_it) {
+#ifdef HAVE_CAPTURE
+    opool_desc d;
+    memset(&d, 0, sizeof d);
+    d.object_size = 16;
+    d.capacity = 4;
+    d.salt = 0x4242;
+    d.name = "a";
+    opool *a = create(&d), *b = NULL, *t = NULL;
+    REQUIRE(a);
+    opool_desc e = d;
+    e.salt = 0x4243; /* the low bit is ignored: the same origin */
+    e.name = "b";
+    capture c;
+    capture_begin(&c);
+    b = (opool *)(uintptr_t)1;
+    CHECK_EQ_U64(opool_create(&b, &e), OPOOL_EINVAL);
+    CHECK(b == NULL);
+    static unsigned char buf[4096];
+    CHECK(opool_required_bytes(&e) <= sizeof buf);
+    CHECK_EQ_U64(opool_create_in(&b, buf, sizeof buf, &e), OPOOL_EINVAL);
+    capture_end(&c);
+    char line[512], want[1024];
+    snprintf(line, sizeof line,
+             "opool: pool \"b\": create refused: salt 0x00004243 is that of live pool \"a\" (%p): "
+             "two live pools with one salt would accept each other's handles (give each its own "
+             "salt, or 0 for a derived one)\n",
+             (void *)a);
+    snprintf(want, sizeof want, "%s%s", line, line);
+    check_text(c.text, want);
+    /* twins on purpose: accepted, and each accepts the other's handles */
+    e.flags = OPOOL_SHARE_SALT;
+    t = create(&e);
+    REQUIRE(t);
+    opool_handle ha = OPOOL_NULL, ht = OPOOL_NULL;
+    CHECK(opool_alloc(a, &ha) != NULL);
+    CHECK(opool_alloc(t, &ht) != NULL);
+    CHECK(opool_handle_eq(ha, ht) && opool_get(t, ha) != NULL);
+    /* a concurrent pool's salts are its kind's own */
+    opool_mt *m = NULL, *m2 = NULL;
+    CHECK_EQ_U64(opool_mt_create(&m, &d), OPOOL_OK);
+    capture_begin(&c);
+    CHECK_EQ_U64(opool_mt_create(&m2, &d), OPOOL_EINVAL);
+    capture_end(&c);
+    CHECK(m2 == NULL && strncmp(c.text, "opool: concurrent pool \"a\": create refused", 42) == 0);
+    opool_mt_destroy(m);
+    /* a loaded copy keeps its image's origin beside the original: the same objects */
+    stream image = stream_new();
+    opool *copy = NULL;
+    CHECK_EQ_U64(opool_save(a, stream_write, &image), OPOOL_OK);
+    CHECK_EQ_U64(opool_load(&copy, &d, stream_read, &image), OPOOL_OK);
+    CHECK(copy && opool_get(copy, ha) != NULL);
+    free(image.data);
+    opool_destroy(copy);
+    opool_destroy(a);
+    capture_begin(&c);
+    CHECK_EQ_U64(opool_create(&b, &d), OPOOL_EINVAL); /* the twin still has it */
+    capture_end(&c);
+    opool_destroy(t);
+    CHECK_EQ_U64(opool_create(&b, &d), OPOOL_OK); /* none live has it now */
+    opool_destroy(b);
+#else
+    printf("skipped a_salt_a_live_pool_has_is_refused_and_the_refusal_names_it\n");
+#endif
+}
+
 /* ---- statuses (save and load: test_save.c) ------------------------------ */
 
 TEST(every_status_has_its_own_text) {
@@ -1066,6 +1302,10 @@ int main(void) {
     RUN(loops_over_a_pool_without_a_live_list_are_refused_one_line_each);
     RUN(the_concurrent_pool_and_the_heap_report_what_is_left_live);
     RUN(the_sizing_line_says_what_capacity_would_have_avoided_the_failures);
+    RUN(a_pool_with_report_misuse_says_what_each_rejection_was);
+    RUN(a_concurrent_pool_and_a_heap_with_report_misuse_print_their_double_frees);
+    RUN(a_users_report_is_rationed_too_and_told_what_was_held_back);
+    RUN(a_salt_a_live_pool_has_is_refused_and_the_refusal_names_it);
     RUN(every_status_has_its_own_text);
     return test_summary();
 }

@@ -786,6 +786,7 @@ static void configure(harness *h) {
     if (rng_chance(r, 25)) d->flags |= OPOOL_NO_LIVE_LIST;
     if (d->on_full == OPOOL_FULL_EVICT) d->evict = cb_evict;
     d->report = cb_report;
+    d->flags |= OPOOL_REPORT_UNRATIONED; /* every report counted */
     d->user = h;
 
     static const uint32_t salts[] = {1, 2, 3, 0xFFFFFFFEu, 0xFFFFFFFFu, 0x80000000u, 0xFFFFFFF0u};

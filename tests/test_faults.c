@@ -204,6 +204,7 @@ static bool rig_create(rig *r, const opool_desc *d, uint64_t fail_at, bool fail_
     r->d.allocator.free = faulty_free;
     r->d.allocator.ctx = &r->mem;
     r->d.report = rig_report;
+    r->d.flags |= OPOOL_REPORT_UNRATIONED; /* every report counted */
     r->d.user = r;
     if (r->d.fini) r->d.fini = rig_fini;
     if (r->d.salt == 0) r->d.salt = 0x1234567u;

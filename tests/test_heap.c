@@ -91,6 +91,7 @@ static opool_heap_desc desc_of(recorder *r) {
     if (r) {
         rec_reset(r);
         d.report = rec_report;
+        d.flags |= OPOOL_REPORT_UNRATIONED; /* every report counted */
         d.user = r;
     }
     return d;
@@ -386,7 +387,8 @@ TEST(create_rejects_more_than_max_classes_and_accepts_exactly_max) {
 
 TEST(create_rejects_every_unknown_flag) {
     const uint32_t known = OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED |
-                           OPOOL_HEAP_ARENA | OPOOL_POISON;
+                           OPOOL_HEAP_ARENA | OPOOL_POISON | OPOOL_REPORT_MISUSE |
+                           OPOOL_REPORT_UNRATIONED;
     for (uint32_t bit = 0; bit < 32; bit++) {
         uint32_t flag = 1u << bit;
         if (flag & known) continue;

@@ -296,6 +296,7 @@ static opool_desc mt_desc(size_t object_size, uint32_t capacity, counters *c) {
     d.object_size = object_size;
     d.capacity = capacity;
     d.report = count_report;
+    d.flags |= OPOOL_REPORT_UNRATIONED; /* every report counted */
     d.user = c;
     if (c) {
         c->object_size = object_size;

@@ -103,6 +103,7 @@ static opool_desc recorded_desc(size_t object_size, uint32_t capacity, recorder 
     opool_desc d = desc_of(object_size, capacity);
     memset(r, 0, sizeof *r);
     d.report = rec_report;
+    d.flags |= OPOOL_REPORT_UNRATIONED; /* every report counted */
     d.user = r;
     return d;
 }
@@ -613,7 +614,7 @@ TEST(alloc_without_out_handle_works) {
 TEST(alloc_runs_init_after_zero) {
     recorder r;
     opool_desc d = recorded_desc(16, 2, &r);
-    d.flags = OPOOL_ZERO;
+    d.flags |= OPOOL_ZERO;
     d.init = rec_init;
     opool *p = create(&d);
     REQUIRE(p);
@@ -634,7 +635,7 @@ TEST(alloc_runs_init_after_zero) {
 
 TEST(zero_flag_zero_fills_reused_objects) {
     opool_desc d = desc_of(100, 2);
-    d.flags = OPOOL_ZERO;
+    d.flags |= OPOOL_ZERO;
     opool *p = create(&d);
     REQUIRE(p);
     opool_handle h;
@@ -1071,7 +1072,7 @@ TEST(clear_without_fini_ends_as_clear_with_fini) {
         recorder r;
         opool_desc d = recorded_desc(8, 8, &r);
         if (v == 1) d.fini = rec_fini;
-        d.flags = flags[v];
+        d.flags |= flags[v];
         opool *p = create(&d);
         REQUIRE(p);
         opool_handle h[8], again[8], none;
@@ -1380,7 +1381,7 @@ static opool *make_evict_pool(uint32_t capacity, recorder *r, uint32_t flags) {
     d.on_full = OPOOL_FULL_EVICT;
     d.evict = rec_evict;
     d.fini = rec_fini;
-    d.flags = flags;
+    d.flags |= flags;
     return create(&d);
 }
 
@@ -1482,7 +1483,7 @@ TEST(alloc_at_recreates_object_at_exact_handle) {
     recorder r;
     opool_desc d = recorded_desc(16, 8, &r);
     d.init = rec_init;
-    d.flags = OPOOL_ZERO;
+    d.flags |= OPOOL_ZERO;
     opool *p = create(&d);
     REQUIRE(p);
     opool_handle want = handle(0x2001, 5);
@@ -1593,7 +1594,7 @@ TEST(alloc_at_of_slot_in_ungrown_chunk_is_not_a_stale_handle_use) {
 
 static opool *make_retire_pool(uint32_t capacity, uint32_t flags) {
     opool_desc d = desc_of(16, capacity);
-    d.flags = flags;
+    d.flags |= flags;
     return create(&d);
 }
 
@@ -1693,7 +1694,7 @@ TEST(retire_on_wrap_by_eviction) {
 TEST(retire_with_salt_zero_generation) {
     opool_desc d = desc_of(8, 2);
     d.salt = 1; /* gen0 = 0: the last generation is 0xFFFFFFFF */
-    d.flags = OPOOL_RETIRE_ON_WRAP;
+    d.flags |= OPOOL_RETIRE_ON_WRAP;
     opool *p = create(&d);
     REQUIRE(p);
     opool_handle h;
@@ -1796,7 +1797,7 @@ TEST(shrink_keeps_retired_slots_retired) {
     opool_desc d = desc_of(8, 2);
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = 4;
-    d.flags = OPOOL_RETIRE_ON_WRAP;
+    d.flags |= OPOOL_RETIRE_ON_WRAP;
     opool *p = create(&d);
     REQUIRE(p);
     CHECK(opool_alloc_at(p, handle(SALT - 1, 3)) != NULL); /* grows [2,4) */
@@ -1819,7 +1820,7 @@ TEST(growth_passes_over_a_chunk_whose_slots_are_all_retired) {
     opool_desc d = desc_of(8, 1);
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = 4; /* chunks [0,1) [1,2) [2,4) */
-    d.flags = OPOOL_RETIRE_ON_WRAP;
+    d.flags |= OPOOL_RETIRE_ON_WRAP;
     opool *p = create(&d);
     REQUIRE(p);
     CHECK(opool_alloc_at(p, handle(SALT - 1, 1)) != NULL);
@@ -1897,7 +1898,7 @@ TEST(get_stats_of_null_pool_is_zero) {
  * creation and in every growth. */
 TEST(pool_without_a_live_list_keeps_eight_bytes_a_slot) {
     opool_desc d = desc_of(16, 1000), n = d;
-    n.flags = OPOOL_NO_LIVE_LIST;
+    n.flags |= OPOOL_NO_LIVE_LIST;
     CHECK_EQ_U64(opool_required_bytes(&d) - opool_required_bytes(&n), 4 * 1000);
     d.on_full = n.on_full = OPOOL_FULL_GROW;
     d.capacity = n.capacity = 64;
@@ -1916,7 +1917,7 @@ TEST(pool_without_a_live_list_keeps_eight_bytes_a_slot) {
  * nothing to iterate. */
 TEST(pool_without_a_live_list_hands_out_and_checks_handles_as_one_with) {
     opool_desc d = desc_of(16, 16), n = d;
-    n.flags = OPOOL_NO_LIVE_LIST;
+    n.flags |= OPOOL_NO_LIVE_LIST;
     opool *a = create(&d), *b = create(&n);
     REQUIRE(a && b);
     opool_handle ha[16], hb[16];
@@ -1994,7 +1995,7 @@ TEST(pool_without_a_live_list_claims_and_retires_anywhere_in_its_chain) {
  * out of it, keeping the others' order; growing again brings them back. */
 TEST(pool_without_a_live_list_grows_and_shrinks) {
     opool_desc d = desc_of(16, 4);
-    d.flags = OPOOL_NO_LIVE_LIST;
+    d.flags |= OPOOL_NO_LIVE_LIST;
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = 16;
     opool *p = create(&d);
@@ -2096,7 +2097,8 @@ TEST(create_rejects_capacity_above_the_maximum) {
 }
 
 TEST(create_rejects_unknown_flags) {
-    for (uint32_t bit = 7; bit < 32; bit++) { /* OPOOL_FIXED is bit 6 */
+    for (uint32_t bit = 0; bit < 32; bit++) {
+        if ((1u << bit) & OPOOL__FLAGS_ALL) continue;
         opool_desc d = desc_of(8, 4);
         d.flags = OPOOL_ZERO | (1u << bit);
         CHECK_CREATE_REJECTS(&d);
@@ -2105,7 +2107,7 @@ TEST(create_rejects_unknown_flags) {
 
 TEST(fixed_refuses_growth) {
     opool_desc d = desc_of(8, 4);
-    d.flags = OPOOL_FIXED;
+    d.flags |= OPOOL_FIXED;
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = 64;
     CHECK_CREATE_REJECTS(&d);
@@ -2113,7 +2115,7 @@ TEST(fixed_refuses_growth) {
 
 TEST(fixed_pool_fails_when_full_and_never_grows) {
     opool_desc d = desc_of(8, 4);
-    d.flags = OPOOL_FIXED | OPOOL_NO_LIVE_LIST;
+    d.flags |= OPOOL_FIXED | OPOOL_NO_LIVE_LIST;
     opool *p = NULL;
     CHECK_EQ_U64(opool_create(&p, &d), OPOOL_OK);
     opool_handle h[4];
@@ -2606,7 +2608,7 @@ TEST(status_str_is_distinct_for_each_status) {
 TEST(poison_flag_reports_write_after_free) {
     recorder r;
     opool_desc d = recorded_desc(16, 2, &r);
-    d.flags = OPOOL_POISON;
+    d.flags |= OPOOL_POISON;
     opool *p = create(&d);
     REQUIRE(p);
     opool_handle h;
@@ -2641,7 +2643,7 @@ TEST(poison_does_not_report_untouched_slots_of_any_stride) {
         recorder r;
         opool_desc d = recorded_desc(sizes[s], 5, &r);
         d.object_align = 1;
-        d.flags = OPOOL_POISON;
+        d.flags |= OPOOL_POISON;
         d.on_full = OPOOL_FULL_GROW;
         d.max_capacity = 20;
         opool *p = create(&d);

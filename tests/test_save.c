@@ -126,6 +126,7 @@ static opool_desc desc_of(uint32_t capacity) {
     d.object_size = 24;
     d.capacity = capacity;
     d.salt = SALT;
+    d.flags = OPOOL_SHARE_SALT; /* twins, driven alike */
     d.report = quiet_report;
     return d;
 }
@@ -1409,7 +1410,7 @@ TEST(crafted_header_fields_are_corrupt) {
     HOSTILE(b, d, m_.version = 2, OPOOL_ECORRUPT);
     HOSTILE(b, d, m_.version = 0, OPOOL_ECORRUPT);
     HOSTILE(b, d, m_.flags = 4, OPOOL_ECORRUPT);
-    HOSTILE(b, d, m_.pool_flags = 0x80, OPOOL_ECORRUPT);
+    HOSTILE(b, d, m_.pool_flags = 0x100, OPOOL_ECORRUPT); /* a heap flag's bit */
     HOSTILE(b, d, m_.gen0 = SALT + 1, OPOOL_ECORRUPT);
     HOSTILE(b, d, m_.reserved = 1, OPOOL_ECORRUPT);
     HOSTILE(b, d, m_.flags = 1, OPOOL_ECORRUPT); /* claims save_object records */

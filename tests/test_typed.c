@@ -68,6 +68,7 @@ static opool_desc typed_desc(uint32_t capacity) {
     memset(&d, 0, sizeof d);
     d.capacity = capacity;
     d.salt = SALT;
+    d.flags = OPOOL_SHARE_SALT; /* twins, driven alike */
     d.report = quiet_report;
     return d;
 }

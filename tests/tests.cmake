@@ -47,6 +47,17 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang
         "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=free")
 endif()
 
+# OPOOL_MISUSE (include/opool.h, MISUSE): tests/programs/misuse_env.c, a double free in a pool,
+# a concurrent pool and a heap, run by misuse_expect.cmake with print, abort and another value.
+opool_program(misuse_env "${PROJECT_SOURCE_DIR}/tests/programs/misuse_env.c")
+foreach(mode print abort quiet)
+    add_test(NAME misuse_env_${mode}
+        COMMAND "${CMAKE_COMMAND}" "-DPROGRAM=$<TARGET_FILE:misuse_env>" -DMODE=${mode}
+                "-DEMULATOR=${CMAKE_CROSSCOMPILING_EMULATOR}"
+                -P "${PROJECT_SOURCE_DIR}/tests/programs/misuse_expect.cmake")
+    set_tests_properties(misuse_env_${mode} PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT})
+endforeach()
+
 # ---- test support: tests/support/*.c ------------------------------------------------------
 # Test-only code that needs the library's private records (the invariant checkers opool__check
 # and opool__mt_check, opool__mt_set_gen) lives in the static library opool_test_support

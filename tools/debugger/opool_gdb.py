@@ -196,6 +196,8 @@ def lookup(val):
     addr = int(val) if target.code == gdb.TYPE_CODE_STRUCT else None
     if addr is None:
         return None
+    if re.match(r"opl::pool<", tag):
+        return lookup(val.dereference()) if addr else PoolPrinter(0, None, tag)
     if tag == "opool":
         return PoolPrinter(addr)
     if tag == "opool_mt":

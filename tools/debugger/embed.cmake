@@ -35,6 +35,9 @@ set(text "/*
 #ifndef OPOOL__GDB_SCRIPT_H
 #define OPOOL__GDB_SCRIPT_H
 #if defined(__ELF__) && (defined(__GNUC__) || defined(__clang__)) && !defined(OPOOL_NO_GDB_SCRIPT)
+/* one string longer than the 4095 characters ISO C promises (-Wpedantic says so) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored \"-Woverlength-strings\"
 /* clang-format off */
 __asm__(\".pushsection \\\".debug_gdb_scripts\\\", \\\"MS\\\", %progbits, 1\\n\"
         \".byte 4\\n\"
@@ -42,6 +45,7 @@ __asm__(\".pushsection \\\".debug_gdb_scripts\\\", \\\"MS\\\", %progbits, 1\\n\"
 ${body}        \".byte 0\\n\"
         \".popsection\\n\");
 /* clang-format on */
+#pragma GCC diagnostic pop
 #endif
 #endif /* OPOOL__GDB_SCRIPT_H */
 ")

@@ -84,7 +84,8 @@
 #   make proof-fresh   the same with no cache: every goal proven from nothing
 #   make proof-mutants seven bugs of proof/mutants/, each in a copy of the tree: each must make
 #                      the proof fail (proof/mutants.sh)
-#   make dist          regenerate dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)
+#   make dist          regenerate src/opool_gdb_script.h (gdb's printers, tools/debugger/embed.cmake),
+#                      then dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)
 #   make docs          regenerate docs/API.md from the header comments (cmake -P tools/apidoc.cmake)
 #   make clean         remove build/
 #
@@ -599,7 +600,7 @@ check: build
 	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
 
 FORMAT_FILES = $(wildcard include/*.h include/*.hpp src/*.c src/*.h proof/*.c proof/*.h tests/*.c tests/*.h tests/*.cpp tests/cpp/*.cpp tests/relacy/*.cpp tests/user/*.c \
-                          tests/support/*.[ch] bench/*.c bench/*.h bench/*.cpp examples/*.c \
+                          tests/support/*.[ch] tests/debugger/*.c tests/debugger/*.cpp bench/*.c bench/*.h bench/*.cpp examples/*.c \
                           examples/*.h fuzz/*.c fuzz/*.h cmake/consumer/*.c cmake/consumer/*.cpp examples/*.cpp)
 
 format:
@@ -612,6 +613,7 @@ format-check:
 
 .PHONY: dist
 dist:
+	$(CMAKE) -P tools/debugger/embed.cmake
 	$(CMAKE) -P tools/amalgamate.cmake
 
 .PHONY: docs

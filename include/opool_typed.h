@@ -286,7 +286,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * of its desc), KNOWN what the inline paths know of it (opool_abi.h). */
 #define OPOOL__TYPED_POOL_OF(name, T, FIX, KNOWN)                                                  \
     typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
-    typedef T name##_type;             /* the object type, for OPOOL_TYPED_FOREACH */              \
+    typedef T name##_type; /* the object type, for OPOOL_TYPED_FOREACH and debuggers (alloc's) */  \
     OPOOL__TYPED_LIFETIME(name, T, FIX)                                                            \
     OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                           \
     OPOOL__TYPED_ITERATION(name, T)                                                                \
@@ -363,7 +363,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL__TYPED_FN opool *name##_raw(name *p) { return OPOOL__RAW(p); }
 
 #define OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                       \
-    OPOOL__TYPED_FN T *name##_alloc(name *p, name##_handle *out) {                                 \
+    OPOOL__TYPED_FN name##_type *name##_alloc(name *p, name##_handle *out) {                       \
         return OPOOL__CAST(                                                                        \
             T *, opool__alloc_as(OPOOL__RAW(p), out ? &out->raw : NULL, OPOOL__SITE, KNOWN));      \
     }                                                                                              \

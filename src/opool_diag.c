@@ -12,6 +12,7 @@
  *   ==== episodes   when exhaustion is reported, and when it ends
  */
 #include "opool_diag.h"
+#include "opool_gdb_script.h" /* gdb's printers: in the file every pool, heap and mt pool links */
 #include "opool_platform.h"
 
 /* ==== table ============================================================== */

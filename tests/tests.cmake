@@ -129,6 +129,9 @@ endif()
 opool_add_copy_test(test_save_portable "${PROJECT_SOURCE_DIR}/tests/test_save.c" opool_portable)
 # ---- end of the portable build ------------------------------------------------------------
 
+# gdb and lldb printing handles and pools (tests/debugger/debugger.cmake).
+include("${PROJECT_SOURCE_DIR}/tests/debugger/debugger.cmake")
+
 # opool_mt with a thread held at a named point of the protocol: the test-support copy of the
 # library built with OPOOL_TEST_HOOKS, test_mt_points, and the check that the shipped library
 # has no hook (tests/points/points.cmake).

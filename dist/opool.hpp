@@ -33,12 +33,18 @@
  *
  *     std::unordered_map<opl::handle<ship>, int> score;   // handles hash and compare
  *
+ *     ships.save_file("ships.sav");               // any T with a serializer (below)
+ *     auto again = opl::pool<ship>::load_file(o, "ships.sav");  // every handle as saved
+ *     opl::save_world_file("world.sav", ships, names);          // pools and side tables,
+ *     opl::load_world_file("world.sav", ships, names);          // all or none
+ *
  * ============================================================================
  * WHAT EACH TYPE COSTS
  * ============================================================================
- * pool<T> holds the C pool's pointer and calls its inline functions: for a
- * trivially destructible T, emplace, erase and get compile to what
- * opool_alloc, opool_free and opool_get compile to, plus T's constructor.
+ * pool<T> holds the C pool's pointer (and the desc it was made with, for
+ * load_world_file) and calls its inline functions: for a trivially
+ * destructible T, emplace, erase and get compile to what opool_alloc,
+ * opool_free and opool_get compile to, plus T's constructor.
  * For a T with a destructor the wrapper runs ~T itself, before the free,
  * and installs no fini, so alloc and free stay on the inline fast path;
  * erase then costs one opool_get more. Only two paths end objects inside
@@ -55,11 +61,13 @@
  * ============================================================================
  * EXCEPTIONS
  * ============================================================================
- * Nothing here throws except T's (or V's) constructor, and heap_resource,
- * which must (std::pmr). A constructor that throws leaves no live slot: the
- * slot is freed (its handle stale, counted as an alloc and a free) and the
- * exception goes on. Builds with -fno-exceptions and -fno-rtti: then
- * heap_resource calls std::abort() where it would throw std::bad_alloc.
+ * Nothing here throws except T's (or V's) constructor, a serializer, and
+ * heap_resource, which must (std::pmr). A constructor that throws leaves no
+ * live slot: the slot is freed (its handle stale, counted as an alloc and a
+ * free) and the exception goes on. A serializer that throws fails its save
+ * or load (nothing loaded stays constructed), then the exception goes on. Builds with
+ * -fno-exceptions and -fno-rtti: then heap_resource calls std::abort() where it would throw
+ * std::bad_alloc.
  *
  * ============================================================================
  * LICENSE: zlib (see LICENSE)
@@ -95,11 +103,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <new>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #if defined(__has_include)
 #if __has_include(<memory_resource>)
@@ -114,8 +126,8 @@
 #endif
 
 #define OPOOL_HPP__SAVABLE                                                                         \
-    "opl::pool<T>::save/load: T must be trivially copyable (an image holds the objects' bytes); "  \
-    "save a T with pointers through the C API's save_object/load_object"
+    "opl: saving or loading a T (or a side table's V) needs a serializer: T trivially copyable, "  \
+    "a std::string or std::vector of such, or a specialisation of opl::serializer<T>"
 
 namespace opl {
 
@@ -328,6 +340,399 @@ template <class It> struct range {
 
 } // namespace detail
 
+/* ---- saves of any T: serializer<T>, writer, reader ------------------------ */
+
+/* A pool<T> saves its objects as their bytes when T is trivially copyable
+ * (the C image's plain objects), and otherwise through serializer<T>: each
+ * object becomes one record of the C image (opool_desc's save_object and
+ * load_object, docs/FORMAT.md "Objects") that serializer<T>::save writes
+ * through a writer and serializer<T>::load reads back through a reader.
+ * The primary serializer<T> serves every T that writer::value takes;
+ * specialise it for your own types (a specialisation also takes over from
+ * the plain bytes of a trivially copyable T):
+ *
+ *     namespace opl {
+ *     template <> struct serializer<ship> {
+ *         static bool save(writer &w, const ship &s) {
+ *             return w.value(s.name) && w.value(s.cargo) && w.value(s.hull);
+ *         }
+ *         static bool load(reader &r, ship *mem) {      // construct a ship at mem
+ *             ship s;
+ *             if (!r.value(s.name) || !r.value(s.cargo) || !r.value(s.hull)) return false;
+ *             ::new (mem) ship(std::move(s));
+ *             return true;
+ *         }
+ *     };
+ *     }
+ *
+ * save returns false when the writer failed (the save then fails:
+ * OPOOL_ECORRUPT, or OPOOL_EIO when the stream failed). load constructs a
+ * T at mem and returns true, or constructs nothing and returns false: the
+ * record is corrupt, and the whole load fails with OPOOL_ECORRUPT, no
+ * object left constructed (the objects already loaded are destroyed). A
+ * load that returns true but read past its record, or left some of it
+ * unread, is corrupt too (its T is destroyed). A serializer may throw: the
+ * save or load fails as a whole, and the exception goes on once the C
+ * library is left (nothing loaded stays constructed). */
+class writer;
+class reader;
+template <class T> struct serializer;
+
+namespace detail {
+
+/* The primary serializer's mark: a specialisation lacks it. */
+struct primary_serializer {};
+struct world; /* save_world_file and load_world_file's access to pools and tables */
+
+template <class X> struct is_string : std::false_type {};
+template <class C, class Tr, class A>
+struct is_string<std::basic_string<C, Tr, A>> : std::is_trivially_copyable<C> {};
+template <class X> struct is_vector : std::false_type {};
+template <class E, class A>
+struct is_vector<std::vector<E, A>> : std::integral_constant<bool, !std::is_same<E, bool>::value> {
+};
+
+/* serializer<X> is the user's (a specialisation) */
+template <class X> constexpr bool user_serializer() {
+    return !std::is_base_of<primary_serializer, serializer<X>>::value;
+}
+/* X is saved as its bytes (inside a record, or as a pool's plain objects) */
+template <class X> constexpr bool plain() {
+    return std::is_trivially_copyable<X>::value && !user_serializer<X>();
+}
+/* writer::value and reader::value take X */
+template <class X> constexpr bool valuable() {
+    if constexpr (user_serializer<X>() || plain<X>() || is_string<X>::value)
+        return true;
+    else if constexpr (is_vector<X>::value)
+        return valuable<typename X::value_type>();
+    else
+        return false;
+}
+/* a pool or table of X saves records through serializer<X> */
+template <class X> constexpr bool by_serializer() { return !plain<X>() && valuable<X>(); }
+/* the fewest bytes X's encoding takes: what bounds a hostile count */
+template <class X> constexpr size_t least_bytes() {
+    if constexpr (user_serializer<X>())
+        return 1; /* a serializer used in a vector writes at least a byte */
+    else if constexpr (plain<X>())
+        return sizeof(X);
+    else
+        return 8; /* a length */
+}
+
+/* One save or load through serializers: what the C library's callbacks
+ * cannot return through it. The objects a load has built (with their
+ * destructors), so that when a later record is rejected every one of them
+ * ends before the C library frees their memory; an exception a serializer
+ * threw, carried past the C frames; and memory that ran out. Found through
+ * a thread_local: the C library calls back on the calling thread. */
+class io_scope {
+  public:
+    using end_fn = void (*)(void *);
+    io_scope() noexcept : outer_(current()) { current() = this; }
+    io_scope(const io_scope &) = delete;
+    io_scope &operator=(const io_scope &) = delete;
+    ~io_scope() {
+        current() = outer_;
+        std::free(built_);
+    }
+    static io_scope *&current() noexcept {
+        static thread_local io_scope *now = nullptr;
+        return now;
+    }
+
+    /* obj was built and ends with end (nullptr: nothing to run); false when
+     * memory ran out to remember it */
+    bool built(void *obj, end_fn end) noexcept {
+        if (end == nullptr) return true;
+        if (n_ == cap_) {
+            size_t cap = cap_ ? 2 * cap_ : 64;
+            void *grown = cap <= SIZE_MAX / sizeof(entry)
+                              ? std::realloc(built_, cap * sizeof(entry))
+                              : nullptr;
+            if (grown == nullptr) {
+                nomem_ = true;
+                return false;
+            }
+            built_ = static_cast<entry *>(grown);
+            cap_ = cap;
+        }
+        built_[n_++] = entry{obj, end};
+        return true;
+    }
+    /* a record was rejected: every object built so far ends, last first */
+    void end_all() noexcept {
+        while (n_ > 0) {
+            n_--;
+            built_[n_].end(built_[n_].obj);
+        }
+    }
+    void caught() noexcept {
+#if OPOOL_HPP_EXCEPTIONS
+        if (!thrown_) thrown_ = std::current_exception();
+#endif
+    }
+    /* the call's result as the C library gave it, but OPOOL_ENOMEM when it
+     * failed for want of memory here; rethrows what a serializer threw */
+    opool_status result(opool_status s) {
+#if OPOOL_HPP_EXCEPTIONS
+        if (thrown_) std::rethrow_exception(thrown_);
+#endif
+        return s == OPOOL_ECORRUPT && nomem_ ? OPOOL_ENOMEM : s;
+    }
+
+  private:
+    struct entry {
+        void *obj;
+        end_fn end;
+    };
+    io_scope *outer_;
+    entry *built_ = nullptr;
+    size_t n_ = 0, cap_ = 0;
+    bool nomem_ = false;
+#if OPOOL_HPP_EXCEPTIONS
+    std::exception_ptr thrown_;
+#endif
+};
+
+template <class T> void end_object(void *obj) noexcept { static_cast<T *>(obj)->~T(); }
+
+/* A T that a serializer built in storage of its own, ended with the scope. */
+template <class T> class loaded {
+  public:
+    loaded() noexcept = default;
+    loaded(const loaded &) = delete;
+    loaded &operator=(const loaded &) = delete;
+    ~loaded() {
+        if (made_) get()->~T();
+    }
+    bool load(reader &r) {
+        made_ = serializer<T>::load(r, reinterpret_cast<T *>(mem_));
+        return made_;
+    }
+    T *get() noexcept { return std::launder(reinterpret_cast<T *>(mem_)); }
+
+  private:
+    alignas(T) unsigned char mem_[sizeof(T)];
+    bool made_ = false;
+};
+
+} // namespace detail
+
+/* What serializer<T>::save writes through: bytes of its own, or values
+ * (below). Made by the save (it wraps the C library's write callback);
+ * once a write fails every later one returns false. */
+class writer {
+  public:
+    writer(opool_write_fn write, void *ctx) noexcept : write_(write), ctx_(ctx) {}
+
+    /* n bytes from p; false when the stream failed (now or before) */
+    bool bytes(const void *p, size_t n) noexcept {
+        if (ok_ && n != 0 && write_(ctx_, p, n) != n) ok_ = false;
+        return ok_;
+    }
+
+    /* x, in an encoding reader::value reads back: a trivially copyable X
+     * as its bytes (bool as one byte); a std::string (of any trivially
+     * copyable character) as a u64 little-endian length and its
+     * characters; a std::vector (not of bool) as a u64 count and its
+     * elements, each as value writes it (so vectors of strings, of
+     * vectors, of types with a serializer nest); an X with a specialised
+     * serializer<X> through it. false when the stream failed. */
+    template <class X> bool value(const X &x) {
+        static_assert(detail::valuable<X>(), OPOOL_HPP__SAVABLE);
+        if constexpr (detail::user_serializer<X>()) {
+            return serializer<X>::save(*this, x) && ok_;
+        } else if constexpr (detail::is_string<X>::value) {
+            return count(x.size()) && bytes(x.data(), x.size() * sizeof(typename X::value_type));
+        } else if constexpr (detail::is_vector<X>::value) {
+            using E = typename X::value_type;
+            if (!count(x.size())) return false;
+            if constexpr (detail::plain<E>()) {
+                return bytes(x.data(), x.size() * sizeof(E));
+            } else {
+                for (const E &e : x)
+                    if (!value(e)) return false;
+                return true;
+            }
+        } else {
+            return bytes(&x, sizeof x);
+        }
+    }
+
+    /* the stream has not failed */
+    bool ok() const noexcept { return ok_; }
+
+  private:
+    bool count(size_t n) noexcept {
+        unsigned char b[8];
+        uint64_t v = n;
+        for (int k = 0; k < 8; k++) b[k] = static_cast<unsigned char>(v >> (8 * k));
+        return bytes(b, sizeof b);
+    }
+
+    opool_write_fn write_;
+    void *ctx_;
+    bool ok_ = true;
+};
+
+/* What serializer<T>::load reads from: one object's record, as the save
+ * wrote it. Every read is bounded by what is left of the record: a read
+ * past its end, or a length or count promising more than the record holds,
+ * returns false and fails every later read (nothing is allocated for it). */
+class reader {
+  public:
+    reader(const void *data, size_t size) noexcept
+        : at_(static_cast<const unsigned char *>(data)), left_(size) {}
+
+    /* the next n bytes of the record into p; false when fewer are left */
+    bool bytes(void *p, size_t n) noexcept {
+        if (!ok_ || n > left_) return ok_ = false;
+        if (n != 0) std::memcpy(p, at_, n);
+        at_ += n;
+        left_ -= n;
+        return true;
+    }
+
+    /* x, as writer::value wrote it (x is assigned: a string or vector
+     * takes the loaded contents). false on a short or corrupt record: a
+     * length beyond the record, a bool that is neither 0 nor 1, an X whose
+     * serializer rejected its bytes. */
+    template <class X> bool value(X &x) {
+        static_assert(detail::valuable<X>(), OPOOL_HPP__SAVABLE);
+        if constexpr (detail::user_serializer<X>()) {
+            detail::loaded<X> tmp;
+            if (!tmp.load(*this) || !ok_) return ok_ = false;
+            x = std::move(*tmp.get());
+            return true;
+        } else if constexpr (detail::is_string<X>::value) {
+            using C = typename X::value_type;
+            size_t n;
+            if (!count(n, sizeof(C))) return false;
+            x.resize(n);
+            return bytes(&x[0], n * sizeof(C)); /* &x[0]: the buffer, for n 0 too */
+        } else if constexpr (detail::is_vector<X>::value) {
+            using E = typename X::value_type;
+            size_t n;
+            if (!count(n, detail::least_bytes<E>())) return false;
+            if constexpr (detail::plain<E>()) {
+                x.resize(n);
+                return bytes(x.data(), n * sizeof(E));
+            } else {
+                x.clear();
+                x.reserve(n);
+                for (size_t k = 0; k < n; k++)
+                    if (!element(x)) return false;
+                return true;
+            }
+        } else if constexpr (std::is_same<X, bool>::value) {
+            unsigned char b;
+            if (!bytes(&b, 1) || b > 1) return ok_ = false;
+            x = b != 0;
+            return true;
+        } else {
+            return bytes(&x, sizeof x);
+        }
+    }
+
+    /* bytes of the record not read yet */
+    size_t left() const noexcept { return left_; }
+    /* no read has failed */
+    bool ok() const noexcept { return ok_; }
+
+  private:
+    /* a length or count, of items taking at least unit bytes each */
+    bool count(size_t &n, size_t unit) noexcept {
+        unsigned char b[8];
+        if (!bytes(b, sizeof b)) return false;
+        uint64_t v = 0;
+        for (int k = 7; k >= 0; k--) v = v << 8 | b[k];
+        if (v > left_ / unit) return ok_ = false;
+        n = detail::to_size(v);
+        return true;
+    }
+    /* one more element of v, read as value reads it */
+    template <class E, class A> bool element(std::vector<E, A> &v) {
+        if constexpr (detail::user_serializer<E>()) {
+            detail::loaded<E> tmp;
+            if (!tmp.load(*this) || !ok_) return ok_ = false;
+            v.push_back(std::move(*tmp.get()));
+            return true;
+        } else {
+            v.emplace_back();
+            return value(v.back());
+        }
+    }
+
+    const unsigned char *at_;
+    size_t left_;
+    bool ok_ = true;
+};
+
+/* The primary template: any T that writer::value and reader::value take
+ * (a trivially copyable T, a std::string, a std::vector of such). */
+template <class T> struct serializer : detail::primary_serializer {
+    static bool save(writer &w, const T &obj) { return w.value(obj); }
+    static bool load(reader &r, T *mem) {
+        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
+        T *obj = ::new (static_cast<void *>(mem)) T();
+        if (r.value(*obj)) return true;
+        obj->~T();
+        return false;
+    }
+};
+
+namespace detail {
+
+/* The C library's save_object and load_object for a pool (or a side table)
+ * whose T goes through serializer<T>. user is the desc's: not used. */
+template <class T>
+bool save_object(const void *obj, opool_write_fn write, void *wctx, void *) noexcept {
+    writer w(write, wctx);
+#if OPOOL_HPP_EXCEPTIONS
+    try {
+#endif
+        return serializer<T>::save(w, *static_cast<const T *>(obj)) && w.ok();
+#if OPOOL_HPP_EXCEPTIONS
+    } catch (...) {
+        if (io_scope *s = io_scope::current()) s->caught();
+        return false;
+    }
+#endif
+}
+
+template <class T> bool load_object(void *mem, const void *data, size_t size, void *) noexcept {
+    io_scope *s = io_scope::current();
+    reader r(data, size);
+    bool made = false;
+#if OPOOL_HPP_EXCEPTIONS
+    try {
+#endif
+        made = serializer<T>::load(r, static_cast<T *>(mem));
+#if OPOOL_HPP_EXCEPTIONS
+    } catch (...) {
+        if (s) s->caught();
+    }
+#endif
+    io_scope::end_fn end = std::is_trivially_destructible<T>::value ? nullptr : &end_object<T>;
+    /* a record read whole, no byte more, is the object; anything else ends it */
+    if (made && r.ok() && r.left() == 0 && (s == nullptr || s->built(mem, end))) return true;
+    if (made && end) end(mem);
+    if (s) s->end_all(); /* the C library frees them next, running nothing */
+    return false;
+}
+
+/* d saves and loads T's objects through serializer<T>, when T needs it */
+template <class T> void serialize_with(opool_desc &d) noexcept {
+    if constexpr (by_serializer<T>()) {
+        d.save_object = &save_object<T>;
+        d.load_object = &load_object<T>;
+    }
+}
+
+} // namespace detail
+
 /* ---- pool<T> ------------------------------------------------------------ */
 
 /* A move-only owner of one C pool of T. Flags, when not 0, are desc flags
@@ -368,6 +773,7 @@ template <class T, uint32_t Flags = 0> class pool {
     explicit pool(const options &o) noexcept {
         opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
         status_ = fix(d) && destructible(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
+        if (p_) desc_ = d;
     }
 
     /* A pool made from a whole opool_desc, for what options lacks
@@ -376,8 +782,8 @@ template <class T, uint32_t Flags = 0> class pool {
      * constructor can never mean a desc. Its object_size and object_align
      * are T's (0 in d means T's; anything else but T's is OPOOL_EINVAL).
      * The wrapper owns the objects' lives, so d must have no init, fini,
-     * evict (use the evict constructor), save_object or load_object:
-     * OPOOL_EINVAL otherwise. */
+     * evict (use the evict constructor), save_object or load_object
+     * (serializer<T> gives those): OPOOL_EINVAL otherwise. */
     [[nodiscard]] static pool from_desc(const opool_desc &d) noexcept {
         pool p;
         opool_desc c = d;
@@ -389,6 +795,7 @@ template <class T, uint32_t Flags = 0> class pool {
         c.object_size = sizeof(T);
         c.object_align = alignof(T);
         p.status_ = opool_create(&p.p_, &c);
+        if (p.p_) p.desc_ = c;
         return p;
     }
 
@@ -418,11 +825,12 @@ template <class T, uint32_t Flags = 0> class pool {
         d.user = ev_;
         status_ = fix(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
         if (status_ != OPOOL_OK) release_evictor();
+        desc_ = d;
     }
 
     pool(const pool &) = delete;
     pool &operator=(const pool &) = delete;
-    pool(pool &&o) noexcept : p_(o.p_), status_(o.status_), ev_(o.ev_) {
+    pool(pool &&o) noexcept : p_(o.p_), status_(o.status_), ev_(o.ev_), desc_(o.desc_) {
         o.p_ = nullptr;
         o.ev_ = nullptr;
         o.status_ = OPOOL_EINVAL;
@@ -434,6 +842,7 @@ template <class T, uint32_t Flags = 0> class pool {
             p_ = o.p_;
             status_ = o.status_;
             ev_ = o.ev_;
+            desc_ = o.desc_;
             o.p_ = nullptr;
             o.ev_ = nullptr;
             o.status_ = OPOOL_EINVAL;
@@ -580,32 +989,50 @@ template <class T, uint32_t Flags = 0> class pool {
     }
 
     /* Save and load (opool_save, opool_load and their _file forms, with the
-     * same results): T must be trivially copyable, since an image holds the
-     * objects' bytes. load and load_file give a pool whose status() says
-     * how it went; the options must be those the saved pool was made with
-     * (capacity, max_capacity), or OPOOL_EINVAL. */
-    opool_status save(opool_write_fn write, void *ctx) const noexcept {
-        static_assert(std::is_trivially_copyable<T>::value, OPOOL_HPP__SAVABLE);
-        return p_ ? opool_save(p_, write, ctx) : OPOOL_EINVAL;
+     * same results), for any T with a serializer: a trivially copyable T
+     * as its bytes, any other through serializer<T> (above), one record per
+     * object. Every handle, the live-list order, the generations and the
+     * statistics come back. load and load_file give a pool whose status()
+     * says how it went; the options must be those the saved pool was made
+     * with (capacity, max_capacity), or OPOOL_EINVAL (also for an image of
+     * records loaded as bytes, or the reverse: a serializer specialised or
+     * dropped since the save). A corrupt image, a record a serializer
+     * rejects included, is OPOOL_ECORRUPT with no T left constructed;
+     * OPOOL_ENOMEM also when the load could not keep track of the objects
+     * it built. A serializer that throws: the save or load fails, nothing
+     * loaded stays constructed, the exception goes on. Cost: as the C
+     * calls, plus the serializer, plus 16 bytes per object held during a
+     * load of a T that is not trivially destructible. */
+    opool_status save(opool_write_fn write, void *ctx) const noexcept(detail::plain<T>()) {
+        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
+        if (p_ == nullptr) return OPOOL_EINVAL;
+        detail::io_scope io;
+        return io.result(opool_save(p_, write, ctx));
     }
-    opool_status save_file(const char *path) const noexcept {
-        static_assert(std::is_trivially_copyable<T>::value, OPOOL_HPP__SAVABLE);
-        return p_ ? opool_save_file(p_, path) : OPOOL_EINVAL;
+    opool_status save_file(const char *path) const noexcept(detail::plain<T>()) {
+        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
+        if (p_ == nullptr) return OPOOL_EINVAL;
+        detail::io_scope io;
+        return io.result(opool_save_file(p_, path));
     }
-    static pool load(const options &o, opool_read_fn read, void *ctx) noexcept {
-        static_assert(std::is_trivially_copyable<T>::value, OPOOL_HPP__SAVABLE);
-        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
+    static pool load(const options &o, opool_read_fn read, void *ctx) noexcept(detail::plain<T>()) {
+        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
         pool p;
+        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
         if (!fix(d)) return p;
-        p.status_ = opool_load(&p.p_, &d, read, ctx);
+        detail::io_scope io;
+        p.status_ = io.result(opool_load(&p.p_, &d, read, ctx));
+        p.desc_ = d;
         return p;
     }
-    static pool load_file(const options &o, const char *path) noexcept {
-        static_assert(std::is_trivially_copyable<T>::value, OPOOL_HPP__SAVABLE);
-        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
+    static pool load_file(const options &o, const char *path) noexcept(detail::plain<T>()) {
+        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
         pool p;
+        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
         if (!fix(d)) return p;
-        p.status_ = opool_load_file(&p.p_, &d, path);
+        detail::io_scope io;
+        p.status_ = io.result(opool_load_file(&p.p_, &d, path));
+        p.desc_ = d;
         return p;
     }
 
@@ -615,6 +1042,7 @@ template <class T, uint32_t Flags = 0> class pool {
 
   private:
     template <class, class> friend class side_table; /* it follows p_ (side_table::rebind) */
+    friend struct detail::world;                     /* it saves p_ and replaces it */
 
     struct evictor {
         evict_fn choose;
@@ -633,11 +1061,13 @@ template <class T, uint32_t Flags = 0> class pool {
         return victim.raw();
     }
 
-    /* Give d the type's fixed flags: false when d asks a live list be kept
-     * out that the compiled paths keep (its growth fails at create). */
+    /* Give d the type's fixed flags and T's serializer: false when d asks
+     * a live list be kept out that the compiled paths keep (its growth
+     * fails at create). */
     static bool fix(opool_desc &d) noexcept {
         if (fixed_ != 0 && (d.flags & ~fixed_ & OPOOL_NO_LIVE_LIST)) return false;
         d.flags |= fixed_;
+        detail::serialize_with<T>(d);
         return true;
     }
 
@@ -668,6 +1098,7 @@ template <class T, uint32_t Flags = 0> class pool {
     opool *p_ = nullptr;
     opool_status status_ = OPOOL_EINVAL;
     evictor *ev_ = nullptr;
+    opool_desc desc_ = opool_desc(); /* what made p_: a world load makes its successor */
 };
 
 /* ---- side_table<T, V> --------------------------------------------------- */
@@ -699,16 +1130,18 @@ template <class T, class V> class side_table {
             status_ = OPOOL_EINVAL;
             return;
         }
-        options o = options();
-        o.capacity = s.capacity;
-        o.max_capacity = s.max_capacity;
-        opool_desc d = detail::desc_of(o, sizeof(V), alignof(V));
+        opool_desc d = values_desc(s.capacity, s.max_capacity);
         status_ = opool_create(&values_, &d);
+        if (values_) {
+            capacity_ = s.capacity;
+            max_capacity_ = s.max_capacity;
+        }
     }
     side_table(const side_table &) = delete;
     side_table &operator=(const side_table &) = delete;
     side_table(side_table &&o) noexcept
-        : objects_(o.objects_), values_(o.values_), status_(o.status_) {
+        : objects_(o.objects_), values_(o.values_), status_(o.status_), capacity_(o.capacity_),
+          max_capacity_(o.max_capacity_) {
         o.values_ = nullptr;
         o.status_ = OPOOL_EINVAL;
     }
@@ -718,6 +1151,8 @@ template <class T, class V> class side_table {
             objects_ = o.objects_;
             values_ = o.values_;
             status_ = o.status_;
+            capacity_ = o.capacity_;
+            max_capacity_ = o.max_capacity_;
             o.values_ = nullptr;
             o.status_ = OPOOL_EINVAL;
         }
@@ -785,6 +1220,18 @@ template <class T, class V> class side_table {
     uint32_t size() const noexcept { return opool_count(values_); }
 
   private:
+    friend struct detail::world; /* it saves values_ and replaces it */
+
+    /* the values' pool: one slot per index of the objects' pool */
+    static opool_desc values_desc(uint32_t capacity, uint32_t max_capacity) noexcept {
+        options o = options();
+        o.capacity = capacity;
+        o.max_capacity = max_capacity;
+        opool_desc d = detail::desc_of(o, sizeof(V), alignof(V));
+        detail::serialize_with<V>(d);
+        return d;
+    }
+
     bool drop(opool_handle h) noexcept {
         V *v = static_cast<V *>(opool_get(values_, h));
         if (v == nullptr) return false;
@@ -806,7 +1253,105 @@ template <class T, class V> class side_table {
     opool *const *objects_; /* the pool object's C pool: it may be replaced (a load) */
     opool *values_ = nullptr;
     opool_status status_ = OPOOL_EINVAL;
+    uint32_t capacity_ = 0, max_capacity_ = 0; /* what made values_ (values_desc) */
 };
+
+/* ---- worlds: pools and side tables in one image --------------------------- */
+
+namespace detail {
+struct world {
+    template <class T, uint32_t F> static const opool *saved(const pool<T, F> &p) noexcept {
+        static_assert(valuable<T>(), OPOOL_HPP__SAVABLE);
+        return p.p_;
+    }
+    template <class T, class V> static const opool *saved(const side_table<T, V> &t) noexcept {
+        static_assert(valuable<V>(), OPOOL_HPP__SAVABLE);
+        return t.values_;
+    }
+    /* the desc that made the part (false: the part does not exist) */
+    template <class T, uint32_t F> static bool desc(const pool<T, F> &p, opool_desc &d) noexcept {
+        d = p.desc_;
+        return p.p_ != nullptr;
+    }
+    template <class T, class V>
+    static bool desc(const side_table<T, V> &t, opool_desc &d) noexcept {
+        d = side_table<T, V>::values_desc(t.capacity_, t.max_capacity_);
+        return t.values_ != nullptr;
+    }
+    /* the part's contents ended, c in their place */
+    template <class T, uint32_t F> static void adopt(pool<T, F> &p, opool *c) noexcept {
+        p.clear();
+        opool_destroy(p.p_);
+        p.p_ = c;
+        p.status_ = OPOOL_OK;
+    }
+    template <class T, class V> static void adopt(side_table<T, V> &t, opool *c) noexcept {
+        t.clear();
+        opool_destroy(t.values_);
+        t.values_ = c;
+        t.status_ = OPOOL_OK;
+    }
+};
+} // namespace detail
+
+/* Save pools (pool<T>) and side tables (side_table<T, V>) as one image,
+ * atomically (opool_save_many_file: a temporary file beside path, synced,
+ * renamed over it; a crash or a full disk part-way leaves the previous
+ * file as it was). The image is a C world image (docs/FORMAT.md, "Worlds
+ * of opool.hpp"): one section per part, in argument order, a side table's
+ * being the pool of its values. Each part's objects are saved as its
+ * save() would (T and V through serializer). OPOOL_EINVAL: a part that
+ * does not exist (not created, moved from), the same part twice, path
+ * NULL or empty; else as opool_save_many_file. A serializer that throws:
+ * the save fails (path untouched) and the exception goes on. Cost: the
+ * sum of the parts' saves, plus the fsyncs. */
+template <class... X> opool_status save_world_file(const char *path, const X &...parts) {
+    static_assert(sizeof...(X) > 0, "opl::save_world_file: at least one pool or side table");
+    const opool *c[] = {detail::world::saved(parts)...};
+    for (const opool *p : c)
+        if (p == nullptr) return OPOOL_EINVAL;
+    detail::io_scope io;
+    return io.result(opool_save_many_file(c, sizeof...(X), path));
+}
+
+/* Load what save_world_file saved into the same parts, in the same order:
+ * pools made with the options (or desc) they were saved with and side
+ * tables bound to them. All or none: on success every part's contents are
+ * replaced (the old objects and values end, ~T and ~V, and the parts hold
+ * the image's, every handle as saved; a table stays bound to its pool
+ * object); on any failure every part is as it was and nothing loaded stays
+ * constructed. OPOOL_EINVAL: a part that does not exist, the same part
+ * twice, or an image of other parts (their number, sizes or geometry: a
+ * part made with other options); OPOOL_ENOENT: no file at path; OPOOL_EIO;
+ * OPOOL_ECORRUPT: a damaged image, or a record a serializer rejected;
+ * OPOOL_ENOMEM. The check that failed is recorded (opool_last_load_error,
+ * its pool the part's index) and reported through the report of the part
+ * concerned. A serializer that throws: as a failure, then the exception
+ * goes on. Cost: as opool_load_many_file plus the serializers and the
+ * destruction of the old contents. */
+template <class... X> opool_status load_world_file(const char *path, X &...parts) {
+    static_assert(sizeof...(X) > 0, "opl::load_world_file: at least one pool or side table");
+    constexpr uint32_t n = sizeof...(X);
+    opool_desc d[n];
+    bool exist = true;
+    uint32_t i = 0;
+    ((exist = detail::world::desc(parts, d[i++]) && exist), ...);
+    const void *at[] = {static_cast<const void *>(&parts)...};
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = a + 1; b < n; b++)
+            if (at[a] == at[b]) exist = false;
+    if (!exist) return OPOOL_EINVAL;
+    opool *out[n] = {};
+    opool_status s;
+    {
+        detail::io_scope io;
+        s = io.result(opool_load_many_file(out, d, n, path));
+    }
+    if (s != OPOOL_OK) return s;
+    i = 0;
+    (detail::world::adopt(parts, out[i++]), ...);
+    return OPOOL_OK;
+}
 
 /* ---- mt_pool<T> and mt_cache<T> ------------------------------------------ */
 

@@ -5,6 +5,8 @@
 #                      side tables, mt_pool, save/load, heap_resource
 #   test_hpp_cxx20     the same as C++20 (when the compiler has it)
 #   test_hpp_noexc     the same with -fno-exceptions -fno-rtti (GCC and Clang), as game builds
+#   test_hpp_save      tests/cpp/test_hpp_save.cpp: saves of any T (serializer, worlds), also
+#                      as test_hpp_save_cxx20 and test_hpp_save_noexc
 #   test_hpp_mt        tests/cpp/test_hpp_mt.cpp: threads (label mt: ThreadSanitizer too)
 #   hpp_strict         tests/cpp/strict.cpp, every template instantiated, compiles under strict
 #                      warnings (-Wold-style-cast, -Wconversion, -Wshadow, ...) as errors
@@ -36,13 +38,15 @@ function(opool_add_hpp_test name source standard)
     endif()
 endfunction()
 
-opool_add_hpp_test(test_hpp test_hpp.cpp 17)
-if("cxx_std_20" IN_LIST CMAKE_CXX_COMPILE_FEATURES)
-    opool_add_hpp_test(test_hpp_cxx20 test_hpp.cpp 20)
-endif()
-if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    opool_add_hpp_test(test_hpp_noexc test_hpp.cpp 17 -fno-exceptions -fno-rtti)
-endif()
+foreach(_t IN ITEMS test_hpp test_hpp_save)
+    opool_add_hpp_test(${_t} ${_t}.cpp 17)
+    if("cxx_std_20" IN_LIST CMAKE_CXX_COMPILE_FEATURES)
+        opool_add_hpp_test(${_t}_cxx20 ${_t}.cpp 20)
+    endif()
+    if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+        opool_add_hpp_test(${_t}_noexc ${_t}.cpp 17 -fno-exceptions -fno-rtti)
+    endif()
+endforeach()
 opool_add_hpp_test(test_hpp_mt test_hpp_mt.cpp 17)
 set_tests_properties(test_hpp_mt PROPERTIES LABELS mt)
 

@@ -9,6 +9,7 @@
 #include "opool.hpp" /* twice: the include guard */
 
 #include <string>
+#include <vector>
 
 struct ship {
     std::string name;
@@ -18,6 +19,19 @@ struct ship {
 struct point {
     float x, y;
 };
+
+namespace opl {
+template <> struct serializer<ship> {
+    static bool save(writer &w, const ship &s) { return w.value(s.name) && w.value(s.hull); }
+    static bool load(reader &r, ship *mem) {
+        std::string name;
+        int hull;
+        if (!r.value(name) || !r.value(hull)) return false;
+        ::new (mem) ship(name.c_str(), hull);
+        return true;
+    }
+};
+} // namespace opl
 
 static opl::handle<ship> first(opl::pool<ship> &p, void *) { return p.live_handle(0); }
 
@@ -48,7 +62,20 @@ int main() {
     opl::pool<point> loaded = opl::pool<point>::load_file(o, "strict.opool");
     n += loaded.c_pool() != nullptr;
 
+    n += ships.save_file("strict.opool") == OPOOL_OK;
+    opl::pool<ship> ships2 = opl::pool<ship>::load_file(o, "strict.opool");
+    n += ships2.size() != 0;
+    opl::pool<std::vector<std::vector<std::string>>> nested(o);
+    n += nested.save_file("strict.opool") == OPOOL_OK;
+    unsigned char rec[16] = {0};
+    opl::reader rd(rec, sizeof rec);
+    std::vector<uint16_t> shorts;
+    bool flag = false;
+    n += rd.value(shorts) && rd.value(flag) && rd.bytes(rec, 1) && rd.left() == 0 && rd.ok();
+
     opl::side_table<ship, std::string> names(ships);
+    n += opl::save_world_file("strict.opool", ships, points, names) == OPOOL_OK;
+    n += opl::load_world_file("strict.opool", ships, points, names) == OPOOL_OK;
     auto f = ships.emplace("b", 1);
     n += names.emplace(f.h, "b") != nullptr && names.get(f.h) != nullptr;
     n += names.contains(f.h) && names.erase(f.h);

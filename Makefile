@@ -617,7 +617,7 @@ check: build
 	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
 
 FORMAT_FILES = $(wildcard include/*.h include/*.hpp src/*.c src/*.h proof/*.c proof/*.h tests/*.c tests/*.h tests/*.cpp tests/cpp/*.cpp tests/relacy/*.cpp tests/user/*.c \
-                          tests/support/*.[ch] bench/*.c bench/*.h bench/*.cpp examples/*.c \
+                          tests/support/*.[ch] bench/*.c bench/*.h bench/*.cpp examples/*.c examples/web/*.c \
                           examples/*.h fuzz/*.c fuzz/*.h cmake/consumer/*.c cmake/consumer/*.cpp examples/*.cpp)
 
 format:

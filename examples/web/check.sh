@@ -50,7 +50,8 @@ done
 url="http://127.0.0.1:$port/index.html?frames=$frames"
 timeout 120 chromium --headless --no-sandbox --disable-gpu \
     --virtual-time-budget=$((frames * 1000 / 60 + 10000)) --dump-dom "$url" \
-    > "$work/page.html" 2> "$work/chromium.log"
+    > "$work/page.html" 2> "$work/chromium.log" ||
+    { tail -n 20 "$work/chromium.log" >&2; echo "web check: chromium failed" >&2; exit 1; }
 sed -n '/<pre id="result">/,/<\/pre>/p' "$work/page.html" |
     sed -e 's/.*<pre id="result">//' -e 's/<\/pre>.*//' > "$work/shown.txt"
 

@@ -29,7 +29,13 @@
 #                                       cmake/toolchains/run-i386.sh)
 #                        build/aarch64  aarch64-linux-gnu-gcc, qemu-aarch64 (64-bit ARM)
 #                        build/mingw64  x86_64-w64-mingw32-gcc-posix, wine64 (Windows x86-64)
-#                        build/wasm32   emscripten (emcmake), node (WebAssembly, wasm threads)
+#                        build/wasm32   emscripten (emcmake), node (WebAssembly, the default
+#                                       single-threaded build); then build/wasm32-threads,
+#                                       wasm threads on, for the tests labelled mt; then
+#                                       examples/web/check.sh: the particles page built
+#                                       against build/wasm32's install, served from 127.0.0.1
+#                                       to headless chromium, must show what the native
+#                                       build of its simulation computes
 #                      toolchains in cmake/toolchains/; aarch64's heaps reserve 256 MiB,
 #                      not 4 GiB (qemu-user keeps bookkeeping for every reserved page:
 #                      test_heap peaked at 23 GB); test_mt_stress at $(PLATFORM_STRESS)
@@ -377,12 +383,24 @@ PLATFORMS ?= i686 aarch64 mingw64 wasm32
 PLATFORM_STRESS ?= 0.25
 WASM_STRESS ?= 0.02
 PLATFORM_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPOOL_ASSERTS=ON $(COMMON)
-# The Debian packages of the four (their C libraries come as dependencies).
+# The Debian packages of the four (their C libraries come as dependencies); for the web page
+# (examples/web/check.sh), chromium to run it and python3 to serve it.
 PLATFORM_DEPS := gcc-i686-linux-gnu g++-i686-linux-gnu gcc-aarch64-linux-gnu \
-                 g++-aarch64-linux-gnu qemu-user mingw-w64 wine64 wine emscripten
+                 g++-aarch64-linux-gnu qemu-user mingw-w64 wine64 wine emscripten chromium python3
 # Debian's emscripten runs its JavaScript tools with node, which must find Debian's node
-# modules (acorn) when node is not Debian's own.
+# modules (acorn) when node is not Debian's own; a shell needs the same setting to run emcc
+# (docs/BUILDING.md, "WebAssembly").
 export NODE_PATH := $(NODE_PATH)$(if $(NODE_PATH),:)/usr/share/nodejs
+# The threaded wasm build runs the tests labelled mt but this one: wasm's waiting and barriers
+# are already the portable ones (no futex, no membarrier), so it would repeat test_mt_stress.
+WASM_MT_SKIP := '^test_mt_stress_portable$$'
+# $(call wasm_configure,DIR,CMAKE-ARGS): as configure, with emcmake (emscripten's toolchain).
+wasm_configure = want="emcmake $(2)"; \
+	if [ ! -f $(1)/CMakeCache.txt ] || [ "$$(cat $(1)/.opool-configure 2>/dev/null)" != "$$want" ]; then \
+		rm -rf $(1); \
+		emcmake $(CMAKE) -S . -B $(1) -G "Unix Makefiles" $(2); \
+		echo "$$want" > $(1)/.opool-configure; \
+	fi
 # Wine: quiet, and its prefix kept under build/, made first (wineboot) and used once by one
 # program before the tests run in parallel: on a fresh prefix, two tests starting wine at
 # once raced to start its server ("wine: chdir to /tmp/wine-.../server-...").
@@ -407,7 +425,7 @@ platforms:
 		case $$t in \
 		(i686|aarch64) tc=cmake/toolchains/$$t-linux-gnu.cmake; cc=$$t-linux-gnu-gcc; run=qemu-$${t/i686/i386};; \
 		(mingw64) tc=cmake/toolchains/x86_64-w64-mingw32.cmake; cc=x86_64-w64-mingw32-gcc-posix; run=wine;; \
-		(wasm32) tc=; cc=emcc; run=node;; \
+		(wasm32) tc=; cc=emcc; run="node chromium python3";; \
 		(*) echo "make platforms: unknown platform $$t (known: i686 aarch64 mingw64 wasm32)" >&2; exit 1;; \
 		esac; \
 		for tool in $$cc $$run; do \
@@ -415,14 +433,9 @@ platforms:
 		done; \
 		stress=$(PLATFORM_STRESS); [ $$t != wasm32 ] || stress=$(WASM_STRESS); \
 		extra=; [ $$t != aarch64 ] || extra=-DCMAKE_C_FLAGS=-DOPOOL_HEAP_SPAN=0x10000000; \
-		echo "== $$dir: $$cc, run by $$run"; \
+		echo "== $$dir: $$cc, run by $${run%% *}"; \
 		if [ $$t = wasm32 ]; then \
-			want="emcmake $(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress"; \
-			if [ ! -f $$dir/CMakeCache.txt ] || [ "$$(cat $$dir/.opool-configure 2>/dev/null)" != "$$want" ]; then \
-				rm -rf $$dir; \
-				emcmake $(CMAKE) -S . -B $$dir -G "Unix Makefiles" $(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress; \
-				echo "$$want" > $$dir/.opool-configure; \
-			fi; \
+			$(call wasm_configure,$$dir,$(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress); \
 		else \
 			$(call configure,$$dir,$$cc,,-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/$$tc $(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress $$extra); \
 		fi; \
@@ -435,6 +448,19 @@ platforms:
 		fi; \
 		$(CTEST) --test-dir $$dir --output-on-failure --no-tests=error -j$(JOBS) 2>&1 | tee $$dir/ctest.log; \
 		echo "$$t $$(( $$(date +%s) - t0 )) $$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' $$dir/ctest.log)" >> build/platform-times.txt; \
+		if [ $$t = wasm32 ]; then \
+			t0=$$(date +%s); dir=build/wasm32-threads; \
+			echo "== $$dir: emcc with wasm threads (OPOOL_WASM_THREADS=ON), the tests labelled mt, run by node"; \
+			$(call wasm_configure,$$dir,$(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress -DOPOOL_WASM_THREADS=ON); \
+			targets=$$($(CTEST) --test-dir $$dir -N -L mt -E $(WASM_MT_SKIP) | sed -n 's/^ *Test *#[0-9]*: *\([A-Za-z0-9_]*\).*/\1/p' | sort -u); \
+			$(CMAKE) --build $$dir -j$(JOBS) --target $$targets; \
+			$(CTEST) --test-dir $$dir -L mt -E $(WASM_MT_SKIP) --output-on-failure --no-tests=error -j$(JOBS) 2>&1 | tee $$dir/ctest.log; \
+			echo "wasm32-mt $$(( $$(date +%s) - t0 )) $$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' $$dir/ctest.log)" >> build/platform-times.txt; \
+			t0=$$(date +%s); \
+			echo "== examples/web: the page, built against build/wasm32's install, in headless chromium"; \
+			CC=$(GCC) examples/web/check.sh build/wasm32 build/wasm32-web; \
+			echo "web-page $$(( $$(date +%s) - t0 )) 1" >> build/platform-times.txt; \
+		fi; \
 	done; \
 	echo; echo "== make platforms: seconds and tests per platform"; \
 	while read -r t secs n; do printf '   %-8s %4ss  %s tests passed\n' "$$t" "$$secs" "$$n"; done < build/platform-times.txt
@@ -600,7 +626,7 @@ check: build
 	$(CTEST) --test-dir build/dev --output-on-failure -j$(JOBS)
 
 FORMAT_FILES = $(wildcard include/*.h include/*.hpp src/*.c src/*.h proof/*.c proof/*.h tests/*.c tests/*.h tests/*.cpp tests/cpp/*.cpp tests/relacy/*.cpp tests/user/*.c \
-                          tests/support/*.[ch] tests/debugger/*.c tests/debugger/*.cpp bench/*.c bench/*.h bench/*.cpp examples/*.c \
+                          tests/support/*.[ch] tests/debugger/*.c tests/debugger/*.cpp bench/*.c bench/*.h bench/*.cpp examples/*.c examples/web/*.c \
                           examples/*.h fuzz/*.c fuzz/*.h cmake/consumer/*.c cmake/consumer/*.cpp examples/*.cpp)
 
 format:

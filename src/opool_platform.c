@@ -205,7 +205,10 @@ void opool__sleepq_sleep(opool__sleepq *q, opool__atomic(uint32_t) * word, uint3
             struct timespec until;
             until.tv_sec = (time_t)((deadline + shift) / 1000000000u);
             until.tv_nsec = (long)((deadline + shift) % 1000000000u);
-            if (pthread_cond_timedwait(&q->cond, &q->lock, &until) == ETIMEDOUT) break;
+            /* the clock too: emscripten's timed wait without threads returns 0 at once */
+            if (pthread_cond_timedwait(&q->cond, &q->lock, &until) == ETIMEDOUT ||
+                opool__now_ns() >= deadline)
+                break;
         }
     }
     pthread_mutex_unlock(&q->lock);

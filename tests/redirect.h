@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #if defined(__EMSCRIPTEN__)
+#include <emscripten/em_macros.h> /* EMSCRIPTEN_KEEPALIVE, which em_js.h uses */
 #include <emscripten/em_js.h>
 #if defined(__EMSCRIPTEN_PTHREADS__)
 #include <emscripten/threading.h>

@@ -114,17 +114,19 @@ endfunction()
 # against it:
 #   test_mt_stress_portable  tests/test_mt_stress.c (label mt: the ThreadSanitizer stage too)
 #   test_save_portable       tests/test_save.c, opool_save_file included
-set_tests_properties(test_mt_stress PROPERTIES LABELS mt)
 opool_add_library_copy(opool_portable OPOOL_PORTABLE=1)
-opool_add_copy_test(test_mt_stress_portable "${PROJECT_SOURCE_DIR}/tests/test_mt_stress.c"
-    opool_portable)
-# it checks what that build promises (no thread holds a stripe alone)
-target_compile_definitions(test_mt_stress_portable PRIVATE OPOOL_PORTABLE=1)
-set_tests_properties(test_mt_stress_portable PROPERTIES LABELS mt)
-if(CMAKE_CROSSCOMPILING)
-    # Under an emulator or node their spinning threads share the two cores with whatever
-    # else runs (wasm32: 140-170 s of the 300 s timeout beside other tests, 26 s alone).
-    set_tests_properties(test_mt_stress test_mt_stress_portable PROPERTIES RUN_SERIAL TRUE)
+if(OPOOL_CAN_START_THREADS) # not in a single-threaded wasm build (CMakeLists.txt)
+    set_tests_properties(test_mt_stress PROPERTIES LABELS mt)
+    opool_add_copy_test(test_mt_stress_portable "${PROJECT_SOURCE_DIR}/tests/test_mt_stress.c"
+        opool_portable)
+    # it checks what that build promises (no thread holds a stripe alone)
+    target_compile_definitions(test_mt_stress_portable PRIVATE OPOOL_PORTABLE=1)
+    set_tests_properties(test_mt_stress_portable PROPERTIES LABELS mt)
+    if(CMAKE_CROSSCOMPILING)
+        # Under an emulator or node their spinning threads share the two cores with whatever
+        # else runs (wasm32: 140-170 s of the 300 s timeout beside other tests, 26 s alone).
+        set_tests_properties(test_mt_stress test_mt_stress_portable PROPERTIES RUN_SERIAL TRUE)
+    endif()
 endif()
 opool_add_copy_test(test_save_portable "${PROJECT_SOURCE_DIR}/tests/test_save.c" opool_portable)
 # ---- end of the portable build ------------------------------------------------------------

@@ -47,8 +47,10 @@ foreach(_t IN ITEMS test_hpp test_hpp_save)
         opool_add_hpp_test(${_t}_noexc ${_t}.cpp 17 -fno-exceptions -fno-rtti)
     endif()
 endforeach()
-opool_add_hpp_test(test_hpp_mt test_hpp_mt.cpp 17)
-set_tests_properties(test_hpp_mt PROPERTIES LABELS mt)
+if(OPOOL_CAN_START_THREADS) # not in a single-threaded wasm build (CMakeLists.txt)
+    opool_add_hpp_test(test_hpp_mt test_hpp_mt.cpp 17)
+    set_tests_properties(test_hpp_mt PROPERTIES LABELS mt)
+endif()
 
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND NOT OPOOL_SANITIZE)
     # opool_hpp_expect_compile(NAME SOURCE EXPECT FLAGS...): NAME must fail to compile on the

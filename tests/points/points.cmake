@@ -14,9 +14,11 @@
 #                      src/opool_mt_points.h is there (check_no_hooks.cmake).
 
 opool_add_library_copy(opool_test_hooks OPOOL_TEST_HOOKS=1)
-opool_add_copy_test(test_mt_points "${PROJECT_SOURCE_DIR}/tests/points/test_mt_points.c"
-    opool_test_hooks)
-set_tests_properties(test_mt_points PROPERTIES LABELS mt)
+if(OPOOL_CAN_START_THREADS) # not in a single-threaded wasm build (CMakeLists.txt)
+    opool_add_copy_test(test_mt_points "${PROJECT_SOURCE_DIR}/tests/points/test_mt_points.c"
+        opool_test_hooks)
+    set_tests_properties(test_mt_points PROPERTIES LABELS mt)
+endif()
 
 if(CMAKE_NM)
     add_test(NAME shipped_library_has_no_test_hooks

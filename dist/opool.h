@@ -7282,9 +7282,9 @@ static void opool__put_field(char *buf, size_t size, size_t *at, const char *key
     else if (OPOOL__IS("slot"))
         OPOOL__PUT("%lu", (unsigned long)opool_handle_index(f->handle));
     else if (OPOOL__IS("gen"))
-        OPOOL__PUT("%lu", (unsigned long)opool_handle_generation(f->handle));
+        OPOOL__PUT("0x%08lx", (unsigned long)opool_handle_generation(f->handle));
     else if (OPOOL__IS("gen_now"))
-        OPOOL__PUT("%lu", (unsigned long)f->gen_now);
+        OPOOL__PUT("0x%08lx", (unsigned long)f->gen_now);
     else if (OPOOL__IS("slots"))
         OPOOL__PUT("%llu", (unsigned long long)f->capacity);
     else if (OPOOL__IS("salt"))
@@ -7395,13 +7395,14 @@ size_t opool__diag_text(char *buf, size_t size, const opool__finding *f, const c
 #undef OPOOL__PUT
 
 void opool__diag_default(const opool__finding *f) {
+    const opool__message *m = opool__message_of(f);
+    if (m == NULL) return;
     opool__finding g = *f;
     if (f->what == OPOOL_EFULL) g.held = opool_reports_held(&g.held_episodes);
     g.held_suffix = g.held != 0;
     char line[640];
     if (opool__diag_format(line, sizeof line, &g) == 0) return;
     fputs(line, stderr);
-    const opool__message *m = opool__message_of(f);
     if (m->action == OPOOL__MISUSE && opool__misuse_env() == 2) {
         fputs("opool: OPOOL_MISUSE=abort: aborting at the first misuse\n", stderr);
         abort();

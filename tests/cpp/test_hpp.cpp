@@ -95,6 +95,25 @@ TEST(a_handle_is_8_bytes_null_by_default_and_ordered) {
     CHECK(std::hash<opl::handle<a>>()(x) != std::hash<opl::handle<a>>()(y));
 }
 
+/* Two live pools with one salt would accept each other's handles: the
+ * second is refused (its status says so, a line on stderr says why); twins
+ * on purpose ask for it. */
+TEST(a_salt_a_live_pool_has_is_refused) {
+    opl::pool<int> c(opts(8, 0, 0x5150));
+    CHECK(c.status() == OPOOL_OK);
+    opl::pool<int> d(opts(8, 0, 0x5150));
+    CHECK(d.status() == OPOOL_EINVAL);
+    CHECK(d.emplace(1).obj == nullptr);
+    opl::options twin = opts(8, 0, 0x5150);
+    twin.flags = OPOOL_SHARE_SALT;
+    opl::pool<int> t(twin);
+    CHECK(t.status() == OPOOL_OK);
+    auto e = c.emplace(7);
+    REQUIRE(e.obj);
+    CHECK(t.get(e.h) == nullptr); /* not live in t yet */
+    CHECK(t.emplace(8).h == e.h); /* the same handle: twins */
+}
+
 TEST(handles_key_std_containers) {
     opl::pool<int> p(opts(64));
     REQUIRE(p);
@@ -1180,6 +1199,7 @@ TEST(a_full_fixed_heap_throws_bad_alloc) {
 int main() {
     RUN(a_handle_is_8_bytes_null_by_default_and_ordered);
     RUN(handles_key_std_containers);
+    RUN(a_salt_a_live_pool_has_is_refused);
     RUN(compact_handles_expand_to_the_live_handle_only);
     RUN(a_pool_that_failed_to_be_created_says_why_and_refuses_everything);
     RUN(a_pool_from_a_whole_desc_takes_its_report_and_allocator_and_refuses_hooks);

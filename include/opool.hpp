@@ -365,7 +365,10 @@ template <class It> struct range {
  *     }
  *
  * save returns false when the writer failed (the save then fails:
- * OPOOL_ECORRUPT, or OPOOL_EIO when the stream failed). load constructs a
+ * OPOOL_ECORRUPT, or OPOOL_EIO when the stream failed). A serializer whose
+ * type is an element of a std::vector must write at least a byte for each
+ * (the load bounds a count by the bytes left): one that writes nothing
+ * fails the save with OPOOL_EINVAL. load constructs a
  * T at mem and returns true, or constructs nothing and returns false: the
  * record is corrupt, and the whole load fails with OPOOL_ECORRUPT, no
  * object left constructed (the objects already loaded are destroyed). A
@@ -413,7 +416,7 @@ template <class X> constexpr bool by_serializer() { return !plain<X>() && valuab
 /* the fewest bytes X's encoding takes: what bounds a hostile count */
 template <class X> constexpr size_t least_bytes() {
     if constexpr (user_serializer<X>())
-        return 1; /* a serializer used in a vector writes at least a byte */
+        return 1; /* a serializer used in a vector writes at least a byte (writer::value) */
     else if constexpr (plain<X>())
         return sizeof(X);
     else
@@ -472,13 +475,17 @@ class io_scope {
         if (!thrown_) thrown_ = std::current_exception();
 #endif
     }
+    /* a serializer broke its rule (nothing written for an element of a vector) */
+    void misused() noexcept { misused_ = true; }
     /* the call's result as the C library gave it, but OPOOL_ENOMEM when it
-     * failed for want of memory here; rethrows what a serializer threw */
+     * failed for want of memory here, OPOOL_EINVAL for a serializer's misuse;
+     * rethrows what a serializer threw */
     opool_status result(opool_status s) {
 #if OPOOL_HPP_EXCEPTIONS
         if (thrown_) std::rethrow_exception(thrown_);
 #endif
-        return s == OPOOL_ECORRUPT && nomem_ ? OPOOL_ENOMEM : s;
+        if (s != OPOOL_ECORRUPT) return s;
+        return nomem_ ? OPOOL_ENOMEM : misused_ ? OPOOL_EINVAL : s;
     }
 
   private:
@@ -490,12 +497,29 @@ class io_scope {
     entry *built_ = nullptr;
     size_t n_ = 0, cap_ = 0;
     bool nomem_ = false;
+    bool misused_ = false;
 #if OPOOL_HPP_EXCEPTIONS
     std::exception_ptr thrown_;
 #endif
 };
 
 template <class T> void end_object(void *obj) noexcept { static_cast<T *>(obj)->~T(); }
+
+/* A T built in place that ends with the scope, a throw's included, unless kept. */
+template <class T> class unless_kept {
+  public:
+    explicit unless_kept(T *obj) noexcept : obj_(obj) {}
+    unless_kept(const unless_kept &) = delete;
+    unless_kept &operator=(const unless_kept &) = delete;
+    ~unless_kept() {
+        if (obj_) obj_->~T();
+    }
+    T *get() const noexcept { return obj_; }
+    void keep() noexcept { obj_ = nullptr; }
+
+  private:
+    T *obj_;
+};
 
 /* A T that a serializer built in storage of its own, ended with the scope. */
 template <class T> class loaded {
@@ -529,6 +553,7 @@ class writer {
     /* n bytes from p; false when the stream failed (now or before) */
     bool bytes(const void *p, size_t n) noexcept {
         if (ok_ && n != 0 && write_(ctx_, p, n) != n) ok_ = false;
+        if (ok_) written_ += n;
         return ok_;
     }
 
@@ -551,8 +576,15 @@ class writer {
             if constexpr (detail::plain<E>()) {
                 return bytes(x.data(), x.size() * sizeof(E));
             } else {
-                for (const E &e : x)
+                for (const E &e : x) {
+                    uint64_t before = written_;
                     if (!value(e)) return false;
+                    /* a count of elements that take no bytes bounds nothing on load */
+                    if (detail::user_serializer<E>() && written_ == before) {
+                        empty_ = true;
+                        return ok_ = false;
+                    }
+                }
                 return true;
             }
         } else {
@@ -562,6 +594,9 @@ class writer {
 
     /* the stream has not failed */
     bool ok() const noexcept { return ok_; }
+    /* a serializer wrote nothing for an element of a vector (the save fails:
+     * OPOOL_EINVAL) */
+    bool empty_element() const noexcept { return empty_; }
 
   private:
     bool count(size_t n) noexcept {
@@ -573,7 +608,9 @@ class writer {
 
     opool_write_fn write_;
     void *ctx_;
+    uint64_t written_ = 0;
     bool ok_ = true;
+    bool empty_ = false;
 };
 
 /* What serializer<T>::load reads from: one object's record, as the save
@@ -601,10 +638,7 @@ class reader {
     template <class X> bool value(X &x) {
         static_assert(detail::valuable<X>(), OPOOL_HPP__SAVABLE);
         if constexpr (detail::user_serializer<X>()) {
-            detail::loaded<X> tmp;
-            if (!tmp.load(*this) || !ok_) return ok_ = false;
-            x = std::move(*tmp.get());
-            return true;
+            return through_serializer<X>([&x](X &&v) { x = std::move(v); });
         } else if constexpr (detail::is_string<X>::value) {
             using C = typename X::value_type;
             size_t n;
@@ -620,7 +654,9 @@ class reader {
                 return bytes(x.data(), n * sizeof(E));
             } else {
                 x.clear();
-                x.reserve(n);
+                /* no more than the bytes left would hold: a hostile count grows the vector
+                 * only as its elements are read */
+                x.reserve(n < left_ / sizeof(E) ? n : left_ / sizeof(E));
                 for (size_t k = 0; k < n; k++)
                     if (!element(x)) return false;
                 return true;
@@ -651,13 +687,17 @@ class reader {
         n = detail::to_size(v);
         return true;
     }
+    /* an X that serializer<X> loads, moved into put(X &&) */
+    template <class X, class Put> bool through_serializer(Put put) {
+        detail::loaded<X> tmp;
+        if (!tmp.load(*this) || !ok_) return ok_ = false;
+        put(std::move(*tmp.get()));
+        return true;
+    }
     /* one more element of v, read as value reads it */
     template <class E, class A> bool element(std::vector<E, A> &v) {
         if constexpr (detail::user_serializer<E>()) {
-            detail::loaded<E> tmp;
-            if (!tmp.load(*this) || !ok_) return ok_ = false;
-            v.push_back(std::move(*tmp.get()));
-            return true;
+            return through_serializer<E>([&v](E &&e) { v.push_back(std::move(e)); });
         } else {
             v.emplace_back();
             return value(v.back());
@@ -675,10 +715,10 @@ template <class T> struct serializer : detail::primary_serializer {
     static bool save(writer &w, const T &obj) { return w.value(obj); }
     static bool load(reader &r, T *mem) {
         static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
-        T *obj = ::new (static_cast<void *>(mem)) T();
-        if (r.value(*obj)) return true;
-        obj->~T();
-        return false;
+        detail::unless_kept<T> obj(::new (static_cast<void *>(mem)) T());
+        if (!r.value(*obj.get())) return false;
+        obj.keep();
+        return true;
     }
 };
 
@@ -692,7 +732,9 @@ bool save_object(const void *obj, opool_write_fn write, void *wctx, void *) noex
 #if OPOOL_HPP_EXCEPTIONS
     try {
 #endif
-        return serializer<T>::save(w, *static_cast<const T *>(obj)) && w.ok();
+        if (serializer<T>::save(w, *static_cast<const T *>(obj)) && w.ok()) return true;
+        if (io_scope *s = io_scope::current(); s && w.empty_element()) s->misused();
+        return false;
 #if OPOOL_HPP_EXCEPTIONS
     } catch (...) {
         if (io_scope *s = io_scope::current()) s->caught();

@@ -215,6 +215,57 @@ static counted make_counted(int k) {
                    static_cast<float>(k) * 0.5f);
 }
 
+/* Counts its lives; its serializer throws on 13 (exceptions only), after the elements
+ * before it were built. */
+struct boom {
+    int v;
+    explicit boom(int x) : v(x) { lives::made++; }
+    boom(boom &&o) noexcept : v(o.v) { lives::made++; }
+    boom(const boom &o) : v(o.v) { lives::made++; }
+    boom &operator=(const boom &) = default;
+    ~boom() { lives::ended++; }
+};
+/* 4 KiB an element, one byte in its record: a count that its record's bytes allow is
+ * still far more memory than them */
+struct wide {
+    unsigned char b[4096];
+};
+/* A serializer that writes nothing (and so breaks the rule of one in a vector). */
+struct silent {
+    int x;
+};
+namespace opl {
+template <> struct serializer<boom> {
+    static bool save(writer &w, const boom &b) { return w.value(b.v); }
+    static bool load(reader &r, boom *mem) {
+        int v;
+        if (!r.value(v)) return false;
+#if OPOOL_HPP_EXCEPTIONS
+        if (v == 13) throw std::runtime_error("boom");
+#endif
+        ::new (mem) boom(v);
+        return true;
+    }
+};
+template <> struct serializer<wide> {
+    static bool save(writer &w, const wide &x) { return w.value(x.b[0]); }
+    static bool load(reader &r, wide *mem) {
+        unsigned char b;
+        if (!r.value(b) || b != 1) return false;
+        ::new (mem) wide{};
+        mem->b[0] = b;
+        return true;
+    }
+};
+template <> struct serializer<silent> {
+    static bool save(writer &, const silent &) { return true; }
+    static bool load(reader &, silent *mem) {
+        ::new (mem) silent{0};
+        return true;
+    }
+};
+} // namespace opl
+
 /* ---- tests ------------------------------------------------------------------ */
 
 TEST(the_guide_example_saves_and_loads_a_ship_with_a_string) {
@@ -358,6 +409,75 @@ TEST(a_reader_refuses_lengths_beyond_its_record) {
     opl::reader r6(&two, 1);
     CHECK(!r6.value(flag));
 }
+
+/* A count the record's bytes allow (one byte an element) reserves no more memory than
+ * those bytes: a vector of elements with their own serializer grows as they are read. */
+TEST(a_hostile_count_reserves_no_more_than_the_record_holds) {
+    unsigned char rec[8 + 992];
+    std::memset(rec, 0, sizeof rec);
+    put_le(rec, 992, 8); /* 992 elements of one byte each: exactly what is left */
+    std::vector<wide> v;
+    opl::reader r(rec, sizeof rec);
+    CHECK(!r.value(v)); /* the first element's byte is 0: rejected */
+    CHECK(v.capacity() * sizeof(wide) <= sizeof rec);
+
+    opl::pool<std::vector<wide>> p(opts(2));
+    std::vector<wide> three(3);
+    for (wide &w : three) w.b[0] = 1;
+    auto a = p.emplace(three);
+    bytes img;
+    REQUIRE(p.save(write_bytes, &img) == OPOOL_OK);
+    opl::pool<std::vector<wide>> q = opl::pool<std::vector<wide>>::load(opts(2), read_bytes, &img);
+    REQUIRE(q && q.get(a.h)->size() == 3 && (*q.get(a.h))[2].b[0] == 1);
+}
+
+/* A serializer used in a vector must write a byte (the load's bound on the count): one that
+ * writes nothing fails the save with OPOOL_EINVAL instead of an image that never loads. */
+TEST(a_serializer_writing_nothing_in_a_vector_fails_the_save) {
+    const char *path = "hpp_save_silent.opool";
+    std::remove(path);
+    opl::pool<std::vector<silent>> p(opts(2));
+    auto a = p.emplace(std::vector<silent>(20));
+    bytes img;
+    CHECK(p.save(write_bytes, &img) == OPOOL_EINVAL);
+    CHECK(p.save_file(path) == OPOOL_EINVAL);
+    CHECK(read_file(path).empty()); /* no file made */
+    CHECK(p.erase(a.h));
+    (void)p.emplace(); /* an empty vector writes only its count */
+    bytes img2;
+    CHECK(p.save(write_bytes, &img2) == OPOOL_OK);
+    opl::pool<std::vector<silent>> q =
+        opl::pool<std::vector<silent>>::load(opts(2), read_bytes, &img2);
+    CHECK(q && q.size() == 1);
+}
+
+#if OPOOL_HPP_EXCEPTIONS
+/* The primary serializer builds its T before reading into it: a throw from inside (an
+ * element's serializer) ends that T, and the elements already in it, too. */
+TEST(a_throw_inside_the_primary_serializer_ends_its_object) {
+    lives::reset();
+    bytes img;
+    {
+        opl::pool<std::vector<boom>> p(opts(4));
+        std::vector<boom> v;
+        v.emplace_back(1);
+        v.emplace_back(2);
+        v.emplace_back(13);
+        REQUIRE(p.emplace(std::move(v)).obj);
+        REQUIRE(p.save(write_bytes, &img) == OPOOL_OK);
+    }
+    CHECK(lives::alive() == 0);
+    quiet_stderr quiet;
+    bool thrown = false;
+    try {
+        opl::pool<std::vector<boom>> q =
+            opl::pool<std::vector<boom>>::load(opts(4), read_bytes, &img);
+    } catch (const std::runtime_error &) {
+        thrown = true;
+    }
+    CHECK(thrown && lives::alive() == 0);
+}
+#endif
 
 /* Every truncation and bit flip of an image fails the load with OPOOL_ECORRUPT and leaves
  * no object constructed (ASan: nothing leaked, nothing destroyed twice). Flips inside the
@@ -713,6 +833,11 @@ int main() {
     RUN(the_primary_serializer_saves_strings_and_nested_vectors);
     RUN(a_users_serializer_takes_over_even_a_trivially_copyable_type);
     RUN(a_reader_refuses_lengths_beyond_its_record);
+    RUN(a_hostile_count_reserves_no_more_than_the_record_holds);
+    RUN(a_serializer_writing_nothing_in_a_vector_fails_the_save);
+#if OPOOL_HPP_EXCEPTIONS
+    RUN(a_throw_inside_the_primary_serializer_ends_its_object);
+#endif
     RUN(a_damaged_image_loads_nothing_and_leaks_nothing);
     RUN(a_rejected_record_ends_every_object_already_loaded);
 #if OPOOL_HPP_EXCEPTIONS

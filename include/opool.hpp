@@ -38,10 +38,11 @@
  * ============================================================================
  * WHAT EACH TYPE COSTS
  * ============================================================================
- * pool<T> holds the C pool's pointer (and the desc it was made with, for
- * load_world_file) and calls its inline functions: for a trivially
- * destructible T, emplace, erase and get compile to what opool_alloc,
- * opool_free and opool_get compile to, plus T's constructor.
+ * pool<T> holds the C pool's pointer (and the options it was made with, or
+ * from_desc's desc on the heap, for load_world_file) and calls its inline
+ * functions: for a trivially destructible T, emplace, erase and get compile
+ * to what opool_alloc, opool_free and opool_get compile to, plus T's
+ * constructor.
  * For a T with a destructor the wrapper runs ~T itself, before the free,
  * and installs no fini, so alloc and free stay on the inline fast path;
  * erase then costs one opool_get more. Only two paths end objects inside
@@ -443,6 +444,16 @@ class io_scope {
         static thread_local io_scope *now = nullptr;
         return now;
     }
+    /* call(), the C save or load of a pool of X, inside a scope when X's
+     * objects go through a serializer (plain bytes need none) */
+    template <class X, class Call> static opool_status run(Call call) noexcept(plain<X>()) {
+        if constexpr (by_serializer<X>()) {
+            io_scope io;
+            return io.result(call());
+        } else {
+            return call();
+        }
+    }
 
     /* obj was built and ends with end (nullptr: nothing to run); false when
      * memory ran out to remember it */
@@ -814,7 +825,7 @@ template <class T, uint32_t Flags = 0> class pool {
     explicit pool(const options &o) noexcept {
         opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
         status_ = fix(d) && destructible(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
-        if (p_) desc_ = d;
+        if (p_) made_ = o;
     }
 
     /* A pool made from a whole opool_desc, for what options lacks
@@ -836,7 +847,14 @@ template <class T, uint32_t Flags = 0> class pool {
         c.object_size = sizeof(T);
         c.object_align = alignof(T);
         p.status_ = opool_create(&p.p_, &c);
-        if (p.p_) p.desc_ = c;
+        if (p.p_ == nullptr) return p;
+        /* its allocator, report and user, which options lack, for a world load */
+        p.whole_ = new (std::nothrow) opool_desc(c);
+        if (p.whole_ == nullptr) {
+            opool_destroy(p.p_);
+            p.p_ = nullptr;
+            p.status_ = OPOOL_ENOMEM;
+        }
         return p;
     }
 
@@ -859,21 +877,21 @@ template <class T, uint32_t Flags = 0> class pool {
             status_ = OPOOL_ENOMEM;
             return;
         }
-        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
-        d.max_capacity = 0;
-        d.on_full = OPOOL_FULL_EVICT;
-        d.evict = &pool::evict_trampoline;
-        d.user = ev_;
-        status_ = fix(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
-        if (status_ != OPOOL_OK) release_evictor();
-        desc_ = d;
+        opool_desc d = evicting(detail::desc_of(o, sizeof(T), alignof(T)));
+        status_ = fix(d) && destructible(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
+        if (status_ != OPOOL_OK)
+            release_evictor();
+        else
+            made_ = o;
     }
 
     pool(const pool &) = delete;
     pool &operator=(const pool &) = delete;
-    pool(pool &&o) noexcept : p_(o.p_), status_(o.status_), ev_(o.ev_), desc_(o.desc_) {
+    pool(pool &&o) noexcept
+        : p_(o.p_), ev_(o.ev_), whole_(o.whole_), made_(o.made_), status_(o.status_) {
         o.p_ = nullptr;
         o.ev_ = nullptr;
+        o.whole_ = nullptr;
         o.status_ = OPOOL_EINVAL;
         if (ev_) ev_->self = this;
     }
@@ -881,11 +899,13 @@ template <class T, uint32_t Flags = 0> class pool {
         if (this != &o) {
             reset();
             p_ = o.p_;
-            status_ = o.status_;
             ev_ = o.ev_;
-            desc_ = o.desc_;
+            whole_ = o.whole_;
+            made_ = o.made_;
+            status_ = o.status_;
             o.p_ = nullptr;
             o.ev_ = nullptr;
+            o.whole_ = nullptr;
             o.status_ = OPOOL_EINVAL;
             if (ev_) ev_->self = this;
         }
@@ -1043,38 +1063,21 @@ template <class T, uint32_t Flags = 0> class pool {
      * it built. A serializer that throws: the save or load fails, nothing
      * loaded stays constructed, the exception goes on. Cost: as the C
      * calls, plus the serializer, plus 16 bytes per object held during a
-     * load of a T that is not trivially destructible. */
+     * load of a T that is not trivially destructible. The options are
+     * refused (OPOOL_EINVAL) as the constructor refuses them. */
     opool_status save(opool_write_fn write, void *ctx) const noexcept(detail::plain<T>()) {
-        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
-        if (p_ == nullptr) return OPOOL_EINVAL;
-        detail::io_scope io;
-        return io.result(opool_save(p_, write, ctx));
+        return saved([&] { return opool_save(p_, write, ctx); });
     }
     opool_status save_file(const char *path) const noexcept(detail::plain<T>()) {
-        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
-        if (p_ == nullptr) return OPOOL_EINVAL;
-        detail::io_scope io;
-        return io.result(opool_save_file(p_, path));
+        return saved([&] { return opool_save_file(p_, path); });
     }
     static pool load(const options &o, opool_read_fn read, void *ctx) noexcept(detail::plain<T>()) {
-        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
-        pool p;
-        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
-        if (!fix(d)) return p;
-        detail::io_scope io;
-        p.status_ = io.result(opool_load(&p.p_, &d, read, ctx));
-        p.desc_ = d;
-        return p;
+        return loaded(
+            o, [&](opool **out, const opool_desc *d) { return opool_load(out, d, read, ctx); });
     }
     static pool load_file(const options &o, const char *path) noexcept(detail::plain<T>()) {
-        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
-        pool p;
-        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
-        if (!fix(d)) return p;
-        detail::io_scope io;
-        p.status_ = io.result(opool_load_file(&p.p_, &d, path));
-        p.desc_ = d;
-        return p;
+        return loaded(
+            o, [&](opool **out, const opool_desc *d) { return opool_load_file(out, d, path); });
     }
 
     /* The C pool underneath, for everything the C API has (NULL when the
@@ -1100,6 +1103,43 @@ template <class T, uint32_t Flags = 0> class pool {
             if (T *obj = e->self->get(victim)) obj->~T();
         }
         return victim.raw();
+    }
+
+    /* save and save_file: the C save, in a scope for T's serializer */
+    template <class Save> opool_status saved(Save save) const noexcept(detail::plain<T>()) {
+        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
+        if (p_ == nullptr) return OPOOL_EINVAL;
+        return detail::io_scope::run<T>(save);
+    }
+    /* load and load_file: the pool the C load makes from o, as the
+     * constructor would make it */
+    template <class Load>
+    static pool loaded(const options &o, Load load) noexcept(detail::plain<T>()) {
+        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
+        pool p;
+        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
+        if (!fix(d) || !destructible(d)) return p;
+        p.status_ = detail::io_scope::run<T>([&] { return load(&p.p_, &d); });
+        if (p.p_) p.made_ = o;
+        return p;
+    }
+
+    /* What made p_, for a world load that makes its successor: the whole
+     * desc of from_desc, else rebuilt from the options. */
+    opool_desc made() const noexcept {
+        if (whole_) return *whole_;
+        opool_desc d = detail::desc_of(made_, sizeof(T), alignof(T));
+        if (ev_) d = evicting(d);
+        (void)fix(d);
+        return d;
+    }
+    /* d as the evict constructor makes it: no growth, the wrapper's chooser */
+    opool_desc evicting(opool_desc d) const noexcept {
+        d.max_capacity = 0;
+        d.on_full = OPOOL_FULL_EVICT;
+        d.evict = &pool::evict_trampoline;
+        d.user = ev_;
+        return d;
     }
 
     /* Give d the type's fixed flags and T's serializer: false when d asks
@@ -1134,12 +1174,15 @@ template <class T, uint32_t Flags = 0> class pool {
         opool_destroy(p_);
         p_ = nullptr;
         release_evictor();
+        delete whole_;
+        whole_ = nullptr;
     }
 
     opool *p_ = nullptr;
-    opool_status status_ = OPOOL_EINVAL;
     evictor *ev_ = nullptr;
-    opool_desc desc_ = opool_desc(); /* what made p_: a world load makes its successor */
+    opool_desc *whole_ = nullptr; /* from_desc's desc: what made p_ (made()) */
+    options made_ = options();    /* else the options that made p_ */
+    opool_status status_ = OPOOL_EINVAL;
 };
 
 /* ---- side_table<T, V> --------------------------------------------------- */
@@ -1166,16 +1209,19 @@ template <class T, class V> class side_table {
     using value_type = V;
 
     template <uint32_t F> explicit side_table(pool<T, F> &p) noexcept : objects_(&p.p_) {
-        opool_stats s = p.stats();
         if (p.c_pool() == nullptr) {
             status_ = OPOOL_EINVAL;
             return;
         }
-        opool_desc d = values_desc(s.capacity, s.max_capacity);
+        /* the pool as made, not as grown: a program that makes the same pool and table
+         * makes the same values' pool, whatever the pool did before */
+        opool_desc made = p.made();
+        uint32_t limit = made.on_full == OPOOL_FULL_GROW ? made.max_capacity : 0;
+        opool_desc d = values_desc(made.capacity, limit);
         status_ = opool_create(&values_, &d);
         if (values_) {
-            capacity_ = s.capacity;
-            max_capacity_ = s.max_capacity;
+            capacity_ = made.capacity;
+            max_capacity_ = limit;
         }
     }
     side_table(const side_table &) = delete;
@@ -1311,7 +1357,7 @@ struct world {
     }
     /* the desc that made the part (false: the part does not exist) */
     template <class T, uint32_t F> static bool desc(const pool<T, F> &p, opool_desc &d) noexcept {
-        d = p.desc_;
+        d = p.made();
         return p.p_ != nullptr;
     }
     template <class T, class V>

@@ -451,6 +451,28 @@ TEST(a_serializer_writing_nothing_in_a_vector_fails_the_save) {
     CHECK(q && q.size() == 1);
 }
 
+/* load and load_file refuse the options the constructor refuses: a T with a destructor in a
+ * pool without a live list could not be destroyed (the destructor would walk no list). */
+TEST(a_load_refuses_a_live_list_left_out_for_a_t_with_a_destructor) {
+    const char *path = "hpp_save_nolist.opool";
+    opl::pool<std::string> s(opts(4));
+    (void)s.emplace("x");
+    bytes img;
+    REQUIRE(s.save(write_bytes, &img) == OPOOL_OK);
+    REQUIRE(s.save_file(path) == OPOOL_OK);
+    opl::options o = opts(4);
+    o.flags = OPOOL_NO_LIVE_LIST;
+    opl::pool<std::string> made(o);
+    CHECK(!made && made.status() == OPOOL_EINVAL);
+    opl::pool<std::string> q = opl::pool<std::string>::load(o, read_bytes, &img);
+    CHECK(!q && q.status() == OPOOL_EINVAL);
+    opl::pool<std::string> f = opl::pool<std::string>::load_file(o, path);
+    CHECK(!f && f.status() == OPOOL_EINVAL);
+    opl::pool<std::string> e(o, [](opl::pool<std::string> &p, void *) { return p.live_handle(0); });
+    CHECK(!e && e.status() == OPOOL_EINVAL);
+    std::remove(path);
+}
+
 #if OPOOL_HPP_EXCEPTIONS
 /* The primary serializer builds its T before reading into it: a throw from inside (an
  * element's serializer) ends that T, and the elements already in it, too. */
@@ -679,6 +701,52 @@ TEST(a_world_of_two_pools_and_side_tables_round_trips) {
     std::remove(path);
 }
 
+/* A table's values' pool is made from its pool as made, not as grown: a program that makes
+ * the same pool and table loads the world whatever the saving one's pool did first. */
+TEST(a_table_made_after_its_pool_grew_loads_into_a_fresh_program) {
+    const char *path = "hpp_save_grown.opool";
+    lives::reset();
+    std::vector<opl::handle<counted>> hs;
+    {
+        opl::pool<counted> a(opts(4, 16));
+        for (int k = 0; k < 10; k++) hs.push_back(a.emplace(make_counted(k)).h);
+        REQUIRE(a.capacity() == 16);
+        opl::side_table<counted, std::string> notes(a);
+        REQUIRE(notes && notes.emplace(hs[9], "nine"));
+        REQUIRE(opl::save_world_file(path, a, notes) == OPOOL_OK);
+    }
+    {
+        opl::pool<counted> a(opts(4, 16));
+        opl::side_table<counted, std::string> notes(a);
+        REQUIRE(opl::load_world_file(path, a, notes) == OPOOL_OK);
+        CHECK(a.size() == 10 && notes.get(hs[9]) && *notes.get(hs[9]) == "nine");
+    }
+    CHECK(lives::alive() == 0);
+    std::remove(path);
+}
+
+/* A pool keeps what made it, not a copy of the whole desc; what a world load rebuilds from
+ * it makes the same pool (options, from_desc, the evict constructor). */
+TEST(a_pool_keeps_what_made_it_in_little_room) {
+    static_assert(sizeof(opl::pool<int>) <= 64, "options and two pointers, not a desc");
+    const char *path = "hpp_save_made.opool";
+    opl::options o = opts(4);
+    o.name = "evicting";
+    auto oldest = [](opl::pool<std::string> &p, void *) { return p.live_handle(0); };
+    opl::pool<std::string> ev(o, oldest);
+    for (int k = 0; k < 6; k++) REQUIRE(ev.emplace(std::to_string(k)).obj);
+    opl::pool<point> b = quiet_points(8);
+    REQUIRE(b.emplace(point{1, 2}).obj);
+    REQUIRE(opl::save_world_file(path, ev, b) == OPOOL_OK);
+    ev.clear();
+    b.clear();
+    REQUIRE(opl::load_world_file(path, ev, b) == OPOOL_OK);
+    CHECK(ev.size() == 4 && b.size() == 1);
+    REQUIRE(ev.emplace("6").obj); /* still evicts */
+    CHECK(ev.size() == 4 && ev.stats().evictions == 3);
+    std::remove(path);
+}
+
 /* Every truncation, bit flips, and damaged records (checksum made right) of a world file:
  * the load fails and every part is exactly as it was; nothing loaded stays constructed. */
 TEST(a_damaged_world_leaves_every_part_as_it_was) {
@@ -835,6 +903,7 @@ int main() {
     RUN(a_reader_refuses_lengths_beyond_its_record);
     RUN(a_hostile_count_reserves_no_more_than_the_record_holds);
     RUN(a_serializer_writing_nothing_in_a_vector_fails_the_save);
+    RUN(a_load_refuses_a_live_list_left_out_for_a_t_with_a_destructor);
 #if OPOOL_HPP_EXCEPTIONS
     RUN(a_throw_inside_the_primary_serializer_ends_its_object);
 #endif
@@ -844,6 +913,8 @@ int main() {
     RUN(a_serializer_that_throws_fails_the_load_and_the_exception_goes_on);
 #endif
     RUN(a_world_of_two_pools_and_side_tables_round_trips);
+    RUN(a_table_made_after_its_pool_grew_loads_into_a_fresh_program);
+    RUN(a_pool_keeps_what_made_it_in_little_room);
     RUN(a_damaged_world_leaves_every_part_as_it_was);
     RUN(random_histories_across_save_and_load_keep_the_model);
     return test_summary();

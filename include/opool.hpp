@@ -1365,6 +1365,20 @@ struct world {
         d = side_table<T, V>::values_desc(t.capacity_, t.max_capacity_);
         return t.values_ != nullptr;
     }
+    /* the pool object a part's handles are keyed to: a table's pool; none for a pool */
+    template <class T, uint32_t F> static const void *keyed_to(const pool<T, F> &) noexcept {
+        return nullptr;
+    }
+    template <class T, class V> static const void *keyed_to(const side_table<T, V> &t) noexcept {
+        return t.objects_;
+    }
+    /* what a table keyed to the part holds: a pool's; none for a table */
+    template <class T, uint32_t F> static const void *key(const pool<T, F> &p) noexcept {
+        return &p.p_;
+    }
+    template <class T, class V> static const void *key(const side_table<T, V> &) noexcept {
+        return nullptr;
+    }
     /* the part's contents ended, c in their place */
     template <class T, uint32_t F> static void adopt(pool<T, F> &p, opool *c) noexcept {
         p.clear();
@@ -1408,15 +1422,16 @@ template <class... X> opool_status save_world_file(const char *path, const X &..
  * the image's, every handle as saved; a table stays bound to its pool
  * object); on any failure every part is as it was and nothing loaded stays
  * constructed. OPOOL_EINVAL: a part that does not exist, the same part
- * twice, or an image of other parts (their number, sizes or geometry: a
- * part made with other options); OPOOL_ENOENT: no file at path; OPOOL_EIO;
+ * twice, a side table without its pool among the parts, or an image of
+ * other parts (their number, sizes or geometry: a part made with other
+ * options); OPOOL_ENOENT: no file at path; OPOOL_EIO;
  * OPOOL_ECORRUPT: a damaged image, or a record a serializer rejected;
  * OPOOL_ENOMEM. The check that failed is recorded (opool_last_load_error,
  * its pool the part's index) and reported through the report of the part
  * concerned. A serializer that throws: as a failure, then the exception
  * goes on. Cost: as opool_load_many_file plus the serializers and the
  * destruction of the old contents. */
-template <class... X> opool_status load_world_file(const char *path, X &...parts) {
+template <class... X> [[nodiscard]] opool_status load_world_file(const char *path, X &...parts) {
     static_assert(sizeof...(X) > 0, "opl::load_world_file: at least one pool or side table");
     constexpr uint32_t n = sizeof...(X);
     opool_desc d[n];
@@ -1424,9 +1439,16 @@ template <class... X> opool_status load_world_file(const char *path, X &...parts
     uint32_t i = 0;
     ((exist = detail::world::desc(parts, d[i++]) && exist), ...);
     const void *at[] = {static_cast<const void *>(&parts)...};
-    for (uint32_t a = 0; a < n; a++)
-        for (uint32_t b = a + 1; b < n; b++)
-            if (at[a] == at[b]) exist = false;
+    const void *keyed_to[] = {detail::world::keyed_to(parts)...};
+    const void *key[] = {detail::world::key(parts)...};
+    for (uint32_t a = 0; a < n; a++) {
+        bool has_pool = keyed_to[a] == nullptr;
+        for (uint32_t b = 0; b < n; b++) {
+            if (b > a && at[a] == at[b]) exist = false;
+            if (key[b] != nullptr && key[b] == keyed_to[a]) has_pool = true;
+        }
+        if (!has_pool) exist = false; /* a table's values keyed to handles of a pool not loaded */
+    }
     if (!exist) return OPOOL_EINVAL;
     opool *out[n] = {};
     opool_status s;

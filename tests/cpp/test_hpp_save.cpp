@@ -725,6 +725,32 @@ TEST(a_table_made_after_its_pool_grew_loads_into_a_fresh_program) {
     std::remove(path);
 }
 
+/* A table's values are keyed to its pool's handles: loading a table without that pool
+ * among the parts is refused before anything changes. */
+TEST(a_world_load_refuses_a_table_without_its_pool) {
+    const char *path = "hpp_save_orphan.opool";
+    lives::reset();
+    {
+        opl::pool<counted> a = quiet_counted(8, 0);
+        opl::pool<point> b = quiet_points(8);
+        opl::side_table<counted, std::string> notes(a);
+        auto e = a.emplace(make_counted(1));
+        REQUIRE(e.obj && notes.emplace(e.h, "one"));
+        REQUIRE(opl::save_world_file(path, b, notes) == OPOOL_OK);
+        CHECK(opl::load_world_file(path, b, notes) == OPOOL_EINVAL);
+        opl::pool<counted> other = quiet_counted(8, 0); /* a pool of its type, not its pool */
+        CHECK(opl::load_world_file(path, other, notes) == OPOOL_EINVAL);
+        CHECK(*notes.get(e.h) == "one" && notes.size() == 1);
+
+        /* its pool anywhere among the parts will do */
+        REQUIRE(opl::save_world_file(path, notes, a) == OPOOL_OK);
+        CHECK(opl::load_world_file(path, notes, a) == OPOOL_OK);
+        CHECK(*notes.get(e.h) == "one" && a.size() == 1);
+    }
+    CHECK(lives::alive() == 0);
+    std::remove(path);
+}
+
 /* A pool keeps what made it, not a copy of the whole desc; what a world load rebuilds from
  * it makes the same pool (options, from_desc, the evict constructor). */
 TEST(a_pool_keeps_what_made_it_in_little_room) {
@@ -914,6 +940,7 @@ int main() {
 #endif
     RUN(a_world_of_two_pools_and_side_tables_round_trips);
     RUN(a_table_made_after_its_pool_grew_loads_into_a_fresh_program);
+    RUN(a_world_load_refuses_a_table_without_its_pool);
     RUN(a_pool_keeps_what_made_it_in_little_room);
     RUN(a_damaged_world_leaves_every_part_as_it_was);
     RUN(random_histories_across_save_and_load_keep_the_model);

@@ -533,7 +533,7 @@ TEST(a_damaged_image_loads_nothing_and_leaks_nothing) {
     }
     records rs = records_of(img, 0);
     REQUIRE(rs.at.size() == 9 && rs.end + 8 == img.size());
-    int corrupt = 0, fine = 0;
+    int corrupt = 0, fine = 0, by_reader = 0;
     for (size_t at = rs.first; at < rs.end; at++) {
         for (int bit = 0; bit < 8; bit += 3) {
             bytes bad;
@@ -547,13 +547,33 @@ TEST(a_damaged_image_loads_nothing_and_leaks_nothing) {
                     CHECK(q.size() == 9 && lives::alive() == 9);
                 } else {
                     corrupt++;
+                    if (std::strcmp(opool_last_load_error()->check, "load_object") == 0)
+                        by_reader++; /* past the checksum: the reader refused it */
                     CHECK(lives::alive() == 0);
                 }
             }
             CHECK(lives::alive() == 0);
         }
     }
-    CHECK(corrupt > 0 && fine > 0);
+    CHECK(corrupt > 0 && fine > 0 && by_reader > 0);
+
+    /* every record cut short (its length and the checksum made right): the reader finds it
+     * short, and the objects before it end */
+    for (size_t k = 0; k < rs.at.size(); k++) {
+        size_t len = static_cast<size_t>(get_le(&img[rs.at[k]], 8));
+        for (size_t cut = 1; cut <= len; cut++) {
+            bytes bad;
+            bad.v = img;
+            put_le(&bad.v[rs.at[k]], len - cut, 8);
+            size_t end = rs.at[k] + 8 + len;
+            bad.v.erase(bad.v.begin() + static_cast<long>(end - cut),
+                        bad.v.begin() + static_cast<long>(end));
+            reseal(bad.v);
+            opl::pool<counted> q = opl::pool<counted>::load(o, read_bytes, &bad);
+            CHECK(!q && q.status() == OPOOL_ECORRUPT && lives::alive() == 0);
+            CHECK(std::strcmp(opool_last_load_error()->check, "load_object") == 0);
+        }
+    }
 
     /* a record with a byte its serializer leaves unread is corrupt too */
     bytes longer;

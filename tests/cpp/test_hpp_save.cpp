@@ -12,6 +12,7 @@
 #include "redirect.h"
 #include "test.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -272,6 +273,48 @@ TEST(the_guide_example_saves_and_loads_a_ship_with_a_string) {
     const char *path = "hpp_save_guide.opool";
     CHECK(guide_example(path) == OPOOL_OK);
     std::remove(path);
+}
+
+/* The lines of a text file, each without its leading and trailing blanks. */
+static std::vector<std::string> trimmed_lines(const std::string &path) {
+    std::vector<std::string> out;
+    std::string line;
+    for (unsigned char c : read_file(path.c_str())) {
+        if (c != '\n') {
+            line += static_cast<char>(c);
+            continue;
+        }
+        size_t a = line.find_first_not_of(" \t"), b = line.find_last_not_of(" \t\r");
+        out.push_back(a == std::string::npos ? "" : line.substr(a, b - a + 1));
+        line.clear();
+    }
+    return out;
+}
+
+/* docs/GUIDE.md prints the example above: each of its code blocks there is a run of lines
+ * of this file (indentation aside), so the two cannot drift apart. */
+TEST(the_guide_prints_the_example_this_file_compiles) {
+    std::string self = __FILE__; /* absolute: CMake compiles sources by their full path */
+    size_t at = self.rfind("tests/cpp/");
+    REQUIRE(at != std::string::npos);
+    std::vector<std::string> guide = trimmed_lines(self.substr(0, at) + "docs/GUIDE.md");
+    std::vector<std::string> here = trimmed_lines(self);
+    size_t k = 0;
+    while (k < guide.size() &&
+           guide[k].find("test_hpp_save.cpp compiles this example") == std::string::npos)
+        k++;
+    REQUIRE(k < guide.size());
+    for (int block = 0; block < 2; block++) {
+        while (k < guide.size() && guide[k] != "```cpp") k++;
+        REQUIRE(k < guide.size());
+        std::vector<std::string> code;
+        for (k++; k < guide.size() && guide[k] != "```"; k++) code.push_back(guide[k]);
+        REQUIRE(!code.empty());
+        bool found = false;
+        for (size_t i = 0; !found && i + code.size() <= here.size(); i++)
+            found = std::equal(code.begin(), code.end(), here.begin() + static_cast<long>(i));
+        CHECK(found);
+    }
 }
 
 /* The issue's type: a string, a vector and a float, through its serializer; every handle
@@ -943,6 +986,7 @@ TEST(random_histories_across_save_and_load_keep_the_model) {
 
 int main() {
     RUN(the_guide_example_saves_and_loads_a_ship_with_a_string);
+    RUN(the_guide_prints_the_example_this_file_compiles);
     RUN(a_pool_of_strings_and_vectors_keeps_its_handles_and_live_order);
     RUN(the_primary_serializer_saves_strings_and_nested_vectors);
     RUN(a_users_serializer_takes_over_even_a_trivially_copyable_type);

@@ -41,10 +41,11 @@
  * ============================================================================
  * WHAT EACH TYPE COSTS
  * ============================================================================
- * pool<T> holds the C pool's pointer (and the desc it was made with, for
- * load_world_file) and calls its inline functions: for a trivially
- * destructible T, emplace, erase and get compile to what opool_alloc,
- * opool_free and opool_get compile to, plus T's constructor.
+ * pool<T> holds the C pool's pointer (and the options it was made with, or
+ * from_desc's desc on the heap, for load_world_file) and calls its inline
+ * functions: for a trivially destructible T, emplace, erase and get compile
+ * to what opool_alloc, opool_free and opool_get compile to, plus T's
+ * constructor.
  * For a T with a destructor the wrapper runs ~T itself, before the free,
  * and installs no fini, so alloc and free stay on the inline fast path;
  * erase then costs one opool_get more. Only two paths end objects inside
@@ -366,7 +367,10 @@ template <class It> struct range {
  *     }
  *
  * save returns false when the writer failed (the save then fails:
- * OPOOL_ECORRUPT, or OPOOL_EIO when the stream failed). load constructs a
+ * OPOOL_ECORRUPT, or OPOOL_EIO when the stream failed). A serializer whose
+ * type is an element of a std::vector must write at least a byte for each
+ * (the load bounds a count by the bytes left): one that writes nothing
+ * fails the save with OPOOL_EINVAL. load constructs a
  * T at mem and returns true, or constructs nothing and returns false: the
  * record is corrupt, and the whole load fails with OPOOL_ECORRUPT, no
  * object left constructed (the objects already loaded are destroyed). A
@@ -414,7 +418,7 @@ template <class X> constexpr bool by_serializer() { return !plain<X>() && valuab
 /* the fewest bytes X's encoding takes: what bounds a hostile count */
 template <class X> constexpr size_t least_bytes() {
     if constexpr (user_serializer<X>())
-        return 1; /* a serializer used in a vector writes at least a byte */
+        return 1; /* a serializer used in a vector writes at least a byte (writer::value) */
     else if constexpr (plain<X>())
         return sizeof(X);
     else
@@ -440,6 +444,16 @@ class io_scope {
     static io_scope *&current() noexcept {
         static thread_local io_scope *now = nullptr;
         return now;
+    }
+    /* call(), the C save or load of a pool of X, inside a scope when X's
+     * objects go through a serializer (plain bytes need none) */
+    template <class X, class Call> static opool_status run(Call call) noexcept(plain<X>()) {
+        if constexpr (by_serializer<X>()) {
+            io_scope io;
+            return io.result(call());
+        } else {
+            return call();
+        }
     }
 
     /* obj was built and ends with end (nullptr: nothing to run); false when
@@ -473,13 +487,17 @@ class io_scope {
         if (!thrown_) thrown_ = std::current_exception();
 #endif
     }
+    /* a serializer broke its rule (nothing written for an element of a vector) */
+    void misused() noexcept { misused_ = true; }
     /* the call's result as the C library gave it, but OPOOL_ENOMEM when it
-     * failed for want of memory here; rethrows what a serializer threw */
+     * failed for want of memory here, OPOOL_EINVAL for a serializer's misuse;
+     * rethrows what a serializer threw */
     opool_status result(opool_status s) {
 #if OPOOL_HPP_EXCEPTIONS
         if (thrown_) std::rethrow_exception(thrown_);
 #endif
-        return s == OPOOL_ECORRUPT && nomem_ ? OPOOL_ENOMEM : s;
+        if (s != OPOOL_ECORRUPT) return s;
+        return nomem_ ? OPOOL_ENOMEM : misused_ ? OPOOL_EINVAL : s;
     }
 
   private:
@@ -491,12 +509,29 @@ class io_scope {
     entry *built_ = nullptr;
     size_t n_ = 0, cap_ = 0;
     bool nomem_ = false;
+    bool misused_ = false;
 #if OPOOL_HPP_EXCEPTIONS
     std::exception_ptr thrown_;
 #endif
 };
 
 template <class T> void end_object(void *obj) noexcept { static_cast<T *>(obj)->~T(); }
+
+/* A T built in place that ends with the scope, a throw's included, unless kept. */
+template <class T> class unless_kept {
+  public:
+    explicit unless_kept(T *obj) noexcept : obj_(obj) {}
+    unless_kept(const unless_kept &) = delete;
+    unless_kept &operator=(const unless_kept &) = delete;
+    ~unless_kept() {
+        if (obj_) obj_->~T();
+    }
+    T *get() const noexcept { return obj_; }
+    void keep() noexcept { obj_ = nullptr; }
+
+  private:
+    T *obj_;
+};
 
 /* A T that a serializer built in storage of its own, ended with the scope. */
 template <class T> class loaded {
@@ -530,6 +565,7 @@ class writer {
     /* n bytes from p; false when the stream failed (now or before) */
     bool bytes(const void *p, size_t n) noexcept {
         if (ok_ && n != 0 && write_(ctx_, p, n) != n) ok_ = false;
+        if (ok_) written_ += n;
         return ok_;
     }
 
@@ -552,8 +588,15 @@ class writer {
             if constexpr (detail::plain<E>()) {
                 return bytes(x.data(), x.size() * sizeof(E));
             } else {
-                for (const E &e : x)
+                for (const E &e : x) {
+                    uint64_t before = written_;
                     if (!value(e)) return false;
+                    /* a count of elements that take no bytes bounds nothing on load */
+                    if (detail::user_serializer<E>() && written_ == before) {
+                        empty_ = true;
+                        return ok_ = false;
+                    }
+                }
                 return true;
             }
         } else {
@@ -563,6 +606,9 @@ class writer {
 
     /* the stream has not failed */
     bool ok() const noexcept { return ok_; }
+    /* a serializer wrote nothing for an element of a vector (the save fails:
+     * OPOOL_EINVAL) */
+    bool empty_element() const noexcept { return empty_; }
 
   private:
     bool count(size_t n) noexcept {
@@ -574,7 +620,9 @@ class writer {
 
     opool_write_fn write_;
     void *ctx_;
+    uint64_t written_ = 0;
     bool ok_ = true;
+    bool empty_ = false;
 };
 
 /* What serializer<T>::load reads from: one object's record, as the save
@@ -602,10 +650,7 @@ class reader {
     template <class X> bool value(X &x) {
         static_assert(detail::valuable<X>(), OPOOL_HPP__SAVABLE);
         if constexpr (detail::user_serializer<X>()) {
-            detail::loaded<X> tmp;
-            if (!tmp.load(*this) || !ok_) return ok_ = false;
-            x = std::move(*tmp.get());
-            return true;
+            return through_serializer<X>([&x](X &&v) { x = std::move(v); });
         } else if constexpr (detail::is_string<X>::value) {
             using C = typename X::value_type;
             size_t n;
@@ -621,7 +666,9 @@ class reader {
                 return bytes(x.data(), n * sizeof(E));
             } else {
                 x.clear();
-                x.reserve(n);
+                /* no more than the bytes left would hold: a hostile count grows the vector
+                 * only as its elements are read */
+                x.reserve(n < left_ / sizeof(E) ? n : left_ / sizeof(E));
                 for (size_t k = 0; k < n; k++)
                     if (!element(x)) return false;
                 return true;
@@ -652,13 +699,17 @@ class reader {
         n = detail::to_size(v);
         return true;
     }
+    /* an X that serializer<X> loads, moved into put(X &&) */
+    template <class X, class Put> bool through_serializer(Put put) {
+        detail::loaded<X> tmp;
+        if (!tmp.load(*this) || !ok_) return ok_ = false;
+        put(std::move(*tmp.get()));
+        return true;
+    }
     /* one more element of v, read as value reads it */
     template <class E, class A> bool element(std::vector<E, A> &v) {
         if constexpr (detail::user_serializer<E>()) {
-            detail::loaded<E> tmp;
-            if (!tmp.load(*this) || !ok_) return ok_ = false;
-            v.push_back(std::move(*tmp.get()));
-            return true;
+            return through_serializer<E>([&v](E &&e) { v.push_back(std::move(e)); });
         } else {
             v.emplace_back();
             return value(v.back());
@@ -676,10 +727,10 @@ template <class T> struct serializer : detail::primary_serializer {
     static bool save(writer &w, const T &obj) { return w.value(obj); }
     static bool load(reader &r, T *mem) {
         static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
-        T *obj = ::new (static_cast<void *>(mem)) T();
-        if (r.value(*obj)) return true;
-        obj->~T();
-        return false;
+        detail::unless_kept<T> obj(::new (static_cast<void *>(mem)) T());
+        if (!r.value(*obj.get())) return false;
+        obj.keep();
+        return true;
     }
 };
 
@@ -693,7 +744,9 @@ bool save_object(const void *obj, opool_write_fn write, void *wctx, void *) noex
 #if OPOOL_HPP_EXCEPTIONS
     try {
 #endif
-        return serializer<T>::save(w, *static_cast<const T *>(obj)) && w.ok();
+        if (serializer<T>::save(w, *static_cast<const T *>(obj)) && w.ok()) return true;
+        if (io_scope *s = io_scope::current(); s && w.empty_element()) s->misused();
+        return false;
 #if OPOOL_HPP_EXCEPTIONS
     } catch (...) {
         if (io_scope *s = io_scope::current()) s->caught();
@@ -773,7 +826,7 @@ template <class T, uint32_t Flags = 0> class pool {
     explicit pool(const options &o) noexcept {
         opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
         status_ = fix(d) && destructible(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
-        if (p_) desc_ = d;
+        if (p_) made_ = o;
     }
 
     /* A pool made from a whole opool_desc, for what options lacks
@@ -795,7 +848,14 @@ template <class T, uint32_t Flags = 0> class pool {
         c.object_size = sizeof(T);
         c.object_align = alignof(T);
         p.status_ = opool_create(&p.p_, &c);
-        if (p.p_) p.desc_ = c;
+        if (p.p_ == nullptr) return p;
+        /* its allocator, report and user, which options lack, for a world load */
+        p.whole_ = new (std::nothrow) opool_desc(c);
+        if (p.whole_ == nullptr) {
+            opool_destroy(p.p_);
+            p.p_ = nullptr;
+            p.status_ = OPOOL_ENOMEM;
+        }
         return p;
     }
 
@@ -818,21 +878,21 @@ template <class T, uint32_t Flags = 0> class pool {
             status_ = OPOOL_ENOMEM;
             return;
         }
-        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
-        d.max_capacity = 0;
-        d.on_full = OPOOL_FULL_EVICT;
-        d.evict = &pool::evict_trampoline;
-        d.user = ev_;
-        status_ = fix(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
-        if (status_ != OPOOL_OK) release_evictor();
-        desc_ = d;
+        opool_desc d = evicting(detail::desc_of(o, sizeof(T), alignof(T)));
+        status_ = fix(d) && destructible(d) ? opool_create(&p_, &d) : OPOOL_EINVAL;
+        if (status_ != OPOOL_OK)
+            release_evictor();
+        else
+            made_ = o;
     }
 
     pool(const pool &) = delete;
     pool &operator=(const pool &) = delete;
-    pool(pool &&o) noexcept : p_(o.p_), status_(o.status_), ev_(o.ev_), desc_(o.desc_) {
+    pool(pool &&o) noexcept
+        : p_(o.p_), ev_(o.ev_), whole_(o.whole_), made_(o.made_), status_(o.status_) {
         o.p_ = nullptr;
         o.ev_ = nullptr;
+        o.whole_ = nullptr;
         o.status_ = OPOOL_EINVAL;
         if (ev_) ev_->self = this;
     }
@@ -840,11 +900,13 @@ template <class T, uint32_t Flags = 0> class pool {
         if (this != &o) {
             reset();
             p_ = o.p_;
-            status_ = o.status_;
             ev_ = o.ev_;
-            desc_ = o.desc_;
+            whole_ = o.whole_;
+            made_ = o.made_;
+            status_ = o.status_;
             o.p_ = nullptr;
             o.ev_ = nullptr;
+            o.whole_ = nullptr;
             o.status_ = OPOOL_EINVAL;
             if (ev_) ev_->self = this;
         }
@@ -1002,38 +1064,21 @@ template <class T, uint32_t Flags = 0> class pool {
      * it built. A serializer that throws: the save or load fails, nothing
      * loaded stays constructed, the exception goes on. Cost: as the C
      * calls, plus the serializer, plus 16 bytes per object held during a
-     * load of a T that is not trivially destructible. */
+     * load of a T that is not trivially destructible. The options are
+     * refused (OPOOL_EINVAL) as the constructor refuses them. */
     opool_status save(opool_write_fn write, void *ctx) const noexcept(detail::plain<T>()) {
-        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
-        if (p_ == nullptr) return OPOOL_EINVAL;
-        detail::io_scope io;
-        return io.result(opool_save(p_, write, ctx));
+        return saved([&] { return opool_save(p_, write, ctx); });
     }
     opool_status save_file(const char *path) const noexcept(detail::plain<T>()) {
-        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
-        if (p_ == nullptr) return OPOOL_EINVAL;
-        detail::io_scope io;
-        return io.result(opool_save_file(p_, path));
+        return saved([&] { return opool_save_file(p_, path); });
     }
     static pool load(const options &o, opool_read_fn read, void *ctx) noexcept(detail::plain<T>()) {
-        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
-        pool p;
-        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
-        if (!fix(d)) return p;
-        detail::io_scope io;
-        p.status_ = io.result(opool_load(&p.p_, &d, read, ctx));
-        p.desc_ = d;
-        return p;
+        return loaded(
+            o, [&](opool **out, const opool_desc *d) { return opool_load(out, d, read, ctx); });
     }
     static pool load_file(const options &o, const char *path) noexcept(detail::plain<T>()) {
-        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
-        pool p;
-        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
-        if (!fix(d)) return p;
-        detail::io_scope io;
-        p.status_ = io.result(opool_load_file(&p.p_, &d, path));
-        p.desc_ = d;
-        return p;
+        return loaded(
+            o, [&](opool **out, const opool_desc *d) { return opool_load_file(out, d, path); });
     }
 
     /* The C pool underneath, for everything the C API has (NULL when the
@@ -1059,6 +1104,43 @@ template <class T, uint32_t Flags = 0> class pool {
             if (T *obj = e->self->get(victim)) obj->~T();
         }
         return victim.raw();
+    }
+
+    /* save and save_file: the C save, in a scope for T's serializer */
+    template <class Save> opool_status saved(Save save) const noexcept(detail::plain<T>()) {
+        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
+        if (p_ == nullptr) return OPOOL_EINVAL;
+        return detail::io_scope::run<T>(save);
+    }
+    /* load and load_file: the pool the C load makes from o, as the
+     * constructor would make it */
+    template <class Load>
+    static pool loaded(const options &o, Load load) noexcept(detail::plain<T>()) {
+        static_assert(detail::valuable<T>(), OPOOL_HPP__SAVABLE);
+        pool p;
+        opool_desc d = detail::desc_of(o, sizeof(T), alignof(T));
+        if (!fix(d) || !destructible(d)) return p;
+        p.status_ = detail::io_scope::run<T>([&] { return load(&p.p_, &d); });
+        if (p.p_) p.made_ = o;
+        return p;
+    }
+
+    /* What made p_, for a world load that makes its successor: the whole
+     * desc of from_desc, else rebuilt from the options. */
+    opool_desc made() const noexcept {
+        if (whole_) return *whole_;
+        opool_desc d = detail::desc_of(made_, sizeof(T), alignof(T));
+        if (ev_) d = evicting(d);
+        (void)fix(d);
+        return d;
+    }
+    /* d as the evict constructor makes it: no growth, the wrapper's chooser */
+    opool_desc evicting(opool_desc d) const noexcept {
+        d.max_capacity = 0;
+        d.on_full = OPOOL_FULL_EVICT;
+        d.evict = &pool::evict_trampoline;
+        d.user = ev_;
+        return d;
     }
 
     /* Give d the type's fixed flags and T's serializer: false when d asks
@@ -1093,12 +1175,15 @@ template <class T, uint32_t Flags = 0> class pool {
         opool_destroy(p_);
         p_ = nullptr;
         release_evictor();
+        delete whole_;
+        whole_ = nullptr;
     }
 
     opool *p_ = nullptr;
-    opool_status status_ = OPOOL_EINVAL;
     evictor *ev_ = nullptr;
-    opool_desc desc_ = opool_desc(); /* what made p_: a world load makes its successor */
+    opool_desc *whole_ = nullptr; /* from_desc's desc: what made p_ (made()) */
+    options made_ = options();    /* else the options that made p_ */
+    opool_status status_ = OPOOL_EINVAL;
 };
 
 /* ---- side_table<T, V> --------------------------------------------------- */
@@ -1125,16 +1210,19 @@ template <class T, class V> class side_table {
     using value_type = V;
 
     template <uint32_t F> explicit side_table(pool<T, F> &p) noexcept : objects_(&p.p_) {
-        opool_stats s = p.stats();
         if (p.c_pool() == nullptr) {
             status_ = OPOOL_EINVAL;
             return;
         }
-        opool_desc d = values_desc(s.capacity, s.max_capacity);
+        /* the pool as made, not as grown: a program that makes the same pool and table
+         * makes the same values' pool, whatever the pool did before */
+        opool_desc made = p.made();
+        uint32_t limit = made.on_full == OPOOL_FULL_GROW ? made.max_capacity : 0;
+        opool_desc d = values_desc(made.capacity, limit);
         status_ = opool_create(&values_, &d);
         if (values_) {
-            capacity_ = s.capacity;
-            max_capacity_ = s.max_capacity;
+            capacity_ = made.capacity;
+            max_capacity_ = limit;
         }
     }
     side_table(const side_table &) = delete;
@@ -1270,13 +1358,27 @@ struct world {
     }
     /* the desc that made the part (false: the part does not exist) */
     template <class T, uint32_t F> static bool desc(const pool<T, F> &p, opool_desc &d) noexcept {
-        d = p.desc_;
+        d = p.made();
         return p.p_ != nullptr;
     }
     template <class T, class V>
     static bool desc(const side_table<T, V> &t, opool_desc &d) noexcept {
         d = side_table<T, V>::values_desc(t.capacity_, t.max_capacity_);
         return t.values_ != nullptr;
+    }
+    /* the pool object a part's handles are keyed to: a table's pool; none for a pool */
+    template <class T, uint32_t F> static const void *keyed_to(const pool<T, F> &) noexcept {
+        return nullptr;
+    }
+    template <class T, class V> static const void *keyed_to(const side_table<T, V> &t) noexcept {
+        return t.objects_;
+    }
+    /* what a table keyed to the part holds: a pool's; none for a table */
+    template <class T, uint32_t F> static const void *key(const pool<T, F> &p) noexcept {
+        return &p.p_;
+    }
+    template <class T, class V> static const void *key(const side_table<T, V> &) noexcept {
+        return nullptr;
     }
     /* the part's contents ended, c in their place */
     template <class T, uint32_t F> static void adopt(pool<T, F> &p, opool *c) noexcept {
@@ -1321,15 +1423,16 @@ template <class... X> opool_status save_world_file(const char *path, const X &..
  * the image's, every handle as saved; a table stays bound to its pool
  * object); on any failure every part is as it was and nothing loaded stays
  * constructed. OPOOL_EINVAL: a part that does not exist, the same part
- * twice, or an image of other parts (their number, sizes or geometry: a
- * part made with other options); OPOOL_ENOENT: no file at path; OPOOL_EIO;
+ * twice, a side table without its pool among the parts, or an image of
+ * other parts (their number, sizes or geometry: a part made with other
+ * options); OPOOL_ENOENT: no file at path; OPOOL_EIO;
  * OPOOL_ECORRUPT: a damaged image, or a record a serializer rejected;
  * OPOOL_ENOMEM. The check that failed is recorded (opool_last_load_error,
  * its pool the part's index) and reported through the report of the part
  * concerned. A serializer that throws: as a failure, then the exception
  * goes on. Cost: as opool_load_many_file plus the serializers and the
  * destruction of the old contents. */
-template <class... X> opool_status load_world_file(const char *path, X &...parts) {
+template <class... X> [[nodiscard]] opool_status load_world_file(const char *path, X &...parts) {
     static_assert(sizeof...(X) > 0, "opl::load_world_file: at least one pool or side table");
     constexpr uint32_t n = sizeof...(X);
     opool_desc d[n];
@@ -1337,9 +1440,16 @@ template <class... X> opool_status load_world_file(const char *path, X &...parts
     uint32_t i = 0;
     ((exist = detail::world::desc(parts, d[i++]) && exist), ...);
     const void *at[] = {static_cast<const void *>(&parts)...};
-    for (uint32_t a = 0; a < n; a++)
-        for (uint32_t b = a + 1; b < n; b++)
-            if (at[a] == at[b]) exist = false;
+    const void *keyed_to[] = {detail::world::keyed_to(parts)...};
+    const void *key[] = {detail::world::key(parts)...};
+    for (uint32_t a = 0; a < n; a++) {
+        bool has_pool = keyed_to[a] == nullptr;
+        for (uint32_t b = 0; b < n; b++) {
+            if (b > a && at[a] == at[b]) exist = false;
+            if (key[b] != nullptr && key[b] == keyed_to[a]) has_pool = true;
+        }
+        if (!has_pool) exist = false; /* a table's values keyed to handles of a pool not loaded */
+    }
     if (!exist) return OPOOL_EINVAL;
     opool *out[n] = {};
     opool_status s;

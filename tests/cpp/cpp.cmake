@@ -11,8 +11,8 @@
 #   hpp_strict         tests/cpp/strict.cpp, every template instantiated, compiles under strict
 #                      warnings (-Wold-style-cast, -Wconversion, -Wshadow, ...) as errors
 #   hpp_nodiscard      tests/cpp/nodiscard.cpp must fail to compile on each marked line (a
-#                      result of emplace, get or from_desc dropped), and compile with
-#                      -DOPL_CONTROL
+#                      result of emplace, get, from_desc or load_world_file dropped), and
+#                      compile with -DOPL_CONTROL
 #   hpp_mix_handles    tests/cpp/mix_handles.cpp must fail to compile on each marked line
 #                      (handles of two types never mix), and compile with -DOPL_CONTROL
 #                      (tests/typed/expect_compile.cmake judges both)

@@ -1,7 +1,8 @@
 /*
  * nodiscard.cpp -- must NOT compile under -Werror=unused-result: every line
- * marked EXPECT-ERROR drops what an emplace, a get or from_desc returns (a
- * full pool's emplace fails; the result is how the caller learns it).
+ * marked EXPECT-ERROR drops what an emplace, a get, from_desc or
+ * load_world_file returns (a full pool's emplace fails; the result is how
+ * the caller learns it).
  * tests/typed/expect_compile.cmake judges it; with -DOPL_CONTROL each marked
  * line drops it on purpose, with a void cast, and the file must compile with
  * -Werror.
@@ -33,5 +34,6 @@ int main() {
     DROP(hits.get(h));                              /* EXPECT-ERROR */
     DROP(shared.emplace(ship{2}));                  /* EXPECT-ERROR */
     DROP(opl::pool<ship>::from_desc(opool_desc())); /* EXPECT-ERROR */
+    DROP(opl::load_world_file("x.opool", ships));   /* EXPECT-ERROR */
     return 0;
 }

@@ -12,6 +12,7 @@
 #include "redirect.h"
 #include "test.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -215,12 +216,105 @@ static counted make_counted(int k) {
                    static_cast<float>(k) * 0.5f);
 }
 
+/* Counts its lives; its serializer throws on 13 (exceptions only), after the elements
+ * before it were built. */
+struct boom {
+    int v;
+    explicit boom(int x) : v(x) { lives::made++; }
+    boom(boom &&o) noexcept : v(o.v) { lives::made++; }
+    boom(const boom &o) : v(o.v) { lives::made++; }
+    boom &operator=(const boom &) = default;
+    ~boom() { lives::ended++; }
+};
+/* 4 KiB an element, one byte in its record: a count that its record's bytes allow is
+ * still far more memory than them */
+struct wide {
+    unsigned char b[4096];
+};
+/* A serializer that writes nothing (and so breaks the rule of one in a vector). */
+struct silent {
+    int x;
+};
+namespace opl {
+template <> struct serializer<boom> {
+    static bool save(writer &w, const boom &b) { return w.value(b.v); }
+    static bool load(reader &r, boom *mem) {
+        int v;
+        if (!r.value(v)) return false;
+#if OPOOL_HPP_EXCEPTIONS
+        if (v == 13) throw std::runtime_error("boom");
+#endif
+        ::new (mem) boom(v);
+        return true;
+    }
+};
+template <> struct serializer<wide> {
+    static bool save(writer &w, const wide &x) { return w.value(x.b[0]); }
+    static bool load(reader &r, wide *mem) {
+        unsigned char b;
+        if (!r.value(b) || b != 1) return false;
+        ::new (mem) wide{};
+        mem->b[0] = b;
+        return true;
+    }
+};
+template <> struct serializer<silent> {
+    static bool save(writer &, const silent &) { return true; }
+    static bool load(reader &, silent *mem) {
+        ::new (mem) silent{0};
+        return true;
+    }
+};
+} // namespace opl
+
 /* ---- tests ------------------------------------------------------------------ */
 
 TEST(the_guide_example_saves_and_loads_a_ship_with_a_string) {
     const char *path = "hpp_save_guide.opool";
     CHECK(guide_example(path) == OPOOL_OK);
     std::remove(path);
+}
+
+/* The lines of a text file, each without its leading and trailing blanks. */
+static std::vector<std::string> trimmed_lines(const std::string &path) {
+    std::vector<std::string> out;
+    std::string line;
+    for (unsigned char c : read_file(path.c_str())) {
+        if (c != '\n') {
+            line += static_cast<char>(c);
+            continue;
+        }
+        size_t a = line.find_first_not_of(" \t"), b = line.find_last_not_of(" \t\r");
+        out.push_back(a == std::string::npos ? "" : line.substr(a, b - a + 1));
+        line.clear();
+    }
+    return out;
+}
+
+/* docs/GUIDE.md prints the example above: each of its code blocks there is a run of lines
+ * of this file (indentation aside), so the two cannot drift apart. */
+TEST(the_guide_prints_the_example_this_file_compiles) {
+    std::string self = __FILE__; /* absolute: CMake compiles sources by their full path */
+    size_t at = self.rfind("tests/cpp/");
+    REQUIRE(at != std::string::npos);
+    std::vector<std::string> guide = trimmed_lines(self.substr(0, at) + "docs/GUIDE.md");
+    std::vector<std::string> here = trimmed_lines(self);
+    size_t k = 0;
+    while (k < guide.size() &&
+           guide[k].find("test_hpp_save.cpp compiles this example") == std::string::npos)
+        k++;
+    REQUIRE(k < guide.size());
+    for (int block = 0; block < 2; block++) {
+        while (k < guide.size() && guide[k] != "```cpp") k++;
+        REQUIRE(k < guide.size());
+        std::vector<std::string> code;
+        for (k++; k < guide.size() && guide[k] != "```"; k++) code.push_back(guide[k]);
+        REQUIRE(!code.empty());
+        bool found = false;
+        for (size_t i = 0; !found && i + code.size() <= here.size(); i++)
+            found = std::equal(code.begin(), code.end(), here.begin() + static_cast<long>(i));
+        CHECK(found);
+    }
 }
 
 /* The issue's type: a string, a vector and a float, through its serializer; every handle
@@ -359,6 +453,97 @@ TEST(a_reader_refuses_lengths_beyond_its_record) {
     CHECK(!r6.value(flag));
 }
 
+/* A count the record's bytes allow (one byte an element) reserves no more memory than
+ * those bytes: a vector of elements with their own serializer grows as they are read. */
+TEST(a_hostile_count_reserves_no_more_than_the_record_holds) {
+    unsigned char rec[8 + 992];
+    std::memset(rec, 0, sizeof rec);
+    put_le(rec, 992, 8); /* 992 elements of one byte each: exactly what is left */
+    std::vector<wide> v;
+    opl::reader r(rec, sizeof rec);
+    CHECK(!r.value(v)); /* the first element's byte is 0: rejected */
+    CHECK(v.capacity() * sizeof(wide) <= sizeof rec);
+
+    opl::pool<std::vector<wide>> p(opts(2));
+    std::vector<wide> three(3);
+    for (wide &w : three) w.b[0] = 1;
+    auto a = p.emplace(three);
+    bytes img;
+    REQUIRE(p.save(write_bytes, &img) == OPOOL_OK);
+    opl::pool<std::vector<wide>> q = opl::pool<std::vector<wide>>::load(opts(2), read_bytes, &img);
+    REQUIRE(q && q.get(a.h)->size() == 3 && (*q.get(a.h))[2].b[0] == 1);
+}
+
+/* A serializer used in a vector must write a byte (the load's bound on the count): one that
+ * writes nothing fails the save with OPOOL_EINVAL instead of an image that never loads. */
+TEST(a_serializer_writing_nothing_in_a_vector_fails_the_save) {
+    const char *path = "hpp_save_silent.opool";
+    std::remove(path);
+    opl::pool<std::vector<silent>> p(opts(2));
+    auto a = p.emplace(std::vector<silent>(20));
+    bytes img;
+    CHECK(p.save(write_bytes, &img) == OPOOL_EINVAL);
+    CHECK(p.save_file(path) == OPOOL_EINVAL);
+    CHECK(read_file(path).empty()); /* no file made */
+    CHECK(p.erase(a.h));
+    (void)p.emplace(); /* an empty vector writes only its count */
+    bytes img2;
+    CHECK(p.save(write_bytes, &img2) == OPOOL_OK);
+    opl::pool<std::vector<silent>> q =
+        opl::pool<std::vector<silent>>::load(opts(2), read_bytes, &img2);
+    CHECK(q && q.size() == 1);
+}
+
+/* load and load_file refuse the options the constructor refuses: a T with a destructor in a
+ * pool without a live list could not be destroyed (the destructor would walk no list). */
+TEST(a_load_refuses_a_live_list_left_out_for_a_t_with_a_destructor) {
+    const char *path = "hpp_save_nolist.opool";
+    opl::pool<std::string> s(opts(4));
+    (void)s.emplace("x");
+    bytes img;
+    REQUIRE(s.save(write_bytes, &img) == OPOOL_OK);
+    REQUIRE(s.save_file(path) == OPOOL_OK);
+    opl::options o = opts(4);
+    o.flags = OPOOL_NO_LIVE_LIST;
+    opl::pool<std::string> made(o);
+    CHECK(!made && made.status() == OPOOL_EINVAL);
+    opl::pool<std::string> q = opl::pool<std::string>::load(o, read_bytes, &img);
+    CHECK(!q && q.status() == OPOOL_EINVAL);
+    opl::pool<std::string> f = opl::pool<std::string>::load_file(o, path);
+    CHECK(!f && f.status() == OPOOL_EINVAL);
+    opl::pool<std::string> e(o, [](opl::pool<std::string> &p, void *) { return p.live_handle(0); });
+    CHECK(!e && e.status() == OPOOL_EINVAL);
+    std::remove(path);
+}
+
+#if OPOOL_HPP_EXCEPTIONS
+/* The primary serializer builds its T before reading into it: a throw from inside (an
+ * element's serializer) ends that T, and the elements already in it, too. */
+TEST(a_throw_inside_the_primary_serializer_ends_its_object) {
+    lives::reset();
+    bytes img;
+    {
+        opl::pool<std::vector<boom>> p(opts(4));
+        std::vector<boom> v;
+        v.emplace_back(1);
+        v.emplace_back(2);
+        v.emplace_back(13);
+        REQUIRE(p.emplace(std::move(v)).obj);
+        REQUIRE(p.save(write_bytes, &img) == OPOOL_OK);
+    }
+    CHECK(lives::alive() == 0);
+    quiet_stderr quiet;
+    bool thrown = false;
+    try {
+        opl::pool<std::vector<boom>> q =
+            opl::pool<std::vector<boom>>::load(opts(4), read_bytes, &img);
+    } catch (const std::runtime_error &) {
+        thrown = true;
+    }
+    CHECK(thrown && lives::alive() == 0);
+}
+#endif
+
 /* Every truncation and bit flip of an image fails the load with OPOOL_ECORRUPT and leaves
  * no object constructed (ASan: nothing leaked, nothing destroyed twice). Flips inside the
  * records, with the checksum made right again, reach the serializer. */
@@ -391,7 +576,7 @@ TEST(a_damaged_image_loads_nothing_and_leaks_nothing) {
     }
     records rs = records_of(img, 0);
     REQUIRE(rs.at.size() == 9 && rs.end + 8 == img.size());
-    int corrupt = 0, fine = 0;
+    int corrupt = 0, fine = 0, by_reader = 0;
     for (size_t at = rs.first; at < rs.end; at++) {
         for (int bit = 0; bit < 8; bit += 3) {
             bytes bad;
@@ -405,13 +590,33 @@ TEST(a_damaged_image_loads_nothing_and_leaks_nothing) {
                     CHECK(q.size() == 9 && lives::alive() == 9);
                 } else {
                     corrupt++;
+                    if (std::strcmp(opool_last_load_error()->check, "load_object") == 0)
+                        by_reader++; /* past the checksum: the reader refused it */
                     CHECK(lives::alive() == 0);
                 }
             }
             CHECK(lives::alive() == 0);
         }
     }
-    CHECK(corrupt > 0 && fine > 0);
+    CHECK(corrupt > 0 && fine > 0 && by_reader > 0);
+
+    /* every record cut short (its length and the checksum made right): the reader finds it
+     * short, and the objects before it end */
+    for (size_t k = 0; k < rs.at.size(); k++) {
+        size_t len = static_cast<size_t>(get_le(&img[rs.at[k]], 8));
+        for (size_t cut = 1; cut <= len; cut++) {
+            bytes bad;
+            bad.v = img;
+            put_le(&bad.v[rs.at[k]], len - cut, 8);
+            size_t end = rs.at[k] + 8 + len;
+            bad.v.erase(bad.v.begin() + static_cast<long>(end - cut),
+                        bad.v.begin() + static_cast<long>(end));
+            reseal(bad.v);
+            opl::pool<counted> q = opl::pool<counted>::load(o, read_bytes, &bad);
+            CHECK(!q && q.status() == OPOOL_ECORRUPT && lives::alive() == 0);
+            CHECK(std::strcmp(opool_last_load_error()->check, "load_object") == 0);
+        }
+    }
 
     /* a record with a byte its serializer leaves unread is corrupt too */
     bytes longer;
@@ -556,6 +761,78 @@ TEST(a_world_of_two_pools_and_side_tables_round_trips) {
         CHECK(view(a, b, notes, marks) == saved);
     }
     CHECK(lives::alive() == 0);
+    std::remove(path);
+}
+
+/* A table's values' pool is made from its pool as made, not as grown: a program that makes
+ * the same pool and table loads the world whatever the saving one's pool did first. */
+TEST(a_table_made_after_its_pool_grew_loads_into_a_fresh_program) {
+    const char *path = "hpp_save_grown.opool";
+    lives::reset();
+    std::vector<opl::handle<counted>> hs;
+    {
+        opl::pool<counted> a(opts(4, 16));
+        for (int k = 0; k < 10; k++) hs.push_back(a.emplace(make_counted(k)).h);
+        REQUIRE(a.capacity() == 16);
+        opl::side_table<counted, std::string> notes(a);
+        REQUIRE(notes && notes.emplace(hs[9], "nine"));
+        REQUIRE(opl::save_world_file(path, a, notes) == OPOOL_OK);
+    }
+    {
+        opl::pool<counted> a(opts(4, 16));
+        opl::side_table<counted, std::string> notes(a);
+        REQUIRE(opl::load_world_file(path, a, notes) == OPOOL_OK);
+        CHECK(a.size() == 10 && notes.get(hs[9]) && *notes.get(hs[9]) == "nine");
+    }
+    CHECK(lives::alive() == 0);
+    std::remove(path);
+}
+
+/* A table's values are keyed to its pool's handles: loading a table without that pool
+ * among the parts is refused before anything changes. */
+TEST(a_world_load_refuses_a_table_without_its_pool) {
+    const char *path = "hpp_save_orphan.opool";
+    lives::reset();
+    {
+        opl::pool<counted> a = quiet_counted(8, 0);
+        opl::pool<point> b = quiet_points(8);
+        opl::side_table<counted, std::string> notes(a);
+        auto e = a.emplace(make_counted(1));
+        REQUIRE(e.obj && notes.emplace(e.h, "one"));
+        REQUIRE(opl::save_world_file(path, b, notes) == OPOOL_OK);
+        CHECK(opl::load_world_file(path, b, notes) == OPOOL_EINVAL);
+        opl::pool<counted> other = quiet_counted(8, 0); /* a pool of its type, not its pool */
+        CHECK(opl::load_world_file(path, other, notes) == OPOOL_EINVAL);
+        CHECK(*notes.get(e.h) == "one" && notes.size() == 1);
+
+        /* its pool anywhere among the parts will do */
+        REQUIRE(opl::save_world_file(path, notes, a) == OPOOL_OK);
+        CHECK(opl::load_world_file(path, notes, a) == OPOOL_OK);
+        CHECK(*notes.get(e.h) == "one" && a.size() == 1);
+    }
+    CHECK(lives::alive() == 0);
+    std::remove(path);
+}
+
+/* A pool keeps what made it, not a copy of the whole desc; what a world load rebuilds from
+ * it makes the same pool (options, from_desc, the evict constructor). */
+TEST(a_pool_keeps_what_made_it_in_little_room) {
+    static_assert(sizeof(opl::pool<int>) <= 64, "options and two pointers, not a desc");
+    const char *path = "hpp_save_made.opool";
+    opl::options o = opts(4);
+    o.name = "evicting";
+    auto oldest = [](opl::pool<std::string> &p, void *) { return p.live_handle(0); };
+    opl::pool<std::string> ev(o, oldest);
+    for (int k = 0; k < 6; k++) REQUIRE(ev.emplace(std::to_string(k)).obj);
+    opl::pool<point> b = quiet_points(8);
+    REQUIRE(b.emplace(point{1, 2}).obj);
+    REQUIRE(opl::save_world_file(path, ev, b) == OPOOL_OK);
+    ev.clear();
+    b.clear();
+    REQUIRE(opl::load_world_file(path, ev, b) == OPOOL_OK);
+    CHECK(ev.size() == 4 && b.size() == 1);
+    REQUIRE(ev.emplace("6").obj); /* still evicts */
+    CHECK(ev.size() == 4 && ev.stats().evictions == 3);
     std::remove(path);
 }
 
@@ -709,16 +986,26 @@ TEST(random_histories_across_save_and_load_keep_the_model) {
 
 int main() {
     RUN(the_guide_example_saves_and_loads_a_ship_with_a_string);
+    RUN(the_guide_prints_the_example_this_file_compiles);
     RUN(a_pool_of_strings_and_vectors_keeps_its_handles_and_live_order);
     RUN(the_primary_serializer_saves_strings_and_nested_vectors);
     RUN(a_users_serializer_takes_over_even_a_trivially_copyable_type);
     RUN(a_reader_refuses_lengths_beyond_its_record);
+    RUN(a_hostile_count_reserves_no_more_than_the_record_holds);
+    RUN(a_serializer_writing_nothing_in_a_vector_fails_the_save);
+    RUN(a_load_refuses_a_live_list_left_out_for_a_t_with_a_destructor);
+#if OPOOL_HPP_EXCEPTIONS
+    RUN(a_throw_inside_the_primary_serializer_ends_its_object);
+#endif
     RUN(a_damaged_image_loads_nothing_and_leaks_nothing);
     RUN(a_rejected_record_ends_every_object_already_loaded);
 #if OPOOL_HPP_EXCEPTIONS
     RUN(a_serializer_that_throws_fails_the_load_and_the_exception_goes_on);
 #endif
     RUN(a_world_of_two_pools_and_side_tables_round_trips);
+    RUN(a_table_made_after_its_pool_grew_loads_into_a_fresh_program);
+    RUN(a_world_load_refuses_a_table_without_its_pool);
+    RUN(a_pool_keeps_what_made_it_in_little_room);
     RUN(a_damaged_world_leaves_every_part_as_it_was);
     RUN(random_histories_across_save_and_load_keep_the_model);
     return test_summary();

@@ -114,6 +114,25 @@ TEST(a_salt_a_live_pool_has_is_refused) {
     CHECK(t.emplace(8).h == e.h); /* the same handle: twins */
 }
 
+/* erase of a pointer: the start of a live object only; any other is the C
+ * pool's rejected free (counted in rejected_handles, reported). */
+TEST(erasing_a_pointer_to_no_live_object_is_rejected_and_counted) {
+    struct cell {
+        char bytes[16];
+    };
+    opl::pool<cell> p(opts(4));
+    auto e = p.emplace();
+    REQUIRE(e.obj);
+    const cell *inside = reinterpret_cast<const cell *>(e.obj->bytes + 1); /* alignment 1 */
+    CHECK(!p.erase(inside));
+    CHECK(p.erase(e.obj));
+    CHECK(!p.erase(e.obj)); /* freed already */
+    CHECK(!p.erase(static_cast<const cell *>(nullptr)));
+    opool_stats s;
+    opool_get_stats(p.c_pool(), &s);
+    CHECK(s.rejected_handles == 2);
+}
+
 TEST(handles_key_std_containers) {
     opl::pool<int> p(opts(64));
     REQUIRE(p);
@@ -1200,6 +1219,7 @@ int main() {
     RUN(a_handle_is_8_bytes_null_by_default_and_ordered);
     RUN(handles_key_std_containers);
     RUN(a_salt_a_live_pool_has_is_refused);
+    RUN(erasing_a_pointer_to_no_live_object_is_rejected_and_counted);
     RUN(compact_handles_expand_to_the_live_handle_only);
     RUN(a_pool_that_failed_to_be_created_says_why_and_refuses_everything);
     RUN(a_pool_from_a_whole_desc_takes_its_report_and_allocator_and_refuses_hooks);

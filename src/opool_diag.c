@@ -341,8 +341,8 @@ static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__f
         OPOOL__PUT("opool: load%s%s%s%s: ", where, f->name ? " \"" : "", f->name ? f->name : "",
                    f->name ? "\"" : "");
     } else if (f->self == NULL && f->misuse == OPOOL__SALT_TAKEN) /* no object exists */
-        OPOOL__PUT("opool: %s%s%s%s: ", kinds[f->kind], f->name ? " \"" : "", f->name ? f->name : "",
-                   f->name ? "\"" : "");
+        OPOOL__PUT("opool: %s%s%s%s: ", kinds[f->kind], f->name ? " \"" : "",
+                   f->name ? f->name : "", f->name ? "\"" : "");
     else if (f->name)
         OPOOL__PUT("opool: %s \"%s\" (%p): ", kinds[f->kind], f->name, (void *)(uintptr_t)f->self);
     else
@@ -465,7 +465,7 @@ void opool__diag_misuse(opool__finding *f, uint32_t nslots, uint32_t gen0, uint3
     else if (f->what == OPOOL_EBUSY)
         f->misuse = OPOOL__LIVE_SLOT;
     else /* generations only grow from the origin (until they wrap) */
-        f->misuse = now == g + 1               ? OPOOL__DOUBLE_FREE
+        f->misuse = now == g + 1            ? OPOOL__DOUBLE_FREE
                     : g - gen0 < now - gen0 ? OPOOL__STALE_HANDLE
                                             : OPOOL__FOREIGN_HANDLE;
 }
@@ -552,7 +552,8 @@ opool_status opool__origin_enter(opool__kind kind, uint32_t salt, const void *ow
     } else if (opool__origins.n == opool__origins.cap) {
         uint32_t cap = 2 * opool__origins.cap;
         opool__origin *at = (opool__origin *)malloc(cap * sizeof *at);
-        if (at == NULL) s = OPOOL_ENOMEM;
+        if (at == NULL)
+            s = OPOOL_ENOMEM;
         else {
             memcpy(at, opool__origins.at, opool__origins.n * sizeof *at);
             if (opool__origins.at != opool__origins_first) free(opool__origins.at);
@@ -560,7 +561,8 @@ opool_status opool__origin_enter(opool__kind kind, uint32_t salt, const void *ow
             opool__origins.cap = cap;
         }
     }
-    if (s == OPOOL_OK) opool__origins.at[opool__origins.n++] = (opool__origin){owner, name, gen0, kind};
+    if (s == OPOOL_OK)
+        opool__origins.at[opool__origins.n++] = (opool__origin){owner, name, gen0, kind};
     opool__origins_unlock();
     if (taken.misuse) opool__diag_default(&taken);
     return s;

@@ -98,10 +98,10 @@ typedef struct opool__finding {
     bool held_suffix;                      /* the line says so (the default report) */
     /* rejected frees and alloc_at (opool__misuse): */
     opool__misuse misuse;
-    bool loud;               /* the object's desc asks for them (OPOOL_REPORT_MISUSE) */
-    uint32_t gen_now;        /* the slot's generation now */
-    uint32_t salt;           /* OPOOL__SALT_TAKEN: the salt asked for */
-    const char *other_name;  /* OPOOL__SALT_TAKEN: the live pool that has it */
+    bool loud;              /* the object's desc asks for them (OPOOL_REPORT_MISUSE) */
+    uint32_t gen_now;       /* the slot's generation now */
+    uint32_t salt;          /* OPOOL__SALT_TAKEN: the salt asked for */
+    const char *other_name; /* OPOOL__SALT_TAKEN: the live pool that has it */
     const void *other;
 } opool__finding;
 

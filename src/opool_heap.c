@@ -1042,9 +1042,9 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         d.class_count = (uint32_t)OPOOL__HEAP_DEFAULTS;
     }
     if (d.class_count == 0 || d.class_count > OPOOL_HEAP_MAX_CLASSES) return OPOOL_EINVAL;
-    if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED |
-                              OPOOL_HEAP_ARENA | OPOOL_POISON | OPOOL_REPORT_MISUSE |
-                              OPOOL_REPORT_UNRATIONED))
+    if (d.flags &
+        ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED | OPOOL_HEAP_ARENA |
+                    OPOOL_POISON | OPOOL_REPORT_MISUSE | OPOOL_REPORT_UNRATIONED))
         return OPOOL_EINVAL;
     if ((d.flags & OPOOL_HEAP_FIXED) && (d.flags & OPOOL_HEAP_GROW)) return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;

@@ -1062,9 +1062,9 @@ TEST(a_pool_with_report_misuse_says_what_each_rejection_was) {
     CHECK_EQ_U64(opool_free(p, h0), OPOOL_OK);
     capture c;
     capture_begin(&c);
-    CHECK_EQ_U64(opool_free(p, h0), OPOOL_ESTALE);        /* a double free */
-    CHECK(opool_alloc(p, &h2) != NULL);                   /* slot 0 again */
-    CHECK_EQ_U64(opool_free(p, h0), OPOOL_ESTALE);        /* stale */
+    CHECK_EQ_U64(opool_free(p, h0), OPOOL_ESTALE);                /* a double free */
+    CHECK(opool_alloc(p, &h2) != NULL);                           /* slot 0 again */
+    CHECK_EQ_U64(opool_free(p, h0), OPOOL_ESTALE);                /* stale */
     CHECK_EQ_U64(opool_free(p, handle(0x9001, 1)), OPOOL_ESTALE); /* never this slot's */
     CHECK_EQ_U64(opool_free(p, handle(0x7002, 1)), OPOOL_EINVAL); /* even */
     CHECK_EQ_U64(opool_free(p, OPOOL_NULL), OPOOL_EINVAL);
@@ -1098,9 +1098,9 @@ TEST(a_pool_with_report_misuse_says_what_each_rejection_was) {
              "%s (%p): rejected free of pointer %p: a double free: slot 1's object was freed "
              "already\n"
              "%s (%p): rejected free of pointer %p: no object of this pool\n",
-             x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p,
-             x, (void *)p, (void *)(o1 + 1), x, (void *)p, x, (void *)p, x, (void *)p, (void *)o1,
-             x, (void *)p, (void *)&local);
+             x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p, x,
+             (void *)p, (void *)(o1 + 1), x, (void *)p, x, (void *)p, x, (void *)p, (void *)o1, x,
+             (void *)p, (void *)&local);
     check_text(c.text, want);
     opool_stats st;
     opool_get_stats(p, &st);

@@ -26,8 +26,7 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
         f.capacity = opool_mt_capacity(p);
         f.loud = (p->desc.flags & OPOOL_REPORT_MISUSE) != 0;
         uint32_t cap = (uint32_t)f.capacity, i = opool_handle_index(h);
-        opool__diag_misuse(&f, cap, p->gen0,
-                           i < cap ? opool__atomic_load_relaxed(&p->gen[i]) : 0);
+        opool__diag_misuse(&f, cap, p->gen0, i < cap ? opool__atomic_load_relaxed(&p->gen[i]) : 0);
     }
     opool__diag_default(&f);
 }

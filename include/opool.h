@@ -155,13 +155,11 @@
  *
  * SALTS. Two live pools with one generation origin would accept each
  * other's handles. Derived salts (desc.salt 0) differ from pool to pool
- * (two coincide with probability 2^-31); opool_create refuses (OPOOL_EINVAL, and a line on stderr names the pool
- * that has it) a nonzero desc.salt that a live pool made with that salt
- * already has, unless desc.flags has OPOOL_SHARE_SALT (twins on purpose:
- * two worlds driven alike, whose handles must match); a derived salt never
- * takes such a one.
- * A pool loaded from an image keeps the image's origin, so a loaded copy
- * and its original, both live, accept each other's handles: they name the
+ * (two coincide with probability 2^-31); opool_create refuses (OPOOL_EINVAL, and a line on stderr
+ * names the pool that has it) a nonzero desc.salt that a live pool made with that salt already has,
+ * unless desc.flags has OPOOL_SHARE_SALT (twins on purpose: two worlds driven alike, whose handles
+ * must match); a derived salt never takes such a one. A pool loaded from an image keeps the image's
+ * origin, so a loaded copy and its original, both live, accept each other's handles: they name the
  * same objects.
  *
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
@@ -262,8 +260,8 @@ extern "C" {
  * Generations start from the pool's salt (desc.salt, or one derived from the
  * order pools are created: the same program gives the same handles run after
  * run), so a handle used with the wrong pool is rejected (OPOOL_ESTALE) with
- * high probability; two live pools never share a salt (see SALTS). A slot's generation wraps after 2^31 reuses, and only then
- * can a stale handle match again; OPOOL_RETIRE_ON_WRAP retires the slot
+ * high probability; two live pools never share a salt (see SALTS). A slot's generation wraps after
+ * 2^31 reuses, and only then can a stale handle match again; OPOOL_RETIRE_ON_WRAP retires the slot
  * instead. */
 typedef struct opool_handle {
     uint64_t bits; /* low 32: slot index; high 32: generation (odd = live) */

@@ -717,7 +717,8 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
     if (desc->salt) { /* (an image's origin, loaded) among the live pools' (SALTS) */
         bool exclusive = !loaded && !(desc->flags & OPOOL_SHARE_SALT);
-        opool_status s = opool__origin_enter(OPOOL__KIND_POOL, desc->salt, p, desc->name, exclusive);
+        opool_status s =
+            opool__origin_enter(OPOOL__KIND_POOL, desc->salt, p, desc->name, exclusive);
         if (s != OPOOL_OK) return s;
     }
     p->max_capacity = g->max_capacity;

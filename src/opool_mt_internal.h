@@ -324,6 +324,8 @@ OPOOL__HOT unsigned opool__mt_my_stripe(void) {
     return OPOOL__MT_STRIPE_OF(opool__mt_stripe_word());
 }
 
+/* The live count of the calling thread's stripe, by d: a load and a store
+ * when the thread holds the stripe alone, else an atomic add. */
 OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
     unsigned w = opool__mt_stripe_word();
     opool__mt_stripe *st = &p->stripes[OPOOL__MT_STRIPE_OF(w)];
@@ -333,8 +335,6 @@ OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
     else
         opool__atomic_fetch_add_relaxed(&st->live, d);
 }
-
-/* A cache record's counter: one writer, so no read-modify-write. */
 
 /* No free slot anywhere: true if a growth may have added some since (the
  * caller looks again), false if the pool cannot grow, is at its limit (an

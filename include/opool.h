@@ -344,8 +344,8 @@ typedef enum opool_full_policy {
 } opool_full_policy;
 
 /* Bits of desc.flags; any other bit is OPOOL_EINVAL at create. Any flag, or an
- * init/fini callback, moves alloc and free off the inline fast path (a few ns
- * more per call), but the three named at the end.
+ * init/fini callback, moves alloc and free off the inline fast path (into a
+ * call to the library), but the three named at the end.
  *   OPOOL_ZERO: the object's object_size bytes are zeroed on every alloc,
  *   before init.
  *   OPOOL_POISON: every free slot (object and padding) holds the repeating
@@ -667,8 +667,8 @@ OPOOL_API void *opool_at(const opool *p, uint32_t index);
  * old handle goes stale, and the free stack is reset so the next allocs take
  * slots 0, 1, 2, ... in order, like a fresh pool. Retired slots stay retired;
  * grown chunks stay (opool_shrink gives them back). NULL-safe; cannot fail;
- * reports nothing. O(capacity): one pass over the slot records (1-2 ns a
- * slot, measured) when no object needs work of its own, that is without
+ * reports nothing. O(capacity): one pass over the slot records when no
+ * object needs work of its own, that is without
  * fini, OPOOL_POISON, OPOOL_RETIRE_ON_WRAP or a memory checker; with one of
  * them, a free per object. Thread-safety: per pool. */
 OPOOL_API void opool_clear(opool *p);

@@ -51,11 +51,9 @@
 /* Every inline path of this file (the core pool's, the heap's, the
  * concurrent pool's cache hits) and the library's helpers of its own
  * concurrent paths (src/opool_mt_internal.h): inlined into the caller even
- * where the compiler's heuristics would make them calls. GCC 12 at -O2 made
- * calls of them in files with many call sites: 91 of opool_alloc's body in
- * tests/test_pool.c, 45 of opool_get's in the C++ tests, the cache hits from
- * a file with four call sites of each. Plain static inline for the proofs'
- * Frama-C (proof/), which reads the same bodies. */
+ * where the compiler's heuristics would make them calls, as they do in a
+ * file with many call sites. Plain static inline under Frama-C (proof/),
+ * which reads the same bodies. */
 #ifndef OPOOL__HOT
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
 #define OPOOL__HOT static inline __attribute__((always_inline))
@@ -260,10 +258,9 @@ OPOOL__HOT void opool__chain_release(opool__hot *c, uint32_t i) {
     (OPOOL__KNOWN_FIXED |                                                                          \
      (((flags)&OPOOL_NO_LIVE_LIST) ? OPOOL__KNOWN_UNLISTED : OPOOL__KNOWN_LISTED))
 
-/* Whether pool c keeps no live list: the bits say, or else its roster. One
- * condition, not a function: where the proofs write the inline free out
- * (proof/run.sh), its path without a list is then a branch that a
- * hypothesis closes, as with the roster test alone. */
+/* Whether pool c keeps no live list: the bits say, or else its roster. A
+ * macro, not a function, on purpose: docs/PROOF.md, "Shared steps, written
+ * out where the provers need it", says why. */
 #define OPOOL__UNLISTED(c, known)                                                                  \
     (((known)&OPOOL__KNOWN_UNLISTED) ||                                                            \
      (!((known)&OPOOL__KNOWN_LISTED) && OPOOL_UNLIKELY((c)->roster == NULL)))
@@ -334,8 +331,9 @@ OPOOL__HOT void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t of
 
 /* The object of slot i past chunk 0 (i >= 2^shift): (i - 2^t) * stride
  * bytes into its chunk, which begins at index 2^t, t being i's top bit.
- * opool__chunk_of counts the same bit (the compiler emits one count; the
- * proof needs the chunk from a function whose contract names it). Written as
+ * opool__chunk_of counts the same bit; the compiler emits one count (why the
+ * chunk still comes from that function: docs/PROOF.md, "How the contracts
+ * are written"). Written as
  * i * stride - 2^t * stride, so that the product does not wait for the bit
  * count; the address is formed inside the chunk. */
 OPOOL__HOT void *opool__object_far(const opool__hot *c, uint32_t i) {
@@ -449,8 +447,7 @@ OPOOL__HOT opool_handle opool__handle_expand_inline(const opool *p, opool_handle
 /* The live list's length: count, 0 without one. One bound for the two
  * checks of the accessors below, read before the index is looked at: in the
  * header's loop the compiler then keeps it, the roster and the chunk 0
- * fields in registers instead of reloading them at every index (GCC 12:
- * 2.3 -> 1.8 ns a visit over a sorted 10K pool). */
+ * fields in registers instead of reloading them at every index. */
 OPOOL__HOT uint32_t opool__listed_count(const opool__hot *c) {
     return c->roster != NULL ? c->count : 0;
 }

@@ -221,13 +221,11 @@
  *
  * SALTS. Two live pools with one generation origin would accept each
  * other's handles. Derived salts (desc.salt 0) differ from pool to pool
- * (two coincide with probability 2^-31); opool_create refuses (OPOOL_EINVAL, and a line on stderr names the pool
- * that has it) a nonzero desc.salt that a live pool made with that salt
- * already has, unless desc.flags has OPOOL_SHARE_SALT (twins on purpose:
- * two worlds driven alike, whose handles must match); a derived salt never
- * takes such a one.
- * A pool loaded from an image keeps the image's origin, so a loaded copy
- * and its original, both live, accept each other's handles: they name the
+ * (two coincide with probability 2^-31); opool_create refuses (OPOOL_EINVAL, and a line on stderr
+ * names the pool that has it) a nonzero desc.salt that a live pool made with that salt already has,
+ * unless desc.flags has OPOOL_SHARE_SALT (twins on purpose: two worlds driven alike, whose handles
+ * must match); a derived salt never takes such a one. A pool loaded from an image keeps the image's
+ * origin, so a loaded copy and its original, both live, accept each other's handles: they name the
  * same objects.
  *
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
@@ -328,8 +326,8 @@ extern "C" {
  * Generations start from the pool's salt (desc.salt, or one derived from the
  * order pools are created: the same program gives the same handles run after
  * run), so a handle used with the wrong pool is rejected (OPOOL_ESTALE) with
- * high probability; two live pools never share a salt (see SALTS). A slot's generation wraps after 2^31 reuses, and only then
- * can a stale handle match again; OPOOL_RETIRE_ON_WRAP retires the slot
+ * high probability; two live pools never share a salt (see SALTS). A slot's generation wraps after
+ * 2^31 reuses, and only then can a stale handle match again; OPOOL_RETIRE_ON_WRAP retires the slot
  * instead. */
 typedef struct opool_handle {
     uint64_t bits; /* low 32: slot index; high 32: generation (odd = live) */
@@ -412,8 +410,8 @@ typedef enum opool_full_policy {
 } opool_full_policy;
 
 /* Bits of desc.flags; any other bit is OPOOL_EINVAL at create. Any flag, or an
- * init/fini callback, moves alloc and free off the inline fast path (a few ns
- * more per call), but the three named at the end.
+ * init/fini callback, moves alloc and free off the inline fast path (into a
+ * call to the library), but the three named at the end.
  *   OPOOL_ZERO: the object's object_size bytes are zeroed on every alloc,
  *   before init.
  *   OPOOL_POISON: every free slot (object and padding) holds the repeating
@@ -735,8 +733,8 @@ OPOOL_API void *opool_at(const opool *p, uint32_t index);
  * old handle goes stale, and the free stack is reset so the next allocs take
  * slots 0, 1, 2, ... in order, like a fresh pool. Retired slots stay retired;
  * grown chunks stay (opool_shrink gives them back). NULL-safe; cannot fail;
- * reports nothing. O(capacity): one pass over the slot records (1-2 ns a
- * slot, measured) when no object needs work of its own, that is without
+ * reports nothing. O(capacity): one pass over the slot records when no
+ * object needs work of its own, that is without
  * fini, OPOOL_POISON, OPOOL_RETIRE_ON_WRAP or a memory checker; with one of
  * them, a free per object. Thread-safety: per pool. */
 OPOOL_API void opool_clear(opool *p);
@@ -1156,7 +1154,7 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  *     block would take).
  * alloc, free and realloc are inline: the common case (a block of the
  * class's current page, a live block of a page of the heap, a resize within
- * the class) costs a few dozen instructions and no call; everything else
+ * the class) is a short inline path with no call; everything else
  * (a full current page, growth, fallback blocks, every misuse, poisoning, a
  * memory checker) runs out of line.
  * Above the desc's largest class the heap has classes of its own, so that
@@ -1587,8 +1585,8 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * each other's slots. A stripe's head is one 64-bit word: the top slot's
  * index + 1 in the low bits and an ABA tag in the rest, both changed
  * together by one CAS. The tag gets every bit the indices do not need:
- * 64 - bits(capacity + 1), at least 32. (docs/CONCURRENCY.md gives the wrap
- * analysis and the proofs.)
+ * 64 - bits(capacity + 1), at least 32. (docs/CONCURRENCY.md, "The free
+ * list", gives the wrap analysis and the proofs.)
  *
  * A thread takes a stripe when it first uses any pool: one that no running
  * thread holds, which it holds alone until it ends (and counts its objects
@@ -2877,11 +2875,9 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
 /* Every inline path of this file (the core pool's, the heap's, the
  * concurrent pool's cache hits) and the library's helpers of its own
  * concurrent paths (src/opool_mt_internal.h): inlined into the caller even
- * where the compiler's heuristics would make them calls. GCC 12 at -O2 made
- * calls of them in files with many call sites: 91 of opool_alloc's body in
- * tests/test_pool.c, 45 of opool_get's in the C++ tests, the cache hits from
- * a file with four call sites of each. Plain static inline for the proofs'
- * Frama-C (proof/), which reads the same bodies. */
+ * where the compiler's heuristics would make them calls, as they do in a
+ * file with many call sites. Plain static inline under Frama-C (proof/),
+ * which reads the same bodies. */
 #ifndef OPOOL__HOT
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
 #define OPOOL__HOT static inline __attribute__((always_inline))
@@ -3086,10 +3082,9 @@ OPOOL__HOT void opool__chain_release(opool__hot *c, uint32_t i) {
     (OPOOL__KNOWN_FIXED |                                                                          \
      (((flags)&OPOOL_NO_LIVE_LIST) ? OPOOL__KNOWN_UNLISTED : OPOOL__KNOWN_LISTED))
 
-/* Whether pool c keeps no live list: the bits say, or else its roster. One
- * condition, not a function: where the proofs write the inline free out
- * (proof/run.sh), its path without a list is then a branch that a
- * hypothesis closes, as with the roster test alone. */
+/* Whether pool c keeps no live list: the bits say, or else its roster. A
+ * macro, not a function, on purpose: docs/PROOF.md, "Shared steps, written
+ * out where the provers need it", says why. */
 #define OPOOL__UNLISTED(c, known)                                                                  \
     (((known)&OPOOL__KNOWN_UNLISTED) ||                                                            \
      (!((known)&OPOOL__KNOWN_LISTED) && OPOOL_UNLIKELY((c)->roster == NULL)))
@@ -3160,8 +3155,9 @@ OPOOL__HOT void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t of
 
 /* The object of slot i past chunk 0 (i >= 2^shift): (i - 2^t) * stride
  * bytes into its chunk, which begins at index 2^t, t being i's top bit.
- * opool__chunk_of counts the same bit (the compiler emits one count; the
- * proof needs the chunk from a function whose contract names it). Written as
+ * opool__chunk_of counts the same bit; the compiler emits one count (why the
+ * chunk still comes from that function: docs/PROOF.md, "How the contracts
+ * are written"). Written as
  * i * stride - 2^t * stride, so that the product does not wait for the bit
  * count; the address is formed inside the chunk. */
 OPOOL__HOT void *opool__object_far(const opool__hot *c, uint32_t i) {
@@ -3275,8 +3271,7 @@ OPOOL__HOT opool_handle opool__handle_expand_inline(const opool *p, opool_handle
 /* The live list's length: count, 0 without one. One bound for the two
  * checks of the accessors below, read before the index is looked at: in the
  * header's loop the compiler then keeps it, the roster and the chunk 0
- * fields in registers instead of reloading them at every index (GCC 12:
- * 2.3 -> 1.8 ns a visit over a sorted 10K pool). */
+ * fields in registers instead of reloading them at every index. */
 OPOOL__HOT uint32_t opool__listed_count(const opool__hot *c) {
     return c->roster != NULL ? c->count : 0;
 }
@@ -3666,13 +3661,12 @@ typedef struct opool__mt_signals {
     opool__episode episode;
 } opool__mt_signals;
 
-/* A cache record (docs/CONCURRENCY.md 5 and 8). Its entries, ent[k & mask],
- * follow it in the same allocation (opool__mt_ent). It holds copies of the
- * pool's fixed fields that a hit needs, so a hit reads no line of the pool
- * but its signals: on LP64 the record is two cache lines, its owner's. The
- * 64-bit atomic fields come first, so that C (where _Atomic(uint64_t) may be
- * more aligned than uint64_t, as on i386) and C++ put every field at the
- * same offset. */
+/* A cache record (docs/CONCURRENCY.md, "Caches (magazines) and stealing" and "What a cache hit
+ * costs"). Its entries, ent[k & mask], follow it in the same allocation (opool__mt_ent). It holds
+ * copies of the pool's fixed fields that a hit needs, so a hit reads no line of the pool but its
+ * signals: on LP64 the record is two cache lines, its owner's. The 64-bit atomic fields come first,
+ * so that C (where _Atomic(uint64_t) may be more aligned than uint64_t, as on i386) and C++ put
+ * every field at the same offset. */
 struct opool_mt_cache {
     /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
      * stealing deque, oldest at top. The owner pushes and takes at bottom
@@ -3681,7 +3675,8 @@ struct opool_mt_cache {
     OPOOL__ATOMIC(uint64_t) bottom;
     OPOOL__ATOMIC(uint64_t) top;
     OPOOL__ATOMIC(int64_t) live; /* allocs minus frees through this record: only its owner writes */
-    uint64_t home;               /* its home id << 32 (0: it never claims biased), docs 8 */
+    /* its home id << 32 (0: it never claims biased): CONCURRENCY.md, "What a cache hit costs" */
+    uint64_t home;
     OPOOL__ATOMIC(uint32_t) * gen; /* the pool's, copied: its generations */
     OPOOL__ATOMIC(uint64_t) * own; /* the pool's, copied: its slots' home words */
     unsigned char *objects;        /* the pool's, copied */
@@ -3753,8 +3748,8 @@ OPOOL_API void opool__mt_cache_parked(opool_mt_cache *c);
 #define OPOOL__MT_STORE_RELAXED(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
 #define OPOOL__MT_STORE_RELEASE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
 #endif
-/* The owner's side of the asymmetric barriers of docs 5, 6 and 8: orders
- * the compiler only. */
+/* The owner's side of the asymmetric barriers of CONCURRENCY.md, "Caches (magazines) and stealing",
+ * "Waiting, and the stranding policy" and "What a cache hit costs": orders the compiler only. */
 #define OPOOL__MT_LIGHT_BARRIER(c) __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define OPOOL__MT_HIT_POINT(c, at) ((void)0)
 #endif
@@ -3807,8 +3802,8 @@ static inline void opool__mt_go_live(OPOOL__ATOMIC(uint32_t) * gen, uint32_t i, 
 }
 
 /* The claim of slot i's generation g by its home c, by plain stores
- * (docs 8): the claim word, which a revoker reads after its barrier. The
- * light barrier, then opool__mt_still_biased, must follow. */
+ * (CONCURRENCY.md, "What a cache hit costs"): the claim word, which a revoker reads after its
+ * barrier. The light barrier, then opool__mt_still_biased, must follow. */
 static inline void opool__mt_claim_store(opool_mt_cache *c, uint32_t i, uint32_t g) {
     OPOOL__MT_STORE_RELAXED(&c->own[i], c->home | g);
 }
@@ -3819,10 +3814,10 @@ static inline bool opool__mt_still_biased(const opool_mt_cache *c) {
     return OPOOL__MT_LOAD_RELAXED(&c->remote) == 0; /* OPOOL__MT_BIASED */
 }
 
-/* The publication of the park (docs 6), the one way slots enter a cache:
- * bottom raised to b over the entries written below it (release: a thief
- * that reads the new bottom sees them and their slots). The light barrier,
- * then opool__mt_waiting, must follow. */
+/* The publication of the park (CONCURRENCY.md, "Waiting, and the stranding policy"), the one way
+ * slots enter a cache: bottom raised to b over the entries written below it (release: a thief that
+ * reads the new bottom sees them and their slots). The light barrier, then opool__mt_waiting, must
+ * follow. */
 static inline void opool__mt_set_bottom(opool_mt_cache *c, uint64_t b) {
     OPOOL__MT_STORE_RELEASE(&c->bottom, b);
 }
@@ -3836,9 +3831,9 @@ static inline bool opool__mt_waiting(const opool_mt_cache *c) {
 }
 
 /* The alloc hit: the owner's take of the newest parked slot with no thief
- * registered (docs 5), the slot made live with c as its home (docs 8). The
- * exported opool_mt_cache_alloc runs it too (src/opool_abi.c), so the
- * library's tests run this body. */
+ * registered (CONCURRENCY.md, "Caches (magazines) and stealing"), the slot made live with c as its
+ * home (CONCURRENCY.md, "What a cache hit costs"). The exported opool_mt_cache_alloc runs it too
+ * (src/opool_abi.c), so the library's tests run this body. */
 OPOOL__HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
     uint64_t b;
     if (OPOOL_UNLIKELY(c == NULL || !c->fast || !opool__mt_lower(c, &b)))
@@ -3859,8 +3854,9 @@ OPOOL__HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *o
 
 /* The free hit: a live handle of a slot this cache allocated, while the
  * cache is biased, parked in a cache with room: the claim with plain stores
- * (docs 8), then the park and its handshake with waiters (docs 6). The
- * exported opool_mt_cache_free runs it too. */
+ * (CONCURRENCY.md, "What a cache hit costs"), then the park and its handshake with waiters
+ * (CONCURRENCY.md, "Waiting, and the stranding policy"). The exported opool_mt_cache_free runs it
+ * too. */
 OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || !c->fast ||
@@ -4094,19 +4090,15 @@ static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t s
 /* The bytes from address a up to the next multiple of align (a power of
  * two): the one place where the core rounds an address; the rounded address
  * is then a + OPOOL__PAD(a, align), pointer arithmetic within a's block.
- * A static analyzer cannot follow a bit mask on an address, so
- * proof/frama_c.h defines this first, as the same padding computed from the
- * address's offset in its block and a residue the EVA harness picks
- * (docs/PROOF.md, Assumptions). */
+ * proof/frama_c.h defines its own first (docs/PROOF.md, "Assumptions"). */
 #ifndef OPOOL__PAD
 #define OPOOL__PAD(a, align) ((size_t)(-(uintptr_t)(a) & ((uintptr_t)(align)-1)))
 #endif
 
 /* False when address a cannot lie in the block that b points into. In C
  * every address is compared as an integer, so this is 1 and costs nothing
- * (opool_handle_of). A static analyzer relates an address turned into an
- * integer to its block only within that block: proof/frama_c.h defines
- * this first, as "a and b point into one block" (docs/PROOF.md). */
+ * (opool_handle_of). proof/frama_c.h defines its own first (docs/PROOF.md,
+ * "Assumptions"). */
 #ifndef OPOOL__SAME_BLOCK
 #define OPOOL__SAME_BLOCK(a, b) 1
 #endif
@@ -4458,9 +4450,9 @@ OPOOL__INTERNAL void opool__sleepq_sleep(opool__sleepq *q, opool__atomic(uint32_
 
 /* Registers the process for the expedited membarrier once, on first use:
  * true if opool__membarrier can be relied on (the owner side of a park may
- * then use a compiler barrier only, docs/CONCURRENCY.md 6). Windows: true,
- * nothing to register; but false under Wine, whose FlushProcessWriteBuffers
- * does nothing (8.0). */
+ * then use a compiler barrier only, docs/CONCURRENCY.md, "Waiting, and the stranding policy").
+ * Windows: true, nothing to register; but false under Wine, whose FlushProcessWriteBuffers does
+ * nothing (8.0). */
 OPOOL__INTERNAL bool opool__membarrier_ready(void);
 /* A full barrier on every running thread of the process; false if the
  * system refused it (never call it unless opool__membarrier_ready).
@@ -5029,18 +5021,23 @@ __asm__(".pushsection \".debug_gdb_scripts\", \"MS\", %progbits, 1\n"
  * read it), the slot operations of the alloc and free paths (inline into
  * each public call), and the opool__mt_ functions one
  * file defines for another. Private: never installed. The design and the
- * correctness arguments are in docs/CONCURRENCY.md ("docs N" below).
+ * correctness arguments are in docs/CONCURRENCY.md, cited below by section
+ * title.
  *
- * The files of opool_mt, each with one job:
- *   opool_mt_internal.h   the records and the shared slot operations (docs 4)
+ * The files of opool_mt, each with one job (and the section of
+ * docs/CONCURRENCY.md that explains it):
+ *   opool_mt_internal.h   the records and the shared slot operations
+ *                         ("Generations: who owns a slot")
  *   opool_mt_list.h       the shared free list, ABA-tagged stacks striped by thread
- *                         (docs 3), inline
+ *                         ("The free list"), inline
  *   opool_mt.c            the pool: create, destroy, its storage, the slow steps of a slot,
  *                         failures and reports, get, count and stats
- *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier (docs 6)
- *   opool_mt_grow.c       growth of an OPOOL_FULL_GROW pool: one grower at a time (docs 9)
+ *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier
+ *                         ("Waiting, and the stranding policy")
+ *   opool_mt_grow.c       growth of an OPOOL_FULL_GROW pool: one grower at a time ("Growth")
  *   opool_mt_cache.c      caches: parking, refill, spill, stealing, the waiter,
- *                         and the opool_mt_cache_* API (docs 5, 6)
+ *                         and the opool_mt_cache_* API ("Caches (magazines) and
+ *                         stealing", "Waiting, and the stranding policy")
  *   opool_mt_shared.c     the calls without a cache: alloc, alloc_wait, free, bulk
  * Each .c calls only the files listed above it (make test checks that no
  * two object files use each other, directly or around a loop).
@@ -5069,7 +5066,7 @@ __asm__(".pushsection \".debug_gdb_scripts\", \"MS\", %progbits, 1\n"
  * in opool_mt_list.h); the rest are static in their file. */
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
 
-/* The shared free list is this many lists, the stripes (docs 3): each
+/* The shared free list is this many lists, the stripes (CONCURRENCY.md, "The free list"): each
  * thread pushes onto its own stripe and pops from it first. */
 #define OPOOL__MT_STRIPES 16 /* at most 32: a bit each in opool__mt_stripes_held */
 /* At most, the slots a pop that finds its own stripe empty takes from
@@ -5078,10 +5075,10 @@ __asm__(".pushsection \".debug_gdb_scripts\", \"MS\", %progbits, 1\n"
  * (16 of 4 bytes), so that two threads allocating from a fresh pool do not
  * share lines of gen[] and next[]. */
 #define OPOOL__MT_BORROW 16u
-/* Caches that can be a slot's home with a biased claim (docs 8): ids 1 ..
- * OPOOL__MT_HOMES - 1; a cache record made after them claims with the CAS. */
+/* Caches that can be a slot's home with a biased claim (CONCURRENCY.md, "What a cache hit costs"):
+ * ids 1 .. OPOOL__MT_HOMES - 1; a cache record made after them claims with the CAS. */
 #define OPOOL__MT_HOMES 64
-/* A cache's remote state (docs 8). */
+/* A cache's remote state (CONCURRENCY.md, "What a cache hit costs"). */
 enum {
     OPOOL__MT_BIASED = 0,   /* only its owner has freed its slots: its claim is plain stores */
     OPOOL__MT_REVOKING = 1, /* another path is revoking the bias: its barrier may not be done */
@@ -5093,11 +5090,11 @@ _Static_assert(OPOOL__MT_BIASED == 0, "opool_abi.h's opool__mt_claim_biased read
  * the list, by threads that find their own stripe empty). */
 typedef struct opool__mt_stripe {
     /* the top slot's index + 1 (0: empty) in the idx_mask bits, an ABA tag
-     * in the rest (docs 3) */
+     * in the rest (CONCURRENCY.md, "The free list") */
     OPOOL__MT_ALIGN(opool__atomic(uint64_t) head);
     /* allocs minus frees by the cacheless calls of the thread that holds
      * this stripe alone (its only writer: a load and a store, no
-     * read-modify-write), and of the threads that share it (docs 3) */
+     * read-modify-write), and of the threads that share it (CONCURRENCY.md, "The free list") */
     opool__atomic(int64_t) owned;
     opool__atomic(int64_t) live;
 } opool__mt_stripe;
@@ -5111,17 +5108,18 @@ struct opool_mt {
     opool__atomic(uint32_t) * next; /* [max_capacity]: list link, the slot below + 1 */
     /* [max_capacity]: the slot's home (the id of the cache that allocated it, 0:
      * none) << 32 | its claim (the generation its home is freeing, 0: none):
-     * docs 8 */
+     * CONCURRENCY.md, "What a cache hit costs" */
     opool__atomic(uint64_t) * own;
     size_t stride;
     uint64_t idx_mask; /* head bits holding top + 1 */
     uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
     /* slots with storage: [0, capacity) are valid indexes. Only a growth
-     * changes it (upward, before it pushes the new slots: docs 9) */
+     * changes it (upward, before it pushes the new slots: CONCURRENCY.md, "Growth") */
     opool__atomic(uint32_t) capacity;
     uint32_t max_capacity; /* the growth limit (a fixed pool's capacity) */
     uint32_t gen0;
-    bool grows;      /* OPOOL_FULL_GROW: storage reserved for max_capacity slots (docs 9) */
+    /* OPOOL_FULL_GROW: storage reserved for max_capacity slots (CONCURRENCY.md, "Growth") */
+    bool grows;
     bool sync;       /* the program's TSan is told of slot hand-offs (opool_track.h) */
     bool hooks;      /* init, fini, ZERO, POISON, a memory checker or sync: the slow slot paths */
     bool checker;    /* ASan or Valgrind hides free slots */
@@ -5144,7 +5142,8 @@ struct opool_mt {
     opool__atomic(uint64_t) failed, rejected, steals, sleeps, wake_calls, barrier_calls;
     opool__quota quota;                 /* of the default report's lines */
     opool__atomic(uint32_t) homes_used; /* ids handed out */
-    opool__atomic(uint32_t) growing;    /* odd while a thread grows the pool (docs 9) */
+    /* odd while a thread grows the pool (CONCURRENCY.md, "Growth") */
+    opool__atomic(uint32_t) growing;
     opool__sleepq growq;                /* where threads wait for a growth to end */
     opool__atomic(uint64_t) grows_made; /* growths: statistics */
     opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
@@ -5171,7 +5170,7 @@ static inline size_t opool__mt_cache_bytes(uint32_t cap) {
 /* The slots with storage now. relaxed: a handle of a slot that a growth
  * added reaches a thread through the push that followed the growth's store
  * (release, then acquire), so that thread reads this count or a later one;
- * for any other handle a stale count only rejects it (docs 9). */
+ * for any other handle a stale count only rejects it (CONCURRENCY.md, "Growth"). */
 OPOOL__HOT uint32_t opool__mt_capacity_now(const opool_mt *p) {
     return opool__atomic_load_relaxed(&p->capacity);
 }
@@ -5224,18 +5223,18 @@ OPOOL__INTERNAL uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uin
                                     uint32_t *last);
 OPOOL__INTERNAL uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first);
 /* opool__mt_pop (opool_mt_list.h) found stripe s, the caller's, empty: pop
- * from the other stripes (docs 3). Returns as opool__mt_pop. */
+ * from the other stripes (CONCURRENCY.md, "The free list"). Returns as opool__mt_pop. */
 OPOOL__INTERNAL uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first, uint32_t *last);
 
 /* Slots a passing thief that needs one takes beyond it, to the shared list:
  * one membarrier then serves the next allocs too. */
 #define OPOOL__MT_STEAL_EXTRA 15u
 
-/* ==== slots (docs 4) ===================================================== */
+/* ==== slots (CONCURRENCY.md, "Generations: who owns a slot") ================================== */
 
 /* Slot i is the caller's (off the list or out of a cache entry): make it
  * live, with home as its home word (a cache's c->home; 0 for the shared
- * path, docs 8). */
+ * path, CONCURRENCY.md, "What a cache hit costs"). */
 OPOOL__HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out, uint64_t home) {
     /* relaxed: the slot is ours; its last generation came with it (the
      * acquire that gave us the slot) */
@@ -5272,8 +5271,8 @@ OPOOL__HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g, b
 
 /* The claim's CAS of slot i from generation g to g + 1, and its end: of
  * two racing frees exactly one CAS succeeds, and none succeeds after a
- * biased home's claim (docs 4, 8). OPOOL_ESTALE, changing nothing, when
- * another free came first. */
+ * biased home's claim (CONCURRENCY.md, "Generations: who owns a slot" and "What a cache hit
+ * costs"). OPOOL_ESTALE, changing nothing, when another free came first. */
 OPOOL__HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
     uint32_t want = g;
     /* acquire: the object's state from the thread that made it live (fini
@@ -5299,7 +5298,7 @@ OPOOL__HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep)
     return opool__mt_claim_cas(p, i, g, keep);
 }
 
-/* The calling thread's stripe (docs 3), as a word: stripe + 1, with
+/* The calling thread's stripe (CONCURRENCY.md, "The free list"), as a word: stripe + 1, with
  * OPOOL__MT_HELD when the thread holds it alone (in every pool) until it
  * ends. A thread takes one when it first uses any opool_mt: a stripe no
  * running thread holds, else one to share, in turn. */
@@ -5342,6 +5341,8 @@ OPOOL__HOT unsigned opool__mt_my_stripe(void) {
     return OPOOL__MT_STRIPE_OF(opool__mt_stripe_word());
 }
 
+/* The live count of the calling thread's stripe, by d: a load and a store
+ * when the thread holds the stripe alone, else an atomic add. */
 OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
     unsigned w = opool__mt_stripe_word();
     opool__mt_stripe *st = &p->stripes[OPOOL__MT_STRIPE_OF(w)];
@@ -5351,8 +5352,6 @@ OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
     else
         opool__atomic_fetch_add_relaxed(&st->live, d);
 }
-
-/* A cache record's counter: one writer, so no read-modify-write. */
 
 /* No free slot anywhere: true if a growth may have added some since (the
  * caller looks again), false if the pool cannot grow, is at its limit (an
@@ -5372,14 +5371,14 @@ static inline uint64_t opool__mt_deadline(uint64_t timeout_ns) {
     return timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
 }
 
-/* ==== waiting (docs 6) =================================================== */
+/* ==== waiting (CONCURRENCY.md, "Waiting, and the stranding policy") =========================== */
 
 /* n slots have just become available (pushed, or parked with no waiter
  * seen): wake up to n sleepers; close an exhaustion episode. */
 OPOOL__HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
-    /* seq_cst: the freer's half of the handshake (docs 6): after the push's
-     * seq_cst CAS, either this sees the waiter or the waiter's pop sees the
-     * slots */
+    /* seq_cst: the freer's half of the handshake (CONCURRENCY.md, "Waiting, and the stranding
+     * policy"): after the push's seq_cst CAS, either this sees the waiter or the waiter's pop sees
+     * the slots */
     if (OPOOL_UNLIKELY(opool__atomic_load_seq_cst(&p->sig.waiters) != 0)) opool__mt_wake_slow(p, n);
     opool__mt_end_episode(p);
 }
@@ -5392,7 +5391,7 @@ OPOOL__HOT void opool__mt_light_barrier(const opool_mt *p) {
         opool__atomic_fence_seq_cst(); /* pairs with the waiter's fence */
 }
 
-/* ==== caches (docs 5) ==================================================== */
+/* ==== caches (CONCURRENCY.md, "Caches (magazines) and stealing") ============================== */
 
 /* Parked slots (thieves may take some at any time). */
 static inline uint32_t opool__mt_parked(const opool_mt_cache *c) {
@@ -5410,7 +5409,7 @@ static inline uint32_t opool__mt_parked(const opool_mt_cache *c) {
 /*
  * opool_mt_list.h -- the shared free list of opool_mt: OPOOL__MT_STRIPES
  * ABA-tagged stacks of slot indexes linked through next[], one per stripe
- * of threads (docs/CONCURRENCY.md 3). Inline: every alloc and free without
+ * of threads (docs/CONCURRENCY.md, "The free list"). Inline: every alloc and free without
  * a cache is a pop or a push. Private.
  */
 #ifndef OPOOL_MT_LIST_H
@@ -5428,8 +5427,8 @@ OPOOL__HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t to
 OPOOL__HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t k,
                                        uint32_t *first, uint32_t *last) {
     /* seq_cst: acquire for the links and slots the pushers released, and the
-     * waiter's half of the handshake of docs 6 (free: seq_cst CAS, then
-     * seq_cst load of waiters) */
+     * waiter's half of the handshake of CONCURRENCY.md, "Waiting, and the stranding policy" (free:
+     * seq_cst CAS, then seq_cst load of waiters) */
     uint64_t h = opool__atomic_load_seq_cst(head);
     for (;;) {
         uint32_t t = (uint32_t)(h & p->idx_mask), n = 0;
@@ -5443,12 +5442,12 @@ OPOOL__HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) * he
             n++;
         }
         /* acquire (success and failure): the next attempt's links, as above;
-         * the tag in h protects against ABA (docs 3) */
+         * the tag in h protects against ABA (CONCURRENCY.md, "The free list") */
         if (opool__atomic_cas_weak_acquire_acquire(head, &h, opool__mt_head_to(p, h, t))) return n;
     }
 }
 
-/* Pop off the list at head, in one CAS, what a borrow takes (docs 3): k
+/* Pop off the list at head, in one CAS, what a borrow takes (CONCURRENCY.md, "The free list"): k
  * slots, or when the list holds more, half of what it holds, counting at
  * most 2 * OPOOL__MT_BORROW, up to OPOOL__MT_BORROW (never fewer than k).
  * Returns how many; as opool__mt_list_pop. */
@@ -5484,7 +5483,8 @@ OPOOL__HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * head,
         /* relaxed: published by the release of the CAS below */
         opool__atomic_store_relaxed(&p->next[last], (uint32_t)(h & p->idx_mask));
         /* seq_cst: release of the links and the freed slots to the next
-         * popper, and the freer's half of the handshake of docs 6 */
+         * popper, and the freer's half of the handshake of CONCURRENCY.md, "Waiting, and the
+         * stranding policy" */
     } while (!opool__atomic_cas_weak_seq_cst_relaxed(head, &h, opool__mt_head_to(p, h, first + 1)));
 }
 
@@ -5564,7 +5564,7 @@ typedef enum opool__mt_point {
      * the next */
     OPOOL__MT_AT_STATS_SCAN,
     /* a free through a slot's home cache has checked the generation and
-     * not yet stored its claim (docs 8) */
+     * not yet stored its claim (CONCURRENCY.md, "What a cache hit costs") */
     OPOOL__MT_AT_CLAIM_CHECKED,
     /* the home's free has stored its claim and not yet read its cache's
      * remote state */
@@ -5579,7 +5579,7 @@ typedef enum opool__mt_point {
      * hands out off another stripe; the rest are not yet on its own */
     OPOOL__MT_AT_BORROWED,
     /* a thread found the pool empty while another grows it, and is about
-     * to wait for that growth to end (docs 9) */
+     * to wait for that growth to end (CONCURRENCY.md, "Growth") */
     OPOOL__MT_AT_GROW_WAIT,
     /* the grower holds the growth and has not yet committed the storage of
      * the new slots */
@@ -5834,9 +5834,7 @@ bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->hot.b
 
 /* Storage for chunk c (>= 1): the allocator's, or for an id-only pool
  * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
- * returns. NULL when memory is not there. (OPOOL__ALLOC_CALL, defined only
- * in proof/wp_core.c, tells WP which contract the call through the
- * pointer keeps.) */
+ * returns. NULL when memory is not there. */
 char *opool__chunk_storage(const opool *p, uint32_t c) {
     if (p->hot.stride == 0) return p->hot.base[0];
 #ifdef OPOOL__ALLOC_CALL
@@ -5945,8 +5943,8 @@ bool opool__reserve_slots(opool *p, uint32_t n) {
  * A pool created with OPOOL_NO_LIVE_LIST has no roster (hot.roster NULL):
  * its free stack is the chain of opool_abi.h, through the free slots' .pos,
  * whose pop and push are there. These are its other steps, each called
- * where the roster's would be. The proof's pool invariant is the roster's:
- * none of this is in it (docs/PROOF.md). */
+ * where the roster's would be. The proofs cover pools with a roster only;
+ * the tests cover these (docs/PROOF.md, "Limits"). */
 
 /* Whether the pool keeps a live list (a roster). */
 static inline bool opool__listed(const opool *p) { return p->hot.roster != NULL; }
@@ -6010,10 +6008,10 @@ static void opool__chain_enrol(opool__hot *h, uint32_t lo, uint32_t hi) {
     *at = OPOOL__CHAIN_END;
 }
 
-/* The growth's steps. Each loop of the growth (these, opool__range_freed's,
- * and opool__reach's over it) has its invariant in proof/wp_core.c, which
- * defines the macro that names it when WP reads this file; src/ carries no
- * ACSL of its own. */
+/* The growth's steps. The blocks under #ifdef OPOOL__*_LOOP or
+ * OPOOL__ALLOC_CALL in this file are annotations that proof/wp_core.c
+ * defines for its own reading of the file; every build compiles them out
+ * (docs/PROOF.md, "How the contracts reach the code"). */
 
 /* The lowest chunk above 0 without storage; nchunks when each has it. */
 static inline uint32_t opool__unbacked_chunk(const opool *p) {
@@ -6048,9 +6046,9 @@ static inline void opool__join(opool *p, uint32_t i) {
 /* The slots of [lo, hi) without storage join the free stack, in ascending
  * order (one retired before shrink gave its chunk back stays retired). The
  * roster always has room, since none of them is in it and it holds a slot
- * at most once; the loop's bound on limit says so where the compiler and
- * the prover see it (a compare per slot of a growth), so that no pool
- * state can make it write past nslots entries (docs/PROOF.md). */
+ * at most once; the loop's bound on limit checks it anyway (a compare per
+ * slot of a growth), so that no pool state, a corrupt one included, can make
+ * it write past nslots entries. */
 static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi) {
     opool__hot *h = &p->hot;
 #ifdef OPOOL__ENROL_LOOP
@@ -6067,8 +6065,8 @@ static inline void opool__count_grow(opool *p) { p->grows++; }
  * stack in ascending order. False when no chunk is left or memory is not.
  * The arrays grow first: when the chunk's storage then fails, the pool is
  * whole as it was, only its arrays longer (the next growth's). The new
- * objects are poisoned before any slot names them; each step after is one
- * whose contract WP proves (proof/wp_core.c, docs/PROOF.md). */
+ * objects are poisoned before any slot names them. Keep the steps' order:
+ * docs/PROOF.md, "How the contracts are written", says why. */
 OPOOL_NOINLINE bool opool__grow(opool *p) {
     uint32_t c = opool__unbacked_chunk(p);
     if (c >= p->nchunks) return false;
@@ -6180,8 +6178,9 @@ uint32_t opool__no_live_list(const opool *p) {
 
 /* The writes of the free and of the claim come in small steps (opool__drop,
  * opool__unlink (opool_abi.h), opool__freed, opool__episode_end,
- * opool__count_alloc, opool__link): each has a contract in proof/wp_core.c that WP proves keeps
- * the pool invariant, and the callers chain them (docs/PROOF.md). They are
+ * opool__count_alloc, opool__link), each of which keeps the pool invariant
+ * (tests/support/opool_check.c checks it), and the callers chain them
+ * (why steps: docs/PROOF.md, "How the contracts are written"). They are
  * static inline, so the compiled paths are what they would be written out. */
 
 /* OPOOL_OK if h is live in p, with its index in *index (the index checked
@@ -6215,8 +6214,8 @@ static void opool__retire(opool *p, uint32_t i) {
     opool__update_fast(p);
 }
 
-/* The hooks, each called from one place (docs/PROOF.md gives them the
- * contract the proofs assume of a user's hook). */
+/* The hooks, each called from one place, so that what is assumed of a
+ * user's hook is stated once (docs/PROOF.md, "Assumptions"). */
 static void opool__call_fini(const opool *p, void *obj) { p->desc.fini(obj, p->desc.user); }
 static void opool__call_init(const opool *p, void *obj) { p->desc.init(obj, p->desc.user); }
 
@@ -6465,7 +6464,8 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
     if (desc->salt) { /* (an image's origin, loaded) among the live pools' (SALTS) */
         bool exclusive = !loaded && !(desc->flags & OPOOL_SHARE_SALT);
-        opool_status s = opool__origin_enter(OPOOL__KIND_POOL, desc->salt, p, desc->name, exclusive);
+        opool_status s =
+            opool__origin_enter(OPOOL__KIND_POOL, desc->salt, p, desc->name, exclusive);
         if (s != OPOOL_OK) return s;
     }
     p->max_capacity = g->max_capacity;
@@ -6799,7 +6799,7 @@ opool_status opool_free_object(opool *p, void *obj) {
 /* Free every live object at once where a free has nothing to do for the
  * object itself (no fini, poison, checker or retirement): each live slot
  * goes to its next generation in one pass over the records, instead of a
- * release per object (11 ns an object at 1M). With none live it frees
+ * release per object. With none live it frees
  * nothing, so, like the release, it ends no exhaustion episode. */
 static void opool__release_plain(opool *p) {
     opool__hot *h = &p->hot;
@@ -9347,18 +9347,19 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
  * creation and destruction, the slow steps of a slot going live or free,
  * its failures and reports, and what reads it (get, count, stats). Taking
  * and giving back slots is opool_mt_shared.c's and opool_mt_cache.c's. The
- * design and the correctness arguments are in docs/CONCURRENCY.md, whose
- * section numbers the comments cite as "docs N"; opool_mt_internal.h lists
+ * design and the correctness arguments are in docs/CONCURRENCY.md, which
+ * the comments cite by section title; opool_mt_internal.h lists
  * the other files of opool_mt and their jobs. Calls nothing of them.
  *
  * Sections (grep for "==== "):
- *   ==== slots         failures, rejections, preparing and releasing a slot (docs 4)
+ *   ==== slots         failures, rejections, preparing and releasing a slot
+ *                      (CONCURRENCY.md, "Generations: who owns a slot")
  *   ==== test hooks    the named points' hook (OPOOL_TEST_HOOKS builds only)
  *   ==== public        create, destroy, get, count, capacity, stats
  */
 
 
-/* ==== slots (docs 4) ===================================================== */
+/* ==== slots (CONCURRENCY.md, "Generations: who owns a slot") ================================== */
 
 void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, void *user) {
     (void)user;
@@ -9370,8 +9371,7 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
         f.capacity = opool_mt_capacity(p);
         f.loud = (p->desc.flags & OPOOL_REPORT_MISUSE) != 0;
         uint32_t cap = (uint32_t)f.capacity, i = opool_handle_index(h);
-        opool__diag_misuse(&f, cap, p->gen0,
-                           i < cap ? opool__atomic_load_relaxed(&p->gen[i]) : 0);
+        opool__diag_misuse(&f, cap, p->gen0, i < cap ? opool__atomic_load_relaxed(&p->gen[i]) : 0);
     }
     opool__diag_default(&f);
 }
@@ -9516,7 +9516,7 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
     if (d->on_full == OPOOL_FULL_EVICT || d->evict != NULL) return false;
     if (d->on_full != OPOOL_FULL_GROW && d->max_capacity != 0 && d->max_capacity != d->capacity)
         return false; /* a limit to grow to, for a pool that does not grow */
-    /* a growing pool reserves its address space from the system (docs 9) */
+    /* a growing pool reserves its address space from the system (CONCURRENCY.md, "Growth") */
     if (g->max_capacity > d->capacity && d->allocator.alloc) return false;
     if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING | OPOOL_NO_LIVE_LIST | OPOOL_FIXED))
         return false; /* the core's only */
@@ -9524,7 +9524,7 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
 }
 
 /* A growable pool commits its storage in units of 64 KiB: a multiple of the
- * page size on every system opool runs on (docs 9). */
+ * page size on every system opool runs on (CONCURRENCY.md, "Growth"). */
 #define OPOOL__MT_UNIT ((size_t)1 << 16)
 
 /* *at + bytes, rounded up to unit (a power of two), to *at; false past
@@ -9645,15 +9645,15 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     p->hooks = desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) ||
                p->checker || p->sync;
     p->light_park = opool__membarrier_ready();
-    /* the list from the top down: 0, 1, 2, ... (the header's promise: a
-     * spread order was measured, docs/CONCURRENCY.md section 8) */
+    /* the list from the top down: 0, 1, 2, ... (the header's promise; why
+     * not a spread order: docs/CONCURRENCY.md, "What a cache hit costs") */
     if (!opool__mt_commit(p, 0, cap)) {
         opool__os_unmap(block, l.total); /* only a growable pool commits */
         return OPOOL_ENOMEM;
     }
     opool__atomic_init(&p->capacity, cap);
     /* every slot on stripe 0 (top = slot 0, tag 0): whichever stripe a
-     * thread has, its first pops find them there (docs 3) */
+     * thread has, its first pops find them there (CONCURRENCY.md, "The free list") */
     for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
         opool__atomic_init(&p->stripes[k].head, k == 0 ? 1 : 0);
     opool__sleepq_init(&p->sleepq);
@@ -9760,9 +9760,9 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
  * src/opool_mt_cache.c
  * ========================================================================== */
 /*
- * opool_mt_cache.c -- opool_mt's caches (docs/CONCURRENCY.md 5, 6): each a
- * work-stealing deque of parked slots; the owner's take and park, refill
- * and spill; stealing by passing threads; and the opool_mt_cache_* API.
+ * opool_mt_cache.c -- opool_mt's caches (docs/CONCURRENCY.md, "Caches (magazines) and stealing" and
+ * "Waiting, and the stranding policy"): each a work-stealing deque of parked slots; the owner's
+ * take and park, refill and spill; stealing by passing threads; and the opool_mt_cache_* API.
  */
 
 
@@ -9772,9 +9772,10 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
 /* The rest of the owner's take once bottom is lowered to b (the slot it
  * takes) and the light barrier passed: the newest parked slot, or EMPTY.
  * Without a thief around (the common case) it costs no atomic read-modify-
- * write and no fence: see docs 5 for why a thief can then never reach entry
- * b. The inline alloc hit (opool_abi.h) does the same for its common case
- * and comes here (opool__mt_cache_alloc_lowered) for the rest. */
+ * write and no fence: CONCURRENCY.md, "Caches (magazines) and stealing",
+ * says why a thief can then never reach entry b. The inline alloc hit
+ * (opool_abi.h) does the same for its common case and comes here
+ * (opool__mt_cache_alloc_lowered) for the rest. */
 OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
     opool_mt *p = c->pool;
     /* acquire: a thief that has left published its CAS on top before */
@@ -9810,9 +9811,9 @@ OPOOL__HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
 /* The owner's take of a run: up to k of the newest parked slots, newest
  * first, to out[] (what k takes of opool__mt_take_newest would give).
  * Returns how many. With no thief around it moves bottom once for the whole
- * run, with the single take's argument (docs 5): a thief that comes later
- * sees the lowered bottom and takes only below it. With one around it takes
- * them one by one, each as Chase-Lev's take. */
+ * run, with the single take's argument (CONCURRENCY.md, "Caches (magazines) and stealing"): a thief
+ * that comes later sees the lowered bottom and takes only below it. With one around it takes them
+ * one by one, each as Chase-Lev's take. */
 static uint32_t opool__mt_take_newest_run(opool_mt_cache *c, uint32_t k, uint32_t *out) {
     opool_mt *p = c->pool;
     /* relaxed: only this thread writes bottom; a stale top is smaller */
@@ -9883,7 +9884,8 @@ static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner,
 
 /* Register as a thief: from here on, owners treat their last parked slot as
  * contended. The heavy barrier makes every owner's earlier bottom store
- * visible to this thread and every later read of thieves see it (docs 5). */
+ * visible to this thread and every later read of thieves see it (CONCURRENCY.md, "Caches
+ * (magazines) and stealing"). */
 bool opool__mt_thief_enter(opool_mt *p) {
     /* seq_cst: ordered before the heavy barrier and the reads of the decks */
     opool__atomic_fetch_add_seq_cst(&p->sig.thieves, 1);
@@ -9955,16 +9957,16 @@ OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra,
 }
 
 /* The caller's stripe s was empty: pop from the others in turn, from
- * s + 1, until one has slots (one CAS each; docs 3). From another stripe it
- * takes what it was asked for, k, or more when that stripe has more: half
- * of what it sees there (it looks at 2 * OPOOL__MT_BORROW at most), up to
- * OPOOL__MT_BORROW. It hands the k first to the caller and puts the rest
- * onto stripe s, where the caller's next pops find them: threads
+ * s + 1, until one has slots (one CAS each; CONCURRENCY.md, "The free list"). From another stripe
+ * it takes what it was asked for, k, or more when that stripe has more: half of what it sees there
+ * (it looks at 2 * OPOOL__MT_BORROW at most), up to OPOOL__MT_BORROW. It hands the k first to the
+ * caller and puts the rest onto stripe s, where the caller's next pops find them: threads
  * allocating from one fresh pool get whole lines of gen[] and next[] each,
  * not neighbouring slots; and a thread stopped between the two CASes hides
  * at most half of a stripe's slots from the others. Between the pop and the
  * push those slots are nowhere a waiter can see, so the push is followed by
- * freed, as a spill's is (docs 6). Returns as opool__mt_pop. */
+ * freed, as a spill's is (CONCURRENCY.md, "Waiting, and the stranding policy"). Returns as
+ * opool__mt_pop. */
 OPOOL_NOINLINE uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
                                             uint32_t *last) {
     for (unsigned j = 1; j < OPOOL__MT_STRIPES; j++) {
@@ -9997,11 +9999,11 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
     }
 }
 
-/* The owner's half of the park handshake (docs 6): publish the entries
- * below bottom b (written by the caller), then read waiters. True if a
- * thread waits: the caller must give the entries to the shared list, which
- * wakes it. Every path that parks slots (cache_free, refill) ends with
- * this; the inline free hit (opool_abi.h) makes the same steps. */
+/* The owner's half of the park handshake (CONCURRENCY.md, "Waiting, and the stranding policy"):
+ * publish the entries below bottom b (written by the caller), then read waiters. True if a thread
+ * waits: the caller must give the entries to the shared list, which wakes it. Every path that parks
+ * slots (cache_free, refill) ends with this; the inline free hit (opool_abi.h) makes the same
+ * steps. */
 OPOOL__HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
     opool__mt_set_bottom(c, b);
     opool__mt_light_barrier(c->pool);
@@ -10034,8 +10036,8 @@ OPOOL__HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
 /* The inline free hit (opool_abi.h) parked and published its slot, then saw
  * a waiter or an open episode: what opool__mt_park does then. */
 void opool__mt_cache_parked(opool_mt_cache *c) {
-    /* relaxed: read again after the inline path's barrier pair (docs 6): a
-     * waiter that has left since needs nothing, a new one scans after */
+    /* relaxed: read again after the inline path's barrier pair (CONCURRENCY.md, "Waiting, and the
+     * stranding policy"): a waiter that has left since needs nothing, a new one scans after */
     if (opool__atomic_load_relaxed(&c->pool->sig.waiters) != 0)
         opool__mt_unpark(c);
     else
@@ -10085,14 +10087,14 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot,
     return true;
 }
 
-/* ==== the claim of a slot's home (docs 8) ================================= */
+/* ==== the claim of a slot's home (CONCURRENCY.md, "What a cache hit costs") =================== */
 
 /* The free of h through cache c. When c allocated h's object (c is its
  * home) and no other path has freed one of c's slots yet (c is biased), the
  * claim is plain stores: the claim word, a compiler barrier, a read of c's
  * remote state, the new generation. A revoker's barrier (opool__mt_revoke)
- * makes the two sides agree (docs 8). Else, and for a cache that is not the
- * home, opool__mt_claim's CAS. Results as opool__mt_claim. */
+ * makes the two sides agree (CONCURRENCY.md, "What a cache hit costs"). Else, and for a cache that
+ * is not the home, opool__mt_claim's CAS. Results as opool__mt_claim. */
 OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
     opool_mt *p = c->pool;
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
@@ -10117,10 +10119,10 @@ OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, 
     return opool__mt_claim_cas(p, i, g, keep); /* a revoker that missed the claim may have won */
 }
 
-/* Revoke the bias of cache home, once (docs 8): mark it, run the heavy
- * barrier, mark it done. Every caller that finds it not yet done runs its
- * own barrier (one that found it being revoked cannot know whether the
- * other's barrier has run), so no thread waits for another. */
+/* Revoke the bias of cache home, once (CONCURRENCY.md, "What a cache hit costs"): mark it, run the
+ * heavy barrier, mark it done. Every caller that finds it not yet done runs its own barrier (one
+ * that found it being revoked cannot know whether the other's barrier has run), so no thread waits
+ * for another. */
 static OPOOL_NOINLINE void opool__mt_revoke(opool_mt *p, opool_mt_cache *home) {
     uint32_t biased = OPOOL__MT_BIASED;
     /* seq_cst: ordered before the barrier; a CAS, so that a revoked cache
@@ -10145,16 +10147,17 @@ bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
     /* acquire: pairs with the revoker's release of REVOKED */
     if (opool__atomic_load_acquire(&home->remote) != OPOOL__MT_REVOKED) opool__mt_revoke(p, home);
     /* relaxed: after the barrier, a claim the home made before reading
-     * remote biased is visible (docs 8) */
+     * remote biased is visible (CONCURRENCY.md, "What a cache hit costs") */
     return (uint32_t)opool__atomic_load_relaxed(&p->own[i]) == g;
 }
 
-/* ==== the waiter (docs 6) ================================================ */
+/* ==== the waiter (CONCURRENCY.md, "Waiting, and the stranding policy") ======================== */
 
 OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
     void *obj = NULL;
     uint64_t deadline = opool__mt_deadline(timeout_ns);
-    /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
+    /* seq_cst: the waiter's half of the handshake with frees (CONCURRENCY.md, "Waiting, and the
+     * stranding policy") */
     opool__atomic_fetch_add_seq_cst(&p->sig.waiters, 1);
     bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
     for (;;) {
@@ -10327,8 +10330,8 @@ opool_status opool__mt_cache_free_revoked(opool_mt_cache *c, opool_handle h) {
 
 /* Bulk calls work in runs of at most OPOOL__MT_RUN slots: one move of bottom
  * and one publication per run instead of one per slot, with the results of
- * n single calls (docs 2) and their cache state, except with a waiter (a
- * run park then spills the whole cache: opool__mt_park_run). */
+ * n single calls (CONCURRENCY.md, "Sequential semantics") and their cache state, except with a
+ * waiter (a run park then spills the whole cache: opool__mt_park_run). */
 #define OPOOL__MT_RUN 64u
 
 uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs, uint32_t n) {
@@ -10416,7 +10419,7 @@ void opool_mt_cache_destroy(opool_mt_cache *c) {
  * ========================================================================== */
 /*
  * opool_mt_grow.c -- the growth of an opool_mt made with OPOOL_FULL_GROW
- * (docs/CONCURRENCY.md 9). When an alloc finds no free slot anywhere (the
+ * (docs/CONCURRENCY.md, "Growth"). When an alloc finds no free slot anywhere (the
  * shared list and the caches), one thread at a time adds slots: it commits
  * their storage in the pool's reservation, makes them free, publishes the
  * new capacity and only then pushes them onto its stripe of the shared
@@ -10467,7 +10470,7 @@ bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns) {
     if (grew) {
         /* release: the new slots' state, before any thread that reads the new
          * capacity touches them. Before the push: a slot on the list is
-         * within the capacity of every thread that pops it (docs 9) */
+         * within the capacity of every thread that pops it (CONCURRENCY.md, "Growth") */
         opool__atomic_store_release(&p->capacity, to);
         opool__atomic_fetch_add_relaxed(&p->grows_made, 1); /* statistics */
         OPOOL__MT_POINT(p, GROWN);
@@ -10485,9 +10488,9 @@ bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns) {
  * src/opool_mt_shared.c
  * ========================================================================== */
 /*
- * opool_mt_shared.c -- opool_mt's calls without a cache (docs/CONCURRENCY.md
- * 3, 4): opool_mt_alloc, opool_mt_alloc_wait, opool_mt_free and the bulk
- * calls, on the shared free list, stealing from caches and waiting
+ * opool_mt_shared.c -- opool_mt's calls without a cache (docs/CONCURRENCY.md,
+ * "The free list" and "Generations: who owns a slot"): opool_mt_alloc, opool_mt_alloc_wait,
+ * opool_mt_free and the bulk calls, on the shared free list, stealing from caches and waiting
  * (opool_mt_cache.c) when it is empty.
  */
 
@@ -10609,11 +10612,11 @@ uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n) {
  * src/opool_mt_wait.c
  * ========================================================================== */
 /*
- * opool_mt_wait.c -- opool_mt's wait/wake primitives (docs/CONCURRENCY.md 6):
- * the wake of a free that saw a waiter, a waiter's sleep, and the heavy
- * barrier of waiters and thieves. The waiter itself, which steals, is
- * opool_mt_cache.c's; the sleeping (futex, or mutex and condition variable)
- * is opool_platform.c's. Calls nothing of the other opool_mt files.
+ * opool_mt_wait.c -- opool_mt's wait/wake primitives (docs/CONCURRENCY.md, "Waiting, and the
+ * stranding policy"): the wake of a free that saw a waiter, a waiter's sleep, and the heavy barrier
+ * of waiters and thieves. The waiter itself, which steals, is opool_mt_cache.c's; the sleeping
+ * (futex, or mutex and condition variable) is opool_platform.c's. Calls nothing of the other
+ * opool_mt files.
  */
 
 
@@ -10629,8 +10632,8 @@ void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
     opool__sleepq_sleep(&p->sleepq, &p->sig.epoch, e, deadline);
 }
 
-/* The waiter's heavy barrier (docs 6): every park that a cache owner made
- * before it is visible to the scan after it, and every owner's later read of
+/* The waiter's heavy barrier (CONCURRENCY.md, "Waiting, and the stranding policy"): every park that
+ * a cache owner made before it is visible to the scan after it, and every owner's later read of
  * waiters sees this waiter. False if it cannot be had (then the waiter must
  * not trust its scan for long). */
 bool opool__mt_heavy_barrier(opool_mt *p) {
@@ -11269,18 +11272,22 @@ unsigned long opool__process_id(void) {
 /*
  * opool_save.c -- save and load of core pools, one (opool_save) or a world
  * of several in one image (opool_save_many) (include/opool.h, "save and
- * load", "world saves"). The byte format is docs/FORMAT.md; keep the two in
- * step. A world image is a world header, pool sections that are pool
- * images without their checksum, and one checksum: every function below
- * serves both, a pool image being read as one section at offset 0.
+ * load", "world saves"), and of side tables, alone or with the pools they
+ * belong to (include/opool_side.h). The byte format is docs/FORMAT.md; keep
+ * the two in step. A world image is a world header, pool sections that are
+ * pool images without their checksum, and one checksum: every pool function
+ * below serves both, a pool image being read as one section at offset 0.
  *
  * Sections (grep for "==== "):
- *   ==== format      the headers, little-endian coding, the checksum
- *   ==== save        the buffered, hashing writer, opool_save, opool_save_many
- *   ==== errors      why a load failed: the finding, the thread's record
- *   ==== load        reading, validation, opool_load, opool_load_many (the
- *                    pools' state is rebuilt by opool.c's opool__restore_*)
- *   ==== files       the atomic file save and the file loads
+ *   ==== format                   the headers, little-endian coding, the checksum
+ *   ==== save                     the buffered, hashing writer, opool_save, opool_save_many
+ *   ==== errors                   why a load failed: the finding, the thread's record
+ *   ==== load                     reading, validation, opool_load, opool_load_many (the
+ *                                 pools' state is rebuilt by opool.c's opool__restore_*)
+ *   ==== side tables              a side table's image: opool_side_save, opool_side_load
+ *   ==== worlds with side tables  pools and their tables in one image: opool_save_world,
+ *                                 opool_load_world
+ *   ==== files                    the atomic file saves and the file loads of all the above
  *
  * Load never trusts the image: it reads it whole into memory (growing the
  * buffer only as bytes arrive), checks the checksum and every invariant of

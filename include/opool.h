@@ -155,13 +155,11 @@
  *
  * SALTS. Two live pools with one generation origin would accept each
  * other's handles. Derived salts (desc.salt 0) differ from pool to pool
- * (two coincide with probability 2^-31); opool_create refuses (OPOOL_EINVAL, and a line on stderr names the pool
- * that has it) a nonzero desc.salt that a live pool made with that salt
- * already has, unless desc.flags has OPOOL_SHARE_SALT (twins on purpose:
- * two worlds driven alike, whose handles must match); a derived salt never
- * takes such a one.
- * A pool loaded from an image keeps the image's origin, so a loaded copy
- * and its original, both live, accept each other's handles: they name the
+ * (two coincide with probability 2^-31); opool_create refuses (OPOOL_EINVAL, and a line on stderr
+ * names the pool that has it) a nonzero desc.salt that a live pool made with that salt already has,
+ * unless desc.flags has OPOOL_SHARE_SALT (twins on purpose: two worlds driven alike, whose handles
+ * must match); a derived salt never takes such a one. A pool loaded from an image keeps the image's
+ * origin, so a loaded copy and its original, both live, accept each other's handles: they name the
  * same objects.
  *
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
@@ -262,8 +260,8 @@ extern "C" {
  * Generations start from the pool's salt (desc.salt, or one derived from the
  * order pools are created: the same program gives the same handles run after
  * run), so a handle used with the wrong pool is rejected (OPOOL_ESTALE) with
- * high probability; two live pools never share a salt (see SALTS). A slot's generation wraps after 2^31 reuses, and only then
- * can a stale handle match again; OPOOL_RETIRE_ON_WRAP retires the slot
+ * high probability; two live pools never share a salt (see SALTS). A slot's generation wraps after
+ * 2^31 reuses, and only then can a stale handle match again; OPOOL_RETIRE_ON_WRAP retires the slot
  * instead. */
 typedef struct opool_handle {
     uint64_t bits; /* low 32: slot index; high 32: generation (odd = live) */
@@ -346,8 +344,8 @@ typedef enum opool_full_policy {
 } opool_full_policy;
 
 /* Bits of desc.flags; any other bit is OPOOL_EINVAL at create. Any flag, or an
- * init/fini callback, moves alloc and free off the inline fast path (a few ns
- * more per call), but the three named at the end.
+ * init/fini callback, moves alloc and free off the inline fast path (into a
+ * call to the library), but the three named at the end.
  *   OPOOL_ZERO: the object's object_size bytes are zeroed on every alloc,
  *   before init.
  *   OPOOL_POISON: every free slot (object and padding) holds the repeating
@@ -669,8 +667,8 @@ OPOOL_API void *opool_at(const opool *p, uint32_t index);
  * old handle goes stale, and the free stack is reset so the next allocs take
  * slots 0, 1, 2, ... in order, like a fresh pool. Retired slots stay retired;
  * grown chunks stay (opool_shrink gives them back). NULL-safe; cannot fail;
- * reports nothing. O(capacity): one pass over the slot records (1-2 ns a
- * slot, measured) when no object needs work of its own, that is without
+ * reports nothing. O(capacity): one pass over the slot records when no
+ * object needs work of its own, that is without
  * fini, OPOOL_POISON, OPOOL_RETIRE_ON_WRAP or a memory checker; with one of
  * them, a free per object. Thread-safety: per pool. */
 OPOOL_API void opool_clear(opool *p);

@@ -51,11 +51,9 @@
 /* Every inline path of this file (the core pool's, the heap's, the
  * concurrent pool's cache hits) and the library's helpers of its own
  * concurrent paths (src/opool_mt_internal.h): inlined into the caller even
- * where the compiler's heuristics would make them calls. GCC 12 at -O2 made
- * calls of them in files with many call sites: 91 of opool_alloc's body in
- * tests/test_pool.c, 45 of opool_get's in the C++ tests, the cache hits from
- * a file with four call sites of each. Plain static inline for the proofs'
- * Frama-C (proof/), which reads the same bodies. */
+ * where the compiler's heuristics would make them calls, as they do in a
+ * file with many call sites. Plain static inline under Frama-C (proof/),
+ * which reads the same bodies. */
 #ifndef OPOOL__HOT
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
 #define OPOOL__HOT static inline __attribute__((always_inline))
@@ -260,10 +258,9 @@ OPOOL__HOT void opool__chain_release(opool__hot *c, uint32_t i) {
     (OPOOL__KNOWN_FIXED |                                                                          \
      (((flags)&OPOOL_NO_LIVE_LIST) ? OPOOL__KNOWN_UNLISTED : OPOOL__KNOWN_LISTED))
 
-/* Whether pool c keeps no live list: the bits say, or else its roster. One
- * condition, not a function: where the proofs write the inline free out
- * (proof/run.sh), its path without a list is then a branch that a
- * hypothesis closes, as with the roster test alone. */
+/* Whether pool c keeps no live list: the bits say, or else its roster. A
+ * macro, not a function, on purpose: docs/PROOF.md, "Shared steps, written
+ * out where the provers need it", says why. */
 #define OPOOL__UNLISTED(c, known)                                                                  \
     (((known)&OPOOL__KNOWN_UNLISTED) ||                                                            \
      (!((known)&OPOOL__KNOWN_LISTED) && OPOOL_UNLIKELY((c)->roster == NULL)))
@@ -334,8 +331,9 @@ OPOOL__HOT void *opool__object_in(const opool__hot *c, uint32_t chunk, size_t of
 
 /* The object of slot i past chunk 0 (i >= 2^shift): (i - 2^t) * stride
  * bytes into its chunk, which begins at index 2^t, t being i's top bit.
- * opool__chunk_of counts the same bit (the compiler emits one count; the
- * proof needs the chunk from a function whose contract names it). Written as
+ * opool__chunk_of counts the same bit; the compiler emits one count (why the
+ * chunk still comes from that function: docs/PROOF.md, "How the contracts
+ * are written"). Written as
  * i * stride - 2^t * stride, so that the product does not wait for the bit
  * count; the address is formed inside the chunk. */
 OPOOL__HOT void *opool__object_far(const opool__hot *c, uint32_t i) {
@@ -449,8 +447,7 @@ OPOOL__HOT opool_handle opool__handle_expand_inline(const opool *p, opool_handle
 /* The live list's length: count, 0 without one. One bound for the two
  * checks of the accessors below, read before the index is looked at: in the
  * header's loop the compiler then keeps it, the roster and the chunk 0
- * fields in registers instead of reloading them at every index (GCC 12:
- * 2.3 -> 1.8 ns a visit over a sorted 10K pool). */
+ * fields in registers instead of reloading them at every index. */
 OPOOL__HOT uint32_t opool__listed_count(const opool__hot *c) {
     return c->roster != NULL ? c->count : 0;
 }
@@ -840,13 +837,12 @@ typedef struct opool__mt_signals {
     opool__episode episode;
 } opool__mt_signals;
 
-/* A cache record (docs/CONCURRENCY.md 5 and 8). Its entries, ent[k & mask],
- * follow it in the same allocation (opool__mt_ent). It holds copies of the
- * pool's fixed fields that a hit needs, so a hit reads no line of the pool
- * but its signals: on LP64 the record is two cache lines, its owner's. The
- * 64-bit atomic fields come first, so that C (where _Atomic(uint64_t) may be
- * more aligned than uint64_t, as on i386) and C++ put every field at the
- * same offset. */
+/* A cache record (docs/CONCURRENCY.md, "Caches (magazines) and stealing" and "What a cache hit
+ * costs"). Its entries, ent[k & mask], follow it in the same allocation (opool__mt_ent). It holds
+ * copies of the pool's fixed fields that a hit needs, so a hit reads no line of the pool but its
+ * signals: on LP64 the record is two cache lines, its owner's. The 64-bit atomic fields come first,
+ * so that C (where _Atomic(uint64_t) may be more aligned than uint64_t, as on i386) and C++ put
+ * every field at the same offset. */
 struct opool_mt_cache {
     /* The parked slots are ent[k & mask] for k in [top, bottom): a work-
      * stealing deque, oldest at top. The owner pushes and takes at bottom
@@ -855,7 +851,8 @@ struct opool_mt_cache {
     OPOOL__ATOMIC(uint64_t) bottom;
     OPOOL__ATOMIC(uint64_t) top;
     OPOOL__ATOMIC(int64_t) live; /* allocs minus frees through this record: only its owner writes */
-    uint64_t home;               /* its home id << 32 (0: it never claims biased), docs 8 */
+    /* its home id << 32 (0: it never claims biased): CONCURRENCY.md, "What a cache hit costs" */
+    uint64_t home;
     OPOOL__ATOMIC(uint32_t) * gen; /* the pool's, copied: its generations */
     OPOOL__ATOMIC(uint64_t) * own; /* the pool's, copied: its slots' home words */
     unsigned char *objects;        /* the pool's, copied */
@@ -927,8 +924,8 @@ OPOOL_API void opool__mt_cache_parked(opool_mt_cache *c);
 #define OPOOL__MT_STORE_RELAXED(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
 #define OPOOL__MT_STORE_RELEASE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
 #endif
-/* The owner's side of the asymmetric barriers of docs 5, 6 and 8: orders
- * the compiler only. */
+/* The owner's side of the asymmetric barriers of CONCURRENCY.md, "Caches (magazines) and stealing",
+ * "Waiting, and the stranding policy" and "What a cache hit costs": orders the compiler only. */
 #define OPOOL__MT_LIGHT_BARRIER(c) __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define OPOOL__MT_HIT_POINT(c, at) ((void)0)
 #endif
@@ -981,8 +978,8 @@ static inline void opool__mt_go_live(OPOOL__ATOMIC(uint32_t) * gen, uint32_t i, 
 }
 
 /* The claim of slot i's generation g by its home c, by plain stores
- * (docs 8): the claim word, which a revoker reads after its barrier. The
- * light barrier, then opool__mt_still_biased, must follow. */
+ * (CONCURRENCY.md, "What a cache hit costs"): the claim word, which a revoker reads after its
+ * barrier. The light barrier, then opool__mt_still_biased, must follow. */
 static inline void opool__mt_claim_store(opool_mt_cache *c, uint32_t i, uint32_t g) {
     OPOOL__MT_STORE_RELAXED(&c->own[i], c->home | g);
 }
@@ -993,10 +990,10 @@ static inline bool opool__mt_still_biased(const opool_mt_cache *c) {
     return OPOOL__MT_LOAD_RELAXED(&c->remote) == 0; /* OPOOL__MT_BIASED */
 }
 
-/* The publication of the park (docs 6), the one way slots enter a cache:
- * bottom raised to b over the entries written below it (release: a thief
- * that reads the new bottom sees them and their slots). The light barrier,
- * then opool__mt_waiting, must follow. */
+/* The publication of the park (CONCURRENCY.md, "Waiting, and the stranding policy"), the one way
+ * slots enter a cache: bottom raised to b over the entries written below it (release: a thief that
+ * reads the new bottom sees them and their slots). The light barrier, then opool__mt_waiting, must
+ * follow. */
 static inline void opool__mt_set_bottom(opool_mt_cache *c, uint64_t b) {
     OPOOL__MT_STORE_RELEASE(&c->bottom, b);
 }
@@ -1010,9 +1007,9 @@ static inline bool opool__mt_waiting(const opool_mt_cache *c) {
 }
 
 /* The alloc hit: the owner's take of the newest parked slot with no thief
- * registered (docs 5), the slot made live with c as its home (docs 8). The
- * exported opool_mt_cache_alloc runs it too (src/opool_abi.c), so the
- * library's tests run this body. */
+ * registered (CONCURRENCY.md, "Caches (magazines) and stealing"), the slot made live with c as its
+ * home (CONCURRENCY.md, "What a cache hit costs"). The exported opool_mt_cache_alloc runs it too
+ * (src/opool_abi.c), so the library's tests run this body. */
 OPOOL__HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *out) {
     uint64_t b;
     if (OPOOL_UNLIKELY(c == NULL || !c->fast || !opool__mt_lower(c, &b)))
@@ -1033,8 +1030,9 @@ OPOOL__HOT void *opool__mt_cache_alloc_inline(opool_mt_cache *c, opool_handle *o
 
 /* The free hit: a live handle of a slot this cache allocated, while the
  * cache is biased, parked in a cache with room: the claim with plain stores
- * (docs 8), then the park and its handshake with waiters (docs 6). The
- * exported opool_mt_cache_free runs it too. */
+ * (CONCURRENCY.md, "What a cache hit costs"), then the park and its handshake with waiters
+ * (CONCURRENCY.md, "Waiting, and the stranding policy"). The exported opool_mt_cache_free runs it
+ * too. */
 OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_handle h) {
     uint32_t i = (uint32_t)h.bits, g = (uint32_t)(h.bits >> 32);
     if (OPOOL_UNLIKELY(c == NULL || !c->fast ||

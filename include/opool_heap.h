@@ -50,7 +50,7 @@
  *     block would take).
  * alloc, free and realloc are inline: the common case (a block of the
  * class's current page, a live block of a page of the heap, a resize within
- * the class) costs a few dozen instructions and no call; everything else
+ * the class) is a short inline path with no call; everything else
  * (a full current page, growth, fallback blocks, every misuse, poisoning, a
  * memory checker) runs out of line.
  * Above the desc's largest class the heap has classes of its own, so that

@@ -40,8 +40,8 @@
  * each other's slots. A stripe's head is one 64-bit word: the top slot's
  * index + 1 in the low bits and an ABA tag in the rest, both changed
  * together by one CAS. The tag gets every bit the indices do not need:
- * 64 - bits(capacity + 1), at least 32. (docs/CONCURRENCY.md gives the wrap
- * analysis and the proofs.)
+ * 64 - bits(capacity + 1), at least 32. (docs/CONCURRENCY.md, "The free
+ * list", gives the wrap analysis and the proofs.)
  *
  * A thread takes a stripe when it first uses any pool: one that no running
  * thread holds, which it holds alone until it ends (and counts its objects

@@ -86,9 +86,7 @@ bool opool__chunk_backed(const opool *p, uint32_t c) { return c == 0 || p->hot.b
 
 /* Storage for chunk c (>= 1): the allocator's, or for an id-only pool
  * (stride 0: no bytes to ask for) chunk 0's address, the token every alloc
- * returns. NULL when memory is not there. (OPOOL__ALLOC_CALL, defined only
- * in proof/wp_core.c, tells WP which contract the call through the
- * pointer keeps.) */
+ * returns. NULL when memory is not there. */
 char *opool__chunk_storage(const opool *p, uint32_t c) {
     if (p->hot.stride == 0) return p->hot.base[0];
 #ifdef OPOOL__ALLOC_CALL
@@ -197,8 +195,8 @@ bool opool__reserve_slots(opool *p, uint32_t n) {
  * A pool created with OPOOL_NO_LIVE_LIST has no roster (hot.roster NULL):
  * its free stack is the chain of opool_abi.h, through the free slots' .pos,
  * whose pop and push are there. These are its other steps, each called
- * where the roster's would be. The proof's pool invariant is the roster's:
- * none of this is in it (docs/PROOF.md). */
+ * where the roster's would be. The proofs cover pools with a roster only;
+ * the tests cover these (docs/PROOF.md, "Limits"). */
 
 /* Whether the pool keeps a live list (a roster). */
 static inline bool opool__listed(const opool *p) { return p->hot.roster != NULL; }
@@ -262,10 +260,10 @@ static void opool__chain_enrol(opool__hot *h, uint32_t lo, uint32_t hi) {
     *at = OPOOL__CHAIN_END;
 }
 
-/* The growth's steps. Each loop of the growth (these, opool__range_freed's,
- * and opool__reach's over it) has its invariant in proof/wp_core.c, which
- * defines the macro that names it when WP reads this file; src/ carries no
- * ACSL of its own. */
+/* The growth's steps. The blocks under #ifdef OPOOL__*_LOOP or
+ * OPOOL__ALLOC_CALL in this file are annotations that proof/wp_core.c
+ * defines for its own reading of the file; every build compiles them out
+ * (docs/PROOF.md, "How the contracts reach the code"). */
 
 /* The lowest chunk above 0 without storage; nchunks when each has it. */
 static inline uint32_t opool__unbacked_chunk(const opool *p) {
@@ -300,9 +298,9 @@ static inline void opool__join(opool *p, uint32_t i) {
 /* The slots of [lo, hi) without storage join the free stack, in ascending
  * order (one retired before shrink gave its chunk back stays retired). The
  * roster always has room, since none of them is in it and it holds a slot
- * at most once; the loop's bound on limit says so where the compiler and
- * the prover see it (a compare per slot of a growth), so that no pool
- * state can make it write past nslots entries (docs/PROOF.md). */
+ * at most once; the loop's bound on limit checks it anyway (a compare per
+ * slot of a growth), so that no pool state, a corrupt one included, can make
+ * it write past nslots entries. */
 static inline void opool__enrol(opool *p, uint32_t lo, uint32_t hi) {
     opool__hot *h = &p->hot;
 #ifdef OPOOL__ENROL_LOOP
@@ -319,8 +317,8 @@ static inline void opool__count_grow(opool *p) { p->grows++; }
  * stack in ascending order. False when no chunk is left or memory is not.
  * The arrays grow first: when the chunk's storage then fails, the pool is
  * whole as it was, only its arrays longer (the next growth's). The new
- * objects are poisoned before any slot names them; each step after is one
- * whose contract WP proves (proof/wp_core.c, docs/PROOF.md). */
+ * objects are poisoned before any slot names them. Keep the steps' order:
+ * docs/PROOF.md, "How the contracts are written", says why. */
 OPOOL_NOINLINE bool opool__grow(opool *p) {
     uint32_t c = opool__unbacked_chunk(p);
     if (c >= p->nchunks) return false;
@@ -432,8 +430,9 @@ uint32_t opool__no_live_list(const opool *p) {
 
 /* The writes of the free and of the claim come in small steps (opool__drop,
  * opool__unlink (opool_abi.h), opool__freed, opool__episode_end,
- * opool__count_alloc, opool__link): each has a contract in proof/wp_core.c that WP proves keeps
- * the pool invariant, and the callers chain them (docs/PROOF.md). They are
+ * opool__count_alloc, opool__link), each of which keeps the pool invariant
+ * (tests/support/opool_check.c checks it), and the callers chain them
+ * (why steps: docs/PROOF.md, "How the contracts are written"). They are
  * static inline, so the compiled paths are what they would be written out. */
 
 /* OPOOL_OK if h is live in p, with its index in *index (the index checked
@@ -467,8 +466,8 @@ static void opool__retire(opool *p, uint32_t i) {
     opool__update_fast(p);
 }
 
-/* The hooks, each called from one place (docs/PROOF.md gives them the
- * contract the proofs assume of a user's hook). */
+/* The hooks, each called from one place, so that what is assumed of a
+ * user's hook is stated once (docs/PROOF.md, "Assumptions"). */
 static void opool__call_fini(const opool *p, void *obj) { p->desc.fini(obj, p->desc.user); }
 static void opool__call_init(const opool *p, void *obj) { p->desc.init(obj, p->desc.user); }
 
@@ -717,7 +716,8 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
     if (desc->salt) { /* (an image's origin, loaded) among the live pools' (SALTS) */
         bool exclusive = !loaded && !(desc->flags & OPOOL_SHARE_SALT);
-        opool_status s = opool__origin_enter(OPOOL__KIND_POOL, desc->salt, p, desc->name, exclusive);
+        opool_status s =
+            opool__origin_enter(OPOOL__KIND_POOL, desc->salt, p, desc->name, exclusive);
         if (s != OPOOL_OK) return s;
     }
     p->max_capacity = g->max_capacity;
@@ -1051,7 +1051,7 @@ opool_status opool_free_object(opool *p, void *obj) {
 /* Free every live object at once where a free has nothing to do for the
  * object itself (no fini, poison, checker or retirement): each live slot
  * goes to its next generation in one pass over the records, instead of a
- * release per object (11 ns an object at 1M). With none live it frees
+ * release per object. With none live it frees
  * nothing, so, like the release, it ends no exhaustion episode. */
 static void opool__release_plain(opool *p) {
     opool__hot *h = &p->hot;

@@ -157,19 +157,15 @@ static inline void opool__mem_free(const opool_allocator *a, void *ptr, size_t s
 /* The bytes from address a up to the next multiple of align (a power of
  * two): the one place where the core rounds an address; the rounded address
  * is then a + OPOOL__PAD(a, align), pointer arithmetic within a's block.
- * A static analyzer cannot follow a bit mask on an address, so
- * proof/frama_c.h defines this first, as the same padding computed from the
- * address's offset in its block and a residue the EVA harness picks
- * (docs/PROOF.md, Assumptions). */
+ * proof/frama_c.h defines its own first (docs/PROOF.md, "Assumptions"). */
 #ifndef OPOOL__PAD
 #define OPOOL__PAD(a, align) ((size_t)(-(uintptr_t)(a) & ((uintptr_t)(align)-1)))
 #endif
 
 /* False when address a cannot lie in the block that b points into. In C
  * every address is compared as an integer, so this is 1 and costs nothing
- * (opool_handle_of). A static analyzer relates an address turned into an
- * integer to its block only within that block: proof/frama_c.h defines
- * this first, as "a and b point into one block" (docs/PROOF.md). */
+ * (opool_handle_of). proof/frama_c.h defines its own first (docs/PROOF.md,
+ * "Assumptions"). */
 #ifndef OPOOL__SAME_BLOCK
 #define OPOOL__SAME_BLOCK(a, b) 1
 #endif

@@ -3,18 +3,19 @@
  * creation and destruction, the slow steps of a slot going live or free,
  * its failures and reports, and what reads it (get, count, stats). Taking
  * and giving back slots is opool_mt_shared.c's and opool_mt_cache.c's. The
- * design and the correctness arguments are in docs/CONCURRENCY.md, whose
- * section numbers the comments cite as "docs N"; opool_mt_internal.h lists
+ * design and the correctness arguments are in docs/CONCURRENCY.md, which
+ * the comments cite by section title; opool_mt_internal.h lists
  * the other files of opool_mt and their jobs. Calls nothing of them.
  *
  * Sections (grep for "==== "):
- *   ==== slots         failures, rejections, preparing and releasing a slot (docs 4)
+ *   ==== slots         failures, rejections, preparing and releasing a slot
+ *                      (CONCURRENCY.md, "Generations: who owns a slot")
  *   ==== test hooks    the named points' hook (OPOOL_TEST_HOOKS builds only)
  *   ==== public        create, destroy, get, count, capacity, stats
  */
 #include "opool_mt_list.h"
 
-/* ==== slots (docs 4) ===================================================== */
+/* ==== slots (CONCURRENCY.md, "Generations: who owns a slot") ================================== */
 
 void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, void *user) {
     (void)user;
@@ -171,7 +172,7 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
     if (d->on_full == OPOOL_FULL_EVICT || d->evict != NULL) return false;
     if (d->on_full != OPOOL_FULL_GROW && d->max_capacity != 0 && d->max_capacity != d->capacity)
         return false; /* a limit to grow to, for a pool that does not grow */
-    /* a growing pool reserves its address space from the system (docs 9) */
+    /* a growing pool reserves its address space from the system (CONCURRENCY.md, "Growth") */
     if (g->max_capacity > d->capacity && d->allocator.alloc) return false;
     if (d->flags & (OPOOL_TRACK_SITES | OPOOL_REPORT_SIZING | OPOOL_NO_LIVE_LIST | OPOOL_FIXED))
         return false; /* the core's only */
@@ -179,7 +180,7 @@ static bool opool__mt_geometry_of(const opool_desc *d, opool__geometry *g) {
 }
 
 /* A growable pool commits its storage in units of 64 KiB: a multiple of the
- * page size on every system opool runs on (docs 9). */
+ * page size on every system opool runs on (CONCURRENCY.md, "Growth"). */
 #define OPOOL__MT_UNIT ((size_t)1 << 16)
 
 /* *at + bytes, rounded up to unit (a power of two), to *at; false past
@@ -300,15 +301,15 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     p->hooks = desc->init || desc->fini || (desc->flags & (OPOOL_ZERO | OPOOL_POISON)) ||
                p->checker || p->sync;
     p->light_park = opool__membarrier_ready();
-    /* the list from the top down: 0, 1, 2, ... (the header's promise: a
-     * spread order was measured, docs/CONCURRENCY.md section 8) */
+    /* the list from the top down: 0, 1, 2, ... (the header's promise; why
+     * not a spread order: docs/CONCURRENCY.md, "What a cache hit costs") */
     if (!opool__mt_commit(p, 0, cap)) {
         opool__os_unmap(block, l.total); /* only a growable pool commits */
         return OPOOL_ENOMEM;
     }
     opool__atomic_init(&p->capacity, cap);
     /* every slot on stripe 0 (top = slot 0, tag 0): whichever stripe a
-     * thread has, its first pops find them there (docs 3) */
+     * thread has, its first pops find them there (CONCURRENCY.md, "The free list") */
     for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
         opool__atomic_init(&p->stripes[k].head, k == 0 ? 1 : 0);
     opool__sleepq_init(&p->sleepq);

@@ -1,7 +1,7 @@
 /*
- * opool_mt_cache.c -- opool_mt's caches (docs/CONCURRENCY.md 5, 6): each a
- * work-stealing deque of parked slots; the owner's take and park, refill
- * and spill; stealing by passing threads; and the opool_mt_cache_* API.
+ * opool_mt_cache.c -- opool_mt's caches (docs/CONCURRENCY.md, "Caches (magazines) and stealing" and
+ * "Waiting, and the stranding policy"): each a work-stealing deque of parked slots; the owner's
+ * take and park, refill and spill; stealing by passing threads; and the opool_mt_cache_* API.
  */
 #include "opool_mt_list.h"
 #include "opool_track.h"
@@ -11,9 +11,10 @@
 /* The rest of the owner's take once bottom is lowered to b (the slot it
  * takes) and the light barrier passed: the newest parked slot, or EMPTY.
  * Without a thief around (the common case) it costs no atomic read-modify-
- * write and no fence: see docs 5 for why a thief can then never reach entry
- * b. The inline alloc hit (opool_abi.h) does the same for its common case
- * and comes here (opool__mt_cache_alloc_lowered) for the rest. */
+ * write and no fence: CONCURRENCY.md, "Caches (magazines) and stealing",
+ * says why a thief can then never reach entry b. The inline alloc hit
+ * (opool_abi.h) does the same for its common case and comes here
+ * (opool__mt_cache_alloc_lowered) for the rest. */
 OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
     opool_mt *p = c->pool;
     /* acquire: a thief that has left published its CAS on top before */
@@ -49,9 +50,9 @@ OPOOL__HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
 /* The owner's take of a run: up to k of the newest parked slots, newest
  * first, to out[] (what k takes of opool__mt_take_newest would give).
  * Returns how many. With no thief around it moves bottom once for the whole
- * run, with the single take's argument (docs 5): a thief that comes later
- * sees the lowered bottom and takes only below it. With one around it takes
- * them one by one, each as Chase-Lev's take. */
+ * run, with the single take's argument (CONCURRENCY.md, "Caches (magazines) and stealing"): a thief
+ * that comes later sees the lowered bottom and takes only below it. With one around it takes them
+ * one by one, each as Chase-Lev's take. */
 static uint32_t opool__mt_take_newest_run(opool_mt_cache *c, uint32_t k, uint32_t *out) {
     opool_mt *p = c->pool;
     /* relaxed: only this thread writes bottom; a stale top is smaller */
@@ -122,7 +123,8 @@ static uint32_t opool__mt_take_oldest(opool_mt_cache *c, uint32_t k, bool owner,
 
 /* Register as a thief: from here on, owners treat their last parked slot as
  * contended. The heavy barrier makes every owner's earlier bottom store
- * visible to this thread and every later read of thieves see it (docs 5). */
+ * visible to this thread and every later read of thieves see it (CONCURRENCY.md, "Caches
+ * (magazines) and stealing"). */
 bool opool__mt_thief_enter(opool_mt *p) {
     /* seq_cst: ordered before the heavy barrier and the reads of the decks */
     opool__atomic_fetch_add_seq_cst(&p->sig.thieves, 1);
@@ -194,16 +196,16 @@ OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra,
 }
 
 /* The caller's stripe s was empty: pop from the others in turn, from
- * s + 1, until one has slots (one CAS each; docs 3). From another stripe it
- * takes what it was asked for, k, or more when that stripe has more: half
- * of what it sees there (it looks at 2 * OPOOL__MT_BORROW at most), up to
- * OPOOL__MT_BORROW. It hands the k first to the caller and puts the rest
- * onto stripe s, where the caller's next pops find them: threads
+ * s + 1, until one has slots (one CAS each; CONCURRENCY.md, "The free list"). From another stripe
+ * it takes what it was asked for, k, or more when that stripe has more: half of what it sees there
+ * (it looks at 2 * OPOOL__MT_BORROW at most), up to OPOOL__MT_BORROW. It hands the k first to the
+ * caller and puts the rest onto stripe s, where the caller's next pops find them: threads
  * allocating from one fresh pool get whole lines of gen[] and next[] each,
  * not neighbouring slots; and a thread stopped between the two CASes hides
  * at most half of a stripe's slots from the others. Between the pop and the
  * push those slots are nowhere a waiter can see, so the push is followed by
- * freed, as a spill's is (docs 6). Returns as opool__mt_pop. */
+ * freed, as a spill's is (CONCURRENCY.md, "Waiting, and the stranding policy"). Returns as
+ * opool__mt_pop. */
 OPOOL_NOINLINE uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
                                             uint32_t *last) {
     for (unsigned j = 1; j < OPOOL__MT_STRIPES; j++) {
@@ -236,11 +238,11 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
     }
 }
 
-/* The owner's half of the park handshake (docs 6): publish the entries
- * below bottom b (written by the caller), then read waiters. True if a
- * thread waits: the caller must give the entries to the shared list, which
- * wakes it. Every path that parks slots (cache_free, refill) ends with
- * this; the inline free hit (opool_abi.h) makes the same steps. */
+/* The owner's half of the park handshake (CONCURRENCY.md, "Waiting, and the stranding policy"):
+ * publish the entries below bottom b (written by the caller), then read waiters. True if a thread
+ * waits: the caller must give the entries to the shared list, which wakes it. Every path that parks
+ * slots (cache_free, refill) ends with this; the inline free hit (opool_abi.h) makes the same
+ * steps. */
 OPOOL__HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
     opool__mt_set_bottom(c, b);
     opool__mt_light_barrier(c->pool);
@@ -273,8 +275,8 @@ OPOOL__HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
 /* The inline free hit (opool_abi.h) parked and published its slot, then saw
  * a waiter or an open episode: what opool__mt_park does then. */
 void opool__mt_cache_parked(opool_mt_cache *c) {
-    /* relaxed: read again after the inline path's barrier pair (docs 6): a
-     * waiter that has left since needs nothing, a new one scans after */
+    /* relaxed: read again after the inline path's barrier pair (CONCURRENCY.md, "Waiting, and the
+     * stranding policy"): a waiter that has left since needs nothing, a new one scans after */
     if (opool__atomic_load_relaxed(&c->pool->sig.waiters) != 0)
         opool__mt_unpark(c);
     else
@@ -324,14 +326,14 @@ static OPOOL_NOINLINE bool opool__mt_refill(opool_mt_cache *c, uint32_t *slot,
     return true;
 }
 
-/* ==== the claim of a slot's home (docs 8) ================================= */
+/* ==== the claim of a slot's home (CONCURRENCY.md, "What a cache hit costs") =================== */
 
 /* The free of h through cache c. When c allocated h's object (c is its
  * home) and no other path has freed one of c's slots yet (c is biased), the
  * claim is plain stores: the claim word, a compiler barrier, a read of c's
  * remote state, the new generation. A revoker's barrier (opool__mt_revoke)
- * makes the two sides agree (docs 8). Else, and for a cache that is not the
- * home, opool__mt_claim's CAS. Results as opool__mt_claim. */
+ * makes the two sides agree (CONCURRENCY.md, "What a cache hit costs"). Else, and for a cache that
+ * is not the home, opool__mt_claim's CAS. Results as opool__mt_claim. */
 OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, bool *keep) {
     opool_mt *p = c->pool;
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
@@ -356,10 +358,10 @@ OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, 
     return opool__mt_claim_cas(p, i, g, keep); /* a revoker that missed the claim may have won */
 }
 
-/* Revoke the bias of cache home, once (docs 8): mark it, run the heavy
- * barrier, mark it done. Every caller that finds it not yet done runs its
- * own barrier (one that found it being revoked cannot know whether the
- * other's barrier has run), so no thread waits for another. */
+/* Revoke the bias of cache home, once (CONCURRENCY.md, "What a cache hit costs"): mark it, run the
+ * heavy barrier, mark it done. Every caller that finds it not yet done runs its own barrier (one
+ * that found it being revoked cannot know whether the other's barrier has run), so no thread waits
+ * for another. */
 static OPOOL_NOINLINE void opool__mt_revoke(opool_mt *p, opool_mt_cache *home) {
     uint32_t biased = OPOOL__MT_BIASED;
     /* seq_cst: ordered before the barrier; a CAS, so that a revoked cache
@@ -384,16 +386,17 @@ bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
     /* acquire: pairs with the revoker's release of REVOKED */
     if (opool__atomic_load_acquire(&home->remote) != OPOOL__MT_REVOKED) opool__mt_revoke(p, home);
     /* relaxed: after the barrier, a claim the home made before reading
-     * remote biased is visible (docs 8) */
+     * remote biased is visible (CONCURRENCY.md, "What a cache hit costs") */
     return (uint32_t)opool__atomic_load_relaxed(&p->own[i]) == g;
 }
 
-/* ==== the waiter (docs 6) ================================================ */
+/* ==== the waiter (CONCURRENCY.md, "Waiting, and the stranding policy") ======================== */
 
 OPOOL_NOINLINE void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns) {
     void *obj = NULL;
     uint64_t deadline = opool__mt_deadline(timeout_ns);
-    /* seq_cst: the waiter's half of the handshake with frees (docs 6) */
+    /* seq_cst: the waiter's half of the handshake with frees (CONCURRENCY.md, "Waiting, and the
+     * stranding policy") */
     opool__atomic_fetch_add_seq_cst(&p->sig.waiters, 1);
     bool scan_ok = opool__mt_thief_enter(p); /* its heavy barrier serves both */
     for (;;) {
@@ -566,8 +569,8 @@ opool_status opool__mt_cache_free_revoked(opool_mt_cache *c, opool_handle h) {
 
 /* Bulk calls work in runs of at most OPOOL__MT_RUN slots: one move of bottom
  * and one publication per run instead of one per slot, with the results of
- * n single calls (docs 2) and their cache state, except with a waiter (a
- * run park then spills the whole cache: opool__mt_park_run). */
+ * n single calls (CONCURRENCY.md, "Sequential semantics") and their cache state, except with a
+ * waiter (a run park then spills the whole cache: opool__mt_park_run). */
 #define OPOOL__MT_RUN 64u
 
 uint32_t opool_mt_cache_alloc_bulk(opool_mt_cache *c, opool_handle *out, void **objs, uint32_t n) {

@@ -1,6 +1,6 @@
 /*
  * opool_mt_grow.c -- the growth of an opool_mt made with OPOOL_FULL_GROW
- * (docs/CONCURRENCY.md 9). When an alloc finds no free slot anywhere (the
+ * (docs/CONCURRENCY.md, "Growth"). When an alloc finds no free slot anywhere (the
  * shared list and the caches), one thread at a time adds slots: it commits
  * their storage in the pool's reservation, makes them free, publishes the
  * new capacity and only then pushes them onto its stripe of the shared
@@ -51,7 +51,7 @@ bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns) {
     if (grew) {
         /* release: the new slots' state, before any thread that reads the new
          * capacity touches them. Before the push: a slot on the list is
-         * within the capacity of every thread that pops it (docs 9) */
+         * within the capacity of every thread that pops it (CONCURRENCY.md, "Growth") */
         opool__atomic_store_release(&p->capacity, to);
         opool__atomic_fetch_add_relaxed(&p->grows_made, 1); /* statistics */
         OPOOL__MT_POINT(p, GROWN);

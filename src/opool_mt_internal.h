@@ -4,18 +4,23 @@
  * read it), the slot operations of the alloc and free paths (inline into
  * each public call), and the opool__mt_ functions one
  * file defines for another. Private: never installed. The design and the
- * correctness arguments are in docs/CONCURRENCY.md ("docs N" below).
+ * correctness arguments are in docs/CONCURRENCY.md, cited below by section
+ * title.
  *
- * The files of opool_mt, each with one job:
- *   opool_mt_internal.h   the records and the shared slot operations (docs 4)
+ * The files of opool_mt, each with one job (and the section of
+ * docs/CONCURRENCY.md that explains it):
+ *   opool_mt_internal.h   the records and the shared slot operations
+ *                         ("Generations: who owns a slot")
  *   opool_mt_list.h       the shared free list, ABA-tagged stacks striped by thread
- *                         (docs 3), inline
+ *                         ("The free list"), inline
  *   opool_mt.c            the pool: create, destroy, its storage, the slow steps of a slot,
  *                         failures and reports, get, count and stats
- *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier (docs 6)
- *   opool_mt_grow.c       growth of an OPOOL_FULL_GROW pool: one grower at a time (docs 9)
+ *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier
+ *                         ("Waiting, and the stranding policy")
+ *   opool_mt_grow.c       growth of an OPOOL_FULL_GROW pool: one grower at a time ("Growth")
  *   opool_mt_cache.c      caches: parking, refill, spill, stealing, the waiter,
- *                         and the opool_mt_cache_* API (docs 5, 6)
+ *                         and the opool_mt_cache_* API ("Caches (magazines) and
+ *                         stealing", "Waiting, and the stranding policy")
  *   opool_mt_shared.c     the calls without a cache: alloc, alloc_wait, free, bulk
  * Each .c calls only the files listed above it (make test checks that no
  * two object files use each other, directly or around a loop).
@@ -44,7 +49,7 @@
  * in opool_mt_list.h); the rest are static in their file. */
 #define OPOOL__MT_ALIGN(x) _Alignas(OPOOL__LINE) x
 
-/* The shared free list is this many lists, the stripes (docs 3): each
+/* The shared free list is this many lists, the stripes (CONCURRENCY.md, "The free list"): each
  * thread pushes onto its own stripe and pops from it first. */
 #define OPOOL__MT_STRIPES 16 /* at most 32: a bit each in opool__mt_stripes_held */
 /* At most, the slots a pop that finds its own stripe empty takes from
@@ -53,10 +58,10 @@
  * (16 of 4 bytes), so that two threads allocating from a fresh pool do not
  * share lines of gen[] and next[]. */
 #define OPOOL__MT_BORROW 16u
-/* Caches that can be a slot's home with a biased claim (docs 8): ids 1 ..
- * OPOOL__MT_HOMES - 1; a cache record made after them claims with the CAS. */
+/* Caches that can be a slot's home with a biased claim (CONCURRENCY.md, "What a cache hit costs"):
+ * ids 1 .. OPOOL__MT_HOMES - 1; a cache record made after them claims with the CAS. */
 #define OPOOL__MT_HOMES 64
-/* A cache's remote state (docs 8). */
+/* A cache's remote state (CONCURRENCY.md, "What a cache hit costs"). */
 enum {
     OPOOL__MT_BIASED = 0,   /* only its owner has freed its slots: its claim is plain stores */
     OPOOL__MT_REVOKING = 1, /* another path is revoking the bias: its barrier may not be done */
@@ -68,11 +73,11 @@ _Static_assert(OPOOL__MT_BIASED == 0, "opool_abi.h's opool__mt_claim_biased read
  * the list, by threads that find their own stripe empty). */
 typedef struct opool__mt_stripe {
     /* the top slot's index + 1 (0: empty) in the idx_mask bits, an ABA tag
-     * in the rest (docs 3) */
+     * in the rest (CONCURRENCY.md, "The free list") */
     OPOOL__MT_ALIGN(opool__atomic(uint64_t) head);
     /* allocs minus frees by the cacheless calls of the thread that holds
      * this stripe alone (its only writer: a load and a store, no
-     * read-modify-write), and of the threads that share it (docs 3) */
+     * read-modify-write), and of the threads that share it (CONCURRENCY.md, "The free list") */
     opool__atomic(int64_t) owned;
     opool__atomic(int64_t) live;
 } opool__mt_stripe;
@@ -86,17 +91,18 @@ struct opool_mt {
     opool__atomic(uint32_t) * next; /* [max_capacity]: list link, the slot below + 1 */
     /* [max_capacity]: the slot's home (the id of the cache that allocated it, 0:
      * none) << 32 | its claim (the generation its home is freeing, 0: none):
-     * docs 8 */
+     * CONCURRENCY.md, "What a cache hit costs" */
     opool__atomic(uint64_t) * own;
     size_t stride;
     uint64_t idx_mask; /* head bits holding top + 1 */
     uint64_t tag_one;  /* idx_mask + 1: what each CAS of the head adds */
     /* slots with storage: [0, capacity) are valid indexes. Only a growth
-     * changes it (upward, before it pushes the new slots: docs 9) */
+     * changes it (upward, before it pushes the new slots: CONCURRENCY.md, "Growth") */
     opool__atomic(uint32_t) capacity;
     uint32_t max_capacity; /* the growth limit (a fixed pool's capacity) */
     uint32_t gen0;
-    bool grows;      /* OPOOL_FULL_GROW: storage reserved for max_capacity slots (docs 9) */
+    /* OPOOL_FULL_GROW: storage reserved for max_capacity slots (CONCURRENCY.md, "Growth") */
+    bool grows;
     bool sync;       /* the program's TSan is told of slot hand-offs (opool_track.h) */
     bool hooks;      /* init, fini, ZERO, POISON, a memory checker or sync: the slow slot paths */
     bool checker;    /* ASan or Valgrind hides free slots */
@@ -119,7 +125,8 @@ struct opool_mt {
     opool__atomic(uint64_t) failed, rejected, steals, sleeps, wake_calls, barrier_calls;
     opool__quota quota;                 /* of the default report's lines */
     opool__atomic(uint32_t) homes_used; /* ids handed out */
-    opool__atomic(uint32_t) growing;    /* odd while a thread grows the pool (docs 9) */
+    /* odd while a thread grows the pool (CONCURRENCY.md, "Growth") */
+    opool__atomic(uint32_t) growing;
     opool__sleepq growq;                /* where threads wait for a growth to end */
     opool__atomic(uint64_t) grows_made; /* growths: statistics */
     opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
@@ -146,7 +153,7 @@ static inline size_t opool__mt_cache_bytes(uint32_t cap) {
 /* The slots with storage now. relaxed: a handle of a slot that a growth
  * added reaches a thread through the push that followed the growth's store
  * (release, then acquire), so that thread reads this count or a later one;
- * for any other handle a stale count only rejects it (docs 9). */
+ * for any other handle a stale count only rejects it (CONCURRENCY.md, "Growth"). */
 OPOOL__HOT uint32_t opool__mt_capacity_now(const opool_mt *p) {
     return opool__atomic_load_relaxed(&p->capacity);
 }
@@ -199,18 +206,18 @@ uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra, uin
                                     uint32_t *last);
 uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first);
 /* opool__mt_pop (opool_mt_list.h) found stripe s, the caller's, empty: pop
- * from the other stripes (docs 3). Returns as opool__mt_pop. */
+ * from the other stripes (CONCURRENCY.md, "The free list"). Returns as opool__mt_pop. */
 uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first, uint32_t *last);
 
 /* Slots a passing thief that needs one takes beyond it, to the shared list:
  * one membarrier then serves the next allocs too. */
 #define OPOOL__MT_STEAL_EXTRA 15u
 
-/* ==== slots (docs 4) ===================================================== */
+/* ==== slots (CONCURRENCY.md, "Generations: who owns a slot") ================================== */
 
 /* Slot i is the caller's (off the list or out of a cache entry): make it
  * live, with home as its home word (a cache's c->home; 0 for the shared
- * path, docs 8). */
+ * path, CONCURRENCY.md, "What a cache hit costs"). */
 OPOOL__HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out, uint64_t home) {
     /* relaxed: the slot is ours; its last generation came with it (the
      * acquire that gave us the slot) */
@@ -247,8 +254,8 @@ OPOOL__HOT opool_status opool__mt_claimed(opool_mt *p, uint32_t i, uint32_t g, b
 
 /* The claim's CAS of slot i from generation g to g + 1, and its end: of
  * two racing frees exactly one CAS succeeds, and none succeeds after a
- * biased home's claim (docs 4, 8). OPOOL_ESTALE, changing nothing, when
- * another free came first. */
+ * biased home's claim (CONCURRENCY.md, "Generations: who owns a slot" and "What a cache hit
+ * costs"). OPOOL_ESTALE, changing nothing, when another free came first. */
 OPOOL__HOT opool_status opool__mt_claim_cas(opool_mt *p, uint32_t i, uint32_t g, bool *keep) {
     uint32_t want = g;
     /* acquire: the object's state from the thread that made it live (fini
@@ -274,7 +281,7 @@ OPOOL__HOT opool_status opool__mt_claim(opool_mt *p, opool_handle h, bool *keep)
     return opool__mt_claim_cas(p, i, g, keep);
 }
 
-/* The calling thread's stripe (docs 3), as a word: stripe + 1, with
+/* The calling thread's stripe (CONCURRENCY.md, "The free list"), as a word: stripe + 1, with
  * OPOOL__MT_HELD when the thread holds it alone (in every pool) until it
  * ends. A thread takes one when it first uses any opool_mt: a stripe no
  * running thread holds, else one to share, in turn. */
@@ -317,6 +324,8 @@ OPOOL__HOT unsigned opool__mt_my_stripe(void) {
     return OPOOL__MT_STRIPE_OF(opool__mt_stripe_word());
 }
 
+/* The live count of the calling thread's stripe, by d: a load and a store
+ * when the thread holds the stripe alone, else an atomic add. */
 OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
     unsigned w = opool__mt_stripe_word();
     opool__mt_stripe *st = &p->stripes[OPOOL__MT_STRIPE_OF(w)];
@@ -326,8 +335,6 @@ OPOOL__HOT void opool__mt_add_live(opool_mt *p, int64_t d) {
     else
         opool__atomic_fetch_add_relaxed(&st->live, d);
 }
-
-/* A cache record's counter: one writer, so no read-modify-write. */
 
 /* No free slot anywhere: true if a growth may have added some since (the
  * caller looks again), false if the pool cannot grow, is at its limit (an
@@ -347,14 +354,14 @@ static inline uint64_t opool__mt_deadline(uint64_t timeout_ns) {
     return timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
 }
 
-/* ==== waiting (docs 6) =================================================== */
+/* ==== waiting (CONCURRENCY.md, "Waiting, and the stranding policy") =========================== */
 
 /* n slots have just become available (pushed, or parked with no waiter
  * seen): wake up to n sleepers; close an exhaustion episode. */
 OPOOL__HOT void opool__mt_freed(opool_mt *p, uint32_t n) {
-    /* seq_cst: the freer's half of the handshake (docs 6): after the push's
-     * seq_cst CAS, either this sees the waiter or the waiter's pop sees the
-     * slots */
+    /* seq_cst: the freer's half of the handshake (CONCURRENCY.md, "Waiting, and the stranding
+     * policy"): after the push's seq_cst CAS, either this sees the waiter or the waiter's pop sees
+     * the slots */
     if (OPOOL_UNLIKELY(opool__atomic_load_seq_cst(&p->sig.waiters) != 0)) opool__mt_wake_slow(p, n);
     opool__mt_end_episode(p);
 }
@@ -367,7 +374,7 @@ OPOOL__HOT void opool__mt_light_barrier(const opool_mt *p) {
         opool__atomic_fence_seq_cst(); /* pairs with the waiter's fence */
 }
 
-/* ==== caches (docs 5) ==================================================== */
+/* ==== caches (CONCURRENCY.md, "Caches (magazines) and stealing") ============================== */
 
 /* Parked slots (thieves may take some at any time). */
 static inline uint32_t opool__mt_parked(const opool_mt_cache *c) {

@@ -1,7 +1,7 @@
 /*
  * opool_mt_list.h -- the shared free list of opool_mt: OPOOL__MT_STRIPES
  * ABA-tagged stacks of slot indexes linked through next[], one per stripe
- * of threads (docs/CONCURRENCY.md 3). Inline: every alloc and free without
+ * of threads (docs/CONCURRENCY.md, "The free list"). Inline: every alloc and free without
  * a cache is a pop or a push. Private.
  */
 #ifndef OPOOL_MT_LIST_H
@@ -19,8 +19,8 @@ OPOOL__HOT uint64_t opool__mt_head_to(const opool_mt *p, uint64_t h, uint32_t to
 OPOOL__HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) * head, uint32_t k,
                                        uint32_t *first, uint32_t *last) {
     /* seq_cst: acquire for the links and slots the pushers released, and the
-     * waiter's half of the handshake of docs 6 (free: seq_cst CAS, then
-     * seq_cst load of waiters) */
+     * waiter's half of the handshake of CONCURRENCY.md, "Waiting, and the stranding policy" (free:
+     * seq_cst CAS, then seq_cst load of waiters) */
     uint64_t h = opool__atomic_load_seq_cst(head);
     for (;;) {
         uint32_t t = (uint32_t)(h & p->idx_mask), n = 0;
@@ -34,12 +34,12 @@ OPOOL__HOT uint32_t opool__mt_list_pop(opool_mt *p, opool__atomic(uint64_t) * he
             n++;
         }
         /* acquire (success and failure): the next attempt's links, as above;
-         * the tag in h protects against ABA (docs 3) */
+         * the tag in h protects against ABA (CONCURRENCY.md, "The free list") */
         if (opool__atomic_cas_weak_acquire_acquire(head, &h, opool__mt_head_to(p, h, t))) return n;
     }
 }
 
-/* Pop off the list at head, in one CAS, what a borrow takes (docs 3): k
+/* Pop off the list at head, in one CAS, what a borrow takes (CONCURRENCY.md, "The free list"): k
  * slots, or when the list holds more, half of what it holds, counting at
  * most 2 * OPOOL__MT_BORROW, up to OPOOL__MT_BORROW (never fewer than k).
  * Returns how many; as opool__mt_list_pop. */
@@ -75,7 +75,8 @@ OPOOL__HOT void opool__mt_list_push(opool_mt *p, opool__atomic(uint64_t) * head,
         /* relaxed: published by the release of the CAS below */
         opool__atomic_store_relaxed(&p->next[last], (uint32_t)(h & p->idx_mask));
         /* seq_cst: release of the links and the freed slots to the next
-         * popper, and the freer's half of the handshake of docs 6 */
+         * popper, and the freer's half of the handshake of CONCURRENCY.md, "Waiting, and the
+         * stranding policy" */
     } while (!opool__atomic_cas_weak_seq_cst_relaxed(head, &h, opool__mt_head_to(p, h, first + 1)));
 }
 

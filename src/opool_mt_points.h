@@ -45,7 +45,7 @@ typedef enum opool__mt_point {
      * the next */
     OPOOL__MT_AT_STATS_SCAN,
     /* a free through a slot's home cache has checked the generation and
-     * not yet stored its claim (docs 8) */
+     * not yet stored its claim (CONCURRENCY.md, "What a cache hit costs") */
     OPOOL__MT_AT_CLAIM_CHECKED,
     /* the home's free has stored its claim and not yet read its cache's
      * remote state */
@@ -60,7 +60,7 @@ typedef enum opool__mt_point {
      * hands out off another stripe; the rest are not yet on its own */
     OPOOL__MT_AT_BORROWED,
     /* a thread found the pool empty while another grows it, and is about
-     * to wait for that growth to end (docs 9) */
+     * to wait for that growth to end (CONCURRENCY.md, "Growth") */
     OPOOL__MT_AT_GROW_WAIT,
     /* the grower holds the growth and has not yet committed the storage of
      * the new slots */

@@ -1,7 +1,7 @@
 /*
- * opool_mt_shared.c -- opool_mt's calls without a cache (docs/CONCURRENCY.md
- * 3, 4): opool_mt_alloc, opool_mt_alloc_wait, opool_mt_free and the bulk
- * calls, on the shared free list, stealing from caches and waiting
+ * opool_mt_shared.c -- opool_mt's calls without a cache (docs/CONCURRENCY.md,
+ * "The free list" and "Generations: who owns a slot"): opool_mt_alloc, opool_mt_alloc_wait,
+ * opool_mt_free and the bulk calls, on the shared free list, stealing from caches and waiting
  * (opool_mt_cache.c) when it is empty.
  */
 #include "opool_mt_list.h"

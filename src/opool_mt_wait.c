@@ -1,9 +1,9 @@
 /*
- * opool_mt_wait.c -- opool_mt's wait/wake primitives (docs/CONCURRENCY.md 6):
- * the wake of a free that saw a waiter, a waiter's sleep, and the heavy
- * barrier of waiters and thieves. The waiter itself, which steals, is
- * opool_mt_cache.c's; the sleeping (futex, or mutex and condition variable)
- * is opool_platform.c's. Calls nothing of the other opool_mt files.
+ * opool_mt_wait.c -- opool_mt's wait/wake primitives (docs/CONCURRENCY.md, "Waiting, and the
+ * stranding policy"): the wake of a free that saw a waiter, a waiter's sleep, and the heavy barrier
+ * of waiters and thieves. The waiter itself, which steals, is opool_mt_cache.c's; the sleeping
+ * (futex, or mutex and condition variable) is opool_platform.c's. Calls nothing of the other
+ * opool_mt files.
  */
 #include "opool_mt_list.h"
 
@@ -19,8 +19,8 @@ void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
     opool__sleepq_sleep(&p->sleepq, &p->sig.epoch, e, deadline);
 }
 
-/* The waiter's heavy barrier (docs 6): every park that a cache owner made
- * before it is visible to the scan after it, and every owner's later read of
+/* The waiter's heavy barrier (CONCURRENCY.md, "Waiting, and the stranding policy"): every park that
+ * a cache owner made before it is visible to the scan after it, and every owner's later read of
  * waiters sees this waiter. False if it cannot be had (then the waiter must
  * not trust its scan for long). */
 bool opool__mt_heavy_barrier(opool_mt *p) {

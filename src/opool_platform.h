@@ -235,9 +235,9 @@ void opool__sleepq_sleep(opool__sleepq *q, opool__atomic(uint32_t) * word, uint3
 
 /* Registers the process for the expedited membarrier once, on first use:
  * true if opool__membarrier can be relied on (the owner side of a park may
- * then use a compiler barrier only, docs/CONCURRENCY.md 6). Windows: true,
- * nothing to register; but false under Wine, whose FlushProcessWriteBuffers
- * does nothing (8.0). */
+ * then use a compiler barrier only, docs/CONCURRENCY.md, "Waiting, and the stranding policy").
+ * Windows: true, nothing to register; but false under Wine, whose FlushProcessWriteBuffers does
+ * nothing (8.0). */
 bool opool__membarrier_ready(void);
 /* A full barrier on every running thread of the process; false if the
  * system refused it (never call it unless opool__membarrier_ready).

@@ -1,18 +1,22 @@
 /*
  * opool_save.c -- save and load of core pools, one (opool_save) or a world
  * of several in one image (opool_save_many) (include/opool.h, "save and
- * load", "world saves"). The byte format is docs/FORMAT.md; keep the two in
- * step. A world image is a world header, pool sections that are pool
- * images without their checksum, and one checksum: every function below
- * serves both, a pool image being read as one section at offset 0.
+ * load", "world saves"), and of side tables, alone or with the pools they
+ * belong to (include/opool_side.h). The byte format is docs/FORMAT.md; keep
+ * the two in step. A world image is a world header, pool sections that are
+ * pool images without their checksum, and one checksum: every pool function
+ * below serves both, a pool image being read as one section at offset 0.
  *
  * Sections (grep for "==== "):
- *   ==== format      the headers, little-endian coding, the checksum
- *   ==== save        the buffered, hashing writer, opool_save, opool_save_many
- *   ==== errors      why a load failed: the finding, the thread's record
- *   ==== load        reading, validation, opool_load, opool_load_many (the
- *                    pools' state is rebuilt by opool.c's opool__restore_*)
- *   ==== files       the atomic file save and the file loads
+ *   ==== format                   the headers, little-endian coding, the checksum
+ *   ==== save                     the buffered, hashing writer, opool_save, opool_save_many
+ *   ==== errors                   why a load failed: the finding, the thread's record
+ *   ==== load                     reading, validation, opool_load, opool_load_many (the
+ *                                 pools' state is rebuilt by opool.c's opool__restore_*)
+ *   ==== side tables              a side table's image: opool_side_save, opool_side_load
+ *   ==== worlds with side tables  pools and their tables in one image: opool_save_world,
+ *                                 opool_load_world
+ *   ==== files                    the atomic file saves and the file loads of all the above
  *
  * Load never trusts the image: it reads it whole into memory (growing the
  * buffer only as bytes arrive), checks the checksum and every invariant of

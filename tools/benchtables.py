@@ -312,7 +312,8 @@ def readme_summary(res):
             for label, wl, n in rows]
     head = [f"ns per operation ({z} B)", "opool", "minimal safe pool", "glibc malloc",
             "fastest other"]
-    return [res.caption("In brackets: the ratio to the minimal safe pool (ideal_gen)."),
+    return [res.caption("The minimal safe pool is a hand-written generation-checked pool "
+                        "(ideal_gen); in brackets, the ratio to it; `*`: not validated."),
             ""] + table(head, body)
 
 

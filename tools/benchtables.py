@@ -403,6 +403,20 @@ def replay_table(res):
                         "ratios to glibc's and mimalloc's."), ""] + table(head, body)
 
 
+def replay_traces(res):
+    mib = 1024.0 * 1024.0
+    body = []
+    for t in res.values("trace"):
+        r = res.find(trace=t)
+        calls, live, peak = num(r, "calls"), num(r, "max_live_blocks"), num(r, "live_peak_bytes")
+        body.append([t, DASH if calls is None else f"{calls:,.0f}",
+                     DASH if live is None else f"{live:,.0f}",
+                     DASH if peak is None else f"{peak / mib:.1f}"])
+    return [res.caption("The calls each replay makes, and the most blocks and bytes live at "
+                        "once."), ""] + table(["trace", "calls replayed", "most live blocks",
+                                               "most live MiB"], body)
+
+
 TABLES = {
     "readme-summary": readme_summary,
     "core-64": core_64,
@@ -413,6 +427,7 @@ TABLES = {
     "heap": heap_table,
     "heap-soak": heap_soak,
     "replay": replay_table,
+    "replay-traces": replay_traces,
 }
 
 
@@ -424,7 +439,7 @@ def generate(root, name, rel, doc):
     path = os.path.join(root, rel)
     if not os.path.isfile(path):
         cmd = WRITER.get(os.path.basename(rel), "its benchmark")
-        return [f"*No results yet: `{rel}` is written by `{cmd}` then `make bench-publish`.*"]
+        return [f"*No results yet: `{cmd}` writes `{rel}` (the table fills itself then).*"]
     link = os.path.relpath(rel, os.path.dirname(doc) or ".")
     return TABLES[name](Results(path, rel, link))
 

@@ -93,11 +93,19 @@
 #   make dist          regenerate src/opool_gdb_script.h (gdb's printers, tools/debugger/embed.cmake),
 #                      then dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)
 #   make docs          regenerate docs/API.md from the header comments (cmake -P tools/apidoc.cmake)
+#   make bench-tables  regenerate the figure tables of README.md and docs/BENCHMARKS.md from
+#                      docs/results/*.csv (python3 tools/benchtables.py; the test
+#                      bench_tables_up_to_date fails until you do)
+#   make bench-publish copy the CSVs of the last runs (bench/out/core.csv, build/bench/mt.csv,
+#                      bench/out/heap.csv, heap_soak.csv, replay.csv; those present) into
+#                      docs/results, then make bench-tables. make bench, bench-mt and
+#                      bench-heap end with it for their own CSVs (PUBLISH=0: they do not);
+#                      make bench-quick never does
 #   make clean         remove build/
 #
 # Variables: GCC, CLANG (the compilers of make test), CC (make build / make bench), JOBS (2),
-# BENCH_ARGS, BENCH_MT_ARGS, BENCH_HEAP_ARGS, BENCH_REPLAY_ARGS, CMAKE, CTEST, FUZZ_SECONDS,
-# FUZZ_MERGE, FUZZ_TARGETS, FUZZ_ARGS (more libFuzzer flags), FUZZ_COV_DIRS. Changing a
+# BENCH_ARGS, BENCH_MT_ARGS, BENCH_HEAP_ARGS, BENCH_REPLAY_ARGS, PUBLISH, PYTHON3, CMAKE, CTEST,
+# FUZZ_SECONDS, FUZZ_MERGE, FUZZ_TARGETS, FUZZ_ARGS (more libFuzzer flags), FUZZ_COV_DIRS. Changing a
 # compiler or an option reconfigures that build directory from scratch.
 
 .NOTPARALLEL:
@@ -476,6 +484,7 @@ bench-build:
 # opool_bench runs its siblings (allocator builds, Rust slotmap) itself: see the top of this file.
 bench: bench-build
 	build/bench/opool_bench $(BENCH_ARGS)
+	@if [ "$(PUBLISH)" = 1 ]; then $(MAKE) --no-print-directory bench-publish BENCH_RESULTS=bench/out/core.csv; fi
 
 bench-quick: bench-build
 	build/bench/opool_bench --quick $(BENCH_ARGS)
@@ -512,6 +521,7 @@ bench-mt: bench-build
 	@test -x build/bench/bench_mt || { echo "error: no build/bench/bench_mt (is there a bench/bench_mt.c?)" >&2; exit 1; }
 	build/bench/bench_mt $(BENCH_MT_ARGS)
 	build/bench/bench_ladder $(if $(findstring --quick,$(BENCH_MT_ARGS)),--quick)
+	@if [ "$(PUBLISH)" = 1 ]; then $(MAKE) --no-print-directory bench-publish BENCH_RESULTS=build/bench/mt.csv; fi
 
 # bench/bench_heap.c, opool_heap against the mallocs: build/bench/bench_heap runs opool_heap and
 # glibc malloc, then each allocator build bench_heap_<allocator> found beside it, then the RSS
@@ -523,6 +533,8 @@ bench-heap: bench-build
 	@test -x build/bench/bench_heap || { echo "error: no build/bench/bench_heap (is there a bench/bench_heap.c?)" >&2; exit 1; }
 	build/bench/bench_heap $(BENCH_HEAP_ARGS)
 	@$(MAKE) --no-print-directory bench-replay-run
+	@if [ "$(PUBLISH)" = 1 ]; then $(MAKE) --no-print-directory bench-publish \
+		BENCH_RESULTS="bench/out/heap.csv bench/out/heap_soak.csv bench/out/replay.csv"; fi
 
 # bench/bench_replay.c: each trace of bench/traces (bench/traces/README.md) replayed against
 # opool_heap and glibc, then each allocator build bench_replay_<allocator>, one process per
@@ -645,6 +657,26 @@ dist:
 .PHONY: docs
 docs:
 	$(CMAKE) -P tools/apidoc.cmake
+
+# ---- published figures: docs/results ----
+
+# Every figure of README.md and docs/BENCHMARKS.md comes from one results file of docs/results,
+# named above its table (tools/benchtables.py). A run is published by copying its CSV there.
+PYTHON3 ?= python3
+PUBLISH ?= 1
+BENCH_RESULTS ?= bench/out/core.csv build/bench/mt.csv bench/out/heap.csv \
+                 bench/out/heap_soak.csv bench/out/replay.csv
+.PHONY: bench-tables bench-publish
+bench-tables:
+	$(PYTHON3) tools/benchtables.py
+
+bench-publish:
+	@mkdir -p docs/results; n=0; \
+	for f in $(BENCH_RESULTS); do \
+		if [ -f "$$f" ]; then cp "$$f" docs/results/; echo "bench-publish: $$f -> docs/results/"; n=$$((n + 1)); fi; \
+	done; \
+	[ $$n -gt 0 ] || { echo "error: no results to publish: run make bench, bench-mt or bench-heap" >&2; exit 1; }
+	@$(MAKE) --no-print-directory bench-tables
 
 clean:
 	rm -rf build

@@ -168,6 +168,30 @@ add_test(NAME api_doc_rejects_an_undocumented_declaration
 set_tests_properties(api_doc_up_to_date api_doc_rejects_an_undocumented_declaration
     PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS docs)
 
+# The figure tables of README.md and docs/BENCHMARKS.md are generated from the results files
+# of docs/results by tools/benchtables.py (make bench-tables); no benchmark runs here. Label docs.
+#   bench_tables_up_to_date  fails, telling to run `make bench-tables`, when a table between
+#                            `<!-- bench: ... -->` markers differs from what the results file
+#                            it names gives (a figure edited by hand, or a new results file)
+#   bench_tables_reject_an_edited_figure
+#                            that refusal, on a copy of README.md with one figure changed
+find_program(OPOOL_PYTHON3 NAMES python3)
+if(OPOOL_PYTHON3)
+    add_test(NAME bench_tables_up_to_date
+        COMMAND "${OPOOL_PYTHON3}" "${PROJECT_SOURCE_DIR}/tools/benchtables.py" --check
+                --root "${PROJECT_SOURCE_DIR}")
+    file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/bench_tables_edited")
+    add_test(NAME bench_tables_reject_an_edited_figure
+        COMMAND "${CMAKE_COMMAND}" "-DSOURCE_DIR=${PROJECT_SOURCE_DIR}" "-DPYTHON=${OPOOL_PYTHON3}"
+                "-DWORK=${OPOOL_TEST_WORK_DIR}/bench_tables_edited"
+                -P "${PROJECT_SOURCE_DIR}/tests/docs/edited_figure.cmake"
+        WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/bench_tables_edited")
+    set_tests_properties(bench_tables_up_to_date bench_tables_reject_an_edited_figure
+        PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS docs)
+else()
+    message(STATUS "opool: no python3: the tests bench_tables_* are not registered")
+endif()
+
 # ---- exports of the shared library: tests/abi/exports.cmake ---------------------------------
 # abi_exports: `nm -D --defined-only` of the shared library lists every public function of
 # include/*.h and nothing with the opool__ prefix but the ABI slow paths of opool_abi.h.

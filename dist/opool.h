@@ -4638,10 +4638,10 @@ typedef struct opool__finding {
     bool held_suffix;                      /* the line says so (the default report) */
     /* rejected frees and alloc_at (opool__misuse): */
     opool__misuse misuse;
-    bool loud;               /* the object's desc asks for them (OPOOL_REPORT_MISUSE) */
-    uint32_t gen_now;        /* the slot's generation now */
-    uint32_t salt;           /* OPOOL__SALT_TAKEN: the salt asked for */
-    const char *other_name;  /* OPOOL__SALT_TAKEN: the live pool that has it */
+    bool loud;              /* the object's desc asks for them (OPOOL_REPORT_MISUSE) */
+    uint32_t gen_now;       /* the slot's generation now */
+    uint32_t salt;          /* OPOOL__SALT_TAKEN: the salt asked for */
+    const char *other_name; /* OPOOL__SALT_TAKEN: the live pool that has it */
     const void *other;
 } opool__finding;
 
@@ -6515,8 +6515,8 @@ static opool_status opool__create(opool **out, const opool_desc *desc, bool load
     void *block = a.alloc(a.ctx, g.required, OPOOL__BLOCK_ALIGN);
     if (block == NULL) return OPOOL_ENOMEM;
     opool_status s = opool__build(out, block, g.required, desc, &g, loaded);
-    if (s != OPOOL_OK) {
-        a.free(a.ctx, block, g.required);
+    if (s != OPOOL_OK) { /* a salt a live pool has (opool.h, SALTS) */
+        opool__mem_free(&a, block, g.required, OPOOL__BLOCK_ALIGN);
         return s;
     }
     (*out)->block = block;
@@ -7347,8 +7347,8 @@ static void opool__put_prefix(char *buf, size_t size, size_t *at, const opool__f
         OPOOL__PUT("opool: load%s%s%s%s: ", where, f->name ? " \"" : "", f->name ? f->name : "",
                    f->name ? "\"" : "");
     } else if (f->self == NULL && f->misuse == OPOOL__SALT_TAKEN) /* no object exists */
-        OPOOL__PUT("opool: %s%s%s%s: ", kinds[f->kind], f->name ? " \"" : "", f->name ? f->name : "",
-                   f->name ? "\"" : "");
+        OPOOL__PUT("opool: %s%s%s%s: ", kinds[f->kind], f->name ? " \"" : "",
+                   f->name ? f->name : "", f->name ? "\"" : "");
     else if (f->name)
         OPOOL__PUT("opool: %s \"%s\" (%p): ", kinds[f->kind], f->name, (void *)(uintptr_t)f->self);
     else
@@ -7471,7 +7471,7 @@ void opool__diag_misuse(opool__finding *f, uint32_t nslots, uint32_t gen0, uint3
     else if (f->what == OPOOL_EBUSY)
         f->misuse = OPOOL__LIVE_SLOT;
     else /* generations only grow from the origin (until they wrap) */
-        f->misuse = now == g + 1               ? OPOOL__DOUBLE_FREE
+        f->misuse = now == g + 1            ? OPOOL__DOUBLE_FREE
                     : g - gen0 < now - gen0 ? OPOOL__STALE_HANDLE
                                             : OPOOL__FOREIGN_HANDLE;
 }
@@ -7558,7 +7558,8 @@ opool_status opool__origin_enter(opool__kind kind, uint32_t salt, const void *ow
     } else if (opool__origins.n == opool__origins.cap) {
         uint32_t cap = 2 * opool__origins.cap;
         opool__origin *at = (opool__origin *)malloc(cap * sizeof *at);
-        if (at == NULL) s = OPOOL_ENOMEM;
+        if (at == NULL)
+            s = OPOOL_ENOMEM;
         else {
             memcpy(at, opool__origins.at, opool__origins.n * sizeof *at);
             if (opool__origins.at != opool__origins_first) free(opool__origins.at);
@@ -7566,7 +7567,8 @@ opool_status opool__origin_enter(opool__kind kind, uint32_t salt, const void *ow
             opool__origins.cap = cap;
         }
     }
-    if (s == OPOOL_OK) opool__origins.at[opool__origins.n++] = (opool__origin){owner, name, gen0, kind};
+    if (s == OPOOL_OK)
+        opool__origins.at[opool__origins.n++] = (opool__origin){owner, name, gen0, kind};
     opool__origins_unlock();
     if (taken.misuse) opool__diag_default(&taken);
     return s;
@@ -8926,9 +8928,9 @@ opool_status opool_heap_create(opool_heap **out, const opool_heap_desc *desc) {
         d.class_count = (uint32_t)OPOOL__HEAP_DEFAULTS;
     }
     if (d.class_count == 0 || d.class_count > OPOOL_HEAP_MAX_CLASSES) return OPOOL_EINVAL;
-    if (d.flags & ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED |
-                              OPOOL_HEAP_ARENA | OPOOL_POISON | OPOOL_REPORT_MISUSE |
-                              OPOOL_REPORT_UNRATIONED))
+    if (d.flags &
+        ~(uint32_t)(OPOOL_HEAP_NO_FALLBACK | OPOOL_HEAP_GROW | OPOOL_HEAP_FIXED | OPOOL_HEAP_ARENA |
+                    OPOOL_POISON | OPOOL_REPORT_MISUSE | OPOOL_REPORT_UNRATIONED))
         return OPOOL_EINVAL;
     if ((d.flags & OPOOL_HEAP_FIXED) && (d.flags & OPOOL_HEAP_GROW)) return OPOOL_EINVAL;
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL)) return OPOOL_EINVAL;

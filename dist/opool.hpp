@@ -971,8 +971,17 @@ template <class T, uint32_t Flags = 0> class pool {
     }
 
     /* Erase the object at obj (a pointer into this pool): as erase of its
-     * handle; false for any other pointer. O(chunks) (opool_handle_of). */
-    bool erase(const T *obj) noexcept { return obj != nullptr && erase(handle_of(*obj)); }
+     * handle; false for any other pointer (opool_free_object's rejection,
+     * counted and reported as it says), and for nullptr. O(chunks)
+     * (opool_handle_of). */
+    bool erase(const T *obj) noexcept {
+        if (obj == nullptr) return false;
+        handle<T> h = handle_of(*obj);
+        if (!h) /* no live object's start: the C pool says what it was */
+            return opool_free_object(p_, const_cast<void *>(static_cast<const void *>(obj))) ==
+                   OPOOL_OK;
+        return erase(h);
+    }
 
     /* ~T of every live object, then opool_clear (the next emplaces take
      * slots 0, 1, 2, ... as in a fresh pool). O(capacity). */

@@ -767,8 +767,8 @@ static opool_status opool__create(opool **out, const opool_desc *desc, bool load
     void *block = a.alloc(a.ctx, g.required, OPOOL__BLOCK_ALIGN);
     if (block == NULL) return OPOOL_ENOMEM;
     opool_status s = opool__build(out, block, g.required, desc, &g, loaded);
-    if (s != OPOOL_OK) {
-        a.free(a.ctx, block, g.required);
+    if (s != OPOOL_OK) { /* a salt a live pool has (opool.h, SALTS) */
+        opool__mem_free(&a, block, g.required, OPOOL__BLOCK_ALIGN);
         return s;
     }
     (*out)->block = block;

@@ -23,7 +23,7 @@
 
 static opool *make(uint32_t capacity, uint32_t flags) {
     opool_desc d = quiet_desc(16, capacity, SALT);
-    d.flags = flags;
+    d.flags |= flags;
     opool *p = NULL;
     return opool_create(&p, &d) == OPOOL_OK ? p : NULL;
 }
@@ -37,7 +37,7 @@ static opool *make_grow(uint32_t capacity, uint32_t max_capacity, uint32_t flags
     opool_desc d = quiet_desc(size, capacity, SALT);
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = max_capacity;
-    d.flags = flags;
+    d.flags |= flags;
     opool *p = NULL;
     return opool_create(&p, &d) == OPOOL_OK ? p : NULL;
 }
@@ -812,7 +812,7 @@ static opool *script_pool(uint32_t salt) {
     opool_desc d = quiet_desc(sizeof(int), 8, salt);
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = 64;
-    d.flags = OPOOL_ZERO;
+    d.flags |= OPOOL_ZERO;
     opool *p = NULL;
     return opool_create(&p, &d) == OPOOL_OK ? p : NULL;
 }
@@ -933,7 +933,7 @@ TEST(id_only_pool_with_zero_and_init_hands_init_the_token) {
     opool_desc d = quiet_desc(0, 4, SALT);
     d.on_full = OPOOL_FULL_GROW;
     d.max_capacity = 64;
-    d.flags = OPOOL_ZERO;
+    d.flags |= OPOOL_ZERO;
     d.init = see_token;
     d.user = &seen;
     opool *p = NULL;

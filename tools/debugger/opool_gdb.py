@@ -187,7 +187,9 @@ def lookup(val):
                 and str(fields[0].type.strip_typedefs()) in ("opool_handle", "struct opool_handle")):
             return HandlePrinter(val["raw"]["bits"])
         if re.match(r"opl::pool<", tag):
-            return PoolPrinter(int(val["p_"]), t.template_argument(0), tag)
+            # the flags argument as written: gcc names it 0, clang 0u
+            label = re.sub(r"\b(\d+)u\b", r"\1", tag)
+            return PoolPrinter(int(val["p_"]), t.template_argument(0), label)
         return None
     if t.code != gdb.TYPE_CODE_PTR:
         return None

@@ -443,7 +443,7 @@ platforms:
 		extra=; [ $$t != aarch64 ] || extra=-DCMAKE_C_FLAGS=-DOPOOL_HEAP_SPAN=0x10000000; \
 		echo "== $$dir: $$cc, run by $${run%% *}"; \
 		if [ $$t = wasm32 ]; then \
-			$(call wasm_configure,$$dir,$(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress); \
+			$(call wasm_configure,$$dir,$(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress -DOPOOL_WASM_THREADS=OFF); \
 		else \
 			$(call configure,$$dir,$$cc,,-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/$$tc $(PLATFORM_ARGS) -DOPOOL_STRESS_SCALE=$$stress $$extra); \
 		fi; \

@@ -1198,6 +1198,8 @@ TEST(a_users_report_is_rationed_too_and_told_what_was_held_back) {
         for (int k = 0; k < 16; k++) CHECK_EQ_U64(opool_free(p, h[k]), OPOOL_OK); /* ends it */
         for (int k = 0; k < 16; k++) CHECK(opool_alloc(p, &h[k]) != NULL);
     }
+    printf("  a user's report: %llu made, %llu held back, for %d episodes\n",
+           (unsigned long long)n.calls, (unsigned long long)n.held, SWINGS + 1);
     CHECK(n.calls >= 5 && n.calls < SWINGS / 4);
     CHECK_EQ_U64(n.calls + n.held, SWINGS + 1); /* every episode reported or counted */
     CHECK_EQ_U64(n.opened, n.held);             /* each held one opened an episode */

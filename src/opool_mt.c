@@ -36,8 +36,9 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
  * report gets a NULL pool, as before report_mt existed. Exhaustion is
  * rationed for every report alike (opool__diag_admit). */
 static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
+    opool__held outer = {0, 0};
     if (what == OPOOL_EFULL && !(p->desc.flags & OPOOL_REPORT_UNRATIONED) &&
-        !opool__diag_admit(&p->quota, opool__episode_failures(&p->sig.episode) == 1))
+        !opool__diag_admit(&p->quota, opool__episode_failures(&p->sig.episode) == 1, &outer))
         return;
     if (p->desc.report_mt)
         p->desc.report_mt(p, what, h, p->desc.user);
@@ -45,7 +46,7 @@ static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
         p->desc.report(NULL, what, h, p->desc.user);
     else
         opool_mt_default_report(p, what, h, p->desc.user);
-    opool__diag_admitted();
+    if (what == OPOOL_EFULL) opool__diag_admitted(&outer);
 }
 
 /* An alloc found no slot anywhere. */
@@ -279,17 +280,6 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     p->max_capacity = g.max_capacity;
     p->grows = grows;
     p->gen0 = (desc->salt ? desc->salt : opool__derive_salt()) & ~1u;
-    if (desc->salt) { /* among the live pools' origins (opool.h, SALTS) */
-        opool_status s = opool__origin_enter(OPOOL__KIND_MT, desc->salt, p, desc->name,
-                                             !(desc->flags & OPOOL_SHARE_SALT));
-        if (s != OPOOL_OK) {
-            if (grows)
-                opool__os_unmap(block, l.total);
-            else
-                mem.free(mem.ctx, block, l.total);
-            return s;
-        }
-    }
     uint32_t bits = 1; /* max_capacity + 1 values: 0 = empty */
     while (bits < 32 && ((uint64_t)1 << bits) <= p->max_capacity) bits++;
     p->idx_mask = ((uint64_t)1 << bits) - 1;
@@ -306,6 +296,17 @@ opool_status opool_mt_create(opool_mt **out, const opool_desc *desc) {
     if (!opool__mt_commit(p, 0, cap)) {
         opool__os_unmap(block, l.total); /* only a growable pool commits */
         return OPOOL_ENOMEM;
+    }
+    if (desc->salt) { /* last: among the live pools' origins (opool.h, SALTS) */
+        opool_status s = opool__origin_enter(OPOOL__KIND_MT, desc->salt, p, desc->name,
+                                             !(desc->flags & OPOOL_SHARE_SALT));
+        if (s != OPOOL_OK) {
+            if (grows)
+                opool__os_unmap(block, l.total);
+            else
+                mem.free(mem.ctx, block, l.total);
+            return s;
+        }
     }
     opool__atomic_init(&p->capacity, cap);
     /* every slot on stripe 0 (top = slot 0, tag 0): whichever stripe a

@@ -735,12 +735,20 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     h->base[0] = objects;
     h->nslots = h->limit = h->first = p->slot_cap = g->first;
     p->checker = opool__checker_active();
-    for (uint32_t i = 0; i < g->first; i++) {
-        h->slot[i].gen = p->gen0;
-        h->slot[i].pos = 0;
-        if (h->roster) opool__roster_put(h, i, i);
+    /* slot i at roster position i, or chained to i + 1; written in two
+     * plain loops the compiler vectorises (a pool's creation writes them all) */
+    opool__slot *slot = h->slot;
+    uint32_t gen0 = p->gen0, n = g->first, next = h->roster ? 0 : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        slot[i].gen = gen0;
+        slot[i].pos = i + next;
     }
-    if (!h->roster) (void)opool__chain_fill(h);
+    if (h->roster)
+        for (uint32_t i = 0; i < n; i++) h->roster[i] = i;
+    else if (n > 0)
+        slot[n - 1].pos = OPOOL__CHAIN_END; /* the chain 0, 1, ..., n - 1 (h->chain is 0) */
+    else
+        h->chain = OPOOL__CHAIN_END;
     /* chunks the index space [0, max_capacity) spans */
     p->nchunks = opool__span_count(h->shift, p->max_capacity);
     opool__assert(p->nchunks <= OPOOL__MAX_CHUNKS);

@@ -2491,6 +2491,14 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
 #else
 #define OPOOL__TYPED_FN static inline
 #endif
+/* The shims of the inline fast paths (alloc, free, get, valid): inlined into
+ * the caller as the untyped calls are (OPOOL__HOT), since a shim left as a
+ * call would cost more than the path it wraps. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
+#define OPOOL__TYPED_HOT static inline __attribute__((unused, always_inline))
+#else
+#define OPOOL__TYPED_HOT OPOOL__TYPED_FN
+#endif
 
 /* clang-format off */
 #ifdef __cplusplus
@@ -2645,23 +2653,23 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL__TYPED_FN opool *name##_raw(name *p) { return OPOOL__RAW(p); }
 
 #define OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                       \
-    OPOOL__TYPED_FN name##_type *name##_alloc(name *p, name##_handle *out) {                       \
+    OPOOL__TYPED_HOT name##_type *name##_alloc(name *p, name##_handle *out) {                       \
         return OPOOL__CAST(                                                                        \
             T *, opool__alloc_as(OPOOL__RAW(p), out ? &out->raw : NULL, OPOOL__SITE, KNOWN));      \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_alloc_at(name *p, name##_handle h) {                                 \
         return OPOOL__CAST(T *, opool_alloc_at(OPOOL__RAW(p), h.raw));                             \
     }                                                                                              \
-    OPOOL__TYPED_FN opool_status name##_free(name *p, name##_handle h) {                           \
+    OPOOL__TYPED_HOT opool_status name##_free(name *p, name##_handle h) {                           \
         return opool__free_as(OPOOL__RAW(p), h.raw, KNOWN);                                        \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_free_object(name *p, T *obj) {                             \
         return opool_free_object(OPOOL__RAW(p), obj);                                              \
     }                                                                                              \
-    OPOOL__TYPED_FN T *name##_get(const name *p, name##_handle h) {                                \
+    OPOOL__TYPED_HOT T *name##_get(const name *p, name##_handle h) {                                \
         return OPOOL__CAST(T *, opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN));                      \
     }                                                                                              \
-    OPOOL__TYPED_FN bool name##_valid(const name *p, name##_handle h) {                            \
+    OPOOL__TYPED_HOT bool name##_valid(const name *p, name##_handle h) {                            \
         return opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN) != NULL;                                \
     }                                                                                              \
     OPOOL__TYPED_FN name##_handle name##_handle_of(const name *p, const T *obj) {                  \
@@ -4175,6 +4183,9 @@ OPOOL__INTERNAL void opool__fast_bounds(const opool *p, uint32_t *fast_limit, ui
 OPOOL__INTERNAL void opool__update_fast(opool *p);
 OPOOL__INTERNAL void opool__range_freed(opool *p, char *first_obj, uint32_t n);
 OPOOL__INTERNAL bool opool__reserve_slots(opool *p, uint32_t n);
+/* Slots a pool that never grows holds and has not made yet (opool.c, "making
+ * slots"); 0 for a growing pool. */
+OPOOL__INTERNAL uint32_t opool__unmade(const opool *p);
 OPOOL__INTERNAL bool opool__grow(opool *p);
 OPOOL__INTERNAL opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 /* The handles (h) and sites (where) of up to max (at most 8) live objects of
@@ -4876,11 +4887,14 @@ __asm__(".pushsection \".debug_gdb_scripts\", \"MS\", %progbits, 1\n"
         ".ascii \"class PoolPrinter(Printer):\\n\"\n"
         ".ascii \"    def describe(self):\\n\"\n"
         ".ascii \"        c = cast(self.addr, \\\"opool__hot\\\")\\n\"\n"
-        ".ascii \"        name = name_text(cast(after(self.addr, \\\"opool__hot\\\"), \\\"opool_desc\\\"))\\n\"\n"
+        ".ascii \"        desc = cast(after(self.addr, \\\"opool__hot\\\"), \\\"opool_desc\\\")\\n\"\n"
+        ".ascii \"        name = name_text(desc)\\n\"\n"
         ".ascii \"        count, limit, nslots = int(c[\\\"count\\\"]), int(c[\\\"limit\\\"]), int(c[\\\"nslots\\\"])\\n\"\n"
+        ".ascii \"        # a pool that never grows (shift 32) makes its slots as they are needed\\n\"\n"
+        ".ascii \"        unmade = int(desc[\\\"capacity\\\"]) - nslots if int(c[\\\"shift\\\"]) == 32 else 0\\n\"\n"
         ".ascii \"        listed = int(c[\\\"roster\\\"]) != 0\\n\"\n"
-        ".ascii \"        text = \\\"%s: %u live, capacity %u, %u slots\\\" % (name, count, limit, nslots)\\n\"\n"
-        ".ascii \"        if not count <= limit <= nslots < SANE_SLOTS:\\n\"\n"
+        ".ascii \"        text = \\\"%s: %u live, capacity %u, %u slots\\\" % (name, count, limit + unmade, nslots + unmade)\\n\"\n"
+        ".ascii \"        if not count <= limit <= nslots < SANE_SLOTS or not 0 <= unmade < SANE_SLOTS:\\n\"\n"
         ".ascii \"            return text + \\\": corrupt\\\"\\n\"\n"
         ".ascii \"        self.live = self.listed(c, count) if listed else self.scanned(c, count, nslots)\\n\"\n"
         ".ascii \"        return text if listed else text + \\\", no live list (objects by slot)\\\"\\n\"\n"
@@ -6088,6 +6102,69 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     return true;
 }
 
+/* ==== making slots ========================================================
+ * A pool that never grows (one chunk: shift 32) makes its slots as its high
+ * water rises: creation writes no slot record and no roster entry, and
+ * nslots (with first, which equals it in such a pool) counts the slots made
+ * so far, slot_cap those its block holds. An alloc that finds no free slot
+ * made, or an alloc_at beyond them, makes the next ones: as many as are
+ * made already, at least OPOOL__MAKE_MIN and at most OPOOL__MAKE_MAX, so a
+ * fill costs one out-of-line call per batch and touches no record long
+ * before its slot is used. Every slot made is what creation made before:
+ * its first generation, on the free stack's bottom in ascending order (the
+ * chain's front without a live list). A loaded pool is made whole at once
+ * (opool_load restores every record of its image). */
+#define OPOOL__MAKE_MIN 64u
+#define OPOOL__MAKE_MAX 65536u
+
+/* Slots the pool's block holds and that are not made yet. */
+uint32_t opool__unmade(const opool *p) {
+    return p->hot.shift == 32 ? p->slot_cap - p->hot.nslots : 0;
+}
+
+/* Slots p can hold: those in the roster (or the chain) and those to make. */
+static uint32_t opool__usable(const opool *p) { return p->hot.limit + opool__unmade(p); }
+
+/* Slots [nslots, hi) of chunk 0 are made: at the first generation, they
+ * join the free stack's bottom (the chain's end) in ascending order. One
+ * plain loop over locals: the records and entries are all new. */
+static void opool__make_to(opool *p, uint32_t hi) {
+    opool__hot *h = &p->hot;
+    opool__slot *slot = h->slot;
+    uint32_t lo = h->nslots, gen0 = p->gen0, k = h->limit;
+    if (lo >= hi) return;
+    if (h->roster) {
+        uint32_t *roster = h->roster;
+        for (uint32_t i = lo; i < hi; i++, k++) {
+            slot[i].gen = gen0;
+            slot[i].pos = k;
+            roster[k] = i;
+        }
+    } else {
+        for (uint32_t i = lo; i < hi; i++) {
+            slot[i].gen = gen0;
+            slot[i].pos = i + 1;
+        }
+        slot[hi - 1].pos = OPOOL__CHAIN_END;
+        uint32_t *at = &h->chain; /* its end: a link past the slots made */
+        while (*at < lo) at = &slot[*at].pos;
+        *at = lo;
+    }
+    h->nslots = hi;
+    if (h->shift == 32) h->first = hi;
+    h->limit += hi - lo;
+}
+
+/* The next batch: as many slots as are made, within the bounds above. */
+static bool opool__make_more(opool *p) {
+    uint32_t n = p->hot.nslots, more = opool__unmade(p);
+    uint32_t batch = n < OPOOL__MAKE_MIN ? OPOOL__MAKE_MIN : n > OPOOL__MAKE_MAX ? OPOOL__MAKE_MAX : n;
+    if (more == 0) return false;
+    opool__make_to(p, n + (more < batch ? more : batch));
+    opool__update_fast(p);
+    return true;
+}
+
 /* ==== reports ============================================================ */
 
 /* The end of a leak's line: where the oldest live objects were allocated,
@@ -6133,7 +6210,9 @@ static void opool__misuse_of(const opool *p, opool__finding *f) {
         f->misuse = start ? OPOOL__FREED_POINTER : OPOOL__INTERIOR_POINTER;
         return;
     }
-    opool__diag_misuse(f, h->nslots, p->gen0, i < h->nslots ? h->slot[i].gen : 0);
+    /* (a slot not made yet is at its first generation) */
+    opool__diag_misuse(f, h->nslots + opool__unmade(p), p->gen0,
+                       i < h->nslots ? h->slot[i].gen : p->gen0);
     if (f->misuse == OPOOL__LIVE_SLOT && h->slot[i].pos == OPOOL__RETIRED)
         f->misuse = OPOOL__RETIRED_SLOT;
 }
@@ -6148,7 +6227,7 @@ void opool_default_report(opool *p, opool_status what, opool_handle h, void *use
     if (p != NULL) {
         f.failures = opool__episode_failures(&p->episode);
         f.count = p->hot.count;
-        f.capacity = p->hot.limit;
+        f.capacity = opool__usable(p);
         f.loud = (p->desc.flags & OPOOL_REPORT_MISUSE) != 0;
         if (!f.iterate) opool__misuse_of(p, &f);
         if (what == OPOOL_ELEAK) opool__leak_sites(p, sites, sizeof sites);
@@ -6190,8 +6269,10 @@ uint32_t opool__no_live_list(const opool *p) {
  * gives, and *index is left alone. */
 opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (!(g & 1) || i >= p->hot.nslots) return OPOOL_EINVAL;
-    if (!opool__live_gen(&p->hot, i, g)) return OPOOL_ESTALE;
+    /* in range: a slot made, or one a pool that never grows will make */
+    uint32_t range = p->hot.shift == 32 ? p->slot_cap : p->hot.nslots;
+    if (!(g & 1) || i >= range) return OPOOL_EINVAL;
+    if (i >= p->hot.nslots || !opool__live_gen(&p->hot, i, g)) return OPOOL_ESTALE;
     *index = i;
     return OPOOL_OK;
 }
@@ -6483,14 +6564,14 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     char *objects = at + g->objects_at;
     objects += OPOOL__PAD(objects, g->align);
     h->base[0] = objects;
-    h->nslots = h->limit = h->first = p->slot_cap = g->first;
+    p->slot_cap = g->first;
     p->checker = opool__checker_active();
-    for (uint32_t i = 0; i < g->first; i++) {
-        h->slot[i].gen = p->gen0;
-        h->slot[i].pos = 0;
-        if (h->roster) opool__roster_put(h, i, i);
-    }
-    if (!h->roster) (void)opool__chain_fill(h);
+    if (!h->roster) h->chain = OPOOL__CHAIN_END; /* its free chain, empty */
+    /* chunk 0 of a growing pool is made whole, as each growth; a pool that
+     * never grows makes its slots as its high water rises (all now for a
+     * load, which restores each) */
+    if (h->shift < 32) h->first = g->first;
+    if (h->shift < 32 || loaded) opool__make_to(p, g->first);
     /* chunks the index space [0, max_capacity) spans */
     p->nchunks = opool__span_count(h->shift, p->max_capacity);
     opool__assert(p->nchunks <= OPOOL__MAX_CHUNKS);
@@ -6616,7 +6697,7 @@ void *opool__alloc_slow(opool *p, opool_handle *out, const char *site) {
     if (out) *out = OPOOL_NULL;
     if (p == NULL) return NULL;
     opool__hot *h = &p->hot;
-    if (h->count == h->limit && !opool__make_room(p)) {
+    if (h->count == h->limit && !opool__make_more(p) && !opool__make_room(p)) {
         opool__failed(p);
         return NULL;
     }
@@ -6665,7 +6746,7 @@ size_t opool_sizing_line(const opool *p, char *buf, size_t size) {
     buf[0] = '\0';
     if (p == NULL) return 0;
     opool__finding f = opool__finding_of(OPOOL__KIND_POOL, OPOOL_OK, p, p->desc.name);
-    f.capacity = p->hot.shift < 32 ? p->max_capacity : p->hot.limit;
+    f.capacity = p->hot.shift < 32 ? p->max_capacity : opool__usable(p);
     f.high_water = p->hot.high_water;
     f.failures = p->failed_allocs;
     f.episodes = p->episodes;
@@ -6711,7 +6792,8 @@ static bool opool__reach(opool *p, uint32_t i) {
     /*@ OPOOL__REACH_LOOP */
 #endif
     while (i >= h->nslots || h->slot[i].pos == OPOOL__UNBACKED)
-        if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return false;
+        if (!opool__make_more(p) && (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)))
+            return false;
     return true;
 }
 
@@ -6770,7 +6852,7 @@ static bool opool__slot_of(const opool *p, const void *obj, uint32_t *i, bool *s
         uintptr_t off = a - begin;
         *i = lo + (uint32_t)(off / h->stride);
         *start = off % h->stride == 0;
-        return true;
+        return *i < h->nslots; /* (an object of a slot not made yet is none) */
     }
     return false;
 }
@@ -6836,7 +6918,7 @@ void opool_clear(opool *p) {
     h->chain = 0; /* nothing to undo */
 }
 
-uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
+uint32_t opool_capacity(const opool *p) { return p ? opool__usable(p) : 0; }
 
 uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user), void *user) {
     if (p == NULL || keep == NULL) return 0;
@@ -6915,7 +6997,7 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     if (p == NULL) return;
     const opool__hot *h = &p->hot;
     out->version = OPOOL_STATS_VERSION;
-    out->capacity = h->limit;
+    out->capacity = opool__usable(p);
     out->max_capacity = p->max_capacity;
     out->count = h->count;
     out->high_water = h->high_water;
@@ -7653,7 +7735,9 @@ static const char *const opool__state_name[OPOOL__NSTATES] = {"live", "free", "r
                                                               "given back"};
 static const char *const opool__state_id[OPOOL__NSTATES] = {"live", "free", "retired", "back"};
 
+/* (a slot that a pool that never grows has not made yet is free) */
 static int opool__state_of(const opool__hot *h, uint32_t i) {
+    if (i >= h->nslots) return OPOOL__FREE;
     uint32_t pos = h->slot[i].pos;
     if (pos == OPOOL__RETIRED) return OPOOL__RETIRED_CELL;
     if (pos == OPOOL__UNBACKED) return OPOOL__GIVEN_BACK;
@@ -7662,7 +7746,7 @@ static int opool__state_of(const opool__hot *h, uint32_t i) {
 
 /* The slots with records, [lo, hi), of chunk c; empty when c is not grown. */
 static void opool__drawn_span(const opool *p, uint32_t c, uint32_t *lo, uint32_t *hi) {
-    uint32_t n = p->hot.nslots;
+    uint32_t n = p->hot.nslots + opool__unmade(p);
     uint64_t l = opool__chunk_lo(p, c);
     uint32_t h = opool__chunk_hi(p, c);
     *lo = l < n ? (uint32_t)l : n;
@@ -7836,8 +7920,9 @@ static void opool__svg_head(opool__svg *o, const opool *p, const opool__layout *
     opool__svg_put(o,
                    ": %lu live, capacity %lu, high water %lu, %lu slot records, %lu of %lu chunks "
                    "grown</text>\n",
-                   (unsigned long)h->count, (unsigned long)h->limit, (unsigned long)h->high_water,
-                   (unsigned long)h->nslots, (unsigned long)l->drawn, (unsigned long)p->nchunks);
+                   (unsigned long)h->count, (unsigned long)opool_capacity(p),
+                   (unsigned long)h->high_water, (unsigned long)(h->nslots + opool__unmade(p)),
+                   (unsigned long)l->drawn, (unsigned long)p->nchunks);
     /* The legend: a swatch and a count per state, then the path's key. */
     unsigned x = OPOOL__DRAW_X0;
     for (int s = 0; s < OPOOL__NSTATES; s++) {
@@ -7863,7 +7948,8 @@ opool_status opool_draw_svg(const opool *p, opool_write_fn write, void *ctx) {
     opool__layout l;
     opool__lay_out(p, &l);
     uint32_t tally[OPOOL__NSTATES] = {0};
-    for (uint32_t i = 0; i < h->nslots; i++) tally[opool__state_of(h, i)]++;
+    for (uint32_t i = 0, n = h->nslots + opool__unmade(p); i < n; i++)
+        tally[opool__state_of(h, i)]++;
 
     opool__svg o;
     o.write = write, o.ctx = ctx, o.failed = false, o.n = 0;
@@ -11541,10 +11627,13 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     im.object_align = opool__object_align(d);
     im.stride = h->stride;
     im.shift = h->shift;
-    im.first = h->first;
+    /* a pool that has not made every slot yet is saved as made whole: its
+     * slots to make at their first generation, on the free stack's bottom */
+    uint32_t unmade = opool__unmade(p);
+    im.first = h->first + unmade;
     im.max_capacity = p->max_capacity;
-    im.nslots = h->nslots;
-    im.limit = h->limit;
+    im.nslots = h->nslots + unmade;
+    im.limit = h->limit + unmade;
     im.deferred = opool__undo_position(p);
     im.count = n;
     im.high_water = h->high_water;
@@ -11568,6 +11657,10 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
         opool__save_bytes(w, rec, OPOOL__IMG_SLOT);
     }
     if (pos) opool__mem_free(&p->mem, pos, (size_t)h->nslots * sizeof *pos, alignof(uint32_t));
+    for (uint32_t k = 0; k < unmade && !w->failed; k++) {
+        opool__io_put32(opool__io_put32(rec, p->gen0), h->limit + k);
+        opool__save_bytes(w, rec, OPOOL__IMG_SLOT);
+    }
 
     opool_status st = OPOOL_OK;
     opool__scratch s = {&p->mem, NULL, 0, 0, false};

@@ -338,6 +338,69 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
     return true;
 }
 
+/* ==== making slots ========================================================
+ * A pool that never grows (one chunk: shift 32) makes its slots as its high
+ * water rises: creation writes no slot record and no roster entry, and
+ * nslots (with first, which equals it in such a pool) counts the slots made
+ * so far, slot_cap those its block holds. An alloc that finds no free slot
+ * made, or an alloc_at beyond them, makes the next ones: as many as are
+ * made already, at least OPOOL__MAKE_MIN and at most OPOOL__MAKE_MAX, so a
+ * fill costs one out-of-line call per batch and touches no record long
+ * before its slot is used. Every slot made is what creation made before:
+ * its first generation, on the free stack's bottom in ascending order (the
+ * chain's front without a live list). A loaded pool is made whole at once
+ * (opool_load restores every record of its image). */
+#define OPOOL__MAKE_MIN 64u
+#define OPOOL__MAKE_MAX 65536u
+
+/* Slots the pool's block holds and that are not made yet. */
+uint32_t opool__unmade(const opool *p) {
+    return p->hot.shift == 32 ? p->slot_cap - p->hot.nslots : 0;
+}
+
+/* Slots p can hold: those in the roster (or the chain) and those to make. */
+static uint32_t opool__usable(const opool *p) { return p->hot.limit + opool__unmade(p); }
+
+/* Slots [nslots, hi) of chunk 0 are made: at the first generation, they
+ * join the free stack's bottom (the chain's end) in ascending order. One
+ * plain loop over locals: the records and entries are all new. */
+static void opool__make_to(opool *p, uint32_t hi) {
+    opool__hot *h = &p->hot;
+    opool__slot *slot = h->slot;
+    uint32_t lo = h->nslots, gen0 = p->gen0, k = h->limit;
+    if (lo >= hi) return;
+    if (h->roster) {
+        uint32_t *roster = h->roster;
+        for (uint32_t i = lo; i < hi; i++, k++) {
+            slot[i].gen = gen0;
+            slot[i].pos = k;
+            roster[k] = i;
+        }
+    } else {
+        for (uint32_t i = lo; i < hi; i++) {
+            slot[i].gen = gen0;
+            slot[i].pos = i + 1;
+        }
+        slot[hi - 1].pos = OPOOL__CHAIN_END;
+        uint32_t *at = &h->chain; /* its end: a link past the slots made */
+        while (*at < lo) at = &slot[*at].pos;
+        *at = lo;
+    }
+    h->nslots = hi;
+    if (h->shift == 32) h->first = hi;
+    h->limit += hi - lo;
+}
+
+/* The next batch: as many slots as are made, within the bounds above. */
+static bool opool__make_more(opool *p) {
+    uint32_t n = p->hot.nslots, more = opool__unmade(p);
+    uint32_t batch = n < OPOOL__MAKE_MIN ? OPOOL__MAKE_MIN : n > OPOOL__MAKE_MAX ? OPOOL__MAKE_MAX : n;
+    if (more == 0) return false;
+    opool__make_to(p, n + (more < batch ? more : batch));
+    opool__update_fast(p);
+    return true;
+}
+
 /* ==== reports ============================================================ */
 
 /* The end of a leak's line: where the oldest live objects were allocated,
@@ -383,7 +446,9 @@ static void opool__misuse_of(const opool *p, opool__finding *f) {
         f->misuse = start ? OPOOL__FREED_POINTER : OPOOL__INTERIOR_POINTER;
         return;
     }
-    opool__diag_misuse(f, h->nslots, p->gen0, i < h->nslots ? h->slot[i].gen : 0);
+    /* (a slot not made yet is at its first generation) */
+    opool__diag_misuse(f, h->nslots + opool__unmade(p), p->gen0,
+                       i < h->nslots ? h->slot[i].gen : p->gen0);
     if (f->misuse == OPOOL__LIVE_SLOT && h->slot[i].pos == OPOOL__RETIRED)
         f->misuse = OPOOL__RETIRED_SLOT;
 }
@@ -398,7 +463,7 @@ void opool_default_report(opool *p, opool_status what, opool_handle h, void *use
     if (p != NULL) {
         f.failures = opool__episode_failures(&p->episode);
         f.count = p->hot.count;
-        f.capacity = p->hot.limit;
+        f.capacity = opool__usable(p);
         f.loud = (p->desc.flags & OPOOL_REPORT_MISUSE) != 0;
         if (!f.iterate) opool__misuse_of(p, &f);
         if (what == OPOOL_ELEAK) opool__leak_sites(p, sites, sizeof sites);
@@ -440,8 +505,10 @@ uint32_t opool__no_live_list(const opool *p) {
  * gives, and *index is left alone. */
 opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    if (!(g & 1) || i >= p->hot.nslots) return OPOOL_EINVAL;
-    if (!opool__live_gen(&p->hot, i, g)) return OPOOL_ESTALE;
+    /* in range: a slot made, or one a pool that never grows will make */
+    uint32_t range = p->hot.shift == 32 ? p->slot_cap : p->hot.nslots;
+    if (!(g & 1) || i >= range) return OPOOL_EINVAL;
+    if (i >= p->hot.nslots || !opool__live_gen(&p->hot, i, g)) return OPOOL_ESTALE;
     *index = i;
     return OPOOL_OK;
 }
@@ -733,22 +800,14 @@ static opool_status opool__build(opool **out, void *buf, size_t size, const opoo
     char *objects = at + g->objects_at;
     objects += OPOOL__PAD(objects, g->align);
     h->base[0] = objects;
-    h->nslots = h->limit = h->first = p->slot_cap = g->first;
+    p->slot_cap = g->first;
     p->checker = opool__checker_active();
-    /* slot i at roster position i, or chained to i + 1; written in two
-     * plain loops the compiler vectorises (a pool's creation writes them all) */
-    opool__slot *slot = h->slot;
-    uint32_t gen0 = p->gen0, n = g->first, next = h->roster ? 0 : 1;
-    for (uint32_t i = 0; i < n; i++) {
-        slot[i].gen = gen0;
-        slot[i].pos = i + next;
-    }
-    if (h->roster)
-        for (uint32_t i = 0; i < n; i++) h->roster[i] = i;
-    else if (n > 0)
-        slot[n - 1].pos = OPOOL__CHAIN_END; /* the chain 0, 1, ..., n - 1 (h->chain is 0) */
-    else
-        h->chain = OPOOL__CHAIN_END;
+    if (!h->roster) h->chain = OPOOL__CHAIN_END; /* its free chain, empty */
+    /* chunk 0 of a growing pool is made whole, as each growth; a pool that
+     * never grows makes its slots as its high water rises (all now for a
+     * load, which restores each) */
+    if (h->shift < 32) h->first = g->first;
+    if (h->shift < 32 || loaded) opool__make_to(p, g->first);
     /* chunks the index space [0, max_capacity) spans */
     p->nchunks = opool__span_count(h->shift, p->max_capacity);
     opool__assert(p->nchunks <= OPOOL__MAX_CHUNKS);
@@ -874,7 +933,7 @@ void *opool__alloc_slow(opool *p, opool_handle *out, const char *site) {
     if (out) *out = OPOOL_NULL;
     if (p == NULL) return NULL;
     opool__hot *h = &p->hot;
-    if (h->count == h->limit && !opool__make_room(p)) {
+    if (h->count == h->limit && !opool__make_more(p) && !opool__make_room(p)) {
         opool__failed(p);
         return NULL;
     }
@@ -923,7 +982,7 @@ size_t opool_sizing_line(const opool *p, char *buf, size_t size) {
     buf[0] = '\0';
     if (p == NULL) return 0;
     opool__finding f = opool__finding_of(OPOOL__KIND_POOL, OPOOL_OK, p, p->desc.name);
-    f.capacity = p->hot.shift < 32 ? p->max_capacity : p->hot.limit;
+    f.capacity = p->hot.shift < 32 ? p->max_capacity : opool__usable(p);
     f.high_water = p->hot.high_water;
     f.failures = p->failed_allocs;
     f.episodes = p->episodes;
@@ -969,7 +1028,8 @@ static bool opool__reach(opool *p, uint32_t i) {
     /*@ OPOOL__REACH_LOOP */
 #endif
     while (i >= h->nslots || h->slot[i].pos == OPOOL__UNBACKED)
-        if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return false;
+        if (!opool__make_more(p) && (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)))
+            return false;
     return true;
 }
 
@@ -1028,7 +1088,7 @@ static bool opool__slot_of(const opool *p, const void *obj, uint32_t *i, bool *s
         uintptr_t off = a - begin;
         *i = lo + (uint32_t)(off / h->stride);
         *start = off % h->stride == 0;
-        return true;
+        return *i < h->nslots; /* (an object of a slot not made yet is none) */
     }
     return false;
 }
@@ -1094,7 +1154,7 @@ void opool_clear(opool *p) {
     h->chain = 0; /* nothing to undo */
 }
 
-uint32_t opool_capacity(const opool *p) { return p ? p->hot.limit : 0; }
+uint32_t opool_capacity(const opool *p) { return p ? opool__usable(p) : 0; }
 
 uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h, void *user), void *user) {
     if (p == NULL || keep == NULL) return 0;
@@ -1173,7 +1233,7 @@ void opool_get_stats(const opool *p, opool_stats *out) {
     if (p == NULL) return;
     const opool__hot *h = &p->hot;
     out->version = OPOOL_STATS_VERSION;
-    out->capacity = h->limit;
+    out->capacity = opool__usable(p);
     out->max_capacity = p->max_capacity;
     out->count = h->count;
     out->high_water = h->high_water;

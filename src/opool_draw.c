@@ -33,7 +33,9 @@ static const char *const opool__state_name[OPOOL__NSTATES] = {"live", "free", "r
                                                               "given back"};
 static const char *const opool__state_id[OPOOL__NSTATES] = {"live", "free", "retired", "back"};
 
+/* (a slot that a pool that never grows has not made yet is free) */
 static int opool__state_of(const opool__hot *h, uint32_t i) {
+    if (i >= h->nslots) return OPOOL__FREE;
     uint32_t pos = h->slot[i].pos;
     if (pos == OPOOL__RETIRED) return OPOOL__RETIRED_CELL;
     if (pos == OPOOL__UNBACKED) return OPOOL__GIVEN_BACK;
@@ -42,7 +44,7 @@ static int opool__state_of(const opool__hot *h, uint32_t i) {
 
 /* The slots with records, [lo, hi), of chunk c; empty when c is not grown. */
 static void opool__drawn_span(const opool *p, uint32_t c, uint32_t *lo, uint32_t *hi) {
-    uint32_t n = p->hot.nslots;
+    uint32_t n = p->hot.nslots + opool__unmade(p);
     uint64_t l = opool__chunk_lo(p, c);
     uint32_t h = opool__chunk_hi(p, c);
     *lo = l < n ? (uint32_t)l : n;
@@ -216,8 +218,9 @@ static void opool__svg_head(opool__svg *o, const opool *p, const opool__layout *
     opool__svg_put(o,
                    ": %lu live, capacity %lu, high water %lu, %lu slot records, %lu of %lu chunks "
                    "grown</text>\n",
-                   (unsigned long)h->count, (unsigned long)h->limit, (unsigned long)h->high_water,
-                   (unsigned long)h->nslots, (unsigned long)l->drawn, (unsigned long)p->nchunks);
+                   (unsigned long)h->count, (unsigned long)opool_capacity(p),
+                   (unsigned long)h->high_water, (unsigned long)(h->nslots + opool__unmade(p)),
+                   (unsigned long)l->drawn, (unsigned long)p->nchunks);
     /* The legend: a swatch and a count per state, then the path's key. */
     unsigned x = OPOOL__DRAW_X0;
     for (int s = 0; s < OPOOL__NSTATES; s++) {
@@ -243,7 +246,8 @@ opool_status opool_draw_svg(const opool *p, opool_write_fn write, void *ctx) {
     opool__layout l;
     opool__lay_out(p, &l);
     uint32_t tally[OPOOL__NSTATES] = {0};
-    for (uint32_t i = 0; i < h->nslots; i++) tally[opool__state_of(h, i)]++;
+    for (uint32_t i = 0, n = h->nslots + opool__unmade(p); i < n; i++)
+        tally[opool__state_of(h, i)]++;
 
     opool__svg o;
     o.write = write, o.ctx = ctx, o.failed = false, o.n = 0;

@@ -242,6 +242,9 @@ void opool__fast_bounds(const opool *p, uint32_t *fast_limit, uint32_t *free_lim
 void opool__update_fast(opool *p);
 void opool__range_freed(opool *p, char *first_obj, uint32_t n);
 bool opool__reserve_slots(opool *p, uint32_t n);
+/* Slots a pool that never grows holds and has not made yet (opool.c, "making
+ * slots"); 0 for a growing pool. */
+uint32_t opool__unmade(const opool *p);
 bool opool__grow(opool *p);
 opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index);
 /* The handles (h) and sites (where) of up to max (at most 8) live objects of

@@ -265,10 +265,13 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
     im.object_align = opool__object_align(d);
     im.stride = h->stride;
     im.shift = h->shift;
-    im.first = h->first;
+    /* a pool that has not made every slot yet is saved as made whole: its
+     * slots to make at their first generation, on the free stack's bottom */
+    uint32_t unmade = opool__unmade(p);
+    im.first = h->first + unmade;
     im.max_capacity = p->max_capacity;
-    im.nslots = h->nslots;
-    im.limit = h->limit;
+    im.nslots = h->nslots + unmade;
+    im.limit = h->limit + unmade;
     im.deferred = opool__undo_position(p);
     im.count = n;
     im.high_water = h->high_water;
@@ -292,6 +295,10 @@ static opool_status opool__save_pool(const opool *p, opool__writer *w) {
         opool__save_bytes(w, rec, OPOOL__IMG_SLOT);
     }
     if (pos) opool__mem_free(&p->mem, pos, (size_t)h->nslots * sizeof *pos, alignof(uint32_t));
+    for (uint32_t k = 0; k < unmade && !w->failed; k++) {
+        opool__io_put32(opool__io_put32(rec, p->gen0), h->limit + k);
+        opool__save_bytes(w, rec, OPOOL__IMG_SLOT);
+    }
 
     opool_status st = OPOOL_OK;
     opool__scratch s = {&p->mem, NULL, 0, 0, false};

@@ -71,6 +71,8 @@ struct model {
     bool present[MODEL_MAX_CHUNKS];                      /* chunk c has storage now */
     uint32_t nslots; /* slot records (up to the end of the highest chunk ever
                         added): a handle with index >= nslots is EINVAL */
+    uint32_t made;   /* a pool that never grows makes its slots as allocs need
+                        them, [0, made) so far; a growing pool: max */
 
     /* per slot, [max] */
     uint32_t *gen;
@@ -151,15 +153,27 @@ static inline bool model_init(model *m, const opool_desc *d, uint32_t gen0) {
         m->gen[i] = m->gen0;
         m->pos[i] = MODEL_NOPOS;
     }
-    /* slot records exist for chunk 0 now; each chunk added later extends them */
+    /* slot records exist for chunk 0 now; each chunk added later extends
+     * them (a handle's index below nslots is in range); a pool that never
+     * grows has made none of them yet */
     m->nslots = m->hi[0];
     m->present[0] = true;
-    for (uint32_t i = m->lo[0]; i < m->hi[0]; i++) {
+    m->made = m->max == m->capacity ? 0 : m->max;
+    for (uint32_t i = m->lo[0]; i < m->hi[0] && i < m->made; i++) {
         m->roster[m->limit] = i;
         m->pos[i] = m->limit++;
     }
     return true;
 }
+
+/* The slot records the pool has: the slots made, of those in range. */
+static inline uint32_t model_records(const model *m) {
+    return m->made < m->nslots ? m->made : m->nslots;
+}
+
+/* opool_capacity: the slots in the free stack or the live list, and those
+ * still to make. */
+static inline uint32_t model_capacity(const model *m) { return m->limit + (m->max - m->made); }
 
 static inline void model_fini(model *m) {
     free(m->gen);
@@ -208,7 +222,7 @@ static inline uint32_t model_chunk_of(const model *m, uint32_t i) {
 
 static inline bool model_has_storage(const model *m, uint32_t i) {
     uint32_t c = model_chunk_of(m, i);
-    return c != MODEL_NOPOS && m->present[c];
+    return c != MODEL_NOPOS && m->present[c] && i < m->made;
 }
 
 static inline bool model_is_live(const model *m, uint32_t i) {
@@ -242,7 +256,7 @@ static inline uint64_t model_live_handle(const model *m, uint32_t k) {
 static inline void model_stats(const model *m, opool_stats *s) {
     memset(s, 0, sizeof *s);
     s->version = OPOOL_STATS_VERSION;
-    s->capacity = m->limit;
+    s->capacity = model_capacity(m);
     s->max_capacity = m->max;
     s->count = m->count;
     s->high_water = m->high_water;
@@ -329,6 +343,23 @@ static inline void model__add_chunk(model *m, uint32_t c) {
     }
 }
 
+/* A pool that never grows makes its next slots when none is free: as many
+ * as it has made, 64 at least, 65536 at most; they go to the bottom of the
+ * free stack, ascending. False when every slot is made. */
+static inline bool model__make_more(model *m) {
+    if (m->made == m->max) return false;
+    uint32_t n = m->made, batch = n < 64 ? 64 : n > 65536 ? 65536 : n;
+    uint32_t hi = m->max - n < batch ? m->max : n + batch;
+    for (uint32_t i = n; i < hi; i++) model__set(m, m->limit++, i);
+    m->made = hi;
+    return true;
+}
+
+/* opool_load: the loaded pool has made every slot. */
+static inline void model_load(model *m) {
+    while (model__make_more(m)) continue;
+}
+
 /* The lowest chunk without storage, MODEL_NOPOS if all have it. */
 static inline uint32_t model__missing_chunk(const model *m) {
     for (uint32_t c = 0; c < m->nchunks; c++)
@@ -358,7 +389,7 @@ static inline void model__take(model *m, uint32_t g) {
 /* opool_alloc: true and *out = the handle bits, or false (*out = 0). */
 static inline bool model_alloc(model *m, uint64_t *out) {
     *out = 0;
-    if (m->count == m->limit) {
+    if (m->count == m->limit && !model__make_more(m)) {
         if (m->policy == OPOOL_FULL_GROW) {
             uint32_t c;
             while (m->count == m->limit && (c = model__missing_chunk(m)) != MODEL_NOPOS)
@@ -403,6 +434,7 @@ static inline bool model_alloc_at(model *m, uint64_t h) {
         model__report(m, OPOOL_EBUSY, h);
         return false;
     }
+    while (i >= m->made) model__make_more(m);
     if (m->policy == OPOOL_FULL_GROW) {
         while (!model_has_storage(m, i)) model__add_chunk(m, model__missing_chunk(m));
     }

@@ -311,7 +311,7 @@ static void full_check(harness *h) {
     model *m = &h->m;
     opool *p = h->p;
     EXPECT_EQ(h, opool_count(p), model_loop_start(m));
-    EXPECT_EQ(h, opool_capacity(p), m->limit);
+    EXPECT_EQ(h, opool_capacity(p), model_capacity(m));
     for (uint32_t k = 0; k < m->count && !h->failed && !model_lists(m); k++) {
         EXPECT_EQ(h, opool_live_handle(p, k).bits, 0); /* nothing to iterate */
         EXPECT_EQ(h, (uintptr_t)opool_live_object(p, k), 0);
@@ -347,7 +347,7 @@ static void full_check(harness *h) {
 #ifndef OPOOL_DIFF_NO_PRIVATE
     /* The header's private layout: the free stack and every generation. */
     const opool__hot *c = (const opool__hot *)(const void *)p;
-    EXPECT_EQ(h, c->nslots, m->nslots);
+    EXPECT_EQ(h, c->nslots, model_records(m));
     EXPECT_EQ(h, c->limit, m->limit);
     if (model_lists(m)) {
         for (uint32_t k = m->count; k < m->limit && !h->failed; k++)
@@ -358,7 +358,7 @@ static void full_check(harness *h) {
         for (uint32_t k = m->count; k < m->limit && !h->failed; k++, i = c->slot[i].pos)
             EXPECT_EQ(h, i, m->roster[k]);
     }
-    for (uint32_t i = 0; i < m->nslots && i < c->nslots && !h->failed; i++) {
+    for (uint32_t i = 0; i < model_records(m) && i < c->nslots && !h->failed; i++) {
         EXPECT_EQ(h, c->slot[i].gen, m->gen[i]);
         if (m->pos[i] != MODEL_NOPOS && model_lists(m)) EXPECT_EQ(h, c->slot[i].pos, m->pos[i]);
     }
@@ -729,6 +729,7 @@ static void op_save_load(harness *h) {
     begin(h, "save+load");
     if (m->episode) m->episode = 1;
     model_new_run(m);
+    model_load(m);
     stream s = stream_new();
     EXPECT_EQ(h, opool_save(h->p, stream_write, &s), OPOOL_OK);
     opool *q = NULL;

@@ -124,6 +124,7 @@ static char *draw(const opool *p) {
 /* The model's state of slot i, as the picture should show it. */
 static int model_state(const model *m, uint32_t i) {
     if (m->retired[i]) return RETIRED;
+    if (i >= m->made) return FREE; /* not made yet: free, as drawn */
     if (!model_has_storage(m, i)) return BACK;
     return model_is_live(m, i) ? LIVE : FREE;
 }
@@ -351,7 +352,7 @@ TEST(random_histories_match_the_model) {
             model_begin(&m);
             if (op < 45) {
                 uint32_t n = rng_below(&r, 100);
-                for (uint32_t k = 0; k < n && (m.count < m.limit || m.nslots <= MAX_SLOTS / 2);
+                for (uint32_t k = 0; k < n && (m.count < model_capacity(&m) || m.nslots <= MAX_SLOTS / 2);
                      k++) {
                     uint64_t want;
                     model_begin(&m);
@@ -378,7 +379,7 @@ TEST(random_histories_match_the_model) {
                 opool_clear(p);
                 model_clear(&m);
             } else if (d.flags & OPOOL_RETIRE_ON_WRAP) {
-                for (int k = 0; k < 2048 && m.count < m.limit; k++) {
+                for (int k = 0; k < 2048 && m.count < model_capacity(&m); k++) {
                     uint64_t want;
                     model_begin(&m);
                     REQUIRE(model_alloc(&m, &want));

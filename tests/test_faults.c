@@ -167,7 +167,7 @@ static void rig_compare(rig *r, const char *after) {
     }
     model *m = &r->m;
     RIG_EQ(r, opool_count(r->p), model_loop_start(m));
-    RIG_EQ(r, opool_capacity(r->p), m->limit);
+    RIG_EQ(r, opool_capacity(r->p), model_capacity(m));
     for (uint32_t k = 0; k < m->count && !r->broken; k++) {
         uint64_t bits = model_live_handle(m, k);
         RIG_EQ(r, opool_live_handle(r->p, k).bits, bits);
@@ -187,10 +187,10 @@ static void rig_compare(rig *r, const char *after) {
     RIG_EQ(r, s.grows, w.grows);
     RIG_EQ(r, s.retired, w.retired);
     const opool__hot *c = (const opool__hot *)(const void *)r->p;
-    RIG_EQ(r, c->nslots, m->nslots);
+    RIG_EQ(r, c->nslots, model_records(m));
     for (uint32_t k = m->count; k < m->limit && !r->broken; k++)
         RIG_EQ(r, c->roster[k], m->roster[k]);
-    for (uint32_t i = 0; i < m->nslots && !r->broken; i++) RIG_EQ(r, c->slot[i].gen, m->gen[i]);
+    for (uint32_t i = 0; i < model_records(m) && !r->broken; i++) RIG_EQ(r, c->slot[i].gen, m->gen[i]);
     if (r->broken) fprintf(stderr, "    after %s\n", after);
 }
 

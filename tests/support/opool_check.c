@@ -60,7 +60,10 @@ static bool opool__check_geometry(const opool *p, opool__why *w) {
     if (!opool__is_pow2(p->align) || p->align < OPOOL__LINE || p->align < oalign)
         return opool__fail(w, "chunk alignment %zu invalid", p->align);
     if (h->shift > 32) return opool__fail(w, "shift %" PRIu32 " > 32", h->shift);
-    uint64_t first = h->shift == 32 ? p->max_capacity : (uint64_t)1 << h->shift;
+    /* chunk 0: a power of two of a growing pool; a pool that never grows
+     * makes its slots as they are needed: first is nslots, up to
+     * max_capacity (its slot_cap) */
+    uint64_t first = h->shift == 32 ? h->nslots : (uint64_t)1 << h->shift;
     if (first > p->max_capacity) first = p->max_capacity;
     if (h->first != first)
         return opool__fail(
@@ -77,6 +80,9 @@ static bool opool__check_geometry(const opool *p, opool__why *w) {
     if (h->shift == 32 && p->nchunks != 1)
         return opool__fail(w, "fixed pool with %" PRIu32 " chunks", p->nchunks);
     if (p->slot_cap < h->first) return opool__fail(w, "slot_cap below first");
+    if (h->shift == 32 && p->slot_cap != p->max_capacity)
+        return opool__fail(w, "fixed pool's slot_cap %" PRIu32 " is not its max_capacity %" PRIu32,
+                           p->slot_cap, p->max_capacity);
     if (listed && (const void *)h->roster != (const void *)(h->slot + p->slot_cap))
         return opool__fail(w, "roster does not follow the slot_cap slot records");
     if (!p->arrays_owned && (const void *)h->slot != (const void *)(p + 1))
@@ -106,7 +112,7 @@ static bool opool__check_chunks(const opool *p, opool__why *w) {
         uint64_t lo = opool__chunk_lo(p, c);
         uint32_t hi = opool__chunk_hi(p, c);
         if (lo >= hi) return opool__fail(w, "chunk %" PRIu32 " is empty", c);
-        if (hi == h->nslots) boundary = true;
+        if (hi == h->nslots || h->shift == 32) boundary = true; /* (slots made so far) */
         if (c == 0) {
             if (h->base[0] == NULL || (uintptr_t)h->base[0] % p->align != 0)
                 return opool__fail(w, "base[0] %p NULL or misaligned", (void *)h->base[0]);
@@ -162,6 +168,7 @@ static bool opool__check_slots(const opool *p, opool__why *w) {
     for (uint32_t c = 0; c < p->nchunks; c++) {
         uint32_t lo = (uint32_t)opool__chunk_lo(p, c), hi = opool__chunk_hi(p, c);
         if (lo >= h->nslots) break;
+        if (hi > h->nslots) hi = h->nslots; /* (a pool that never grows: the slots made) */
         bool backed = opool__chunk_backed(p, c);
         for (uint32_t i = lo; i < hi; i++) {
             uint32_t pos = h->slot[i].pos, gen = h->slot[i].gen;
@@ -252,4 +259,32 @@ bool opool__check(const opool *p, char *why, size_t why_size) {
     if (p == NULL) return opool__fail(&w, "pool is NULL");
     return opool__check_geometry(p, &w) && opool__check_chunks(p, &w) &&
            opool__check_slots(p, &w) && opool__check_fast(p, &w);
+}
+
+/* ---- a's state as opool_load makes it whole -------------------------------- */
+
+/* Where a's free chain leads on past its end: to the first unmade slot. */
+static uint32_t opool__loaded_end(const opool *a) {
+    return a->hot.roster == NULL && opool__unmade(a) != 0 ? a->hot.nslots : OPOOL__CHAIN_END;
+}
+
+void opool__check_loaded_record(const opool *a, uint32_t i, uint32_t *gen, uint32_t *pos) {
+    const opool__hot *x = &a->hot;
+    uint32_t n = x->nslots + opool__unmade(a);
+    if (i < x->nslots) {
+        *gen = x->slot[i].gen;
+        *pos = x->slot[i].pos == OPOOL__CHAIN_END ? opool__loaded_end(a) : x->slot[i].pos;
+        return;
+    }
+    *gen = a->gen0;
+    *pos = x->roster ? x->limit + (i - x->nslots) : i + 1 < n ? i + 1 : OPOOL__CHAIN_END;
+}
+
+uint32_t opool__check_loaded_entry(const opool *a, uint32_t k) {
+    const opool__hot *x = &a->hot;
+    return k < x->limit ? x->roster[k] : x->nslots + (k - x->limit);
+}
+
+uint32_t opool__check_loaded_chain(const opool *a) {
+    return a->hot.chain == OPOOL__CHAIN_END ? opool__loaded_end(a) : a->hot.chain;
 }

@@ -94,11 +94,14 @@ class Printer:
 class PoolPrinter(Printer):
     def describe(self):
         c = cast(self.addr, "opool__hot")
-        name = name_text(cast(after(self.addr, "opool__hot"), "opool_desc"))
+        desc = cast(after(self.addr, "opool__hot"), "opool_desc")
+        name = name_text(desc)
         count, limit, nslots = int(c["count"]), int(c["limit"]), int(c["nslots"])
+        # a pool that never grows (shift 32) makes its slots as they are needed
+        unmade = int(desc["capacity"]) - nslots if int(c["shift"]) == 32 else 0
         listed = int(c["roster"]) != 0
-        text = "%s: %u live, capacity %u, %u slots" % (name, count, limit, nslots)
-        if not count <= limit <= nslots < SANE_SLOTS:
+        text = "%s: %u live, capacity %u, %u slots" % (name, count, limit + unmade, nslots + unmade)
+        if not count <= limit <= nslots < SANE_SLOTS or not 0 <= unmade < SANE_SLOTS:
             return text + ": corrupt"
         self.live = self.listed(c, count) if listed else self.scanned(c, count, nslots)
         return text if listed else text + ", no live list (objects by slot)"

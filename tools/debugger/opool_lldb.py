@@ -140,11 +140,15 @@ class Pool:
 
     def describe(self, addr):
         c = self.at(addr, "opool__hot")
-        name = self.name(self.after(addr, "opool__hot"), "opool_desc")
+        desc = self.after(addr, "opool__hot")
+        name = self.name(desc, "opool_desc")
         count, limit, nslots = self.u(c, "count"), self.u(c, "limit"), self.u(c, "nslots")
+        # a pool that never grows (shift 32) makes its slots as they are needed
+        unmade = self.u(self.at(desc, "opool_desc"), "capacity") - nslots \
+            if self.u(c, "shift") == 32 else 0
         listed = self.u(c, "roster") != 0
-        text = "%s: %u live, capacity %u, %u slots" % (name, count, limit, nslots)
-        if not count <= limit <= nslots < SANE_SLOTS:
+        text = "%s: %u live, capacity %u, %u slots" % (name, count, limit + unmade, nslots + unmade)
+        if not count <= limit <= nslots < SANE_SLOTS or not 0 <= unmade < SANE_SLOTS:
             return text + ": corrupt"
         gens = self.words(self.u(c, "slot"), 2 * nslots, 4)[0::2]
         slots = self.words(self.u(c, "roster"), count, 4) if listed else \

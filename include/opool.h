@@ -42,6 +42,11 @@
  * sits at position count. alloc takes roster[count++]; free swaps the freed
  * slot's roster entry with the last live one and decrements count. Reuse is
  * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
+ * A pool that never grows writes no record or roster entry at creation: it
+ * makes them as its high water rises, a batch at a time (as many as it has
+ * made, 64 to 65536) when no free slot is made, so creating a pool costs
+ * the same at any capacity and a slot's record is first touched near its
+ * first use.
  * An alloc right after a free (with no read of the live list between them:
  * opool_count, opool_live_object, opool_live_handle) takes the same slot
  * and swaps it back, so a free followed by an alloc leaves the live list's
@@ -548,8 +553,9 @@ typedef struct opool_stats {
  * alloc/free, only one of save_object/load_object, or sizes that overflow
  * (max_capacity * stride must fit in a size_t). OPOOL_ENOMEM: the allocator
  * failed. *out is set to NULL on any failure (when out is not NULL). Reports
- * nothing. Cost: one allocation; O(capacity) to initialise (O(first chunk)
- * for a growable pool). Thread-safety: any thread; pools may be created
+ * nothing. Cost: one allocation; O(1) to initialise a pool that never
+ * grows (its slots are made as allocs need them: HOW IT WORKS), O(first
+ * chunk) a growable one. Thread-safety: any thread; pools may be created
  * concurrently. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_desc *desc);
 
@@ -573,7 +579,7 @@ OPOOL_API size_t opool_required_bytes(const opool_desc *desc);
  * or buf NULL, or size below opool_required_bytes(desc); never OPOOL_ENOMEM.
  * A growable pool created this way allocates its later chunks with
  * desc->allocator. buf must outlive the pool; opool_destroy does not free
- * it. O(capacity), no allocation. Thread-safety: as opool_create. */
+ * it. Cost and thread-safety as opool_create, with no allocation. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, size_t size,
                                                        const opool_desc *desc);
 

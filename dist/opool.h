@@ -108,6 +108,11 @@
  * sits at position count. alloc takes roster[count++]; free swaps the freed
  * slot's roster entry with the last live one and decrements count. Reuse is
  * therefore LIFO, and a fresh pool hands out slots 0, 1, 2, ... in order.
+ * A pool that never grows writes no record or roster entry at creation: it
+ * makes them as its high water rises, a batch at a time (as many as it has
+ * made, 64 to 65536) when no free slot is made, so creating a pool costs
+ * the same at any capacity and a slot's record is first touched near its
+ * first use.
  * An alloc right after a free (with no read of the live list between them:
  * opool_count, opool_live_object, opool_live_handle) takes the same slot
  * and swaps it back, so a free followed by an alloc leaves the live list's
@@ -217,17 +222,24 @@
  *     (run under a debugger to see the caller's stack);
  *   - the desc flag OPOOL_REPORT_MISUSE prints them for one pool.
  * The line says what the rejection was, from the pool's own records (see
- * opool_default_report).
+ * opool_default_report). Both act through the default report: a report of
+ * your own receives every rejection and decides, and passing it to
+ * opool_default_report prints (and aborts) as asked.
  *
  * SALTS. Two live pools with one generation origin would accept each
  * other's handles. Derived salts (desc.salt 0) differ from pool to pool
- * (two coincide with probability 2^-31); opool_create refuses (OPOOL_EINVAL, and a line on stderr
- * names the pool that has it) a nonzero desc.salt that a live pool made with that salt already has,
- * unless desc.flags has OPOOL_SHARE_SALT (twins on purpose: two worlds driven alike, whose handles
- * must match); a derived salt never takes such a one. A pool loaded from an image keeps the image's
- * origin, so a loaded copy and its original, both live, accept each other's handles: they name the
- * same objects.
- *
+ * (two coincide with probability 2^-31). opool_create and opool_create_in
+ * (opool_mt_create for concurrent pools) refuse a nonzero desc.salt whose
+ * origin a live pool of the same kind has (OPOOL_EINVAL, and a line on
+ * stderr names that pool), unless desc.flags has OPOOL_SHARE_SALT (twins on
+ * purpose: two worlds driven alike, whose handles must match). The live
+ * origins counted are those of pools made with a nonzero salt and of
+ * loaded pools; a derived salt never takes one of them. A pool loaded from
+ * an image keeps the image's origin, so a loaded copy and its original, both
+ * live, accept each other's handles: they name the same objects. The table
+ * of origins is process-wide; past 64 live pools with a nonzero salt, its
+ * entries come from the C library (create then may give OPOOL_ENOMEM).
+
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
  * Different pools may be used by different threads at the same time.
  *
@@ -614,8 +626,9 @@ typedef struct opool_stats {
  * alloc/free, only one of save_object/load_object, or sizes that overflow
  * (max_capacity * stride must fit in a size_t). OPOOL_ENOMEM: the allocator
  * failed. *out is set to NULL on any failure (when out is not NULL). Reports
- * nothing. Cost: one allocation; O(capacity) to initialise (O(first chunk)
- * for a growable pool). Thread-safety: any thread; pools may be created
+ * nothing. Cost: one allocation; O(1) to initialise a pool that never
+ * grows (its slots are made as allocs need them: HOW IT WORKS), O(first
+ * chunk) a growable one. Thread-safety: any thread; pools may be created
  * concurrently. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_desc *desc);
 
@@ -635,11 +648,12 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_des
 OPOOL_API size_t opool_required_bytes(const opool_desc *desc);
 
 /* Create a pool inside buf (any alignment), making no allocation at all (for
- * embedded and console code). OPOOL_EINVAL (and *out NULL): as opool_create,
- * or buf NULL, or size below opool_required_bytes(desc); never OPOOL_ENOMEM.
+ * embedded and console code; but see SALTS, past 64 live pools with a
+ * nonzero salt). OPOOL_EINVAL (and *out NULL): as opool_create, or buf NULL,
+ * or size below opool_required_bytes(desc); OPOOL_ENOMEM only as SALTS says.
  * A growable pool created this way allocates its later chunks with
  * desc->allocator. buf must outlive the pool; opool_destroy does not free
- * it. O(capacity), no allocation. Thread-safety: as opool_create. */
+ * it. Cost and thread-safety: as opool_create. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, size_t size,
                                                        const opool_desc *desc);
 
@@ -4681,12 +4695,16 @@ OPOOL__INTERNAL int opool__misuse_env(void);
 /* ---- rationing: every sink, the default report and a user's alike ----------
  * At most OPOOL__QUOTA_LINES exhaustion reports in a second of one object
  * (quota q); opens: the failure opens an episode. False: held back (counted
- * in q). True: report it; until opool__diag_admitted, opool_reports_held on
- * this thread gives the reports held back before it (the default report's
- * line says so). Relaxed: racing threads may report one too many or too few
- * in a second, and each held report is counted once. */
-OPOOL__INTERNAL bool opool__diag_admit(opool__quota *q, bool opens);
-OPOOL__INTERNAL void opool__diag_admitted(void);
+ * in q). True: report it; until opool__diag_admitted(outer), which puts back
+ * what an outer report on this thread had, opool_reports_held gives the
+ * reports held back before it (the default report's line says so).
+ * Relaxed: racing threads may report one too many or too few in a second,
+ * and each held report is counted once. */
+typedef struct opool__held {
+    uint64_t held, opened;
+} opool__held;
+OPOOL__INTERNAL bool opool__diag_admit(opool__quota *q, bool opens, opool__held *outer);
+OPOOL__INTERNAL void opool__diag_admitted(const opool__held *outer);
 
 #define OPOOL__QUOTA_LINES 4
 
@@ -6207,7 +6225,9 @@ static void opool__misuse_of(const opool *p, opool__finding *f) {
         }
         f->handle = opool__handle(at, h->slot[at].gen);
         f->ptr = opool__rejected_ptr;
-        f->misuse = start ? OPOOL__FREED_POINTER : OPOOL__INTERIOR_POINTER;
+        f->misuse = !start                       ? OPOOL__INTERIOR_POINTER
+                    : h->slot[at].gen != p->gen0 ? OPOOL__FREED_POINTER
+                                                 : OPOOL__FOREIGN_POINTER; /* never used */
         return;
     }
     /* (a slot not made yet is at its first generation) */
@@ -6237,14 +6257,15 @@ void opool_default_report(opool *p, opool_status what, opool_handle h, void *use
 }
 
 void opool__report(opool *p, opool_status what, opool_handle h) {
+    opool__held outer = {0, 0};
     if (what == OPOOL_EFULL && !(p->desc.flags & OPOOL_REPORT_UNRATIONED) &&
-        !opool__diag_admit(&p->quota, opool__episode_failures(&p->episode) == 1))
+        !opool__diag_admit(&p->quota, opool__episode_failures(&p->episode) == 1, &outer))
         return;
     if (p->desc.report)
         p->desc.report(p, what, h, p->desc.user);
     else
         opool_default_report(p, what, h, p->desc.user);
-    opool__diag_admitted();
+    if (what == OPOOL_EFULL) opool__diag_admitted(&outer);
 }
 
 uint32_t opool__no_live_list(const opool *p) {
@@ -6870,10 +6891,13 @@ opool_status opool_free_object(opool *p, void *obj) {
     opool_handle h = opool_handle_of(p, obj);
     if (opool_handle_is_null(h)) {
         p->rejected++;
+        const opool *outer = opool__rejecting; /* a report's own free_object nests */
+        const void *outer_ptr = opool__rejected_ptr;
         opool__rejecting = p;
         opool__rejected_ptr = obj;
         opool__report(p, OPOOL_EINVAL, OPOOL_NULL);
-        opool__rejecting = NULL;
+        opool__rejecting = outer;
+        opool__rejected_ptr = outer_ptr;
         return OPOOL_EINVAL;
     }
     opool__release(p, opool_handle_index(h));
@@ -7563,9 +7587,9 @@ void opool__diag_misuse(opool__finding *f, uint32_t nslots, uint32_t gen0, uint3
 
 /* The reports held back before the one being made on this thread, and of
  * those the ones that opened an episode (opool__diag_admit). */
-static _Thread_local uint64_t opool__held_now, opool__held_opened;
+static _Thread_local opool__held opool__held_now;
 
-bool opool__diag_admit(opool__quota *q, bool opens) {
+bool opool__diag_admit(opool__quota *q, bool opens, opool__held *outer) {
     uint32_t now = (uint32_t)(opool__now_ns() / 1000000000u) + 1; /* 0: none yet */
     uint32_t second = atomic_load_explicit(&q->second, memory_order_relaxed);
     if (second != now && atomic_compare_exchange_strong_explicit(
@@ -7576,16 +7600,17 @@ bool opool__diag_admit(opool__quota *q, bool opens) {
         if (opens) atomic_fetch_add_explicit(&q->episodes, 1, memory_order_relaxed);
         return false;
     }
-    opool__held_now = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
-    opool__held_opened = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
+    *outer = opool__held_now;
+    opool__held_now.held = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
+    opool__held_now.opened = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
     return true;
 }
 
-void opool__diag_admitted(void) { opool__held_now = opool__held_opened = 0; }
+void opool__diag_admitted(const opool__held *outer) { opool__held_now = *outer; }
 
 uint64_t opool_reports_held(uint64_t *opened) {
-    if (opened) *opened = opool__held_opened;
-    return opool__held_now;
+    if (opened) *opened = opool__held_now.opened;
+    return opool__held_now.held;
 }
 
 /* ==== origins ============================================================ */
@@ -8256,15 +8281,16 @@ void opool_heap_default_report(opool_heap *h, opool_status what, const void *ptr
 /* Exhaustion is rationed for every report alike (opool__diag_admit). */
 static void opool__heap_report(const opool_heap *h, opool_status what, const void *ptr) {
     opool_heap *m = (opool_heap *)(uintptr_t)h; /* findings may come from const calls */
+    opool__held outer = {0, 0};
     if (what == OPOOL_EFULL && !(h->desc.flags & OPOOL_REPORT_UNRATIONED)) {
         const opool__episode *e = h->full ? &h->full->episode : &h->large_episode;
-        if (!opool__diag_admit(&m->quota, opool__episode_failures(e) == 1)) return;
+        if (!opool__diag_admit(&m->quota, opool__episode_failures(e) == 1, &outer)) return;
     }
     if (h->desc.report)
         h->desc.report(m, what, ptr, h->desc.user);
     else
         opool_heap_default_report(m, what, ptr, h->desc.user);
-    opool__diag_admitted();
+    if (what == OPOOL_EFULL) opool__diag_admitted(&outer);
 }
 
 static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_status s,
@@ -9471,8 +9497,9 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
  * report gets a NULL pool, as before report_mt existed. Exhaustion is
  * rationed for every report alike (opool__diag_admit). */
 static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
+    opool__held outer = {0, 0};
     if (what == OPOOL_EFULL && !(p->desc.flags & OPOOL_REPORT_UNRATIONED) &&
-        !opool__diag_admit(&p->quota, opool__episode_failures(&p->sig.episode) == 1))
+        !opool__diag_admit(&p->quota, opool__episode_failures(&p->sig.episode) == 1, &outer))
         return;
     if (p->desc.report_mt)
         p->desc.report_mt(p, what, h, p->desc.user);
@@ -9480,7 +9507,7 @@ static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
         p->desc.report(NULL, what, h, p->desc.user);
     else
         opool_mt_default_report(p, what, h, p->desc.user);
-    opool__diag_admitted();
+    if (what == OPOOL_EFULL) opool__diag_admitted(&outer);
 }
 
 /* An alloc found no slot anywhere. */

@@ -156,17 +156,24 @@
  *     (run under a debugger to see the caller's stack);
  *   - the desc flag OPOOL_REPORT_MISUSE prints them for one pool.
  * The line says what the rejection was, from the pool's own records (see
- * opool_default_report).
+ * opool_default_report). Both act through the default report: a report of
+ * your own receives every rejection and decides, and passing it to
+ * opool_default_report prints (and aborts) as asked.
  *
  * SALTS. Two live pools with one generation origin would accept each
  * other's handles. Derived salts (desc.salt 0) differ from pool to pool
- * (two coincide with probability 2^-31); opool_create refuses (OPOOL_EINVAL, and a line on stderr
- * names the pool that has it) a nonzero desc.salt that a live pool made with that salt already has,
- * unless desc.flags has OPOOL_SHARE_SALT (twins on purpose: two worlds driven alike, whose handles
- * must match); a derived salt never takes such a one. A pool loaded from an image keeps the image's
- * origin, so a loaded copy and its original, both live, accept each other's handles: they name the
- * same objects.
- *
+ * (two coincide with probability 2^-31). opool_create and opool_create_in
+ * (opool_mt_create for concurrent pools) refuse a nonzero desc.salt whose
+ * origin a live pool of the same kind has (OPOOL_EINVAL, and a line on
+ * stderr names that pool), unless desc.flags has OPOOL_SHARE_SALT (twins on
+ * purpose: two worlds driven alike, whose handles must match). The live
+ * origins counted are those of pools made with a nonzero salt and of
+ * loaded pools; a derived salt never takes one of them. A pool loaded from
+ * an image keeps the image's origin, so a loaded copy and its original, both
+ * live, accept each other's handles: they name the same objects. The table
+ * of origins is process-wide; past 64 live pools with a nonzero salt, its
+ * entries come from the C library (create then may give OPOOL_ENOMEM).
+
  * Thread-safety: one thread at a time per pool (see opool_mt.h to share one).
  * Different pools may be used by different threads at the same time.
  *
@@ -575,11 +582,12 @@ OPOOL_API OPOOL_NODISCARD opool_status opool_create(opool **out, const opool_des
 OPOOL_API size_t opool_required_bytes(const opool_desc *desc);
 
 /* Create a pool inside buf (any alignment), making no allocation at all (for
- * embedded and console code). OPOOL_EINVAL (and *out NULL): as opool_create,
- * or buf NULL, or size below opool_required_bytes(desc); never OPOOL_ENOMEM.
+ * embedded and console code; but see SALTS, past 64 live pools with a
+ * nonzero salt). OPOOL_EINVAL (and *out NULL): as opool_create, or buf NULL,
+ * or size below opool_required_bytes(desc); OPOOL_ENOMEM only as SALTS says.
  * A growable pool created this way allocates its later chunks with
  * desc->allocator. buf must outlive the pool; opool_destroy does not free
- * it. Cost and thread-safety as opool_create, with no allocation. */
+ * it. Cost and thread-safety: as opool_create. */
 OPOOL_API OPOOL_NODISCARD opool_status opool_create_in(opool **out, void *buf, size_t size,
                                                        const opool_desc *desc);
 

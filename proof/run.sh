@@ -331,7 +331,7 @@ run_wp() {
     # out; written out, they are proven as before the steps were shared.
     [ -z "$cast" ] || wp_once cast "$out/wp-cast.log" "${fc[@]}" $(wp_cache_args cast) "-cpp-extra-args=$cpp" proof/wp_core.c \
         -inline-calls opool__live_gen,opool__unlink_as,opool__free_as \
-        -wp -wp-model Typed+cast -wp-fct "$cast" -wp-rte -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 60)" \
+        -wp -wp-model Typed+cast -wp-fct "$cast" -wp-rte -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 120)" \
         -wp-split -wp-par 2
     # the lemmas, which the functions' proofs use (-wp-fct leaves them out);
     # chunk_offset takes z3 169 s on a quiet machine and timed out at 300 s

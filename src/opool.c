@@ -443,7 +443,9 @@ static void opool__misuse_of(const opool *p, opool__finding *f) {
         }
         f->handle = opool__handle(at, h->slot[at].gen);
         f->ptr = opool__rejected_ptr;
-        f->misuse = start ? OPOOL__FREED_POINTER : OPOOL__INTERIOR_POINTER;
+        f->misuse = !start                       ? OPOOL__INTERIOR_POINTER
+                    : h->slot[at].gen != p->gen0 ? OPOOL__FREED_POINTER
+                                                 : OPOOL__FOREIGN_POINTER; /* never used */
         return;
     }
     /* (a slot not made yet is at its first generation) */
@@ -473,14 +475,15 @@ void opool_default_report(opool *p, opool_status what, opool_handle h, void *use
 }
 
 void opool__report(opool *p, opool_status what, opool_handle h) {
+    opool__held outer = {0, 0};
     if (what == OPOOL_EFULL && !(p->desc.flags & OPOOL_REPORT_UNRATIONED) &&
-        !opool__diag_admit(&p->quota, opool__episode_failures(&p->episode) == 1))
+        !opool__diag_admit(&p->quota, opool__episode_failures(&p->episode) == 1, &outer))
         return;
     if (p->desc.report)
         p->desc.report(p, what, h, p->desc.user);
     else
         opool_default_report(p, what, h, p->desc.user);
-    opool__diag_admitted();
+    if (what == OPOOL_EFULL) opool__diag_admitted(&outer);
 }
 
 uint32_t opool__no_live_list(const opool *p) {
@@ -1106,10 +1109,13 @@ opool_status opool_free_object(opool *p, void *obj) {
     opool_handle h = opool_handle_of(p, obj);
     if (opool_handle_is_null(h)) {
         p->rejected++;
+        const opool *outer = opool__rejecting; /* a report's own free_object nests */
+        const void *outer_ptr = opool__rejected_ptr;
         opool__rejecting = p;
         opool__rejected_ptr = obj;
         opool__report(p, OPOOL_EINVAL, OPOOL_NULL);
-        opool__rejecting = NULL;
+        opool__rejecting = outer;
+        opool__rejected_ptr = outer_ptr;
         return OPOOL_EINVAL;
     }
     opool__release(p, opool_handle_index(h));

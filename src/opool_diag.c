@@ -473,9 +473,9 @@ void opool__diag_misuse(opool__finding *f, uint32_t nslots, uint32_t gen0, uint3
 
 /* The reports held back before the one being made on this thread, and of
  * those the ones that opened an episode (opool__diag_admit). */
-static _Thread_local uint64_t opool__held_now, opool__held_opened;
+static _Thread_local opool__held opool__held_now;
 
-bool opool__diag_admit(opool__quota *q, bool opens) {
+bool opool__diag_admit(opool__quota *q, bool opens, opool__held *outer) {
     uint32_t now = (uint32_t)(opool__now_ns() / 1000000000u) + 1; /* 0: none yet */
     uint32_t second = atomic_load_explicit(&q->second, memory_order_relaxed);
     if (second != now && atomic_compare_exchange_strong_explicit(
@@ -486,16 +486,17 @@ bool opool__diag_admit(opool__quota *q, bool opens) {
         if (opens) atomic_fetch_add_explicit(&q->episodes, 1, memory_order_relaxed);
         return false;
     }
-    opool__held_now = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
-    opool__held_opened = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
+    *outer = opool__held_now;
+    opool__held_now.held = atomic_exchange_explicit(&q->held, 0, memory_order_relaxed);
+    opool__held_now.opened = atomic_exchange_explicit(&q->episodes, 0, memory_order_relaxed);
     return true;
 }
 
-void opool__diag_admitted(void) { opool__held_now = opool__held_opened = 0; }
+void opool__diag_admitted(const opool__held *outer) { opool__held_now = *outer; }
 
 uint64_t opool_reports_held(uint64_t *opened) {
-    if (opened) *opened = opool__held_opened;
-    return opool__held_now;
+    if (opened) *opened = opool__held_now.opened;
+    return opool__held_now.held;
 }
 
 /* ==== origins ============================================================ */

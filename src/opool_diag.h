@@ -130,12 +130,16 @@ int opool__misuse_env(void);
 /* ---- rationing: every sink, the default report and a user's alike ----------
  * At most OPOOL__QUOTA_LINES exhaustion reports in a second of one object
  * (quota q); opens: the failure opens an episode. False: held back (counted
- * in q). True: report it; until opool__diag_admitted, opool_reports_held on
- * this thread gives the reports held back before it (the default report's
- * line says so). Relaxed: racing threads may report one too many or too few
- * in a second, and each held report is counted once. */
-bool opool__diag_admit(opool__quota *q, bool opens);
-void opool__diag_admitted(void);
+ * in q). True: report it; until opool__diag_admitted(outer), which puts back
+ * what an outer report on this thread had, opool_reports_held gives the
+ * reports held back before it (the default report's line says so).
+ * Relaxed: racing threads may report one too many or too few in a second,
+ * and each held report is counted once. */
+typedef struct opool__held {
+    uint64_t held, opened;
+} opool__held;
+bool opool__diag_admit(opool__quota *q, bool opens, opool__held *outer);
+void opool__diag_admitted(const opool__held *outer);
 
 #define OPOOL__QUOTA_LINES 4
 

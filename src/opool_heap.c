@@ -281,15 +281,16 @@ void opool_heap_default_report(opool_heap *h, opool_status what, const void *ptr
 /* Exhaustion is rationed for every report alike (opool__diag_admit). */
 static void opool__heap_report(const opool_heap *h, opool_status what, const void *ptr) {
     opool_heap *m = (opool_heap *)(uintptr_t)h; /* findings may come from const calls */
+    opool__held outer = {0, 0};
     if (what == OPOOL_EFULL && !(h->desc.flags & OPOOL_REPORT_UNRATIONED)) {
         const opool__episode *e = h->full ? &h->full->episode : &h->large_episode;
-        if (!opool__diag_admit(&m->quota, opool__episode_failures(e) == 1)) return;
+        if (!opool__diag_admit(&m->quota, opool__episode_failures(e) == 1, &outer)) return;
     }
     if (h->desc.report)
         h->desc.report(m, what, ptr, h->desc.user);
     else
         opool_heap_default_report(m, what, ptr, h->desc.user);
-    opool__diag_admitted();
+    if (what == OPOOL_EFULL) opool__diag_admitted(&outer);
 }
 
 static OPOOL_NOINLINE void opool__heap_rejected(const opool_heap *h, opool_status s,

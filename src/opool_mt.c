@@ -36,8 +36,9 @@ void opool_mt_default_report(opool_mt *p, opool_status what, opool_handle h, voi
  * report gets a NULL pool, as before report_mt existed. Exhaustion is
  * rationed for every report alike (opool__diag_admit). */
 static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
+    opool__held outer = {0, 0};
     if (what == OPOOL_EFULL && !(p->desc.flags & OPOOL_REPORT_UNRATIONED) &&
-        !opool__diag_admit(&p->quota, opool__episode_failures(&p->sig.episode) == 1))
+        !opool__diag_admit(&p->quota, opool__episode_failures(&p->sig.episode) == 1, &outer))
         return;
     if (p->desc.report_mt)
         p->desc.report_mt(p, what, h, p->desc.user);
@@ -45,7 +46,7 @@ static void opool__mt_report(opool_mt *p, opool_status what, opool_handle h) {
         p->desc.report(NULL, what, h, p->desc.user);
     else
         opool_mt_default_report(p, what, h, p->desc.user);
-    opool__diag_admitted();
+    if (what == OPOOL_EFULL) opool__diag_admitted(&outer);
 }
 
 /* An alloc found no slot anywhere. */

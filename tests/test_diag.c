@@ -1075,7 +1075,8 @@ TEST(a_pool_with_report_misuse_says_what_each_rejection_was) {
     CHECK_EQ_U64(opool_free(p, h1), OPOOL_OK);
     CHECK_EQ_U64(opool_free_object(p, o1), OPOOL_EINVAL); /* freed already */
     int local = 0;
-    CHECK_EQ_U64(opool_free_object(p, &local), OPOOL_EINVAL); /* no object of the pool */
+    CHECK_EQ_U64(opool_free_object(p, &local), OPOOL_EINVAL);  /* no object of the pool */
+    CHECK_EQ_U64(opool_free_object(p, o1 + 32), OPOOL_EINVAL); /* slot 3: never used */
     capture_end(&c);
     char want[4096];
     const char *x = "opool: pool \"ships\"";
@@ -1097,14 +1098,15 @@ TEST(a_pool_with_report_misuse_says_what_each_rejection_was) {
              "no live object's is (never issued)\n"
              "%s (%p): rejected free of pointer %p: a double free: slot 1's object was freed "
              "already\n"
+             "%s (%p): rejected free of pointer %p: no object of this pool\n"
              "%s (%p): rejected free of pointer %p: no object of this pool\n",
              x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p, x, (void *)p, x,
              (void *)p, (void *)(o1 + 1), x, (void *)p, x, (void *)p, x, (void *)p, (void *)o1, x,
-             (void *)p, (void *)&local);
+             (void *)p, (void *)&local, x, (void *)p, (void *)(o1 + 32));
     check_text(c.text, want);
     opool_stats st;
     opool_get_stats(p, &st);
-    CHECK_EQ_U64(st.rejected_handles, 9); /* frees only: alloc_at counts none */
+    CHECK_EQ_U64(st.rejected_handles, 10); /* frees only: alloc_at counts none */
     opool_destroy(p);
 #else
     printf("skipped a_pool_with_report_misuse_says_what_each_rejection_was\n");

@@ -2249,6 +2249,78 @@ TEST(create_in_makes_no_allocation) {
     free(buf);
 }
 
+/* Bytes of buf[0, n) that are no longer the byte b. */
+static size_t bytes_changed(const unsigned char *buf, size_t n, unsigned char b) {
+    size_t changed = 0;
+    for (size_t k = 0; k < n; k++) changed += buf[k] != b;
+    return changed;
+}
+
+/* A pool that never grows writes no slot record at creation: its slots are
+ * made as its high water rises. The buffer starts as 0x01 bytes, so a record
+ * read before it is written would hold the odd (live) generation 0x01010101:
+ * a forged handle with it must still be rejected. */
+TEST(a_fixed_pool_makes_its_slots_as_its_high_water_rises) {
+    enum { CAP = 100000 };
+    const uint32_t junk = 0x01010101u;
+    opool_desc d = desc_of(0, CAP); /* id-only: the buffer is the bookkeeping */
+    size_t n = opool_required_bytes(&d);
+    REQUIRE(n >= (size_t)CAP * 12);
+    unsigned char *buf = malloc(n);
+    REQUIRE(buf);
+    memset(buf, 0x01, n);
+    opool *p = NULL;
+    CHECK_EQ_U64(opool_create_in(&p, buf, n, &d), OPOOL_OK);
+    REQUIRE(p);
+    size_t at_create = bytes_changed(buf, n, 0x01);
+    CHECK(at_create < 4096); /* the pool's own fields: no 12 bytes a slot */
+    CHECK_EQ_U64(opool_capacity(p), CAP);
+    CHECK_EQ_U64(stats_of(p).capacity, CAP);
+
+    /* slots not made: in range (stale), never read */
+    CHECK(opool_get(p, handle(junk, 50000)) == NULL);
+    CHECK(!opool_valid(p, handle(junk, 50000)));
+    CHECK(opool_at(p, 50000) == NULL);
+    CHECK(opool_handle_is_null(opool_handle_at(p, 50000)));
+    CHECK_EQ_U64(opool_free(p, handle(junk, 50000)), OPOOL_ESTALE);
+    CHECK_EQ_U64(opool_free(p, handle(G1, 50000)), OPOOL_ESTALE);
+    CHECK_EQ_U64(opool_free(p, handle(junk, CAP)), OPOOL_EINVAL);
+
+    /* the first alloc makes a batch (64), not the pool */
+    opool_handle h = {0};
+    REQUIRE(opool_alloc(p, &h) != NULL);
+    CHECK_EQ_U64(h.bits, handle(G1, 0).bits);
+    CHECK(bytes_changed(buf, n, 0x01) < at_create + 64 * 12 + 64);
+
+    /* alloc_at reaches a slot not made yet (the free stack's top, slot 1,
+     * takes its place there); allocs go on from slot 2 */
+    REQUIRE(opool_alloc_at(p, handle(G1, 70000)) != NULL);
+    CHECK(opool_valid(p, handle(G1, 70000)));
+    REQUIRE(opool_alloc(p, &h) != NULL);
+    CHECK_EQ_U64(h.bits, handle(G1, 2).bits);
+    uint32_t got = 3; /* slots 0, 2 and 70000 */
+    static unsigned char seen[CAP];
+    memset(seen, 0, sizeof seen);
+    seen[0] = seen[2] = seen[70000] = 1;
+    for (;;) { /* every other slot once, then full */
+        if (opool_alloc(p, &h) == NULL) break;
+        uint32_t i = opool_handle_index(h);
+        REQUIRE(i < CAP);
+        CHECK_EQ_U64(opool_handle_generation(h), G1);
+        CHECK(!seen[i]);
+        seen[i] = 1;
+        got++;
+    }
+    CHECK_EQ_U64(got, CAP);
+    CHECK_EQ_U64(opool_count(p), CAP);
+    CHECK_EQ_U64(opool_capacity(p), CAP);
+    CHECK_EQ_U64(stats_of(p).failed_allocs, 1);
+    opool_clear(p);
+    CHECK_EQ_U64(opool_count(p), 0);
+    opool_destroy(p);
+    free(buf);
+}
+
 TEST(create_in_accepts_any_buffer_alignment) {
     for (size_t align = 1; align <= 4096; align *= 4) {
         opool_desc d = desc_of(24, 7);
@@ -2806,6 +2878,7 @@ int main(int argc, char **argv) {
     RUN(create_rejects_slot_arrays_beyond_the_address_space);
     RUN(required_bytes_covers_the_pool);
     RUN(create_in_makes_no_allocation);
+    RUN(a_fixed_pool_makes_its_slots_as_its_high_water_rises);
     RUN(create_in_accepts_any_buffer_alignment);
     RUN(create_in_rejects_null_or_small_buffer);
     RUN(create_in_grow_pool_takes_chunks_from_the_allocator);

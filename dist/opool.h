@@ -38,8 +38,8 @@
  * What follows: the public headers with their manuals (opool.h: the pool;
  * opool_heap.h: a heap of size-class pools; opool_mt.h: the lock-free
  * concurrent pool; opool_side.h: side tables; opool_typed.h: typed pools),
- * opool_abi.h (not API: the private layout the inline fast paths read), then
- * the implementation.
+ * opool_abi.h, opool_abi_heap.h and opool_abi_mt.h (not API: the private
+ * layouts the inline fast paths read), then the implementation.
  *
  * LICENSE: zlib (see the end of the first manual below)
  */
@@ -1533,9 +1533,8 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
 } /* extern "C" */
 #endif
 
-/* The private layout and the inline bodies (ABI, not API): its heap part, now that the
- * declarations above exist. */
-#define OPOOL__HEAP_DECLARED 1
+/* The private layout and the inline bodies (ABI, not API), now that the declarations above
+ * exist. */
 
 
 #endif /* OPOOL_HEAP_H */
@@ -1624,7 +1623,7 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * workload, at most one alloc or free in size/2 reaches the shared list.
  * With GCC and Clang such a hit is inline code in the caller, as opool.h's
  * alloc and free are: opool_mt_cache_alloc and opool_mt_cache_free are
- * also macros, whose bodies (opool_abi.h) read the cache record and the
+ * also macros, whose bodies (opool_abi_mt.h) read the cache record and the
  * slot, and call into the library for everything else (an empty or full
  * cache, a thief or a waiter around, a handle this cache did not allocate,
  * every rejected handle, hooks). The name without a call after it is the
@@ -2012,9 +2011,8 @@ OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_han
 } /* extern "C" */
 #endif
 
-/* The private layout and the inline cache hits (ABI, not API): its
- * concurrent part, now that the declarations above exist. */
-#define OPOOL__MT_DECLARED 1
+/* The private layout and the inline cache hits (ABI, not API), now that the declarations
+ * above exist. */
 
 
 #endif /* OPOOL_MT_H */
@@ -3384,10 +3382,39 @@ OPOOL__HOT bool opool__handle_eq_inline(opool_handle a, opool_handle b) { return
 
 #endif /* OPOOL__ABI_CORE_H */
 
-/* ==== the heap (opool_heap.h), once that header has declared it ========== */
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
-#if defined(OPOOL__HEAP_DECLARED) && !defined(OPOOL__ABI_HEAP_H)
+/* ============================================================================
+ * include/opool_abi_heap.h
+ * ========================================================================== */
+/*
+ * opool_abi_heap.h -- NOT API, BUT ABI: the private layout behind the inline
+ * fast paths of opool_heap.h (alloc, free, realloc of a class block), and
+ * those paths' bodies. opool_abi.h is the core pool's part and explains how
+ * an inline function is also exported; opool_abi_mt.h is the concurrent
+ * pool's.
+ *
+ * Do not include this file yourself and do not use anything in it:
+ * opool_heap.h includes it at its end, and every name here may change in any
+ * release. It is installed because inline code compiled into your program
+ * reads these structs directly: changing any layout here, or the contract of
+ * a function declared here, breaks binaries built against an older copy of
+ * this header (bump the SONAME then).
+ *
+ * LICENSE: zlib (see LICENSE)
+ */
+#ifndef OPOOL__ABI_HEAP_H
 #define OPOOL__ABI_HEAP_H
+
+
+
+/* C's casts in the inline bodies: see opool_abi.h. Popped at the end. */
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wold-style-cast"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -3628,12 +3655,41 @@ OPOOL__HOT void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t siz
 } /* extern "C" */
 #endif
 
+
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+
 #endif /* OPOOL__ABI_HEAP_H */
 
-/* ==== the concurrent pool (opool_mt.h), once that header has declared it == */
-
-#if defined(OPOOL__MT_DECLARED) && !defined(OPOOL__ABI_MT_H)
+/* ============================================================================
+ * include/opool_abi_mt.h
+ * ========================================================================== */
+/*
+ * opool_abi_mt.h -- NOT API, BUT ABI: the private layout behind the inline
+ * fast paths of opool_mt.h (a cache's alloc and free hits), and those
+ * paths' bodies. opool_abi.h is the core pool's part and explains how an
+ * inline function is also exported; opool_abi_heap.h is the heap's.
+ *
+ * Do not include this file yourself and do not use anything in it:
+ * opool_mt.h includes it at its end, and every name here may change in any
+ * release. It is installed because inline code compiled into your program
+ * reads these structs directly: changing any layout here, or the contract of
+ * a function declared here, breaks binaries built against an older copy of
+ * this header (bump the SONAME then).
+ *
+ * LICENSE: zlib (see LICENSE)
+ */
+#ifndef OPOOL__ABI_MT_H
 #define OPOOL__ABI_MT_H
+
+
+
+/* C's casts in the inline bodies: see opool_abi.h. Popped at the end. */
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wold-style-cast"
+#endif
 
 /* The cache hit paths are inline with GCC and Clang (their __atomic
  * builtins; other compilers call the exported functions), except in the
@@ -3898,11 +3954,12 @@ OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_han
 } /* extern "C" */
 #endif
 
-#endif /* OPOOL__ABI_MT_H */
 
 #if defined(__cplusplus) && defined(__clang__)
 #pragma clang diagnostic pop
 #endif
+
+#endif /* OPOOL__ABI_MT_H */
 
 /* ############################################################################
  * IMPLEMENTATION (one C file of the program defines OPOOL_IMPLEMENTATION)
@@ -6940,7 +6997,8 @@ void opool_get_stats(const opool *p, opool_stats *out) {
  * ========================================================================== */
 /*
  * opool_abi.c -- the exported definitions of the functions whose common case
- * is inline (include/opool_abi.h explains the technique).
+ * is inline (include/opool_abi.h explains the technique; opool_abi_heap.h
+ * and opool_abi_mt.h hold the heap's and the concurrent pool's).
  *
  * A C or C++ caller that writes opool_alloc(p, &h) compiles the inline body
  * and never comes here; this is what a function pointer, dlsym or a foreign
@@ -6991,7 +7049,7 @@ void *(opool_heap_realloc)(opool_heap *h, void *ptr, size_t size) {
 }
 
 /* ==== the concurrent pool's caches ======================================= */
-/* The hits' bodies are opool_abi.h's, on the library's atomics and barrier
+/* The hits' bodies are opool_abi_mt.h's, on the library's atomics and barrier
  * (opool_mt_internal.h): in the library's test builds too, where the
  * callers' inline hits are off, so the tests run the body callers inline. */
 
@@ -7921,7 +7979,7 @@ opool_status opool_draw_svg(const opool *p, opool_write_fn write, void *ctx) {
 
 #define OPOOL__HPAGE ((uintptr_t)OPOOL_HEAP_PAGE)
 
-/* opool__hpage (include/opool_abi.h) flags */
+/* opool__hpage (include/opool_abi_heap.h) flags */
 #define OPOOL__HPAGE_RESERVED 1u /* part of create's reservation, never given back */
 #define OPOOL__HPAGE_LISTED 2u   /* on its class's list: not known to be full */
 #define OPOOL__HPAGE_ZERO 4u     /* its blocks not carved yet read zero (fresh from the system) */
@@ -9779,7 +9837,7 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
  * Without a thief around (the common case) it costs no atomic read-modify-
  * write and no fence: CONCURRENCY.md, "Caches (magazines) and stealing",
  * says why a thief can then never reach entry b. The inline alloc hit
- * (opool_abi.h) does the same for its common case and comes here
+ * (opool_abi_mt.h) does the same for its common case and comes here
  * (opool__mt_cache_alloc_lowered) for the rest. */
 OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
     opool_mt *p = c->pool;
@@ -9808,7 +9866,7 @@ OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
 /* The owner's take at bottom: the newest parked slot, or EMPTY. */
 OPOOL__HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
     uint64_t b;
-    if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi.h */
+    if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi_mt.h */
     opool__mt_light_barrier(c->pool); /* the bottom store before the read of thieves */
     return opool__mt_take_lowered(c, b);
 }
@@ -10007,7 +10065,7 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
 /* The owner's half of the park handshake (CONCURRENCY.md, "Waiting, and the stranding policy"):
  * publish the entries below bottom b (written by the caller), then read waiters. True if a thread
  * waits: the caller must give the entries to the shared list, which wakes it. Every path that parks
- * slots (cache_free, refill) ends with this; the inline free hit (opool_abi.h) makes the same
+ * slots (cache_free, refill) ends with this; the inline free hit (opool_abi_mt.h) makes the same
  * steps. */
 OPOOL__HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
     opool__mt_set_bottom(c, b);
@@ -10038,7 +10096,7 @@ OPOOL__HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
         opool__mt_end_episode(c->pool);
 }
 
-/* The inline free hit (opool_abi.h) parked and published its slot, then saw
+/* The inline free hit (opool_abi_mt.h) parked and published its slot, then saw
  * a waiter or an open episode: what opool__mt_park does then. */
 void opool__mt_cache_parked(opool_mt_cache *c) {
     /* relaxed: read again after the inline path's barrier pair (CONCURRENCY.md, "Waiting, and the
@@ -10111,7 +10169,7 @@ OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, 
     if (c->home == 0 || opool__atomic_load_relaxed(&p->own[i]) != c->home)
         return opool__mt_claim(p, h, keep);
     OPOOL__MT_POINT(p, CLAIM_CHECKED);
-    opool__mt_claim_store(c, i, g); /* opool_abi.h */
+    opool__mt_claim_store(c, i, g); /* opool_abi_mt.h */
     opool__mt_light_barrier(p);     /* the claim before the read of remote */
     OPOOL__MT_POINT(p, CLAIM_STORED);
     if (OPOOL_LIKELY(opool__mt_still_biased(c))) {
@@ -10234,7 +10292,7 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         if (id >= OPOOL__MT_HOMES) id = 0;
         c->home = (uint64_t)id << 32;
         /* the inline hits: only a home claims biased, and only with
-         * membarrier is their barrier a compiler barrier (opool_abi.h) */
+         * membarrier is their barrier a compiler barrier (opool_abi_mt.h) */
         c->fast = id != 0 && p->light_park && !p->hooks;
         opool__atomic_init(&c->remote, id ? OPOOL__MT_BIASED : OPOOL__MT_REVOKED);
         /* release: a revoker that reads the id finds the record initialised */

@@ -13,7 +13,7 @@
  * Without a thief around (the common case) it costs no atomic read-modify-
  * write and no fence: CONCURRENCY.md, "Caches (magazines) and stealing",
  * says why a thief can then never reach entry b. The inline alloc hit
- * (opool_abi.h) does the same for its common case and comes here
+ * (opool_abi_mt.h) does the same for its common case and comes here
  * (opool__mt_cache_alloc_lowered) for the rest. */
 OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
     opool_mt *p = c->pool;
@@ -42,7 +42,7 @@ OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
 /* The owner's take at bottom: the newest parked slot, or EMPTY. */
 OPOOL__HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
     uint64_t b;
-    if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi.h */
+    if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi_mt.h */
     opool__mt_light_barrier(c->pool); /* the bottom store before the read of thieves */
     return opool__mt_take_lowered(c, b);
 }
@@ -241,7 +241,7 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
 /* The owner's half of the park handshake (CONCURRENCY.md, "Waiting, and the stranding policy"):
  * publish the entries below bottom b (written by the caller), then read waiters. True if a thread
  * waits: the caller must give the entries to the shared list, which wakes it. Every path that parks
- * slots (cache_free, refill) ends with this; the inline free hit (opool_abi.h) makes the same
+ * slots (cache_free, refill) ends with this; the inline free hit (opool_abi_mt.h) makes the same
  * steps. */
 OPOOL__HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
     opool__mt_set_bottom(c, b);
@@ -272,7 +272,7 @@ OPOOL__HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
         opool__mt_end_episode(c->pool);
 }
 
-/* The inline free hit (opool_abi.h) parked and published its slot, then saw
+/* The inline free hit (opool_abi_mt.h) parked and published its slot, then saw
  * a waiter or an open episode: what opool__mt_park does then. */
 void opool__mt_cache_parked(opool_mt_cache *c) {
     /* relaxed: read again after the inline path's barrier pair (CONCURRENCY.md, "Waiting, and the
@@ -345,7 +345,7 @@ OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, 
     if (c->home == 0 || opool__atomic_load_relaxed(&p->own[i]) != c->home)
         return opool__mt_claim(p, h, keep);
     OPOOL__MT_POINT(p, CLAIM_CHECKED);
-    opool__mt_claim_store(c, i, g); /* opool_abi.h */
+    opool__mt_claim_store(c, i, g); /* opool_abi_mt.h */
     opool__mt_light_barrier(p);     /* the claim before the read of remote */
     OPOOL__MT_POINT(p, CLAIM_STORED);
     if (OPOOL_LIKELY(opool__mt_still_biased(c))) {
@@ -468,7 +468,7 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         if (id >= OPOOL__MT_HOMES) id = 0;
         c->home = (uint64_t)id << 32;
         /* the inline hits: only a home claims biased, and only with
-         * membarrier is their barrier a compiler barrier (opool_abi.h) */
+         * membarrier is their barrier a compiler barrier (opool_abi_mt.h) */
         c->fast = id != 0 && p->light_park && !p->hooks;
         opool__atomic_init(&c->remote, id ? OPOOL__MT_BIASED : OPOOL__MT_REVOKED);
         /* release: a revoker that reads the id finds the record initialised */

@@ -200,7 +200,7 @@ endif()
 
 # ---- exports of the shared library: tests/abi/exports.cmake ---------------------------------
 # abi_exports: `nm -D --defined-only` of the shared library lists every public function of
-# include/*.h and nothing with the opool__ prefix but the ABI slow paths of opool_abi.h.
+# include/*.h and nothing with the opool__ prefix but the ABI slow paths of opool_abi*.h.
 # abi_exports_catches_a_missing_symbol: the same check, given one more declaration than the
 # library defines, must name exactly that one. A build of the static library builds a shared
 # copy for them (libopool.so, in abi/), with the shipped target's settings. ELF toolchains

@@ -11,7 +11,7 @@
 #                                        whole; the fence path): must pass
 #   relacy_deque_catches_nobarrier       the membarrier path with a membarrier that does
 #                                        nothing: Relacy must fail it
-#   The cache record (opool_abi.h) has no flexible array any more (its entries follow it), so
+#   The cache record (opool_abi_mt.h) has no flexible array any more (its entries follow it), so
 #   the deque tests build with any C++ compiler and the strict warnings.
 #
 # Built only with a C++ compiler, the Relacy headers (Debian: relacy-dev) and no sanitizer:

@@ -6,7 +6,7 @@
  * sequentially consistent only). See tests/relacy/README.md.
  *
  * The atomics of the list are opool_platform.h's macros, mapped to
- * rl::atomic by OPOOL_RELACY. The pool record is reduced to the fields the
+ * rl::atomic by OPOOL_RELACY (tests/relacy/relacy_atomics.h). The pool record is reduced to the fields the
  * list reads (opool_mt_internal.h drags in the single-threaded core, which
  * uses C11 atomics directly); the list's code itself is the shipped one.
  *

@@ -264,7 +264,6 @@ OPOOL__HOT void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t siz
 } /* extern "C" */
 #endif
 
-
 #if defined(__cplusplus) && defined(__clang__)
 #pragma clang diagnostic pop
 #endif

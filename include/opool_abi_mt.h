@@ -118,9 +118,10 @@ OPOOL_API void opool__mt_cache_parked(opool_mt_cache *c);
 /* The steps of a cache hit, each written once below, for the inline hits
  * and for the library's own paths (src/opool_mt_cache.c): on these macros,
  * here GCC's and Clang's __atomic builtins, a compiler barrier and no named
- * points. The library defines them first, on its own atomics, with its
- * barrier and the named points of its test builds (src/opool_mt_steps.h);
- * the single header keeps these. The barrier and the points are used in
+ * points. The library's files define them before they include opool_mt.h
+ * (src/opool_mt_internal.h stops a file that does not), on its own atomics,
+ * with its barrier and the named points of its test builds; the single
+ * header keeps these. The barrier and the points are used in
  * the hits only, which run only where the other side of the barriers is
  * membarrier (c->fast): the steps the library's other paths share are
  * memory operations, with no barrier in them. */
@@ -286,7 +287,6 @@ OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_han
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
-
 
 #if defined(__cplusplus) && defined(__clang__)
 #pragma clang diagnostic pop

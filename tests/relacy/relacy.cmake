@@ -8,8 +8,8 @@
 #                                        relaxed instead of seq_cst, relacy_atomics.h):
 #                                        Relacy must fail it
 #   relacy_deque                         a cache's owner against passing thieves
-#                                        (src/opool_mt_cache.c and opool_mt_wait.c included
-#                                        whole; the fence path): must pass
+#                                        (src/opool_mt_cache.c included whole; the fence
+#                                        path): must pass
 #   relacy_deque_catches_nobarrier       the membarrier path with a membarrier that does
 #                                        nothing: Relacy must fail it
 #   The cache record (opool_abi_mt.h) has no flexible array any more (its entries follow it), so

@@ -8,8 +8,7 @@
  * docs/CONCURRENCY.md, cited below by section title.
  *
  * The files of opool_mt, each with one job (and the section of
- * docs/CONCURRENCY.md that explains it), each calling only those listed
- * above it:
+ * docs/CONCURRENCY.md that explains it):
  *   opool_mt_internal.h   the records and the shared slot operations
  *                         ("Generations: who owns a slot")
  *   opool_mt_list.h       the shared free list, ABA-tagged stacks striped by thread
@@ -24,10 +23,11 @@
  *                         and the opool_mt_cache_* API ("Caches (magazines) and
  *                         stealing", "Waiting, and the stranding policy")
  *   opool_mt_shared.c     the calls without a cache: alloc, alloc_wait, free, bulk
- * The two headers are the inline half of opool_mt.c: their code calls it and
- * nothing above it. make test checks that (abi_acyclic: no two object files
- * use each other, and no header calls a file above it but its own .c).
  *   opool_mt_points.h     named points where a test holds a thread (tests only)
+ * Each .c calls only the files listed above it. The two headers are the
+ * inline half of opool_mt.c: their code calls it, never a file listed after
+ * it. make test checks both (abi_acyclic: no two object files use each other,
+ * and no header calls a file that includes it but its own .c).
  * The operating system's part (futex, membarrier, clock) and the atomics
  * are in opool_platform.h.
  */

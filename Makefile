@@ -618,7 +618,7 @@ fuzz-cov: $(FUZZ_TARGETS:%=build/fuzz-cov/fuzz_%)
 	done; \
 	$(LLVM_PROFDATA) merge -sparse build/fuzz-cov/*.profraw -o build/fuzz-cov/corpus.profdata; \
 	$(LLVM_COV) report -instr-profile=build/fuzz-cov/corpus.profdata $${objects# -object } \
-		$(FUZZ_SRC) include/opool_abi.h | tee build/fuzz-cov/report.txt; \
+		$(FUZZ_SRC) include/opool_abi.h include/opool_abi_heap.h | tee build/fuzz-cov/report.txt; \
 	echo "per line: $(LLVM_COV) show -instr-profile=build/fuzz-cov/corpus.profdata $${objects# -object } src/FILE.c"
 
 fuzz-corpus: build/fuzz/gen_corpus

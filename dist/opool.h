@@ -38,8 +38,8 @@
  * What follows: the public headers with their manuals (opool.h: the pool;
  * opool_heap.h: a heap of size-class pools; opool_mt.h: the lock-free
  * concurrent pool; opool_side.h: side tables; opool_typed.h: typed pools),
- * opool_abi.h (not API: the private layout the inline fast paths read), then
- * the implementation.
+ * opool_abi.h, opool_abi_heap.h and opool_abi_mt.h (not API: the private
+ * layouts the inline fast paths read), then the implementation.
  *
  * LICENSE: zlib (see the end of the first manual below)
  */
@@ -1547,9 +1547,8 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
 } /* extern "C" */
 #endif
 
-/* The private layout and the inline bodies (ABI, not API): its heap part, now that the
- * declarations above exist. */
-#define OPOOL__HEAP_DECLARED 1
+/* The private layout and the inline bodies (ABI, not API), now that the declarations above
+ * exist. */
 
 
 #endif /* OPOOL_HEAP_H */
@@ -1638,7 +1637,7 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
  * workload, at most one alloc or free in size/2 reaches the shared list.
  * With GCC and Clang such a hit is inline code in the caller, as opool.h's
  * alloc and free are: opool_mt_cache_alloc and opool_mt_cache_free are
- * also macros, whose bodies (opool_abi.h) read the cache record and the
+ * also macros, whose bodies (opool_abi_mt.h) read the cache record and the
  * slot, and call into the library for everything else (an empty or full
  * cache, a thief or a waiter around, a handle this cache did not allocate,
  * every rejected handle, hooks). The name without a call after it is the
@@ -2026,9 +2025,8 @@ OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_han
 } /* extern "C" */
 #endif
 
-/* The private layout and the inline cache hits (ABI, not API): its
- * concurrent part, now that the declarations above exist. */
-#define OPOOL__MT_DECLARED 1
+/* The private layout and the inline cache hits (ABI, not API), now that the declarations
+ * above exist. */
 
 
 #endif /* OPOOL_MT_H */
@@ -3406,10 +3404,39 @@ OPOOL__HOT bool opool__handle_eq_inline(opool_handle a, opool_handle b) { return
 
 #endif /* OPOOL__ABI_CORE_H */
 
-/* ==== the heap (opool_heap.h), once that header has declared it ========== */
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
-#if defined(OPOOL__HEAP_DECLARED) && !defined(OPOOL__ABI_HEAP_H)
+/* ============================================================================
+ * include/opool_abi_heap.h
+ * ========================================================================== */
+/*
+ * opool_abi_heap.h -- NOT API, BUT ABI: the private layout behind the inline
+ * fast paths of opool_heap.h (alloc, free, realloc of a class block), and
+ * those paths' bodies. opool_abi.h is the core pool's part and explains how
+ * an inline function is also exported; opool_abi_mt.h is the concurrent
+ * pool's.
+ *
+ * Do not include this file yourself and do not use anything in it:
+ * opool_heap.h includes it at its end, and every name here may change in any
+ * release. It is installed because inline code compiled into your program
+ * reads these structs directly: changing any layout here, or the contract of
+ * a function declared here, breaks binaries built against an older copy of
+ * this header (bump the SONAME then).
+ *
+ * LICENSE: zlib (see LICENSE)
+ */
+#ifndef OPOOL__ABI_HEAP_H
 #define OPOOL__ABI_HEAP_H
+
+
+
+/* C's casts in the inline bodies: see opool_abi.h. Popped at the end. */
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wold-style-cast"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -3650,12 +3677,40 @@ OPOOL__HOT void *opool__heap_realloc_inline(opool_heap *h, void *ptr, size_t siz
 } /* extern "C" */
 #endif
 
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+
 #endif /* OPOOL__ABI_HEAP_H */
 
-/* ==== the concurrent pool (opool_mt.h), once that header has declared it == */
-
-#if defined(OPOOL__MT_DECLARED) && !defined(OPOOL__ABI_MT_H)
+/* ============================================================================
+ * include/opool_abi_mt.h
+ * ========================================================================== */
+/*
+ * opool_abi_mt.h -- NOT API, BUT ABI: the private layout behind the inline
+ * fast paths of opool_mt.h (a cache's alloc and free hits), and those
+ * paths' bodies. opool_abi.h is the core pool's part and explains how an
+ * inline function is also exported; opool_abi_heap.h is the heap's.
+ *
+ * Do not include this file yourself and do not use anything in it:
+ * opool_mt.h includes it at its end, and every name here may change in any
+ * release. It is installed because inline code compiled into your program
+ * reads these structs directly: changing any layout here, or the contract of
+ * a function declared here, breaks binaries built against an older copy of
+ * this header (bump the SONAME then).
+ *
+ * LICENSE: zlib (see LICENSE)
+ */
+#ifndef OPOOL__ABI_MT_H
 #define OPOOL__ABI_MT_H
+
+
+
+/* C's casts in the inline bodies: see opool_abi.h. Popped at the end. */
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wold-style-cast"
+#endif
 
 /* The cache hit paths are inline with GCC and Clang (their __atomic
  * builtins; other compilers call the exported functions), except in the
@@ -3751,9 +3806,10 @@ OPOOL_API void opool__mt_cache_parked(opool_mt_cache *c);
 /* The steps of a cache hit, each written once below, for the inline hits
  * and for the library's own paths (src/opool_mt_cache.c): on these macros,
  * here GCC's and Clang's __atomic builtins, a compiler barrier and no named
- * points. The library defines them first, on its own atomics, with its
- * barrier and the named points of its test builds (src/opool_mt_steps.h);
- * the single header keeps these. The barrier and the points are used in
+ * points. The library's files define them before they include opool_mt.h
+ * (src/opool_mt_internal.h stops a file that does not), on its own atomics,
+ * with its barrier and the named points of its test builds; the single
+ * header keeps these. The barrier and the points are used in
  * the hits only, which run only where the other side of the barriers is
  * membarrier (c->fast): the steps the library's other paths share are
  * memory operations, with no barrier in them. */
@@ -3920,11 +3976,11 @@ OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_han
 } /* extern "C" */
 #endif
 
-#endif /* OPOOL__ABI_MT_H */
-
 #if defined(__cplusplus) && defined(__clang__)
 #pragma clang diagnostic pop
 #endif
+
+#endif /* OPOOL__ABI_MT_H */
 
 /* ############################################################################
  * IMPLEMENTATION (one C file of the program defines OPOOL_IMPLEMENTATION)
@@ -4345,48 +4401,7 @@ OPOOL__INTERNAL bool opool__saved_positions(const opool *p, uint32_t **pos);
  * memory-model checker (relacy, C++) by swapping this one section. A
  * compare-and-swap names its success order, then its failure order. */
 #if defined(OPOOL_RELACY)
-/* tests/relacy only: the same operations on Relacy's simulated C++11
- * atomics (C++, <relacy/relacy.hpp> included first). OPOOL_RELACY_WEAK_PUSH
- * makes the free list's push CAS relaxed: a deliberately broken build that
- * the checker must reject. Never defined by any build of the library. */
-#define opool__atomic(T) rl::atomic<T>
-#define opool__atomic_init(p, v) (p)->store(v, rl::mo_relaxed, RL_INFO)
-
-#define opool__atomic_load_relaxed(p) (p)->load(rl::mo_relaxed, RL_INFO)
-#define opool__atomic_load_acquire(p) (p)->load(rl::mo_acquire, RL_INFO)
-#define opool__atomic_load_seq_cst(p) (p)->load(rl::mo_seq_cst, RL_INFO)
-
-#define opool__atomic_store_relaxed(p, v) (p)->store(v, rl::mo_relaxed, RL_INFO)
-#define opool__atomic_store_release(p, v) (p)->store(v, rl::mo_release, RL_INFO)
-
-#define opool__atomic_fetch_add_relaxed(p, v) (p)->fetch_add(v, rl::mo_relaxed, RL_INFO)
-#define opool__atomic_fetch_add_release(p, v) (p)->fetch_add(v, rl::mo_release, RL_INFO)
-#define opool__atomic_fetch_add_seq_cst(p, v) (p)->fetch_add(v, rl::mo_seq_cst, RL_INFO)
-#define opool__atomic_fetch_sub_relaxed(p, v) (p)->fetch_sub(v, rl::mo_relaxed, RL_INFO)
-#define opool__atomic_fetch_sub_release(p, v) (p)->fetch_sub(v, rl::mo_release, RL_INFO)
-
-#define opool__atomic_exchange_relaxed(p, v) (p)->exchange(v, rl::mo_relaxed, RL_INFO)
-
-#define opool__rl_cas(weak, p, expected, desired, ok, fail)                                        \
-    (p)->compare_exchange_##weak(*(expected), desired, rl::ok, RL_INFO, rl::fail, RL_INFO)
-#define opool__atomic_cas_weak_acquire_acquire(p, expected, desired)                               \
-    opool__rl_cas(weak, p, expected, desired, mo_acquire, mo_acquire)
-#define opool__atomic_cas_weak_release_relaxed(p, expected, desired)                               \
-    opool__rl_cas(weak, p, expected, desired, mo_release, mo_relaxed)
-#if defined(OPOOL_RELACY_WEAK_PUSH)
-#define opool__atomic_cas_weak_seq_cst_relaxed(p, expected, desired)                               \
-    opool__rl_cas(weak, p, expected, desired, mo_relaxed, mo_relaxed)
-#else
-#define opool__atomic_cas_weak_seq_cst_relaxed(p, expected, desired)                               \
-    opool__rl_cas(weak, p, expected, desired, mo_seq_cst, mo_relaxed)
-#endif
-#define opool__atomic_cas_strong_acquire_relaxed(p, expected, desired)                             \
-    opool__rl_cas(strong, p, expected, desired, mo_acquire, mo_relaxed)
-#define opool__atomic_cas_strong_seq_cst_relaxed(p, expected, desired)                             \
-    opool__rl_cas(strong, p, expected, desired, mo_seq_cst, mo_relaxed)
-
-#define opool__atomic_fence_seq_cst() rl::atomic_thread_fence(rl::mo_seq_cst, RL_INFO)
-#define opool__atomic_signal_fence_seq_cst() rl::atomic_signal_fence(rl::mo_seq_cst, RL_INFO)
+#include "relacy_atomics.h" /* tests/relacy: the same operations on Relacy's atomics */
 #else
 #define opool__atomic(T) _Atomic(T)
 #define opool__atomic_init(p, v) atomic_init(p, v)
@@ -5050,13 +5065,13 @@ __asm__(".pushsection \".debug_gdb_scripts\", \"MS\", %progbits, 1\n"
  * src/opool_mt_internal.h
  * ========================================================================== */
 /*
- * opool_mt_internal.h -- what the files of opool_mt share: the pool and cache
- * pool record (the cache record is in opool_abi.h, whose inline cache hits
- * read it), the slot operations of the alloc and free paths (inline into
- * each public call), and the opool__mt_ functions one
- * file defines for another. Private: never installed. The design and the
- * correctness arguments are in docs/CONCURRENCY.md, cited below by section
- * title.
+ * opool_mt_internal.h -- what the files of opool_mt share: the pool record
+ * (the cache record is in opool_abi_mt.h, whose inline cache hits read it),
+ * the library's definitions of the atomics those hits are written on, the
+ * slot operations of the alloc and free paths (inline into each public
+ * call), and the opool__mt_ functions one file defines for another.
+ * Private: never installed. The design and the correctness arguments are in
+ * docs/CONCURRENCY.md, cited below by section title.
  *
  * The files of opool_mt, each with one job (and the section of
  * docs/CONCURRENCY.md that explains it):
@@ -5064,18 +5079,21 @@ __asm__(".pushsection \".debug_gdb_scripts\", \"MS\", %progbits, 1\n"
  *                         ("Generations: who owns a slot")
  *   opool_mt_list.h       the shared free list, ABA-tagged stacks striped by thread
  *                         ("The free list"), inline
- *   opool_mt.c            the pool: create, destroy, its storage, the slow steps of a slot,
- *                         failures and reports, get, count and stats
- *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier
- *                         ("Waiting, and the stranding policy")
- *   opool_mt_grow.c       growth of an OPOOL_FULL_GROW pool: one grower at a time ("Growth")
+ *   opool_mt.c            the pool: create, destroy, its storage and its growth
+ *                         ("Growth"), and the out-of-line steps the two headers
+ *                         above fall back on: a slot's hooks, failures and reports,
+ *                         a home's bias revoked, the free list's borrow, the wake,
+ *                         the sleep and the heavy barrier ("Waiting, and the
+ *                         stranding policy"); get, count and stats
  *   opool_mt_cache.c      caches: parking, refill, spill, stealing, the waiter,
  *                         and the opool_mt_cache_* API ("Caches (magazines) and
  *                         stealing", "Waiting, and the stranding policy")
  *   opool_mt_shared.c     the calls without a cache: alloc, alloc_wait, free, bulk
- * Each .c calls only the files listed above it (make test checks that no
- * two object files use each other, directly or around a loop).
  *   opool_mt_points.h     named points where a test holds a thread (tests only)
+ * Each .c calls only the files listed above it. The two headers are the
+ * inline half of opool_mt.c: their code calls it, never a file listed after
+ * it. make test checks both (abi_acyclic: no two object files use each other,
+ * and no header calls a file that includes it but its own .c).
  * The operating system's part (futex, membarrier, clock) and the atomics
  * are in opool_platform.h.
  */
@@ -5087,6 +5105,40 @@ __asm__(".pushsection \".debug_gdb_scripts\", \"MS\", %progbits, 1\n"
 
 
 
+/* ==== the cache steps' atomics ============================================ */
+
+/* Named points of the protocol where a test may hold the thread that reaches
+ * them (opool_mt_points.h). Only the test-support build defines
+ * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
+#if defined(OPOOL_TEST_HOOKS)
+#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
+#else
+#define OPOOL__MT_POINT(p, at) ((void)0)
+#endif
+
+/* The macros that opool_abi_mt.h's cache steps are written on, here on the
+ * library's atomics, its light barrier of either kind (opool__mt_light_barrier,
+ * below) and its named points, so that those steps, the bodies of the inline
+ * hits, are the library's own code too (in tests/relacy, on Relacy's atomics).
+ * They must be defined before opool_mt.h, whose ABI part otherwise defines
+ * them on GCC's and Clang's builtins: a file of the library that included
+ * opool_mt.h first stops here rather than build the hits on other atomics.
+ * The single header pastes this file after the public headers, and its
+ * implementation keeps the header's builtins. */
+#if defined(OPOOL__ABI_MT_H) && !defined(OPOOL__IMPLEMENTATION_DONE)
+#error "opool: include opool_mt_internal.h before opool_mt.h: the cache steps are the library's"
+#endif
+#if !defined(OPOOL__MT_STEPS)
+struct opool_mt;
+static inline void opool__mt_light_barrier(const struct opool_mt *p);
+#define OPOOL__MT_STEPS 1
+#define OPOOL__MT_LOAD_RELAXED(p) opool__atomic_load_relaxed(p)
+#define OPOOL__MT_LOAD_ACQUIRE(p) opool__atomic_load_acquire(p)
+#define OPOOL__MT_STORE_RELAXED(p, v) opool__atomic_store_relaxed(p, v)
+#define OPOOL__MT_STORE_RELEASE(p, v) opool__atomic_store_release(p, v)
+#define OPOOL__MT_LIGHT_BARRIER(c) opool__mt_light_barrier((c)->pool)
+#define OPOOL__MT_HIT_POINT(c, at) OPOOL__MT_POINT((c)->pool, at)
+#endif
 
 
 
@@ -5118,7 +5170,7 @@ enum {
     OPOOL__MT_REVOKING = 1, /* another path is revoking the bias: its barrier may not be done */
     OPOOL__MT_REVOKED = 2   /* revoked, barrier done: every free of its slots uses the CAS */
 };
-_Static_assert(OPOOL__MT_BIASED == 0, "opool_abi.h's opool__mt_claim_biased reads biased as 0");
+_Static_assert(OPOOL__MT_BIASED == 0, "opool_abi_mt.h's opool__mt_still_biased reads biased as 0");
 /* A stripe: a list of free slots and the live counters of its threads, on
  * a line of its own, written by the threads that have this stripe (and, for
  * the list, by threads that find their own stripe empty). */
@@ -5166,7 +5218,7 @@ struct opool_mt {
     opool__mt_stripe stripes[OPOOL__MT_STRIPES];
 
     /* ---- read by every cache hit and every free, written only around
-     * steals, waits and episodes (opool_abi.h) ---- */
+     * steals, waits and episodes (opool_abi_mt.h) ---- */
     OPOOL__MT_ALIGN(opool__mt_signals sig);
 
     /* ---- slow paths ---- */
@@ -5183,11 +5235,11 @@ struct opool_mt {
     opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
 };
 
-/* struct opool_mt_cache, the cache record, is in opool_abi.h: the inline
+/* struct opool_mt_cache, the cache record, is in opool_abi_mt.h: the inline
  * cache hits of opool_mt.h read it. */
 
 _Static_assert(OPOOL_MAX_CAPACITY < OPOOL__MT_EMPTY, "no slot index is the empty entry");
-/* What C++ callers of the inline hits assume of the records (opool_abi.h). */
+/* What C++ callers of the inline hits assume of the records (opool_abi_mt.h). */
 #if !defined(OPOOL_RELACY)
 _Static_assert(offsetof(struct opool_mt_cache, live) == 16 &&
                    offsetof(struct opool_mt_cache, home) == 24 &&
@@ -5215,7 +5267,8 @@ OPOOL__HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
 
 /* ==== shared between the files (each defined where its comment says) ==== */
 
-/* opool_mt.c: the slow steps of a slot and the failures */
+/* opool_mt.c: the slow steps of a slot and the failures, and everything else the inline code
+ * of this header and of opool_mt_list.h calls out of line */
 OPOOL__INTERNAL void opool__mt_failed(opool_mt *p);
 OPOOL__INTERNAL opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h);
 OPOOL__INTERNAL void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj);
@@ -5228,37 +5281,37 @@ OPOOL__INTERNAL void opool__mt_settle(opool_mt *p);
  * the memory (then nothing is usable that was not). */
 OPOOL__INTERNAL bool opool__mt_commit(opool_mt *p, uint32_t from, uint32_t to);
 
-/* opool_mt_wait.c */
+/* The wake of up to n sleepers (a free that saw a waiter). */
 OPOOL__INTERNAL void opool__mt_wake_slow(opool_mt *p, uint32_t n);
 /* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
  * none). Returns at once if it already moved; spurious returns are fine. */
 OPOOL__INTERNAL void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline);
 OPOOL__INTERNAL bool opool__mt_heavy_barrier(opool_mt *p);
 
-/* opool_mt_grow.c */
 /* No free slot was found, and p grows: grow it, or wait for the growth
  * another thread is making, at most timeout_ns (OPOOL_WAIT_FOREVER: until
  * it ends; 0: not at all). True when the caller should look again; false
  * at the limit, when the system refused the memory, or at the timeout. */
 OPOOL__INTERNAL bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns);
 
-/* opool_mt_cache.c */
-/* Wait for a slot until timeout_ns have passed (the caller's first try
- * failed): the object, made live, or NULL. */
-OPOOL__INTERNAL void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 /* A free of slot i from generation g, whose home word is own (non-zero), by
  * a path other than its home's: revokes the home's bias if needed, then true
  * if the home's own free of g came first (the caller then fails with
  * OPOOL_ESTALE, changing nothing). */
 OPOOL__INTERNAL bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own);
+/* opool__mt_pop (opool_mt_list.h) found stripe s, the caller's, empty: pop
+ * from the other stripes (CONCURRENCY.md, "The free list"). Returns as opool__mt_pop. */
+OPOOL__INTERNAL uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first, uint32_t *last);
+
+/* opool_mt_cache.c */
+/* Wait for a slot until timeout_ns have passed (the caller's first try
+ * failed): the object, made live, or NULL. */
+OPOOL__INTERNAL void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 OPOOL__INTERNAL bool opool__mt_thief_enter(opool_mt *p);
 OPOOL__INTERNAL void opool__mt_thief_leave(opool_mt *p);
 OPOOL__INTERNAL uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first,
                                     uint32_t *last);
 OPOOL__INTERNAL uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first);
-/* opool__mt_pop (opool_mt_list.h) found stripe s, the caller's, empty: pop
- * from the other stripes (CONCURRENCY.md, "The free list"). Returns as opool__mt_pop. */
-OPOOL__INTERNAL uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first, uint32_t *last);
 
 /* Slots a passing thief that needs one takes beyond it, to the shared list:
  * one membarrier then serves the next allocs too. */
@@ -5278,7 +5331,7 @@ OPOOL__HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out, u
     /* the shared path writes a home word only to clear a home or claim left
      * by an earlier generation, which keeps its line shared */
     if (home != 0 || OPOOL_UNLIKELY(opool__atomic_load_relaxed(&p->own[i]) != 0))
-        opool__mt_set_home(p->own, i, home); /* opool_abi.h */
+        opool__mt_set_home(p->own, i, home); /* opool_abi_mt.h */
     opool__mt_go_live(p->gen, i, g, out);
     return obj;
 }
@@ -5546,6 +5599,37 @@ OPOOL__HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
     opool__atomic_store_relaxed(&p->next[i], below + 1);
 }
 
+/* The caller's stripe s was empty: pop from the others in turn, from
+ * s + 1, until one has slots (one CAS each; CONCURRENCY.md, "The free list"). From another stripe
+ * it takes what it was asked for, k, or more when that stripe has more: half of what it sees there
+ * (it looks at 2 * OPOOL__MT_BORROW at most), up to OPOOL__MT_BORROW. It hands the k first to the
+ * caller and puts the rest onto stripe s, where the caller's next pops find them: threads
+ * allocating from one fresh pool get whole lines of gen[] and next[] each,
+ * not neighbouring slots; and a thread stopped between the two CASes hides
+ * at most half of a stripe's slots from the others. Between the pop and the
+ * push those slots are nowhere a waiter can see, so the push is followed by
+ * freed, as a spill's is (CONCURRENCY.md, "Waiting, and the stranding policy"). Returns as
+ * opool__mt_pop. The body of opool__mt_pop_other (opool_mt.c), which runs it out of line. */
+OPOOL__HOT uint32_t opool__mt_borrow(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
+                                     uint32_t *last) {
+    for (unsigned j = 1; j < OPOOL__MT_STRIPES; j++) {
+        opool__atomic(uint64_t) *head = &p->stripes[(s + j) % OPOOL__MT_STRIPES].head;
+        uint32_t end, n = opool__mt_list_pop_borrow(p, head, k, first, &end);
+        if (n == 0) continue;
+        if (n <= k) {
+            *last = end;
+            return n;
+        }
+        OPOOL__MT_POINT(p, BORROWED);
+        *last = *first; /* the caller's chain ends at the k-th slot */
+        for (uint32_t m = 1; m < k; m++) *last = opool__mt_link_of(p, *last);
+        opool__mt_list_push(p, &p->stripes[s].head, opool__mt_link_of(p, *last), end);
+        opool__mt_freed(p, n - k);
+        return k;
+    }
+    return 0;
+}
+
 #endif /* OPOOL_MT_LIST_H */
 
 /* ============================================================================
@@ -5634,50 +5718,6 @@ OPOOL__INTERNAL void opool__mt_at(const struct opool_mt *p, opool__mt_point at);
 
 #endif /* OPOOL_TEST_HOOKS */
 #endif /* OPOOL_MT_POINTS_H */
-
-/* ============================================================================
- * src/opool_mt_steps.h
- * ========================================================================== */
-/*
- * opool_mt_steps.h -- the library's definitions of the macros that
- * include/opool_abi.h's cache steps are written on (its atomics, its light
- * barrier of either kind, its named points), so that those steps, the
- * bodies of the inline cache hits, are the library's own code too. Included
- * before opool_mt.h (by opool_mt_internal.h, and by the Relacy test, which
- * runs them on Relacy's atomics). Private: never installed.
- */
-#ifndef OPOOL_MT_STEPS_H
-#define OPOOL_MT_STEPS_H
-
-
-
-
-/* Named points of the protocol where a test may hold the thread that reaches
- * them (opool_mt_points.h). Only the test-support build defines
- * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
-#if defined(OPOOL_TEST_HOOKS)
-#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
-#else
-#define OPOOL__MT_POINT(p, at) ((void)0)
-#endif
-
-/* The macros of opool_abi.h's cache steps, on the library's atomics, its
- * barrier of either kind (opool__mt_light_barrier, opool_mt_internal.h) and its named
- * points: defined before opool_mt.h, so that those steps, the inline hits'
- * bodies, are the library's own code too. */
-#if !defined(OPOOL__MT_STEPS) /* the single header has defined its own, the header's */
-struct opool_mt;
-static inline void opool__mt_light_barrier(const struct opool_mt *p);
-#define OPOOL__MT_STEPS 1
-#define OPOOL__MT_LOAD_RELAXED(p) opool__atomic_load_relaxed(p)
-#define OPOOL__MT_LOAD_ACQUIRE(p) opool__atomic_load_acquire(p)
-#define OPOOL__MT_STORE_RELAXED(p, v) opool__atomic_store_relaxed(p, v)
-#define OPOOL__MT_STORE_RELEASE(p, v) opool__atomic_store_release(p, v)
-#define OPOOL__MT_LIGHT_BARRIER(c) opool__mt_light_barrier((c)->pool)
-#define OPOOL__MT_HIT_POINT(c, at) OPOOL__MT_POINT((c)->pool, at)
-#endif
-
-#endif /* OPOOL_MT_STEPS_H */
 
 /* ============================================================================
  * src/opool_track.h
@@ -7046,7 +7086,8 @@ void opool_get_stats(const opool *p, opool_stats *out) {
  * ========================================================================== */
 /*
  * opool_abi.c -- the exported definitions of the functions whose common case
- * is inline (include/opool_abi.h explains the technique).
+ * is inline (include/opool_abi.h explains the technique; opool_abi_heap.h
+ * and opool_abi_mt.h hold the heap's and the concurrent pool's).
  *
  * A C or C++ caller that writes opool_alloc(p, &h) compiles the inline body
  * and never comes here; this is what a function pointer, dlsym or a foreign
@@ -7097,7 +7138,7 @@ void *(opool_heap_realloc)(opool_heap *h, void *ptr, size_t size) {
 }
 
 /* ==== the concurrent pool's caches ======================================= */
-/* The hits' bodies are opool_abi.h's, on the library's atomics and barrier
+/* The hits' bodies are opool_abi_mt.h's, on the library's atomics and barrier
  * (opool_mt_internal.h): in the library's test builds too, where the
  * callers' inline hits are off, so the tests run the body callers inline. */
 
@@ -8032,7 +8073,7 @@ opool_status opool_draw_svg(const opool *p, opool_write_fn write, void *ctx) {
 
 #define OPOOL__HPAGE ((uintptr_t)OPOOL_HEAP_PAGE)
 
-/* opool__hpage (include/opool_abi.h) flags */
+/* opool__hpage (include/opool_abi_heap.h) flags */
 #define OPOOL__HPAGE_RESERVED 1u /* part of create's reservation, never given back */
 #define OPOOL__HPAGE_LISTED 2u   /* on its class's list: not known to be full */
 #define OPOOL__HPAGE_ZERO 4u     /* its blocks not carved yet read zero (fresh from the system) */
@@ -9461,16 +9502,23 @@ void opool_heap_get_stats(const opool_heap *h, opool_heap_stats *out) {
  * ========================================================================== */
 /*
  * opool_mt.c -- the lock-free concurrent pool (see include/opool_mt.h): its
- * creation and destruction, the slow steps of a slot going live or free,
- * its failures and reports, and what reads it (get, count, stats). Taking
- * and giving back slots is opool_mt_shared.c's and opool_mt_cache.c's. The
- * design and the correctness arguments are in docs/CONCURRENCY.md, which
- * the comments cite by section title; opool_mt_internal.h lists
- * the other files of opool_mt and their jobs. Calls nothing of them.
+ * creation and destruction, and every out-of-line step that the inline code
+ * of opool_mt_internal.h and opool_mt_list.h falls back on: a slot going
+ * live or free with hooks, failures and reports, a home's bias revoked, the
+ * free list's borrow from other stripes, waking and sleeping, growth; and
+ * what reads the pool (get, count, stats). Taking and giving back slots is
+ * opool_mt_shared.c's and opool_mt_cache.c's. The design and the correctness
+ * arguments are in docs/CONCURRENCY.md, which the comments cite by section
+ * title; opool_mt_internal.h lists the other files of opool_mt and their
+ * jobs. Calls nothing of them.
  *
  * Sections (grep for "==== "):
- *   ==== slots         failures, rejections, preparing and releasing a slot
- *                      (CONCURRENCY.md, "Generations: who owns a slot")
+ *   ==== slots         failures, rejections, preparing and releasing a slot, the
+ *                      threads' stripes (CONCURRENCY.md, "Generations: who owns a slot")
+ *   ==== a home's bias revoking it for a free by another path
+ *   ==== the free list's borrow
+ *   ==== waiting       the wake, a waiter's sleep, the heavy barrier
+ *   ==== growth        adding slots to an OPOOL_FULL_GROW pool
  *   ==== test hooks    the named points' hook (OPOOL_TEST_HOOKS builds only)
  *   ==== public        create, destroy, get, count, capacity, stats
  */
@@ -9603,6 +9651,145 @@ OPOOL_NOINLINE unsigned opool__mt_stripe_first(void) {
     }
     opool__mt_stripe_of_thread = w;
     return w;
+}
+
+/* ==== a home's bias (CONCURRENCY.md, "What a cache hit costs") ================================ */
+
+/* Revoke the bias of cache home, once (CONCURRENCY.md, "What a cache hit costs"): mark it, run the
+ * heavy barrier, mark it done. Every caller that finds it not yet done runs its own barrier (one
+ * that found it being revoked cannot know whether the other's barrier has run), so no thread waits
+ * for another. */
+static OPOOL_NOINLINE void opool__mt_revoke(opool_mt *p, opool_mt_cache *home) {
+    uint32_t biased = OPOOL__MT_BIASED;
+    /* seq_cst: ordered before the barrier; a CAS, so that a revoked cache
+     * never goes back to revoking */
+    opool__atomic_cas_strong_seq_cst_relaxed(&home->remote, &biased, OPOOL__MT_REVOKING);
+    OPOOL__MT_POINT(p, REVOKE_MARKED);
+    /* The home's claim and its read of remote are on either side of the
+     * barrier's point in its thread. A cache is biased only when membarrier
+     * is registered (light_park), and the registration lasts as long as the
+     * process (a child of fork inherits it), so this does not fail; were it
+     * to, there is no safe answer without it: try again. */
+    while (!opool__mt_heavy_barrier(p))
+        ;
+    /* release: a free that reads REVOKED (acquire) skips the barrier and
+     * still sees every claim the barrier made visible */
+    opool__atomic_store_release(&home->remote, OPOOL__MT_REVOKED);
+}
+
+bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
+    /* acquire: the record, published with its id before any slot named it */
+    opool_mt_cache *home = opool__atomic_load_acquire(&p->homes[own >> 32]);
+    /* acquire: pairs with the revoker's release of REVOKED */
+    if (opool__atomic_load_acquire(&home->remote) != OPOOL__MT_REVOKED) opool__mt_revoke(p, home);
+    /* relaxed: after the barrier, a claim the home made before reading
+     * remote biased is visible (CONCURRENCY.md, "What a cache hit costs") */
+    return (uint32_t)opool__atomic_load_relaxed(&p->own[i]) == g;
+}
+
+/* ==== the free list's borrow (CONCURRENCY.md, "The free list") ================================ */
+
+/* The borrow of opool__mt_pop (opool_mt_list.h), out of line: a thread
+ * comes here only when its own stripe is empty. */
+OPOOL_NOINLINE uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
+                                            uint32_t *last) {
+    return opool__mt_borrow(p, s, k, first, last);
+}
+
+/* ==== waiting (CONCURRENCY.md, "Waiting, and the stranding policy") =========================== */
+
+/* The wake of a free that saw a waiter, a waiter's sleep, and the heavy
+ * barrier of waiters, thieves and revokers. The waiter itself, which steals,
+ * is opool_mt_cache.c's; the sleeping (futex, or mutex and condition
+ * variable) is opool_platform.c's. */
+
+OPOOL_NOINLINE void opool__mt_wake_slow(opool_mt *p, uint32_t n) {
+    opool__atomic_fetch_add_relaxed(&p->wake_calls, 1); /* statistics */
+    opool__sleepq_wake(&p->sleepq, &p->sig.epoch, n);   /* releases the slots to the woken */
+}
+
+void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
+    opool__atomic_fetch_add_relaxed(&p->sleeps, 1); /* statistics */
+    opool__sleepq_sleep(&p->sleepq, &p->sig.epoch, e, deadline);
+}
+
+/* The waiter's heavy barrier (CONCURRENCY.md, "Waiting, and the stranding policy"): every park that
+ * a cache owner made before it is visible to the scan after it, and every owner's later read of
+ * waiters sees this waiter. False if it cannot be had (then the waiter must
+ * not trust its scan for long). */
+OPOOL_NOINLINE bool opool__mt_heavy_barrier(opool_mt *p) {
+    if (p->light_park) {
+        opool__atomic_fetch_add_relaxed(&p->barrier_calls, 1); /* statistics */
+        return opool__membarrier();
+    }
+    /* seq_cst: pairs with the owners' seq_cst fence between park and read */
+    opool__atomic_fence_seq_cst();
+    return true;
+}
+
+/* ==== growth (CONCURRENCY.md, "Growth") ====================================================== */
+
+/* A pool made with OPOOL_FULL_GROW: when an alloc finds no free slot
+ * anywhere (the shared list and the caches), one thread at a time adds
+ * slots: it commits their storage in the pool's reservation, makes them
+ * free, publishes the new capacity and only then pushes them onto its
+ * stripe of the shared list, where every alloc finds them. A thread that
+ * finds the pool empty while another grows it waits for that growth to
+ * end, then looks again. */
+
+/* A growth adds as many slots as the pool has, at least this many, up to
+ * max_capacity: a pool that starts at one slot does not grow one at a time. */
+#define OPOOL__MT_GROW_MIN 64u
+
+/* Does any stripe of the shared list hold a slot? (A free may have pushed
+ * one since the caller looked: then it does not grow.) */
+static bool opool__mt_any_listed(const opool_mt *p) {
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
+        /* relaxed: a hint; the caller's next pop decides */
+        if ((opool__atomic_load_relaxed(&p->stripes[k].head) & p->idx_mask) != 0) return true;
+    return false;
+}
+
+bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns) {
+    /* acquire: pairs with the release of the grower's wake below: a thread
+     * that sees a growth ended sees its capacity and its push */
+    uint32_t s = opool__atomic_load_acquire(&p->growing);
+    if (s & 1) { /* another thread grows the pool: wait for the end, look again */
+        if (timeout_ns == 0) return false;
+        uint64_t deadline = opool__mt_deadline(timeout_ns);
+        OPOOL__MT_POINT(p, GROW_WAIT);
+        while (opool__atomic_load_acquire(&p->growing) == s) {
+            if (deadline != UINT64_MAX && opool__now_ns() >= deadline) return false;
+            opool__sleepq_sleep(&p->growq, &p->growing, s, deadline);
+        }
+        return true;
+    }
+    /* acquire: as above, the last growth's stores come before ours */
+    if (!opool__atomic_cas_strong_acquire_relaxed(&p->growing, &s, s + 1))
+        return true; /* another thread took the growth, or ended one: look again */
+    uint32_t from = opool__mt_capacity_now(p), to = from;
+    bool listed = false, grew = false;
+    if (from < p->max_capacity && !(listed = opool__mt_any_listed(p))) {
+        uint32_t add = from > OPOOL__MT_GROW_MIN ? from : OPOOL__MT_GROW_MIN;
+        to = add < p->max_capacity - from ? from + add : p->max_capacity;
+        OPOOL__MT_POINT(p, GROW_HELD);
+        grew = opool__mt_commit(p, from, to);
+    }
+    if (grew) {
+        /* release: the new slots' state, before any thread that reads the new
+         * capacity touches them. Before the push: a slot on the list is
+         * within the capacity of every thread that pops it (CONCURRENCY.md, "Growth") */
+        opool__atomic_store_release(&p->capacity, to);
+        opool__atomic_fetch_add_relaxed(&p->grows_made, 1); /* statistics */
+        OPOOL__MT_POINT(p, GROWN);
+        opool__mt_push(p, from, to - 1);
+        opool__mt_freed(p, to - from); /* wakes alloc_wait's waiters */
+    }
+    /* s + 2, released, and every thread waiting for this growth woken */
+    opool__sleepq_wake(&p->growq, &p->growing, UINT32_MAX);
+    /* false at the limit or out of memory; true also when a free made room
+     * since the caller looked */
+    return grew || listed;
 }
 
 /* ==== test hooks ========================================================= */
@@ -9880,7 +10067,8 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
 /*
  * opool_mt_cache.c -- opool_mt's caches (docs/CONCURRENCY.md, "Caches (magazines) and stealing" and
  * "Waiting, and the stranding policy"): each a work-stealing deque of parked slots; the owner's
- * take and park, refill and spill; stealing by passing threads; and the opool_mt_cache_* API.
+ * take and park, refill and spill; stealing by passing threads; the waiter; and the
+ * opool_mt_cache_* API. The wake, the sleep and the heavy barrier it uses are opool_mt.c's.
  */
 
 
@@ -9892,7 +10080,7 @@ void opool_mt_get_stats(const opool_mt *p, opool_mt_stats *out) {
  * Without a thief around (the common case) it costs no atomic read-modify-
  * write and no fence: CONCURRENCY.md, "Caches (magazines) and stealing",
  * says why a thief can then never reach entry b. The inline alloc hit
- * (opool_abi.h) does the same for its common case and comes here
+ * (opool_abi_mt.h) does the same for its common case and comes here
  * (opool__mt_cache_alloc_lowered) for the rest. */
 OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
     opool_mt *p = c->pool;
@@ -9921,7 +10109,7 @@ OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
 /* The owner's take at bottom: the newest parked slot, or EMPTY. */
 OPOOL__HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
     uint64_t b;
-    if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi.h */
+    if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi_mt.h */
     opool__mt_light_barrier(c->pool); /* the bottom store before the read of thieves */
     return opool__mt_take_lowered(c, b);
 }
@@ -10074,37 +10262,6 @@ OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra,
     return 1;
 }
 
-/* The caller's stripe s was empty: pop from the others in turn, from
- * s + 1, until one has slots (one CAS each; CONCURRENCY.md, "The free list"). From another stripe
- * it takes what it was asked for, k, or more when that stripe has more: half of what it sees there
- * (it looks at 2 * OPOOL__MT_BORROW at most), up to OPOOL__MT_BORROW. It hands the k first to the
- * caller and puts the rest onto stripe s, where the caller's next pops find them: threads
- * allocating from one fresh pool get whole lines of gen[] and next[] each,
- * not neighbouring slots; and a thread stopped between the two CASes hides
- * at most half of a stripe's slots from the others. Between the pop and the
- * push those slots are nowhere a waiter can see, so the push is followed by
- * freed, as a spill's is (CONCURRENCY.md, "Waiting, and the stranding policy"). Returns as
- * opool__mt_pop. */
-OPOOL_NOINLINE uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
-                                            uint32_t *last) {
-    for (unsigned j = 1; j < OPOOL__MT_STRIPES; j++) {
-        opool__atomic(uint64_t) *head = &p->stripes[(s + j) % OPOOL__MT_STRIPES].head;
-        uint32_t end, n = opool__mt_list_pop_borrow(p, head, k, first, &end);
-        if (n == 0) continue;
-        if (n <= k) {
-            *last = end;
-            return n;
-        }
-        OPOOL__MT_POINT(p, BORROWED);
-        *last = *first; /* the caller's chain ends at the k-th slot */
-        for (uint32_t m = 1; m < k; m++) *last = opool__mt_link_of(p, *last);
-        opool__mt_list_push(p, &p->stripes[s].head, opool__mt_link_of(p, *last), end);
-        opool__mt_freed(p, n - k);
-        return k;
-    }
-    return 0;
-}
-
 /* Give the n oldest parked slots back to the shared list in one CAS, the
  * newest of them on top. */
 static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
@@ -10120,7 +10277,7 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
 /* The owner's half of the park handshake (CONCURRENCY.md, "Waiting, and the stranding policy"):
  * publish the entries below bottom b (written by the caller), then read waiters. True if a thread
  * waits: the caller must give the entries to the shared list, which wakes it. Every path that parks
- * slots (cache_free, refill) ends with this; the inline free hit (opool_abi.h) makes the same
+ * slots (cache_free, refill) ends with this; the inline free hit (opool_abi_mt.h) makes the same
  * steps. */
 OPOOL__HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
     opool__mt_set_bottom(c, b);
@@ -10151,7 +10308,7 @@ OPOOL__HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
         opool__mt_end_episode(c->pool);
 }
 
-/* The inline free hit (opool_abi.h) parked and published its slot, then saw
+/* The inline free hit (opool_abi_mt.h) parked and published its slot, then saw
  * a waiter or an open episode: what opool__mt_park does then. */
 void opool__mt_cache_parked(opool_mt_cache *c) {
     /* relaxed: read again after the inline path's barrier pair (CONCURRENCY.md, "Waiting, and the
@@ -10224,7 +10381,7 @@ OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, 
     if (c->home == 0 || opool__atomic_load_relaxed(&p->own[i]) != c->home)
         return opool__mt_claim(p, h, keep);
     OPOOL__MT_POINT(p, CLAIM_CHECKED);
-    opool__mt_claim_store(c, i, g); /* opool_abi.h */
+    opool__mt_claim_store(c, i, g); /* opool_abi_mt.h */
     opool__mt_light_barrier(p);     /* the claim before the read of remote */
     OPOOL__MT_POINT(p, CLAIM_STORED);
     if (OPOOL_LIKELY(opool__mt_still_biased(c))) {
@@ -10235,38 +10392,6 @@ OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, 
         return opool__mt_claimed(p, i, g, keep);
     }
     return opool__mt_claim_cas(p, i, g, keep); /* a revoker that missed the claim may have won */
-}
-
-/* Revoke the bias of cache home, once (CONCURRENCY.md, "What a cache hit costs"): mark it, run the
- * heavy barrier, mark it done. Every caller that finds it not yet done runs its own barrier (one
- * that found it being revoked cannot know whether the other's barrier has run), so no thread waits
- * for another. */
-static OPOOL_NOINLINE void opool__mt_revoke(opool_mt *p, opool_mt_cache *home) {
-    uint32_t biased = OPOOL__MT_BIASED;
-    /* seq_cst: ordered before the barrier; a CAS, so that a revoked cache
-     * never goes back to revoking */
-    opool__atomic_cas_strong_seq_cst_relaxed(&home->remote, &biased, OPOOL__MT_REVOKING);
-    OPOOL__MT_POINT(p, REVOKE_MARKED);
-    /* The home's claim and its read of remote are on either side of the
-     * barrier's point in its thread. A cache is biased only when membarrier
-     * is registered (light_park), and the registration lasts as long as the
-     * process (a child of fork inherits it), so this does not fail; were it
-     * to, there is no safe answer without it: try again. */
-    while (!opool__mt_heavy_barrier(p))
-        ;
-    /* release: a free that reads REVOKED (acquire) skips the barrier and
-     * still sees every claim the barrier made visible */
-    opool__atomic_store_release(&home->remote, OPOOL__MT_REVOKED);
-}
-
-bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
-    /* acquire: the record, published with its id before any slot named it */
-    opool_mt_cache *home = opool__atomic_load_acquire(&p->homes[own >> 32]);
-    /* acquire: pairs with the revoker's release of REVOKED */
-    if (opool__atomic_load_acquire(&home->remote) != OPOOL__MT_REVOKED) opool__mt_revoke(p, home);
-    /* relaxed: after the barrier, a claim the home made before reading
-     * remote biased is visible (CONCURRENCY.md, "What a cache hit costs") */
-    return (uint32_t)opool__atomic_load_relaxed(&p->own[i]) == g;
 }
 
 /* ==== the waiter (CONCURRENCY.md, "Waiting, and the stranding policy") ======================== */
@@ -10347,7 +10472,7 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         if (id >= OPOOL__MT_HOMES) id = 0;
         c->home = (uint64_t)id << 32;
         /* the inline hits: only a home claims biased, and only with
-         * membarrier is their barrier a compiler barrier (opool_abi.h) */
+         * membarrier is their barrier a compiler barrier (opool_abi_mt.h) */
         c->fast = id != 0 && p->light_park && !p->hooks;
         opool__atomic_init(&c->remote, id ? OPOOL__MT_BIASED : OPOOL__MT_REVOKED);
         /* release: a revoker that reads the id finds the record initialised */
@@ -10533,76 +10658,6 @@ void opool_mt_cache_destroy(opool_mt_cache *c) {
 }
 
 /* ============================================================================
- * src/opool_mt_grow.c
- * ========================================================================== */
-/*
- * opool_mt_grow.c -- the growth of an opool_mt made with OPOOL_FULL_GROW
- * (docs/CONCURRENCY.md, "Growth"). When an alloc finds no free slot anywhere (the
- * shared list and the caches), one thread at a time adds slots: it commits
- * their storage in the pool's reservation, makes them free, publishes the
- * new capacity and only then pushes them onto its stripe of the shared
- * list, where every alloc finds them. A thread that finds the pool empty
- * while another grows it waits for that growth to end, then looks again.
- * Calls opool_mt.c (the storage) and opool_mt_wait.c (the wake of waiters).
- */
-
-
-/* A growth adds as many slots as the pool has, at least this many, up to
- * max_capacity: a pool that starts at one slot does not grow one at a time. */
-#define OPOOL__MT_GROW_MIN 64u
-
-/* Does any stripe of the shared list hold a slot? (A free may have pushed
- * one since the caller looked: then it does not grow.) */
-static bool opool__mt_any_listed(const opool_mt *p) {
-    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
-        /* relaxed: a hint; the caller's next pop decides */
-        if ((opool__atomic_load_relaxed(&p->stripes[k].head) & p->idx_mask) != 0) return true;
-    return false;
-}
-
-bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns) {
-    /* acquire: pairs with the release of the grower's wake below: a thread
-     * that sees a growth ended sees its capacity and its push */
-    uint32_t s = opool__atomic_load_acquire(&p->growing);
-    if (s & 1) { /* another thread grows the pool: wait for the end, look again */
-        if (timeout_ns == 0) return false;
-        uint64_t deadline = opool__mt_deadline(timeout_ns);
-        OPOOL__MT_POINT(p, GROW_WAIT);
-        while (opool__atomic_load_acquire(&p->growing) == s) {
-            if (deadline != UINT64_MAX && opool__now_ns() >= deadline) return false;
-            opool__sleepq_sleep(&p->growq, &p->growing, s, deadline);
-        }
-        return true;
-    }
-    /* acquire: as above, the last growth's stores come before ours */
-    if (!opool__atomic_cas_strong_acquire_relaxed(&p->growing, &s, s + 1))
-        return true; /* another thread took the growth, or ended one: look again */
-    uint32_t from = opool__mt_capacity_now(p), to = from;
-    bool listed = false, grew = false;
-    if (from < p->max_capacity && !(listed = opool__mt_any_listed(p))) {
-        uint32_t add = from > OPOOL__MT_GROW_MIN ? from : OPOOL__MT_GROW_MIN;
-        to = add < p->max_capacity - from ? from + add : p->max_capacity;
-        OPOOL__MT_POINT(p, GROW_HELD);
-        grew = opool__mt_commit(p, from, to);
-    }
-    if (grew) {
-        /* release: the new slots' state, before any thread that reads the new
-         * capacity touches them. Before the push: a slot on the list is
-         * within the capacity of every thread that pops it (CONCURRENCY.md, "Growth") */
-        opool__atomic_store_release(&p->capacity, to);
-        opool__atomic_fetch_add_relaxed(&p->grows_made, 1); /* statistics */
-        OPOOL__MT_POINT(p, GROWN);
-        opool__mt_push(p, from, to - 1);
-        opool__mt_freed(p, to - from); /* wakes alloc_wait's waiters */
-    }
-    /* s + 2, released, and every thread waiting for this growth woken */
-    opool__sleepq_wake(&p->growq, &p->growing, UINT32_MAX);
-    /* false at the limit or out of memory; true also when a free made room
-     * since the caller looked */
-    return grew || listed;
-}
-
-/* ============================================================================
  * src/opool_mt_shared.c
  * ========================================================================== */
 /*
@@ -10724,44 +10779,6 @@ uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n) {
         opool__mt_end_episode(p); /* every free checks, after its count fell */
     }
     return freed;
-}
-
-/* ============================================================================
- * src/opool_mt_wait.c
- * ========================================================================== */
-/*
- * opool_mt_wait.c -- opool_mt's wait/wake primitives (docs/CONCURRENCY.md, "Waiting, and the
- * stranding policy"): the wake of a free that saw a waiter, a waiter's sleep, and the heavy barrier
- * of waiters and thieves. The waiter itself, which steals, is opool_mt_cache.c's; the sleeping
- * (futex, or mutex and condition variable) is opool_platform.c's. Calls nothing of the other
- * opool_mt files.
- */
-
-
-OPOOL_NOINLINE void opool__mt_wake_slow(opool_mt *p, uint32_t n) {
-    opool__atomic_fetch_add_relaxed(&p->wake_calls, 1); /* statistics */
-    opool__sleepq_wake(&p->sleepq, &p->sig.epoch, n);   /* releases the slots to the woken */
-}
-
-/* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
- * none). Returns at once if it already moved; spurious returns are fine. */
-void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
-    opool__atomic_fetch_add_relaxed(&p->sleeps, 1); /* statistics */
-    opool__sleepq_sleep(&p->sleepq, &p->sig.epoch, e, deadline);
-}
-
-/* The waiter's heavy barrier (CONCURRENCY.md, "Waiting, and the stranding policy"): every park that
- * a cache owner made before it is visible to the scan after it, and every owner's later read of
- * waiters sees this waiter. False if it cannot be had (then the waiter must
- * not trust its scan for long). */
-bool opool__mt_heavy_barrier(opool_mt *p) {
-    if (p->light_park) {
-        opool__atomic_fetch_add_relaxed(&p->barrier_calls, 1); /* statistics */
-        return opool__membarrier();
-    }
-    /* seq_cst: pairs with the owners' seq_cst fence between park and read */
-    opool__atomic_fence_seq_cst();
-    return true;
 }
 
 /* ============================================================================

@@ -429,9 +429,8 @@ OPOOL_API void opool_heap_default_report(opool_heap *h, opool_status what, const
 } /* extern "C" */
 #endif
 
-/* The private layout and the inline bodies (ABI, not API): its heap part, now that the
- * declarations above exist. */
-#define OPOOL__HEAP_DECLARED 1
-#include "opool_abi.h"
+/* The private layout and the inline bodies (ABI, not API), now that the declarations above
+ * exist. */
+#include "opool_abi_heap.h"
 
 #endif /* OPOOL_HEAP_H */

@@ -79,7 +79,7 @@
  * workload, at most one alloc or free in size/2 reaches the shared list.
  * With GCC and Clang such a hit is inline code in the caller, as opool.h's
  * alloc and free are: opool_mt_cache_alloc and opool_mt_cache_free are
- * also macros, whose bodies (opool_abi.h) read the cache record and the
+ * also macros, whose bodies (opool_abi_mt.h) read the cache record and the
  * slot, and call into the library for everything else (an empty or full
  * cache, a thief or a waiter around, a handle this cache did not allocate,
  * every rejected handle, hooks). The name without a call after it is the
@@ -467,9 +467,8 @@ OPOOL_API void opool_mt_default_report(opool_mt *p, opool_status what, opool_han
 } /* extern "C" */
 #endif
 
-/* The private layout and the inline cache hits (ABI, not API): its
- * concurrent part, now that the declarations above exist. */
-#define OPOOL__MT_DECLARED 1
-#include "opool_abi.h"
+/* The private layout and the inline cache hits (ABI, not API), now that the declarations
+ * above exist. */
+#include "opool_abi_mt.h"
 
 #endif /* OPOOL_MT_H */

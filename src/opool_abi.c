@@ -1,6 +1,7 @@
 /*
  * opool_abi.c -- the exported definitions of the functions whose common case
- * is inline (include/opool_abi.h explains the technique).
+ * is inline (include/opool_abi.h explains the technique; opool_abi_heap.h
+ * and opool_abi_mt.h hold the heap's and the concurrent pool's).
  *
  * A C or C++ caller that writes opool_alloc(p, &h) compiles the inline body
  * and never comes here; this is what a function pointer, dlsym or a foreign
@@ -51,7 +52,7 @@ void *(opool_heap_realloc)(opool_heap *h, void *ptr, size_t size) {
 }
 
 /* ==== the concurrent pool's caches ======================================= */
-/* The hits' bodies are opool_abi.h's, on the library's atomics and barrier
+/* The hits' bodies are opool_abi_mt.h's, on the library's atomics and barrier
  * (opool_mt_internal.h): in the library's test builds too, where the
  * callers' inline hits are off, so the tests run the body callers inline. */
 

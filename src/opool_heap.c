@@ -32,7 +32,7 @@
 
 #define OPOOL__HPAGE ((uintptr_t)OPOOL_HEAP_PAGE)
 
-/* opool__hpage (include/opool_abi.h) flags */
+/* opool__hpage (include/opool_abi_heap.h) flags */
 #define OPOOL__HPAGE_RESERVED 1u /* part of create's reservation, never given back */
 #define OPOOL__HPAGE_LISTED 2u   /* on its class's list: not known to be full */
 #define OPOOL__HPAGE_ZERO 4u     /* its blocks not carved yet read zero (fresh from the system) */

@@ -1,15 +1,22 @@
 /*
  * opool_mt.c -- the lock-free concurrent pool (see include/opool_mt.h): its
- * creation and destruction, the slow steps of a slot going live or free,
- * its failures and reports, and what reads it (get, count, stats). Taking
- * and giving back slots is opool_mt_shared.c's and opool_mt_cache.c's. The
- * design and the correctness arguments are in docs/CONCURRENCY.md, which
- * the comments cite by section title; opool_mt_internal.h lists
- * the other files of opool_mt and their jobs. Calls nothing of them.
+ * creation and destruction, and every out-of-line step that the inline code
+ * of opool_mt_internal.h and opool_mt_list.h falls back on: a slot going
+ * live or free with hooks, failures and reports, a home's bias revoked, the
+ * free list's borrow from other stripes, waking and sleeping, growth; and
+ * what reads the pool (get, count, stats). Taking and giving back slots is
+ * opool_mt_shared.c's and opool_mt_cache.c's. The design and the correctness
+ * arguments are in docs/CONCURRENCY.md, which the comments cite by section
+ * title; opool_mt_internal.h lists the other files of opool_mt and their
+ * jobs. Calls nothing of them.
  *
  * Sections (grep for "==== "):
- *   ==== slots         failures, rejections, preparing and releasing a slot
- *                      (CONCURRENCY.md, "Generations: who owns a slot")
+ *   ==== slots         failures, rejections, preparing and releasing a slot, the
+ *                      threads' stripes (CONCURRENCY.md, "Generations: who owns a slot")
+ *   ==== a home's bias revoking it for a free by another path
+ *   ==== the free list's borrow
+ *   ==== waiting       the wake, a waiter's sleep, the heavy barrier
+ *   ==== growth        adding slots to an OPOOL_FULL_GROW pool
  *   ==== test hooks    the named points' hook (OPOOL_TEST_HOOKS builds only)
  *   ==== public        create, destroy, get, count, capacity, stats
  */
@@ -142,6 +149,145 @@ OPOOL_NOINLINE unsigned opool__mt_stripe_first(void) {
     }
     opool__mt_stripe_of_thread = w;
     return w;
+}
+
+/* ==== a home's bias (CONCURRENCY.md, "What a cache hit costs") ================================ */
+
+/* Revoke the bias of cache home, once (CONCURRENCY.md, "What a cache hit costs"): mark it, run the
+ * heavy barrier, mark it done. Every caller that finds it not yet done runs its own barrier (one
+ * that found it being revoked cannot know whether the other's barrier has run), so no thread waits
+ * for another. */
+static OPOOL_NOINLINE void opool__mt_revoke(opool_mt *p, opool_mt_cache *home) {
+    uint32_t biased = OPOOL__MT_BIASED;
+    /* seq_cst: ordered before the barrier; a CAS, so that a revoked cache
+     * never goes back to revoking */
+    opool__atomic_cas_strong_seq_cst_relaxed(&home->remote, &biased, OPOOL__MT_REVOKING);
+    OPOOL__MT_POINT(p, REVOKE_MARKED);
+    /* The home's claim and its read of remote are on either side of the
+     * barrier's point in its thread. A cache is biased only when membarrier
+     * is registered (light_park), and the registration lasts as long as the
+     * process (a child of fork inherits it), so this does not fail; were it
+     * to, there is no safe answer without it: try again. */
+    while (!opool__mt_heavy_barrier(p))
+        ;
+    /* release: a free that reads REVOKED (acquire) skips the barrier and
+     * still sees every claim the barrier made visible */
+    opool__atomic_store_release(&home->remote, OPOOL__MT_REVOKED);
+}
+
+bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
+    /* acquire: the record, published with its id before any slot named it */
+    opool_mt_cache *home = opool__atomic_load_acquire(&p->homes[own >> 32]);
+    /* acquire: pairs with the revoker's release of REVOKED */
+    if (opool__atomic_load_acquire(&home->remote) != OPOOL__MT_REVOKED) opool__mt_revoke(p, home);
+    /* relaxed: after the barrier, a claim the home made before reading
+     * remote biased is visible (CONCURRENCY.md, "What a cache hit costs") */
+    return (uint32_t)opool__atomic_load_relaxed(&p->own[i]) == g;
+}
+
+/* ==== the free list's borrow (CONCURRENCY.md, "The free list") ================================ */
+
+/* The borrow of opool__mt_pop (opool_mt_list.h), out of line: a thread
+ * comes here only when its own stripe is empty. */
+OPOOL_NOINLINE uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
+                                            uint32_t *last) {
+    return opool__mt_borrow(p, s, k, first, last);
+}
+
+/* ==== waiting (CONCURRENCY.md, "Waiting, and the stranding policy") =========================== */
+
+/* The wake of a free that saw a waiter, a waiter's sleep, and the heavy
+ * barrier of waiters, thieves and revokers. The waiter itself, which steals,
+ * is opool_mt_cache.c's; the sleeping (futex, or mutex and condition
+ * variable) is opool_platform.c's. */
+
+OPOOL_NOINLINE void opool__mt_wake_slow(opool_mt *p, uint32_t n) {
+    opool__atomic_fetch_add_relaxed(&p->wake_calls, 1); /* statistics */
+    opool__sleepq_wake(&p->sleepq, &p->sig.epoch, n);   /* releases the slots to the woken */
+}
+
+void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline) {
+    opool__atomic_fetch_add_relaxed(&p->sleeps, 1); /* statistics */
+    opool__sleepq_sleep(&p->sleepq, &p->sig.epoch, e, deadline);
+}
+
+/* The waiter's heavy barrier (CONCURRENCY.md, "Waiting, and the stranding policy"): every park that
+ * a cache owner made before it is visible to the scan after it, and every owner's later read of
+ * waiters sees this waiter. False if it cannot be had (then the waiter must
+ * not trust its scan for long). */
+OPOOL_NOINLINE bool opool__mt_heavy_barrier(opool_mt *p) {
+    if (p->light_park) {
+        opool__atomic_fetch_add_relaxed(&p->barrier_calls, 1); /* statistics */
+        return opool__membarrier();
+    }
+    /* seq_cst: pairs with the owners' seq_cst fence between park and read */
+    opool__atomic_fence_seq_cst();
+    return true;
+}
+
+/* ==== growth (CONCURRENCY.md, "Growth") ====================================================== */
+
+/* A pool made with OPOOL_FULL_GROW: when an alloc finds no free slot
+ * anywhere (the shared list and the caches), one thread at a time adds
+ * slots: it commits their storage in the pool's reservation, makes them
+ * free, publishes the new capacity and only then pushes them onto its
+ * stripe of the shared list, where every alloc finds them. A thread that
+ * finds the pool empty while another grows it waits for that growth to
+ * end, then looks again. */
+
+/* A growth adds as many slots as the pool has, at least this many, up to
+ * max_capacity: a pool that starts at one slot does not grow one at a time. */
+#define OPOOL__MT_GROW_MIN 64u
+
+/* Does any stripe of the shared list hold a slot? (A free may have pushed
+ * one since the caller looked: then it does not grow.) */
+static bool opool__mt_any_listed(const opool_mt *p) {
+    for (unsigned k = 0; k < OPOOL__MT_STRIPES; k++)
+        /* relaxed: a hint; the caller's next pop decides */
+        if ((opool__atomic_load_relaxed(&p->stripes[k].head) & p->idx_mask) != 0) return true;
+    return false;
+}
+
+bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns) {
+    /* acquire: pairs with the release of the grower's wake below: a thread
+     * that sees a growth ended sees its capacity and its push */
+    uint32_t s = opool__atomic_load_acquire(&p->growing);
+    if (s & 1) { /* another thread grows the pool: wait for the end, look again */
+        if (timeout_ns == 0) return false;
+        uint64_t deadline = opool__mt_deadline(timeout_ns);
+        OPOOL__MT_POINT(p, GROW_WAIT);
+        while (opool__atomic_load_acquire(&p->growing) == s) {
+            if (deadline != UINT64_MAX && opool__now_ns() >= deadline) return false;
+            opool__sleepq_sleep(&p->growq, &p->growing, s, deadline);
+        }
+        return true;
+    }
+    /* acquire: as above, the last growth's stores come before ours */
+    if (!opool__atomic_cas_strong_acquire_relaxed(&p->growing, &s, s + 1))
+        return true; /* another thread took the growth, or ended one: look again */
+    uint32_t from = opool__mt_capacity_now(p), to = from;
+    bool listed = false, grew = false;
+    if (from < p->max_capacity && !(listed = opool__mt_any_listed(p))) {
+        uint32_t add = from > OPOOL__MT_GROW_MIN ? from : OPOOL__MT_GROW_MIN;
+        to = add < p->max_capacity - from ? from + add : p->max_capacity;
+        OPOOL__MT_POINT(p, GROW_HELD);
+        grew = opool__mt_commit(p, from, to);
+    }
+    if (grew) {
+        /* release: the new slots' state, before any thread that reads the new
+         * capacity touches them. Before the push: a slot on the list is
+         * within the capacity of every thread that pops it (CONCURRENCY.md, "Growth") */
+        opool__atomic_store_release(&p->capacity, to);
+        opool__atomic_fetch_add_relaxed(&p->grows_made, 1); /* statistics */
+        OPOOL__MT_POINT(p, GROWN);
+        opool__mt_push(p, from, to - 1);
+        opool__mt_freed(p, to - from); /* wakes alloc_wait's waiters */
+    }
+    /* s + 2, released, and every thread waiting for this growth woken */
+    opool__sleepq_wake(&p->growq, &p->growing, UINT32_MAX);
+    /* false at the limit or out of memory; true also when a free made room
+     * since the caller looked */
+    return grew || listed;
 }
 
 /* ==== test hooks ========================================================= */

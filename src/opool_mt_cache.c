@@ -1,7 +1,8 @@
 /*
  * opool_mt_cache.c -- opool_mt's caches (docs/CONCURRENCY.md, "Caches (magazines) and stealing" and
  * "Waiting, and the stranding policy"): each a work-stealing deque of parked slots; the owner's
- * take and park, refill and spill; stealing by passing threads; and the opool_mt_cache_* API.
+ * take and park, refill and spill; stealing by passing threads; the waiter; and the
+ * opool_mt_cache_* API. The wake, the sleep and the heavy barrier it uses are opool_mt.c's.
  */
 #include "opool_mt_list.h"
 #include "opool_track.h"
@@ -13,7 +14,7 @@
  * Without a thief around (the common case) it costs no atomic read-modify-
  * write and no fence: CONCURRENCY.md, "Caches (magazines) and stealing",
  * says why a thief can then never reach entry b. The inline alloc hit
- * (opool_abi.h) does the same for its common case and comes here
+ * (opool_abi_mt.h) does the same for its common case and comes here
  * (opool__mt_cache_alloc_lowered) for the rest. */
 OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
     opool_mt *p = c->pool;
@@ -42,7 +43,7 @@ OPOOL__HOT uint32_t opool__mt_take_lowered(opool_mt_cache *c, uint64_t b) {
 /* The owner's take at bottom: the newest parked slot, or EMPTY. */
 OPOOL__HOT uint32_t opool__mt_take_newest(opool_mt_cache *c) {
     uint64_t b;
-    if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi.h */
+    if (!opool__mt_lower(c, &b)) return OPOOL__MT_EMPTY; /* opool_abi_mt.h */
     opool__mt_light_barrier(c->pool); /* the bottom store before the read of thieves */
     return opool__mt_take_lowered(c, b);
 }
@@ -195,37 +196,6 @@ OPOOL_NOINLINE uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra,
     return 1;
 }
 
-/* The caller's stripe s was empty: pop from the others in turn, from
- * s + 1, until one has slots (one CAS each; CONCURRENCY.md, "The free list"). From another stripe
- * it takes what it was asked for, k, or more when that stripe has more: half of what it sees there
- * (it looks at 2 * OPOOL__MT_BORROW at most), up to OPOOL__MT_BORROW. It hands the k first to the
- * caller and puts the rest onto stripe s, where the caller's next pops find them: threads
- * allocating from one fresh pool get whole lines of gen[] and next[] each,
- * not neighbouring slots; and a thread stopped between the two CASes hides
- * at most half of a stripe's slots from the others. Between the pop and the
- * push those slots are nowhere a waiter can see, so the push is followed by
- * freed, as a spill's is (CONCURRENCY.md, "Waiting, and the stranding policy"). Returns as
- * opool__mt_pop. */
-OPOOL_NOINLINE uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
-                                            uint32_t *last) {
-    for (unsigned j = 1; j < OPOOL__MT_STRIPES; j++) {
-        opool__atomic(uint64_t) *head = &p->stripes[(s + j) % OPOOL__MT_STRIPES].head;
-        uint32_t end, n = opool__mt_list_pop_borrow(p, head, k, first, &end);
-        if (n == 0) continue;
-        if (n <= k) {
-            *last = end;
-            return n;
-        }
-        OPOOL__MT_POINT(p, BORROWED);
-        *last = *first; /* the caller's chain ends at the k-th slot */
-        for (uint32_t m = 1; m < k; m++) *last = opool__mt_link_of(p, *last);
-        opool__mt_list_push(p, &p->stripes[s].head, opool__mt_link_of(p, *last), end);
-        opool__mt_freed(p, n - k);
-        return k;
-    }
-    return 0;
-}
-
 /* Give the n oldest parked slots back to the shared list in one CAS, the
  * newest of them on top. */
 static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
@@ -241,7 +211,7 @@ static OPOOL_NOINLINE void opool__mt_spill(opool_mt_cache *c, uint32_t n) {
 /* The owner's half of the park handshake (CONCURRENCY.md, "Waiting, and the stranding policy"):
  * publish the entries below bottom b (written by the caller), then read waiters. True if a thread
  * waits: the caller must give the entries to the shared list, which wakes it. Every path that parks
- * slots (cache_free, refill) ends with this; the inline free hit (opool_abi.h) makes the same
+ * slots (cache_free, refill) ends with this; the inline free hit (opool_abi_mt.h) makes the same
  * steps. */
 OPOOL__HOT bool opool__mt_publish(opool_mt_cache *c, uint64_t b) {
     opool__mt_set_bottom(c, b);
@@ -272,7 +242,7 @@ OPOOL__HOT void opool__mt_park(opool_mt_cache *c, uint32_t i) {
         opool__mt_end_episode(c->pool);
 }
 
-/* The inline free hit (opool_abi.h) parked and published its slot, then saw
+/* The inline free hit (opool_abi_mt.h) parked and published its slot, then saw
  * a waiter or an open episode: what opool__mt_park does then. */
 void opool__mt_cache_parked(opool_mt_cache *c) {
     /* relaxed: read again after the inline path's barrier pair (CONCURRENCY.md, "Waiting, and the
@@ -345,7 +315,7 @@ OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, 
     if (c->home == 0 || opool__atomic_load_relaxed(&p->own[i]) != c->home)
         return opool__mt_claim(p, h, keep);
     OPOOL__MT_POINT(p, CLAIM_CHECKED);
-    opool__mt_claim_store(c, i, g); /* opool_abi.h */
+    opool__mt_claim_store(c, i, g); /* opool_abi_mt.h */
     opool__mt_light_barrier(p);     /* the claim before the read of remote */
     OPOOL__MT_POINT(p, CLAIM_STORED);
     if (OPOOL_LIKELY(opool__mt_still_biased(c))) {
@@ -356,38 +326,6 @@ OPOOL__HOT opool_status opool__mt_claim_home(opool_mt_cache *c, opool_handle h, 
         return opool__mt_claimed(p, i, g, keep);
     }
     return opool__mt_claim_cas(p, i, g, keep); /* a revoker that missed the claim may have won */
-}
-
-/* Revoke the bias of cache home, once (CONCURRENCY.md, "What a cache hit costs"): mark it, run the
- * heavy barrier, mark it done. Every caller that finds it not yet done runs its own barrier (one
- * that found it being revoked cannot know whether the other's barrier has run), so no thread waits
- * for another. */
-static OPOOL_NOINLINE void opool__mt_revoke(opool_mt *p, opool_mt_cache *home) {
-    uint32_t biased = OPOOL__MT_BIASED;
-    /* seq_cst: ordered before the barrier; a CAS, so that a revoked cache
-     * never goes back to revoking */
-    opool__atomic_cas_strong_seq_cst_relaxed(&home->remote, &biased, OPOOL__MT_REVOKING);
-    OPOOL__MT_POINT(p, REVOKE_MARKED);
-    /* The home's claim and its read of remote are on either side of the
-     * barrier's point in its thread. A cache is biased only when membarrier
-     * is registered (light_park), and the registration lasts as long as the
-     * process (a child of fork inherits it), so this does not fail; were it
-     * to, there is no safe answer without it: try again. */
-    while (!opool__mt_heavy_barrier(p))
-        ;
-    /* release: a free that reads REVOKED (acquire) skips the barrier and
-     * still sees every claim the barrier made visible */
-    opool__atomic_store_release(&home->remote, OPOOL__MT_REVOKED);
-}
-
-bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own) {
-    /* acquire: the record, published with its id before any slot named it */
-    opool_mt_cache *home = opool__atomic_load_acquire(&p->homes[own >> 32]);
-    /* acquire: pairs with the revoker's release of REVOKED */
-    if (opool__atomic_load_acquire(&home->remote) != OPOOL__MT_REVOKED) opool__mt_revoke(p, home);
-    /* relaxed: after the barrier, a claim the home made before reading
-     * remote biased is visible (CONCURRENCY.md, "What a cache hit costs") */
-    return (uint32_t)opool__atomic_load_relaxed(&p->own[i]) == g;
 }
 
 /* ==== the waiter (CONCURRENCY.md, "Waiting, and the stranding policy") ======================== */
@@ -468,7 +406,7 @@ opool_status opool_mt_cache_create_ex(opool_mt_cache **out, opool_mt *p, uint32_
         if (id >= OPOOL__MT_HOMES) id = 0;
         c->home = (uint64_t)id << 32;
         /* the inline hits: only a home claims biased, and only with
-         * membarrier is their barrier a compiler barrier (opool_abi.h) */
+         * membarrier is their barrier a compiler barrier (opool_abi_mt.h) */
         c->fast = id != 0 && p->light_park && !p->hooks;
         opool__atomic_init(&c->remote, id ? OPOOL__MT_BIASED : OPOOL__MT_REVOKED);
         /* release: a revoker that reads the id finds the record initialised */

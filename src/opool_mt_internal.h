@@ -1,11 +1,11 @@
 /*
- * opool_mt_internal.h -- what the files of opool_mt share: the pool and cache
- * pool record (the cache record is in opool_abi.h, whose inline cache hits
- * read it), the slot operations of the alloc and free paths (inline into
- * each public call), and the opool__mt_ functions one
- * file defines for another. Private: never installed. The design and the
- * correctness arguments are in docs/CONCURRENCY.md, cited below by section
- * title.
+ * opool_mt_internal.h -- what the files of opool_mt share: the pool record
+ * (the cache record is in opool_abi_mt.h, whose inline cache hits read it),
+ * the library's definitions of the atomics those hits are written on, the
+ * slot operations of the alloc and free paths (inline into each public
+ * call), and the opool__mt_ functions one file defines for another.
+ * Private: never installed. The design and the correctness arguments are in
+ * docs/CONCURRENCY.md, cited below by section title.
  *
  * The files of opool_mt, each with one job (and the section of
  * docs/CONCURRENCY.md that explains it):
@@ -13,18 +13,21 @@
  *                         ("Generations: who owns a slot")
  *   opool_mt_list.h       the shared free list, ABA-tagged stacks striped by thread
  *                         ("The free list"), inline
- *   opool_mt.c            the pool: create, destroy, its storage, the slow steps of a slot,
- *                         failures and reports, get, count and stats
- *   opool_mt_wait.c       the wait/wake primitives: wake, sleep, heavy barrier
- *                         ("Waiting, and the stranding policy")
- *   opool_mt_grow.c       growth of an OPOOL_FULL_GROW pool: one grower at a time ("Growth")
+ *   opool_mt.c            the pool: create, destroy, its storage and its growth
+ *                         ("Growth"), and the out-of-line steps the two headers
+ *                         above fall back on: a slot's hooks, failures and reports,
+ *                         a home's bias revoked, the free list's borrow, the wake,
+ *                         the sleep and the heavy barrier ("Waiting, and the
+ *                         stranding policy"); get, count and stats
  *   opool_mt_cache.c      caches: parking, refill, spill, stealing, the waiter,
  *                         and the opool_mt_cache_* API ("Caches (magazines) and
  *                         stealing", "Waiting, and the stranding policy")
  *   opool_mt_shared.c     the calls without a cache: alloc, alloc_wait, free, bulk
- * Each .c calls only the files listed above it (make test checks that no
- * two object files use each other, directly or around a loop).
  *   opool_mt_points.h     named points where a test holds a thread (tests only)
+ * Each .c calls only the files listed above it. The two headers are the
+ * inline half of opool_mt.c: their code calls it, never a file listed after
+ * it. make test checks both (abi_acyclic: no two object files use each other,
+ * and no header calls a file that includes it but its own .c).
  * The operating system's part (futex, membarrier, clock) and the atomics
  * are in opool_platform.h.
  */
@@ -36,7 +39,41 @@
 #include "opool_mt_points.h"
 #include "opool_platform.h"
 
-#include "opool_mt_steps.h" /* before opool_mt.h: its cache steps are ours */
+/* ==== the cache steps' atomics ============================================ */
+
+/* Named points of the protocol where a test may hold the thread that reaches
+ * them (opool_mt_points.h). Only the test-support build defines
+ * OPOOL_TEST_HOOKS; everywhere else a point is nothing at all. */
+#if defined(OPOOL_TEST_HOOKS)
+#define OPOOL__MT_POINT(p, at) opool__mt_at(p, OPOOL__MT_AT_##at)
+#else
+#define OPOOL__MT_POINT(p, at) ((void)0)
+#endif
+
+/* The macros that opool_abi_mt.h's cache steps are written on, here on the
+ * library's atomics, its light barrier of either kind (opool__mt_light_barrier,
+ * below) and its named points, so that those steps, the bodies of the inline
+ * hits, are the library's own code too (in tests/relacy, on Relacy's atomics).
+ * They must be defined before opool_mt.h, whose ABI part otherwise defines
+ * them on GCC's and Clang's builtins: a file of the library that included
+ * opool_mt.h first stops here rather than build the hits on other atomics.
+ * The single header pastes this file after the public headers, and its
+ * implementation keeps the header's builtins. */
+#if defined(OPOOL__ABI_MT_H) && !defined(OPOOL__IMPLEMENTATION_DONE)
+#error "opool: include opool_mt_internal.h before opool_mt.h: the cache steps are the library's"
+#endif
+#if !defined(OPOOL__MT_STEPS)
+struct opool_mt;
+static inline void opool__mt_light_barrier(const struct opool_mt *p);
+#define OPOOL__MT_STEPS 1
+#define OPOOL__MT_LOAD_RELAXED(p) opool__atomic_load_relaxed(p)
+#define OPOOL__MT_LOAD_ACQUIRE(p) opool__atomic_load_acquire(p)
+#define OPOOL__MT_STORE_RELAXED(p, v) opool__atomic_store_relaxed(p, v)
+#define OPOOL__MT_STORE_RELEASE(p, v) opool__atomic_store_release(p, v)
+#define OPOOL__MT_LIGHT_BARRIER(c) opool__mt_light_barrier((c)->pool)
+#define OPOOL__MT_HIT_POINT(c, at) OPOOL__MT_POINT((c)->pool, at)
+#endif
+
 #include "opool_mt.h"
 
 /* ==== layout ============================================================= */
@@ -67,7 +104,7 @@ enum {
     OPOOL__MT_REVOKING = 1, /* another path is revoking the bias: its barrier may not be done */
     OPOOL__MT_REVOKED = 2   /* revoked, barrier done: every free of its slots uses the CAS */
 };
-_Static_assert(OPOOL__MT_BIASED == 0, "opool_abi.h's opool__mt_claim_biased reads biased as 0");
+_Static_assert(OPOOL__MT_BIASED == 0, "opool_abi_mt.h's opool__mt_still_biased reads biased as 0");
 /* A stripe: a list of free slots and the live counters of its threads, on
  * a line of its own, written by the threads that have this stripe (and, for
  * the list, by threads that find their own stripe empty). */
@@ -115,7 +152,7 @@ struct opool_mt {
     opool__mt_stripe stripes[OPOOL__MT_STRIPES];
 
     /* ---- read by every cache hit and every free, written only around
-     * steals, waits and episodes (opool_abi.h) ---- */
+     * steals, waits and episodes (opool_abi_mt.h) ---- */
     OPOOL__MT_ALIGN(opool__mt_signals sig);
 
     /* ---- slow paths ---- */
@@ -132,11 +169,11 @@ struct opool_mt {
     opool__atomic(struct opool_mt_cache *) homes[OPOOL__MT_HOMES]; /* by id: set before use */
 };
 
-/* struct opool_mt_cache, the cache record, is in opool_abi.h: the inline
+/* struct opool_mt_cache, the cache record, is in opool_abi_mt.h: the inline
  * cache hits of opool_mt.h read it. */
 
 _Static_assert(OPOOL_MAX_CAPACITY < OPOOL__MT_EMPTY, "no slot index is the empty entry");
-/* What C++ callers of the inline hits assume of the records (opool_abi.h). */
+/* What C++ callers of the inline hits assume of the records (opool_abi_mt.h). */
 #if !defined(OPOOL_RELACY)
 _Static_assert(offsetof(struct opool_mt_cache, live) == 16 &&
                    offsetof(struct opool_mt_cache, home) == 24 &&
@@ -164,7 +201,8 @@ OPOOL__HOT void *opool__mt_object(const opool_mt *p, uint32_t i) {
 
 /* ==== shared between the files (each defined where its comment says) ==== */
 
-/* opool_mt.c: the slow steps of a slot and the failures */
+/* opool_mt.c: the slow steps of a slot and the failures, and everything else the inline code
+ * of this header and of opool_mt_list.h calls out of line */
 void opool__mt_failed(opool_mt *p);
 opool_status opool__mt_rejected(opool_mt *p, opool_status s, opool_handle h);
 void opool__mt_prepare(opool_mt *p, uint32_t i, uint32_t g, void *obj);
@@ -177,37 +215,37 @@ void opool__mt_settle(opool_mt *p);
  * the memory (then nothing is usable that was not). */
 bool opool__mt_commit(opool_mt *p, uint32_t from, uint32_t to);
 
-/* opool_mt_wait.c */
+/* The wake of up to n sleepers (a free that saw a waiter). */
 void opool__mt_wake_slow(opool_mt *p, uint32_t n);
 /* Sleep while the epoch is still e, at most until deadline (UINT64_MAX:
  * none). Returns at once if it already moved; spurious returns are fine. */
 void opool__mt_sleep(opool_mt *p, uint32_t e, uint64_t deadline);
 bool opool__mt_heavy_barrier(opool_mt *p);
 
-/* opool_mt_grow.c */
 /* No free slot was found, and p grows: grow it, or wait for the growth
  * another thread is making, at most timeout_ns (OPOOL_WAIT_FOREVER: until
  * it ends; 0: not at all). True when the caller should look again; false
  * at the limit, when the system refused the memory, or at the timeout. */
 bool opool__mt_grow(opool_mt *p, uint64_t timeout_ns);
 
-/* opool_mt_cache.c */
-/* Wait for a slot until timeout_ns have passed (the caller's first try
- * failed): the object, made live, or NULL. */
-void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 /* A free of slot i from generation g, whose home word is own (non-zero), by
  * a path other than its home's: revokes the home's bias if needed, then true
  * if the home's own free of g came first (the caller then fails with
  * OPOOL_ESTALE, changing nothing). */
 bool opool__mt_home_first(opool_mt *p, uint32_t i, uint32_t g, uint64_t own);
+/* opool__mt_pop (opool_mt_list.h) found stripe s, the caller's, empty: pop
+ * from the other stripes (CONCURRENCY.md, "The free list"). Returns as opool__mt_pop. */
+uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first, uint32_t *last);
+
+/* opool_mt_cache.c */
+/* Wait for a slot until timeout_ns have passed (the caller's first try
+ * failed): the object, made live, or NULL. */
+void *opool__mt_wait(opool_mt *p, opool_handle *out, uint64_t timeout_ns);
 bool opool__mt_thief_enter(opool_mt *p);
 void opool__mt_thief_leave(opool_mt *p);
 uint32_t opool__mt_steal_registered(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first,
                                     uint32_t *last);
 uint32_t opool__mt_steal(opool_mt *p, uint32_t k, uint32_t extra, uint32_t *first);
-/* opool__mt_pop (opool_mt_list.h) found stripe s, the caller's, empty: pop
- * from the other stripes (CONCURRENCY.md, "The free list"). Returns as opool__mt_pop. */
-uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first, uint32_t *last);
 
 /* Slots a passing thief that needs one takes beyond it, to the shared list:
  * one membarrier then serves the next allocs too. */
@@ -227,7 +265,7 @@ OPOOL__HOT void *opool__mt_take_as(opool_mt *p, uint32_t i, opool_handle *out, u
     /* the shared path writes a home word only to clear a home or claim left
      * by an earlier generation, which keeps its line shared */
     if (home != 0 || OPOOL_UNLIKELY(opool__atomic_load_relaxed(&p->own[i]) != 0))
-        opool__mt_set_home(p->own, i, home); /* opool_abi.h */
+        opool__mt_set_home(p->own, i, home); /* opool_abi_mt.h */
     opool__mt_go_live(p->gen, i, g, out);
     return obj;
 }

@@ -104,4 +104,35 @@ OPOOL__HOT void opool__mt_link(opool_mt *p, uint32_t i, uint32_t below) {
     opool__atomic_store_relaxed(&p->next[i], below + 1);
 }
 
+/* The caller's stripe s was empty: pop from the others in turn, from
+ * s + 1, until one has slots (one CAS each; CONCURRENCY.md, "The free list"). From another stripe
+ * it takes what it was asked for, k, or more when that stripe has more: half of what it sees there
+ * (it looks at 2 * OPOOL__MT_BORROW at most), up to OPOOL__MT_BORROW. It hands the k first to the
+ * caller and puts the rest onto stripe s, where the caller's next pops find them: threads
+ * allocating from one fresh pool get whole lines of gen[] and next[] each,
+ * not neighbouring slots; and a thread stopped between the two CASes hides
+ * at most half of a stripe's slots from the others. Between the pop and the
+ * push those slots are nowhere a waiter can see, so the push is followed by
+ * freed, as a spill's is (CONCURRENCY.md, "Waiting, and the stranding policy"). Returns as
+ * opool__mt_pop. The body of opool__mt_pop_other (opool_mt.c), which runs it out of line. */
+OPOOL__HOT uint32_t opool__mt_borrow(opool_mt *p, unsigned s, uint32_t k, uint32_t *first,
+                                     uint32_t *last) {
+    for (unsigned j = 1; j < OPOOL__MT_STRIPES; j++) {
+        opool__atomic(uint64_t) *head = &p->stripes[(s + j) % OPOOL__MT_STRIPES].head;
+        uint32_t end, n = opool__mt_list_pop_borrow(p, head, k, first, &end);
+        if (n == 0) continue;
+        if (n <= k) {
+            *last = end;
+            return n;
+        }
+        OPOOL__MT_POINT(p, BORROWED);
+        *last = *first; /* the caller's chain ends at the k-th slot */
+        for (uint32_t m = 1; m < k; m++) *last = opool__mt_link_of(p, *last);
+        opool__mt_list_push(p, &p->stripes[s].head, opool__mt_link_of(p, *last), end);
+        opool__mt_freed(p, n - k);
+        return k;
+    }
+    return 0;
+}
+
 #endif /* OPOOL_MT_LIST_H */

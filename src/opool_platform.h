@@ -105,48 +105,7 @@
  * memory-model checker (relacy, C++) by swapping this one section. A
  * compare-and-swap names its success order, then its failure order. */
 #if defined(OPOOL_RELACY)
-/* tests/relacy only: the same operations on Relacy's simulated C++11
- * atomics (C++, <relacy/relacy.hpp> included first). OPOOL_RELACY_WEAK_PUSH
- * makes the free list's push CAS relaxed: a deliberately broken build that
- * the checker must reject. Never defined by any build of the library. */
-#define opool__atomic(T) rl::atomic<T>
-#define opool__atomic_init(p, v) (p)->store(v, rl::mo_relaxed, RL_INFO)
-
-#define opool__atomic_load_relaxed(p) (p)->load(rl::mo_relaxed, RL_INFO)
-#define opool__atomic_load_acquire(p) (p)->load(rl::mo_acquire, RL_INFO)
-#define opool__atomic_load_seq_cst(p) (p)->load(rl::mo_seq_cst, RL_INFO)
-
-#define opool__atomic_store_relaxed(p, v) (p)->store(v, rl::mo_relaxed, RL_INFO)
-#define opool__atomic_store_release(p, v) (p)->store(v, rl::mo_release, RL_INFO)
-
-#define opool__atomic_fetch_add_relaxed(p, v) (p)->fetch_add(v, rl::mo_relaxed, RL_INFO)
-#define opool__atomic_fetch_add_release(p, v) (p)->fetch_add(v, rl::mo_release, RL_INFO)
-#define opool__atomic_fetch_add_seq_cst(p, v) (p)->fetch_add(v, rl::mo_seq_cst, RL_INFO)
-#define opool__atomic_fetch_sub_relaxed(p, v) (p)->fetch_sub(v, rl::mo_relaxed, RL_INFO)
-#define opool__atomic_fetch_sub_release(p, v) (p)->fetch_sub(v, rl::mo_release, RL_INFO)
-
-#define opool__atomic_exchange_relaxed(p, v) (p)->exchange(v, rl::mo_relaxed, RL_INFO)
-
-#define opool__rl_cas(weak, p, expected, desired, ok, fail)                                        \
-    (p)->compare_exchange_##weak(*(expected), desired, rl::ok, RL_INFO, rl::fail, RL_INFO)
-#define opool__atomic_cas_weak_acquire_acquire(p, expected, desired)                               \
-    opool__rl_cas(weak, p, expected, desired, mo_acquire, mo_acquire)
-#define opool__atomic_cas_weak_release_relaxed(p, expected, desired)                               \
-    opool__rl_cas(weak, p, expected, desired, mo_release, mo_relaxed)
-#if defined(OPOOL_RELACY_WEAK_PUSH)
-#define opool__atomic_cas_weak_seq_cst_relaxed(p, expected, desired)                               \
-    opool__rl_cas(weak, p, expected, desired, mo_relaxed, mo_relaxed)
-#else
-#define opool__atomic_cas_weak_seq_cst_relaxed(p, expected, desired)                               \
-    opool__rl_cas(weak, p, expected, desired, mo_seq_cst, mo_relaxed)
-#endif
-#define opool__atomic_cas_strong_acquire_relaxed(p, expected, desired)                             \
-    opool__rl_cas(strong, p, expected, desired, mo_acquire, mo_relaxed)
-#define opool__atomic_cas_strong_seq_cst_relaxed(p, expected, desired)                             \
-    opool__rl_cas(strong, p, expected, desired, mo_seq_cst, mo_relaxed)
-
-#define opool__atomic_fence_seq_cst() rl::atomic_thread_fence(rl::mo_seq_cst, RL_INFO)
-#define opool__atomic_signal_fence_seq_cst() rl::atomic_signal_fence(rl::mo_seq_cst, RL_INFO)
+#include "relacy_atomics.h" /* tests/relacy: the same operations on Relacy's atomics */
 #else
 #define opool__atomic(T) _Atomic(T)
 #define opool__atomic_init(p, v) atomic_init(p, v)

@@ -200,7 +200,7 @@ endif()
 
 # ---- exports of the shared library: tests/abi/exports.cmake ---------------------------------
 # abi_exports: `nm -D --defined-only` of the shared library lists every public function of
-# include/*.h and nothing with the opool__ prefix but the ABI slow paths of opool_abi.h.
+# include/*.h and nothing with the opool__ prefix but the ABI slow paths of opool_abi*.h.
 # abi_exports_catches_a_missing_symbol: the same check, given one more declaration than the
 # library defines, must name exactly that one. A build of the static library builds a shared
 # copy for them (libopool.so, in abi/), with the shipped target's settings. ELF toolchains
@@ -234,20 +234,31 @@ endif()
 
 # ---- an acyclic library: tests/abi/acyclic.cmake --------------------------------------------
 # abi_acyclic: no two object files of the static library use each other, directly or around a
-# loop (from `nm -A` of the archive); abi_acyclic_catches_a_cycle: the same check must find
-# the cycle of a two-file archive built for it (tests/abi/cycle_a.c, cycle_b.c).
+# loop (from `nm -A` of the archive); and the files of src/ and include/ have no include loop,
+# and no header of src/ calls a function defined in a file that includes it, but its own .c.
+# abi_acyclic_catches_a_cycle: the same check must find the cycle of a two-file archive built
+# for it (tests/abi/cycle_a.c, cycle_b.c); abi_acyclic_catches_a_header_cycle: the headers
+# those files include (tests/abi/cycle_*.h) must give it an include loop and a header that
+# calls a file above it.
 if(CMAKE_NM AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT MINGW AND NOT EMSCRIPTEN)
     set(_acyclic_lib ${OPOOL_TEST_LIB})
     add_library(abi_cycle STATIC "${PROJECT_SOURCE_DIR}/tests/abi/cycle_a.c"
                                  "${PROJECT_SOURCE_DIR}/tests/abi/cycle_b.c")
     add_test(NAME abi_acyclic
         COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIB=$<TARGET_FILE:${_acyclic_lib}>"
+                "-DSOURCES=${PROJECT_SOURCE_DIR}/src;${PROJECT_SOURCE_DIR}/include"
+                "-DPRIVATE=${PROJECT_SOURCE_DIR}/src"
                 -P "${PROJECT_SOURCE_DIR}/tests/abi/acyclic.cmake")
     add_test(NAME abi_acyclic_catches_a_cycle
         COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIB=$<TARGET_FILE:abi_cycle>"
                 -DEXPECT_CYCLE=ON -P "${PROJECT_SOURCE_DIR}/tests/abi/acyclic.cmake")
-    set_tests_properties(abi_acyclic abi_acyclic_catches_a_cycle PROPERTIES
-        TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS abi)
+    add_test(NAME abi_acyclic_catches_a_header_cycle
+        COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIB=$<TARGET_FILE:abi_cycle>"
+                "-DSOURCES=${PROJECT_SOURCE_DIR}/tests/abi"
+                "-DPRIVATE=${PROJECT_SOURCE_DIR}/tests/abi" -DPREFIX=cycle_
+                -DEXPECT_HEADER_CYCLE=ON -P "${PROJECT_SOURCE_DIR}/tests/abi/acyclic.cmake")
+    set_tests_properties(abi_acyclic abi_acyclic_catches_a_cycle
+        abi_acyclic_catches_a_header_cycle PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS abi)
 endif()
 
 if(OPOOL_SANITIZE OR CMAKE_CROSSCOMPILING OR NOT OPOOL_VALGRIND_EXE OR NOT OPOOL_HAVE_VALGRIND_H)

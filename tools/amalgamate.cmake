@@ -12,7 +12,8 @@
 #   1. a banner (the manual of the single header) and the two switches that must come before
 #      anything else: _POSIX_C_SOURCE for the implementation, OPOOL_API for OPOOL_STATIC;
 #   2. the public headers: include/opool.h, then every other include/*.h by name, and
-#      include/opool_abi.h (not API: the layout the inline paths read) last;
+#      include/opool_abi*.h (not API: the layouts the inline paths read; the core's, then the
+#      heap's and the concurrent pool's, by name) last;
 #   3. under #ifdef OPOOL_IMPLEMENTATION (outside every include guard): the private headers
 #      (src/opool_internal.h first, src/opool_platform.h second, then other src/*.h by
 #      name: a header may use only those pasted before it) and every src/*.c (opool.c
@@ -44,10 +45,13 @@ macro(put_first var x)
     list(INSERT ${var} 0 "${x}")
 endmacro()
 put_first(public include/opool.h)
-# opool_abi.h (the private layout and inline bodies of opool.h and opool_heap.h) last: it
-# completes every public header before it, and the manuals come first.
-list(REMOVE_ITEM public include/opool_abi.h)
-list(APPEND public include/opool_abi.h)
+# opool_abi*.h (the private layouts and inline bodies of opool.h, opool_heap.h and opool_mt.h)
+# last, in name order (the core's first): each completes a public header before it, and the
+# manuals come first.
+set(abi ${public})
+list(FILTER abi INCLUDE REGEX "^include/opool_abi(_[a-z]+)?\\.h$")
+list(REMOVE_ITEM public ${abi})
+list(APPEND public ${abi})
 put_first(private src/opool_platform.h)
 put_first(private src/opool_internal.h)
 put_first(sources src/opool.c)
@@ -125,8 +129,8 @@ set(result [=[
  * What follows: the public headers with their manuals (opool.h: the pool;
  * opool_heap.h: a heap of size-class pools; opool_mt.h: the lock-free
  * concurrent pool; opool_side.h: side tables; opool_typed.h: typed pools),
- * opool_abi.h (not API: the private layout the inline fast paths read), then
- * the implementation.
+ * opool_abi.h, opool_abi_heap.h and opool_abi_mt.h (not API: the private
+ * layouts the inline fast paths read), then the implementation.
  *
  * LICENSE: zlib (see the end of the first manual below)
  */

@@ -11,8 +11,8 @@
 #   -DINCLUDE_DIR=dir                             read the headers from dir, not include/ (the
 #                                                 test api_doc_rejects_an_undocumented_declaration)
 #
-# The inputs: include/opool.h, then every other include/*.h by name; include/opool_abi.h is
-# not API and is left out. For each header, in this order:
+# The inputs: include/opool.h, then every other include/*.h by name; include/opool_abi*.h (the
+# core's, the heap's and the concurrent pool's ABI) are not API and are left out. For each header, in this order:
 #   1. its name, a link to it and the one-line summary of its manual (the first comment);
 #   2. its manual, verbatim (typed macro families such as opool_typed.h's name##_xxx shims are
 #      documented there, as P_xxx);
@@ -48,7 +48,7 @@ endif()
 file(GLOB headers RELATIVE "${INCLUDE_DIR}" "${INCLUDE_DIR}/*.h")
 list(TRANSFORM headers PREPEND "include/")
 list(SORT headers)
-list(REMOVE_ITEM headers include/opool_abi.h)
+list(FILTER headers EXCLUDE REGEX "^include/opool_abi(_[a-z]+)?\\.h$")
 list(FIND headers include/opool.h at)
 if(at EQUAL -1)
     message(FATAL_ERROR "apidoc: include/opool.h not found under ${root}")

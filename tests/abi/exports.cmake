@@ -6,7 +6,7 @@
 #   - every public function is a defined dynamic symbol of LIB (`nm -D --defined-only`):
 #     FFI and dlsym reach it, the inline ones included;
 #   - every exported opool__ symbol is declared OPOOL_API in a header: the slow paths the
-#     inline bodies of opool_abi.h call (ABI, not API). Anything else with that prefix (the
+#     inline bodies of opool_abi*.h call (ABI, not API). Anything else with that prefix (the
 #     modules' shared functions, test-only code) must stay hidden;
 #   - nothing else is exported but the toolchain's own `_`-prefixed symbols.
 # EXPECT_MISSING=name (the test abi_exports_catches_a_missing_symbol): HEADERS includes a

@@ -1,6 +1,6 @@
 /*
  * tests/relacy/deque.cpp -- opool_mt's caches under Relacy: the real
- * src/opool_mt_cache.c and src/opool_mt_wait.c (included whole), the owner's
+ * src/opool_mt_cache.c (included whole), the owner's
  * take and park against passing thieves (the Chase-Lev deque and the thieves
  * count of docs/CONCURRENCY.md 5), on the fence path (no membarrier: the
  * owner's light barrier and the thief's heavy barrier are both seq_cst
@@ -23,13 +23,13 @@
 #include <ostream>
 
 #include "opool_platform.h"
-/* The atomic fields of the records of opool_abi.h, as the library's
- * atomics here: Relacy's (its inline cache hits are off under OPOOL_RELACY:
- * every call below is the library's own path) */
+/* The atomic fields of the records of opool_abi.h and opool_abi_mt.h, as
+ * the library's atomics here: Relacy's (the inline cache hits are off under
+ * OPOOL_RELACY: every call below is the library's own path). opool_mt.h
+ * comes with opool_mt_internal.h, after the library's definitions of the
+ * cache steps' atomics. */
 #define OPOOL__ATOMIC(T) opool__atomic(T)
 #include "opool.h"
-#include "opool_mt_steps.h" /* opool_abi.h's cache steps on the library's atomics: Relacy's */
-#include "opool_mt.h"
 
 /* What opool_mt_internal.h takes from the single-threaded core's headers
  * (which use C11 atomics directly, not the macro layer): the episode record
@@ -48,11 +48,14 @@ typedef struct opool__quota {
 #define _Thread_local thread_local
 
 #include "opool_mt_cache.c"
-#include "opool_mt_wait.c"
 
-/* What the included files call elsewhere. Without hooks, failures or a
- * sleeping waiter none of these is reached, and each fails the test if it
- * is; the wake is the futex word's bump. */
+/* What the included file calls elsewhere (opool_mt.c, opool_platform.c).
+ * Without hooks, failures, homes or a sleeping waiter none of these is
+ * reached, and each fails the test if it is; the wake is the futex word's
+ * bump. Two are reached: the borrow from another stripe, whose body is the
+ * library's (opool__mt_borrow, opool_mt_list.h), in the same out-of-line
+ * shell as opool_mt.c's; and the heavy barrier, opool_mt.c's two branches
+ * (no statistics): a seq_cst fence, or membarrier when light_park. */
 #define NEVER_REACHED(what) RL_ASSERT(!"reached: " what)
 void opool__mt_failed(opool_mt *) { NEVER_REACHED("opool__mt_failed"); }
 opool_status opool__mt_rejected(opool_mt *, opool_status s, opool_handle) {
@@ -79,6 +82,22 @@ void opool__sleepq_sleep(opool__sleepq *, opool__atomic(uint32_t) *, uint32_t, u
     NEVER_REACHED("opool__sleepq_sleep");
 }
 bool opool__membarrier(void) { return true; } /* nobarrier: does nothing */
+void opool__mt_wake_slow(opool_mt *p, uint32_t n) {
+    opool__sleepq_wake(&p->sleepq, &p->sig.epoch, n);
+}
+void opool__mt_sleep(opool_mt *, uint32_t, uint64_t) { NEVER_REACHED("opool__mt_sleep"); }
+bool opool__mt_home_first(opool_mt *, uint32_t, uint32_t, uint64_t) {
+    NEVER_REACHED("opool__mt_home_first"); /* no cache is a home here */
+    return false;
+}
+uint32_t opool__mt_pop_other(opool_mt *p, unsigned s, uint32_t k, uint32_t *first, uint32_t *last) {
+    return opool__mt_borrow(p, s, k, first, last);
+}
+bool opool__mt_heavy_barrier(opool_mt *p) {
+    if (p->light_park) return opool__membarrier();
+    opool__atomic_fence_seq_cst();
+    return true;
+}
 /* Simulated threads share one OS thread, so the library's thread-local
  * stripe would be one for all: each gets its own instead (shared, as far as
  * the counters go). */

@@ -6,9 +6,9 @@
  * sequentially consistent only). See tests/relacy/README.md.
  *
  * The atomics of the list are opool_platform.h's macros, mapped to
- * rl::atomic by OPOOL_RELACY. The pool record is reduced to the fields the
- * list reads (opool_mt_internal.h drags in the single-threaded core, which
- * uses C11 atomics directly); the list's code itself is the shipped one.
+ * rl::atomic by OPOOL_RELACY (tests/relacy/relacy_atomics.h). The pool record is reduced to the
+ * fields the list reads (opool_mt_internal.h drags in the single-threaded core, which uses C11
+ * atomics directly); the list's code itself is the shipped one.
  *
  * Usage: opool_relacy_freelist [ok|weak|untagged]
  *   ok        the shipped orders and the ABA tag: every test must pass
@@ -34,6 +34,8 @@
 #define OPOOL__HOT static inline
 #define OPOOL_LIKELY(x) (x)
 #define OPOOL__MT_BORROW 16u
+#define OPOOL__MT_STRIPES 1
+#define OPOOL__MT_POINT(p, at) ((void)0)
 typedef struct opool_mt {
     opool__atomic(uint32_t) * next;
     uint64_t idx_mask, tag_one;
@@ -45,6 +47,7 @@ static unsigned opool__mt_my_stripe(void) { return 0; }
 static uint32_t opool__mt_pop_other(opool_mt *, unsigned, uint32_t, uint32_t *, uint32_t *) {
     return 0; /* no other stripe */
 }
+static inline void opool__mt_freed(opool_mt *, uint32_t) {} /* the borrow's: never run here */
 #include "opool_mt_list.h"
 
 enum { NSLOTS = 3 };

@@ -5,13 +5,14 @@
 #                                        shipped memory orders: must pass
 #   relacy_freelist_catches_untagged     the head without its ABA tag: Relacy must fail it
 #   relacy_freelist_catches_weak_push    built with OPOOL_RELACY_WEAK_PUSH (the push's CAS
-#                                        relaxed instead of seq_cst): Relacy must fail it
+#                                        relaxed instead of seq_cst, relacy_atomics.h):
+#                                        Relacy must fail it
 #   relacy_deque                         a cache's owner against passing thieves
-#                                        (src/opool_mt_cache.c and opool_mt_wait.c included
-#                                        whole; the fence path): must pass
+#                                        (src/opool_mt_cache.c included whole; the fence
+#                                        path): must pass
 #   relacy_deque_catches_nobarrier       the membarrier path with a membarrier that does
 #                                        nothing: Relacy must fail it
-#   The cache record (opool_abi.h) has no flexible array any more (its entries follow it), so
+#   The cache record (opool_abi_mt.h) has no flexible array any more (its entries follow it), so
 #   the deque tests build with any C++ compiler and the strict warnings.
 #
 # Built only with a C++ compiler, the Relacy headers (Debian: relacy-dev) and no sanitizer:
@@ -36,7 +37,8 @@ foreach(variant IN ITEMS "" _weak)
     add_executable(${target} "${PROJECT_SOURCE_DIR}/tests/relacy/freelist.cpp")
     # Relacy's headers are system headers: the strict warnings stay on for the test's own code.
     target_include_directories(${target} SYSTEM PRIVATE "${OPOOL_RELACY_INCLUDE_DIR}")
-    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/src")
+    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests/relacy"
+        "${PROJECT_SOURCE_DIR}/src")
     target_compile_definitions(${target} PRIVATE OPOOL_RELACY=1)
     opool_warnings(${target})
 endforeach()
@@ -50,8 +52,8 @@ set_tests_properties(relacy_freelist relacy_freelist_catches_untagged
 
 add_executable(relacy_deque "${PROJECT_SOURCE_DIR}/tests/relacy/deque.cpp")
 target_include_directories(relacy_deque SYSTEM PRIVATE "${OPOOL_RELACY_INCLUDE_DIR}")
-target_include_directories(relacy_deque PRIVATE "${PROJECT_SOURCE_DIR}/src"
-    "${PROJECT_SOURCE_DIR}/include")
+target_include_directories(relacy_deque PRIVATE "${PROJECT_SOURCE_DIR}/tests/relacy"
+    "${PROJECT_SOURCE_DIR}/src" "${PROJECT_SOURCE_DIR}/include")
 target_compile_definitions(relacy_deque PRIVATE OPOOL_RELACY=1)
 opool_warnings(relacy_deque)
 add_test(NAME relacy_deque COMMAND relacy_deque ok)

@@ -1,6 +1,6 @@
 /*
  * growth.pml: the growth of an opool_mt made with OPOOL_FULL_GROW
- * (docs/CONCURRENCY.md, section 9; src/opool_mt_grow.c, opool__mt_grow).
+ * (docs/CONCURRENCY.md, section 9; src/opool_mt.c, opool__mt_grow).
  *
  * An alloc that finds no free slot anywhere calls the growth and, unless it
  * says the pool is at its limit, looks again. The growth:

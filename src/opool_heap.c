@@ -723,6 +723,29 @@ static bool opool__heap_is_run(const opool_heap *h, const void *p) {
     return h->runs_used != 0 && top - (uintptr_t)p - 1 < h->runs_used;
 }
 
+/* Whether a large block of size bytes that is no run has a mapping of its
+ * own: above the runs' largest, in a heap with the system's memory. Its
+ * memory goes back at its free, as a run past the budget's does, instead
+ * of waiting in the C library's free lists where no class or run can use
+ * it. The size is the one asked for (the large map's), which a shrink in
+ * place keeps. */
+static bool opool__heap_mapped(const opool_heap *h, size_t size) {
+    return h->os && size > (size_t)OPOOL__RUN_MAX * OPOOL__HPAGE;
+}
+
+/* The bytes of the mapping of a block of size bytes: whole system pages. */
+static size_t opool__map_bytes(size_t size) { return (size + 4095) & ~(size_t)4095; }
+
+/* Large block p of size bytes (no run) back to where it came from. */
+static void opool__heap_large_back(opool_heap *h, void *p, size_t size) {
+    if (opool__heap_mapped(h, size)) {
+        opool__mem_defined(p, opool__map_bytes(size)); /* unmapped: a checker's marks go */
+        opool__os_unmap(p, opool__map_bytes(size));
+    } else {
+        h->mem.free(h->mem.ctx, p, size);
+    }
+}
+
 /* n pages of free runs became resident (more) or stopped being. */
 static void opool__heap_run_idle(opool_heap *h, uint32_t n, bool more) {
     size_t bytes = (size_t)n * OPOOL__HPAGE;
@@ -1169,7 +1192,7 @@ void opool_heap_destroy(opool_heap *h) {
     if (h->regions != h->region0) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++) /* runs went with the span */
         if (h->large.e[i].key && !opool__heap_is_run(h, (void *)h->large.e[i].key))
-            m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
+            opool__heap_large_back(h, (void *)h->large.e[i].key, h->large.e[i].size);
     for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
         if (h->runs[i].v) m.free(m.ctx, h->runs[i].v, h->runs[i].cap * sizeof *h->runs[i].v);
     if (h->pages.e != h->page0)
@@ -1201,7 +1224,7 @@ opool_status opool_heap_clear(opool_heap *h) {
         if (opool__heap_is_run(h, (void *)e->key))
             opool__heap_run_put(h, (char *)e->key, opool__run_pages(e->size));
         else
-            h->mem.free(h->mem.ctx, (void *)e->key, e->size);
+            opool__heap_large_back(h, (void *)e->key, e->size);
     }
     if (h->large.e) memset(h->large.e, 0, (size_t)h->large.cap * sizeof *h->large.e);
     h->large.n = 0;
@@ -1246,6 +1269,13 @@ static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size, 
             (p = opool__heap_run_take(h, opool__run_pages(size), zero)) != NULL) {
             opool__mem_undefined(p, size); /* the rest of its last page stays inaccessible */
             h->run_asked += size;
+        } else if (opool__heap_mapped(h, size)) {
+            bool fresh = false;
+            if ((p = (char *)opool__os_map(opool__map_bytes(size), 4096, &fresh)) != NULL) {
+                *zero = fresh;
+                opool__mem_noaccess(p, opool__map_bytes(size));
+                opool__mem_undefined(p, size);
+            }
         } else {
             p = (char *)h->mem.alloc(h->mem.ctx, size, 16);
         }
@@ -1348,7 +1378,7 @@ opool_status opool__heap_free_slow(opool_heap *h, void *ptr) {
             h->run_asked -= size;
             opool__heap_run_put(h, (char *)ptr, opool__run_pages(size));
         } else {
-            h->mem.free(h->mem.ctx, ptr, size);
+            opool__heap_large_back(h, ptr, size);
         }
         opool__heap_settle(h, NULL);
         return OPOOL_OK;
@@ -1382,9 +1412,24 @@ void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
             h->run_asked += size - old;
             return ptr;
         }
+        /* a mapping of its own, growing: the system moves its pages (a new mapping, else) */
+        if (!run && opool__heap_mapped(h, old) && opool__heap_mapped(h, size)) {
+            size_t had = opool__map_bytes(old), want = opool__map_bytes(size);
+            opool__mem_defined(ptr, had); /* a checker's marks must not stay where it was */
+            void *n = want == had ? ptr : opool__os_remap(ptr, had, want);
+            if (n == NULL) opool__mem_noaccess((char *)ptr + old, had - old);
+            if (n != NULL) {
+                opool__mem_noaccess((char *)n + size, want - size);
+                opool__hmap_erase(&h->large, large);
+                opool__hmap_put(&h->large, (uintptr_t)n, size);
+                h->large_bytes += size - old;
+                return n;
+            }
+        }
         /* the C library's: it may grow it in place; its result is aligned
          * as max_align_t, which must hold the 16 bytes the header promises */
-        if (!run && size > h->max_size && h->os && alignof(max_align_t) >= 16) {
+        if (!run && !opool__heap_mapped(h, old) && size > h->max_size &&
+            !opool__heap_mapped(h, size) && h->os && alignof(max_align_t) >= 16) {
             void *n = opool__sys_realloc(ptr, size);
             if (n != NULL) {
                 opool__hmap_erase(&h->large, large);

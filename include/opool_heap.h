@@ -149,7 +149,10 @@
  * behind it; smaller runs are what a program frees and takes again). A run
  * keeps its addresses, and reads zero when taken again; the run area
  * never shrinks (its size is the most runs of each page count there ever
- * were at once, the bins reuse them).
+ * were at once, the bins reuse them). When it grows, the memory of as many
+ * empty pages goes back first, the cache's oldest and then the classes'
+ * spares, so that empty pages and new runs are not resident at once (a
+ * program in its steady state no longer grows the run area).
  * A pointer into a cached page, a page given back or a region's unused part
  * is no block of the heap: OPOOL_EINVAL, as below.
  *
@@ -357,7 +360,8 @@ OPOOL_API opool_status opool_heap_clear(opool_heap *h);
  * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
  * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1),
  * plus O(regions) when it takes a page (the scan for a vacant page, the
- * pages going back); inline when the class's current page has a free block
+ * pages going back), O(classes) and system calls when a new run gives
+ * empty pages back (MEMORY); inline when the class's current page has a free block
  * or one never handed out, out of line otherwise (the next page, a page
  * from the cache or a region, a large block). Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);

@@ -679,16 +679,12 @@ static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
 
 static void opool__heap_run_decay(opool_heap *h, uintptr_t tick);
 
-/* The hysteresis, run at every page event: the pages that stayed in the
- * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
- * back; and the free runs' (opool__heap_run_decay). */
-static void opool__heap_decay(opool_heap *h, uint64_t now) {
-    opool__hpage *pg = h->cache_tail;
-    uintptr_t tick = opool__cache_tick(now), decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
-    opool__heap_run_decay(h, tick); /* the free runs' too */
-    if (pg == NULL || tick - pg->block0 < decay) return;
+/* The cache's oldest pages, at most n of them, among those that waited age
+ * ticks or more at tick, become vacant, and their memory goes back. */
+static void opool__heap_uncache(opool_heap *h, size_t n, uintptr_t tick, uintptr_t age) {
+    opool__hpage *pg;
     uint32_t lo = UINT32_MAX, hi = 0;
-    while ((pg = h->cache_tail) != NULL && tick - pg->block0 >= decay) {
+    for (; n > 0 && (pg = h->cache_tail) != NULL && tick - pg->block0 >= age; n--) {
         h->cache_tail = pg->prev;
         if (h->cache_tail)
             h->cache_tail->next = NULL;
@@ -711,6 +707,17 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
         if (r->base && (r->held == 0 || r->dirty != 0)) opool__heap_give_back(h, r);
     }
 }
+
+/* The hysteresis, run at every page event: the pages that stayed in the
+ * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
+ * back; and the free runs' (opool__heap_run_decay). */
+static void opool__heap_decay(opool_heap *h, uint64_t now) {
+    uintptr_t tick = opool__cache_tick(now), decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
+    opool__heap_run_decay(h, tick); /* the free runs' too */
+    opool__heap_uncache(h, SIZE_MAX, tick, decay);
+}
+
+static void opool__heap_idle_back(opool_heap *h, size_t n);
 
 /* ==== runs =============================================================== */
 
@@ -783,6 +790,7 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     }
     r = h->span + OPOOL__HEAP_SPAN - h->runs_used - bytes;
     if (!opool__os_commit(r, bytes)) return NULL;
+    opool__heap_idle_back(h, n); /* fresh memory: as much idle memory goes back */
     opool__mem_noaccess(r, bytes);
     h->runs_used += bytes;
     h->run_held += bytes;
@@ -980,16 +988,45 @@ static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserv
     return pg;
 }
 
-/* An empty grown page leaves its class for the heap's cache. */
-static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
+/* An empty grown page leaves its class for the heap's cache, at time now. */
+static void opool__heap_leave_class(opool_heap *h, opool__hpage *pg, uint64_t now) {
     opool__hclass *k = &h->cls[pg->cls];
     opool__heap_unlist(h, pg);
     opool__hmap_erase(&h->pages, opool__hmap_find(&h->pages, (uintptr_t)pg));
     h->page_count--;
     k->blocks -= k->per;
-    uint64_t now = opool__now_ns();
     opool__heap_cache_put(h, pg, now);
+}
+
+/* An empty grown page leaves its class for the heap's cache: a page event. */
+static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
+    uint64_t now = opool__now_ns();
+    opool__heap_leave_class(h, pg, now);
     opool__heap_decay(h, now);
+}
+
+/* The memory of n empty pages goes back, as far as the heap holds so
+ * many: the cache's oldest, then the classes' empty spares
+ * (opool__heap_page_freed). Called where the heap maps fresh memory that
+ * no empty page could serve (a new run), so that empty pages and new
+ * memory are not both resident; the run area grows only to the most runs
+ * ever live at once, so a program in its steady state stops calling it.
+ * O(classes), a system call per run of adjacent pages. */
+static void opool__heap_idle_back(opool_heap *h, size_t n) {
+    size_t from_cache = n < h->cached ? n : h->cached;
+    opool__heap_uncache(h, from_cache, 0, 0);
+    n -= from_cache;
+    if (n == 0) return;
+    uint64_t now = opool__now_ns();
+    size_t spares = 0;
+    for (uint32_t c = 0; c < h->nclasses && spares < n; c++) {
+        opool__hpage *pg = h->cls[c].spare;
+        if (pg == NULL || opool__hpage_count(pg) != 0) continue;
+        h->cls[c].spare = NULL;
+        opool__heap_leave_class(h, pg, now);
+        spares++;
+    }
+    opool__heap_uncache(h, spares, 0, 0);
 }
 
 /* A free left pg's live count at pg->slow_at: list the page again if it was off the

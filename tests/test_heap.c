@@ -2624,6 +2624,63 @@ TEST(a_block_above_the_largest_run_has_a_mapping_of_its_own_that_goes_back_at_it
     opool_heap_destroy(h);
 }
 
+/* The bytes h holds are want plus the bookkeeping of its runs (their map and bins: less than a
+ * system page), exactly the pages. */
+#define CHECK_HELD(h, want)                                                                        \
+    do {                                                                                           \
+        size_t held_ = stats_of(h).bytes;                                                          \
+        CHECK(held_ >= (want) && held_ < (want) + 4096);                                           \
+    } while (0)
+
+/* A heap that maps fresh memory for a new run first gives back the memory of as many empty
+ * pages, the cache's oldest, then the classes' spares: the bytes it holds do not grow while
+ * pages of its own sit empty. A run taken again from its bin is no fresh memory and gives back
+ * nothing; a class that lost its spare takes a page again when it needs one. */
+TEST(a_new_run_gives_back_the_memory_of_as_many_empty_pages_first) {
+#if defined(__linux__) || defined(_WIN32)
+    if (!RUNS) return;
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    const int c1024 = default_index(1024);
+    uint32_t per = blocks_per_page(1024);
+    enum { PAGES = 5 };
+    void *b[PAGES * 64];
+    REQUIRE(per <= 64);
+    for (uint32_t k = 0; k < PAGES * per; k++) REQUIRE((b[k] = opool_heap_alloc(h, 1024)));
+    CHECK_EQ_U64(stats_of(h).classes[c1024].blocks, PAGES * per);
+    for (uint32_t k = 0; k < PAGES * per; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+    /* one page kept as the class's spare, four in the cache: all still held */
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[c1024].blocks, per);
+    size_t held = s.bytes;
+    void *two = opool_heap_alloc(h, 2 * PAGE - 100); /* two cached pages give way */
+    REQUIRE(two);
+    CHECK_HELD(h, held);
+    void *three = opool_heap_alloc(h, 3 * PAGE - 100); /* the two others, then the spare */
+    REQUIRE(three);
+    CHECK_HELD(h, held);
+    CHECK_EQ_U64(stats_of(h).classes[c1024].blocks, 0);
+    expect_rejected_free(h, &r, b[0], OPOOL_EINVAL, "a block of a page given back");
+    void *one = opool_heap_alloc(h, PAGE - 100); /* nothing empty is left: the heap grows */
+    REQUIRE(one);
+    CHECK_HELD(h, held + PAGE);
+    CHECK_EQ_U64(opool_heap_free(h, two), OPOOL_OK);
+    void *again = opool_heap_alloc(h, 2 * PAGE - 7); /* from its bin: nothing changes */
+    CHECK_EQ_PTR(again, two);
+    CHECK_HELD(h, held + PAGE);
+    void *x = opool_heap_alloc(h, 1000); /* the class takes a page again */
+    REQUIRE(x);
+    CHECK_EQ_U64(stats_of(h).classes[c1024].blocks, per);
+    CHECK_EQ_U64(opool_heap_free(h, x), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, again), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, three), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, one), OPOOL_OK);
+    CHECK_EQ_U64(r.n, 1);
+    opool_heap_destroy(h);
+#endif
+}
+
 /* ---- randomized, against malloc ------------------------------------------ */
 
 typedef struct rblock {
@@ -3239,6 +3296,7 @@ int main(void) {
     RUN(free_runs_unused_for_a_while_give_their_memory_back);
     RUN(free_large_runs_past_the_budget_give_their_memory_back_at_once);
     RUN(a_block_above_the_largest_run_has_a_mapping_of_its_own_that_goes_back_at_its_free);
+    RUN(a_new_run_gives_back_the_memory_of_as_many_empty_pages_first);
 
     RUN(randomized_against_malloc_with_grow);
     RUN(randomized_against_malloc_without_grow_where_classes_fill_up);

@@ -1191,9 +1191,13 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * downward while the class regions grow from its bottom. A freed run waits
  * in a bin of its page count for the next block of as many pages (the
  * newest first; no split, no merge), and a realloc within its pages keeps
- * it where it is. Larger blocks, and every large block of a heap without
- * the range, go to the desc's allocator, one by one. OPOOL_HEAP_NO_FALLBACK
- * makes every request above the largest class fail instead.
+ * it where it is. Larger blocks of a heap with the system's memory each
+ * have a mapping of their own (mmap, VirtualAlloc), unmapped at their free,
+ * and a realloc that grows one moves its pages, not its bytes, where the
+ * system can (mremap on Linux). The rest (a heap's large blocks when the
+ * desc names an allocator, and up to 1 MiB without the range) go to the
+ * desc's allocator, one by one. OPOOL_HEAP_NO_FALLBACK makes every request
+ * above the largest class fail instead.
  *
  * A heap grows, as malloc does: a NULL desc, a zero desc and any desc whose
  * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page, and
@@ -1263,7 +1267,10 @@ OPOOL_API const opool_load_error *opool_last_load_error(void);
  * behind it; smaller runs are what a program frees and takes again). A run
  * keeps its addresses, and reads zero when taken again; the run area
  * never shrinks (its size is the most runs of each page count there ever
- * were at once, the bins reuse them).
+ * were at once, the bins reuse them). When it grows, the memory of as many
+ * empty pages goes back first, the cache's oldest and then the classes'
+ * spares, so that empty pages and new runs are not resident at once (a
+ * program in its steady state no longer grows the run area).
  * A pointer into a cached page, a page given back or a region's unused part
  * is no block of the heap: OPOOL_EINVAL, as below.
  *
@@ -1374,8 +1381,9 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
      *                 found when it is reused. */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
-    opool_allocator allocator; /* regions of pages and large blocks; zero = regions and
-                                  runs from the system, the rest from the C library */
+    opool_allocator allocator; /* regions of pages and large blocks; zero = regions, runs
+                                  and blocks above 1 MiB from the system, the rest from
+                                  the C library */
     /* Optional: the heap's name in every message of the default report (kept
      * as a pointer, not copied: it must outlive the heap). */
     const char *name;
@@ -1470,7 +1478,8 @@ OPOOL_API opool_status opool_heap_clear(opool_heap *h);
  * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
  * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1),
  * plus O(regions) when it takes a page (the scan for a vacant page, the
- * pages going back); inline when the class's current page has a free block
+ * pages going back), O(classes) and system calls when a new run gives
+ * empty pages back (MEMORY); inline when the class's current page has a free block
  * or one never handed out, out of line otherwise (the next page, a page
  * from the cache or a region, a large block). Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
@@ -1485,7 +1494,9 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
  * stays in its class is returned as is, and so is a large block asked to
  * shrink to a size still above the largest class (its usable size does not
  * change), and a run growing within its pages (its usable size becomes the
- * new size); an allocator's large block growing above the largest class,
+ * new size); a block with a mapping of its own (above 1 MiB: HOW IT WORKS)
+ * growing stays in place within its last 4 KiB, else its pages move
+ * (mremap on Linux); an allocator's large block growing to at most 1 MiB,
  * in a heap whose desc names no allocator, is resized by the C library's
  * realloc (in place when it can; where malloc aligns to 16); otherwise a
  * new block gets
@@ -1504,7 +1515,8 @@ OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
  * already freed); OPOOL_ESTALE: ptr a class block already free. Both change
  * nothing but rejected, and are reported. O(1) expected (a run freed may
  * also give back the memory of free runs: a system call per run, each
- * after a scan of 16 bins); inline when the
+ * after a scan of 16 bins; a block of a mapping of its own is unmapped:
+ * a system call); inline when the
  * page is found at its first hash probe and the block is live; out of line
  * for large blocks, rejections, OPOOL_POISON, memory checkers, and pages
  * that need list upkeep (a full page's first free, an emptied page).
@@ -4530,6 +4542,11 @@ OPOOL__INTERNAL void *opool__sys_realloc(void *ptr, size_t size);
  * size), whole: Windows releases a reservation only whole, from its base. */
 OPOOL__INTERNAL void *opool__os_map(size_t size, size_t align, bool *zeroed);
 OPOOL__INTERNAL void opool__os_unmap(void *ptr, size_t size);
+/* The mapping of opool__os_map at ptr, old bytes, resized to size bytes
+ * (both multiples of 4096) with its contents: in place or moved, by moving
+ * pages rather than bytes (Linux: mremap). The result is aligned to 4096
+ * only. NULL: failed, or no such call here (the mapping as it was). */
+OPOOL__INTERNAL void *opool__os_remap(void *ptr, size_t old, size_t size);
 /* size bytes of address space at an address aligned to align, reserved and
  * inaccessible (no memory behind them; mmap or VirtualAlloc MEM_RESERVE
  * where there is one, else NULL: no reservation). Make parts usable with
@@ -8721,16 +8738,12 @@ static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
 
 static void opool__heap_run_decay(opool_heap *h, uintptr_t tick);
 
-/* The hysteresis, run at every page event: the pages that stayed in the
- * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
- * back; and the free runs' (opool__heap_run_decay). */
-static void opool__heap_decay(opool_heap *h, uint64_t now) {
-    opool__hpage *pg = h->cache_tail;
-    uintptr_t tick = opool__cache_tick(now), decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
-    opool__heap_run_decay(h, tick); /* the free runs' too */
-    if (pg == NULL || tick - pg->block0 < decay) return;
+/* The cache's oldest pages, at most n of them, among those that waited age
+ * ticks or more at tick, become vacant, and their memory goes back. */
+static void opool__heap_uncache(opool_heap *h, size_t n, uintptr_t tick, uintptr_t age) {
+    opool__hpage *pg;
     uint32_t lo = UINT32_MAX, hi = 0;
-    while ((pg = h->cache_tail) != NULL && tick - pg->block0 >= decay) {
+    for (; n > 0 && (pg = h->cache_tail) != NULL && tick - pg->block0 >= age; n--) {
         h->cache_tail = pg->prev;
         if (h->cache_tail)
             h->cache_tail->next = NULL;
@@ -8754,6 +8767,17 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
     }
 }
 
+/* The hysteresis, run at every page event: the pages that stayed in the
+ * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
+ * back; and the free runs' (opool__heap_run_decay). */
+static void opool__heap_decay(opool_heap *h, uint64_t now) {
+    uintptr_t tick = opool__cache_tick(now), decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
+    opool__heap_run_decay(h, tick); /* the free runs' too */
+    opool__heap_uncache(h, SIZE_MAX, tick, decay);
+}
+
+static void opool__heap_idle_back(opool_heap *h, size_t n);
+
 /* ==== runs =============================================================== */
 
 /* Pages of a run that holds size bytes. */
@@ -8763,6 +8787,29 @@ static uint32_t opool__run_pages(size_t size) { return (uint32_t)((size - 1) / O
 static bool opool__heap_is_run(const opool_heap *h, const void *p) {
     uintptr_t top = (uintptr_t)h->span + OPOOL__HEAP_SPAN;
     return h->runs_used != 0 && top - (uintptr_t)p - 1 < h->runs_used;
+}
+
+/* Whether a large block of size bytes that is no run has a mapping of its
+ * own: above the runs' largest, in a heap with the system's memory. Its
+ * memory goes back at its free, as a run past the budget's does, instead
+ * of waiting in the C library's free lists where no class or run can use
+ * it. The size is the one asked for (the large map's), which a shrink in
+ * place keeps. */
+static bool opool__heap_mapped(const opool_heap *h, size_t size) {
+    return h->os && size > (size_t)OPOOL__RUN_MAX * OPOOL__HPAGE;
+}
+
+/* The bytes of the mapping of a block of size bytes: whole system pages. */
+static size_t opool__map_bytes(size_t size) { return (size + 4095) & ~(size_t)4095; }
+
+/* Large block p of size bytes (no run) back to where it came from. */
+static void opool__heap_large_back(opool_heap *h, void *p, size_t size) {
+    if (opool__heap_mapped(h, size)) {
+        opool__mem_defined(p, opool__map_bytes(size)); /* unmapped: a checker's marks go */
+        opool__os_unmap(p, opool__map_bytes(size));
+    } else {
+        h->mem.free(h->mem.ctx, p, size);
+    }
 }
 
 /* n pages of free runs became resident (more) or stopped being. */
@@ -8802,6 +8849,7 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     }
     r = h->span + OPOOL__HEAP_SPAN - h->runs_used - bytes;
     if (!opool__os_commit(r, bytes)) return NULL;
+    opool__heap_idle_back(h, n); /* fresh memory: as much idle memory goes back */
     opool__mem_noaccess(r, bytes);
     h->runs_used += bytes;
     h->run_held += bytes;
@@ -8999,16 +9047,45 @@ static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserv
     return pg;
 }
 
-/* An empty grown page leaves its class for the heap's cache. */
-static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
+/* An empty grown page leaves its class for the heap's cache, at time now. */
+static void opool__heap_leave_class(opool_heap *h, opool__hpage *pg, uint64_t now) {
     opool__hclass *k = &h->cls[pg->cls];
     opool__heap_unlist(h, pg);
     opool__hmap_erase(&h->pages, opool__hmap_find(&h->pages, (uintptr_t)pg));
     h->page_count--;
     k->blocks -= k->per;
-    uint64_t now = opool__now_ns();
     opool__heap_cache_put(h, pg, now);
+}
+
+/* An empty grown page leaves its class for the heap's cache: a page event. */
+static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
+    uint64_t now = opool__now_ns();
+    opool__heap_leave_class(h, pg, now);
     opool__heap_decay(h, now);
+}
+
+/* The memory of n empty pages goes back, as far as the heap holds so
+ * many: the cache's oldest, then the classes' empty spares
+ * (opool__heap_page_freed). Called where the heap maps fresh memory that
+ * no empty page could serve (a new run), so that empty pages and new
+ * memory are not both resident; the run area grows only to the most runs
+ * ever live at once, so a program in its steady state stops calling it.
+ * O(classes), a system call per run of adjacent pages. */
+static void opool__heap_idle_back(opool_heap *h, size_t n) {
+    size_t from_cache = n < h->cached ? n : h->cached;
+    opool__heap_uncache(h, from_cache, 0, 0);
+    n -= from_cache;
+    if (n == 0) return;
+    uint64_t now = opool__now_ns();
+    size_t spares = 0;
+    for (uint32_t c = 0; c < h->nclasses && spares < n; c++) {
+        opool__hpage *pg = h->cls[c].spare;
+        if (pg == NULL || opool__hpage_count(pg) != 0) continue;
+        h->cls[c].spare = NULL;
+        opool__heap_leave_class(h, pg, now);
+        spares++;
+    }
+    opool__heap_uncache(h, spares, 0, 0);
 }
 
 /* A free left pg's live count at pg->slow_at: list the page again if it was off the
@@ -9211,7 +9288,7 @@ void opool_heap_destroy(opool_heap *h) {
     if (h->regions != h->region0) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++) /* runs went with the span */
         if (h->large.e[i].key && !opool__heap_is_run(h, (void *)h->large.e[i].key))
-            m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
+            opool__heap_large_back(h, (void *)h->large.e[i].key, h->large.e[i].size);
     for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
         if (h->runs[i].v) m.free(m.ctx, h->runs[i].v, h->runs[i].cap * sizeof *h->runs[i].v);
     if (h->pages.e != h->page0)
@@ -9243,7 +9320,7 @@ opool_status opool_heap_clear(opool_heap *h) {
         if (opool__heap_is_run(h, (void *)e->key))
             opool__heap_run_put(h, (char *)e->key, opool__run_pages(e->size));
         else
-            h->mem.free(h->mem.ctx, (void *)e->key, e->size);
+            opool__heap_large_back(h, (void *)e->key, e->size);
     }
     if (h->large.e) memset(h->large.e, 0, (size_t)h->large.cap * sizeof *h->large.e);
     h->large.n = 0;
@@ -9288,6 +9365,13 @@ static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size, 
             (p = opool__heap_run_take(h, opool__run_pages(size), zero)) != NULL) {
             opool__mem_undefined(p, size); /* the rest of its last page stays inaccessible */
             h->run_asked += size;
+        } else if (opool__heap_mapped(h, size)) {
+            bool fresh = false;
+            if ((p = (char *)opool__os_map(opool__map_bytes(size), 4096, &fresh)) != NULL) {
+                *zero = fresh;
+                opool__mem_noaccess(p, opool__map_bytes(size));
+                opool__mem_undefined(p, size);
+            }
         } else {
             p = (char *)h->mem.alloc(h->mem.ctx, size, 16);
         }
@@ -9390,7 +9474,7 @@ opool_status opool__heap_free_slow(opool_heap *h, void *ptr) {
             h->run_asked -= size;
             opool__heap_run_put(h, (char *)ptr, opool__run_pages(size));
         } else {
-            h->mem.free(h->mem.ctx, ptr, size);
+            opool__heap_large_back(h, ptr, size);
         }
         opool__heap_settle(h, NULL);
         return OPOOL_OK;
@@ -9424,9 +9508,24 @@ void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
             h->run_asked += size - old;
             return ptr;
         }
+        /* a mapping of its own, growing: the system moves its pages (a new mapping, else) */
+        if (!run && opool__heap_mapped(h, old) && opool__heap_mapped(h, size)) {
+            size_t had = opool__map_bytes(old), want = opool__map_bytes(size);
+            opool__mem_defined(ptr, had); /* a checker's marks must not stay where it was */
+            void *n = want == had ? ptr : opool__os_remap(ptr, had, want);
+            if (n == NULL) opool__mem_noaccess((char *)ptr + old, had - old);
+            if (n != NULL) {
+                opool__mem_noaccess((char *)n + size, want - size);
+                opool__hmap_erase(&h->large, large);
+                opool__hmap_put(&h->large, (uintptr_t)n, size);
+                h->large_bytes += size - old;
+                return n;
+            }
+        }
         /* the C library's: it may grow it in place; its result is aligned
          * as max_align_t, which must hold the 16 bytes the header promises */
-        if (!run && size > h->max_size && h->os && alignof(max_align_t) >= 16) {
+        if (!run && !opool__heap_mapped(h, old) && size > h->max_size &&
+            !opool__heap_mapped(h, size) && h->os && alignof(max_align_t) >= 16) {
             void *n = opool__sys_realloc(ptr, size);
             if (n != NULL) {
                 opool__hmap_erase(&h->large, large);
@@ -10838,6 +10937,11 @@ int madvise(void *addr, size_t length, int advice);
 #define MADV_DONTNEED                                                                              \
     4 /* hidden with madvise; its value on Linux (but alpha, which we don't build) */
 #endif
+/* <sys/mman.h> declares it only under _GNU_SOURCE; this is its prototype. */
+void *mremap(void *old_address, size_t old_size, size_t new_size, int flags, ...);
+#if !defined(MREMAP_MAYMOVE)
+#define MREMAP_MAYMOVE 1 /* hidden with mremap; its value on Linux */
+#endif
 #endif
 #endif
 
@@ -11188,6 +11292,18 @@ bool opool__os_commit(void *ptr, size_t size) {
 
 void opool__os_unmap(void *ptr, size_t size) { (void)munmap(ptr, size); }
 
+void *opool__os_remap(void *ptr, size_t old, size_t size) {
+#if defined(__linux__)
+    void *p = mremap(ptr, old, size, MREMAP_MAYMOVE); /* moves page tables, not bytes */
+    return p == MAP_FAILED ? NULL : p;
+#else
+    (void)ptr;
+    (void)old;
+    (void)size;
+    return NULL;
+#endif
+}
+
 bool opool__os_reset(void *ptr, size_t size) {
 #if defined(__linux__)
     return madvise(ptr, size, MADV_DONTNEED) /* reads zero when next touched */ == 0;
@@ -11241,6 +11357,13 @@ void opool__os_unmap(void *ptr, size_t size) {
     (void)VirtualFree(ptr, 0, MEM_RELEASE);
 }
 
+void *opool__os_remap(void *ptr, size_t old, size_t size) {
+    (void)ptr; /* a reservation cannot be moved or grown in place for sure */
+    (void)old;
+    (void)size;
+    return NULL;
+}
+
 /* MEM_RESET would keep the bytes until the system wants the memory: they
  * would not read zero. Decommitted, the memory goes back at once; committed
  * again, the range reads zero. The second call fails only at the system's
@@ -11259,6 +11382,13 @@ void *opool__os_map(size_t size, size_t align, bool *zeroed) {
 }
 
 void opool__os_unmap(void *ptr, size_t size) { opool__sys_free(NULL, ptr, size); }
+
+void *opool__os_remap(void *ptr, size_t old, size_t size) {
+    (void)ptr;
+    (void)old;
+    (void)size;
+    return NULL;
+}
 
 void *opool__os_reserve(size_t size, size_t align) {
     (void)size;

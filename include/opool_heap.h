@@ -73,9 +73,13 @@
  * downward while the class regions grow from its bottom. A freed run waits
  * in a bin of its page count for the next block of as many pages (the
  * newest first; no split, no merge), and a realloc within its pages keeps
- * it where it is. Larger blocks, and every large block of a heap without
- * the range, go to the desc's allocator, one by one. OPOOL_HEAP_NO_FALLBACK
- * makes every request above the largest class fail instead.
+ * it where it is. Larger blocks of a heap with the system's memory each
+ * have a mapping of their own (mmap, VirtualAlloc), unmapped at their free,
+ * and a realloc that grows one moves its pages, not its bytes, where the
+ * system can (mremap on Linux). The rest (a heap's large blocks when the
+ * desc names an allocator, and up to 1 MiB without the range) go to the
+ * desc's allocator, one by one. OPOOL_HEAP_NO_FALLBACK makes every request
+ * above the largest class fail instead.
  *
  * A heap grows, as malloc does: a NULL desc, a zero desc and any desc whose
  * flags lack OPOOL_HEAP_FIXED give one whose full class adds a page, and
@@ -145,7 +149,10 @@
  * behind it; smaller runs are what a program frees and takes again). A run
  * keeps its addresses, and reads zero when taken again; the run area
  * never shrinks (its size is the most runs of each page count there ever
- * were at once, the bins reuse them).
+ * were at once, the bins reuse them). When it grows, the memory of as many
+ * empty pages goes back first, the cache's oldest and then the classes'
+ * spares, so that empty pages and new runs are not resident at once (a
+ * program in its steady state no longer grows the run area).
  * A pointer into a cached page, a page given back or a region's unused part
  * is no block of the heap: OPOOL_EINVAL, as below.
  *
@@ -256,8 +263,9 @@ typedef struct opool_heap_desc { /* zero (or a NULL desc) = sensible defaults */
      *                 found when it is reused. */
     void (*report)(opool_heap *h, opool_status what, const void *ptr, void *user);
     void *user;
-    opool_allocator allocator; /* regions of pages and large blocks; zero = regions and
-                                  runs from the system, the rest from the C library */
+    opool_allocator allocator; /* regions of pages and large blocks; zero = regions, runs
+                                  and blocks above 1 MiB from the system, the rest from
+                                  the C library */
     /* Optional: the heap's name in every message of the default report (kept
      * as a pointer, not copied: it must outlive the heap). */
     const char *name;
@@ -352,7 +360,8 @@ OPOOL_API opool_status opool_heap_clear(opool_heap *h);
  * reported). Reports OPOOL_EFULL (as opool.h's EXHAUSTION says, except the
  * no-fallback case) and OPOOL_EWRITE_AFTER_FREE under OPOOL_POISON. O(1),
  * plus O(regions) when it takes a page (the scan for a vacant page, the
- * pages going back); inline when the class's current page has a free block
+ * pages going back), O(classes) and system calls when a new run gives
+ * empty pages back (MEMORY); inline when the class's current page has a free block
  * or one never handed out, out of line otherwise (the next page, a page
  * from the cache or a region, a large block). Thread-safety: per heap. */
 OPOOL_API void *opool_heap_alloc(opool_heap *h, size_t size);
@@ -367,7 +376,9 @@ OPOOL_API void *opool_heap_calloc(opool_heap *h, size_t n, size_t size);
  * stays in its class is returned as is, and so is a large block asked to
  * shrink to a size still above the largest class (its usable size does not
  * change), and a run growing within its pages (its usable size becomes the
- * new size); an allocator's large block growing above the largest class,
+ * new size); a block with a mapping of its own (above 1 MiB: HOW IT WORKS)
+ * growing stays in place within its last 4 KiB, else its pages move
+ * (mremap on Linux); an allocator's large block growing to at most 1 MiB,
  * in a heap whose desc names no allocator, is resized by the C library's
  * realloc (in place when it can; where malloc aligns to 16); otherwise a
  * new block gets
@@ -386,7 +397,8 @@ OPOOL_API void *opool_heap_realloc(opool_heap *h, void *ptr, size_t size);
  * already freed); OPOOL_ESTALE: ptr a class block already free. Both change
  * nothing but rejected, and are reported. O(1) expected (a run freed may
  * also give back the memory of free runs: a system call per run, each
- * after a scan of 16 bins); inline when the
+ * after a scan of 16 bins; a block of a mapping of its own is unmapped:
+ * a system call); inline when the
  * page is found at its first hash probe and the block is live; out of line
  * for large blocks, rejections, OPOOL_POISON, memory checkers, and pages
  * that need list upkeep (a full page's first free, an emptied page).

@@ -680,16 +680,12 @@ static void opool__heap_give_back(opool_heap *h, opool__hregion *r) {
 
 static void opool__heap_run_decay(opool_heap *h, uintptr_t tick);
 
-/* The hysteresis, run at every page event: the pages that stayed in the
- * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
- * back; and the free runs' (opool__heap_run_decay). */
-static void opool__heap_decay(opool_heap *h, uint64_t now) {
-    opool__hpage *pg = h->cache_tail;
-    uintptr_t tick = opool__cache_tick(now), decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
-    opool__heap_run_decay(h, tick); /* the free runs' too */
-    if (pg == NULL || tick - pg->block0 < decay) return;
+/* The cache's oldest pages, at most n of them, among those that waited age
+ * ticks or more at tick, become vacant, and their memory goes back. */
+static void opool__heap_uncache(opool_heap *h, size_t n, uintptr_t tick, uintptr_t age) {
+    opool__hpage *pg;
     uint32_t lo = UINT32_MAX, hi = 0;
-    while ((pg = h->cache_tail) != NULL && tick - pg->block0 >= decay) {
+    for (; n > 0 && (pg = h->cache_tail) != NULL && tick - pg->block0 >= age; n--) {
         h->cache_tail = pg->prev;
         if (h->cache_tail)
             h->cache_tail->next = NULL;
@@ -713,6 +709,17 @@ static void opool__heap_decay(opool_heap *h, uint64_t now) {
     }
 }
 
+/* The hysteresis, run at every page event: the pages that stayed in the
+ * cache OPOOL__HEAP_DECAY_NS or longer become vacant, and their memory goes
+ * back; and the free runs' (opool__heap_run_decay). */
+static void opool__heap_decay(opool_heap *h, uint64_t now) {
+    uintptr_t tick = opool__cache_tick(now), decay = opool__cache_tick(OPOOL__HEAP_DECAY_NS);
+    opool__heap_run_decay(h, tick); /* the free runs' too */
+    opool__heap_uncache(h, SIZE_MAX, tick, decay);
+}
+
+static void opool__heap_idle_back(opool_heap *h, size_t n);
+
 /* ==== runs =============================================================== */
 
 /* Pages of a run that holds size bytes. */
@@ -722,6 +729,29 @@ static uint32_t opool__run_pages(size_t size) { return (uint32_t)((size - 1) / O
 static bool opool__heap_is_run(const opool_heap *h, const void *p) {
     uintptr_t top = (uintptr_t)h->span + OPOOL__HEAP_SPAN;
     return h->runs_used != 0 && top - (uintptr_t)p - 1 < h->runs_used;
+}
+
+/* Whether a large block of size bytes that is no run has a mapping of its
+ * own: above the runs' largest, in a heap with the system's memory. Its
+ * memory goes back at its free, as a run past the budget's does, instead
+ * of waiting in the C library's free lists where no class or run can use
+ * it. The size is the one asked for (the large map's), which a shrink in
+ * place keeps. */
+static bool opool__heap_mapped(const opool_heap *h, size_t size) {
+    return h->os && size > (size_t)OPOOL__RUN_MAX * OPOOL__HPAGE;
+}
+
+/* The bytes of the mapping of a block of size bytes: whole system pages. */
+static size_t opool__map_bytes(size_t size) { return (size + 4095) & ~(size_t)4095; }
+
+/* Large block p of size bytes (no run) back to where it came from. */
+static void opool__heap_large_back(opool_heap *h, void *p, size_t size) {
+    if (opool__heap_mapped(h, size)) {
+        opool__mem_defined(p, opool__map_bytes(size)); /* unmapped: a checker's marks go */
+        opool__os_unmap(p, opool__map_bytes(size));
+    } else {
+        h->mem.free(h->mem.ctx, p, size);
+    }
 }
 
 /* n pages of free runs became resident (more) or stopped being. */
@@ -761,6 +791,7 @@ static char *opool__heap_run_take(opool_heap *h, uint32_t n, bool *zero) {
     }
     r = h->span + OPOOL__HEAP_SPAN - h->runs_used - bytes;
     if (!opool__os_commit(r, bytes)) return NULL;
+    opool__heap_idle_back(h, n); /* fresh memory: as much idle memory goes back */
     opool__mem_noaccess(r, bytes);
     h->runs_used += bytes;
     h->run_held += bytes;
@@ -958,16 +989,45 @@ static opool__hpage *opool__heap_add_page(opool_heap *h, uint32_t c, bool reserv
     return pg;
 }
 
-/* An empty grown page leaves its class for the heap's cache. */
-static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
+/* An empty grown page leaves its class for the heap's cache, at time now. */
+static void opool__heap_leave_class(opool_heap *h, opool__hpage *pg, uint64_t now) {
     opool__hclass *k = &h->cls[pg->cls];
     opool__heap_unlist(h, pg);
     opool__hmap_erase(&h->pages, opool__hmap_find(&h->pages, (uintptr_t)pg));
     h->page_count--;
     k->blocks -= k->per;
-    uint64_t now = opool__now_ns();
     opool__heap_cache_put(h, pg, now);
+}
+
+/* An empty grown page leaves its class for the heap's cache: a page event. */
+static void opool__heap_retire_page(opool_heap *h, opool__hpage *pg) {
+    uint64_t now = opool__now_ns();
+    opool__heap_leave_class(h, pg, now);
     opool__heap_decay(h, now);
+}
+
+/* The memory of n empty pages goes back, as far as the heap holds so
+ * many: the cache's oldest, then the classes' empty spares
+ * (opool__heap_page_freed). Called where the heap maps fresh memory that
+ * no empty page could serve (a new run), so that empty pages and new
+ * memory are not both resident; the run area grows only to the most runs
+ * ever live at once, so a program in its steady state stops calling it.
+ * O(classes), a system call per run of adjacent pages. */
+static void opool__heap_idle_back(opool_heap *h, size_t n) {
+    size_t from_cache = n < h->cached ? n : h->cached;
+    opool__heap_uncache(h, from_cache, 0, 0);
+    n -= from_cache;
+    if (n == 0) return;
+    uint64_t now = opool__now_ns();
+    size_t spares = 0;
+    for (uint32_t c = 0; c < h->nclasses && spares < n; c++) {
+        opool__hpage *pg = h->cls[c].spare;
+        if (pg == NULL || opool__hpage_count(pg) != 0) continue;
+        h->cls[c].spare = NULL;
+        opool__heap_leave_class(h, pg, now);
+        spares++;
+    }
+    opool__heap_uncache(h, spares, 0, 0);
 }
 
 /* A free left pg's live count at pg->slow_at: list the page again if it was off the
@@ -1170,7 +1230,7 @@ void opool_heap_destroy(opool_heap *h) {
     if (h->regions != h->region0) m.free(m.ctx, h->regions, h->region_cap * sizeof *h->regions);
     for (uint32_t i = 0; i < h->large.cap; i++) /* runs went with the span */
         if (h->large.e[i].key && !opool__heap_is_run(h, (void *)h->large.e[i].key))
-            m.free(m.ctx, (void *)h->large.e[i].key, h->large.e[i].size);
+            opool__heap_large_back(h, (void *)h->large.e[i].key, h->large.e[i].size);
     for (uint32_t i = 0; i < OPOOL__RUN_MAX; i++)
         if (h->runs[i].v) m.free(m.ctx, h->runs[i].v, h->runs[i].cap * sizeof *h->runs[i].v);
     if (h->pages.e != h->page0)
@@ -1202,7 +1262,7 @@ opool_status opool_heap_clear(opool_heap *h) {
         if (opool__heap_is_run(h, (void *)e->key))
             opool__heap_run_put(h, (char *)e->key, opool__run_pages(e->size));
         else
-            h->mem.free(h->mem.ctx, (void *)e->key, e->size);
+            opool__heap_large_back(h, (void *)e->key, e->size);
     }
     if (h->large.e) memset(h->large.e, 0, (size_t)h->large.cap * sizeof *h->large.e);
     h->large.n = 0;
@@ -1247,6 +1307,13 @@ static OPOOL_NOINLINE void *opool__heap_alloc_large(opool_heap *h, size_t size, 
             (p = opool__heap_run_take(h, opool__run_pages(size), zero)) != NULL) {
             opool__mem_undefined(p, size); /* the rest of its last page stays inaccessible */
             h->run_asked += size;
+        } else if (opool__heap_mapped(h, size)) {
+            bool fresh = false;
+            if ((p = (char *)opool__os_map(opool__map_bytes(size), 4096, &fresh)) != NULL) {
+                *zero = fresh;
+                opool__mem_noaccess(p, opool__map_bytes(size));
+                opool__mem_undefined(p, size);
+            }
         } else {
             p = (char *)h->mem.alloc(h->mem.ctx, size, 16);
         }
@@ -1349,7 +1416,7 @@ opool_status opool__heap_free_slow(opool_heap *h, void *ptr) {
             h->run_asked -= size;
             opool__heap_run_put(h, (char *)ptr, opool__run_pages(size));
         } else {
-            h->mem.free(h->mem.ctx, ptr, size);
+            opool__heap_large_back(h, ptr, size);
         }
         opool__heap_settle(h, NULL);
         return OPOOL_OK;
@@ -1383,9 +1450,24 @@ void *opool__heap_realloc_slow(opool_heap *h, void *ptr, size_t size) {
             h->run_asked += size - old;
             return ptr;
         }
+        /* a mapping of its own, growing: the system moves its pages (a new mapping, else) */
+        if (!run && opool__heap_mapped(h, old) && opool__heap_mapped(h, size)) {
+            size_t had = opool__map_bytes(old), want = opool__map_bytes(size);
+            opool__mem_defined(ptr, had); /* a checker's marks must not stay where it was */
+            void *n = want == had ? ptr : opool__os_remap(ptr, had, want);
+            if (n == NULL) opool__mem_noaccess((char *)ptr + old, had - old);
+            if (n != NULL) {
+                opool__mem_noaccess((char *)n + size, want - size);
+                opool__hmap_erase(&h->large, large);
+                opool__hmap_put(&h->large, (uintptr_t)n, size);
+                h->large_bytes += size - old;
+                return n;
+            }
+        }
         /* the C library's: it may grow it in place; its result is aligned
          * as max_align_t, which must hold the 16 bytes the header promises */
-        if (!run && size > h->max_size && h->os && alignof(max_align_t) >= 16) {
+        if (!run && !opool__heap_mapped(h, old) && size > h->max_size &&
+            !opool__heap_mapped(h, size) && h->os && alignof(max_align_t) >= 16) {
             void *n = opool__sys_realloc(ptr, size);
             if (n != NULL) {
                 opool__hmap_erase(&h->large, large);

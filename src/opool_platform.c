@@ -52,6 +52,11 @@ int madvise(void *addr, size_t length, int advice);
 #define MADV_DONTNEED                                                                              \
     4 /* hidden with madvise; its value on Linux (but alpha, which we don't build) */
 #endif
+/* <sys/mman.h> declares it only under _GNU_SOURCE; this is its prototype. */
+void *mremap(void *old_address, size_t old_size, size_t new_size, int flags, ...);
+#if !defined(MREMAP_MAYMOVE)
+#define MREMAP_MAYMOVE 1 /* hidden with mremap; its value on Linux */
+#endif
 #endif
 #endif
 
@@ -402,6 +407,18 @@ bool opool__os_commit(void *ptr, size_t size) {
 
 void opool__os_unmap(void *ptr, size_t size) { (void)munmap(ptr, size); }
 
+void *opool__os_remap(void *ptr, size_t old, size_t size) {
+#if defined(__linux__)
+    void *p = mremap(ptr, old, size, MREMAP_MAYMOVE); /* moves page tables, not bytes */
+    return p == MAP_FAILED ? NULL : p;
+#else
+    (void)ptr;
+    (void)old;
+    (void)size;
+    return NULL;
+#endif
+}
+
 bool opool__os_reset(void *ptr, size_t size) {
 #if defined(__linux__)
     return madvise(ptr, size, MADV_DONTNEED) /* reads zero when next touched */ == 0;
@@ -455,6 +472,13 @@ void opool__os_unmap(void *ptr, size_t size) {
     (void)VirtualFree(ptr, 0, MEM_RELEASE);
 }
 
+void *opool__os_remap(void *ptr, size_t old, size_t size) {
+    (void)ptr; /* a reservation cannot be moved or grown in place for sure */
+    (void)old;
+    (void)size;
+    return NULL;
+}
+
 /* MEM_RESET would keep the bytes until the system wants the memory: they
  * would not read zero. Decommitted, the memory goes back at once; committed
  * again, the range reads zero. The second call fails only at the system's
@@ -473,6 +497,13 @@ void *opool__os_map(size_t size, size_t align, bool *zeroed) {
 }
 
 void opool__os_unmap(void *ptr, size_t size) { opool__sys_free(NULL, ptr, size); }
+
+void *opool__os_remap(void *ptr, size_t old, size_t size) {
+    (void)ptr;
+    (void)old;
+    (void)size;
+    return NULL;
+}
 
 void *opool__os_reserve(size_t size, size_t align) {
     (void)size;

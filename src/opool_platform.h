@@ -234,6 +234,11 @@ void *opool__sys_realloc(void *ptr, size_t size);
  * size), whole: Windows releases a reservation only whole, from its base. */
 void *opool__os_map(size_t size, size_t align, bool *zeroed);
 void opool__os_unmap(void *ptr, size_t size);
+/* The mapping of opool__os_map at ptr, old bytes, resized to size bytes
+ * (both multiples of 4096) with its contents: in place or moved, by moving
+ * pages rather than bytes (Linux: mremap). The result is aligned to 4096
+ * only. NULL: failed, or no such call here (the mapping as it was). */
+void *opool__os_remap(void *ptr, size_t old, size_t size);
 /* size bytes of address space at an address aligned to align, reserved and
  * inaccessible (no memory behind them; mmap or VirtualAlloc MEM_RESERVE
  * where there is one, else NULL: no reservation). Make parts usable with

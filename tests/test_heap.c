@@ -1317,7 +1317,7 @@ static void expect_rejected(opool_heap *h, recorder *r, void *ptr, int line) {
 }
 
 /* Without an allocator of its own, a large block grows as a run while it fits 16 pages (RUNS),
- * then through the C library's realloc: the
+ * then as a mapping of its own, whose pages the system moves (mremap on Linux): the
  * contents stay, the size and the statistics follow, and a free of the old address (if it
  * moved) is rejected as for any pointer the heap does not hold. */
 TEST(a_large_block_grows_through_realloc_and_keeps_its_contents) {
@@ -2574,6 +2574,113 @@ TEST(free_runs_unused_for_a_while_give_their_memory_back) {
     opool_heap_destroy(h);
 }
 
+/* Above the largest run (16 pages), a heap with the system's memory gives a block a mapping of
+ * its own: aligned to a system page, reading zero, unmapped at its free (the bytes the heap holds
+ * drop by its size at once). A realloc that grows it keeps it in place within its last system
+ * page, else moves its pages; one that shrinks it to a class moves it to that class. */
+TEST(a_block_above_the_largest_run_has_a_mapping_of_its_own_that_goes_back_at_its_free) {
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    const size_t big = 3u << 20, bigger = 5u << 20;
+    unsigned char *p = (unsigned char *)opool_heap_calloc(h, 1, big + 5);
+    REQUIRE(p);
+    CHECK_EQ_U64((uintptr_t)p % 4096, 0);
+    CHECK(all_zero(p, big + 5));
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 1);
+    CHECK_EQ_U64(s.large_bytes, big + 5);
+    size_t held = s.bytes;
+    fill(p, big + 5, 31);
+    unsigned char *q = (unsigned char *)opool_heap_realloc(h, p, big + 100); /* its last page */
+    CHECK_EQ_PTR(q, p);
+    CHECK_EQ_U64(opool_heap_usable_size(h, p), big + 100);
+    q = (unsigned char *)opool_heap_realloc(h, p, bigger);
+    REQUIRE(q);
+    CHECK(filled(q, big + 5, 31));
+    CHECK_EQ_U64(opool_heap_usable_size(h, q), bigger);
+    CHECK_EQ_U64(stats_of(h).bytes, held + bigger - (big + 5));
+    if (q != p) expect_rejected(h, &r, p, __LINE__);
+    /* shrunk to a class: a block of that class, the contents kept */
+    unsigned char *c = (unsigned char *)opool_heap_realloc(h, q, 300);
+    REQUIRE(c);
+    CHECK(c != q);
+    CHECK(filled(c, 300, 31));
+    CHECK_EQ_U64(opool_heap_usable_size(h, c), 320);
+    s = stats_of(h);
+    CHECK_EQ_U64(s.large_live, 0);
+    CHECK_EQ_U64(s.large_bytes, 0);
+    CHECK_EQ_U64(s.classes[default_index(320)].live, 1);
+    CHECK(s.bytes <= held - (big + 5) + PAGE); /* the mapping went; a page of 320 came */
+    expect_rejected(h, &r, q, __LINE__);
+    /* freed: its bytes go at once */
+    p = (unsigned char *)opool_heap_alloc(h, bigger);
+    REQUIRE(p);
+    held = stats_of(h).bytes;
+    CHECK_EQ_U64(opool_heap_free(h, p), OPOOL_OK);
+    CHECK_EQ_U64(stats_of(h).bytes, held - bigger);
+    expect_rejected_free(h, &r, p, OPOOL_EINVAL, "a freed mapping");
+    CHECK_EQ_U64(opool_heap_free(h, c), OPOOL_OK);
+    opool_heap_destroy(h);
+}
+
+/* The bytes h holds are want plus the bookkeeping of its runs (their map and bins: less than a
+ * system page), exactly the pages. */
+#define CHECK_HELD(h, want)                                                                        \
+    do {                                                                                           \
+        size_t held_ = stats_of(h).bytes;                                                          \
+        CHECK(held_ >= (want) && held_ < (want) + 4096);                                           \
+    } while (0)
+
+/* A heap that maps fresh memory for a new run first gives back the memory of as many empty
+ * pages, the cache's oldest, then the classes' spares: the bytes it holds do not grow while
+ * pages of its own sit empty. A run taken again from its bin is no fresh memory and gives back
+ * nothing; a class that lost its spare takes a page again when it needs one. */
+TEST(a_new_run_gives_back_the_memory_of_as_many_empty_pages_first) {
+#if defined(__linux__) || defined(_WIN32)
+    if (!RUNS) return;
+    recorder r;
+    opool_heap *h = make_heap(NULL, 0, 0, 0, &r);
+    REQUIRE(h);
+    const int c1024 = default_index(1024);
+    uint32_t per = blocks_per_page(1024);
+    enum { PAGES = 5 };
+    void *b[PAGES * 64];
+    REQUIRE(per <= 64);
+    for (uint32_t k = 0; k < PAGES * per; k++) REQUIRE((b[k] = opool_heap_alloc(h, 1024)));
+    CHECK_EQ_U64(stats_of(h).classes[c1024].blocks, PAGES * per);
+    for (uint32_t k = 0; k < PAGES * per; k++) CHECK_EQ_U64(opool_heap_free(h, b[k]), OPOOL_OK);
+    /* one page kept as the class's spare, four in the cache: all still held */
+    opool_heap_stats s = stats_of(h);
+    CHECK_EQ_U64(s.classes[c1024].blocks, per);
+    size_t held = s.bytes;
+    void *two = opool_heap_alloc(h, 2 * PAGE - 100); /* two cached pages give way */
+    REQUIRE(two);
+    CHECK_HELD(h, held);
+    void *three = opool_heap_alloc(h, 3 * PAGE - 100); /* the two others, then the spare */
+    REQUIRE(three);
+    CHECK_HELD(h, held);
+    CHECK_EQ_U64(stats_of(h).classes[c1024].blocks, 0);
+    expect_rejected_free(h, &r, b[0], OPOOL_EINVAL, "a block of a page given back");
+    void *one = opool_heap_alloc(h, PAGE - 100); /* nothing empty is left: the heap grows */
+    REQUIRE(one);
+    CHECK_HELD(h, held + PAGE);
+    CHECK_EQ_U64(opool_heap_free(h, two), OPOOL_OK);
+    void *again = opool_heap_alloc(h, 2 * PAGE - 7); /* from its bin: nothing changes */
+    CHECK_EQ_PTR(again, two);
+    CHECK_HELD(h, held + PAGE);
+    void *x = opool_heap_alloc(h, 1000); /* the class takes a page again */
+    REQUIRE(x);
+    CHECK_EQ_U64(stats_of(h).classes[c1024].blocks, per);
+    CHECK_EQ_U64(opool_heap_free(h, x), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, again), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, three), OPOOL_OK);
+    CHECK_EQ_U64(opool_heap_free(h, one), OPOOL_OK);
+    CHECK_EQ_U64(r.n, 1);
+    opool_heap_destroy(h);
+#endif
+}
+
 /* ---- randomized, against malloc ------------------------------------------ */
 
 typedef struct rblock {
@@ -2589,6 +2696,8 @@ typedef struct rclass {
 } rclass;
 
 #define RMAX_LIVE 400
+/* Above this, a large block of a heap with the system's memory has a mapping of its own. */
+#define RMAPPED (16 * PAGE)
 #define RSTALE 32
 
 #define RCLASSES (OPOOL_HEAP_MAX_CLASSES + NOWN)
@@ -2696,6 +2805,7 @@ static void rinsert(rtest *t, unsigned char *p, size_t asked, int cls, size_t ke
     } else {
         RCHECK(usable >= asked);
         RCHECK_EQ((uintptr_t)p % 16, 0);
+        if (asked > RMAPPED) RCHECK_EQ((uintptr_t)p % 4096, 0); /* a mapping of its own */
     }
     if (usable < asked || usable > (size_t)1 << 24) usable = asked; /* already failed */
     size_t at = rfind(t, p);
@@ -2796,9 +2906,12 @@ static void rop_alloc(rtest *t, int how) {
 
 static void rop_free(rtest *t) {
     if (!t->nlive) return;
-    size_t i = rbelow(t, t->nlive);
+    size_t i = rbelow(t, t->nlive), usable = t->live[i].usable;
+    size_t bytes = stats_of(t->h).bytes;
     RCHECK(rcontents_ok(&t->live[i]));
     RCHECK_EQ(opool_heap_free(t->h, t->live[i].p), OPOOL_OK);
+    if (t->live[i].cls < 0 && usable > RMAPPED) /* its mapping goes at once, and only it */
+        RCHECK_EQ(stats_of(t->h).bytes, bytes - usable);
     rremove(t, i);
 }
 
@@ -3182,6 +3295,8 @@ int main(void) {
     RUN(large_blocks_are_runs_of_the_heaps_own_pages);
     RUN(free_runs_unused_for_a_while_give_their_memory_back);
     RUN(free_large_runs_past_the_budget_give_their_memory_back_at_once);
+    RUN(a_block_above_the_largest_run_has_a_mapping_of_its_own_that_goes_back_at_its_free);
+    RUN(a_new_run_gives_back_the_memory_of_as_many_empty_pages_first);
 
     RUN(randomized_against_malloc_with_grow);
     RUN(randomized_against_malloc_without_grow_where_classes_fill_up);

@@ -6347,12 +6347,14 @@ uint32_t opool__no_live_list(const opool *p) {
  * gives, and *index is left alone. */
 opool_status opool__classify(const opool *p, opool_handle h, uint32_t *index) {
     uint32_t i = opool_handle_index(h), g = opool_handle_generation(h);
-    /* in range: a slot made, or one a pool that never grows will make */
-    uint32_t range = p->hot.shift == 32 ? p->slot_cap : p->hot.nslots;
-    if (!(g & 1) || i >= range) return OPOOL_EINVAL;
-    if (i >= p->hot.nslots || !opool__live_gen(&p->hot, i, g)) return OPOOL_ESTALE;
-    *index = i;
-    return OPOOL_OK;
+    if (!(g & 1)) return OPOOL_EINVAL;
+    if (i < p->hot.nslots) {
+        if (!opool__live_gen(&p->hot, i, g)) return OPOOL_ESTALE;
+        *index = i;
+        return OPOOL_OK;
+    }
+    /* in range still: a slot that a pool that never grows will make */
+    return p->hot.shift == 32 && i < p->slot_cap ? OPOOL_ESTALE : OPOOL_EINVAL;
 }
 
 /* Free slot i leaves the free stack for good: its roster place goes to the

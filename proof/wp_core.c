@@ -1182,7 +1182,7 @@ static bool opool__reach(opool *p, uint32_t i);
     complete behaviors;
     disjoint behaviors;
 */
-void *opool_alloc_at(opool *p, opool_handle want);
+static void *opool__alloc_at(opool *p, opool_handle want);
 
 /* ==== the out-of-line free (src/opool.c): every handle ====================
  * opool_free's path for every handle the inline one does not take: a live

@@ -1033,8 +1033,7 @@ static bool opool__reach(opool *p, uint32_t i) {
     /*@ OPOOL__REACH_LOOP */
 #endif
     while (i >= h->nslots || h->slot[i].pos == OPOOL__UNBACKED)
-        if (!opool__make_more(p) && (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)))
-            return false;
+        if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return false;
     return true;
 }
 
@@ -1063,7 +1062,7 @@ static void *opool__claim(opool *p, uint32_t i, uint32_t g) {
     return opool__prepare(p, i, obj, prev);
 }
 
-void *opool_alloc_at(opool *p, opool_handle want) {
+static void *opool__alloc_at(opool *p, opool_handle want) {
     uint32_t i = opool_handle_index(want), g = opool_handle_generation(want);
     if (p == NULL) return NULL;
     if (!(g & 1) || i >= p->max_capacity) {
@@ -1074,6 +1073,15 @@ void *opool_alloc_at(opool *p, opool_handle want) {
     void *obj = opool__claim(p, i, g);
     if (obj == NULL) opool__report(p, OPOOL_EBUSY, want);
     return obj;
+}
+
+/* A pool that never grows makes its slots up to want's first (making slots);
+ * then alloc_at as above. */
+void *opool_alloc_at(opool *p, opool_handle want) {
+    uint32_t i = opool_handle_index(want);
+    if (p != NULL && (opool_handle_generation(want) & 1))
+        while (i >= p->hot.nslots && opool__make_more(p)) continue;
+    return opool__alloc_at(p, want);
 }
 
 /* The slot whose object obj falls in (*i), and whether at its start

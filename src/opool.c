@@ -1079,7 +1079,7 @@ static void *opool__alloc_at(opool *p, opool_handle want) {
  * then alloc_at as above. */
 void *opool_alloc_at(opool *p, opool_handle want) {
     uint32_t i = opool_handle_index(want);
-    if (p != NULL && (opool_handle_generation(want) & 1))
+    if (p != NULL && (opool_handle_generation(want) & 1) && i < p->max_capacity)
         while (i >= p->hot.nslots && opool__make_more(p)) continue;
     return opool__alloc_at(p, want);
 }

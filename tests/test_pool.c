@@ -2285,6 +2285,8 @@ TEST(a_fixed_pool_makes_its_slots_as_its_high_water_rises) {
     CHECK_EQ_U64(opool_free(p, handle(junk, 50000)), OPOOL_ESTALE);
     CHECK_EQ_U64(opool_free(p, handle(G1, 50000)), OPOOL_ESTALE);
     CHECK_EQ_U64(opool_free(p, handle(junk, CAP)), OPOOL_EINVAL);
+    CHECK(opool_alloc_at(p, handle(G1, CAP)) == NULL); /* out of range: nothing made */
+    CHECK_EQ_U64(bytes_changed(buf, n, 0x01), at_create);
 
     /* the first alloc makes a batch (64), not the pool */
     opool_handle h = {0};

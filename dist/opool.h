@@ -2677,23 +2677,23 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL__TYPED_FN opool *name##_raw(name *p) { return OPOOL__RAW(p); }
 
 #define OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                       \
-    OPOOL__TYPED_HOT name##_type *name##_alloc(name *p, name##_handle *out) {                       \
+    OPOOL__TYPED_HOT name##_type *name##_alloc(name *p, name##_handle *out) {                      \
         return OPOOL__CAST(                                                                        \
             T *, opool__alloc_as(OPOOL__RAW(p), out ? &out->raw : NULL, OPOOL__SITE, KNOWN));      \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_alloc_at(name *p, name##_handle h) {                                 \
         return OPOOL__CAST(T *, opool_alloc_at(OPOOL__RAW(p), h.raw));                             \
     }                                                                                              \
-    OPOOL__TYPED_HOT opool_status name##_free(name *p, name##_handle h) {                           \
+    OPOOL__TYPED_HOT opool_status name##_free(name *p, name##_handle h) {                          \
         return opool__free_as(OPOOL__RAW(p), h.raw, KNOWN);                                        \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_free_object(name *p, T *obj) {                             \
         return opool_free_object(OPOOL__RAW(p), obj);                                              \
     }                                                                                              \
-    OPOOL__TYPED_HOT T *name##_get(const name *p, name##_handle h) {                                \
+    OPOOL__TYPED_HOT T *name##_get(const name *p, name##_handle h) {                               \
         return OPOOL__CAST(T *, opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN));                      \
     }                                                                                              \
-    OPOOL__TYPED_HOT bool name##_valid(const name *p, name##_handle h) {                            \
+    OPOOL__TYPED_HOT bool name##_valid(const name *p, name##_handle h) {                           \
         return opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN) != NULL;                                \
     }                                                                                              \
     OPOOL__TYPED_FN name##_handle name##_handle_of(const name *p, const T *obj) {                  \
@@ -6233,7 +6233,7 @@ static void opool__make_to(opool *p, uint32_t hi) {
 /* The next batch: as many slots as are made, within the bounds above. */
 static bool opool__make_more(opool *p) {
     uint32_t n = p->hot.nslots, more = opool__unmade(p);
-    uint32_t batch = n < OPOOL__MAKE_MIN ? OPOOL__MAKE_MIN : n > OPOOL__MAKE_MAX ? OPOOL__MAKE_MAX : n;
+    uint32_t lo = OPOOL__MAKE_MIN, hi = OPOOL__MAKE_MAX, batch = n < lo ? lo : n < hi ? n : hi;
     if (more == 0) return false;
     opool__make_to(p, n + (more < batch ? more : batch));
     opool__update_fast(p);
@@ -6872,8 +6872,7 @@ static bool opool__reach(opool *p, uint32_t i) {
     /*@ OPOOL__REACH_LOOP */
 #endif
     while (i >= h->nslots || h->slot[i].pos == OPOOL__UNBACKED)
-        if (!opool__make_more(p) && (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)))
-            return false;
+        if (p->desc.on_full != OPOOL_FULL_GROW || !opool__grow(p)) return false;
     return true;
 }
 
@@ -6902,7 +6901,7 @@ static void *opool__claim(opool *p, uint32_t i, uint32_t g) {
     return opool__prepare(p, i, obj, prev);
 }
 
-void *opool_alloc_at(opool *p, opool_handle want) {
+static void *opool__alloc_at(opool *p, opool_handle want) {
     uint32_t i = opool_handle_index(want), g = opool_handle_generation(want);
     if (p == NULL) return NULL;
     if (!(g & 1) || i >= p->max_capacity) {
@@ -6913,6 +6912,15 @@ void *opool_alloc_at(opool *p, opool_handle want) {
     void *obj = opool__claim(p, i, g);
     if (obj == NULL) opool__report(p, OPOOL_EBUSY, want);
     return obj;
+}
+
+/* A pool that never grows makes its slots up to want's first (making slots);
+ * then alloc_at as above. */
+void *opool_alloc_at(opool *p, opool_handle want) {
+    uint32_t i = opool_handle_index(want);
+    if (p != NULL && (opool_handle_generation(want) & 1) && i < p->max_capacity)
+        while (i >= p->hot.nslots && opool__make_more(p)) continue;
+    return opool__alloc_at(p, want);
 }
 
 /* The slot whose object obj falls in (*i), and whether at its start

@@ -371,23 +371,23 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL__TYPED_FN opool *name##_raw(name *p) { return OPOOL__RAW(p); }
 
 #define OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                       \
-    OPOOL__TYPED_HOT name##_type *name##_alloc(name *p, name##_handle *out) {                       \
+    OPOOL__TYPED_HOT name##_type *name##_alloc(name *p, name##_handle *out) {                      \
         return OPOOL__CAST(                                                                        \
             T *, opool__alloc_as(OPOOL__RAW(p), out ? &out->raw : NULL, OPOOL__SITE, KNOWN));      \
     }                                                                                              \
     OPOOL__TYPED_FN T *name##_alloc_at(name *p, name##_handle h) {                                 \
         return OPOOL__CAST(T *, opool_alloc_at(OPOOL__RAW(p), h.raw));                             \
     }                                                                                              \
-    OPOOL__TYPED_HOT opool_status name##_free(name *p, name##_handle h) {                           \
+    OPOOL__TYPED_HOT opool_status name##_free(name *p, name##_handle h) {                          \
         return opool__free_as(OPOOL__RAW(p), h.raw, KNOWN);                                        \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_free_object(name *p, T *obj) {                             \
         return opool_free_object(OPOOL__RAW(p), obj);                                              \
     }                                                                                              \
-    OPOOL__TYPED_HOT T *name##_get(const name *p, name##_handle h) {                                \
+    OPOOL__TYPED_HOT T *name##_get(const name *p, name##_handle h) {                               \
         return OPOOL__CAST(T *, opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN));                      \
     }                                                                                              \
-    OPOOL__TYPED_HOT bool name##_valid(const name *p, name##_handle h) {                            \
+    OPOOL__TYPED_HOT bool name##_valid(const name *p, name##_handle h) {                           \
         return opool__get_as(OPOOL__CRAW(p), h.raw, KNOWN) != NULL;                                \
     }                                                                                              \
     OPOOL__TYPED_FN name##_handle name##_handle_of(const name *p, const T *obj) {                  \

@@ -394,7 +394,7 @@ static void opool__make_to(opool *p, uint32_t hi) {
 /* The next batch: as many slots as are made, within the bounds above. */
 static bool opool__make_more(opool *p) {
     uint32_t n = p->hot.nslots, more = opool__unmade(p);
-    uint32_t batch = n < OPOOL__MAKE_MIN ? OPOOL__MAKE_MIN : n > OPOOL__MAKE_MAX ? OPOOL__MAKE_MAX : n;
+    uint32_t lo = OPOOL__MAKE_MIN, hi = OPOOL__MAKE_MAX, batch = n < lo ? lo : n < hi ? n : hi;
     if (more == 0) return false;
     opool__make_to(p, n + (more < batch ? more : batch));
     opool__update_fast(p);

@@ -352,8 +352,8 @@ TEST(random_histories_match_the_model) {
             model_begin(&m);
             if (op < 45) {
                 uint32_t n = rng_below(&r, 100);
-                for (uint32_t k = 0; k < n && (m.count < model_capacity(&m) || m.nslots <= MAX_SLOTS / 2);
-                     k++) {
+                for (uint32_t k = 0;
+                     k < n && (m.count < model_capacity(&m) || m.nslots <= MAX_SLOTS / 2); k++) {
                     uint64_t want;
                     model_begin(&m);
                     bool ok = model_alloc(&m, &want);

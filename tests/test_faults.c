@@ -190,7 +190,8 @@ static void rig_compare(rig *r, const char *after) {
     RIG_EQ(r, c->nslots, model_records(m));
     for (uint32_t k = m->count; k < m->limit && !r->broken; k++)
         RIG_EQ(r, c->roster[k], m->roster[k]);
-    for (uint32_t i = 0; i < model_records(m) && !r->broken; i++) RIG_EQ(r, c->slot[i].gen, m->gen[i]);
+    for (uint32_t i = 0; i < model_records(m) && !r->broken; i++)
+        RIG_EQ(r, c->slot[i].gen, m->gen[i]);
     if (r->broken) fprintf(stderr, "    after %s\n", after);
 }
 

@@ -6187,7 +6187,7 @@ OPOOL_NOINLINE bool opool__grow(opool *p) {
  * fill costs one out-of-line call per batch and touches no record long
  * before its slot is used. Every slot made is what creation made before:
  * its first generation, on the free stack's bottom in ascending order (the
- * chain's front without a live list). A loaded pool is made whole at once
+ * chain's end without a live list). A loaded pool is made whole at once
  * (opool_load restores every record of its image). */
 #define OPOOL__MAKE_MIN 64u
 #define OPOOL__MAKE_MAX 65536u

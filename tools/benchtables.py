@@ -385,10 +385,10 @@ def replay_table(res):
     for t in res.values("trace"):
         for s in res.values("subject", trace=t):
             r = res.find(trace=t, subject=s)
-            peak, base = num(r, "rss_peak_bytes"), num(r, "rss_base_bytes")
+            peak = num(r, "rss_peak_bytes")  # (bench_replay writes it over rss_base_bytes)
             body.append([t, s, f1(num(r, "median_ms")), fx(num(r, "ratio_time_vs_glibc")),
                          fx(num(r, "ratio_time_vs_mimalloc")),
-                         f1((peak - base) / mib) if peak is not None and base is not None else DASH,
+                         f1(peak / mib) if peak is not None else DASH,
                          fx(num(r, "ratio_rss_vs_glibc")), fx(num(r, "ratio_rss_vs_mimalloc")),
                          f"{num(r, 'warm_minflt'):,.0f}" if num(r, "warm_minflt") is not None
                          else DASH])

@@ -42,9 +42,13 @@ static int opool__state_of(const opool__hot *h, uint32_t i) {
     return (h->slot[i].gen & 1) ? OPOOL__LIVE : OPOOL__FREE;
 }
 
-/* The slots with records, [lo, hi), of chunk c; empty when c is not grown. */
+/* The slots drawn: those with records, and those a pool that never grows
+ * has still to make. */
+static uint32_t opool__slots_drawn(const opool *p) { return p->hot.nslots + opool__unmade(p); }
+
+/* The slots drawn, [lo, hi), of chunk c; empty when c is not grown. */
 static void opool__drawn_span(const opool *p, uint32_t c, uint32_t *lo, uint32_t *hi) {
-    uint32_t n = p->hot.nslots + opool__unmade(p);
+    uint32_t n = opool__slots_drawn(p);
     uint64_t l = opool__chunk_lo(p, c);
     uint32_t h = opool__chunk_hi(p, c);
     *lo = l < n ? (uint32_t)l : n;
@@ -219,7 +223,7 @@ static void opool__svg_head(opool__svg *o, const opool *p, const opool__layout *
                    ": %lu live, capacity %lu, high water %lu, %lu slot records, %lu of %lu chunks "
                    "grown</text>\n",
                    (unsigned long)h->count, (unsigned long)opool_capacity(p),
-                   (unsigned long)h->high_water, (unsigned long)(h->nslots + opool__unmade(p)),
+                   (unsigned long)h->high_water, (unsigned long)opool__slots_drawn(p),
                    (unsigned long)l->drawn, (unsigned long)p->nchunks);
     /* The legend: a swatch and a count per state, then the path's key. */
     unsigned x = OPOOL__DRAW_X0;
@@ -246,8 +250,7 @@ opool_status opool_draw_svg(const opool *p, opool_write_fn write, void *ctx) {
     opool__layout l;
     opool__lay_out(p, &l);
     uint32_t tally[OPOOL__NSTATES] = {0};
-    for (uint32_t i = 0, n = h->nslots + opool__unmade(p); i < n; i++)
-        tally[opool__state_of(h, i)]++;
+    for (uint32_t i = 0, n = opool__slots_drawn(p); i < n; i++) tally[opool__state_of(h, i)]++;
 
     opool__svg o;
     o.write = write, o.ctx = ctx, o.failed = false, o.n = 0;

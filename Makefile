@@ -13,7 +13,9 @@
 #                        eva          Frama-C's EVA over proof/eva_core.c: no handle, index
 #                                     or pointer makes the core read or write outside its
 #                                     memory (proof/run.sh eva; zero alarms, the harness's
-#                                     assertions valid; two runs side by side)
+#                                     assertions valid; two runs side by side); then the
+#                                     WP cache's keys change where the proofs can
+#                                     (proof/keys_check.sh)
 #                        install      the static and shared installs, each used by CMake
 #                                     and pkg-config consumers, and by a user's ASan and
 #                                     TSan builds with gcc and clang (tests/user/check.sh)
@@ -274,7 +276,9 @@ test-eva:
 		echo "eva skipped: frama-c not found (apt-get install frama-c-base)" | tee -a build/test-notes.txt; \
 		exit 0; \
 	fi; \
-	proof/run.sh eva build/proof
+	proof/run.sh eva build/proof && \
+	if $(call have,why3) && $(call have,cvc4) && $(call have,z3); then proof/keys_check.sh build/proof-keys; \
+	else echo "keys skipped: why3, cvc4 or z3 not found (apt-get install why3 z3 cvc4)" | tee -a build/test-notes.txt; fi
 
 proof:
 	@$(call need,frama-c,apt-get install frama-c-base why3 z3 cvc4); \

@@ -6,6 +6,8 @@
 #   proof/run.sh wp [DIR]    WP over the ACSL contracts of wp_core.c; prints goals
 #                            proven per function
 #   proof/run.sh [DIR]       both
+#   proof/run.sh keys [DIR]  no proof: each WP function's key ("run function key"
+#                            lines; "The cache" below), for proof/keys_check.sh
 #
 # DIR (default build/proof) receives the logs. The exit status is 0 only
 # when every check below passed; otherwise the last line says why:
@@ -28,10 +30,14 @@
 # For development and proof/mutants.sh (never needed for the gate):
 #   OPOOL_PROOF_SERIAL=1      the two EVA runs one after the other
 #   OPOOL_EVA_SHAPES=MASK     one EVA run, over these shapes (eva_core.c)
-#   OPOOL_WP_ONLY=f,g[,lemmas]  WP on these functions only (and the lemmas)
+#   OPOOL_WP_ONLY=f,g[,lemmas]  WP on these functions only (and the lemmas), whatever
+#                             their records in proof/wp-cache say
 #   OPOOL_WP_TIMEOUT=S        no goal waits more than S seconds
 #   OPOOL_WP_FRESH=1          every goal sent to the provers, the cache neither read
 #                             nor written (make proof-fresh)
+#   OPOOL_WP_WHOLE=1          every function given to WP, its goals replayed from the
+#                             cache where they can be; the cache then holds this
+#                             tree's goals only (before committing proof/wp-cache)
 #   OPOOL_WP_CACHE=DIR        the WP cache (default proof/wp-cache, committed)
 #   OPOOL_EVA_LIMIT=S         an EVA run that has not finished after S seconds
 #                             (default 600) is stopped, and fails saying so
@@ -39,7 +45,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 what=all
-case "${1:-}" in eva | wp) what=$1; shift ;; esac
+case "${1:-}" in eva | wp | keys) what=$1; shift ;; esac
 out=${1:-build/proof}
 mkdir -p "$out"
 
@@ -61,17 +67,24 @@ core=(src/opool.c src/opool_track.c src/opool_diag.c "$share/libc/stdatomic.c")
 # its object live) makes EVA unroll the harness's loops without end.
 eva_limit=${OPOOL_EVA_LIMIT:-600}
 
-# The WP cache: one file a goal, named by the digest of the goal's text as
-# the prover receives it (docs/PROOF.md, "The cache"), in a WP session
-# directory of each run: proof/wp-cache/<run>. Read and updated; a whole run
-# (no OPOOL_WP_ONLY) also drops the entries of goals it no longer has.
-# OPOOL_WP_FRESH: every goal goes to the provers, no cache read or written.
+# The WP cache, at two levels (docs/PROOF.md, "The cache"), under
+# proof/wp-cache/<run>:
+#   goals      one file a goal, named by the digest of the goal's text as the
+#              prover receives it: WP's own cache, in a WP session directory
+#              (proof/wp-cache/<run>/cache);
+#   functions  proof/wp-cache/<run>.functions, a line a function whose goals
+#              a run proved: its name, its key (fn_key) and its goal count. A
+#              function whose key is unchanged is not given to WP again.
+# OPOOL_WP_FRESH: neither level read or written, every goal to the provers.
+# OPOOL_WP_WHOLE: the function records ignored (every function's goals made
+# again, each replayed from the goal cache) and the goal cache left with this
+# tree's goals only (WP's cleanup mode).
 wp_cache=${OPOOL_WP_CACHE:-proof/wp-cache}
-wp_cache_args() { # the cache's options for WP run $1
+wp_cache_args() { # the goal cache's options for WP run $1, $2 = whole or part
     if [ -n "${OPOOL_WP_FRESH:-}" ]; then echo "-wp-cache none"; return; fi
     mkdir -p "$wp_cache/$1"
-    local mode=cleanup
-    [ -z "${OPOOL_WP_ONLY:-}" ] || mode=update
+    local mode=update
+    [ "$2" != whole ] || mode=cleanup
     echo "-wp-session $(cd "$wp_cache/$1" && pwd) -wp-cache $mode"
 }
 
@@ -278,12 +291,154 @@ timeout_of() { # the run's limit a goal, capped by OPOOL_WP_TIMEOUT
     echo "$t"
 }
 
+# ---- the function records ---------------------------------------------------
+# WP makes a function's goals from its body (after its run's kernel options,
+# -inline-calls written out) and from what lies outside every body: types,
+# globals, declarations, every contract, predicate, lemma and axiom. So a
+# function's key is the digest of those, as frama-c's kernel prints them
+# (no source positions in that text), with the run's options, the tools'
+# versions, and the bodies of the functions its body names (whose bodies WP
+# never reads, but a function without a contract is given a default one).
+# A change to a function's body changes its key and its callers'; a change
+# to a contract or to anything else outside the bodies changes every key of
+# the run; a comment, or lines moved, changes none.
+
+# Prints the AST of WP run $1 (the run's kernel options: $2...) and splits it
+# in $out/wp-keys/$1: outside (everything outside function bodies), body.<f>
+# for each function defined, names (those functions, sorted).
+ast_split() {
+    local label=$1 dir=$out/wp-keys/$1
+    shift
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    "${fc[@]}" "$@" -print -ocode "$dir/ast.c" >"$dir/print.log" 2>&1 ||
+        fail "wp ($label): frama-c could not print the AST ($dir/print.log)"
+    # a body: a line "{" after its signature (the lines since a blank one,
+    # or since a contract's or a declaration's end), up to a line "}"
+    awk -v dir="$dir" '
+        inbody { print > body; if ($0 == "}") { close(body); inbody = 0 }; next }
+        $0 == "{" {
+            # the name: the first word right before a "(" (or before ")(",
+            # the printer writing "T (attributes f)(params)")
+            name = sig; gsub(/__attribute__\(\([^)]*\)\)/, "", name)
+            name = match(name, /[A-Za-z_][A-Za-z0-9_]*\)*\(/) ? substr(name, RSTART, RLENGTH) : ""
+            sub(/\)*\($/, "", name)
+            if (name == "" || seen[name]++) { print "ast: no single name for a body: " sig > "/dev/stderr"; exit 1 }
+            body = dir "/body." name; print name > (dir "/names.raw"); print > body; inbody = 1; sig = ""; next }
+        { print > (dir "/outside")
+          if ($0 ~ /^[ \t]*$/ || $0 ~ /\*\/[ \t]*$/ || $0 ~ /;[ \t]*$/ || $0 ~ /^}/) sig = ""; else sig = sig " " $0 }
+        END { if (inbody) { print "ast: a body with no end" > "/dev/stderr"; exit 1 } }' "$dir/ast.c" ||
+        fail "wp ($label): the printed AST does not split into bodies ($dir/ast.c)"
+    sort -u "$dir/names.raw" >"$dir/names"
+}
+
+# The key of function $2 in WP run $1 whose options (but the time limits)
+# are $3; "lemmas": the key of the run's lemmas, which read no body.
+fn_key() {
+    local dir=$out/wp-keys/$1 f=$2 g
+    {
+        echo "$tool_versions"
+        echo "$3"
+        md5sum <"$dir/outside"
+        if [ "$f" != lemmas ]; then
+            for g in $({ echo "$f"; grep -oE '[A-Za-z_][A-Za-z0-9_]*' "$dir/body.$f"; } | sort -u | comm -12 - "$dir/names"); do
+                echo "$g $(md5sum <"$dir/body.$g")"
+            done
+        fi
+    } | md5sum | cut -c1-32
+}
+
+# Goals per function of the logs $1...: "name proven total[ unproven goals]"
+# for each function of $wp_fcts (comma list) and "lemma name proven total"
+# for each lemma of $wp_lemmas. WP names each goal typed_[cast_]<function>_
+# <property>, the name's "__" written "_" but in a call's goals
+# (typed_lemma_<name> for a lemma); a goal belongs to the longest function
+# name that prefixes it.
+goal_table() {
+    sed -n 's/^\[wp\] \[[^]]*\] Goal \([^ ]*\).*/\1 &/p' "$@" |
+        awk -v fcts="$wp_fcts" -v lemmas="$wp_lemmas" '
+            BEGIN { n = split(fcts, f, ","); m = split(lemmas, l, ",")
+                    for (k = 1; k <= n; k++) { g[k] = f[k]; gsub(/__/, "_", g[k]) } }
+            { goal = $1; ok = ($0 ~ / : Valid/); sub(/^typed_(cast_)?/, "", goal); sub(/^opool__/, "opool_", goal)
+              if (goal ~ /^lemma_/) { name = substr(goal, 7); lt[name]++; if (ok) lok[name]++; next }
+              best = 0
+              for (k = 1; k <= n; k++)
+                  if (f[k] != "" && index(goal, g[k] "_") == 1 && (!best || length(g[k]) > length(g[best]))) best = k
+              if (!best) next
+              total[best]++; if (ok) good[best]++; else bad[best] = bad[best] " " substr(goal, length(g[best]) + 2) }
+            END { for (k = 1; k <= n; k++) if (f[k] != "") print f[k], good[k] + 0, total[k] + 0 bad[k]
+                  for (k = 1; k <= m; k++) print "lemma", l[k], lok[l[k]] + 0, lt[l[k]] + 0 }'
+}
+
+# WP run $1 over the functions of comma list $2 ("lemmas": the lemmas of
+# $lemmas), each goal given at most $3 seconds; then frama-c's kernel
+# options, "--", WP's. The functions whose key matches their record are
+# left out (each is added to $out/wp-unchanged: "run name goals"); the others
+# go to WP, and a record is written for each whose goals are all proven.
+wp_run() {
+    local label=$1 fcts=$2 limit=$3
+    shift 3
+    local kernel=()
+    while [ "$1" != -- ]; do kernel+=("$1"); shift; done
+    shift
+    [ -n "$fcts" ] || return 0
+    local records=$wp_cache/$label.functions opts="${kernel[*]} -wp $*"
+    local f key old run= keys=
+    ast_split "$label" "${kernel[@]}"
+    for f in ${fcts//,/ }; do
+        [ "$f" = lemmas ] || [ -f "$out/wp-keys/$label/body.$f" ] ||
+            fail "wp ($label): $f has no body in the printed AST ($out/wp-keys/$label/ast.c)"
+        key=$(fn_key "$label" "$f" "$opts")
+        if [ -n "$keys_only" ]; then
+            echo "$label $f $key"
+            continue
+        fi
+        keys="$keys$f $key"$'\n'
+        old=
+        if [ -z "${OPOOL_WP_FRESH:-}${OPOOL_WP_WHOLE:-}${OPOOL_WP_ONLY:-}" ] && [ -f "$records" ]; then
+            old=$(awk -v f="$f" -v k="$key" '$1 == f && $2 == k { print $3 }' "$records")
+        fi
+        if [ -n "$old" ]; then
+            echo "$label $f $old" >>"$out/wp-unchanged"
+        else
+            run="$run${run:+,}$f"
+        fi
+    done
+    [ -z "$keys_only" ] || return 0
+    if [ -z "$run" ]; then
+        echo "wp ($label): every function unchanged since its goals were proven (proof/wp-cache/$label.functions)"
+        return 0
+    fi
+    local select=(-wp-fct "$run") part=part
+    [ "$label" != lemmas ] || select=(-wp-prop "$lemmas")
+    [ "$run" != "$fcts" ] || [ -n "${OPOOL_WP_ONLY:-}" ] || part=whole
+    wp_once "$label" "$out/wp-$label.log" "${fc[@]}" $(wp_cache_args "$label" $part) "${kernel[@]}" \
+        -wp "${select[@]}" "$@" -wp-timeout "$(timeout_of "$limit")" -wp-par 2
+    [ -z "${OPOOL_WP_FRESH:-}" ] || return 0
+    # the records: those of the functions run replaced by what this run proved
+    local proven
+    if [ "$label" = lemmas ]; then
+        proven=$(wp_fcts= wp_lemmas=$lemmas goal_table "$out/wp-$label.log" |
+            awk '{ p += $3; t += $4; if ($3 != $4 || $4 == 0) bad = 1 } END { if (!bad) print "lemmas", t }')
+    else
+        proven=$(wp_fcts=$run wp_lemmas= goal_table "$out/wp-$label.log" | awk 'NF == 3 && $2 == $3 && $3 > 0 { print $1, $3 }')
+    fi
+    {
+        [ ! -f "$records" ] || awk -v run=",$run," -v fcts=",$fcts," -v only="${OPOOL_WP_ONLY:-}" \
+            'index(run, "," $1 ",") == 0 && (only != "" || index(fcts, "," $1 ",")) ' "$records"
+        [ -z "$proven" ] || join <(sort <<<"$proven") <(grep . <<<"$keys" | sort) | awk '{ print $1, $3, $2 }'
+    } | sort >"$records.new"
+    mv "$records.new" "$records"
+}
+
+keys_only=
 run_wp() {
-    echo "== wp: proof/wp_core.c (logs: $out/wp-*.log)"
+    [ -n "$keys_only" ] || echo "== wp: proof/wp_core.c (logs: $out/wp-*.log)"
     local t0=$SECONDS tool
     for tool in why3 cvc4 z3; do
         command -v $tool >/dev/null 2>&1 || fail "wp: $tool not found (apt-get install why3 z3 cvc4)"
     done
+    tool_versions=$(frama-c -version; why3 --version; cvc4 --version | head -1; z3 --version)
     # why3 finds the provers afresh, into a configuration of our own
     WHY3CONFIG=$(cd "$out" && pwd)/why3.conf # DIR may be relative or absolute
     export WHY3CONFIG
@@ -294,9 +449,9 @@ run_wp() {
     grep -q '^memlimit = 4000$' "$WHY3CONFIG" || fail "wp: could not set the provers' memory limit ($WHY3CONFIG)"
     grep -q '^name = "CVC4"' "$WHY3CONFIG" || fail "wp: why3 does not find cvc4 ($WHY3CONFIG)"
     grep -q '^name = "Z3"' "$WHY3CONFIG" || fail "wp: why3 does not find z3 ($WHY3CONFIG)"
-    check_coverage
+    [ -n "$keys_only" ] || check_coverage
 
-    local all typed cast steps lemmas fc
+    local all typed cast steps lemmas
     all=$(contracts)
     typed=$(only "$(awk '$2 == "typed" { print $1 }' <<<"$all" | paste -sd,)")
     cast=$(only "$(awk '$2 == "cast" { print $1 }' <<<"$all" | paste -sd,)")
@@ -305,7 +460,8 @@ run_wp() {
     lemmas=$(sed -n 's/.*\blemma \([A-Za-z_][A-Za-z0-9_]*\) *\({[^}]*}\)\{0,1\} *:.*/\1/p' proof/wp_core.c | sort -u | paste -sd,)
     [ -n "$lemmas" ] || fail "wp: no lemma found in proof/wp_core.c"
     if [ -n "${OPOOL_WP_ONLY:-}" ] && [[ ",$OPOOL_WP_ONLY," != *",lemmas,"* ]]; then lemmas=; fi
-    rm -f "$out"/wp-*.log "$out/wp.log"
+    rm -rf "$out"/wp-*.log "$out/wp.log" "$out/wp-unchanged" "$out/wp-keys"
+    : >"$out/wp-unchanged"
     fc=(frama-c -machdep gcc_x86_64 -c11)
     # wp_core.c includes src/opool.c: one translation unit, so that the
     # contracts reach the static inline functions opool.c calls. The provers'
@@ -320,68 +476,54 @@ run_wp() {
     # -rte-no-pointer-call. opool__object is the call of opool__object_as
     # with nothing known: written out there (with opool__in_first), the step
     # is proven as it was.
-    [ -z "$typed" ] || wp_once plain "$out/wp-plain.log" "${fc[@]}" $(wp_cache_args plain) "-cpp-extra-args=$cpp" proof/wp_core.c \
-        -inline-calls opool__object_as,opool__in_first -wp -wp-fct "$typed" -wp-rte -rte-no-pointer-call -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 900)" \
-        -wp-split -wp-par 2
+    wp_run plain "$typed" 900 "-cpp-extra-args=$cpp" proof/wp_core.c -inline-calls opool__object_as,opool__in_first -- \
+        -wp-rte -rte-no-pointer-call -wp-prover cvc4,z3 -wp-split
     # the inline lookup and free cast the pool to its hot fields: WP's cast
     # model. The steps they share with the out-of-line paths (the handle
     # check, the free's two writes: proven on their own in the other runs)
     # are inlined here: through their contracts, two goals of the free
     # (its writes, and the roster afterwards, seen through the cast) time
     # out; written out, they are proven as before the steps were shared.
-    [ -z "$cast" ] || wp_once cast "$out/wp-cast.log" "${fc[@]}" $(wp_cache_args cast) "-cpp-extra-args=$cpp" proof/wp_core.c \
-        -inline-calls opool__live_gen,opool__unlink_as,opool__free_as \
-        -wp -wp-model Typed+cast -wp-fct "$cast" -wp-rte -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 120)" \
-        -wp-split -wp-par 2
+    wp_run cast "$cast" 120 "-cpp-extra-args=$cpp" proof/wp_core.c -inline-calls opool__live_gen,opool__unlink_as,opool__free_as -- \
+        -wp-model Typed+cast -wp-rte -wp-prover cvc4,z3 -wp-split
     # the lemmas, which the functions' proofs use (-wp-fct leaves them out);
     # chunk_offset takes z3 169 s on a quiet machine and timed out at 300 s
     # beside another frama-c: 600 s
-    [ -z "$lemmas" ] || wp_once lemmas "$out/wp-lemmas.log" "${fc[@]}" $(wp_cache_args lemmas) "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" \
-        proof/wp_core.c -wp -wp-prop "$lemmas" -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 600)" -wp-par 2
+    wp_run lemmas "${lemmas:+lemmas}" 600 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" proof/wp_core.c -- -wp-prover cvc4,z3
     # the steps that keep pool_ok part by part, the out-of-line free and the
     # growth: their goals need lemmas (geometry_frame, object_ok_shrink,
     # chunk_offset, backed_object, ...) in context, so they run where the
     # lemmas are defined
-    [ -z "$steps" ] || wp_once steps "$out/wp-steps.log" "${fc[@]}" $(wp_cache_args steps) "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" \
-        proof/wp_core.c -wp -wp-fct "$steps" -wp-rte -wp-prover cvc4,z3 -wp-timeout "$(timeout_of 900)" \
-        -wp-split -wp-par 2
-    cat "$out"/wp-*.log >"$out/wp.log" 2>/dev/null || fail "wp: no function or lemma selected"
+    wp_run steps "$steps" 900 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_LEMMAS" proof/wp_core.c -- \
+        -wp-rte -wp-prover cvc4,z3 -wp-split
+    [ -z "$keys_only" ] || return 0
+    cat "$out"/wp-*.log >"$out/wp.log" 2>/dev/null || : >"$out/wp.log"
 
-    # goals per function: WP names each goal typed_[cast_]<function>_<property>,
-    # the name's "__" written "_" but in a call's goals (typed_lemma_<name> for
-    # a lemma); a
-    # goal belongs to the longest function name that prefixes it
     echo "goals proven per function:"
     local table
-    table=$(sed -n 's/^\[wp\] \[[^]]*\] Goal \([^ ]*\).*/\1 &/p' "$out/wp.log" |
-        awk -v fcts="$typed,$cast,$steps" -v lemmas="$lemmas" '
-            BEGIN { n = split(fcts, f, ","); m = split(lemmas, l, ",")
-                    for (k = 1; k <= n; k++) { g[k] = f[k]; gsub(/__/, "_", g[k]) } }
-            { goal = $1; ok = ($0 ~ / : Valid/); sub(/^typed_(cast_)?/, "", goal); sub(/^opool__/, "opool_", goal)
-              if (goal ~ /^lemma_/) { name = substr(goal, 7); lt[name]++; if (ok) lok[name]++; next }
-              best = 0
-              for (k = 1; k <= n; k++)
-                  if (f[k] != "" && index(goal, g[k] "_") == 1 && (!best || length(g[k]) > length(g[best]))) best = k
-              if (!best) { stray++; next }
-              total[best]++; if (ok) good[best]++; else bad[best] = bad[best] " " substr(goal, length(g[best]) + 2) }
-            END { for (k = 1; k <= n; k++) if (f[k] != "") {
-                      printf "   %-32s %3d / %-3d%s\n", f[k], good[k], total[k], bad[k] ? "  unproven:" bad[k] : ""
-                      if (!total[k]) printf "MISSING function %s\n", f[k] }
-                  for (k = 1; k <= m; k++) { printf "   lemma %-26s %3d / %-3d\n", l[k], lok[l[k]], lt[l[k]]
-                      if (!lt[l[k]]) printf "MISSING lemma %s\n", l[k] } }')
+    table=$(wp_fcts="$typed,$cast,$steps" wp_lemmas=$lemmas goal_table "$out/wp.log" |
+        awk -v unchanged="$out/wp-unchanged" '
+            BEGIN { while ((getline line < unchanged) > 0) { split(line, u, " "); same[u[2]] = u[3] } }
+            $1 == "lemma" { if (!("lemmas" in same)) { printf "   lemma %-26s %3d / %-3d\n", $2, $3, $4; if (!$4) print "MISSING lemma " $2 }; next }
+            $1 in same { printf "   %-32s %3d / %-3d  (unchanged: replayed whole)\n", $1, same[$1], same[$1]; next }
+            { bad = $0; sub(/^[^ ]* [^ ]* [^ ]* ?/, "", bad)
+              printf "   %-32s %3d / %-3d%s\n", $1, $2, $3, bad != "" ? "  unproven: " bad : ""
+              if (!$3) print "MISSING function " $1 }
+            END { if ("lemmas" in same) printf "   the lemmas                       %3d / %-3d  (unchanged: replayed whole)\n", same["lemmas"], same["lemmas"] }')
     grep -v '^MISSING' <<<"$table"
     local missing
     missing=$(sed -n 's/^MISSING //p' <<<"$table" | paste -sd' ')
     [ -z "$wp_failed" ] || fail "wp: $wp_failed"
     [ -z "$missing" ] || fail "wp: no goal in the report for: $missing"
     local sums
-    sums=$(sed -n 's/^\[wp\] Proved goals: *\([0-9]*\) *\/ *\([0-9]*\).*/\1 \2/p' "$out/wp.log" |
-        awk '{ p += $1; t += $2 } END { print p, t }')
-    echo "wp: ${sums% *} of ${sums#* } goals proven, every function with a contract and every lemma in the report, $((SECONDS - t0)) s"
+    sums=$({ sed -n 's/^\[wp\] Proved goals: *\([0-9]*\) *\/ *\([0-9]*\).*/\1 \2/p' "$out/wp.log"
+        awk '{ print $3, $3 }' "$out/wp-unchanged"; } | awk '{ p += $1; t += $2 } END { print p + 0, t + 0 }')
+    echo "wp: ${sums% *} of ${sums#* } goals proven, $(wc -l <"$out/wp-unchanged") functions unchanged among them, every function with a contract and every lemma in the report, $((SECONDS - t0)) s"
 }
 
 case $what in
 eva) run_eva ;;
 wp) run_wp ;;
+keys) keys_only=1 run_wp ;;
 all) run_eva && run_wp ;;
 esac

@@ -113,8 +113,9 @@
  * made, 64 to 65536) when no free slot is made, so creating a pool costs
  * the same at any capacity and a slot's record is first touched near its
  * first use.
- * An alloc right after a free (with no read of the live list between them:
- * opool_count, opool_live_object, opool_live_handle) takes the same slot
+ * An alloc right after a free (with no loop begun between them, no
+ * opool_count, OPOOL_FOREACH or range-for, and no read past the live list's
+ * end) takes the same slot
  * and swaps it back, so a free followed by an alloc leaves the live list's
  * order as it was: a list in memory order (a fresh pool's, or after
  * opool_sort) stays so under churn, and the loop below walks memory in order.
@@ -122,9 +123,11 @@
  * ITERATION. The live list is what opool_live_object(p, i) and
  * opool_live_handle(p, i) read, for i in [0, count). A free moves the list's
  * last entry into the freed object's place; an alloc appends, except right
- * after a free with no read of the list between (a loop reads its count,
- * then each entry), when the new object takes the freed one's place and the
- * moved entry goes back to the end. So in
+ * after a free with no opool_count and no read past the list's end between
+ * (a loop starts with the one, and steps over places that frees of others
+ * took away with the other; reading an entry below count does not end it),
+ * when the new object takes the freed one's place and the moved entry goes
+ * back to the end. So in
  *
  *     for (uint32_t i = opool_count(pool); i-- > 0;) { ... opool_live_object(pool, i) ... }
  *
@@ -146,8 +149,10 @@
  *     the last entry moves into its place, where the loop will reach it: a
  *     second visit if it had been visited (it stood at i or above), a first
  *     one if it was allocated inside the loop; an alloc right after such a
- *     free puts its new object in that place instead (visited then) and
- *     sends the moved entry back to the end;
+ *     free, before or after the loop reaches that place, puts its new object
+ *     there instead (visited if the loop has not passed it) and sends the
+ *     moved entry back to the end (a second visit it has not had yet is
+ *     then not made);
  *   - once such frees bring count to i or below, the indices from count up
  *     to the current one are past the end (NULL, OPOOL_NULL: skip them), and
  *     an object allocated then lands below i and is visited.
@@ -758,8 +763,8 @@ OPOOL_API void opool_clear(opool *p);
 /* Live objects; 0 for NULL. A loop over the live list starts here
  * (ITERATION), so the next alloc appends even if a free came just before,
  * instead of undoing that free's move (HOW IT WORKS): the one effect of
- * this call on the pool, as of opool_live_handle and opool_live_object.
- * O(1); inline. Thread-safety: per pool (these reads on several threads at
+ * this call on the pool (opool_live_handle and opool_live_object have
+ * none below count). O(1); inline. Thread-safety: per pool (these reads on several threads at
  * once, with nothing else, do not race). */
 OPOOL_API uint32_t opool_count(const opool *p);
 
@@ -786,8 +791,11 @@ OPOOL_API opool_handle opool_handle_at(const opool *p, uint32_t index);
  * iterating: ITERATION at the top of this file says exactly what each does
  * to the loop; in short: every object live at the start is
  * visited once, freeing the object at i and allocating are safe. NULL for
- * every i under OPOOL_NO_LIVE_LIST. Like opool_count, each call ends the
- * undo of a free just before it. O(1); inline. Thread-safety: per pool. */
+ * every i under OPOOL_NO_LIVE_LIST. Below count each is a plain read:
+ * unlike opool_count it writes nothing, so a loop's body keeps the pool's
+ * fields in registers; past the end (a loop stepping over places frees of
+ * others took away) it ends the undo of a free just before, as opool_count
+ * does. O(1); inline. Thread-safety: per pool. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
 
@@ -821,7 +829,7 @@ OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h
     for (uint32_t obj##_opool_i_ = opool__live_count(p), obj##_opool_go_ = 1,                      \
                   obj##_opool_once_ = 0;                                                           \
          obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
-        for (opool_handle h = (obj##_opool_once_ = obj##_opool_i_ < opool_count(p),                \
+        for (opool_handle h = (obj##_opool_once_ = opool__live_in(p, obj##_opool_i_),              \
                               opool_live_handle(p, obj##_opool_i_));                               \
              obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
             for (T *obj = (obj##_opool_go_ = 0,                                                    \
@@ -2788,7 +2796,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     for (uint32_t obj##_opool_i_ = opool__live_count(OPOOL__CRAW(p)), obj##_opool_go_ = 1,         \
                   obj##_opool_once_ = 0;                                                           \
          obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
-        for (P##_handle h = (obj##_opool_once_ = obj##_opool_i_ < P##_count(p),                    \
+        for (P##_handle h = (obj##_opool_once_ = opool__live_in(OPOOL__CRAW(p), obj##_opool_i_),   \
                             P##_live_handle(p, obj##_opool_i_));                                   \
              obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
             for (P##_type *obj = (obj##_opool_go_ = 0, P##_live_object(p, obj##_opool_i_));        \
@@ -3238,14 +3246,21 @@ OPOOL__HOT void *opool__at_inline(const opool *p, uint32_t index) {
     return opool__object(c, index);
 }
 
-/* A loop over the live list may be under way once its count or an entry
- * has been read (the documented loop starts with opool_count, the library's
- * with opool__live_count; every body reads its entry): an alloc from then
- * on appends and no longer undoes the last free, whose moved entry such a
- * loop must find where the free put it. The one write of these reads, to
- * the pool's own field; relaxed atomics where the compiler has them, so
- * that readers on several threads at once (a parallel read phase after a
- * free) do not race. */
+/* A loop over the live list starts by reading its count (the documented
+ * loop with opool_count, the library's with opool__live_count): an alloc
+ * from then on appends and no longer undoes the last free, whose moved
+ * entry such a loop must find where the free put it. The undo may outlive
+ * the reads of entries below count, the loop's own: a free inside the loop
+ * then moves an entry the loop has visited, or one it has still to reach
+ * from a place it has still to reach (the end is below its index only once
+ * frees of others took the end away), and sending it back there changes
+ * nothing for the loop. A read past the end is how a loop steps over the
+ * places those frees took away, before it can pass the end: it ends the
+ * undo too. The one write of these reads, to the pool's own field; relaxed
+ * atomics where the compiler has them, so that readers on several threads
+ * at once (a parallel read phase after a free) do not race. A read below
+ * count writes nothing, so a loop's body keeps the roster and the chunk
+ * fields in registers (GCC reloads every field after an atomic). */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
 #define OPOOL__UNDO_PEEK(c) __atomic_load_n(&(c)->chain, __ATOMIC_RELAXED)
 #define OPOOL__UNDO_END(c) __atomic_store_n(&(c)->chain, 0u, __ATOMIC_RELAXED)
@@ -3308,12 +3323,19 @@ OPOOL__HOT uint32_t opool__listed_count(const opool__hot *c) {
     return c->roster != NULL ? c->count : 0;
 }
 
+/* Whether index i of the live list is below its end: a loop's test at
+ * each index (OPOOL_FOREACH's, the accessors'). An index past the end ends
+ * the undo (above). */
+OPOOL__HOT bool opool__live_has(const opool__hot *c, uint32_t i) {
+    if (OPOOL_LIKELY(i < opool__listed_count(c))) return true;
+    opool__undo_end(c);
+    return false;
+}
+
 OPOOL__HOT opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
-    if (c == NULL) return h;
-    opool__undo_end(c);
-    if (i < opool__listed_count(c)) {
+    if (c != NULL && opool__live_has(c, i)) {
         uint32_t s = c->roster[i];
         h = opool__handle(s, c->slot[s].gen);
     }
@@ -3322,10 +3344,21 @@ OPOOL__HOT opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
 
 OPOOL__HOT void *opool__live_object_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
-    if (c == NULL) return NULL;
-    opool__undo_end(c);
-    if (i >= opool__listed_count(c)) return NULL;
+    if (c == NULL || !opool__live_has(c, i)) return NULL;
     return opool__object(c, c->roster[i]);
+}
+
+/* The same of pool p, NULL-safe: OPOOL_FOREACH's test at each index. */
+OPOOL__HOT bool opool__live_in(const opool *p, uint32_t i) {
+    return p != NULL && opool__live_has((const opool__hot *)(const void *)p, i);
+}
+
+/* The index a loop at index `at` + 1 reads next (the C++ iterators' step):
+ * at, or the live list's end when frees took the places from there on
+ * away (which ends the undo, as a read past the end). */
+OPOOL__HOT uint32_t opool__live_next(const opool *p, uint32_t at) {
+    if (opool__live_in(p, at)) return at;
+    return p ? opool__listed_count((const opool__hot *)(const void *)p) : 0;
 }
 
 /* The entries a loop over the live list visits: count, or 0 (reported) in a

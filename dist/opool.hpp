@@ -299,8 +299,7 @@ template <class T, class Value> class live_iterator {
                          *static_cast<T *>(opool_live_object(p_, at_ - 1))};
     }
     live_iterator &operator++() noexcept {
-        uint32_t n = opool_count(p_);
-        at_ = at_ - 1 < n ? at_ - 1 : n;
+        at_ = opool__live_next(p_, at_ - 1);
         return *this;
     }
     live_iterator operator++(int) noexcept {

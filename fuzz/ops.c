@@ -650,8 +650,9 @@ static void op_iterate(fz *f) {
     for (uint32_t i = (model_loop_start(m), opool_count(f->p)); i-- > 0;) {
         begin(f, "iterate");
         f->loop_index = i;
-        EXPECT_EQ(opool_count(f->p), model_loop_start(m)); /* and the reads of entry i below */
+        EXPECT_EQ(opool_count(f->p), model_loop_start(m));
         if (i >= m->count) { /* frees of other objects took the end away */
+            model_read_past_end(m);
             EXPECT_EQ(opool_live_handle(f->p, i).bits, 0);
             EXPECT_EQ((uintptr_t)opool_live_object(f->p, i), 0);
             continue;
@@ -755,7 +756,7 @@ static void op_nulls(fz *f) {
         FUZZ_CHECK(opool_status_str((opool_status)k) != NULL);
     FUZZ_CHECK(strcmp(opool_status_str((opool_status)(OPOOL_ELEAK + 1)), "unknown status") == 0);
     uint32_t i = (uint32_t)(h.bits >> 32);
-    model_loop_start(&f->m); /* the reads below, past the end */
+    model_read_past_end(&f->m);
     EXPECT_EQ(opool_live_handle(f->p, f->m.count + i % 4).bits, 0);
     EXPECT_EQ((uintptr_t)opool_live_object(f->p, f->m.count + i % 4), 0);
     check_callbacks(f, false);

@@ -47,8 +47,9 @@
  * made, 64 to 65536) when no free slot is made, so creating a pool costs
  * the same at any capacity and a slot's record is first touched near its
  * first use.
- * An alloc right after a free (with no read of the live list between them:
- * opool_count, opool_live_object, opool_live_handle) takes the same slot
+ * An alloc right after a free (with no loop begun between them, no
+ * opool_count, OPOOL_FOREACH or range-for, and no read past the live list's
+ * end) takes the same slot
  * and swaps it back, so a free followed by an alloc leaves the live list's
  * order as it was: a list in memory order (a fresh pool's, or after
  * opool_sort) stays so under churn, and the loop below walks memory in order.
@@ -56,9 +57,11 @@
  * ITERATION. The live list is what opool_live_object(p, i) and
  * opool_live_handle(p, i) read, for i in [0, count). A free moves the list's
  * last entry into the freed object's place; an alloc appends, except right
- * after a free with no read of the list between (a loop reads its count,
- * then each entry), when the new object takes the freed one's place and the
- * moved entry goes back to the end. So in
+ * after a free with no opool_count and no read past the list's end between
+ * (a loop starts with the one, and steps over places that frees of others
+ * took away with the other; reading an entry below count does not end it),
+ * when the new object takes the freed one's place and the moved entry goes
+ * back to the end. So in
  *
  *     for (uint32_t i = opool_count(pool); i-- > 0;) { ... opool_live_object(pool, i) ... }
  *
@@ -80,8 +83,10 @@
  *     the last entry moves into its place, where the loop will reach it: a
  *     second visit if it had been visited (it stood at i or above), a first
  *     one if it was allocated inside the loop; an alloc right after such a
- *     free puts its new object in that place instead (visited then) and
- *     sends the moved entry back to the end;
+ *     free, before or after the loop reaches that place, puts its new object
+ *     there instead (visited if the loop has not passed it) and sends the
+ *     moved entry back to the end (a second visit it has not had yet is
+ *     then not made);
  *   - once such frees bring count to i or below, the indices from count up
  *     to the current one are past the end (NULL, OPOOL_NULL: skip them), and
  *     an object allocated then lands below i and is visited.
@@ -692,8 +697,8 @@ OPOOL_API void opool_clear(opool *p);
 /* Live objects; 0 for NULL. A loop over the live list starts here
  * (ITERATION), so the next alloc appends even if a free came just before,
  * instead of undoing that free's move (HOW IT WORKS): the one effect of
- * this call on the pool, as of opool_live_handle and opool_live_object.
- * O(1); inline. Thread-safety: per pool (these reads on several threads at
+ * this call on the pool (opool_live_handle and opool_live_object have
+ * none below count). O(1); inline. Thread-safety: per pool (these reads on several threads at
  * once, with nothing else, do not race). */
 OPOOL_API uint32_t opool_count(const opool *p);
 
@@ -720,8 +725,11 @@ OPOOL_API opool_handle opool_handle_at(const opool *p, uint32_t index);
  * iterating: ITERATION at the top of this file says exactly what each does
  * to the loop; in short: every object live at the start is
  * visited once, freeing the object at i and allocating are safe. NULL for
- * every i under OPOOL_NO_LIVE_LIST. Like opool_count, each call ends the
- * undo of a free just before it. O(1); inline. Thread-safety: per pool. */
+ * every i under OPOOL_NO_LIVE_LIST. Below count each is a plain read:
+ * unlike opool_count it writes nothing, so a loop's body keeps the pool's
+ * fields in registers; past the end (a loop stepping over places frees of
+ * others took away) it ends the undo of a free just before, as opool_count
+ * does. O(1); inline. Thread-safety: per pool. */
 OPOOL_API opool_handle opool_live_handle(const opool *p, uint32_t i);
 OPOOL_API void *opool_live_object(const opool *p, uint32_t i);
 
@@ -755,7 +763,7 @@ OPOOL_API uint32_t opool_retain(opool *p, bool (*keep)(void *obj, opool_handle h
     for (uint32_t obj##_opool_i_ = opool__live_count(p), obj##_opool_go_ = 1,                      \
                   obj##_opool_once_ = 0;                                                           \
          obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
-        for (opool_handle h = (obj##_opool_once_ = obj##_opool_i_ < opool_count(p),                \
+        for (opool_handle h = (obj##_opool_once_ = opool__live_in(p, obj##_opool_i_),              \
                               opool_live_handle(p, obj##_opool_i_));                               \
              obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
             for (T *obj = (obj##_opool_go_ = 0,                                                    \

@@ -382,14 +382,21 @@ OPOOL__HOT void *opool__at_inline(const opool *p, uint32_t index) {
     return opool__object(c, index);
 }
 
-/* A loop over the live list may be under way once its count or an entry
- * has been read (the documented loop starts with opool_count, the library's
- * with opool__live_count; every body reads its entry): an alloc from then
- * on appends and no longer undoes the last free, whose moved entry such a
- * loop must find where the free put it. The one write of these reads, to
- * the pool's own field; relaxed atomics where the compiler has them, so
- * that readers on several threads at once (a parallel read phase after a
- * free) do not race. */
+/* A loop over the live list starts by reading its count (the documented
+ * loop with opool_count, the library's with opool__live_count): an alloc
+ * from then on appends and no longer undoes the last free, whose moved
+ * entry such a loop must find where the free put it. The undo may outlive
+ * the reads of entries below count, the loop's own: a free inside the loop
+ * then moves an entry the loop has visited, or one it has still to reach
+ * from a place it has still to reach (the end is below its index only once
+ * frees of others took the end away), and sending it back there changes
+ * nothing for the loop. A read past the end is how a loop steps over the
+ * places those frees took away, before it can pass the end: it ends the
+ * undo too. The one write of these reads, to the pool's own field; relaxed
+ * atomics where the compiler has them, so that readers on several threads
+ * at once (a parallel read phase after a free) do not race. A read below
+ * count writes nothing, so a loop's body keeps the roster and the chunk
+ * fields in registers (GCC reloads every field after an atomic). */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
 #define OPOOL__UNDO_PEEK(c) __atomic_load_n(&(c)->chain, __ATOMIC_RELAXED)
 #define OPOOL__UNDO_END(c) __atomic_store_n(&(c)->chain, 0u, __ATOMIC_RELAXED)
@@ -452,12 +459,19 @@ OPOOL__HOT uint32_t opool__listed_count(const opool__hot *c) {
     return c->roster != NULL ? c->count : 0;
 }
 
+/* Whether index i of the live list is below its end: a loop's test at
+ * each index (OPOOL_FOREACH's, the accessors'). An index past the end ends
+ * the undo (above). */
+OPOOL__HOT bool opool__live_has(const opool__hot *c, uint32_t i) {
+    if (OPOOL_LIKELY(i < opool__listed_count(c))) return true;
+    opool__undo_end(c);
+    return false;
+}
+
 OPOOL__HOT opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
     opool_handle h = {0};
-    if (c == NULL) return h;
-    opool__undo_end(c);
-    if (i < opool__listed_count(c)) {
+    if (c != NULL && opool__live_has(c, i)) {
         uint32_t s = c->roster[i];
         h = opool__handle(s, c->slot[s].gen);
     }
@@ -466,10 +480,21 @@ OPOOL__HOT opool_handle opool__live_handle_inline(const opool *p, uint32_t i) {
 
 OPOOL__HOT void *opool__live_object_inline(const opool *p, uint32_t i) {
     const opool__hot *c = (const opool__hot *)(const void *)p;
-    if (c == NULL) return NULL;
-    opool__undo_end(c);
-    if (i >= opool__listed_count(c)) return NULL;
+    if (c == NULL || !opool__live_has(c, i)) return NULL;
     return opool__object(c, c->roster[i]);
+}
+
+/* The same of pool p, NULL-safe: OPOOL_FOREACH's test at each index. */
+OPOOL__HOT bool opool__live_in(const opool *p, uint32_t i) {
+    return p != NULL && opool__live_has((const opool__hot *)(const void *)p, i);
+}
+
+/* The index a loop at index `at` + 1 reads next (the C++ iterators' step):
+ * at, or the live list's end when frees took the places from there on
+ * away (which ends the undo, as a read past the end). */
+OPOOL__HOT uint32_t opool__live_next(const opool *p, uint32_t at) {
+    if (opool__live_in(p, at)) return at;
+    return p ? opool__listed_count((const opool__hot *)(const void *)p) : 0;
 }
 
 /* The entries a loop over the live list visits: count, or 0 (reported) in a

@@ -482,7 +482,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     for (uint32_t obj##_opool_i_ = opool__live_count(OPOOL__CRAW(p)), obj##_opool_go_ = 1,         \
                   obj##_opool_once_ = 0;                                                           \
          obj##_opool_go_ && obj##_opool_i_-- > 0;)                                                 \
-        for (P##_handle h = (obj##_opool_once_ = obj##_opool_i_ < P##_count(p),                    \
+        for (P##_handle h = (obj##_opool_once_ = opool__live_in(OPOOL__CRAW(p), obj##_opool_i_),   \
                             P##_live_handle(p, obj##_opool_i_));                                   \
              obj##_opool_once_ && ((void)h, 1); obj##_opool_once_ = 0)                             \
             for (P##_type *obj = (obj##_opool_go_ = 0, P##_live_object(p, obj##_opool_i_));        \

@@ -6,7 +6,8 @@
  * In the loop `for (i = opool_count(p); i-- > 0;)` over opool_live_handle(p, i),
  * where a free of the object at position k moves the live list's last entry
  * (position count - 1) to k, and an alloc appends at position count, except
- * right after a free whose slot it takes again: then it takes position k and
+ * right after a free whose slot it takes again (no opool_count between):
+ * then it takes position k and
  * the moved entry goes back to the end (the free's move is undone):
  *   - every object live when the loop starts is visited exactly once, unless
  *     it is freed before the loop reaches it;
@@ -68,11 +69,9 @@ static inline bool loop__fail(loop_check *lc, const char *fmt, uint64_t a, uint6
     return false;
 }
 
-/* The live count, read without opool_count, which (as every read of the
- * live list) ends the undo of the pool's last free and so would change what
- * the loop under test does. The checker's own reads of the list come right
- * before a free (which sets an undo of its own) or right after an alloc
- * (which has used it), so they change nothing. */
+/* The live count, read without opool_count, which ends the undo of the
+ * pool's last free and so would change what the loop under test does. The
+ * checker's reads of entries change nothing. */
 static inline uint32_t loop__count(const opool *p) {
     opool_stats s;
     opool_get_stats(p, &s);
@@ -177,9 +176,9 @@ static inline bool loop_before_free(loop_check *lc, const opool *p, uint32_t i, 
 
 /* Right after the loop, at index i, allocated h: the last entry, or, right
  * after a free of the same slot, at the freed object's place with the moved
- * entry back at the end (unless a read of the list between them ended
- * that: the loop's own, say; which of the two the pool did is read from
- * it). */
+ * entry back at the end (unless an opool_count between them ended that: a
+ * loop that reads the count at each index, say; which of the two the pool
+ * did is read from it). */
 static inline bool loop_after_alloc(loop_check *lc, const opool *p, uint32_t i, opool_handle h) {
     if (lc->failed) return false;
     uint32_t last = loop__count(p) - 1, at = last;

@@ -477,13 +477,17 @@ static inline opool_status model_free_object(model *m, uint32_t index) {
     return OPOOL_OK;
 }
 
-/* opool_count, opool_live_handle, opool_live_object (every read of the live
- * list, where a loop may be under way): an alloc after it appends, even
- * right after a free. */
+/* opool_count (every loop's start: OPOOL_FOREACH, range-for): an alloc
+ * after it appends, even right after a free. Reading an entry below count
+ * (opool_live_handle, opool_live_object) leaves the undo. */
 static inline uint32_t model_loop_start(model *m) {
     m->undo = 0;
     return m->count;
 }
+
+/* A read past the live list's end (opool_live_handle, opool_live_object,
+ * the loops' test at each index): ends the undo, as a loop's start. */
+static inline void model_read_past_end(model *m) { m->undo = 0; }
 
 /* opool_clear. */
 static inline void model_clear(model *m) {
@@ -588,7 +592,7 @@ static inline uint32_t model_retain(model *m, bool (*keep)(uint64_t h, void *use
     }
     for (uint32_t k = m->count; k-- > 0;) {
         uint32_t i = m->roster[k];
-        model_loop_start(m); /* each entry it reads, as opool_live_handle */
+        model_loop_start(m); /* opool_retain's loop ends the undo at each entry */
         if (keep(model_bits(m->gen[i], i), user)) continue;
         model__free_live(m, i);
         freed++;

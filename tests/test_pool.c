@@ -308,11 +308,11 @@ TEST(count_on_several_threads_at_once_right_after_a_free) {
     opool_destroy(p);
 }
 
-/* A read of the live list (opool_count, opool_live_handle,
- * opool_live_object), where a loop may be under way, ends the undo: the
- * alloc appends, so the last entry, which such a loop visits where the free
- * put it, stays there. */
-TEST(alloc_after_free_and_a_read_joins_the_end_of_the_live_list) {
+/* A loop's start (opool_count, OPOOL_FOREACH), where a loop may be under
+ * way from then on, ends the undo: the alloc appends, so the last entry,
+ * which such a loop visits where the free put it, stays there. Reading an
+ * entry does not end it. */
+TEST(alloc_after_free_and_a_loop_start_joins_the_end_of_the_live_list) {
     opool *p = make_pool(8, 8);
     REQUIRE(p);
     opool_handle h[4], n;
@@ -325,10 +325,19 @@ TEST(alloc_after_free_and_a_read_joins_the_end_of_the_live_list) {
     CHECK_EQ_U64(opool_live_handle(p, 1).bits, h[3].bits);
     CHECK_EQ_U64(opool_live_handle(p, 2).bits, h[2].bits);
     CHECK_EQ_U64(opool_live_handle(p, 3).bits, n.bits);
-    /* the same after a read of an entry */
+    /* reads of entries leave the undo: the alloc takes place 2 back */
     CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_OK); /* n takes place 2 */
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, n.bits);
     CHECK(opool_live_object(p, 2) != NULL);
     opool_handle m2;
+    CHECK(opool_alloc(p, &m2) != NULL); /* slot 2 again, in its old place */
+    CHECK_EQ_U64(opool_handle_index(m2), 2);
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, m2.bits);
+    CHECK_EQ_U64(opool_live_handle(p, 3).bits, n.bits);
+    h[2] = m2;
+    /* then the loop's start ends it: the list is h0 h3 m2 n */
+    CHECK_EQ_U64(opool_free(p, h[2]), OPOOL_OK); /* n takes place 2 */
+    CHECK_EQ_U64(opool_count(p), 3);
     CHECK(opool_alloc(p, &m2) != NULL); /* slot 2 again, appended */
     CHECK_EQ_U64(opool_live_handle(p, 2).bits, n.bits);
     CHECK_EQ_U64(opool_live_handle(p, 3).bits, m2.bits);
@@ -2770,7 +2779,7 @@ int main(int argc, char **argv) {
     RUN(reuse_is_lifo);
     RUN(free_moves_last_live_entry_into_the_hole);
     RUN(alloc_right_after_free_takes_the_freed_place_back);
-    RUN(alloc_after_free_and_a_read_joins_the_end_of_the_live_list);
+    RUN(alloc_after_free_and_a_loop_start_joins_the_end_of_the_live_list);
     RUN(count_on_several_threads_at_once_right_after_a_free);
     RUN(consecutive_frees_each_swap_delete);
 

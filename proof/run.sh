@@ -102,12 +102,12 @@ eva_once() {
     # fresh: each allocation its own base (grown slot arrays are copied from
     # the old ones); precision 2 unrolls the core's short loops; the final
     # states (hundreds of MB for the growing pools' partitions) not printed;
-    # the handle check inlined: EVA keeps the facts behind a branch, not
-    # behind a bool a call returns
+    # the handle check and the live list's bound inlined: EVA keeps the facts
+    # behind a branch, not behind a bool a call returns
     local rc=0
     timeout --kill-after=10 "$eva_limit" frama-c -machdep gcc_x86_64 -c11 "-cpp-extra-args=$cpp,-DOPOOL_PROOF_SHAPES=$mask" \
         proof/eva_core.c proof/eva_support.c \
-        "${core[@]}" -inline-calls opool__live_gen \
+        "${core[@]}" -inline-calls opool__live_gen,opool__live_has \
         -eva -eva-no-alloc-returns-null -eva-alloc-builtin fresh -eva-precision 2 \
         -eva-msg-key=-final-states >"$log" 2>&1 || rc=$?
     if [ $rc = 124 ] || [ $rc = 137 ]; then

@@ -692,7 +692,7 @@ static void op_iterate(harness *h) {
         h->loop_index = i;
         uint32_t count = recount ? pool_count(h) : m->count;
         EXPECT_EQ(h, count, m->count);
-        if (i >= count) {    /* frees of other objects took the end away: skip */
+        if (i >= count) { /* frees of other objects took the end away: skip */
             model_read_past_end(m);
             EXPECT_EQ(h, opool_live_handle(h->p, i).bits, 0);
             EXPECT_EQ(h, (uintptr_t)opool_live_object(h->p, i), 0);

@@ -383,20 +383,18 @@ OPOOL__HOT void *opool__at_inline(const opool *p, uint32_t index) {
 }
 
 /* A loop over the live list starts by reading its count (the documented
- * loop with opool_count, the library's with opool__live_count): an alloc
- * from then on appends and no longer undoes the last free, whose moved
- * entry such a loop must find where the free put it. The undo may outlive
- * the reads of entries below count, the loop's own: a free inside the loop
- * then moves an entry the loop has visited, or one it has still to reach
- * from a place it has still to reach (the end is below its index only once
- * frees of others took the end away), and sending it back there changes
- * nothing for the loop. A read past the end is how a loop steps over the
- * places those frees took away, before it can pass the end: it ends the
- * undo too. The one write of these reads, to the pool's own field; relaxed
- * atomics where the compiler has them, so that readers on several threads
- * at once (a parallel read phase after a free) do not race. A read below
- * count writes nothing, so a loop's body keeps the roster and the chunk
- * fields in registers (GCC reloads every field after an atomic). */
+ * loop with opool_count, the library's with opool__live_count), which ends
+ * the undo of the last free: an alloc from then on appends. Inside the
+ * loop a free, then an alloc later on, may still undo: the entry the free
+ * moved came from the end, which the loop has visited, or, once frees of
+ * others took the end below the loop's index, from a place the loop has
+ * still to reach. The loop steps over such places by reading past the end,
+ * which ends the undo too, so an undo never sends an entry behind the loop.
+ * Reading an entry below count writes nothing: a loop's body keeps the
+ * roster and the chunk fields in registers (GCC reloads every field after
+ * an atomic). The one write (opool_count, a read past the end) is a relaxed
+ * atomic where the compiler has them, so that readers on several threads at
+ * once (a parallel read phase after a free) do not race. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
 #define OPOOL__UNDO_PEEK(c) __atomic_load_n(&(c)->chain, __ATOMIC_RELAXED)
 #define OPOOL__UNDO_END(c) __atomic_store_n(&(c)->chain, 0u, __ATOMIC_RELAXED)

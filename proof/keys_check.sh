@@ -21,48 +21,47 @@ fail() {
 
 rm -rf "$out"
 mkdir -p "$out"
-tree=$out/tree
-keys() { # the keys of the copy, into $out/$1
-    "$tree/proof/run.sh" keys "$out/run-$1" >"$out/$1" 2>&1 || { tail -3 "$out/$1"; fail "proof/run.sh keys failed ($out/$1)"; }
-    grep -c . "$out/$1" | grep -qv '^0$' || fail "no key printed ($out/$1)"
+keys() { # the keys of copy $1, into $out/$1
+    "$out/$1/proof/run.sh" keys "$out/run-$1" >"$out/$1.keys" 2>&1 || { tail -3 "$out/$1.keys"; fail "proof/run.sh keys failed ($out/$1.keys)"; }
+    grep -c . "$out/$1.keys" | grep -qv '^0$' || fail "no key printed ($out/$1.keys)"
 }
-fresh() { # a fresh copy of what the proofs read
-    rm -rf "$tree"
-    mkdir -p "$tree"
-    cp -r include src proof "$tree"/
+copy() { # a copy $1 of what the proofs read
+    mkdir -p "$out/$1"
+    cp -r include src proof "$out/$1"/
 }
-changed() { # the "run function" lines whose key differs from the base's
-    join -j1 <(awk '{ print $1 ":" $2, $3 }' "$out/base" | sort) \
-        <(awk '{ print $1 ":" $2, $3 }' "$out/$1" | sort) | awk '$2 != $3 { print $1 }'
+changed() { # the "run:function" names whose key in copy $1 differs from the base's
+    join -j1 <(awk '{ print $1 ":" $2, $3 }' "$out/base.keys" | sort) \
+        <(awk '{ print $1 ":" $2, $3 }' "$out/$1.keys" | sort) | awk '$2 != $3 { print $1 }'
 }
 
-fresh
-keys base
-total=$(grep -c . "$out/base")
-
+for t in base comment body logic; do copy $t; done
 # a comment and a blank line: nothing the provers see
-sed -i '0,/^#include/s//\/* a comment, and a blank line after it *\/\n\n&/' "$tree/src/opool.c"
-keys comment
-cmp -s src/opool.c "$tree/src/opool.c" && fail "the comment was not added to the copy of src/opool.c"
+sed -i '0,/^#include/s//\/* a comment, and a blank line after it *\/\n\n&/' "$out/comment/src/opool.c"
+cmp -s src/opool.c "$out/comment/src/opool.c" && fail "the comment was not added to the copy of src/opool.c"
+# one line of a body: that function and its callers
+line='    return p->hot.shift == 32 && i < p->slot_cap ? OPOOL_ESTALE : OPOOL_EINVAL;'
+grep -qF "$line" src/opool.c || fail "opool__classify's last line is not in src/opool.c (update this check)"
+sed -i 's/    return p->hot.shift == 32 \&\& i < p->slot_cap ? OPOOL_ESTALE : OPOOL_EINVAL;/    return i < p->slot_cap \&\& p->hot.shift == 32 ? OPOOL_ESTALE : OPOOL_EINVAL;/' "$out/body/src/opool.c"
+# a predicate: every key
+printf '\n/*@ predicate opool_keys_check_probe = \\true; */\n' >>"$out/logic/proof/wp_core.c"
+# two at a time (the machine's cores)
+keys base & b=$!
+keys comment || exit 1
+wait $b || exit 1
+keys body & b=$!
+keys logic || exit 1
+wait $b || exit 1
+total=$(grep -c . "$out/base.keys")
+
 n=$(changed comment | grep -c .)
 [ "$n" = 0 ] || fail "a comment changed $n keys: $(changed comment | head -3 | paste -sd' ')"
 
-# one line of a body: that function and its callers
-fresh
-line='    return p->hot.shift == 32 && i < p->slot_cap ? OPOOL_ESTALE : OPOOL_EINVAL;'
-grep -qF "$line" "$tree/src/opool.c" || fail "opool__classify's last line is not in src/opool.c (update this check)"
-sed -i 's/    return p->hot.shift == 32 \&\& i < p->slot_cap ? OPOOL_ESTALE : OPOOL_EINVAL;/    return i < p->slot_cap \&\& p->hot.shift == 32 ? OPOOL_ESTALE : OPOOL_EINVAL;/' "$tree/src/opool.c"
-keys body
 changed body >"$out/body.changed"
 grep -q ':opool__classify$' "$out/body.changed" || fail "a change to opool__classify's body left its key"
 grep -q ':opool__free_slow$' "$out/body.changed" || fail "a change to opool__classify's body left the key of opool__free_slow, which calls it"
 ! grep -q ':opool__roster_put$' "$out/body.changed" || fail "a change to opool__classify's body changed the key of opool__roster_put, which does not call it"
 n=$(grep -c . "$out/body.changed")
 
-# a predicate: every key
-fresh
-printf '\n/*@ predicate opool_keys_check_probe = \\true; */\n' >>"$tree/proof/wp_core.c"
-keys logic
 m=$(changed logic | grep -c .)
 [ "$m" = "$total" ] || fail "a predicate added changed $m of $total keys"
 

@@ -42,6 +42,7 @@
 #   OPOOL_EVA_LIMIT=S         an EVA run that has not finished after S seconds
 #                             (default 600) is stopped, and fails saying so
 set -uo pipefail
+export LC_ALL=C # the keys sort names: the same order on every machine
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 what=all

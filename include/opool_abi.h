@@ -1,10 +1,11 @@
 /*
  * opool_abi.h -- NOT API, BUT ABI: the private layout behind the inline fast
- * paths of opool.h, opool_heap.h and opool_mt.h, and those paths' bodies.
+ * paths of opool.h, and those paths' bodies; what every inline path shares
+ * (OPOOL__HOT, OPOOL__ATOMIC). opool_abi_heap.h and opool_abi_mt.h are the
+ * heap's and the concurrent pool's parts, built on this one.
  *
- * Do not include this file yourself and do not use anything in it: opool.h,
- * opool_heap.h and opool_mt.h include it at their end, and every name here may change in any
- * release. It is installed because inline code compiled into your program
+ * Do not include this file yourself and do not use anything in it: opool.h
+ * includes it at its end, and every name here may change in any release. It is installed because inline code compiled into your program
  * reads these structs directly: changing any layout here, or the contract of
  * a function declared here, breaks binaries built against an older copy of
  * this header (bump the SONAME then).

@@ -342,13 +342,21 @@ TEST(alloc_after_free_and_a_loop_start_joins_the_end_of_the_live_list) {
     CHECK_EQ_U64(opool_live_handle(p, 2).bits, n.bits);
     CHECK_EQ_U64(opool_live_handle(p, 3).bits, m2.bits);
     h[2] = m2;
+    /* and so does a read past the end (a loop stepping over places frees
+     * took away): the list is then h0 h3 m2 n */
+    CHECK_EQ_U64(opool_free(p, n), OPOOL_OK); /* m2 takes place 2 */
+    CHECK(opool_live_object(p, 3) == NULL);
+    CHECK(opool_alloc(p, &n) != NULL); /* slot 1 again, appended */
+    CHECK_EQ_U64(opool_handle_index(n), 1);
+    CHECK_EQ_U64(opool_live_handle(p, 2).bits, m2.bits);
+    CHECK_EQ_U64(opool_live_handle(p, 3).bits, n.bits);
     /* and for a loop begun with OPOOL_FOREACH: every object visited once */
-    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* m2 takes place 0 */
+    CHECK_EQ_U64(opool_free(p, h[0]), OPOOL_OK); /* n takes place 0 */
     uint32_t visits = 0, news = 0;
     OPOOL_FOREACH(p, char, obj, it) {
         (void)obj;
         visits++;
-        if (visits == 1) { /* the first body, at position 2: n */
+        if (visits == 1) { /* the first body, at position 2: m2 */
             opool_handle m;
             CHECK(opool_alloc(p, &m) != NULL); /* slot 0 again, appended */
             CHECK_EQ_U64(opool_live_handle(p, 3).bits, m.bits);

@@ -2869,9 +2869,10 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * heap's and the concurrent pool's parts, built on this one.
  *
  * Do not include this file yourself and do not use anything in it: opool.h
- * includes it at its end, and every name here may change in any release. It is installed because inline code compiled into your program
- * reads these structs directly: changing any layout here, or the contract of
- * a function declared here, breaks binaries built against an older copy of
+ * includes it at its end, and every name here may change in any release.
+ * It is installed because inline code compiled into your program reads
+ * these structs directly: changing any layout here, or the contract of a
+ * function declared here, breaks binaries built against an older copy of
  * this header (bump the SONAME then).
  *
  * ============================================================================

@@ -764,8 +764,8 @@ OPOOL_API void opool_clear(opool *p);
  * (ITERATION), so the next alloc appends even if a free came just before,
  * instead of undoing that free's move (HOW IT WORKS): the one effect of
  * this call on the pool (opool_live_handle and opool_live_object have
- * none below count). O(1); inline. Thread-safety: per pool (these reads on several threads at
- * once, with nothing else, do not race). */
+ * none below count). O(1); inline. Thread-safety: per pool (these reads on
+ * several threads at once, with nothing else, do not race). */
 OPOOL_API uint32_t opool_count(const opool *p);
 
 /* Slots usable now: the storage the pool holds minus retired slots (a

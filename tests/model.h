@@ -487,7 +487,7 @@ static inline uint32_t model_loop_start(model *m) {
 
 /* A read past the live list's end (opool_live_handle, opool_live_object,
  * the loops' test at each index): ends the undo, as a loop's start. */
-static inline void model_read_past_end(model *m) { m->undo = 0; }
+static inline void model_read_past_end(model *m) { (void)model_loop_start(m); }
 
 /* opool_clear. */
 static inline void model_clear(model *m) {

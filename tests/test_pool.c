@@ -9,6 +9,7 @@
 #include "opool.h"
 #include "counting.h"
 #include "helpers.h"
+#include "loop_check.h"
 #include "test.h"
 
 #include <stdalign.h>
@@ -366,6 +367,63 @@ TEST(alloc_after_free_and_a_loop_start_joins_the_end_of_the_live_list) {
     }
     CHECK_EQ_U64(visits, 3);
     CHECK_EQ_U64(news, 1);
+    opool_destroy(p);
+}
+
+/* The live-list position of h: reads of entries below count, and the
+ * count from the stats, which leave the undo of the last free alone. */
+static uint32_t live_position(const opool *p, opool_handle h) {
+    for (uint32_t k = 0, n = loop__count(p); k < n; k++)
+        if (opool_live_handle(p, k).bits == h.bits) return k;
+    return UINT32_MAX;
+}
+
+/* OPOOL_FOREACH keeps the iteration promise (tests/loop_check.h) through
+ * random bodies: each frees its object, allocates, or frees another live
+ * objects (ones the loop has or has not reached), and the loop steps over
+ * the places those frees take away; the undo of a free lives across
+ * bodies, since the macro reads no count after its start. */
+TEST(foreach_keeps_the_promise_through_frees_of_others_and_allocs) {
+    opool *p = make_pool(8, 48);
+    REQUIRE(p);
+    rng r = {0xF0EAC4};
+    loop_check lc = {0};
+    for (int round = 0; round < 3000 && !lc.failed; round++) {
+        for (uint32_t k = rng_below(&r, 12); k-- > 0;) { /* history */
+            opool_handle h;
+            if (rng_chance(&r, 60)) {
+                (void)opool_alloc(p, &h);
+            } else {
+                h = opool_handle_at(p, rng_below(&r, 48));
+                if (!opool_handle_is_null(h)) CHECK_EQ_U64(opool_free(p, h), OPOOL_OK);
+            }
+        }
+        CHECK(loop_begin(&lc, p));
+        OPOOL_FOREACH(p, char, obj, h) {
+            (void)obj;
+            uint32_t i = live_position(p, h), what = rng_below(&r, 10);
+            CHECK(loop_visit(&lc, p, i, h));
+            if (what < 2) {
+                CHECK(loop_before_free(&lc, p, i, h));
+                CHECK_EQ_U64(opool_free(p, h), OPOOL_OK);
+            } else if (what < 5) {
+                opool_handle n;
+                if (opool_alloc(p, &n) != NULL) CHECK(loop_after_alloc(&lc, p, i, n));
+            } else if (what < 8) { /* up to three others: the end may pass below i */
+                for (uint32_t k = 1 + rng_below(&r, 3); k-- > 0;) {
+                    opool_handle other = opool_handle_at(p, rng_below(&r, 48));
+                    if (opool_handle_is_null(other) || opool_handle_eq(other, h)) continue;
+                    CHECK(loop_before_free(&lc, p, i, other));
+                    CHECK_EQ_U64(opool_free(p, other), OPOOL_OK);
+                }
+            }
+        }
+        CHECK(loop_end(&lc));
+    }
+    if (lc.failed) fprintf(stderr, "foreach: %s\n", lc.why);
+    CHECK(lc.moves > 0); /* frees below the index happened */
+    loop_check_free(&lc);
+    opool_clear(p);
     opool_destroy(p);
 }
 
@@ -2789,6 +2847,7 @@ int main(int argc, char **argv) {
     RUN(alloc_right_after_free_takes_the_freed_place_back);
     RUN(alloc_after_free_and_a_loop_start_joins_the_end_of_the_live_list);
     RUN(count_on_several_threads_at_once_right_after_a_free);
+    RUN(foreach_keeps_the_promise_through_frees_of_others_and_allocs);
     RUN(consecutive_frees_each_swap_delete);
 
     RUN(free_twice_is_rejected);

@@ -4066,6 +4066,8 @@ OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_han
 
 
 
+
+
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -4101,18 +4103,6 @@ OPOOL__HOT opool_status opool__mt_cache_free_inline(opool_mt_cache *c, opool_han
 #define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: frees check for its end */
 #define OPOOL__SLOW_SITES 4u   /* OPOOL_TRACK_SITES: allocs record their site (frees stay inline) */
 
-/* An exhaustion episode: opool__episode, in opool_abi.h (opool_diag.h has
- * the rule and its operations). */
-
-/* The ration of exhaustion reports, one per pool, concurrent pool or heap
- * (opool_diag.h: opool__diag_admit). */
-typedef struct opool__quota {         /* 32-bit words: no stricter alignment for the pool (i386) */
-    OPOOL__ATOMIC(uint32_t) second;   /* the monotonic clock's second of the lines counted */
-    OPOOL__ATOMIC(uint32_t) printed;  /* lines printed in it */
-    OPOOL__ATOMIC(uint32_t) held;     /* lines held back since the last printed */
-    OPOOL__ATOMIC(uint32_t) episodes; /* of those, the ones that opened an episode */
-} opool__quota;
-
 /* Where and when slot i's object was allocated (OPOOL_TRACK_SITES): true of
  * the object while gen is the slot's generation. */
 typedef struct opool__site {
@@ -4120,8 +4110,6 @@ typedef struct opool__site {
     uint64_t serial;   /* the alloc's number in the pool: lower is older */
     uint32_t gen;
 } opool__site;
-
-#define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
 struct opool {
     opool__hot hot; /* first: the header's inline functions cast opool * to it */
@@ -4558,6 +4546,10 @@ OPOOL__INTERNAL bool opool__on_thread_end(opool__thread_end_fn *fn, uintptr_t va
 
 /* ==== memory ============================================================== */
 
+/* The cache line: the pool's hot fields and its chunks of objects start
+ * one, and so does every block of opool__sys_alloc. */
+#define OPOOL__LINE 64
+
 /* The C library's aligned allocation, in the shape of opool_allocator (the
  * default of every desc). align: a power of two. */
 OPOOL__INTERNAL void *opool__sys_alloc(void *ctx, size_t size, size_t align);
@@ -4644,6 +4636,20 @@ OPOOL__INTERNAL unsigned long opool__process_id(void);
 #define OPOOL_DIAG_H
 
 
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The ration of exhaustion reports, one per pool, concurrent pool or heap
+ * (opool__diag_admit). An exhaustion episode is opool__episode, in
+ * opool_abi.h; its rule and operations are below. */
+typedef struct opool__quota {         /* 32-bit words: no stricter alignment for the pool (i386) */
+    OPOOL__ATOMIC(uint32_t) second;   /* the monotonic clock's second of the lines counted */
+    OPOOL__ATOMIC(uint32_t) printed;  /* lines printed in it */
+    OPOOL__ATOMIC(uint32_t) held;     /* lines held back since the last printed */
+    OPOOL__ATOMIC(uint32_t) episodes; /* of those, the ones that opened an episode */
+} opool__quota;
 
 typedef enum opool__kind {
     OPOOL__KIND_POOL,
@@ -7229,6 +7235,9 @@ opool_status(opool_mt_cache_free)(opool_mt_cache *c, opool_handle h) {
 
 
 
+
+#include <stdlib.h>
+#include <string.h>
 
 /* ==== table ============================================================== */
 
@@ -10950,9 +10959,10 @@ uint32_t opool_mt_free_bulk(opool_mt *p, const opool_handle *hs, uint32_t n) {
 
 
 
-
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #if defined(OPOOL__FUTEX) || defined(OPOOL__MEMBARRIER)

@@ -8,13 +8,14 @@
 /* Frama-C's <stddef.h> has no max_align_t (x86-64: long double's 16) */
 typedef long double max_align_t;
 
-/* The core needs three functions of opool_platform.h, whose other
- * declarations (the concurrent pool's, with the _Atomic(T) form that
- * Frama-C 25 does not parse) it never uses: they stand in for it. */
+/* The core needs three functions and the cache line of opool_platform.h,
+ * whose other declarations (the concurrent pool's, with the _Atomic(T) form
+ * that Frama-C 25 does not parse) it never uses: these stand in for it. */
 #define OPOOL_PLATFORM_H
 void *opool__sys_alloc(void *ctx, size_t size, size_t align);
 void opool__sys_free(void *ctx, void *ptr, size_t size);
 unsigned long long opool__now_ns(void); /* the ration of reports (opool_diag.c) */
+#define OPOOL__LINE 64 /* the cache line, which the pool's layout names */
 
 /* No sanitizer's runtime in the analysed program: no weak references to
  * one (opool_track.h), which the analyzers would take for defined functions. */

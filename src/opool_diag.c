@@ -15,6 +15,9 @@
 #include "opool_gdb_script.h" /* gdb's printers: in the file every pool, heap and mt pool links */
 #include "opool_platform.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* ==== table ============================================================== */
 
 /* What the default report does with a message: MISUSE prints only when

@@ -13,7 +13,21 @@
 #ifndef OPOOL_DIAG_H
 #define OPOOL_DIAG_H
 
-#include "opool_internal.h"
+#include "opool.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The ration of exhaustion reports, one per pool, concurrent pool or heap
+ * (opool__diag_admit). An exhaustion episode is opool__episode, in
+ * opool_abi.h; its rule and operations are below. */
+typedef struct opool__quota {         /* 32-bit words: no stricter alignment for the pool (i386) */
+    OPOOL__ATOMIC(uint32_t) second;   /* the monotonic clock's second of the lines counted */
+    OPOOL__ATOMIC(uint32_t) printed;  /* lines printed in it */
+    OPOOL__ATOMIC(uint32_t) held;     /* lines held back since the last printed */
+    OPOOL__ATOMIC(uint32_t) episodes; /* of those, the ones that opened an episode */
+} opool__quota;
 
 typedef enum opool__kind {
     OPOOL__KIND_POOL,

@@ -8,6 +8,8 @@
 #define OPOOL_INTERNAL_H
 
 #include "opool.h"
+#include "opool_diag.h"
+#include "opool_platform.h"
 #include "opool_track.h"
 
 #include <stdalign.h>
@@ -45,18 +47,6 @@
 #define OPOOL__SLOW_EPISODE 2u /* an exhaustion episode is open: frees check for its end */
 #define OPOOL__SLOW_SITES 4u   /* OPOOL_TRACK_SITES: allocs record their site (frees stay inline) */
 
-/* An exhaustion episode: opool__episode, in opool_abi.h (opool_diag.h has
- * the rule and its operations). */
-
-/* The ration of exhaustion reports, one per pool, concurrent pool or heap
- * (opool_diag.h: opool__diag_admit). */
-typedef struct opool__quota {         /* 32-bit words: no stricter alignment for the pool (i386) */
-    OPOOL__ATOMIC(uint32_t) second;   /* the monotonic clock's second of the lines counted */
-    OPOOL__ATOMIC(uint32_t) printed;  /* lines printed in it */
-    OPOOL__ATOMIC(uint32_t) held;     /* lines held back since the last printed */
-    OPOOL__ATOMIC(uint32_t) episodes; /* of those, the ones that opened an episode */
-} opool__quota;
-
 /* Where and when slot i's object was allocated (OPOOL_TRACK_SITES): true of
  * the object while gen is the slot's generation. */
 typedef struct opool__site {
@@ -64,8 +54,6 @@ typedef struct opool__site {
     uint64_t serial;   /* the alloc's number in the pool: lower is older */
     uint32_t gen;
 } opool__site;
-
-#define OPOOL__LINE 64 /* the hot fields, and chunks of objects, start a cache line */
 
 struct opool {
     opool__hot hot; /* first: the header's inline functions cast opool * to it */

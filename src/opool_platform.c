@@ -17,11 +17,12 @@
 #define _WIN32_WINNT 0x0602 /* Windows 8: WaitOnAddress */
 #endif
 
-#include "opool_internal.h"
 #include "opool_platform.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #if defined(OPOOL__FUTEX) || defined(OPOOL__MEMBARRIER)

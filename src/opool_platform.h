@@ -217,6 +217,10 @@ bool opool__on_thread_end(opool__thread_end_fn *fn, uintptr_t value);
 
 /* ==== memory ============================================================== */
 
+/* The cache line: the pool's hot fields and its chunks of objects start
+ * one, and so does every block of opool__sys_alloc. */
+#define OPOOL__LINE 64
+
 /* The C library's aligned allocation, in the shape of opool_allocator (the
  * default of every desc). align: a power of two. */
 void *opool__sys_alloc(void *ctx, size_t size, size_t align);

@@ -239,7 +239,10 @@ endif()
 # abi_acyclic_catches_a_cycle: the same check must find the cycle of a two-file archive built
 # for it (tests/abi/cycle_a.c, cycle_b.c); abi_acyclic_catches_a_header_cycle: the headers
 # those files include (tests/abi/cycle_*.h) must give it an include loop and a header that
-# calls a file above it.
+# calls a file above it. The same run checks the layers: the base layer (the operating system's
+# part and the reports) includes no pool's private layout, directly or not;
+# abi_layers_catch_an_upward_include must find cycle_a.c's include of cycle_loop_b.h (through
+# cycle_loop_a.h).
 if(CMAKE_NM AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT MINGW AND NOT EMSCRIPTEN)
     set(_acyclic_lib ${OPOOL_TEST_LIB})
     add_library(abi_cycle STATIC "${PROJECT_SOURCE_DIR}/tests/abi/cycle_a.c"
@@ -248,6 +251,8 @@ if(CMAKE_NM AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT MINGW AND NOT EM
         COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIB=$<TARGET_FILE:${_acyclic_lib}>"
                 "-DSOURCES=${PROJECT_SOURCE_DIR}/src;${PROJECT_SOURCE_DIR}/include"
                 "-DPRIVATE=${PROJECT_SOURCE_DIR}/src"
+                "-DBASE=opool_platform.h;opool_platform.c;opool_diag.h;opool_diag.c;opool_track.h;opool_track.c"
+                "-DABOVE=opool_internal.h;opool_mt_internal.h"
                 -P "${PROJECT_SOURCE_DIR}/tests/abi/acyclic.cmake")
     add_test(NAME abi_acyclic_catches_a_cycle
         COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIB=$<TARGET_FILE:abi_cycle>"
@@ -257,8 +262,14 @@ if(CMAKE_NM AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT MINGW AND NOT EM
                 "-DSOURCES=${PROJECT_SOURCE_DIR}/tests/abi"
                 "-DPRIVATE=${PROJECT_SOURCE_DIR}/tests/abi" -DPREFIX=cycle_
                 -DEXPECT_HEADER_CYCLE=ON -P "${PROJECT_SOURCE_DIR}/tests/abi/acyclic.cmake")
+    add_test(NAME abi_layers_catch_an_upward_include
+        COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIB=$<TARGET_FILE:abi_cycle>"
+                "-DSOURCES=${PROJECT_SOURCE_DIR}/tests/abi"
+                "-DPRIVATE=${PROJECT_SOURCE_DIR}/tests/abi" -DPREFIX=cycle_
+                -DBASE=cycle_a.c -DABOVE=cycle_loop_b.h
+                -DEXPECT_LAYER=ON -P "${PROJECT_SOURCE_DIR}/tests/abi/acyclic.cmake")
     set_tests_properties(abi_acyclic abi_acyclic_catches_a_cycle
-        abi_acyclic_catches_a_header_cycle PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS abi)
+        abi_acyclic_catches_a_header_cycle abi_layers_catch_an_upward_include PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS abi)
 endif()
 
 if(OPOOL_SANITIZE OR CMAKE_CROSSCOMPILING OR NOT OPOOL_VALGRIND_EXE OR NOT OPOOL_HAVE_VALGRIND_H)

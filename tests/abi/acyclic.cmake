@@ -1,7 +1,8 @@
 # tests/abi/acyclic.cmake -- the library's files call only downward: no two object files of the
 # static library use each other, directly or around a loop, and neither do its headers.
 #   cmake -DNM=nm -DLIB=libopool.a [-DSOURCES=dir;...] [-DPRIVATE=dir;...] [-DPREFIX=opool_]
-#         [-DEXPECT_CYCLE=ON | -DEXPECT_HEADER_CYCLE=ON] -P this
+#         [-DBASE=file;... -DABOVE=file;...]
+#         [-DEXPECT_CYCLE=ON | -DEXPECT_HEADER_CYCLE=ON | -DEXPECT_LAYER=ON] -P this
 #
 # Object files, from `nm -A` of the archive: a member uses another when it has an undefined
 # symbol that the other defines.
@@ -20,6 +21,11 @@
 # opool_abi_mt.h of opool_mt.h: each includes the other, the guard stopping the second
 # inclusion), so the pair is one node. A cycle of this graph is an include loop, or a header
 # that calls a file which includes it (a header that declares what it uses from a file above).
+#
+# Layers: no file named in BASE (the base layer: the operating system's part, the reports)
+# includes a file named in ABOVE (a pool's private layout), directly or through other headers;
+# a violation is printed as the chain of includes. EXPECT_LAYER=ON (abi_layers_catch_an_upward_
+# include, tests/abi/): pass only if there is one.
 #
 # The cycles of each graph are found by depth-first search; each is printed as
 # a -> b -> a with what its first step uses. EXPECT_CYCLE=ON (abi_acyclic_catches_a_cycle, an
@@ -134,7 +140,7 @@ if(EXPECT_CYCLE)
     message(STATUS "the cycle was found: ${cycles}")
     return()
 endif()
-if(NOT EXPECT_HEADER_CYCLE) # (its archive has the object files' cycle too)
+if(NOT EXPECT_HEADER_CYCLE AND NOT EXPECT_LAYER) # (their archive has the object files' cycle too)
     if(cycles)
         list(JOIN cycles "\n  " shown)
         message(FATAL_ERROR "object files of ${LIB} that use each other:\n  ${shown}")
@@ -292,6 +298,50 @@ foreach(n IN LISTS files)
     endwhile()
     set(closure_${nid} "${seen}")
 endforeach()
+
+# the base layer includes nothing above it: each violation as base -> ... -> above
+set(layer_faults "")
+foreach(b IN LISTS BASE)
+    if(NOT DEFINED path_of_${b})
+        message(FATAL_ERROR "acyclic.cmake: BASE names ${b}, which is not among ${SOURCES}")
+    endif()
+    set(from_${b} "")
+    set(seen "${b}")
+    set(todo "${b}")
+    while(todo)
+        list(POP_FRONT todo x)
+        string(MAKE_C_IDENTIFIER "${x}" xid)
+        foreach(i IN LISTS includes_${xid})
+            if(NOT i IN_LIST seen)
+                list(APPEND seen "${i}")
+                list(APPEND todo "${i}")
+                set(from_${i} "${x}")
+            endif()
+        endforeach()
+    endwhile()
+    foreach(a IN LISTS ABOVE)
+        if(a IN_LIST seen)
+            set(chain "${a}")
+            set(x "${a}")
+            while(NOT x STREQUAL b)
+                set(x "${from_${x}}")
+                set(chain "${x} -> ${chain}")
+            endwhile()
+            list(APPEND layer_faults "${chain}")
+        endif()
+    endforeach()
+endforeach()
+if(EXPECT_LAYER)
+    if(NOT layer_faults)
+        message(FATAL_ERROR "acyclic.cmake: ${BASE} include ${ABOVE}, but the check found nothing")
+    endif()
+    message(STATUS "the upward includes were found: ${layer_faults}")
+    return()
+endif()
+if(layer_faults)
+    list(JOIN layer_faults "\n  " shown)
+    message(FATAL_ERROR "files of the base layer that include a file above it:\n  ${shown}")
+endif()
 
 set(nodes "")
 foreach(n IN LISTS files)

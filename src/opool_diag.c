@@ -15,6 +15,7 @@
 #include "opool_gdb_script.h" /* gdb's printers: in the file every pool, heap and mt pool links */
 #include "opool_platform.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -95,9 +95,10 @@
 #   make dist          regenerate src/opool_gdb_script.h (gdb's printers, tools/debugger/embed.cmake),
 #                      then dist/opool.h, the single header (cmake -P tools/amalgamate.cmake)
 #   make docs          regenerate docs/API.md from the header comments (cmake -P tools/apidoc.cmake)
-#   make bench-tables  regenerate the figure tables of README.md and docs/BENCHMARKS.md from
-#                      docs/results/*.csv (python3 tools/benchtables.py; the test
-#                      bench_tables_up_to_date fails until you do)
+#   make bench-tables  regenerate the figure tables of README.md, docs/BENCHMARKS.md and
+#                      docs/DEBUGGING.md from docs/results/*.csv (python3
+#                      tools/benchtables.py; the test bench_tables_up_to_date fails until
+#                      you do)
 #   make bench-publish copy the CSVs of the last runs (bench/out/core.csv, build/bench/mt.csv,
 #                      bench/out/heap.csv, heap_soak.csv, replay.csv; those present) into
 #                      docs/results, then make bench-tables. make bench, bench-mt and
@@ -664,8 +665,9 @@ docs:
 
 # ---- published figures: docs/results ----
 
-# Every figure of README.md and docs/BENCHMARKS.md comes from one results file of docs/results,
-# named above its table (tools/benchtables.py). A run is published by copying its CSV there.
+# Every figure of README.md, docs/BENCHMARKS.md and docs/DEBUGGING.md comes from one results
+# file of docs/results, named above its table (tools/benchtables.py). A run is published by
+# copying its CSV there.
 PYTHON3 ?= python3
 PUBLISH ?= 1
 BENCH_RESULTS ?= bench/out/core.csv build/bench/mt.csv bench/out/heap.csv \

@@ -4,7 +4,8 @@
  * the workloads opool exists for.
  *
  * Usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]
- *                    [--only churn,lookup,filldrain,iter,particles,resident,side,arena,frame]
+ *                    [--only churn,lookup,filldrain,iter,particles,resident,side,arena,frame,
+ *                            flags]
  *                    [--layouts] [--no-peers]
  * Writes the table to stdout, progress to stderr, every sample to the CSV
  * (default bench/out/core.csv) and SVG charts next to it (see "charts").
@@ -96,6 +97,10 @@
  *               through opool_get on the pool those handles came from (and
  *               ideal_gen's get, the usual reference); ns per lookup. The
  *               ratio side/opool of the same run is printed under the table.
+ *   churn, debug flags
+ *               churn at N = 1K for opool with no flags, with OPOOL_ZERO and
+ *               with OPOOL_POISON (ideal_gen the reference): what each debug
+ *               flag adds to a free+alloc pair (docs/DEBUGGING.md's table).
  *   resident    resident-set growth per live object for 1M objects allocated
  *               and written, each subject in a fresh process; BYTES per
  *               object (the table's ns columns hold bytes for this one).
@@ -922,7 +927,9 @@ enum {
     S_BOOST_OBJ, /* S_BOOST_OBJ + bench_peer_kind: the C++ peers */
     S_BOOST_POOL,
     S_COLONY,
-    S_OPL /* opl::pool<T>, include/opool.hpp */
+    S_OPL,          /* opl::pool<T>, include/opool.hpp */
+    S_OPOOL_ZERO,   /* opool with OPOOL_ZERO */
+    S_OPOOL_POISON, /* opool with OPOOL_POISON */
 };
 #define N_LAY 8
 #define N_PEER 4
@@ -936,8 +943,8 @@ typedef struct cl_state {
     uint32_t *h_ideal;
     igen_pool igen;
     uint64_t *h_igen;
-    opool *op[3]; /* by opool_variant */
-    opool_handle *h_op[3];
+    opool *op[5]; /* by opool_variant */
+    opool_handle *h_op[5];
     fixed_list *fx_list; /* S_OPOOL_FIXED */
     fixed_list_handle *h_fx_list;
     fixed_bare *fx_bare; /* S_OPOOL_FIXED_BARE */
@@ -959,14 +966,18 @@ typedef struct cl_state {
 #endif
 
 /* The opool subjects' index in a state's op[] and h_op[]: plain, grown,
- * without a live list; -1 for the others. */
+ * without a live list, with OPOOL_ZERO, with OPOOL_POISON; -1 for the others. */
 static int opool_variant(int id) {
-    return id == S_OPOOL ? 0 : id == S_OPOOL_GROWN ? 1 : id == S_OPOOL_BARE ? 2 : -1;
+    static const int ids[5] = {S_OPOOL, S_OPOOL_GROWN, S_OPOOL_BARE, S_OPOOL_ZERO, S_OPOOL_POISON};
+    for (int v = 0; v < 5; v++)
+        if (ids[v] == id) return v;
+    return -1;
 }
 
 /* A pool of variant v for n objects, empty. */
 static opool *make_opool_variant(int v, uint32_t n) {
-    return v == 1 ? make_opool_grown(n) : make_opool_flags(n, v == 2 ? OPOOL_NO_LIVE_LIST : 0);
+    static const uint32_t flags[5] = {0, 0, OPOOL_NO_LIVE_LIST, OPOOL_ZERO, OPOOL_POISON};
+    return v == 1 ? make_opool_grown(n) : make_opool_flags(n, flags[v]);
 }
 
 static const char *subject_name(int id) {
@@ -989,7 +1000,9 @@ static const char *subject_name(int id) {
                                         "boost::object_pool",
                                         "boost::pool<>",
                                         "plf::colony",
-                                        "opl::pool<T>"};
+                                        "opl::pool<T>",
+                                        "opool OPOOL_ZERO",
+                                        "opool OPOOL_POISON"};
     return names[id];
 }
 
@@ -1049,7 +1062,9 @@ static void cl_setup(cl_state *st) {
             break;
         case S_OPOOL:
         case S_OPOOL_GROWN:
-        case S_OPOOL_BARE: {
+        case S_OPOOL_BARE:
+        case S_OPOOL_ZERO:
+        case S_OPOOL_POISON: {
             int v = opool_variant(id);
             opool *p = st->op[v] = make_opool_variant(v, n);
             opool_handle *h = st->h_op[v] = bench_xalloc((size_t)n * sizeof(opool_handle));
@@ -1139,6 +1154,8 @@ static void cl_teardown(cl_state *st) {
         case S_OPOOL:
         case S_OPOOL_GROWN:
         case S_OPOOL_BARE:
+        case S_OPOOL_ZERO:
+        case S_OPOOL_POISON:
             end_opool(st->op[opool_variant(id)]);
             free(st->h_op[opool_variant(id)]);
             break;
@@ -1179,6 +1196,8 @@ static const char *cl_object(const cl_state *st, int id, uint32_t k) {
     case S_OPOOL:
     case S_OPOOL_GROWN:
     case S_OPOOL_BARE:
+    case S_OPOOL_ZERO:
+    case S_OPOOL_POISON:
         return opool_get(st->op[opool_variant(id)], st->h_op[opool_variant(id)][k]);
     case S_OPOOL_FIXED:
         return object_fixed_list(st->fx_list, st->h_fx_list[k]);
@@ -1266,6 +1285,8 @@ static uint64_t churn_subject(cl_state *st, int id, uint64_t seed, uint64_t iter
     case S_OPOOL:
     case S_OPOOL_GROWN:
     case S_OPOOL_BARE:
+    case S_OPOOL_ZERO:
+    case S_OPOOL_POISON:
         return churn_opool(st->op[opool_variant(id)], st->h_op[opool_variant(id)], n, seed, iters,
                            tag);
     case S_OPOOL_FIXED:
@@ -1311,6 +1332,8 @@ static uint64_t lookup_subject(const cl_state *st, int id, uint64_t seed, uint64
     case S_OPOOL:
     case S_OPOOL_GROWN:
     case S_OPOOL_BARE:
+    case S_OPOOL_ZERO:
+    case S_OPOOL_POISON:
         return lookup_opool(st->op[opool_variant(id)], st->h_op[opool_variant(id)], n, seed, iters,
                             bad);
     case S_OPOOL_FIXED:
@@ -1384,6 +1407,10 @@ static const char *churn_note(int id) {
         return "FULL_GROW from capacity 32";
     case S_OPOOL_BARE:
         return "FULL_FAIL, OPOOL_NO_LIVE_LIST";
+    case S_OPOOL_ZERO:
+        return "FULL_FAIL, OPOOL_ZERO";
+    case S_OPOOL_POISON:
+        return "FULL_FAIL, OPOOL_POISON";
     case S_OPOOL_FIXED:
         return "OPOOL_TYPED_FIXED, flags 0";
     case S_OPOOL_FIXED_BARE:
@@ -1481,8 +1508,8 @@ typedef struct fd_state {
     uint32_t *h_ideal;
     igen_pool igen;
     uint64_t *h_igen;
-    opool *op[3]; /* by opool_variant */
-    opool_handle *h_op[3];
+    opool *op[5]; /* by opool_variant */
+    opool_handle *h_op[5];
     fixed_list *fx_list; /* S_OPOOL_FIXED */
     fixed_list_handle *h_fx_list;
     fixed_bare *fx_bare; /* S_OPOOL_FIXED_BARE */
@@ -3079,7 +3106,7 @@ static void run_child(void) {
 static void usage(FILE *f) {
     fprintf(f, "usage: opool_bench [--quick] [--size 16|64|256] [--reps N] [--csv PATH]\n"
                "                   [--only "
-               "churn,lookup,filldrain,iter,resident,particles,side,arena,frame]\n"
+               "churn,lookup,filldrain,iter,resident,particles,side,arena,frame,flags]\n"
                "                   [--layouts] [--no-peers]\n"
                "  --quick    every N at most 100K, fewer operations and repetitions\n"
                "             (under 30 s, the other processes included)\n"
@@ -3329,6 +3356,10 @@ int main(int argc, char **argv) {
             }
         if (wanted("side"))
             for (int j = 0; j < n_cl(); j++) run_side(cl_n[j]);
+        if (wanted("flags")) {
+            static const int fl[4] = {S_IGEN, S_OPOOL, S_OPOOL_ZERO, S_OPOOL_POISON};
+            run_churn_lookup(cl_n[0], fl, 4, 0, -1, ", debug flags", true, false);
+        }
         if (wanted("resident")) run_resident(n_bulk());
         /* last in the size's block: their rows join this size's cases */
         if (!opt.no_peers && BENCH_ALLOC == BENCH_ALLOC_GLIBC) run_peers(argv[0]);
@@ -3366,7 +3397,8 @@ int main(int argc, char **argv) {
             "resident: resident-set growth for N objects allocated and written, in a fresh\n"
             "  process per subject; BYTES per live object (the columns are not ns here).\n"
             "side get: a side table's value for handles[random k] (opool_side_get) against\n"
-            "  the object itself (opool_get), same handles (ns per lookup).\n");
+            "  the object itself (opool_get), same handles (ns per lookup).\n"
+            "churn, debug flags: churn through pools with OPOOL_ZERO, OPOOL_POISON (ns per pair).\n");
         if (g_side_ratios[0])
             printf("\nside get against opool_get, medians of this run:\n%s", g_side_ratios);
         print_peer_notes();

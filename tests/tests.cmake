@@ -174,8 +174,9 @@ add_test(NAME api_doc_rejects_an_undocumented_declaration
 set_tests_properties(api_doc_up_to_date api_doc_rejects_an_undocumented_declaration
     PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT} LABELS docs)
 
-# The figure tables of README.md and docs/BENCHMARKS.md are generated from the results files
-# of docs/results by tools/benchtables.py (make bench-tables); no benchmark runs here. Label docs.
+# The figure tables of README.md, docs/BENCHMARKS.md and docs/DEBUGGING.md are generated from
+# the results files of docs/results by tools/benchtables.py (make bench-tables); no benchmark
+# runs here. Label docs.
 #   bench_tables_up_to_date  fails, telling to run `make bench-tables`, when a table between
 #                            `<!-- bench: ... -->` markers differs from what the results file
 #                            it names gives (a figure edited by hand, or a new results file)

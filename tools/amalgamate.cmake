@@ -15,8 +15,9 @@
 #      include/opool_abi*.h (not API: the layouts the inline paths read; the core's, then the
 #      heap's and the concurrent pool's, by name) last;
 #   3. under #ifdef OPOOL_IMPLEMENTATION (outside every include guard): the private headers
-#      (src/opool_internal.h first, src/opool_platform.h second, then other src/*.h by
-#      name: a header may use only those pasted before it) and every src/*.c (opool.c
+#      (the base layer's src/opool_platform.h and src/opool_diag.h, then
+#      src/opool_internal.h, then other src/*.h by name: a header may use only those pasted
+#      before it) and every src/*.c (opool.c
 #      first, then the others by name).
 # Every #include "x.h" of a file that is part of the output is removed. In the private
 # headers, each declaration of a module-shared opool__ function gets OPOOL__INTERNAL in
@@ -52,8 +53,9 @@ set(abi ${public})
 list(FILTER abi INCLUDE REGEX "^include/opool_abi(_[a-z]+)?\\.h$")
 list(REMOVE_ITEM public ${abi})
 list(APPEND public ${abi})
-put_first(private src/opool_platform.h)
 put_first(private src/opool_internal.h)
+put_first(private src/opool_diag.h)
+put_first(private src/opool_platform.h)
 put_first(sources src/opool.c)
 
 set(bundled "")

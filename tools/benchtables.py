@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""tools/benchtables.py -- the figure tables of README.md and docs/BENCHMARKS.md, generated
-from the benchmark results committed in docs/results/.
+"""tools/benchtables.py -- the figure tables of README.md, docs/BENCHMARKS.md and
+docs/DEBUGGING.md, generated from the benchmark results committed in docs/results/.
 
 A document holds each table between two markers:
 
@@ -11,8 +11,8 @@ A document holds each table between two markers:
 TABLE names one of the generators below; FILE is the results file it reads (the path is
 relative to the repository root). This program rewrites what lies between the markers.
 
-    python3 tools/benchtables.py               rewrite the tables of README.md and
-                                               docs/BENCHMARKS.md (make bench-tables)
+    python3 tools/benchtables.py               rewrite the tables of those three documents
+                                               (make bench-tables)
     python3 tools/benchtables.py --check       fail, naming each table that differs from
                                                what its results file gives (the CTest test
                                                bench_tables_up_to_date); writes nothing
@@ -37,7 +37,7 @@ import sys
 DASH = "–"
 BEGIN = re.compile(r"^<!-- bench: ([a-z0-9-]+) from (\S+) -->$")
 END = "<!-- end bench -->"
-DOCS = ["README.md", "docs/BENCHMARKS.md"]
+DOCS = ["README.md", "docs/BENCHMARKS.md", "docs/DEBUGGING.md"]
 WRITER = {  # which command writes each results file, for a missing one
     "core.csv": "make bench",
     "mt.csv": "make bench-mt",
@@ -294,6 +294,28 @@ def core_caveats(res):
                         f"against the pool's, {z}-byte objects."), ""] + table(head, body)
 
 
+def core_flags(res):
+    wl, subjects = "churn, debug flags", ["opool", "opool OPOOL_ZERO", "opool OPOOL_POISON"]
+    body = []
+    for z in sorted(res.values("object_size", workload=wl), key=lambda s: int(s or 0)):
+        n = lo_hi(res, wl, z)[1]
+        plain = num(res.find(workload=wl, n=n, subject="opool", object_size=z), "median_ns")
+        line = [f"{z} B"]
+        for s in subjects:
+            v = num(res.find(workload=wl, n=n, subject=s, object_size=z), "median_ns")
+            line.append(f"{f2(v)} ns" + (f" ({v / plain:.1f}x)" if s != "opool" and v and plain
+                                         else ""))
+        body.append(line)
+    if not body:
+        body = [[DASH] * (len(subjects) + 1)]
+    n = lo_hi(res, wl, core_size(res))[1]
+    head = ["object size", "no flags", "`OPOOL_ZERO`", "`OPOOL_POISON`"]
+    return [res.caption(f"Median ns per free+alloc pair of random handles among "
+                        f"{nlabel(n) if n else DASH} live objects (`opool_bench --only flags`), "
+                        "in brackets the ratio to the same pool without flags."), ""] + \
+        table(head, body)
+
+
 def readme_summary(res):
     z = core_size(res)
     others = MALLOCS + ["boost::pool<>", "plf::colony", "slotmap", "slab"]
@@ -423,6 +445,7 @@ TABLES = {
     "core-arena-frame": core_arena_frame,
     "core-sizes": core_sizes,
     "core-caveats": core_caveats,
+    "core-flags": core_flags,
     "mt-pairs": mt_pairs,
     "heap": heap_table,
     "heap-soak": heap_soak,

@@ -329,12 +329,16 @@ def readme_summary(res):
     rows.append((f"fill then drain, {nlabel(n) if n else DASH}", "fill+drain", n))
     n = lo_hi(res, "frame 1%", z)[1]
     rows.append((f"game frame, 1% changed, {nlabel(n) if n else DASH} live", "frame 1%", n))
-    body = [[label, core_ns(res, wl, n, "opool", z), core_ns(res, wl, n, "ideal_gen", z),
-             core_ns(res, wl, n, "malloc", z), best_of(res, wl, n, others, z)]
+    pools = ["opool", "opool no live list", "opool fixed", "opool fixed no live list"]
+    body = [[label] + [core_ns(res, wl, n, p, z) for p in pools] +
+            [core_ns(res, wl, n, "ideal_gen", z), core_ns(res, wl, n, "malloc", z),
+             best_of(res, wl, n, others, z)]
             for label, wl, n in rows]
-    head = [f"ns per operation ({z} B)", "opool", "minimal safe pool", "glibc malloc",
-            "fastest other"]
-    return [res.caption("The minimal safe pool is a hand-written generation-checked pool "
+    head = [f"ns per operation ({z} B)", "opool", "no live list", "fixed", "fixed, no live list",
+            "minimal safe pool", "glibc malloc", "fastest other"]
+    return [res.caption("opool as made at run time (`opool_create`) and with its options fixed "
+                        "at compile time (`OPOOL_TYPED_FIXED`), each with and without a live "
+                        "list. The minimal safe pool is a hand-written generation-checked pool "
                         "(ideal_gen); in brackets, the ratio to it; `*`: not validated."),
             ""] + table(head, body)
 

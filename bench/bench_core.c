@@ -3398,7 +3398,8 @@ int main(int argc, char **argv) {
             "  process per subject; BYTES per live object (the columns are not ns here).\n"
             "side get: a side table's value for handles[random k] (opool_side_get) against\n"
             "  the object itself (opool_get), same handles (ns per lookup).\n"
-            "churn, debug flags: churn through pools with OPOOL_ZERO, OPOOL_POISON (ns per pair).\n");
+            "churn, debug flags: churn through pools with OPOOL_ZERO, OPOOL_POISON (ns per "
+            "pair).\n");
         if (g_side_ratios[0])
             printf("\nside get against opool_get, medians of this run:\n%s", g_side_ratios);
         print_peer_notes();

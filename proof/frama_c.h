@@ -15,7 +15,7 @@ typedef long double max_align_t;
 void *opool__sys_alloc(void *ctx, size_t size, size_t align);
 void opool__sys_free(void *ctx, void *ptr, size_t size);
 unsigned long long opool__now_ns(void); /* the ration of reports (opool_diag.c) */
-#define OPOOL__LINE 64 /* the cache line, which the pool's layout names */
+#define OPOOL__LINE 64                  /* the cache line, which the pool's layout names */
 
 /* No sanitizer's runtime in the analysed program: no weak references to
  * one (opool_track.h), which the analyzers would take for defined functions. */

@@ -126,6 +126,15 @@
 #define OPOOL_HPP_EXCEPTIONS 0
 #endif
 
+/* The steps of an emplace (the alloc, the constructor and its exception
+ * handling) compile into the caller, as the C header's inline paths do:
+ * a constructor that may throw would otherwise leave the emplace a call. */
+#if defined(__GNUC__) || defined(__clang__)
+#define OPOOL_HPP__HOT [[gnu::always_inline]]
+#else
+#define OPOOL_HPP__HOT
+#endif
+
 #define OPOOL_HPP__SAVABLE                                                                         \
     "opl: saving or loading a T (or a side table's V) needs a serializer: T trivially copyable, "  \
     "a std::string or std::vector of such, or a specialisation of opl::serializer<T>"
@@ -237,13 +246,13 @@ inline opool_desc desc_of(const options &o, size_t size, size_t align) noexcept 
     return d;
 }
 
-template <class T, class... A> inline T *construct(void *mem, A &&...args) {
+template <class T, class... A> OPOOL_HPP__HOT inline T *construct(void *mem, A &&...args) {
     return ::new (mem) T(std::forward<A>(args)...);
 }
 
 /* Construct a T in mem, which free() gives back if the constructor throws. */
 template <class T, class Free, class... A>
-inline T *construct_or_free(void *mem, Free free, A &&...args) {
+OPOOL_HPP__HOT inline T *construct_or_free(void *mem, Free free, A &&...args) {
 #if OPOOL_HPP_EXCEPTIONS
     if constexpr (!std::is_nothrow_constructible<T, A...>::value) {
         try {
@@ -263,7 +272,7 @@ inline T *construct_or_free(void *mem, Free free, A &&...args) {
  * for no memory; else the T built there, free(h) giving the slot back if
  * the constructor throws. */
 template <class T, class Free, class... A>
-inline emplaced<T> emplace_in(void *mem, opool_handle h, Free free, A &&...args) {
+OPOOL_HPP__HOT inline emplaced<T> emplace_in(void *mem, opool_handle h, Free free, A &&...args) {
     if (OPOOL_UNLIKELY(mem == nullptr)) return {handle<T>(), nullptr};
     T *obj = construct_or_free<T>(
         mem, [&free, h] { free(h); }, std::forward<A>(args)...);
@@ -926,7 +935,7 @@ template <class T, uint32_t Flags = 0> class pool {
      * room (counted and reported as opool_alloc says); T's constructor does
      * not run then. A constructor that throws: the slot is freed and the
      * exception goes on. O(1) plus T's constructor; inline. */
-    template <class... A> [[nodiscard]] emplaced<T> emplace(A &&...args) {
+    template <class... A> [[nodiscard]] OPOOL_HPP__HOT emplaced<T> emplace(A &&...args) {
         opool_handle h;
         void *mem = opool__alloc_as(p_, &h, OPOOL__SITE, known_);
         return detail::emplace_in<T>(
@@ -1547,7 +1556,7 @@ template <class T> class mt_pool {
     opool_status status() const noexcept { return status_; }
 
     /* As pool<T>::emplace, over opool_mt_alloc. Lock-free. */
-    template <class... A> [[nodiscard]] emplaced<T> emplace(A &&...args) {
+    template <class... A> [[nodiscard]] OPOOL_HPP__HOT emplaced<T> emplace(A &&...args) {
         opool_handle h;
         void *mem = opool_mt_alloc(p_, &h);
         return detail::emplace_in<T>(mem, h, unbuilt(), std::forward<A>(args)...);
@@ -1621,7 +1630,7 @@ template <class T> class mt_cache {
     explicit operator bool() const noexcept { return c_ != nullptr; }
     opool_status status() const noexcept { return status_; }
 
-    template <class... A> [[nodiscard]] emplaced<T> emplace(A &&...args) {
+    template <class... A> [[nodiscard]] OPOOL_HPP__HOT emplaced<T> emplace(A &&...args) {
         opool_handle h;
         void *mem = opool_mt_cache_alloc(c_, &h);
         return detail::emplace_in<T>(mem, h, unbuilt(), std::forward<A>(args)...);

@@ -16,8 +16,9 @@
 #   hpp_mix_handles    tests/cpp/mix_handles.cpp must fail to compile on each marked line
 #                      (handles of two types never mix), and compile with -DOPL_CONTROL
 #                      (tests/typed/expect_compile.cmake judges both)
-#   hpp_emplace_inline tests/cpp/emplace_inline.cpp at -O2 defines no emplace: pool<T>::emplace
-#                      of a T whose constructor may throw compiles into its callers
+#   hpp_emplace_inline tests/cpp/emplace_inline.cpp at -O2 defines no emplace nor any of its
+#                      steps: pool<T>::emplace of a T whose constructor may throw compiles
+#                      into its callers
 #                      (tests/cpp/inline_check.cmake reads the object with nm)
 
 if(NOT CMAKE_CXX_COMPILER OR NOT "cxx_std_17" IN_LIST CMAKE_CXX_COMPILE_FEATURES)
@@ -95,7 +96,7 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND NOT OPOOL_SANITIZE)
             COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${CMAKE_CXX_COMPILER}" "-DNM=${CMAKE_NM}"
                     "-DSOURCE=${_hpp_dir}/emplace_inline.cpp"
                     "-DINCLUDE_DIR=${PROJECT_SOURCE_DIR}/include" -DFLAGS=-std=c++17
-                    "-DPATTERN=::emplace[<(]" -P "${_hpp_dir}/inline_check.cmake"
+                    "-DPATTERN=(::emplace|emplace_in|construct_or_free)[<(]" -P "${_hpp_dir}/inline_check.cmake"
             WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/hpp_emplace_inline")
         set_tests_properties(hpp_emplace_inline PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT}
                                                            LABELS typed)

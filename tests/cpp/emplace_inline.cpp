@@ -1,17 +1,21 @@
 /* tests/cpp/emplace_inline.cpp -- compiled at -O2 by the test hpp_emplace_inline, which
- * fails if the object defines a member function emplace: pool<T>::emplace, like the C
- * header's alloc, compiles into its caller. The type's constructor is not noexcept (as most
- * users' are not), so emplace carries its exception handling; the users below call it from
- * several places and for several T, as a program does. Without its steps marked
- * always-inline (OPOOL_HPP__HOT, include/opool.hpp), Clang and GCC each leave it out of line,
- * a call per object, for one of the two shapes of program below. */
+ * fails if the object defines an emplace or one of its steps (detail::emplace_in,
+ * construct_or_free): pool<T>::emplace, like the C header's alloc, compiles into its caller. The
+ * type's constructor calls a function that may throw, so emplace carries its exception handling;
+ * the users below call it from several places and for several T, as a program does. Without its
+ * steps marked always-inline (OPOOL_HPP__HOT, include/opool.hpp), Clang and GCC each leave it out
+ * of line, a call per object, for one of the two shapes of program below. */
 #include "opool.hpp"
 
 #include <cstdint>
 
+/* defined nowhere: the compiler must assume it may throw */
+void emplace_inline_may_throw(std::uint64_t a);
+
 template <std::size_t Size> struct object {
     std::uint64_t w[Size / 8];
     object(std::uint64_t a, std::uint64_t b) {
+        emplace_inline_may_throw(a);
         w[0] = a;
         w[1] = b;
     }

@@ -37,7 +37,6 @@
 #define OPOOL_INTERNAL_H
 #define OPOOL_DIAG_H
 #define OPOOL_NOINLINE
-#define OPOOL__LINE 64
 static inline uint64_t opool__episode_failures(const opool__episode *) { return 0; }
 typedef struct opool__quota {
     char unused;

@@ -20,7 +20,8 @@
 # do not follow. The programs link nothing of the library: the list is inline.
 
 # OPOOL_TEST_RELACY=OFF leaves them out: they check the algorithms under Relacy's scheduler,
-# which is the same whatever the compiler, so make test runs them in one build (build/gcc).
+# which is the same whatever the compiler, so make test runs them in one build (build/gcc);
+# what the other build gives up is its compiler's warnings on the Relacy configuration.
 if(NOT CMAKE_CXX_COMPILER)
     return()
 endif()

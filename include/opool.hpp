@@ -125,9 +125,10 @@
 #define OPOOL_HPP_EXCEPTIONS 0
 #endif
 
-/* The steps of an emplace (the alloc, the constructor and its exception
- * handling) compile into the caller, as the C header's inline paths do:
- * a constructor that may throw would otherwise leave the emplace a call. */
+/* pool<T>'s emplace (with its steps: the alloc, the constructor and its
+ * exception handling), erase and get compile into the caller, as the C
+ * header's inline paths do: a constructor that may throw, or a destructor
+ * to run, would otherwise leave them a call. */
 #if defined(__GNUC__) || defined(__clang__)
 #define OPOOL_HPP__HOT [[gnu::always_inline]]
 #else
@@ -957,10 +958,10 @@ template <class T, uint32_t Flags = 0> class pool {
     }
 
     /* The object of h, nullptr unless h is live in this pool. O(1); inline. */
-    [[nodiscard]] T *get(handle<T> h) noexcept {
+    [[nodiscard]] OPOOL_HPP__HOT T *get(handle<T> h) noexcept {
         return static_cast<T *>(opool__get_as(p_, h.raw(), known_));
     }
-    [[nodiscard]] const T *get(handle<T> h) const noexcept {
+    [[nodiscard]] OPOOL_HPP__HOT const T *get(handle<T> h) const noexcept {
         return static_cast<const T *>(opool__get_as(p_, h.raw(), known_));
     }
     bool contains(handle<T> h) const noexcept {
@@ -970,7 +971,7 @@ template <class T, uint32_t Flags = 0> class pool {
     /* Run ~T of h's object, then free its slot: true. false, and no object
      * changes, when h is not live (stale, foreign, null: opool_free's
      * rejection, counted and reported as it says). O(1); inline. */
-    bool erase(handle<T> h) noexcept {
+    OPOOL_HPP__HOT bool erase(handle<T> h) noexcept {
         if constexpr (!std::is_trivially_destructible<T>::value) {
             if (T *obj = get(h)) obj->~T();
         }

@@ -16,10 +16,10 @@
 #   hpp_mix_handles    tests/cpp/mix_handles.cpp must fail to compile on each marked line
 #                      (handles of two types never mix), and compile with -DOPL_CONTROL
 #                      (tests/typed/expect_compile.cmake judges both)
-#   hpp_emplace_inline tests/cpp/emplace_inline.cpp at -O2 defines no emplace nor any of its
-#                      steps: pool<T>::emplace of a T whose constructor may throw compiles
-#                      into its callers
-#                      (tests/cpp/inline_check.cmake reads the object with nm)
+#   hpp_pool_inline    tests/cpp/pool_inline.cpp at -O2 defines no emplace (nor its steps), erase
+#                      or get of pool<T>: they compile into their callers, whatever T's
+#                      constructor may throw or its destructor do (tests/cpp/inline_check.cmake
+#                      reads the object with nm)
 
 if(NOT CMAKE_CXX_COMPILER OR NOT "cxx_std_17" IN_LIST CMAKE_CXX_COMPILE_FEATURES)
     message(STATUS "opool: no C++17 compiler; include/opool.hpp's tests skipped")
@@ -91,14 +91,15 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND NOT OPOOL_SANITIZE)
         list(APPEND _strict -Wuseless-cast)
     endif()
     if(CMAKE_NM)
-        file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/hpp_emplace_inline")
-        add_test(NAME hpp_emplace_inline
+        file(MAKE_DIRECTORY "${OPOOL_TEST_WORK_DIR}/hpp_pool_inline")
+        add_test(NAME hpp_pool_inline
             COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${CMAKE_CXX_COMPILER}" "-DNM=${CMAKE_NM}"
-                    "-DSOURCE=${_hpp_dir}/emplace_inline.cpp"
+                    "-DSOURCE=${_hpp_dir}/pool_inline.cpp"
                     "-DINCLUDE_DIR=${PROJECT_SOURCE_DIR}/include" -DFLAGS=-std=c++17
-                    "-DPATTERN=(::emplace|emplace_in|construct_or_free)[<(]" -P "${_hpp_dir}/inline_check.cmake"
-            WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/hpp_emplace_inline")
-        set_tests_properties(hpp_emplace_inline PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT}
+                    "-DPATTERN=(>::emplace|>::erase|>::get|emplace_in|construct_or_free)[<(]"
+                    -P "${_hpp_dir}/inline_check.cmake"
+            WORKING_DIRECTORY "${OPOOL_TEST_WORK_DIR}/hpp_pool_inline")
+        set_tests_properties(hpp_pool_inline PROPERTIES TIMEOUT ${OPOOL_TEST_TIMEOUT}
                                                            LABELS typed)
     endif()
 

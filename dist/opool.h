@@ -2407,7 +2407,7 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
  * returns V *, so a table of ship data cannot be keyed by a bullet's handle.
  *
  * ============================================================================
- * THE FUNCTIONS (for OPOOL_TYPED(P, T); H is P_handle)
+ * THE FUNCTIONS (for OPOOL_TYPED(P, T); H is P_handle, P_type is T)
  * ============================================================================
  * Lifetime. desc is copied and completed: object_size 0 becomes sizeof(T),
  * object_align 0 becomes alignof(T) (not the core's alignof(max_align_t): a
@@ -2470,10 +2470,10 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
  *     opool_handle P_handle_raw(H h);               // h.raw: the untyped handle
  *     H            P_handle_from(opool_handle raw); // the explicit way back
  *
- * THE SIDE TABLE FUNCTIONS (for OPOOL_TYPED_SIDE(S, P, V); H is P_handle;
- * behaviour, failures, costs and thread-safety are opool_side.h's; V's size
- * and alignment are the values': S_create is opool_side_create(out,
- * sizeof(V), alignof(V), capacity), OPOOL_NODISCARD):
+ * THE SIDE TABLE FUNCTIONS (for OPOOL_TYPED_SIDE(S, P, V); H is P_handle,
+ * S_type is V; behaviour, failures, costs and thread-safety are
+ * opool_side.h's; V's size and alignment are the values': S_create is
+ * opool_side_create(out, sizeof(V), alignof(V), capacity), OPOOL_NODISCARD):
  *     opool_status S_create(S **out, uint32_t capacity);
  *     void         S_destroy(S *s);
  *     V           *S_put(S *s, H h);
@@ -2542,6 +2542,12 @@ OPOOL_API void *opool_side_value_at(const opool_side *s, uint32_t i);
 #endif
 /* clang-format on */
 
+/* Pool type `name` and side table type `side` by their struct tags, which
+ * no parameter or local of the functions below can shadow (a user's type
+ * may be called d, raw or s). */
+#define OPOOL__POOL(name) struct name##__opool
+#define OPOOL__SIDE(side) struct side##__opool_side
+
 /* The untyped pool behind a typed one (the typed pool type is never defined:
  * its pointers are opool pointers under another name). */
 #define OPOOL__RAW(p) OPOOL__CAST(opool *, OPOOL__CAST(void *, p))
@@ -2605,14 +2611,16 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
                          OPOOL__KNOWN_OF(FLAGS))
 
 /* The pool type and its functions: FIX the flags every pool gets (0: those
- * of its desc), KNOWN what the inline paths know of it (opool_abi.h). */
+ * of its desc), KNOWN what the inline paths know of it (opool_abi.h). The
+ * functions name T as name_type, which none of their parameters or locals
+ * can shadow, whatever the user's type is called. */
 #define OPOOL__TYPED_POOL_OF(name, T, FIX, KNOWN)                                                  \
-    typedef struct name##__opool name; /* never defined: name * is an opool * renamed */           \
+    typedef OPOOL__POOL(name) name; /* never defined: name * is an opool * renamed */              \
     typedef T name##_type; /* the object type, for OPOOL_TYPED_FOREACH and debuggers (alloc's) */  \
-    OPOOL__TYPED_LIFETIME(name, T, FIX)                                                            \
-    OPOOL__TYPED_OBJECTS(name, T, KNOWN)                                                           \
-    OPOOL__TYPED_ITERATION(name, T)                                                                \
-    OPOOL__TYPED_SAVE(name, T, FIX)                                                                \
+    OPOOL__TYPED_LIFETIME(name, name##_type, FIX)                                                  \
+    OPOOL__TYPED_OBJECTS(name, name##_type, KNOWN)                                                 \
+    OPOOL__TYPED_ITERATION(name, name##_type)                                                      \
+    OPOOL__TYPED_SAVE(name, name##_type, FIX)                                                      \
     struct name##_handle /* the caller's semicolon ends this (redundant) declaration */
 
 #define OPOOL__TYPED_HANDLE_TYPE(name)                                                             \
@@ -2652,7 +2660,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_create(&raw, &d);                                                   \
-        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
+        *out = OPOOL__CAST(OPOOL__POOL(name) *, OPOOL__CAST(void *, raw)); /* NULL on failure */   \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN OPOOL_NODISCARD opool_status name##_create_flags(                              \
@@ -2678,7 +2686,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_create_in(&raw, buf, size, &d);                                     \
-        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
+        *out = OPOOL__CAST(OPOOL__POOL(name) *, OPOOL__CAST(void *, raw)); /* NULL on failure */   \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN void name##_destroy(name *p) { opool_destroy(OPOOL__RAW(p)); }                 \
@@ -2770,7 +2778,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_load(&raw, &d, read, ctx);                                          \
-        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
+        *out = OPOOL__CAST(OPOOL__POOL(name) *, OPOOL__CAST(void *, raw)); /* NULL on failure */   \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status name##_save_file(const name *p, const char *path) {               \
@@ -2784,7 +2792,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         *out = NULL;                                                                               \
         if (!opool__typed_desc(&d, desc, sizeof(T), OPOOL__ALIGNOF(T), FIX)) return OPOOL_EINVAL;  \
         opool_status s = opool_load_file(&raw, &d, path);                                          \
-        *out = OPOOL__CAST(name *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
+        *out = OPOOL__CAST(OPOOL__POOL(name) *, OPOOL__CAST(void *, raw)); /* NULL on failure */   \
         return s;                                                                                  \
     }
 
@@ -2806,12 +2814,17 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
  * functions, side_xxx, are listed in the manual above as S_xxx (THE SIDE
  * TABLE FUNCTIONS); failures, costs and thread-safety are opool_side.h's. */
 #define OPOOL_TYPED_SIDE(side, pool, V)                                                            \
-    typedef struct side##__opool_side side; /* never defined: side * is an opool_side * */         \
+    typedef OPOOL__SIDE(side) side; /* never defined: side * is an opool_side * */                 \
+    typedef V side##_type;          /* the value type */                                           \
+    OPOOL__TYPED_SIDE_OF(side, pool, side##_type)
+
+/* The side table's functions, V a name that no parameter or local shadows. */
+#define OPOOL__TYPED_SIDE_OF(side, pool, V)                                                        \
     OPOOL__TYPED_FN OPOOL_NODISCARD opool_status side##_create(side **out, uint32_t capacity) {    \
         opool_side *raw = NULL;                                                                    \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         opool_status s = opool_side_create(&raw, sizeof(V), OPOOL__ALIGNOF(V), capacity);          \
-        *out = OPOOL__CAST(side *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
+        *out = OPOOL__CAST(OPOOL__SIDE(side) *, OPOOL__CAST(void *, raw)); /* NULL on failure */   \
         return s;                                                                                  \
     }                                                                                              \
     OPOOL__TYPED_FN void side##_destroy(side *s) { opool_side_destroy(OPOOL__SRAW(s)); }           \
@@ -2835,10 +2848,10 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
     OPOOL__TYPED_FN V *side##_value_at(const side *s, uint32_t i) {                                \
         return OPOOL__CAST(V *, opool_side_value_at(OPOOL__CSRAW(s), i));                          \
     }                                                                                              \
-    OPOOL__TYPED_FN void side##_follow(side *s, const pool *p) {                                   \
+    OPOOL__TYPED_FN void side##_follow(side *s, const OPOOL__POOL(pool) * p) {                     \
         opool_side_follow(OPOOL__SRAW(s), OPOOL__CRAW(p));                                         \
     }                                                                                              \
-    OPOOL__TYPED_FN uint32_t side##_prune(side *s, const pool *p) {                                \
+    OPOOL__TYPED_FN uint32_t side##_prune(side *s, const OPOOL__POOL(pool) * p) {                  \
         return opool_side_prune(OPOOL__SRAW(s), OPOOL__CRAW(p));                                   \
     }                                                                                              \
     OPOOL__TYPED_FN opool_status side##_save(const side *s, opool_write_fn write, void *ctx) {     \
@@ -2849,7 +2862,7 @@ OPOOL__TYPED_FN bool opool__typed_desc(opool_desc *out, const opool_desc *in, si
         opool_side *raw = NULL;                                                                    \
         if (out == NULL) return OPOOL_EINVAL;                                                      \
         opool_status s = opool_side_load(&raw, sizeof(V), OPOOL__ALIGNOF(V), read, ctx);           \
-        *out = OPOOL__CAST(side *, OPOOL__CAST(void *, raw)); /* NULL on failure */                \
+        *out = OPOOL__CAST(OPOOL__SIDE(side) *, OPOOL__CAST(void *, raw)); /* NULL on failure */   \
         return s;                                                                                  \
     }                                                                                              \
     struct side##__opool_side /* the caller's semicolon ends this (redundant) declaration */

@@ -63,6 +63,7 @@ static size_t names_read(void *c, void *data, size_t n) {
         opool_desc dd = OPOOL__DESC_ZERO;                                                          \
         opool_stats st;                                                                            \
         P##_handle hh = P##_handle_null();                                                         \
+        opool_status r;                                                                            \
         dd.capacity = 4;                                                                           \
         if (P##_create(&q, &dd) != OPOOL_OK) return 1;                                             \
         T *o = P##_alloc(q, &hh);                                                                  \
@@ -92,14 +93,15 @@ static size_t names_read(void *c, void *data, size_t n) {
         (void)P##_handle_from(P##_handle_raw(hh));                                                 \
         P##_clear(q);                                                                              \
         P##_destroy(q);                                                                            \
-        (void)P##_create_n(&q, 4);                                                                 \
+        r = P##_create_n(&q, 4);                                                                   \
         P##_destroy(q);                                                                            \
-        (void)P##_create_flags(&q, 4, 0);                                                          \
+        r = P##_create_flags(&q, 4, 0);                                                            \
         P##_destroy(q);                                                                            \
         (void)P##_required_bytes(&dd);                                                             \
-        (void)P##_create_in(&q, NULL, 0, &dd);                                                     \
-        (void)P##_load(&q, &dd, names_read, NULL);                                                 \
-        (void)P##_load_file(&q, &dd, "");                                                          \
+        r = P##_create_in(&q, NULL, 0, &dd);                                                       \
+        r = P##_load(&q, &dd, names_read, NULL);                                                   \
+        r = P##_load_file(&q, &dd, "");                                                            \
+        (void)r;                                                                                   \
         (void)P##_save_file(q, "");                                                                \
     }
 
@@ -124,7 +126,8 @@ static size_t names_read(void *c, void *data, size_t n) {
         (void)S##_raw(v);                                                                          \
         S##_clear(v);                                                                              \
         S##_destroy(v);                                                                            \
-        (void)S##_load(&v, names_read, NULL);                                                      \
+        opool_status r = S##_load(&v, names_read, NULL);                                           \
+        (void)r;                                                                                   \
         P##_destroy(q);                                                                            \
     }
 

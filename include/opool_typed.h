@@ -45,7 +45,8 @@
  * The line needs its semicolon and may appear once per name in a
  * translation unit: put it in a header to share the type between files.
  * Give the pool a name of its own (enemy_pool, not enemy): C++ rejects a
- * pool type named like T's tag.
+ * pool type named like T's tag. Any other names work, T's and the pool's
+ * alike (a type called obj, d or s included).
  *
  * ============================================================================
  * FIXED POOLS: FLAGS KNOWN WHEN THE CODE IS COMPILED

@@ -1,8 +1,9 @@
 /*
- * names.c -- a user's type, pool or side table may have any name: here each
- * is called after a parameter or local of the functions OPOOL_TYPED,
- * OPOOL_TYPED_FIXED and OPOOL_TYPED_SIDE define (obj, d, raw, s, ...), and
- * every function is called. Compiled (not run) as C11 and C++11 with
+ * names.c -- a user's type, pool or side table may have any name (the
+ * manual in opool_typed.h: "Any other names work"): here each is called
+ * after a parameter or local of the functions OPOOL_TYPED, OPOOL_TYPED_FIXED
+ * and OPOOL_TYPED_SIDE define (obj, d, raw, s, ...), and every function is
+ * called. Compiled (not run) as C11 and C++11 with
  * warnings as errors; a body that named T, V or the pool type after such a
  * parameter or local would not compile (a typedef shadowed by a variable).
  */
@@ -37,6 +38,7 @@ OPOOL_TYPED(d, int);
 OPOOL_TYPED(raw, int);
 OPOOL_TYPED_FIXED(s, int, 0);
 OPOOL_TYPED_SIDE(d_side, d, long);
+OPOOL_TYPED_SIDE(s_side, s, long); /* s: the side functions' own parameter */
 #else
 OPOOL_TYPED(d, int);
 OPOOL_TYPED_SIDE(raw, d, long);
@@ -140,6 +142,7 @@ int main(void) {
     NAMES_USE(raw, int)
     NAMES_USE(s, int)
     NAMES_SIDE(d_side, d)
+    NAMES_SIDE(s_side, s)
 #else
     NAMES_SIDE(raw, d)
     NAMES_SIDE(s, d)
